@@ -1,0 +1,51 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../../../shared/db/client";
+import { projectMemberships, traceServices, type Role } from "../../../../shared/db/schema";
+import { forbidden, notFound, unauthorized } from "../../../../shared/errors";
+import type { KeyResolver } from "../../../../shared/auth/keys";
+
+export interface Principal {
+  keyId: string;
+  tenantId: string;
+  userId: string;
+  role: Role;
+  plan: "free" | "pro";
+}
+
+const ROLE_RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+export const hasRole = (p: Principal, min: Role) => ROLE_RANK[p.role] >= ROLE_RANK[min];
+
+/**
+ * `Authorization: Token <platform key>` only. Bearer is the dashboard's scheme, so a platform
+ * key under Bearer is 401 like every other failure (contract: Authentication rules 2-4).
+ */
+export async function authenticatePlatform(keys: KeyResolver, header: string | null): Promise<Principal> {
+  const match = /^Token ([^\s]+)$/.exec(header ?? "");
+  if (!match) throw unauthorized();
+  const key = await keys.resolve(match[1]);
+  if (!key || key.kind !== "platform" || !key.userId || !key.userRole) throw unauthorized();
+  return { keyId: key.id, tenantId: key.tenantId, userId: key.userId, role: key.userRole, plan: key.tenantPlan };
+}
+
+/**
+ * The trace service `name` in the principal's tenant, if the principal's user can see its
+ * project. Another tenant's service is indistinguishable from a missing one (404); a service
+ * of a project the user is not a member of is 403.
+ */
+export async function resolveService(db: Db, p: Principal, name: string): Promise<{ id: string; name: string; projectId: string }> {
+  const [svc] = await db
+    .select({ id: traceServices.id, name: traceServices.name, projectId: traceServices.projectId })
+    .from(traceServices)
+    .where(and(eq(traceServices.tenantId, p.tenantId), eq(traceServices.name, name)))
+    .limit(1);
+  if (!svc) throw notFound("no such service");
+  if (!hasRole(p, "admin")) {
+    const [m] = await db
+      .select({ u: projectMemberships.userId })
+      .from(projectMemberships)
+      .where(and(eq(projectMemberships.userId, p.userId), eq(projectMemberships.projectId, svc.projectId)))
+      .limit(1);
+    if (!m) throw forbidden("your project membership does not cover this service");
+  }
+  return svc;
+}

@@ -1,0 +1,132 @@
+import type postgres from "postgres";
+import type { IngestMessage } from "../../../../shared/payloads";
+import { resolveTraceServices, serviceKey } from "./services";
+import { deriveSpans, traceIdFor } from "./spans";
+
+export interface WriteResult {
+  /** Sessions still active after the write: their activity keys get refreshed. */
+  activeSessionPks: string[];
+  /** Traces still active after the write. */
+  activeTracePks: string[];
+}
+
+/**
+ * Writes a batch of ingest messages in one transaction with multi-row statements. Idempotent:
+ * natural keys + ON CONFLICT DO NOTHING, and only rows that were really new touch a session's
+ * activity, so a replayed message neither re-opens a matured session nor moves its clock.
+ */
+export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessage[]): Promise<WriteResult> {
+  if (messages.length === 0) return { activeSessionPks: [], activeTracePks: [] };
+  return sql.begin(async (tx) => {
+    const services = await resolveTraceServices(tx, messages.map((m) => ({ tenantId: m.tenantId, serviceName: m.serviceName })));
+
+    // Sessions: make sure a row exists (without touching activity yet).
+    const sessionSeeds = new Map<string, { tenant_id: string; trace_service_id: string; session_id: string; environment: string | null; at: string }>();
+    for (const m of messages) {
+      const svc = services.get(serviceKey(m.tenantId, m.serviceName))!;
+      const at = m.kind === "trace" ? m.payload.start_time : m.payload.timestamp;
+      const k = `${svc}\u0000${m.payload.session_id}`;
+      if (!sessionSeeds.has(k)) sessionSeeds.set(k, { tenant_id: m.tenantId, trace_service_id: svc, session_id: m.payload.session_id, environment: m.payload.environment ?? null, at });
+    }
+    const seeds = [...sessionSeeds.values()];
+    await tx`
+      insert into sessions (tenant_id, trace_service_id, session_id, environment, first_activity_at, last_activity_at, last_ingested_at)
+      select tenant_id, trace_service_id, session_id, environment, at::timestamptz, at::timestamptz, now()
+      from json_to_recordset(${tx.json(seeds as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_id text, environment text, at text)
+      order by trace_service_id, session_id
+      on conflict (trace_service_id, session_id) do nothing`;
+    const sessionRows = await tx<{ id: string; trace_service_id: string; session_id: string }[]>`
+      select s.id, s.trace_service_id, s.session_id from sessions s
+      join json_to_recordset(${tx.json(seeds as any)}::json) as x(trace_service_id uuid, session_id text)
+        on s.trace_service_id = x.trace_service_id and s.session_id = x.session_id`;
+    const sessionPkOf = new Map(sessionRows.map((r) => [`${r.trace_service_id}\u0000${r.session_id}`, r.id]));
+
+    const traceRows: Record<string, unknown>[] = [];
+    const spanRows: Record<string, unknown>[] = [];
+    const eventRows: Record<string, unknown>[] = [];
+    for (const m of messages) {
+      const svc = services.get(serviceKey(m.tenantId, m.serviceName))!;
+      const sessionPk = sessionPkOf.get(`${svc}\u0000${m.payload.session_id}`)!;
+      if (m.kind === "trace") {
+        const p = m.payload;
+        const traceId = traceIdFor(p, m.messageId);
+        traceRows.push({
+          tenant_id: m.tenantId, trace_service_id: svc, session_pk: sessionPk, trace_id: traceId, session_id: p.session_id,
+          environment: p.environment ?? null, provider: p.provider, model: p.request.model, start_time: p.start_time,
+          end_time: p.end_time, payload: p, received_at: m.receivedAt,
+        });
+        for (const s of deriveSpans(traceId, p)) {
+          spanRows.push({
+            tenant_id: m.tenantId, trace_service_id: svc, session_pk: sessionPk, trace_id: traceId, session_id: p.session_id,
+            span_id: s.spanId, parent_span_id: s.parentSpanId, name: s.name, kind: s.kind,
+            start_time: s.startTime.toISOString(), end_time: s.endTime.toISOString(), attributes: s.attributes,
+          });
+        }
+      } else {
+        const p = m.payload;
+        eventRows.push({
+          tenant_id: m.tenantId, trace_service_id: svc, session_pk: sessionPk, session_id: p.session_id, trace_id: p.trace_id ?? null,
+          event_key: m.messageId, name: p.name, timestamp: p.timestamp, severity_number: p.severity_number ?? null,
+          attributes: p.attributes ?? {}, body: p.body ?? null, environment: p.environment ?? null,
+        });
+      }
+    }
+
+    const newTraces = traceRows.length
+      ? await tx<{ id: string; trace_id: string; trace_service_id: string; session_pk: string; start_time: Date; end_time: Date }[]>`
+          insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at)
+          select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at
+          from jsonb_to_recordset(${tx.json(traceRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
+            session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz, payload jsonb, received_at timestamptz)
+          on conflict (trace_service_id, trace_id) do nothing
+          returning id, trace_id, trace_service_id, session_pk, start_time, end_time`
+      : [];
+    const tracePkOf = new Map(newTraces.map((t) => [`${t.trace_service_id}\u0000${t.trace_id}`, t.id]));
+    const freshSpans = spanRows.filter((s) => tracePkOf.has(`${s.trace_service_id}\u0000${s.trace_id}`)).map((s) => ({ ...s, trace_pk: tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`) }));
+    if (freshSpans.length) {
+      await tx`
+        insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes)
+        select tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes
+        from jsonb_to_recordset(${tx.json(freshSpans as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
+          parent_span_id text, trace_id text, session_id text, name text, kind text, start_time timestamptz, end_time timestamptz, attributes jsonb)
+        on conflict (trace_service_id, span_id) do nothing`;
+    }
+    const newEvents = eventRows.length
+      ? await tx<{ session_pk: string; timestamp: Date }[]>`
+          insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)
+          select tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment
+          from jsonb_to_recordset(${tx.json(eventRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, session_id text,
+            trace_id text, event_key text, name text, timestamp timestamptz, severity_number int, attributes jsonb, body jsonb, environment text)
+          on conflict (trace_service_id, event_key) do nothing
+          returning session_pk, timestamp`
+      : [];
+
+    // Only really-new rows count as activity: they (re)open the session and move its clocks.
+    const activity = new Map<string, { first: number; last: number }>();
+    const note = (pk: string, from: number, to: number) => {
+      const a = activity.get(pk);
+      activity.set(pk, a ? { first: Math.min(a.first, from), last: Math.max(a.last, to) } : { first: from, last: to });
+    };
+    for (const t of newTraces) note(t.session_pk, new Date(t.start_time).getTime(), new Date(t.end_time).getTime());
+    for (const e of newEvents) note(e.session_pk, new Date(e.timestamp).getTime(), new Date(e.timestamp).getTime());
+    if (activity.size) {
+      const rows = [...activity].map(([pk, a]) => ({ pk, first: new Date(a.first).toISOString(), last: new Date(a.last).toISOString() }));
+      await tx`
+        update sessions s set status = 'active', last_ingested_at = now(), activity_seq = s.activity_seq + 1,
+          first_activity_at = least(s.first_activity_at, x.first), last_activity_at = greatest(s.last_activity_at, x.last)
+        from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(pk uuid, first timestamptz, last timestamptz)
+        where s.id = x.pk`;
+    }
+    const touched = [...new Set(sessionRows.map((r) => r.id))];
+    const active = touched.length
+      ? await tx<{ id: string }[]>`select id from sessions where id = any(${tx.array(touched)}::uuid[]) and status = 'active'`
+      : [];
+    const traceKeys = traceRows.map((t) => t.trace_id as string);
+    const activeTraces = traceKeys.length
+      ? await tx<{ id: string }[]>`
+          select t.id from traces t join jsonb_to_recordset(${tx.json(traceRows.map((t) => ({ s: t.trace_service_id, id: t.trace_id })) as any)}::jsonb) as x(s uuid, id text)
+            on t.trace_service_id = x.s and t.trace_id = x.id where t.status = 'active'`
+      : [];
+    return { activeSessionPks: active.map((r) => r.id), activeTracePks: activeTraces.map((r) => r.id) };
+  });
+}

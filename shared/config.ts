@@ -1,0 +1,91 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+/** Every setting the apps read from the environment; defaults and coercion live here. */
+export const ConfigSchema = Type.Object({
+  NATS_URL: Type.String({ minLength: 1, default: "nats://127.0.0.1:4222" }),
+  DATABASE_URL: Type.String({ pattern: "^postgres(ql)?://", default: "postgres://cellar:cellar@127.0.0.1:5432/cellar" }),
+  INGEST_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3100 }),
+  PLATFORM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3200 }),
+  /** Idle time after which a session or trace matures. The contract leaves the number open. */
+  MATURATION_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 180 }),
+  /** 32 bytes, base64; encrypts webhook signing secrets at rest (AES-GCM). */
+  SECRET_ENCRYPTION_KEY: Type.String({ minLength: 1 }),
+  /** Comma-separated CIDRs whose webhook destinations skip the HTTPS and public-address rules. */
+  WEBHOOK_INSECURE_ALLOWLIST: Type.String({ default: "" }),
+  /** Multiplies every webhook retry delay; tests shrink it. */
+  WEBHOOK_RETRY_TIME_SCALE: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 1 }),
+  /** Seconds to wait for a webhook receiver's response before counting a timeout. */
+  WEBHOOK_TIMEOUT_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 }),
+  /** Largest accepted ingestion body, bytes. NATS max_payload must be at least this plus headers. */
+  INGEST_MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 4 * 1024 * 1024 }),
+  /** Requests per second per credential (token bucket refill) and burst size. 0 disables. */
+  INGEST_RATE_LIMIT_PER_SECOND: Type.Number({ minimum: 0, default: 500 }),
+  INGEST_RATE_LIMIT_BURST: Type.Integer({ minimum: 1, default: 1000 }),
+  /** OpenAI-compatible chat endpoint for AI-written TL;DRs; extractive summaries without it. */
+  SUMMARY_LLM_URL: Type.String({ default: "" }),
+  SUMMARY_LLM_API_KEY: Type.String({ default: "" }),
+  SUMMARY_LLM_MODEL: Type.String({ default: "gpt-4o-mini" }),
+  LOG_LEVEL: Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error"), Type.Literal("silent")], { default: "info" }),
+});
+export type Config = Static<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const SECRET_KEYS = ["SECRET_ENCRYPTION_KEY", "SUMMARY_LLM_API_KEY", "DATABASE_URL"] as const;
+
+/** Parses and validates the environment; throws a ConfigError naming the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const raw = env[key];
+    if (raw === undefined) continue;
+    // An empty variable means "unset" for numbers; for strings it is a value ("" = no allowlist).
+    const isString = (ConfigSchema.properties as Record<string, { type?: string }>)[key].type === "string";
+    if (raw !== "" || isString) picked[key] = raw;
+  }
+  const withDefaults = Value.Default(ConfigSchema, picked);
+  const converted = Value.Convert(ConfigSchema, withDefaults) as Record<string, unknown>;
+  const firstError = Value.Errors(ConfigSchema, converted).First();
+  if (firstError) {
+    const name = firstError.path.replace(/^\//, "") || "config";
+    const shown = name in converted ? ` (got ${JSON.stringify(name === "DATABASE_URL" ? "<redacted>" : converted[name])})` : "";
+    throw new ConfigError(`invalid ${name}: ${firstError.message}${shown}`);
+  }
+  const config = converted as Config;
+  const keyBytes = decodeBase64(config.SECRET_ENCRYPTION_KEY);
+  if (!keyBytes || keyBytes.length !== 32) {
+    throw new ConfigError("invalid SECRET_ENCRYPTION_KEY: must be 32 bytes encoded as base64");
+  }
+  for (const cidr of splitList(config.WEBHOOK_INSECURE_ALLOWLIST)) {
+    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {
+      throw new ConfigError(`invalid WEBHOOK_INSECURE_ALLOWLIST: ${JSON.stringify(cidr)} is not a CIDR`);
+    }
+  }
+  if (config.INGEST_PORT !== 0 && config.INGEST_PORT === config.PLATFORM_PORT) {
+    throw new ConfigError("invalid PLATFORM_PORT: must differ from INGEST_PORT");
+  }
+  return config;
+}
+
+/** The config with secrets masked, safe to log. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...config };
+  for (const key of SECRET_KEYS) if (copy[key]) copy[key] = "<redacted>";
+  return copy;
+}
+
+export function splitList(value: string): string[] {
+  return value.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+function decodeBase64(value: string): Uint8Array | null {
+  try {
+    const bin = atob(value);
+    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,48 @@
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+export type Db = PostgresJsDatabase<typeof schema>;
+export interface Database {
+  db: Db;
+  sql: postgres.Sql;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens two pools; nothing connects until the first query. drizzle's postgres-js driver swaps
+ * the client's type parsers and serializers for pass-through ones, so it gets a client of its
+ * own and raw `sql` keeps postgres.js's normal Date and JSON handling.
+ */
+export function createDatabase(url: string, options: { max?: number } = {}): Database {
+  const max = options.max ?? 10;
+  const base = { onnotice: () => {}, connection: { application_name: "cellar" } };
+  const sql = postgres(url, { ...base, max });
+  const drizzleClient = postgres(url, { ...base, max: Math.max(2, Math.ceil(max / 2)) });
+  const db = drizzle(drizzleClient, { schema });
+  return {
+    db,
+    sql,
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), drizzleClient.end({ timeout: 5 })]);
+    },
+  };
+}
+
+export const MIGRATIONS_DIR = new URL("./migrations", import.meta.url).pathname;
+
+/** Applies the committed SQL migrations; safe to run from several processes at once. */
+export async function runMigrations(url: string): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    // Serialize concurrent starters (four apps may boot together).
+    await sql`select pg_advisory_lock(727272)`;
+    await migrate(drizzle(sql), { migrationsFolder: MIGRATIONS_DIR });
+    await sql`select pg_advisory_unlock(727272)`;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+export { schema };

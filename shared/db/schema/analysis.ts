@@ -1,0 +1,167 @@
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { tenants, traceServices } from "./tenancy";
+import { sessions, traces } from "./telemetry";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const tenantId = () => uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" });
+const traceServiceId = () => uuid("trace_service_id").notNull().references(() => traceServices.id, { onDelete: "cascade" });
+const sessionPk = () => uuid("session_pk").notNull().references(() => sessions.id, { onDelete: "cascade" });
+
+/** The materialized conversation, rewritten whole at each maturation. */
+export const transcriptItems = pgTable(
+  "transcript_items",
+  {
+    sessionPk: sessionPk(),
+    position: integer("position").notNull(),
+    tenantId: tenantId(),
+    itemId: text("item_id").notNull(),
+    kind: text("kind").notNull(),
+    role: text("role"),
+    timestamp: ts("timestamp").notNull(),
+    traceId: text("trace_id"),
+    spanId: text("span_id"),
+    /** Everything about the item in full; `lean` reads preview it. */
+    item: jsonb("item").$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionPk, t.position] }), uniqueIndex("transcript_items_item_uq").on(t.sessionPk, t.itemId)],
+);
+
+/**
+ * One row per session with what the last maturation computed. `throughIngestedAt` is the newest
+ * span/event ingestion time the materialization included (transcript `status` compares against it).
+ */
+export const sessionAnalyses = pgTable(
+  "session_analyses",
+  {
+    sessionPk: uuid("session_pk").primaryKey().references(() => sessions.id, { onDelete: "cascade" }),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    sessionId: text("session_id").notNull(),
+    maturationCount: integer("maturation_count").notNull(),
+    computedAt: ts("computed_at").notNull(),
+    throughIngestedAt: ts("through_ingested_at").notNull(),
+    /** `sessions.activity_seq` this materialization included; a higher live value = `partial`. */
+    throughActivitySeq: bigint("through_activity_seq", { mode: "number" }).notNull(),
+    itemCount: integer("item_count").notNull(),
+    truncated: boolean("truncated").notNull().default(false),
+    // Rollups as columns so sessions/filtered can filter and sort on them.
+    durationMs: integer("duration_ms").notNull().default(0),
+    turns: integer("turns").notNull().default(0),
+    modelCalls: integer("model_calls").notNull().default(0),
+    toolCalls: integer("tool_calls").notNull().default(0),
+    totalTokens: integer("total_tokens").notNull().default(0),
+    errors: integer("errors").notNull().default(0),
+    problems: integer("problems").notNull().default(0),
+    costUsd: doublePrecision("cost_usd"),
+    metrics: jsonb("metrics").$type<Record<string, unknown>>().notNull(),
+    costByModel: jsonb("cost_by_model").$type<unknown[]>().notNull().default([]),
+    toolCosts: jsonb("tool_costs").$type<unknown[]>().notNull().default([]),
+    tldr: text("tldr"),
+    tldrSource: text("tldr_source"),
+  },
+  (t) => [index("session_analyses_service_idx").on(t.tenantId, t.traceServiceId)],
+);
+
+export const traceAnalyses = pgTable("trace_analyses", {
+  tracePk: uuid("trace_pk").primaryKey().references(() => traces.id, { onDelete: "cascade" }),
+  tenantId: tenantId(),
+  traceServiceId: traceServiceId(),
+  traceId: text("trace_id").notNull(),
+  computedAt: ts("computed_at").notNull(),
+  costUsd: doublePrecision("cost_usd"),
+  metrics: jsonb("metrics").$type<Record<string, unknown>>().notNull(),
+});
+
+/** The same problem across sessions, keyed by fingerprint per service. */
+export const issues = pgTable(
+  "issues",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    fingerprint: text("fingerprint").notNull(),
+    detector: text("detector").notNull(),
+    title: text("title").notNull(),
+    severity: text("severity").notNull(),
+    firstSeenAt: ts("first_seen_at").notNull(),
+    lastSeenAt: ts("last_seen_at").notNull(),
+    occurrences: integer("occurrences").notNull().default(0),
+    affectedSessions: integer("affected_sessions").notNull().default(0),
+  },
+  (t) => [uniqueIndex("issues_service_fingerprint_uq").on(t.traceServiceId, t.fingerprint)],
+);
+
+/** One detected problem in one session (replaced at each maturation of that session). */
+export const findings = pgTable(
+  "findings",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    sessionPk: sessionPk(),
+    sessionId: text("session_id").notNull(),
+    issueId: uuid("issue_id").notNull().references(() => issues.id, { onDelete: "cascade" }),
+    traceId: text("trace_id"),
+    spanId: text("span_id"),
+    detector: text("detector").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    severity: text("severity").notNull(),
+    title: text("title").notNull(),
+    evidence: jsonb("evidence").$type<Record<string, unknown>>().notNull(),
+    occurredAt: ts("occurred_at").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("findings_session_idx").on(t.sessionPk), index("findings_issue_idx").on(t.issueId), index("findings_service_idx").on(t.tenantId, t.traceServiceId, t.occurredAt)],
+);
+
+/** Tool definitions seen in `request.tools`, deduplicated per service by name + schema hash. */
+export const toolSchemas = pgTable(
+  "tool_schemas",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    name: text("name").notNull(),
+    schemaHash: text("schema_hash").notNull(),
+    schema: jsonb("schema").$type<Record<string, unknown>>().notNull(),
+    firstSeenAt: ts("first_seen_at").notNull(),
+    lastSeenAt: ts("last_seen_at").notNull(),
+  },
+  (t) => [uniqueIndex("tool_schemas_service_hash_uq").on(t.traceServiceId, t.name, t.schemaHash)],
+);
+
+export const sessionToolSchemas = pgTable(
+  "session_tool_schemas",
+  {
+    sessionPk: sessionPk(),
+    toolSchemaId: uuid("tool_schema_id").notNull().references(() => toolSchemas.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.sessionPk, t.toolSchemaId] })],
+);
+
+/** Per-service intent definitions: what users come to do, matched against their messages. */
+export const intentDefinitions = pgTable(
+  "intent_definitions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    examples: text("examples").array().notNull().default([]),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("intent_definitions_service_name_uq").on(t.traceServiceId, t.name)],
+);
+
+export const sessionIntents = pgTable(
+  "session_intents",
+  {
+    sessionPk: sessionPk(),
+    intentId: uuid("intent_id").notNull().references(() => intentDefinitions.id, { onDelete: "cascade" }),
+    tenantId: tenantId(),
+    score: real("score").notNull(),
+    evidence: jsonb("evidence").$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionPk, t.intentId] })],
+);

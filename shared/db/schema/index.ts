@@ -1,0 +1,4 @@
+export * from "./tenancy";
+export * from "./telemetry";
+export * from "./analysis";
+export * from "./webhooks";

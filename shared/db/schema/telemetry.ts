@@ -1,0 +1,122 @@
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { tenants, traceServices } from "./tenancy";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const tenantId = () => uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" });
+const traceServiceId = () => uuid("trace_service_id").notNull().references(() => traceServices.id, { onDelete: "cascade" });
+
+export const ENTITY_STATUSES = ["active", "matured"] as const;
+
+/**
+ * One conversation. `lastIngestedAt` is wall-clock time of the newest span or event written
+ * (the idle check), `lastActivityAt` the newest payload time (what users see).
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    sessionId: text("session_id").notNull(),
+    environment: text("environment"),
+    status: text("status", { enum: ENTITY_STATUSES }).notNull().default("active"),
+    firstActivityAt: ts("first_activity_at").notNull(),
+    lastActivityAt: ts("last_activity_at").notNull(),
+    lastIngestedAt: ts("last_ingested_at").notNull(),
+    maturationCount: integer("maturation_count").notNull().default(0),
+    maturedAt: ts("matured_at"),
+    /** +1 for every write that brought new spans or events; serialized by the row lock. */
+    activitySeq: bigint("activity_seq", { mode: "number" }).notNull().default(0),
+    labels: jsonb("labels").$type<string[]>().notNull().default([]),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("sessions_service_session_uq").on(t.traceServiceId, t.sessionId),
+    index("sessions_tenant_service_activity_idx").on(t.tenantId, t.traceServiceId, t.lastActivityAt),
+    index("sessions_active_ingested_idx").on(t.status, t.lastIngestedAt),
+  ],
+);
+
+/** One ingested model call (a trace payload): request plus 1-2 responses, kept whole. */
+export const traces = pgTable(
+  "traces",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    sessionPk: uuid("session_pk").notNull().references(() => sessions.id, { onDelete: "cascade" }),
+    traceId: text("trace_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    environment: text("environment"),
+    provider: text("provider").notNull(),
+    model: text("model"),
+    startTime: ts("start_time").notNull(),
+    endTime: ts("end_time").notNull(),
+    /** The whole payload as received, unknown fields included. */
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    receivedAt: ts("received_at").notNull(),
+    ingestedAt: ts("ingested_at").notNull().defaultNow(),
+    status: text("status", { enum: ENTITY_STATUSES }).notNull().default("active"),
+    maturationCount: integer("maturation_count").notNull().default(0),
+    maturedAt: ts("matured_at"),
+  },
+  (t) => [
+    uniqueIndex("traces_service_trace_uq").on(t.traceServiceId, t.traceId),
+    index("traces_session_idx").on(t.sessionPk, t.startTime),
+    index("traces_active_ingested_idx").on(t.status, t.ingestedAt),
+  ],
+);
+
+/** Spans derived from trace payloads (one per model response; tool spans per tool call). */
+export const spans = pgTable(
+  "spans",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    sessionPk: uuid("session_pk").notNull().references(() => sessions.id, { onDelete: "cascade" }),
+    tracePk: uuid("trace_pk").notNull().references(() => traces.id, { onDelete: "cascade" }),
+    spanId: text("span_id").notNull(),
+    parentSpanId: text("parent_span_id"),
+    traceId: text("trace_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    name: text("name").notNull(),
+    kind: text("kind").notNull(),
+    startTime: ts("start_time").notNull(),
+    endTime: ts("end_time").notNull(),
+    attributes: jsonb("attributes").$type<Record<string, unknown>>().notNull().default({}),
+    ingestedAt: ts("ingested_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("spans_service_span_uq").on(t.traceServiceId, t.spanId),
+    index("spans_trace_idx").on(t.tracePk, t.startTime),
+    index("spans_session_idx").on(t.sessionPk, t.startTime),
+  ],
+);
+
+/** Application events from /raw/events. `eventKey` is the ingest message id (dedupe). */
+export const events = pgTable(
+  "events",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    sessionPk: uuid("session_pk").notNull().references(() => sessions.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").notNull(),
+    traceId: text("trace_id"),
+    eventKey: text("event_key").notNull(),
+    name: text("name").notNull(),
+    timestamp: ts("timestamp").notNull(),
+    severityNumber: integer("severity_number"),
+    attributes: jsonb("attributes").$type<Record<string, unknown>>().notNull().default({}),
+    body: jsonb("body").$type<Record<string, unknown>>(),
+    environment: text("environment"),
+    ingestedAt: ts("ingested_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("events_service_key_uq").on(t.traceServiceId, t.eventKey),
+    index("events_session_idx").on(t.sessionPk, t.timestamp),
+    index("events_trace_idx").on(t.traceServiceId, t.traceId),
+  ],
+);
+

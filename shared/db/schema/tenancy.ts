@@ -1,0 +1,93 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
+const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
+
+/** An organization. `plan` gates features (intents); `webhooksEnabled` is the webhook entitlement. */
+export const tenants = pgTable("tenants", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  name: text("name").notNull(),
+  plan: text("plan", { enum: ["free", "pro"] }).notNull().default("free"),
+  webhooksEnabled: boolean("webhooks_enabled").notNull().default(false),
+  createdAt: createdAt(),
+});
+
+export const projects = pgTable(
+  "projects",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** Ingestion creates unknown services in the tenant's default project. */
+    isDefault: boolean("is_default").notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("projects_tenant_name_uq").on(t.tenantId, t.name),
+    uniqueIndex("projects_one_default_uq").on(t.tenantId).where(sql`${t.isDefault}`),
+  ],
+);
+
+/** A trace service; its name is the `service_name` of payloads and `{serviceName}` in read paths. */
+export const traceServices = pgTable(
+  "trace_services",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("trace_services_tenant_name_uq").on(t.tenantId, t.name)],
+);
+
+export const ROLES = ["viewer", "member", "admin", "owner"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role", { enum: ROLES }).notNull(),
+    deprovisionedAt: timestamp("deprovisioned_at", { withTimezone: true, mode: "date" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("users_tenant_email_uq").on(t.tenantId, t.email)],
+);
+
+/** Which projects a user can see. Admins and owners see every project of their tenant. */
+export const projectMemberships = pgTable(
+  "project_memberships",
+  {
+    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.projectId] })],
+);
+
+export const KEY_KINDS = ["telemetry", "dsn-server", "dsn-client", "platform"] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+
+/** Every credential. Only the SHA-256 of the key is stored; the key is shown once at creation. */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    /** Set for platform keys: the key acts as this user. */
+    userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: KEY_KINDS }).notNull(),
+    keyHash: text("key_hash").notNull(),
+    /** First characters of the key, for display in lists. */
+    displayPrefix: text("display_prefix").notNull(),
+    /** DSNs are bound to one trace service by name. */
+    serviceName: text("service_name"),
+    /** Client DSNs: browser origins allowed to use the key; null or empty = any. */
+    allowedOrigins: text("allowed_origins").array(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("api_keys_hash_uq").on(t.keyHash), index("api_keys_tenant_idx").on(t.tenantId)],
+);

@@ -1,0 +1,28 @@
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+/** Structured JSON lines on stderr; `fields` carry the request or message id. */
+export function createLogger(level: LogLevel = "info", base: Record<string, unknown> = {}): Logger {
+  const min = ORDER[level];
+  const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (ORDER[lvl] < min) return;
+    const line: Record<string, unknown> = { t: new Date().toISOString(), level: lvl, msg, ...base, ...fields };
+    if (line.err instanceof Error) line.err = { name: line.err.name, message: line.err.message, stack: line.err.stack };
+    console.error(JSON.stringify(line));
+  };
+  return {
+    debug: (m, f) => emit("debug", m, f),
+    info: (m, f) => emit("info", m, f),
+    warn: (m, f) => emit("warn", m, f),
+    error: (m, f) => emit("error", m, f),
+    child: (fields) => createLogger(level, { ...base, ...fields }),
+  };
+}

@@ -1,0 +1,135 @@
+import { FormatRegistry, Type, type Static } from "@sinclair/typebox";
+
+// ISO 8601 date-time with an offset or Z, and a real calendar date (Date.parse alone accepts too much).
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+export function isIsoDateTime(value: string): boolean {
+  if (!ISO_DATE_TIME.test(value)) return false;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return false;
+  const [y, m, d] = value.slice(0, 10).split("-").map(Number);
+  const probe = new Date(Date.UTC(y, m - 1, d));
+  return probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d;
+}
+if (!FormatRegistry.Has("date-time")) FormatRegistry.Set("date-time", isIsoDateTime);
+
+export const LIMITS = {
+  serviceName: 200,
+  sessionId: 512,
+  environment: 128,
+  eventName: 256,
+  model: 256,
+} as const;
+
+const NonEmpty = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: "\\S" });
+
+/** OpenAI message content: a string, an array of content parts, or null (assistant tool calls). */
+const MessageContent = Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })), Type.Null()]);
+
+export const ChatMessage = Type.Object(
+  { role: Type.String({ minLength: 1, maxLength: 64 }), content: Type.Optional(MessageContent) },
+  { additionalProperties: true },
+);
+
+export const ProviderRequest = Type.Object(
+  { model: NonEmpty(LIMITS.model), messages: Type.Array(ChatMessage, { maxItems: 100_000 }) },
+  { additionalProperties: true },
+);
+
+export const ProviderResponse = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 512 }),
+    object: Type.String({ minLength: 1, maxLength: 128 }),
+    model: NonEmpty(LIMITS.model),
+    choices: Type.Array(
+      Type.Object(
+        {
+          index: Type.Optional(Type.Integer({ minimum: 0 })),
+          message: Type.Optional(ChatMessage),
+          finish_reason: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        },
+        { additionalProperties: true },
+      ),
+      { maxItems: 128 },
+    ),
+    usage: Type.Object(
+      {
+        prompt_tokens: Type.Integer({ minimum: 0 }),
+        completion_tokens: Type.Integer({ minimum: 0 }),
+        total_tokens: Type.Integer({ minimum: 0 }),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true },
+);
+
+/** POST /raw/traces. Unknown fields are kept: SDKs send more, and the analysis reads it. */
+export const TracePayload = Type.Object(
+  {
+    provider: Type.Literal("openai"),
+    service_name: Type.Optional(NonEmpty(LIMITS.serviceName)),
+    session_id: NonEmpty(LIMITS.sessionId),
+    request: ProviderRequest,
+    responses: Type.Array(ProviderResponse, { minItems: 1, maxItems: 2 }),
+    environment: Type.Optional(NonEmpty(LIMITS.environment)),
+    start_time: Type.String({ format: "date-time" }),
+    end_time: Type.String({ format: "date-time" }),
+  },
+  { additionalProperties: true },
+);
+export type TracePayload = Static<typeof TracePayload>;
+
+/** POST /raw/events. name, service_name, session_id, timestamp make a minimal event. */
+export const EventPayload = Type.Object(
+  {
+    name: NonEmpty(LIMITS.eventName),
+    service_name: Type.Optional(NonEmpty(LIMITS.serviceName)),
+    session_id: NonEmpty(LIMITS.sessionId),
+    timestamp: Type.String({ format: "date-time" }),
+    severity_number: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 })),
+    attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    body: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    environment: Type.Optional(NonEmpty(LIMITS.environment)),
+    trace_id: Type.Optional(NonEmpty(256)),
+  },
+  { additionalProperties: true },
+);
+export type EventPayload = Static<typeof EventPayload>;
+
+/** What ingest publishes to INGEST. `serviceName` is resolved (payload or server DSN). */
+export const IngestMessage = Type.Union([
+  Type.Object({
+    kind: Type.Literal("trace"),
+    messageId: Type.String(),
+    tenantId: Type.String(),
+    serviceName: Type.String(),
+    receivedAt: Type.String(),
+    payload: TracePayload,
+  }),
+  Type.Object({
+    kind: Type.Literal("event"),
+    messageId: Type.String(),
+    tenantId: Type.String(),
+    serviceName: Type.String(),
+    receivedAt: Type.String(),
+    payload: EventPayload,
+  }),
+]);
+export type IngestMessage = Static<typeof IngestMessage>;
+
+export const MATURED_EVENT_TYPES = ["session.matured", "trace.matured"] as const;
+
+/** What the processor publishes to MATURED after a maturation commits. */
+export const MaturedMessage = Type.Object({
+  type: Type.Union([Type.Literal("session.matured"), Type.Literal("trace.matured")]),
+  tenantId: Type.String(),
+  traceServiceId: Type.String(),
+  serviceName: Type.String(),
+  /** Row id of the session or trace (stable entity identity). */
+  entityPk: Type.String(),
+  sessionId: Type.Optional(Type.String()),
+  traceId: Type.Optional(Type.String()),
+  maturationCount: Type.Integer({ minimum: 1 }),
+  occurredAt: Type.String(),
+});
+export type MaturedMessage = Static<typeof MaturedMessage>;
