@@ -1,0 +1,28 @@
+import { createDatabase, runMigrations } from "../../../shared/db/client";
+import { loadConfigOrExit, onShutdown } from "../../../shared/lifecycle";
+import { createLogger } from "../../../shared/logger";
+import { connectNats, createTopology, ensureTopology } from "../../../shared/nats/topology";
+import { redactConfig } from "../../../shared/config";
+import { createProcessor } from "./processor";
+
+const config = await loadConfigOrExit();
+const logger = createLogger(config.LOG_LEVEL, { app: "processor" });
+logger.info("starting", { config: redactConfig(config) });
+await runMigrations(config.DATABASE_URL);
+const database = createDatabase(config.DATABASE_URL, { max: 20 });
+const nc = await connectNats(config.NATS_URL, "cellar-processor");
+const nats = await ensureTopology(nc, createTopology());
+const processor = createProcessor({
+  sql: database.sql,
+  js: nats.js,
+  topology: nats.topology,
+  logger,
+  windowSeconds: config.MATURATION_WINDOW_SECONDS,
+});
+await processor.start();
+
+onShutdown(logger, [
+  ["consumers", () => processor.stop()],
+  ["nats", () => nc.drain()],
+  ["postgres", () => database.close()],
+]);
