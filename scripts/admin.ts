@@ -1,0 +1,124 @@
+/**
+ * `npm run admin -- <resource> <action> [--flags]`: the stand-in for the dashboard's settings
+ * pages. Prints one JSON object on stdout; bad input exits non-zero with a message on stderr.
+ * Uses DATABASE_URL, else the database of a running `npm run dev` (.data/dev.env).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createDatabase, runMigrations } from "../shared/db/client";
+import * as admin from "../shared/admin/tenancy";
+import { KEY_KINDS, ROLES, type KeyKind, type Role } from "../shared/db/schema";
+
+const USAGE = `usage: npm run admin -- <command>
+  tenant create --name N [--plan free|pro] [--webhooks]
+  tenant update --id T [--plan free|pro] [--webhooks on|off]
+  project create --tenant T --name N
+  service create --tenant T --name N [--project P]
+  user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
+  user deprovision --id U
+  key create --tenant T --kind telemetry
+  key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2]
+  key create --user U --kind platform
+  key revoke --id K`;
+
+class UsageError extends Error {}
+
+const { positionals, values } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: "string" }, plan: { type: "string" }, webhooks: { type: "string" }, id: { type: "string" },
+        tenant: { type: "string" }, project: { type: "string" }, email: { type: "string" }, role: { type: "string" },
+        projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
+        user: { type: "string" }, help: { type: "boolean" },
+      },
+      // `--webhooks` alone means "on" for tenant create.
+      args: process.argv.slice(2).map((a, i, all) => (a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a)),
+    });
+  } catch (err) {
+    fail(`${(err as Error).message}\n${USAGE}`);
+  }
+})();
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+function need(name: keyof typeof values): string {
+  const v = values[name];
+  if (typeof v !== "string" || v.trim() === "") throw new UsageError(`--${name} is required`);
+  return v;
+}
+function plan(v: string | undefined): "free" | "pro" | undefined {
+  if (v === undefined) return undefined;
+  if (v !== "free" && v !== "pro") throw new UsageError("--plan must be free or pro");
+  return v;
+}
+function onOff(v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (v !== "on" && v !== "off") throw new UsageError("--webhooks must be on or off");
+  return v === "on";
+}
+const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
+
+function databaseUrl(): string {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const devEnv = join(resolve(import.meta.dir, ".."), ".data/dev.env");
+  if (existsSync(devEnv)) {
+    const m = readFileSync(devEnv, "utf8").match(/^DATABASE_URL=(.+)$/m);
+    if (m) return m[1].trim();
+  }
+  throw new UsageError("DATABASE_URL is not set and no `npm run dev` database was found (.data/dev.env)");
+}
+
+async function run(): Promise<unknown> {
+  if (values.help || positionals.length < 2) throw new UsageError(USAGE);
+  const [resource, action] = positionals;
+  const url = databaseUrl();
+  await runMigrations(url);
+  const { db, close } = createDatabase(url, { max: 2 });
+  try {
+    switch (`${resource} ${action}`) {
+      case "tenant create":
+        return await admin.createTenant(db, { name: need("name"), plan: plan(values.plan), webhooks: onOff(values.webhooks) });
+      case "tenant update":
+        return await admin.updateTenant(db, { id: need("id"), plan: plan(values.plan), webhooks: onOff(values.webhooks) });
+      case "project create":
+        return await admin.createProject(db, { tenantId: need("tenant"), name: need("name") });
+      case "service create":
+        return await admin.createService(db, { tenantId: need("tenant"), name: need("name"), projectId: values.project });
+      case "user create": {
+        const role = need("role");
+        if (!ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+        return await admin.createUser(db, { tenantId: need("tenant"), email: need("email"), role: role as Role, projectIds: list(values.projects) });
+      }
+      case "user deprovision":
+        return await admin.deprovisionUser(db, { id: need("id") });
+      case "key create": {
+        const kind = need("kind");
+        if (!KEY_KINDS.includes(kind as KeyKind)) throw new UsageError(`--kind must be one of ${KEY_KINDS.join(", ")}`);
+        return await admin.createApiKey(db, {
+          kind: kind as KeyKind, tenantId: values.tenant, userId: values.user, serviceName: values.service, origins: list(values.origins),
+        });
+      }
+      case "key revoke":
+        return await admin.revokeApiKey(db, { id: need("id") });
+      default:
+        throw new UsageError(`unknown command "${resource} ${action}"\n${USAGE}`);
+    }
+  } finally {
+    await close();
+  }
+}
+
+try {
+  console.log(JSON.stringify(await run()));
+  process.exit(0);
+} catch (err) {
+  if (err instanceof UsageError || err instanceof admin.AdminError) fail(err.message);
+  const pgMessage = (err as { code?: string; message?: string })?.code === "22P02" ? "an id is not a valid uuid" : (err as Error).message;
+  fail(`admin: ${pgMessage}`);
+}

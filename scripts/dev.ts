@@ -1,0 +1,133 @@
+/**
+ * `npm run dev`: the whole system on one machine. Starts nats-server and an embedded Postgres
+ * (data under .data/) unless NATS_URL / DATABASE_URL are given, migrates, bootstraps a dev
+ * tenant once, prints its URLs and keys, and runs the four apps with reload. Ctrl-C stops all.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import postgres from "postgres";
+import { createDatabase, runMigrations } from "../shared/db/client";
+import { bootstrapTenant, createApiKey } from "../shared/admin/tenancy";
+import { toBase64, randomBytes } from "../shared/crypto";
+import { startNatsServer, type RunningNats } from "./infra/nats-server";
+import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
+import { freePort } from "./infra/ports";
+
+const ROOT = resolve(import.meta.dir, "..");
+const DATA = join(ROOT, ".data");
+mkdirSync(DATA, { recursive: true });
+const statePath = join(DATA, "dev.json");
+const state: { pgPort?: number; natsPort?: number; secretKey?: string; tenant?: Record<string, string> } = existsSync(statePath)
+  ? JSON.parse(readFileSync(statePath, "utf8"))
+  : {};
+const saveState = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
+
+let nats: RunningNats | undefined;
+let pg: RunningPostgres | undefined;
+const children: ChildProcess[] = [];
+
+async function portOr(preferred: number | undefined, fallback: number): Promise<number> {
+  const { createServer } = await import("node:net");
+  for (const p of [preferred, fallback].filter(Boolean) as number[]) {
+    const free = await new Promise<boolean>((res) => {
+      const s = createServer().once("error", () => res(false)).listen(p, "127.0.0.1", () => s.close(() => res(true)));
+    });
+    if (free) return p;
+  }
+  return freePort();
+}
+
+async function main() {
+  let natsUrl = process.env.NATS_URL;
+  if (!natsUrl) {
+    state.natsPort = await portOr(state.natsPort, 4222);
+    nats = await startNatsServer({ storeDir: join(DATA, "nats"), port: state.natsPort, quiet: true });
+    natsUrl = nats.url;
+  }
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    state.pgPort = await portOr(state.pgPort, 5432);
+    pg = await startEmbeddedPostgres({ dataDir: join(DATA, "pg"), port: state.pgPort, persistent: true });
+    const adminSql = postgres(pg.url, { max: 1, onnotice: () => {} });
+    const [exists] = await adminSql`select 1 from pg_database where datname = 'cellar'`;
+    if (!exists) await adminSql.unsafe("create database cellar");
+    await adminSql.end();
+    databaseUrl = pg.databaseUrl("cellar");
+  }
+  state.secretKey ??= toBase64(randomBytes(32));
+  saveState();
+  writeFileSync(join(DATA, "dev.env"), `DATABASE_URL=${databaseUrl}\nNATS_URL=${natsUrl}\n`);
+
+  await runMigrations(databaseUrl);
+  if (!state.tenant) {
+    const database = createDatabase(databaseUrl, { max: 2 });
+    const t = await bootstrapTenant(database.db, { name: "dev", plan: "pro", webhooks: true, email: "admin@cellar.local" });
+    const dsn = await createApiKey(database.db, { kind: "dsn-server", tenantId: t.tenantId, serviceName: "demo-app" });
+    await database.close();
+    state.tenant = { tenantId: t.tenantId, ownerId: t.ownerId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, serverDsn: dsn.key };
+    saveState();
+  }
+
+  const ingestPort = Number(process.env.INGEST_PORT ?? 3100);
+  const platformPort = Number(process.env.PLATFORM_PORT ?? 3200);
+  const env = {
+    ...process.env,
+    NATS_URL: natsUrl,
+    DATABASE_URL: databaseUrl,
+    INGEST_PORT: String(ingestPort),
+    PLATFORM_PORT: String(platformPort),
+    SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY ?? state.secretKey,
+    // Short enough to watch a session mature while trying things out.
+    MATURATION_WINDOW_SECONDS: process.env.MATURATION_WINDOW_SECONDS ?? "20",
+    // Local receivers are fine in development, never in production.
+    WEBHOOK_INSECURE_ALLOWLIST: process.env.WEBHOOK_INSECURE_ALLOWLIST ?? "127.0.0.0/8,::1/128",
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+  };
+  const watch = process.argv.includes("--no-watch") ? [] : ["--watch"];
+  for (const app of ["ingest", "platform", "processor", "dispatcher"]) {
+    const child = spawn(process.execPath, [...watch, "run", join(ROOT, `apps/${app}/src/main.ts`)], { env, stdio: "inherit" });
+    child.on("exit", (code, signal) => {
+      if (!shuttingDown) console.error(`[dev] ${app} exited (${signal ?? code})`);
+    });
+    children.push(child);
+  }
+  const t = state.tenant!;
+  console.log(`
+Cellar is running (maturation window ${env.MATURATION_WINDOW_SECONDS}s)
+  ingest URL     http://127.0.0.1:${ingestPort}
+  platform URL   http://127.0.0.1:${platformPort}/api/v1
+  tenant id      ${t.tenantId}
+  telemetry key  ${t.telemetryKey}
+  server DSN     ${t.serverDsn}   (service "demo-app")
+  platform key   ${t.platformKey}   (owner admin@cellar.local)
+  NATS           ${natsUrl}
+  Postgres       ${databaseUrl.replace(/:[^:@/]+@/, ":***@")}
+Ctrl-C stops everything.
+`);
+}
+
+let shuttingDown = false;
+async function shutdown() {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.log("\n[dev] stopping apps, NATS and Postgres ...");
+  await Promise.all(
+    children.map((c) => new Promise<void>((res) => {
+      if (c.exitCode !== null || c.signalCode !== null) return res();
+      c.once("exit", () => res());
+      c.kill("SIGTERM");
+      setTimeout(() => c.kill("SIGKILL"), 8000).unref();
+    })),
+  );
+  await Promise.allSettled([nats?.stop(), pg?.stop()]);
+  process.exit(0);
+}
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
+
+main().catch(async (err) => {
+  console.error("[dev] failed to start:", err instanceof Error ? err.message : err);
+  await shutdown();
+  process.exit(1);
+});

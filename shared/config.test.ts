@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig, redactConfig } from "./config";
+
+const KEY = btoa(String.fromCharCode(...new Uint8Array(32).fill(7)));
+const base = { SECRET_ENCRYPTION_KEY: KEY };
+
+describe("loadConfig", () => {
+  test("applies defaults and coerces numbers", () => {
+    const c = loadConfig({ ...base, INGEST_PORT: "4000", WEBHOOK_RETRY_TIME_SCALE: "0.001" });
+    expect(c.INGEST_PORT).toBe(4000);
+    expect(c.PLATFORM_PORT).toBe(3200);
+    expect(c.MATURATION_WINDOW_SECONDS).toBe(180);
+    expect(c.WEBHOOK_RETRY_TIME_SCALE).toBe(0.001);
+    expect(c.WEBHOOK_INSECURE_ALLOWLIST).toBe("");
+  });
+
+  test.each([
+    [{ INGEST_PORT: "abc" }, "INGEST_PORT"],
+    [{ INGEST_PORT: "70000" }, "INGEST_PORT"],
+    [{ MATURATION_WINDOW_SECONDS: "0" }, "MATURATION_WINDOW_SECONDS"],
+    [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
+    [{ WEBHOOK_RETRY_TIME_SCALE: "-1" }, "WEBHOOK_RETRY_TIME_SCALE"],
+    [{ WEBHOOK_INSECURE_ALLOWLIST: "10.0.0.0/8,not-a-cidr" }, "WEBHOOK_INSECURE_ALLOWLIST"],
+    [{ SECRET_ENCRYPTION_KEY: "c2hvcnQ=" }, "SECRET_ENCRYPTION_KEY"],
+    [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
+    [{ INGEST_PORT: "3000", PLATFORM_PORT: "3000" }, "PLATFORM_PORT"],
+  ])("rejects %p naming %s", (env, variable) => {
+    expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, ...env })).toThrow(variable);
+  });
+
+  test("a missing encryption key is named", () => {
+    expect(() => loadConfig({})).toThrow("SECRET_ENCRYPTION_KEY");
+  });
+
+  test("redactConfig hides secrets", () => {
+    const shown = redactConfig(loadConfig({ ...base, SUMMARY_LLM_API_KEY: "sk-123" }));
+    expect(JSON.stringify(shown)).not.toContain(KEY);
+    expect(JSON.stringify(shown)).not.toContain("sk-123");
+  });
+});

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { createDatabase, type Database } from "../shared/db/client";
+import { KeyResolver } from "../shared/auth/keys";
+import { createTestDatabase } from "./helpers/infra";
+
+let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: Database;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  database = createDatabase(testDb.url, { max: 2 });
+});
+afterAll(async () => {
+  await database.close();
+  await testDb.drop();
+});
+
+function admin(...args: string[]): { code: number; json: any; stderr: string } {
+  const r = spawnSync(process.execPath, ["run", join(import.meta.dir, "../scripts/admin.ts"), ...args], {
+    env: { ...process.env, DATABASE_URL: testDb.url },
+    encoding: "utf8",
+  });
+  let json: unknown = null;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {}
+  return { code: r.status ?? 1, json, stderr: r.stderr };
+}
+
+test("tenant, project, service, user and keys are created and keys resolve to their kind", async () => {
+  const tenant = admin("tenant", "create", "--name", "Acme", "--plan", "pro", "--webhooks");
+  expect(tenant.code).toBe(0);
+  expect(tenant.json.id).toMatch(/^[0-9a-f-]{36}$/);
+  const project = admin("project", "create", "--tenant", tenant.json.id, "--name", "search");
+  expect(project.code).toBe(0);
+  const service = admin("service", "create", "--tenant", tenant.json.id, "--name", "bot", "--project", project.json.id);
+  expect(service.code).toBe(0);
+  const user = admin("user", "create", "--tenant", tenant.json.id, "--email", "v@acme.test", "--role", "viewer", "--projects", project.json.id);
+  expect(user.code).toBe(0);
+  const telemetry = admin("key", "create", "--tenant", tenant.json.id, "--kind", "telemetry");
+  const dsn = admin("key", "create", "--tenant", tenant.json.id, "--kind", "dsn-client", "--service", "bot", "--origins", "https://app.acme.test");
+  const platform = admin("key", "create", "--user", user.json.id, "--kind", "platform");
+  expect(telemetry.json.key).toStartWith("cel_tk_");
+  expect(dsn.json.key).toStartWith("svc-ing-c-");
+  expect(platform.json.key).toStartWith("cel_pk_");
+
+  const resolver = new KeyResolver(database.db, { ttlMs: 0 });
+  expect(await resolver.resolve(dsn.json.key)).toMatchObject({ kind: "dsn-client", serviceName: "bot", allowedOrigins: ["https://app.acme.test"] });
+  expect(await resolver.resolve(platform.json.key)).toMatchObject({ kind: "platform", userRole: "viewer", tenantPlan: "pro" });
+
+  expect(admin("key", "revoke", "--id", telemetry.json.id).code).toBe(0);
+  expect(await resolver.resolve(telemetry.json.key)).toBeNull();
+  expect(admin("user", "deprovision", "--id", user.json.id).code).toBe(0);
+  expect(await resolver.resolve(platform.json.key)).toBeNull();
+  const updated = admin("tenant", "update", "--id", tenant.json.id, "--webhooks", "off");
+  expect(updated.json).toMatchObject({ webhooks: false, plan: "pro" });
+});
+
+test.each([
+  [["tenant", "create"], "--name"],
+  [["tenant", "create", "--name", "x", "--plan", "gold"], "--plan"],
+  [["user", "create", "--tenant", "00000000-0000-0000-0000-000000000000", "--email", "a@b.c", "--role", "root"], "--role"],
+  [["key", "create", "--tenant", "not-a-uuid", "--kind", "telemetry"], "--tenant"],
+  [["key", "create", "--kind", "magic"], "--kind"],
+  [["frobnicate", "now"], "unknown command"],
+])("bad input %p exits non-zero naming %s", (args, needle) => {
+  const r = admin(...args);
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain(needle);
+  expect(r.json).toBeNull();
+});
