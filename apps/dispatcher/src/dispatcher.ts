@@ -1,0 +1,202 @@
+import type postgres from "postgres";
+import type { ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import type { SecretBox } from "../../../shared/crypto";
+import type { Db } from "../../../shared/db/client";
+import type { Logger } from "../../../shared/logger";
+import { consumeInBatches, type BatchLoop } from "../../../shared/nats/batch";
+import type { Topology } from "../../../shared/nats/topology";
+import { MaturedMessage } from "../../../shared/payloads";
+import { compileValidator } from "../../../shared/validation";
+import { toCidrs, type Cidr } from "../../../shared/webhooks/address";
+import { DeliveryJob } from "../../../shared/webhooks/deliveries";
+import { systemResolveDns, type ResolveDns } from "../../../shared/webhooks/destination";
+import { attemptDelivery, loadDelivery, type AttemptDeps, type DeliveryFetch } from "./attempt";
+import { fanOut } from "./fanout";
+import { createKeyedLimiter } from "./limiter";
+import { pinnedFetch } from "./pinned-fetch";
+import { pruneHistory, RETENTION_MS } from "./prune";
+
+export interface DispatcherDeps {
+  sql: postgres.Sql;
+  /** Accepted for symmetry with the other apps; the dispatcher uses raw `sql` only. */
+  db?: Db;
+  js: JetStreamClient;
+  topology: Topology;
+  logger: Logger;
+  secretBox: SecretBox;
+  /** Defaults to a fetch pinned to the validated address (pinned-fetch.ts). */
+  fetch?: DeliveryFetch;
+  resolveDns?: ResolveDns;
+  now?: () => Date;
+  random?: () => number;
+  /** WEBHOOK_RETRY_TIME_SCALE: multiplies every retry delay. */
+  retryTimeScale?: number;
+  /** WEBHOOK_TIMEOUT_SECONDS x 1000. */
+  timeoutMs?: number;
+  /** WEBHOOK_INSECURE_ALLOWLIST (comma-separated CIDRs) or parsed CIDRs. */
+  insecureAllowlist?: string | string[] | Cidr[];
+  /** Attempts in flight per process. */
+  concurrency?: number;
+  /** Attempts in flight per subscription endpoint per process (contract: platform-set). */
+  endpointConcurrency?: number;
+  pruneIntervalMs?: number;
+  retentionMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_CONCURRENCY = 256;
+export const DEFAULT_ENDPOINT_CONCURRENCY = 32;
+/** Keeps a message's ack deadline (60 s) from passing while it waits for an endpoint slot. */
+const WORKING_INTERVAL_MS = 20_000;
+
+const maturedValidator = compileValidator(MaturedMessage);
+const jobValidator = compileValidator(DeliveryJob);
+
+/** MATURED -> delivery rows -> DELIVERIES -> signed POSTs with the retry curve; plus pruning. */
+export function createDispatcher(deps: DispatcherDeps) {
+  const now = deps.now ?? (() => new Date());
+  const allowlist = toCidrs(deps.insecureAllowlist);
+  const attemptDeps: AttemptDeps = {
+    sql: deps.sql,
+    logger: deps.logger,
+    secretBox: deps.secretBox,
+    fetch: deps.fetch ?? pinnedFetch,
+    resolveDns: deps.resolveDns ?? systemResolveDns,
+    allowlist,
+    now,
+    retryTimeScale: deps.retryTimeScale ?? 1,
+    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    random: deps.random ?? Math.random,
+  };
+  const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  const endpointCap = deps.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY;
+  const limiter = createKeyedLimiter(endpointCap);
+  const inFlight = new Set<Promise<void>>();
+  let maturedLoop: BatchLoop | undefined;
+  let deliveriesDone: Promise<void> | undefined;
+  let deliveryMessages: ConsumerMessages | undefined;
+  let stopped = false;
+  let pruneTimer: ReturnType<typeof setInterval> | undefined;
+  let pruning: Promise<unknown> = Promise.resolve();
+
+  async function handleMatured(batch: JsMsg[]): Promise<void> {
+    await Promise.all(
+      batch.map(async (m) => {
+        let decoded: unknown;
+        try {
+          decoded = m.json();
+        } catch {}
+        const problem = maturedValidator.firstError(decoded);
+        if (problem) {
+          deps.logger.error("poison MATURED message terminated", { seq: m.seq, problem });
+          m.term(problem);
+          return;
+        }
+        try {
+          await fanOut({ sql: deps.sql, js: deps.js, topology: deps.topology, now }, decoded as MaturedMessage);
+          m.ack();
+        } catch (err) {
+          deps.logger.error("fan-out failed; retrying", { seq: m.seq, err: err as Error });
+          m.nak(1000);
+        }
+      }),
+    );
+  }
+
+  async function handleDelivery(m: JsMsg): Promise<void> {
+    let decoded: unknown;
+    try {
+      decoded = m.json();
+    } catch {}
+    const problem = jobValidator.firstError(decoded);
+    if (problem) {
+      deps.logger.error("poison DELIVERIES message terminated", { seq: m.seq, problem });
+      m.term(problem);
+      return;
+    }
+    const job = decoded as DeliveryJob;
+    const log = deps.logger.child({ deliveryId: job.deliveryId });
+    const heartbeat = setInterval(() => m.working(), WORKING_INTERVAL_MS);
+    try {
+      const row = await loadDelivery(deps.sql, job.deliveryId);
+      if (!row) return void m.term("delivery no longer exists"); // subscription deleted or pruned
+      if (row.status !== "pending") return void m.ack(); // a redelivered job already done
+      // A crowded endpoint should not hold every slot of this process: come back shortly.
+      if (limiter.queued(row.subscription_id) >= endpointCap * 4) return void m.nak(500 + Math.round(attemptDeps.random() * 1000));
+      const release = await limiter.acquire(row.subscription_id);
+      try {
+        const verdict = await attemptDelivery(attemptDeps, row, job.manual === true);
+        if (verdict.action === "ack") m.ack();
+        else if (verdict.action === "nak") m.nak(verdict.delayMs);
+        else {
+          log.info("delivery finished without success", { reason: verdict.reason });
+          m.term(verdict.reason);
+        }
+      } finally {
+        release();
+      }
+    } catch (err) {
+      log.error("delivery attempt crashed; retrying shortly", { err: err as Error });
+      m.nak(5000);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function runDeliveries(): Promise<void> {
+    const consumer = await deps.js.consumers.get(deps.topology.deliveriesStream, deps.topology.consumers.dispatcherDeliveries);
+    let free = concurrency;
+    let wake: (() => void) | undefined;
+    while (!stopped) {
+      try {
+        deliveryMessages = await consumer.consume({ max_messages: concurrency, expires: 5_000 });
+        for await (const m of deliveryMessages) {
+          while (free === 0) await new Promise<void>((r) => (wake = r));
+          free--;
+          const p = handleDelivery(m).finally(() => {
+            free++;
+            inFlight.delete(p);
+            wake?.();
+            wake = undefined;
+          });
+          inFlight.add(p);
+        }
+      } catch (err) {
+        if (stopped) break;
+        deps.logger.warn("deliveries loop interrupted; restarting", { err: err as Error });
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  const prune = () => {
+    pruning = pruneHistory(deps.sql, now(), deps.retentionMs ?? RETENTION_MS)
+      .then((n) => n && deps.logger.info("pruned webhook history", { deliveries: n }))
+      .catch((err) => deps.logger.error("pruning failed", { err: err as Error }));
+    return pruning;
+  };
+
+  return {
+    async start() {
+      const matured = await deps.js.consumers.get(deps.topology.maturedStream, deps.topology.consumers.dispatcherMatured);
+      maturedLoop = consumeInBatches(matured, { maxBatch: 100, maxWaitMs: 10, logger: deps.logger, handle: handleMatured });
+      deliveriesDone = runDeliveries();
+      void prune();
+      pruneTimer = setInterval(prune, deps.pruneIntervalMs ?? 3600_000);
+    },
+    /** Stops pulling, lets in-flight attempts finish (bounded by the receiver timeout). */
+    async stop() {
+      stopped = true;
+      if (pruneTimer) clearInterval(pruneTimer);
+      deliveryMessages?.stop();
+      await maturedLoop?.stop();
+      await deliveriesDone;
+      await Promise.allSettled([...inFlight]);
+      await pruning;
+    },
+    /** Runs one pruning pass now (tests, admin). */
+    prune,
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;

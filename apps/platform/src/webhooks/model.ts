@@ -1,0 +1,114 @@
+import { MATURED_EVENT_TYPES } from "../../../../shared/payloads";
+import { badRequest } from "../../../../shared/errors";
+
+/** Contract: at most 5 per trace service, disabled ones included; only deletion frees a slot. */
+export const MAX_SUBSCRIPTIONS_PER_SERVICE = 5;
+export const MAX_NAME_LENGTH = 200;
+export const DEFAULT_PREVIOUS_SECRET_TTL_HOURS = 24;
+export const MAX_PREVIOUS_SECRET_TTL_HOURS = 168;
+export const DELIVERIES_LISTED = 10;
+
+export interface SubscriptionRow {
+  id: string;
+  trace_service_id: string;
+  project_id: string;
+  name: string;
+  url: string;
+  event_types: string[];
+  enabled: boolean;
+  consecutive_failures: number;
+  last_delivery_status: string | null;
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The subscription as every read shows it; `secret` only from create and rotate-secret. */
+export function subscriptionView(row: SubscriptionRow) {
+  return {
+    id: row.id,
+    trace_service_id: row.trace_service_id,
+    name: row.name,
+    url: row.url,
+    event_types: row.event_types,
+    enabled: row.enabled,
+    consecutive_failures: row.consecutive_failures,
+    last_delivery_status: row.last_delivery_status,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  event_type: string;
+  delivery_status: string;
+  attempt: number;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  attempted_at: Date;
+}
+
+export function attemptView(row: AttemptRow) {
+  return {
+    id: row.id,
+    delivery_id: row.delivery_id,
+    event_type: row.event_type,
+    attempt: row.attempt,
+    status_code: row.status_code,
+    succeeded: row.status_code !== null && row.status_code >= 200 && row.status_code < 300,
+    duration_ms: row.duration_ms,
+    error: row.error,
+    attempted_at: row.attempted_at.toISOString(),
+    delivery_status: row.delivery_status,
+  };
+}
+
+type Body = Record<string, unknown>;
+
+/** A JSON object body or a 400; `optional` lets an absent body stand for `{}`. */
+export function objectBody(body: unknown, optional = false): Body {
+  if ((body === undefined || body === null || body === "") && optional) return {};
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("invalid body: must be a JSON object");
+  return body as Body;
+}
+
+export function rejectUnknown(body: Body, allowed: readonly string[]): void {
+  const extra = Object.keys(body).find((k) => !allowed.includes(k));
+  if (extra) throw badRequest(`invalid ${extra}: unknown field (allowed: ${allowed.join(", ")})`);
+}
+
+export function parseName(value: unknown): string {
+  if (typeof value !== "string" || !value.trim()) throw badRequest("invalid name: must be a non-empty string");
+  if (value.length > MAX_NAME_LENGTH) throw badRequest(`invalid name: must be at most ${MAX_NAME_LENGTH} characters`);
+  return value;
+}
+
+export function parseEventTypes(value: unknown): string[] {
+  const allowed = MATURED_EVENT_TYPES as readonly string[];
+  const message = `invalid event_types: must be a non-empty array of ${allowed.join(", ")}`;
+  if (!Array.isArray(value) || value.length === 0) throw badRequest(message);
+  for (const v of value) {
+    if (typeof v !== "string" || !allowed.includes(v)) throw badRequest(`${message} (got ${JSON.stringify(v)})`);
+  }
+  return [...new Set(value as string[])];
+}
+
+export function parseUrlField(value: unknown): string {
+  if (typeof value !== "string" || !value) throw badRequest("invalid url: must be a string");
+  return value;
+}
+
+export function parseTtlHours(value: unknown): number {
+  if (value === undefined) return DEFAULT_PREVIOUS_SECRET_TTL_HOURS;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_PREVIOUS_SECRET_TTL_HOURS) {
+    throw badRequest(`invalid previous_secret_ttl_hours: must be an integer from 0 to ${MAX_PREVIOUS_SECRET_TTL_HOURS}`);
+  }
+  return value;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: unknown): s is string => typeof s === "string" && UUID.test(s);

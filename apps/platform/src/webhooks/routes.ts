@@ -1,0 +1,121 @@
+import { Elysia } from "elysia";
+import type postgres from "postgres";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { KeyResolver } from "../../../../shared/auth/keys";
+import type { SecretBox } from "../../../../shared/crypto";
+import { badRequest } from "../../../../shared/errors";
+import type { Topology } from "../../../../shared/nats/topology";
+import { MATURED_EVENT_TYPES } from "../../../../shared/payloads";
+import { toCidrs, type Cidr } from "../../../../shared/webhooks/address";
+import type { WebhookEventType } from "../../../../shared/webhooks/deliveries";
+import { systemResolveDns, type ResolveDns } from "../../../../shared/webhooks/destination";
+import { platformAuth } from "../auth/plugin";
+import {
+  attemptView, DELIVERIES_LISTED, objectBody, parseEventTypes, parseName, parseTtlHours, parseUrlField, rejectUnknown, subscriptionView, type AttemptRow,
+} from "./model";
+import * as svc from "./service";
+
+/** Optional platform deps for webhook management (all have safe defaults except secretBox). */
+export interface WebhookOptions {
+  /** Seals signing secrets (SECRET_ENCRYPTION_KEY). Without it create and rotate answer 503. */
+  secretBox?: SecretBox;
+  resolveDns?: ResolveDns;
+  /** WEBHOOK_INSECURE_ALLOWLIST. */
+  insecureAllowlist?: string | string[] | Cidr[];
+  now?: () => Date;
+  /** Needed by POST /webhooks/:id/test and .../retry (they publish to DELIVERIES). */
+  js?: JetStreamClient;
+  topology?: Topology;
+}
+
+export interface WebhookRouteDeps {
+  sql: postgres.Sql;
+  keys: KeyResolver;
+  webhooks?: WebhookOptions;
+}
+
+/** /webhooks: subscription management (contract: Webhook subscriptions). */
+export function webhookRoutes(deps: WebhookRouteDeps) {
+  const o = deps.webhooks ?? {};
+  const s: svc.WebhookServiceDeps = {
+    sql: deps.sql,
+    secretBox: o.secretBox,
+    resolveDns: o.resolveDns ?? systemResolveDns,
+    allowlist: toCidrs(o.insecureAllowlist),
+    now: o.now ?? (() => new Date()),
+    js: o.js,
+    topology: o.topology,
+  };
+  /** Role first, then the entitlement: both 403, the role one says more. */
+  const guard = async (principal: Parameters<typeof svc.requireAdmin>[0], entitled: boolean) => {
+    svc.requireAdmin(principal);
+    if (entitled) await svc.requireEntitlement(deps.sql, principal);
+  };
+
+  return new Elysia({ prefix: "/webhooks" })
+    .use(platformAuth(deps.keys))
+    .get("/", async ({ principal }) => ({ data: (await svc.listSubscriptions(s, principal)).map(subscriptionView) }))
+    .post("/", async ({ principal, body, set }) => {
+      await guard(principal, true);
+      const b = objectBody(body);
+      rejectUnknown(b, ["trace_service_id", "name", "url", "event_types"]);
+      if (typeof b.trace_service_id !== "string" || !b.trace_service_id) throw badRequest("invalid trace_service_id: must be a string");
+      const input = { traceServiceId: b.trace_service_id, name: parseName(b.name), url: parseUrlField(b.url), eventTypes: parseEventTypes(b.event_types) };
+      const { row, secret } = await svc.createSubscription(s, principal, input);
+      set.status = 201;
+      return { ...subscriptionView(row), secret };
+    })
+    .get("/:id", async ({ principal, params }) => subscriptionView(await svc.getSubscription(s, principal, params.id)))
+    .put("/:id", async ({ principal, params, body }) => {
+      await guard(principal, true);
+      const b = objectBody(body);
+      rejectUnknown(b, ["name", "url", "event_types"]);
+      if (Object.keys(b).length === 0) throw badRequest("invalid body: give at least one of name, url, event_types");
+      const patch = {
+        name: b.name === undefined ? undefined : parseName(b.name),
+        url: b.url === undefined ? undefined : parseUrlField(b.url),
+        eventTypes: b.event_types === undefined ? undefined : parseEventTypes(b.event_types),
+      };
+      return subscriptionView(await svc.updateSubscription(s, principal, params.id, patch));
+    })
+    .delete("/:id", async ({ principal, params, set }) => {
+      await guard(principal, false);
+      await svc.deleteSubscription(s, principal, params.id);
+      set.status = 204;
+      return "";
+    })
+    .post("/:id/enable", async ({ principal, params }) => {
+      await guard(principal, true);
+      return subscriptionView(await svc.enableSubscription(s, principal, params.id));
+    })
+    .post("/:id/disable", async ({ principal, params }) => {
+      await guard(principal, false);
+      return subscriptionView(await svc.disableSubscription(s, principal, params.id));
+    })
+    .post("/:id/rotate-secret", async ({ principal, params, body }) => {
+      await guard(principal, true);
+      const b = objectBody(body, true);
+      rejectUnknown(b, ["previous_secret_ttl_hours"]);
+      const ttl = parseTtlHours(b.previous_secret_ttl_hours);
+      const { row, secret, previousSecretExpiresAt } = await svc.rotateSecret(s, principal, params.id, ttl);
+      return { ...subscriptionView(row), secret, previous_secret_expires_at: previousSecretExpiresAt?.toISOString() ?? null };
+    })
+    .get("/:id/deliveries", async ({ principal, params }) => ({
+      data: ((await svc.listAttempts(s, principal, params.id, DELIVERIES_LISTED)) as unknown as AttemptRow[]).map(attemptView),
+    }))
+    .post("/:id/test", async ({ principal, params, body, set }) => {
+      await guard(principal, true);
+      const b = objectBody(body, true);
+      rejectUnknown(b, ["event_type"]);
+      if (b.event_type !== undefined && !(MATURED_EVENT_TYPES as readonly unknown[]).includes(b.event_type)) {
+        throw badRequest(`invalid event_type: must be one of ${MATURED_EVENT_TYPES.join(", ")}`);
+      }
+      set.status = 202;
+      return svc.sendTestEvent(s, principal, params.id, b.event_type as WebhookEventType | undefined);
+    })
+    .post("/:id/deliveries/:deliveryId/retry", async ({ principal, params, set }) => {
+      await guard(principal, true);
+      set.status = 202;
+      return svc.retryDelivery(s, principal, params.id, params.deliveryId);
+    });
+}

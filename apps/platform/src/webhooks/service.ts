@@ -1,0 +1,206 @@
+import type postgres from "postgres";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { SecretBox } from "../../../../shared/crypto";
+import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "../../../../shared/errors";
+import type { Topology } from "../../../../shared/nats/topology";
+import type { Cidr } from "../../../../shared/webhooks/address";
+import { deliveryBody, insertDeliveries, newDeliveryId, publishDeliveryJobs, type WebhookEventType } from "../../../../shared/webhooks/deliveries";
+import { checkDestination, type ResolveDns } from "../../../../shared/webhooks/destination";
+import { generateWebhookSecret } from "../../../../shared/webhooks/signing";
+import { hasRole, type Principal } from "../auth/principal";
+import { isUuid, MAX_SUBSCRIPTIONS_PER_SERVICE, type SubscriptionRow } from "./model";
+
+export interface WebhookServiceDeps {
+  sql: postgres.Sql;
+  secretBox?: SecretBox;
+  resolveDns: ResolveDns;
+  allowlist: Cidr[];
+  now: () => Date;
+  /** For test sends and manual re-sends (published to DELIVERIES for the dispatcher). */
+  js?: JetStreamClient;
+  topology?: Topology;
+}
+
+const conflict = (message: string) => new HttpError(409, message);
+
+const SELECT = (sql: postgres.Sql | postgres.TransactionSql) => sql`
+  select s.id, s.trace_service_id, ts.project_id, s.name, s.url, s.event_types, s.enabled, s.consecutive_failures,
+    s.last_delivery_status, s.disabled_reason, s.created_at, s.updated_at
+  from webhook_subscriptions s join trace_services ts on ts.id = s.trace_service_id`;
+
+/** Projects the principal can see, or null for "all" (admins and owners). */
+async function visibleProjects(sql: postgres.Sql, p: Principal): Promise<string[] | null> {
+  if (hasRole(p, "admin")) return null;
+  const rows = await sql<{ project_id: string }[]>`select project_id from project_memberships where user_id = ${p.userId}`;
+  return rows.map((r) => r.project_id);
+}
+
+export async function listSubscriptions(deps: WebhookServiceDeps, p: Principal): Promise<SubscriptionRow[]> {
+  const projects = await visibleProjects(deps.sql, p);
+  return deps.sql<SubscriptionRow[]>`${SELECT(deps.sql)} where s.tenant_id = ${p.tenantId}
+    ${projects ? deps.sql`and ts.project_id = any(${projects}::uuid[])` : deps.sql``}
+    order by s.created_at, s.id`;
+}
+
+/** Another tenant's subscription is indistinguishable from a missing one. */
+export async function getSubscription(deps: WebhookServiceDeps, p: Principal, id: string): Promise<SubscriptionRow> {
+  if (!isUuid(id)) throw notFound("no such webhook subscription");
+  const [row] = await deps.sql<SubscriptionRow[]>`${SELECT(deps.sql)} where s.tenant_id = ${p.tenantId} and s.id = ${id}`;
+  if (!row) throw notFound("no such webhook subscription");
+  const projects = await visibleProjects(deps.sql, p);
+  if (projects && !projects.includes(row.project_id)) throw forbidden("your project membership does not cover this service");
+  return row;
+}
+
+export function requireAdmin(p: Principal): void {
+  if (!hasRole(p, "admin")) throw forbidden("managing webhook subscriptions needs role admin or higher");
+}
+
+export async function requireEntitlement(sql: postgres.Sql, p: Principal): Promise<void> {
+  const [t] = await sql<{ webhooks_enabled: boolean }[]>`select webhooks_enabled from tenants where id = ${p.tenantId}`;
+  if (!t?.webhooks_enabled) throw forbidden("outbound webhooks are not enabled for this organization");
+}
+
+/** 400 naming the url and the reason, unless it is HTTPS, credential-free and public. */
+export async function validateUrl(deps: WebhookServiceDeps, url: string): Promise<void> {
+  const check = await checkDestination(url, { resolveDns: deps.resolveDns, allowlist: deps.allowlist });
+  if (!check.ok) throw badRequest(`invalid url: ${check.message}`);
+}
+
+function box(deps: WebhookServiceDeps): SecretBox {
+  if (!deps.secretBox) throw serviceUnavailable("webhook secrets are not configured on this server", 60);
+  return deps.secretBox;
+}
+
+export async function createSubscription(
+  deps: WebhookServiceDeps,
+  p: Principal,
+  input: { traceServiceId: string; name: string; url: string; eventTypes: string[] },
+): Promise<{ row: SubscriptionRow; secret: string }> {
+  if (!isUuid(input.traceServiceId)) throw badRequest("invalid trace_service_id: no such trace service");
+  await validateUrl(deps, input.url);
+  const secret = generateWebhookSecret();
+  const sealed = await box(deps).seal(secret);
+  const now = deps.now();
+  const id = await deps.sql.begin(async (tx) => {
+    // The row lock serializes creates on one service, so two at once cannot both take slot 5.
+    const [svc] = await tx`select id from trace_services where id = ${input.traceServiceId} and tenant_id = ${p.tenantId} for update`;
+    if (!svc) throw badRequest("invalid trace_service_id: no such trace service");
+    const [{ n }] = await tx<{ n: number }[]>`select count(*)::int as n from webhook_subscriptions where trace_service_id = ${input.traceServiceId}`;
+    if (n >= MAX_SUBSCRIPTIONS_PER_SERVICE) {
+      throw conflict(`trace service already has ${MAX_SUBSCRIPTIONS_PER_SERVICE} webhook subscriptions (disabled ones count); delete one to free a slot`);
+    }
+    const [row] = await tx<{ id: string }[]>`
+      insert into webhook_subscriptions (tenant_id, trace_service_id, name, url, event_types, secret_encrypted, created_at, updated_at)
+      values (${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${sealed}, ${now}, ${now})
+      returning id`;
+    return row.id;
+  });
+  return { row: await getSubscription(deps, p, id), secret };
+}
+
+export async function updateSubscription(deps: WebhookServiceDeps, p: Principal, id: string, patch: { name?: string; url?: string; eventTypes?: string[] }) {
+  const current = await getSubscription(deps, p, id);
+  if (patch.url !== undefined && patch.url !== current.url) await validateUrl(deps, patch.url);
+  await deps.sql`update webhook_subscriptions set
+      name = ${patch.name ?? current.name}, url = ${patch.url ?? current.url},
+      event_types = ${patch.eventTypes ?? current.event_types}, updated_at = ${deps.now()}
+    where id = ${id} and tenant_id = ${p.tenantId}`;
+  return getSubscription(deps, p, id);
+}
+
+/** Deliveries and attempts go with it (foreign keys cascade). */
+export async function deleteSubscription(deps: WebhookServiceDeps, p: Principal, id: string): Promise<void> {
+  await getSubscription(deps, p, id);
+  await deps.sql`delete from webhook_subscriptions where id = ${id} and tenant_id = ${p.tenantId}`;
+}
+
+/** Turns it on and clears platform-set failure state; the URL must still pass the checks. */
+export async function enableSubscription(deps: WebhookServiceDeps, p: Principal, id: string) {
+  const current = await getSubscription(deps, p, id);
+  await validateUrl(deps, current.url);
+  await deps.sql`update webhook_subscriptions set enabled = true, disabled_reason = null, consecutive_failures = 0,
+      failing_since = null, updated_at = ${deps.now()}
+    where id = ${id} and tenant_id = ${p.tenantId}`;
+  return getSubscription(deps, p, id);
+}
+
+/** A user's disable leaves no reason; an already platform-disabled one keeps its reason. */
+export async function disableSubscription(deps: WebhookServiceDeps, p: Principal, id: string) {
+  await getSubscription(deps, p, id);
+  await deps.sql`update webhook_subscriptions set disabled_reason = case when enabled then null else disabled_reason end,
+      enabled = false, updated_at = ${deps.now()}
+    where id = ${id} and tenant_id = ${p.tenantId}`;
+  return getSubscription(deps, p, id);
+}
+
+/**
+ * New secret now; the old one keeps signing alongside it for `ttlHours` (0 = cut over at once).
+ * Rotating again inside a window drops the oldest: at most two signatures ever.
+ */
+export async function rotateSecret(deps: WebhookServiceDeps, p: Principal, id: string, ttlHours: number) {
+  await getSubscription(deps, p, id);
+  const secret = generateWebhookSecret();
+  const sealed = await box(deps).seal(secret);
+  const now = deps.now();
+  const expiresAt = ttlHours > 0 ? new Date(now.getTime() + ttlHours * 3600_000) : null;
+  await deps.sql`update webhook_subscriptions set
+      previous_secret_encrypted = ${expiresAt ? deps.sql`secret_encrypted` : null},
+      previous_secret_expires_at = ${expiresAt}, secret_encrypted = ${sealed}, updated_at = ${now}
+    where id = ${id} and tenant_id = ${p.tenantId}`;
+  return { row: await getSubscription(deps, p, id), secret, previousSecretExpiresAt: expiresAt };
+}
+
+export async function listAttempts(deps: WebhookServiceDeps, p: Principal, id: string, limit: number) {
+  await getSubscription(deps, p, id);
+  return deps.sql`
+    select a.id, a.delivery_id, d.event_type, d.status as delivery_status, a.attempt, a.status_code, a.duration_ms, a.error, a.attempted_at
+    from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+    where a.subscription_id = ${id}
+    order by a.attempted_at desc, a.attempt desc limit ${limit}`;
+}
+
+function sender(deps: WebhookServiceDeps) {
+  if (!deps.js || !deps.topology) throw serviceUnavailable("webhook sending is not configured on this server", 60);
+  return { js: deps.js, topology: deps.topology };
+}
+
+/** A signed example event through the dispatcher: one attempt, shown in the delivery history. */
+export async function sendTestEvent(deps: WebhookServiceDeps, p: Principal, id: string, type: WebhookEventType | undefined) {
+  const { js, topology } = sender(deps);
+  const sub = await getSubscription(deps, p, id);
+  if (!sub.enabled) throw conflict("the subscription is disabled; enable it first");
+  const eventType = type ?? (sub.event_types[0] as WebhookEventType);
+  const [svc] = await deps.sql<{ name: string }[]>`select name from trace_services where id = ${sub.trace_service_id}`;
+  const deliveryId = newDeliveryId();
+  const now = deps.now();
+  const data = {
+    tenant_id: p.tenantId,
+    trace_service_id: sub.trace_service_id,
+    service_name: svc.name,
+    maturation_count: 1,
+    occurred_at: now.toISOString(),
+    ...(eventType === "session.matured" ? { session_id: "test_session" } : { trace_id: "test_trace" }),
+  };
+  await insertDeliveries(deps.sql, [
+    { id: deliveryId, tenant_id: p.tenantId, subscription_id: id, event_type: eventType, event_key: `test:${deliveryId}`, body: deliveryBody({ id: deliveryId, type: eventType, timestamp: now, data }), enqueued_at: now },
+  ]);
+  await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: deliveryId }]);
+  return { id: deliveryId, type: eventType, status: "pending" as const };
+}
+
+/** Re-sends a finished delivery once, same id, body and timestamp; attempts keep counting. */
+export async function retryDelivery(deps: WebhookServiceDeps, p: Principal, id: string, deliveryId: string) {
+  const { js, topology } = sender(deps);
+  const sub = await getSubscription(deps, p, id);
+  if (!sub.enabled) throw conflict("the subscription is disabled; enable it first");
+  const [row] = await deps.sql<{ status: string; attempts: number }[]>`
+    select status, attempts from webhook_deliveries where id = ${deliveryId} and subscription_id = ${id}`;
+  if (!row) throw notFound("no such delivery");
+  const [claimed] = await deps.sql<{ attempts: number }[]>`
+    update webhook_deliveries set status = 'pending', next_attempt_at = null
+    where id = ${deliveryId} and subscription_id = ${id} and status <> 'pending' returning attempts`;
+  if (!claimed) throw conflict("the delivery is still being attempted");
+  await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: `${deliveryId}:resend:${claimed.attempts}` }]);
+  return { id: deliveryId, status: "pending" as const };
+}

@@ -1,0 +1,62 @@
+import { Type, type Static } from "@sinclair/typebox";
+import type postgres from "postgres";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import { canonicalJson, randomToken } from "../crypto";
+import { subjects, type Topology } from "../nats/topology";
+
+/** What the dispatcher publishes to DELIVERIES: a pointer to the delivery row. */
+export const DeliveryJob = Type.Object({
+  deliveryId: Type.String({ minLength: 1 }),
+  /** Test sends and manual re-sends: one attempt, no retry curve. */
+  manual: Type.Optional(Type.Boolean()),
+});
+export type DeliveryJob = Static<typeof DeliveryJob>;
+
+export type WebhookEventType = "session.matured" | "trace.matured";
+
+/** `data` of a delivery body (contract: Webhook delivery). */
+export interface DeliveryData {
+  tenant_id: string;
+  trace_service_id: string;
+  service_name: string;
+  maturation_count: number;
+  occurred_at: string;
+  session_id?: string;
+  trace_id?: string;
+}
+
+/** `msg_` + 24 random base64url characters: the delivery id and `webhook-id`. */
+export const newDeliveryId = () => `msg_${randomToken(18)}`;
+
+/**
+ * The exact bytes sent and signed on every attempt: keys sorted at every level (contract:
+ * Webhook delivery), serialized once at enqueue and stored, never re-serialized.
+ */
+export function deliveryBody(input: { id: string; type: WebhookEventType; timestamp: Date; data: DeliveryData }): string {
+  return canonicalJson({ id: input.id, type: input.type, timestamp: input.timestamp.toISOString(), data: input.data });
+}
+
+export interface NewDelivery {
+  id: string;
+  tenant_id: string;
+  subscription_id: string;
+  event_type: string;
+  event_key: string;
+  body: string;
+  enqueued_at: Date;
+}
+
+/**
+ * Inserts delivery rows, skipping any (subscription, event) pair that already has one: the
+ * dedup record that makes a re-selected trace a duplicate rather than a new delivery.
+ */
+export async function insertDeliveries(sql: postgres.Sql | postgres.TransactionSql, rows: NewDelivery[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`insert into webhook_deliveries ${sql(rows as any, "id", "tenant_id", "subscription_id", "event_type", "event_key", "body", "enqueued_at")}
+    on conflict (subscription_id, event_key) do nothing`;
+}
+
+/** Publishes attempt jobs; the message id dedupes a replayed fan-out inside the stream's window. */
+export async function publishDeliveryJobs(js: JetStreamClient, topology: Topology, jobs: Array<{ job: DeliveryJob; msgID: string }>): Promise<void> {
+  await Promise.all(jobs.map(({ job, msgID }) => js.publish(subjects.delivery(topology), JSON.stringify(job), { msgID, timeout: 10_000 })));
+}
