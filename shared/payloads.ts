@@ -12,15 +12,25 @@ export function isIsoDateTime(value: string): boolean {
 }
 if (!FormatRegistry.Has("date-time")) FormatRegistry.Set("date-time", isIsoDateTime);
 
+/** Maximum lengths (UTF-16 code units) of identifier fields; documented in docs/ingestion.md. */
 export const LIMITS = {
   serviceName: 200,
   sessionId: 512,
   environment: 128,
   eventName: 256,
   model: 256,
+  traceId: 256,
+  /** Largest token count accepted in `usage` (fits a Postgres int). */
+  tokens: 2_147_483_647,
 } as const;
 
-const NonEmpty = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: "\\S" });
+/**
+ * Not blank, no control characters (newlines, NUL in identifiers are always a client bug). The
+ * three classes are disjoint in sequence, so the regex runs in linear time on hostile input.
+ */
+export const IDENTIFIER_PATTERN = "^[^\\S\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$";
+const NonEmpty = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: IDENTIFIER_PATTERN });
+const TokenCount = Type.Integer({ minimum: 0, maximum: LIMITS.tokens });
 
 /** OpenAI message content: a string, an array of content parts, or null (assistant tool calls). */
 const MessageContent = Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })), Type.Null()]);
@@ -31,7 +41,7 @@ export const ChatMessage = Type.Object(
 );
 
 export const ProviderRequest = Type.Object(
-  { model: NonEmpty(LIMITS.model), messages: Type.Array(ChatMessage, { maxItems: 100_000 }) },
+  { model: NonEmpty(LIMITS.model), messages: Type.Array(ChatMessage, { minItems: 1, maxItems: 100_000 }) },
   { additionalProperties: true },
 );
 
@@ -43,9 +53,9 @@ export const ProviderResponse = Type.Object(
     choices: Type.Array(
       Type.Object(
         {
-          index: Type.Optional(Type.Integer({ minimum: 0 })),
-          message: Type.Optional(ChatMessage),
-          finish_reason: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+          index: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+          message: ChatMessage,
+          finish_reason: Type.Union([Type.String({ maxLength: 128 }), Type.Null()]),
         },
         { additionalProperties: true },
       ),
@@ -53,9 +63,9 @@ export const ProviderResponse = Type.Object(
     ),
     usage: Type.Object(
       {
-        prompt_tokens: Type.Integer({ minimum: 0 }),
-        completion_tokens: Type.Integer({ minimum: 0 }),
-        total_tokens: Type.Integer({ minimum: 0 }),
+        prompt_tokens: TokenCount,
+        completion_tokens: TokenCount,
+        total_tokens: TokenCount,
       },
       { additionalProperties: true },
     ),
@@ -90,7 +100,7 @@ export const EventPayload = Type.Object(
     attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     body: Type.Optional(Type.Object({}, { additionalProperties: true })),
     environment: Type.Optional(NonEmpty(LIMITS.environment)),
-    trace_id: Type.Optional(NonEmpty(256)),
+    trace_id: Type.Optional(NonEmpty(LIMITS.traceId)),
   },
   { additionalProperties: true },
 );

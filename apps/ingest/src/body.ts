@@ -1,0 +1,167 @@
+import { badRequest, HttpError } from "../../../shared/errors";
+import { fieldName } from "../../../shared/validation";
+
+/** Structural limits on a parsed body, checked before the schema (docs/ingestion.md, "Limits"). */
+export const MAX_JSON_DEPTH = 64;
+
+const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+export function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, `body exceeds the limit of ${maxBytes} bytes`);
+}
+
+/** 415 unless the body is declared as JSON (UTF-8, the only charset JSON allows on the wire). */
+export function requireJsonContentType(request: Request): void {
+  const type = request.headers.get("content-type");
+  if (!type) throw new HttpError(415, "content-type header is required and must be application/json");
+  if (!JSON_TYPE.test(type.trim())) throw new HttpError(415, "content-type must be application/json (charset utf-8 if given)");
+}
+
+/**
+ * Reads at most `maxBytes` of the body: a declared Content-Length over the limit is refused before
+ * reading, and a chunked body is cut off as soon as it passes the limit.
+ */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  let bytes: Uint8Array;
+  if (declared !== null && request.body) {
+    bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+  } else {
+    bytes = await readCapped(request.body, maxBytes);
+  }
+  if (bytes.byteLength === 0) throw badRequest("body is empty: expected a JSON object");
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw badRequest("body is not valid UTF-8");
+  }
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * JSON.parse plus the checks it does not do: duplicate keys (JSON.parse silently keeps the last
+ * one, so two readers of the same body could disagree), nesting deeper than MAX_JSON_DEPTH, and
+ * strings Postgres jsonb cannot store (NUL, unpaired UTF-16 surrogates). Every failure names the
+ * field.
+ */
+export function parseJsonStrict(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest("body is not valid JSON");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw badRequest("body must be a JSON object");
+  const parsedKeys = inspect(value);
+  // Cheap fast path: count key tokens in the text; only a mismatch pays for locating the duplicate.
+  if (countKeyTokens(text) !== parsedKeys) throw badRequest(`invalid ${describeField(findDuplicateKey(text))}: duplicate key`);
+  return value;
+}
+
+/** Walks the parsed value; returns how many object keys it holds. */
+function inspect(root: unknown): number {
+  let keys = 0;
+  const visit = (value: unknown, path: string, depth: number): void => {
+    if (typeof value === "string") {
+      checkString(value, path, "value");
+      return;
+    }
+    if (value === null || typeof value !== "object") return;
+    if (depth > MAX_JSON_DEPTH) throw badRequest(`invalid ${describeField(path)}: nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) visit(value[i], `${path}/${i}`, depth + 1);
+      return;
+    }
+    for (const key of Object.keys(value)) {
+      keys++;
+      const child = `${path}/${escapePointer(key)}`;
+      checkString(key, child, "key");
+      visit((value as Record<string, unknown>)[key], child, depth + 1);
+    }
+  };
+  visit(root, "", 1);
+  return keys;
+}
+
+// ES2024; Bun has it, the repo's lib setting predates it.
+type WellFormedCheck = string & { isWellFormed(): boolean };
+
+function checkString(value: string, path: string, what: "key" | "value"): void {
+  if (value.includes("\u0000")) throw badRequest(`invalid ${describeField(path)}: ${what} contains a NUL character (\\u0000), which cannot be stored`);
+  if (!(value as WellFormedCheck).isWellFormed()) throw badRequest(`invalid ${describeField(path)}: ${what} contains an unpaired UTF-16 surrogate, which cannot be stored`);
+}
+
+/** A field name safe to echo: control characters escaped, long paths cut (keys are client data). */
+export function describeField(pointer: string): string {
+  const name = fieldName(pointer).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return name.length > 200 ? `${name.slice(0, 200)}...` : name;
+}
+
+const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
+// Every string token, flagged when a colon follows (an object key). Run only on text JSON.parse
+// accepted, so tokens cannot be misaligned: outside strings there are no quotes.
+const STRING_TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?/g;
+
+function countKeyTokens(text: string): number {
+  let n = 0;
+  STRING_TOKEN.lastIndex = 0;
+  for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) if (m[1] !== undefined) n++;
+  return n;
+}
+
+const TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]:,]|[^\s{}[\]:,"]+/g;
+
+/** Slow path: the JSON pointer of the first repeated key. */
+function findDuplicateKey(text: string): string {
+  type Frame = { keys: Set<string> | null; path: string; index: number; pendingKey: string | null };
+  const stack: Frame[] = [];
+  let lastString: string | null = null;
+  const childPath = (f: Frame) => (f.keys ? `${f.path}/${escapePointer(f.pendingKey ?? "")}` : `${f.path}/${f.index}`);
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+    const tok = m[0];
+    const top = stack[stack.length - 1];
+    if (tok === "{" || tok === "[") {
+      const path = top ? childPath(top) : "";
+      stack.push({ keys: tok === "{" ? new Set() : null, path, index: 0, pendingKey: null });
+    } else if (tok === "}" || tok === "]") {
+      stack.pop();
+    } else if (tok === ":") {
+      const key = JSON.parse(lastString!) as string;
+      if (top.keys!.has(key)) return `${top.path}/${escapePointer(key)}`;
+      top.keys!.add(key);
+      top.pendingKey = key;
+    } else if (tok === ",") {
+      if (!top.keys) top.index++;
+    } else if (tok.startsWith('"')) {
+      lastString = tok;
+    }
+  }
+  return "";
+}

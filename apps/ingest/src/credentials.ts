@@ -1,0 +1,80 @@
+import { forbidden, HttpError, serviceUnavailable, unauthorized } from "../../../shared/errors";
+import type { KeyResolver, ResolvedKey } from "../../../shared/auth/keys";
+import type { Logger } from "../../../shared/logger";
+
+/** Headers a browser may read from our responses (the SDK needs Retry-After and the limits). */
+const EXPOSED = "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy";
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+export interface Authenticated {
+  key: ResolvedKey;
+  /** CORS headers for this response: set only when a client DSN is used from a permitted origin. */
+  cors: Record<string, string>;
+}
+
+// RFC 6750: the scheme is case-insensitive; a token never contains whitespace.
+const BEARER = /^bearer +([^\s]+) *$/i;
+
+/**
+ * Contract, Authentication rules 1-4. Every authentication failure is the same bare 401; origin
+ * rules are 403. Browser requests (those with an Origin header) are allowed only for client DSNs:
+ * telemetry keys and server DSNs are secrets and must not ship in a browser bundle.
+ */
+export function createAuthenticator(keys: KeyResolver, logger: Logger) {
+  return async function authenticate(request: Request): Promise<Authenticated> {
+    const match = BEARER.exec(request.headers.get("authorization") ?? "");
+    if (!match) throw unauthorized();
+    let key: ResolvedKey | null;
+    try {
+      key = await keys.resolve(match[1]);
+    } catch (err) {
+      logger.warn("key lookup failed", { err: err as Error });
+      throw serviceUnavailable("authentication temporarily unavailable, retry later", 2);
+    }
+    if (!key || key.kind === "platform") throw unauthorized();
+    return { key, cors: originPolicy(key, request.headers.get("origin")) };
+  };
+}
+
+function originPolicy(key: ResolvedKey, origin: string | null): Record<string, string> {
+  if (key.kind !== "dsn-client") {
+    if (origin !== null) throw forbidden("this credential is for servers and is refused from browsers (request has an Origin header); use a client DSN (svc-ing-c-...)");
+    return {};
+  }
+  const allowed = key.allowedOrigins?.length ? key.allowedOrigins : null;
+  if (origin === null) {
+    if (allowed) throw forbidden("this client DSN is restricted to its allowed origins and the request has no Origin header");
+    return {};
+  }
+  if (allowed && !allowed.some((o) => o.toLowerCase() === origin.toLowerCase())) {
+    throw forbidden(`origin ${JSON.stringify(origin.slice(0, 200))} is not in this DSN's allowed origins`);
+  }
+  return corsHeaders(origin);
+}
+
+function corsHeaders(origin: string): Record<string, string> {
+  return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED, vary: "Origin" };
+}
+
+/**
+ * Preflights carry no Authorization header, so they cannot tell which DSN will follow: every
+ * origin gets a positive answer and the allowed_origins rule is enforced on the POST itself.
+ */
+export function preflightResponse(request: Request): Response {
+  const origin = request.headers.get("origin");
+  const headers: Record<string, string> = { allow: "POST, OPTIONS" };
+  if (origin !== null) {
+    Object.assign(headers, {
+      "access-control-allow-origin": origin,
+      "access-control-allow-methods": "POST, OPTIONS",
+      "access-control-allow-headers": "authorization, content-type, x-request-id",
+      "access-control-max-age": String(PREFLIGHT_MAX_AGE_SECONDS),
+      vary: "Origin",
+    });
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+export function methodNotAllowed(method: string, path: string): HttpError {
+  return new HttpError(405, `method ${method} is not allowed on ${path}; use POST`, { allow: "POST, OPTIONS" });
+}

@@ -1,0 +1,89 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { canonicalJson, sha256Hex } from "../../../shared/crypto";
+import { serviceUnavailable } from "../../../shared/errors";
+import type { Logger } from "../../../shared/logger";
+import { subjects, type Topology } from "../../../shared/nats/topology";
+import type { EventPayload, IngestMessage, TracePayload } from "../../../shared/payloads";
+import { tooLarge } from "./body";
+
+/** Seconds a client is told to wait when JetStream is down or slow. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+export interface PublisherDeps {
+  js: JetStreamClient;
+  topology: Topology;
+  logger: Logger;
+  now: () => Date;
+  maxBodyBytes: number;
+  /** How long to wait for JetStream's PubAck before answering 503. */
+  publishTimeoutMs: number;
+  /** False while the NATS connection is known to be down: answer 503 at once instead of waiting. */
+  connected?: () => boolean;
+  /** Publishes awaiting a PubAck beyond this are refused with 503 (backpressure, bounded memory). */
+  maxInFlight: number;
+}
+
+export interface StoreInput {
+  kind: "trace" | "event";
+  tenantId: string;
+  serviceName: string;
+  payload: TracePayload | EventPayload;
+}
+
+/**
+ * Same tenant + service + kind + canonical body = same Nats-Msg-Id, so a client retry within the
+ * stream's duplicate window is stored once (and counted once downstream).
+ */
+export function messageIdFor(input: Omit<StoreInput, "payload"> & { payload: unknown }): Promise<string> {
+  return sha256Hex(`${input.tenantId}\n${input.kind}\n${input.serviceName}\n${canonicalJson(input.payload)}`);
+}
+
+/** Publishes to INGEST and resolves only after the PubAck; every failure is a 503 (or 413). */
+export function createPublisher(deps: PublisherDeps) {
+  let inFlight = 0;
+  const unavailable = () => serviceUnavailable("storage temporarily unavailable, retry later", STORAGE_RETRY_AFTER_SECONDS);
+
+  return async function store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }> {
+    if (deps.connected && !deps.connected()) throw unavailable();
+    if (inFlight >= deps.maxInFlight) throw unavailable();
+    const messageId = await messageIdFor(input);
+    const message = { ...input, messageId, receivedAt: deps.now().toISOString() } as IngestMessage;
+    const subject = input.kind === "trace" ? subjects.ingestTrace(deps.topology) : subjects.ingestEvent(deps.topology);
+    inFlight++;
+    try {
+      const ack = await deps.js.publish(subject, JSON.stringify(message), { msgID: messageId, timeout: deps.publishTimeoutMs });
+      return { messageId, duplicate: ack.duplicate };
+    } catch (err) {
+      // The server refuses messages over max_payload; main.ts checks it covers the body limit.
+      if (/max.?payload/i.test(String((err as Error)?.message ?? err))) throw tooLarge(deps.maxBodyBytes);
+      deps.logger.warn("publish to INGEST failed", { err: err as Error, messageId });
+      throw unavailable();
+    } finally {
+      inFlight--;
+    }
+  };
+}
+
+/** Tracks the connection's status events so the app can refuse fast while NATS is away. */
+export function watchConnection(nc: NatsConnection): { connected: () => boolean } {
+  let up = !nc.isClosed();
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect" || s.type === "close") up = false;
+      else if (s.type === "reconnect") up = true;
+    }
+  })().catch(() => {});
+  return { connected: () => up && !nc.isClosed() };
+}
+
+/** Headroom for the IngestMessage envelope and re-serialization around the client's body. */
+export const ENVELOPE_BYTES = 64 * 1024;
+
+/** Throws when the server's max_payload cannot carry the largest body we accept. */
+export function assertPayloadFits(nc: NatsConnection, maxBodyBytes: number): void {
+  const max = nc.info?.max_payload ?? 0;
+  if (max < maxBodyBytes + ENVELOPE_BYTES) {
+    throw new Error(`nats-server max_payload is ${max} bytes but INGEST_MAX_BODY_BYTES=${maxBodyBytes} needs at least ${maxBodyBytes + ENVELOPE_BYTES}; raise max_payload in the server config`);
+  }
+}

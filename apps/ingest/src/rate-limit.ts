@@ -1,0 +1,68 @@
+import { HttpError } from "../../../shared/errors";
+
+export interface RateLimitOptions {
+  /** Tokens added per second; 0 disables limiting. */
+  perSecond: number;
+  /** Bucket size: how many requests may arrive at once after an idle period. */
+  burst: number;
+  /** Monotonic-enough clock in ms. */
+  now: () => number;
+  /** Idle (full) buckets are dropped once this many credentials are tracked. */
+  maxTracked?: number;
+}
+
+export interface RateLimiter {
+  /** Takes one token for `id`: the RateLimit headers to send, or throws 429 with Retry-After. */
+  take(id: string): Record<string, string>;
+}
+
+/**
+ * A token bucket per credential, in this process. With N ingest instances behind a balancer a
+ * credential can reach N times the rate: a deliberate trade (no shared state on the hot path),
+ * documented in docs/ingestion.md.
+ */
+export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
+  if (opts.perSecond <= 0) return { take: () => ({}) };
+  const { perSecond, burst, now } = opts;
+  const maxTracked = opts.maxTracked ?? 100_000;
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const policy = `${burst};w=${Math.max(1, Math.ceil(burst / perSecond))}`;
+
+  function refill(b: { tokens: number; at: number }, t: number) {
+    b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * perSecond);
+    b.at = t;
+  }
+
+  function forgetIdle(t: number) {
+    for (const [id, b] of buckets) {
+      refill(b, t);
+      if (b.tokens >= burst) buckets.delete(id);
+    }
+  }
+
+  return {
+    take(id) {
+      const t = now();
+      let b = buckets.get(id);
+      if (!b) {
+        if (buckets.size >= maxTracked) forgetIdle(t);
+        b = { tokens: burst, at: t };
+        buckets.set(id, b);
+      } else {
+        refill(b, t);
+      }
+      const allowed = b.tokens >= 1;
+      if (allowed) b.tokens -= 1;
+      const headers: Record<string, string> = {
+        "ratelimit-limit": String(burst),
+        "ratelimit-remaining": String(Math.floor(b.tokens)),
+        // Seconds until the bucket is full again.
+        "ratelimit-reset": String(Math.ceil((burst - b.tokens) / perSecond)),
+        "ratelimit-policy": policy,
+      };
+      if (allowed) return headers;
+      const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
+      throw new HttpError(429, `rate limit exceeded for this credential: ${perSecond} requests per second, burst ${burst}`, { ...headers, "retry-after": String(retryAfter) });
+    },
+  };
+}
