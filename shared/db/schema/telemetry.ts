@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants, traceServices } from "./tenancy";
 
@@ -27,6 +28,8 @@ export const sessions = pgTable(
     maturedAt: ts("matured_at"),
     /** +1 for every write that brought new spans or events; serialized by the row lock. */
     activitySeq: bigint("activity_seq", { mode: "number" }).notNull().default(0),
+    /** Highest maturation_count whose MATURED message was published: lower = publish still owed. */
+    publishedCount: integer("published_count").notNull().default(0),
     labels: jsonb("labels").$type<string[]>().notNull().default([]),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
@@ -34,6 +37,7 @@ export const sessions = pgTable(
     uniqueIndex("sessions_service_session_uq").on(t.traceServiceId, t.sessionId),
     index("sessions_tenant_service_activity_idx").on(t.tenantId, t.traceServiceId, t.lastActivityAt),
     index("sessions_active_ingested_idx").on(t.status, t.lastIngestedAt),
+    index("sessions_unpublished_idx").on(t.maturedAt).where(sql`published_count < maturation_count`),
   ],
 );
 
@@ -59,11 +63,16 @@ export const traces = pgTable(
     status: text("status", { enum: ENTITY_STATUSES }).notNull().default("active"),
     maturationCount: integer("maturation_count").notNull().default(0),
     maturedAt: ts("matured_at"),
+    /** 1 once the trace's MATURED message was published. */
+    publishedCount: integer("published_count").notNull().default(0),
   },
   (t) => [
     uniqueIndex("traces_service_trace_uq").on(t.traceServiceId, t.traceId),
     index("traces_session_idx").on(t.sessionPk, t.startTime),
     index("traces_active_ingested_idx").on(t.status, t.ingestedAt),
+    // Recent traces of a service (latency norms, trace lists).
+    index("traces_service_start_idx").on(t.traceServiceId, t.startTime),
+    index("traces_unpublished_idx").on(t.maturedAt).where(sql`published_count < maturation_count`),
   ],
 );
 
