@@ -7,7 +7,7 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(bin);
 }
 
-export function fromBase64(value: string): Uint8Array {
+export function fromBase64(value: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(atob(value), (c) => c.charCodeAt(0));
 }
 
@@ -16,12 +16,12 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   return Array.from(view, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export async function sha256Hex(input: string | Uint8Array): Promise<string> {
+export async function sha256Hex(input: string | Uint8Array<ArrayBuffer>): Promise<string> {
   const data = typeof input === "string" ? encoder.encode(input) : input;
   return toHex(await crypto.subtle.digest("SHA-256", data));
 }
 
-export function randomBytes(n: number): Uint8Array {
+export function randomBytes(n: number): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(n));
 }
 
