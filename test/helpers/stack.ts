@@ -5,7 +5,13 @@ import { connectNats, createTopology, ensureTopology, type NatsHandles } from ".
 import { createIngestApp } from "../../apps/ingest/src/app";
 import { createPlatformApp } from "../../apps/platform/src/app";
 import { createProcessor, type Processor, type ProcessorDeps } from "../../apps/processor/src/processor";
+import { createDispatcher, type Dispatcher, type DispatcherDeps } from "../../apps/dispatcher/src/dispatcher";
+import type { WebhookOptions } from "../../apps/platform/src/webhooks/routes";
+import { SecretBox } from "../../shared/crypto";
 import { createTestDatabase } from "./infra";
+
+/** A fixed 32-byte key for sealing webhook secrets in tests. */
+export const TEST_SECRET_KEY = btoa("cellar-test-secret-key-32-bytes!");
 
 export interface TestStack {
   database: Database;
@@ -19,6 +25,9 @@ export interface TestStack {
   /** GET (or other) against the platform app in-process. */
   platformRequest(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   startProcessor(overrides?: Partial<ProcessorDeps>): Promise<Processor>;
+  /** Starts a dispatcher on this stack (secretBox shared with the platform's). */
+  startDispatcher(overrides?: Partial<DispatcherDeps>): Promise<Dispatcher>;
+  secretBox: SecretBox;
   stop(): Promise<void>;
 }
 
@@ -26,7 +35,7 @@ export interface TestStack {
  * A fresh database and NATS namespace for one test file, with the apps built in-process from
  * the same factories main.ts uses. Real nats-server and Postgres underneath.
  */
-export async function createTestStack(opts: { windowSeconds?: number; logLevel?: LogLevel; startProcessor?: boolean } = {}): Promise<TestStack> {
+export async function createTestStack(opts: { windowSeconds?: number; logLevel?: LogLevel; startProcessor?: boolean; webhooks?: WebhookOptions } = {}): Promise<TestStack> {
   const windowSeconds = opts.windowSeconds ?? 1;
   const logger = createLogger(opts.logLevel ?? ((process.env.TEST_LOG_LEVEL as LogLevel) || "silent"));
   const testDb = await createTestDatabase();
@@ -37,8 +46,13 @@ export async function createTestStack(opts: { windowSeconds?: number; logLevel?:
   const nats = await ensureTopology(nc, topology);
   const keys = new KeyResolver(database.db, { ttlMs: 200 });
   const ingest = createIngestApp({ js: nats.js, topology, keys, logger, maxBodyBytes: 4 * 1024 * 1024 });
-  const platform = createPlatformApp({ db: database.db, sql: database.sql, keys, logger, windowSeconds });
+  const secretBox = new SecretBox(TEST_SECRET_KEY);
+  const platform = createPlatformApp({
+    db: database.db, sql: database.sql, keys, logger, windowSeconds,
+    webhooks: { secretBox, js: nats.js, topology, ...opts.webhooks },
+  });
   const processors: Processor[] = [];
+  const dispatchers: Dispatcher[] = [];
 
   const stack: TestStack = {
     database,
@@ -46,6 +60,7 @@ export async function createTestStack(opts: { windowSeconds?: number; logLevel?:
     ingest,
     platform,
     windowSeconds,
+    secretBox,
     ingestRequest: (path, body, headers = {}) =>
       ingest.handle(
         new Request(`http://ingest.test${path}`, {
@@ -67,8 +82,15 @@ export async function createTestStack(opts: { windowSeconds?: number; logLevel?:
       stack.processor = p;
       return p;
     },
+    async startDispatcher(overrides = {}) {
+      const d = createDispatcher({ sql: database.sql, js: nats.js, topology, logger, secretBox, ...overrides });
+      await d.start();
+      dispatchers.push(d);
+      return d;
+    },
     async stop() {
       await Promise.allSettled(processors.map((p) => p.stop()));
+      await Promise.allSettled(dispatchers.map((d) => d.stop()));
       for (const name of [topology.ingestStream, topology.maturedStream, topology.deliveriesStream, `KV_${topology.activityBucket}`]) {
         await nats.jsm.streams.delete(name).catch(() => {});
       }

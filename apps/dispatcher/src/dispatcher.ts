@@ -10,7 +10,7 @@ import { compileValidator } from "../../../shared/validation";
 import { toCidrs, type Cidr } from "../../../shared/webhooks/address";
 import { DeliveryJob } from "../../../shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "../../../shared/webhooks/destination";
-import { attemptDelivery, loadDelivery, type AttemptDeps, type DeliveryFetch } from "./attempt";
+import { attemptDelivery, loadDelivery, type AttemptDeps, type DeliveryFetch, type Verdict } from "./attempt";
 import { fanOut } from "./fanout";
 import { createKeyedLimiter } from "./limiter";
 import { pinnedFetch } from "./pinned-fetch";
@@ -41,6 +41,8 @@ export interface DispatcherDeps {
   endpointConcurrency?: number;
   pruneIntervalMs?: number;
   retentionMs?: number;
+  /** Test and metrics hook: runs after each attempt is recorded. */
+  onAttempt?: (info: { deliveryId: string; attempt: number; verdict: Verdict }) => void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -126,6 +128,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       const release = await limiter.acquire(row.subscription_id);
       try {
         const verdict = await attemptDelivery(attemptDeps, row, job.manual === true);
+        deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
         if (verdict.action === "ack") m.ack();
         else if (verdict.action === "nak") m.nak(verdict.delayMs);
         else {
