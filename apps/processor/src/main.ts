@@ -18,6 +18,9 @@ const processor = createProcessor({
   topology: nats.topology,
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
+  summaryLlm: config.SUMMARY_LLM_URL && config.SUMMARY_LLM_API_KEY
+    ? { url: config.SUMMARY_LLM_URL, apiKey: config.SUMMARY_LLM_API_KEY, model: config.SUMMARY_LLM_MODEL }
+    : undefined,
 });
 await processor.start();
 

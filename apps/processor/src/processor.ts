@@ -8,7 +8,10 @@ import { compileValidator } from "../../../shared/validation";
 import { writeIngestBatch } from "./ingest/writer";
 import { isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
 import { matureSession, matureTrace, type MaturationDeps } from "./maturation/mature";
-import { sweepIdle } from "./maturation/sweep";
+import { sweepIdle, type SweepResult } from "./maturation/sweep";
+import { createLatencyNorms } from "./analysis/norms";
+import type { LatencyNorms } from "./analysis/detectors";
+import type { SummaryLlm } from "./analysis/tldr";
 
 export interface ProcessorDeps {
   sql: postgres.Sql;
@@ -23,6 +26,10 @@ export interface ProcessorDeps {
   ingestBatchSize?: number;
   maturationConcurrency?: number;
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
+  /** AI TL;DRs through an OpenAI-compatible endpoint (SUMMARY_LLM_*); extractive without it. */
+  summaryLlm?: SummaryLlm;
+  /** Override the service latency norms (tests); default: recent llm spans, cached 60 s. */
+  latencyNorms?: (traceServiceId: string) => Promise<LatencyNorms>;
 }
 
 const ingestValidator = compileValidator(IngestMessage);
@@ -32,7 +39,10 @@ export function createProcessor(deps: ProcessorDeps) {
   const loops: BatchLoop[] = [];
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
-  const maturation: MaturationDeps = { sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit };
+  const maturation: MaturationDeps = {
+    sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
+    latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm,
+  };
 
   async function handleIngestBatch(batch: JsMsg[]): Promise<void> {
     const good: IngestMessage[] = [];
@@ -70,7 +80,7 @@ export function createProcessor(deps: ProcessorDeps) {
       if (!target) m.ack(); // a refresh, not an expiry
       else work.push({ m, ...target });
     }
-    const limit = deps.maturationConcurrency ?? 8;
+    const limit = deps.maturationConcurrency ?? 16;
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(limit, work.length) }, async () => {
@@ -102,7 +112,7 @@ export function createProcessor(deps: ProcessorDeps) {
       deps.logger.info("processor started", { windowSeconds: deps.windowSeconds });
     },
     /** Matures what lost its marker: idle longer than window + grace and still active. */
-    sweepOnce(): Promise<{ sessions: number; traces: number }> {
+    sweepOnce(): Promise<SweepResult> {
       return sweepIdle(maturation, deps.sweepGraceSeconds ?? Math.max(60, deps.windowSeconds));
     },
     async stop(): Promise<void> {

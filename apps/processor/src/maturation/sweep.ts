@@ -1,10 +1,18 @@
-import { matureSession, matureTrace, type MaturationDeps } from "./mature";
+import { matureSession, matureTrace, publishMatured, sessionMessage, traceMessage, type MaturationDeps, type SessionRow, type TraceRow } from "./mature";
+
+export interface SweepResult {
+  sessions: number;
+  traces: number;
+  /** MATURED messages that were owed (committed, never recorded as published) and are now sent. */
+  republished: number;
+}
 
 /**
  * The safety net: matures sessions and traces idle far past the window whose marker never came
- * (a processor down longer than the marker TTL, a lost refresh). Markers are the mechanism.
+ * (a processor down longer than the marker TTL, a lost refresh), and publishes MATURED messages
+ * still owed after a crash whose marker was already gone. Markers are the mechanism.
  */
-export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limit = 500): Promise<{ sessions: number; traces: number }> {
+export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limit = 500): Promise<SweepResult> {
   const idleFor = deps.windowSeconds + graceSeconds;
   const sessions = await deps.sql<{ id: string }[]>`
     select id from sessions where status = 'active' and last_ingested_at < now() - make_interval(secs => ${idleFor})
@@ -12,9 +20,28 @@ export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limi
   const traces = await deps.sql<{ id: string }[]>`
     select id from traces where status = 'active' and ingested_at < now() - make_interval(secs => ${idleFor})
     order by ingested_at limit ${limit}`;
-  let s = 0, t = 0;
+  let s = 0, t = 0, r = 0;
   for (const row of sessions) if ((await matureSession(deps, row.id)) === "matured") s++;
   for (const row of traces) if ((await matureTrace(deps, row.id)) === "matured") t++;
-  if (s || t) deps.logger.warn("sweep matured entities whose activity marker was lost", { sessions: s, traces: t });
-  return { sessions: s, traces: t };
+
+  const owedSessions = await deps.sql<SessionRow[]>`
+    select s.id, s.tenant_id, s.trace_service_id, s.session_id, s.status, s.maturation_count, s.matured_at, s.published_count, ts.name as service_name
+    from sessions s join trace_services ts on ts.id = s.trace_service_id
+    where s.published_count < s.maturation_count and s.matured_at < now() - make_interval(secs => ${graceSeconds})
+    order by s.matured_at limit ${limit}`;
+  for (const row of owedSessions) {
+    await publishMatured(deps, sessionMessage(row));
+    r++;
+  }
+  const owedTraces = await deps.sql<TraceRow[]>`
+    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, t.status, t.maturation_count, t.matured_at, t.published_count, ts.name as service_name
+    from traces t join trace_services ts on ts.id = t.trace_service_id
+    where t.published_count < t.maturation_count and t.matured_at < now() - make_interval(secs => ${graceSeconds})
+    order by t.matured_at limit ${limit}`;
+  for (const row of owedTraces) {
+    await publishMatured(deps, traceMessage(row));
+    r++;
+  }
+  if (s || t || r) deps.logger.warn("sweep matured or published what its marker missed", { sessions: s, traces: t, republished: r });
+  return { sessions: s, traces: t, republished: r };
 }

@@ -1,0 +1,79 @@
+import { canonicalModel, costOf } from "../../../../shared/pricing/openai";
+import { stableId } from "../ingest/spans";
+import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput, type TranscriptResult } from "./transcript";
+
+/** One model response, normalized: what metrics, costs and detectors work from. */
+export interface ModelCall {
+  traceId: string;
+  spanId: string;
+  index: number;
+  /** Response model (dated snapshot) when given, else the request's. */
+  model: string | null;
+  /** Price-table name, null when the table does not know the model. */
+  pricedModel: string | null;
+  at: Date;
+  latencyMs: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+  finishReason: string | null;
+  message: any;
+  text: string;
+  toolCalls: ToolCallRef[];
+  /** Tools whose results this call consumed (new results in its request, or the 1st response's calls). */
+  consumedTools: string[];
+  costUsd: number | null;
+  /** Transcript item that shows this response (assistant text, else its first tool call). */
+  itemId: string | null;
+}
+
+const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+export function extractCalls(traces: TraceInput[], transcript: TranscriptResult): ModelCall[] {
+  const calls: ModelCall[] = [];
+  const ordered = [...traces].sort((a, b) => a.startTime.getTime() - b.startTime.getTime() || a.traceId.localeCompare(b.traceId));
+  for (const t of ordered) {
+    const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
+    const startMs = t.startTime.getTime();
+    const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
+    const requestModel = typeof t.payload.request?.model === "string" ? t.payload.request.model : null;
+    responses.forEach((r, ri) => {
+      const choice = r?.choices?.[0];
+      const message = choice?.message ?? null;
+      const usage = r?.usage ?? {};
+      const model = typeof r?.model === "string" ? r.model : requestModel;
+      const toolCalls = toolCallsOf(message);
+      const consumedTools = ri === 0 ? transcript.consumedToolsByTrace.get(t.traceId) ?? [] : toolCallsOf(responses[ri - 1]?.choices?.[0]?.message).map((c) => c.name ?? "unknown");
+      const text = contentText(message?.content);
+      const promptTokens = num(usage.prompt_tokens);
+      const completionTokens = num(usage.completion_tokens);
+      const cachedTokens = num(usage.prompt_tokens_details?.cached_tokens);
+      const at = new Date(startMs + step * ri);
+      const origin = `${t.traceId}:res:${ri}`;
+      calls.push({
+        traceId: t.traceId,
+        spanId: stableId(t.traceId, "response", String(ri)).slice(0, 16),
+        index: ri,
+        model,
+        pricedModel: canonicalModel(model) ?? canonicalModel(requestModel),
+        at,
+        latencyMs: Math.round(step),
+        promptTokens,
+        completionTokens,
+        totalTokens: num(usage.total_tokens) || promptTokens + completionTokens,
+        cachedTokens,
+        reasoningTokens: num(usage.completion_tokens_details?.reasoning_tokens),
+        finishReason: typeof choice?.finish_reason === "string" ? choice.finish_reason : null,
+        message,
+        text,
+        toolCalls,
+        consumedTools,
+        costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens }, at),
+        itemId: !message ? null : text.trim() || toolCalls.length === 0 ? itemId(origin) : itemId(origin, "call", "0"),
+      });
+    });
+  }
+  return calls;
+}

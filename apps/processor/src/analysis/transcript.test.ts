@@ -1,0 +1,87 @@
+import { expect, test } from "bun:test";
+import { buildTranscript } from "./transcript";
+import { assistant, event, sys, toolResult, trace, user } from "./test-fixtures";
+
+const view = (items: any[]) => items.map((i) => [i.type, i.type === "tool_call" ? i.toolName : i.content]);
+
+test("multi-turn tool-calling conversation: each message once, tool calls and results in order", () => {
+  const call = assistant(null, [{ id: "call_1", name: "get_weather", args: { city: "Paris" } }]);
+  const t1 = trace({ at: 0, messages: [sys("Be brief."), user("Weather in Paris?")], responses: [{ message: call, finish: "tool_calls" }] });
+  const t2 = trace({ at: 2, messages: [sys("Be brief."), user("Weather in Paris?"), call, toolResult("call_1", "18C sunny")], responses: [{ message: assistant("18C and sunny.") }] });
+  const t3 = trace({
+    at: 10,
+    messages: [sys("Be brief."), user("Weather in Paris?"), call, toolResult("call_1", "18C sunny"), assistant("18C and sunny."), user("Thanks!")],
+    responses: [{ message: assistant("You're welcome.") }],
+  });
+  const { items } = buildTranscript([t3, t1, t2], [event({ at: 5, name: "ui.click" })]);
+  expect(view(items)).toEqual([
+    ["system", "Be brief."],
+    ["user", "Weather in Paris?"],
+    ["tool_call", "get_weather"],
+    ["tool_result", "18C sunny"],
+    ["assistant", "18C and sunny."],
+    ["event", { name: "ui.click", severityNumber: null, attributes: {}, body: null }],
+    ["user", "Thanks!"],
+    ["assistant", "You're welcome."],
+  ]);
+  const result = items.find((i) => i.type === "tool_result")!;
+  expect(result.toolName).toBe("get_weather");
+  expect(result.toolCallId).toBe("call_1");
+  expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
+});
+
+test("2-response payload: the tool result from the next request sits between the call and the answer", () => {
+  const call = assistant(null, [{ id: "call_9", name: "lookup_order", args: { id: 42 } }]);
+  const t1 = trace({ at: 0, durationMs: 2000, messages: [user("Where is order 42?")], responses: [{ message: call, finish: "tool_calls" }, { message: assistant("It ships tomorrow.") }] });
+  const t2 = trace({ at: 20, messages: [user("Where is order 42?"), call, toolResult("call_9", "{\"eta\":\"tomorrow\"}"), assistant("It ships tomorrow."), user("Great")], responses: [{ message: assistant("Anything else?") }] });
+  const { items, impliedAnswered } = buildTranscript([t1, t2], []);
+  expect(view(items)).toEqual([
+    ["user", "Where is order 42?"],
+    ["tool_call", "lookup_order"],
+    ["tool_result", "{\"eta\":\"tomorrow\"}"],
+    ["assistant", "It ships tomorrow."],
+    ["user", "Great"],
+    ["assistant", "Anything else?"],
+  ]);
+  expect(impliedAnswered.has("call_9")).toBe(true);
+  // Items carry what the item endpoint shows: model, finish reason, span and its raw attributes.
+  const answer = items.find((i) => i.content === "It ships tomorrow.")!;
+  expect(answer).toMatchObject({ finishReason: "stop", model: "gpt-4o-mini-2024-07-18", traceId: t1.traceId });
+  expect((answer.spanAttributes as any)["response.index"]).toBe(1);
+  expect(Date.parse(answer.timestamp)).toBeGreaterThan(Date.parse(items[1].timestamp));
+});
+
+test("a history truncated by the app (sliding window) is not shown twice", () => {
+  const t1 = trace({ at: 0, messages: [sys("S"), user("u1")], responses: [{ message: assistant("a1") }] });
+  const t2 = trace({ at: 1, messages: [sys("S"), user("u1"), assistant("a1"), user("u2")], responses: [{ message: assistant("a2") }] });
+  // The app keeps the system prompt and only the last exchange.
+  const t3 = trace({ at: 2, messages: [sys("S"), user("u2"), assistant("a2"), user("u3")], responses: [{ message: assistant("a3") }] });
+  const { items } = buildTranscript([t1, t2, t3], []);
+  expect(view(items)).toEqual([["system", "S"], ["user", "u1"], ["assistant", "a1"], ["user", "u2"], ["assistant", "a2"], ["user", "u3"], ["assistant", "a3"]]);
+  expect(items.some((i) => i.edited)).toBe(false);
+});
+
+test("an edited history shows the rewritten message once, flagged edited", () => {
+  const t1 = trace({ at: 0, messages: [user("u1")], responses: [{ message: assistant("a1") }] });
+  const t2 = trace({ at: 1, messages: [user("u1"), assistant("a1"), user("typo qestion")], responses: [{ message: assistant("a2") }] });
+  const t3 = trace({ at: 2, messages: [user("u1"), assistant("a1"), user("fixed question")], responses: [{ message: assistant("a2b") }] });
+  const { items } = buildTranscript([t1, t2, t3], []);
+  expect(view(items)).toEqual([["user", "u1"], ["assistant", "a1"], ["user", "typo qestion"], ["assistant", "a2"], ["user", "fixed question"], ["assistant", "a2b"]]);
+  expect(items.find((i) => i.content === "fixed question")!.edited).toBe(true);
+  expect(items.find((i) => i.content === "typo qestion")!.edited).toBeUndefined();
+});
+
+test("item ids are stable across rebuilds and unaffected by later traces", () => {
+  const t1 = trace({ at: 0, messages: [user("hi")], responses: [{ message: assistant("hello") }] });
+  const t2 = trace({ at: 5, messages: [user("hi"), assistant("hello"), user("bye")], responses: [{ message: assistant("ciao") }] });
+  const before = buildTranscript([t1], []).items.map((i) => i.id);
+  const after = buildTranscript([t1, t2], []).items.map((i) => i.id);
+  expect(after.slice(0, 2)).toEqual(before);
+  expect(buildTranscript([t1, t2], []).items.map((i) => i.id)).toEqual(after);
+});
+
+test("reasoning and refusal are kept on the assistant item", () => {
+  const t1 = trace({ at: 0, messages: [user("q")], responses: [{ message: { role: "assistant", content: "a", reasoning_content: "thought about it", refusal: null } }] });
+  const [, answer] = buildTranscript([t1], []).items;
+  expect(answer).toMatchObject({ type: "assistant", reasoning: "thought about it", refusal: null });
+});
