@@ -29,6 +29,9 @@ export function httpBasics(logger: Logger) {
       if (code === "NOT_FOUND") return jsonResponse(404, { error: "not found" }, base);
       if (code === "PARSE") return jsonResponse(400, { error: "body is not valid JSON" }, base);
       if (code === "VALIDATION") {
+        // A schema's own `error` text (t.String({ error: "..." })) is the message the route chose.
+        const custom = (error as { customError?: unknown }).customError;
+        if (typeof custom === "string" && custom) return jsonResponse(400, { error: custom }, base);
         const first = (error as { all?: Array<{ path?: string; summary?: string; message?: string }> }).all?.[0];
         const field = first?.path ? first.path.replace(/^\//, "").replace(/\//g, ".") : "request";
         return jsonResponse(400, { error: `invalid ${field}: ${first?.message ?? "does not match the schema"}` }, base);

@@ -1,7 +1,8 @@
+import type postgres from "postgres";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../../../shared/db/client";
 import { projectMemberships, traceServices, type Role } from "../../../../shared/db/schema";
-import { forbidden, notFound, unauthorized } from "../../../../shared/errors";
+import { badRequest, forbidden, notFound, unauthorized } from "../../../../shared/errors";
 import type { KeyResolver } from "../../../../shared/auth/keys";
 
 export interface Principal {
@@ -48,4 +49,41 @@ export async function resolveService(db: Db, p: Principal, name: string): Promis
     if (!m) throw forbidden("your project membership does not cover this service");
   }
   return svc;
+}
+
+/**
+ * SQL condition "trace service `alias` is one the principal can see" (tenant always; project
+ * membership below admin). For reads by a bare id (span, trace metrics, session metric), where
+ * an entity in an unseen project is reported as missing: naming no service, the caller learns
+ * nothing about projects it cannot see.
+ */
+export function visibleServiceCondition(sql: postgres.Sql, p: Principal, alias: string) {
+  const col = (c: string) => sql.unsafe(`${alias}.${c}`);
+  if (hasRole(p, "admin")) return sql`${col("tenant_id")} = ${p.tenantId}`;
+  return sql`${col("tenant_id")} = ${p.tenantId} and exists (
+    select 1 from project_memberships pm where pm.user_id = ${p.userId} and pm.project_id = ${col("project_id")})`;
+}
+
+export interface ServiceRef {
+  id: string;
+  name: string;
+}
+
+/**
+ * Services a read by a bare id may search: the one named (authorized like any named service:
+ * 404 / 403), or else every service the principal can see.
+ */
+export async function candidateServices(db: Db, sql: postgres.Sql, p: Principal, name?: string): Promise<ServiceRef[]> {
+  if (name) {
+    const svc = await resolveService(db, p, name);
+    return [{ id: svc.id, name: svc.name }];
+  }
+  return sql<ServiceRef[]>`select ts.id, ts.name from trace_services ts where ${visibleServiceCondition(sql, p, "ts")}`;
+}
+
+/** Exactly one match, else 404 (none) or 400 (the id exists in several services: name one). */
+export function pickOne<T>(matches: T[], what: string, idName: string): T {
+  if (matches.length === 0) throw notFound(`no such ${what}`);
+  if (matches.length > 1) throw badRequest(`${idName} matches ${what}s in several services; add the serviceName query parameter`);
+  return matches[0];
 }

@@ -1,17 +1,39 @@
 import { Elysia, t } from "elysia";
+import { paymentRequired } from "../../../../shared/errors";
 import type { PlatformDeps } from "../app";
 import { platformAuth } from "../auth/plugin";
-import { resolveService } from "../auth/principal";
-import { readTranscript } from "./transcript";
+import { resolveService, type Principal } from "../auth/principal";
+import { pagedQuery } from "../http/filters";
+import { doc, intQuery, offsetQuery, requiredQuery } from "../http/schemas";
+import { CostByModel, Intents, ProblemAnalysis, sessionCostByModel, sessionIntents, sessionProblems, sessionTldr, sessionToolCosts, sessionToolSchemas, Tldr, ToolCosts, ToolSchemas } from "./analysis";
+import { filterSessions, SessionsFilteredBody, SessionsPage } from "./filtered";
+import { loadSession } from "./lookup";
+import { SessionEvents, sessionEvents, SessionGraph, sessionGraph, SessionSpans, sessionSpans, SessionTraces, sessionTraces, SessionTree, sessionTree } from "./reads";
+import { readTranscript, readTranscriptItem, TranscriptItemDetail, TranscriptPage } from "./transcript";
 
 export const TranscriptQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 100 })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
-  content: t.Optional(t.Union([t.Literal("lean"), t.Literal("full")], { default: "lean" })),
+  limit: intQuery("limit", 1, 500, 100),
+  offset: offsetQuery(),
+  content: t.Optional(t.Union([t.Literal("lean"), t.Literal("full")], { default: "lean", error: "invalid content: must be lean or full" })),
 });
+const ListQuery = t.Object({ limit: intQuery("limit", 1, 1000, 500), offset: offsetQuery() });
+const SessionParams = t.Object({ serviceName: t.String(), sessionId: t.String() });
+const TAG = "Sessions";
 
-/** Session reads under S = /telemetry/otel/sessions/{serviceName}/{sessionId}. */
+/** Authorizes the service, then loads the session in it (404 when it has no such session). */
+export async function sessionContext(deps: PlatformDeps, principal: Principal, serviceName: string, sessionId: string) {
+  const svc = await resolveService(deps.db, principal, serviceName);
+  const session = await loadSession(deps.sql, svc.id, sessionId);
+  return { sql: deps.sql, serviceName: svc.name, session, windowSeconds: deps.windowSeconds };
+}
+
+/**
+ * Session reads under S = /telemetry/otel/sessions/{serviceName}/{sessionId}, the sessions
+ * search and intents. There is deliberately no GET on S itself (contract: it is 404).
+ */
 export function sessionRoutes(deps: PlatformDeps) {
+  const ctx = (p: Principal, params: { serviceName: string; sessionId: string }) => sessionContext(deps, p, params.serviceName, params.sessionId);
+  const page = (q: { limit?: number; offset?: number }) => ({ limit: q.limit ?? 500, offset: q.offset ?? 0 });
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
     .use(platformAuth(deps.keys))
     .get(
@@ -20,6 +42,65 @@ export function sessionRoutes(deps: PlatformDeps) {
         const svc = await resolveService(deps.db, principal, params.serviceName);
         return readTranscript(deps.sql, svc.id, params.sessionId, { limit: query.limit ?? 100, offset: query.offset ?? 0, content: query.content ?? "lean" }, deps.windowSeconds);
       },
-      { query: TranscriptQuery },
+      { params: SessionParams, query: TranscriptQuery, detail: doc(TAG, "Transcript: conversation items, paged", TranscriptPage) },
+    )
+    .get(
+      "/:serviceName/:sessionId/transcript/items/:itemId",
+      async ({ params, principal }) => {
+        const svc = await resolveService(deps.db, principal, params.serviceName);
+        return readTranscriptItem(deps.sql, svc.id, params.sessionId, params.itemId);
+      },
+      { params: t.Object({ serviceName: t.String(), sessionId: t.String(), itemId: t.String() }), detail: doc(TAG, "One transcript item in full, with reasoning and raw span attributes", TranscriptItemDetail) },
+    )
+    .get("/:serviceName/:sessionId/traces", async ({ params, query, principal }) => sessionTraces(await ctx(principal, params), page(query)), {
+      params: SessionParams, query: ListQuery, detail: doc(TAG, "Traces that make up the session", SessionTraces),
+    })
+    .get("/:serviceName/:sessionId/spans", async ({ params, query, principal }) => sessionSpans(await ctx(principal, params), page(query)), {
+      params: SessionParams, query: ListQuery, detail: doc(TAG, "Raw spans of the session", SessionSpans),
+    })
+    .get("/:serviceName/:sessionId/tree", async ({ params, principal }) => sessionTree(await ctx(principal, params)), {
+      params: SessionParams, detail: doc(TAG, "Span hierarchy as a tree", SessionTree),
+    })
+    .get("/:serviceName/:sessionId/graph", async ({ params, principal }) => sessionGraph(await ctx(principal, params)), {
+      params: SessionParams, detail: doc(TAG, "Span hierarchy as nodes and edges", SessionGraph),
+    })
+    .get("/:serviceName/:sessionId/events", async ({ params, query, principal }) => sessionEvents(await ctx(principal, params), page(query)), {
+      params: SessionParams, query: ListQuery, detail: doc(TAG, "Events emitted during the session", SessionEvents),
+    })
+    .get("/:serviceName/:sessionId/tldr", async ({ params, principal }) => sessionTldr(await ctx(principal, params)), {
+      params: SessionParams, detail: doc(TAG, "Summary of the session", Tldr),
+    })
+    .get("/:serviceName/:sessionId/problem-analysis", async ({ params, principal }) => sessionProblems(await ctx(principal, params)), {
+      params: SessionParams, detail: doc(TAG, "Problems detected in the session", ProblemAnalysis),
+    })
+    .get("/:serviceName/:sessionId/cost-by-model", async ({ params, principal }) => sessionCostByModel(await ctx(principal, params)), {
+      params: SessionParams, detail: doc(TAG, "Cost breakdown by model", CostByModel),
+    })
+    .get("/:serviceName/:sessionId/tool-costs", async ({ params, principal }) => sessionToolCosts(await ctx(principal, params)), {
+      params: SessionParams, detail: doc(TAG, "Cost attributed to tools", ToolCosts),
+    })
+    .get("/:serviceName/:sessionId/tool-schemas", async ({ params, principal }) => sessionToolSchemas(await ctx(principal, params)), {
+      params: SessionParams, detail: doc(TAG, "Tool schemas seen in the session", ToolSchemas),
+    })
+    .get(
+      "/:serviceName/intents",
+      async ({ params, query, principal }) => sessionIntents(await ctx(principal, { serviceName: query.trace_service_name, sessionId: params.serviceName })),
+      {
+        // In transform (before validation): on a plan without intents every call is 402.
+        transform: ({ principal }) => {
+          if (principal.plan !== "pro") throw paymentRequired("your plan does not include intents");
+        },
+        params: t.Object({ serviceName: t.String({ description: "The session id" }) }),
+        query: t.Object({ trace_service_name: requiredQuery("trace_service_name") }),
+        detail: doc(TAG, "Intents matched to the session (plan pro)", Intents, { errors: [400, 401, 402, 403, 404], rename: { serviceName: "sessionId" } }),
+      },
+    )
+    .post(
+      "/filtered",
+      async ({ body, principal }) => {
+        const svc = await resolveService(deps.db, principal, body.serviceName);
+        return filterSessions(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
+      },
+      { body: SessionsFilteredBody, detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage) },
     );
 }

@@ -1,0 +1,61 @@
+import { Elysia, t } from "elysia";
+import { badRequest } from "../../../../shared/errors";
+import type { PlatformDeps } from "../app";
+import { platformAuth } from "../auth/plugin";
+import { resolveService, type Principal } from "../auth/principal";
+import { pagedQuery } from "../http/filters";
+import { doc, optionalIsoQuery, requiredQuery } from "../http/schemas";
+import { FindingsFilteredBody, FindingsPage, findingStats, FindingStats, filterFindings, filterIssues, issueBreakdown, IssueBreakdown, IssuesFilteredBody, IssuesPage, issueStats, IssueStats, type Range } from "./service";
+
+const TAG = "Analysis";
+
+function range(from?: string, to?: string): Range {
+  const r = { from: from ? new Date(from) : null, to: to ? new Date(to) : null };
+  if (r.from && r.to && r.from >= r.to) throw badRequest("invalid to: must be after from");
+  return r;
+}
+
+/** Issues (a problem across sessions) and findings (one occurrence in one session). */
+export function analysisRoutes(deps: PlatformDeps) {
+  const service = async (p: Principal, name: string) => ({ ...(await resolveService(deps.db, p, name)), tenantId: p.tenantId });
+  return new Elysia({ prefix: "/telemetry/otel" })
+    .use(platformAuth(deps.keys))
+    .post("/issues/filtered", async ({ body, principal }) => filterIssues(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {
+      body: IssuesFilteredBody,
+      detail: doc(TAG, "Search issues of a service", IssuesPage),
+    })
+    .post(
+      "/issues/:serviceName/stats",
+      async ({ params, body, principal }) => issueStats(deps.sql, await service(principal, params.serviceName), range(body?.from, body?.to)),
+      {
+        params: t.Object({ serviceName: t.String() }),
+        body: t.Optional(t.Object({
+          from: t.Optional(t.String({ format: "date-time", error: "invalid from: must be an ISO 8601 date-time" })),
+          to: t.Optional(t.String({ format: "date-time", error: "invalid to: must be an ISO 8601 date-time" })),
+        })),
+        detail: doc(TAG, "Issue statistics over a time range (all time by default)", IssueStats),
+      },
+    )
+    .get(
+      "/issues/:serviceName/breakdown",
+      async ({ params, query, principal }) => issueBreakdown(deps.sql, await service(principal, query.service_name), params.serviceName),
+      {
+        params: t.Object({ serviceName: t.String({ description: "The issue id" }) }),
+        query: t.Object({ service_name: requiredQuery("service_name") }),
+        detail: doc(TAG, "One issue's breakdown", IssueBreakdown, { rename: { serviceName: "issueId" } }),
+      },
+    )
+    .post("/findings/filtered", async ({ body, principal }) => filterFindings(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {
+      body: FindingsFilteredBody,
+      detail: doc(TAG, "Search findings of a service", FindingsPage),
+    })
+    .get(
+      "/findings/:serviceName/stats",
+      async ({ params, query, principal }) => findingStats(deps.sql, await service(principal, params.serviceName), range(query.from, query.to)),
+      {
+        params: t.Object({ serviceName: t.String() }),
+        query: t.Object({ from: optionalIsoQuery("from"), to: optionalIsoQuery("to") }),
+        detail: doc(TAG, "Finding statistics over a time range (all time by default)", FindingStats),
+      },
+    );
+}

@@ -1,0 +1,210 @@
+import type postgres from "postgres";
+import { t } from "elysia";
+import type { TBoolean, TInteger, TObject, TOptional, TString } from "@sinclair/typebox";
+import { badRequest } from "../../../../shared/errors";
+
+type Sql = postgres.Sql;
+type Fragment = postgres.PendingQuery<postgres.Row[]>;
+
+export type FieldType = "string" | "enum" | "number" | "datetime" | "labels";
+
+/** Operators per field type (documented in docs/platform-api.md). */
+export const OPERATORS: Record<FieldType, readonly string[]> = {
+  string: ["equals", "notEquals", "in", "notIn", "contains", "startsWith"],
+  enum: ["equals", "notEquals", "in", "notIn"],
+  number: ["equals", "notEquals", "gt", "gte", "lt", "lte"],
+  datetime: ["gt", "gte", "lt", "lte"],
+  labels: ["equals", "notEquals", "in"],
+};
+
+export interface FieldSpec {
+  type: FieldType;
+  /** SQL expression over the query's aliases; a function when it needs a parameter. */
+  expr: string | ((sql: Sql) => Fragment);
+  values?: readonly string[];
+  sortable?: boolean;
+}
+
+export interface FilterSet {
+  fields: Record<string, FieldSpec>;
+  /** Prefix of a dynamic numeric field, e.g. `metrics.` -> `metrics.costUsd`. */
+  dynamic?: { prefix: string; expr: (sql: Sql, name: string) => Fragment };
+}
+
+export const FilterItem = t.Object({
+  field: t.String({ minLength: 1, maxLength: 100, error: "invalid filters: each filter needs a field string" }),
+  operator: t.String({ minLength: 1, maxLength: 32, error: "invalid filters: each filter needs an operator string" }),
+  value: t.Union([t.String({ maxLength: 1000 }), t.Number(), t.Boolean(), t.Array(t.Union([t.String({ maxLength: 1000 }), t.Number()]), { maxItems: 100 })], {
+    error: "invalid filters: value must be a string, number, boolean or array of up to 100 strings/numbers",
+  }),
+});
+export type FilterItem = { field: string; operator: string; value: unknown };
+
+export const Filters = t.Optional(t.Array(FilterItem, { maxItems: 50, error: "invalid filters: must be an array of up to 50 {field, operator, value} objects" }));
+export const Sort = (fields: string[], name = "sort") =>
+  t.Optional(
+    t.Object({
+      field: t.String({ minLength: 1, maxLength: 100, description: `One of: ${fields.join(", ")}` }),
+      direction: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { default: "desc" })),
+    }, { error: `invalid ${name}: must be {"field": <sortable field>, "direction": "asc"|"desc"}` }),
+  );
+
+const DYNAMIC_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+function resolveField(set: FilterSet, field: string, at: string): FieldSpec {
+  const known = set.fields[field];
+  if (known) return known;
+  if (set.dynamic && field.startsWith(set.dynamic.prefix)) {
+    const name = field.slice(set.dynamic.prefix.length);
+    if (DYNAMIC_NAME.test(name)) return { type: "number", expr: (sql) => set.dynamic!.expr(sql, name) };
+  }
+  const names = Object.keys(set.fields).concat(set.dynamic ? [`${set.dynamic.prefix}<name>`] : []);
+  throw badRequest(`unknown filter field ${JSON.stringify(field)} in ${at}; known fields: ${names.join(", ")}`);
+}
+
+const exprOf = (sql: Sql, spec: FieldSpec): Fragment => (typeof spec.expr === "string" ? sql.unsafe(spec.expr) : spec.expr(sql));
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function scalar(f: FilterItem, spec: FieldSpec, at: string): string | number | Date {
+  const v = f.value;
+  if (spec.type === "number") {
+    if (typeof v !== "number" || !Number.isFinite(v)) throw badRequest(`invalid ${at}.value: ${f.field} takes a number`);
+    return v;
+  }
+  if (spec.type === "datetime") {
+    const ms = typeof v === "string" ? Date.parse(v) : NaN;
+    if (Number.isNaN(ms)) throw badRequest(`invalid ${at}.value: ${f.field} takes an ISO 8601 date-time`);
+    return new Date(ms);
+  }
+  if (typeof v !== "string") throw badRequest(`invalid ${at}.value: ${f.field} with ${f.operator} takes a string`);
+  if (spec.type === "enum" && !spec.values!.includes(v)) throw badRequest(`invalid ${at}.value: ${f.field} is one of ${spec.values!.join(", ")}`);
+  return v;
+}
+
+function list(f: FilterItem, spec: FieldSpec, at: string): string[] {
+  const v = f.value;
+  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== "string")) {
+    throw badRequest(`invalid ${at}.value: ${f.operator} takes a non-empty array of strings`);
+  }
+  const values = v as string[];
+  const bad = spec.type === "enum" ? values.find((x) => !spec.values!.includes(x)) : undefined;
+  if (bad !== undefined) throw badRequest(`invalid ${at}.value: ${JSON.stringify(bad)} is not one of ${spec.values!.join(", ")}`);
+  return values;
+}
+
+function one(sql: Sql, set: FilterSet, f: FilterItem, at: string): Fragment {
+  const spec = resolveField(set, f.field, `${at}.field`);
+  const allowed = OPERATORS[spec.type];
+  if (!allowed.includes(f.operator)) {
+    throw badRequest(`unknown operator ${JSON.stringify(f.operator)} for field ${JSON.stringify(f.field)} in ${at}.operator; allowed: ${allowed.join(", ")}`);
+  }
+  const e = exprOf(sql, spec);
+  if (spec.type === "labels") {
+    if (f.operator === "in") return sql`${e} ?| ${list(f, spec, at)}::text[]`;
+    const label = scalar(f, spec, at) as string;
+    return f.operator === "equals" ? sql`${e} ? ${label}` : sql`not (${e} ? ${label})`;
+  }
+  switch (f.operator) {
+    case "in":
+      return sql`${e} = any(${list(f, spec, at)}::text[])`;
+    case "notIn":
+      return sql`(${e} is null or not (${e} = any(${list(f, spec, at)}::text[])))`;
+    case "contains":
+      return sql`${e} ilike ${"%" + likeEscape(scalar(f, spec, at) as string) + "%"}`;
+    case "startsWith":
+      return sql`${e} like ${likeEscape(scalar(f, spec, at) as string) + "%"}`;
+    case "notEquals":
+      return sql`${e} is distinct from ${scalar(f, spec, at)}`;
+  }
+  const v = scalar(f, spec, at);
+  const op = { equals: "=", gt: ">", gte: ">=", lt: "<", lte: "<=" }[f.operator]!;
+  return sql`${e} ${sql.unsafe(op)} ${v}`;
+}
+
+/** `filters` as one SQL condition (AND of all); 400 names an unknown field, operator or bad value. */
+export function compileFilters(sql: Sql, set: FilterSet, filters: FilterItem[] | undefined): Fragment {
+  let where = sql`true`;
+  (filters ?? []).forEach((f, i) => {
+    where = sql`${where} and ${one(sql, set, f, `filters[${i}]`)}`;
+  });
+  return where;
+}
+
+/** ORDER BY for `sort`; ties broken by `tiebreak` so offset pages are stable. */
+export function compileSort(sql: Sql, set: FilterSet, sort: { field: string; direction?: "asc" | "desc" } | undefined, fallback: string, tiebreak: string): Fragment {
+  const field = sort?.field ?? fallback;
+  const spec = set.fields[field];
+  if (!spec?.sortable) {
+    const sortable = Object.entries(set.fields).filter(([, s]) => s.sortable).map(([n]) => n);
+    throw badRequest(`invalid sort.field: ${JSON.stringify(field)} is not sortable; sortable fields: ${sortable.join(", ")}`);
+  }
+  const dir = sql.unsafe(sort?.direction === "asc" ? "asc" : "desc");
+  return sql`${exprOf(sql, spec)} ${dir} nulls last, ${sql.unsafe(tiebreak)} ${dir}`;
+}
+
+/** A human-readable list for docs and OpenAPI descriptions. */
+export function describeFields(set: FilterSet): string {
+  const rows = Object.entries(set.fields).map(([n, s]) => `${n} (${s.type}${s.values ? `: ${s.values.join("|")}` : ""}; ${OPERATORS[s.type].join(", ")})`);
+  if (set.dynamic) rows.push(`${set.dynamic.prefix}<name> (number; ${OPERATORS.number.join(", ")})`);
+  return rows.join("; ");
+}
+
+/**
+ * Body of a `.../filtered` search. Sessions and traces name the service `serviceName`, issues and
+ * findings `service_name` (contract); the other keys follow the same convention per endpoint.
+ */
+export function filteredBody<K extends string, C extends string>(serviceKey: K, countKey: C, set: FilterSet) {
+  return t.Object(
+    {
+      [serviceKey]: t.String({ minLength: 1, maxLength: 200, error: `invalid ${serviceKey}: required, a non-empty string` }),
+      filters: Filters,
+      sort: Sort(Object.keys(set.fields)),
+      limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50, error: "invalid limit: must be an integer from 1 to 500" })),
+      offset: t.Optional(t.Integer({ minimum: 0, maximum: 100_000, default: 0, error: "invalid offset: must be an integer from 0 to 100000" })),
+      [countKey]: t.Optional(t.Boolean({ default: false, error: `invalid ${countKey}: must be a boolean` })),
+    },
+    { description: `Filter fields (field: type; operators): ${describeFields(set)}` },
+  ) as unknown as TObject<
+    { [P in K]: TString } & { [P in C]: TOptional<TBoolean> } & { filters: typeof Filters; sort: ReturnType<typeof Sort>; limit: TOptional<TInteger>; offset: TOptional<TInteger> }
+  >;
+}
+
+export interface PagedQuery {
+  filters?: FilterItem[];
+  sort?: { field: string; direction?: "asc" | "desc" };
+  limit: number;
+  offset: number;
+  skipTotalCount: boolean;
+}
+
+/**
+ * Runs a filtered, sorted, offset-paged search. `from` is the FROM + tenant/service WHERE; the
+ * page fetches one row more than asked so `hasMore` is known even when the count is skipped.
+ */
+export async function runFiltered(
+  sql: Sql,
+  spec: { set: FilterSet; columns: string; from: Fragment; defaultSort: string; tiebreak: string },
+  q: PagedQuery,
+) {
+  const where = compileFilters(sql, spec.set, q.filters);
+  const order = compileSort(sql, spec.set, q.sort, spec.defaultSort, spec.tiebreak);
+  const [rows, count] = await Promise.all([
+    sql`select ${sql.unsafe(spec.columns)} ${spec.from} and ${where} order by ${order} limit ${q.limit + 1} offset ${q.offset}`,
+    q.skipTotalCount ? Promise.resolve(null) : sql<{ n: number }[]>`select count(*)::int as n ${spec.from} and ${where}`,
+  ]);
+  const page = rows.slice(0, q.limit);
+  const total = count ? count[0].n : null;
+  const hasMore = total === null ? rows.length > q.limit : q.offset + page.length < total;
+  return { rows: page, pagination: { limit: q.limit, offset: q.offset, total, hasMore, nextOffset: hasMore ? q.offset + page.length : null } };
+}
+
+/** The PagedQuery of a validated filtered body (defaults applied). */
+export function pagedQuery(body: Record<string, unknown>, countKey: string): PagedQuery {
+  return {
+    filters: body.filters as FilterItem[] | undefined,
+    sort: body.sort as PagedQuery["sort"],
+    limit: (body.limit as number | undefined) ?? 50,
+    offset: (body.offset as number | undefined) ?? 0,
+    skipTotalCount: (body[countKey] as boolean | undefined) ?? false,
+  };
+}

@@ -1,0 +1,48 @@
+import type postgres from "postgres";
+import { t } from "elysia";
+import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
+import { Pagination } from "../http/schemas";
+import { Session, SESSION_COLUMNS, sessionOut } from "../resources";
+
+/** Filterable session fields (s = sessions, a = session_analyses). */
+export const SESSION_FILTERS: FilterSet = {
+  fields: {
+    sessionId: { type: "string", expr: "s.session_id", sortable: true },
+    environment: { type: "string", expr: "s.environment", sortable: true },
+    status: { type: "enum", expr: "s.status", values: ["active", "matured"], sortable: true },
+    label: { type: "labels", expr: "s.labels" },
+    firstActivityAt: { type: "datetime", expr: "s.first_activity_at", sortable: true },
+    lastActivityAt: { type: "datetime", expr: "s.last_activity_at", sortable: true },
+    maturedAt: { type: "datetime", expr: "s.matured_at", sortable: true },
+    maturationCount: { type: "number", expr: "s.maturation_count", sortable: true },
+    durationMs: { type: "number", expr: "a.duration_ms", sortable: true },
+    turns: { type: "number", expr: "a.turns", sortable: true },
+    modelCalls: { type: "number", expr: "a.model_calls", sortable: true },
+    toolCalls: { type: "number", expr: "a.tool_calls", sortable: true },
+    totalTokens: { type: "number", expr: "a.total_tokens", sortable: true },
+    errors: { type: "number", expr: "a.errors", sortable: true },
+    problems: { type: "number", expr: "a.problems", sortable: true },
+    costUsd: { type: "number", expr: "a.cost_usd", sortable: true },
+  },
+  // Any numeric key of the metrics object (docs/analysis.md), e.g. metrics.latencyP95Ms.
+  dynamic: {
+    prefix: "metrics.",
+    expr: (sql, name) => sql`(case when jsonb_typeof(a.metrics -> ${name}) = 'number' then (a.metrics ->> ${name})::float8 end)`,
+  },
+};
+
+export const SessionsFilteredBody = filteredBody("serviceName", "skipTotalCount", SESSION_FILTERS);
+
+export const SessionsPage = t.Object({ sessions: t.Array(Session), pagination: Pagination });
+
+/** Sessions of one service; default order newest activity first. */
+export async function filterSessions(sql: postgres.Sql, svc: { id: string; name: string; tenantId: string }, q: PagedQuery) {
+  const { rows, pagination } = await runFiltered(sql, {
+    set: SESSION_FILTERS,
+    columns: SESSION_COLUMNS,
+    from: sql`from sessions s left join session_analyses a on a.session_pk = s.id where s.tenant_id = ${svc.tenantId} and s.trace_service_id = ${svc.id}`,
+    defaultSort: "lastActivityAt",
+    tiebreak: "s.id",
+  }, q);
+  return { sessions: rows.map((r) => sessionOut(r, svc.name)), pagination };
+}

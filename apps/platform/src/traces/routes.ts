@@ -1,0 +1,63 @@
+import { Elysia, t } from "elysia";
+import type { PlatformDeps } from "../app";
+import { platformAuth } from "../auth/plugin";
+import { candidateServices, pickOne, resolveService } from "../auth/principal";
+import { pagedQuery } from "../http/filters";
+import { doc, requiredQuery } from "../http/schemas";
+import { Span } from "../resources";
+import { filterTraces, findSpans, findTraceMetrics, readTrace, Trace, TraceEvents, traceEvents, TraceMetrics, TracesFilteredBody, TracesPage, TraceSpans, traceSpans } from "./service";
+
+const TAG = "Traces";
+const optionalService = t.Object({ serviceName: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "Narrows the lookup to one service (needed only when the id exists in several)" })) });
+
+/**
+ * Trace reads. The trace itself is singular `/trace/{traceId}`; nothing is mounted on plural
+ * `/traces/{traceId}`, so a GET there is the router's 404 (contract).
+ */
+export function traceRoutes(deps: PlatformDeps) {
+  return new Elysia({ prefix: "/telemetry" })
+    .use(platformAuth(deps.keys))
+    .get(
+      "/otel/trace/:traceId",
+      async ({ params, query, principal }) => readTrace(deps.sql, await resolveService(deps.db, principal, query.serviceName), params.traceId),
+      { params: t.Object({ traceId: t.String() }), query: t.Object({ serviceName: requiredQuery("serviceName") }), detail: doc(TAG, "The trace, with request and responses as ingested", Trace) },
+    )
+    .get(
+      "/otel/spans/:serviceName/:traceId",
+      async ({ params, principal }) => traceSpans(deps.sql, await resolveService(deps.db, principal, params.serviceName), params.traceId),
+      { params: t.Object({ serviceName: t.String(), traceId: t.String() }), detail: doc(TAG, "Spans of the trace", TraceSpans) },
+    )
+    .get(
+      "/otel/spans/:serviceName",
+      async ({ params, query, principal }) => {
+        const services = await candidateServices(deps.db, deps.sql, principal, query.serviceName);
+        return pickOne(await findSpans(deps.sql, services, params.serviceName), "span", "spanId");
+      },
+      {
+        params: t.Object({ serviceName: t.String({ description: "The span id" }) }),
+        query: optionalService,
+        detail: doc(TAG, "One span", Span, { rename: { serviceName: "spanId" } }),
+      },
+    )
+    .get(
+      "/otel/events/:serviceName/:traceId",
+      async ({ params, principal }) => traceEvents(deps.sql, await resolveService(deps.db, principal, params.serviceName), params.traceId),
+      { params: t.Object({ serviceName: t.String(), traceId: t.String() }), detail: doc(TAG, "Events of the trace", TraceEvents) },
+    )
+    .get(
+      "/metrics/trace/:traceId",
+      async ({ params, query, principal }) => {
+        const services = await candidateServices(deps.db, deps.sql, principal, query.serviceName);
+        return pickOne(await findTraceMetrics(deps.sql, services, params.traceId), "trace", "traceId");
+      },
+      { params: t.Object({ traceId: t.String() }), query: optionalService, detail: doc("Metrics", "Metrics of the trace", TraceMetrics) },
+    )
+    .post(
+      "/otel/traces/filtered",
+      async ({ body, principal }) => {
+        const svc = await resolveService(deps.db, principal, body.serviceName);
+        return filterTraces(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
+      },
+      { body: TracesFilteredBody, detail: doc(TAG, "Search traces of a service", TracesPage) },
+    );
+}

@@ -1,0 +1,118 @@
+import type postgres from "postgres";
+import { t } from "elysia";
+import { notFound } from "../../../../shared/errors";
+import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
+import { Iso, iso, JsonObject, Nullable, Pagination } from "../http/schemas";
+import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, Trace, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources";
+import type { ServiceRef } from "../auth/principal";
+
+/** The trace with its request and responses as ingested, usage, cost and metrics. */
+export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
+  const [r] = await sql.unsafe(
+    `select ${TRACE_COLUMNS}, tr.payload->'request' as request, tr.payload->'responses' as responses, ta.metrics,
+       (select count(*) from spans sp where sp.trace_pk = tr.id)::int as span_count
+     from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
+     where tr.trace_service_id = $1 and tr.trace_id = $2`,
+    [svc.id, traceId],
+  );
+  if (!r) throw notFound("no such trace");
+  return { ...traceSummaryOut(r, svc.name), request: r.request ?? null, responses: r.responses ?? [], metrics: r.metrics ?? null, spanCount: r.span_count };
+}
+
+async function tracePk(sql: postgres.Sql, svc: ServiceRef, traceId: string): Promise<string | null> {
+  const [r] = await sql<{ id: string }[]>`select id from traces where trace_service_id = ${svc.id} and trace_id = ${traceId}`;
+  return r?.id ?? null;
+}
+
+export const TraceSpans = t.Object({ traceId: t.String(), serviceName: t.String(), spans: t.Array(Span) });
+export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
+  const pk = await tracePk(sql, svc, traceId);
+  if (!pk) throw notFound("no such trace");
+  const rows = await sql.unsafe(`select ${SPAN_COLUMNS} from spans sp where sp.trace_pk = $1 order by sp.start_time, sp.span_id`, [pk]);
+  return { traceId, serviceName: svc.name, spans: rows.map((r) => spanOut(r, svc.name)) };
+}
+
+/** Events that name the trace (`trace_id` on the event payload). 404 only if neither exists. */
+export const TraceEvents = t.Object({ traceId: t.String(), serviceName: t.String(), events: t.Array(Event) });
+export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
+  const rows = await sql.unsafe(
+    `select ${EVENT_COLUMNS} from events e where e.trace_service_id = $1 and e.trace_id = $2 order by e.timestamp, e.id limit 5000`,
+    [svc.id, traceId],
+  );
+  if (rows.length === 0 && !(await tracePk(sql, svc, traceId))) throw notFound("no such trace");
+  return { traceId, serviceName: svc.name, events: rows.map((r) => eventOut(r, svc.name)) };
+}
+
+/** A span by id across the candidate services (ids are unique per service). */
+export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanId: string) {
+  if (services.length === 0) return [];
+  const names = new Map(services.map((s) => [s.id, s.name]));
+  const rows = await sql.unsafe(
+    `select ${SPAN_COLUMNS}, sp.trace_service_id from spans sp where sp.trace_service_id = any($1::uuid[]) and sp.span_id = $2`,
+    [services.map((s) => s.id), spanId],
+  );
+  return rows.map((r) => spanOut(r, names.get(r.trace_service_id)!));
+}
+
+export const TraceMetrics = t.Object({
+  traceId: t.String(),
+  serviceName: t.String(),
+  status: t.Union([t.Literal("complete"), t.Literal("processing")]),
+  computedAt: Nullable(Iso),
+  costUsd: Nullable(t.Number()),
+  metrics: Nullable(JsonObject),
+});
+/** Trace metrics are written once at trace maturation; before that `processing` with null metrics. */
+export async function findTraceMetrics(sql: postgres.Sql, services: ServiceRef[], traceId: string) {
+  if (services.length === 0) return [];
+  const names = new Map(services.map((s) => [s.id, s.name]));
+  const rows = await sql`
+    select tr.trace_service_id, tr.trace_id, ta.computed_at, ta.cost_usd, ta.metrics
+    from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
+    where tr.trace_service_id = any(${services.map((s) => s.id)}::uuid[]) and tr.trace_id = ${traceId}`;
+  return rows.map((r) => ({
+    traceId: r.trace_id,
+    serviceName: names.get(r.trace_service_id)!,
+    status: r.computed_at ? ("complete" as const) : ("processing" as const),
+    computedAt: iso(r.computed_at),
+    costUsd: r.cost_usd ?? null,
+    metrics: r.metrics ?? null,
+  }));
+}
+
+export const TRACE_FILTERS: FilterSet = {
+  fields: {
+    traceId: { type: "string", expr: "tr.trace_id", sortable: true },
+    sessionId: { type: "string", expr: "tr.session_id", sortable: true },
+    environment: { type: "string", expr: "tr.environment", sortable: true },
+    model: { type: "string", expr: "tr.model", sortable: true },
+    provider: { type: "string", expr: "tr.provider", sortable: true },
+    status: { type: "enum", expr: "tr.status", values: ["active", "matured"], sortable: true },
+    startTime: { type: "datetime", expr: "tr.start_time", sortable: true },
+    endTime: { type: "datetime", expr: "tr.end_time", sortable: true },
+    maturedAt: { type: "datetime", expr: "tr.matured_at", sortable: true },
+    durationMs: { type: "number", expr: "(extract(epoch from tr.end_time - tr.start_time) * 1000)", sortable: true },
+    costUsd: { type: "number", expr: "ta.cost_usd", sortable: true },
+  },
+  dynamic: {
+    prefix: "metrics.",
+    expr: (sql, name) => sql`(case when jsonb_typeof(ta.metrics -> ${name}) = 'number' then (ta.metrics ->> ${name})::float8 end)`,
+  },
+};
+
+export const TracesFilteredBody = filteredBody("serviceName", "skipTotalCount", TRACE_FILTERS);
+export const TracesPage = t.Object({ traces: t.Array(TraceSummary), pagination: Pagination });
+
+/** Traces of one service; default order newest first. */
+export async function filterTraces(sql: postgres.Sql, svc: ServiceRef & { tenantId: string }, q: PagedQuery) {
+  const { rows, pagination } = await runFiltered(sql, {
+    set: TRACE_FILTERS,
+    columns: TRACE_COLUMNS,
+    from: sql`from traces tr left join trace_analyses ta on ta.trace_pk = tr.id where tr.tenant_id = ${svc.tenantId} and tr.trace_service_id = ${svc.id}`,
+    defaultSort: "startTime",
+    tiebreak: "tr.id",
+  }, q);
+  return { traces: rows.map((r) => traceSummaryOut(r, svc.name)), pagination };
+}
+
+export { Trace };
