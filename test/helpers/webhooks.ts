@@ -22,3 +22,48 @@ export function webhookApi(stack: TestStack, options: WebhookOptions = {}) {
     return app.handle(new Request(`http://platform.test/api/v1${path}`, { method, headers: h, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) }));
   };
 }
+
+export interface ReceivedHook {
+  path: string;
+  headers: Record<string, string>;
+  /** The raw body bytes as text: verify signatures on this, never on a re-serialized object. */
+  body: string;
+  at: number;
+}
+
+/**
+ * An msw webhook receiver for every https POST. `behave[path]` answers the nth hit on a path
+ * (1-based); unset paths answer 204. Call `close()` in afterAll.
+ */
+export async function createReceiver() {
+  const { setupServer } = await import("msw/node");
+  const { http } = await import("msw");
+  const hits: ReceivedHook[] = [];
+  const behave: Record<string, (n: number, hook: ReceivedHook) => Response | Promise<Response>> = {};
+  const active: Record<string, number> = {};
+  const maxActive: Record<string, number> = {};
+  const server = setupServer(
+    http.post(/^https?:\/\//, async ({ request }) => {
+      const url = new URL(request.url);
+      const hook: ReceivedHook = { path: url.pathname, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() };
+      hits.push(hook);
+      const p = url.pathname;
+      active[p] = (active[p] ?? 0) + 1;
+      maxActive[p] = Math.max(maxActive[p] ?? 0, active[p]);
+      try {
+        const n = hits.filter((h) => h.path === url.pathname).length;
+        return await (behave[url.pathname]?.(n, hook) ?? new Response(null, { status: 204 }));
+      } finally {
+        active[p]--;
+      }
+    }),
+  );
+  server.listen({ onUnhandledRequest: "bypass" });
+  return {
+    hits: (path: string) => hits.filter((h) => h.path === path),
+    behave,
+    /** Highest number of requests in flight at once on `path`. */
+    maxConcurrent: (path: string) => maxActive[path] ?? 0,
+    close: () => server.close(),
+  };
+}
