@@ -41,10 +41,17 @@ export interface ResolvedKey {
  */
 export class KeyResolver {
   private cache = new Map<string, { value: ResolvedKey | null; expiresAt: number }>();
+  /** Lookups in progress: a burst of requests with one uncached key costs one query. */
+  private inFlight = new Map<string, Promise<ResolvedKey | null>>();
   constructor(
     private db: Db,
     private options: { ttlMs?: number; now?: () => number; maxEntries?: number } = {},
   ) {}
+
+  /** How long a revoked key may keep working on an instance that has it cached. */
+  get ttlMs(): number {
+    return this.options.ttlMs ?? 2_000;
+  }
 
   async resolve(presented: string): Promise<ResolvedKey | null> {
     if (!presented || presented.length > 512) return null;
@@ -52,6 +59,17 @@ export class KeyResolver {
     const now = (this.options.now ?? Date.now)();
     const hit = this.cache.get(hash);
     if (hit && hit.expiresAt > now) return hit.value;
+    let pending = this.inFlight.get(hash);
+    if (!pending) {
+      pending = this.lookup(hash).finally(() => this.inFlight.delete(hash));
+      this.inFlight.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private async lookup(hash: string): Promise<ResolvedKey | null> {
+    // The TTL counts from before the query: the row read is at least that old.
+    const readAt = (this.options.now ?? Date.now)();
     const [row] = await this.db
       .select({
         id: apiKeys.id,
@@ -75,7 +93,7 @@ export class KeyResolver {
       value = rest as ResolvedKey;
     }
     if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
-    this.cache.set(hash, { value, expiresAt: now + (this.options.ttlMs ?? 2_000) });
+    this.cache.set(hash, { value, expiresAt: readAt + this.ttlMs });
     return value;
   }
 }
