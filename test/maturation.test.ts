@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { bootstrapTenant } from "../shared/admin/tenancy";
+import type { MaturedMessage } from "../shared/payloads";
+import type { Processor, ProcessorDeps } from "../apps/processor/src/processor";
+import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
+import { chatTrace } from "./helpers/payloads";
+
+let stack: TestStack;
+let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
+let processor: Processor | undefined;
+
+beforeAll(async () => {
+  stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
+  tenant = await bootstrapTenant(stack.database.db, { name: "acme" });
+});
+afterAll(() => stack.stop());
+
+async function restartProcessor(overrides: Partial<ProcessorDeps> = {}) {
+  await processor?.stop();
+  processor = await stack.startProcessor(overrides);
+}
+
+const send = (path: "/raw/traces" | "/raw/events", body: unknown) =>
+  stack.ingestRequest(path, body, { authorization: `Bearer ${tenant.telemetryKey}` }).then(async (r) => {
+    expect(r.status).toBe(200);
+  });
+
+/** Every message in the MATURED stream, in order. */
+async function maturedMessages(): Promise<Array<MaturedMessage & { subject: string }>> {
+  const { jsm, topology } = stack.nats;
+  const info = await jsm.streams.info(topology.maturedStream);
+  const out: Array<MaturedMessage & { subject: string }> = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const m = await jsm.streams.getMessage(topology.maturedStream, { seq }).catch(() => null);
+    if (m) out.push({ ...m.json<MaturedMessage>(), subject: m.subject });
+  }
+  return out;
+}
+const sessionEvents = async (sessionId: string) => (await maturedMessages()).filter((m) => m.type === "session.matured" && m.sessionId === sessionId);
+
+async function sessionRow(sessionId: string) {
+  const [row] = await stack.database.sql<{ id: string; status: string; maturation_count: number; published_count: number; activity_seq: number }[]>`
+    select id, status, maturation_count, published_count, activity_seq from sessions where session_id = ${sessionId}`;
+  return row;
+}
+
+test("a session matures with count 1, re-opens on new activity (trace or event) and re-matures with 2, then 3", async () => {
+  await restartProcessor();
+  await send("/raw/traces", chatTrace({ sessionId: "reopen-1", messages: [{ role: "user", content: "hi" }], reply: "hello" }));
+  const first = await waitFor(async () => (await sessionEvents("reopen-1")).length === 1 && sessionEvents("reopen-1"), { what: "first session.matured" });
+  expect(first[0]).toMatchObject({ maturationCount: 1, serviceName: "support-bot", tenantId: tenant.tenantId });
+
+  await send("/raw/traces", chatTrace({ sessionId: "reopen-1", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, { role: "user", content: "again" }], reply: "yes?" }));
+  const second = await waitFor(async () => { const e = await sessionEvents("reopen-1"); return e.length === 2 && e; }, { what: "second session.matured" });
+  expect(second.map((m) => m.maturationCount)).toEqual([1, 2]);
+  expect(second[1].entityPk).toBe(second[0].entityPk);
+  expect(Date.parse(second[1].occurredAt)).toBeGreaterThan(Date.parse(second[0].occurredAt));
+
+  // An event alone is activity too.
+  await send("/raw/events", { name: "feedback", service_name: "support-bot", session_id: "reopen-1", timestamp: new Date().toISOString() });
+  const third = await waitFor(async () => { const e = await sessionEvents("reopen-1"); return e.length === 3 && e; }, { what: "third session.matured" });
+  expect(third.map((m) => m.maturationCount)).toEqual([1, 2, 3]);
+  const row = await sessionRow("reopen-1");
+  expect(row).toMatchObject({ status: "matured", maturation_count: 3, published_count: 3 });
+  const [analysis] = await stack.database.sql`select maturation_count, through_activity_seq from session_analyses where session_pk = ${row.id}`;
+  expect(analysis.maturation_count).toBe(3);
+  expect(Number(analysis.through_activity_seq)).toBe(Number(row.activity_seq));
+});
+
+test("a trace matures once; the same trace sent again is a duplicate, not a second event", async () => {
+  const body = chatTrace({ sessionId: "trace-once", messages: [{ role: "user", content: "q" }], reply: "a", extra: { trace_id: "trace-fixed-1" } });
+  await send("/raw/traces", body);
+  await waitFor(async () => (await maturedMessages()).some((m) => m.type === "trace.matured" && m.traceId === "trace-fixed-1"), { what: "trace.matured" });
+  await waitFor(async () => (await sessionEvents("trace-once")).length === 1, { what: "session matured" });
+  // Same trace id, different bytes (so ingest's duplicate window does not drop it first).
+  await send("/raw/traces", { ...body, environment: "retry" });
+  await new Promise((r) => setTimeout(r, 2_500)); // more than the window: a re-open would have matured by now
+  const traces = (await maturedMessages()).filter((m) => m.type === "trace.matured" && m.traceId === "trace-fixed-1");
+  expect(traces.map((m) => m.maturationCount)).toEqual([1]);
+  expect(await sessionEvents("trace-once")).toHaveLength(1);
+  const [t] = await stack.database.sql`select maturation_count, published_count, status from traces where trace_id = 'trace-fixed-1'`;
+  expect(t).toMatchObject({ maturation_count: 1, published_count: 1, status: "matured" });
+  const [a] = await stack.database.sql<{ metrics: any }[]>`select metrics from trace_analyses ta join traces t on t.id = ta.trace_pk where t.trace_id = 'trace-fixed-1'`;
+  expect(a.metrics).toMatchObject({ modelCalls: 1, promptTokens: 120, completionTokens: 40 });
+});
+
+test("a processor killed between the Postgres commit and the MATURED publish replays into exactly one event", async () => {
+  let crashed = 0;
+  await restartProcessor({
+    afterCommit: (m) => {
+      if (m.sessionId === "crash-1" && m.type === "session.matured") {
+        crashed++;
+        throw new Error("simulated crash after commit");
+      }
+    },
+  });
+  await send("/raw/traces", chatTrace({ sessionId: "crash-1", messages: [{ role: "user", content: "q" }], reply: "a" }));
+  await waitFor(async () => crashed > 0 && (await sessionRow("crash-1"))?.status === "matured", { what: "commit without publish" });
+  const committed = await sessionRow("crash-1");
+  expect(committed).toMatchObject({ maturation_count: 1, published_count: 0 });
+  expect(await sessionEvents("crash-1")).toHaveLength(0);
+
+  await restartProcessor(); // the new instance gets the unacked marker again
+  await waitFor(async () => (await sessionRow("crash-1")).published_count === 1, { what: "replayed publish", timeoutMs: 20_000 });
+  const events = await sessionEvents("crash-1");
+  expect(events.map((m) => m.maturationCount)).toEqual([1]);
+  expect((await sessionRow("crash-1")).maturation_count).toBe(1);
+});
+
+test("markers lost while the processor was down: the sweep matures and publishes what is owed, once", async () => {
+  await restartProcessor({
+    afterCommit: (m) => {
+      if (m.sessionId === "owed-1") throw new Error("simulated crash after commit");
+    },
+  });
+  await send("/raw/traces", chatTrace({ sessionId: "owed-1", messages: [{ role: "user", content: "q" }], reply: "a" }));
+  await waitFor(async () => (await sessionRow("owed-1"))?.status === "matured", { what: "owed-1 committed" });
+  await send("/raw/traces", chatTrace({ sessionId: "lost-1", messages: [{ role: "user", content: "q" }], reply: "a" }));
+  await waitFor(async () => sessionRow("lost-1"), { what: "lost-1 written", intervalMs: 20 });
+  await processor!.stop();
+  processor = undefined;
+  // Lose every marker and key (admin purge writes no marker).
+  await stack.nats.jsm.streams.purge(`KV_${stack.nats.topology.activityBucket}`);
+  // lost-1 may have matured already through its marker before the purge; force the lost case if so.
+  const lost = await sessionRow("lost-1");
+  if (lost.status === "matured") {
+    await stack.database.sql`update sessions set status = 'active', maturation_count = 0, published_count = 0, matured_at = null where id = ${lost.id}`;
+    const before = await sessionEvents("lost-1");
+    expect(before.length).toBeLessThanOrEqual(1);
+  }
+  const alreadyPublishedLost = (await sessionEvents("lost-1")).length;
+  await new Promise((r) => setTimeout(r, 1_200));
+  await restartProcessor({ sweepIntervalMs: 200, sweepGraceSeconds: 1 });
+  await waitFor(async () => (await sessionRow("lost-1")).published_count >= 1 && (await sessionRow("owed-1")).published_count === 1, { what: "sweep recovery", timeoutMs: 20_000 });
+  expect((await sessionEvents("owed-1")).map((m) => m.maturationCount)).toEqual([1]);
+  const lostEvents = await sessionEvents("lost-1");
+  // A message published before the forced reset has the same msg id (entity + count 1): deduplicated.
+  expect(lostEvents.map((m) => m.maturationCount)).toEqual([1]);
+  expect(alreadyPublishedLost).toBeLessThanOrEqual(1);
+  expect(await sessionRow("lost-1")).toMatchObject({ status: "matured", maturation_count: 1 });
+  await processor!.stop();
+  processor = undefined;
+});
