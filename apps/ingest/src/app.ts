@@ -86,5 +86,6 @@ export function createIngestApp(deps: IngestDeps) {
         throw methodNotAllowed(request.method, path);
       });
   }
+  app.get("/openapi.json", async () => (await import("./openapi")).ingestOpenApi()); // OpenAPI 3.1 of this host (owned by the platform API work)
   return app;
 }

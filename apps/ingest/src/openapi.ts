@@ -1,0 +1,48 @@
+import { errorResponses, ERROR_SCHEMA, jsonContent, jsonSchema } from "../../../shared/openapi";
+import { EventPayload, TracePayload } from "../../../shared/payloads";
+
+const ERRORS = {
+  400: "Invalid payload (the message names the field)",
+  401: "Missing or invalid API key",
+  403: "DSN origin rule violation, or service_name not the DSN's service",
+  413: "Body too large",
+  415: "Content-Type is not application/json",
+  429: "Rate limited (Retry-After)",
+  503: "Storage temporarily unavailable (Retry-After)",
+};
+
+function ingestOperation(summary: string, schema: unknown) {
+  return {
+    summary,
+    requestBody: { required: true, content: jsonContent(jsonSchema(schema as Record<string, unknown>)) },
+    responses: {
+      200: {
+        description: "Accepted and stored durably",
+        content: jsonContent({ type: "object", required: ["status"], properties: { status: { const: "success" } } }),
+      },
+      ...errorResponses(ERRORS),
+    },
+  };
+}
+
+let cached: Record<string, unknown> | undefined;
+
+/**
+ * OpenAPI 3.1 document of the ingestion host, from the TypeBox schemas in shared/payloads.ts
+ * that validate POST /raw/traces and /raw/events.
+ */
+export function ingestOpenApi(): Record<string, unknown> {
+  return (cached ??= {
+    openapi: "3.1.0",
+    info: { title: "Cellar ingestion API", version: "1.0.0", description: "Write-only: traces and events. No read endpoints." },
+    security: [{ telemetryKey: [] }],
+    components: {
+      securitySchemes: { telemetryKey: { type: "http", scheme: "bearer", description: "Telemetry API key or DSN (`svc-ing-s-`, `svc-ing-c-`)" } },
+      schemas: { Error: ERROR_SCHEMA },
+    },
+    paths: {
+      "/raw/traces": { post: { operationId: "postRawTraces", ...ingestOperation("Ingest one model call (trace payload)", TracePayload) } },
+      "/raw/events": { post: { operationId: "postRawEvents", ...ingestOperation("Ingest one application event", EventPayload) } },
+    },
+  });
+}
