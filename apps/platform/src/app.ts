@@ -9,6 +9,7 @@ import { metricsRoutes } from "./metrics/routes";
 import { API_PREFIX, buildOpenApi } from "./openapi/document";
 import { sessionRoutes } from "./sessions/routes";
 import { traceRoutes } from "./traces/routes";
+import { webhookRoutes, type WebhookOptions } from "./webhooks/routes";
 
 export interface PlatformDeps {
   db: Db;
@@ -16,6 +17,8 @@ export interface PlatformDeps {
   keys: KeyResolver;
   logger: Logger;
   windowSeconds: number;
+  /** Webhook management: secret sealing, DNS, allowlist, and DELIVERIES for test sends. */
+  webhooks?: WebhookOptions;
 }
 
 /** The platform read API under /api/v1. Add a resource module with one `.use(...)` line below. */
@@ -24,7 +27,8 @@ export function createPlatformApp(deps: PlatformDeps) {
     .use(sessionRoutes(deps))
     .use(traceRoutes(deps))
     .use(metricsRoutes(deps))
-    .use(analysisRoutes(deps));
+    .use(analysisRoutes(deps))
+    .use(webhookRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })
