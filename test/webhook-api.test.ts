@@ -238,3 +238,13 @@ describe("webhook subscriptions API", () => {
     expect((await sql`select count(*)::int as n from webhook_attempts where delivery_id = 'msg_hist'`)[0].n).toBe(0);
   });
 });
+
+test("the routes are mounted in the platform app under /api/v1/webhooks", async () => {
+  const res = await stack.platformRequest("/webhooks", { method: "POST", token: acme.platformKey, body: JSON.stringify({ trace_service_id: acmeService, name: "mounted", url: "https://93.184.216.34/hook", event_types: ["trace.matured"] }) });
+  expect(res.status).toBe(201);
+  const created = await res.json();
+  expect(created.secret).toStartWith("whsec_");
+  const list = await (await stack.platformRequest("/webhooks", { token: acme.platformKey })).json();
+  expect(list.data.map((s: any) => s.id)).toContain(created.id);
+  expect((await stack.platformRequest(`/webhooks/${created.id}`, { method: "DELETE", token: acme.platformKey })).status).toBe(204);
+});
