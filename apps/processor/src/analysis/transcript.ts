@@ -81,7 +81,8 @@ export function buildTranscript(traces: TraceInput[], events: EventInput[]): Tra
         const toolName = (call?.item.toolName as string | undefined) ?? (typeof m.name === "string" ? m.name : null);
         const item: TranscriptItem = { id: itemId(origin), type: "tool_result", role: m.role, content: m.content ?? null, toolCallId: callId, toolName, ...base };
         if (callId) answered.add(callId);
-        if (toolName) consumed.push(toolName);
+        // Already consumed by the 2nd response of the trace that made the call: history now.
+        if (toolName && !(callId && impliedAnswered.has(callId))) consumed.push(toolName);
         // Next to its call when the call was shown earlier; else where the request put it.
         placed.push(call ? { item: { ...item, timestamp: call.item.timestamp }, ms: call.ms, seq: call.seq + 0.5 } : { item, ms: startMs, seq: seq++ });
         continue;
