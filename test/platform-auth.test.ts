@@ -76,6 +76,11 @@ describe("roles and project membership", () => {
     expect((await call(stack, e, { authorization: `Token ${f.keys.admin}` })).status).toBe(200);
   });
 
+  test("the scheme name is case-insensitive (RFC 9110), the key is not", async () => {
+    expect((await call(stack, endpoints[0], { authorization: `token ${f.keys.viewer}` })).status).toBe(200);
+    expect((await call(stack, endpoints[0], { authorization: `Token ${f.keys.viewer.toUpperCase()}` })).status).toBe(401);
+  });
+
   test("a plan without intents is 402 (before any other check)", async () => {
     const r = await call(stack, { method: "GET", path: "/telemetry/otel/sessions/g-1/intents?trace_service_name=other-bot" }, { authorization: `Token ${f.b.platformKey}` });
     expect(r).toEqual({ status: 402, body: { error: "your plan does not include intents" } });

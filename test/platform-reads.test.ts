@@ -43,6 +43,14 @@ describe("session reads", () => {
     const fullCall = full.items.find((i: any) => i.type === "tool_call");
     expect(fullCall.content.length).toBe(call.contentLength);
     expect(full.counts).toEqual({ total: 6, returned: 6 });
+    expect(full.items.find((i: any) => i.type === "assistant").spanAttributes).toBeDefined();
+    expect(lean.items.find((i: any) => i.type === "assistant").spanAttributes).toBeUndefined();
+  });
+
+  test("transcript responses carry JSON content type and the request id", async () => {
+    const res = await stack.platformRequest(`${S}/transcript`, { token: f.keys.owner, headers: { "x-request-id": "req-42" } });
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(res.headers.get("x-request-id")).toBe("req-42");
   });
 
   test("transcript pages with limit/offset and rejects a limit over 500 naming it", async () => {
@@ -156,6 +164,8 @@ describe("sessions/filtered", () => {
     expect(await ids([{ field: "sessionId", operator: "equals", value: "conv-1" }])).toEqual(["conv-1"]);
     expect(await ids([{ field: "sessionId", operator: "in", value: ["conv-1", "conv-2"] }], { sort: { field: "sessionId", direction: "asc" } })).toEqual(["conv-1", "conv-2"]);
     expect(await ids([{ field: "label", operator: "equals", value: "vip" }])).toEqual(["conv-1"]);
+    expect(await ids([{ field: "label", operator: "in", value: ["gold", "vip"] }])).toEqual(["conv-1"]);
+    expect(await ids([{ field: "label", operator: "notEquals", value: "vip" }, { field: "sessionId", operator: "startsWith", value: "conv" }])).toEqual(["conv-2"]);
     expect(await ids([{ field: "errors", operator: "gte", value: 1 }])).toEqual(["conv-1"]);
     expect(await ids([{ field: "totalTokens", operator: "gt", value: 5000 }])).toEqual(["conv-2"]);
     expect(await ids([{ field: "metrics.totalTokens", operator: "gt", value: 5000 }])).toEqual(["conv-2"]);

@@ -17,11 +17,12 @@ const ROLE_RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner:
 export const hasRole = (p: Principal, min: Role) => ROLE_RANK[p.role] >= ROLE_RANK[min];
 
 /**
- * `Authorization: Token <platform key>` only. Bearer is the dashboard's scheme, so a platform
- * key under Bearer is 401 like every other failure (contract: Authentication rules 2-4).
+ * `Authorization: Token <platform key>` only (the scheme name is case-insensitive, RFC 9110).
+ * Bearer is the dashboard's scheme, so a platform key under Bearer is 401 like every other
+ * failure (contract: Authentication rules 2-4).
  */
 export async function authenticatePlatform(keys: KeyResolver, header: string | null): Promise<Principal> {
-  const match = /^Token ([^\s]+)$/.exec(header ?? "");
+  const match = /^Token ([^\s]+)$/i.exec(header ?? "");
   if (!match) throw unauthorized();
   const key = await keys.resolve(match[1]);
   if (!key || key.kind !== "platform" || !key.userId || !key.userRole) throw unauthorized();

@@ -23,6 +23,8 @@ export interface FieldSpec {
   expr: string | ((sql: Sql) => Fragment);
   values?: readonly string[];
   sortable?: boolean;
+  /** Never null: sort without a NULLS clause so a b-tree index (scanned either way) serves it. */
+  notNull?: boolean;
 }
 
 export interface FilterSet {
@@ -139,7 +141,8 @@ export function compileSort(sql: Sql, set: FilterSet, sort: { field: string; dir
     throw badRequest(`invalid sort.field: ${JSON.stringify(field)} is not sortable; sortable fields: ${sortable.join(", ")}`);
   }
   const dir = sql.unsafe(sort?.direction === "asc" ? "asc" : "desc");
-  return sql`${exprOf(sql, spec)} ${dir} nulls last, ${sql.unsafe(tiebreak)} ${dir}`;
+  const nulls = sql.unsafe(spec.notNull ? "" : "nulls last");
+  return sql`${exprOf(sql, spec)} ${dir} ${nulls}, ${sql.unsafe(tiebreak)} ${dir}`;
 }
 
 /** A human-readable list for docs and OpenAPI descriptions. */

@@ -7,14 +7,14 @@ import { Session, SESSION_COLUMNS, sessionOut } from "../resources";
 /** Filterable session fields (s = sessions, a = session_analyses). */
 export const SESSION_FILTERS: FilterSet = {
   fields: {
-    sessionId: { type: "string", expr: "s.session_id", sortable: true },
+    sessionId: { type: "string", expr: "s.session_id", sortable: true, notNull: true },
     environment: { type: "string", expr: "s.environment", sortable: true },
-    status: { type: "enum", expr: "s.status", values: ["active", "matured"], sortable: true },
+    status: { type: "enum", expr: "s.status", values: ["active", "matured"], sortable: true, notNull: true },
     label: { type: "labels", expr: "s.labels" },
-    firstActivityAt: { type: "datetime", expr: "s.first_activity_at", sortable: true },
-    lastActivityAt: { type: "datetime", expr: "s.last_activity_at", sortable: true },
+    firstActivityAt: { type: "datetime", expr: "s.first_activity_at", sortable: true, notNull: true },
+    lastActivityAt: { type: "datetime", expr: "s.last_activity_at", sortable: true, notNull: true },
     maturedAt: { type: "datetime", expr: "s.matured_at", sortable: true },
-    maturationCount: { type: "number", expr: "s.maturation_count", sortable: true },
+    maturationCount: { type: "number", expr: "s.maturation_count", sortable: true, notNull: true },
     durationMs: { type: "number", expr: "a.duration_ms", sortable: true },
     turns: { type: "number", expr: "a.turns", sortable: true },
     modelCalls: { type: "number", expr: "a.model_calls", sortable: true },

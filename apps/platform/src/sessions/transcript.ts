@@ -45,43 +45,52 @@ export const TranscriptItemDetail = t.Object({
   spanAttributes: Nullable(JsonObject),
 });
 
+/** Content of an item as text (strings as they are, other JSON serialized), for lean previews. */
+const CONTENT_TEXT = `case jsonb_typeof(ti.item -> 'content') when 'string' then ti.item ->> 'content' when 'null' then null else (ti.item -> 'content')::text end`;
+
+/**
+ * Lean items, computed in Postgres: tool inputs and results longer than the preview are cut to
+ * a string preview with their original length (characters) kept; reasoning and raw span
+ * attributes are left to the item endpoint.
+ */
+const LEAN_ITEM = `case when ti.kind in ('tool_call', 'tool_result') then
+    (ti.item - 'spanAttributes' - 'reasoning') || jsonb_build_object(
+      'content', case when length(c.text) > ${LEAN_PREVIEW_CHARS} then to_jsonb(left(c.text, ${LEAN_PREVIEW_CHARS})) else ti.item -> 'content' end,
+      'contentLength', coalesce(length(c.text), 0),
+      'contentTruncated', coalesce(length(c.text), 0) > ${LEAN_PREVIEW_CHARS})
+  else ti.item - 'spanAttributes' - 'reasoning' end`;
+
 /**
  * Transcript read: `processing` when nothing is materialized yet, `partial` when the session has
  * activity newer than the materialization, else `complete` (contract: Transcript readiness).
+ * The page is serialized by Postgres and spliced into the body as text: items are stored as
+ * JSON already, and parsing then re-serializing a 500-item page in JS dominated the latency.
  */
-export async function readTranscript(sql: postgres.Sql, serviceId: string, sessionId: string, q: TranscriptQuery, windowSeconds: number) {
+export async function readTranscript(sql: postgres.Sql, serviceId: string, sessionId: string, q: TranscriptQuery, windowSeconds: number): Promise<Response> {
   const s = await loadSession(sql, serviceId, sessionId);
   const ready = readiness(s, windowSeconds);
-  if (ready.status === "processing") {
-    return {
-      ...ready, items: [], truncated: false,
-      counts: { total: 0, returned: 0 }, pagination: { limit: q.limit, offset: q.offset, total: 0, hasMore: false, nextOffset: null },
-    };
+  let items = "";
+  let returned = 0;
+  if (ready.status !== "processing") {
+    const [page] = await sql.unsafe<{ items: string | null; n: number }[]>(
+      `select string_agg(x, ',' order by position) as items, count(*)::int as n from (
+         select ti.position, (${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text as x
+         from transcript_items ti cross join lateral (select ${CONTENT_TEXT} as text) c
+         where ti.session_pk = $1 order by ti.position limit $2 offset $3) t`,
+      [s.pk, q.limit, q.offset],
+    );
+    items = page.items ?? "";
+    returned = page.n;
   }
-  const rows = await sql<{ item: Record<string, unknown> }[]>`
-    select item from transcript_items where session_pk = ${s.pk} order by position limit ${q.limit} offset ${q.offset}`;
-  const items = rows.map((r) => (q.content === "lean" ? leanItem(r.item) : r.item));
-  const total = s.item_count ?? 0;
-  const nextOffset = q.offset + items.length < total ? q.offset + items.length : null;
-  return {
-    ...ready,
-    items,
-    truncated: Boolean(s.truncated),
-    counts: { total, returned: items.length },
+  const total = ready.status === "processing" ? 0 : (s.item_count ?? 0);
+  const nextOffset = q.offset + returned < total ? q.offset + returned : null;
+  const head = JSON.stringify(ready);
+  const tail = JSON.stringify({
+    truncated: ready.status !== "processing" && Boolean(s.truncated),
+    counts: { total, returned },
     pagination: { limit: q.limit, offset: q.offset, total, hasMore: nextOffset !== null, nextOffset },
-  };
-}
-
-/**
- * Lean items: tool inputs and results longer than the preview are cut, with their original
- * length kept; reasoning and raw span attributes are left to the item endpoint.
- */
-export function leanItem(item: Record<string, unknown>): Record<string, unknown> {
-  const { spanAttributes: _a, reasoning: _r, ...rest } = item;
-  if (item.type !== "tool_call" && item.type !== "tool_result") return rest;
-  const text = typeof item.content === "string" ? item.content : item.content == null ? null : JSON.stringify(item.content);
-  if (text === null || text.length <= LEAN_PREVIEW_CHARS) return { ...rest, contentLength: text?.length ?? 0, contentTruncated: false };
-  return { ...rest, content: text.slice(0, LEAN_PREVIEW_CHARS), contentLength: text.length, contentTruncated: true };
+  });
+  return new Response(`${head.slice(0, -1)},"items":[${items}],${tail.slice(1)}`, { headers: { "content-type": "application/json" } });
 }
 
 /**

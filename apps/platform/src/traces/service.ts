@@ -82,16 +82,16 @@ export async function findTraceMetrics(sql: postgres.Sql, services: ServiceRef[]
 
 export const TRACE_FILTERS: FilterSet = {
   fields: {
-    traceId: { type: "string", expr: "tr.trace_id", sortable: true },
-    sessionId: { type: "string", expr: "tr.session_id", sortable: true },
+    traceId: { type: "string", expr: "tr.trace_id", sortable: true, notNull: true },
+    sessionId: { type: "string", expr: "tr.session_id", sortable: true, notNull: true },
     environment: { type: "string", expr: "tr.environment", sortable: true },
     model: { type: "string", expr: "tr.model", sortable: true },
-    provider: { type: "string", expr: "tr.provider", sortable: true },
-    status: { type: "enum", expr: "tr.status", values: ["active", "matured"], sortable: true },
-    startTime: { type: "datetime", expr: "tr.start_time", sortable: true },
-    endTime: { type: "datetime", expr: "tr.end_time", sortable: true },
+    provider: { type: "string", expr: "tr.provider", sortable: true, notNull: true },
+    status: { type: "enum", expr: "tr.status", values: ["active", "matured"], sortable: true, notNull: true },
+    startTime: { type: "datetime", expr: "tr.start_time", sortable: true, notNull: true },
+    endTime: { type: "datetime", expr: "tr.end_time", sortable: true, notNull: true },
     maturedAt: { type: "datetime", expr: "tr.matured_at", sortable: true },
-    durationMs: { type: "number", expr: "(extract(epoch from tr.end_time - tr.start_time) * 1000)", sortable: true },
+    durationMs: { type: "number", expr: "(extract(epoch from tr.end_time - tr.start_time) * 1000)", sortable: true, notNull: true },
     costUsd: { type: "number", expr: "ta.cost_usd", sortable: true },
   },
   dynamic: {
