@@ -1,0 +1,185 @@
+/**
+ * `npm run bench:pipeline`: the processor (apps/processor/src/main.ts, a child process) against a
+ * real nats-server and Postgres started here.
+ *
+ * 1. Throughput INGEST -> Postgres: a backlog of --backlog trace messages drained (max rate),
+ *    then --rate traces/s offered for --duration s while the consumer lag is sampled (it must not grow).
+ * 2. Maturation lateness with --sessions sessions open at once: one trace each, offered at
+ *    --open-rate/s, window --window s (all are open before the first matures); lateness =
+ *    matured_at - last activity write - window, p50/p99/max, from Postgres.
+ *
+ *   bun run bench/pipeline.ts [--backlog 20000] [--rate 2000] [--duration 15] [--sessions 10000] [--open-rate 500] [--window 30]
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { bootstrapTenant } from "../shared/admin/tenancy";
+import { randomBytes, toBase64 } from "../shared/crypto";
+import { createDatabase, runMigrations } from "../shared/db/client";
+import { connectNats, createTopology, ensureTopology, subjects } from "../shared/nats/topology";
+import type { IngestMessage } from "../shared/payloads";
+import { startNatsServer } from "../scripts/infra/nats-server";
+import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+
+const ROOT = resolve(import.meta.dir, "..");
+const { values: args } = parseArgs({
+  options: {
+    backlog: { type: "string", default: "20000" },
+    rate: { type: "string", default: "2000" },
+    duration: { type: "string", default: "15" },
+    sessions: { type: "string", default: "10000" },
+    "open-rate": { type: "string", default: "500" },
+    window: { type: "string", default: "30" },
+  },
+});
+const BACKLOG = Number(args.backlog);
+const RATE = Number(args.rate);
+const DURATION = Number(args.duration);
+const SESSIONS = Number(args.sessions);
+const OPEN_RATE = Number(args["open-rate"]);
+const WINDOW = Number(args.window);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN);
+
+/** A realistic ~2.5 KB chat trace; every third carries a tool round trip. */
+function tracePayload(sessionId: string, turn: number) {
+  const start = new Date(Date.now() - 1000);
+  const messages: any[] = [{ role: "system", content: "You are Cellar Support, a friendly assistant for an online keyboard shop. Answer briefly and cite order ids." }];
+  for (let t = 0; t <= turn; t++) {
+    messages.push({ role: "user", content: `Turn ${t}: where is my order A-10${40 + t}? The page still says processing.` });
+    if (t < turn) messages.push({ role: "assistant", content: `Order A-10${40 + t} left the warehouse; delivery expected in two business days.` });
+  }
+  if (turn % 3 === 2) {
+    messages.push({ role: "assistant", content: null, tool_calls: [{ id: `call_${sessionId}_${turn}`, type: "function", function: { name: "lookup_order", arguments: '{"order_id":"A-1042"}' } }] });
+    messages.push({ role: "tool", tool_call_id: `call_${sessionId}_${turn}`, content: JSON.stringify({ id: "A-1042", status: "shipped", carrier: "DHL", eta: "2025-03-04" }) });
+  }
+  return {
+    provider: "openai" as const,
+    service_name: "support-bot",
+    session_id: sessionId,
+    environment: "bench",
+    start_time: start.toISOString(),
+    end_time: new Date(start.getTime() + 900).toISOString(),
+    request: { model: "gpt-4o-mini", messages, tools: [{ type: "function", function: { name: "lookup_order", description: "Find an order", parameters: { type: "object", properties: { order_id: { type: "string" } } } } }] },
+    responses: [{
+      id: `chatcmpl-${sessionId}-${turn}`, object: "chat.completion", model: "gpt-4o-mini-2024-07-18",
+      choices: [{ index: 0, message: { role: "assistant", content: "Your order A-1042 shipped with DHL and should arrive on March 4th." }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 400 + turn * 60, completion_tokens: 30, total_tokens: 430 + turn * 60, prompt_tokens_details: { cached_tokens: 256 } },
+    }],
+  };
+}
+
+async function main() {
+  const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-pipeline-"));
+  const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
+  const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
+  let child: ChildProcess | undefined;
+  const env = { NATS_URL: nats.url, DATABASE_URL: pg.url, SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)), LOG_LEVEL: "error", INGEST_PORT: "0", PLATFORM_PORT: "0" };
+  const startProcessor = (windowSeconds: number) => {
+    child = spawn(process.execPath, ["apps/processor/src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env, MATURATION_WINDOW_SECONDS: String(windowSeconds) }, stdio: ["ignore", "ignore", "inherit"] });
+  };
+  const stopProcessor = async () => {
+    const c = child;
+    child = undefined;
+    if (!c || c.exitCode !== null) return;
+    await new Promise<void>((res) => {
+      c.once("exit", () => res());
+      c.kill("SIGTERM");
+      setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
+    });
+  };
+  try {
+    await runMigrations(pg.url);
+    const database = createDatabase(pg.url, { max: 4 });
+    const { sql } = database;
+    const tenant = await bootstrapTenant(database.db, { name: "bench" });
+    const nc = await connectNats(nats.url, "bench-pipeline");
+    const topology = createTopology();
+    const { js, jsm } = await ensureTopology(nc, topology);
+    let seq = 0;
+    const publish = (sessionId: string, turn: number) => {
+      const message: IngestMessage = { kind: "trace", messageId: `bench-${++seq}`, tenantId: tenant.tenantId, serviceName: "support-bot", receivedAt: new Date().toISOString(), payload: tracePayload(sessionId, turn) };
+      return js.publish(subjects.ingestTrace(topology), JSON.stringify(message), { msgID: message.messageId, timeout: 30_000 });
+    };
+    const lag = async () => {
+      const info = await jsm.consumers.info(topology.ingestStream, topology.consumers.processorIngest);
+      return info.num_pending + info.num_ack_pending;
+    };
+    /** Offers `count` messages at `perSecond` in 50 ms ticks. */
+    const offer = async (count: number, perSecond: number, make: (i: number) => [string, number], onTick?: () => Promise<void>) => {
+      const started = performance.now();
+      let sent = 0;
+      let nextSample = started + 1000;
+      while (sent < count) {
+        const due = Math.min(count, Math.floor(((performance.now() - started) / 1000) * perSecond) + 1);
+        const batch: Promise<unknown>[] = [];
+        for (; sent < due; sent++) batch.push(publish(...make(sent)));
+        await Promise.all(batch);
+        if (onTick && performance.now() >= nextSample) {
+          nextSample += 1000;
+          await onTick();
+        }
+        await sleep(50);
+      }
+      return (performance.now() - started) / 1000;
+    };
+
+    // 1a. Backlog drain: the processor's top speed.
+    const BACKLOG_SESSIONS = Math.max(1, Math.floor(BACKLOG / 5));
+    for (let i = 0; i < BACKLOG; i += 1000) {
+      await Promise.all(Array.from({ length: Math.min(1000, BACKLOG - i) }, (_, k) => publish(`backlog-${(i + k) % BACKLOG_SESSIONS}`, Math.floor((i + k) / BACKLOG_SESSIONS))));
+    }
+    startProcessor(3600);
+    const drainStart = performance.now();
+    await sleep(200);
+    while ((await lag()) > 0) await sleep(100);
+    const drainSeconds = (performance.now() - drainStart) / 1000;
+    const [{ n: stored }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
+    console.log(`backlog: ${BACKLOG} traces (${BACKLOG_SESSIONS} sessions) drained INGEST -> Postgres in ${drainSeconds.toFixed(1)} s = ${Math.round(BACKLOG / drainSeconds)} traces/s (includes processor start-up); ${stored} rows`);
+
+    // 1b. Sustained offered rate; lag sampled every second.
+    const lags: number[] = [];
+    const RATE_SESSIONS = Math.max(1, Math.floor(RATE)); // ~1 trace per session per second
+    const offeredSeconds = await offer(RATE * DURATION, RATE, (i) => [`steady-${i % RATE_SESSIONS}`, Math.floor(i / RATE_SESSIONS)], async () => void lags.push(await lag()));
+    const tailStart = performance.now();
+    while ((await lag()) > 0) await sleep(50);
+    const tail = (performance.now() - tailStart) / 1000;
+    const half = Math.floor(lags.length / 2);
+    const avg = (xs: number[]) => (xs.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0);
+    console.log(`sustained: offered ${RATE}/s for ${offeredSeconds.toFixed(1)} s (${Math.round((RATE * DURATION) / offeredSeconds)}/s achieved by the publisher); lag samples ${lags.join(",")}; first-half avg ${avg(lags.slice(0, half))}, second-half avg ${avg(lags.slice(half))}, max ${Math.max(0, ...lags)}; drained ${tail.toFixed(2)} s after the last publish`);
+
+    // 2. Lateness: SESSIONS open at once.
+    await stopProcessor();
+    startProcessor(WINDOW);
+    await sleep(1000);
+    const openSeconds = await offer(SESSIONS, OPEN_RATE, (i) => [`lat-${i}`, 0]);
+    console.log(`opened ${SESSIONS} sessions in ${openSeconds.toFixed(1)} s (window ${WINDOW} s: all open before the first can mature)`);
+    const deadline = Date.now() + (WINDOW + openSeconds + 120) * 1000;
+    let matured = 0;
+    while (Date.now() < deadline) {
+      [{ n: matured }] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where session_id like 'lat-%' and maturation_count >= 1`;
+      if (matured >= SESSIONS) break;
+      await sleep(500);
+    }
+    const rows = await sql<{ late: number }[]>`
+      select extract(epoch from matured_at - last_ingested_at) - ${WINDOW} as late from sessions where session_id like 'lat-%' and matured_at is not null`;
+    const late = rows.map((r) => Number(r.late) * 1000).sort((a, b) => a - b);
+    const [{ n: events }] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where session_id like 'lat-%' and published_count = maturation_count and maturation_count = 1`;
+    const info = await jsm.streams.info(topology.maturedStream);
+    console.log(`lateness (matured_at - last write - window) over ${late.length}/${SESSIONS} sessions: p50 ${pct(late, 50).toFixed(0)} ms, p99 ${pct(late, 99).toFixed(0)} ms, max ${pct(late, 100).toFixed(0)} ms; ${events} published once; MATURED stream holds ${info.state.messages} messages (sessions + traces)`);
+
+    await stopProcessor();
+    await nc.close();
+    await database.close();
+  } finally {
+    await stopProcessor();
+    await Promise.allSettled([nats.stop(), pg.stop()]);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);
