@@ -1,7 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { apiKeys, tenants, users, type KeyKind, type Role } from "../db/schema";
-import { randomToken, sha256Hex } from "../crypto";
+import { createHash } from "node:crypto";
+import { randomToken } from "../crypto";
 
 /** Key prefixes by kind. DSN prefixes are the contract's; only the hash is stored. */
 export const KEY_PREFIX: Record<KeyKind, string> = {
@@ -20,8 +21,16 @@ export async function generateKey(kind: KeyKind): Promise<{ key: string; keyHash
  * Keys are looked up by the hash of the whole string, never parsed by prefix, so keys minted
  * under an older format (legacy keys) keep working.
  */
-export function hashKey(key: string): Promise<string> {
-  return sha256Hex(key);
+export async function hashKey(key: string): Promise<string> {
+  return hashKeySync(key);
+}
+
+/**
+ * Same digest as `sha256Hex`, synchronously: it runs on every ingest request, and node:crypto
+ * (Bun, Node and Deno alike) costs ~4 us against ~13 us plus a thread hop for crypto.subtle.
+ */
+export function hashKeySync(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
 }
 
 export interface ResolvedKey {
@@ -55,7 +64,7 @@ export class KeyResolver {
 
   async resolve(presented: string): Promise<ResolvedKey | null> {
     if (!presented || presented.length > 512) return null;
-    const hash = await hashKey(presented);
+    const hash = hashKeySync(presented);
     const now = (this.options.now ?? Date.now)();
     const hit = this.cache.get(hash);
     if (hit && hit.expiresAt > now) return hit.value;

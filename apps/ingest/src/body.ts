@@ -83,37 +83,52 @@ export function parseJsonStrict(text: string): unknown {
   return value;
 }
 
-/** Walks the parsed value; returns how many object keys it holds. */
+/**
+ * Walks the parsed value; returns how many object keys it holds. The path is kept as a stack of
+ * segments and turned into a field name only when something is wrong (this runs on every body).
+ */
 function inspect(root: unknown): number {
   let keys = 0;
-  const visit = (value: unknown, path: string, depth: number): void => {
+  const path: string[] = [];
+  const fail = (reason: string): never => {
+    throw badRequest(`invalid ${describeField(path.map((p) => `/${escapePointer(p)}`).join(""))}: ${reason}`);
+  };
+  const visit = (value: unknown, depth: number): void => {
     if (typeof value === "string") {
-      checkString(value, path, "value");
+      const problem = stringProblem(value);
+      if (problem) fail(`value ${problem}`);
       return;
     }
     if (value === null || typeof value !== "object") return;
-    if (depth > MAX_JSON_DEPTH) throw badRequest(`invalid ${describeField(path)}: nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    if (depth > MAX_JSON_DEPTH) fail(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) visit(value[i], `${path}/${i}`, depth + 1);
+      for (let i = 0; i < value.length; i++) {
+        path.push(String(i));
+        visit(value[i], depth + 1);
+        path.pop();
+      }
       return;
     }
-    for (const key of Object.keys(value)) {
+    for (const key in value as Record<string, unknown>) {
       keys++;
-      const child = `${path}/${escapePointer(key)}`;
-      checkString(key, child, "key");
-      visit((value as Record<string, unknown>)[key], child, depth + 1);
+      path.push(key);
+      const problem = stringProblem(key);
+      if (problem) fail(`key ${problem}`);
+      visit((value as Record<string, unknown>)[key], depth + 1);
+      path.pop();
     }
   };
-  visit(root, "", 1);
+  visit(root, 1);
   return keys;
 }
 
 // ES2024; Bun has it, the repo's lib setting predates it.
 type WellFormedCheck = string & { isWellFormed(): boolean };
 
-function checkString(value: string, path: string, what: "key" | "value"): void {
-  if (value.includes("\u0000")) throw badRequest(`invalid ${describeField(path)}: ${what} contains a NUL character (\\u0000), which cannot be stored`);
-  if (!(value as WellFormedCheck).isWellFormed()) throw badRequest(`invalid ${describeField(path)}: ${what} contains an unpaired UTF-16 surrogate, which cannot be stored`);
+function stringProblem(value: string): string | null {
+  if (value.includes("\u0000")) return "contains a NUL character (\\u0000), which cannot be stored";
+  if (!(value as WellFormedCheck).isWellFormed()) return "contains an unpaired UTF-16 surrogate, which cannot be stored";
+  return null;
 }
 
 /** A field name safe to echo: control characters escaped, long paths cut (keys are client data). */
@@ -124,15 +139,31 @@ export function describeField(pointer: string): string {
 
 const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 
-// Every string token, flagged when a colon follows (an object key). Run only on text JSON.parse
-// accepted, so tokens cannot be misaligned: outside strings there are no quotes.
-const STRING_TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?/g;
-
+/**
+ * Object keys in the text: string tokens followed by a colon. Run only on text JSON.parse accepted,
+ * so outside strings there are no quotes and the next quote always opens a string. indexOf-based:
+ * twice as fast as a regex on the hot path.
+ */
 function countKeyTokens(text: string): number {
   let n = 0;
-  STRING_TOKEN.lastIndex = 0;
-  for (let m = STRING_TOKEN.exec(text); m; m = STRING_TOKEN.exec(text)) if (m[1] !== undefined) n++;
-  return n;
+  let at = 0;
+  for (;;) {
+    const open = text.indexOf('"', at);
+    if (open < 0) return n;
+    let close = text.indexOf('"', open + 1);
+    // A quote preceded by an odd number of backslashes is escaped: keep looking.
+    for (;;) {
+      let b = close - 1;
+      while (text.charCodeAt(b) === 92) b--;
+      if ((close - 1 - b) % 2 === 0) break;
+      close = text.indexOf('"', close + 1);
+    }
+    let k = close + 1;
+    let c = text.charCodeAt(k);
+    while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++k);
+    if (c === 58) n++;
+    at = k;
+  }
 }
 
 const TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]:,]|[^\s{}[\]:,"]+/g;
