@@ -48,12 +48,14 @@ export interface NewDelivery {
 
 /**
  * Inserts delivery rows, skipping any (subscription, event) pair that already has one: the
- * dedup record that makes a re-selected trace a duplicate rather than a new delivery.
+ * dedup record that makes a re-selected trace a duplicate rather than a new delivery. Returns
+ * the ids actually inserted.
  */
-export async function insertDeliveries(sql: postgres.Sql | postgres.TransactionSql, rows: NewDelivery[]): Promise<void> {
-  if (rows.length === 0) return;
-  await sql`insert into webhook_deliveries ${sql(rows as any, "id", "tenant_id", "subscription_id", "event_type", "event_key", "body", "enqueued_at")}
-    on conflict (subscription_id, event_key) do nothing`;
+export async function insertDeliveries(sql: postgres.Sql | postgres.TransactionSql, rows: NewDelivery[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await sql<{ id: string }[]>`insert into webhook_deliveries ${sql(rows as any, "id", "tenant_id", "subscription_id", "event_type", "event_key", "body", "enqueued_at")}
+    on conflict (subscription_id, event_key) do nothing returning id`;
+  return inserted.map((r) => r.id);
 }
 
 /** Publishes attempt jobs; the message id dedupes a replayed fan-out inside the stream's window. */

@@ -1,5 +1,4 @@
 import type postgres from "postgres";
-import type { SecretBox } from "../../../shared/crypto";
 import type { Logger } from "../../../shared/logger";
 import type { Cidr } from "../../../shared/webhooks/address";
 import { checkDestination, type ResolveDns } from "../../../shared/webhooks/destination";
@@ -16,7 +15,10 @@ export type DeliveryFetch = (url: string, init: RequestInit & { redirect: "manua
 export interface AttemptDeps {
   sql: postgres.Sql;
   logger: Logger;
-  secretBox: SecretBox;
+  /** Decrypts a sealed secret (cached by ciphertext, so a rotation is picked up at once). */
+  openSecret: (sealed: string) => Promise<string>;
+  /** Batched recordSuccesses. */
+  recordSuccess: (rec: SuccessRecord) => Promise<void>;
   fetch: DeliveryFetch;
   resolveDns: ResolveDns;
   allowlist: Cidr[];
@@ -45,13 +47,47 @@ interface Loaded {
   previous_secret_expires_at: Date | null;
 }
 
-export async function loadDelivery(sql: postgres.Sql, deliveryId: string): Promise<Loaded | undefined> {
-  const [row] = await sql<Loaded[]>`
+/** Delivery rows with their subscription, in the order of `ids` (undefined = gone). */
+export async function loadDeliveries(sql: postgres.Sql, ids: string[]): Promise<Array<Loaded | undefined>> {
+  const rows = await sql<Loaded[]>`
     select d.id, d.body, d.status, d.attempts, d.subscription_id, s.url, s.enabled, s.secret_encrypted,
       s.previous_secret_encrypted, s.previous_secret_expires_at
     from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
-    where d.id = ${deliveryId}`;
-  return row;
+    where d.id = any(${ids}::text[])`;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id));
+}
+
+export interface SuccessRecord {
+  deliveryId: string;
+  subscriptionId: string;
+  attempt: number;
+  statusCode: number;
+  durationMs: number;
+  attemptedAt: Date;
+}
+
+/**
+ * Records successful attempts in one statement for many deliveries (the hot path under load):
+ * attempt rows, delivered state, and health reset only where health actually changes.
+ */
+export async function recordSuccesses(sql: postgres.Sql, recs: SuccessRecord[]): Promise<void[]> {
+  await sql`
+    with v as (
+      select * from unnest(${recs.map((r) => r.deliveryId)}::text[], ${recs.map((r) => r.subscriptionId)}::uuid[], ${recs.map((r) => r.attempt)}::int[],
+        ${recs.map((r) => r.statusCode)}::int[], ${recs.map((r) => r.durationMs)}::int[], ${recs.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
+        as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
+    ), ins as (
+      insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
+      select delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at from v
+      on conflict (delivery_id, attempt) do nothing
+    ), upd as (
+      update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null from v where d.id = v.delivery_id
+    )
+    update webhook_subscriptions s set consecutive_failures = 0, failing_since = null, last_delivery_status = 'delivered'
+    where s.id in (select subscription_id from v)
+      and (s.consecutive_failures <> 0 or s.failing_since is not null or s.last_delivery_status is distinct from 'delivered')`;
+  return recs.map(() => undefined);
 }
 
 type Outcome =
@@ -99,29 +135,35 @@ export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: bo
 
   const error = outcome.kind === "delivered" ? null : outcome.error;
   const statusCode = outcome.statusCode;
-  await deps.sql.begin(async (tx) => {
-    await tx`insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
+  // One statement (data-modifying CTEs run atomically): attempt row, delivery state, health.
+  const ok = outcome.kind === "delivered";
+  if (ok) {
+    await deps.recordSuccess({ deliveryId: row.id, subscriptionId: row.subscription_id, attempt, statusCode: outcome.statusCode, durationMs, attemptedAt: startedAt });
+    return verdict;
+  }
+  const [sub] = await deps.sql<{ failing_since: Date | null }[]>`
+    with attempt as (
+      insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
       values (${row.id}, ${row.subscription_id}, ${attempt}, ${statusCode}, ${durationMs}, ${error}, ${startedAt})
-      on conflict (delivery_id, attempt) do nothing`;
-    await tx`update webhook_deliveries set status = ${deliveryStatus}, attempts = ${attempt}, next_attempt_at = ${nextAttemptAt} where id = ${row.id}`;
-    if (outcome.kind === "delivered") {
-      await tx`update webhook_subscriptions set consecutive_failures = 0, failing_since = null, last_delivery_status = 'delivered'
-        where id = ${row.subscription_id}`;
-      return;
-    }
-    const [sub] = await tx<{ failing_since: Date }[]>`
-      update webhook_subscriptions set consecutive_failures = consecutive_failures + 1,
-        failing_since = coalesce(failing_since, ${startedAt}), last_delivery_status = 'failed'
-      where id = ${row.subscription_id} returning failing_since`;
-    let disableReason = outcome.kind === "disable" ? outcome.reason : null;
-    if (!disableReason && sub && startedAt.getTime() - sub.failing_since.getTime() >= FAILING_DISABLE_MS) disableReason = "failing";
-    if (disableReason) {
-      await tx`update webhook_subscriptions set enabled = false, disabled_reason = ${disableReason}, updated_at = ${startedAt}
-        where id = ${row.subscription_id} and enabled`;
-      if (deliveryStatus === "pending") await tx`update webhook_deliveries set status = 'stopped', next_attempt_at = null where id = ${row.id}`;
-      if (verdict.action === "nak") verdict = { action: "term", reason: `subscription disabled: ${disableReason}` };
-    }
-  });
+      on conflict (delivery_id, attempt) do nothing
+    ), delivery as (
+      update webhook_deliveries set status = ${deliveryStatus}, attempts = ${attempt}, next_attempt_at = ${nextAttemptAt} where id = ${row.id}
+    )
+    update webhook_subscriptions set consecutive_failures = consecutive_failures + 1,
+      failing_since = coalesce(failing_since, ${startedAt}), last_delivery_status = 'failed'
+    where id = ${row.subscription_id} returning failing_since`;
+
+  let disableReason = outcome.kind === "disable" ? outcome.reason : null;
+  if (!disableReason && sub?.failing_since && startedAt.getTime() - sub.failing_since.getTime() >= FAILING_DISABLE_MS) disableReason = "failing";
+  if (disableReason) {
+    await deps.sql`
+      with sub as (
+        update webhook_subscriptions set enabled = false, disabled_reason = ${disableReason}, updated_at = ${startedAt}
+        where id = ${row.subscription_id} and enabled
+      )
+      update webhook_deliveries set status = 'stopped', next_attempt_at = null where id = ${row.id} and status = 'pending'`;
+    if (verdict.action === "nak") verdict = { action: "term", reason: `subscription disabled: ${disableReason}` };
+  }
   return verdict;
 }
 
@@ -131,9 +173,9 @@ async function send(deps: AttemptDeps, row: Loaded, at: Date): Promise<Outcome> 
     if (dest.problem === "private_address") return { kind: "disable", statusCode: null, error: `destination ${dest.message}`, reason: "private_address" };
     return { kind: "failed", statusCode: null, error: `destination url ${dest.message}` };
   }
-  const secrets = [await deps.secretBox.open(row.secret_encrypted)];
+  const secrets = [await deps.openSecret(row.secret_encrypted)];
   if (row.previous_secret_encrypted && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > at.getTime()) {
-    secrets.push(await deps.secretBox.open(row.previous_secret_encrypted));
+    secrets.push(await deps.openSecret(row.previous_secret_encrypted));
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), deps.timeoutMs);

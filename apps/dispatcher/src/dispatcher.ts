@@ -1,18 +1,19 @@
 import type postgres from "postgres";
-import type { ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import type { SecretBox } from "../../../shared/crypto";
 import type { Db } from "../../../shared/db/client";
 import type { Logger } from "../../../shared/logger";
-import { consumeInBatches, type BatchLoop } from "../../../shared/nats/batch";
 import type { Topology } from "../../../shared/nats/topology";
 import { MaturedMessage } from "../../../shared/payloads";
 import { compileValidator } from "../../../shared/validation";
 import { toCidrs, type Cidr } from "../../../shared/webhooks/address";
 import { DeliveryJob } from "../../../shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "../../../shared/webhooks/destination";
-import { attemptDelivery, loadDelivery, type AttemptDeps, type DeliveryFetch, type Verdict } from "./attempt";
+import { attemptDelivery, loadDeliveries, recordSuccesses, type AttemptDeps, type DeliveryFetch, type Verdict } from "./attempt";
+import { createBatcher } from "./batcher";
 import { fanOut } from "./fanout";
 import { createKeyedLimiter } from "./limiter";
+import { consumeConcurrently, type ConcurrentLoop } from "./loop";
 import { pinnedFetch } from "./pinned-fetch";
 import { pruneHistory, RETENTION_MS } from "./prune";
 
@@ -58,10 +59,20 @@ const jobValidator = compileValidator(DeliveryJob);
 export function createDispatcher(deps: DispatcherDeps) {
   const now = deps.now ?? (() => new Date());
   const allowlist = toCidrs(deps.insecureAllowlist);
+  const secrets = new Map<string, Promise<string>>();
+  const openSecret = (sealed: string) => {
+    if (secrets.size > 10_000) secrets.clear();
+    let p = secrets.get(sealed);
+    if (!p) secrets.set(sealed, (p = deps.secretBox.open(sealed)));
+    return p;
+  };
+  // Under load many attempts share one query; a lone attempt waits at most 2 ms.
+  const loadDelivery = createBatcher((ids: string[]) => loadDeliveries(deps.sql, ids), { maxSize: 200, maxWaitMs: 2 });
   const attemptDeps: AttemptDeps = {
     sql: deps.sql,
     logger: deps.logger,
-    secretBox: deps.secretBox,
+    openSecret,
+    recordSuccess: createBatcher((recs) => recordSuccesses(deps.sql, recs), { maxSize: 200, maxWaitMs: 2 }),
     fetch: deps.fetch ?? pinnedFetch,
     resolveDns: deps.resolveDns ?? systemResolveDns,
     allowlist,
@@ -73,36 +84,38 @@ export function createDispatcher(deps: DispatcherDeps) {
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const endpointCap = deps.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY;
   const limiter = createKeyedLimiter(endpointCap);
-  const inFlight = new Set<Promise<void>>();
-  let maturedLoop: BatchLoop | undefined;
-  let deliveriesDone: Promise<void> | undefined;
-  let deliveryMessages: ConsumerMessages | undefined;
-  let stopped = false;
+  const loops: ConcurrentLoop[] = [];
   let pruneTimer: ReturnType<typeof setInterval> | undefined;
   let pruning: Promise<unknown> = Promise.resolve();
 
-  async function handleMatured(batch: JsMsg[]): Promise<void> {
-    await Promise.all(
-      batch.map(async (m) => {
-        let decoded: unknown;
-        try {
-          decoded = m.json();
-        } catch {}
-        const problem = maturedValidator.firstError(decoded);
-        if (problem) {
-          deps.logger.error("poison MATURED message terminated", { seq: m.seq, problem });
-          m.term(problem);
-          return;
-        }
-        try {
-          await fanOut({ sql: deps.sql, js: deps.js, topology: deps.topology, now }, decoded as MaturedMessage);
-          m.ack();
-        } catch (err) {
-          deps.logger.error("fan-out failed; retrying", { seq: m.seq, err: err as Error });
-          m.nak(1000);
-        }
-      }),
-    );
+  // Fan-out of many MATURED messages shares three queries (see fanout.ts).
+  const fanOutBatched = createBatcher(
+    async (events: MaturedMessage[]) => {
+      await fanOut({ sql: deps.sql, js: deps.js, topology: deps.topology, now }, events);
+      return events.map(() => undefined);
+    },
+    { maxSize: 200, maxWaitMs: 5 },
+  );
+
+  async function handleMatured(m: JsMsg): Promise<void> {
+    let decoded: unknown;
+    try {
+      decoded = m.json();
+    } catch {}
+    const problem = maturedValidator.firstError(decoded);
+    if (problem) {
+      deps.logger.error("poison MATURED message terminated", { seq: m.seq, problem });
+      m.term(problem);
+      return;
+    }
+    try {
+      await fanOutBatched(decoded as MaturedMessage);
+      m.ack();
+    } catch (err) {
+      // Fan-out is idempotent: a redelivery cannot make a second delivery.
+      deps.logger.error("fan-out failed; retrying", { seq: m.seq, err: err as Error });
+      m.nak(1000);
+    }
   }
 
   async function handleDelivery(m: JsMsg): Promise<void> {
@@ -120,7 +133,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const log = deps.logger.child({ deliveryId: job.deliveryId });
     const heartbeat = setInterval(() => m.working(), WORKING_INTERVAL_MS);
     try {
-      const row = await loadDelivery(deps.sql, job.deliveryId);
+      const row = await loadDelivery(job.deliveryId);
       if (!row) return void m.term("delivery no longer exists"); // subscription deleted or pruned
       if (row.status !== "pending") return void m.ack(); // a redelivered job already done
       // A crowded endpoint should not hold every slot of this process: come back shortly.
@@ -146,32 +159,6 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  async function runDeliveries(): Promise<void> {
-    const consumer = await deps.js.consumers.get(deps.topology.deliveriesStream, deps.topology.consumers.dispatcherDeliveries);
-    let free = concurrency;
-    let wake: (() => void) | undefined;
-    while (!stopped) {
-      try {
-        deliveryMessages = await consumer.consume({ max_messages: concurrency, expires: 5_000 });
-        for await (const m of deliveryMessages) {
-          while (free === 0) await new Promise<void>((r) => (wake = r));
-          free--;
-          const p = handleDelivery(m).finally(() => {
-            free++;
-            inFlight.delete(p);
-            wake?.();
-            wake = undefined;
-          });
-          inFlight.add(p);
-        }
-      } catch (err) {
-        if (stopped) break;
-        deps.logger.warn("deliveries loop interrupted; restarting", { err: err as Error });
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-  }
-
   const prune = () => {
     pruning = pruneHistory(deps.sql, now(), deps.retentionMs ?? RETENTION_MS)
       .then((n) => n && deps.logger.info("pruned webhook history", { deliveries: n }))
@@ -181,20 +168,18 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   return {
     async start() {
-      const matured = await deps.js.consumers.get(deps.topology.maturedStream, deps.topology.consumers.dispatcherMatured);
-      maturedLoop = consumeInBatches(matured, { maxBatch: 100, maxWaitMs: 10, logger: deps.logger, handle: handleMatured });
-      deliveriesDone = runDeliveries();
+      const t = deps.topology;
+      const matured = await deps.js.consumers.get(t.maturedStream, t.consumers.dispatcherMatured);
+      const deliveries = await deps.js.consumers.get(t.deliveriesStream, t.consumers.dispatcherDeliveries);
+      loops.push(consumeConcurrently(matured, { maxInFlight: 1000, logger: deps.logger, name: "matured", handle: handleMatured }));
+      loops.push(consumeConcurrently(deliveries, { maxInFlight: concurrency, logger: deps.logger, name: "deliveries", handle: handleDelivery }));
       void prune();
       pruneTimer = setInterval(prune, deps.pruneIntervalMs ?? 3600_000);
     },
     /** Stops pulling, lets in-flight attempts finish (bounded by the receiver timeout). */
     async stop() {
-      stopped = true;
       if (pruneTimer) clearInterval(pruneTimer);
-      deliveryMessages?.stop();
-      await maturedLoop?.stop();
-      await deliveriesDone;
-      await Promise.allSettled([...inFlight]);
+      await Promise.all(loops.map((l) => l.stop()));
       await pruning;
     },
     /** Runs one pruning pass now (tests, admin). */

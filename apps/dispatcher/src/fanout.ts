@@ -18,34 +18,47 @@ export function eventKey(m: MaturedMessage): string {
 
 /**
  * One delivery per matching enabled subscription of an entitled tenant, then one DELIVERIES job
- * per delivery that has not been attempted yet. Safe to replay: rows are unique per
- * (subscription, event), and the job's message id is the delivery id, so a crash between the
- * insert and the publish re-publishes the same job rather than a second delivery.
+ * per delivery not attempted yet; a whole MATURED batch in three queries. Safe to replay: rows
+ * are unique per (subscription, event), and a job's message id is its delivery id, so a crash
+ * between insert and publish re-publishes the same job rather than making a second delivery.
  */
-export async function fanOut(deps: FanoutDeps, m: MaturedMessage): Promise<number> {
-  const key = eventKey(m);
-  const subs = await deps.sql<{ id: string }[]>`
-    select s.id from webhook_subscriptions s join tenants t on t.id = s.tenant_id
-    where s.tenant_id = ${m.tenantId} and s.trace_service_id = ${m.traceServiceId}
-      and s.enabled and t.webhooks_enabled and ${m.type} = any(s.event_types)`;
+export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const subs = await deps.sql<{ id: string; tenant_id: string; trace_service_id: string; event_types: string[] }[]>`
+    select s.id, s.tenant_id, s.trace_service_id, s.event_types
+    from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+    where s.trace_service_id = any(${[...new Set(events.map((m) => m.traceServiceId))]}::uuid[]) and s.enabled and t.webhooks_enabled`;
   if (subs.length === 0) return 0;
   const timestamp = deps.now();
-  const data = {
-    tenant_id: m.tenantId,
-    trace_service_id: m.traceServiceId,
-    service_name: m.serviceName,
-    maturation_count: m.maturationCount,
-    occurred_at: m.occurredAt,
-    ...(m.type === "session.matured" ? { session_id: m.sessionId } : { trace_id: m.traceId }),
-  };
-  const rows: NewDelivery[] = subs.map((s) => {
-    const id = newDeliveryId();
-    return { id, tenant_id: m.tenantId, subscription_id: s.id, event_type: m.type, event_key: key, body: deliveryBody({ id, type: m.type, timestamp, data }), enqueued_at: timestamp };
-  });
-  await insertDeliveries(deps.sql, rows);
-  const fresh = await deps.sql<{ id: string }[]>`
-    select id from webhook_deliveries
-    where event_key = ${key} and subscription_id = any(${subs.map((s) => s.id)}::uuid[]) and status = 'pending' and attempts = 0`;
-  await publishDeliveryJobs(deps.js, deps.topology, fresh.map((r) => ({ job: { deliveryId: r.id }, msgID: r.id })));
-  return fresh.length;
+  const rows: NewDelivery[] = [];
+  for (const m of events) {
+    const data = {
+      tenant_id: m.tenantId,
+      trace_service_id: m.traceServiceId,
+      service_name: m.serviceName,
+      maturation_count: m.maturationCount,
+      occurred_at: m.occurredAt,
+      ...(m.type === "session.matured" ? { session_id: m.sessionId } : { trace_id: m.traceId }),
+    };
+    for (const s of subs) {
+      if (s.tenant_id !== m.tenantId || s.trace_service_id !== m.traceServiceId || !s.event_types.includes(m.type)) continue;
+      const id = newDeliveryId();
+      rows.push({ id, tenant_id: m.tenantId, subscription_id: s.id, event_type: m.type, event_key: eventKey(m), body: deliveryBody({ id, type: m.type, timestamp, data }), enqueued_at: timestamp });
+    }
+  }
+  if (rows.length === 0) return 0;
+  const inserted = await insertDeliveries(deps.sql, rows);
+  let ids = inserted;
+  if (inserted.length < rows.length) {
+    // Some already existed (a replay): re-publish those not attempted yet, in case the crash
+    // came between their insert and their publish. The job's msgID drops true duplicates.
+    const existing = await deps.sql<{ id: string }[]>`
+      select id from webhook_deliveries
+      where event_key = any(${[...new Set(rows.map((r) => r.event_key))]}::text[])
+        and subscription_id = any(${[...new Set(rows.map((r) => r.subscription_id))]}::uuid[])
+        and status = 'pending' and attempts = 0`;
+    ids = existing.map((r) => r.id);
+  }
+  await publishDeliveryJobs(deps.js, deps.topology, ids.map((id) => ({ job: { deliveryId: id }, msgID: id })));
+  return ids.length;
 }

@@ -1,0 +1,205 @@
+/**
+ * `npm run bench:dispatch`: webhook deliveries/s from MATURED to a local receiver through the
+ * real dispatcher (fan-out, delivery rows, DELIVERIES, address check, signing, attempt records),
+ * beside the ceiling: a bare loop of signed fetches to the same receiver at the same concurrency.
+ * Then the latency from a MATURED publish to the first attempt's arrival at a paced rate.
+ * nats-server and Postgres are started here under a scratch directory; the receiver is a child
+ * process so it does not share the dispatcher's event loop.
+ *
+ * The machine is shared (2 cores, other benches), so dispatcher and ceiling run in alternating
+ * rounds and the report gives each round and the medians.
+ *
+ *   bun run bench/dispatch.ts [--events 3000] [--rounds 3] [--subscriptions 8] [--rate 100] [--paced-seconds 5]
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { bootstrapTenant, createService } from "../shared/admin/tenancy";
+import { canonicalJson, randomBytes, SecretBox, toBase64 } from "../shared/crypto";
+import { createDatabase, runMigrations } from "../shared/db/client";
+import { createLogger } from "../shared/logger";
+import { connectNats, createTopology, ensureTopology, subjects } from "../shared/nats/topology";
+import { deliveryHeaders, generateWebhookSecret } from "../shared/webhooks/signing";
+import { createDispatcher, DEFAULT_ENDPOINT_CONCURRENCY } from "../apps/dispatcher/src/dispatcher";
+import { startNatsServer } from "../scripts/infra/nats-server";
+import { freePort, waitForPort } from "../scripts/infra/ports";
+import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+
+// Child mode: the receiver. Answers 204 at once; keeps (session_id, arrival ms) for /stats.
+if (process.argv[2] === "--receiver") {
+  let arrivals: Array<[string, number]> = [];
+  const server = Bun.serve({
+    port: Number(process.argv[3]),
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      if (req.method === "GET") {
+        const out = arrivals;
+        arrivals = [];
+        return Response.json(out);
+      }
+      const body = JSON.parse(await req.text());
+      arrivals.push([body.data.session_id, Date.now()]);
+      return new Response(null, { status: 204 });
+    },
+  });
+  process.on("SIGTERM", () => {
+    server.stop(true);
+    process.exit(0);
+  });
+  await new Promise(() => {});
+}
+
+const { values: args } = parseArgs({
+  options: {
+    events: { type: "string", default: "3000" },
+    rounds: { type: "string", default: "3" },
+    "no-ceiling": { type: "boolean", default: false },
+    subscriptions: { type: "string", default: "8" },
+    rate: { type: "string", default: "100" },
+    "paced-seconds": { type: "string", default: "5" },
+  },
+});
+const EVENTS = Number(args.events);
+const ROUNDS = Number(args.rounds);
+const SUBS = Number(args.subscriptions);
+const RATE = Number(args.rate);
+const PACED_SECONDS = Number(args["paced-seconds"]);
+const CONCURRENCY = Math.min(256, SUBS * DEFAULT_ENDPOINT_CONCURRENCY);
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function main() {
+  const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-dispatch-"));
+  const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
+  const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
+  const port = await freePort();
+  const receiver: ChildProcess = spawn(process.execPath, [import.meta.path, "--receiver", String(port)], { stdio: "inherit" });
+  try {
+    await waitForPort(port);
+    await runMigrations(pg.url);
+    const database = createDatabase(pg.url, { max: 20 });
+    const nc = await connectNats(nats.url, "bench-dispatch");
+    const topology = createTopology("bench");
+    const { js } = await ensureTopology(nc, topology);
+    const secretBox = new SecretBox(toBase64(randomBytes(32)));
+    const tenant = await bootstrapTenant(database.db, { name: "bench", webhooks: true });
+    const services: Array<{ id: string; name: string }> = [];
+    for (let i = 0; i < SUBS; i++) {
+      const svc = await createService(database.db, { tenantId: tenant.tenantId, name: `svc-${i}` });
+      services.push({ id: svc.id, name: `svc-${i}` });
+      await database.sql`insert into webhook_subscriptions (tenant_id, trace_service_id, name, url, event_types, secret_encrypted)
+        values (${tenant.tenantId}, ${svc.id}, ${`bench-${i}`}, ${`http://127.0.0.1:${port}/hook/${i}`}, ${["session.matured"]}, ${await secretBox.seal(generateWebhookSecret())})`;
+    }
+    const dispatcher = createDispatcher({
+      sql: database.sql, js, topology, logger: createLogger("error"), secretBox, insecureAllowlist: "127.0.0.0/8", concurrency: CONCURRENCY,
+    });
+    await dispatcher.start();
+
+    let n = 0;
+    const publish = (sentAt: Map<string, number>) => {
+      const i = n++;
+      const svc = services[i % services.length];
+      const sid = `s${i}`;
+      sentAt.set(sid, Date.now());
+      return js.publish(subjects.matured(topology, "session"), JSON.stringify({
+        type: "session.matured", tenantId: tenant.tenantId, traceServiceId: svc.id, serviceName: svc.name, entityPk: crypto.randomUUID(),
+        sessionId: sid, maturationCount: 1, occurredAt: new Date().toISOString(),
+      }));
+    };
+    const collect = async (expect: number, timeoutMs = 120_000) => {
+      const got: Array<[string, number]> = [];
+      const deadline = Date.now() + timeoutMs;
+      while (got.length < expect && Date.now() < deadline) {
+        await sleep(100);
+        got.push(...((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as Array<[string, number]>));
+      }
+      if (got.length < expect) throw new Error(`only ${got.length} of ${expect} deliveries arrived`);
+      return got;
+    };
+
+    // Warm-up: connections, prepared statements, JIT.
+    const warm = new Map<string, number>();
+    await Promise.all(Array.from({ length: 300 }, () => publish(warm)));
+    await collect(300);
+
+    // 1. Burst throughput through the dispatcher, alternating with 2. the ceiling: the same
+    // signed POSTs from a bare loop, same concurrency, same receiver.
+    const dispatcherRounds: number[] = [];
+    const ceilingRounds: number[] = [];
+    const stages: Array<Record<string, number>> = [];
+    const secrets = [generateWebhookSecret()];
+    for (let round = 0; round < ROUNDS; round++) {
+      const burst = new Map<string, number>();
+      const [{ n: rowsBefore }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
+      const t0 = Date.now();
+      for (let i = 0; i < EVENTS; i += 500) await Promise.all(Array.from({ length: Math.min(500, EVENTS - i) }, () => publish(burst)));
+      const published = Date.now() - t0;
+      // When the fan-out had written every delivery row (the first stage's share of the time).
+      let fannedOut = 0;
+      while (!fannedOut) {
+        const [{ n }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
+        if (n - rowsBefore >= EVENTS) fannedOut = Date.now() - t0;
+        else await sleep(20);
+      }
+      const arrived = await collect(EVENTS);
+      stages.push({ published_ms: published, fanned_out_ms: fannedOut, all_arrived_ms: Math.max(...arrived.map((a) => a[1])) - t0 });
+      dispatcherRounds.push(EVENTS / ((Math.max(...arrived.map((a) => a[1])) - t0) / 1000));
+      if (args["no-ceiling"]) continue;
+
+      let next = 0;
+      const c0 = Date.now();
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < EVENTS) {
+            const i = next++;
+            const id = `msg_bench${round}_${i}`;
+            const at = new Date();
+            const body = canonicalJson({ id, type: "session.matured", timestamp: at.toISOString(), data: { session_id: `c${i}`, maturation_count: 1, tenant_id: tenant.tenantId } });
+            const res = await fetch(`http://127.0.0.1:${port}/hook/${i % SUBS}`, { method: "POST", headers: deliveryHeaders(secrets, id, at, body), body, redirect: "manual" });
+            await res.arrayBuffer();
+          }
+        }),
+      );
+      ceilingRounds.push(EVENTS / ((Date.now() - c0) / 1000));
+      await collect(EVENTS);
+    }
+
+    // 3. Paced: MATURED publish -> first attempt arrives at the receiver.
+    const paced = new Map<string, number>();
+    const total = RATE * PACED_SECONDS;
+    const start = Date.now();
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / RATE;
+      if (due > Date.now()) await sleep(due - Date.now());
+      void publish(paced);
+    }
+    const pacedArrivals = await collect(total);
+    const latencies = pacedArrivals.map(([sid, at]) => at - paced.get(sid)!).sort((a, b) => a - b);
+    await dispatcher.stop();
+
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const d = median(dispatcherRounds);
+    const c = ceilingRounds.length ? median(ceilingRounds) : NaN;
+    console.log(JSON.stringify({
+      events_per_round: EVENTS, rounds: ROUNDS, subscriptions: SUBS, concurrency: CONCURRENCY,
+      dispatcher_deliveries_per_s: dispatcherRounds.map(Math.round),
+      bare_signed_fetch_per_s: ceilingRounds.map(Math.round),
+      dispatcher_stages: stages,
+      median_ratio: `${Math.round((d / c) * 100)}%`,
+      paced_rate_per_s: RATE,
+      maturation_to_first_attempt_ms: { p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), max: latencies.at(-1) },
+    }, null, 2));
+    await nc.drain();
+    await database.close();
+  } finally {
+    receiver.kill("SIGTERM");
+    await Promise.allSettled([nats.stop(), pg.stop()]);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);
