@@ -97,19 +97,24 @@ export function createDispatcher(deps: DispatcherDeps) {
     { maxSize: 200, maxWaitMs: 5 },
   );
 
-  async function handleMatured(m: JsMsg): Promise<void> {
+  /** The message's JSON if it matches the schema; otherwise it is terminated (poison) and null. */
+  function decodeOrTerm<T>(m: JsMsg, validator: { firstError(v: unknown): string | null }, stream: string): T | null {
     let decoded: unknown;
     try {
       decoded = m.json();
     } catch {}
-    const problem = maturedValidator.firstError(decoded);
-    if (problem) {
-      deps.logger.error("poison MATURED message terminated", { seq: m.seq, problem });
-      m.term(problem);
-      return;
-    }
+    const problem = validator.firstError(decoded);
+    if (!problem) return decoded as T;
+    deps.logger.error(`poison ${stream} message terminated`, { seq: m.seq, problem });
+    m.term(problem);
+    return null;
+  }
+
+  async function handleMatured(m: JsMsg): Promise<void> {
+    const event = decodeOrTerm<MaturedMessage>(m, maturedValidator, "MATURED");
+    if (!event) return;
     try {
-      await fanOutBatched(decoded as MaturedMessage);
+      await fanOutBatched(event);
       m.ack();
     } catch (err) {
       // Fan-out is idempotent: a redelivery cannot make a second delivery.
@@ -119,17 +124,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function handleDelivery(m: JsMsg): Promise<void> {
-    let decoded: unknown;
-    try {
-      decoded = m.json();
-    } catch {}
-    const problem = jobValidator.firstError(decoded);
-    if (problem) {
-      deps.logger.error("poison DELIVERIES message terminated", { seq: m.seq, problem });
-      m.term(problem);
-      return;
-    }
-    const job = decoded as DeliveryJob;
+    const job = decodeOrTerm<DeliveryJob>(m, jobValidator, "DELIVERIES");
+    if (!job) return;
     const log = deps.logger.child({ deliveryId: job.deliveryId });
     const heartbeat = setInterval(() => m.working(), WORKING_INTERVAL_MS);
     try {
