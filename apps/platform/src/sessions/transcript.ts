@@ -73,10 +73,10 @@ export async function readTranscript(sql: postgres.Sql, serviceId: string, sessi
   let returned = 0;
   if (ready.status !== "processing") {
     const [page] = await sql.unsafe<{ items: string | null; n: number }[]>(
-      `select string_agg(x, ',' order by position) as items, count(*)::int as n from (
-         select ti.position, (${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text as x
-         from transcript_items ti cross join lateral (select ${CONTENT_TEXT} as text) c
-         where ti.session_pk = $1 order by ti.position limit $2 offset $3) t`,
+      // The page is cut first, so the lean expression runs on `limit` rows, not offset + limit.
+      `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items, count(*)::int as n
+       from (select position, kind, item from transcript_items where session_pk = $1 order by position limit $2 offset $3) ti
+       cross join lateral (select ${CONTENT_TEXT} as text) c`,
       [s.pk, q.limit, q.offset],
     );
     items = page.items ?? "";
