@@ -15,6 +15,7 @@ let dir: string;
 let server: RunningNats;
 let nats: NatsHandles;
 let app: ReturnType<IngestFixture["build"]>;
+let connection: { connected: () => boolean };
 
 beforeAll(async () => {
   fx = await createIngestFixture();
@@ -22,7 +23,8 @@ beforeAll(async () => {
   server = await startNatsServer({ storeDir: join(dir, "nats"), quiet: true });
   const nc = await connectNats(server.url, "ingest-durability");
   nats = await ensureTopology(nc, createTopology("dur"));
-  app = fx.build({ js: nats.js, topology: nats.topology, publishTimeoutMs: 1_000, connected: watchConnection(nc).connected });
+  connection = watchConnection(nc);
+  app = fx.build({ js: nats.js, topology: nats.topology, publishTimeoutMs: 1_000, connected: connection.connected });
 });
 
 afterAll(async () => {
@@ -71,11 +73,15 @@ test("NATS killed mid-stream: 503 with Retry-After while it is down, never a 200
   const traffic = load(8);
   await waitFor(async () => traffic.count(200) >= 50, { what: "traffic flowing" });
 
+  expect(connection.connected()).toBe(true);
   server.process.kill("SIGKILL");
   const okBeforeKill = traffic.count(200);
+  // The app learns of the loss and refuses at once instead of waiting out publish timeouts.
+  await waitFor(async () => !connection.connected(), { what: "the connection watcher to notice" });
   await waitFor(async () => traffic.count(503) >= 20, { timeoutMs: 20_000, what: "503s while NATS is down" });
 
   server = await startNatsServer({ storeDir: join(dir, "nats"), port: server.port, quiet: true });
+  await waitFor(async () => connection.connected(), { timeoutMs: 20_000, what: "reconnect" });
   const okAfterRestart = traffic.count(200);
   await waitFor(async () => traffic.count(200) >= okAfterRestart + 50, { timeoutMs: 30_000, what: "traffic resuming after restart" });
   await traffic.stop();
