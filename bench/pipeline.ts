@@ -151,8 +151,12 @@ async function main() {
     const avg = (xs: number[]) => (xs.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0);
     console.log(`sustained: offered ${RATE}/s for ${offeredSeconds.toFixed(1)} s (${Math.round((RATE * DURATION) / offeredSeconds)}/s achieved by the publisher); lag samples ${lags.join(",")}; first-half avg ${avg(lags.slice(0, half))}, second-half avg ${avg(lags.slice(half))}, max ${Math.max(0, ...lags)}; drained ${tail.toFixed(2)} s after the last publish`);
 
-    // 2. Lateness: SESSIONS open at once.
+    // 2. Lateness: SESSIONS open at once. Phase 1's entities are settled first (as if matured and
+    // published) and their keys dropped, so neither their markers nor the sweep compete here.
     await stopProcessor();
+    await sql`update sessions set status = 'matured', maturation_count = 1, published_count = 1, matured_at = now()`;
+    await sql`update traces set status = 'matured', maturation_count = 1, published_count = 1, matured_at = now()`;
+    await jsm.streams.purge(`KV_${topology.activityBucket}`);
     startProcessor(WINDOW);
     await sleep(1000);
     const openSeconds = await offer(SESSIONS, OPEN_RATE, (i) => [`lat-${i}`, 0]);
@@ -160,7 +164,7 @@ async function main() {
     const deadline = Date.now() + (WINDOW + openSeconds + 120) * 1000;
     let matured = 0;
     while (Date.now() < deadline) {
-      [{ n: matured }] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where session_id like 'lat-%' and maturation_count >= 1`;
+      [{ n: matured }] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where session_id like 'lat-%' and published_count >= 1`;
       if (matured >= SESSIONS) break;
       await sleep(500);
     }

@@ -7,7 +7,7 @@ import { IngestMessage, type MaturedMessage } from "../../../shared/payloads";
 import { compileValidator } from "../../../shared/validation";
 import { writeIngestBatch } from "./ingest/writer";
 import { isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
-import { matureSession, matureTrace, type MaturationDeps } from "./maturation/mature";
+import { matureSessions, matureTraces, type MaturationDeps } from "./maturation/mature";
 import { sweepIdle, type SweepResult } from "./maturation/sweep";
 import { createLatencyNorms } from "./analysis/norms";
 import type { LatencyNorms } from "./analysis/detectors";
@@ -24,7 +24,9 @@ export interface ProcessorDeps {
   /** Extra idle time beyond the window before the sweep matures something itself (s). */
   sweepGraceSeconds?: number;
   ingestBatchSize?: number;
+  /** Chunks of markers matured in parallel, and entities per chunk (one transaction each). */
   maturationConcurrency?: number;
+  maturationChunk?: number;
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
   /** AI TL;DRs through an OpenAI-compatible endpoint (SUMMARY_LLM_*); extractive without it. */
   summaryLlm?: SummaryLlm;
@@ -73,26 +75,43 @@ export function createProcessor(deps: ProcessorDeps) {
     for (const m of goodMsgs) m.ack();
   }
 
+  /**
+   * Expiry markers, matured in chunks (a transaction per chunk). A failing chunk is retried one
+   * entity at a time, so one bad session cannot hold back the others; what still fails is naked
+   * and comes back later.
+   */
   async function handleActivityBatch(batch: JsMsg[]): Promise<void> {
-    const work: Array<{ m: JsMsg; kind: EntityKind; pk: string }> = [];
+    const byKind: Record<EntityKind, Array<{ m: JsMsg; pk: string }>> = { session: [], trace: [] };
     for (const m of batch) {
       const target = isExpiryMarker(m.headers) ? parseActivitySubject(deps.topology, m.subject) : null;
       if (!target) m.ack(); // a refresh, not an expiry
-      else work.push({ m, ...target });
+      else byKind[target.kind].push({ m, pk: target.pk });
     }
-    const limit = deps.maturationConcurrency ?? 16;
+    const chunks: Array<{ kind: EntityKind; work: Array<{ m: JsMsg; pk: string }> }> = [];
+    const size = deps.maturationChunk ?? 50;
+    for (const kind of ["session", "trace"] as const) {
+      for (let i = 0; i < byKind[kind].length; i += size) chunks.push({ kind, work: byKind[kind].slice(i, i + size) });
+    }
+    const mature = (kind: EntityKind, pks: string[]) => (kind === "session" ? matureSessions(maturation, pks) : matureTraces(maturation, pks));
     let next = 0;
     await Promise.all(
-      Array.from({ length: Math.min(limit, work.length) }, async () => {
-        while (next < work.length) {
-          const w = work[next++];
+      Array.from({ length: Math.min(deps.maturationConcurrency ?? 4, chunks.length) }, async () => {
+        while (next < chunks.length) {
+          const { kind, work } = chunks[next++];
           try {
-            const outcome = w.kind === "session" ? await matureSession(maturation, w.pk) : await matureTrace(maturation, w.pk);
-            deps.logger.debug("activity marker handled", { kind: w.kind, pk: w.pk, outcome });
-            w.m.ack();
+            await mature(kind, work.map((w) => w.pk));
+            for (const w of work) w.m.ack();
           } catch (err) {
-            deps.logger.error("maturation failed; will retry", { kind: w.kind, pk: w.pk, err: err as Error });
-            w.m.nak(2_000);
+            deps.logger.warn("maturation chunk failed; retrying one by one", { kind, size: work.length, err: err as Error });
+            for (const w of work) {
+              try {
+                await mature(kind, [w.pk]);
+                w.m.ack();
+              } catch (oneErr) {
+                deps.logger.error("maturation failed; will retry", { kind, pk: w.pk, err: oneErr as Error });
+                w.m.nak(2_000);
+              }
+            }
           }
         }
       }),

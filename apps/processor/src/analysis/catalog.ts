@@ -35,23 +35,43 @@ export async function extractToolSchemas(traces: TraceInput[]): Promise<ToolSche
   return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name) || a.schemaHash.localeCompare(b.schemaHash));
 }
 
-/** Upserts the service's tool schemas (first/last seen widened) and relinks the session to them. */
-export async function persistToolSchemas(tx: postgres.TransactionSql, s: SessionRow, schemas: ToolSchemaSeen[], replace: boolean): Promise<void> {
-  if (replace) await tx`delete from session_tool_schemas where session_pk = ${s.id}`;
-  if (schemas.length === 0) return;
-  // Sorted rows: concurrent maturations lock shared schema rows in the same order (no deadlock).
-  const rows = schemas.map((x) => ({ name: x.name, schema_hash: x.schemaHash, schema: x.schema, first: x.firstSeenAt, last: x.lastSeenAt }));
-  const ids = await tx<{ id: string }[]>`
+/**
+ * Upserts the tool schemas of a batch of sessions (first/last seen widened) and relinks each
+ * session to what it used. Rows go in sorted, so concurrent maturations lock shared schema rows
+ * in the same order (no deadlock).
+ */
+export async function persistToolSchemas(tx: postgres.TransactionSql, list: Array<{ row: SessionRow; schemas: ToolSchemaSeen[]; replace: boolean }>): Promise<void> {
+  const replaced = list.filter((x) => x.replace).map((x) => x.row.id);
+  if (replaced.length) await tx`delete from session_tool_schemas where session_pk = any(${tx.array(replaced)}::uuid[])`;
+  const merged = new Map<string, { tenant_id: string; trace_service_id: string; name: string; schema_hash: string; schema: unknown; first: string; last: string }>();
+  for (const { row, schemas } of list) {
+    for (const x of schemas) {
+      const key = `${row.trace_service_id}\u0000${x.name}\u0000${x.schemaHash}`;
+      const m = merged.get(key);
+      if (!m) merged.set(key, { tenant_id: row.tenant_id, trace_service_id: row.trace_service_id, name: x.name, schema_hash: x.schemaHash, schema: x.schema, first: x.firstSeenAt, last: x.lastSeenAt });
+      else {
+        if (x.firstSeenAt < m.first) m.first = x.firstSeenAt;
+        if (x.lastSeenAt > m.last) m.last = x.lastSeenAt;
+      }
+    }
+  }
+  if (merged.size === 0) return;
+  const saved = await tx<{ id: string; trace_service_id: string; name: string; schema_hash: string }[]>`
     insert into tool_schemas (tenant_id, trace_service_id, name, schema_hash, schema, first_seen_at, last_seen_at)
-    select ${s.tenant_id}, ${s.trace_service_id}, name, schema_hash, schema, first, last
-    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(name text, schema_hash text, schema jsonb, first timestamptz, last timestamptz)
-    order by name, schema_hash
+    select tenant_id, trace_service_id, name, schema_hash, schema, first, last
+    from jsonb_to_recordset(${tx.json([...merged.values()] as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, name text, schema_hash text, schema jsonb, first timestamptz, last timestamptz)
+    order by trace_service_id, name, schema_hash
     on conflict (trace_service_id, name, schema_hash) do update set
       first_seen_at = least(tool_schemas.first_seen_at, excluded.first_seen_at), last_seen_at = greatest(tool_schemas.last_seen_at, excluded.last_seen_at)
-    returning id`;
-  await tx`
-    insert into session_tool_schemas (session_pk, tool_schema_id)
-    select ${s.id}, unnest(${tx.array(ids.map((r) => r.id))}::uuid[]) on conflict do nothing`;
+    returning id, trace_service_id, name, schema_hash`;
+  const idOf = new Map(saved.map((r) => [`${r.trace_service_id}\u0000${r.name}\u0000${r.schema_hash}`, r.id]));
+  const links = list.flatMap(({ row, schemas }) => schemas.map((x) => ({ session_pk: row.id, tool_schema_id: idOf.get(`${row.trace_service_id}\u0000${x.name}\u0000${x.schemaHash}`) })));
+  if (links.length) {
+    await tx`
+      insert into session_tool_schemas (session_pk, tool_schema_id)
+      select session_pk, tool_schema_id from jsonb_to_recordset(${tx.json(links as any)}::jsonb) as x(session_pk uuid, tool_schema_id uuid)
+      on conflict do nothing`;
+  }
 }
 
 export interface IntentDefinition {
@@ -104,17 +124,24 @@ export function matchIntents(items: TranscriptItem[], intents: IntentDefinition[
   return out.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
 }
 
-export async function loadIntentDefinitions(tx: postgres.TransactionSql, traceServiceId: string): Promise<IntentDefinition[]> {
-  return tx<IntentDefinition[]>`select id, name, description, examples from intent_definitions where trace_service_id = ${traceServiceId} order by name`;
+/** Intent definitions of several services, by service id. */
+export async function loadIntentDefinitions(tx: postgres.TransactionSql, traceServiceIds: string[]): Promise<Map<string, IntentDefinition[]>> {
+  const rows = await tx<(IntentDefinition & { trace_service_id: string })[]>`
+    select id, trace_service_id, name, description, examples from intent_definitions
+    where trace_service_id = any(${tx.array(traceServiceIds)}::uuid[]) order by name`;
+  const out = new Map<string, IntentDefinition[]>();
+  for (const r of rows) out.set(r.trace_service_id, [...(out.get(r.trace_service_id) ?? []), r]);
+  return out;
 }
 
-export async function persistIntents(tx: postgres.TransactionSql, s: SessionRow, matches: IntentMatch[], replace: boolean): Promise<void> {
-  if (replace) await tx`delete from session_intents where session_pk = ${s.id}`;
-  if (matches.length === 0) return;
-  const rows = matches.map((m) => ({ intent_id: m.intentId, score: m.score, evidence: m.evidence }));
+export async function persistIntents(tx: postgres.TransactionSql, list: Array<{ row: SessionRow; matches: IntentMatch[]; replace: boolean }>): Promise<void> {
+  const replaced = list.filter((x) => x.replace).map((x) => x.row.id);
+  if (replaced.length) await tx`delete from session_intents where session_pk = any(${tx.array(replaced)}::uuid[])`;
+  const rows = list.flatMap(({ row, matches }) => matches.map((m) => ({ session_pk: row.id, tenant_id: row.tenant_id, intent_id: m.intentId, score: m.score, evidence: m.evidence })));
+  if (rows.length === 0) return;
   await tx`
     insert into session_intents (session_pk, intent_id, tenant_id, score, evidence)
-    select ${s.id}, intent_id, ${s.tenant_id}, score, evidence
-    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(intent_id uuid, score real, evidence jsonb)
+    select session_pk, intent_id, tenant_id, score, evidence
+    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(session_pk uuid, intent_id uuid, tenant_id uuid, score real, evidence jsonb)
     on conflict do nothing`;
 }

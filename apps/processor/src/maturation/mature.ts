@@ -3,7 +3,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import { subjects, type Topology } from "../../../../shared/nats/topology";
 import type { MaturedMessage } from "../../../../shared/payloads";
 import type { Logger } from "../../../../shared/logger";
-import { analyzeSession, persistSessionAnalysis, analyzeTrace, persistTraceAnalysis, type SessionAnalysis } from "../analysis/session";
+import { analyzeSessions, analyzeTraces, persistSessionAnalyses, persistTraceAnalyses, type SessionAnalysis } from "../analysis/session";
 import type { LatencyNorms } from "../analysis/detectors";
 import { llmTldr, type SummaryLlm } from "../analysis/tldr";
 
@@ -24,34 +24,56 @@ export interface MaturationDeps {
 /** `republished`: committed earlier but its MATURED publish was still owed (crash replay). */
 export type MaturationOutcome = "matured" | "republished" | "already-published" | "still-active" | "missing";
 
+type Outcomes = Map<string, MaturationOutcome>;
+const owed = (row: { maturation_count: number; published_count?: number }) => Number(row.published_count ?? 0) < Number(row.maturation_count);
+
 /**
- * Matures one session if it has really been idle for the window. Analysis, materialization and
- * `maturation_count + 1` commit in one transaction under a row lock; the MATURED publish comes
- * after, with a message id of entity + count, so a crash between the two and a replay publishes
- * the same event once.
+ * Matures the sessions of a batch that have really been idle for the window. Analysis,
+ * materialization and `maturation_count + 1` commit in one transaction under row locks (taken
+ * in id order: no deadlock with another processor); multi-row statements, so a burst of
+ * markers costs a few statements per batch, not per session. The MATURED publishes come after
+ * the commit with message id entity + count, so a crash between the two and a replay publish
+ * each event once.
  */
-export async function matureSession(deps: MaturationDeps, sessionPk: string): Promise<MaturationOutcome> {
+export async function matureSessions(deps: MaturationDeps, sessionPks: string[]): Promise<Outcomes> {
+  const ids = [...new Set(sessionPks)];
+  const outcomes: Outcomes = new Map(ids.map((id) => [id, "missing" as MaturationOutcome]));
   const result = await deps.sql.begin(async (tx) => {
-    const [s] = await tx<SessionRow[]>`
+    const locked = await tx<SessionRow[]>`
       select s.id, s.tenant_id, s.trace_service_id, s.session_id, s.status, s.maturation_count, s.matured_at, s.published_count, ts.name as service_name,
         s.last_ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle
       from sessions s join trace_services ts on ts.id = s.trace_service_id
-      where s.id = ${sessionPk} for update of s`;
-    if (!s) return { outcome: "missing" as const };
-    if (s.status === "matured") return owed(s) ? { outcome: "republished" as const, message: sessionMessage(s) } : { outcome: "already-published" as const };
-    if (!s.idle) return { outcome: "still-active" as const };
-    const analysis = await analyzeSession(tx, s, { latencyNorms: deps.latencyNorms });
-    const [updated] = await tx<SessionRow[]>`
+      where s.id = any(${tx.array(ids)}::uuid[]) order by s.id for update of s`;
+    const republish: MaturedMessage[] = [];
+    const due: SessionRow[] = [];
+    for (const s of locked) {
+      if (s.status === "matured") {
+        outcomes.set(s.id, owed(s) ? "republished" : "already-published");
+        if (owed(s)) republish.push(sessionMessage(s));
+      } else if (!s.idle) outcomes.set(s.id, "still-active");
+      else due.push(s);
+    }
+    if (due.length === 0) return { republish, matured: [] };
+    const analyses = await analyzeSessions(tx, due, { latencyNorms: deps.latencyNorms });
+    const updated = await tx<SessionRow[]>`
       update sessions set status = 'matured', maturation_count = maturation_count + 1, matured_at = now()
-      where id = ${s.id}
+      where id = any(${tx.array(due.map((s) => s.id))}::uuid[])
       returning id, tenant_id, trace_service_id, session_id, status, maturation_count, matured_at`;
-    const row = { ...updated, service_name: s.service_name };
-    await persistSessionAnalysis(tx, row, analysis, s.maturation_count > 0);
-    return { outcome: "matured" as const, message: sessionMessage(row), analysis };
+    const before = new Map(due.map((s) => [s.id, s]));
+    const list = updated.map((u) => ({ row: { ...u, service_name: before.get(u.id)!.service_name }, analysis: analyses.get(u.id)!, replace: before.get(u.id)!.maturation_count > 0 }));
+    await persistSessionAnalyses(tx, list);
+    for (const m of list) outcomes.set(m.row.id, "matured");
+    return { republish, matured: list };
   });
-  if (result.outcome === "matured" && deps.summaryLlm) await writeLlmTldr(deps, result.message, result.analysis);
-  if (result.outcome === "matured" || result.outcome === "republished") await publishMatured(deps, result.message);
-  return result.outcome;
+  if (deps.summaryLlm && result.matured.length) {
+    await mapLimit(result.matured, 4, (m) => writeLlmTldr(deps, sessionMessage(m.row), m.analysis));
+  }
+  await publishAll(deps, [...result.republish, ...result.matured.map((m) => sessionMessage(m.row))]);
+  return outcomes;
+}
+
+export async function matureSession(deps: MaturationDeps, sessionPk: string): Promise<MaturationOutcome> {
+  return (await matureSessions(deps, [sessionPk])).get(sessionPk)!;
 }
 
 /** Replaces the extractive TL;DR with an AI-written one (after commit: no row lock held while waiting). */
@@ -63,47 +85,76 @@ async function writeLlmTldr(deps: MaturationDeps, message: MaturedMessage, analy
     where session_pk = ${message.entityPk} and maturation_count = ${message.maturationCount}`;
 }
 
-const owed = (row: { maturation_count: number; published_count?: number }) => Number(row.published_count ?? 0) < Number(row.maturation_count);
-
-/** Traces mature once (count 1); a trace seen again is the same event, republished idempotently. */
-export async function matureTrace(deps: MaturationDeps, tracePk: string): Promise<MaturationOutcome> {
+/** Traces mature once (count 1); a trace seen again is the same event, never a second one. */
+export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Promise<Outcomes> {
+  const ids = [...new Set(tracePks)];
+  const outcomes: Outcomes = new Map(ids.map((id) => [id, "missing" as MaturationOutcome]));
   const result = await deps.sql.begin(async (tx) => {
-    const [t] = await tx<TraceRow[]>`
+    const locked = await tx<TraceRow[]>`
       select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, t.status, t.maturation_count, t.matured_at, t.published_count, ts.name as service_name,
         t.ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle
       from traces t join trace_services ts on ts.id = t.trace_service_id
-      where t.id = ${tracePk} for update of t`;
-    if (!t) return { outcome: "missing" as const };
-    if (t.status === "matured") return owed(t) ? { outcome: "republished" as const, message: traceMessage(t) } : { outcome: "already-published" as const };
-    if (!t.idle) return { outcome: "still-active" as const };
-    const analysis = await analyzeTrace(tx, t);
-    const [updated] = await tx<TraceRow[]>`
-      update traces set status = 'matured', maturation_count = 1, matured_at = now() where id = ${t.id}
+      where t.id = any(${tx.array(ids)}::uuid[]) order by t.id for update of t`;
+    const republish: MaturedMessage[] = [];
+    const due: TraceRow[] = [];
+    for (const t of locked) {
+      if (t.status === "matured") {
+        outcomes.set(t.id, owed(t) ? "republished" : "already-published");
+        if (owed(t)) republish.push(traceMessage(t));
+      } else if (!t.idle) outcomes.set(t.id, "still-active");
+      else due.push(t);
+    }
+    if (due.length === 0) return { republish, matured: [] as TraceRow[] };
+    const analyses = await analyzeTraces(tx, due);
+    const updated = await tx<TraceRow[]>`
+      update traces set status = 'matured', maturation_count = 1, matured_at = now() where id = any(${tx.array(due.map((t) => t.id))}::uuid[])
       returning id, tenant_id, trace_service_id, trace_id, session_id, status, maturation_count, matured_at`;
-    const row = { ...updated, service_name: t.service_name };
-    await persistTraceAnalysis(tx, row, analysis);
-    return { outcome: "matured" as const, message: traceMessage(row) };
+    const before = new Map(due.map((t) => [t.id, t]));
+    const rows = updated.map((u) => ({ ...u, service_name: before.get(u.id)!.service_name }));
+    await persistTraceAnalyses(tx, rows.map((row) => ({ row, analysis: analyses.get(row.id)! })));
+    for (const r of rows) outcomes.set(r.id, "matured");
+    return { republish, matured: rows };
   });
-  if (result.outcome === "matured" || result.outcome === "republished") await publishMatured(deps, result.message);
-  return result.outcome;
+  await publishAll(deps, [...result.republish, ...result.matured.map(traceMessage)]);
+  return outcomes;
+}
+
+export async function matureTrace(deps: MaturationDeps, tracePk: string): Promise<MaturationOutcome> {
+  return (await matureTraces(deps, [tracePk])).get(tracePk)!;
+}
+
+async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
 }
 
 /**
  * Publishes with msgID entity + count (the stream drops a second copy within its duplicate
- * window), then records the publish so neither a stale marker nor the sweep publishes it again
- * later. A crash between publish and record replays into a deduplicated publish.
+ * window), then records the publishes so neither a stale marker nor the sweep publishes them
+ * again later. A crash between publish and record replays into a deduplicated publish.
  */
-export async function publishMatured(deps: MaturationDeps, message: MaturedMessage): Promise<void> {
-  await deps.afterCommit?.(message);
-  const kind = message.type === "session.matured" ? "session" : "trace";
-  await deps.js.publish(subjects.matured(deps.topology, kind), JSON.stringify(message), {
-    msgID: `${kind}:${message.entityPk}:${message.maturationCount}`,
-    timeout: 10_000,
-  });
-  if (kind === "session") {
-    await deps.sql`update sessions set published_count = greatest(published_count, ${message.maturationCount}) where id = ${message.entityPk}`;
-  } else {
-    await deps.sql`update traces set published_count = 1 where id = ${message.entityPk}`;
+export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  for (const m of messages) await deps.afterCommit?.(m);
+  await Promise.all(messages.map((message) => {
+    const kind = message.type === "session.matured" ? "session" : "trace";
+    return deps.js.publish(subjects.matured(deps.topology, kind), JSON.stringify(message), { msgID: `${kind}:${message.entityPk}:${message.maturationCount}`, timeout: 10_000 });
+  }));
+  const sessions = messages.filter((m) => m.type === "session.matured").map((m) => ({ pk: m.entityPk, count: m.maturationCount }));
+  const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
+  // Rows locked in id order, like the maturation transactions (no deadlock with them).
+  if (sessions.length) {
+    await deps.sql`
+      with x as (select * from jsonb_to_recordset(${deps.sql.json(sessions as any)}::jsonb) as x(pk uuid, count int)),
+        locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for update of s)
+      update sessions s set published_count = greatest(s.published_count, x.count) from x where s.id = x.pk and s.id in (select id from locked)`;
+  }
+  if (traces.length) {
+    await deps.sql`
+      with locked as (select id from traces where id = any(${deps.sql.array(traces)}::uuid[]) order by id for update)
+      update traces set published_count = 1 where id in (select id from locked)`;
   }
 }
 

@@ -1,4 +1,4 @@
-import { matureSession, matureTrace, publishMatured, sessionMessage, traceMessage, type MaturationDeps, type SessionRow, type TraceRow } from "./mature";
+import { matureSessions, matureTraces, publishAll, sessionMessage, traceMessage, type MaturationDeps, type SessionRow, type TraceRow } from "./mature";
 
 export interface SweepResult {
   sessions: number;
@@ -20,28 +20,24 @@ export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limi
   const traces = await deps.sql<{ id: string }[]>`
     select id from traces where status = 'active' and ingested_at < now() - make_interval(secs => ${idleFor})
     order by ingested_at limit ${limit}`;
-  let s = 0, t = 0, r = 0;
-  for (const row of sessions) if ((await matureSession(deps, row.id)) === "matured") s++;
-  for (const row of traces) if ((await matureTrace(deps, row.id)) === "matured") t++;
+  const count = (outcomes: Map<string, string>) => [...outcomes.values()].filter((o) => o === "matured").length;
+  let s = 0, t = 0;
+  for (let i = 0; i < sessions.length; i += 50) s += count(await matureSessions(deps, sessions.slice(i, i + 50).map((r) => r.id)));
+  for (let i = 0; i < traces.length; i += 50) t += count(await matureTraces(deps, traces.slice(i, i + 50).map((r) => r.id)));
 
   const owedSessions = await deps.sql<SessionRow[]>`
     select s.id, s.tenant_id, s.trace_service_id, s.session_id, s.status, s.maturation_count, s.matured_at, s.published_count, ts.name as service_name
     from sessions s join trace_services ts on ts.id = s.trace_service_id
     where s.published_count < s.maturation_count and s.matured_at < now() - make_interval(secs => ${graceSeconds})
     order by s.matured_at limit ${limit}`;
-  for (const row of owedSessions) {
-    await publishMatured(deps, sessionMessage(row));
-    r++;
-  }
+  await publishAll(deps, owedSessions.map(sessionMessage));
   const owedTraces = await deps.sql<TraceRow[]>`
     select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, t.status, t.maturation_count, t.matured_at, t.published_count, ts.name as service_name
     from traces t join trace_services ts on ts.id = t.trace_service_id
     where t.published_count < t.maturation_count and t.matured_at < now() - make_interval(secs => ${graceSeconds})
     order by t.matured_at limit ${limit}`;
-  for (const row of owedTraces) {
-    await publishMatured(deps, traceMessage(row));
-    r++;
-  }
+  await publishAll(deps, owedTraces.map(traceMessage));
+  const r = owedSessions.length + owedTraces.length;
   if (s || t || r) deps.logger.warn("sweep matured or published what its marker missed", { sessions: s, traces: t, republished: r });
   return { sessions: s, traces: t, republished: r };
 }
