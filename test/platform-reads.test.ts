@@ -193,6 +193,9 @@ describe("sessions/filtered", () => {
     expect(await fails(F, 400, { serviceName: "support-bot", sort: { field: "label" } })).toContain("sort.field");
     expect(await fails(F, 400, { filters: [] })).toContain("serviceName");
     expect(await fails(F, 400, { serviceName: "support-bot", limit: 0 })).toContain("limit");
+    expect(await fails(F, 400, { serviceName: "support-bot", filter: [] })).toBe("invalid filter: unknown field");
+    expect(await fails(F, 400, { serviceName: "support-bot", filters: [{ field: "turns", operator: "gt", value: 1, op: "x" }] })).toBe("invalid filters[0].op: unknown field");
+    expect(await fails(F, 400, { serviceName: "support-bot", sort: { field: "turns", direction: "up" } })).toBe("invalid sort.direction: must be asc or desc");
   });
 });
 
@@ -236,11 +239,13 @@ describe("issues and findings", () => {
     expect(issues.issues).toEqual([expect.objectContaining({ issueId: f.ids.issueId, occurrences: 2, affectedSessions: 2, severity: "high" })]);
     const none = await read("/telemetry/otel/issues/filtered", { service_name: "support-bot", filters: [{ field: "severity", operator: "equals", value: "critical" }, { field: "detector", operator: "equals", value: "test_detector" }] });
     expect(none.issues).toEqual([]);
-    expect(await fails("/telemetry/otel/issues/filtered", 400, { serviceName: "support-bot" })).toContain("service_name");
+    expect(await fails("/telemetry/otel/issues/filtered", 400, { serviceName: "support-bot" })).toBe("invalid serviceName: unknown field");
+    expect(await fails("/telemetry/otel/issues/filtered", 400, {})).toContain("service_name");
 
     const stats = await read("/telemetry/otel/issues/support-bot/stats", {});
     expect(stats.byDetector.test_detector).toBe(1);
     expect(stats.occurrences).toBeGreaterThanOrEqual(2);
+    expect(await fails("/telemetry/otel/issues/support-bot/stats", 400, { since: "2025-01-01T00:00:00Z" })).toBe("invalid since: unknown field");
     const later = await read("/telemetry/otel/issues/support-bot/stats", { from: new Date(Date.now() - 55_000).toISOString() });
     expect(later.topIssues.find((i: any) => i.issueId === f.ids.issueId)?.occurrencesInRange).toBe(1);
 

@@ -3,11 +3,15 @@ import { badRequest } from "../../../../shared/errors";
 import type { PlatformDeps } from "../app";
 import { platformAuth } from "../auth/plugin";
 import { resolveService, type Principal } from "../auth/principal";
-import { pagedQuery } from "../http/filters";
+import { pagedQuery, strictBody } from "../http/filters";
 import { doc, optionalIsoQuery, requiredQuery } from "../http/schemas";
 import { FindingsFilteredBody, FindingsPage, findingStats, FindingStats, filterFindings, filterIssues, issueBreakdown, IssueBreakdown, IssuesFilteredBody, IssuesPage, issueStats, IssueStats, type Range } from "./service";
 
 const TAG = "Analysis";
+const StatsBody = t.Object({
+  from: t.Optional(t.String({ format: "date-time", error: "invalid from: must be an ISO 8601 date-time" })),
+  to: t.Optional(t.String({ format: "date-time", error: "invalid to: must be an ISO 8601 date-time" })),
+}, { additionalProperties: false });
 
 function range(from?: string, to?: string): Range {
   const r = { from: from ? new Date(from) : null, to: to ? new Date(to) : null };
@@ -22,6 +26,7 @@ export function analysisRoutes(deps: PlatformDeps) {
     .use(platformAuth(deps.keys))
     .post("/issues/filtered", async ({ body, principal }) => filterIssues(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {
       body: IssuesFilteredBody,
+      transform: strictBody(IssuesFilteredBody),
       detail: doc(TAG, "Search issues of a service", IssuesPage),
     })
     .post(
@@ -29,10 +34,8 @@ export function analysisRoutes(deps: PlatformDeps) {
       async ({ params, body, principal }) => issueStats(deps.sql, await service(principal, params.serviceName), range(body?.from, body?.to)),
       {
         params: t.Object({ serviceName: t.String() }),
-        body: t.Optional(t.Object({
-          from: t.Optional(t.String({ format: "date-time", error: "invalid from: must be an ISO 8601 date-time" })),
-          to: t.Optional(t.String({ format: "date-time", error: "invalid to: must be an ISO 8601 date-time" })),
-        })),
+        transform: strictBody(StatsBody),
+        body: t.Optional(StatsBody),
         detail: doc(TAG, "Issue statistics over a time range (all time by default)", IssueStats),
       },
     )
@@ -47,6 +50,7 @@ export function analysisRoutes(deps: PlatformDeps) {
     )
     .post("/findings/filtered", async ({ body, principal }) => filterFindings(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {
       body: FindingsFilteredBody,
+      transform: strictBody(FindingsFilteredBody),
       detail: doc(TAG, "Search findings of a service", FindingsPage),
     })
     .get(

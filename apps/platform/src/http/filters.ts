@@ -39,7 +39,7 @@ export const FilterItem = t.Object({
   value: t.Union([t.String({ maxLength: 1000 }), t.Number(), t.Boolean(), t.Array(t.Union([t.String({ maxLength: 1000 }), t.Number()]), { maxItems: 100 })], {
     error: "invalid filters: value must be a string, number, boolean or array of up to 100 strings/numbers",
   }),
-});
+}, { additionalProperties: false });
 export type FilterItem = { field: string; operator: string; value: unknown };
 
 export const Filters = t.Optional(t.Array(FilterItem, { maxItems: 50, error: "invalid filters: must be an array of up to 50 {field, operator, value} objects" }));
@@ -47,8 +47,8 @@ export const Sort = (fields: string[], name = "sort") =>
   t.Optional(
     t.Object({
       field: t.String({ minLength: 1, maxLength: 100, description: `One of: ${fields.join(", ")}` }),
-      direction: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { default: "desc" })),
-    }, { error: `invalid ${name}: must be {"field": <sortable field>, "direction": "asc"|"desc"}` }),
+      direction: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { default: "desc", error: `invalid ${name}.direction: must be asc or desc` })),
+    }, { additionalProperties: false, error: `invalid ${name}: must be {"field": <sortable field>, "direction": "asc"|"desc"}` }),
   );
 
 const DYNAMIC_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
@@ -166,7 +166,8 @@ export function filteredBody<K extends string, C extends string>(serviceKey: K, 
       offset: t.Optional(t.Integer({ minimum: 0, maximum: 100_000, default: 0, error: "invalid offset: must be an integer from 0 to 100000" })),
       [countKey]: t.Optional(t.Boolean({ default: false, error: `invalid ${countKey}: must be a boolean` })),
     },
-    { description: `Filter fields (field: type; operators): ${describeFields(set)}` },
+    // Unknown keys are 400 naming them: a typo (`filter`) must not silently return everything.
+    { additionalProperties: false, description: `Filter fields (field: type; operators): ${describeFields(set)}` },
   ) as unknown as TObject<
     { [P in K]: TString } & { [P in C]: TOptional<TBoolean> } & { filters: typeof Filters; sort: ReturnType<typeof Sort>; limit: TOptional<TInteger>; offset: TOptional<TInteger> }
   >;
@@ -211,3 +212,36 @@ export function pagedQuery(body: Record<string, unknown>, countKey: string): Pag
     skipTotalCount: (body[countKey] as boolean | undefined) ?? false,
   };
 }
+
+/** The first key of `value` that `schema` does not declare (objects marked additionalProperties: false). */
+export function unknownKey(schema: any, value: unknown, path = ""): string | null {
+  if (schema?.anyOf) return null; // unions: left to validation
+  if (schema?.type === "array" && Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = unknownKey(schema.items, value[i], `${path}[${i}]`);
+      if (hit) return hit;
+    }
+    return null;
+  }
+  if (schema?.type !== "object" || !value || typeof value !== "object" || Array.isArray(value)) return null;
+  for (const [k, v] of Object.entries(value)) {
+    const name = path ? `${path}.${k}` : k;
+    const prop = schema.properties?.[k];
+    if (!prop) {
+      if (schema.additionalProperties === false) return name;
+      continue;
+    }
+    const hit = unknownKey(prop, v, name);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+/**
+ * A route `transform` that rejects unknown body keys with a 400 naming them. Elysia's validation
+ * strips undeclared keys silently, and a typo (`filter` for `filters`) must not return everything.
+ */
+export const strictBody = (schema: unknown) => ({ body }: { body: unknown }) => {
+  const key = unknownKey(schema, body);
+  if (key) throw badRequest(`invalid ${key}: unknown field`);
+};

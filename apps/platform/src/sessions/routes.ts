@@ -3,7 +3,7 @@ import { paymentRequired } from "../../../../shared/errors";
 import type { PlatformDeps } from "../app";
 import { platformAuth } from "../auth/plugin";
 import { resolveService, type Principal } from "../auth/principal";
-import { pagedQuery } from "../http/filters";
+import { pagedQuery, strictBody } from "../http/filters";
 import { doc, intQuery, offsetQuery, requiredQuery } from "../http/schemas";
 import { CostByModel, Intents, ProblemAnalysis, sessionCostByModel, sessionIntents, sessionProblems, sessionTldr, sessionToolCosts, sessionToolSchemas, Tldr, ToolCosts, ToolSchemas } from "./analysis";
 import { filterSessions, SessionsFilteredBody, SessionsPage } from "./filtered";
@@ -101,6 +101,6 @@ export function sessionRoutes(deps: PlatformDeps) {
         const svc = await resolveService(deps.db, principal, body.serviceName);
         return filterSessions(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
       },
-      { body: SessionsFilteredBody, detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage) },
+      { body: SessionsFilteredBody, transform: strictBody(SessionsFilteredBody), detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage) },
     );
 }

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { PlatformDeps } from "../app";
 import { platformAuth } from "../auth/plugin";
 import { candidateServices, pickOne, resolveService } from "../auth/principal";
-import { pagedQuery } from "../http/filters";
+import { pagedQuery, strictBody } from "../http/filters";
 import { doc, requiredQuery } from "../http/schemas";
 import { Span } from "../resources";
 import { filterTraces, findSpans, findTraceMetrics, readTrace, Trace, TraceEvents, traceEvents, TraceMetrics, TracesFilteredBody, TracesPage, TraceSpans, traceSpans } from "./service";
@@ -58,6 +58,6 @@ export function traceRoutes(deps: PlatformDeps) {
         const svc = await resolveService(deps.db, principal, body.serviceName);
         return filterTraces(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
       },
-      { body: TracesFilteredBody, detail: doc(TAG, "Search traces of a service", TracesPage) },
+      { body: TracesFilteredBody, transform: strictBody(TracesFilteredBody), detail: doc(TAG, "Search traces of a service", TracesPage) },
     );
 }
