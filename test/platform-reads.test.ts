@@ -116,18 +116,24 @@ describe("session reads", () => {
   });
 
   test("tldr, problem analysis, costs and tool schemas", async () => {
-    expect((await read(`${S}/tldr`)).status).toBe("complete");
+    const tldr = await read(`${S}/tldr`);
+    expect(tldr).toMatchObject({ status: "complete", maturationCount: 1 });
+    expect(typeof tldr.tldr).toBe("string");
     const problems = await read(`${S}/problem-analysis`);
     const ours = problems.problems.filter((p: any) => p.detector === "test_detector");
     expect(ours).toHaveLength(1);
     expect(ours[0]).toMatchObject({ issueId: f.ids.issueId, issueTitle: "Customer reports double charge", severity: "high", traceId: "tr-1" });
     expect(problems.problemCount).toBe(problems.problems.length);
+    // Computed by the processor at maturation (docs/analysis.md): both issues meet here.
     const cost = await read(`${S}/cost-by-model`);
     expect(cost.currency).toBe("USD");
-    expect(Array.isArray(cost.models)).toBe(true);
-    expect((await read(`${S}/tool-costs`)).currency).toBe("USD");
+    expect(cost.models).toEqual([expect.objectContaining({ model: "gpt-4o-mini", calls: 2, promptTokens: 240, completionTokens: 80 })]);
+    const tools = await read(`${S}/tool-costs`);
+    expect(tools.tools).toEqual([expect.objectContaining({ toolName: "lookup_invoice", calls: 1 })]);
     const schemas = await read(`${S}/tool-schemas`);
-    expect(schemas.toolSchemas.map((s: any) => s.name)).toContain("test_tool");
+    expect(schemas.toolSchemas.map((s: any) => s.name).sort()).toEqual(["lookup_invoice", "test_tool"]);
+    const fromRequest = schemas.toolSchemas.find((s: any) => s.name === "lookup_invoice");
+    expect(fromRequest.schema.parameters.properties.number).toEqual({ type: "string" });
   });
 
   test("there is no GET on S itself, and an unknown session is 404", async () => {
