@@ -71,6 +71,14 @@ function matured(kind: "session" | "trace", overrides: Partial<MaturedMessage> =
 async function publish(m: MaturedMessage, msgID = `${m.type}:${m.entityPk}:${m.maturationCount}`) {
   await stack.nats.js.publish(subjects.matured(stack.nats.topology, m.type === "session.matured" ? "session" : "trace"), JSON.stringify(m), { msgID });
 }
+/** Every MATURED message so far has been handled (fanned out and acked). */
+async function maturedDrained() {
+  const { topology, jsm } = stack.nats;
+  await waitFor(async () => {
+    const info = await jsm.consumers.info(topology.maturedStream, topology.consumers.dispatcherMatured);
+    return info.num_pending === 0 && info.num_ack_pending === 0;
+  }, { what: "MATURED drained" });
+}
 const sub = async (id: string) => (await req(`/webhooks/${id}`, tenant.platformKey)).json();
 const deliveries = async (subscriptionId: string) =>
   stack.database.sql`select id, status, attempts, event_key from webhook_deliveries where subscription_id = ${subscriptionId} order by created_at`;
@@ -269,10 +277,11 @@ describe("dispatcher", () => {
     const s = await subscribe("/quiet", ["session.matured"]);
     await req(`/webhooks/${s.id}/disable`, tenant.platformKey, "POST");
     await publish(matured("session"));
+    await maturedDrained();
     await req(`/webhooks/${s.id}/enable`, tenant.platformKey, "POST");
     await stack.database.sql`update tenants set webhooks_enabled = false where id = ${tenant.tenantId}`;
     await publish(matured("session"));
-    await Bun.sleep(400);
+    await maturedDrained();
     await stack.database.sql`update tenants set webhooks_enabled = true where id = ${tenant.tenantId}`;
     expect(receiver.hits("/quiet")).toHaveLength(0);
     expect(await deliveries(s.id)).toHaveLength(0);

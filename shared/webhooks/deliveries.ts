@@ -53,7 +53,12 @@ export interface NewDelivery {
  */
 export async function insertDeliveries(sql: postgres.Sql | postgres.TransactionSql, rows: NewDelivery[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  const inserted = await sql<{ id: string }[]>`insert into webhook_deliveries ${sql(rows as any, "id", "tenant_id", "subscription_id", "event_type", "event_key", "body", "enqueued_at")}
+  // unnest keeps one statement text for any batch size (prepared once), unlike multi-row VALUES.
+  const col = <K extends keyof NewDelivery>(k: K) => rows.map((r) => r[k]);
+  const inserted = await sql<{ id: string }[]>`
+    insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at)
+    select * from unnest(${col("id")}::text[], ${col("tenant_id")}::uuid[], ${col("subscription_id")}::uuid[], ${col("event_type")}::text[],
+      ${col("event_key")}::text[], ${col("body")}::text[], ${rows.map((r) => r.enqueued_at.toISOString())}::timestamptz[])
     on conflict (subscription_id, event_key) do nothing returning id`;
   return inserted.map((r) => r.id);
 }

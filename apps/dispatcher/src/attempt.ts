@@ -34,7 +34,7 @@ export type Verdict = { action: "ack" } | { action: "term"; reason: string } | {
 /** Failures for this long without one success disable the subscription (contract: Limits). */
 export const FAILING_DISABLE_MS = 5 * 24 * 3600 * 1000;
 
-interface Loaded {
+export interface Loaded {
   id: string;
   body: string;
   status: string;
@@ -45,12 +45,13 @@ interface Loaded {
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
+  next_attempt_at: Date | null;
 }
 
 /** Delivery rows with their subscription, in the order of `ids` (undefined = gone). */
 export async function loadDeliveries(sql: postgres.Sql, ids: string[]): Promise<Array<Loaded | undefined>> {
   const rows = await sql<Loaded[]>`
-    select d.id, d.body, d.status, d.attempts, d.subscription_id, s.url, s.enabled, s.secret_encrypted,
+    select d.id, d.body, d.status, d.attempts, d.next_attempt_at, d.subscription_id, s.url, s.enabled, s.secret_encrypted,
       s.previous_secret_encrypted, s.previous_secret_expires_at
     from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
     where d.id = any(${ids}::text[])`;
@@ -78,8 +79,10 @@ export async function recordSuccesses(sql: postgres.Sql, recs: SuccessRecord[]):
         ${recs.map((r) => r.statusCode)}::int[], ${recs.map((r) => r.durationMs)}::int[], ${recs.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
         as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
     ), ins as (
+      -- A delivery deleted meanwhile (its subscription was deleted) has nothing left to record.
       insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-      select delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at from v
+      select v.delivery_id, v.subscription_id, v.attempt, v.status_code, v.duration_ms, v.attempted_at
+      from v join webhook_deliveries d on d.id = v.delivery_id
       on conflict (delivery_id, attempt) do nothing
     ), upd as (
       update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null from v where d.id = v.delivery_id

@@ -7,15 +7,16 @@ import type { Topology } from "../../../shared/nats/topology";
 import { MaturedMessage } from "../../../shared/payloads";
 import { compileValidator } from "../../../shared/validation";
 import { toCidrs, type Cidr } from "../../../shared/webhooks/address";
-import { DeliveryJob } from "../../../shared/webhooks/deliveries";
+import { DeliveryJob, publishDeliveryJobs } from "../../../shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "../../../shared/webhooks/destination";
-import { attemptDelivery, loadDeliveries, recordSuccesses, type AttemptDeps, type DeliveryFetch, type Verdict } from "./attempt";
+import { attemptDelivery, loadDeliveries, recordSuccesses, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt";
 import { createBatcher } from "./batcher";
-import { fanOut } from "./fanout";
+import { eventKey, fanOut, type PendingDelivery } from "./fanout";
 import { createKeyedLimiter } from "./limiter";
 import { consumeConcurrently, type ConcurrentLoop } from "./loop";
 import { pinnedFetch } from "./pinned-fetch";
 import { pruneHistory, RETENTION_MS } from "./prune";
+import { MAX_RETRY_AFTER_MS } from "./retry";
 
 export interface DispatcherDeps {
   sql: postgres.Sql;
@@ -55,7 +56,7 @@ const WORKING_INTERVAL_MS = 20_000;
 const maturedValidator = compileValidator(MaturedMessage);
 const jobValidator = compileValidator(DeliveryJob);
 
-/** MATURED -> delivery rows -> DELIVERIES -> signed POSTs with the retry curve; plus pruning. */
+/** MATURED -> delivery rows -> first attempt -> DELIVERIES for the retry curve; plus pruning. */
 export function createDispatcher(deps: DispatcherDeps) {
   const now = deps.now ?? (() => new Date());
   const allowlist = toCidrs(deps.insecureAllowlist);
@@ -88,14 +89,18 @@ export function createDispatcher(deps: DispatcherDeps) {
   let pruneTimer: ReturnType<typeof setInterval> | undefined;
   let pruning: Promise<unknown> = Promise.resolve();
 
-  // Fan-out of many MATURED messages shares three queries (see fanout.ts).
+  const globalSlots = createKeyedLimiter(concurrency);
+  // Fan-out of many MATURED messages shares two queries (see fanout.ts).
   const fanOutBatched = createBatcher(
     async (events: MaturedMessage[]) => {
-      await fanOut({ sql: deps.sql, js: deps.js, topology: deps.topology, now }, events);
-      return events.map(() => undefined);
+      const pending = await fanOut({ sql: deps.sql, now }, events);
+      return events.map((e) => pending.filter((p) => p.eventKey === eventKey(e)));
     },
     { maxSize: 200, maxWaitMs: 5 },
   );
+  const publishJob = (deliveryId: string, afterAttempt: number) =>
+    publishDeliveryJobs(deps.js, deps.topology, [{ job: { deliveryId }, msgID: `${deliveryId}:a${afterAttempt}` }]);
+  const crowded = (row: Loaded) => limiter.queued(row.subscription_id) >= endpointCap * 4;
 
   /** The message's JSON if it matches the schema; otherwise it is terminated (poison) and null. */
   function decodeOrTerm<T>(m: JsMsg, validator: { firstError(v: unknown): string | null }, stream: string): T | null {
@@ -110,45 +115,73 @@ export function createDispatcher(deps: DispatcherDeps) {
     return null;
   }
 
+  /** One attempt within the endpoint's and the process's concurrency caps. */
+  async function attemptNow(row: Loaded, manual: boolean): Promise<Verdict> {
+    const releaseEndpoint = await limiter.acquire(row.subscription_id);
+    const releaseGlobal = await globalSlots.acquire("*");
+    try {
+      const verdict = await attemptDelivery(attemptDeps, row, manual);
+      deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
+      if (verdict.action === "term") deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
+      return verdict;
+    } finally {
+      releaseGlobal();
+      releaseEndpoint();
+    }
+  }
+
+  /**
+   * First attempts run right here, without a trip through DELIVERIES: most receivers answer 2xx
+   * and then a delivery costs one row insert and one attempt record. A failed first attempt (or
+   * a crowded endpoint) hands the delivery to DELIVERIES, whose consumer waits out
+   * `next_attempt_at` and runs the retry curve. MATURED is acked only once every delivery is
+   * attempted or handed on, so a crash replays fan-out, which returns what is still pending.
+   */
+  async function firstAttempt(d: PendingDelivery): Promise<void> {
+    if (d.attempts > 0) return publishJob(d.id, d.attempts); // replay after a crash mid-retry
+    const row = await loadDelivery(d.id);
+    if (!row || row.status !== "pending") return;
+    if (crowded(row)) return publishJob(d.id, 0);
+    const verdict = await attemptNow(row, false);
+    if (verdict.action === "nak") await publishJob(d.id, row.attempts + 1);
+  }
+
   async function handleMatured(m: JsMsg): Promise<void> {
     const event = decodeOrTerm<MaturedMessage>(m, maturedValidator, "MATURED");
     if (!event) return;
+    const heartbeat = setInterval(() => m.working(), WORKING_INTERVAL_MS);
     try {
-      await fanOutBatched(event);
+      const pending = await fanOutBatched(event);
+      await Promise.all(pending.map(firstAttempt));
       m.ack();
     } catch (err) {
       // Fan-out is idempotent: a redelivery cannot make a second delivery.
       deps.logger.error("fan-out failed; retrying", { seq: m.seq, err: err as Error });
       m.nak(1000);
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
   async function handleDelivery(m: JsMsg): Promise<void> {
     const job = decodeOrTerm<DeliveryJob>(m, jobValidator, "DELIVERIES");
     if (!job) return;
-    const log = deps.logger.child({ deliveryId: job.deliveryId });
     const heartbeat = setInterval(() => m.working(), WORKING_INTERVAL_MS);
     try {
       const row = await loadDelivery(job.deliveryId);
       if (!row) return void m.term("delivery no longer exists"); // subscription deleted or pruned
       if (row.status !== "pending") return void m.ack(); // a redelivered job already done
+      // A job handed on after a failed first attempt arrives at once: wait out the curve.
+      const wait = row.next_attempt_at && !job.manual ? Math.min(row.next_attempt_at.getTime() - now().getTime(), MAX_RETRY_AFTER_MS) : 0;
+      if (wait > 0) return void m.nak(wait);
       // A crowded endpoint should not hold every slot of this process: come back shortly.
-      if (limiter.queued(row.subscription_id) >= endpointCap * 4) return void m.nak(500 + Math.round(attemptDeps.random() * 1000));
-      const release = await limiter.acquire(row.subscription_id);
-      try {
-        const verdict = await attemptDelivery(attemptDeps, row, job.manual === true);
-        deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
-        if (verdict.action === "ack") m.ack();
-        else if (verdict.action === "nak") m.nak(verdict.delayMs);
-        else {
-          log.info("delivery finished without success", { reason: verdict.reason });
-          m.term(verdict.reason);
-        }
-      } finally {
-        release();
-      }
+      if (crowded(row)) return void m.nak(500 + Math.round(attemptDeps.random() * 1000));
+      const verdict = await attemptNow(row, job.manual === true);
+      if (verdict.action === "ack") m.ack();
+      else if (verdict.action === "nak") m.nak(verdict.delayMs);
+      else m.term(verdict.reason);
     } catch (err) {
-      log.error("delivery attempt crashed; retrying shortly", { err: err as Error });
+      deps.logger.error("delivery attempt crashed; retrying shortly", { deliveryId: job.deliveryId, err: err as Error });
       m.nak(5000);
     } finally {
       clearInterval(heartbeat);

@@ -1,13 +1,9 @@
 import type postgres from "postgres";
-import type { JetStreamClient } from "@nats-io/jetstream";
-import type { Topology } from "../../../shared/nats/topology";
 import type { MaturedMessage } from "../../../shared/payloads";
-import { deliveryBody, insertDeliveries, newDeliveryId, publishDeliveryJobs, type NewDelivery } from "../../../shared/webhooks/deliveries";
+import { deliveryBody, insertDeliveries, newDeliveryId, type NewDelivery } from "../../../shared/webhooks/deliveries";
 
 export interface FanoutDeps {
   sql: postgres.Sql;
-  js: JetStreamClient;
-  topology: Topology;
   now: () => Date;
 }
 
@@ -16,19 +12,27 @@ export function eventKey(m: MaturedMessage): string {
   return `${m.type === "session.matured" ? "session" : "trace"}:${m.entityPk}:${m.maturationCount}`;
 }
 
+/** A delivery still to be attempted, as fan-out hands it on. */
+export interface PendingDelivery {
+  id: string;
+  eventKey: string;
+  attempts: number;
+}
+
 /**
- * One delivery per matching enabled subscription of an entitled tenant, then one DELIVERIES job
- * per delivery not attempted yet; a whole MATURED batch in three queries. Safe to replay: rows
- * are unique per (subscription, event), and a job's message id is its delivery id, so a crash
- * between insert and publish re-publishes the same job rather than making a second delivery.
+ * One delivery per matching enabled subscription of an entitled tenant, for a whole batch of
+ * MATURED events in two queries. Returns the deliveries still pending for these events: the
+ * new ones, and on a replay (a crash before the MATURED ack) the existing unfinished ones, so
+ * nothing inserted is ever left without an attempt or a retry job. Rows are unique per
+ * (subscription, event): a re-selected trace is a duplicate, not a second delivery.
  */
-export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promise<number> {
-  if (events.length === 0) return 0;
+export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promise<PendingDelivery[]> {
+  if (events.length === 0) return [];
   const subs = await deps.sql<{ id: string; tenant_id: string; trace_service_id: string; event_types: string[] }[]>`
     select s.id, s.tenant_id, s.trace_service_id, s.event_types
     from webhook_subscriptions s join tenants t on t.id = s.tenant_id
     where s.trace_service_id = any(${[...new Set(events.map((m) => m.traceServiceId))]}::uuid[]) and s.enabled and t.webhooks_enabled`;
-  if (subs.length === 0) return 0;
+  if (subs.length === 0) return [];
   const timestamp = deps.now();
   const rows: NewDelivery[] = [];
   for (const m of events) {
@@ -46,19 +50,13 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       rows.push({ id, tenant_id: m.tenantId, subscription_id: s.id, event_type: m.type, event_key: eventKey(m), body: deliveryBody({ id, type: m.type, timestamp, data }), enqueued_at: timestamp });
     }
   }
-  if (rows.length === 0) return 0;
+  if (rows.length === 0) return [];
   const inserted = await insertDeliveries(deps.sql, rows);
-  let ids = inserted;
-  if (inserted.length < rows.length) {
-    // Some already existed (a replay): re-publish those not attempted yet, in case the crash
-    // came between their insert and their publish. The job's msgID drops true duplicates.
-    const existing = await deps.sql<{ id: string }[]>`
-      select id from webhook_deliveries
-      where event_key = any(${[...new Set(rows.map((r) => r.event_key))]}::text[])
-        and subscription_id = any(${[...new Set(rows.map((r) => r.subscription_id))]}::uuid[])
-        and status = 'pending' and attempts = 0`;
-    ids = existing.map((r) => r.id);
-  }
-  await publishDeliveryJobs(deps.js, deps.topology, ids.map((id) => ({ job: { deliveryId: id }, msgID: id })));
-  return ids.length;
+  if (inserted.length === rows.length) return rows.map((r) => ({ id: r.id, eventKey: r.event_key, attempts: 0 }));
+  const existing = await deps.sql<{ id: string; event_key: string; attempts: number }[]>`
+    select id, event_key, attempts from webhook_deliveries
+    where event_key = any(${[...new Set(rows.map((r) => r.event_key))]}::text[])
+      and subscription_id = any(${[...new Set(rows.map((r) => r.subscription_id))]}::uuid[])
+      and status = 'pending'`;
+  return existing.map((r) => ({ id: r.id, eventKey: r.event_key, attempts: r.attempts }));
 }
