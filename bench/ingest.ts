@@ -124,8 +124,10 @@ interface Figures {
   p99: number;
 }
 
+// Across all runs: a body is never repeated, so no request is answered from the duplicate window.
+let seq = 0;
+
 async function runLoad(name: string, url: string, headers: Record<string, string>, templates: string[], duration: number): Promise<Figures> {
-  let seq = 0;
   const result = await autocannon({
     url,
     connections: CONNECTIONS,

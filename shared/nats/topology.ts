@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { connect, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
 import {
   AckPolicy,
   DeliverPolicy,
@@ -70,8 +70,9 @@ export interface NatsHandles {
   topology: Topology;
 }
 
-export async function connectNats(url: string, name: string): Promise<NatsConnection> {
-  return connect({ servers: url.split(","), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+/** `extra` overrides the defaults (e.g. `noAsyncTraces` on hot publish paths: no stack capture per request). */
+export async function connectNats(url: string, name: string, extra: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
+  return connect({ servers: url.split(","), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, ...extra });
 }
 
 /** Creates or updates every stream, the activity bucket and the durable consumers. Idempotent. */

@@ -12,7 +12,8 @@ const logger = createLogger(config.LOG_LEVEL, { app: "ingest" });
 logger.info("starting", { config: redactConfig(config) });
 await runMigrations(config.DATABASE_URL);
 const database = createDatabase(config.DATABASE_URL);
-const nc = await connectNats(config.NATS_URL, "cellar-ingest");
+// No async stack capture per request: ~20 us of CPU per publish on the hot path.
+const nc = await connectNats(config.NATS_URL, "cellar-ingest", { noAsyncTraces: true });
 const nats = await ensureTopology(nc, createTopology());
 assertPayloadFits(nc, config.INGEST_MAX_BODY_BYTES);
 const app = createIngestApp({
