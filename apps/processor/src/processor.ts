@@ -41,6 +41,7 @@ export function createProcessor(deps: ProcessorDeps) {
   const loops: BatchLoop[] = [];
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
+  const refreshing = new Set<Promise<void>>();
   const maturation: MaturationDeps = {
     sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
     latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm,
@@ -68,11 +69,23 @@ export function createProcessor(deps: ProcessorDeps) {
     if (good.length === 0) return;
     const written = await writeIngestBatch(deps.sql, good);
     // Refresh after the write: an expired key then means every span before it is in Postgres.
-    await refreshActivity(deps.js, deps.topology, [
+    // The refresh and ack run while the next batch is written (bounded), so Postgres and NATS
+    // work in parallel; a failed refresh naks the batch (the replay writes nothing new and
+    // refreshes again).
+    const refresh = refreshActivity(deps.js, deps.topology, [
       ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
       ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
-    ], deps.windowSeconds);
-    for (const m of goodMsgs) m.ack();
+    ], deps.windowSeconds)
+      .then(() => {
+        for (const m of goodMsgs) m.ack();
+      })
+      .catch((err) => {
+        deps.logger.error("activity refresh failed; naking the batch", { err: err as Error, size: goodMsgs.length });
+        for (const m of goodMsgs) m.nak(1_000);
+      })
+      .finally(() => refreshing.delete(refresh));
+    refreshing.add(refresh);
+    while (refreshing.size > 2) await Promise.race(refreshing);
   }
 
   /**
@@ -137,6 +150,7 @@ export function createProcessor(deps: ProcessorDeps) {
     async stop(): Promise<void> {
       if (sweepTimer) clearInterval(sweepTimer);
       await Promise.all(loops.map((l) => l.stop()));
+      await Promise.all(refreshing);
       await sweeping;
       deps.logger.info("processor stopped");
     },

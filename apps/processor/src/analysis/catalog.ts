@@ -11,6 +11,17 @@ export interface ToolSchemaSeen {
   lastSeenAt: string;
 }
 
+/** The same few schemas come with every call of a service: remember their hashes (bounded). */
+const hashCache = new Map<string, string>();
+async function schemaHash(canonical: string): Promise<string> {
+  const hit = hashCache.get(canonical);
+  if (hit) return hit;
+  const hash = await sha256Hex(canonical);
+  if (hashCache.size >= 5_000) hashCache.delete(hashCache.keys().next().value!);
+  hashCache.set(canonical, hash);
+  return hash;
+}
+
 /** Function definitions from `request.tools[].function` and legacy `request.functions`, deduplicated. */
 export async function extractToolSchemas(traces: TraceInput[]): Promise<ToolSchemaSeen[]> {
   const seen = new Map<string, ToolSchemaSeen>();
@@ -29,7 +40,7 @@ export async function extractToolSchemas(traces: TraceInput[]): Promise<ToolSche
         if (at > prior.lastSeenAt) prior.lastSeenAt = at;
         continue;
       }
-      seen.set(canonical, { name: def.name, schemaHash: await sha256Hex(canonical), schema: def, firstSeenAt: at, lastSeenAt: at });
+      seen.set(canonical, { name: def.name, schemaHash: await schemaHash(canonical), schema: def, firstSeenAt: at, lastSeenAt: at });
     }
   }
   return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name) || a.schemaHash.localeCompare(b.schemaHash));
@@ -56,14 +67,30 @@ export async function persistToolSchemas(tx: postgres.TransactionSql, list: Arra
     }
   }
   if (merged.size === 0) return;
-  const saved = await tx<{ id: string; trace_service_id: string; name: string; schema_hash: string }[]>`
+  // Every maturation of a service sees the same few schemas: an upsert would lock the same rows
+  // in every concurrent transaction and serialize them. Insert what is new, read the ids, and
+  // widen first/last seen only when they move by more than a minute (rows a WHERE skips stay unlocked).
+  const rows = [...merged.values()].sort((a, b) => a.trace_service_id.localeCompare(b.trace_service_id) || a.name.localeCompare(b.name) || a.schema_hash.localeCompare(b.schema_hash));
+  await tx`
     insert into tool_schemas (tenant_id, trace_service_id, name, schema_hash, schema, first_seen_at, last_seen_at)
     select tenant_id, trace_service_id, name, schema_hash, schema, first, last
-    from jsonb_to_recordset(${tx.json([...merged.values()] as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, name text, schema_hash text, schema jsonb, first timestamptz, last timestamptz)
+    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, name text, schema_hash text, schema jsonb, first timestamptz, last timestamptz)
     order by trace_service_id, name, schema_hash
-    on conflict (trace_service_id, name, schema_hash) do update set
-      first_seen_at = least(tool_schemas.first_seen_at, excluded.first_seen_at), last_seen_at = greatest(tool_schemas.last_seen_at, excluded.last_seen_at)
-    returning id, trace_service_id, name, schema_hash`;
+    on conflict (trace_service_id, name, schema_hash) do nothing`;
+  const keys = rows.map((r) => ({ trace_service_id: r.trace_service_id, name: r.name, schema_hash: r.schema_hash, first: r.first, last: r.last }));
+  const saved = await tx<{ id: string; trace_service_id: string; name: string; schema_hash: string; stale: boolean }[]>`
+    select t.id, t.trace_service_id, t.name, t.schema_hash,
+      (t.last_seen_at < x.last - interval '1 minute' or t.first_seen_at > x.first + interval '1 minute') as stale
+    from tool_schemas t join jsonb_to_recordset(${tx.json(keys as any)}::jsonb) as x(trace_service_id uuid, name text, schema_hash text, first timestamptz, last timestamptz)
+      on t.trace_service_id = x.trace_service_id and t.name = x.name and t.schema_hash = x.schema_hash`;
+  const stale = saved.filter((r) => r.stale).map((r) => r.id).sort();
+  if (stale.length) {
+    await tx`
+      with x as (select * from jsonb_to_recordset(${tx.json(keys as any)}::jsonb) as x(trace_service_id uuid, name text, schema_hash text, first timestamptz, last timestamptz)),
+        locked as (select id from tool_schemas where id = any(${tx.array(stale)}::uuid[]) order by id for update)
+      update tool_schemas t set first_seen_at = least(t.first_seen_at, x.first), last_seen_at = greatest(t.last_seen_at, x.last)
+      from x where t.id in (select id from locked) and t.trace_service_id = x.trace_service_id and t.name = x.name and t.schema_hash = x.schema_hash`;
+  }
   const idOf = new Map(saved.map((r) => [`${r.trace_service_id}\u0000${r.name}\u0000${r.schema_hash}`, r.id]));
   const links = list.flatMap(({ row, schemas }) => schemas.map((x) => ({ session_pk: row.id, tool_schema_id: idOf.get(`${row.trace_service_id}\u0000${x.name}\u0000${x.schemaHash}`) })));
   if (links.length) {

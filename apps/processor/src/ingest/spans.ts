@@ -10,19 +10,29 @@ export interface DerivedSpan {
   attributes: Record<string, unknown>;
 }
 
-/** A stable hex id from parts (FNV-1a 64-bit x2): replays derive the same ids. */
+/**
+ * A stable hex id from parts (FNV-1a 64-bit x2): replays derive the same ids. The 64-bit
+ * multiply by the FNV prime (2^40 + 0x1b3) is done on 32-bit halves: the same result as BigInt
+ * arithmetic, an order of magnitude faster (this runs for every span and transcript item).
+ */
 export function stableId(...parts: string[]): string {
   const text = parts.join("\u0000");
-  let h1 = 0xcbf29ce484222325n;
-  let h2 = 0x84222325cbf29ce4n;
-  const prime = 0x100000001b3n;
-  const mask = 0xffffffffffffffffn;
+  let lo1 = 0x84222325, hi1 = 0xcbf29ce4; // 0xcbf29ce484222325
+  let lo2 = 0xcbf29ce4, hi2 = 0x84222325; // 0x84222325cbf29ce4
   for (let i = 0; i < text.length; i++) {
-    const c = BigInt(text.charCodeAt(i));
-    h1 = ((h1 ^ c) * prime) & mask;
-    h2 = ((h2 ^ (c + 31n)) * prime) & mask;
+    const c = text.charCodeAt(i);
+    lo1 = (lo1 ^ c) >>> 0;
+    let m = lo1 * 0x1b3;
+    hi1 = (hi1 * 0x1b3 + Math.floor(m / 4294967296) + (lo1 << 8)) >>> 0;
+    lo1 = m >>> 0;
+    // (lo2 ^ (c + 31)) only touches the low half: c + 31 < 2^32.
+    lo2 = (lo2 ^ (c + 31)) >>> 0;
+    m = lo2 * 0x1b3;
+    hi2 = (hi2 * 0x1b3 + Math.floor(m / 4294967296) + (lo2 << 8)) >>> 0;
+    lo2 = m >>> 0;
   }
-  return h1.toString(16).padStart(16, "0") + h2.toString(16).padStart(16, "0");
+  const hex = (n: number) => n.toString(16).padStart(8, "0");
+  return hex(hi1) + hex(lo1) + hex(hi2) + hex(lo2);
 }
 
 /** Trace id: the payload's own `trace_id` when it carries one, else derived from the message id. */

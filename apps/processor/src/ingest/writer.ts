@@ -109,24 +109,31 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
     };
     for (const t of newTraces) note(t.session_pk, new Date(t.start_time).getTime(), new Date(t.end_time).getTime());
     for (const e of newEvents) note(e.session_pk, new Date(e.timestamp).getTime(), new Date(e.timestamp).getTime());
+    const reopened = new Set<string>();
     if (activity.size) {
       const rows = [...activity].map(([pk, a]) => ({ pk, first: new Date(a.first).toISOString(), last: new Date(a.last).toISOString() }));
-      await tx`
+      // Rows locked in id order, as maturation locks them: the two never deadlock.
+      const updated = await tx<{ id: string }[]>`
+        with x as (select * from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(pk uuid, first timestamptz, last timestamptz)),
+          locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for update of s)
         update sessions s set status = 'active', last_ingested_at = now(), activity_seq = s.activity_seq + 1,
           first_activity_at = least(s.first_activity_at, x.first), last_activity_at = greatest(s.last_activity_at, x.last)
-        from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(pk uuid, first timestamptz, last timestamptz)
-        where s.id = x.pk`;
+        from x where s.id = x.pk and s.id in (select id from locked)
+        returning s.id`;
+      for (const r of updated) reopened.add(r.id);
     }
-    const touched = [...new Set(sessionRows.map((r) => r.id))];
-    const active = touched.length
-      ? await tx<{ id: string }[]>`select id from sessions where id = any(${tx.array(touched)}::uuid[]) and status = 'active'`
+    // Sessions and traces that only got replayed rows still need their key refreshed when they are
+    // active (a crash may have come between an earlier write and its refresh); look those up only.
+    const replayedSessions = [...new Set(sessionRows.map((r) => r.id))].filter((id) => !reopened.has(id));
+    const active = replayedSessions.length
+      ? await tx<{ id: string }[]>`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`
       : [];
-    const traceKeys = traceRows.map((t) => t.trace_id as string);
-    const activeTraces = traceKeys.length
+    const replayedTraces = traceRows.filter((t) => !tracePkOf.has(`${t.trace_service_id}\u0000${t.trace_id}`));
+    const activeTraces = replayedTraces.length
       ? await tx<{ id: string }[]>`
-          select t.id from traces t join jsonb_to_recordset(${tx.json(traceRows.map((t) => ({ s: t.trace_service_id, id: t.trace_id })) as any)}::jsonb) as x(s uuid, id text)
+          select t.id from traces t join jsonb_to_recordset(${tx.json(replayedTraces.map((t) => ({ s: t.trace_service_id, id: t.trace_id })) as any)}::jsonb) as x(s uuid, id text)
             on t.trace_service_id = x.s and t.trace_id = x.id where t.status = 'active'`
       : [];
-    return { activeSessionPks: active.map((r) => r.id), activeTracePks: activeTraces.map((r) => r.id) };
+    return { activeSessionPks: [...reopened, ...active.map((r) => r.id)], activeTracePks: [...newTraces.map((t) => t.id), ...activeTraces.map((r) => r.id)] };
   });
 }
