@@ -139,7 +139,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    */
   async function firstAttempt(d: PendingDelivery): Promise<void> {
     if (d.attempts > 0) return publishJob(d.id, d.attempts); // replay after a crash mid-retry
-    const row = await loadDelivery(d.id);
+    const row = d.row ?? (await loadDelivery(d.id));
     if (!row || row.status !== "pending") return;
     if (crowded(row)) return publishJob(d.id, 0);
     const verdict = await attemptNow(row, false);

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { MaturedMessage } from "../../../shared/payloads";
+import type { Loaded } from "./attempt";
 import { deliveryBody, insertDeliveries, newDeliveryId, type NewDelivery } from "../../../shared/webhooks/deliveries";
 
 export interface FanoutDeps {
@@ -17,6 +18,8 @@ export interface PendingDelivery {
   id: string;
   eventKey: string;
   attempts: number;
+  /** Set for fresh rows: everything the first attempt needs, so it skips a load query. */
+  row?: Loaded;
 }
 
 /**
@@ -28,13 +31,19 @@ export interface PendingDelivery {
  */
 export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promise<PendingDelivery[]> {
   if (events.length === 0) return [];
-  const subs = await deps.sql<{ id: string; tenant_id: string; trace_service_id: string; event_types: string[] }[]>`
-    select s.id, s.tenant_id, s.trace_service_id, s.event_types
+  type Sub = Pick<Loaded, "url" | "enabled" | "secret_encrypted" | "previous_secret_encrypted" | "previous_secret_expires_at"> & {
+    id: string;
+    tenant_id: string;
+    trace_service_id: string;
+    event_types: string[];
+  };
+  const subs = await deps.sql<Sub[]>`
+    select s.id, s.tenant_id, s.trace_service_id, s.event_types, s.url, s.enabled, s.secret_encrypted, s.previous_secret_encrypted, s.previous_secret_expires_at
     from webhook_subscriptions s join tenants t on t.id = s.tenant_id
     where s.trace_service_id = any(${[...new Set(events.map((m) => m.traceServiceId))]}::uuid[]) and s.enabled and t.webhooks_enabled`;
   if (subs.length === 0) return [];
   const timestamp = deps.now();
-  const rows: NewDelivery[] = [];
+  const rows: Array<NewDelivery & { sub: Sub }> = [];
   for (const m of events) {
     const data = {
       tenant_id: m.tenantId,
@@ -47,12 +56,22 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
     for (const s of subs) {
       if (s.tenant_id !== m.tenantId || s.trace_service_id !== m.traceServiceId || !s.event_types.includes(m.type)) continue;
       const id = newDeliveryId();
-      rows.push({ id, tenant_id: m.tenantId, subscription_id: s.id, event_type: m.type, event_key: eventKey(m), body: deliveryBody({ id, type: m.type, timestamp, data }), enqueued_at: timestamp });
+      rows.push({ id, tenant_id: m.tenantId, subscription_id: s.id, event_type: m.type, event_key: eventKey(m), body: deliveryBody({ id, type: m.type, timestamp, data }), enqueued_at: timestamp, sub: s });
     }
   }
   if (rows.length === 0) return [];
   const inserted = await insertDeliveries(deps.sql, rows);
-  if (inserted.length === rows.length) return rows.map((r) => ({ id: r.id, eventKey: r.event_key, attempts: 0 }));
+  if (inserted.length === rows.length) {
+    return rows.map(({ sub, ...r }) => ({
+      id: r.id,
+      eventKey: r.event_key,
+      attempts: 0,
+      row: {
+        id: r.id, body: r.body, status: "pending", attempts: 0, next_attempt_at: null, subscription_id: sub.id, url: sub.url, enabled: sub.enabled,
+        secret_encrypted: sub.secret_encrypted, previous_secret_encrypted: sub.previous_secret_encrypted, previous_secret_expires_at: sub.previous_secret_expires_at,
+      },
+    }));
+  }
   const existing = await deps.sql<{ id: string; event_key: string; attempts: number }[]>`
     select id, event_key, attempts from webhook_deliveries
     where event_key = any(${[...new Set(rows.map((r) => r.event_key))]}::text[])
