@@ -236,6 +236,10 @@ describe("trace reads", () => {
     expect(body.pagination.total).toBe(2);
     const none = await read("/telemetry/otel/traces/filtered", { serviceName: "support-bot", filters: [{ field: "model", operator: "equals", value: "gpt-5" }] });
     expect(none.traces).toEqual([]);
+    const heavy = await read("/telemetry/otel/traces/filtered", { serviceName: "support-bot", filters: [{ field: "metrics.totalTokens", operator: "gte", value: 7000 }] });
+    expect(heavy.traces.map((t: any) => t.traceId)).toEqual(["tr-3"]);
+    const bySize = await read("/telemetry/otel/traces/filtered", { serviceName: "support-bot", filters: [{ field: "traceId", operator: "notIn", value: ["tr-1"] }], sort: { field: "durationMs", direction: "asc" }, limit: 5 });
+    expect(bySize.traces.map((t: any) => t.traceId).sort()).toEqual(["tr-2", "tr-3"]);
   });
 });
 
@@ -266,6 +270,9 @@ describe("issues and findings", () => {
   });
 
   test("findings/filtered by session; stats by day", async () => {
+    const sorted = await read("/telemetry/otel/findings/filtered", { service_name: "support-bot", sort: { field: "severityRank", direction: "desc" }, skip_total_count: true, limit: 1 });
+    expect(sorted.findings[0].severity).toMatch(/high|critical/);
+    expect(sorted.pagination.total).toBeNull();
     const found = await read("/telemetry/otel/findings/filtered", { service_name: "support-bot", filters: [{ field: "sessionId", operator: "equals", value: "conv-2" }, { field: "detector", operator: "equals", value: "test_detector" }] });
     expect(found.findings).toEqual([expect.objectContaining({ sessionId: "conv-2", issueId: f.ids.issueId, traceId: "tr-3" })]);
     const stats = await read("/telemetry/otel/findings/support-bot/stats");
