@@ -93,10 +93,12 @@ async function main() {
       await database.sql`insert into webhook_subscriptions (tenant_id, trace_service_id, name, url, event_types, secret_encrypted)
         values (${tenant.tenantId}, ${svc.id}, ${`bench-${i}`}, ${`http://127.0.0.1:${port}/hook/${i}`}, ${["session.matured"]}, ${await secretBox.seal(generateWebhookSecret())})`;
     }
-    const dispatcher = createDispatcher({
-      sql: database.sql, js, topology, logger: createLogger("error"), secretBox, insecureAllowlist: "127.0.0.0/8", concurrency: CONCURRENCY,
-    });
-    await dispatcher.start();
+    const newDispatcher = async () => {
+      const d = createDispatcher({ sql: database.sql, js, topology, logger: createLogger("error"), secretBox, insecureAllowlist: "127.0.0.0/8", concurrency: CONCURRENCY });
+      await d.start();
+      return d;
+    };
+    let dispatcher = await newDispatcher();
 
     let n = 0;
     const publish = (sentAt: Map<string, number>) => {
@@ -125,7 +127,9 @@ async function main() {
     await Promise.all(Array.from({ length: 300 }, () => publish(warm)));
     await collect(300);
 
-    // 1. Burst throughput through the dispatcher, alternating with 2. the ceiling: the same
+    // 1. Throughput: a backlog of EVENTS MATURED messages is published while the dispatcher is
+    // stopped (so the bench's own publishing is not on the clock), then a dispatcher starts and
+    // drains it: start -> last delivery arrived. Alternating with 2. the ceiling: the same
     // signed POSTs from a bare loop, same concurrency, same receiver.
     const dispatcherRounds: number[] = [];
     const ceilingRounds: number[] = [];
@@ -133,10 +137,11 @@ async function main() {
     const secrets = [generateWebhookSecret()];
     for (let round = 0; round < ROUNDS; round++) {
       const burst = new Map<string, number>();
+      await dispatcher.stop();
       const [{ n: rowsBefore }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
-      const t0 = Date.now();
       for (let i = 0; i < EVENTS; i += 500) await Promise.all(Array.from({ length: Math.min(500, EVENTS - i) }, () => publish(burst)));
-      const published = Date.now() - t0;
+      const t0 = Date.now();
+      dispatcher = await newDispatcher();
       // When the fan-out had written every delivery row (the first stage's share of the time).
       let fannedOut = 0;
       while (!fannedOut) {
@@ -145,7 +150,7 @@ async function main() {
         else await sleep(20);
       }
       const arrived = await collect(EVENTS);
-      stages.push({ published_ms: published, fanned_out_ms: fannedOut, all_arrived_ms: Math.max(...arrived.map((a) => a[1])) - t0 });
+      stages.push({ fanned_out_ms: fannedOut, all_arrived_ms: Math.max(...arrived.map((a) => a[1])) - t0 });
       dispatcherRounds.push(EVENTS / ((Math.max(...arrived.map((a) => a[1])) - t0) / 1000));
       if (args["no-ceiling"]) continue;
 

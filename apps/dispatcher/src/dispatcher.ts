@@ -93,8 +93,14 @@ export function createDispatcher(deps: DispatcherDeps) {
   // Fan-out of many MATURED messages shares two queries (see fanout.ts).
   const fanOutBatched = createBatcher(
     async (events: MaturedMessage[]) => {
-      const pending = await fanOut({ sql: deps.sql, now }, events);
-      return events.map((e) => pending.filter((p) => p.eventKey === eventKey(e)));
+      const byEvent = new Map<string, PendingDelivery[]>();
+      for (const p of await fanOut({ sql: deps.sql, now }, events)) byEvent.set(p.eventKey, [...(byEvent.get(p.eventKey) ?? []), p]);
+      // Two MATURED messages for one event (a replay) must not both attempt its deliveries.
+      return events.map((e) => {
+        const mine = byEvent.get(eventKey(e)) ?? [];
+        byEvent.delete(eventKey(e));
+        return mine;
+      });
     },
     { maxSize: 200, maxWaitMs: 5 },
   );
