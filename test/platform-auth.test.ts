@@ -67,6 +67,9 @@ describe("roles and project membership", () => {
     expect(m).toEqual(expected);
     const r = await call(stack, endpoints[0], { authorization: `Token ${f.keys.outsider}` });
     expect(r.body).toEqual({ error: "your project membership does not cover this service" });
+    // Session existence does not leak through the metrics path either.
+    const ghost = await call(stack, { method: "GET", path: "/telemetry/metrics/session/support-bot/ghost-session" }, { authorization: `Token ${f.keys.outsider}` });
+    expect(ghost).toEqual(r);
   });
 
   test("the outsider reads its own project's service; the viewer of the other project cannot", async () => {

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { notFound } from "../../../../shared/errors";
 import type { PlatformDeps } from "../app";
 import { platformAuth } from "../auth/plugin";
-import { candidateServices, pickOne, type Principal } from "../auth/principal";
+import { candidateServices, pickOne, resolveService, type Principal } from "../auth/principal";
 import { doc } from "../http/schemas";
 import { sessionMetrics, SessionMetric, SessionMetricsRead } from "../sessions/analysis";
 import { loadSession } from "../sessions/lookup";
@@ -13,6 +13,7 @@ import { sessionContext } from "../sessions/routes";
  * GET /telemetry/metrics/session/{sessionId}/{metricName} share one path shape, so one route
  * serves both: when the first segment is a service of the tenant holding a session named by the
  * second, it is the session's metrics; otherwise the pair is a session id and a metric name.
+ * A first segment naming a tenant service the user cannot see is 403 either way.
  */
 export function metricsRoutes(deps: PlatformDeps) {
   async function oneMetric(p: Principal, sessionId: string, metricName: string, serviceName?: string) {
@@ -32,10 +33,13 @@ export function metricsRoutes(deps: PlatformDeps) {
   return new Elysia({ prefix: "/telemetry/metrics" }).use(platformAuth(deps.keys)).get(
     "/session/:serviceName/:sessionId",
     async ({ params, query, principal }) => {
-      const [svc] = await deps.sql<{ id: string }[]>`
-        select ts.id from trace_services ts join sessions s on s.trace_service_id = ts.id
-        where ts.tenant_id = ${principal.tenantId} and ts.name = ${params.serviceName} and s.session_id = ${params.sessionId}`;
-      if (svc) return sessionMetrics(await sessionContext(deps, principal, params.serviceName, params.sessionId));
+      const [svc] = await deps.sql<{ id: string; has_session: boolean }[]>`
+        select ts.id, exists (select 1 from sessions s where s.trace_service_id = ts.id and s.session_id = ${params.sessionId}) as has_session
+        from trace_services ts where ts.tenant_id = ${principal.tenantId} and ts.name = ${params.serviceName}`;
+      // A named service outside the user's projects is 403 before any session lookup, so the
+      // answer never tells which sessions exist there (as on every S/* read).
+      if (svc) await resolveService(deps.db, principal, params.serviceName);
+      if (svc?.has_session) return sessionMetrics(await sessionContext(deps, principal, params.serviceName, params.sessionId));
       return oneMetric(principal, params.serviceName, params.sessionId, query.serviceName);
     },
     {
