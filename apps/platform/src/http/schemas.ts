@@ -34,14 +34,14 @@ export const optionalIsoQuery = (name: string) =>
 export const ERROR_STATUSES = { 400: "Invalid request", 401: "Missing or invalid Token", 402: "Plan does not include the endpoint", 403: "Role or project membership does not cover the service", 404: "Not found in the key's tenant" } as const;
 
 /**
- * Route documentation: summary, tag and the 200 body schema. The OpenAPI builder reads it from
+ * Route documentation: summary, tag and the success body schema. The OpenAPI builder reads it from
  * the route's `detail`; tests check real responses against the same `response` schema.
  */
 export function doc(
   tag: string,
   summary: string,
   response: TSchema,
-  extra: { description?: string; errors?: Array<keyof typeof ERROR_STATUSES>; rename?: Record<string, string> } = {},
+  extra: { description?: string; errors?: Array<keyof typeof ERROR_STATUSES>; rename?: Record<string, string>; status?: number } = {},
 ) {
   return {
     tags: [tag],
@@ -52,6 +52,8 @@ export function doc(
     // The router needs one parameter name per path position (`/:serviceName/stats` and
     // `/:issueId/breakdown` collide), so a route may use a shared name and document its own.
     ...(extra.rename ? { "x-cellar-rename": extra.rename } : {}),
+    // Success status when not 200 (201 created, 202 accepted, 204 without a body).
+    ...(extra.status ? { "x-cellar-status": extra.status } : {}),
   } as Record<string, unknown>;
 }
 

@@ -26,7 +26,7 @@ function parameters(where: "query" | "path", schema: Record<string, any> | undef
 }
 
 function operation(route: RouteLike, openPath: string, pathNames: string[], hooks: Record<string, any>) {
-  const { "x-cellar-response": response, "x-cellar-errors": errors, "x-cellar-rename": rename, ...detail } = (hooks.detail ?? {}) as Record<string, any>;
+  const { "x-cellar-response": response, "x-cellar-errors": errors, "x-cellar-rename": rename, "x-cellar-status": status, ...detail } = (hooks.detail ?? {}) as Record<string, any>;
   const declared = hooks.response && typeof hooks.response === "object" ? (hooks.response[200] ?? hooks.response) : undefined;
   const ok = response ?? (declared && "type" in declared ? declared : undefined);
   const statuses = (errors as number[] | undefined) ?? [400, 401, 403, 404];
@@ -35,7 +35,7 @@ function operation(route: RouteLike, openPath: string, pathNames: string[], hook
     ...detail,
     parameters: [...parameters("path", hooks.params, pathNames, rename), ...parameters("query", hooks.query, [])],
     responses: {
-      200: { description: "OK", ...(ok ? { content: jsonContent(jsonSchema(ok)) } : {}) },
+      [status ?? 200]: { description: status === 204 ? "No content" : "OK", ...(ok && status !== 204 ? { content: jsonContent(jsonSchema(ok)) } : {}) },
       ...errorResponses(Object.fromEntries([...statuses, 500].map((s) => [s, STATUS_TEXT[s] ?? "Error"]))),
     },
   };
