@@ -11,7 +11,7 @@
  *   bun run bench/pipeline.ts [--backlog 20000] [--rate 2000] [--duration 15] [--sessions 10000] [--open-rate 500] [--window 30]
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -40,6 +40,47 @@ const DURATION = Number(args.duration);
 const SESSIONS = Number(args.sessions);
 const OPEN_RATE = Number(args["open-rate"]);
 const WINDOW = Number(args.window);
+
+/**
+ * CPU seconds used so far by the processor, Postgres (postmaster, its backends and reaped
+ * children) and nats-server: a figure that holds on a shared machine, where wall-clock rates
+ * depend on whatever else runs.
+ */
+function cpuSeconds(processorPid: number | undefined, natsPid: number | undefined, pgDataDir: string) {
+  const stat = (pid: number) => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return { ppid: Number(f[1]), own: (Number(f[11]) + Number(f[12])) / 100, children: (Number(f[13]) + Number(f[14])) / 100 };
+    } catch {
+      return null;
+    }
+  };
+  let postmaster: number | undefined;
+  const pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  for (const pid of pids) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (cmd.includes(pgDataDir) && cmd.includes("postgres")) postmaster = pid;
+    } catch {}
+  }
+  let pg = 0;
+  if (postmaster) {
+    const pm = stat(postmaster);
+    pg += (pm?.own ?? 0) + (pm?.children ?? 0);
+    for (const pid of pids) {
+      const st = stat(pid);
+      if (st?.ppid === postmaster) pg += st.own;
+    }
+  }
+  const own = (pid: number | undefined) => (pid ? stat(pid)?.own ?? 0 : 0);
+  return { processor: own(processorPid), postgres: pg, nats: own(natsPid) };
+}
+type Cpu = ReturnType<typeof cpuSeconds>;
+const cpuLine = (a: Cpu, b: Cpu, units: number, what: string) => {
+  const per = (x: number) => ((x * 1000) / units).toFixed(2);
+  const total = b.processor - a.processor + b.postgres - a.postgres + b.nats - a.nats;
+  return `CPU per 1000 ${what}: processor ${per(b.processor - a.processor)} s, postgres ${per(b.postgres - a.postgres)} s, nats ${per(b.nats - a.nats)} s = ${per(total)} s -> ${Math.round((2 * units) / total)} ${what}/s on 2 dedicated cores`;
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN);
@@ -79,7 +120,9 @@ async function main() {
   let child: ChildProcess | undefined;
   const env = { NATS_URL: nats.url, DATABASE_URL: pg.url, SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)), LOG_LEVEL: "error", INGEST_PORT: "0", PLATFORM_PORT: "0" };
   const startProcessor = (windowSeconds: number) => {
-    child = spawn(process.execPath, ["apps/processor/src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env, MATURATION_WINDOW_SECONDS: String(windowSeconds) }, stdio: ["ignore", "ignore", "inherit"] });
+    // BENCH_PROCESSOR_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles the processor.
+    const flags = (process.env.BENCH_PROCESSOR_FLAGS ?? "").split(" ").filter(Boolean);
+    child = spawn(process.execPath, [...flags, "apps/processor/src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env, MATURATION_WINDOW_SECONDS: String(windowSeconds) }, stdio: ["ignore", "ignore", "inherit"] });
   };
   const stopProcessor = async () => {
     const c = child;
@@ -132,13 +175,18 @@ async function main() {
     for (let i = 0; i < BACKLOG; i += 1000) {
       await Promise.all(Array.from({ length: Math.min(1000, BACKLOG - i) }, (_, k) => publish(`backlog-${(i + k) % BACKLOG_SESSIONS}`, Math.floor((i + k) / BACKLOG_SESSIONS))));
     }
+    const pgDir = join(scratch, "pg");
+    const cpu = () => cpuSeconds(child?.pid, nats.process.pid, pgDir);
     startProcessor(3600);
+    await sleep(1500); // start-up (migrations, topology) is not pipeline work
+    const cpu0 = cpu();
     const drainStart = performance.now();
     await sleep(200);
     while ((await lag()) > 0) await sleep(100);
     const drainSeconds = (performance.now() - drainStart) / 1000;
     const [{ n: stored }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
-    console.log(`backlog: ${BACKLOG} traces (${BACKLOG_SESSIONS} sessions) drained INGEST -> Postgres in ${drainSeconds.toFixed(1)} s = ${Math.round(BACKLOG / drainSeconds)} traces/s (includes processor start-up); ${stored} rows`);
+    console.log(`backlog: ${BACKLOG} traces (${BACKLOG_SESSIONS} sessions) drained INGEST -> Postgres in ${drainSeconds.toFixed(1)} s = ${Math.round(BACKLOG / drainSeconds)} traces/s; ${stored} rows`);
+    console.log(`  ${cpuLine(cpu0, cpu(), BACKLOG, "traces")}`);
 
     // 1b. Sustained offered rate; lag sampled every second.
     const lags: number[] = [];
@@ -159,7 +207,10 @@ async function main() {
     await jsm.streams.purge(`KV_${topology.activityBucket}`);
     startProcessor(WINDOW);
     await sleep(1000);
+    const cpuOpen = cpu();
     const openSeconds = await offer(SESSIONS, OPEN_RATE, (i) => [`lat-${i}`, 0]);
+    while ((await lag()) > 0) await sleep(50);
+    const cpuOpened = cpu();
     console.log(`opened ${SESSIONS} sessions in ${openSeconds.toFixed(1)} s (window ${WINDOW} s: all open before the first can mature)`);
     const deadline = Date.now() + (WINDOW + openSeconds + 120) * 1000;
     let matured = 0;
@@ -168,12 +219,15 @@ async function main() {
       if (matured >= SESSIONS) break;
       await sleep(500);
     }
+    const cpuMatured = cpu();
     const rows = await sql<{ late: number }[]>`
       select extract(epoch from matured_at - last_ingested_at) - ${WINDOW} as late from sessions where session_id like 'lat-%' and matured_at is not null`;
     const late = rows.map((r) => Number(r.late) * 1000).sort((a, b) => a - b);
     const [{ n: events }] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where session_id like 'lat-%' and published_count = maturation_count and maturation_count = 1`;
     const info = await jsm.streams.info(topology.maturedStream);
     console.log(`lateness (matured_at - last write - window) over ${late.length}/${SESSIONS} sessions: p50 ${pct(late, 50).toFixed(0)} ms, p99 ${pct(late, 99).toFixed(0)} ms, max ${pct(late, 100).toFixed(0)} ms; ${events} published once; MATURED stream holds ${info.state.messages} messages (sessions + traces)`);
+    console.log(`  writing: ${cpuLine(cpuOpen, cpuOpened, SESSIONS, "traces")}`);
+    console.log(`  maturing: ${cpuLine(cpuOpened, cpuMatured, SESSIONS, "sessions (+ their traces)")}`);
 
     await stopProcessor();
     await nc.close();
