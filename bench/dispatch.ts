@@ -68,6 +68,29 @@ const RATE = Number(args.rate);
 const PACED_SECONDS = Number(args["paced-seconds"]);
 const CONCURRENCY = Math.min(256, SUBS * DEFAULT_ENDPOINT_CONCURRENCY);
 
+/** CPU seconds (user + system) used so far by the processes whose command line mentions `marker`, and their children. */
+function cpuSeconds(marker: string): number {
+  const { readdirSync, readFileSync } = require("node:fs") as typeof import("node:fs");
+  const stats = new Map<number, { ppid: number; cpu: number; cmd: string }>();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      stats.set(Number(pid), { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100, cmd });
+    } catch {}
+  }
+  const roots = [...stats].filter(([, s]) => s.cmd.includes(marker)).map(([pid]) => pid);
+  const seen = new Set<number>(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, s] of stats) if (!seen.has(pid) && seen.has(s.ppid)) (seen.add(pid), (grew = true));
+  }
+  return [...seen].reduce((sum, pid) => sum + (stats.get(pid)?.cpu ?? 0), 0);
+}
+const selfCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -134,12 +157,20 @@ async function main() {
     const dispatcherRounds: number[] = [];
     const ceilingRounds: number[] = [];
     const stages: Array<Record<string, number>> = [];
+    const pgMarker = join(scratch, "pg");
+    const natsMarker = join(scratch, "nats");
+    const receiverMarker = "--receiver";
+    const cpuNow = () => ({ bench: selfCpu(), postgres: cpuSeconds(pgMarker), nats: cpuSeconds(natsMarker), receiver: cpuSeconds(receiverMarker) });
+    const cpuDelta = (a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>) =>
+      Object.fromEntries(Object.keys(a).map((k) => [k, Math.round(((b as any)[k] - (a as any)[k]) * 1000 / EVENTS * 1000) / 1000])) as Record<string, number>;
+    const cpuPer1000: Array<{ dispatcher: Record<string, number>; ceiling?: Record<string, number> }> = [];
     const secrets = [generateWebhookSecret()];
     for (let round = 0; round < ROUNDS; round++) {
       const burst = new Map<string, number>();
       await dispatcher.stop();
       const [{ n: rowsBefore }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
       for (let i = 0; i < EVENTS; i += 500) await Promise.all(Array.from({ length: Math.min(500, EVENTS - i) }, () => publish(burst)));
+      const cpu0 = cpuNow();
       const t0 = Date.now();
       dispatcher = await newDispatcher();
       // When the fan-out had written every delivery row (the first stage's share of the time).
@@ -152,9 +183,11 @@ async function main() {
       const arrived = await collect(EVENTS);
       stages.push({ fanned_out_ms: fannedOut, all_arrived_ms: Math.max(...arrived.map((a) => a[1])) - t0 });
       dispatcherRounds.push(EVENTS / ((Math.max(...arrived.map((a) => a[1])) - t0) / 1000));
+      cpuPer1000.push({ dispatcher: cpuDelta(cpu0, cpuNow()) });
       if (args["no-ceiling"]) continue;
 
       let next = 0;
+      const ccpu0 = cpuNow();
       const c0 = Date.now();
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
@@ -169,6 +202,7 @@ async function main() {
         }),
       );
       ceilingRounds.push(EVENTS / ((Date.now() - c0) / 1000));
+      cpuPer1000.at(-1)!.ceiling = cpuDelta(ccpu0, cpuNow());
       await collect(EVENTS);
     }
 
@@ -193,6 +227,7 @@ async function main() {
       dispatcher_deliveries_per_s: dispatcherRounds.map(Math.round),
       bare_signed_fetch_per_s: ceilingRounds.map(Math.round),
       dispatcher_stages: stages,
+      cpu_seconds_per_1000_deliveries: cpuPer1000,
       median_ratio: `${Math.round((d / c) * 100)}%`,
       paced_rate_per_s: RATE,
       maturation_to_first_attempt_ms: { p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), max: latencies.at(-1) },
