@@ -72,3 +72,14 @@ test("on a real socket a declared Content-Length over the limit gets a JSON 413 
     await server.stop(true);
   }
 });
+
+test("publishes waiting on a PubAck beyond the in-flight cap are refused with 503 at once", async () => {
+  // A JetStream that never acks: the first request waits, the second must not queue behind it.
+  const stuck = { publish: () => new Promise(() => {}) } as never;
+  const app = fx.build({ js: stuck, maxInFlightPublishes: 1, publishTimeoutMs: 60_000, rateLimit: { perSecond: 0, burst: 1 } });
+  void fx.post("/raw/traces", trace(), {}, app);
+  await new Promise((r) => setTimeout(r, 50));
+  const res = await fx.post("/raw/traces", trace(), {}, app);
+  expect(res.status).toBe(503);
+  expect(res.headers.get("retry-after")).toBe("5");
+});
