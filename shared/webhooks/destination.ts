@@ -15,6 +15,8 @@ export type DestinationCheck =
 
 export const MAX_URL_LENGTH = 2048;
 
+const fail = (problem: DestinationProblem, message: string): DestinationCheck => ({ ok: false, problem, message });
+
 /**
  * Checks a webhook URL and picks the one address to connect to (contract: HTTPS, no embedded
  * credentials, resolves only to public addresses). Every resolved address must pass, not only
@@ -23,8 +25,12 @@ export const MAX_URL_LENGTH = 2048;
  * The caller connects to `address` and nothing else, so a DNS answer that changes between this
  * check and the connection cannot redirect the request (no second lookup).
  */
-export async function checkDestination(raw: string, opts: { resolveDns: ResolveDns; allowlist: Cidr[] }): Promise<DestinationCheck> {
-  const fail = (problem: DestinationProblem, message: string): DestinationCheck => ({ ok: false, problem, message });
+export async function checkDestination(
+  raw: string,
+  opts: { resolveDns: ResolveDns; allowlist: Cidr[]; literalCache?: Map<string, DestinationCheck> },
+): Promise<DestinationCheck> {
+  const cached = opts.literalCache?.get(raw);
+  if (cached) return cached;
   if (raw.length > MAX_URL_LENGTH) return fail("invalid_url", `must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -37,23 +43,31 @@ export async function checkDestination(raw: string, opts: { resolveDns: ResolveD
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   if (!hostname) return fail("invalid_url", "has no host");
 
-  let addresses: string[];
-  const literal = parseAddress(hostname);
-  if (literal) addresses = [hostname];
-  else {
-    try {
-      addresses = await opts.resolveDns(hostname);
-    } catch (err) {
-      return fail("dns_failure", `host ${hostname} does not resolve (${(err as { code?: string }).code ?? "lookup failed"})`);
+  if (parseAddress(hostname)) {
+    const verdict = judge(url, hostname, [hostname], opts.allowlist);
+    if (opts.literalCache) {
+      if (opts.literalCache.size > 10_000) opts.literalCache.clear();
+      opts.literalCache.set(raw, verdict);
     }
-    if (addresses.length === 0) return fail("dns_failure", `host ${hostname} does not resolve`);
+    return verdict;
   }
+  let addresses: string[];
+  try {
+    addresses = await opts.resolveDns(hostname);
+  } catch (err) {
+    return fail("dns_failure", `host ${hostname} does not resolve (${(err as { code?: string }).code ?? "lookup failed"})`);
+  }
+  if (addresses.length === 0) return fail("dns_failure", `host ${hostname} does not resolve`);
+  return judge(url, hostname, addresses, opts.allowlist);
+}
 
+/** Every address must be public or allowlisted; plain http only when all are allowlisted. */
+function judge(url: URL, hostname: string, addresses: string[], allowlist: Cidr[]): DestinationCheck {
   let allAllowlisted = true;
   for (const a of addresses) {
     const ip = parseAddress(a);
     if (!ip) return fail("dns_failure", `host ${hostname} resolved to a non-address ${JSON.stringify(a)}`);
-    const allowed = inCidrs(ip, opts.allowlist);
+    const allowed = inCidrs(ip, allowlist);
     allAllowlisted &&= allowed;
     const reason = allowed ? null : nonPublicReason(ip);
     if (reason) return fail("private_address", `resolves to a non-public address (${a}: ${reason})`);

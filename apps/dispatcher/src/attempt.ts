@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { Logger } from "../../../shared/logger";
 import type { Cidr } from "../../../shared/webhooks/address";
-import { checkDestination, type ResolveDns } from "../../../shared/webhooks/destination";
+import { checkDestination, type DestinationCheck, type ResolveDns } from "../../../shared/webhooks/destination";
 import { deliveryHeaders } from "../../../shared/webhooks/signing";
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt } from "./retry";
 
@@ -22,6 +22,8 @@ export interface AttemptDeps {
   fetch: DeliveryFetch;
   resolveDns: ResolveDns;
   allowlist: Cidr[];
+  /** Verdicts for URLs whose host is an IP literal: no DNS involved, so they cannot change. */
+  literalCache?: Map<string, DestinationCheck>;
   now: () => Date;
   retryTimeScale: number;
   timeoutMs: number;
@@ -171,7 +173,7 @@ export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: bo
 }
 
 async function send(deps: AttemptDeps, row: Loaded, at: Date): Promise<Outcome> {
-  const dest = await checkDestination(row.url, { resolveDns: deps.resolveDns, allowlist: deps.allowlist });
+  const dest = await checkDestination(row.url, { resolveDns: deps.resolveDns, allowlist: deps.allowlist, literalCache: deps.literalCache });
   if (!dest.ok) {
     if (dest.problem === "private_address") return { kind: "disable", statusCode: null, error: `destination ${dest.message}`, reason: "private_address" };
     return { kind: "failed", statusCode: null, error: `destination url ${dest.message}` };

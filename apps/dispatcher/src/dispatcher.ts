@@ -77,6 +77,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     fetch: deps.fetch ?? pinnedFetch,
     resolveDns: deps.resolveDns ?? systemResolveDns,
     allowlist,
+    literalCache: new Map(),
     now,
     retryTimeScale: deps.retryTimeScale ?? 1,
     timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,

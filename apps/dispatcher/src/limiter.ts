@@ -11,7 +11,12 @@ export function createKeyedLimiter(cap: number) {
     async acquire(key: string): Promise<() => void> {
       const n = active.get(key) ?? 0;
       if (n < cap) active.set(key, n + 1);
-      else await new Promise<void>((resolve) => waiting.set(key, [...(waiting.get(key) ?? []), resolve]));
+      else
+        await new Promise<void>((resolve) => {
+          const queue = waiting.get(key);
+          if (queue) queue.push(resolve);
+          else waiting.set(key, [resolve]);
+        });
       let released = false;
       return () => {
         if (released) return;
