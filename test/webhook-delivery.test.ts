@@ -313,6 +313,32 @@ describe("dispatcher", () => {
     await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
   });
 
+  test("a MATURED replay after a crash attempts the deliveries already inserted, with their ids", async () => {
+    const s = await subscribe("/replay", ["trace.matured"]);
+    const t = matured("trace");
+    const key = `trace:${t.entityPk}:1`;
+    // The crash came after fan-out inserted the row, before the first attempt.
+    const body = JSON.stringify({ data: {}, id: "msg_crashed", timestamp: "2026-11-21T10:00:00.000Z", type: "trace.matured" });
+    await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at)
+      values ('msg_crashed', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${key}, ${body}, now())`;
+    await publish(t);
+    const [hit] = await waitFor(async () => receiver.hits("/replay").length === 1 && receiver.hits("/replay"), { what: "the pending delivery attempted" });
+    expect(hit.headers["webhook-id"]).toBe("msg_crashed");
+    expect(hit.body).toBe(body);
+    expect((await deliveries(s.id)).map((d) => [d.id, d.status])).toEqual([["msg_crashed", "delivered"]]);
+
+    // A crash after a failed first attempt, before its retry job was published: the replay
+    // hands it to DELIVERIES, and the retry still comes.
+    const t2 = matured("trace");
+    await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
+      values ('msg_crashed2', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${`trace:${t2.entityPk}:1`}, ${body.replace("msg_crashed", "msg_crashed2")}, now(), 1, now())`;
+    await publish(t2);
+    await waitFor(async () => receiver.hits("/replay").length === 2, { what: "the retry of the half-done delivery" });
+    await waitFor(async () => (await deliveries(s.id)).every((d) => d.status === "delivered"), { what: "both delivered" });
+    expect((await deliveries(s.id)).find((d) => d.id === "msg_crashed2")!.attempts).toBe(2);
+    await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
+  });
+
   test("history older than 30 days is pruned, and with it the dedup record", async () => {
     const s = await subscribe("/pruned", ["trace.matured"]);
     const t = matured("trace");
