@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { pinnedFetch } from "./pinned-fetch";
+import { createPinnedFetch, pinnedFetch } from "./pinned-fetch";
 
 // A plain local server stands in for the receiver; `.invalid` names never resolve (RFC 6761),
 // so an answer proves the request went to the pinned address without a DNS lookup.
@@ -26,4 +26,34 @@ test("redirects come back as 3xx and are not followed", async () => {
   const res = await pinnedFetch(`http://hooks.invalid:${server.port}/moved`, { method: "POST", body: "{}", redirect: "manual" }, { address: "127.0.0.1", hostname: "hooks.invalid" });
   expect(res.status).toBe(302);
   expect(seen.some((s) => s.path === "/elsewhere")).toBe(false);
+});
+
+// TLS: SNI and the certificate check use the host name although the socket goes to an IP.
+const opensslAvailable = Bun.which("openssl") !== null;
+test.skipIf(!opensslAvailable)("https checks the certificate against the host name, not the pinned IP", async () => {
+  const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), "pinned-tls-"));
+  const gen = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+    "-days", "1", "-subj", "/CN=hooks.example.com", "-addext", "subjectAltName=DNS:hooks.example.com"], { stderr: "ignore", stdout: "ignore" });
+  expect(gen.exitCode).toBe(0);
+  const cert = readFileSync(join(dir, "cert.pem"), "utf8");
+  const key = readFileSync(join(dir, "key.pem"), "utf8");
+  rmSync(dir, { recursive: true, force: true });
+  const tlsServer = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: { cert, key }, fetch: (req) => new Response(req.headers.get("host")) });
+  try {
+    const fetchWithCa = createPinnedFetch({ ca: cert });
+    const init = { method: "POST", body: "{}", redirect: "manual" as const };
+    const ok = await fetchWithCa(`https://hooks.example.com:${tlsServer.port}/hook`, init, { address: "127.0.0.1", hostname: "hooks.example.com" });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe(`hooks.example.com:${tlsServer.port}`);
+    // The same address under another name fails verification: no talking to the wrong host.
+    const wrong = fetchWithCa(`https://evil.example.com:${tlsServer.port}/hook`, init, { address: "127.0.0.1", hostname: "evil.example.com" });
+    await expect(wrong).rejects.toThrow();
+    // And without our CA the self-signed certificate is refused.
+    await expect(pinnedFetch(`https://hooks.example.com:${tlsServer.port}/hook`, init, { address: "127.0.0.1", hostname: "hooks.example.com" })).rejects.toThrow();
+  } finally {
+    tlsServer.stop(true);
+  }
 });
