@@ -51,6 +51,12 @@ export const Sort = (fields: string[], name = "sort") =>
     }, { additionalProperties: false, error: `invalid ${name}: must be {"field": <sortable field>, "direction": "asc"|"desc"}` }),
   );
 
+/** `metrics.<name>` over the `metrics` JSON object of table alias `alias` (non-numbers are null). */
+export const metricsField = (alias: string): NonNullable<FilterSet["dynamic"]> => ({
+  prefix: "metrics.",
+  expr: (sql, name) => sql`(case when jsonb_typeof(${sql.unsafe(alias)}.metrics -> ${name}) = 'number' then (${sql.unsafe(alias)}.metrics ->> ${name})::float8 end)`,
+});
+
 const DYNAMIC_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 function resolveField(set: FilterSet, field: string, at: string): FieldSpec {

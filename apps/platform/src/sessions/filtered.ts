@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { t } from "elysia";
-import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
+import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
 import { Pagination } from "../http/schemas";
 import { Session, SESSION_COLUMNS, sessionOut } from "../resources";
 
@@ -25,10 +25,7 @@ export const SESSION_FILTERS: FilterSet = {
     costUsd: { type: "number", expr: "a.cost_usd", sortable: true },
   },
   // Any numeric key of the metrics object (docs/analysis.md), e.g. metrics.latencyP95Ms.
-  dynamic: {
-    prefix: "metrics.",
-    expr: (sql, name) => sql`(case when jsonb_typeof(a.metrics -> ${name}) = 'number' then (a.metrics ->> ${name})::float8 end)`,
-  },
+  dynamic: metricsField("a"),
 };
 
 export const SessionsFilteredBody = filteredBody("serviceName", "skipTotalCount", SESSION_FILTERS);

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { t } from "elysia";
 import { notFound } from "../../../../shared/errors";
-import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
+import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
 import { Iso, iso, JsonObject, Nullable, Pagination } from "../http/schemas";
 import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, Trace, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources";
 import type { ServiceRef } from "../auth/principal";
@@ -94,10 +94,7 @@ export const TRACE_FILTERS: FilterSet = {
     durationMs: { type: "number", expr: "(extract(epoch from tr.end_time - tr.start_time) * 1000)", sortable: true, notNull: true },
     costUsd: { type: "number", expr: "ta.cost_usd", sortable: true },
   },
-  dynamic: {
-    prefix: "metrics.",
-    expr: (sql, name) => sql`(case when jsonb_typeof(ta.metrics -> ${name}) = 'number' then (ta.metrics ->> ${name})::float8 end)`,
-  },
+  dynamic: metricsField("ta"),
 };
 
 export const TracesFilteredBody = filteredBody("serviceName", "skipTotalCount", TRACE_FILTERS);
