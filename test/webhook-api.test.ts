@@ -247,4 +247,12 @@ test("the routes are mounted in the platform app under /api/v1/webhooks", async 
   const list = await (await stack.platformRequest("/webhooks", { token: acme.platformKey })).json();
   expect(list.data.map((s: any) => s.id)).toContain(created.id);
   expect((await stack.platformRequest(`/webhooks/${created.id}`, { method: "DELETE", token: acme.platformKey })).status).toBe(204);
+
+  // ...and documented in the OpenAPI document with their response shapes.
+  const doc = await (await stack.platformRequest("/openapi.json")).json();
+  for (const [path, method] of [["/webhooks", "post"], ["/webhooks/{id}", "put"], ["/webhooks/{id}/rotate-secret", "post"], ["/webhooks/{id}/deliveries/{deliveryId}/retry", "post"]]) {
+    expect({ path, method, op: Boolean(doc.paths[path]?.[method]) }).toEqual({ path, method, op: true });
+  }
+  const createdSchema = JSON.stringify(doc.paths["/webhooks"].post.responses);
+  expect(createdSchema).toContain("secret");
 });

@@ -69,12 +69,14 @@ test("a receiver that always fails gets 9 attempts on the scaled curve, each del
   expect(plan.map((p) => p.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   expect(plan.map((p) => p.action)).toEqual(["nak", "nak", "nak", "nak", "nak", "nak", "nak", "nak", "term"]);
   const hits = receiver.hits("/down");
+  const starts = (await stack.database.sql`select attempted_at from webhook_attempts where delivery_id = ${delivery.id} order by attempt`).map((r) => r.attempted_at.getTime());
   for (let i = 0; i < 8; i++) {
     const step = RETRY_STEPS_MS[i] * scale;
     // nak takes whole milliseconds, so the sub-millisecond first step rounds to 1 ms.
     expect(Math.abs(plan[i].delayMs! - step)).toBeLessThanOrEqual(Math.max(step * 0.1, 1));
-    // The server never redelivers before the delay (no upper bound: the machine may be busy).
-    expect(hits[i + 1].at - hits[i].at).toBeGreaterThanOrEqual(Math.floor(plan[i].delayMs! * 0.9) - 2);
+    // No attempt starts before its delay has passed since the previous one started (no upper
+    // bound: the machine may be busy).
+    expect(starts[i + 1] - starts[i]).toBeGreaterThanOrEqual(plan[i].delayMs! - 1);
   }
   // Every attempt: same id and body, valid signature, maturation_count untouched.
   for (const h of hits) {
@@ -103,13 +105,17 @@ test("429 and 408 honor a Retry-After later than the curve's next step, and only
   const rows = await stack.database.sql`select id, subscription_id from webhook_deliveries where subscription_id = any(${subs.map((s) => s.id)}::uuid[])`;
   const delayOf = (i: number) => planned[rows.find((r) => r.subscription_id === subs[i].id)!.id][0].delayMs!;
   expect(delayOf(0)).toBe(2000);
-  expect(delayOf(1)).toBeGreaterThan(1500); // an HTTP date ~3 s ahead (second precision)
-  expect(delayOf(1)).toBeLessThanOrEqual(3000);
+  // An HTTP date 2-3 s ahead of the receiver's clock (second precision), measured from the
+  // attempt's start, which is earlier on a busy machine.
+  expect(delayOf(1)).toBeGreaterThan(1500);
+  expect(delayOf(1)).toBeLessThan(10_000);
   for (const i of [2, 3]) {
     expect(delayOf(i)).toBeGreaterThanOrEqual(450);
     expect(delayOf(i)).toBeLessThanOrEqual(550);
   }
+  // The waits really happened: far longer than the curve's 0.5 s (the delay counts from the
+  // attempt's start, so the gap between arrivals can be a little shorter than it).
   const gap = (path: string) => receiver.hits(path)[1].at - receiver.hits(path)[0].at;
-  expect(gap("/429")).toBeGreaterThanOrEqual(1800);
-  expect(gap("/408-date")).toBeGreaterThanOrEqual(1400);
+  expect(gap("/429")).toBeGreaterThanOrEqual(1500);
+  expect(gap("/408-date")).toBeGreaterThanOrEqual(1000);
 });

@@ -1,5 +1,7 @@
+import { t } from "elysia";
 import { MATURED_EVENT_TYPES } from "../../../../shared/payloads";
 import { badRequest } from "../../../../shared/errors";
+import { Iso, Nullable } from "../http/schemas";
 
 /** Contract: at most 5 per trace service, disabled ones included; only deletion frees a slot. */
 export const MAX_SUBSCRIPTIONS_PER_SERVICE = 5;
@@ -7,6 +9,41 @@ export const MAX_NAME_LENGTH = 200;
 export const DEFAULT_PREVIOUS_SECRET_TTL_HOURS = 24;
 export const MAX_PREVIOUS_SECRET_TTL_HOURS = 168;
 export const DELIVERIES_LISTED = 10;
+const DELIVERIES_LISTED_MAX = DELIVERIES_LISTED;
+
+// Response schemas: the OpenAPI document is built from them (route `detail`).
+const EventType = t.Union(MATURED_EVENT_TYPES.map((e) => t.Literal(e)));
+export const Subscription = t.Object({
+  id: t.String(),
+  trace_service_id: t.String(),
+  name: t.String(),
+  url: t.String(),
+  event_types: t.Array(EventType),
+  enabled: t.Boolean(),
+  consecutive_failures: t.Integer({ description: "Failed attempts since the last success" }),
+  last_delivery_status: Nullable(t.Union([t.Literal("delivered"), t.Literal("failed")])),
+  disabled_reason: Nullable(t.String({ description: "Set when the platform disabled it: redirect, gone, failing, private_address" })),
+  created_at: Iso,
+  updated_at: Iso,
+});
+export const SubscriptionWithSecret = t.Composite([Subscription, t.Object({ secret: t.String({ description: "whsec_ + base64 of 32 bytes; shown only here" }) })]);
+export const RotatedSubscription = t.Composite([SubscriptionWithSecret, t.Object({ previous_secret_expires_at: Nullable(Iso) })]);
+export const SubscriptionList = t.Object({ data: t.Array(Subscription) });
+export const Attempt = t.Object({
+  id: t.String(),
+  delivery_id: t.String({ description: "Equals the webhook-id header" }),
+  event_type: EventType,
+  attempt: t.Integer({ minimum: 1 }),
+  status_code: Nullable(t.Integer()),
+  succeeded: t.Boolean(),
+  duration_ms: t.Integer(),
+  error: Nullable(t.String()),
+  attempted_at: Iso,
+  delivery_status: t.Union([t.Literal("pending"), t.Literal("delivered"), t.Literal("failed"), t.Literal("stopped")]),
+});
+export const AttemptList = t.Object({ data: t.Array(Attempt, { maxItems: DELIVERIES_LISTED_MAX }) });
+export const Accepted = t.Object({ id: t.String(), type: t.Optional(EventType), status: t.Literal("pending") });
+export const NoContent = t.Null();
 
 export interface SubscriptionRow {
   id: string;

@@ -185,7 +185,12 @@ export async function sendTestEvent(deps: WebhookServiceDeps, p: Principal, id: 
   await insertDeliveries(deps.sql, [
     { id: deliveryId, tenant_id: p.tenantId, subscription_id: id, event_type: eventType, event_key: `test:${deliveryId}`, body: deliveryBody({ id: deliveryId, type: eventType, timestamp: now, data }), enqueued_at: now },
   ]);
-  await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: deliveryId }]);
+  try {
+    await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: deliveryId }]);
+  } catch (err) {
+    await deps.sql`delete from webhook_deliveries where id = ${deliveryId}`; // nothing will ever attempt it
+    throw err;
+  }
   return { id: deliveryId, type: eventType, status: "pending" as const };
 }
 
@@ -201,6 +206,12 @@ export async function retryDelivery(deps: WebhookServiceDeps, p: Principal, id: 
     update webhook_deliveries set status = 'pending', next_attempt_at = null
     where id = ${deliveryId} and subscription_id = ${id} and status <> 'pending' returning attempts`;
   if (!claimed) throw conflict("the delivery is still being attempted");
-  await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: `${deliveryId}:resend:${claimed.attempts}` }]);
+  try {
+    await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: `${deliveryId}:resend:${claimed.attempts}` }]);
+  } catch (err) {
+    // Put it back, or it would look "in progress" forever and refuse every later retry.
+    await deps.sql`update webhook_deliveries set status = ${row.status} where id = ${deliveryId} and status = 'pending'`;
+    throw err;
+  }
   return { id: deliveryId, status: "pending" as const };
 }
