@@ -84,6 +84,21 @@ test("a trace matures once; the same trace sent again is a duplicate, not a seco
   expect(a.metrics).toMatchObject({ modelCalls: 1, promptTokens: 120, completionTokens: 40 });
 });
 
+test("traces written together mature together, each exactly once", async () => {
+  const ids = Array.from({ length: 6 }, (_, i) => `trace-batch-${i}`);
+  await Promise.all(ids.map((id, i) => send("/raw/traces", chatTrace({ sessionId: `batch-${i % 2}`, messages: [{ role: "user", content: id }], reply: "ok", extra: { trace_id: id } }))));
+  const matured = await waitFor(async () => {
+    const all = (await maturedMessages()).filter((m) => m.type === "trace.matured" && ids.includes(m.traceId!));
+    return all.length >= ids.length && all;
+  }, { what: "all traces matured" });
+  await new Promise((r) => setTimeout(r, 1_500));
+  const again = (await maturedMessages()).filter((m) => m.type === "trace.matured" && ids.includes(m.traceId!));
+  expect(again.map((m) => m.traceId).sort()).toEqual([...ids].sort());
+  expect(matured.every((m) => m.maturationCount === 1)).toBe(true);
+  const rows = await stack.database.sql`select status, published_count from traces where trace_id = any(${ids})`;
+  expect(rows.every((r) => r.status === "matured" && r.published_count === 1)).toBe(true);
+});
+
 test("a processor killed between the Postgres commit and the MATURED publish replays into exactly one event", async () => {
   let crashed = 0;
   await restartProcessor({

@@ -7,7 +7,7 @@ import { IngestMessage, type MaturedMessage } from "../../../shared/payloads";
 import { compileValidator } from "../../../shared/validation";
 import { writeIngestBatch } from "./ingest/writer";
 import { isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
-import { matureSessions, matureTraces, type MaturationDeps } from "./maturation/mature";
+import { matureSessions, matureTraces, tracesOfBatch, type MaturationDeps } from "./maturation/mature";
 import { sweepIdle, type SweepResult } from "./maturation/sweep";
 import { createLatencyNorms } from "./analysis/norms";
 import type { LatencyNorms } from "./analysis/detectors";
@@ -24,6 +24,8 @@ export interface ProcessorDeps {
   /** Extra idle time beyond the window before the sweep matures something itself (s). */
   sweepGraceSeconds?: number;
   ingestBatchSize?: number;
+  /** How long a partial INGEST batch waits for more (ms): bigger batches cost less per trace. */
+  ingestMaxWaitMs?: number;
   /** Chunks of markers matured in parallel, and entities per chunk (one transaction each). */
   maturationConcurrency?: number;
   maturationChunk?: number;
@@ -75,6 +77,7 @@ export function createProcessor(deps: ProcessorDeps) {
     const refresh = refreshActivity(deps.js, deps.topology, [
       ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
       ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
+      ...(written.traceBatchMicros ? [{ kind: "batch" as EntityKind, pk: written.traceBatchMicros }] : []),
     ], deps.windowSeconds)
       .then(() => {
         for (const m of goodMsgs) m.ack();
@@ -94,7 +97,7 @@ export function createProcessor(deps: ProcessorDeps) {
    * and comes back later.
    */
   async function handleActivityBatch(batch: JsMsg[]): Promise<void> {
-    const byKind: Record<EntityKind, Array<{ m: JsMsg; pk: string }>> = { session: [], trace: [] };
+    const byKind: Record<EntityKind, Array<{ m: JsMsg; pk: string }>> = { session: [], trace: [], batch: [] };
     for (const m of batch) {
       const target = isExpiryMarker(m.headers) ? parseActivitySubject(deps.topology, m.subject) : null;
       if (!target) m.ack(); // a refresh, not an expiry
@@ -105,7 +108,16 @@ export function createProcessor(deps: ProcessorDeps) {
     for (const kind of ["session", "trace"] as const) {
       for (let i = 0; i < byKind[kind].length; i += size) chunks.push({ kind, work: byKind[kind].slice(i, i + size) });
     }
-    const mature = (kind: EntityKind, pks: string[]) => (kind === "session" ? matureSessions(maturation, pks) : matureTraces(maturation, pks));
+    // A batch key stands for the traces its write inserted: one chunk per batch.
+    for (const w of byKind.batch) chunks.push({ kind: "batch", work: [w] });
+    const mature = async (kind: EntityKind, pks: string[]) => {
+      if (kind === "session") return matureSessions(maturation, pks);
+      if (kind === "trace") return matureTraces(maturation, pks);
+      for (const micros of pks) {
+        const due = await tracesOfBatch(deps.sql, micros);
+        for (let i = 0; i < due.length; i += size) await matureTraces(maturation, due.slice(i, i + size));
+      }
+    };
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(deps.maturationConcurrency ?? 4, chunks.length) }, async () => {
@@ -135,8 +147,8 @@ export function createProcessor(deps: ProcessorDeps) {
     async start(): Promise<void> {
       const ingestConsumer = await deps.js.consumers.get(deps.topology.ingestStream, deps.topology.consumers.processorIngest);
       const activityConsumer = await deps.js.consumers.get(`KV_${deps.topology.activityBucket}`, deps.topology.consumers.processorActivity);
-      loops.push(consumeInBatches(ingestConsumer, { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: 20, logger: deps.logger, handle: handleIngestBatch }));
-      loops.push(consumeInBatches(activityConsumer, { maxBatch: 200, maxWaitMs: 20, logger: deps.logger, handle: handleActivityBatch }));
+      loops.push(consumeInBatches(ingestConsumer, { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, logger: deps.logger, handle: handleIngestBatch }));
+      loops.push(consumeInBatches(activityConsumer, { maxBatch: 200, maxWaitMs: 50, logger: deps.logger, handle: handleActivityBatch }));
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));

@@ -6,8 +6,10 @@ import { deriveSpans, traceIdFor } from "./spans";
 export interface WriteResult {
   /** Sessions still active after the write: their activity keys get refreshed. */
   activeSessionPks: string[];
-  /** Traces still active after the write. */
+  /** Replayed traces still active (their earlier batch key may be lost): refreshed one by one. */
   activeTracePks: string[];
+  /** Transaction time (µs since epoch) of the write when it inserted traces: the batch key. */
+  traceBatchMicros: string | null;
 }
 
 /**
@@ -16,7 +18,7 @@ export interface WriteResult {
  * activity, so a replayed message neither re-opens a matured session nor moves its clock.
  */
 export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessage[]): Promise<WriteResult> {
-  if (messages.length === 0) return { activeSessionPks: [], activeTracePks: [] };
+  if (messages.length === 0) return { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
   return sql.begin(async (tx) => {
     const services = await resolveTraceServices(tx, messages.map((m) => ({ tenantId: m.tenantId, serviceName: m.serviceName })));
 
@@ -134,6 +136,8 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
           select t.id from traces t join jsonb_to_recordset(${tx.json(replayedTraces.map((t) => ({ s: t.trace_service_id, id: t.trace_id })) as any)}::jsonb) as x(s uuid, id text)
             on t.trace_service_id = x.s and t.trace_id = x.id where t.status = 'active'`
       : [];
-    return { activeSessionPks: [...reopened, ...active.map((r) => r.id)], activeTracePks: [...newTraces.map((t) => t.id), ...activeTraces.map((r) => r.id)] };
+    // now() is the transaction time: every trace inserted here has exactly this ingested_at.
+    const [batch] = newTraces.length ? await tx<{ micros: string }[]>`select (extract(epoch from now()) * 1000000)::bigint::text as micros` : [];
+    return { activeSessionPks: [...reopened, ...active.map((r) => r.id)], activeTracePks: activeTraces.map((r) => r.id), traceBatchMicros: batch?.micros ?? null };
   });
 }

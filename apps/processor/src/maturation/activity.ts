@@ -1,8 +1,16 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { Topology } from "../../../../shared/nats/topology";
 
-export type EntityKind = "session" | "trace";
-const KEY_PREFIX: Record<EntityKind, string> = { session: "s", trace: "t" };
+/**
+ * `session`: one key per open session, refreshed by each write that brings it new rows.
+ * `batch`: one key per INGEST batch that inserted traces, named by the write's transaction
+ * time in microseconds: traces never change after insert, so they all fall due together, a
+ * window after that time (one key and one marker per batch instead of per trace).
+ * `trace`: one key per trace, used only when a replayed batch finds a trace still active.
+ */
+export type EntityKind = "session" | "trace" | "batch";
+const KEY_PREFIX: Record<EntityKind, string> = { session: "s", trace: "t", batch: "b" };
+const KIND_OF: Record<string, EntityKind> = { s: "session", t: "trace", b: "batch" };
 
 export function activitySubject(topology: Topology, kind: EntityKind, pk: string): string {
   return `$KV.${topology.activityBucket}.${KEY_PREFIX[kind]}.${pk}`;
@@ -13,7 +21,7 @@ export function parseActivitySubject(topology: Topology, subject: string): { kin
   const prefix = `$KV.${topology.activityBucket}.`;
   if (!subject.startsWith(prefix)) return null;
   const [k, pk] = subject.slice(prefix.length).split(".");
-  const kind = k === "s" ? "session" : k === "t" ? "trace" : null;
+  const kind = KIND_OF[k] ?? null;
   return kind && pk ? { kind, pk } : null;
 }
 

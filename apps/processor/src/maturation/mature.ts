@@ -119,6 +119,14 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
   return outcomes;
 }
 
+/** Active traces inserted by the write whose transaction time is `micros` (a batch key). */
+export async function tracesOfBatch(sql: postgres.Sql, micros: string): Promise<string[]> {
+  if (!/^\d{1,20}$/.test(micros)) return [];
+  const rows = await sql<{ id: string }[]>`
+    select id from traces where status = 'active' and ingested_at = timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`;
+  return rows.map((r) => r.id);
+}
+
 export async function matureTrace(deps: MaturationDeps, tracePk: string): Promise<MaturationOutcome> {
   return (await matureTraces(deps, [tracePk])).get(tracePk)!;
 }
