@@ -21,3 +21,24 @@ test("start-up refuses a nats-server whose max_payload cannot carry the largest 
   expect(() => assertPayloadFits(nc(4 * 1024 * 1024), 4 * 1024 * 1024)).toThrow(/max_payload/);
   expect(() => assertPayloadFits(nc(4 * 1024 * 1024 + ENVELOPE_BYTES), 4 * 1024 * 1024)).not.toThrow();
 });
+
+test("a publish that throws synchronously fails its own request, not the others in its batch", async () => {
+  const { createPublisher } = await import("./publish");
+  const { createLogger } = await import("../../../shared/logger");
+  const { createTopology } = await import("../../../shared/nats/topology");
+  let calls = 0;
+  const js = {
+    publish: (_s: string, data: string) => {
+      calls++;
+      if (data.includes("boom")) throw new Error("sync failure");
+      return Promise.resolve({ stream: "INGEST", seq: calls, duplicate: false });
+    },
+  } as never;
+  const store = createPublisher({ js, topology: createTopology("u"), logger: createLogger("silent"), now: () => new Date(0), maxBodyBytes: 1024, publishTimeoutMs: 1000, maxInFlight: 10 });
+  const results = await Promise.allSettled(
+    ["a", "boom", "c"].map((session_id) => store({ kind: "event", tenantId: "t", serviceName: "s", payload: { name: "e", session_id, timestamp: "2025-01-01T00:00:00Z" } })),
+  );
+  expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+  expect(((results[1] as PromiseRejectedResult).reason as { status: number }).status).toBe(503);
+  expect(calls).toBe(3);
+});

@@ -72,7 +72,14 @@ export function createPublisher(deps: PublisherDeps) {
     inFlight++;
     try {
       const ack = await new Promise<PubAck>((resolve, reject) =>
-        send(() => deps.js.publish(subject, data, { msgID: messageId, timeout: deps.publishTimeoutMs }).then(resolve, reject)),
+        send(() => {
+          // A synchronous throw must fail this request only, not the rest of the batch.
+          try {
+            deps.js.publish(subject, data, { msgID: messageId, timeout: deps.publishTimeoutMs }).then(resolve, reject);
+          } catch (err) {
+            reject(err);
+          }
+        }),
       );
       return { messageId, duplicate: ack.duplicate };
     } catch (err) {
