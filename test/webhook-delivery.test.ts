@@ -313,29 +313,39 @@ describe("dispatcher", () => {
     await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
   });
 
-  test("a MATURED replay after a crash attempts the deliveries already inserted, with their ids", async () => {
+  test("a MATURED message redelivered after a crash finishes the deliveries it had inserted, with their ids", async () => {
     const s = await subscribe("/replay", ["trace.matured"]);
     const t = matured("trace");
-    const key = `trace:${t.entityPk}:1`;
-    // The crash came after fan-out inserted the row, before the first attempt.
-    const body = JSON.stringify({ data: {}, id: "msg_crashed", timestamp: "2026-11-21T10:00:00.000Z", type: "trace.matured" });
-    await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at)
-      values ('msg_crashed', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${key}, ${body}, now())`;
-    await publish(t);
-    const [hit] = await waitFor(async () => receiver.hits("/replay").length === 1 && receiver.hits("/replay"), { what: "the pending delivery attempted" });
-    expect(hit.headers["webhook-id"]).toBe("msg_crashed");
-    expect(hit.body).toBe(body);
-    expect((await deliveries(s.id)).map((d) => [d.id, d.status])).toEqual([["msg_crashed", "delivered"]]);
-
-    // A crash after a failed first attempt, before its retry job was published: the replay
-    // hands it to DELIVERIES, and the retry still comes.
     const t2 = matured("trace");
+    const body = (id: string) => JSON.stringify({ data: {}, id, timestamp: "2026-11-21T10:00:00.000Z", type: "trace.matured" });
+    // The crashed dispatcher had inserted both rows; one it had also tried once (failed) but
+    // died before publishing the retry job.
+    await dispatcher!.stop();
     await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
-      values ('msg_crashed2', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${`trace:${t2.entityPk}:1`}, ${body.replace("msg_crashed", "msg_crashed2")}, now(), 1, now())`;
+      values ('msg_crashed', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${`trace:${t.entityPk}:1`}, ${body("msg_crashed")}, now(), 0, null),
+             ('msg_crashed2', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${`trace:${t2.entityPk}:1`}, ${body("msg_crashed2")}, now(), 1, now())`;
+    await publish(t);
     await publish(t2);
-    await waitFor(async () => receiver.hits("/replay").length === 2, { what: "the retry of the half-done delivery" });
+    // It never acked them: take both and let them go back, as an expired ack deadline would.
+    const consumer = await stack.nats.js.consumers.get(stack.nats.topology.maturedStream, stack.nats.topology.consumers.dispatcherMatured);
+    const taken = [];
+    for await (const m of await consumer.fetch({ max_messages: 2, expires: 5000 })) taken.push(m);
+    expect(taken).toHaveLength(2);
+    for (const m of taken) m.nak();
+    await startDispatcher();
+
+    await waitFor(async () => receiver.hits("/replay").length === 2, { what: "both pending deliveries attempted" });
+    expect(receiver.hits("/replay").map((h) => h.headers["webhook-id"]).sort()).toEqual(["msg_crashed", "msg_crashed2"]);
+    expect(receiver.hits("/replay").find((h) => h.headers["webhook-id"] === "msg_crashed")!.body).toBe(body("msg_crashed"));
     await waitFor(async () => (await deliveries(s.id)).every((d) => d.status === "delivered"), { what: "both delivered" });
-    expect((await deliveries(s.id)).find((d) => d.id === "msg_crashed2")!.attempts).toBe(2);
+    expect(Object.fromEntries((await deliveries(s.id)).map((d) => [d.id, d.attempts]))).toEqual({ msg_crashed: 1, msg_crashed2: 2 });
+
+    // A fresh MATURED message for the same event (a re-selection) owns nothing: no new send.
+    await stack.database.sql`update webhook_deliveries set status = 'pending' where id = 'msg_crashed'`;
+    await publish(t, `reselected-${t.entityPk}`);
+    await maturedDrained();
+    await Bun.sleep(200);
+    expect(receiver.hits("/replay")).toHaveLength(2);
     await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
   });
 

@@ -142,7 +142,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * and then a delivery costs one row insert and one attempt record. A failed first attempt (or
    * a crowded endpoint) hands the delivery to DELIVERIES, whose consumer waits out
    * `next_attempt_at` and runs the retry curve. MATURED is acked only once every delivery is
-   * attempted or handed on, so a crash replays fan-out, which returns what is still pending.
+   * attempted or handed on.
    */
   async function firstAttempt(d: PendingDelivery): Promise<void> {
     if (d.attempts > 0) return publishJob(d.id, d.attempts); // replay after a crash mid-retry
@@ -153,12 +153,21 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (verdict.action === "nak") await publishJob(d.id, row.attempts + 1);
   }
 
+  /**
+   * Who finishes a delivery that already existed? A fresh MATURED message for an event that has
+   * rows (a re-selected trace) owns nothing: those rows belong to the message that inserted
+   * them, which is either done, still working (heartbeats keep it), or unacked and coming back.
+   * A redelivered message (deliveryCount > 1) is that original after a crash or a nak, so it
+   * takes over every pending row of its event; retry jobs it re-publishes carry the same
+   * message id as the lost one would have, so the stream drops true duplicates.
+   */
   async function handleMatured(m: JsMsg): Promise<void> {
     const event = decodeOrTerm<MaturedMessage>(m, maturedValidator, "MATURED");
     if (!event) return;
     const heartbeat = setInterval(() => m.working(), WORKING_INTERVAL_MS);
     try {
-      const pending = await fanOutBatched(event);
+      const takeOver = m.info.deliveryCount > 1;
+      const pending = (await fanOutBatched(event)).filter((d) => d.fresh || takeOver);
       await Promise.all(pending.map(firstAttempt));
       m.ack();
     } catch (err) {

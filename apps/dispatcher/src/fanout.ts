@@ -18,16 +18,18 @@ export interface PendingDelivery {
   id: string;
   eventKey: string;
   attempts: number;
+  /** Inserted by this fan-out (false: the row existed, another message owns it). */
+  fresh: boolean;
   /** Set for fresh rows: everything the first attempt needs, so it skips a load query. */
   row?: Loaded;
 }
 
 /**
  * One delivery per matching enabled subscription of an entitled tenant, for a whole batch of
- * MATURED events in two queries. Returns the deliveries still pending for these events: the
- * new ones, and on a replay (a crash before the MATURED ack) the existing unfinished ones, so
- * nothing inserted is ever left without an attempt or a retry job. Rows are unique per
- * (subscription, event): a re-selected trace is a duplicate, not a second delivery.
+ * MATURED events in two queries. Returns the deliveries still pending for these events, each
+ * marked `fresh` when this call inserted it; the caller decides whether it owns the others
+ * (see handleMatured). Rows are unique per (subscription, event): a re-selected trace is a
+ * duplicate, not a second delivery.
  */
 export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promise<PendingDelivery[]> {
   if (events.length === 0) return [];
@@ -66,6 +68,7 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       id: r.id,
       eventKey: r.event_key,
       attempts: 0,
+      fresh: true,
       row: {
         id: r.id, body: r.body, status: "pending", attempts: 0, next_attempt_at: null, subscription_id: sub.id, url: sub.url, enabled: sub.enabled,
         secret_encrypted: sub.secret_encrypted, previous_secret_encrypted: sub.previous_secret_encrypted, previous_secret_expires_at: sub.previous_secret_expires_at,
@@ -77,5 +80,6 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
     where event_key = any(${[...new Set(rows.map((r) => r.event_key))]}::text[])
       and subscription_id = any(${[...new Set(rows.map((r) => r.subscription_id))]}::uuid[])
       and status = 'pending'`;
-  return existing.map((r) => ({ id: r.id, eventKey: r.event_key, attempts: r.attempts }));
+  const mine = new Set(inserted);
+  return existing.map((r) => ({ id: r.id, eventKey: r.event_key, attempts: r.attempts, fresh: mine.has(r.id) }));
 }
