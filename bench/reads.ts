@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { bootstrapTenant, createService } from "../shared/admin/tenancy";
 import { createDatabase, runMigrations } from "../shared/db/client";
+import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 
@@ -26,6 +27,8 @@ const ROOT = resolve(import.meta.dir, "..");
 
 const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-reads-"));
 const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
+// Reads never touch NATS, but the platform main connects to it (webhook test sends).
+const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
 const url = pg.databaseUrl("postgres");
 let app: { stop(): unknown } | undefined;
 const database = createDatabase(url, { max: 10 });
@@ -105,7 +108,7 @@ try {
   // share its event loop.
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, "apps/platform/src/main.ts")], {
-    env: { ...process.env, DATABASE_URL: url, PLATFORM_PORT: String(port), INGEST_PORT: "0", LOG_LEVEL: "warn", SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") },
+    env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, PLATFORM_PORT: String(port), INGEST_PORT: "0", LOG_LEVEL: "warn", SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") },
     stdio: ["ignore", "inherit", "inherit"],
   });
   app = { stop: () => new Promise<void>((res) => (child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")))) };
@@ -175,6 +178,7 @@ try {
   await app?.stop();
   await database.close();
   await pg.stop();
+  await nats.stop();
   rmSync(scratch, { recursive: true, force: true });
 }
 process.exit(0);
