@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startNatsServer, type RunningNats } from "../scripts/infra/nats-server";
@@ -33,6 +33,12 @@ afterAll(async () => {
   await fx?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** SIGSTOP takes effect asynchronously: wait until the kernel reports the server stopped. */
+async function pauseServer() {
+  server.process.kill("SIGSTOP");
+  await waitFor(async () => readFileSync(`/proc/${server.process.pid}/stat`, "utf8").split(") ")[1].startsWith("T"), { intervalMs: 5, what: "nats-server stopped" });
+}
 
 type Outcome = { sessionId: string; status: number; retryAfter: string | null };
 
@@ -100,7 +106,7 @@ test("NATS killed mid-stream: 503 with Retry-After while it is down, never a 200
 test("JetStream unresponsive (server paused): 503 after the publish timeout, then recovery", async () => {
   const body = () => chatTrace({ sessionId: `p-${crypto.randomUUID()}`, messages: [{ role: "user", content: "hi" }], reply: "hello" });
   expect((await fx.post("/raw/traces", body(), {}, app)).status).toBe(200);
-  server.process.kill("SIGSTOP");
+  await pauseServer();
   try {
     const paused = body();
     const res = await fx.post("/raw/traces", paused, {}, app);
@@ -115,7 +121,7 @@ test("JetStream unresponsive (server paused): 503 after the publish timeout, the
 
 test("a retry of a body first answered 503 is stored once when it finally succeeds", async () => {
   const body = chatTrace({ sessionId: `r-${crypto.randomUUID()}`, messages: [{ role: "user", content: "hi" }], reply: "hello" });
-  server.process.kill("SIGSTOP");
+  await pauseServer();
   let first: Response;
   try {
     first = await fx.post("/raw/traces", body, {}, app);

@@ -147,6 +147,12 @@ test("a body that is not UTF-8 is 400 and stores nothing", async () => {
   expect(await fx.stored()).toBe(before);
 });
 
+test("a leading UTF-8 BOM is ignored", async () => {
+  const res = await fx.post("/raw/traces", "\ufeff" + JSON.stringify(trace((t) => (t.session_id = "bom"))));
+  expect(res.status).toBe(200);
+  expect((await fx.last()).payload.session_id).toBe("bom");
+});
+
 test("a chunked body over the limit is cut off with 413", async () => {
   const chunk = new TextEncoder().encode("x".repeat(16 * 1024));
   let sent = 0;
