@@ -178,12 +178,16 @@ export interface TraceAnalysis {
 
 /** Per-trace metrics: the same call metrics as a session, over each trace's responses. */
 export async function analyzeTraces(tx: postgres.TransactionSql, rows: TraceRow[]): Promise<Map<string, TraceAnalysis>> {
+  // Call metrics need the responses and the model, not the request's history: load only those.
   const loaded = await tx<{ id: string; trace_id: string; payload: Record<string, any>; start_time: Date; end_time: Date }[]>`
-    select id, trace_id, payload, start_time, end_time from traces where id = any(${tx.array(rows.map((r) => r.id))}::uuid[])`;
+    select id, trace_id, start_time, end_time,
+      jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') as payload
+    from traces where id = any(${tx.array(rows.map((r) => r.id))}::uuid[])`;
+  const noHistory = { items: [], consumedToolsByTrace: new Map<string, string[]>(), impliedAnswered: new Set<string>() };
   const out = new Map<string, TraceAnalysis>();
   for (const row of loaded) {
     const input: TraceInput = { traceId: row.trace_id, startTime: new Date(row.start_time), endTime: new Date(row.end_time), payload: row.payload };
-    const calls = extractCalls([input], buildTranscript([input], []));
+    const calls = extractCalls([input], noHistory);
     const metrics = { durationMs: input.endTime.getTime() - input.startTime.getTime(), ...callMetrics(calls) };
     out.set(row.id, { metrics: { ...metrics, costByModel: costByModel(calls) }, costUsd: metrics.costUsd });
   }
