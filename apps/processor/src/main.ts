@@ -10,7 +10,8 @@ const logger = createLogger(config.LOG_LEVEL, { app: "processor" });
 logger.info("starting", { config: redactConfig(config) });
 await runMigrations(config.DATABASE_URL);
 const database = createDatabase(config.DATABASE_URL, { max: 20 });
-const nc = await connectNats(config.NATS_URL, "cellar-processor");
+// No stack capture per publish/ack: the processor publishes on every batch.
+const nc = await connectNats(config.NATS_URL, "cellar-processor", { noAsyncTraces: true });
 const nats = await ensureTopology(nc, createTopology());
 const processor = createProcessor({
   sql: database.sql,
