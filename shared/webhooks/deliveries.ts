@@ -53,16 +53,12 @@ export interface NewDelivery {
  */
 export async function insertDeliveries(sql: postgres.Sql | postgres.TransactionSql, rows: NewDelivery[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  // One JSON parameter: one statement text for any batch size (prepared once), and no per-value
-  // array escaping in the client (JSON.stringify is native).
-  const json = JSON.stringify(
-    rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id, subscription_id: r.subscription_id, event_type: r.event_type, event_key: r.event_key, body: r.body, enqueued_at: r.enqueued_at })),
-  );
+  // unnest keeps one statement text for any batch size (prepared once), unlike multi-row VALUES.
+  const col = <K extends keyof NewDelivery>(k: K) => rows.map((r) => r[k]);
   const inserted = await sql<{ id: string }[]>`
     insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at)
-    select id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at
-    from json_to_recordset(${json}::text::json)
-      as x(id text, tenant_id uuid, subscription_id uuid, event_type text, event_key text, body text, enqueued_at timestamptz)
+    select * from unnest(${col("id")}::text[], ${col("tenant_id")}::uuid[], ${col("subscription_id")}::uuid[], ${col("event_type")}::text[],
+      ${col("event_key")}::text[], ${col("body")}::text[], ${rows.map((r) => r.enqueued_at.toISOString())}::timestamptz[])
     on conflict (subscription_id, event_key) do nothing returning id`;
   return inserted.map((r) => r.id);
 }

@@ -77,19 +77,20 @@ export interface SuccessRecord {
 export async function recordSuccesses(sql: postgres.Sql, recs: SuccessRecord[]): Promise<void[]> {
   await sql`
     with v as (
-      select * from json_to_recordset(${JSON.stringify(recs)}::text::json)
-        as v("deliveryId" text, "subscriptionId" uuid, attempt int, "statusCode" int, "durationMs" int, "attemptedAt" timestamptz)
+      select * from unnest(${recs.map((r) => r.deliveryId)}::text[], ${recs.map((r) => r.subscriptionId)}::uuid[], ${recs.map((r) => r.attempt)}::int[],
+        ${recs.map((r) => r.statusCode)}::int[], ${recs.map((r) => r.durationMs)}::int[], ${recs.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
+        as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
     ), ins as (
       -- A delivery deleted meanwhile (its subscription was deleted) has nothing left to record.
       insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-      select v."deliveryId", v."subscriptionId", v.attempt, v."statusCode", v."durationMs", v."attemptedAt"
-      from v join webhook_deliveries d on d.id = v."deliveryId"
+      select v.delivery_id, v.subscription_id, v.attempt, v.status_code, v.duration_ms, v.attempted_at
+      from v join webhook_deliveries d on d.id = v.delivery_id
       on conflict (delivery_id, attempt) do nothing
     ), upd as (
-      update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null from v where d.id = v."deliveryId"
+      update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null from v where d.id = v.delivery_id
     )
     update webhook_subscriptions s set consecutive_failures = 0, failing_since = null, last_delivery_status = 'delivered'
-    where s.id in (select "subscriptionId" from v)
+    where s.id in (select subscription_id from v)
       and (s.consecutive_failures <> 0 or s.failing_since is not null or s.last_delivery_status is distinct from 'delivered')`;
   return recs.map(() => undefined);
 }
