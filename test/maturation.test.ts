@@ -156,3 +156,22 @@ test("markers lost while the processor was down: the sweep matures and publishes
   await processor!.stop();
   processor = undefined;
 });
+
+test("two processors with racing sweeps and markers still publish each maturation exactly once", async () => {
+  const second = await stack.startProcessor({ sweepIntervalMs: 150, sweepGraceSeconds: 0 });
+  await restartProcessor({ sweepIntervalMs: 150, sweepGraceSeconds: 0 });
+  const ids = Array.from({ length: 30 }, (_, i) => `race-${i}`);
+  await Promise.all(ids.map((id) => send("/raw/traces", chatTrace({ sessionId: id, messages: [{ role: "user", content: id }], reply: "ok" }))));
+  await waitFor(async () => {
+    const [{ n }] = await stack.database.sql`select count(*)::int as n from sessions where session_id like 'race-%' and published_count = 1`;
+    return n === ids.length;
+  }, { what: "all race sessions published", timeoutMs: 30_000 });
+  await new Promise((r) => setTimeout(r, 1_000));
+  const events = (await maturedMessages()).filter((m) => m.type === "session.matured" && m.sessionId?.startsWith("race-"));
+  expect(events).toHaveLength(ids.length);
+  expect(new Set(events.map((m) => m.sessionId)).size).toBe(ids.length);
+  expect(events.every((m) => m.maturationCount === 1)).toBe(true);
+  await second.stop();
+  await processor!.stop();
+  processor = undefined;
+});
