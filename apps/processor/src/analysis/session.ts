@@ -160,9 +160,10 @@ export async function persistSessionAnalyses(tx: postgres.TransactionSql, list: 
       tool_calls = excluded.tool_calls, total_tokens = excluded.total_tokens, errors = excluded.errors, problems = excluded.problems,
       cost_usd = excluded.cost_usd, metrics = excluded.metrics, cost_by_model = excluded.cost_by_model, tool_costs = excluded.tool_costs,
       tldr = excluded.tldr, tldr_source = excluded.tldr_source`;
-  await persistFindings(tx, list.map((m) => ({ row: m.row, findings: m.analysis.findings, replace: m.replace })));
   await persistToolSchemas(tx, list.map((m) => ({ row: m.row, schemas: m.analysis.toolSchemas, replace: m.replace })));
   await persistIntents(tx, list.map((m) => ({ row: m.row, matches: m.analysis.intents, replace: m.replace })));
+  // Last: issue rows are shared by every session with the same problem; lock them as late as possible.
+  await persistFindings(tx, list.map((m) => ({ row: m.row, findings: m.analysis.findings, replace: m.replace })));
 }
 
 function approxSize(v: unknown): number {
