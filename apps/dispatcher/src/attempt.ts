@@ -138,14 +138,12 @@ export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: bo
     nextAttemptAt = new Date(startedAt.getTime() + delayMs);
   }
 
-  const error = outcome.kind === "delivered" ? null : outcome.error;
-  const statusCode = outcome.statusCode;
-  // One statement (data-modifying CTEs run atomically): attempt row, delivery state, health.
-  const ok = outcome.kind === "delivered";
-  if (ok) {
+  if (outcome.kind === "delivered") {
     await deps.recordSuccess({ deliveryId: row.id, subscriptionId: row.subscription_id, attempt, statusCode: outcome.statusCode, durationMs, attemptedAt: startedAt });
     return verdict;
   }
+  const { error, statusCode } = outcome;
+  // One statement (data-modifying CTEs run atomically): attempt row, delivery state, health.
   const [sub] = await deps.sql<{ failing_since: Date | null }[]>`
     with attempt as (
       insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
