@@ -27,6 +27,20 @@ export type MaturationOutcome = "matured" | "republished" | "already-published" 
 type Outcomes = Map<string, MaturationOutcome>;
 const owed = (row: { maturation_count: number; published_count?: number }) => Number(row.published_count ?? 0) < Number(row.maturation_count);
 
+/** Locked rows -> due for maturation, or an outcome now (a matured row may still owe its publish). */
+function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes, message: (row: R) => MaturedMessage) {
+  const republish: MaturedMessage[] = [];
+  const due: R[] = [];
+  for (const row of locked) {
+    if (row.status === "matured") {
+      outcomes.set(row.id, owed(row) ? "republished" : "already-published");
+      if (owed(row)) republish.push(message(row));
+    } else if (!row.idle) outcomes.set(row.id, "still-active");
+    else due.push(row);
+  }
+  return { republish, due };
+}
+
 /**
  * Matures the sessions of a batch that have really been idle for the window. Analysis,
  * materialization and `maturation_count + 1` commit in one transaction under row locks (taken
@@ -44,15 +58,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
         s.last_ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle
       from sessions s join trace_services ts on ts.id = s.trace_service_id
       where s.id = any(${tx.array(ids)}::uuid[]) order by s.id for update of s`;
-    const republish: MaturedMessage[] = [];
-    const due: SessionRow[] = [];
-    for (const s of locked) {
-      if (s.status === "matured") {
-        outcomes.set(s.id, owed(s) ? "republished" : "already-published");
-        if (owed(s)) republish.push(sessionMessage(s));
-      } else if (!s.idle) outcomes.set(s.id, "still-active");
-      else due.push(s);
-    }
+    const { republish, due } = triage(locked, outcomes, sessionMessage);
     if (due.length === 0) return { republish, matured: [] };
     const analyses = await analyzeSessions(tx, due, { latencyNorms: deps.latencyNorms });
     const updated = await tx<SessionRow[]>`
@@ -95,15 +101,7 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
         t.ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle
       from traces t join trace_services ts on ts.id = t.trace_service_id
       where t.id = any(${tx.array(ids)}::uuid[]) order by t.id for update of t`;
-    const republish: MaturedMessage[] = [];
-    const due: TraceRow[] = [];
-    for (const t of locked) {
-      if (t.status === "matured") {
-        outcomes.set(t.id, owed(t) ? "republished" : "already-published");
-        if (owed(t)) republish.push(traceMessage(t));
-      } else if (!t.idle) outcomes.set(t.id, "still-active");
-      else due.push(t);
-    }
+    const { republish, due } = triage(locked, outcomes, traceMessage);
     if (due.length === 0) return { republish, matured: [] as TraceRow[] };
     const analyses = await analyzeTraces(tx, due);
     const updated = await tx<TraceRow[]>`
