@@ -5,8 +5,8 @@
  *
  *   bun run bench/reads.ts [--requests 1000] [--concurrency 16] [--sessions 100000] [--only <read name part>]
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -116,6 +116,28 @@ try {
   const base = `http://127.0.0.1:${port}/api/v1`;
   const headers = { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" };
 
+  // CPU time the server and Postgres spent, from /proc: unlike latency it does not grow when
+  // other work competes for the two cores, so it shows the cost of a read on a busy machine.
+  const postmaster = Number(readFileSync(join(scratch, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+  const cpuMs = () => {
+    let app = 0;
+    let db = 0;
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime in clock ticks (100 Hz)
+      if (Number(entry) === child.pid) app += ms;
+      else if (Number(entry) === postmaster || Number(f[1]) === postmaster) db += ms;
+    }
+    return { app, db };
+  };
+
   async function once(req: () => { path: string; body?: unknown }): Promise<number> {
     const r = req();
     const start = performance.now();
@@ -132,13 +154,16 @@ try {
     const latencies: number[] = [];
     let next = 0;
     const started = performance.now();
+    const cpu0 = cpuMs();
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next++ < n) latencies.push(await once(req));
     }));
     const wall = (performance.now() - started) / 1000;
+    const cpu1 = cpuMs();
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-    const row = { read: name, requests: n, concurrency, p50: +pct(50).toFixed(1), p99: +pct(99).toFixed(1), max: +latencies[latencies.length - 1].toFixed(1), rps: Math.round(n / wall) };
+    const row = { read: name, requests: n, concurrency, p50: +pct(50).toFixed(1), p99: +pct(99).toFixed(1), max: +latencies[latencies.length - 1].toFixed(1), rps: Math.round(n / wall),
+      appCpuMs: +((cpu1.app - cpu0.app) / n).toFixed(2), dbCpuMs: +((cpu1.db - cpu0.db) / n).toFixed(2) };
     results.push(row);
     console.log(JSON.stringify(row));
   }
@@ -172,8 +197,9 @@ try {
   await run("trace reads mixed (trace, spans, metrics)", REQUESTS * 3, 1, () => traceReads[rnd(3)]());
   await run("trace reads mixed (trace, spans, metrics)", REQUESTS * 3, CONCURRENCY, () => traceReads[rnd(3)]());
 
-  console.log("\n| read | concurrency | requests | p50 ms | p99 ms | max ms | req/s |\n|---|---|---|---|---|---|---|");
-  for (const r of results) console.log(`| ${r.read} | ${r.concurrency} | ${r.requests} | ${r.p50} | ${r.p99} | ${r.max} | ${r.rps} |`);
+  console.log(`\nload average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  console.log("| read | concurrency | requests | p50 ms | p99 ms | max ms | req/s | app CPU ms/req | Postgres CPU ms/req |\n|---|---|---|---|---|---|---|---|---|");
+  for (const r of results) console.log(`| ${r.read} | ${r.concurrency} | ${r.requests} | ${r.p50} | ${r.p99} | ${r.max} | ${r.rps} | ${r.appCpuMs} | ${r.dbCpuMs} |`);
 } finally {
   await app?.stop();
   await database.close();

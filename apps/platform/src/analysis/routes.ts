@@ -21,7 +21,7 @@ function range(from?: string, to?: string): Range {
 
 /** Issues (a problem across sessions) and findings (one occurrence in one session). */
 export function analysisRoutes(deps: PlatformDeps) {
-  const service = async (p: Principal, name: string) => ({ ...(await resolveService(deps.db, p, name)), tenantId: p.tenantId });
+  const service = async (p: Principal, name: string) => ({ ...(await resolveService(deps.sql, p, name)), tenantId: p.tenantId });
   return new Elysia({ prefix: "/telemetry/otel" })
     .use(platformAuth(deps.keys))
     .post("/issues/filtered", async ({ body, principal }) => filterIssues(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { prepared } from "../http/db";
 import { t } from "elysia";
 import { notFound } from "../../../../shared/errors";
 import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
@@ -154,7 +155,7 @@ export const IssueBreakdown = t.Object({
 /** One issue: when, where and in which sessions it happens, and its latest findings. */
 export async function issueBreakdown(sql: postgres.Sql, svc: Svc, issueId: string) {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(issueId)) throw notFound("no such issue");
-  const [issue] = await sql.unsafe(`select ${ISSUE_COLUMNS} from issues i where i.id = $1 and i.tenant_id = $2 and i.trace_service_id = $3 and i.occurrences > 0`, [issueId, svc.tenantId, svc.id]);
+  const [issue] = await prepared(sql, `select ${ISSUE_COLUMNS} from issues i where i.id = $1 and i.tenant_id = $2 and i.trace_service_id = $3 and i.occurrences > 0`, [issueId, svc.tenantId, svc.id]);
   if (!issue) throw notFound("no such issue");
   const [days, envs, sessions, recent] = await Promise.all([
     sql`select to_char(f.occurred_at at time zone 'UTC', 'YYYY-MM-DD') as d, count(*)::int as n, count(distinct f.session_pk)::int as s

@@ -1,7 +1,5 @@
 import type postgres from "postgres";
-import { and, eq } from "drizzle-orm";
-import type { Db } from "../../../../shared/db/client";
-import { projectMemberships, traceServices, type Role } from "../../../../shared/db/schema";
+import type { Role } from "../../../../shared/db/schema";
 import { badRequest, forbidden, notFound, unauthorized } from "../../../../shared/errors";
 import type { KeyResolver } from "../../../../shared/auth/keys";
 
@@ -32,24 +30,17 @@ export async function authenticatePlatform(keys: KeyResolver, header: string | n
 /**
  * The trace service `name` in the principal's tenant, if the principal's user can see its
  * project. Another tenant's service is indistinguishable from a missing one (404); a service
- * of a project the user is not a member of is 403.
+ * of a project the user is not a member of is 403. One raw query: this runs on every read, and
+ * building it with drizzle cost more CPU (~1.8 ms) than the rest of a small read.
  */
-export async function resolveService(db: Db, p: Principal, name: string): Promise<{ id: string; name: string; projectId: string }> {
-  const [svc] = await db
-    .select({ id: traceServices.id, name: traceServices.name, projectId: traceServices.projectId })
-    .from(traceServices)
-    .where(and(eq(traceServices.tenantId, p.tenantId), eq(traceServices.name, name)))
-    .limit(1);
+export async function resolveService(sql: postgres.Sql, p: Principal, name: string): Promise<{ id: string; name: string; projectId: string }> {
+  const [svc] = await sql<{ id: string; name: string; project_id: string; member: boolean }[]>`
+    select ts.id, ts.name, ts.project_id,
+      exists (select 1 from project_memberships pm where pm.user_id = ${p.userId} and pm.project_id = ts.project_id) as member
+    from trace_services ts where ts.tenant_id = ${p.tenantId} and ts.name = ${name}`;
   if (!svc) throw notFound("no such service");
-  if (!hasRole(p, "admin")) {
-    const [m] = await db
-      .select({ u: projectMemberships.userId })
-      .from(projectMemberships)
-      .where(and(eq(projectMemberships.userId, p.userId), eq(projectMemberships.projectId, svc.projectId)))
-      .limit(1);
-    if (!m) throw forbidden("your project membership does not cover this service");
-  }
-  return svc;
+  if (!hasRole(p, "admin") && !svc.member) throw forbidden("your project membership does not cover this service");
+  return { id: svc.id, name: svc.name, projectId: svc.project_id };
 }
 
 /**
@@ -74,9 +65,9 @@ export interface ServiceRef {
  * Services a read by a bare id may search: the one named (authorized like any named service:
  * 404 / 403), or else every service the principal can see.
  */
-export async function candidateServices(db: Db, sql: postgres.Sql, p: Principal, name?: string): Promise<ServiceRef[]> {
+export async function candidateServices(sql: postgres.Sql, p: Principal, name?: string): Promise<ServiceRef[]> {
   if (name) {
-    const svc = await resolveService(db, p, name);
+    const svc = await resolveService(sql, p, name);
     return [{ id: svc.id, name: svc.name }];
   }
   return sql<ServiceRef[]>`select ts.id, ts.name from trace_services ts where ${visibleServiceCondition(sql, p, "ts")}`;

@@ -17,7 +17,7 @@ import { sessionContext } from "../sessions/routes";
  */
 export function metricsRoutes(deps: PlatformDeps) {
   async function oneMetric(p: Principal, sessionId: string, metricName: string, serviceName?: string) {
-    const services = await candidateServices(deps.db, deps.sql, p, serviceName);
+    const services = await candidateServices(deps.sql, p, serviceName);
     const matches = await deps.sql<{ trace_service_id: string }[]>`
       select trace_service_id from sessions where trace_service_id = any(${services.map((s) => s.id)}::uuid[]) and session_id = ${sessionId}`;
     const hit = pickOne(matches, "session", "sessionId");
@@ -38,7 +38,7 @@ export function metricsRoutes(deps: PlatformDeps) {
         from trace_services ts where ts.tenant_id = ${principal.tenantId} and ts.name = ${params.serviceName}`;
       // A named service outside the user's projects is 403 before any session lookup, so the
       // answer never tells which sessions exist there (as on every S/* read).
-      if (svc) await resolveService(deps.db, principal, params.serviceName);
+      if (svc) await resolveService(deps.sql, principal, params.serviceName);
       if (svc?.has_session) return sessionMetrics(await sessionContext(deps, principal, params.serviceName, params.sessionId));
       return oneMetric(principal, params.serviceName, params.sessionId, query.serviceName);
     },

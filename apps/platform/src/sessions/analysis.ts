@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { prepared } from "../http/db";
 import { t } from "elysia";
 import { Iso, iso, isoNN, JsonObject, Nullable } from "../http/schemas";
 import { Finding, FINDING_COLUMNS, findingOut } from "../resources";
@@ -31,7 +32,7 @@ function header({ serviceName, session, windowSeconds }: Ctx) {
 
 async function analysisColumns(sql: postgres.Sql, session: SessionRow, columns: string): Promise<postgres.Row | null> {
   if (session.computed_at === null) return null;
-  const [row] = await sql.unsafe(`select ${columns} from session_analyses where session_pk = $1`, [session.pk]);
+  const [row] = await prepared(sql, `select ${columns} from session_analyses where session_pk = $1`, [session.pk]);
   return row ?? null;
 }
 
@@ -49,7 +50,7 @@ export const ProblemAnalysis = t.Object({
 });
 /** The session's findings, most severe first, each with the issue it belongs to. */
 export async function sessionProblems(ctx: Ctx) {
-  const rows = await ctx.sql.unsafe(
+  const rows = await prepared(ctx.sql, 
     `select ${FINDING_COLUMNS}, i.title as issue_title from findings f join issues i on i.id = f.issue_id
      where f.session_pk = $1
      order by case f.severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 else 4 end, f.occurred_at, f.id`,

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { prepared } from "../http/db";
 import { t } from "elysia";
 import { Iso, Pagination, paginate } from "../http/schemas";
 import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources";
@@ -19,7 +20,7 @@ export const SPAN_GRAPH_CAP = 5_000;
 
 /** One page of a session's rows (fetching one extra row tells `hasMore` without a count). */
 async function listPage<T>({ sql, serviceName, session }: Ctx, p: Page, query: string, map: (r: postgres.Row, serviceName: string) => T) {
-  const rows = await sql.unsafe(`${query} limit $2 offset $3`, [session.pk, p.limit + 1, p.offset]);
+  const rows = await prepared(sql, `${query} limit $2 offset $3`, [session.pk, p.limit + 1, p.offset]);
   const page = rows.slice(0, p.limit);
   return { sessionId: session.session_id, serviceName, items: page.map((r) => map(r, serviceName)), pagination: paginate(p.limit, p.offset, page.length, rows.length > p.limit, null) };
 }
@@ -44,7 +45,7 @@ export async function sessionEvents(ctx: Ctx, p: Page) {
 }
 
 async function loadSpans(sql: postgres.Sql, session: SessionRow) {
-  const rows = await sql.unsafe(`select ${SPAN_COLUMNS} from spans sp where sp.session_pk = $1 order by sp.start_time, sp.span_id limit $2`, [session.pk, SPAN_GRAPH_CAP + 1]);
+  const rows = await prepared(sql, `select ${SPAN_COLUMNS} from spans sp where sp.session_pk = $1 order by sp.start_time, sp.span_id limit $2`, [session.pk, SPAN_GRAPH_CAP + 1]);
   return { rows: rows.slice(0, SPAN_GRAPH_CAP), truncated: rows.length > SPAN_GRAPH_CAP };
 }
 

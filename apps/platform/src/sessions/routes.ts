@@ -22,7 +22,7 @@ const TAG = "Sessions";
 
 /** Authorizes the service, then loads the session in it (404 when it has no such session). */
 export async function sessionContext(deps: PlatformDeps, principal: Principal, serviceName: string, sessionId: string) {
-  const svc = await resolveService(deps.db, principal, serviceName);
+  const svc = await resolveService(deps.sql, principal, serviceName);
   const session = await loadSession(deps.sql, svc.id, sessionId);
   return { sql: deps.sql, serviceName: svc.name, session, windowSeconds: deps.windowSeconds };
 }
@@ -39,7 +39,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     .get(
       "/:serviceName/:sessionId/transcript",
       async ({ params, query, principal }) => {
-        const svc = await resolveService(deps.db, principal, params.serviceName);
+        const svc = await resolveService(deps.sql, principal, params.serviceName);
         return readTranscript(deps.sql, svc.id, params.sessionId, { limit: query.limit ?? 100, offset: query.offset ?? 0, content: query.content ?? "lean" }, deps.windowSeconds);
       },
       { params: SessionParams, query: TranscriptQuery, detail: doc(TAG, "Transcript: conversation items, paged", TranscriptPage) },
@@ -47,7 +47,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     .get(
       "/:serviceName/:sessionId/transcript/items/:itemId",
       async ({ params, principal }) => {
-        const svc = await resolveService(deps.db, principal, params.serviceName);
+        const svc = await resolveService(deps.sql, principal, params.serviceName);
         return readTranscriptItem(deps.sql, svc.id, params.sessionId, params.itemId);
       },
       { params: t.Object({ serviceName: t.String(), sessionId: t.String(), itemId: t.String() }), detail: doc(TAG, "One transcript item in full, with reasoning and raw span attributes", TranscriptItemDetail) },
@@ -98,7 +98,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     .post(
       "/filtered",
       async ({ body, principal }) => {
-        const svc = await resolveService(deps.db, principal, body.serviceName);
+        const svc = await resolveService(deps.sql, principal, body.serviceName);
         return filterSessions(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
       },
       { body: SessionsFilteredBody, transform: strictBody(SessionsFilteredBody), detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage) },

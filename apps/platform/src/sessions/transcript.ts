@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { prepared } from "../http/db";
 import { t } from "elysia";
 import { notFound } from "../../../../shared/errors";
 import { AnyJson, JsonObject, Nullable, Pagination } from "../http/schemas";
@@ -72,7 +73,7 @@ export async function readTranscript(sql: postgres.Sql, serviceId: string, sessi
   let items = "";
   let returned = 0;
   if (ready.status !== "processing") {
-    const [page] = await sql.unsafe<{ items: string | null; n: number }[]>(
+    const [page] = await prepared<{ items: string | null; n: number }>(sql, 
       // The page is cut first, so the lean expression runs on `limit` rows, not offset + limit.
       `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items, count(*)::int as n
        from (select position, kind, item from transcript_items where session_pk = $1 order by position limit $2 offset $3) ti

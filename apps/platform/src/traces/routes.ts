@@ -19,18 +19,18 @@ export function traceRoutes(deps: PlatformDeps) {
     .use(platformAuth(deps.keys))
     .get(
       "/otel/trace/:traceId",
-      async ({ params, query, principal }) => readTrace(deps.sql, await resolveService(deps.db, principal, query.serviceName), params.traceId),
+      async ({ params, query, principal }) => readTrace(deps.sql, await resolveService(deps.sql, principal, query.serviceName), params.traceId),
       { params: t.Object({ traceId: t.String() }), query: t.Object({ serviceName: requiredQuery("serviceName") }), detail: doc(TAG, "The trace, with request and responses as ingested", Trace) },
     )
     .get(
       "/otel/spans/:serviceName/:traceId",
-      async ({ params, principal }) => traceSpans(deps.sql, await resolveService(deps.db, principal, params.serviceName), params.traceId),
+      async ({ params, principal }) => traceSpans(deps.sql, await resolveService(deps.sql, principal, params.serviceName), params.traceId),
       { params: t.Object({ serviceName: t.String(), traceId: t.String() }), detail: doc(TAG, "Spans of the trace", TraceSpans) },
     )
     .get(
       "/otel/spans/:serviceName",
       async ({ params, query, principal }) => {
-        const services = await candidateServices(deps.db, deps.sql, principal, query.serviceName);
+        const services = await candidateServices(deps.sql, principal, query.serviceName);
         return pickOne(await findSpans(deps.sql, services, params.serviceName), "span", "spanId");
       },
       {
@@ -41,13 +41,13 @@ export function traceRoutes(deps: PlatformDeps) {
     )
     .get(
       "/otel/events/:serviceName/:traceId",
-      async ({ params, principal }) => traceEvents(deps.sql, await resolveService(deps.db, principal, params.serviceName), params.traceId),
+      async ({ params, principal }) => traceEvents(deps.sql, await resolveService(deps.sql, principal, params.serviceName), params.traceId),
       { params: t.Object({ serviceName: t.String(), traceId: t.String() }), detail: doc(TAG, "Events of the trace", TraceEvents) },
     )
     .get(
       "/metrics/trace/:traceId",
       async ({ params, query, principal }) => {
-        const services = await candidateServices(deps.db, deps.sql, principal, query.serviceName);
+        const services = await candidateServices(deps.sql, principal, query.serviceName);
         return pickOne(await findTraceMetrics(deps.sql, services, params.traceId), "trace", "traceId");
       },
       { params: t.Object({ traceId: t.String() }), query: optionalService, detail: doc("Metrics", "Metrics of the trace", TraceMetrics) },
@@ -55,7 +55,7 @@ export function traceRoutes(deps: PlatformDeps) {
     .post(
       "/otel/traces/filtered",
       async ({ body, principal }) => {
-        const svc = await resolveService(deps.db, principal, body.serviceName);
+        const svc = await resolveService(deps.sql, principal, body.serviceName);
         return filterTraces(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
       },
       { body: TracesFilteredBody, transform: strictBody(TracesFilteredBody), detail: doc(TAG, "Search traces of a service", TracesPage) },

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { prepared } from "../http/db";
 import { t } from "elysia";
 import { notFound } from "../../../../shared/errors";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
@@ -8,7 +9,7 @@ import type { ServiceRef } from "../auth/principal";
 
 /** The trace with its request and responses as ingested, usage, cost and metrics. */
 export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
-  const [r] = await sql.unsafe(
+  const [r] = await prepared(sql, 
     `select ${TRACE_COLUMNS}, tr.payload->'request' as request, tr.payload->'responses' as responses, ta.metrics,
        (select count(*) from spans sp where sp.trace_pk = tr.id)::int as span_count
      from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
@@ -28,14 +29,14 @@ export const TraceSpans = t.Object({ traceId: t.String(), serviceName: t.String(
 export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
   const pk = await tracePk(sql, svc, traceId);
   if (!pk) throw notFound("no such trace");
-  const rows = await sql.unsafe(`select ${SPAN_COLUMNS} from spans sp where sp.trace_pk = $1 order by sp.start_time, sp.span_id`, [pk]);
+  const rows = await prepared(sql, `select ${SPAN_COLUMNS} from spans sp where sp.trace_pk = $1 order by sp.start_time, sp.span_id`, [pk]);
   return { traceId, serviceName: svc.name, spans: rows.map((r) => spanOut(r, svc.name)) };
 }
 
 /** Events that name the trace (`trace_id` on the event payload). 404 only if neither exists. */
 export const TraceEvents = t.Object({ traceId: t.String(), serviceName: t.String(), events: t.Array(Event) });
 export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
-  const rows = await sql.unsafe(
+  const rows = await prepared(sql, 
     `select ${EVENT_COLUMNS} from events e where e.trace_service_id = $1 and e.trace_id = $2 order by e.timestamp, e.id limit 5000`,
     [svc.id, traceId],
   );
@@ -47,7 +48,7 @@ export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: s
 export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanId: string) {
   if (services.length === 0) return [];
   const names = new Map(services.map((s) => [s.id, s.name]));
-  const rows = await sql.unsafe(
+  const rows = await prepared(sql, 
     `select ${SPAN_COLUMNS}, sp.trace_service_id from spans sp where sp.trace_service_id = any($1::uuid[]) and sp.span_id = $2`,
     [services.map((s) => s.id), spanId],
   );
