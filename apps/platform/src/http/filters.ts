@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import { t } from "elysia";
 import type { TBoolean, TInteger, TObject, TOptional, TString } from "@sinclair/typebox";
 import { badRequest } from "../../../../shared/errors";
+import { paginate } from "./schemas";
 
 type Sql = postgres.Sql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
@@ -203,9 +204,7 @@ export async function runFiltered(
     q.skipTotalCount ? Promise.resolve(null) : sql<{ n: number }[]>`select count(*)::int as n ${spec.from} and ${where}`,
   ]);
   const page = rows.slice(0, q.limit);
-  const total = count ? count[0].n : null;
-  const hasMore = total === null ? rows.length > q.limit : q.offset + page.length < total;
-  return { rows: page, pagination: { limit: q.limit, offset: q.offset, total, hasMore, nextOffset: hasMore ? q.offset + page.length : null } };
+  return { rows: page, pagination: paginate(q.limit, q.offset, page.length, rows.length > q.limit, count ? count[0].n : null) };
 }
 
 /** The PagedQuery of a validated filtered body (defaults applied). */
