@@ -6,8 +6,8 @@ import type { Logger } from "../../../shared/logger";
 import { IngestMessage, type MaturedMessage } from "../../../shared/payloads";
 import { compileValidator } from "../../../shared/validation";
 import { writeIngestBatch } from "./ingest/writer";
-import { isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
-import { matureSessions, matureTraces, tracesOfBatch, type MaturationDeps } from "./maturation/mature";
+import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
+import { matureSessions, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
 import { sweepIdle, type SweepResult } from "./maturation/sweep";
 import { createLatencyNorms } from "./analysis/norms";
 import type { LatencyNorms } from "./analysis/detectors";
@@ -110,13 +110,32 @@ export function createProcessor(deps: ProcessorDeps) {
     }
     // A batch key stands for the traces its write inserted: one chunk per batch.
     for (const w of byKind.batch) chunks.push({ kind: "batch", work: [w] });
-    const mature = async (kind: EntityKind, pks: string[]) => {
-      if (kind === "session") return matureSessions(maturation, pks);
-      if (kind === "trace") return matureTraces(maturation, pks);
-      for (const micros of pks) {
-        const due = await tracesOfBatch(deps.sql, micros);
-        for (let i = 0; i < due.length; i += size) await matureTraces(maturation, due.slice(i, i + size));
+    // Resolves to how long to wait before the marker is retried: 0 = done (ack), else the time
+    // until the entity is due (a marker that came early, see markerTtlSeconds).
+    const early = (outcomes: Outcomes, pk: string) =>
+      outcomes.get(pk) === "still-active" && (outcomes.dueInMs.get(pk) ?? Infinity) <= (EARLY_SECONDS + 1) * 1000 ? outcomes.dueInMs.get(pk)! : 0;
+    const mature = async (kind: EntityKind, pks: string[]): Promise<Map<string, number>> => {
+      const retryIn = new Map<string, number>();
+      if (kind === "batch") {
+        for (const micros of pks) {
+          const due = await tracesOfBatch(deps.sql, micros);
+          let wait = 0;
+          for (let i = 0; i < due.length; i += size) {
+            const outcomes = await matureTraces(maturation, due.slice(i, i + size));
+            for (const pk of due.slice(i, i + size)) wait = Math.max(wait, early(outcomes, pk));
+          }
+          retryIn.set(micros, wait);
+        }
+        return retryIn;
       }
+      const outcomes = kind === "session" ? await matureSessions(maturation, pks) : await matureTraces(maturation, pks);
+      for (const pk of pks) retryIn.set(pk, early(outcomes, pk));
+      return retryIn;
+    };
+    const settle = (w: { m: JsMsg; pk: string }, retryIn: Map<string, number>) => {
+      const wait = retryIn.get(w.pk) ?? 0;
+      if (wait > 0) w.m.nak(Math.ceil(wait) + 20);
+      else w.m.ack();
     };
     let next = 0;
     await Promise.all(
@@ -124,14 +143,13 @@ export function createProcessor(deps: ProcessorDeps) {
         while (next < chunks.length) {
           const { kind, work } = chunks[next++];
           try {
-            await mature(kind, work.map((w) => w.pk));
-            for (const w of work) w.m.ack();
+            const retryIn = await mature(kind, work.map((w) => w.pk));
+            for (const w of work) settle(w, retryIn);
           } catch (err) {
             deps.logger.warn("maturation chunk failed; retrying one by one", { kind, size: work.length, err: err as Error });
             for (const w of work) {
               try {
-                await mature(kind, [w.pk]);
-                w.m.ack();
+                settle(w, await mature(kind, [w.pk]));
               } catch (oneErr) {
                 deps.logger.error("maturation failed; will retry", { kind, pk: w.pk, err: oneErr as Error });
                 w.m.nak(2_000);

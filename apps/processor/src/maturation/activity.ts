@@ -26,6 +26,17 @@ export function parseActivitySubject(topology: Topology, subject: string): { kin
 }
 
 /**
+ * Markers come 0-320 ms after a key's expiry (the server checks about every 250 ms). Keys are set
+ * to expire up to EARLY_SECONDS before the window ends; a marker that arrives before its entity
+ * is due is naked for exactly the remaining time, so maturation lands right at the window's end
+ * instead of a scan interval after it. TTLs are whole seconds, at least 1.
+ */
+export const EARLY_SECONDS = 1;
+export function markerTtlSeconds(windowSeconds: number): number {
+  return Math.max(1, windowSeconds - EARLY_SECONDS);
+}
+
+/**
  * Refreshes each entity's activity key with a per-key TTL of the maturation window: when the
  * key then sits idle for the window, the server writes a MaxAge delete marker (nats-notes.md).
  * KV's put has no TTL option, so publish to the key's subject with `ttl`.
@@ -36,7 +47,7 @@ export async function refreshActivity(
   entities: Array<{ kind: EntityKind; pk: string }>,
   windowSeconds: number,
 ): Promise<void> {
-  const ttl = `${windowSeconds}s`;
+  const ttl = `${markerTtlSeconds(windowSeconds)}s`;
   await Promise.all(
     entities.map((e) => js.publish(activitySubject(topology, e.kind, e.pk), "1", { ttl, timeout: 10_000 })),
   );

@@ -24,7 +24,9 @@ export interface MaturationDeps {
 /** `republished`: committed earlier but its MATURED publish was still owed (crash replay). */
 export type MaturationOutcome = "matured" | "republished" | "already-published" | "still-active" | "missing";
 
-type Outcomes = Map<string, MaturationOutcome>;
+/** Outcome per entity; `dueInMs`: for still-active ones, how long until they are idle for the window. */
+export type Outcomes = Map<string, MaturationOutcome> & { dueInMs: Map<string, number> };
+const newOutcomes = (ids: string[]): Outcomes => Object.assign(new Map(ids.map((id) => [id, "missing" as MaturationOutcome])), { dueInMs: new Map<string, number>() });
 const owed = (row: { maturation_count: number; published_count?: number }) => Number(row.published_count ?? 0) < Number(row.maturation_count);
 
 /** Locked rows -> due for maturation, or an outcome now (a matured row may still owe its publish). */
@@ -35,7 +37,10 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
     if (row.status === "matured") {
       outcomes.set(row.id, owed(row) ? "republished" : "already-published");
       if (owed(row)) republish.push(message(row));
-    } else if (!row.idle) outcomes.set(row.id, "still-active");
+    } else if (!row.idle) {
+      outcomes.set(row.id, "still-active");
+      outcomes.dueInMs.set(row.id, Math.max(0, Number(row.due_in_ms ?? 0)));
+    }
     else due.push(row);
   }
   return { republish, due };
@@ -51,11 +56,12 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
  */
 export async function matureSessions(deps: MaturationDeps, sessionPks: string[]): Promise<Outcomes> {
   const ids = [...new Set(sessionPks)];
-  const outcomes: Outcomes = new Map(ids.map((id) => [id, "missing" as MaturationOutcome]));
+  const outcomes = newOutcomes(ids);
   const result = await deps.sql.begin(async (tx) => {
     const locked = await tx<SessionRow[]>`
       select s.id, s.tenant_id, s.trace_service_id, s.session_id, s.status, s.maturation_count, s.matured_at, s.published_count, ts.name as service_name,
-        s.last_ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle
+        s.last_ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle,
+        extract(epoch from s.last_ingested_at + make_interval(secs => ${deps.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from sessions s join trace_services ts on ts.id = s.trace_service_id
       where s.id = any(${tx.array(ids)}::uuid[]) order by s.id for update of s`;
     const { republish, due } = triage(locked, outcomes, sessionMessage);
@@ -94,11 +100,12 @@ async function writeLlmTldr(deps: MaturationDeps, message: MaturedMessage, analy
 /** Traces mature once (count 1); a trace seen again is the same event, never a second one. */
 export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Promise<Outcomes> {
   const ids = [...new Set(tracePks)];
-  const outcomes: Outcomes = new Map(ids.map((id) => [id, "missing" as MaturationOutcome]));
+  const outcomes = newOutcomes(ids);
   const result = await deps.sql.begin(async (tx) => {
     const locked = await tx<TraceRow[]>`
       select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, t.status, t.maturation_count, t.matured_at, t.published_count, ts.name as service_name,
-        t.ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle
+        t.ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle,
+        extract(epoch from t.ingested_at + make_interval(secs => ${deps.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from traces t join trace_services ts on ts.id = t.trace_service_id
       where t.id = any(${tx.array(ids)}::uuid[]) order by t.id for update of t`;
     const { republish, due } = triage(locked, outcomes, traceMessage);
@@ -175,6 +182,7 @@ export interface SessionRow {
   published_count?: number;
   service_name: string;
   idle?: boolean;
+  due_in_ms?: number;
 }
 export interface TraceRow {
   id: string;
@@ -188,6 +196,7 @@ export interface TraceRow {
   published_count?: number;
   service_name: string;
   idle?: boolean;
+  due_in_ms?: number;
 }
 
 export function sessionMessage(s: SessionRow): MaturedMessage {
