@@ -51,7 +51,9 @@ export async function filterIssues(sql: postgres.Sql, svc: Svc, q: PagedQuery) {
   const { rows, pagination } = await runFiltered(sql, {
     set: ISSUE_FILTERS,
     columns: ISSUE_COLUMNS,
-    from: sql`from issues i where i.tenant_id = ${svc.tenantId} and i.trace_service_id = ${svc.id} and i.occurrences > 0`,
+    table: "issues",
+    alias: "i",
+    scope: sql`i.tenant_id = ${svc.tenantId} and i.trace_service_id = ${svc.id} and i.occurrences > 0`,
     defaultSort: "lastSeenAt",
     tiebreak: "i.id",
   }, q);
@@ -62,7 +64,9 @@ export async function filterFindings(sql: postgres.Sql, svc: Svc, q: PagedQuery)
   const { rows, pagination } = await runFiltered(sql, {
     set: FINDING_FILTERS,
     columns: FINDING_COLUMNS,
-    from: sql`from findings f where f.tenant_id = ${svc.tenantId} and f.trace_service_id = ${svc.id}`,
+    table: "findings",
+    alias: "f",
+    scope: sql`f.tenant_id = ${svc.tenantId} and f.trace_service_id = ${svc.id}`,
     defaultSort: "occurredAt",
     tiebreak: "f.id",
   }, q);

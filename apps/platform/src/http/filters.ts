@@ -26,6 +26,8 @@ export interface FieldSpec {
   sortable?: boolean;
   /** Never null: sort without a NULLS clause so a b-tree index (scanned either way) serves it. */
   notNull?: boolean;
+  /** Reads the joined table (analysis rollups): the join must happen before filtering. */
+  joined?: boolean;
 }
 
 export interface FilterSet {
@@ -65,7 +67,7 @@ function resolveField(set: FilterSet, field: string, at: string): FieldSpec {
   if (known) return known;
   if (set.dynamic && field.startsWith(set.dynamic.prefix)) {
     const name = field.slice(set.dynamic.prefix.length);
-    if (DYNAMIC_NAME.test(name)) return { type: "number", expr: (sql) => set.dynamic!.expr(sql, name) };
+    if (DYNAMIC_NAME.test(name)) return { type: "number", expr: (sql) => set.dynamic!.expr(sql, name), joined: true };
   }
   const names = Object.keys(set.fields).concat(set.dynamic ? [`${set.dynamic.prefix}<name>`] : []);
   throw badRequest(`unknown filter field ${JSON.stringify(field)} in ${at}; known fields: ${names.join(", ")}`);
@@ -189,19 +191,31 @@ export interface PagedQuery {
 }
 
 /**
- * Runs a filtered, sorted, offset-paged search. `from` is the FROM + tenant/service WHERE; the
- * page fetches one row more than asked so `hasMore` is known even when the count is skipped.
+ * Runs a filtered, sorted, offset-paged search over `table alias` within `scope` (the tenant and
+ * service condition). `join` adds the analysis table: when no filter or sort reads it, the page
+ * is cut on the base table first and joined after, so a deep offset walks index entries instead
+ * of joining every skipped row. The page fetches one row more than asked so `hasMore` is known
+ * even when the count is skipped.
  */
 export async function runFiltered(
   sql: Sql,
-  spec: { set: FilterSet; columns: string; from: Fragment; defaultSort: string; tiebreak: string },
+  spec: { set: FilterSet; columns: string; table: string; alias: string; scope: Fragment; join?: string; defaultSort: string; tiebreak: string },
   q: PagedQuery,
 ) {
   const where = compileFilters(sql, spec.set, q.filters);
   const order = compileSort(sql, spec.set, q.sort, spec.defaultSort, spec.tiebreak);
+  const used = [...(q.filters ?? []).map((f) => f.field), q.sort?.field ?? spec.defaultSort];
+  const needsJoin = used.some((f) => resolveField(spec.set, f, "").joined);
+  const base = sql`${sql.unsafe(`${spec.table} ${spec.alias}`)}`;
+  const join = sql.unsafe(spec.join ?? "");
+  const filtered = sql`${base} ${needsJoin ? join : sql``} where ${spec.scope} and ${where}`;
+  const limit = sql`limit ${q.limit + 1} offset ${q.offset}`;
+  const pageQuery = needsJoin || !spec.join
+    ? sql`select ${sql.unsafe(spec.columns)} from ${filtered} order by ${order} ${limit}`
+    : sql`select ${sql.unsafe(spec.columns)} from (select ${sql.unsafe(`${spec.alias}.*`)} from ${filtered} order by ${order} ${limit}) ${sql.unsafe(spec.alias)} ${join} order by ${order}`;
   const [rows, count] = await Promise.all([
-    sql`select ${sql.unsafe(spec.columns)} ${spec.from} and ${where} order by ${order} limit ${q.limit + 1} offset ${q.offset}`,
-    q.skipTotalCount ? Promise.resolve(null) : sql<{ n: number }[]>`select count(*)::int as n ${spec.from} and ${where}`,
+    pageQuery,
+    q.skipTotalCount ? Promise.resolve(null) : sql<{ n: number }[]>`select count(*)::int as n from ${filtered}`,
   ]);
   const page = rows.slice(0, q.limit);
   return { rows: page, pagination: paginate(q.limit, q.offset, page.length, rows.length > q.limit, count ? count[0].n : null) };

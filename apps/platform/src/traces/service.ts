@@ -93,7 +93,7 @@ export const TRACE_FILTERS: FilterSet = {
     endTime: { type: "datetime", expr: "tr.end_time", sortable: true, notNull: true },
     maturedAt: { type: "datetime", expr: "tr.matured_at", sortable: true },
     durationMs: { type: "number", expr: "(extract(epoch from tr.end_time - tr.start_time) * 1000)", sortable: true, notNull: true },
-    costUsd: { type: "number", expr: "ta.cost_usd", sortable: true },
+    costUsd: { type: "number", expr: "ta.cost_usd", sortable: true, joined: true },
   },
   dynamic: metricsField("ta"),
 };
@@ -106,7 +106,10 @@ export async function filterTraces(sql: postgres.Sql, svc: ServiceRef & { tenant
   const { rows, pagination } = await runFiltered(sql, {
     set: TRACE_FILTERS,
     columns: TRACE_COLUMNS,
-    from: sql`from traces tr left join trace_analyses ta on ta.trace_pk = tr.id where tr.tenant_id = ${svc.tenantId} and tr.trace_service_id = ${svc.id}`,
+    table: "traces",
+    alias: "tr",
+    scope: sql`tr.tenant_id = ${svc.tenantId} and tr.trace_service_id = ${svc.id}`,
+    join: "left join trace_analyses ta on ta.trace_pk = tr.id",
     defaultSort: "startTime",
     tiebreak: "tr.id",
   }, q);
