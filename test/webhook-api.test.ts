@@ -181,6 +181,21 @@ describe("webhook subscriptions API", () => {
     await req(`/webhooks/${sub.id}`, acme.platformKey, "DELETE");
   });
 
+  test("optional-body routes accept a JSON content type with no body, and still reject broken JSON", async () => {
+    const sub = await create();
+    const empty = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", undefined, { "content-type": "application/json" });
+    expect(empty.status).toBe(200);
+    expect((await empty.json()).secret).toMatch(/^whsec_/);
+    const broken = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", "{not json");
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error).toContain("body");
+    const notObject = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", "[1]");
+    expect(notObject.status).toBe(400);
+    const testSend = await req(`/webhooks/${sub.id}/test`, acme.platformKey, "POST", undefined, { "content-type": "application/json" });
+    expect(testSend.status).toBe(202);
+    await req(`/webhooks/${sub.id}`, acme.platformKey, "DELETE");
+  });
+
   test("rotate-secret returns a new secret once, keeps the old one for the window, and validates the ttl", async () => {
     const sub = await create();
     for (const ttl of [169, -1, 1.5, "24", null]) {

@@ -113,6 +113,22 @@ export function objectBody(body: unknown, optional = false): Body {
   return body as Body;
 }
 
+/**
+ * Body of a route whose body is optional: `curl -X POST -H 'Content-Type: application/json'`
+ * with no body at all means "no options", not a JSON syntax error.
+ */
+export async function optionalJsonBody(request: Request): Promise<Body> {
+  const text = await request.text();
+  if (text.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badRequest("invalid body: not valid JSON");
+  }
+  return objectBody(parsed, true);
+}
+
 export function rejectUnknown(body: Body, allowed: readonly string[]): void {
   const extra = Object.keys(body).find((k) => !allowed.includes(k));
   if (extra) throw badRequest(`invalid ${extra}: unknown field (allowed: ${allowed.join(", ")})`);
