@@ -59,10 +59,16 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
 
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object" && (value as object).constructor === Object) {
-    const out: Record<string, unknown> = {};
+  if (value && typeof value === "object" && isPlainObject(value)) {
+    // No prototype: a "__proto__" key from JSON.parse stays an ordinary key instead of vanishing.
+    const out: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(value as object).sort()) {
       const v = (value as Record<string, unknown>)[key];
       if (v !== undefined) out[key] = sortKeys(v);
