@@ -113,7 +113,7 @@ export function createProcessor(deps: ProcessorDeps) {
     // Resolves to how long to wait before the marker is retried: 0 = done (ack), else the time
     // until the entity is due (a marker that came early, see markerTtlSeconds).
     const early = (outcomes: Outcomes, pk: string) =>
-      outcomes.get(pk) === "still-active" && (outcomes.dueInMs.get(pk) ?? Infinity) <= (EARLY_SECONDS + 1) * 1000 ? outcomes.dueInMs.get(pk)! : 0;
+      EARLY_SECONDS > 0 && outcomes.get(pk) === "still-active" && (outcomes.dueInMs.get(pk) ?? Infinity) <= (EARLY_SECONDS + 1) * 1000 ? outcomes.dueInMs.get(pk)! : 0;
     const mature = async (kind: EntityKind, pks: string[]): Promise<Map<string, number>> => {
       const retryIn = new Map<string, number>();
       if (kind === "batch") {
