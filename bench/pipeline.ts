@@ -8,7 +8,7 @@
  *    --open-rate/s, window --window s (all are open before the first matures); lateness =
  *    matured_at - last activity write - window, p50/p99/max, from Postgres.
  *
- *   bun run bench/pipeline.ts [--backlog 20000] [--rate 2000] [--duration 15] [--sessions 10000] [--open-rate 500] [--window 30]
+ *   bun run bench/pipeline.ts [--backlog 20000] [--rate 1000] [--duration 15] [--sessions 10000] [--open-rate 200] [--window 60]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -27,11 +27,11 @@ const ROOT = resolve(import.meta.dir, "..");
 const { values: args } = parseArgs({
   options: {
     backlog: { type: "string", default: "20000" },
-    rate: { type: "string", default: "2000" },
+    rate: { type: "string", default: "1000" },
     duration: { type: "string", default: "15" },
     sessions: { type: "string", default: "10000" },
-    "open-rate": { type: "string", default: "500" },
-    window: { type: "string", default: "30" },
+    "open-rate": { type: "string", default: "200" },
+    window: { type: "string", default: "60" },
   },
 });
 const BACKLOG = Number(args.backlog);
