@@ -143,3 +143,12 @@ export const MaturedMessage = Type.Object({
   occurredAt: Type.String(),
 });
 export type MaturedMessage = Static<typeof MaturedMessage>;
+
+/**
+ * One maturation of one entity: the MATURED message id and the webhook dedup key. The count
+ * alone is not unique (it restarts at 1 after 30 days); the maturation time is, and a replay of
+ * the same maturation carries the same time (it comes from the committed row).
+ */
+export function maturationKey(m: Pick<MaturedMessage, "type" | "entityPk" | "maturationCount" | "occurredAt">): string {
+  return `${m.type === "session.matured" ? "session" : "trace"}:${m.entityPk}:${m.maturationCount}:${Date.parse(m.occurredAt)}`;
+}

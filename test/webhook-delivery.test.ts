@@ -4,7 +4,7 @@ import { Webhook as SvixWebhook } from "svix";
 import { bootstrapTenant, createService } from "../shared/admin/tenancy";
 import { canonicalJson } from "../shared/crypto";
 import { subjects } from "../shared/nats/topology";
-import type { MaturedMessage } from "../shared/payloads";
+import { maturationKey, type MaturedMessage } from "../shared/payloads";
 import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { createReceiver, webhookApi } from "./helpers/webhooks";
@@ -68,7 +68,7 @@ function matured(kind: "session" | "trace", overrides: Partial<MaturedMessage> =
     ...overrides,
   } as MaturedMessage;
 }
-async function publish(m: MaturedMessage, msgID = `${m.type}:${m.entityPk}:${m.maturationCount}`) {
+async function publish(m: MaturedMessage, msgID = maturationKey(m)) {
   await stack.nats.js.publish(subjects.matured(stack.nats.topology, m.type === "session.matured" ? "session" : "trace"), JSON.stringify(m), { msgID });
 }
 /** Every MATURED message so far has been handled (fanned out and acked). */
@@ -322,8 +322,8 @@ describe("dispatcher", () => {
     // died before publishing the retry job.
     await dispatcher!.stop();
     await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
-      values ('msg_crashed', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${`trace:${t.entityPk}:1`}, ${body("msg_crashed")}, now(), 0, null),
-             ('msg_crashed2', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${`trace:${t2.entityPk}:1`}, ${body("msg_crashed2")}, now(), 1, now())`;
+      values ('msg_crashed', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${maturationKey(t)}, ${body("msg_crashed")}, now(), 0, null),
+             ('msg_crashed2', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${maturationKey(t2)}, ${body("msg_crashed2")}, now(), 1, now())`;
     await publish(t);
     await publish(t2);
     // It never acked them: take both and let them go back, as an expired ack deadline would.

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { MaturedMessage } from "../../../shared/payloads";
+import { maturationKey, type MaturedMessage } from "../../../shared/payloads";
 import type { Loaded } from "./attempt";
 import { deliveryBody, insertDeliveries, newDeliveryId, type NewDelivery } from "../../../shared/webhooks/deliveries";
 
@@ -10,7 +10,7 @@ export interface FanoutDeps {
 
 /** The dedup key of an event: the same as the MATURED message id. */
 export function eventKey(m: MaturedMessage): string {
-  return `${m.type === "session.matured" ? "session" : "trace"}:${m.entityPk}:${m.maturationCount}`;
+  return maturationKey(m);
 }
 
 /** A delivery still to be attempted, as fan-out hands it on. */

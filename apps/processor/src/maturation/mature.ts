@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { subjects, type Topology } from "../../../../shared/nats/topology";
-import type { MaturedMessage } from "../../../../shared/payloads";
+import { maturationKey, type MaturedMessage } from "../../../../shared/payloads";
 import type { Logger } from "../../../../shared/logger";
 import { analyzeSessions, analyzeTraces, persistSessionAnalyses, persistTraceAnalyses, type SessionAnalysis } from "../analysis/session";
 import type { LatencyNorms } from "../analysis/detectors";
@@ -20,6 +20,13 @@ export interface MaturationDeps {
   /** OpenAI-compatible endpoint for AI-written TL;DRs; extractive only without it. */
   summaryLlm?: SummaryLlm;
 }
+
+/**
+ * Webhook delivery history, and with it the dedup record, is kept 30 days; a maturation after
+ * that restarts the count at 1 (contract: Delivery rules 7). The new event stays distinct from
+ * the old one because maturationKey() carries the maturation time.
+ */
+export const COUNT_RESTART_AFTER = "30 days";
 
 /** `republished`: committed earlier but its MATURED publish was still owed (crash replay). */
 export type MaturationOutcome = "matured" | "republished" | "already-published" | "still-active" | "missing";
@@ -68,7 +75,9 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     if (due.length === 0) return { republish, matured: [] };
     const analyses = await analyzeSessions(tx, due, { latencyNorms: deps.latencyNorms });
     const updated = await tx<SessionRow[]>`
-      update sessions set status = 'matured', maturation_count = maturation_count + 1, matured_at = now()
+      update sessions set status = 'matured', matured_at = now(),
+        maturation_count = case when matured_at < now() - ${COUNT_RESTART_AFTER}::interval then 1 else maturation_count + 1 end,
+        published_count = case when matured_at < now() - ${COUNT_RESTART_AFTER}::interval then 0 else published_count end
       where id = any(${tx.array(due.map((s) => s.id))}::uuid[])
       returning id, tenant_id, trace_service_id, session_id, status, maturation_count, matured_at`;
     const before = new Map(due.map((s) => [s.id, s]));
@@ -144,7 +153,7 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
 }
 
 /**
- * Publishes with msgID entity + count (the stream drops a second copy within its duplicate
+ * Publishes with msgID entity + count + maturation time (the stream drops a second copy within its duplicate
  * window), then records the publishes so neither a stale marker nor the sweep publishes them
  * again later. A crash between publish and record replays into a deduplicated publish.
  */
@@ -153,7 +162,7 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
   for (const m of messages) await deps.afterCommit?.(m);
   await Promise.all(messages.map((message) => {
     const kind = message.type === "session.matured" ? "session" : "trace";
-    return deps.js.publish(subjects.matured(deps.topology, kind), JSON.stringify(message), { msgID: `${kind}:${message.entityPk}:${message.maturationCount}`, timeout: 10_000 });
+    return deps.js.publish(subjects.matured(deps.topology, kind), JSON.stringify(message), { msgID: maturationKey(message), timeout: 10_000 });
   }));
   const sessions = messages.filter((m) => m.type === "session.matured").map((m) => ({ pk: m.entityPk, count: m.maturationCount }));
   const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
