@@ -113,7 +113,9 @@ export async function ensureTopology(nc: NatsConnection, topology: Topology): Pr
   await ensureConsumer(jsm, kvStream, {
     durable_name: topology.consumers.processorActivity,
     ack_policy: AckPolicy.Explicit,
-    ack_wait: 60_000 * NS_PER_MS,
+    // Short: on the KV stream some nak'd markers were seen to come back only after ack_wait
+    // (docs/maturation.md); a replay of a marker being worked on is harmless (row locks).
+    ack_wait: 20_000 * NS_PER_MS,
     max_ack_pending: 10_000,
     deliver_policy: DeliverPolicy.All,
     filter_subject: `$KV.${topology.activityBucket}.>`,
