@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "../shared/db/client";
 import * as admin from "../shared/admin/tenancy";
+import { defineIntent, deleteIntent, listIntents } from "../shared/admin/intents";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "../shared/db/schema";
 
 const USAGE = `usage: npm run admin -- <command>
@@ -20,7 +21,10 @@ const USAGE = `usage: npm run admin -- <command>
   key create --tenant T --kind telemetry
   key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2]
   key create --user U --kind platform
-  key revoke --id K`;
+  key revoke --id K
+  intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
+  intent list --tenant T --service S
+  intent delete --tenant T --service S --name N`;
 
 class UsageError extends Error {}
 
@@ -32,7 +36,8 @@ const { positionals, values } = (() => {
         name: { type: "string" }, plan: { type: "string" }, webhooks: { type: "string" }, id: { type: "string" },
         tenant: { type: "string" }, project: { type: "string" }, email: { type: "string" }, role: { type: "string" },
         projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
-        user: { type: "string" }, help: { type: "boolean" },
+        user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
+        help: { type: "boolean" },
       },
       // `--webhooks` alone means "on" for tenant create.
       args: process.argv.slice(2).map((a, i, all) => (a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a)),
@@ -48,7 +53,7 @@ function fail(message: string): never {
 }
 
 function need(name: keyof typeof values): string {
-  const v = values[name];
+  const v = values[name] as unknown;
   if (typeof v !== "string" || v.trim() === "") throw new UsageError(`--${name} is required`);
   return v;
 }
@@ -106,6 +111,14 @@ async function run(): Promise<unknown> {
       }
       case "key revoke":
         return await admin.revokeApiKey(db, { id: need("id") });
+      case "intent define":
+        return await defineIntent(db, {
+          tenantId: need("tenant"), service: need("service"), name: need("name"), description: values.description, examples: values.example,
+        });
+      case "intent list":
+        return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
+      case "intent delete":
+        return await deleteIntent(db, { tenantId: need("tenant"), service: need("service"), name: need("name") });
       default:
         throw new UsageError(`unknown command "${resource} ${action}"\n${USAGE}`);
     }

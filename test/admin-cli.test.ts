@@ -57,6 +57,21 @@ test("tenant, project, service, user and keys are created and keys resolve to th
   expect(updated.json).toMatchObject({ webhooks: false, plan: "pro" });
 });
 
+test("intents are defined, listed and deleted per service", () => {
+  const tenant = admin("tenant", "create", "--name", "Intentful", "--plan", "pro");
+  const defined = admin("intent", "define", "--tenant", tenant.json.id, "--service", "bot", "--name", "refund",
+    "--description", "wants money back", "--example", "I want a refund", "--example", "give me my money back");
+  expect(defined.code).toBe(0);
+  expect(defined.json).toMatchObject({ name: "refund", examples: ["I want a refund", "give me my money back"] });
+  const listed = admin("intent", "list", "--tenant", tenant.json.id, "--service", "bot");
+  expect(listed.json.intents.map((i: any) => i.name)).toEqual(["refund"]);
+  expect(admin("intent", "delete", "--tenant", tenant.json.id, "--service", "bot", "--name", "refund").code).toBe(0);
+  expect(admin("intent", "list", "--tenant", tenant.json.id, "--service", "bot").json.intents).toEqual([]);
+  const missing = admin("intent", "delete", "--tenant", tenant.json.id, "--service", "bot", "--name", "refund");
+  expect(missing.code).not.toBe(0);
+  expect(missing.stderr).toContain("refund");
+});
+
 test.each([
   [["tenant", "create"], "--name"],
   [["tenant", "create", "--name", "x", "--plan", "gold"], "--plan"],
