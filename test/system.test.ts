@@ -63,6 +63,9 @@ afterAll(async () => {
 });
 
 test("trace in over HTTP, transcript and signed webhook out, every app exits cleanly on SIGTERM", async () => {
+  for (const url of [`${ingestUrl}/health`, `${platformUrl.replace("/api/v1", "")}/health`]) {
+    expect((await fetch(url)).status).toBe(200);
+  }
   const tenant = await bootstrapTenant(database.db, { name: "sys", webhooks: true });
   const trace = chatTrace({ sessionId: "sys-1", serviceName: "sys-app", messages: [{ role: "user", content: "ping" }], reply: "pong" });
 

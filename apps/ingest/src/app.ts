@@ -86,6 +86,7 @@ export function createIngestApp(deps: IngestDeps) {
         throw methodNotAllowed(request.method, path);
       });
   }
+  app.get("/health", () => ({ status: "ok" })); // container health checks (docker-compose.yml)
   app.get("/openapi.json", async () => (await import("./openapi")).ingestOpenApi()); // OpenAPI 3.1 of this host (owned by the platform API work)
   return app;
 }
