@@ -37,3 +37,25 @@ export async function loadConfigOrExit() {
     throw err;
   }
 }
+
+/**
+ * What every main.ts does first: config (or exit naming the bad variable), a logger, migrations,
+ * the Postgres pools and, when asked, NATS with the topology ensured.
+ */
+export async function bootApp<WithNats extends boolean>(name: string, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean }) {
+  const config = await loadConfigOrExit();
+  const { createLogger } = await import("./logger");
+  const { redactConfig } = await import("./config");
+  const { createDatabase, runMigrations } = await import("./db/client");
+  const logger = createLogger(config.LOG_LEVEL, { app: name });
+  logger.info("starting", { config: redactConfig(config) });
+  await runMigrations(config.DATABASE_URL);
+  const database = createDatabase(config.DATABASE_URL, { max: opts.poolMax ?? 10 });
+  let nats: import("./nats/topology").NatsHandles | undefined;
+  if (opts.nats) {
+    const { connectNats, createTopology, ensureTopology } = await import("./nats/topology");
+    const nc = await connectNats(config.NATS_URL, `cellar-${name}`, opts.noAsyncTraces ? { noAsyncTraces: true } : {});
+    nats = await ensureTopology(nc, createTopology());
+  }
+  return { config, logger, database, nats: nats as WithNats extends true ? import("./nats/topology").NatsHandles : undefined };
+}

@@ -1,18 +1,9 @@
-import { createDatabase, runMigrations } from "../../../shared/db/client";
-import { loadConfigOrExit, onShutdown } from "../../../shared/lifecycle";
-import { createLogger } from "../../../shared/logger";
-import { connectNats, createTopology, ensureTopology } from "../../../shared/nats/topology";
-import { redactConfig, splitList } from "../../../shared/config";
+import { splitList } from "../../../shared/config";
 import { SecretBox } from "../../../shared/crypto";
+import { bootApp, onShutdown } from "../../../shared/lifecycle";
 import { createDispatcher } from "./dispatcher";
 
-const config = await loadConfigOrExit();
-const logger = createLogger(config.LOG_LEVEL, { app: "dispatcher" });
-logger.info("starting", { config: redactConfig(config) });
-await runMigrations(config.DATABASE_URL);
-const database = createDatabase(config.DATABASE_URL, { max: 20 });
-const nc = await connectNats(config.NATS_URL, "cellar-dispatcher");
-const nats = await ensureTopology(nc, createTopology());
+const { config, logger, database, nats } = await bootApp("dispatcher", { poolMax: 20, nats: true });
 const dispatcher = createDispatcher({
   db: database.db,
   sql: database.sql,
@@ -28,6 +19,6 @@ await dispatcher.start();
 
 onShutdown(logger, [
   ["consumers", () => dispatcher.stop()],
-  ["nats", () => nc.drain()],
+  ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);

@@ -1,18 +1,8 @@
-import { createDatabase, runMigrations } from "../../../shared/db/client";
-import { loadConfigOrExit, onShutdown } from "../../../shared/lifecycle";
-import { createLogger } from "../../../shared/logger";
-import { connectNats, createTopology, ensureTopology } from "../../../shared/nats/topology";
-import { redactConfig } from "../../../shared/config";
+import { bootApp, onShutdown } from "../../../shared/lifecycle";
 import { createProcessor } from "./processor";
 
-const config = await loadConfigOrExit();
-const logger = createLogger(config.LOG_LEVEL, { app: "processor" });
-logger.info("starting", { config: redactConfig(config) });
-await runMigrations(config.DATABASE_URL);
-const database = createDatabase(config.DATABASE_URL, { max: 20 });
 // No stack capture per publish/ack: the processor publishes on every batch.
-const nc = await connectNats(config.NATS_URL, "cellar-processor", { noAsyncTraces: true });
-const nats = await ensureTopology(nc, createTopology());
+const { config, logger, database, nats } = await bootApp("processor", { poolMax: 20, nats: true, noAsyncTraces: true });
 const processor = createProcessor({
   sql: database.sql,
   js: nats.js,
@@ -27,6 +17,6 @@ await processor.start();
 
 onShutdown(logger, [
   ["consumers", () => processor.stop()],
-  ["nats", () => nc.drain()],
+  ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);
