@@ -180,7 +180,8 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
   }
 }
 
-export interface SessionRow {
+/** A session or trace row as the maturation queries select it. */
+interface MaturingRow {
   id: string;
   tenant_id: string;
   trace_service_id: string;
@@ -193,19 +194,9 @@ export interface SessionRow {
   idle?: boolean;
   due_in_ms?: number;
 }
-export interface TraceRow {
-  id: string;
-  tenant_id: string;
-  trace_service_id: string;
+export type SessionRow = MaturingRow;
+export interface TraceRow extends MaturingRow {
   trace_id: string;
-  session_id: string;
-  status: "active" | "matured";
-  maturation_count: number;
-  matured_at: Date | null;
-  published_count?: number;
-  service_name: string;
-  idle?: boolean;
-  due_in_ms?: number;
 }
 
 export function sessionMessage(s: SessionRow): MaturedMessage {
