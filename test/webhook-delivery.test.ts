@@ -174,6 +174,10 @@ describe("dispatcher", () => {
       const s = await subscribe(path);
       await publish(matured("session"));
       await waitFor(async () => (await sub(s.id)).enabled === false, { what: "subscription disabled" });
+      // The disable, the health rollup and the delivery's final state may land in separate writes.
+      await waitFor(async () => (await sub(s.id)).last_delivery_status === "failed" && (await deliveries(s.id))[0]?.status === "stopped", {
+        what: "health rollup and stopped delivery",
+      });
       await Bun.sleep(300);
       expect(receiver.hits(path)).toHaveLength(1);
       expect(receiver.hits("/followed")).toHaveLength(0);
