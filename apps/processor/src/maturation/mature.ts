@@ -93,10 +93,6 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
   return outcomes;
 }
 
-export async function matureSession(deps: MaturationDeps, sessionPk: string): Promise<MaturationOutcome> {
-  return (await matureSessions(deps, [sessionPk])).get(sessionPk)!;
-}
-
 /** Replaces the extractive TL;DR with an AI-written one (after commit: no row lock held while waiting). */
 async function writeLlmTldr(deps: MaturationDeps, message: MaturedMessage, analysis: SessionAnalysis): Promise<void> {
   const text = await llmTldr(deps.summaryLlm!, analysis.tldrFacts, analysis.tldr, deps.logger);
@@ -139,10 +135,6 @@ export async function tracesOfBatch(sql: postgres.Sql, micros: string): Promise<
   const rows = await sql<{ id: string }[]>`
     select id from traces where status = 'active' and ingested_at = timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`;
   return rows.map((r) => r.id);
-}
-
-export async function matureTrace(deps: MaturationDeps, tracePk: string): Promise<MaturationOutcome> {
-  return (await matureTraces(deps, [tracePk])).get(tracePk)!;
 }
 
 async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
