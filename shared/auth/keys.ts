@@ -14,22 +14,16 @@ export const KEY_PREFIX: Record<KeyKind, string> = {
 
 export async function generateKey(kind: KeyKind): Promise<{ key: string; keyHash: string; displayPrefix: string }> {
   const key = KEY_PREFIX[kind] + randomToken(24);
-  return { key, keyHash: await hashKey(key), displayPrefix: key.slice(0, KEY_PREFIX[kind].length + 4) };
+  return { key, keyHash: hashKey(key), displayPrefix: key.slice(0, KEY_PREFIX[kind].length + 4) };
 }
 
 /**
  * Keys are looked up by the hash of the whole string, never parsed by prefix, so keys minted
- * under an older format (legacy keys) keep working.
+ * under an older format (legacy keys) keep working. Same digest as `sha256Hex`, synchronously:
+ * it runs on every ingest request, and node:crypto (Bun, Node and Deno alike) costs ~4 us
+ * against ~13 us plus a thread hop for crypto.subtle.
  */
-export async function hashKey(key: string): Promise<string> {
-  return hashKeySync(key);
-}
-
-/**
- * Same digest as `sha256Hex`, synchronously: it runs on every ingest request, and node:crypto
- * (Bun, Node and Deno alike) costs ~4 us against ~13 us plus a thread hop for crypto.subtle.
- */
-export function hashKeySync(key: string): string {
+export function hashKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
@@ -64,7 +58,7 @@ export class KeyResolver {
 
   async resolve(presented: string): Promise<ResolvedKey | null> {
     if (!presented || presented.length > 512) return null;
-    const hash = hashKeySync(presented);
+    const hash = hashKey(presented);
     const now = (this.options.now ?? Date.now)();
     const hit = this.cache.get(hash);
     if (hit && hit.expiresAt > now) return hit.value;
