@@ -1,4 +1,7 @@
-import type { Logger } from "./logger";
+import { ConfigError, loadConfig, redactConfig } from "./config";
+import { createDatabase, runMigrations } from "./db/client";
+import { createLogger, type Logger } from "./logger";
+import { connectNats, createTopology, ensureTopology, type NatsHandles } from "./nats/topology";
 
 /**
  * Runs the shutdown steps in order on SIGTERM/SIGINT (stop HTTP, stop consumers, drain NATS,
@@ -25,8 +28,7 @@ export function onShutdown(logger: Logger, steps: Array<[name: string, run: () =
 }
 
 /** Loads config or exits with the message naming the bad variable. */
-export async function loadConfigOrExit() {
-  const { loadConfig, ConfigError } = await import("./config");
+function loadConfigOrExit() {
   try {
     return loadConfig();
   } catch (err) {
@@ -43,19 +45,15 @@ export async function loadConfigOrExit() {
  * the Postgres pools and, when asked, NATS with the topology ensured.
  */
 export async function bootApp<WithNats extends boolean>(name: string, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean }) {
-  const config = await loadConfigOrExit();
-  const { createLogger } = await import("./logger");
-  const { redactConfig } = await import("./config");
-  const { createDatabase, runMigrations } = await import("./db/client");
+  const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL, { app: name });
   logger.info("starting", { config: redactConfig(config) });
   await runMigrations(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL, { max: opts.poolMax ?? 10 });
-  let nats: import("./nats/topology").NatsHandles | undefined;
+  let nats: NatsHandles | undefined;
   if (opts.nats) {
-    const { connectNats, createTopology, ensureTopology } = await import("./nats/topology");
     const nc = await connectNats(config.NATS_URL, `cellar-${name}`, opts.noAsyncTraces ? { noAsyncTraces: true } : {});
     nats = await ensureTopology(nc, createTopology());
   }
-  return { config, logger, database, nats: nats as WithNats extends true ? import("./nats/topology").NatsHandles : undefined };
+  return { config, logger, database, nats: nats as WithNats extends true ? NatsHandles : undefined };
 }
