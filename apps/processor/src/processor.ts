@@ -26,6 +26,12 @@ export interface ProcessorDeps {
   ingestBatchSize?: number;
   /** How long a partial INGEST batch waits for more (ms): bigger batches cost less per trace. */
   ingestMaxWaitMs?: number;
+  /**
+   * INGEST batches written at once (default 2): one Postgres transaction at a time left a core
+   * idle while the processor decoded the next batch. Concurrent writes lock sessions and insert
+   * traces in key order, so they wait on each other instead of deadlocking.
+   */
+  ingestConcurrency?: number;
   /** Chunks of markers matured in parallel, and entities per chunk (one transaction each). */
   maturationConcurrency?: number;
   maturationChunk?: number;
@@ -165,7 +171,7 @@ export function createProcessor(deps: ProcessorDeps) {
     async start(): Promise<void> {
       const ingestConsumer = await deps.js.consumers.get(deps.topology.ingestStream, deps.topology.consumers.processorIngest);
       const activityConsumer = await deps.js.consumers.get(`KV_${deps.topology.activityBucket}`, deps.topology.consumers.processorActivity);
-      loops.push(consumeInBatches(ingestConsumer, { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, logger: deps.logger, handle: handleIngestBatch }));
+      loops.push(consumeInBatches(ingestConsumer, { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, concurrency: deps.ingestConcurrency ?? 2, logger: deps.logger, handle: handleIngestBatch }));
       loops.push(consumeInBatches(activityConsumer, { maxBatch: 200, maxWaitMs: 50, logger: deps.logger, handle: handleActivityBatch }));
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {

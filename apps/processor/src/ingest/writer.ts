@@ -80,6 +80,7 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
           select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at
           from jsonb_to_recordset(${tx.json(traceRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
             session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz, payload jsonb, received_at timestamptz)
+          order by trace_service_id, trace_id
           on conflict (trace_service_id, trace_id) do nothing
           returning id, trace_id, trace_service_id, session_pk, start_time, end_time`
       : [];
@@ -91,6 +92,7 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
         select tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes
         from jsonb_to_recordset(${tx.json(freshSpans as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
           parent_span_id text, trace_id text, session_id text, name text, kind text, start_time timestamptz, end_time timestamptz, attributes jsonb)
+        order by trace_service_id, span_id
         on conflict (trace_service_id, span_id) do nothing`;
     }
     const newEvents = eventRows.length
@@ -99,6 +101,7 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
           select tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment
           from jsonb_to_recordset(${tx.json(eventRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, session_id text,
             trace_id text, event_key text, name text, timestamp timestamptz, severity_number int, attributes jsonb, body jsonb, environment text)
+          order by trace_service_id, event_key
           on conflict (trace_service_id, event_key) do nothing
           returning session_pk, timestamp`
       : [];

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { AckPolicy, type JsMsg } from "@nats-io/jetstream";
+import { bootstrapTenant } from "../shared/admin/tenancy";
+import { consumeInBatches } from "../shared/nats/batch";
+import { createLogger } from "../shared/logger";
+import type { IngestMessage } from "../shared/payloads";
+import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
+import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
+import { chatTrace } from "./helpers/payloads";
+
+let stack: TestStack;
+let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
+
+beforeAll(async () => {
+  stack = await createTestStack({ startProcessor: false });
+  tenant = await bootstrapTenant(stack.database.db, { name: "acme" });
+});
+afterAll(() => stack.stop());
+
+let n = 0;
+function traceMessage(sessionId: string, at: Date, traceId?: string): IngestMessage {
+  const payload = chatTrace({ sessionId, messages: [{ role: "user", content: `question ${n}` }], reply: "answer", start: at, extra: traceId ? { trace_id: traceId } : {} });
+  const messageId = `${(++n).toString(16).padStart(8, "0")}${crypto.randomUUID().replace(/-/g, "")}`.padEnd(64, "0");
+  return { kind: "trace", tenantId: tenant.tenantId, serviceName: "support-bot", messageId, receivedAt: new Date().toISOString(), payload } as unknown as IngestMessage;
+}
+
+test("concurrent INGEST batches over the same sessions and trace ids all land, each counted once", async () => {
+  const base = Date.parse("2026-01-01T00:00:00Z");
+  // Two batches, each touching the same 20 sessions in opposite orders, plus 10 shared trace ids
+  // (a replay racing its original) listed in opposite orders.
+  const sessions = Array.from({ length: 20 }, (_, i) => `shared-${i}`);
+  const shared = Array.from({ length: 10 }, (_, i) => traceMessage(sessions[i], new Date(base + i * 1000), `shared-trace-${i}`));
+  const a = [...sessions.map((s, i) => traceMessage(s, new Date(base + 100_000 + i))), ...shared];
+  const b = [...[...sessions].reverse().map((s, i) => traceMessage(s, new Date(base + 200_000 + i))), ...[...shared].reverse()];
+  const results = await Promise.all([writeIngestBatch(stack.database.sql, a), writeIngestBatch(stack.database.sql, b), writeIngestBatch(stack.database.sql, a)]);
+  expect(results.every((r) => r.activeSessionPks.length > 0)).toBe(true);
+
+  const [{ traces }] = await stack.database.sql<{ traces: number }[]>`select count(*)::int as traces from traces`;
+  expect(traces).toBe(20 + 20 + 10);
+  const [{ spans }] = await stack.database.sql<{ spans: number }[]>`select count(*)::int as spans from spans`;
+  expect(spans).toBe(2 * traces);
+  const rows = await stack.database.sql<{ session_id: string; activity_seq: number; last: Date }[]>`
+    select session_id, activity_seq::int, last_activity_at as last from sessions where session_id like 'shared-%'`;
+  expect(rows).toHaveLength(20);
+  for (const r of rows) {
+    // One write of a and b each brought new rows; the replay of a inserts nothing and does not count.
+    expect(r.activity_seq).toBe(2);
+    expect(r.last.getTime()).toBeGreaterThanOrEqual(base + 200_000);
+  }
+});
+
+test("consumeInBatches runs up to `concurrency` batches at once and acks every message once", async () => {
+  const { jsm, js, topology } = stack.nats;
+  const stream = `${topology.ingestStream}_BATCHTEST`;
+  const subject = `${topology.subjectPrefix}batchtest`;
+  await jsm.streams.add({ name: stream, subjects: [subject] });
+  await jsm.consumers.add(stream, { durable_name: "batchtest", ack_policy: AckPolicy.Explicit });
+  for (let i = 0; i < 60; i++) await js.publish(subject, String(i));
+
+  let running = 0;
+  let peak = 0;
+  const seen: number[] = [];
+  const loop = consumeInBatches(await js.consumers.get(stream, "batchtest"), {
+    maxBatch: 10,
+    maxWaitMs: 20,
+    concurrency: 3,
+    logger: createLogger("silent"),
+    handle: async (batch: JsMsg[]) => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 50));
+      for (const m of batch) {
+        seen.push(Number(m.string()));
+        m.ack();
+      }
+      running--;
+    },
+  });
+  await waitFor(async () => seen.length >= 60, { what: "all 60 messages handled" });
+  await loop.stop();
+  expect(peak).toBe(3);
+  expect([...seen].sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+  const info = await jsm.consumers.info(stream, "batchtest");
+  expect(info.num_ack_pending + info.num_pending).toBe(0);
+  await jsm.streams.delete(stream);
+});
