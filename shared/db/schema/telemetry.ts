@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants, traceServices } from "./tenancy";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -87,7 +87,6 @@ export const traces = pgTable(
 export const spans = pgTable(
   "spans",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
     sessionPk: denormalized("session_pk"),
@@ -104,7 +103,9 @@ export const spans = pgTable(
     ingestedAt: ts("ingested_at").notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("spans_service_span_uq").on(t.traceServiceId, t.spanId),
+    // The natural key is the primary key: a surrogate id was never read and cost one more index
+    // insert per span (docs/performance.md).
+    primaryKey({ name: "spans_pkey", columns: [t.traceServiceId, t.spanId] }),
     index("spans_trace_idx").on(t.tracePk, t.startTime),
     index("spans_session_idx").on(t.sessionPk, t.startTime),
   ],
