@@ -2,7 +2,9 @@
  * `npm run bench:ingest`: sustained traces/s and latency of POST /raw/traces on loopback, beside
  * the same load against a bare Bun.serve that only parses the JSON and answers 200 (the ceiling
  * of this machine). Real apps/ingest/src/main.ts (PubAck durability) over a real nats-server and
- * Postgres (for key lookups), both started here under a scratch directory. Load: autocannon.
+ * Postgres (for key lookups), both started here under a scratch directory. A third target is the
+ * same app with an instant PubAck (no durability), which separates the cost of the contract's
+ * per-request checks from the cost of storing. Load: autocannon.
  *
  *   bun run bench/ingest.ts [--duration 10] [--connections 32] [--warmup 2] [--rounds 3] [--profile <dir>]
  */
@@ -13,6 +15,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 // @ts-expect-error autocannon ships no types; the little used here is typed below.
 import autocannonUntyped from "autocannon";
+import type { JetStreamClient } from "@nats-io/jetstream";
 import { bootstrapTenant } from "../shared/admin/tenancy";
 import { randomBytes, toBase64 } from "../shared/crypto";
 import { createDatabase, runMigrations } from "../shared/db/client";
@@ -37,6 +40,21 @@ if (process.argv[2] === "--bare-server") {
     server.stop(true);
     process.exit(0);
   });
+  await new Promise(() => {});
+}
+
+// Child mode: the same ingest app with JetStream replaced by an immediate PubAck. Not a product
+// mode: it prices the work the contract asks of every request (auth, strict parsing, schema,
+// message id) apart from durability, to show what part of the gap is which.
+if (process.argv[2] === "--no-durability-server") {
+  const { createIngestApp } = await import("../apps/ingest/src/app");
+  const { KeyResolver } = await import("../shared/auth/keys");
+  const { createLogger } = await import("../shared/logger");
+  const database = createDatabase(process.env.DATABASE_URL!, { max: 2 });
+  const instantAck = { publish: async () => ({ stream: "INGEST", seq: 0, duplicate: false }) } as unknown as JetStreamClient;
+  const app = createIngestApp({ js: instantAck, topology: createTopology(), keys: new KeyResolver(database.db), logger: createLogger("error"), maxBodyBytes: 4 * 1024 * 1024 });
+  app.listen({ port: Number(process.argv[3]), hostname: "127.0.0.1" });
+  process.on("SIGTERM", () => process.exit(0));
   await new Promise(() => {});
 }
 
@@ -217,13 +235,16 @@ async function main() {
     });
     const barePort = await freePort();
     const bareServer = spawnChild(["bench/ingest.ts", "--bare-server", String(barePort)], {});
-    children.push(ingest, bareServer);
-    await Promise.all([waitForPort(ingestPort, 30_000), waitForPort(barePort)]);
+    const stubPort = await freePort();
+    const stubServer = spawnChild(["bench/ingest.ts", "--no-durability-server", String(stubPort)], { DATABASE_URL: pg.url });
+    children.push(ingest, bareServer, stubServer);
+    await Promise.all([waitForPort(ingestPort, 30_000), waitForPort(barePort), waitForPort(stubPort)]);
 
     const auth = { authorization: `Bearer ${tenant.telemetryKey}` };
     const targets: Array<{ name: string; url: string; pids: Array<number | undefined> }> = [
       { name: "bare Bun.serve (JSON.parse + 200)", url: `http://127.0.0.1:${barePort}/raw/traces`, pids: [bareServer.pid] },
       { name: "apps/ingest (PubAck durability)", url: `http://127.0.0.1:${ingestPort}/raw/traces`, pids: [ingest.pid, nats.process.pid] },
+      { name: "apps/ingest, PubAck stubbed (no durability)", url: `http://127.0.0.1:${stubPort}/raw/traces`, pids: [stubServer.pid] },
     ];
     const rounds: Figures[][] = targets.map(() => []);
     for (const t of targets) if (WARMUP > 0) await runLoad(t.name, t.url, auth, templates, WARMUP, t.pids);
@@ -250,6 +271,8 @@ async function main() {
     // Each ingest round is paired with the bare round just before it (same background load).
     const ratios = rounds[1].map((f, i) => f.rps / rounds[0][i].rps);
     console.log(`\ningest / ceiling, per round: ${ratios.map((r) => `${(100 * r).toFixed(0)}%`).join(", ")}; median ${(100 * median(ratios)).toFixed(0)}% (target >= 50%)`);
+    const stubRatios = rounds[2].map((f, i) => f.rps / rounds[0][i].rps);
+    console.log(`ingest without durability / ceiling, per round: ${stubRatios.map((r) => `${(100 * r).toFixed(0)}%`).join(", ")}; median ${(100 * median(stubRatios)).toFixed(0)}%`);
     const ingestOk = rounds[1].reduce((n, f) => n + f.ok, 0);
     console.log(`INGEST stream holds ${info.state.messages} messages for ${ingestOk} measured 200s plus the warm-up's (every 200 is a stored message)`);
   } finally {
