@@ -20,24 +20,18 @@ export async function resolveTraceServices(
   for (const r of found) out.set(serviceKey(r.tenant_id, r.name), r.id);
   const missing = unique.filter((u) => !out.has(serviceKey(u.tenantId, u.serviceName)));
   for (const m of missing) {
-    // "insert ... on conflict do nothing" waits for a concurrent writer creating the same row, but
-    // the statement's snapshot predates that commit, so its own select comes back empty: the
-    // second select (a new statement, a new snapshot under read committed) then sees the row.
+    // Insert, else read. The read is its own statement: an insert that conflicts with a concurrent
+    // creator waits for its commit, but a select in the same statement would still use the older
+    // snapshot and miss the row; a new statement (read committed) sees it.
     const project =
       (await sql<{ id: string }[]>`
-        with ins as (
-          insert into projects (tenant_id, name, is_default) values (${m.tenantId}, 'default', true)
-          on conflict do nothing returning id)
-        select id from ins union all
-        select id from projects where tenant_id = ${m.tenantId} and is_default limit 1`)[0] ??
+        insert into projects (tenant_id, name, is_default) values (${m.tenantId}, 'default', true)
+        on conflict do nothing returning id`)[0] ??
       (await sql<{ id: string }[]>`select id from projects where tenant_id = ${m.tenantId} and is_default limit 1`)[0];
     const svc =
       (await sql<{ id: string }[]>`
-        with ins as (
-          insert into trace_services (tenant_id, project_id, name) values (${m.tenantId}, ${project.id}, ${m.serviceName})
-          on conflict (tenant_id, name) do nothing returning id)
-        select id from ins union all
-        select id from trace_services where tenant_id = ${m.tenantId} and name = ${m.serviceName} limit 1`)[0] ??
+        insert into trace_services (tenant_id, project_id, name) values (${m.tenantId}, ${project.id}, ${m.serviceName})
+        on conflict (tenant_id, name) do nothing returning id`)[0] ??
       (await sql<{ id: string }[]>`select id from trace_services where tenant_id = ${m.tenantId} and name = ${m.serviceName}`)[0];
     out.set(serviceKey(m.tenantId, m.serviceName), svc.id);
   }
