@@ -16,9 +16,12 @@ import { parseArgs } from "node:util";
 // @ts-expect-error autocannon ships no types; the little used here is typed below.
 import autocannonUntyped from "autocannon";
 import type { JetStreamClient } from "@nats-io/jetstream";
+import { createIngestApp } from "../apps/ingest/src/app";
 import { bootstrapTenant } from "../shared/admin/tenancy";
+import { KeyResolver } from "../shared/auth/keys";
 import { randomBytes, toBase64 } from "../shared/crypto";
 import { createDatabase, runMigrations } from "../shared/db/client";
+import { createLogger } from "../shared/logger";
 import { connectNats, createTopology } from "../shared/nats/topology";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
@@ -47,9 +50,6 @@ if (process.argv[2] === "--bare-server") {
 // mode: it prices the work the contract asks of every request (auth, strict parsing, schema,
 // message id) apart from durability, to show what part of the gap is which.
 if (process.argv[2] === "--no-durability-server") {
-  const { createIngestApp } = await import("../apps/ingest/src/app");
-  const { KeyResolver } = await import("../shared/auth/keys");
-  const { createLogger } = await import("../shared/logger");
   const database = createDatabase(process.env.DATABASE_URL!, { max: 2 });
   const instantAck = { publish: async () => ({ stream: "INGEST", seq: 0, duplicate: false }) } as unknown as JetStreamClient;
   const app = createIngestApp({ js: instantAck, topology: createTopology(), keys: new KeyResolver(database.db), logger: createLogger("error"), maxBodyBytes: 4 * 1024 * 1024 });
