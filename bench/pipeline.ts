@@ -15,11 +15,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { bootstrapTenant } from "../shared/admin/tenancy";
-import { randomBytes, toBase64 } from "../shared/crypto";
-import { createDatabase, runMigrations } from "../shared/db/client";
-import { connectNats, createTopology, ensureTopology, subjects } from "../shared/nats/topology";
-import type { IngestMessage } from "../shared/payloads";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { randomBytes, toBase64 } from "@cellar/shared/crypto";
+import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import { connectNats, createTopology, ensureTopology, subjects } from "@cellar/shared/nats/topology";
+import type { IngestMessage } from "@cellar/shared/payloads";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 

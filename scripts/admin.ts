@@ -6,10 +6,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createDatabase, runMigrations } from "../shared/db/client";
-import * as admin from "../shared/admin/tenancy";
-import { defineIntent, deleteIntent, listIntents } from "../shared/admin/intents";
-import { KEY_KINDS, ROLES, type KeyKind, type Role } from "../shared/db/schema";
+import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import * as admin from "@cellar/shared/admin/tenancy";
+import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
 
 const USAGE = `usage: npm run admin -- <command>
   tenant create --name N [--plan free|pro] [--webhooks]

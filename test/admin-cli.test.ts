@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { createDatabase, type Database } from "../shared/db/client";
-import { KeyResolver } from "../shared/auth/keys";
+import { createDatabase, type Database } from "@cellar/shared/db/client";
+import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createTestDatabase } from "./helpers/infra";
 
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;

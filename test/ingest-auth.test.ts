@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { revokeApiKey } from "../shared/admin/tenancy";
-import { hashKey, KeyResolver } from "../shared/auth/keys";
-import { apiKeys } from "../shared/db/schema";
+import { revokeApiKey } from "@cellar/shared/admin/tenancy";
+import { hashKey, KeyResolver } from "@cellar/shared/auth/keys";
+import { apiKeys } from "@cellar/shared/db/schema";
 import { createIngestFixture, type IngestFixture } from "../apps/ingest/test/fixture";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startNatsServer, type RunningNats } from "../scripts/infra/nats-server";
-import { connectNats, createTopology, ensureTopology, type NatsHandles } from "../shared/nats/topology";
+import { connectNats, createTopology, ensureTopology, type NatsHandles } from "@cellar/shared/nats/topology";
 import { createIngestFixture, type IngestFixture } from "../apps/ingest/test/fixture";
 import { watchConnection } from "../apps/ingest/src/publish";
 import { chatTrace } from "./helpers/payloads";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { bootstrapTenant } from "../shared/admin/tenancy";
-import type { MaturedMessage } from "../shared/payloads";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import type { MaturedMessage } from "@cellar/shared/payloads";
 import type { Processor, ProcessorDeps } from "../apps/processor/src/processor";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";

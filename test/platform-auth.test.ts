@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { bootstrapTenant } from "../shared/admin/tenancy";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 

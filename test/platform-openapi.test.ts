@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { createPlatformApp } from "../apps/platform/src/app";
-import { createLogger } from "../shared/logger";
+import { createLogger } from "@cellar/shared/logger";
 
 let stack: TestStack;
 beforeAll(async () => {

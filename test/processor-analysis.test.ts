@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { bootstrapTenant } from "../shared/admin/tenancy";
-import { defineIntent } from "../shared/admin/intents";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { defineIntent } from "@cellar/shared/admin/intents";
 import { TRANSCRIPT_ITEM_CAP } from "../apps/processor/src/analysis/session";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";

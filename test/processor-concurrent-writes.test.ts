@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { AckPolicy, type JsMsg } from "@nats-io/jetstream";
-import { bootstrapTenant } from "../shared/admin/tenancy";
-import { consumeInBatches } from "../shared/nats/batch";
-import { createLogger } from "../shared/logger";
-import type { IngestMessage } from "../shared/payloads";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { consumeInBatches } from "@cellar/shared/nats/batch";
+import { createLogger } from "@cellar/shared/logger";
+import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";

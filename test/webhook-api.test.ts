@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { bootstrapTenant, createApiKey, createService, createUser } from "../shared/admin/tenancy";
+import { bootstrapTenant, createApiKey, createService, createUser } from "@cellar/shared/admin/tenancy";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { webhookApi } from "./helpers/webhooks";
 

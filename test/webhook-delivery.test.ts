@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
-import { bootstrapTenant, createService } from "../shared/admin/tenancy";
-import { canonicalJson } from "../shared/crypto";
-import { subjects } from "../shared/nats/topology";
-import { maturationKey, type MaturedMessage } from "../shared/payloads";
+import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
+import { canonicalJson } from "@cellar/shared/crypto";
+import { subjects } from "@cellar/shared/nats/topology";
+import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { createReceiver, webhookApi } from "./helpers/webhooks";

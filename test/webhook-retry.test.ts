@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { bootstrapTenant, createService } from "../shared/admin/tenancy";
-import { subjects } from "../shared/nats/topology";
+import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
+import { subjects } from "@cellar/shared/nats/topology";
 import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
 import { RETRY_STEPS_MS } from "../apps/dispatcher/src/retry";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";

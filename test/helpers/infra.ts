@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { runMigrations } from "../../shared/db/client";
+import { runMigrations } from "@cellar/shared/db/client";
 
 /** Starts nats-server and Postgres for this process when NATS_URL / DATABASE_URL are not given. */
 export async function ensureTestInfra(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
-import { bootstrapTenant, createApiKey, createProject, createService, createUser, deprovisionUser, revokeApiKey } from "../../shared/admin/tenancy";
-import type { Role } from "../../shared/db/schema";
+import { bootstrapTenant, createApiKey, createProject, createService, createUser, deprovisionUser, revokeApiKey } from "@cellar/shared/admin/tenancy";
+import type { Role } from "@cellar/shared/db/schema";
 import { chatTrace } from "./payloads";
 import { waitFor, type TestStack } from "./stack";
 

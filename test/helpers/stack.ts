@@ -1,13 +1,13 @@
-import { createDatabase, type Database } from "../../shared/db/client";
-import { KeyResolver } from "../../shared/auth/keys";
-import { createLogger, type LogLevel } from "../../shared/logger";
-import { connectNats, createTopology, ensureTopology, type NatsHandles } from "../../shared/nats/topology";
+import { createDatabase, type Database } from "@cellar/shared/db/client";
+import { KeyResolver } from "@cellar/shared/auth/keys";
+import { createLogger, type LogLevel } from "@cellar/shared/logger";
+import { connectNats, createTopology, ensureTopology, type NatsHandles } from "@cellar/shared/nats/topology";
 import { createIngestApp } from "../../apps/ingest/src/app";
 import { createPlatformApp } from "../../apps/platform/src/app";
 import { createProcessor, type Processor, type ProcessorDeps } from "../../apps/processor/src/processor";
 import { createDispatcher, type Dispatcher, type DispatcherDeps } from "../../apps/dispatcher/src/dispatcher";
 import type { WebhookOptions } from "../../apps/platform/src/webhooks/routes";
-import { SecretBox } from "../../shared/crypto";
+import { SecretBox } from "@cellar/shared/crypto";
 import { createTestDatabase } from "./infra";
 
 /** A fixed 32-byte key for sealing webhook secrets in tests. */

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import { KeyResolver } from "../../shared/auth/keys";
-import { httpBasics } from "../../shared/http";
-import { createLogger } from "../../shared/logger";
+import { KeyResolver } from "@cellar/shared/auth/keys";
+import { httpBasics } from "@cellar/shared/http";
+import { createLogger } from "@cellar/shared/logger";
 import { webhookRoutes, type WebhookOptions } from "../../apps/platform/src/webhooks/routes";
 import type { TestStack } from "./stack";
 

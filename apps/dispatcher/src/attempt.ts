@@ -1,8 +1,8 @@
 import type postgres from "postgres";
-import type { Logger } from "../../../shared/logger";
-import type { Cidr } from "../../../shared/webhooks/address";
-import { checkDestination, type DestinationCheck, type ResolveDns } from "../../../shared/webhooks/destination";
-import { deliveryHeaders } from "../../../shared/webhooks/signing";
+import type { Logger } from "@cellar/shared/logger";
+import type { Cidr } from "@cellar/shared/webhooks/address";
+import { checkDestination, type DestinationCheck, type ResolveDns } from "@cellar/shared/webhooks/destination";
+import { deliveryHeaders } from "@cellar/shared/webhooks/signing";
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt } from "./retry";
 
 /**

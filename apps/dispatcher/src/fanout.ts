@@ -1,7 +1,7 @@
 import type postgres from "postgres";
-import { maturationKey, type MaturedMessage } from "../../../shared/payloads";
+import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Loaded } from "./attempt";
-import { deliveryBody, insertDeliveries, newDeliveryId, type NewDelivery } from "../../../shared/webhooks/deliveries";
+import { deliveryBody, insertDeliveries, newDeliveryId, type NewDelivery } from "@cellar/shared/webhooks/deliveries";
 
 export interface FanoutDeps {
   sql: postgres.Sql;

@@ -1,5 +1,5 @@
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
-import type { Logger } from "../../../shared/logger";
+import type { Logger } from "@cellar/shared/logger";
 
 export interface ConcurrentLoop {
   /** Stops pulling and waits for every message in hand to finish. */

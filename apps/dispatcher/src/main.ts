@@ -1,6 +1,6 @@
-import { splitList } from "../../../shared/config";
-import { SecretBox } from "../../../shared/crypto";
-import { bootApp, onShutdown } from "../../../shared/lifecycle";
+import { splitList } from "@cellar/shared/config";
+import { SecretBox } from "@cellar/shared/crypto";
+import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createDispatcher } from "./dispatcher";
 
 const { config, logger, database, nats } = await bootApp("dispatcher", { poolMax: 20, nats: true });

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { badRequest, forbidden, HttpError } from "../../../shared/errors";
-import { httpBasics, jsonResponse } from "../../../shared/http";
-import type { KeyResolver, ResolvedKey } from "../../../shared/auth/keys";
-import type { Logger } from "../../../shared/logger";
-import type { Topology } from "../../../shared/nats/topology";
+import { badRequest, forbidden, HttpError } from "@cellar/shared/errors";
+import { httpBasics, jsonResponse } from "@cellar/shared/http";
+import type { KeyResolver, ResolvedKey } from "@cellar/shared/auth/keys";
+import type { Logger } from "@cellar/shared/logger";
+import type { Topology } from "@cellar/shared/nats/topology";
 import { parseJsonStrict, readBodyText, requireJsonContentType } from "./body";
 import { createAuthenticator, methodNotAllowed, preflightResponse } from "./credentials";
 import { createPublisher } from "./publish";

@@ -1,5 +1,5 @@
-import { badRequest, HttpError } from "../../../shared/errors";
-import { fieldName } from "../../../shared/validation";
+import { badRequest, HttpError } from "@cellar/shared/errors";
+import { fieldName } from "@cellar/shared/validation";
 
 /** Structural limits on a parsed body, checked before the schema (docs/ingestion.md, "Limits"). */
 export const MAX_JSON_DEPTH = 64;

@@ -1,6 +1,6 @@
-import { forbidden, HttpError, serviceUnavailable, unauthorized } from "../../../shared/errors";
-import type { KeyResolver, ResolvedKey } from "../../../shared/auth/keys";
-import type { Logger } from "../../../shared/logger";
+import { forbidden, HttpError, serviceUnavailable, unauthorized } from "@cellar/shared/errors";
+import type { KeyResolver, ResolvedKey } from "@cellar/shared/auth/keys";
+import type { Logger } from "@cellar/shared/logger";
 
 /** Headers a browser may read from our responses (the SDK needs Retry-After and the limits). */
 const EXPOSED = "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy";

@@ -1,5 +1,5 @@
-import { KeyResolver } from "../../../shared/auth/keys";
-import { bootApp, onShutdown } from "../../../shared/lifecycle";
+import { KeyResolver } from "@cellar/shared/auth/keys";
+import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createIngestApp } from "./app";
 import { assertPayloadFits, watchConnection } from "./publish";
 

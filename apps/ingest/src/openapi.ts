@@ -1,5 +1,5 @@
-import { errorResponses, ERROR_SCHEMA, jsonContent, jsonSchema } from "../../../shared/openapi";
-import { EventPayload, TracePayload } from "../../../shared/payloads";
+import { errorResponses, ERROR_SCHEMA, jsonContent, jsonSchema } from "@cellar/shared/openapi";
+import { EventPayload, TracePayload } from "@cellar/shared/payloads";
 
 const ERRORS = {
   400: "Invalid payload (the message names the field)",

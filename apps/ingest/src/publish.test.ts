@@ -24,8 +24,8 @@ test("start-up refuses a nats-server whose max_payload cannot carry the largest 
 
 test("a publish that throws synchronously fails its own request, not the others in its batch", async () => {
   const { createPublisher } = await import("./publish");
-  const { createLogger } = await import("../../../shared/logger");
-  const { createTopology } = await import("../../../shared/nats/topology");
+  const { createLogger } = await import("@cellar/shared/logger");
+  const { createTopology } = await import("@cellar/shared/nats/topology");
   let calls = 0;
   const js = {
     publish: (_s: string, data: string) => {

@@ -1,11 +1,11 @@
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../../../shared/crypto";
-import { serviceUnavailable } from "../../../shared/errors";
-import type { Logger } from "../../../shared/logger";
-import { subjects, type Topology } from "../../../shared/nats/topology";
-import type { EventPayload, IngestMessage, TracePayload } from "../../../shared/payloads";
+import { canonicalJson } from "@cellar/shared/crypto";
+import { serviceUnavailable } from "@cellar/shared/errors";
+import type { Logger } from "@cellar/shared/logger";
+import { subjects, type Topology } from "@cellar/shared/nats/topology";
+import type { EventPayload, IngestMessage, TracePayload } from "@cellar/shared/payloads";
 import { tooLarge } from "./body";
 
 const nextTurn: (fn: () => void) => void = typeof setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);

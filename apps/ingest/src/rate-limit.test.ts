@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { HttpError } from "../../../shared/errors";
+import { HttpError } from "@cellar/shared/errors";
 import { createRateLimiter } from "./rate-limit";
 
 function refused(fn: () => unknown): HttpError | null {

@@ -1,4 +1,4 @@
-import { HttpError } from "../../../shared/errors";
+import { HttpError } from "@cellar/shared/errors";
 
 export interface RateLimitOptions {
   /** Tokens added per second; 0 disables limiting. */

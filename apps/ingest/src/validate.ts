@@ -1,6 +1,6 @@
-import { badRequest } from "../../../shared/errors";
-import { EventPayload, TracePayload } from "../../../shared/payloads";
-import { compileValidator } from "../../../shared/validation";
+import { badRequest } from "@cellar/shared/errors";
+import { EventPayload, TracePayload } from "@cellar/shared/payloads";
+import { compileValidator } from "@cellar/shared/validation";
 
 const traceValidator = compileValidator(TracePayload);
 const eventValidator = compileValidator(EventPayload);

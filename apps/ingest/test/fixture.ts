@@ -1,7 +1,7 @@
-import { bootstrapTenant, createApiKey } from "../../../shared/admin/tenancy";
-import { KeyResolver } from "../../../shared/auth/keys";
-import type { KeyKind } from "../../../shared/db/schema";
-import { createLogger, type LogLevel } from "../../../shared/logger";
+import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
+import { KeyResolver } from "@cellar/shared/auth/keys";
+import type { KeyKind } from "@cellar/shared/db/schema";
+import { createLogger, type LogLevel } from "@cellar/shared/logger";
 import { createTestStack, type TestStack } from "../../../test/helpers/stack";
 import { createIngestApp, type IngestDeps } from "../src/app";
 

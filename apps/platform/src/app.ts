@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import type postgres from "postgres";
-import type { Db } from "../../../shared/db/client";
-import type { KeyResolver } from "../../../shared/auth/keys";
-import { httpBasics } from "../../../shared/http";
-import type { Logger } from "../../../shared/logger";
+import type { Db } from "@cellar/shared/db/client";
+import type { KeyResolver } from "@cellar/shared/auth/keys";
+import { httpBasics } from "@cellar/shared/http";
+import type { Logger } from "@cellar/shared/logger";
 import { analysisRoutes } from "./analysis/routes";
 import { metricsRoutes } from "./metrics/routes";
 import { API_PREFIX, buildOpenApi } from "./openapi/document";

@@ -1,7 +1,7 @@
-import { KeyResolver } from "../../../shared/auth/keys";
-import { splitList } from "../../../shared/config";
-import { SecretBox } from "../../../shared/crypto";
-import { bootApp, onShutdown } from "../../../shared/lifecycle";
+import { KeyResolver } from "@cellar/shared/auth/keys";
+import { splitList } from "@cellar/shared/config";
+import { SecretBox } from "@cellar/shared/crypto";
+import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app";
 
 // Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES).

@@ -1,4 +1,4 @@
-import { bootApp, onShutdown } from "../../../shared/lifecycle";
+import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor";
 
 // No stack capture per publish/ack: the processor publishes on every batch.

@@ -1,10 +1,10 @@
 import type postgres from "postgres";
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
-import { consumeInBatches, type BatchLoop } from "../../../shared/nats/batch";
-import type { Topology } from "../../../shared/nats/topology";
-import type { Logger } from "../../../shared/logger";
-import { IngestMessage, type MaturedMessage } from "../../../shared/payloads";
-import { compileValidator } from "../../../shared/validation";
+import { consumeInBatches, type BatchLoop } from "@cellar/shared/nats/batch";
+import type { Topology } from "@cellar/shared/nats/topology";
+import type { Logger } from "@cellar/shared/logger";
+import { IngestMessage, type MaturedMessage } from "@cellar/shared/payloads";
+import { compileValidator } from "@cellar/shared/validation";
 import { writeIngestBatch } from "./ingest/writer";
 import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
 import { matureSessions, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { prepared } from "../http/db";
 import { t } from "elysia";
-import { notFound } from "../../../../shared/errors";
+import { notFound } from "@cellar/shared/errors";
 import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
 import { Iso, Nullable, Pagination } from "../http/schemas";
 import { Finding, FINDING_COLUMNS, findingOut, Issue, ISSUE_COLUMNS, issueOut } from "../resources";

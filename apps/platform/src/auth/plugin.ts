@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { KeyResolver } from "../../../../shared/auth/keys";
+import type { KeyResolver } from "@cellar/shared/auth/keys";
 import { authenticatePlatform } from "./principal";
 
 /** Adds `principal` to every route of the module that uses it; failures are the bare 401. */

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
-import type { Role } from "../../../../shared/db/schema";
-import { badRequest, forbidden, notFound, unauthorized } from "../../../../shared/errors";
-import type { KeyResolver } from "../../../../shared/auth/keys";
+import type { Role } from "@cellar/shared/db/schema";
+import { badRequest, forbidden, notFound, unauthorized } from "@cellar/shared/errors";
+import type { KeyResolver } from "@cellar/shared/auth/keys";
 
 export interface Principal {
   keyId: string;

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { t } from "elysia";
 import type { TBoolean, TInteger, TObject, TOptional, TString } from "@sinclair/typebox";
-import { badRequest } from "../../../../shared/errors";
+import { badRequest } from "@cellar/shared/errors";
 import { paginate } from "./schemas";
 
 type Sql = postgres.Sql;

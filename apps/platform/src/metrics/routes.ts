@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { notFound } from "../../../../shared/errors";
+import { notFound } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../app";
 import { platformAuth } from "../auth/plugin";
 import { candidateServices, pickOne, resolveService, type Principal } from "../auth/principal";

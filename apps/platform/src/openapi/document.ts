@@ -1,4 +1,4 @@
-import { errorResponses, ERROR_SCHEMA, isOptional, jsonContent, jsonSchema } from "../../../../shared/openapi";
+import { errorResponses, ERROR_SCHEMA, isOptional, jsonContent, jsonSchema } from "@cellar/shared/openapi";
 import { ERROR_STATUSES } from "../http/schemas";
 
 export const API_PREFIX = "/api/v1";

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { t } from "elysia";
-import { notFound } from "../../../../shared/errors";
+import { notFound } from "@cellar/shared/errors";
 
 /** The session row plus its last materialization (null fields when never matured). */
 export interface SessionRow {

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { paymentRequired } from "../../../../shared/errors";
+import { paymentRequired } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../app";
 import { platformAuth } from "../auth/plugin";
 import { resolveService, type Principal } from "../auth/principal";

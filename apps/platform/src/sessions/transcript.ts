@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { prepared } from "../http/db";
 import { t } from "elysia";
-import { notFound } from "../../../../shared/errors";
+import { notFound } from "@cellar/shared/errors";
 import { AnyJson, JsonObject, Nullable, Pagination } from "../http/schemas";
 import { loadSession, readiness, ReadinessFields } from "./lookup";
 

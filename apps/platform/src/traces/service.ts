@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { prepared } from "../http/db";
 import { t } from "elysia";
-import { notFound } from "../../../../shared/errors";
+import { notFound } from "@cellar/shared/errors";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
 import { Iso, iso, JsonObject, Nullable, Pagination } from "../http/schemas";
 import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, Trace, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { MATURED_EVENT_TYPES } from "../../../../shared/payloads";
-import { badRequest } from "../../../../shared/errors";
+import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
+import { badRequest } from "@cellar/shared/errors";
 import { Iso, Nullable } from "../http/schemas";
 
 /** Contract: at most 5 per trace service, disabled ones included; only deletion frees a slot. */

@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { KeyResolver } from "../../../../shared/auth/keys";
-import type { SecretBox } from "../../../../shared/crypto";
-import { badRequest } from "../../../../shared/errors";
-import type { Topology } from "../../../../shared/nats/topology";
-import { MATURED_EVENT_TYPES } from "../../../../shared/payloads";
-import { toCidrs, type Cidr } from "../../../../shared/webhooks/address";
-import type { WebhookEventType } from "../../../../shared/webhooks/deliveries";
-import { systemResolveDns, type ResolveDns } from "../../../../shared/webhooks/destination";
+import type { KeyResolver } from "@cellar/shared/auth/keys";
+import type { SecretBox } from "@cellar/shared/crypto";
+import { badRequest } from "@cellar/shared/errors";
+import type { Topology } from "@cellar/shared/nats/topology";
+import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
+import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
+import type { WebhookEventType } from "@cellar/shared/webhooks/deliveries";
+import { systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { platformAuth } from "../auth/plugin";
 import { doc } from "../http/schemas";
 import {

@@ -1,12 +1,12 @@
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { SecretBox } from "../../../../shared/crypto";
-import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "../../../../shared/errors";
-import type { Topology } from "../../../../shared/nats/topology";
-import type { Cidr } from "../../../../shared/webhooks/address";
-import { deliveryBody, insertDeliveries, newDeliveryId, publishDeliveryJobs, type WebhookEventType } from "../../../../shared/webhooks/deliveries";
-import { checkDestination, type ResolveDns } from "../../../../shared/webhooks/destination";
-import { generateWebhookSecret } from "../../../../shared/webhooks/signing";
+import type { SecretBox } from "@cellar/shared/crypto";
+import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "@cellar/shared/errors";
+import type { Topology } from "@cellar/shared/nats/topology";
+import type { Cidr } from "@cellar/shared/webhooks/address";
+import { deliveryBody, insertDeliveries, newDeliveryId, publishDeliveryJobs, type WebhookEventType } from "@cellar/shared/webhooks/deliveries";
+import { checkDestination, type ResolveDns } from "@cellar/shared/webhooks/destination";
+import { generateWebhookSecret } from "@cellar/shared/webhooks/signing";
 import { hasRole, type Principal } from "../auth/principal";
 import { isUuid, MAX_SUBSCRIPTIONS_PER_SERVICE, type SubscriptionRow } from "./model";
 

@@ -1,4 +1,4 @@
-import { canonicalModel, costOf } from "../../../../shared/pricing/openai";
+import { canonicalModel, costOf } from "@cellar/shared/pricing/openai";
 import { stableId } from "../ingest/spans";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput, type TranscriptResult } from "./transcript";
 

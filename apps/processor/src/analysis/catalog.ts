@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { canonicalJson, sha256Hex } from "../../../../shared/crypto";
+import { canonicalJson, sha256Hex } from "@cellar/shared/crypto";
 import type { SessionRow } from "../maturation/mature";
 import { contentText, type TraceInput, type TranscriptItem } from "./transcript";
 

@@ -1,5 +1,5 @@
-import { canonicalJson } from "../../../../shared/crypto";
-import { priceFor } from "../../../../shared/pricing/openai";
+import { canonicalJson } from "@cellar/shared/crypto";
+import { priceFor } from "@cellar/shared/pricing/openai";
 import { stableId } from "../ingest/spans";
 import type { ModelCall } from "./calls";
 import { eventItemId, type EventInput, type TranscriptItem } from "./transcript";

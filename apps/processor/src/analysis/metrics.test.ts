@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "../../../../shared/pricing/openai";
+import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "@cellar/shared/pricing/openai";
 import { computeSessionAnalysis } from "./session";
 import { assistant, event, toolResult, trace, user } from "./test-fixtures";
 

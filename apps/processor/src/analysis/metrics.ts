@@ -1,4 +1,4 @@
-import { PRICE_TABLE_VERSION, roundUsd } from "../../../../shared/pricing/openai";
+import { PRICE_TABLE_VERSION, roundUsd } from "@cellar/shared/pricing/openai";
 import type { ModelCall } from "./calls";
 import type { EventInput, TranscriptItem } from "./transcript";
 

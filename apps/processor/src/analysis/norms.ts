@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { canonicalModel } from "../../../../shared/pricing/openai";
+import { canonicalModel } from "@cellar/shared/pricing/openai";
 import type { LatencyNorms } from "./detectors";
 import { percentile } from "./metrics";
 

@@ -1,4 +1,4 @@
-import type { Logger } from "../../../../shared/logger";
+import type { Logger } from "@cellar/shared/logger";
 import type { Finding } from "./detectors";
 import { contentText, type TranscriptItem } from "./transcript";
 

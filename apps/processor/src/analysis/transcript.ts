@@ -1,5 +1,5 @@
-import { canonicalJson } from "../../../../shared/crypto";
-import type { TracePayload } from "../../../../shared/payloads";
+import { canonicalJson } from "@cellar/shared/crypto";
+import type { TracePayload } from "@cellar/shared/payloads";
 import { deriveSpans, stableId } from "../ingest/spans";
 import { alignMessages } from "./align";
 

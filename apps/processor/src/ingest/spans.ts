@@ -1,4 +1,4 @@
-import type { TracePayload } from "../../../../shared/payloads";
+import type { TracePayload } from "@cellar/shared/payloads";
 
 export interface DerivedSpan {
   spanId: string;

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { IngestMessage } from "../../../../shared/payloads";
+import type { IngestMessage } from "@cellar/shared/payloads";
 import { resolveTraceServices, serviceKey } from "./services";
 import { deriveSpans, traceIdFor } from "./spans";
 

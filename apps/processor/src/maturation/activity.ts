@@ -1,5 +1,5 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { Topology } from "../../../../shared/nats/topology";
+import type { Topology } from "@cellar/shared/nats/topology";
 
 /**
  * `session`: one key per open session, refreshed by each write that brings it new rows.

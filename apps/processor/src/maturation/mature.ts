@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { subjects, type Topology } from "../../../../shared/nats/topology";
-import { maturationKey, type MaturedMessage } from "../../../../shared/payloads";
-import type { Logger } from "../../../../shared/logger";
+import { subjects, type Topology } from "@cellar/shared/nats/topology";
+import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
+import type { Logger } from "@cellar/shared/logger";
 import { analyzeSessions, analyzeTraces, persistSessionAnalyses, persistTraceAnalyses, type SessionAnalysis } from "../analysis/session";
 import type { LatencyNorms } from "../analysis/detectors";
 import { llmTldr, type SummaryLlm } from "../analysis/tldr";
