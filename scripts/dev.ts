@@ -10,7 +10,8 @@ import postgres from "postgres";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
 import { toBase64, randomBytes } from "@cellar/shared/crypto";
-import { startNatsServer, type RunningNats } from "./infra/nats-server";
+import { DEPLOY_NATS_CONF, startNatsServer, type RunningNats } from "./infra/nats-server";
+import { devNatsUsers, setUpNatsAsAdmin } from "./infra/dev-nats";
 import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
 import { freePort } from "./infra/ports";
 
@@ -18,7 +19,7 @@ const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, ".data");
 mkdirSync(DATA, { recursive: true });
 const statePath = join(DATA, "dev.json");
-const state: { pgPort?: number; natsPort?: number; secretKey?: string; tenant?: Record<string, string> } = existsSync(statePath)
+const state: { pgPort?: number; natsPort?: number; secretKey?: string; natsPasswords?: Record<string, string>; tenant?: Record<string, string> } = existsSync(statePath)
   ? JSON.parse(readFileSync(statePath, "utf8"))
   : {};
 const saveState = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
@@ -40,10 +41,15 @@ async function portOr(preferred: number | undefined, fallback: number): Promise<
 
 async function main() {
   let natsUrl = process.env.NATS_URL;
+  // The deployed NATS config with its per-app users (deploy/nats/): each app connects as itself.
+  let natsUsers: ReturnType<typeof devNatsUsers> | undefined;
   if (!natsUrl) {
     state.natsPort = await portOr(state.natsPort, 4222);
-    nats = await startNatsServer({ storeDir: join(DATA, "nats"), port: state.natsPort, quiet: true });
+    natsUsers = devNatsUsers(state);
+    saveState();
+    nats = await startNatsServer({ storeDir: join(DATA, "nats"), port: state.natsPort, quiet: true, configFile: DEPLOY_NATS_CONF, env: natsUsers.serverEnv });
     natsUrl = nats.url;
+    await setUpNatsAsAdmin(natsUrl, natsUsers.appEnv("admin"));
   }
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
@@ -86,7 +92,8 @@ async function main() {
   };
   const watch = process.argv.includes("--no-watch") ? [] : ["--watch"];
   for (const app of ["ingest", "platform", "processor", "dispatcher"]) {
-    const child = spawn(process.execPath, [...watch, "run", join(ROOT, `apps/${app}/src/main.ts`)], { env, stdio: "inherit" });
+    const appEnv = natsUsers ? { ...env, ...natsUsers.appEnv(app), SETUP_ON_START: "false" } : env;
+    const child = spawn(process.execPath, [...watch, "run", join(ROOT, `apps/${app}/src/main.ts`)], { env: appEnv, stdio: "inherit" });
     child.on("exit", (code, signal) => {
       if (!shuttingDown) console.error(`[dev] ${app} exited (${signal ?? code})`);
     });

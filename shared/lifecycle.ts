@@ -1,7 +1,11 @@
 import { ConfigError, loadConfig, redactConfig } from "./config";
 import { createDatabase, runMigrations } from "./db/client";
 import { createLogger, type Logger } from "./logger";
-import { connectNats, createTopology, ensureTopology, type NatsHandles } from "./nats/topology";
+import { createTopology, ensureTopology, type NatsHandles } from "./nats/topology";
+import { bindTopology, connectNatsAs, isPermissionError, NatsAccessError } from "./deploy/nats";
+import { postgresTls } from "./deploy/postgres";
+import { createAppOps } from "./ops/app-ops";
+import { checkNatsNeeds, type AppName } from "./ops/probes";
 
 /**
  * Runs the shutdown steps in order on SIGTERM/SIGINT (stop HTTP, stop consumers, drain NATS,
@@ -41,19 +45,43 @@ function loadConfigOrExit() {
 }
 
 /**
- * What every main.ts does first: config (or exit naming the bad variable), a logger, migrations,
- * the Postgres pools and, when asked, NATS with the topology ensured.
+ * What every main.ts does first: config (or exit naming the bad variable), a logger, migrations
+ * and streams when SETUP_ON_START (else they must exist: the deploy's setup step made them), the
+ * Postgres pools, NATS as this app's user with what it needs checked (a wrong user or missing
+ * stream stops the app with one clear line), and the app's /health, /ready and /metrics.
  */
-export async function bootApp<WithNats extends boolean>(name: string, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean }) {
+export async function bootApp<WithNats extends boolean>(name: AppName, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean }) {
   const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL, { app: name });
   logger.info("starting", { config: redactConfig(config) });
-  await runMigrations(config.DATABASE_URL);
-  const database = createDatabase(config.DATABASE_URL, { max: opts.poolMax ?? 10 });
+  // Unique per process, so /metrics can find this process's connections in pg_stat_activity.
+  const applicationName = `cellar-${name}-${crypto.randomUUID().slice(0, 8)}`;
+  const pg = { ssl: postgresTls(config), applicationName };
+  if (config.SETUP_ON_START) await runMigrations(config.DATABASE_URL, pg);
+  const poolMax = config.DATABASE_POOL_MAX || opts.poolMax || 10;
+  const database = createDatabase(config.DATABASE_URL, { max: poolMax, ...pg });
   let nats: NatsHandles | undefined;
   if (opts.nats) {
-    const nc = await connectNats(config.NATS_URL, `cellar-${name}`, opts.noAsyncTraces ? { noAsyncTraces: true } : {});
-    nats = await ensureTopology(nc, createTopology());
+    try {
+      const nc = await connectNatsAs(config, `cellar-${name}`, opts.noAsyncTraces ? { noAsyncTraces: true } : {});
+      nats = config.SETUP_ON_START ? await ensureTopologyAs(nc, config.NATS_USER) : await bindTopology(nc, createTopology());
+      await checkNatsNeeds(name, nats.jsm, nats.topology, config.NATS_USER);
+    } catch (err) {
+      if (!(err instanceof NatsAccessError)) throw err;
+      logger.error("cannot start", { reason: err.message });
+      console.error(`cellar ${name}: ${err.message}`);
+      process.exit(1);
+    }
   }
-  return { config, logger, database, nats: nats as WithNats extends true ? NatsHandles : undefined };
+  const ops = createAppOps(name, { config, sql: database.sql, nats, applicationName, poolMax });
+  return { config, logger, database, nats: nats as WithNats extends true ? NatsHandles : undefined, ops };
+}
+
+async function ensureTopologyAs(nc: Parameters<typeof ensureTopology>[0], user: string): Promise<NatsHandles> {
+  try {
+    return await ensureTopology(nc, createTopology());
+  } catch (err) {
+    if (!isPermissionError(err)) throw err;
+    throw new NatsAccessError(`NATS user "${user}" may not create streams and consumers: set SETUP_ON_START=false and run the setup as the admin user (scripts/migrate.ts)`);
+  }
 }

@@ -3,6 +3,12 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "./schema";
 
+/** TLS settings (shared/deploy/postgres.ts) and the name this pool shows in pg_stat_activity. */
+export interface ConnectionExtras {
+  ssl?: postgres.Options<{}>["ssl"];
+  applicationName?: string;
+}
+
 export type Db = PostgresJsDatabase<typeof schema>;
 export interface Database {
   db: Db;
@@ -15,9 +21,9 @@ export interface Database {
  * the client's type parsers and serializers for pass-through ones, so it gets a client of its
  * own and raw `sql` keeps postgres.js's normal Date and JSON handling.
  */
-export function createDatabase(url: string, options: { max?: number } = {}): Database {
+export function createDatabase(url: string, options: { max?: number } & ConnectionExtras = {}): Database {
   const max = options.max ?? 10;
-  const base = { onnotice: () => {}, connection: { application_name: "cellar" } };
+  const base = { onnotice: () => {}, connection: { application_name: options.applicationName ?? "cellar" }, ...(options.ssl ? { ssl: options.ssl } : {}) };
   const sql = postgres(url, { ...base, max });
   const drizzleClient = postgres(url, { ...base, max: Math.max(2, Math.ceil(max / 2)) });
   const db = drizzle(drizzleClient, { schema });
@@ -33,8 +39,8 @@ export function createDatabase(url: string, options: { max?: number } = {}): Dat
 export const MIGRATIONS_DIR = new URL("./migrations", import.meta.url).pathname;
 
 /** Applies the committed SQL migrations; safe to run from several processes at once. */
-export async function runMigrations(url: string): Promise<void> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+export async function runMigrations(url: string, options: ConnectionExtras = {}): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, ...(options.ssl ? { ssl: options.ssl } : {}) });
   try {
     // Serialize concurrent starters (four apps may boot together).
     await sql`select pg_advisory_lock(727272)`;

@@ -5,7 +5,7 @@ import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app";
 
 // Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES).
-const { config, logger, database, nats } = await bootApp("platform", { nats: true });
+const { config, logger, database, nats, ops } = await bootApp("platform", { nats: true });
 const app = createPlatformApp({
   db: database.db,
   sql: database.sql,
@@ -18,11 +18,12 @@ const app = createPlatformApp({
     js: nats.js,
     topology: nats.topology,
   },
-}).listen({ port: config.PLATFORM_PORT, hostname: "0.0.0.0" });
-logger.info("listening", { url: `http://127.0.0.1:${app.server?.port}/api/v1` });
+});
+const server = ops.serve(app);
+logger.info("listening", { url: `http://127.0.0.1:${server.port}/api/v1` });
 
 onShutdown(logger, [
-  ["http", () => app.stop()],
+  ["http", () => server.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);

@@ -2,20 +2,29 @@ import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor";
 
 // No stack capture per publish/ack: the processor publishes on every batch.
-const { config, logger, database, nats } = await bootApp("processor", { poolMax: 20, nats: true, noAsyncTraces: true });
+const { config, logger, database, nats, ops } = await bootApp("processor", { poolMax: 20, nats: true, noAsyncTraces: true });
 const processor = createProcessor({
   sql: database.sql,
   js: nats.js,
   topology: nats.topology,
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
+  observe: {
+    outcomes: (kind, outcomes) => {
+      for (const outcome of outcomes.values()) ops.metrics.maturation(kind, outcome);
+    },
+    markerDone: (dueAtMs) => ops.metrics.maturationLateness((Date.now() - dueAtMs) / 1000),
+  },
   summaryLlm: config.SUMMARY_LLM_URL && config.SUMMARY_LLM_API_KEY
     ? { url: config.SUMMARY_LLM_URL, apiKey: config.SUMMARY_LLM_API_KEY, model: config.SUMMARY_LLM_MODEL }
     : undefined,
 });
 await processor.start();
+const server = ops.serve(); // /health, /ready, /metrics on PROCESSOR_PORT
+logger.info("listening", { url: `http://127.0.0.1:${server.port}/metrics` });
 
 onShutdown(logger, [
+  ["http", () => server.stop()],
   ["consumers", () => processor.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],

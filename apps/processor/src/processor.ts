@@ -36,6 +36,8 @@ export interface ProcessorDeps {
   maturationConcurrency?: number;
   maturationChunk?: number;
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
+  /** Metrics hooks: each maturation outcome, and each expiry marker settled (its stream time = when it fell due). */
+  observe?: { outcomes(kind: "session" | "trace", outcomes: Outcomes): void; markerDone(dueAtMs: number): void };
   /** AI TL;DRs through an OpenAI-compatible endpoint (SUMMARY_LLM_*); extractive without it. */
   summaryLlm?: SummaryLlm;
   /** Override the service latency norms (tests); default: recent llm spans, cached 60 s. */
@@ -128,6 +130,7 @@ export function createProcessor(deps: ProcessorDeps) {
           let wait = 0;
           for (let i = 0; i < due.length; i += size) {
             const outcomes = await matureTraces(maturation, due.slice(i, i + size));
+            deps.observe?.outcomes("trace", outcomes);
             for (const pk of due.slice(i, i + size)) wait = Math.max(wait, early(outcomes, pk));
           }
           retryIn.set(micros, wait);
@@ -135,13 +138,17 @@ export function createProcessor(deps: ProcessorDeps) {
         return retryIn;
       }
       const outcomes = kind === "session" ? await matureSessions(maturation, pks) : await matureTraces(maturation, pks);
+      deps.observe?.outcomes(kind, outcomes);
       for (const pk of pks) retryIn.set(pk, early(outcomes, pk));
       return retryIn;
     };
     const settle = (w: { m: JsMsg; pk: string }, retryIn: Map<string, number>) => {
       const wait = retryIn.get(w.pk) ?? 0;
       if (wait > 0) w.m.nak(Math.ceil(wait) + 20);
-      else w.m.ack();
+      else {
+        w.m.ack();
+        deps.observe?.markerDone(w.m.time.getTime());
+      }
     };
     let next = 0;
     await Promise.all(
