@@ -9,18 +9,22 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { listKeys, listProjects, updateUserProjects } from "@cellar/shared/admin/operators";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
 
 const USAGE = `usage: npm run admin -- <command>
   tenant create --name N [--plan free|pro] [--webhooks]
   tenant update --id T [--plan free|pro] [--webhooks on|off]
   project create --tenant T --name N
+  project list --tenant T
   service create --tenant T --name N [--project P]
   user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
+  user update --id U --projects P1,P2   (replaces the user's projects; --projects "" = none)
   user deprovision --id U
   key create --tenant T --kind telemetry
   key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2]
   key create --user U --kind platform
+  key list --tenant T
   key revoke --id K
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
@@ -100,6 +104,13 @@ async function run(): Promise<unknown> {
         if (!ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
         return await admin.createUser(db, { tenantId: need("tenant"), email: need("email"), role: role as Role, projectIds: list(values.projects) });
       }
+      case "project list":
+        return { projects: await listProjects(db, { tenantId: need("tenant") }) };
+      case "user update":
+        if (values.projects === undefined) throw new UsageError("--projects is required (a comma-separated list of project ids, or \"\" for none)");
+        return await updateUserProjects(db, { id: need("id"), projectIds: list(values.projects) ?? [] });
+      case "key list":
+        return { keys: await listKeys(db, { tenantId: need("tenant") }) };
       case "user deprovision":
         return await admin.deprovisionUser(db, { id: need("id") });
       case "key create": {
