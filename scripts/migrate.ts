@@ -10,6 +10,8 @@
  *   APP_DATABASE_PASSWORD   its password (set on every run, so rotating it is a re-run)
  *   NATS_URL, NATS_USER, NATS_PASSWORD, NATS_TLS_*   the NATS admin user (deploy/nats/users.conf)
  *   DATABASE_TLS_CA_FILE    as for the apps
+ *   NATS_REPLICAS           copies of every stream in a NATS cluster (1 on a single server, 3 on
+ *                           a 3-node cluster); changing it and re-running scales the streams
  */
 import postgres from "postgres";
 import { Value } from "@sinclair/typebox/value";
@@ -32,6 +34,7 @@ const SetupSchema = Type.Object({
   NATS_TLS_CERT_FILE: DeploymentSettings.NATS_TLS_CERT_FILE,
   NATS_TLS_KEY_FILE: DeploymentSettings.NATS_TLS_KEY_FILE,
   DATABASE_TLS_CA_FILE: DeploymentSettings.DATABASE_TLS_CA_FILE,
+  NATS_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
 });
 
 function fail(message: string): never {
@@ -58,14 +61,30 @@ if (settings.APP_DATABASE_USER) {
 
 const nc = await connectNatsAs(settings, "cellar-migrate").catch((err) => fail((err as Error).message));
 try {
-  await ensureTopology(nc, createTopology());
-  console.log("streams, consumers and the activity bucket are in place");
+  const handles = await ensureTopology(nc, createTopology());
+  await scaleStreams(handles.jsm, streamsOf(handles.topology), settings.NATS_REPLICAS);
+  console.log(`streams, consumers and the activity bucket are in place (${settings.NATS_REPLICAS} replica${settings.NATS_REPLICAS > 1 ? "s" : ""})`);
 } catch (err) {
   fail(`cannot create the JetStream topology as NATS user "${settings.NATS_USER}" (the setup runs as admin): ${(err as Error).message}`);
 } finally {
   await nc.drain();
 }
 process.exit(0);
+
+function streamsOf(t: ReturnType<typeof createTopology>): string[] {
+  return [t.ingestStream, t.maturedStream, t.deliveriesStream, `KV_${t.activityBucket}`];
+}
+
+/**
+ * Sets num_replicas on every stream (the stream catalogue creates them with the server's default
+ * of 1; a cluster scales them in place). Consumers follow their stream's replica count.
+ */
+async function scaleStreams(jsm: Awaited<ReturnType<typeof ensureTopology>>["jsm"], streams: string[], replicas: number) {
+  for (const name of streams) {
+    const info = await jsm.streams.info(name);
+    if ((info.config.num_replicas || 1) !== replicas) await jsm.streams.update(name, { num_replicas: replicas });
+  }
+}
 
 /**
  * The apps' role: may log in, read and write rows and use sequences; may not create, alter or
