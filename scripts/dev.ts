@@ -77,12 +77,17 @@ async function main() {
 
   const ingestPort = Number(process.env.INGEST_PORT ?? 3100);
   const platformPort = Number(process.env.PLATFORM_PORT ?? 3200);
+  // /health, /ready and /metrics of the processor and dispatcher; another free port when taken.
+  const processorPort = process.env.PROCESSOR_PORT ? Number(process.env.PROCESSOR_PORT) : await portOr(undefined, 3300);
+  const dispatcherPort = process.env.DISPATCHER_PORT ? Number(process.env.DISPATCHER_PORT) : await portOr(undefined, 3400);
   const env = {
     ...process.env,
     NATS_URL: natsUrl,
     DATABASE_URL: databaseUrl,
     INGEST_PORT: String(ingestPort),
     PLATFORM_PORT: String(platformPort),
+    PROCESSOR_PORT: String(processorPort),
+    DISPATCHER_PORT: String(dispatcherPort),
     SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY ?? state.secretKey,
     // Short enough to watch a session mature while trying things out.
     MATURATION_WINDOW_SECONDS: process.env.MATURATION_WINDOW_SECONDS ?? "20",
@@ -108,6 +113,7 @@ Cellar is running (maturation window ${env.MATURATION_WINDOW_SECONDS}s)
   telemetry key  ${t.telemetryKey}
   server DSN     ${t.serverDsn}   (service "demo-app")
   platform key   ${t.platformKey}   (owner admin@cellar.local)
+  metrics        http://127.0.0.1:${ingestPort}/metrics (ingest), :${platformPort} (platform), :${processorPort} (processor), :${dispatcherPort} (dispatcher)
   NATS           ${natsUrl}
   Postgres       ${databaseUrl.replace(/:[^:@/]+@/, ":***@")}
 Ctrl-C stops everything.
