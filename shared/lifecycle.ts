@@ -57,7 +57,16 @@ export async function bootApp<WithNats extends boolean>(name: AppName, opts: { p
   // Unique per process, so /metrics can find this process's connections in pg_stat_activity.
   const applicationName = `cellar-${name}-${crypto.randomUUID().slice(0, 8)}`;
   const pg = { ssl: postgresTls(config), applicationName };
-  if (config.SETUP_ON_START) await runMigrations(config.DATABASE_URL, pg);
+  if (config.SETUP_ON_START) {
+    await runMigrations(config.DATABASE_URL, pg).catch((err) => {
+      // 42501 insufficient_privilege: a deployment's app role, which may not run DDL.
+      if ((err as { code?: string; cause?: { code?: string } })?.code !== "42501" && (err as { cause?: { code?: string } })?.cause?.code !== "42501") throw err;
+      const message = `the Postgres role may not apply migrations (${(err as Error).message}): set SETUP_ON_START=false and run the setup as the owner (scripts/migrate.ts)`;
+      logger.error("cannot start", { reason: message });
+      console.error(`cellar ${name}: ${message}`);
+      process.exit(1);
+    });
+  }
   const poolMax = config.DATABASE_POOL_MAX || opts.poolMax || 10;
   const database = createDatabase(config.DATABASE_URL, { max: poolMax, ...pg });
   let nats: NatsHandles | undefined;

@@ -167,7 +167,7 @@ describe("NATS is locked down", () => {
     await adminNc.close();
   });
 
-  test("an app started with another app's user stops at once with a message naming what it may not do", async () => {
+  test("an app with another app's user, a wrong password, or set up to migrate as the app role stops at once saying what to fix", async () => {
     const ingestEnv = stack.local.env(envOf(stack.compose.services.ingest));
     const wrong = run("ingest-as-platform", bunArgv(asArgs(stack.compose.services.ingest.command)), {
       ...baseEnv(), ...ingestEnv, INGEST_PORT: String(await freePort()), NATS_USER: "platform", NATS_PASSWORD: stack.env.NATS_PLATFORM_PASSWORD,
@@ -180,5 +180,13 @@ describe("NATS is locked down", () => {
     });
     expect(await Promise.race([badPassword.exited, Bun.sleep(20_000).then(() => -1)])).toBe(1);
     expect(badPassword.output()).toMatch(/refused user "ingest".*NATS_USER and NATS_PASSWORD/);
+
+    // Set up at start as the apps' role: it may not run migrations, and says what to do instead.
+    const setup = run("ingest-setup-on-start", bunArgv(asArgs(stack.compose.services.ingest.command)), {
+      ...baseEnv(), ...ingestEnv, INGEST_PORT: String(await freePort()), SETUP_ON_START: "true",
+    });
+    expect(await Promise.race([setup.exited, Bun.sleep(20_000).then(() => -1)])).toBe(1);
+    expect(setup.output()).toContain("may not apply migrations");
+    expect(setup.output()).toContain("SETUP_ON_START=false");
   }, 45_000);
 });
