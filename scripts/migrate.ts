@@ -18,6 +18,7 @@ import { Value } from "@sinclair/typebox/value";
 import { Type } from "@sinclair/typebox";
 import { runMigrations } from "@cellar/shared/db/client";
 import { createTopology, ensureTopology } from "@cellar/shared/nats/topology";
+import { CATALOGUE } from "@cellar/shared/nats/catalogue";
 import { connectNatsAs } from "@cellar/shared/deploy/nats";
 import { postgresTls } from "@cellar/shared/deploy/postgres";
 import { DeploymentSettings, checkDeploymentSettings } from "@cellar/shared/deploy/settings";
@@ -72,7 +73,7 @@ try {
 process.exit(0);
 
 function streamsOf(t: ReturnType<typeof createTopology>): string[] {
-  return [t.ingestStream, t.maturedStream, t.deliveriesStream, `KV_${t.activityBucket}`];
+  return CATALOGUE.map((spec) => spec.name(t));
 }
 
 /**

@@ -118,6 +118,8 @@ describe("the compose stack", () => {
       return sample(m, "cellar_consumer_ack_pending", { consumer: "processor-ingest" }) === 0 && sample(m, "cellar_consumer_pending", { consumer: "processor-ingest" }) === 0 ? m : null;
     }, { what: "processor-ingest drained" });
     expect(settled).toContain("cellar_consumer_redelivered");
+    expect(sample(after.processor, "cellar_dead_letters", { stream: "INGEST" })).toBe(0);
+    for (const stream of ["MATURED", "DELIVERIES"]) expect(sample(after.dispatcher, "cellar_dead_letters", { stream })).toBe(0);
     for (const app of Object.keys(APP_PORTS) as Array<keyof typeof APP_PORTS>) {
       expect(sample(after[app], "cellar_postgres_pool_max")).toBeGreaterThan(0);
       expect(after[app]).toContain("cellar_postgres_pool_connections{");
@@ -130,6 +132,18 @@ describe("the compose stack", () => {
     for (const name of asked) expect({ name, exported: exported.includes(`\n${name}{`) || exported.includes(`\n${name} `) }).toEqual({ name, exported: true });
   }, 90_000);
 });
+
+test("a message the processor cannot use is dead-lettered under its own user, and counted", async () => {
+  const { jetstream } = await import("@nats-io/jetstream");
+  const nc = await connect({ servers: `nats://127.0.0.1:${stack.local.port(4222)}`, user: "admin", pass: stack.env.NATS_ADMIN_PASSWORD, reconnect: false });
+  try {
+    await jetstream(nc).publish("ingest.trace", "this is not JSON");
+  } finally {
+    await nc.close();
+  }
+  await waitFor(async () => sample(await scrape("processor"), "cellar_dead_letters", { stream: "INGEST" }) === 1, { what: "the dead letter counted", timeoutMs: 15_000 });
+  expect(stack.running.get("processor")!.child.exitCode).toBeNull();
+}, 30_000);
 
 describe("NATS is locked down", () => {
   const natsUrl = () => `nats://127.0.0.1:${stack.local.port(4222)}`;

@@ -25,8 +25,9 @@ export function createAppOps(app: AppName, deps: { config: Config; sql: postgres
   if (deps.nats) {
     const { nc, jsm, topology } = deps.nats;
     checks.nats = natsCheck(app, nc, jsm, topology, deps.config.NATS_USER);
-    const consumers = natsNeeds(app, topology).consumers;
-    if (consumers.length) metrics.watchConsumers(jsm, consumers);
+    const needs = natsNeeds(app, topology);
+    if (needs.consumers.length) metrics.watchConsumers(jsm, needs.consumers);
+    if (needs.deadLetters.length) metrics.watchDeadLetters(jsm, topology.deadLetterStream, needs.deadLetters);
   }
   const ready = createReadiness(checks);
   const defaultPort = { ingest: deps.config.INGEST_PORT, platform: deps.config.PLATFORM_PORT, processor: deps.config.PROCESSOR_PORT, dispatcher: deps.config.DISPATCHER_PORT }[app];

@@ -106,6 +106,27 @@ export function createMetrics(app: string) {
       return up;
     },
     /**
+     * Dead letters stored per source stream (DEAD_LETTERS holds them 30 days or until an operator
+     * replays or purges them): a count that should stay 0, read at scrape.
+     */
+    watchDeadLetters(jsm: JetStreamManager, deadLetterStream: string, sources: Array<{ stream: string; subject: string }>, timeoutMs = 2_000) {
+      new Gauge({
+        name: "cellar_dead_letters", help: "Messages a consumer gave up on, stored in the dead-letter stream, by source stream",
+        labelNames: ["stream"] as const, registers,
+        async collect() {
+          this.reset();
+          await Promise.all(sources.map(async (s) => {
+            try {
+              const info = await withTimeout(jsm.streams.info(deadLetterStream, { subjects_filter: s.subject }), timeoutMs);
+              this.set({ stream: s.stream }, info.state.subjects?.[s.subject] ?? 0);
+            } catch {
+              // No figure rather than a wrong one.
+            }
+          }));
+        },
+      });
+    },
+    /**
      * Connections of this process's pools as Postgres sees them (postgres.js keeps its pool state
      * private): by state (active = running a query, idle, ...), next to the configured maximum.
      * `applicationName` must be unique to the process (lifecycle.ts appends a random suffix).

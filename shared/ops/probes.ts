@@ -2,22 +2,35 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type postgres from "postgres";
 import type { Topology } from "../nats/topology";
+import { activityStream, deliveriesStream, ingestStream, maturedStream, type StreamSpec } from "../nats/catalogue";
+import { deadLetterSubject } from "../nats/dead-letters";
 import { isPermissionError, NatsAccessError } from "../deploy/nats";
 import { withTimeout } from "./metrics";
 
 export type AppName = "ingest" | "processor" | "dispatcher" | "platform";
 
-/** What each app needs from JetStream: the streams it publishes to, the consumers it pulls from. */
-export function natsNeeds(app: AppName, t: Topology): { streams: string[]; consumers: Array<{ stream: string; name: string }> } {
+export interface NatsNeeds {
+  /** Streams it publishes to (their info is its readiness probe). */
+  streams: string[];
+  /** Durable consumers it pulls from (catalogue.ts). */
+  consumers: Array<{ stream: string; name: string }>;
+  /** Streams whose dead letters it writes, with the dead-letter subject: counted in /metrics. */
+  deadLetters: Array<{ stream: string; subject: string }>;
+}
+
+/** What each app needs from JetStream, from the stream catalogue. */
+export function natsNeeds(app: AppName, t: Topology): NatsNeeds {
+  const consumerOf = (spec: StreamSpec<any>) => ({ stream: spec.name(t), name: spec.consumer!.durable });
+  const deadLettersOf = (spec: StreamSpec<any>) => ({ stream: spec.name(t), subject: deadLetterSubject(t, spec) });
   switch (app) {
     case "ingest":
-      return { streams: [t.ingestStream], consumers: [] };
+      return { streams: [t.ingestStream], consumers: [], deadLetters: [] };
     case "platform":
-      return { streams: [t.deliveriesStream], consumers: [] };
+      return { streams: [t.deliveriesStream], consumers: [], deadLetters: [] };
     case "processor":
-      return { streams: [], consumers: [{ stream: t.ingestStream, name: t.consumers.processorIngest }, { stream: `KV_${t.activityBucket}`, name: t.consumers.processorActivity }] };
+      return { streams: [], consumers: [consumerOf(ingestStream), consumerOf(activityStream)], deadLetters: [deadLettersOf(ingestStream)] };
     case "dispatcher":
-      return { streams: [], consumers: [{ stream: t.maturedStream, name: t.consumers.dispatcherMatured }, { stream: t.deliveriesStream, name: t.consumers.dispatcherDeliveries }] };
+      return { streams: [], consumers: [consumerOf(maturedStream), consumerOf(deliveriesStream)], deadLetters: [deadLettersOf(maturedStream), deadLettersOf(deliveriesStream)] };
   }
 }
 
@@ -35,7 +48,7 @@ export async function checkNatsNeeds(app: AppName, jsm: JetStreamManager, t: Top
     if (/not found/i.test(String((err as Error)?.message))) return new NatsAccessError(`${what} does not exist: run the setup first (scripts/migrate.ts, the compose "migrate" service)`);
     return new NatsAccessError(`cannot read ${what}: ${String((err as Error)?.message ?? err)}`);
   };
-  for (const stream of needs.streams) {
+  for (const stream of [...needs.streams, ...(needs.deadLetters.length ? [t.deadLetterStream] : [])]) {
     await withTimeout(jsm.streams.info(stream), timeoutMs).catch((err) => { throw explain(`stream ${stream}`, err); });
   }
   for (const c of needs.consumers) {
