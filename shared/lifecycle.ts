@@ -82,7 +82,7 @@ export async function bootApp<WithNats extends boolean>(name: AppName, opts: { p
       process.exit(1);
     }
   }
-  const ops = createAppOps(name, { config, sql: database.sql, nats, applicationName, poolMax });
+  const ops = createAppOps(name, { config, logger, sql: database.sql, nats, applicationName, poolMax });
   return { config, logger, database, nats: nats as WithNats extends true ? NatsHandles : undefined, ops };
 }
 

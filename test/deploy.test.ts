@@ -204,3 +204,23 @@ describe("NATS is locked down", () => {
     expect(setup.output()).toContain("SETUP_ON_START=false");
   }, 45_000);
 });
+
+test("with NATS unresponsive every app answers /ready 503 naming nats (and /health 200), and is ready again once it answers", async () => {
+  const nats = stack.running.get("nats")!.child;
+  nats.kill("SIGSTOP");
+  try {
+    for (const [app, port] of Object.entries(APP_PORTS)) {
+      const r = await waitFor(async () => {
+        const res = await fetch(url(port, "/ready"));
+        return res.status === 503 ? res : null;
+      }, { what: `${app} not ready`, timeoutMs: 10_000 });
+      expect(await r.json()).toEqual({ error: "not ready: nats", checks: { postgres: "ok", nats: "failing" } });
+      expect((await fetch(url(port, "/health"))).status).toBe(200);
+    }
+  } finally {
+    nats.kill("SIGCONT");
+  }
+  for (const [app, port] of Object.entries(APP_PORTS)) {
+    await waitFor(async () => (await fetch(url(port, "/ready"))).status === 200, { what: `${app} ready again`, timeoutMs: 15_000 });
+  }
+}, 60_000);

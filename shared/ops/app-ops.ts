@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { Config } from "../config";
+import type { Logger } from "../logger";
 import type { NatsHandles } from "../nats/topology";
 import { withOps } from "./http";
 import { createMetrics } from "./metrics";
@@ -17,7 +18,7 @@ interface FetchApp {
  * their API with /health, /ready and /metrics in front; the processor and dispatcher serve only
  * those three on PROCESSOR_PORT / DISPATCHER_PORT.
  */
-export function createAppOps(app: AppName, deps: { config: Config; sql: postgres.Sql; nats?: NatsHandles; applicationName: string; poolMax: number }) {
+export function createAppOps(app: AppName, deps: { config: Config; logger: Logger; sql: postgres.Sql; nats?: NatsHandles; applicationName: string; poolMax: number }) {
   const metrics = createMetrics(app);
   // createDatabase opens a raw pool of poolMax and a drizzle pool of max(2, poolMax/2).
   metrics.watchPostgresPool(deps.sql, deps.applicationName, deps.poolMax + Math.max(2, Math.ceil(deps.poolMax / 2)));
@@ -29,7 +30,9 @@ export function createAppOps(app: AppName, deps: { config: Config; sql: postgres
     if (needs.consumers.length) metrics.watchConsumers(jsm, needs.consumers);
     if (needs.deadLetters.length) metrics.watchDeadLetters(jsm, topology.deadLetterStream, needs.deadLetters);
   }
-  const ready = createReadiness(checks);
+  const ready = createReadiness(checks, {
+    onChange: (r) => (r.ok ? deps.logger.info("ready", { checks: r.checks }) : deps.logger.warn("not ready", { failed: r.failed })),
+  });
   const defaultPort = { ingest: deps.config.INGEST_PORT, platform: deps.config.PLATFORM_PORT, processor: deps.config.PROCESSOR_PORT, dispatcher: deps.config.DISPATCHER_PORT }[app];
   return {
     metrics,

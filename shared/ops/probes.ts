@@ -63,7 +63,10 @@ export type Readiness = () => Promise<{ ok: boolean; checks: Record<string, stri
  * JetStream. One check runs at a time and its answer is reused for a second, so a flood of
  * /ready requests on a public port costs at most one query a second.
  */
-export function createReadiness(checks: Record<string, () => Promise<unknown>>, opts: { timeoutMs?: number; reuseMs?: number } = {}): Readiness {
+export function createReadiness(
+  checks: Record<string, () => Promise<unknown>>,
+  opts: { timeoutMs?: number; reuseMs?: number; onChange?: (result: Awaited<ReturnType<Readiness>>) => void } = {},
+): Readiness {
   const timeoutMs = opts.timeoutMs ?? 2_000;
   let last: { at: number; result: Awaited<ReturnType<Readiness>> } | undefined;
   let running: Promise<Awaited<ReturnType<Readiness>>> | undefined;
@@ -84,6 +87,7 @@ export function createReadiness(checks: Record<string, () => Promise<unknown>>, 
   return async () => {
     if (last && performance.now() - last.at < (opts.reuseMs ?? 1_000)) return last.result;
     running ??= run().then((result) => {
+      if (last?.result.failed.join() !== result.failed.join()) opts.onChange?.(result);
       last = { at: performance.now(), result };
       return result;
     }).finally(() => (running = undefined));
