@@ -181,6 +181,26 @@ describe("NATS is locked down", () => {
     await adminNc.close();
   });
 
+  test("no app may publish what another app owns, nor change the topology", async () => {
+    const forbidden: Array<[user: string, subject: string]> = [
+      ["processor", "deliveries.attempt"], ["processor", "ingest.trace"], ["processor", "$JS.API.STREAM.DELETE.INGEST"],
+      ["dispatcher", "matured.session"], ["dispatcher", "ingest.event"], ["dispatcher", "$JS.API.CONSUMER.DELETE.INGEST.processor-ingest"],
+      ["platform", "matured.trace"], ["platform", "ingest.trace"], ["platform", "$JS.API.STREAM.PURGE.DELIVERIES"],
+      ["ingest", "deliveries.attempt"], ["ingest", "$JS.API.STREAM.UPDATE.INGEST"],
+    ];
+    for (const [user, subject] of forbidden) {
+      const nc = await connect({ servers: natsUrl(), user, pass: stack.env[`NATS_${user.toUpperCase()}_PASSWORD`], inboxPrefix: `_INBOX.${user}`, reconnect: false });
+      const errors: string[] = [];
+      (async () => {
+        for await (const s of nc.status()) if (s.type === "error") errors.push(String((s as { error?: Error }).error?.message ?? ""));
+      })();
+      nc.publish(subject, "{}");
+      await nc.flush();
+      await waitFor(async () => errors.some((e) => e.toLowerCase().includes("permissions violation") && e.includes(subject)), { what: `${user} refused ${subject}`, timeoutMs: 5_000 });
+      await nc.close();
+    }
+  }, 60_000);
+
   test("an app with another app's user, a wrong password, or set up to migrate as the app role stops at once saying what to fix", async () => {
     const ingestEnv = stack.local.env(envOf(stack.compose.services.ingest));
     const wrong = run("ingest-as-platform", bunArgv(asArgs(stack.compose.services.ingest.command)), {

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { timingSafeEqual } from "node:crypto";
 import type { AppMetrics } from "./metrics";
 import type { Readiness } from "./probes";

@@ -70,7 +70,7 @@ export function createMetrics(app: string) {
         redelivered: "Messages delivered more than once and not yet acknowledged (num_redelivered)",
         waiting: "Pull requests waiting at the server (num_waiting)",
       };
-      const read = shared(async () => {
+      const read = oneReadAtATime(async () => {
         const out = new Map<string, { pending: number; ack_pending: number; redelivered: number; waiting: number }>();
         await Promise.all(consumers.map(async (c) => {
           try {
@@ -133,7 +133,7 @@ export function createMetrics(app: string) {
      */
     watchPostgresPool(sql: postgres.Sql, applicationName: string, maxConnections: number) {
       new Gauge({ name: "cellar_postgres_pool_max", help: "Configured connections per pool, summed over the process's pools", registers }).set(maxConnections);
-      const read = shared(async () => {
+      const read = oneReadAtATime(async () => {
         const rows = await withTimeout(sql<{ state: string; n: number }[]>`
           select coalesce(state, 'unknown') as state, count(*)::int as n from pg_stat_activity
           where application_name = ${applicationName} and pid <> pg_backend_pid() group by 1`, 2_000);
@@ -158,7 +158,7 @@ export function createMetrics(app: string) {
 export type AppMetrics = ReturnType<typeof createMetrics>;
 
 /** Concurrent scrapes (and the several gauges of one scrape) share one read. */
-function shared<T>(fn: () => Promise<T>): () => Promise<T> {
+function oneReadAtATime<T>(fn: () => Promise<T>): () => Promise<T> {
   let current: Promise<T> | undefined;
   return () => (current ??= fn().finally(() => setTimeout(() => (current = undefined), 250)));
 }
