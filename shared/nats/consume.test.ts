@@ -25,7 +25,7 @@ async function testStream(mode: "batch" | "each", maxDeliver = 3): Promise<{ spe
   const spec: StreamSpec<Item> = {
     key: "ingest",
     name: () => name,
-    codec: jsonCodec(Item, undefined, (v) => v.tenantId),
+    codec: jsonCodec(Item, (v) => v.tenantId),
     consumer: { durable: "worker", ackWaitMs: 30_000, maxAckPending: 1000, maxDeliver, backoffMs: [50], mode },
   };
   return { spec, subject };
