@@ -100,7 +100,8 @@ export async function listDeadLetters(jsm: JetStreamManager, t: Topology, opts: 
   const info = await jsm.streams.info(name);
   const limit = opts.limit ?? 100;
   const out: DeadLetter[] = [];
-  for (let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 0); seq <= info.state.last_seq && out.length < limit; seq++) {
+  if (info.state.messages === 0) return out;
+  for (let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 1, 1); seq <= info.state.last_seq && out.length < limit; seq++) {
     const m = await jsm.streams.getMessage(name, { seq });
     if (!m) continue; // deleted (replayed or purged)
     const dl = toDeadLetter(m);
