@@ -36,7 +36,7 @@ const message = (i: number): IngestMessage =>
   ({
     kind: "trace", messageId: `outage-${i}`, tenantId: tenant.tenantId, serviceName: "support-bot", receivedAt: new Date().toISOString(),
     payload: chatTrace({ sessionId: `outage-${i % 7}`, messages: [{ role: "user", content: `message ${i}` }], reply: "ok" }),
-  }) as IngestMessage;
+  }) as unknown as IngestMessage;
 const stored = async () => (await stack.database.sql<{ n: number }[]>`select count(*)::int as n from traces where session_id like 'outage-%'`)[0].n;
 
 test("Postgres stopped for 20 s: nothing is dead-lettered and every trace sent before, during and after lands", async () => {
