@@ -6,7 +6,8 @@ import type { Logger } from "@cellar/shared/logger";
 import { IngestMessage, type MaturedMessage } from "@cellar/shared/payloads";
 import { compileValidator } from "@cellar/shared/validation";
 import { writeIngestBatch } from "./ingest/writer";
-import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
+import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity";
+import { ActivityCoalescer } from "./maturation/coalesce";
 import { matureSessions, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
 import { sweepIdle, type SweepResult } from "./maturation/sweep";
 import { createLatencyNorms } from "./analysis/norms";
@@ -38,6 +39,11 @@ export interface ProcessorDeps {
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
   /** AI TL;DRs through an OpenAI-compatible endpoint (SUMMARY_LLM_*); extractive without it. */
   summaryLlm?: SummaryLlm;
+  /**
+   * At most one activity put per session per this many ms (default 5000; 0 = one per write):
+   * see maturation/coalesce.ts. Off by itself when the window is too short for it.
+   */
+  activityCoalesceMs?: number;
   /** Override the service latency norms (tests); default: recent llm spans, cached 60 s. */
   latencyNorms?: (traceServiceId: string) => Promise<LatencyNorms>;
 }
@@ -50,6 +56,7 @@ export function createProcessor(deps: ProcessorDeps) {
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
   const refreshing = new Set<Promise<void>>();
+  const coalescer = new ActivityCoalescer({ js: deps.js, topology: deps.topology, windowSeconds: deps.windowSeconds, logger: deps.logger, minIntervalMs: deps.activityCoalesceMs ?? 5000 });
   const maturation: MaturationDeps = {
     sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
     latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm,
@@ -80,11 +87,11 @@ export function createProcessor(deps: ProcessorDeps) {
     // The refresh and ack run while the next batch is written (bounded), so Postgres and NATS
     // work in parallel; a failed refresh naks the batch (the replay writes nothing new and
     // refreshes again).
-    const refresh = refreshActivity(deps.js, deps.topology, [
+    const refresh = coalescer.refresh([
       ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
       ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
       ...(written.traceBatchMicros ? [{ kind: "batch" as EntityKind, pk: written.traceBatchMicros }] : []),
-    ], deps.windowSeconds)
+    ])
       .then(() => {
         for (const m of goodMsgs) m.ack();
       })
@@ -136,6 +143,11 @@ export function createProcessor(deps: ProcessorDeps) {
       }
       const outcomes = kind === "session" ? await matureSessions(maturation, pks) : await matureTraces(maturation, pks);
       for (const pk of pks) retryIn.set(pk, early(outcomes, pk));
+      // A session whose key expired while it is still active (its coalesced trailing put was
+      // lost to a crash): put the key again for the time it still has.
+      if (kind === "session") {
+        await Promise.all(pks.filter((pk) => outcomes.get(pk) === "still-active" && retryIn.get(pk) === 0).map((pk) => coalescer.rearm(pk, outcomes.dueInMs.get(pk) ?? 0)));
+      }
       return retryIn;
     };
     const settle = (w: { m: JsMsg; pk: string }, retryIn: Map<string, number>) => {
@@ -171,6 +183,7 @@ export function createProcessor(deps: ProcessorDeps) {
     async start(): Promise<void> {
       const ingestConsumer = await deps.js.consumers.get(deps.topology.ingestStream, deps.topology.consumers.processorIngest);
       const activityConsumer = await deps.js.consumers.get(`KV_${deps.topology.activityBucket}`, deps.topology.consumers.processorActivity);
+      coalescer.start();
       loops.push(consumeInBatches(ingestConsumer, { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, concurrency: deps.ingestConcurrency ?? 2, logger: deps.logger, handle: handleIngestBatch }));
       loops.push(consumeInBatches(activityConsumer, { maxBatch: 200, maxWaitMs: 50, logger: deps.logger, handle: handleActivityBatch }));
       const interval = deps.sweepIntervalMs ?? 60_000;
@@ -187,6 +200,7 @@ export function createProcessor(deps: ProcessorDeps) {
       if (sweepTimer) clearInterval(sweepTimer);
       await Promise.all(loops.map((l) => l.stop()));
       await Promise.all(refreshing);
+      await coalescer.stop();
       await sweeping;
       deps.logger.info("processor stopped");
     },
