@@ -9,6 +9,7 @@ const processor = createProcessor({
   topology: nats.topology,
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
+  activityCoalesceMs: config.ACTIVITY_PUT_INTERVAL_MS,
   summaryLlm: config.SUMMARY_LLM_URL && config.SUMMARY_LLM_API_KEY
     ? { url: config.SUMMARY_LLM_URL, apiKey: config.SUMMARY_LLM_API_KEY, model: config.SUMMARY_LLM_MODEL }
     : undefined,
