@@ -1,5 +1,6 @@
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor";
+import { parseRetentionDays, startRetention } from "./retention/retention";
 
 // No stack capture per publish/ack: the processor publishes on every batch.
 const { config, logger, database, nats } = await bootApp("processor", { poolMax: 20, nats: true, noAsyncTraces: true });
@@ -15,9 +16,11 @@ const processor = createProcessor({
     : undefined,
 });
 await processor.start();
+const retention = startRetention(database.sql, { defaults: parseRetentionDays(config.RETENTION_DAYS), intervalSeconds: config.RETENTION_INTERVAL_SECONDS, logger });
 
 onShutdown(logger, [
   ["consumers", () => processor.stop()],
+  ["retention", () => retention.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);
