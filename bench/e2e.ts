@@ -185,13 +185,15 @@ async function main() {
           loadgenCpu = cpu(loadgen.pid).loadgen || loadgenCpu;
         }
       })();
-      // Probes: a trace every 100 ms; readable = its spans come back from the platform.
+      // Probes: a trace every 500 ms; readable = its spans come back from the platform. Polls
+      // back off (50 ms, then 10% of the time waited so far), so they cost the platform and
+      // Postgres little next to the load (~30 polls per probe).
       const probes: Promise<void>[] = [];
       const probeLoop = (async () => {
         for (let k = 0; running; k++) {
-          await sleep(100);
+          await sleep(500);
           const traceId = `${prefix}-probe-${k}`;
-          const body = probeBody.replace('"session_id":"__SESSION__"', `"session_id":"${prefix}-probe-${k % 20}","trace_id":"${traceId}"`);
+          const body = probeBody.replace('"session_id":"__SESSION__"', `"session_id":"${prefix}-probe-${k % 5}","trace_id":"${traceId}"`);
           probes.push((async () => {
             const t0 = performance.now();
             const res = await fetch(ingestUrl, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${keys.telemetryKey}` }, body });
@@ -201,7 +203,7 @@ async function main() {
               const r = await fetch(`${platformBase}/telemetry/otel/spans/${keys.service}/${traceId}`, { headers: { authorization: `Token ${keys.platformKey}` } });
               const j = r.status === 200 ? ((await r.json()) as { spans: unknown[] }) : (await r.arrayBuffer(), null);
               if (j && j.spans.length > 0) return void readable.push(performance.now() - t0);
-              await sleep(50);
+              await sleep(Math.max(50, (performance.now() - t0) / 10));
             }
             missing++;
           })());
