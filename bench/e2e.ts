@@ -30,6 +30,7 @@ import { cpuByProcess, cpuDelta, pct, postmasterPid } from "./lib/proc";
 import { measureFloor } from "./e2e/floor";
 import { measureReads } from "./e2e/reads";
 import { makeTemplates } from "./lib/traces";
+import { printStorage, storageReport } from "./lib/storage";
 import { fastSettings, readSeedKeys, type SeedKeys } from "./e2e/cluster";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -47,6 +48,10 @@ const { values: args } = parseArgs({
     "floor-rows": { type: "string", default: "20000" },
     "no-floor": { type: "boolean", default: false },
     reads: { type: "boolean", default: false },
+    /** Loads pg_stat_statements and prints each stage's costliest statements. */
+    "pg-stats": { type: "boolean", default: false },
+    /** Prints bytes on disk per trace (tables, TOAST, indexes) after the stages. */
+    storage: { type: "boolean", default: false },
     connections: { type: "string", default: "64" },
     /** Seconds between a session's traces, and how long a generation of sessions lasts. */
     gap: { type: "string", default: "2" },
@@ -103,7 +108,9 @@ async function main() {
   const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-e2e-"));
   const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
   const pgDir = args["data-dir"] ? resolve(args["data-dir"]) : join(scratch, "pg");
-  const pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: Boolean(args["data-dir"]) });
+  // Kept (persistent) even in scratch: --pg-stats restarts it with pg_stat_statements loaded;
+  // fastSettings gives it the throwaway clusters' crash-unsafe settings.
+  let pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: true });
   const children: ChildProcess[] = [];
   const stopChild = async (c: ChildProcess) => {
     if (c.exitCode !== null || c.signalCode !== null) return;
@@ -114,9 +121,20 @@ async function main() {
     });
   };
   try {
-    const database = createDatabase(pg.url, { max: 4 });
+    let database = createDatabase(pg.url, { max: 4 });
+    await fastSettings(database.sql);
+    if (args["pg-stats"]) {
+      const [{ shared_preload_libraries: loaded }] = await database.sql<{ shared_preload_libraries: string }[]>`show shared_preload_libraries`;
+      if (!loaded.includes("pg_stat_statements")) {
+        await database.sql`alter system set shared_preload_libraries = 'pg_stat_statements'`;
+        await database.close();
+        await pg.stop();
+        pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: true });
+        database = createDatabase(pg.url, { max: 4 });
+      }
+      await database.sql`create extension if not exists pg_stat_statements`;
+    }
     const { sql } = database;
-    await fastSettings(sql);
     await runMigrations(pg.url);
     let keys: SeedKeys;
     if (args["data-dir"] && existsSync(`${pgDir}.keys.json`)) keys = readSeedKeys(pgDir);
@@ -168,6 +186,7 @@ async function main() {
 
     async function stage(rate: number, seconds: number): Promise<StageResult> {
       const prefix = `e${Date.now().toString(36)}s${++stageNo}`;
+      if (args["pg-stats"]) await sql`select pg_stat_statements_reset()`;
       const cpu0 = cpu();
       const loadgen = spawn(process.execPath, ["bench/e2e/loadgen.ts", JSON.stringify({ url: ingestUrl, key: keys.telemetryKey, rate, seconds, prefix, connections: Number(args.connections), gapSeconds: Number(args.gap), genSeconds: Number(args.gen) })], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
       let out = "";
@@ -218,6 +237,14 @@ async function main() {
       const drainSeconds = (performance.now() - tail0) / 1000;
       await Promise.all(probes);
       const cpu1 = { ...cpu(), loadgen: lg.cpuSeconds ?? loadgenCpu };
+      if (args["pg-stats"]) {
+        const top = await sql<{ calls: number; ms: number; rows: number; q: string }[]>`
+          select calls::int, round(total_exec_time)::int as ms, rows::int, regexp_replace(left(query, 110), '\s+', ' ', 'g') as q
+          from pg_stat_statements order by total_exec_time desc limit 15`;
+        const okNow = JSON.parse(out.trim().split("\n").pop() || "{}").ok || 1;
+        console.log(`postgres statements (execution time per accepted trace, us):`);
+        for (const t of top) console.log(`  ${String(Math.round((t.ms * 1000) / okNow)).padStart(5)} us  ${String(t.calls).padStart(7)} calls  ${String(t.rows).padStart(8)} rows  ${t.q}`);
+      }
       const used = cpuDelta({ ...cpu0, loadgen: 0 }, cpu1);
 
       // Lateness over the stage's sessions, once they all matured (or a bound passed).
@@ -303,6 +330,7 @@ async function main() {
       if (best) console.log(`ratio: sustained ${best.rate}/s = ${((100 * best.rate) / floor.perSecond).toFixed(0)}% of the floor's rate; system CPU per trace ${appsUs(best)} us = ${(appsUs(best) / floor.totalUs).toFixed(1)}x the floor's`);
     }
     if (reads) for (const r of reads) console.log(JSON.stringify(r));
+    if (args.storage) printStorage(await storageReport(sql));
     await nc.close();
     await database.close();
   } finally {

@@ -20,6 +20,7 @@ import { deriveSpans } from "../apps/processor/src/ingest/spans";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { fastSettings, readSeedKeys, writeSeedKeys } from "./e2e/cluster";
 import { makeTemplates } from "./lib/traces";
+import { printStorage, storageReport } from "./lib/storage";
 
 const { values: args } = parseArgs({
   options: { "data-dir": { type: "string" }, traces: { type: "string", default: "1000000" }, days: { type: "string", default: "30" }, chunk: { type: "string", default: "50000" } },
@@ -148,7 +149,7 @@ try {
     console.log(`seed: ${stored.toLocaleString("en")} traces (${Math.round((stored - start) / secs)}/s)`);
   }
   await sql`update issues i set occurrences = f.n, affected_sessions = f.n from (select issue_id, count(*)::int as n from findings group by issue_id) f where f.issue_id = i.id`;
-  await sql`vacuum analyze`;
+  printStorage(await storageReport(sql));
   const [{ bytes }] = await sql<{ bytes: string }[]>`select pg_database_size(current_database())::text as bytes`;
   console.log(`seed: done, ${stored.toLocaleString("en")} traces; database ${(Number(bytes) / 1e9).toFixed(2)} GB`);
 } finally {
