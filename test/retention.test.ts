@@ -125,5 +125,5 @@ test("issues last seen before the cutoff go; recent ones keep their counts", asy
   const r = await runRetention(sql, { defaults: parseRetentionDays("30") });
   expect(r.issues).toBe(1);
   const left = await sql<{ fingerprint: string; occurrences: number }[]>`select fingerprint, occurrences from issues where trace_service_id = ${svc.id} and fingerprint in ('old', 'recent')`;
-  expect(left).toEqual([{ fingerprint: "recent", occurrences: 7 }]);
+  expect([...left]).toEqual([{ fingerprint: "recent", occurrences: 7 }]);
 });
