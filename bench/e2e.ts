@@ -23,6 +23,7 @@ import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { randomBytes, toBase64 } from "@cellar/shared/crypto";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
+import { ingestStream } from "@cellar/shared/nats/catalogue";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
@@ -176,7 +177,7 @@ async function main() {
       cpuByProcess({ ingest: [ingest.pid], processor: processors.map((p) => p.pid), platform: [platform.pid], dispatcher: [dispatcher.pid], nats: [nats.process.pid], loadgen: [loadgen], bench: [process.pid] }, postmaster);
 
     const lag = async () => {
-      const info = await jsm.consumers.info(topology.ingestStream, topology.consumers.processorIngest);
+      const info = await jsm.consumers.info(topology.ingestStream, ingestStream.consumer!.durable);
       return info.num_pending + info.num_ack_pending;
     };
     const ingestUrl = `http://127.0.0.1:${ingestPort}/raw/traces`;
