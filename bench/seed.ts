@@ -2,7 +2,8 @@
  * `npm run bench:seed`: fills a kept Postgres cluster with stored, matured telemetry quickly, for
  * bench/e2e.ts `--data-dir` (reads and throughput at a given stored size). Adds traces until
  * the cluster holds --traces. Per trace: the realistic 2-6 KB chat payloads the benches ingest
- * (bench/lib/traces.ts), the spans the processor derives from that payload, a trace analysis,
+ * (bench/lib/traces.ts, stored as they are: their session_id and times are the template's,
+ * the row's columns carry the real ones), the spans the processor derives from that payload, a trace analysis,
  * two transcript items; per 5 traces a matured session with its analysis rollups; 10% of
  * sessions carry a finding under one of 40 issues. Rows are generated inside Postgres from 200
  * template payloads (INSERT ... SELECT, no parsing of JSON per row), in chunks of 50,000 traces,
@@ -108,7 +109,7 @@ try {
         insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload,
           received_at, ingested_at, status, maturation_count, matured_at, published_count)
         select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
-          jsonb_set(jsonb_set(t.payload, '{session_id}', to_jsonb(c.session_id)), '{start_time}', to_jsonb(c.at)),
+          t.payload,
           c.at, c.at, 'matured', 1, c.at + interval '4 minutes', 1
         from chunk_traces c join seed_templates t on t.k = c.tk`;
       await tx`
