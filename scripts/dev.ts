@@ -63,7 +63,8 @@ async function main() {
   }
   state.secretKey ??= toBase64(randomBytes(32));
   saveState();
-  writeFileSync(join(DATA, "dev.env"), `DATABASE_URL=${databaseUrl}\nNATS_URL=${natsUrl}\n`);
+  const adminNats = natsUsers ? `NATS_USER=admin\nNATS_PASSWORD=${natsUsers.appEnv("admin").NATS_PASSWORD}\n` : "";
+  writeFileSync(join(DATA, "dev.env"), `DATABASE_URL=${databaseUrl}\nNATS_URL=${natsUrl}\n${adminNats}`);
 
   await runMigrations(databaseUrl);
   if (!state.tenant) {

@@ -143,6 +143,13 @@ test("a message the processor cannot use is dead-lettered under its own user, an
   }
   await waitFor(async () => sample(await scrape("processor"), "cellar_dead_letters", { stream: "INGEST" }) === 1, { what: "the dead letter counted", timeoutMs: 15_000 });
   expect(stack.running.get("processor")!.child.exitCode).toBeNull();
+  // The operator lists it with the admin CLI as the NATS admin user.
+  const cli = run("admin-dead-letters", [process.execPath, "run", "scripts/admin.ts", "dead-letters", "list"], {
+    ...baseEnv(), NATS_URL: `nats://127.0.0.1:${stack.local.port(4222)}`, NATS_USER: "admin", NATS_PASSWORD: stack.env.NATS_ADMIN_PASSWORD,
+  });
+  expect(await cli.exited).toBe(0);
+  const listed = JSON.parse(cli.output().trim().split("\n").find((l) => l.startsWith("{"))!);
+  expect(listed.deadLetters.map((d: { stream: string; subject: string }) => [d.stream, d.subject])).toEqual([["INGEST", "ingest.trace"]]);
 }, 30_000);
 
 describe("NATS is locked down", () => {

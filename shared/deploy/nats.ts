@@ -34,6 +34,21 @@ export function natsClientOptions(s: NatsClientSettings): Partial<ConnectionOpti
   return opts;
 }
 
+/**
+ * Credentials and TLS from the environment for tools outside the apps' config (admin CLI): the
+ * operator runs them as the `admin` NATS user (NATS_USER=admin NATS_PASSWORD=...).
+ */
+export function natsSettingsFromEnv(url: string, env: Record<string, string | undefined> = process.env): NatsClientSettings {
+  return {
+    NATS_URL: url,
+    NATS_USER: env.NATS_USER ?? "",
+    NATS_PASSWORD: env.NATS_PASSWORD ?? "",
+    NATS_TLS_CA_FILE: env.NATS_TLS_CA_FILE ?? "",
+    NATS_TLS_CERT_FILE: env.NATS_TLS_CERT_FILE ?? "",
+    NATS_TLS_KEY_FILE: env.NATS_TLS_KEY_FILE ?? "",
+  };
+}
+
 /** Thrown when NATS refuses this app's connection or a permission it needs: stops the app. */
 export class NatsAccessError extends Error {
   override name = "NatsAccessError";

@@ -1,5 +1,6 @@
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor";
+import { parseRetentionDays, startRetention } from "./retention/retention";
 
 // No stack capture per publish/ack: the processor publishes on every batch.
 const { config, logger, database, nats, ops } = await bootApp("processor", { poolMax: 20, nats: true, noAsyncTraces: true });
@@ -9,6 +10,7 @@ const processor = createProcessor({
   topology: nats.topology,
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
+  activityCoalesceMs: config.ACTIVITY_PUT_INTERVAL_MS,
   observe: {
     outcomes: (kind, outcomes) => {
       for (const outcome of outcomes.values()) ops.metrics.maturation(kind, outcome);
@@ -20,12 +22,14 @@ const processor = createProcessor({
     : undefined,
 });
 await processor.start();
+const retention = startRetention(database.sql, { defaults: parseRetentionDays(config.RETENTION_DAYS), intervalSeconds: config.RETENTION_INTERVAL_SECONDS, logger });
 const server = ops.serve(); // /health, /ready, /metrics on PROCESSOR_PORT
 logger.info("listening", { url: `http://127.0.0.1:${server.port}/metrics` });
 
 onShutdown(logger, [
   ["http", () => server.stop()],
   ["consumers", () => processor.stop()],
+  ["retention", () => retention.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);
