@@ -48,10 +48,13 @@ export function withOps(handler: FetchHandler, opts: { routes?: () => RouteList;
       status = response.status;
       return response;
     } finally {
-      opts.metrics.observeHttp(op ? path : routeOf(path), request.method, status, (performance.now() - started) / 1000);
+      opts.metrics.observeHttp(op ? path : routeOf(path), METHODS.has(request.method) ? request.method : "OTHER", status, (performance.now() - started) / 1000);
     }
   };
 }
+
+/** Label values for `method`; anything else a client sends is `OTHER` (bounded cardinality). */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
