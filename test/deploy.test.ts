@@ -55,6 +55,13 @@ describe("the compose stack", () => {
     }
   });
 
+  test(".env.example names every variable docker-compose.yml reads", () => {
+    const read = new Set([...readFileSync(join(ROOT, "docker-compose.yml"), "utf8").matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]));
+    const example = new Set([...readFileSync(join(ROOT, ".env.example"), "utf8").matchAll(/^([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+    expect([...read].filter((v) => !example.has(v))).toEqual([]);
+    expect(read.size).toBeGreaterThan(10);
+  });
+
   test("the optional Prometheus scrapes every app's /metrics port", () => {
     const prometheus = stack.compose.services.prometheus;
     expect(prometheus?.profiles).toEqual(["monitoring"]);
