@@ -19,7 +19,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json bunfig.toml ./
 COPY shared ./shared
 COPY apps ./apps
-COPY scripts/migrate.ts ./scripts/migrate.ts
+COPY scripts/migrate.ts scripts/admin.ts ./scripts/
 # Runs as the image's unprivileged `bun` user; nothing in /app is writable by it.
 USER bun
 EXPOSE 3100 3200 3300 3400

@@ -50,7 +50,12 @@ export interface ComposeStack {
  * Starts every service without a profile. `appArgv` may rewrite an app image's command (the
  * Deno test runs `deno run` where the image runs `bun run`); by default `bun` is this Bun.
  */
-export async function startComposeStack(opts: { env?: Record<string, string>; appArgv?: (argv: string[]) => string[] } = {}): Promise<ComposeStack> {
+export async function startComposeStack(opts: {
+  env?: Record<string, string>;
+  appArgv?: (argv: string[]) => string[];
+  /** Where the app image's /app is (default: this checkout); e.g. a tree laid out as the Dockerfile does. */
+  appRoot?: string;
+} = {}): Promise<ComposeStack> {
   const env = opts.env ?? testEnv();
   const scratch = mkdtempSync(join(tmpdir(), "cellar-compose-"));
   const compose = loadCompose(join(ROOT, "docker-compose.yml"), env);
@@ -97,7 +102,7 @@ export async function startComposeStack(opts: { env?: Record<string, string>; ap
     } else {
       if (!s.build) throw new Error(`service ${name}: neither nats, postgres nor built from this repo`);
       const argv = bunArgv([...asArgs(s.entrypoint), ...asArgs(s.command)]);
-      running.set(name, run(name, opts.appArgv ? opts.appArgv(argv) : argv, { ...baseEnv(), ...local.env(senv) }));
+      running.set(name, run(name, opts.appArgv ? opts.appArgv(argv) : argv, { ...baseEnv(), ...local.env(senv) }, opts.appRoot));
     }
   };
 
