@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
 import { badRequest } from "@cellar/shared/errors";
+import { readCappedText } from "../http/body";
 import { Iso, Nullable } from "../http/schemas";
 
 /** Contract: at most 5 per trace service, disabled ones included; only deletion frees a slot. */
@@ -118,7 +119,7 @@ export function objectBody(body: unknown, optional = false): Body {
  * with no body at all means "no options", not a JSON syntax error.
  */
 export async function optionalJsonBody(request: Request): Promise<Body> {
-  const text = await request.text();
+  const text = await readCappedText(request);
   if (text.trim() === "") return {};
   let parsed: unknown;
   try {

@@ -80,7 +80,9 @@ export async function createSubscription(
   if (!isUuid(input.traceServiceId)) throw badRequest("invalid trace_service_id: no such trace service");
   await validateUrl(deps, input.url);
   const secret = generateWebhookSecret();
-  const sealed = await box(deps).seal(secret);
+  // The row id is the secret's associated data, so it is chosen here, before sealing.
+  const newId = crypto.randomUUID();
+  const sealed = await box(deps).seal(secret, newId);
   const now = deps.now();
   const id = await deps.sql.begin(async (tx) => {
     // The row lock serializes creates on one service, so two at once cannot both take slot 5.
@@ -91,8 +93,8 @@ export async function createSubscription(
       throw conflict(`trace service already has ${MAX_SUBSCRIPTIONS_PER_SERVICE} webhook subscriptions (disabled ones count); delete one to free a slot`);
     }
     const [row] = await tx<{ id: string }[]>`
-      insert into webhook_subscriptions (tenant_id, trace_service_id, name, url, event_types, secret_encrypted, created_at, updated_at)
-      values (${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${sealed}, ${now}, ${now})
+      insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, created_at, updated_at)
+      values (${newId}, ${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${sealed}, ${now}, ${now})
       returning id`;
     return row.id;
   });
@@ -141,7 +143,8 @@ export async function disableSubscription(deps: WebhookServiceDeps, p: Principal
 export async function rotateSecret(deps: WebhookServiceDeps, p: Principal, id: string, ttlHours: number) {
   await getSubscription(deps, p, id);
   const secret = generateWebhookSecret();
-  const sealed = await box(deps).seal(secret);
+  // Same associated data for both columns: the current secret moves to previous unchanged.
+  const sealed = await box(deps).seal(secret, id);
   const now = deps.now();
   const expiresAt = ttlHours > 0 ? new Date(now.getTime() + ttlHours * 3600_000) : null;
   await deps.sql`update webhook_subscriptions set
