@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { SecretUnreadableError } from "@cellar/shared/crypto";
 import type { Logger } from "@cellar/shared/logger";
 import type { Cidr } from "@cellar/shared/webhooks/address";
 import { checkDestination, type DestinationCheck, type ResolveDns } from "@cellar/shared/webhooks/destination";
@@ -15,8 +16,11 @@ export type DeliveryFetch = (url: string, init: RequestInit & { redirect: "manua
 export interface AttemptDeps {
   sql: postgres.Sql;
   logger: Logger;
-  /** Decrypts a sealed secret (cached by ciphertext, so a rotation is picked up at once). */
-  openSecret: (sealed: string) => Promise<string>;
+  /**
+   * Decrypts a sealed secret with its subscription id as associated data (cached by ciphertext,
+   * so a rotation is picked up at once); throws SecretUnreadableError when no key opens it.
+   */
+  openSecret: (sealed: string, subscriptionId: string) => Promise<string>;
   /** Batched recordSuccesses. */
   recordSuccess: (rec: SuccessRecord) => Promise<void>;
   fetch: DeliveryFetch;
@@ -170,26 +174,42 @@ export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: bo
   return verdict;
 }
 
+/** How much of a receiver's answer is read (raw bytes, never inflated); the rest is cancelled. */
+export const RESPONSE_PREFIX_BYTES = 4 * 1024;
+
+/**
+ * Everything an attempt waits on (DNS, connect, the answer's prefix) runs under one deadline of
+ * `timeoutMs`, so a resolver that never answers is a timed-out attempt like a silent receiver.
+ */
 async function send(deps: AttemptDeps, row: Loaded, at: Date): Promise<Outcome> {
-  const dest = await checkDestination(row.url, { resolveDns: deps.resolveDns, allowlist: deps.allowlist, literalCache: deps.literalCache });
-  if (!dest.ok) {
-    if (dest.problem === "private_address") return { kind: "disable", statusCode: null, error: `destination ${dest.message}`, reason: "private_address" };
-    return { kind: "failed", statusCode: null, error: `destination url ${dest.message}` };
-  }
-  const secrets = [await deps.openSecret(row.secret_encrypted)];
-  if (row.previous_secret_encrypted && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > at.getTime()) {
-    secrets.push(await deps.openSecret(row.previous_secret_encrypted));
-  }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), deps.timeoutMs);
+  const timedOut = (): Outcome => ({ kind: "failed", statusCode: null, error: `timeout after ${deps.timeoutMs} ms` });
   try {
+    const dest = await untilAborted(checkDestination(row.url, { resolveDns: deps.resolveDns, allowlist: deps.allowlist, literalCache: deps.literalCache }), controller.signal);
+    if (!dest) return timedOut();
+    if (!dest.ok) {
+      if (dest.problem === "private_address") return { kind: "disable", statusCode: null, error: `destination ${dest.message}`, reason: "private_address" };
+      return { kind: "failed", statusCode: null, error: `destination url ${dest.message}` };
+    }
+    let secrets: string[];
+    try {
+      secrets = [await deps.openSecret(row.secret_encrypted, row.subscription_id)];
+      if (row.previous_secret_encrypted && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > at.getTime()) {
+        secrets.push(await deps.openSecret(row.previous_secret_encrypted, row.subscription_id));
+      }
+    } catch (err) {
+      if (!(err instanceof SecretUnreadableError)) throw err;
+      // Recorded like any failed attempt (and retried): an operator who restores the key fixes it.
+      deps.logger.error("webhook secret cannot be opened", { subscriptionId: row.subscription_id, deliveryId: row.id, err });
+      return { kind: "failed", statusCode: null, error: `webhook secret cannot be opened: ${err.message}` };
+    }
     const res = await deps.fetch(
       dest.url.toString(),
       { method: "POST", headers: deliveryHeaders(secrets, row.id, at, row.body), body: row.body, redirect: "manual", signal: controller.signal },
       { address: dest.address, hostname: dest.hostname },
     );
-    // Drain (bounded by the same timeout) so the connection can be reused; the body is not kept.
-    await res.arrayBuffer().catch(() => undefined);
+    await readPrefix(res, RESPONSE_PREFIX_BYTES);
     const code = res.status;
     if (code >= 200 && code < 300) return { kind: "delivered", statusCode: code };
     if (code >= 300 && code < 400) return { kind: "disable", statusCode: code, error: `redirect (${code}) not followed`, reason: "redirect" };
@@ -197,9 +217,49 @@ async function send(deps: AttemptDeps, row: Loaded, at: Date): Promise<Outcome> 
     const retryAfterMs = code === 429 || code === 408 ? parseRetryAfter(res.headers.get("retry-after"), at) : null;
     return { kind: "failed", statusCode: code, error: `HTTP ${code}`, retryAfterMs };
   } catch (err) {
-    if (controller.signal.aborted) return { kind: "failed", statusCode: null, error: `timeout after ${deps.timeoutMs} ms` };
-    return { kind: "failed", statusCode: null, error: `connection failed: ${(err as Error).message ?? String(err)}`.slice(0, 500) };
+    if (controller.signal.aborted) return timedOut();
+    return { kind: "failed", statusCode: null, error: `connection failed: ${connectionErrorText(err)}` };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** `work`'s result, or undefined once `signal` aborts (the work itself is left to finish). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * Reads at most `max` bytes of the answer, then cancels the rest: a receiver cannot hold the
+ * attempt or the dispatcher's memory with a long or endless body. Nothing read is kept.
+ */
+async function readPrefix(res: Response, max: number): Promise<void> {
+  if (!res.body) return;
+  const reader = res.body.getReader();
+  let read = 0;
+  try {
+    while (read < max) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+  } catch {
+    return; // a broken answer after the status line changes nothing about the status
+  }
+  await reader.cancel().catch(() => {});
+}
+
+/**
+ * The error's code or a short message, with IP literals removed: the attempt record is shown to
+ * tenant admins, and the address a name resolved to (maybe internal) is not theirs to learn.
+ */
+function connectionErrorText(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const text = typeof e?.code === "string" && e.code ? e.code : String(e?.message ?? err);
+  return text.replace(/\[?[0-9a-fA-F]*:[0-9a-fA-F:.]+\]?|\b\d{1,3}(\.\d{1,3}){3}\b/g, "<address>").slice(0, 300);
 }

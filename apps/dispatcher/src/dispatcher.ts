@@ -61,10 +61,14 @@ export function createDispatcher(deps: DispatcherDeps) {
   const now = deps.now ?? (() => new Date());
   const allowlist = toCidrs(deps.insecureAllowlist);
   const secrets = new Map<string, Promise<string>>();
-  const openSecret = (sealed: string) => {
+  const openSecret = (sealed: string, subscriptionId: string) => {
     if (secrets.size > 10_000) secrets.clear();
-    let p = secrets.get(sealed);
-    if (!p) secrets.set(sealed, (p = deps.secretBox.open(sealed)));
+    const cacheKey = `${subscriptionId}|${sealed}`;
+    let p = secrets.get(cacheKey);
+    if (!p) {
+      secrets.set(cacheKey, (p = deps.secretBox.open(sealed, subscriptionId)));
+      p.catch(() => secrets.delete(cacheKey)); // a failure is not remembered: the keyring may be fixed
+    }
     return p;
   };
   // Under load many attempts share one query; a lone attempt waits at most 2 ms.
