@@ -4,6 +4,7 @@ import { randomBytes, SecretBox, toBase64 } from "@cellar/shared/crypto";
 import { subjects } from "@cellar/shared/nats/topology";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
+import { DELIVERY_JOB_LIFETIME_MS } from "../apps/dispatcher/src/retry";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { createReceiver, webhookApi } from "./helpers/webhooks";
 
@@ -137,5 +138,27 @@ describe("dispatcher: a receiver or a tenant cannot exhaust it", () => {
     expect(rows[0].status_code).toBeNull();
     expect(rows[0].error).toContain(`webhook secret cannot be opened: sealed with key ${await foreign.currentKeyId()}, which is not in the keyring`);
     expect(receiver.hits("/unopenable")).toHaveLength(0);
+  });
+});
+
+describe("dispatcher: no delivery stays pending forever", () => {
+  test("retry jobs live as long as the dispatcher assumes: DELIVERIES max_age covers DELIVERY_JOB_LIFETIME_MS", async () => {
+    const info = await stack.nats.jsm.streams.info(stack.nats.topology.deliveriesStream);
+    expect(info.config.max_age / 1e6).toBeGreaterThanOrEqual(DELIVERY_JOB_LIFETIME_MS);
+  });
+
+  test("a pending delivery older than its job's lifetime is reconciled to failed, and can then be retried by hand", async () => {
+    receiver.behave["/orphan"] = () => new Response(null, { status: 204 });
+    const s = await subscribe("/orphan");
+    const id = `msg_orphan${crypto.randomUUID().slice(0, 8)}`;
+    const created = new Date(Date.now() - DELIVERY_JOB_LIFETIME_MS - 60_000);
+    await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, status, attempts, next_attempt_at, created_at)
+      values (${id}, ${tenant.tenantId}, ${s.id}, 'session.matured', ${`orphan:${id}`}, '{}', ${created}, 'pending', 3, ${created}, ${created})`;
+    expect((await req(`/webhooks/${s.id}/deliveries/${id}/retry`, tenant.platformKey, "POST")).status).toBe(409);
+    await dispatcher!.prune();
+    const [row] = await stack.database.sql`select status, next_attempt_at from webhook_deliveries where id = ${id}`;
+    expect(row).toEqual({ status: "failed", next_attempt_at: null });
+    expect((await req(`/webhooks/${s.id}/deliveries/${id}/retry`, tenant.platformKey, "POST")).status).toBe(202);
+    await waitFor(async () => (await stack.database.sql`select status from webhook_deliveries where id = ${id}`)[0].status === "delivered", { what: "the manual re-send" });
   });
 });

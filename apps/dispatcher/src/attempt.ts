@@ -4,7 +4,9 @@ import type { Logger } from "@cellar/shared/logger";
 import type { Cidr } from "@cellar/shared/webhooks/address";
 import { checkDestination, type DestinationCheck, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { deliveryHeaders } from "@cellar/shared/webhooks/signing";
-import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt } from "./retry";
+import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
+import type { SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
+import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_HORIZON_MS } from "./retry";
 
 /**
  * Sends one request to the validated `address` only (never a fresh DNS lookup) and must not
@@ -21,7 +23,7 @@ export interface AttemptDeps {
    * so a rotation is picked up at once); throws SecretUnreadableError when no key opens it.
    */
   openSecret: (sealed: string, subscriptionId: string) => Promise<string>;
-  /** Batched recordSuccesses. */
+  /** Batched deliveryState.recordSuccesses. */
   recordSuccess: (rec: SuccessRecord) => Promise<void>;
   fetch: DeliveryFetch;
   resolveDns: ResolveDns;
@@ -52,12 +54,14 @@ export interface Loaded {
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
   next_attempt_at: Date | null;
+  /** When the delivery was created: its retries end within RETRY_HORIZON_MS of it. */
+  created_at: Date;
 }
 
 /** Delivery rows with their subscription, in the order of `ids` (undefined = gone). */
 export async function loadDeliveries(sql: postgres.Sql, ids: string[]): Promise<Array<Loaded | undefined>> {
   const rows = await sql<Loaded[]>`
-    select d.id, d.body, d.status, d.attempts, d.next_attempt_at, d.subscription_id, s.url, s.enabled, s.secret_encrypted,
+    select d.id, d.body, d.status, d.attempts, d.next_attempt_at, d.created_at, d.subscription_id, s.url, s.enabled, s.secret_encrypted,
       s.previous_secret_encrypted, s.previous_secret_expires_at
     from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
     where d.id = any(${ids}::text[])`;
@@ -65,41 +69,7 @@ export async function loadDeliveries(sql: postgres.Sql, ids: string[]): Promise<
   return ids.map((id) => byId.get(id));
 }
 
-export interface SuccessRecord {
-  deliveryId: string;
-  subscriptionId: string;
-  attempt: number;
-  statusCode: number;
-  durationMs: number;
-  attemptedAt: Date;
-}
-
-/**
- * Records successful attempts in one statement for many deliveries (the hot path under load):
- * attempt rows, delivered state, and health reset only where health actually changes.
- */
-export async function recordSuccesses(sql: postgres.Sql, recs: SuccessRecord[]): Promise<void[]> {
-  await sql`
-    with v as (
-      select * from unnest(${recs.map((r) => r.deliveryId)}::text[], ${recs.map((r) => r.subscriptionId)}::uuid[], ${recs.map((r) => r.attempt)}::int[],
-        ${recs.map((r) => r.statusCode)}::int[], ${recs.map((r) => r.durationMs)}::int[], ${recs.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
-        as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-    ), ins as (
-      -- A delivery deleted meanwhile (its subscription was deleted) has nothing left to record.
-      insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-      select v.delivery_id, v.subscription_id, v.attempt, v.status_code, v.duration_ms, v.attempted_at
-      from v join webhook_deliveries d on d.id = v.delivery_id
-      on conflict (delivery_id, attempt) do nothing
-    ), upd as (
-      update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null from v where d.id = v.delivery_id
-    )
-    update webhook_subscriptions s set consecutive_failures = 0, failing_since = null, last_delivery_status = 'delivered'
-    where s.id in (select subscription_id from v)
-      and (s.consecutive_failures <> 0 or s.failing_since is not null or s.last_delivery_status is distinct from 'delivered')`;
-  return recs.map(() => undefined);
-}
-
-type Outcome =
+export type Outcome =
   | { kind: "delivered"; statusCode: number }
   | { kind: "failed"; statusCode: number | null; error: string; retryAfterMs?: number | null }
   | { kind: "disable"; statusCode: number | null; error: string; reason: string };
@@ -109,9 +79,33 @@ type Outcome =
  * records the attempt and the subscription's health, and says whether and when to retry.
  * Expected receiver behaviour (410, timeouts) is data here, never an exception.
  */
+/**
+ * What follows a failed attempt (pure): retry per the curve, stretched by Retry-After but never
+ * past RETRY_HORIZON_MS from the delivery's creation (the job must still exist when the retry
+ * comes due), or give up. An attempt at or past the horizon, the ninth, or a manual one is final.
+ */
+export function planAfterFailure(
+  row: Pick<Loaded, "attempts" | "created_at">,
+  outcome: Exclude<Outcome, { kind: "delivered" }>,
+  manual: boolean,
+  startedAt: Date,
+  opts: Pick<AttemptDeps, "retryTimeScale" | "random">,
+): { verdict: Verdict; status: "pending" | "failed" | "stopped"; nextAttemptAt: Date | null } {
+  const attempt = row.attempts + 1;
+  if (outcome.kind === "disable") return { verdict: { action: "term", reason: outcome.reason }, status: "stopped", nextAttemptAt: null };
+  const horizon = row.created_at.getTime() + RETRY_HORIZON_MS;
+  if (manual || attempt >= MAX_ATTEMPTS || startedAt.getTime() >= horizon) {
+    return { verdict: { action: "term", reason: manual ? "manual attempt failed" : "last attempt failed" }, status: "failed", nextAttemptAt: null };
+  }
+  const curve = retryDelayForAttempt(attempt + 1, opts.retryTimeScale, opts.random);
+  // Retry-After moves the next attempt later, never earlier (contract: Delivery rules 8).
+  const delayMs = Math.max(1, Math.min(Math.max(curve, outcome.retryAfterMs ?? 0), horizon - startedAt.getTime()));
+  return { verdict: { action: "nak", delayMs }, status: "pending", nextAttemptAt: new Date(startedAt.getTime() + delayMs) };
+}
+
 export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: boolean): Promise<Verdict> {
   if (!row.enabled) {
-    await deps.sql`update webhook_deliveries set status = 'stopped', next_attempt_at = null where id = ${row.id} and status = 'pending'`;
+    await deliveryState.stop(deps.sql, row.id);
     return { action: "term", reason: "subscription disabled" };
   }
   const attempt = row.attempts + 1;
@@ -119,56 +113,20 @@ export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: bo
   const t0 = performance.now();
   const outcome = await send(deps, row, startedAt);
   const durationMs = Math.round(performance.now() - t0);
-  const final = manual || attempt >= MAX_ATTEMPTS;
-
-  let verdict: Verdict;
-  let deliveryStatus: "delivered" | "pending" | "failed" | "stopped";
-  let nextAttemptAt: Date | null = null;
-  if (outcome.kind === "delivered") {
-    verdict = { action: "ack" };
-    deliveryStatus = "delivered";
-  } else if (outcome.kind === "disable") {
-    verdict = { action: "term", reason: outcome.reason };
-    deliveryStatus = "stopped";
-  } else if (final) {
-    verdict = { action: "term", reason: manual ? "manual attempt failed" : "last attempt failed" };
-    deliveryStatus = "failed";
-  } else {
-    const curve = retryDelayForAttempt(attempt + 1, deps.retryTimeScale, deps.random);
-    // Retry-After moves the next attempt later, never earlier (contract: Delivery rules 8).
-    const delayMs = Math.max(curve, outcome.retryAfterMs ?? 0);
-    verdict = { action: "nak", delayMs };
-    deliveryStatus = "pending";
-    nextAttemptAt = new Date(startedAt.getTime() + delayMs);
-  }
-
   if (outcome.kind === "delivered") {
     await deps.recordSuccess({ deliveryId: row.id, subscriptionId: row.subscription_id, attempt, statusCode: outcome.statusCode, durationMs, attemptedAt: startedAt });
-    return verdict;
+    return { action: "ack" };
   }
-  const { error, statusCode } = outcome;
-  // One statement (data-modifying CTEs run atomically): attempt row, delivery state, health.
-  const [sub] = await deps.sql<{ failing_since: Date | null }[]>`
-    with attempt as (
-      insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
-      values (${row.id}, ${row.subscription_id}, ${attempt}, ${statusCode}, ${durationMs}, ${error}, ${startedAt})
-      on conflict (delivery_id, attempt) do nothing
-    ), delivery as (
-      update webhook_deliveries set status = ${deliveryStatus}, attempts = ${attempt}, next_attempt_at = ${nextAttemptAt} where id = ${row.id}
-    )
-    update webhook_subscriptions set consecutive_failures = consecutive_failures + 1,
-      failing_since = coalesce(failing_since, ${startedAt}), last_delivery_status = 'failed'
-    where id = ${row.subscription_id} returning failing_since`;
-
+  const plan = planAfterFailure(row, outcome, manual, startedAt, deps);
+  let verdict = plan.verdict;
+  const { failingSince } = await deliveryState.recordFailure(deps.sql, {
+    deliveryId: row.id, subscriptionId: row.subscription_id, attempt, statusCode: outcome.statusCode, durationMs, error: outcome.error,
+    attemptedAt: startedAt, status: plan.status, nextAttemptAt: plan.nextAttemptAt,
+  });
   let disableReason = outcome.kind === "disable" ? outcome.reason : null;
-  if (!disableReason && sub?.failing_since && startedAt.getTime() - sub.failing_since.getTime() >= FAILING_DISABLE_MS) disableReason = "failing";
+  if (!disableReason && failingSince && startedAt.getTime() - failingSince.getTime() >= FAILING_DISABLE_MS) disableReason = "failing";
   if (disableReason) {
-    await deps.sql`
-      with sub as (
-        update webhook_subscriptions set enabled = false, disabled_reason = ${disableReason}, updated_at = ${startedAt}
-        where id = ${row.subscription_id} and enabled
-      )
-      update webhook_deliveries set status = 'stopped', next_attempt_at = null where id = ${row.id} and status = 'pending'`;
+    await deliveryState.disableSubscriptionAndStop(deps.sql, row.subscription_id, row.id, disableReason, startedAt);
     if (verdict.action === "nak") verdict = { action: "term", reason: `subscription disabled: ${disableReason}` };
   }
   return verdict;

@@ -77,7 +77,7 @@ test("HTTP_PROXY / HTTPS_PROXY in the environment are ignored: the request goes 
 });
 
 test("a compressed answer is never inflated: the body comes back as sent, and identity is asked for", async () => {
-  let acceptEncoding: string | null = null;
+  let acceptEncoding = null as string | null;
   const zipped = Bun.gzipSync(new Uint8Array(8 * 1024 * 1024)); // 8 MiB of zeros, ~8 KiB gzipped
   const bomb = Bun.serve({
     hostname: "127.0.0.1",

@@ -10,7 +10,7 @@ import { platformAuth } from "../auth/plugin";
 import type { PlatformLimiter } from "../http/limits";
 import { doc } from "../http/schemas";
 import {
-  Accepted, AttemptList, attemptView, DELIVERIES_LISTED, NoContent, objectBody, optionalJsonBody, parseEventTypes, parseName, parseTtlHours, parseUrlField, rejectUnknown,
+  Accepted, AttemptList, attemptView, DELIVERIES_LISTED, NoContent, objectBody, parseEventTypes, parseName, parseTtlHours, parseUrlField, rejectUnknown,
   RotatedSubscription, Subscription, SubscriptionList, SubscriptionWithSecret, subscriptionView, type AttemptRow,
 } from "./model";
 
@@ -95,9 +95,9 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       await guard(principal, false);
       return subscriptionView(await svc.disableSubscription(s, principal, params.id));
     }, { detail: doc(TAG, "Disable; works without the entitlement", Subscription, { errors: [401, 403, 404] }) })
-    .post("/:id/rotate-secret", async ({ principal, params, request }) => {
+    .post("/:id/rotate-secret", async ({ principal, params, body }) => {
       await guard(principal, true);
-      const b = await optionalJsonBody(request);
+      const b = objectBody(body, true);
       rejectUnknown(b, ["previous_secret_ttl_hours"]);
       const ttl = parseTtlHours(b.previous_secret_ttl_hours);
       const { row, secret, previousSecretExpiresAt } = await svc.rotateSecret(s, principal, params.id, ttl);
@@ -106,16 +106,15 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       detail: doc(TAG, "New signing secret, returned once; the old one keeps signing for the window", RotatedSubscription, {
         description: `Optional body: previous_secret_ttl_hours (integer 0-168, default 24; 0 cuts over at once). ${BODY_NOTE}`,
       }),
-      parse: "none",
     })
     .get("/:id/deliveries", async ({ principal, params }) => ({
       data: ((await svc.listAttempts(s, principal, params.id, DELIVERIES_LISTED)) as unknown as AttemptRow[]).map(attemptView),
     }), { detail: doc(TAG, "The 10 most recent delivery attempts, newest first", AttemptList, { errors: [401, 403, 404] }) })
-    .post("/:id/test", async ({ principal, params, request, set }) => {
+    .post("/:id/test", async ({ principal, params, body, set }) => {
       await guard(principal, true);
       // Each send makes the dispatcher POST to the tenant's destination: throttled per tenant.
       Object.assign(set.headers, deps.limiter?.sends.take(principal.tenantId));
-      const b = await optionalJsonBody(request);
+      const b = objectBody(body, true);
       rejectUnknown(b, ["event_type"]);
       if (b.event_type !== undefined && !(MATURED_EVENT_TYPES as readonly unknown[]).includes(b.event_type)) {
         throw badRequest(`invalid event_type: must be one of ${MATURED_EVENT_TYPES.join(", ")}`);
@@ -126,7 +125,6 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       detail: doc(TAG, "Send a signed example event (one attempt, in the history)", Accepted, {
         status: 202, description: `Optional body: event_type (default: the subscription's first). 409 when disabled. ${BODY_NOTE}`,
       }),
-      parse: "none",
     })
     .post("/:id/deliveries/:deliveryId/retry", async ({ principal, params, set }) => {
       await guard(principal, true);
