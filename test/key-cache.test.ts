@@ -60,6 +60,16 @@ describe("key cache: bounded LRU with negative entries", () => {
     expect(await keys.resolve(randomKey(), "10.0.0.1")).toBeNull();
   });
 
+  test("a valid key's refresh after its TTL is not refused when a sprayer emptied the address's bucket", async () => {
+    let now = 3_000_000;
+    const keys = new KeyResolver(database.db, { ttlMs: 1_000, missesPerSecond: 0.0001, missBurst: 1, now: () => now });
+    expect(await keys.resolve(tenant.telemetryKey, "10.0.0.9")).not.toBeNull(); // takes the only token
+    expect(((await keys.resolve(randomKey(), "10.0.0.9").catch((e) => e)) as HttpError).status).toBe(429);
+    now += 2_000; // the valid key's entry has expired; the bucket is still empty
+    expect((await keys.resolve(tenant.telemetryKey, "10.0.0.9"))?.tenantId).toBe(tenant.tenantId);
+    expect(((await keys.resolve(randomKey(), "10.0.0.9").catch((e) => e)) as HttpError).status).toBe(429);
+  });
+
   test("a revoked key stops working once its entry's TTL passes", async () => {
     let now = 5_000_000;
     const keys = new KeyResolver(database.db, { ttlMs: 1_000, now: () => now });

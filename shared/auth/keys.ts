@@ -68,6 +68,12 @@ export class KeyResolver {
   /** Lookups in progress: a burst of requests with one uncached key costs one query. */
   private inFlight = new Map<string, Promise<ResolvedKey | null>>();
   private misses: RateLimiter;
+  /**
+   * Hashes that resolved to a live key within the last hour. Their refresh after the TTL skips
+   * the per-address limit: a real client sharing an address with a sprayer keeps working.
+   * Only a real key can get in here, so a spray cannot use it.
+   */
+  private recentlyValid: LRUCache<string, true>;
   /** Postgres lookups done (the key-spray bench reads it). */
   lookups = 0;
   constructor(
@@ -76,6 +82,7 @@ export class KeyResolver {
   ) {
     const now = options.now ?? Date.now;
     this.cache = new LRUCache({ max: options.maxEntries ?? 10_000, ttl: this.ttlMs, ttlResolution: 0, perf: { now } });
+    this.recentlyValid = new LRUCache({ max: options.maxEntries ?? 10_000, ttl: 3600_000, perf: { now } });
     this.misses = createRateLimiter({
       perSecond: options.missesPerSecond ?? 20,
       burst: options.missBurst ?? 100,
@@ -101,7 +108,7 @@ export class KeyResolver {
     if (hit) return hit.value;
     let pending = this.inFlight.get(hash);
     if (!pending) {
-      this.misses.take(client);
+      if (!this.recentlyValid.has(hash)) this.misses.take(client);
       pending = this.lookup(hash).finally(() => this.inFlight.delete(hash));
       this.inFlight.set(hash, pending);
     }
@@ -134,6 +141,7 @@ export class KeyResolver {
       const { userDeprovisionedAt: _, ...rest } = row;
       value = rest as ResolvedKey;
     }
+    if (value) this.recentlyValid.set(hash, true);
     const ttl = readAt + this.ttlMs - (this.options.now ?? Date.now)();
     if (ttl > 0) this.cache.set(hash, { value }, { ttl });
     return value;
