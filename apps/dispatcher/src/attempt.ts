@@ -44,6 +44,7 @@ export const FAILING_DISABLE_MS = 5 * 24 * 3600 * 1000;
 
 export interface Loaded {
   id: string;
+  tenant_id: string;
   body: string;
   status: string;
   attempts: number;
@@ -61,7 +62,7 @@ export interface Loaded {
 /** Delivery rows with their subscription, in the order of `ids` (undefined = gone). */
 export async function loadDeliveries(sql: postgres.Sql, ids: string[]): Promise<Array<Loaded | undefined>> {
   const rows = await sql<Loaded[]>`
-    select d.id, d.body, d.status, d.attempts, d.next_attempt_at, d.created_at, d.subscription_id, s.url, s.enabled, s.secret_encrypted,
+    select d.id, d.tenant_id, d.body, d.status, d.attempts, d.next_attempt_at, d.created_at, d.subscription_id, s.url, s.enabled, s.secret_encrypted,
       s.previous_secret_encrypted, s.previous_secret_expires_at
     from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
     where d.id = any(${ids}::text[])`;

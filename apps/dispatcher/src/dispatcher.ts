@@ -14,7 +14,7 @@ import { recordSuccesses } from "@cellar/shared/webhooks/delivery-state";
 import { attemptDelivery, loadDeliveries, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt";
 import { createBatcher } from "./batcher";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout";
-import { createKeyedLimiter } from "./limiter";
+import { createFairness, TENANT_SHARE } from "./fairness";
 import { pinnedFetch } from "./pinned-fetch";
 import { pruneHistory, RETENTION_MS } from "./prune";
 import { MAX_RETRY_AFTER_MS } from "./retry";
@@ -40,8 +40,10 @@ export interface DispatcherDeps {
   insecureAllowlist?: string | string[] | Cidr[];
   /** Attempts in flight per process. */
   concurrency?: number;
-  /** Attempts in flight per subscription endpoint per process (contract: platform-set). */
+  /** Attempts in flight per destination host per process (contract: platform-set). */
   endpointConcurrency?: number;
+  /** Attempts in flight per tenant per process (default: TENANT_SHARE of `concurrency`). */
+  tenantConcurrency?: number;
   pruneIntervalMs?: number;
   retentionMs?: number;
   /** Test and metrics hook: runs after each attempt is recorded. */
@@ -87,12 +89,15 @@ export function createDispatcher(deps: DispatcherDeps) {
   };
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const endpointCap = deps.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY;
-  const limiter = createKeyedLimiter(endpointCap);
+  const fairness = createFairness({
+    concurrency,
+    hostCap: endpointCap,
+    tenantCap: deps.tenantConcurrency ?? Math.max(1, Math.floor(concurrency * TENANT_SHARE)),
+  });
   const loops: ConsumeLoop[] = [];
   let pruneTimer: ReturnType<typeof setInterval> | undefined;
   let pruning: Promise<unknown> = Promise.resolve();
 
-  const globalSlots = createKeyedLimiter(concurrency);
   // Fan-out of many MATURED messages shares two queries (see fanout.ts).
   const fanOutBatched = createBatcher(
     async (events: MaturedMessage[]) => {
@@ -109,20 +114,19 @@ export function createDispatcher(deps: DispatcherDeps) {
   );
   const publishJob = (deliveryId: string, afterAttempt: number) =>
     publishDeliveryJobs(deps.js, deps.topology, [{ job: { deliveryId }, msgID: `${deliveryId}:a${afterAttempt}` }]);
-  const crowded = (row: Loaded) => limiter.queued(row.subscription_id) >= endpointCap * 4;
+  const fairKey = (row: Loaded) => ({ tenantId: row.tenant_id, url: row.url });
+  const crowded = (row: Loaded) => fairness.crowded(fairKey(row));
 
-  /** One attempt within the endpoint's and the process's concurrency caps. */
+  /** One attempt within the destination host's, the tenant's and the process's caps (fairness.ts). */
   async function attemptNow(row: Loaded, manual: boolean): Promise<Verdict> {
-    const releaseEndpoint = await limiter.acquire(row.subscription_id);
-    const releaseGlobal = await globalSlots.acquire("*");
+    const release = await fairness.acquire(fairKey(row));
     try {
       const verdict = await attemptDelivery(attemptDeps, row, manual);
       deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
       if (verdict.action === "term") deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
       return verdict;
     } finally {
-      releaseGlobal();
-      releaseEndpoint();
+      release();
     }
   }
 

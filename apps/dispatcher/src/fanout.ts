@@ -71,7 +71,7 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       attempts: 0,
       fresh: true,
       row: {
-        id: r.id, body: r.body, status: "pending", attempts: 0, next_attempt_at: null, created_at: timestamp, subscription_id: sub.id, url: sub.url, enabled: sub.enabled,
+        id: r.id, tenant_id: r.tenant_id, body: r.body, status: "pending", attempts: 0, next_attempt_at: null, created_at: timestamp, subscription_id: sub.id, url: sub.url, enabled: sub.enabled,
         secret_encrypted: sub.secret_encrypted, previous_secret_encrypted: sub.previous_secret_encrypted, previous_secret_expires_at: sub.previous_secret_expires_at,
       },
     }));

@@ -1,3 +1,5 @@
+import { deliveriesStream } from "@cellar/shared/nats/catalogue";
+
 const S = 1000;
 const M = 60 * S;
 const H = 60 * M;
@@ -10,7 +12,7 @@ export const JITTER = 0.1;
  * How long a retry job can live: the DELIVERIES stream's max_age (4 days), counted from the job's
  * publication (nak(delay) keeps the original message). A test checks it against the stream.
  */
-export const DELIVERY_JOB_LIFETIME_MS = 4 * 24 * H;
+export const DELIVERY_JOB_LIFETIME_MS = deliveriesStream.maxAgeMs!;
 /**
  * Every attempt of a delivery falls within this long of its creation, whatever Retry-After
  * asks: eight retries each stretched to 24 h would take 8 days and outlive their job (the
