@@ -14,7 +14,7 @@ import { recordSuccesses } from "@cellar/shared/webhooks/delivery-state";
 import { attemptDelivery, loadDeliveries, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt";
 import { createBatcher } from "./batcher";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout";
-import { createFairness, TENANT_SHARE } from "./fairness";
+import { createFairness, crowdedDelayMs, TENANT_SHARE } from "./fairness";
 import { pinnedFetch } from "./pinned-fetch";
 import { pruneHistory, RETENTION_MS } from "./prune";
 import { MAX_RETRY_AFTER_MS } from "./retry";
@@ -161,7 +161,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     await Promise.all(pending.map(firstAttempt));
   }
 
-  async function handleDelivery({ value: job }: Delivery<DeliveryJob>): Promise<Outcome> {
+  async function handleDelivery({ value: job, msg }: Delivery<DeliveryJob>): Promise<Outcome> {
     const row = await loadDelivery(job.deliveryId);
     if (!row) return { term: "delivery no longer exists" }; // subscription deleted or pruned
     if (row.status !== "pending") return "ack"; // a redelivered job already done
@@ -169,7 +169,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const wait = row.next_attempt_at && !job.manual ? Math.min(row.next_attempt_at.getTime() - now().getTime(), MAX_RETRY_AFTER_MS) : 0;
     if (wait > 0) return { retryInMs: wait };
     // A crowded endpoint should not hold every slot of this process: come back shortly.
-    if (crowded(row)) return { retryInMs: 500 + Math.round(attemptDeps.random() * 1000) };
+    if (crowded(row)) return { retryInMs: crowdedDelayMs(msg.info.deliveryCount, attemptDeps.random) };
     const verdict = await attemptNow(row, job.manual === true);
     if (verdict.action === "ack") return "ack";
     if (verdict.action === "nak") return { retryInMs: verdict.delayMs };

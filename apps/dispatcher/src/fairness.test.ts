@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createFairness } from "./fairness";
+import { createFairness, crowdedDelayMs } from "./fairness";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -38,4 +38,11 @@ test("crowded once a tenant's queue passes twice its share", async () => {
   await tick();
   expect(f.crowded(k)).toBe(true);
   expect(f.crowded({ tenantId: "B", url: "https://h.example/" })).toBe(false);
+});
+
+test("a crowded job backs off: ~1 s on its first delivery, doubling up to ~32 s", () => {
+  const mid = () => 0.5;
+  expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => crowdedDelayMs(n, mid))).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 32000, 32000]);
+  expect(crowdedDelayMs(1, () => 0)).toBe(500);
+  expect(crowdedDelayMs(9, () => 0.999)).toBeLessThan(48_000);
 });

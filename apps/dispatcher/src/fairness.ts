@@ -58,3 +58,17 @@ export function createFairness(opts: FairnessOptions) {
     },
   };
 }
+
+/** Longest wait before a crowded retry job looks again (before jitter). */
+export const CROWDED_MAX_DELAY_MS = 32_000;
+
+/**
+ * How long a retry job whose host or tenant is crowded waits before it looks again: 1 s, doubling
+ * with the message's delivery count up to 32 s, jittered x0.5-1.5. A tenant with 100,000 jobs
+ * behind a hung destination would otherwise bring each back every second, a Postgres load and a
+ * redelivery per job per second that every other tenant pays for.
+ */
+export function crowdedDelayMs(deliveryCount: number, random: () => number = Math.random): number {
+  const base = Math.min(CROWDED_MAX_DELAY_MS, 1000 * 2 ** Math.min(Math.max(deliveryCount - 1, 0), 5));
+  return Math.round(base * (0.5 + random()));
+}
