@@ -4,7 +4,7 @@
  * The real apps/ingest/src/main.ts runs as a child over a real nats-server and Postgres (started
  * here in a scratch directory). A real client sends traces with a valid telemetry key at a fixed
  * rate and records its latency; meanwhile autocannon sends requests with a fresh random key each,
- * as fast as it can (loopback, bounded by --duration). Printed: the real client's p50/p99 alone
+ * as fast as it can (loopback, bounded by --duration), from a child process. Printed: the real client's p50/p99 alone
  * (the floor, same run) and under the spray, the spray's answers by status, and Postgres
  * transactions per second (pg_stat_database.xact_commit: every key lookup is one).
  *
@@ -27,6 +27,19 @@ import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+
+// Child mode: the sprayer, in its own process so its CPU is not the real client's event loop.
+if (process.argv[2] === "--spray") {
+  const [, , , url, duration, connections] = process.argv;
+  const result = await (autocannonUntyped as (o: Record<string, unknown>) => Promise<{ requests: { average: number }; statusCodeStats?: Record<string, { count: number }>; errors: number }>)({
+    url, method: "POST", connections: Number(connections), duration: Number(duration), body: "{}",
+    headers: { "content-type": "application/json" },
+    // A fresh random key on every request: no cache can hold them.
+    requests: [{ setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, authorization: `Bearer cel_tk_${crypto.randomUUID()}` } }) }],
+  });
+  console.log(JSON.stringify(result));
+  process.exit(0);
+}
 
 const { values: args } = parseArgs({
   options: {
@@ -105,11 +118,17 @@ try {
   x0 = await xacts();
   t0 = performance.now();
   const [spray, underSpray] = await Promise.all([
-    autocannon({
-      url, method: "POST", connections: Number(args.connections), duration: DURATION, body: trace(),
-      headers: { "content-type": "application/json" },
-      // A fresh random key on every request: no cache can hold them.
-      requests: [{ setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, authorization: `Bearer cel_tk_${crypto.randomUUID()}` } }) }],
+    new Promise<Awaited<ReturnType<typeof autocannon>>>((done, fail) => {
+      const sprayer = spawn(process.execPath, [import.meta.path, "--spray", url, String(DURATION), args.connections!], { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      sprayer.stdout!.on("data", (d) => (out += d));
+      sprayer.on("exit", () => {
+        try {
+          done(JSON.parse(out));
+        } catch (err) {
+          fail(err);
+        }
+      });
     }),
     realClient(DURATION),
   ]);
