@@ -7,6 +7,7 @@ import { createPlatformLimiter } from "./http/limits";
 import { metricsRoutes } from "./metrics/routes";
 import { API_PREFIX, buildOpenApi } from "./openapi/document";
 import { sessionRoutes } from "./sessions/routes";
+import { sessionDeleteRoutes } from "./sessions/delete";
 import { traceRoutes } from "./traces/routes";
 import { webhookRoutes } from "./webhooks/routes";
 
@@ -17,6 +18,7 @@ export function createPlatformApp(given: PlatformDeps) {
   const deps: PlatformDeps = { ...given, limiter: given.limiter ?? createPlatformLimiter() };
   const api = new Elysia({ prefix: API_PREFIX })
     .use(sessionRoutes(deps))
+    .use(sessionDeleteRoutes(deps))
     .use(traceRoutes(deps))
     .use(metricsRoutes(deps))
     .use(analysisRoutes(deps))
