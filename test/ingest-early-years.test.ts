@@ -36,7 +36,7 @@ test("traces and events in the first centuries land with their own instants as t
     select session_id, to_char(first_activity_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') as first,
            to_char(last_activity_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') as last
     from sessions where session_id in ('y0050', 'y0001', 'y0999') order by session_id`;
-  expect(rows).toEqual([
+  expect([...rows]).toEqual([
     { session_id: "y0001", first: "0001-01-01T00:00:00", last: "0001-01-01T00:00:01" },
     { session_id: "y0050", first: "0050-06-01T00:00:00", last: "0050-06-01T00:00:05" },
     { session_id: "y0999", first: "0999-12-31T23:59:59", last: "1000-01-01T00:00:00" },
