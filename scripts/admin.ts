@@ -14,7 +14,7 @@ import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "@cella
 
 const USAGE = `usage: npm run admin -- <command>
   tenant create --name N [--plan free|pro] [--webhooks]
-  tenant update --id T [--plan free|pro] [--webhooks on|off]
+  tenant update --id T [--plan free|pro] [--webhooks on|off] [--retention-days N|default]
   project create --tenant T --name N
   service create --tenant T --name N [--project P]
   user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
@@ -39,6 +39,7 @@ const { positionals, values } = (() => {
         tenant: { type: "string" }, project: { type: "string" }, email: { type: "string" }, role: { type: "string" },
         projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
         user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
+        "retention-days": { type: "string" },
         help: { type: "boolean" },
         seq: { type: "string" }, stream: { type: "string" }, limit: { type: "string" }, from: { type: "string" },
         all: { type: "boolean" }, "new-id": { type: "boolean" }, namespace: { type: "string" },
@@ -71,6 +72,12 @@ function onOff(v: string | undefined): boolean | undefined {
   if (v !== "on" && v !== "off") throw new UsageError("--webhooks must be on or off");
   return v === "on";
 }
+function retentionDays(v: string | undefined): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === "default") return null;
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 36_500) throw new UsageError("--retention-days must be a whole number of days from 1 to 36500, or default");
+  return Number(v);
+}
 const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
 
 /** `name` from the environment, else from a running `npm run dev` (.data/dev.env). */
@@ -100,7 +107,7 @@ async function run(): Promise<unknown> {
       case "tenant create":
         return await admin.createTenant(db, { name: need("name"), plan: plan(values.plan), webhooks: onOff(values.webhooks) });
       case "tenant update":
-        return await admin.updateTenant(db, { id: need("id"), plan: plan(values.plan), webhooks: onOff(values.webhooks) });
+        return await admin.updateTenant(db, { id: need("id"), plan: plan(values.plan), webhooks: onOff(values.webhooks), retentionDays: retentionDays(values["retention-days"]) });
       case "project create":
         return await admin.createProject(db, { tenantId: need("tenant"), name: need("name") });
       case "service create":
