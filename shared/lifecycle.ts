@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, redactConfig } from "./config";
+import { ConfigError, loadConfig, redactConfig, type Config } from "./config";
 import { createDatabase, runMigrations } from "./db/client";
 import { createLogger, type Logger } from "./logger";
 import { createTopology, ensureTopology, type NatsHandles } from "./nats/topology";
@@ -50,7 +50,7 @@ function loadConfigOrExit() {
  * Postgres pools, NATS as this app's user with what it needs checked (a wrong user or missing
  * stream stops the app with one clear line), and the app's /health, /ready and /metrics.
  */
-export async function bootApp<WithNats extends boolean>(name: AppName, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean }) {
+export async function bootApp<WithNats extends boolean>(name: AppName, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean; statementTimeoutMs?: (config: Config) => number }) {
   const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL, { app: name });
   logger.info("starting", { config: redactConfig(config) });
@@ -68,7 +68,7 @@ export async function bootApp<WithNats extends boolean>(name: AppName, opts: { p
     });
   }
   const poolMax = config.DATABASE_POOL_MAX || opts.poolMax || 10;
-  const database = createDatabase(config.DATABASE_URL, { max: poolMax, ...pg });
+  const database = createDatabase(config.DATABASE_URL, { max: poolMax, statementTimeoutMs: opts.statementTimeoutMs?.(config), ...pg });
   let nats: NatsHandles | undefined;
   if (opts.nats) {
     try {

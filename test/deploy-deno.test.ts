@@ -6,6 +6,8 @@
  * the extensionless relative imports.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { ROOT } from "./helpers/compose";
 import { findDeno } from "../scripts/infra/deno";
 import { APP_PORTS, startComposeStack, startReceiver, traceThrough, type ComposeStack } from "./helpers/compose-stack";
 
@@ -39,4 +41,9 @@ test("under Deno, a trace becomes a complete transcript and a signed session.mat
   expect(ingestAnswer).toEqual({ status: "success" });
   expect(transcript.items.map((i: { type: string; content: string }) => [i.type, i.content])).toEqual([["user", "Is the stack up?"], ["assistant", "It is."]]);
   expect(webhookType).toBe("session.matured");
+}, 90_000);
+
+test("under Deno, handlers see the client address as under Bun (Deno.serve's remoteAddr behind server.requestIP)", () => {
+  const r = spawnSync(deno, ["run", "-A", "test/fixtures/serve-client-ip.ts"], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+  expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toEqual({ ip: "127.0.0.1" });
 }, 90_000);

@@ -11,6 +11,8 @@ import { serveFetch, type Served } from "./serve";
 interface FetchApp {
   fetch: (request: Request) => Response | Promise<Response>;
   routes?: ReadonlyArray<{ method: string; path: string }>;
+  /** Elysia hands this to handlers as `server` (`.listen()` sets it); the client IP comes from it. */
+  server?: unknown;
 }
 
 /**
@@ -41,7 +43,11 @@ export function createAppOps(app: AppName, deps: { config: Config; logger: Logge
     serve(api?: FetchApp, opts: { maxRequestBodySize?: number } = {}): Served {
       const notFound = () => new Response(JSON.stringify({ error: "not found" }), { status: 404, headers: { "content-type": "application/json" } });
       const handler = withOps(api ? (r) => api.fetch(r) : notFound, { routes: () => api?.routes ?? [], metrics, ready, metricsToken: deps.config.METRICS_TOKEN });
-      return serveFetch(handler, { port: defaultPort, hostname: "0.0.0.0", maxRequestBodySize: opts.maxRequestBodySize });
+      const served = serveFetch(handler, { port: defaultPort, hostname: "0.0.0.0", maxRequestBodySize: opts.maxRequestBodySize });
+      // What `.listen()` would have set: handlers read the client address through `server.requestIP`
+      // (the pre-auth limits key on it), under Bun and Deno alike.
+      if (api) api.server = served;
+      return served;
     },
   };
 }
