@@ -10,6 +10,9 @@ import { API_PREFIX, buildOpenApi } from "./openapi/document";
 import { sessionRoutes } from "./sessions/routes";
 import { traceRoutes } from "./traces/routes";
 import { webhookRoutes, type WebhookOptions } from "./webhooks/routes";
+import { dashboardRoutes } from "./dashboard/routes";
+import { SignInService } from "./signin/service";
+import { signInRoutes } from "./signin/routes";
 
 export interface PlatformDeps {
   db: Db;
@@ -19,10 +22,13 @@ export interface PlatformDeps {
   windowSeconds: number;
   /** Webhook management: secret sealing, DNS, allowlist, and DELIVERIES for test sends. */
   webhooks?: WebhookOptions;
+  /** Dashboard sign-in (Bearer tokens on /api/v1, /auth routes); built from db/sql when absent. */
+  signIns?: SignInService;
 }
 
 /** The platform read API under /api/v1. Add a resource module with one `.use(...)` line below. */
-export function createPlatformApp(deps: PlatformDeps) {
+export function createPlatformApp(platformDeps: PlatformDeps) {
+  const deps = { ...platformDeps, signIns: platformDeps.signIns ?? new SignInService(platformDeps.db, platformDeps.sql) };
   const api = new Elysia({ prefix: API_PREFIX })
     .use(sessionRoutes(deps))
     .use(traceRoutes(deps))
@@ -35,6 +41,9 @@ export function createPlatformApp(deps: PlatformDeps) {
     .use(httpBasics(deps.logger))
     .get("/health", () => ({ status: "ok" }))
     .use(api)
+    // The dashboard (issue 15): its sign-in endpoints under /auth, its pages at /.
+    .use(signInRoutes(deps.signIns))
+    .use(dashboardRoutes({ logger: deps.logger }))
     // Public like the docs it describes; built on first request so every mounted route is in it.
     .get(`${API_PREFIX}/openapi.json`, () => (openapi ??= buildOpenApi(root!.routes)));
   root = app;

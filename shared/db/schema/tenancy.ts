@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
@@ -53,6 +53,11 @@ export const users = pgTable(
     role: text("role", { enum: ROLES }).notNull(),
     deprovisionedAt: timestamp("deprovisioned_at", { withTimezone: true, mode: "date" }),
     createdAt: createdAt(),
+    /** Dashboard sign-in (argon2id, PHC string); null = no password yet (invite pending). */
+    passwordHash: text("password_hash"),
+    /** Consecutive failed sign-ins; from the 5th on each one locks the account a while longer. */
+    failedSignIns: integer("failed_sign_ins").notNull().default(0),
+    lockedUntil: timestamp("locked_until", { withTimezone: true, mode: "date" }),
   },
   (t) => [uniqueIndex("users_tenant_email_uq").on(t.tenantId, t.email)],
 );

@@ -10,6 +10,7 @@ import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
 import type { WebhookEventType } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { platformAuth } from "../auth/plugin";
+import type { SignInTokens } from "../auth/principal";
 import { doc } from "../http/schemas";
 import {
   Accepted, AttemptList, attemptView, DELIVERIES_LISTED, NoContent, objectBody, optionalJsonBody, parseEventTypes, parseName, parseTtlHours, parseUrlField, rejectUnknown,
@@ -36,6 +37,7 @@ export interface WebhookOptions {
 export interface WebhookRouteDeps {
   sql: postgres.Sql;
   keys: KeyResolver;
+  signIns?: SignInTokens;
   webhooks?: WebhookOptions;
 }
 
@@ -58,7 +60,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   };
 
   return new Elysia({ prefix: "/webhooks" })
-    .use(platformAuth(deps.keys))
+    .use(platformAuth(deps.keys, deps.signIns))
     .get("", async ({ principal }) => ({ data: (await svc.listSubscriptions(s, principal)).map(subscriptionView) }), {
       detail: doc(TAG, "All subscriptions of the tenant (services of your projects)", SubscriptionList, { errors: [401] }),
     })
