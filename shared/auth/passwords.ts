@@ -1,8 +1,12 @@
 /**
- * Dashboard passwords: argon2id through Bun.password (PHC strings, salt included). The cost is
- * Bun's default (64 MiB, t=2, ~50-100 ms on one core), which is why the platform bounds how many
- * verifications run at once (apps/platform/src/signin/service.ts).
+ * Dashboard passwords: argon2id through Bun.password (PHC strings, salt and cost included, so a
+ * later cost change still verifies old hashes). Cost: OWASP's first recommended argon2id setting,
+ * m = 19 MiB, t = 2, p = 1 -- memory-hard, yet 19 MiB per verification keeps the platform's memory
+ * bounded under a sign-in flood together with the concurrency cap in
+ * apps/platform/src/signin/service.ts.
  */
+export const ARGON2_MEMORY_KIB = 19_456;
+export const ARGON2_TIME_COST = 2;
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
 
@@ -15,7 +19,7 @@ export function passwordProblem(password: unknown): string | null {
 }
 
 export function hashPassword(password: string): Promise<string> {
-  return Bun.password.hash(password, { algorithm: "argon2id" });
+  return Bun.password.hash(password, { algorithm: "argon2id", memoryCost: ARGON2_MEMORY_KIB, timeCost: ARGON2_TIME_COST });
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {

@@ -14,7 +14,7 @@ export interface SignInOptions {
   /** Absolute lifetime of a sign-in token. Default 8 hours (a working day). */
   sessionTtlMs?: number;
   now?: () => number;
-  /** argon2id verifications at once (64 MiB each). Default 2: the machine's cores. */
+  /** argon2id verifications at once (19 MiB each). Default 2. */
   maxConcurrentHashes?: number;
   /** Sign-ins waiting for a verification slot before new ones get 429. Default 32. */
   maxQueuedHashes?: number;
