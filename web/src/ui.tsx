@@ -64,12 +64,17 @@ curl -s -X POST $INGEST/raw/traces -H "Authorization: Bearer $KEY" \\
   );
 }
 
-/** The service every page reads, kept in the URL (`?service=`) so links and reloads keep it. */
+const LAST_SERVICE = "cellar.dashboard.service";
+
+/** The service every page reads, kept in the URL (`?service=`) so links and reloads keep it; the last one chosen is the default. */
 export function useService(me: Me): [string | undefined, (name: string) => void] {
   const [params, setParams] = useSearchParams();
+  const known = (name: string | null) => !!name && me.services.some((s) => s.name === name);
   const chosen = params.get("service");
-  const service = chosen && me.services.some((s) => s.name === chosen) ? chosen : me.services[0]?.name;
+  const remembered = localStorage.getItem(LAST_SERVICE);
+  const service = known(chosen) ? chosen! : known(remembered) ? remembered! : me.services[0]?.name;
   const set = (name: string) => setParams((p) => {
+    localStorage.setItem(LAST_SERVICE, name);
     const next = new URLSearchParams(p);
     next.set("service", name);
     next.delete("offset");
