@@ -1,8 +1,14 @@
-/** Display helpers: one place for how times, money and durations read. */
+/**
+ * Display helpers: one place for how times, money and durations read. The Intl formatters are
+ * built once: `toLocaleString(undefined, options)` builds one per call, which made a 1,000-item
+ * transcript take seconds to render (bench/dashboard.ts).
+ */
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const NUMBER = new Intl.NumberFormat();
+
 export function when(iso: string | null | undefined): string {
   if (!iso) return "—";
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return DATE_TIME.format(new Date(iso));
 }
 
 export function usd(v: number | null | undefined): string {
@@ -19,7 +25,7 @@ export function ms(v: number | null | undefined): string {
 }
 
 export function num(v: number | null | undefined): string {
-  return v === null || v === undefined ? "—" : v.toLocaleString();
+  return v === null || v === undefined ? "—" : NUMBER.format(v);
 }
 
 /** Content as text: strings as they are, anything else as indented JSON. */

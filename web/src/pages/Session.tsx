@@ -66,7 +66,7 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
             </div>
             {d.transcript.status === "processing" && <p class="muted">This session has not been analysed yet; this page refreshes by itself.</p>}
             {d.transcript.truncated && <p class="notice">This transcript is longer than the stored cap; the tail is not shown.</p>}
-            <p class="muted small">{num(d.transcript.counts?.total ?? items.length)} items{d.transcript.computedAt && <> · analysed {when(d.transcript.computedAt)}</>} · maturation {d.transcript.maturationCount}</p>
+            <p class="muted small">{num(d.transcript.counts?.total ?? items.length)} items{d.tldr.computedAt && <> · analysed {when(d.tldr.computedAt)}</>}{d.tldr.maturationCount > 0 && <> · maturation {d.tldr.maturationCount}</>}</p>
             <Transcript items={items} service={service} sessionId={sessionId} />
             {more !== null && (
               <button type="button" onClick={loadMore} disabled={loadingMore}>

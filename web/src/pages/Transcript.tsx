@@ -16,7 +16,8 @@ export interface Item {
   toolName?: string | null;
   toolCallId?: string | null;
   model?: string;
-  usage?: { totalTokens?: number; promptTokens?: number; completionTokens?: number } | null;
+  /** The response's usage as the provider sent it (OpenAI: snake_case). */
+  usage?: Record<string, unknown> | null;
   latencyMs?: number;
   finishReason?: string;
   edited?: boolean;
@@ -47,6 +48,11 @@ function FullContent({ service, sessionId, item, render }: { service: string; se
       {error && <p class="error" role="alert">{error}</p>}
     </>
   );
+}
+
+function tokensOf(usage: Item["usage"]): number | undefined {
+  const v = usage?.total_tokens ?? usage?.totalTokens;
+  return typeof v === "number" ? v : undefined;
 }
 
 const ROLE_LABEL: Record<string, string> = { system: "System", user: "User", assistant: "Assistant" };
@@ -89,7 +95,7 @@ export function TranscriptItem({ item, service, sessionId }: { item: Item; servi
       <div class="msg-head">
         <strong>{ROLE_LABEL[item.type] ?? item.type}</strong>
         {item.edited && <span class="badge badge-partial">edited</span>}
-        <span class="muted small">{time}{item.model && <> · {item.model}</>}{item.usage?.totalTokens !== undefined && <> · {num(item.usage.totalTokens)} tokens</>}{item.latencyMs !== undefined && <> · {ms(item.latencyMs)}</>} {traceLink}</span>
+        <span class="muted small">{time}{item.model && <> · {item.model}</>}{tokensOf(item.usage) !== undefined && <> · {num(tokensOf(item.usage))} tokens</>}{item.latencyMs !== undefined && <> · {ms(item.latencyMs)}</>} {traceLink}</span>
       </div>
       <div class="content">{text(item.content) || <span class="muted">(no text)</span>}</div>
     </li>
