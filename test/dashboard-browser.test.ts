@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { setPassword } from "@cellar/shared/admin/signin";
+import { createUser } from "@cellar/shared/admin/tenancy";
 import { chatTrace } from "./helpers/payloads";
 import { seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
@@ -202,6 +203,19 @@ test("webhooks: create (secret shown once), send a test, see the delivery in the
   expect(deliveryIds.length).toBe(2);
   expect(deliveryIds[0]).toBe(deliveryIds[1]);
   await shot("07-webhook-log");
+  // Edit, disable and enable, rotate: each answered by the API and shown.
+  await page.getByLabel("Name").fill("Ops hook (renamed)");
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("heading", { name: "Ops hook (renamed)" }).waitFor();
+  await page.getByRole("button", { name: "Disable" }).click();
+  await page.getByRole("button", { name: "Enable" }).waitFor();
+  expect(await page.locator(".actions .badge").textContent()).toBe("disabled");
+  await page.getByRole("button", { name: "Enable" }).click();
+  await page.getByRole("button", { name: "Disable" }).waitFor();
+  await page.getByRole("button", { name: "Rotate secret" }).click();
+  const rotated = await page.getByTestId("secret").textContent();
+  expect(rotated).toStartWith("whsec_");
+  expect(rotated).not.toBe(secret);
 });
 
 test("settings: a platform key is shown once, works with Token, and is revoked", async () => {
@@ -238,6 +252,16 @@ test("a viewer has no webhooks page: no link, and opening it directly says why",
   await page.getByRole("heading", { name: "Not available for your role" }).waitFor();
   expect(await page.getByRole("alert").textContent()).toContain("admin or owner");
   await shot("09-viewer-webhooks");
+});
+
+test("a user who can see no service yet gets the curl for a first trace", async () => {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  const u = await createUser(stack.database.db, { tenantId: f.a.tenantId, email: "newcomer@acme.test", role: "member" });
+  await setPassword(stack.database.db, { userId: u.id, password: PASSWORD });
+  await signIn("newcomer@acme.test");
+  await page.getByRole("heading", { name: "Send your first trace" }).waitFor();
+  expect(await page.locator("pre.code").textContent()).toContain("curl -s -X POST $INGEST/raw/traces");
+  await shot("12-empty-state");
 });
 
 test("an expired sign-in sends the user back to the sign-in page with a message", async () => {

@@ -40,7 +40,7 @@ export function StatusBadge({ status }: { status: string }) {
 }
 
 /** The first thing a new tenant needs: one trace sent with curl. */
-export function FirstTraceHelp() {
+export function FirstTraceHelp({ me }: { me?: Me }) {
   const now = "$(date -u +%Y-%m-%dT%H:%M:%SZ)";
   const curl = `INGEST=http://127.0.0.1:3100   # your ingest URL
 KEY=cel_tk_...                  # npm run admin -- key create --tenant <id> --kind telemetry
@@ -57,7 +57,9 @@ curl -s -X POST $INGEST/raw/traces -H "Authorization: Bearer $KEY" \\
   return (
     <section class="empty" aria-labelledby="first-trace">
       <h2 id="first-trace">Send your first trace</h2>
-      <p>Nothing here yet. Point your app at the ingest endpoint, or try it with curl:</p>
+      {me && !me.services.length && (me.user.role === "viewer" || me.user.role === "member")
+        ? <p>You can see no service yet: services belong to projects, and an admin can add you to one. Or send a trace of your own:</p>
+        : <p>Nothing here yet. Point your app at the ingest endpoint, or try it with curl:</p>}
       <pre class="code" tabIndex={0}>{curl}</pre>
       <p class="muted">The session shows up here once it has been idle for the maturation window (20 s in development, 3 min by default).</p>
     </section>

@@ -13,7 +13,7 @@ export function IssuesPage({ me }: { me: Me }) {
     (signal) => (service ? api("/telemetry/otel/issues/filtered", { body: { service_name: service, limit: PAGE, offset }, signal }) : Promise.resolve(null)),
     [service, offset],
   );
-  if (!me.services.length) return (<><PageTitle>Issues</PageTitle><FirstTraceHelp /></>);
+  if (!me.services.length) return (<><PageTitle>Issues</PageTitle><FirstTraceHelp me={me} /></>);
   const issues: any[] = data?.issues ?? [];
   const go = (to: number) => setParams((p) => { const n = new URLSearchParams(p); n.set("offset", String(to)); return n; });
   return (

@@ -47,7 +47,7 @@ export function SessionsPage({ me }: { me: Me }) {
         : Promise.resolve(null),
     [service, query],
   );
-  if (!me.services.length) return (<><PageTitle>Sessions</PageTitle><FirstTraceHelp /></>);
+  if (!me.services.length) return (<><PageTitle>Sessions</PageTitle><FirstTraceHelp me={me} /></>);
 
   const apply = (e: Event) => {
     e.preventDefault();
