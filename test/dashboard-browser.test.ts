@@ -155,6 +155,25 @@ test("a session: the transcript reads as a conversation, a tool result expands, 
   await shot("03-session");
 });
 
+test("a session still processing says so and refreshes itself to complete", async () => {
+  // A processor with a long window holds the new session open; a second one with a 1 s window
+  // and a fast sweep then matures it while the page is open.
+  await stack.processor!.stop();
+  const slow = await stack.startProcessor({ windowSeconds: 60 });
+  await stack.ingestRequest("/raw/traces", chatTrace({ sessionId: "fresh-1", messages: [{ role: "user", content: "Is my order late?" }], reply: "It arrives tomorrow." }), {
+    authorization: `Bearer ${f.a.telemetryKey}`,
+  });
+  await waitFor(async () => (await stack.database.sql`select 1 from sessions where session_id = 'fresh-1'`).length > 0, { what: "the fresh session row" });
+  await page.goto(`${base}/sessions/support-bot/fresh-1`);
+  await page.locator(".badge-processing", { hasText: "Processing" }).waitFor();
+  expect(await page.getByText("This session has not been analysed yet; this page refreshes by itself.").isVisible()).toBe(true);
+  await slow.stop();
+  await stack.startProcessor({ windowSeconds: 1, sweepIntervalMs: 300, sweepGraceSeconds: 0 });
+  await page.locator(".badge-complete", { hasText: "Complete" }).waitFor({ timeout: 20_000 });
+  await page.getByRole("list", { name: "Transcript" }).getByText("It arrives tomorrow.").waitFor();
+  await page.goBack();
+});
+
 test("a finding links to its trace: span tree and timing", async () => {
   await page.locator("section[aria-labelledby=findings-h]").getByRole("link", { name: /open (span|trace)/ }).first().click();
   await page.getByRole("heading", { name: /^Trace / }).waitFor();
@@ -274,7 +293,7 @@ test("an expired sign-in sends the user back to the sign-in page with a message"
 test("readable at 390 px: no sideways scrolling on the sessions list and a session", async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn("owner@example.com");
-  await page.getByText("1–50 of 62").waitFor();
+  await page.getByText(/^1–50 of 6\d$/).waitFor(); // 62, and fresh-1 from the processing test
   const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(await overflow()).toBeLessThanOrEqual(0);
   await shot("10-sessions-390");
