@@ -122,6 +122,15 @@ test("the sessions list pages over the filtered search, sorts and filters", asyn
   await page.getByRole("button", { name: "Apply" }).click();
   await page.getByText("No sessions match these filters.").waitFor();
   await page.getByLabel("Environment").fill("");
+  // Has problems: only sessions whose analysis found one (conv-1's error event), none of the bulk ones.
+  await page.getByLabel("Has problems").check();
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.waitForURL(/problems=1/);
+  await page.getByText(/^1–\d of \d$/).waitFor();
+  const withProblems = await rows.locator("td:first-child").allTextContents();
+  expect(withProblems).toContain("conv-1");
+  expect(withProblems.some((id) => id.startsWith("bulk-"))).toBe(false);
+  await page.getByLabel("Has problems").uncheck();
   await page.getByRole("button", { name: "Apply" }).click();
   await page.locator("table.list tbody tr td").first().filter({ hasText: "conv-1" }).waitFor();
 });

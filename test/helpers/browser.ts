@@ -25,7 +25,7 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
     viewport: { width: 1280, height: 800 },
     timeout: 30_000,
   });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(30_000); // generous: the machines are shared and often loaded
   return {
     context,
     close: async () => {

@@ -25,6 +25,8 @@ export function filtersFrom(p: URLSearchParams) {
   if (p.get("problems") === "1") f.push({ field: "problems", operator: "gt", value: 0 });
   const minCost = p.get("minCost");
   if (minCost && !Number.isNaN(Number(minCost))) f.push({ field: "costUsd", operator: "gte", value: Number(minCost) });
+  const maxCost = p.get("maxCost");
+  if (maxCost && !Number.isNaN(Number(maxCost))) f.push({ field: "costUsd", operator: "lte", value: Number(maxCost) });
   const model = p.get("model");
   if (model) f.push({ field: "model", operator: "equals", value: model });
   return f;
@@ -54,7 +56,7 @@ export function SessionsPage({ me }: { me: Me }) {
     const form = new FormData(e.target as HTMLFormElement);
     const next = new URLSearchParams();
     next.set("service", service!);
-    for (const k of ["environment", "from", "to", "minCost", "model", "sort", "dir"]) {
+    for (const k of ["environment", "from", "to", "minCost", "maxCost", "model", "sort", "dir"]) {
       const v = String(form.get(k) ?? "").trim();
       if (v) next.set(k, v);
     }
@@ -75,6 +77,7 @@ export function SessionsPage({ me }: { me: Me }) {
         <label class="field"><span>From</span><input name="from" type="datetime-local" defaultValue={params.get("from") ?? ""} /></label>
         <label class="field"><span>To</span><input name="to" type="datetime-local" defaultValue={params.get("to") ?? ""} /></label>
         <label class="field"><span>Min cost (USD)</span><input name="minCost" type="number" min="0" step="any" defaultValue={params.get("minCost") ?? ""} /></label>
+        <label class="field"><span>Max cost (USD)</span><input name="maxCost" type="number" min="0" step="any" defaultValue={params.get("maxCost") ?? ""} /></label>
         <label class="field"><span>Model</span><input name="model" defaultValue={params.get("model") ?? ""} placeholder="any" /></label>
         <label class="check"><input name="problems" type="checkbox" defaultChecked={params.get("problems") === "1"} /> Has problems</label>
         <label class="field"><span>Sort by</span>
