@@ -22,3 +22,6 @@ CREATE TABLE "invitations" (
 	"accepted_at" timestamp with time zone
 );--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_token_uq" ON "invitations" USING btree ("token_hash");
+--> statement-breakpoint
+-- Sign-in looks users up by email case-insensitively across tenants.
+CREATE INDEX "users_email_lower_idx" ON "users" USING btree (lower("email"));

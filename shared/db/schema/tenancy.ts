@@ -59,7 +59,7 @@ export const users = pgTable(
     failedSignIns: integer("failed_sign_ins").notNull().default(0),
     lockedUntil: timestamp("locked_until", { withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("users_tenant_email_uq").on(t.tenantId, t.email)],
+  (t) => [uniqueIndex("users_tenant_email_uq").on(t.tenantId, t.email), index("users_email_lower_idx").on(sql`lower(${t.email})`)],
 );
 
 /** Which projects a user can see. Admins and owners see every project of their tenant. */

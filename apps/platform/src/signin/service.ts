@@ -95,6 +95,10 @@ export class SignInService {
     const token = DASHBOARD_TOKEN_PREFIX + randomToken(32);
     const expiresAt = new Date(now.getTime() + this.ttlMs);
     await this.sql`insert into dashboard_sessions (user_id, token_hash, expires_at) values (${userId}, ${hashKey(token)}, ${expiresAt})`;
+    // Housekeeping on the user's own rows: ended sign-ins older than a day go (kept that long for
+    // audits of "who was signed in"), so the table grows with sign-ins of the last day only.
+    await this.sql`delete from dashboard_sessions where user_id = ${userId}
+      and (expires_at < ${new Date(now.getTime() - 86_400_000)} or revoked_at < ${new Date(now.getTime() - 86_400_000)})`;
     return { token, expiresAt: expiresAt.toISOString() };
   }
 
