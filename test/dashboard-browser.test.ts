@@ -135,8 +135,16 @@ test("the sessions list pages over the filtered search, sorts and filters", asyn
   await page.locator("table.list tbody tr td").first().filter({ hasText: "conv-1" }).waitFor();
 });
 
-test("a session: the transcript reads as a conversation, a tool result expands, lean content loads in full", async () => {
-  await page.getByRole("link", { name: "conv-1", exact: true }).click();
+test("a session (reached by keyboard): the transcript reads as a conversation, a tool result expands, lean content loads in full", async () => {
+  // By keyboard: the skip link comes first, then Tab through the filters to the first row's link.
+  await page.reload();
+  await page.locator("table.list tbody tr td").first().filter({ hasText: "conv-1" }).waitFor();
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+  let tabs = 0;
+  while (tabs++ < 40 && (await page.evaluate(() => document.activeElement?.textContent)) !== "conv-1") await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("conv-1");
+  await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Session conv-1" }).waitFor();
   const transcript = page.getByRole("list", { name: "Transcript" });
   await transcript.getByText("Why was I charged twice for invoice 42?").waitFor();

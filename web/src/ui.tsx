@@ -96,11 +96,18 @@ export function ServicePicker({ me, value, onChange }: { me: Me; value?: string;
   );
 }
 
-/** Moves focus to a page's heading when it opens, so keyboard and screen-reader users land there. */
+let initialPage = true;
+
+/**
+ * Moves focus to a page's heading when the app navigates to it, so keyboard and screen-reader
+ * users land there. Not on the first page of a load: there focus starts at the top as usual,
+ * where the skip link is.
+ */
 export function PageTitle({ children }: { children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    ref.current?.focus();
+    if (initialPage) initialPage = false;
+    else ref.current?.focus();
   }, []);
   return <h1 tabIndex={-1} ref={ref}>{children}</h1>;
 }
