@@ -7,7 +7,7 @@ import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
 import { createLogger } from "@cellar/shared/logger";
 import { createPlatformApp } from "../apps/platform/src/app";
 import { SignInService } from "../apps/platform/src/signin/service";
-import { seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
 // Sign-in over HTTP, in-process, with a movable clock: what the browser tests click through,
@@ -142,6 +142,19 @@ describe("sign-in", () => {
     expect((await filtered(`Bearer ${token}`)).status).toBe(401);
     expect((await req("/auth/sign-in", { body: { email: "leaver@acme.test", password: PASSWORD } })).status).toBe(401);
   });
+});
+
+test("every read endpoint answers a sign-in token exactly as the same user's platform key", async () => {
+  // Guards route modules that mount platformAuth without the sign-in resolver.
+  const token = await signIn("owner@example.com");
+  for (const e of readEndpoints(f)) {
+    const asKey = await req(`/api/v1${e.path}`, { method: e.method, body: e.body, auth: `Token ${f.keys.owner}` });
+    const asToken = await req(`/api/v1${e.path}`, { method: e.method, body: e.body, auth: `Bearer ${token}` });
+    expect(`${e.method} ${e.path} ${asToken.status}`).toBe(`${e.method} ${e.path} ${asKey.status}`);
+    expect(asToken.status).not.toBe(401);
+  }
+  const del = await req("/api/v1/telemetry/otel/sessions/support-bot/no-such-session", { method: "DELETE", auth: `Bearer ${token}` });
+  expect(del.status).not.toBe(401);
 });
 
 describe("roles apply exactly as for platform keys", () => {
