@@ -220,6 +220,7 @@ test("webhooks: create (secret shown once), send a test, see the delivery in the
   await page.getByRole("button", { name: "Create subscription" }).click();
   const secret = await page.getByTestId("secret").textContent();
   expect(secret).toStartWith("whsec_");
+  await page.getByRole("link", { name: "Ops hook" }).waitFor();
   await shot("06-webhooks");
   await page.getByRole("button", { name: "I have saved it" }).click();
   expect(await page.getByTestId("secret").count()).toBe(0);
