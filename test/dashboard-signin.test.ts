@@ -80,10 +80,18 @@ describe("sign-in", () => {
     await signIn("owner@example.com");
   });
 
-  test("a bad body is a 400 naming the field", async () => {
+  test("a bad body is a 400 naming the field; a large one is 413 unread", async () => {
     const r = await req("/auth/sign-in", { body: { email: "owner@example.com" } });
     expect(r.status).toBe(400);
     expect((await r.json()).error).toContain("password");
+    const long = await req("/auth/sign-in", { body: { email: "owner@example.com", password: 42 } });
+    expect(long.status).toBe(400);
+    expect((await long.json()).error).toContain("password");
+    const big = await req("/auth/sign-in", { body: { email: "owner@example.com", password: "x".repeat(1_000_000) } });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toEqual({ error: "request body exceeds 4096 bytes" });
+    const notJson = await app.handle(new Request("http://platform.test/auth/sign-in", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" }));
+    expect(notJson.status).toBe(400);
   });
 
   test("five failures in a row lock the account; the lock answers 429 even to the right password, then expires", async () => {
@@ -155,6 +163,18 @@ test("every read endpoint answers a sign-in token exactly as the same user's pla
   }
   const del = await req("/api/v1/telemetry/otel/sessions/support-bot/no-such-session", { method: "DELETE", auth: `Bearer ${token}` });
   expect(del.status).not.toBe(401);
+});
+
+test("unknown Bearer tokens from one address are limited (429); a token seen valid is not", async () => {
+  const svc = new SignInService(stack.database.db, stack.database.sql, { missesPerSecond: 0.001, missBurst: 2 });
+  const { token } = await svc.signIn("owner@example.com", PASSWORD);
+  expect(await svc.resolve("cel_ds_unknown-1", "10.0.0.9")).toBeNull();
+  expect(await svc.resolve("cel_ds_unknown-2", "10.0.0.9")).toBeNull();
+  const limited = await svc.resolve("cel_ds_unknown-3", "10.0.0.9").catch((e) => e);
+  expect(limited.status).toBe(429);
+  expect(limited.headers["retry-after"]).toBeDefined();
+  expect((await svc.resolve(token, "10.0.0.9"))?.userId).toBe(f.a.ownerId);
+  expect(await svc.resolve("cel_ds_unknown-4", "10.0.0.10")).toBeNull(); // another address has its own bucket
 });
 
 describe("roles apply exactly as for platform keys", () => {

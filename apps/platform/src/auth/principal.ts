@@ -16,7 +16,8 @@ export const hasRole = (p: Principal, min: Role) => ROLE_RANK[p.role] >= ROLE_RA
 
 /** Resolves a dashboard sign-in token (apps/platform/src/signin) to the user it acts as. */
 export interface SignInTokens {
-  resolve(token: string): Promise<Principal | null>;
+  /** `client`: the caller's address, for the per-address limit on unknown tokens. */
+  resolve(token: string, client?: string): Promise<Principal | null>;
 }
 
 /**
@@ -24,15 +25,15 @@ export interface SignInTokens {
  * wired (the scheme name is case-insensitive, RFC 9110). A platform key under Bearer is not a
  * sign-in token, so it is 401 like every other failure (contract: Authentication rules 2-4).
  */
-export async function authenticatePlatform(keys: KeyResolver, header: string | null, signIns?: SignInTokens): Promise<Principal> {
+export async function authenticatePlatform(keys: KeyResolver, header: string | null, client?: string, signIns?: SignInTokens): Promise<Principal> {
   const match = /^(Token|Bearer) ([^\s]+)$/i.exec(header ?? "");
   if (!match) throw unauthorized();
   if (match[1].toLowerCase() === "bearer") {
-    const principal = signIns ? await signIns.resolve(match[2]) : null;
+    const principal = signIns ? await signIns.resolve(match[2], client) : null;
     if (!principal) throw unauthorized();
     return principal;
   }
-  const key = await keys.resolve(match[2]);
+  const key = await keys.resolve(match[2], client);
   if (!key || key.kind !== "platform" || !key.userId || !key.userRole) throw unauthorized();
   return { keyId: key.id, tenantId: key.tenantId, userId: key.userId, role: key.userRole, plan: key.tenantPlan };
 }

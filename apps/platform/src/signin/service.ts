@@ -1,5 +1,7 @@
 import type postgres from "postgres";
 import pLimit from "p-limit";
+import { LRUCache } from "lru-cache";
+import { createRateLimiter, type RateLimiter } from "@cellar/shared/rate-limit";
 import { createApiKey } from "@cellar/shared/admin/tenancy";
 import { hashKey } from "@cellar/shared/auth/keys";
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from "@cellar/shared/auth/passwords";
@@ -18,6 +20,12 @@ export interface SignInOptions {
   maxConcurrentHashes?: number;
   /** Sign-ins waiting for a verification slot before new ones get 429. Default 32. */
   maxQueuedHashes?: number;
+  /**
+   * Lookups of unknown Bearer tokens per client address (each costs a query): like platform
+   * keys' miss limit, default 20/s, burst 100; 0 disables. Tokens seen valid skip it.
+   */
+  missesPerSecond?: number;
+  missBurst?: number;
 }
 
 export const DASHBOARD_TOKEN_PREFIX = "cel_ds_";
@@ -40,6 +48,9 @@ export class SignInService {
   private readonly limit;
   private readonly ttlMs: number;
   private readonly now: () => number;
+  private readonly misses: RateLimiter;
+  /** Token hashes that resolved to a live sign-in within the hour: they skip the miss limit. */
+  private readonly recentlyValid: LRUCache<string, true>;
 
   constructor(
     private readonly db: Db,
@@ -49,6 +60,14 @@ export class SignInService {
     this.limit = pLimit(options.maxConcurrentHashes ?? 2);
     this.ttlMs = options.sessionTtlMs ?? 8 * 3600_000;
     this.now = options.now ?? Date.now;
+    this.misses = createRateLimiter({
+      perSecond: options.missesPerSecond ?? 20,
+      burst: options.missBurst ?? 100,
+      now: this.now,
+      maxTracked: 50_000,
+      subject: "unknown sign-in tokens from this address",
+    });
+    this.recentlyValid = new LRUCache({ max: 10_000, ttl: 3600_000, perf: { now: this.now } });
   }
 
   /** Bounded: argon2id is memory-hard on purpose, so a flood of sign-ins must queue, not pile up. */
@@ -95,6 +114,7 @@ export class SignInService {
     const token = DASHBOARD_TOKEN_PREFIX + randomToken(32);
     const expiresAt = new Date(now.getTime() + this.ttlMs);
     await this.sql`insert into dashboard_sessions (user_id, token_hash, expires_at) values (${userId}, ${hashKey(token)}, ${expiresAt})`;
+    this.recentlyValid.set(hashKey(token), true);
     // Housekeeping on the user's own rows: ended sign-ins older than a day go (kept that long for
     // audits of "who was signed in"), so the table grows with sign-ins of the last day only.
     await this.sql`delete from dashboard_sessions where user_id = ${userId}
@@ -102,15 +122,22 @@ export class SignInService {
     return { token, expiresAt: expiresAt.toISOString() };
   }
 
-  /** The principal a live token acts as, or null (unknown, expired, signed out, user gone). */
-  async resolve(token: string): Promise<Principal | null> {
+  /**
+   * The principal a live token acts as, or null (unknown, expired, signed out, user gone). A
+   * token not seen valid lately takes one token from `client`'s bucket first (429 when empty).
+   */
+  async resolve(token: string, client = "unknown"): Promise<Principal | null> {
     if (!token.startsWith(DASHBOARD_TOKEN_PREFIX) || token.length > 128) return null;
+    const hash = hashKey(token);
+    if (!this.recentlyValid.has(hash)) this.misses.take(client);
     const [row] = await this.sql<{ id: string; user_id: string; tenant_id: string; role: Role; plan: "free" | "pro" }[]>`
       select s.id, u.id as user_id, u.tenant_id, u.role, t.plan
       from dashboard_sessions s join users u on u.id = s.user_id join tenants t on t.id = u.tenant_id
-      where s.token_hash = ${hashKey(token)} and s.revoked_at is null and s.expires_at > ${new Date(this.now())}
+      where s.token_hash = ${hash} and s.revoked_at is null and s.expires_at > ${new Date(this.now())}
         and u.deprovisioned_at is null`;
-    return row ? { keyId: row.id, tenantId: row.tenant_id, userId: row.user_id, role: row.role, plan: row.plan } : null;
+    if (!row) return null;
+    this.recentlyValid.set(hash, true);
+    return { keyId: row.id, tenantId: row.tenant_id, userId: row.user_id, role: row.role, plan: row.plan };
   }
 
   async signOut(p: Principal): Promise<void> {
