@@ -53,7 +53,7 @@ export async function bootApp<WithNats extends boolean>(name: string, opts: { po
   let nats: NatsHandles | undefined;
   if (opts.nats) {
     const nc = await connectNats(config.NATS_URL, `cellar-${name}`, opts.noAsyncTraces ? { noAsyncTraces: true } : {});
-    nats = await ensureTopology(nc, createTopology());
+    nats = await ensureTopology(nc, createTopology(), { replicas: config.NATS_REPLICAS });
   }
   return { config, logger, database, nats: nats as WithNats extends true ? NatsHandles : undefined };
 }
