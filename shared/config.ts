@@ -9,6 +9,8 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.String({ pattern: "^postgres(ql)?://", default: "postgres://cellar:cellar@127.0.0.1:5432/cellar" }),
   INGEST_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3100 }),
   PLATFORM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3200 }),
+  /** /health and /ready of the apps without an HTTP API; unset: processor 3300, dispatcher 3400. */
+  HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   /** Idle time after which a session or trace matures. The contract leaves the number open. */
   MATURATION_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 180 }),
   /** 32 bytes, base64; encrypts webhook signing secrets at rest (AES-GCM). */

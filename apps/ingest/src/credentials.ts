@@ -26,7 +26,7 @@ export function createAuthenticator(keys: KeyResolver, logger: Logger) {
     if (!match) throw unauthorized();
     let key: ResolvedKey | null;
     try {
-      key = await keys.resolve(match[1]);
+      key = await withinLookupTime(keys.resolve(match[1]));
     } catch (err) {
       logger.warn("key lookup failed", { err: err as Error });
       throw serviceUnavailable("authentication temporarily unavailable, retry later", 2);
@@ -34,6 +34,20 @@ export function createAuthenticator(keys: KeyResolver, logger: Logger) {
     if (!key || key.kind === "platform") throw unauthorized();
     return { key, cors: originPolicy(key, request.headers.get("origin")) };
   };
+}
+
+/**
+ * A Postgres that stopped answering (SIGSTOP, a network partition) holds a query forever; the
+ * client gets a 503 within this bound instead of a hang (issue 12: never hang past a few seconds).
+ */
+export const KEY_LOOKUP_TIMEOUT_MS = 3_000;
+
+function withinLookupTime<T>(lookup: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`key lookup took longer than ${KEY_LOOKUP_TIMEOUT_MS} ms`)), KEY_LOOKUP_TIMEOUT_MS);
+  });
+  return Promise.race([lookup, timeout]).finally(() => clearTimeout(timer));
 }
 
 function originPolicy(key: ResolvedKey, origin: string | null): Record<string, string> {

@@ -1,3 +1,4 @@
+import { natsCheck, postgresCheck, serveHealth } from "@cellar/shared/health";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor";
 
@@ -14,8 +15,11 @@ const processor = createProcessor({
     : undefined,
 });
 await processor.start();
+const health = serveHealth(config.HEALTH_PORT ?? 3300, [natsCheck(nats.nc, nats.jsm), postgresCheck(database.sql)]);
+logger.info("health listening", { url: `http://127.0.0.1:${health.server?.port}/ready` });
 
 onShutdown(logger, [
+  ["health", () => health.stop()],
   ["consumers", () => processor.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
