@@ -1,0 +1,232 @@
+/**
+ * The ledger's checks: what the clients were told (200s) and what the receivers got, against
+ * what Postgres holds. Pure over its inputs except `loadStored`, which reads Postgres.
+ */
+import type postgres from "postgres";
+import type { AckedItem, ReceivedWebhook, RequestRecord, SessionRecord } from "./load";
+
+/** A period of the run: one fault from injection until the system was whole again, or steady state. */
+export interface Window {
+  name: string;
+  start: number;
+  end: number;
+  /** Seconds from the dependency coming back until every app was ready and a canary stored. */
+  recoveryS?: number;
+}
+
+export interface Stored {
+  traces: Map<string, { n: number; status: string; maturationCount: number }>;
+  events: Map<string, number>;
+  sessions: Map<string, { status: string; maturationCount: number }>;
+}
+
+/** Which receivers subscribe to what, per tenant index. */
+export interface Subscriptions {
+  sessionReceivers: (tenant: number) => string[];
+  traceReceivers: (tenant: number) => string[];
+}
+
+export interface Problems {
+  lost: number;
+  duplicated: number;
+  duplicatedMaturations: number;
+  webhooksMissing: number;
+  badSignatures: number;
+  /** Idle periods the clients made that the pipeline saw as one (processing delayed past the gap). */
+  mergedIdlePeriods: number;
+  notMatured: number;
+  examples: string[];
+}
+
+export interface Row extends Problems {
+  name: string;
+  acknowledged: number;
+  stored: number;
+  requests: number;
+  http5xx: number;
+  noAnswer: number;
+  p99Ms: number;
+  recoveryS?: number;
+}
+
+const CHUNK = 5_000;
+
+export async function loadStored(sql: postgres.Sql, acked: AckedItem[], sessions: SessionRecord[]): Promise<Stored> {
+  const traces = new Map<string, { n: number; status: string; maturationCount: number }>();
+  const events = new Map<string, number>();
+  const sessionRows = new Map<string, { status: string; maturationCount: number }>();
+  const traceIds = acked.filter((a) => a.kind === "trace").map((a) => a.id);
+  const eventIds = acked.filter((a) => a.kind === "event").map((a) => a.id);
+  const sessionIds = [...new Set(sessions.map((s) => s.sessionId))];
+  for (let i = 0; i < traceIds.length; i += CHUNK) {
+    const rows = await sql<{ trace_id: string; n: number; status: string; mc: number }[]>`
+      select trace_id, count(*)::int as n, min(status) as status, max(maturation_count)::int as mc
+      from traces where trace_id = any(${traceIds.slice(i, i + CHUNK)}::text[]) group by trace_id`;
+    for (const r of rows) traces.set(r.trace_id, { n: r.n, status: r.status, maturationCount: r.mc });
+  }
+  for (let i = 0; i < eventIds.length; i += CHUNK) {
+    const rows = await sql<{ id: string; n: number }[]>`
+      select attributes->>'ledger_id' as id, count(*)::int as n
+      from events where attributes->>'ledger_id' = any(${eventIds.slice(i, i + CHUNK)}::text[]) group by 1`;
+    for (const r of rows) events.set(r.id, r.n);
+  }
+  for (let i = 0; i < sessionIds.length; i += CHUNK) {
+    const rows = await sql<{ session_id: string; status: string; mc: number }[]>`
+      select session_id, status, maturation_count::int as mc from sessions where session_id = any(${sessionIds.slice(i, i + CHUNK)}::text[])`;
+    for (const r of rows) sessionRows.set(r.session_id, { status: r.status, maturationCount: r.mc });
+  }
+  return { traces, events, sessions: sessionRows };
+}
+
+const empty = (): Problems => ({ lost: 0, duplicated: 0, duplicatedMaturations: 0, webhooksMissing: 0, badSignatures: 0, mergedIdlePeriods: 0, notMatured: 0, examples: [] });
+
+/**
+ * Every check of the issue, with each problem charged to the window in which the client was
+ * told 200 (for sessions: its last acknowledged item).
+ */
+export function checkLedger(input: {
+  acked: AckedItem[];
+  sessions: SessionRecord[];
+  stored: Stored;
+  hooks: ReceivedWebhook[];
+  subscriptions: Subscriptions;
+  windowOf: (at: number) => string;
+}): Map<string, Problems> {
+  const out = new Map<string, Problems>();
+  const at = (ts: number) => {
+    const k = input.windowOf(ts);
+    let p = out.get(k);
+    if (!p) out.set(k, (p = empty()));
+    return p;
+  };
+  const note = (p: Problems, text: string) => {
+    if (p.examples.length < 5) p.examples.push(text);
+  };
+
+  // Index the webhooks: receiver -> entity -> count -> { ids, occurredAt }.
+  const index = new Map<string, Map<number, { ids: Set<string>; occurred: Set<string> }>>();
+  for (const h of input.hooks) {
+    if (!h.valid) {
+      at(h.at).badSignatures++;
+      note(at(h.at), `bad signature on ${h.webhookId} at ${h.receiver}`);
+    }
+    const entity = h.type === "session.matured" ? `s:${h.data.session_id}` : `t:${h.data.trace_id}`;
+    const key = `${h.receiver}|${entity}`;
+    let byCount = index.get(key);
+    if (!byCount) index.set(key, (byCount = new Map()));
+    let c = byCount.get(h.data.maturation_count);
+    if (!c) byCount.set(h.data.maturation_count, (c = { ids: new Set(), occurred: new Set() }));
+    c.ids.add(h.webhookId);
+    c.occurred.add(h.data.occurred_at);
+  }
+
+  for (const a of input.acked) {
+    const p = at(a.ackAt);
+    if (a.kind === "event") {
+      const n = input.stored.events.get(a.id) ?? 0;
+      if (n === 0) (p.lost++, note(p, `event ${a.id} acknowledged, not stored`));
+      if (n > 1) (p.duplicated += n - 1, note(p, `event ${a.id} stored ${n} times`));
+      continue;
+    }
+    const row = input.stored.traces.get(a.id);
+    if (!row) {
+      p.lost++;
+      note(p, `trace ${a.id} acknowledged, not stored`);
+      continue;
+    }
+    if (row.n > 1) (p.duplicated += row.n - 1, note(p, `trace ${a.id} stored ${row.n} times`));
+    if (row.status !== "matured") (p.notMatured++, note(p, `trace ${a.id} still ${row.status}`));
+    if (row.maturationCount > 1) (p.duplicatedMaturations += row.maturationCount - 1, note(p, `trace ${a.id} matured ${row.maturationCount} times`));
+    for (const r of input.subscriptions.traceReceivers(a.tenant)) {
+      const got = index.get(`${r}|t:${a.id}`);
+      if (!got || got.size === 0) {
+        if (row.status === "matured") (p.webhooksMissing++, note(p, `trace.matured of ${a.id} never reached ${r}`));
+        continue;
+      }
+      for (const [count, c] of got) {
+        if (count !== 1) (p.duplicatedMaturations++, note(p, `trace.matured of ${a.id} with maturation_count ${count}`));
+        if (c.ids.size > 1 || c.occurred.size > 1) (p.duplicatedMaturations += Math.max(c.ids.size, c.occurred.size) - 1, note(p, `trace ${a.id}: ${c.ids.size} webhook-ids at ${r}`));
+      }
+    }
+  }
+
+  for (const s of input.sessions) {
+    const p = at(s.lastAckAt);
+    const row = input.stored.sessions.get(s.sessionId);
+    if (!row) continue; // its items are counted lost above
+    if (row.status !== "matured" || row.maturationCount < 1) {
+      p.notMatured++;
+      note(p, `session ${s.sessionId} still ${row.status} (count ${row.maturationCount})`);
+      continue;
+    }
+    // More maturations than the client's idle periods = a repeat; fewer = two periods merged
+    // because their writes landed together (a delay longer than the gap), not a loss.
+    if (row.maturationCount > s.bursts) (p.duplicatedMaturations += row.maturationCount - s.bursts, note(p, `session ${s.sessionId} matured ${row.maturationCount} times for ${s.bursts} idle periods`));
+    if (row.maturationCount < s.bursts) p.mergedIdlePeriods += s.bursts - row.maturationCount;
+    for (const r of input.subscriptions.sessionReceivers(s.tenant)) {
+      const got = index.get(`${r}|s:${s.sessionId}`) ?? new Map();
+      for (let n = 1; n <= row.maturationCount; n++) {
+        const c = got.get(n);
+        if (!c) (p.webhooksMissing++, note(p, `session.matured #${n} of ${s.sessionId} never reached ${r}`));
+        else if (c.ids.size > 1 || c.occurred.size > 1) (p.duplicatedMaturations += Math.max(c.ids.size, c.occurred.size) - 1, note(p, `session ${s.sessionId} #${n}: ${c.ids.size} webhook-ids, ${c.occurred.size} maturation times at ${r}`));
+      }
+      for (const n of got.keys()) if (n > row.maturationCount || n < 1) (p.duplicatedMaturations++, note(p, `session ${s.sessionId}: webhook for count ${n}, stored count ${row.maturationCount}`));
+    }
+  }
+  return out;
+}
+
+function p99(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+}
+
+/** One row per window (steady state first), plus a total. */
+export function buildRows(windows: Window[], steadyName: string, input: { acked: AckedItem[]; requests: RequestRecord[]; stored: Stored; problems: Map<string, Problems>; windowOf: (at: number) => string }): Row[] {
+  const names = [steadyName, ...windows.map((w) => w.name)];
+  const rows: Row[] = names.map((name) => {
+    const mine = input.acked.filter((a) => input.windowOf(a.ackAt) === name);
+    const reqs = input.requests.filter((r) => input.windowOf(r.at) === name);
+    const stored = mine.filter((a) => (a.kind === "trace" ? input.stored.traces.has(a.id) : input.stored.events.has(a.id))).length;
+    return {
+      name,
+      acknowledged: mine.length,
+      stored,
+      requests: reqs.length,
+      http5xx: reqs.filter((r) => r.status >= 500).length,
+      noAnswer: reqs.filter((r) => r.status === 0).length,
+      p99Ms: p99(reqs.map((r) => r.ms)),
+      recoveryS: windows.find((w) => w.name === name)?.recoveryS,
+      ...(input.problems.get(name) ?? empty()),
+    };
+  });
+  const total = rows.reduce<Row>(
+    (t, r) => ({
+      ...t,
+      acknowledged: t.acknowledged + r.acknowledged, stored: t.stored + r.stored, requests: t.requests + r.requests, http5xx: t.http5xx + r.http5xx, noAnswer: t.noAnswer + r.noAnswer,
+      lost: t.lost + r.lost, duplicated: t.duplicated + r.duplicated, duplicatedMaturations: t.duplicatedMaturations + r.duplicatedMaturations,
+      webhooksMissing: t.webhooksMissing + r.webhooksMissing, badSignatures: t.badSignatures + r.badSignatures, mergedIdlePeriods: t.mergedIdlePeriods + r.mergedIdlePeriods,
+      notMatured: t.notMatured + r.notMatured, examples: [...t.examples, ...r.examples].slice(0, 10),
+      recoveryS: Math.max(t.recoveryS ?? 0, r.recoveryS ?? 0),
+    }),
+    { ...empty(), name: "total", acknowledged: 0, stored: 0, requests: 0, http5xx: 0, noAnswer: 0, p99Ms: p99(input.requests.map((r) => r.ms)), recoveryS: 0 },
+  );
+  return [...rows, total];
+}
+
+/** True when the run met the targets that fail it: nothing lost, duplicated, missing or forged. */
+export function passed(total: Row): boolean {
+  return total.lost === 0 && total.duplicated === 0 && total.duplicatedMaturations === 0 && total.webhooksMissing === 0 && total.badSignatures === 0 && total.notMatured === 0;
+}
+
+/** The one printed table (markdown, so docs/reliability.md can take it as is). */
+export function formatTable(rows: Row[], recoveryTargetS = 10): string {
+  const head = ["fault", "acknowledged", "stored", "lost", "dup. stored", "dup. maturations", "webhooks missing", "bad sig.", "not matured", "5xx", "no answer", "ingest p99 ms", "recovery s"];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
+  for (const r of rows) {
+    const rec = r.recoveryS === undefined || r.name === "steady" ? "" : r.recoveryS > recoveryTargetS ? `${r.recoveryS.toFixed(1)} (+${(r.recoveryS - recoveryTargetS).toFixed(1)} over)` : r.recoveryS.toFixed(1);
+    lines.push(`| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, r.http5xx, r.noAnswer, r.p99Ms, rec].join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
