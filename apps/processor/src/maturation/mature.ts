@@ -70,7 +70,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
         s.last_ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle,
         extract(epoch from s.last_ingested_at + make_interval(secs => ${deps.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from sessions s join trace_services ts on ts.id = s.trace_service_id
-      where s.id = any(${tx.array(ids)}::uuid[]) order by s.id for update of s`;
+      where s.id = any(${tx.array(ids)}::uuid[]) order by s.id for no key update of s`;
     const { republish, due } = triage(locked, outcomes, sessionMessage);
     if (due.length === 0) return { republish, matured: [] };
     const analyses = await analyzeSessions(tx, due, { latencyNorms: deps.latencyNorms });
@@ -112,7 +112,7 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
         t.ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle,
         extract(epoch from t.ingested_at + make_interval(secs => ${deps.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from traces t join trace_services ts on ts.id = t.trace_service_id
-      where t.id = any(${tx.array(ids)}::uuid[]) order by t.id for update of t`;
+      where t.id = any(${tx.array(ids)}::uuid[]) order by t.id for no key update of t`;
     const { republish, due } = triage(locked, outcomes, traceMessage);
     if (due.length === 0) return { republish, matured: [] as TraceRow[] };
     const analyses = await analyzeTraces(tx, due);
@@ -162,12 +162,12 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
   if (sessions.length) {
     await deps.sql`
       with x as (select * from jsonb_to_recordset(${deps.sql.json(sessions as any)}::jsonb) as x(pk uuid, count int)),
-        locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for update of s)
+        locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
       update sessions s set published_count = greatest(s.published_count, x.count) from x where s.id = x.pk and s.id in (select id from locked)`;
   }
   if (traces.length) {
     await deps.sql`
-      with locked as (select id from traces where id = any(${deps.sql.array(traces)}::uuid[]) order by id for update)
+      with locked as (select id from traces where id = any(${deps.sql.array(traces)}::uuid[]) order by id for no key update)
       update traces set published_count = 1 where id in (select id from locked)`;
   }
 }
