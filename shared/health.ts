@@ -14,12 +14,20 @@ export interface ReadinessCheck {
 export const PROBE_TIMEOUT_MS = 2_000;
 
 /**
- * One probe in flight at a time per dependency: a Postgres that stopped answering (SIGSTOP)
- * holds every query it got, and a load balancer polling /ready must not fill the pool with them.
+ * At most one probe in flight per dependency and timeout period: a Postgres that stopped
+ * answering (SIGSTOP) holds every query it got, and a load balancer polling /ready must not fill
+ * the pool with them. A probe older than the timeout is abandoned, not shared: one stuck on a
+ * dead connection must not keep /ready failing after the dependency is back.
  */
 function singleFlight(probe: () => Promise<unknown>): () => Promise<unknown> {
-  let running: Promise<unknown> | undefined;
-  return () => (running ??= probe().finally(() => (running = undefined)));
+  let running: { p: Promise<unknown>; at: number } | undefined;
+  return () => {
+    if (!running || Date.now() - running.at > PROBE_TIMEOUT_MS) {
+      const mine = { p: probe().finally(() => running === mine && (running = undefined)), at: Date.now() };
+      running = mine;
+    }
+    return running.p;
+  };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

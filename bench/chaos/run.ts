@@ -162,9 +162,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     // A canary through every ingest instance, stored in Postgres: the pipeline is whole.
     const sql = postgres(sys.databaseUrl, { max: 2, onnotice: () => {}, connect_timeout: 3 });
     let canaries = 0;
+    let notWhole = "";
     const whole = async (): Promise<boolean> => {
       const ready = await Promise.all(sys.apps.map((a) => sys.isReady(a)));
-      if (!ready.every(Boolean)) return false;
+      if (!ready.every(Boolean)) {
+        notWhole = `not ready: ${sys.apps.filter((_, i) => !ready[i]).map((a) => a.id).join(", ")}`;
+        return false;
+      }
       const t = tenants[0];
       for (const url of ingestUrls()) {
         const traceId = `canary-${++canaries}`;
@@ -172,14 +176,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         const res = await fetch(`${url}/raw/traces`, {
           method: "POST", headers: { authorization: `Bearer ${t.telemetryKey}`, "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(5_000),
         }).catch(() => null);
-        if (res?.status !== 200) return false;
+        if (res?.status !== 200) {
+          notWhole = `canary via ${url}: ${res?.status ?? "no answer"}`;
+          return false;
+        }
         const deadline = Date.now() + 10_000;
         let stored = false;
         while (!stored && Date.now() < deadline) {
           stored = (await Promise.race([sql`select 1 from traces where trace_id = ${traceId}`.catch(() => []), sleep(3_000).then(() => [])])).length > 0;
           if (!stored) await sleep(100);
         }
-        if (!stored) return false;
+        if (!stored) {
+          notWhole = `canary ${traceId} not stored within 10 s`;
+          return false;
+        }
       }
       return true;
     };
@@ -194,9 +204,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       const restoredAt = Date.now();
       const giveUpAt = restoredAt + (opts.recoveryTimeoutMs ?? 120_000);
       let recovered = false;
+      let lastLog = Date.now();
       while (!recovered && Date.now() < giveUpAt) {
-        recovered = await whole().catch(() => false);
+        recovered = await whole().catch((err) => ((notWhole = String(err)), false));
         if (!recovered) await sleep(250);
+        if (!recovered && Date.now() - lastLog > 10_000) {
+          log(`  still not whole: ${notWhole}`);
+          lastLog = Date.now();
+        }
       }
       const recoveryS = (Date.now() - restoredAt) / 1000;
       log(`  ${recovered ? "whole again" : "NOT whole"} ${recoveryS.toFixed(1)} s after restore`);
