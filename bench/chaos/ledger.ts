@@ -18,7 +18,15 @@ export interface Stored {
   traces: Map<string, { n: number; status: string; maturationCount: number }>;
   events: Map<string, number>;
   sessions: Map<string, { status: string; maturationCount: number }>;
+  /** Per session: when each of its traces and events was written (ms, ascending). */
+  writes: Map<string, number[]>;
 }
+
+/**
+ * A maturation may look up to this much older than a write it followed: `now()` is the
+ * transaction's start, and a writer that started first can commit after a maturation.
+ */
+const CLOCK_SKEW_MS = 2_000;
 
 /** Which receivers subscribe to what, per tenant index. */
 export interface Subscriptions {
@@ -32,8 +40,13 @@ export interface Problems {
   duplicatedMaturations: number;
   webhooksMissing: number;
   badSignatures: number;
-  /** Idle periods the clients made that the pipeline saw as one (processing delayed past the gap). */
+  /**
+   * Maturations minus the idle periods the clients made: positive when a stall longer than the
+   * window split a burst (a real idle period as the pipeline saw it), negative when two bursts'
+   * writes landed together. Informational: repeats are caught by `duplicatedMaturations`.
+   */
   mergedIdlePeriods: number;
+  splitIdlePeriods: number;
   notMatured: number;
   examples: string[];
 }
@@ -75,10 +88,20 @@ export async function loadStored(sql: postgres.Sql, acked: AckedItem[], sessions
       select session_id, status, maturation_count::int as mc from sessions where session_id = any(${sessionIds.slice(i, i + CHUNK)}::text[])`;
     for (const r of rows) sessionRows.set(r.session_id, { status: r.status, maturationCount: r.mc });
   }
-  return { traces, events, sessions: sessionRows };
+  const writes = new Map<string, number[]>();
+  for (let i = 0; i < sessionIds.length; i += CHUNK) {
+    const ids = sessionIds.slice(i, i + CHUNK);
+    const rows = await sql<{ session_id: string; at: number }[]>`
+      select session_id, (extract(epoch from ingested_at) * 1000)::float8 as at from traces where session_id = any(${ids}::text[])
+      union all
+      select session_id, (extract(epoch from ingested_at) * 1000)::float8 from events where session_id = any(${ids}::text[])`;
+    for (const r of rows) writes.set(r.session_id, [...(writes.get(r.session_id) ?? []), r.at]);
+  }
+  for (const list of writes.values()) list.sort((a, b) => a - b);
+  return { traces, events, sessions: sessionRows, writes };
 }
 
-const empty = (): Problems => ({ lost: 0, duplicated: 0, duplicatedMaturations: 0, webhooksMissing: 0, badSignatures: 0, mergedIdlePeriods: 0, notMatured: 0, examples: [] });
+const empty = (): Problems => ({ lost: 0, duplicated: 0, duplicatedMaturations: 0, webhooksMissing: 0, badSignatures: 0, mergedIdlePeriods: 0, splitIdlePeriods: 0, notMatured: 0, examples: [] });
 
 /**
  * Every check of the issue, with each problem charged to the window in which the client was
@@ -159,10 +182,23 @@ export function checkLedger(input: {
       note(p, `session ${s.sessionId} still ${row.status} (count ${row.maturationCount})`);
       continue;
     }
-    // More maturations than the client's idle periods = a repeat; fewer = two periods merged
-    // because their writes landed together (a delay longer than the gap), not a loss.
-    if (row.maturationCount > s.bursts) (p.duplicatedMaturations += row.maturationCount - s.bursts, note(p, `session ${s.sessionId} matured ${row.maturationCount} times for ${s.bursts} idle periods`));
+    if (row.maturationCount > s.bursts) p.splitIdlePeriods += row.maturationCount - s.bursts;
     if (row.maturationCount < s.bursts) p.mergedIdlePeriods += s.bursts - row.maturationCount;
+    // A repeat is a maturation with no write since the previous one: maturation n must follow a
+    // write made after maturation n-1 (the times come from the webhooks, any receiver).
+    const occurred = new Map<number, number>();
+    for (const r of input.subscriptions.sessionReceivers(s.tenant)) {
+      for (const [n, c] of index.get(`${r}|s:${s.sessionId}`) ?? []) for (const o of c.occurred) occurred.set(n, Date.parse(o));
+    }
+    const writes = input.stored.writes.get(s.sessionId) ?? [];
+    for (let n = 1; n <= row.maturationCount; n++) {
+      const at = occurred.get(n);
+      const after = n === 1 ? -Infinity : (occurred.get(n - 1) ?? -Infinity) - CLOCK_SKEW_MS;
+      if (at !== undefined && !writes.some((w) => w > after && w <= at + CLOCK_SKEW_MS)) {
+        p.duplicatedMaturations++;
+        note(p, `session ${s.sessionId} matured (#${n}) with no write since maturation #${n - 1}`);
+      }
+    }
     for (const r of input.subscriptions.sessionReceivers(s.tenant)) {
       const got = index.get(`${r}|s:${s.sessionId}`) ?? new Map();
       for (let n = 1; n <= row.maturationCount; n++) {
@@ -206,7 +242,7 @@ export function buildRows(windows: Window[], steadyName: string, input: { acked:
       ...t,
       acknowledged: t.acknowledged + r.acknowledged, stored: t.stored + r.stored, requests: t.requests + r.requests, http5xx: t.http5xx + r.http5xx, noAnswer: t.noAnswer + r.noAnswer,
       lost: t.lost + r.lost, duplicated: t.duplicated + r.duplicated, duplicatedMaturations: t.duplicatedMaturations + r.duplicatedMaturations,
-      webhooksMissing: t.webhooksMissing + r.webhooksMissing, badSignatures: t.badSignatures + r.badSignatures, mergedIdlePeriods: t.mergedIdlePeriods + r.mergedIdlePeriods,
+      webhooksMissing: t.webhooksMissing + r.webhooksMissing, badSignatures: t.badSignatures + r.badSignatures, mergedIdlePeriods: t.mergedIdlePeriods + r.mergedIdlePeriods, splitIdlePeriods: t.splitIdlePeriods + r.splitIdlePeriods,
       notMatured: t.notMatured + r.notMatured, examples: [...t.examples, ...r.examples].slice(0, 10),
       recoveryS: Math.max(t.recoveryS ?? 0, r.recoveryS ?? 0),
     }),
@@ -222,11 +258,11 @@ export function passed(total: Row): boolean {
 
 /** The one printed table (markdown, so docs/reliability.md can take it as is). */
 export function formatTable(rows: Row[], recoveryTargetS = 10): string {
-  const head = ["fault", "acknowledged", "stored", "lost", "dup. stored", "dup. maturations", "webhooks missing", "bad sig.", "not matured", "5xx", "no answer", "ingest p99 ms", "recovery s"];
+  const head = ["fault", "acknowledged", "stored", "lost", "dup. stored", "dup. maturations", "webhooks missing", "bad sig.", "not matured", "idle split/merged", "5xx", "no answer", "ingest p99 ms", "recovery s"];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
   for (const r of rows) {
     const rec = r.recoveryS === undefined || r.name === "steady" ? "" : r.recoveryS > recoveryTargetS ? `${r.recoveryS.toFixed(1)} (+${(r.recoveryS - recoveryTargetS).toFixed(1)} over)` : r.recoveryS.toFixed(1);
-    lines.push(`| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, r.http5xx, r.noAnswer, r.p99Ms, rec].join(" | ")} |`);
+    lines.push(`| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, `${r.splitIdlePeriods}/${r.mergedIdlePeriods}`, r.http5xx, r.noAnswer, r.p99Ms, rec].join(" | ")} |`);
   }
   return lines.join("\n");
 }

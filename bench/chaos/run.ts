@@ -120,7 +120,7 @@ export interface ChaosResult {
 export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
   const log = opts.log ?? ((l: string) => console.error(`[chaos ${new Date().toISOString().slice(11, 19)}] ${l}`));
   const dir = mkdtempSync(join(tmpdir(), "cellar-chaos-"));
-  const windowSeconds = opts.windowSeconds ?? 4;
+  const windowSeconds = opts.windowSeconds ?? 6;
   const sys = new ChaosSystem({ dir, instances: opts.instances ?? 2, windowSeconds, secretKey: btoa("cellar-chaos-secret-key-32bytes!") });
   const receivers = new WebhookReceivers();
   let load: LoadGenerator | undefined;

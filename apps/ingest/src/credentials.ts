@@ -1,6 +1,7 @@
 import { forbidden, HttpError, serviceUnavailable, unauthorized } from "@cellar/shared/errors";
 import type { KeyResolver, ResolvedKey } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
+import { createLastKnownKeys } from "./last-known-keys";
 
 /** Headers a browser may read from our responses (the SDK needs Retry-After and the limits). */
 const EXPOSED = "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy";
@@ -20,16 +21,22 @@ const BEARER = /^bearer +([^\s]+) *$/i;
  * rules are 403. Browser requests (those with an Origin header) are allowed only for client DSNs:
  * telemetry keys and server DSNs are secrets and must not ship in a browser bundle.
  */
-export function createAuthenticator(keys: KeyResolver, logger: Logger) {
+export function createAuthenticator(keys: KeyResolver, logger: Logger, lastKnown = createLastKnownKeys()) {
   return async function authenticate(request: Request): Promise<Authenticated> {
     const match = BEARER.exec(request.headers.get("authorization") ?? "");
     if (!match) throw unauthorized();
     let key: ResolvedKey | null;
     try {
       key = await withinLookupTime(keys.resolve(match[1]));
+      if (key) lastKnown.remember(match[1], key);
+      else lastKnown.forget(match[1]);
     } catch (err) {
-      logger.warn("key lookup failed", { err: err as Error });
-      throw serviceUnavailable("authentication temporarily unavailable, retry later", 2);
+      // Postgres is away: a key seen valid lately still works (issue 12: ingest needs only NATS).
+      key = lastKnown.recall(match[1]);
+      if (!key) {
+        logger.warn("key lookup failed", { err: err as Error });
+        throw serviceUnavailable("authentication temporarily unavailable, retry later", 2);
+      }
     }
     if (!key || key.kind === "platform") throw unauthorized();
     return { key, cors: originPolicy(key, request.headers.get("origin")) };
