@@ -62,3 +62,30 @@ test("maturation racing two writers over the same sessions never deadlocks", asy
   }
   expect(failures).toEqual([]);
 }, 60_000);
+
+test("a maturation whose MATURED publish was lost is still published when the session is reopened and matures again", async () => {
+  const { matureSessions } = await import("../apps/processor/src/maturation/mature");
+  const { createLogger } = await import("@cellar/shared/logger");
+  const { jetstream } = await import("@nats-io/jetstream");
+  void jetstream;
+  const sid = "owed-publish";
+  await writeIngestBatch(stack.database.sql, [message(sid)]);
+  const [{ id: pk }] = await stack.database.sql<{ id: string }[]>`select id from sessions where session_id = ${sid}`;
+  const base = { sql: stack.database.sql, js: stack.nats.js, topology: stack.nats.topology, logger: createLogger("silent"), windowSeconds: 0 };
+  // Found by the chaos run: Postgres went away between the maturation's commit and the
+  // published_count update, the marker was naked, new activity reopened the session, and the
+  // next maturation overwrote the owed one: session.matured #1 never reached any receiver.
+  await expect(matureSessions({ ...base, afterCommit: () => { throw new Error("crash after commit"); } }, [pk])).rejects.toThrow("crash after commit");
+  await writeIngestBatch(stack.database.sql, [message(sid)]); // reopened, #1 still owed
+  await matureSessions(base, [pk]);
+  const counts: number[] = [];
+  const consumer = await stack.nats.js.consumers.get(stack.nats.topology.maturedStream);
+  const batch = await consumer.fetch({ max_messages: 1000, expires: 2_000 });
+  for await (const m of batch) {
+    const body = m.json<{ entityPk: string; maturationCount: number }>();
+    if (body.entityPk === pk) counts.push(body.maturationCount);
+  }
+  expect(counts.sort()).toEqual([1, 2]);
+  const [row] = await stack.database.sql<{ maturation_count: number; published_count: number }[]>`select maturation_count, published_count from sessions where id = ${pk}`;
+  expect(row).toEqual({ maturation_count: 2, published_count: 2 });
+}, 30_000);

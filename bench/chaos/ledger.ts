@@ -59,8 +59,14 @@ export interface Row extends Problems {
   http5xx: number;
   noAnswer: number;
   p99Ms: number;
+  /** Platform reads: 5xx, and answers (or none) that took longer than 5 s. */
+  platform5xx: number;
+  platformSlow: number;
   recoveryS?: number;
 }
+
+/** The platform must answer, 503 at worst, within this (issue 12). */
+export const PLATFORM_ANSWER_MS = 5_000;
 
 const CHUNK = 5_000;
 
@@ -219,11 +225,12 @@ function p99(values: number[]): number {
 }
 
 /** One row per window (steady state first), plus a total. */
-export function buildRows(windows: Window[], steadyName: string, input: { acked: AckedItem[]; requests: RequestRecord[]; stored: Stored; problems: Map<string, Problems>; windowOf: (at: number) => string }): Row[] {
+export function buildRows(windows: Window[], steadyName: string, input: { acked: AckedItem[]; requests: RequestRecord[]; platformRequests: RequestRecord[]; stored: Stored; problems: Map<string, Problems>; windowOf: (at: number) => string }): Row[] {
   const names = [steadyName, ...windows.map((w) => w.name)];
   const rows: Row[] = names.map((name) => {
     const mine = input.acked.filter((a) => input.windowOf(a.ackAt) === name);
     const reqs = input.requests.filter((r) => input.windowOf(r.at) === name);
+    const reads = input.platformRequests.filter((r) => input.windowOf(r.at) === name);
     const stored = mine.filter((a) => (a.kind === "trace" ? input.stored.traces.has(a.id) : input.stored.events.has(a.id))).length;
     return {
       name,
@@ -233,6 +240,8 @@ export function buildRows(windows: Window[], steadyName: string, input: { acked:
       http5xx: reqs.filter((r) => r.status >= 500).length,
       noAnswer: reqs.filter((r) => r.status === 0).length,
       p99Ms: p99(reqs.map((r) => r.ms)),
+      platform5xx: reads.filter((r) => r.status >= 500).length,
+      platformSlow: reads.filter((r) => r.ms > PLATFORM_ANSWER_MS || r.status === 0).length,
       recoveryS: windows.find((w) => w.name === name)?.recoveryS,
       ...(input.problems.get(name) ?? empty()),
     };
@@ -240,13 +249,13 @@ export function buildRows(windows: Window[], steadyName: string, input: { acked:
   const total = rows.reduce<Row>(
     (t, r) => ({
       ...t,
-      acknowledged: t.acknowledged + r.acknowledged, stored: t.stored + r.stored, requests: t.requests + r.requests, http5xx: t.http5xx + r.http5xx, noAnswer: t.noAnswer + r.noAnswer,
+      acknowledged: t.acknowledged + r.acknowledged, stored: t.stored + r.stored, requests: t.requests + r.requests, http5xx: t.http5xx + r.http5xx, noAnswer: t.noAnswer + r.noAnswer, platform5xx: t.platform5xx + r.platform5xx, platformSlow: t.platformSlow + r.platformSlow,
       lost: t.lost + r.lost, duplicated: t.duplicated + r.duplicated, duplicatedMaturations: t.duplicatedMaturations + r.duplicatedMaturations,
       webhooksMissing: t.webhooksMissing + r.webhooksMissing, badSignatures: t.badSignatures + r.badSignatures, mergedIdlePeriods: t.mergedIdlePeriods + r.mergedIdlePeriods, splitIdlePeriods: t.splitIdlePeriods + r.splitIdlePeriods,
       notMatured: t.notMatured + r.notMatured, examples: [...t.examples, ...r.examples].slice(0, 10),
       recoveryS: Math.max(t.recoveryS ?? 0, r.recoveryS ?? 0),
     }),
-    { ...empty(), name: "total", acknowledged: 0, stored: 0, requests: 0, http5xx: 0, noAnswer: 0, p99Ms: p99(input.requests.map((r) => r.ms)), recoveryS: 0 },
+    { ...empty(), name: "total", acknowledged: 0, stored: 0, requests: 0, http5xx: 0, noAnswer: 0, platform5xx: 0, platformSlow: 0, p99Ms: p99(input.requests.map((r) => r.ms)), recoveryS: 0 },
   );
   return [...rows, total];
 }
@@ -258,11 +267,11 @@ export function passed(total: Row): boolean {
 
 /** The one printed table (markdown, so docs/reliability.md can take it as is). */
 export function formatTable(rows: Row[], recoveryTargetS = 10): string {
-  const head = ["fault", "acknowledged", "stored", "lost", "dup. stored", "dup. maturations", "webhooks missing", "bad sig.", "not matured", "idle split/merged", "5xx", "no answer", "ingest p99 ms", "recovery s"];
+  const head = ["fault", "acknowledged", "stored", "lost", "dup. stored", "dup. maturations", "webhooks missing", "bad sig.", "not matured", "idle split/merged", "ingest 5xx", "ingest no answer", "ingest p99 ms", "platform 5xx", "platform > 5 s", "recovery s"];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
   for (const r of rows) {
     const rec = r.recoveryS === undefined || r.name === "steady" ? "" : r.recoveryS > recoveryTargetS ? `${r.recoveryS.toFixed(1)} (+${(r.recoveryS - recoveryTargetS).toFixed(1)} over)` : r.recoveryS.toFixed(1);
-    lines.push(`| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, `${r.splitIdlePeriods}/${r.mergedIdlePeriods}`, r.http5xx, r.noAnswer, r.p99Ms, rec].join(" | ")} |`);
+    lines.push(`| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, `${r.splitIdlePeriods}/${r.mergedIdlePeriods}`, r.http5xx, r.noAnswer, r.p99Ms, r.platform5xx, r.platformSlow, rec].join(" | ")} |`);
   }
   return lines.join("\n");
 }

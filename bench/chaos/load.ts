@@ -173,6 +173,59 @@ export class LoadGenerator {
   }
 }
 
+/**
+ * Reads through the platform while the faults run: a session's traces, from every platform
+ * instance in turn. Records status and time (target: an answer, 503 at worst, within 5 s).
+ */
+export class PlatformReader {
+  readonly requests: RequestRecord[] = [];
+  readonly unexpected: string[] = [];
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private rr = 0;
+
+  constructor(private opts: { platformUrls: () => string[]; tenants: Tenant[]; sessions: Map<string, SessionRecord>; readersPerSecond?: number }) {}
+
+  start(): void {
+    this.running = true;
+    const perSecond = this.opts.readersPerSecond ?? 4;
+    for (let i = 0; i < 2; i++) {
+      this.loops.push((async () => {
+        while (this.running) {
+          await this.readOnce();
+          await sleep(2000 / perSecond);
+        }
+      })());
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  private async readOnce(): Promise<void> {
+    const all = [...this.opts.sessions.values()];
+    if (all.length === 0) return;
+    const s = all[Math.floor(Math.random() * all.length)];
+    const t = this.opts.tenants[s.tenant];
+    const urls = this.opts.platformUrls();
+    const url = `${urls[this.rr++ % urls.length]}/api/v1/telemetry/otel/sessions/${t.serviceName}/${s.sessionId}/traces`;
+    const at = Date.now();
+    let status = 0;
+    try {
+      const res = await fetch(url, { headers: { authorization: `Token ${t.platformKey}` }, signal: AbortSignal.timeout(15_000) });
+      status = res.status;
+      await res.arrayBuffer();
+    } catch {
+      status = 0;
+    }
+    // 404: a session not written yet (the processor is behind). Other 4xx would be a harness bug.
+    if (status >= 400 && status < 500 && status !== 404) this.unexpected.push(`${status} ${url}`);
+    this.requests.push({ at, ms: Date.now() - at, status });
+  }
+}
+
 /** One HTTP server; each (tenant, receiver) pair is a path with its own signing secret. */
 export class WebhookReceivers {
   readonly received: ReceivedWebhook[] = [];

@@ -11,7 +11,7 @@ import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { createDatabase } from "@cellar/shared/db/client";
 import { chatTrace } from "../../test/helpers/payloads";
 import { buildRows, checkLedger, formatTable, loadStored, passed, type Row, type Window } from "./ledger";
-import { LoadGenerator, WebhookReceivers, type Tenant } from "./load";
+import { LoadGenerator, PlatformReader, WebhookReceivers, type Tenant } from "./load";
 import { APP_NAMES, ChaosSystem } from "./system";
 
 export interface Fault {
@@ -124,6 +124,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
   const sys = new ChaosSystem({ dir, instances: opts.instances ?? 2, windowSeconds, secretKey: btoa("cellar-chaos-secret-key-32bytes!") });
   const receivers = new WebhookReceivers();
   let load: LoadGenerator | undefined;
+  let reader: PlatformReader | undefined;
   try {
     log(`starting NATS cluster, Postgres and ${APP_NAMES.length} x ${opts.instances ?? 2} apps in ${dir}`);
     await sys.start();
@@ -156,6 +157,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     load = new LoadGenerator({ ingestUrls, tenants, tracesPerSecond: opts.tracesPerSecond ?? 100, windowSeconds });
     log(`load: ${opts.tracesPerSecond ?? 100} traces/s from ${tenants.length} tenants (${load.concurrency} sessions at a time), window ${windowSeconds} s`);
     load.start();
+    reader = new PlatformReader({ platformUrls: () => sys.instances("platform").map((a) => a.url), tenants, sessions: load.sessions });
+    reader.start();
     const steadyMs = opts.steadyMs ?? 10_000;
     await sleep(steadyMs);
 
@@ -218,7 +221,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       windows.push({ name: fault.name, start, end: Date.now(), recoveryS: recovered ? recoveryS : Infinity });
       await sleep(steadyMs);
     }
-    await load.stop();
+    await Promise.all([load.stop(), reader.stop()]);
     log(`load stopped: ${load.acked.size} items acknowledged, ${load.unacked} given up by the client; draining`);
 
     const windowOf = (at: number) => windows.find((w) => at >= w.start && at <= w.end)?.name ?? "steady";
@@ -240,11 +243,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       await sleep(2_000);
     }
     await sql.end({ timeout: 2 });
-    const rows = buildRows(windows, "steady", { acked, requests: load.requests, stored, problems, windowOf });
+    const rows = buildRows(windows, "steady", { acked, requests: load.requests, platformRequests: reader.requests, stored, problems, windowOf });
     const total = rows[rows.length - 1];
+    if (reader.unexpected.length) total.examples.push(...reader.unexpected.slice(0, 3).map((u) => `platform answered ${u}`));
     return { rows, table: formatTable(rows), ok: passed(total) && windows.every((w) => Number.isFinite(w.recoveryS)), dir, examples: total.examples, unacked: load.unacked };
   } finally {
     await load?.stop().catch(() => {});
+    await reader?.stop().catch(() => {});
     receivers.stop();
     await sys.stop().catch((err) => log(`stopping: ${err}`));
     if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });

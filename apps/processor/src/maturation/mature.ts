@@ -44,7 +44,13 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
     if (row.status === "matured") {
       outcomes.set(row.id, owed(row) ? "republished" : "already-published");
       if (owed(row)) republish.push(message(row));
-    } else if (!row.idle) {
+      continue;
+    }
+    // Reopened while its last maturation's publish is still owed (Postgres or NATS failed after
+    // the commit): publish it now, before a new maturation overwrites count and time (the
+    // chaos run lost session.matured #1 this way). Same message id as the lost one.
+    if (owed(row) && row.matured_at) republish.push(message(row));
+    if (!row.idle) {
       outcomes.set(row.id, "still-active");
       outcomes.dueInMs.set(row.id, Math.max(0, Number(row.due_in_ms ?? 0)));
     }
