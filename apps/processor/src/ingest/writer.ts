@@ -117,10 +117,10 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
     const reopened = new Set<string>();
     if (activity.size) {
       const rows = [...activity].map(([pk, a]) => ({ pk, first: new Date(a.first).toISOString(), last: new Date(a.last).toISOString() }));
-      // Rows locked in id order, as maturation locks them: the two never deadlock. NO KEY UPDATE,
-      // not UPDATE: every trace/event insert above took FOR KEY SHARE on its session (foreign
-      // key) in row order, and another writer's KEY SHARE must not block this lock (that cycle
-      // deadlocked two processor instances in the chaos run).
+      // Rows locked in id order, as maturation locks them, and FOR NO KEY UPDATE (as maturation):
+      // the trace inserts above took FOR KEY SHARE on these sessions (the foreign key check), which
+      // FOR UPDATE conflicts with, so two writes, or a write and a maturation, holding key-share
+      // locks on each other's sessions deadlocked under load (bench/e2e.ts, lag above the window).
       const updated = await tx<{ id: string }[]>`
         with x as (select * from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(pk uuid, first timestamptz, last timestamptz)),
           locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
