@@ -25,14 +25,18 @@ export function createAuthenticator(keys: KeyResolver, logger: Logger, lastKnown
   return async function authenticate(request: Request): Promise<Authenticated> {
     const match = BEARER.exec(request.headers.get("authorization") ?? "");
     if (!match) throw unauthorized();
+    const token = match[1];
+    const lookup = keys.resolve(token);
+    // Whenever the lookup settles, even after we stopped waiting, its answer is what we remember.
+    lookup.then((k) => (k ? lastKnown.remember(token, k) : lastKnown.forget(token)), () => {});
+    // Postgres away or slow: a key seen valid lately still works (issue 12: ingest needs only
+    // NATS), after a short wait instead of the whole lookup bound.
+    const known = lastKnown.recall(token);
     let key: ResolvedKey | null;
     try {
-      key = await withinLookupTime(keys.resolve(match[1]));
-      if (key) lastKnown.remember(match[1], key);
-      else lastKnown.forget(match[1]);
+      key = await withinLookupTime(lookup, known ? KNOWN_KEY_WAIT_MS : KEY_LOOKUP_TIMEOUT_MS);
     } catch (err) {
-      // Postgres is away: a key seen valid lately still works (issue 12: ingest needs only NATS).
-      key = lastKnown.recall(match[1]);
+      key = known;
       if (!key) {
         logger.warn("key lookup failed", { err: err as Error });
         throw serviceUnavailable("authentication temporarily unavailable, retry later", 2);
@@ -48,11 +52,13 @@ export function createAuthenticator(keys: KeyResolver, logger: Logger, lastKnown
  * client gets a 503 within this bound instead of a hang (issue 12: never hang past a few seconds).
  */
 export const KEY_LOOKUP_TIMEOUT_MS = 3_000;
+/** How long a key this instance saw valid lately waits for Postgres before it is taken as known. */
+export const KNOWN_KEY_WAIT_MS = 250;
 
-function withinLookupTime<T>(lookup: Promise<T>): Promise<T> {
+function withinLookupTime<T>(lookup: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`key lookup took longer than ${KEY_LOOKUP_TIMEOUT_MS} ms`)), KEY_LOOKUP_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error(`key lookup took longer than ${ms} ms`)), ms);
   });
   return Promise.race([lookup, timeout]).finally(() => clearTimeout(timer));
 }
