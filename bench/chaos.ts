@@ -20,7 +20,7 @@ const started = Date.now();
 const result = await runChaos({
   schedule: short ? shortSchedule() : fullSchedule(instances),
   instances,
-  tracesPerSecond: Number(flag("--rate") ?? (short ? 60 : 100)),
+  tracesPerSecond: Number(flag("--rate") ?? (short ? 40 : 60)),
   steadyMs: short ? 8_000 : 10_000,
   keepDir: args.includes("--keep"),
 });
