@@ -9,6 +9,8 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { reencryptSecrets } from "@cellar/shared/admin/secrets";
+import { keyringFromConfig } from "@cellar/shared/crypto";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
 import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "@cellar/shared/admin/dead-letters-cli";
 
@@ -26,6 +28,7 @@ const USAGE = `usage: npm run admin -- <command>
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
   intent delete --tenant T --service S --name N
+  secrets reencrypt   (re-seals webhook secrets under SECRET_ENCRYPTION_KEY; old keys in SECRET_ENCRYPTION_KEYS_PREVIOUS)
 ${DEAD_LETTERS_USAGE}`;
 
 class UsageError extends Error {}
@@ -101,7 +104,7 @@ async function run(): Promise<unknown> {
   }
   const url = databaseUrl();
   await runMigrations(url);
-  const { db, close } = createDatabase(url, { max: 2 });
+  const { db, sql, close } = createDatabase(url, { max: 2 });
   try {
     switch (`${resource} ${action}`) {
       case "tenant create":
@@ -136,6 +139,11 @@ async function run(): Promise<unknown> {
         return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
       case "intent delete":
         return await deleteIntent(db, { tenantId: need("tenant"), service: need("service"), name: need("name") });
+      case "secrets reencrypt": {
+        const current = process.env.SECRET_ENCRYPTION_KEY;
+        if (!current) throw new UsageError("SECRET_ENCRYPTION_KEY is not set (the key to seal under; retired ones in SECRET_ENCRYPTION_KEYS_PREVIOUS)");
+        return await reencryptSecrets(sql, keyringFromConfig({ SECRET_ENCRYPTION_KEY: current, SECRET_ENCRYPTION_KEYS_PREVIOUS: process.env.SECRET_ENCRYPTION_KEYS_PREVIOUS }));
+      }
       default:
         throw new UsageError(`unknown command "${resource} ${action}"\n${USAGE}`);
     }

@@ -22,11 +22,12 @@ const BEARER = /^bearer +([^\s]+) *$/i;
  * telemetry keys and server DSNs are secrets and must not ship in a browser bundle.
  */
 export function createAuthenticator(keys: KeyResolver, logger: Logger, lastKnown = createLastKnownKeys()) {
-  return async function authenticate(request: Request): Promise<Authenticated> {
+  /** `client`: the caller's address, for the per-address limit on unknown-key lookups. */
+  return async function authenticate(request: Request, client?: string): Promise<Authenticated> {
     const match = BEARER.exec(request.headers.get("authorization") ?? "");
     if (!match) throw unauthorized();
     const token = match[1];
-    const lookup = keys.resolve(token);
+    const lookup = keys.resolve(token, client);
     // Whenever the lookup settles, even after we stopped waiting, its answer is what we remember.
     lookup.then((k) => (k ? lastKnown.remember(token, k) : lastKnown.forget(token)), () => {});
     // Postgres away or slow: a key seen valid lately still works (issue 12: ingest needs only
@@ -36,6 +37,7 @@ export function createAuthenticator(keys: KeyResolver, logger: Logger, lastKnown
     try {
       key = await withinLookupTime(lookup, known ? KNOWN_KEY_WAIT_MS : KEY_LOOKUP_TIMEOUT_MS);
     } catch (err) {
+      if (err instanceof HttpError) throw err; // the per-address limit's 429
       key = known;
       if (!key) {
         logger.warn("key lookup failed", { err: err as Error });
