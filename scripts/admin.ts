@@ -10,6 +10,7 @@ import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
+import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "@cellar/shared/admin/dead-letters-cli";
 
 const USAGE = `usage: npm run admin -- <command>
   tenant create --name N [--plan free|pro] [--webhooks]
@@ -24,7 +25,8 @@ const USAGE = `usage: npm run admin -- <command>
   key revoke --id K
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
-  intent delete --tenant T --service S --name N`;
+  intent delete --tenant T --service S --name N
+${DEAD_LETTERS_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -39,6 +41,8 @@ const { positionals, values } = (() => {
         user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
         "retention-days": { type: "string" },
         help: { type: "boolean" },
+        seq: { type: "string" }, stream: { type: "string" }, limit: { type: "string" }, from: { type: "string" },
+        all: { type: "boolean" }, "new-id": { type: "boolean" }, namespace: { type: "string" },
       },
       // `--webhooks` alone means "on" for tenant create.
       args: process.argv.slice(2).map((a, i, all) => (a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a)),
@@ -76,19 +80,25 @@ function retentionDays(v: string | undefined): number | null | undefined {
 }
 const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
 
-function databaseUrl(): string {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+/** `name` from the environment, else from a running `npm run dev` (.data/dev.env). */
+function serverUrl(name: "DATABASE_URL" | "NATS_URL"): string {
+  if (process.env[name]) return process.env[name]!;
   const devEnv = join(resolve(import.meta.dir, ".."), ".data/dev.env");
   if (existsSync(devEnv)) {
-    const m = readFileSync(devEnv, "utf8").match(/^DATABASE_URL=(.+)$/m);
+    const m = readFileSync(devEnv, "utf8").match(new RegExp(`^${name}=(.+)$`, "m"));
     if (m) return m[1].trim();
   }
-  throw new UsageError("DATABASE_URL is not set and no `npm run dev` database was found (.data/dev.env)");
+  throw new UsageError(`${name} is not set and no \`npm run dev\` server was found (.data/dev.env)`);
 }
+const databaseUrl = () => serverUrl("DATABASE_URL");
 
 async function run(): Promise<unknown> {
   if (values.help || positionals.length < 2) throw new UsageError(USAGE);
   const [resource, action] = positionals;
+  if (resource === "dead-letters") {
+    const { seq, stream, limit, from, all, namespace } = values;
+    return runDeadLetters(action, { seq, stream, limit, from, all, newId: values["new-id"], namespace }, serverUrl("NATS_URL"));
+  }
   const url = databaseUrl();
   await runMigrations(url);
   const { db, close } = createDatabase(url, { max: 2 });
@@ -138,7 +148,7 @@ try {
   console.log(JSON.stringify(await run()));
   process.exit(0);
 } catch (err) {
-  if (err instanceof UsageError || err instanceof admin.AdminError) fail(err.message);
+  if (err instanceof UsageError || err instanceof admin.AdminError || err instanceof DeadLetterUsageError) fail(err.message);
   const pgMessage = (err as { code?: string; message?: string })?.code === "22P02" ? "an id is not a valid uuid" : (err as Error).message;
   fail(`admin: ${pgMessage}`);
 }
