@@ -89,6 +89,26 @@ export const TracePayload = Type.Object(
 );
 export type TracePayload = Static<typeof TracePayload>;
 
+/**
+ * A model call that came in over OTLP (shared/otlp/map.ts, docs/otlp.md): the trace shape above
+ * with any provider, and messages that may be empty (they can follow as log records).
+ */
+export const OtlpTracePayload = Type.Object(
+  {
+    provider: NonEmpty(64),
+    service_name: Type.Optional(NonEmpty(LIMITS.serviceName)),
+    session_id: NonEmpty(LIMITS.sessionId),
+    trace_id: NonEmpty(LIMITS.traceId),
+    request: Type.Object({ model: NonEmpty(LIMITS.model), messages: Type.Array(ChatMessage, { maxItems: 100_000 }) }, { additionalProperties: true }),
+    responses: Type.Array(ProviderResponse, { minItems: 1, maxItems: 2 }),
+    environment: Type.Optional(NonEmpty(LIMITS.environment)),
+    start_time: Type.String({ format: "date-time" }),
+    end_time: Type.String({ format: "date-time" }),
+    otel: Type.Object({ span_id: Type.String() }, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+
 /** POST /raw/events. name, service_name, session_id, timestamp make a minimal event. */
 export const EventPayload = Type.Object(
   {
@@ -114,7 +134,7 @@ export const IngestMessage = Type.Union([
     tenantId: Type.String(),
     serviceName: Type.String(),
     receivedAt: Type.String(),
-    payload: TracePayload,
+    payload: Type.Union([TracePayload, OtlpTracePayload]),
   }),
   Type.Object({
     kind: Type.Literal("event"),
