@@ -108,6 +108,7 @@ export const OtlpTracePayload = Type.Object(
   },
   { additionalProperties: true },
 );
+export type OtlpTracePayload = Static<typeof OtlpTracePayload>;
 
 /** POST /raw/events. name, service_name, session_id, timestamp make a minimal event. */
 export const EventPayload = Type.Object(

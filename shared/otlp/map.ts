@@ -13,7 +13,7 @@ import { normaliseUsage, providerName } from "./usage";
  */
 
 /** A model call normalised to the stored trace shape (TracePayload with any provider). */
-export interface OtlpTracePayload {
+export interface MappedModelCall {
   provider: string;
   session_id: string;
   environment?: string;
@@ -111,8 +111,8 @@ function environmentOf(resource: Attributes, attrs: Attributes): string | undefi
   return env ? identifier(env, LIMITS.environment, "deployment.environment.name") : undefined;
 }
 
-export function mapSpans(spans: OtlpSpan[]): MapResult<OtlpTracePayload | EventPayload> & { traces: number } {
-  const result: MapResult<OtlpTracePayload | EventPayload> & { traces: number } = { accepted: [], rejected: 0, reasons: [], ignored: 0, traces: 0 };
+export function mapSpans(spans: OtlpSpan[]): MapResult<MappedModelCall | EventPayload> & { traces: number } {
+  const result: MapResult<MappedModelCall | EventPayload> & { traces: number } = { accepted: [], rejected: 0, reasons: [], ignored: 0, traces: 0 };
   // A conversation id set on any span of a trace (often the agent or workflow span) applies to
   // the trace's other spans that carry none: they are one conversation.
   const sessionOfTrace = new Map<string, string>();
@@ -151,7 +151,7 @@ export function mapSpans(spans: OtlpSpan[]): MapResult<OtlpTracePayload | EventP
   return result;
 }
 
-function modelCall(span: OtlpSpan, op: string, sessionId: string, environment: string | undefined, start: string, end: string): OtlpTracePayload {
+function modelCall(span: OtlpSpan, op: string, sessionId: string, environment: string | undefined, start: string, end: string): MappedModelCall {
   const a = span.attributes;
   const requestModel = str(first(a, "gen_ai.request.model", "llm.model_name", "gen_ai.response.model"));
   const responseModel = str(first(a, "gen_ai.response.model", "llm.model_name")) ?? requestModel;
@@ -262,7 +262,7 @@ function stepEvent(span: OtlpSpan, op: string, sessionId: string, environment: s
 /** Log records -> events. A record tied to a span links to that span's model-call trace. */
 export function mapLogs(records: OtlpLogRecord[]): MapResult<EventPayload> {
   const result: MapResult<EventPayload> = { accepted: [], rejected: 0, reasons: [], ignored: 0 };
-  for (const r of records) {
+  records.forEach((r, index) => {
     try {
       const traceId = r.traceId && HEX32.test(r.traceId) && !/^0+$/.test(r.traceId) ? r.traceId : null;
       const spanId = r.spanId && HEX16.test(r.spanId) && !/^0+$/.test(r.spanId) ? r.spanId : null;
@@ -276,6 +276,9 @@ export function mapLogs(records: OtlpLogRecord[]): MapResult<EventPayload> {
       if (traceId) attributes["otel.trace_id"] = traceId;
       if (spanId) attributes["otel.span_id"] = spanId;
       if (r.severityText) attributes["otel.severity_text"] = r.severityText;
+      // Per-message events of one call share a millisecond: these keep their order (otlp/merge.ts).
+      attributes["otel.time_unix_nano"] = r.timeUnixNano !== "0" ? r.timeUnixNano : r.observedTimeUnixNano;
+      attributes["otel.record_index"] = index;
       const body = r.body === null || r.body === undefined ? undefined : typeof r.body === "object" && !Array.isArray(r.body) ? (r.body as Record<string, unknown>) : { value: r.body };
       result.accepted.push({
         serviceName: str(r.resource["service.name"]),
@@ -295,6 +298,6 @@ export function mapLogs(records: OtlpLogRecord[]): MapResult<EventPayload> {
       result.rejected++;
       if (result.reasons.length < 5) result.reasons.push(`log record: ${err.message}`);
     }
-  }
+  });
   return result;
 }

@@ -90,7 +90,7 @@ export function createIngestApp(deps: IngestDeps) {
   // OTLP/HTTP beside /raw/* (docs/otlp.md): same credentials, limits and durability.
   const otlp = createOtlpIngest({ authenticate, takeRateToken: (id) => limiter.take(id), store, maxBodyBytes: deps.maxBodyBytes, logger: deps.logger });
   for (const [path, signal] of [["/v1/traces", "traces"], ["/v1/logs", "logs"]] as const) {
-    app = app
+    app
       .post(path, ({ request, requestId }) => otlp(signal, request, requestId), { parse: "none" })
       .options(path, ({ request }) => preflightResponse(request))
       .all(path, ({ request }) => {

@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { SessionRow, TraceRow } from "../maturation/mature";
 import { extractCalls } from "./calls";
+import { mergeOtelMessageEvents } from "../otlp/merge";
 import { extractToolSchemas, loadIntentDefinitions, matchIntents, persistIntents, persistToolSchemas, type IntentMatch, type ToolSchemaSeen } from "./catalog";
 import { detectProblems, type Finding, type LatencyNorms } from "./detectors";
 import { persistFindings } from "./findings";
@@ -79,6 +80,7 @@ export async function analyzeSessions(tx: postgres.TransactionSql, sessions: Ses
 
 /** The pure part of the analysis (what unit tests call). */
 export function computeSessionAnalysis(traces: TraceInput[], events: EventInput[], latencyNorms?: LatencyNorms) {
+  ({ traces, events } = mergeOtelMessageEvents(traces, events)); // OTLP calls whose messages came as log records
   const transcript = buildTranscript(traces, events);
   const all = transcript.items;
   const items = all.slice(0, TRANSCRIPT_ITEM_CAP);

@@ -1,5 +1,4 @@
-import type { TracePayload } from "@cellar/shared/payloads";
-import type { OtlpTracePayload } from "@cellar/shared/otlp/map";
+import type { OtlpTracePayload, TracePayload } from "@cellar/shared/payloads";
 
 export interface DerivedSpan {
   spanId: string;
@@ -52,7 +51,7 @@ export function deriveSpans(traceId: string, payload: TracePayload | OtlpTracePa
   const start = new Date(payload.start_time);
   const end = new Date(payload.end_time);
   const rootId = stableId(traceId, "root").slice(0, 16);
-  const otel = (payload as OtlpTracePayload).otel as OtlpTracePayload["otel"] | undefined;
+  const otel = (payload as OtlpTracePayload).otel as { trace_id: string; span_id: string; parent_span_id: string | null; name: string; operation: string; attributes: Record<string, unknown> } | undefined;
   const common = {
     "gen_ai.provider.name": payload.provider,
     "gen_ai.operation.name": otel?.operation ?? "chat",
