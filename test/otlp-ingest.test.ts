@@ -51,8 +51,8 @@ const request = (spans: unknown[], service = "notes-app") => ({
   resourceSpans: [{ resource: { attributes: [kv("service.name", service), kv("deployment.environment.name", "prod")] }, scopeSpans: [{ scope: { name: "test" }, spans }] }],
 });
 
-function post(path: string, body: BodyInit, headers: Record<string, string>) {
-  return stack.ingest.handle(new Request(`http://ingest.test${path}`, { method: "POST", headers, body }));
+function post(path: string, body: BodyInit | Uint8Array, headers: Record<string, string>) {
+  return stack.ingest.handle(new Request(`http://ingest.test${path}`, { method: "POST", headers, body: body as BodyInit }));
 }
 const auth = () => ({ authorization: `Bearer ${tenant.telemetryKey}` });
 const statusType = new protobuf.Type("Status").add(new protobuf.Field("code", 1, "int32")).add(new protobuf.Field("message", 2, "string"));

@@ -50,6 +50,7 @@ export function extractCalls(traces: TraceInput[], transcript: TranscriptResult)
       const promptTokens = num(usage.prompt_tokens);
       const completionTokens = num(usage.completion_tokens);
       const cachedTokens = num(usage.prompt_tokens_details?.cached_tokens);
+      const cacheWriteTokens = num(usage.prompt_tokens_details?.cache_creation_tokens); // OTLP: shared/otlp/usage.ts
       const at = new Date(startMs + step * ri);
       const origin = `${t.traceId}:res:${ri}`;
       calls.push({
@@ -70,7 +71,7 @@ export function extractCalls(traces: TraceInput[], transcript: TranscriptResult)
         text,
         toolCalls,
         consumedTools,
-        costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens }, at),
+        costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens, cacheWriteTokens }, at),
         itemId: !message ? null : text.trim() || toolCalls.length === 0 ? itemId(origin) : itemId(origin, "call", "0"),
       });
     });
