@@ -5,7 +5,7 @@ import { canonicalJson } from "@cellar/shared/crypto";
 import { serviceUnavailable } from "@cellar/shared/errors";
 import type { Logger } from "@cellar/shared/logger";
 import { subjects, type Topology } from "@cellar/shared/nats/topology";
-import type { EventPayload, IngestMessage, TracePayload } from "@cellar/shared/payloads";
+import type { EventPayload, IngestMessage, OtlpTracePayload, TracePayload } from "@cellar/shared/payloads";
 import { tooLarge } from "./body";
 
 const nextTurn: (fn: () => void) => void = typeof setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
@@ -31,7 +31,9 @@ export interface StoreInput {
   kind: "trace" | "event";
   tenantId: string;
   serviceName: string;
-  payload: TracePayload | EventPayload;
+  payload: TracePayload | EventPayload | OtlpTracePayload;
+  /** Precomputed Nats-Msg-Id (OTLP: apps/ingest/src/otlp/routes.ts); else messageIdFor(input). */
+  messageId?: string;
 }
 
 /**
@@ -65,8 +67,8 @@ export function createPublisher(deps: PublisherDeps) {
   return async function store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }> {
     if (deps.connected && !deps.connected()) throw unavailable();
     if (inFlight >= deps.maxInFlight) throw unavailable();
-    const messageId = messageIdFor(input);
-    const message = { ...input, messageId, receivedAt: deps.now().toISOString() } as IngestMessage;
+    const messageId = input.messageId ?? messageIdFor(input);
+    const message = { kind: input.kind, tenantId: input.tenantId, serviceName: input.serviceName, payload: input.payload, messageId, receivedAt: deps.now().toISOString() } as IngestMessage;
     const subject = input.kind === "trace" ? subjects.ingestTrace(deps.topology) : subjects.ingestEvent(deps.topology);
     const data = JSON.stringify(message);
     inFlight++;

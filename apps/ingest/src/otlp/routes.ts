@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { HttpError } from "@cellar/shared/errors";
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
@@ -41,6 +42,15 @@ export function encodingOf(request: Request): OtlpEncoding | null {
   return null;
 }
 
+/**
+ * Nats-Msg-Id of a mapped item: a hash of its JSON. The mapping is deterministic (attribute order
+ * is the request's, the same in protobuf and JSON), so a retried request gets the same ids without
+ * the key sorting /raw/* pays for (canonicalJson was a third of the CPU per span).
+ */
+export function otlpMessageId(tenantId: string, kind: string, serviceName: string, payload: unknown): string {
+  return createHash("sha256").update(`otlp\n${tenantId}\n${kind}\n${serviceName}\n${JSON.stringify(payload)}`).digest("hex");
+}
+
 export function createOtlpIngest(deps: OtlpDeps) {
   function failure(encoding: OtlpEncoding, status: number, message: string, headers: Record<string, string>): Response {
     const body = encoding === "json" ? JSON.stringify({ code: GRPC_CODE[status] ?? 2, message, error: message }) : encodeStatus("protobuf", GRPC_CODE[status] ?? 2, message);
@@ -74,7 +84,8 @@ export function createOtlpIngest(deps: OtlpDeps) {
           if (mapped.reasons.length < 5) mapped.reasons.push(problem);
           continue;
         }
-        inputs.push({ kind: isTrace ? "trace" : "event", tenantId: key.tenantId, serviceName: serviceName!, payload: item.payload as any });
+        const kind = isTrace ? "trace" : "event";
+        inputs.push({ kind, tenantId: key.tenantId, serviceName: serviceName!, payload: item.payload as any, messageId: otlpMessageId(key.tenantId, kind, serviceName!, item.payload) });
       }
       // Every message or none answered as stored: a retry of a half-stored request is deduplicated
       // by the message ids (same content, same id), so nothing is counted twice.
