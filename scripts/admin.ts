@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
 
 const USAGE = `usage: npm run admin -- <command>
@@ -24,7 +25,10 @@ const USAGE = `usage: npm run admin -- <command>
   key revoke --id K
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
-  intent delete --tenant T --service S --name N`;
+  intent delete --tenant T --service S --name N
+  price set --tenant T --model M --input USD --output USD [--cached-input USD] [--cache-write USD] [--context-window N] [--provider P] [--from YYYY-MM-DD] [--source S]
+  price list --tenant T
+  price delete --tenant T --model M [--from YYYY-MM-DD]`;
 
 class UsageError extends Error {}
 
@@ -38,6 +42,8 @@ const { positionals, values } = (() => {
         projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
         user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
         help: { type: "boolean" },
+        model: { type: "string" }, provider: { type: "string" }, input: { type: "string" }, output: { type: "string" }, "cached-input": { type: "string" },
+        "cache-write": { type: "string" }, "context-window": { type: "string" }, from: { type: "string" }, source: { type: "string" },
       },
       // `--webhooks` alone means "on" for tenant create.
       args: process.argv.slice(2).map((a, i, all) => (a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a)),
@@ -119,6 +125,15 @@ async function run(): Promise<unknown> {
         return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
       case "intent delete":
         return await deleteIntent(db, { tenantId: need("tenant"), service: need("service"), name: need("name") });
+      case "price set":
+        return await setPrice(db, {
+          tenantId: need("tenant"), model: need("model"), provider: values.provider, input: need("input"), output: need("output"), cachedInput: values["cached-input"],
+          cacheWrite: values["cache-write"], contextWindow: values["context-window"], from: values.from, source: values.source,
+        });
+      case "price list":
+        return { prices: await listPrices(db, { tenantId: need("tenant") }) };
+      case "price delete":
+        return await deletePrice(db, { tenantId: need("tenant"), model: need("model"), from: values.from });
       default:
         throw new UsageError(`unknown command "${resource} ${action}"\n${USAGE}`);
     }

@@ -32,50 +32,17 @@ export const PRICE_TABLE_VERSION: string = table.version;
 export const PRICES: readonly ModelPrice[] = table.prices as ModelPrice[];
 export const PROVIDER_CACHE_SEMANTICS: Record<string, { inputIncludesCached: boolean; note: string }> = table.providers;
 
-const byModel = new Map<string, ModelPrice[]>();
-for (const entry of PRICES) {
-  const list = byModel.get(entry.model) ?? [];
-  list.push(entry);
-  list.sort((a, b) => a.from.localeCompare(b.from));
-  byModel.set(entry.model, list);
-}
-
 /** `gpt-4o-mini-2024-07-18` -> `gpt-4o-mini`; `gpt-4-0613` -> `gpt-4`; `claude-sonnet-4-20250514` -> `claude-sonnet-4`. */
 const DATED_SUFFIX = /-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$/;
 /** Mistral's `-latest` / `-2411` and Gemini's `-001` / `-preview-...` revisions. */
 const REVISION_SUFFIX = /-(latest|\d{3,4}|preview(-[\w-]+)?|exp(-[\w-]+)?)$/;
 
-/**
- * The price-table name a model string resolves to, or null when the table does not know it.
- * Provider spellings are folded: `openai/gpt-4o`, Bedrock's `us.anthropic.claude-sonnet-4-20250514-v1:0`,
- * Vertex's `claude-sonnet-4@20250514` and `publishers/google/models/gemini-2.5-pro`.
- */
-export function canonicalModel(model: string | null | undefined): string | null {
-  if (!model) return null;
+/** Provider spellings folded: `openai/gpt-4o`, Bedrock's `us.anthropic.claude-...-v1:0`, Vertex's `claude-...@2025...`. */
+function unprefixed(model: string): string {
   let name = model.trim().toLowerCase();
   name = name.replace(/^.*\/models\//, "").replace(/^(openai|anthropic|google|mistralai|mistral)\//, "");
   name = name.replace(/^(us|eu|apac|global|us-gov)\.(?=[a-z]+\.)/, "").replace(/^(anthropic|mistral|google)\./, "");
-  name = name.replace(/-v\d+(:\d+)?$/, "").replace(/@.*$/, "");
-  for (let i = 0; i < 3; i++) {
-    if (byModel.has(name)) return name;
-    const shorter = name.replace(DATED_SUFFIX, "").replace(REVISION_SUFFIX, "");
-    if (shorter === name) break;
-    name = shorter;
-  }
-  // Aliases like `chatgpt-4o-latest` are not priced: guessing is worse than null.
-  return byModel.has(name) ? name : null;
-}
-
-/** Price of a model at a time (default now), or null when unknown. */
-export function priceFor(model: string | null | undefined, at: Date = new Date()): ModelPrice | null {
-  const name = canonicalModel(model);
-  if (!name) return null;
-  const list = byModel.get(name)!;
-  const day = at.toISOString().slice(0, 10);
-  let chosen: ModelPrice | null = null;
-  for (const entry of list) if (entry.from <= day) chosen = entry;
-  // A call dated before the first known price (clock skew, backfill) uses the earliest entry.
-  return chosen ?? list[0];
+  return name.replace(/-v\d+(:\d+)?$/, "").replace(/@.*$/, "");
 }
 
 export interface TokenUsage {
@@ -88,16 +55,70 @@ export interface TokenUsage {
   cacheWriteTokens?: number;
 }
 
-/** Cost in USD of one call, or null for an unknown model. */
-export function costOf(model: string | null | undefined, usage: TokenUsage, at?: Date): number | null {
-  const price = priceFor(model, at);
-  if (!price) return null;
-  const cached = Math.min(Math.max(usage.cachedTokens, 0), usage.promptTokens);
-  const written = Math.min(Math.max(usage.cacheWriteTokens ?? 0, 0), usage.promptTokens - cached);
-  const uncached = usage.promptTokens - cached - written;
-  const usd = (uncached * price.input + cached * (price.cachedInput ?? price.input) + written * (price.cacheWrite ?? price.input) + usage.completionTokens * price.output) / 1_000_000;
-  return roundUsd(usd);
+export interface PriceBook {
+  /** The price-table name a model string resolves to, or null when the book does not know it. */
+  canonicalModel(model: string | null | undefined): string | null;
+  /** Price of a model at a time (default now), or null when unknown. */
+  priceFor(model: string | null | undefined, at?: Date): ModelPrice | null;
+  /** Cost in USD of one call, or null for an unknown model. */
+  costOf(model: string | null | undefined, usage: TokenUsage, at?: Date): number | null;
 }
+
+/**
+ * The built-in table plus a tenant's own entries (admin CLI `price set`). A model the tenant
+ * priced is priced by the tenant's entries only (dated among themselves): a negotiated price or a
+ * custom model replaces the public one rather than mixing with it.
+ */
+export function createPriceBook(own: readonly ModelPrice[] = []): PriceBook {
+  const byModel = new Map<string, ModelPrice[]>();
+  const ownModels = new Set(own.map((e) => e.model));
+  for (const entry of [...PRICES.filter((e) => !ownModels.has(e.model)), ...own]) {
+    const list = byModel.get(entry.model) ?? [];
+    list.push(entry);
+    list.sort((a, b) => a.from.localeCompare(b.from));
+    byModel.set(entry.model, list);
+  }
+  const canonicalModel = (model: string | null | undefined): string | null => {
+    if (!model) return null;
+    const raw = model.trim().toLowerCase();
+    if (byModel.has(raw)) return raw;
+    let name = unprefixed(model);
+    for (let i = 0; i < 3; i++) {
+      if (byModel.has(name)) return name;
+      const shorter = name.replace(DATED_SUFFIX, "").replace(REVISION_SUFFIX, "");
+      if (shorter === name) break;
+      name = shorter;
+    }
+    // Aliases like `chatgpt-4o-latest` are not priced: guessing is worse than null.
+    return byModel.has(name) ? name : null;
+  };
+  const priceFor = (model: string | null | undefined, at: Date = new Date()): ModelPrice | null => {
+    const name = canonicalModel(model);
+    if (!name) return null;
+    const list = byModel.get(name)!;
+    const day = at.toISOString().slice(0, 10);
+    let chosen: ModelPrice | null = null;
+    for (const entry of list) if (entry.from <= day) chosen = entry;
+    // A call dated before the first known price (clock skew, backfill) uses the earliest entry.
+    return chosen ?? list[0];
+  };
+  const costOf = (model: string | null | undefined, usage: TokenUsage, at?: Date): number | null => {
+    const price = priceFor(model, at);
+    if (!price) return null;
+    const cached = Math.min(Math.max(usage.cachedTokens, 0), usage.promptTokens);
+    const written = Math.min(Math.max(usage.cacheWriteTokens ?? 0, 0), usage.promptTokens - cached);
+    const uncached = usage.promptTokens - cached - written;
+    const usd = (uncached * price.input + cached * (price.cachedInput ?? price.input) + written * (price.cacheWrite ?? price.input) + usage.completionTokens * price.output) / 1_000_000;
+    return roundUsd(usd);
+  };
+  return { canonicalModel, priceFor, costOf };
+}
+
+/** The built-in table alone. */
+export const DEFAULT_PRICE_BOOK = createPriceBook();
+export const canonicalModel = DEFAULT_PRICE_BOOK.canonicalModel;
+export const priceFor = DEFAULT_PRICE_BOOK.priceFor;
+export const costOf = DEFAULT_PRICE_BOOK.costOf;
 
 /** Costs are summed from many calls: keep 10 decimals so sums stay exact enough. */
 export function roundUsd(usd: number): number {

@@ -1,4 +1,4 @@
-import { canonicalModel, costOf } from "@cellar/shared/pricing/openai";
+import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
 import { stableId } from "../ingest/spans";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput, type TranscriptResult } from "./transcript";
 
@@ -31,7 +31,9 @@ export interface ModelCall {
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-export function extractCalls(traces: TraceInput[], transcript: TranscriptResult): ModelCall[] {
+/** `prices`: the tenant's price book (built-in table plus its own entries, shared/pricing/tenant.ts). */
+export function extractCalls(traces: TraceInput[], transcript: TranscriptResult, prices: PriceBook = DEFAULT_PRICE_BOOK): ModelCall[] {
+  const { canonicalModel, costOf } = prices;
   const calls: ModelCall[] = [];
   const ordered = [...traces].sort((a, b) => a.startTime.getTime() - b.startTime.getTime() || a.traceId.localeCompare(b.traceId));
   for (const t of ordered) {
