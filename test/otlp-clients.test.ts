@@ -28,7 +28,9 @@ let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
 let server: ReturnType<typeof Bun.serve>;
 let base: string;
 const require = createRequire(import.meta.url);
-// Required only after OpenTelemetry's instrumentation is enabled: it hooks require() (CommonJS).
+// One instance for the file: enable() re-patches a module it has seen, a second instance would not.
+// openai is required only after it is first enabled: it hooks require() (CommonJS).
+const otelInstrumentation = new OpenAIInstrumentation({ captureMessageContent: true, enabled: false });
 let openaiModule: any;
 
 // The model's scripted answers, in order (OpenAI chat.completions wire format).
@@ -118,24 +120,25 @@ afterAll(async () => {
   await stack.stop();
 });
 
-test("@opentelemetry/instrumentation-openai + openai, protobuf spans and logs: the conversation comes back as its transcript, with usage and cost", async () => {
+/** Runs the conversation under OpenTelemetry's openai instrumentation; returns the trace id. */
+async function withOtelInstrumentation(sessionAttributes: Record<string, string>, batchSpans: boolean): Promise<string> {
   const resource = resourceFromAttributes({ "service.name": "travel-bot", "deployment.environment.name": "staging" });
   const headers = { Authorization: `Bearer ${tenant.telemetryKey}` };
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(new ProtoTraceExporter({ url: `${base}/v1/traces`, headers }))] });
+  const spanExporter = new ProtoTraceExporter({ url: `${base}/v1/traces`, headers });
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [batchSpans ? new BatchSpanProcessor(spanExporter) : new SimpleSpanProcessor(spanExporter)] });
   // Production setups batch log records; the order of a call's messages (all in one millisecond)
   // is their order in the export request (docs/otlp.md, "Messages as log records").
   const loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor({ exporter: new ProtoLogExporter({ url: `${base}/v1/logs`, headers }) })] });
-  const instrumentation = new OpenAIInstrumentation({ captureMessageContent: true });
+  const instrumentation = otelInstrumentation;
   instrumentation.setTracerProvider(tracerProvider);
   instrumentation.setLoggerProvider(loggerProvider);
   instrumentation.enable();
-  openaiModule = require("openai");
+  openaiModule ??= require("openai");
   let traceId = "";
   try {
     const client = new openaiModule.OpenAI({ apiKey: "sk-test" });
-    // One user-facing conversation = one trace: with no conversation id, the trace id is the session.
     const tracer = tracerProvider.getTracer("travel-bot");
-    await tracer.startActiveSpan("conversation", async (span) => {
+    await tracer.startActiveSpan("conversation", { attributes: sessionAttributes }, async (span) => {
       traceId = span.spanContext().traceId;
       await converse(client);
       span.end();
@@ -147,6 +150,12 @@ test("@opentelemetry/instrumentation-openai + openai, protobuf spans and logs: t
     await tracerProvider.shutdown();
     await loggerProvider.shutdown();
   }
+  return traceId;
+}
+
+test("@opentelemetry/instrumentation-openai + openai, protobuf spans and logs: the conversation comes back as its transcript, with usage and cost", async () => {
+  // One user-facing conversation = one trace: with no conversation id, the trace id is the session.
+  const traceId = await withOtelInstrumentation({}, false);
   const transcript = await completeTranscript("travel-bot", traceId);
   expect(transcript.items.map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
   const metrics = await sessionMetrics("travel-bot", traceId);
@@ -154,6 +163,15 @@ test("@opentelemetry/instrumentation-openai + openai, protobuf spans and logs: t
   expect(metrics.costUsd).toBeCloseTo(EXPECTED_COST, 12);
   const [row] = await stack.database.sql`select provider, model, environment from traces where session_id = ${traceId} limit 1`;
   expect(row).toEqual({ provider: "openai", model: "gpt-4o-mini", environment: "staging" });
+});
+
+test("session.id on the parent span: the message log records (which carry none) still join their calls", async () => {
+  const traceId = await withOtelInstrumentation({ "session.id": "sess-linked" }, true);
+  const transcript = await completeTranscript("travel-bot", "sess-linked");
+  expect(transcript.items.map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
+  // The records' own session (named by the trace id) shows none of them.
+  const orphan = await completeTranscript("travel-bot", traceId);
+  expect(orphan.items).toEqual([]);
 });
 
 test("@traceloop/instrumentation-openai (OpenLLMetry) + openai, JSON spans: gen_ai.conversation.id names the session", async () => {

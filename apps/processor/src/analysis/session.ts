@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { SessionRow, TraceRow } from "../maturation/mature";
 import { extractCalls } from "./calls";
 import { mergeOtelMessageEvents } from "../otlp/merge";
+import { relinkOtelMessageEvents } from "../otlp/linked";
 import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 import type { PriceBook } from "@cellar/shared/pricing/table";
 import { extractToolSchemas, loadIntentDefinitions, matchIntents, persistIntents, persistToolSchemas, type IntentMatch, type ToolSchemaSeen } from "./catalog";
@@ -43,7 +44,7 @@ type EventRowData = { session_pk: string; id: string; name: string; timestamp: D
 export async function analyzeSessions(tx: postgres.TransactionSql, sessions: SessionRow[], opts: AnalysisOptions = {}): Promise<Map<string, SessionAnalysis>> {
   const ids = sessions.map((s) => s.id);
   const serviceIds = [...new Set(sessions.map((s) => s.trace_service_id))];
-  const [metas, traces, events, intentDefs, norms, pricesOf] = await Promise.all([
+  const [metas, traces, storedEvents, intentDefs, norms, pricesOf] = await Promise.all([
     tx<{ id: string; activity_seq: number; last_ingested_at: Date }[]>`select id, activity_seq, last_ingested_at from sessions where id = any(${tx.array(ids)}::uuid[])`,
     tx<TraceRowData[]>`select session_pk, trace_id, start_time, end_time, payload from traces where session_pk = any(${tx.array(ids)}::uuid[]) order by start_time, trace_id`,
     tx<EventRowData[]>`select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events where session_pk = any(${tx.array(ids)}::uuid[]) order by timestamp, id`,
@@ -51,6 +52,8 @@ export async function analyzeSessions(tx: postgres.TransactionSql, sessions: Ses
     Promise.all(serviceIds.map(async (id) => [id, await opts.latencyNorms?.(id)] as const)),
     loadPriceBooks(tx, sessions.map((s) => s.tenant_id)),
   ]);
+  const serviceOf = new Map(sessions.map((s) => [s.id, s.trace_service_id]));
+  const events = await relinkOtelMessageEvents(tx, (pk) => serviceOf.get(pk)!, traces, storedEvents); // OTLP log records, docs/otlp.md
   const group = <T extends { session_pk: string }>(rows: T[]) => {
     const out = new Map<string, T[]>();
     for (const r of rows) {
