@@ -143,6 +143,7 @@ async function main() {
         console.log(`round ${r + 1}: ${targets[i].name}: ${Math.round(f.rps)} req/s = ${Math.round(f.rps * targets[i].unit)} ${targets[i].unit > 1 ? "spans" : "traces"}/s, p50 ${f.p50} ms, p99 ${f.p99} ms, server CPU ${Math.round(f.cpuUsPerReq / targets[i].unit)} us per ${targets[i].unit > 1 ? "span" : "trace"}, non-2xx/errors ${f.bad}, load avg ${loadavg()[0].toFixed(1)}`);
       }
     }
+    // Median (the upper one for an even count).
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
     console.log("\n| target | requests/s | spans or traces/s | p50 ms | p99 ms | server CPU us per span/trace |\n|---|---|---|---|---|---|");
     targets.forEach((t, i) => {
@@ -152,7 +153,12 @@ async function main() {
     const ratio = (i: number) => med(results[i].map((f, r) => f.rps / results[0][r].rps));
     console.log(`\n/v1/traces protobuf requests / floor: ${(100 * ratio(1)).toFixed(0)}%; JSON: ${(100 * ratio(2)).toFixed(0)}%; spans/s via protobuf per /raw/traces trace/s: ${(med(results[1].map((f) => f.rps)) * SPANS / med(results[3].map((f) => f.rps))).toFixed(2)}x`);
   } finally {
-    for (const c of children) c.kill("SIGTERM");
+    // Children first (ingest drains its NATS connection on SIGTERM), then the servers.
+    await Promise.all(children.map((c) => (c.exitCode !== null ? undefined : new Promise<void>((res) => {
+      c.once("exit", () => res());
+      c.kill("SIGTERM");
+      setTimeout(() => c.kill("SIGKILL"), 5_000).unref();
+    }))));
     await Promise.allSettled([nats.stop(), pg.stop()]);
     rmSync(scratch, { recursive: true, force: true });
   }
