@@ -1,12 +1,13 @@
 import type postgres from "postgres";
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
-import { consumeInBatches, type BatchLoop } from "@cellar/shared/nats/batch";
+import { activityStream, ingestStream, type ActivityKey } from "@cellar/shared/nats/catalogue";
+import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcome } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
-import { IngestMessage, type MaturedMessage } from "@cellar/shared/payloads";
-import { compileValidator } from "@cellar/shared/validation";
+import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "./ingest/writer";
-import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
+import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity";
+import { ActivityCoalescer } from "./maturation/coalesce";
 import { matureSessions, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
 import { sweepIdle, type SweepResult } from "./maturation/sweep";
 import { createLatencyNorms } from "./analysis/norms";
@@ -38,63 +39,40 @@ export interface ProcessorDeps {
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
   /** AI TL;DRs through an OpenAI-compatible endpoint (SUMMARY_LLM_*); extractive without it. */
   summaryLlm?: SummaryLlm;
+  /**
+   * At most one activity put per session per this many ms (default 5000; 0 = one per write):
+   * see maturation/coalesce.ts. Off by itself when the window is too short for it.
+   */
+  activityCoalesceMs?: number;
   /** Override the service latency norms (tests); default: recent llm spans, cached 60 s. */
   latencyNorms?: (traceServiceId: string) => Promise<LatencyNorms>;
+  /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
+  consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
 }
-
-const ingestValidator = compileValidator(IngestMessage);
 
 /** INGEST -> Postgres + activity keys; activity markers -> maturation -> MATURED; plus the sweep. */
 export function createProcessor(deps: ProcessorDeps) {
-  const loops: BatchLoop[] = [];
+  const loops: ConsumeLoop[] = [];
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
-  const refreshing = new Set<Promise<void>>();
+  const coalescer = new ActivityCoalescer({ js: deps.js, topology: deps.topology, windowSeconds: deps.windowSeconds, logger: deps.logger, minIntervalMs: deps.activityCoalesceMs ?? 5000 });
   const maturation: MaturationDeps = {
     sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
     latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm,
   };
 
-  async function handleIngestBatch(batch: JsMsg[]): Promise<void> {
-    const good: IngestMessage[] = [];
-    const goodMsgs: JsMsg[] = [];
-    for (const m of batch) {
-      let decoded: unknown;
-      try {
-        decoded = m.json();
-      } catch {
-        decoded = undefined;
-      }
-      const problem = ingestValidator.firstError(decoded);
-      if (problem) {
-        deps.logger.error("poison INGEST message terminated", { seq: m.seq, problem });
-        m.term(problem);
-        continue;
-      }
-      good.push(decoded as IngestMessage);
-      goodMsgs.push(m);
-    }
-    if (good.length === 0) return;
-    const written = await writeIngestBatch(deps.sql, good);
-    // Refresh after the write: an expired key then means every span before it is in Postgres.
-    // The refresh and ack run while the next batch is written (bounded), so Postgres and NATS
-    // work in parallel; a failed refresh naks the batch (the replay writes nothing new and
-    // refreshes again).
-    const refresh = refreshActivity(deps.js, deps.topology, [
+  /**
+   * Writes a batch of decoded INGEST messages, then refreshes their activity keys (after the
+   * write: an expired key then means every span before it is in Postgres). Throws on failure;
+   * the consume runtime isolates the culprit and retries or dead-letters it (shared/nats).
+   */
+  async function writeIngest(items: Delivery<IngestMessage>[]): Promise<void> {
+    const written = await writeIngestBatch(deps.sql, items.map((d) => d.value));
+    await coalescer.refresh([
       ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
       ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
       ...(written.traceBatchMicros ? [{ kind: "batch" as EntityKind, pk: written.traceBatchMicros }] : []),
-    ], deps.windowSeconds)
-      .then(() => {
-        for (const m of goodMsgs) m.ack();
-      })
-      .catch((err) => {
-        deps.logger.error("activity refresh failed; naking the batch", { err: err as Error, size: goodMsgs.length });
-        for (const m of goodMsgs) m.nak(1_000);
-      })
-      .finally(() => refreshing.delete(refresh));
-    refreshing.add(refresh);
-    while (refreshing.size > 2) await Promise.race(refreshing);
+    ]);
   }
 
   /**
@@ -102,11 +80,13 @@ export function createProcessor(deps: ProcessorDeps) {
    * entity at a time, so one bad session cannot hold back the others; what still fails is naked
    * and comes back later.
    */
-  async function handleActivityBatch(batch: JsMsg[]): Promise<void> {
-    const byKind: Record<EntityKind, Array<{ m: JsMsg; pk: string }>> = { session: [], trace: [], batch: [] };
-    for (const m of batch) {
-      const target = isExpiryMarker(m.headers) ? parseActivitySubject(deps.topology, m.subject) : null;
-      if (!target) m.ack(); // a refresh, not an expiry
+  async function handleActivityBatch(batch: Delivery<ActivityKey>[]): Promise<Outcome[]> {
+    type Work = { m: JsMsg; pk: string };
+    const decided = new Map<JsMsg, Outcome>();
+    const byKind: Record<EntityKind, Work[]> = { session: [], trace: [], batch: [] };
+    for (const { value, msg: m } of batch) {
+      const target = isExpiryMarker(value.headers) ? parseActivitySubject(deps.topology, value.subject) : null;
+      if (!target) decided.set(m, "ack"); // a refresh, not an expiry
       else byKind[target.kind].push({ m, pk: target.pk });
     }
     const chunks: Array<{ kind: EntityKind; work: Array<{ m: JsMsg; pk: string }> }> = [];
@@ -136,12 +116,16 @@ export function createProcessor(deps: ProcessorDeps) {
       }
       const outcomes = kind === "session" ? await matureSessions(maturation, pks) : await matureTraces(maturation, pks);
       for (const pk of pks) retryIn.set(pk, early(outcomes, pk));
+      // A session whose key expired while it is still active (its coalesced trailing put was
+      // lost to a crash): put the key again for the time it still has.
+      if (kind === "session") {
+        await Promise.all(pks.filter((pk) => outcomes.get(pk) === "still-active" && retryIn.get(pk) === 0).map((pk) => coalescer.rearm(pk, outcomes.dueInMs.get(pk) ?? 0)));
+      }
       return retryIn;
     };
-    const settle = (w: { m: JsMsg; pk: string }, retryIn: Map<string, number>) => {
+    const settle = (w: Work, retryIn: Map<string, number>) => {
       const wait = retryIn.get(w.pk) ?? 0;
-      if (wait > 0) w.m.nak(Math.ceil(wait) + 20);
-      else w.m.ack();
+      decided.set(w.m, wait > 0 ? { retryInMs: Math.ceil(wait) + 20 } : "ack");
     };
     let next = 0;
     await Promise.all(
@@ -158,21 +142,25 @@ export function createProcessor(deps: ProcessorDeps) {
                 settle(w, await mature(kind, [w.pk]));
               } catch (oneErr) {
                 deps.logger.error("maturation failed; will retry", { kind, pk: w.pk, err: oneErr as Error });
-                w.m.nak(2_000);
+                decided.set(w.m, { retryInMs: 2_000 });
               }
             }
           }
         }
       }),
     );
+    return batch.map((d) => decided.get(d.msg) ?? { retryInMs: 2_000 });
   }
 
   return {
     async start(): Promise<void> {
-      const ingestConsumer = await deps.js.consumers.get(deps.topology.ingestStream, deps.topology.consumers.processorIngest);
-      const activityConsumer = await deps.js.consumers.get(`KV_${deps.topology.activityBucket}`, deps.topology.consumers.processorActivity);
-      loops.push(consumeInBatches(ingestConsumer, { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, concurrency: deps.ingestConcurrency ?? 2, logger: deps.logger, handle: handleIngestBatch }));
-      loops.push(consumeInBatches(activityConsumer, { maxBatch: 200, maxWaitMs: 50, logger: deps.logger, handle: handleActivityBatch }));
+      coalescer.start();
+      const runtime: ConsumeDeps = { js: deps.js, topology: deps.topology, logger: deps.logger, ...deps.consume };
+      loops.push(consume(ingestStream, runtime, {
+        batch: { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, concurrency: deps.ingestConcurrency ?? 2 },
+        handle: writeIngest,
+      }));
+      loops.push(consume(activityStream, runtime, { batch: { maxBatch: 200, maxWaitMs: 50 }, handle: handleActivityBatch }));
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));
@@ -186,7 +174,7 @@ export function createProcessor(deps: ProcessorDeps) {
     async stop(): Promise<void> {
       if (sweepTimer) clearInterval(sweepTimer);
       await Promise.all(loops.map((l) => l.stop()));
-      await Promise.all(refreshing);
+      await coalescer.stop();
       await sweeping;
       deps.logger.info("processor stopped");
     },

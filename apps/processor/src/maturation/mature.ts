@@ -1,6 +1,8 @@
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { subjects, type Topology } from "@cellar/shared/nats/topology";
+import type { Topology } from "@cellar/shared/nats/topology";
+import { maturedStream } from "@cellar/shared/nats/catalogue";
+import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Logger } from "@cellar/shared/logger";
 import { analyzeSessions, analyzeTraces, persistSessionAnalyses, persistTraceAnalyses, type SessionAnalysis } from "../analysis/session";
@@ -70,7 +72,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
         s.last_ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle,
         extract(epoch from s.last_ingested_at + make_interval(secs => ${deps.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from sessions s join trace_services ts on ts.id = s.trace_service_id
-      where s.id = any(${tx.array(ids)}::uuid[]) order by s.id for update of s`;
+      where s.id = any(${tx.array(ids)}::uuid[]) order by s.id for no key update of s`;
     const { republish, due } = triage(locked, outcomes, sessionMessage);
     if (due.length === 0) return { republish, matured: [] };
     const analyses = await analyzeSessions(tx, due, { latencyNorms: deps.latencyNorms });
@@ -152,17 +154,14 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
 export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[]): Promise<void> {
   if (messages.length === 0) return;
   for (const m of messages) await deps.afterCommit?.(m);
-  await Promise.all(messages.map((message) => {
-    const kind = message.type === "session.matured" ? "session" : "trace";
-    return deps.js.publish(subjects.matured(deps.topology, kind), JSON.stringify(message), { msgID: maturationKey(message), timeout: 10_000 });
-  }));
+  await Promise.all(messages.map((message) => publish(deps.js, deps.topology, maturedStream, message, { msgID: maturationKey(message) })));
   const sessions = messages.filter((m) => m.type === "session.matured").map((m) => ({ pk: m.entityPk, count: m.maturationCount }));
   const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
   // Rows locked in id order, like the maturation transactions (no deadlock with them).
   if (sessions.length) {
     await deps.sql`
       with x as (select * from jsonb_to_recordset(${deps.sql.json(sessions as any)}::jsonb) as x(pk uuid, count int)),
-        locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for update of s)
+        locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
       update sessions s set published_count = greatest(s.published_count, x.count) from x where s.id = x.pk and s.id in (select id from locked)`;
   }
   if (traces.length) {
