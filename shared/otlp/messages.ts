@@ -63,7 +63,9 @@ export function normaliseMessage(m: any): ChatMessage[] {
   const role = roleOf(m.role);
   const blocks: any[] | null = Array.isArray(m.parts) ? m.parts : Array.isArray(m.content) && m.content.some(isProviderBlock) ? m.content : null;
   if (!blocks) {
-    const out: ChatMessage = { role, content: m.content === undefined ? null : typeof m.content === "string" || Array.isArray(m.content) || m.content === null ? m.content : asJsonText(m.content) };
+    // Only assistant messages may lack content (tool calls); the others get "" (docs/ingestion.md rule).
+    const missing = role === "assistant" ? null : "";
+    const out: ChatMessage = { role, content: m.content === undefined || m.content === null ? missing : typeof m.content === "string" || Array.isArray(m.content) ? m.content : asJsonText(m.content) };
     if (Array.isArray(m.tool_calls) && m.tool_calls.length) {
       out.tool_calls = m.tool_calls.map((c: any) => toolCall(c?.id, c?.function?.name ?? c?.name, c?.function?.arguments ?? c?.arguments));
     }

@@ -3,8 +3,8 @@ import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
 import { decodeLogs, decodeTraces, encodeExportResponse, encodeStatus, OtlpDecodeError, type OtlpEncoding } from "@cellar/shared/otlp/decode";
 import { mapLogs, mapSpans, type MapResult } from "@cellar/shared/otlp/map";
-import { EventPayload, IDENTIFIER_PATTERN, LIMITS, OtlpTracePayload } from "@cellar/shared/payloads";
-import { compileValidator } from "@cellar/shared/validation";
+import { ingestMessageProblem } from "@cellar/shared/ingest-rules";
+import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
 import type { Authenticated } from "../credentials";
 import type { StoreInput } from "../publish";
 import { readOtlpBody } from "./body";
@@ -31,8 +31,6 @@ const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 405: 12, 413: 8, 415: 3, 429: 8, 503: 14 };
 const IDENT = new RegExp(IDENTIFIER_PATTERN);
 
-const traceValidator = compileValidator(OtlpTracePayload);
-const eventValidator = compileValidator(EventPayload);
 
 export function encodingOf(request: Request): OtlpEncoding | null {
   const type = (request.headers.get("content-type") ?? "").trim();
@@ -68,7 +66,11 @@ export function createOtlpIngest(deps: OtlpDeps) {
       for (const item of mapped.accepted) {
         const serviceName = serviceFor(key, item.serviceName);
         const isTrace = "request" in item.payload;
-        const problem = !serviceName ? "resource attribute service.name is required (a non-blank string of at most 200 characters)" : (isTrace ? traceValidator : eventValidator).firstError(item.payload);
+        // Exactly the check the processor decodes INGEST messages with (shared/ingest-rules.ts):
+        // what is answered as stored can always be stored. It normalises timestamps in place.
+        const problem = !serviceName
+          ? "resource attribute service.name is required (a non-blank string of at most 200 characters)"
+          : ingestMessageProblem({ kind: isTrace ? "trace" : "event", messageId: "0", tenantId: key.tenantId, serviceName, receivedAt: new Date().toISOString(), payload: item.payload });
         if (problem) {
           mapped.rejected++;
           if (mapped.reasons.length < 5) mapped.reasons.push(problem);
