@@ -10,6 +10,7 @@ import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-
 import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
 import { OpenAIInstrumentation } from "@opentelemetry/instrumentation-openai";
 import { OpenAIInstrumentation as TraceloopOpenAIInstrumentation } from "@traceloop/instrumentation-openai";
+import { AnthropicInstrumentation as TraceloopAnthropicInstrumentation } from "@traceloop/instrumentation-anthropic";
 import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
@@ -35,13 +36,12 @@ let openaiModule: any;
 
 // The model's scripted answers, in order (OpenAI chat.completions wire format).
 let script: any[] = [];
-const msw = setupServer(
-  http.post("https://api.openai.com/v1/chat/completions", async () => {
-    const next = script.shift();
-    if (!next) return HttpResponse.json({ error: { message: "script exhausted" } }, { status: 500 });
-    return HttpResponse.json(next);
-  }),
-);
+const answerFromScript = async () => {
+  const next = script.shift();
+  if (!next) return HttpResponse.json({ error: { message: "script exhausted" } }, { status: 500 });
+  return HttpResponse.json(next);
+};
+const msw = setupServer(http.post("https://api.openai.com/v1/chat/completions", answerFromScript), http.post("https://api.anthropic.com/v1/messages", answerFromScript));
 
 const reply = (id: string, message: any, finish: string, prompt: number, completion: number) => ({
   id, object: "chat.completion", created: 1_760_000_000, model: "gpt-4o-mini-2024-07-18",
@@ -200,4 +200,59 @@ test("@traceloop/instrumentation-openai (OpenLLMetry) + openai, JSON spans: gen_
   const metrics = await sessionMetrics("travel-bot", "trip-42");
   expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 360, completionTokens: 44 });
   expect(metrics.costUsd).toBeCloseTo(EXPECTED_COST, 12);
+});
+
+/** Anthropic Messages API answers (content blocks, tool_use, usage with its own cache fields). */
+const claude = (id: string, content: any[], stop: string, input: number, cacheRead: number, output: number) => ({
+  id, type: "message", role: "assistant", model: "claude-haiku-4-5-20251001", content, stop_reason: stop, stop_sequence: null,
+  usage: { input_tokens: input, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: 0, output_tokens: output },
+});
+
+test("@traceloop/instrumentation-anthropic + @anthropic-ai/sdk: tool_use blocks become the same transcript; Anthropic's cache reads are priced apart", async () => {
+  const anthropicModule = require("@anthropic-ai/sdk");
+  const resource = resourceFromAttributes({ "service.name": "travel-bot" });
+  const headers = { Authorization: `Bearer ${tenant.telemetryKey}` };
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new ProtoTraceExporter({ url: `${base}/v1/traces`, headers }))] });
+  const instrumentation = new TraceloopAnthropicInstrumentation({ traceContent: true });
+  instrumentation.setTracerProvider(tracerProvider);
+  instrumentation.manuallyInstrument(anthropicModule);
+  // Anthropic's input_tokens leave the cache out: each call read 1,000 cached system-prompt tokens.
+  script = [
+    claude("msg_1", [{ type: "tool_use", id: "toolu_paris", name: "get_weather", input: { city: "Paris" } }], "tool_use", 50, 1000, 10),
+    claude("msg_2", [{ type: "text", text: "It is 18°C and sunny in Paris." }], "end_turn", 80, 1000, 12),
+    claude("msg_3", [{ type: "tool_use", id: "toolu_rome", name: "get_weather", input: { city: "Rome" } }], "tool_use", 100, 1000, 10),
+    claude("msg_4", [{ type: "text", text: "Rome: 24°C, clear skies." }], "end_turn", 130, 1000, 12),
+  ];
+  try {
+    const client = new anthropicModule.Anthropic({ apiKey: "sk-ant-test" });
+    const tools = [{ name: "get_weather", description: "Current weather", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
+    const weather: Record<string, string> = { Paris: "18°C, sunny", Rome: "24°C, clear" };
+    const tracer = tracerProvider.getTracer("travel-bot");
+    await tracer.startActiveSpan("agent", { attributes: { "gen_ai.conversation.id": "claude-trip" } }, async (span) => {
+      const messages: any[] = [];
+      for (const question of ["What's the weather in Paris?", "And in Rome?"]) {
+        messages.push({ role: "user", content: question });
+        for (;;) {
+          const res = await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 512, system: "You are a travel assistant.", messages, tools });
+          messages.push({ role: "assistant", content: res.content });
+          const uses = res.content.filter((b: any) => b.type === "tool_use");
+          if (!uses.length) break;
+          messages.push({ role: "user", content: uses.map((u: any) => ({ type: "tool_result", tool_use_id: u.id, content: weather[u.input.city] })) });
+        }
+      }
+      span.end();
+    });
+    await tracerProvider.forceFlush();
+  } finally {
+    instrumentation.disable();
+    await tracerProvider.shutdown();
+  }
+  const transcript = await completeTranscript("travel-bot", "claude-trip");
+  expect(transcript.items.map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
+  const metrics = await sessionMetrics("travel-bot", "claude-trip");
+  // 360 new + 4,000 cached input tokens, 44 output; claude-haiku-4-5: $1 input, $0.10 cache read, $5 output.
+  expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 4360, completionTokens: 44 });
+  expect(metrics.costUsd).toBeCloseTo((360 * 1 + 4000 * 0.1 + 44 * 5) / 1_000_000, 12);
+  const [row] = await stack.database.sql`select provider, model from traces where session_id = 'claude-trip' limit 1`;
+  expect(row).toEqual({ provider: "anthropic", model: "claude-haiku-4-5" });
 });

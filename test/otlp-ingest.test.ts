@@ -85,10 +85,10 @@ describe("same spans, two encodings", () => {
     expect(fromProto).toEqual(fromJson);
     expect(fromJson.spans.length).toBe(2);
     expect(fromJson.rows[0]).toMatchObject({ session_id: "conv-proto", environment: "prod", provider: "anthropic", model: "claude-sonnet-4-5" });
-    // The conventions count cached tokens inside input_tokens: prompt 1200, 1000 of them cached.
-    expect(fromJson.rows[0].payload.responses[0].usage).toMatchObject({ prompt_tokens: 1200, completion_tokens: 80, prompt_tokens_details: { cached_tokens: 1000 } });
+    // Anthropic's input count leaves the cache out: prompt = 1200 new + 1000 read from the cache.
+    expect(fromJson.rows[0].payload.responses[0].usage).toMatchObject({ prompt_tokens: 2200, completion_tokens: 80, prompt_tokens_details: { cached_tokens: 1000 } });
     const llm = fromJson.spans.find((s: any) => s.kind === "llm");
-    expect(llm.attributes).toMatchObject({ "gen_ai.provider.name": "anthropic", "gen_ai.usage.input_tokens": 1200, "gen_ai.usage.cache_read.input_tokens": 1000, "gen_ai.response.finish_reasons": ["end_turn"] });
+    expect(llm.attributes).toMatchObject({ "gen_ai.provider.name": "anthropic", "gen_ai.usage.input_tokens": 2200, "gen_ai.usage.cache_read.input_tokens": 1000, "gen_ai.response.finish_reasons": ["end_turn"] });
   });
 
   test("gzip bodies are accepted", async () => {

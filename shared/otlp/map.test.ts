@@ -120,3 +120,15 @@ test("execute_tool spans become events carrying the call id, arguments and resul
   const r = mapSpans([span({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather", "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": TOOL_ARGS, "gen_ai.tool.call.result": "3°C" })]);
   expect(r.accepted[0].payload).toMatchObject({ name: "gen_ai.execute_tool", timestamp: "2025-10-09T08:53:20.000Z", attributes: { "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": { city: "Oslo" }, duration_ms: 2000 } });
 });
+
+test("cached tokens: OpenAI's input includes them; Anthropic's (and Claude on Bedrock) does not, whatever the sizes", () => {
+  const usage = (provider: string, model: string) =>
+    one(span({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.request.model": model, "gen_ai.usage.input_tokens": 3000, "gen_ai.usage.cache_read.input_tokens": 2000, "gen_ai.usage.output_tokens": 10 })).responses[0].usage;
+  expect(usage("openai", "gpt-4o").prompt_tokens).toBe(3000);
+  expect(usage("anthropic", "claude-sonnet-4-5").prompt_tokens).toBe(5000);
+  expect(usage("aws.bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0").prompt_tokens).toBe(5000);
+  expect(usage("aws.bedrock", "amazon.nova-pro-v1:0").prompt_tokens).toBe(3000);
+  // OpenInference's prompt count already includes its cache details.
+  const oi = one(span({ "openinference.span.kind": "LLM", "llm.provider": "anthropic", "llm.model_name": "claude-sonnet-4-5", "llm.token_count.prompt": 3000, "llm.token_count.prompt_details.cache_read": 2000 }));
+  expect(oi.responses[0].usage.prompt_tokens).toBe(3000);
+});

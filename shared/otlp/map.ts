@@ -162,7 +162,7 @@ function modelCall(span: OtlpSpan, op: string, sessionId: string, environment: s
   const { messages, choices } = conversationOf(span);
   const finishReasons = jsonValue(first(a, "gen_ai.response.finish_reasons", "gen_ai.response.finish_reason", "llm.response.finish_reason"));
   const reasons: string[] = Array.isArray(finishReasons) ? finishReasons.map(String) : typeof finishReasons === "string" ? [finishReasons] : [];
-  const usage = normaliseUsage(a);
+  const usage = normaliseUsage(a, provider, requestModel);
   const tools = jsonValue(first(a, "gen_ai.tool.definitions", "llm.tools"));
   const kept: Attributes = {};
   for (const k in a) if (!MESSAGE_KEYS.test(k)) kept[k] = a[k];

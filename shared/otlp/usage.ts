@@ -49,11 +49,17 @@ export function providerName(raw: unknown, model: string | null): string {
 }
 
 /**
- * Providers whose native input-token count leaves cache reads and writes out (Anthropic's API, and
- * Claude on Bedrock / Vertex). The conventions say gen_ai.usage.input_tokens SHOULD include them;
- * instrumentations that copy the provider's own number do not. docs/otlp.md, "Tokens".
+ * Providers whose own input-token count leaves cache reads and writes out: Anthropic's API, Claude
+ * on Bedrock and Vertex (shared/pricing/prices.json lists each provider's semantics). The
+ * conventions say gen_ai.usage.input_tokens SHOULD include them, but the instrumentations copy the
+ * provider's number (OpenLLMetry's Anthropic instrumentation does), so for these providers the
+ * cache parts are added back. docs/otlp.md, "Tokens".
  */
-export const INPUT_EXCLUDES_CACHE = new Set(["anthropic"]);
+export function inputExcludesCache(provider: string, model: string | null): boolean {
+  if (provider === "anthropic") return true;
+  const claude = (model ?? "").toLowerCase().includes("claude");
+  return claude && (provider === "aws.bedrock" || provider === "gcp.vertex_ai");
+}
 
 const int = (v: unknown): number | null => {
   const n = typeof v === "string" ? Number(v) : v;
@@ -72,16 +78,17 @@ const firstInt = (a: Attributes, ...keys: string[]): number | null => {
  * tokens (prompt_tokens_details.cached_tokens = cache reads, .cache_creation_tokens = cache
  * writes); reasoning tokens are part of completion_tokens.
  */
-export function normaliseUsage(a: Attributes): Record<string, unknown> {
-  let input = firstInt(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt", "llm.usage.prompt_tokens");
+export function normaliseUsage(a: Attributes, provider: string, model: string | null): Record<string, unknown> {
+  const genAiInput = firstInt(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens");
+  // OpenInference's llm.token_count.prompt already counts the cache (its prompt_details are parts of it).
+  let input = genAiInput ?? firstInt(a, "llm.token_count.prompt", "llm.usage.prompt_tokens");
   const output = firstInt(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion", "llm.usage.completion_tokens");
   const cacheRead = firstInt(a, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read");
   const cacheWrite = firstInt(a, "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write");
   const reasoning = firstInt(a, "gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning");
   const cached = (cacheRead ?? 0) + (cacheWrite ?? 0);
-  // The conventions (and OpenLLMetry) count cached tokens inside the input; an instrumentation
-  // that copied Anthropic's own number did not. A total below the cached part can only mean that.
-  if (input !== null && cached > 0 && input < cached) input += cached;
+  // A total below the cached part can only be a count without the cache, whatever the provider.
+  if (input !== null && cached > 0 && (input < cached || (genAiInput !== null && inputExcludesCache(provider, model)))) input += cached;
   const prompt = input ?? 0;
   const completion = output ?? 0;
   const usage: Record<string, unknown> = {
