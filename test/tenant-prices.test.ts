@@ -73,6 +73,10 @@ test("a custom model is priced by the tenant's entry, a known model's price can 
   // The public table for everyone else: gpt-4o-mini 0.15 / 0.075 / 0.60.
   expect(await costOfSession(other.telemetryKey, other.platformKey, "s-override")).toBeCloseTo(0.6 * 0.15 + 0.4 * 0.075 + 0.1 * 0.6, 9);
 
+  // The custom model's context window (64,000) feeds the context-window detector: 1M prompt tokens.
+  const detectors = async (tenantId: string, session: string) =>
+    (await stack.database.sql<{ detector: string }[]>`select detector from findings where tenant_id = ${tenantId} and session_id = ${session}`).map((r) => r.detector);
+  expect(await detectors(tenant.tenantId, "s-custom")).toContain("context_window_near");
   expect(admin("price", "delete", "--tenant", tenant.tenantId, "--model", "acme-ft-1").code).toBe(0);
   expect(admin("price", "delete", "--tenant", tenant.tenantId, "--model", "acme-ft-1").code).not.toBe(0);
 });

@@ -15,7 +15,7 @@ export async function loadPriceBooks(sql: postgres.Sql | postgres.TransactionSql
     const list = own.get(r.tenant_id) ?? [];
     list.push({
       provider: r.provider, model: r.model, from: r.from_date, input: r.input, cachedInput: r.cached_input, cacheWrite: r.cache_write, output: r.output,
-      // The context-window detector needs a window; a custom model without one never fires it.
+      // Without a window the context-window detector never fires for this model.
       contextWindow: r.context_window ?? Number.MAX_SAFE_INTEGER, source: r.source, checked: new Date(r.created_at).toISOString().slice(0, 10),
     });
     own.set(r.tenant_id, list);

@@ -11,6 +11,8 @@ export interface ModelCall {
   model: string | null;
   /** Price-table name, null when the table does not know the model. */
   pricedModel: string | null;
+  /** Context window from the tenant's price book (custom models included), null when unknown. */
+  contextWindow: number | null;
   at: Date;
   latencyMs: number;
   promptTokens: number;
@@ -61,6 +63,7 @@ export function extractCalls(traces: TraceInput[], transcript: TranscriptResult,
         index: ri,
         model,
         pricedModel: canonicalModel(model) ?? canonicalModel(requestModel),
+        contextWindow: prices.priceFor(canonicalModel(model) ? model : requestModel, at)?.contextWindow ?? null,
         at,
         latencyMs: Math.round(step),
         promptTokens,
