@@ -132,3 +132,28 @@ test("cached tokens: OpenAI's input includes them; Anthropic's (and Claude on Be
   const oi = one(span({ "openinference.span.kind": "LLM", "llm.provider": "anthropic", "llm.model_name": "claude-sonnet-4-5", "llm.token_count.prompt": 3000, "llm.token_count.prompt_details.cache_read": 2000 }));
   expect(oi.responses[0].usage.prompt_tokens).toBe(3000);
 });
+
+test("per-message span events and the inference details event with structured (AnyValue) messages", () => {
+  const perMessage = one(span({ "gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o" }, {
+    events: [
+      { name: "gen_ai.system.message", timeUnixNano: "1", attributes: { content: "Be brief." } },
+      { name: "gen_ai.user.message", timeUnixNano: "2", attributes: { content: "Weather in Oslo?" } },
+      { name: "gen_ai.choice", timeUnixNano: "3", attributes: { index: 0, finish_reason: "tool_calls", message: JSON.stringify({ tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: TOOL_ARGS } }] }) } },
+    ],
+  }));
+  expect(perMessage.request.messages).toEqual([{ role: "system", content: "Be brief." }, { role: "user", content: "Weather in Oslo?" }]);
+  expect(perMessage.responses[0].choices[0]).toEqual({ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: TOOL_ARGS } }] } });
+
+  const details = one(span({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "gcp.gemini", "gen_ai.request.model": "gemini-2.5-pro" }, {
+    events: [{
+      name: "gen_ai.client.inference.operation.details", timeUnixNano: "1",
+      attributes: {
+        "gen_ai.input.messages": [{ role: "user", parts: [{ type: "text", content: "hi" }] }],
+        "gen_ai.output.messages": [{ role: "assistant", parts: [{ type: "text", content: "hello" }], finish_reason: "stop" }],
+      },
+    }],
+  }));
+  expect(details.request.messages).toEqual([{ role: "user", content: "hi" }]);
+  expect(details.responses[0].choices).toEqual([{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "hello" } }]);
+  expect(details.otel.messages).toBe("span");
+});
