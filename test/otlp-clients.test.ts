@@ -196,10 +196,17 @@ test("@traceloop/instrumentation-openai (OpenLLMetry) + openai, JSON spans: gen_
     await tracerProvider.shutdown();
   }
   const transcript = await completeTranscript("travel-bot", "trip-42");
+  // The agent span is an event item; the rest is the conversation.
+  expect(transcript.items.filter((i: any) => i.type === "event").map((i: any) => i.content ?? i.name)).toHaveLength(1);
   expect(transcript.items.filter((i: any) => i.type !== "event").map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
   const metrics = await sessionMetrics("travel-bot", "trip-42");
   expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 360, completionTokens: 44 });
   expect(metrics.costUsd).toBeCloseTo(EXPECTED_COST, 12);
+  // The rest of the pipeline as for /raw/*: a TL;DR, and a session.matured message for webhooks.
+  const tldr = await (await stack.platformRequest("/telemetry/otel/sessions/travel-bot/trip-42/tldr", { token: tenant.platformKey })).json();
+  expect(tldr).toMatchObject({ status: "complete", tldr: expect.stringContaining("weather") });
+  const matured = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, { last_by_subj: `${stack.nats.topology.subjectPrefix}matured.session` });
+  expect(matured!.json<any>()).toMatchObject({ type: "session.matured", sessionId: "trip-42", serviceName: "travel-bot" });
 });
 
 /** Anthropic Messages API answers (content blocks, tool_use, usage with its own cache fields). */
