@@ -157,3 +157,17 @@ test("per-message span events and the inference details event with structured (A
   expect(details.responses[0].choices).toEqual([{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "hello" } }]);
   expect(details.otel.messages).toBe("span");
 });
+
+test("provider names: old gen_ai.system values and other spellings map to the conventions' names", () => {
+  const provider = (system: string, model = "some-model") => one(span({ "gen_ai.operation.name": "chat", "gen_ai.system": system, "gen_ai.request.model": model })).provider;
+  expect(provider("az.ai.openai", "gpt-4o")).toBe("azure.ai.openai");
+  expect(provider("Azure")).toBe("azure.ai.openai");
+  expect(provider("vertex_ai")).toBe("gcp.vertex_ai");
+  expect(provider("gemini")).toBe("gcp.gemini");
+  expect(provider("MistralAI")).toBe("mistral_ai");
+  expect(provider("Anthropic")).toBe("anthropic");
+  expect(provider("aws.bedrock")).toBe("aws.bedrock");
+  // No provider attribute at all: guessed from the model.
+  expect(one(span({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "claude-haiku-4-5" })).provider).toBe("anthropic");
+  expect(one(span({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "us.anthropic.claude-sonnet-4-20250514-v1:0" })).provider).toBe("aws.bedrock");
+});

@@ -40,11 +40,12 @@ const ALIASES: Record<string, string> = {
 export function providerName(raw: unknown, model: string | null): string {
   const given = typeof raw === "string" ? raw.trim().toLowerCase() : "";
   if (given) return ALIASES[given] ?? given.slice(0, 64);
-  const m = (model ?? "").toLowerCase();
+  // Bedrock ids: an optional cross-region prefix, then `vendor.model` (us.anthropic.claude-...).
+  const m = (model ?? "").toLowerCase().replace(/^(us|eu|apac|global|us-gov)\.(?=[a-z0-9-]+\.)/, "");
+  if (/^(anthropic|amazon|meta|cohere|ai21|mistral|deepseek|writer)\./.test(m)) return "aws.bedrock";
   if (m.startsWith("claude")) return "anthropic";
   if (m.startsWith("gemini")) return "gcp.gemini";
   if (/^(mistral|codestral|ministral|magistral|pixtral)/.test(m)) return "mistral_ai";
-  if (/^(anthropic|amazon|meta|cohere|ai21|mistral)\./.test(m)) return "aws.bedrock";
   return "openai";
 }
 
