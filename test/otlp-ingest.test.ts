@@ -212,3 +212,12 @@ describe("logs", () => {
     ]);
   });
 });
+
+test("a protobuf string that is not UTF-8 is 400 (the spec requires valid UTF-8)", async () => {
+  const good = encodeRequestFromJson("traces", request([chatSpan("7a".repeat(16), "0a".repeat(8))], "utf8-app"));
+  const bad = new Uint8Array(good);
+  const at = Buffer.from(bad).indexOf(Buffer.from("utf8-app"));
+  bad[at] = 0xff; // a lone byte that no UTF-8 sequence starts with
+  const res = await post("/v1/traces", bad, { ...auth(), "content-type": "application/x-protobuf" });
+  expect(res.status).toBe(400);
+});

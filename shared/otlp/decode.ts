@@ -201,10 +201,8 @@ function asArray(v: unknown): any[] {
 /** The decoded message itself, walked directly: toObject would copy everything once more. */
 function decodeProtobuf(typeName: string, bytes: Uint8Array): any {
   try {
-    // A Buffer gets protobufjs's BufferReader, whose strings come from Buffer#utf8Slice (native)
-    // instead of its JS UTF-8 decoder: 3x faster on message-heavy spans. Invalid UTF-8 becomes
-    // U+FFFD, as Buffer decoding does.
-    return type(typeName).decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    // protobufjs decodes strings strictly: invalid UTF-8 fails the request (400), as the spec wants.
+    return type(typeName).decode(bytes);
   } catch (err) {
     throw new OtlpDecodeError(`body is not a valid protobuf ${typeName.split(".").pop()}: ${(err as Error).message}`);
   }
