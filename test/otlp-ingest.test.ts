@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import protobuf from "protobufjs";
-import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
 import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createLogger } from "@cellar/shared/logger";
@@ -220,4 +220,20 @@ test("a protobuf string that is not UTF-8 is 400 (the spec requires valid UTF-8)
   bad[at] = 0xff; // a lone byte that no UTF-8 sequence starts with
   const res = await post("/v1/traces", bad, { ...auth(), "content-type": "application/x-protobuf" });
   expect(res.status).toBe(400);
+});
+
+test("a DSN names the service: the resource's service.name (the SDK's unknown_service default) does not override it", async () => {
+  const dsn = await createApiKey(stack.database.db, { kind: "dsn-server", tenantId: tenant.tenantId, serviceName: "dsn-service" });
+  const res = await post("/v1/traces", JSON.stringify(request([chatSpan("7b".repeat(16), "0b".repeat(8))], "unknown_service:node")), { authorization: `Bearer ${dsn.key}`, "content-type": "application/json" });
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual({});
+  await waitFor(async () => (await storedRows("dsn-service")).rows.length === 1);
+  expect((await storedRows("unknown_service:node")).rows).toEqual([]);
+});
+
+test("with a telemetry key, spans whose resource has no service.name are refused", async () => {
+  const body = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [chatSpan("7c".repeat(16), "0c".repeat(8))] }] }] };
+  const res = await post("/v1/traces", JSON.stringify(body), { ...auth(), "content-type": "application/json" });
+  expect(res.status).toBe(200);
+  expect((await res.json()).partialSuccess).toMatchObject({ rejectedSpans: "1", errorMessage: expect.stringContaining("service.name") });
 });
