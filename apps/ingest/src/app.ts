@@ -8,7 +8,7 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import { parseJsonStrict, readBodyText, requireJsonContentType } from "./body";
 import { createAuthenticator, methodNotAllowed, preflightResponse } from "./credentials";
 import { createPublisher } from "./publish";
-import { createRateLimiter } from "./rate-limit";
+import { createRateLimiter } from "@cellar/shared/rate-limit";
 import { validateEvent, validateTrace } from "./validate";
 import { createOtlpIngest } from "./otlp/routes";
 
@@ -60,10 +60,10 @@ export function createIngestApp(deps: IngestDeps) {
   }
 
   /** The whole pipeline; errors become responses here so CORS and rate-limit headers survive. */
-  async function ingest(kind: "trace" | "event", request: Request, requestId: string): Promise<Response> {
+  async function ingest(kind: "trace" | "event", request: Request, requestId: string, client: string | undefined): Promise<Response> {
     let headers: Record<string, string> = { "x-request-id": requestId };
     try {
-      const { key, cors } = await authenticate(request);
+      const { key, cors } = await authenticate(request, client);
       headers = { ...headers, ...cors };
       headers = { ...headers, ...limiter.take(key.id) };
       requireJsonContentType(request);
@@ -82,7 +82,7 @@ export function createIngestApp(deps: IngestDeps) {
   let app = new Elysia({ name: "ingest" }).use(httpBasics(deps.logger));
   for (const [path, kind] of Object.entries(ROUTES)) {
     app = app
-      .post(path, ({ request, requestId }) => ingest(kind, request, requestId), { parse: "none" })
+      .post(path, ({ request, requestId, server }) => ingest(kind, request, requestId, server?.requestIP(request)?.address), { parse: "none" })
       .options(path, ({ request }) => preflightResponse(request))
       .all(path, ({ request }) => {
         throw methodNotAllowed(request.method, path);
@@ -92,7 +92,7 @@ export function createIngestApp(deps: IngestDeps) {
   const otlp = createOtlpIngest({ authenticate, takeRateToken: (id) => limiter.take(id), store, maxBodyBytes: deps.maxBodyBytes, logger: deps.logger });
   for (const [path, signal] of [["/v1/traces", "traces"], ["/v1/logs", "logs"]] as const) {
     app
-      .post(path, ({ request, requestId }) => otlp(signal, request, requestId), { parse: "none" })
+      .post(path, ({ request, requestId, server }) => otlp(signal, request, requestId, server?.requestIP(request)?.address), { parse: "none" })
       .options(path, ({ request }) => preflightResponse(request))
       .all(path, ({ request }) => {
         throw methodNotAllowed(request.method, path);

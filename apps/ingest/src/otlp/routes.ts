@@ -16,7 +16,8 @@ import { readOtlpBody } from "./body";
  * (the JSON one also carries the contract's `error` field).
  */
 export interface OtlpDeps {
-  authenticate: (request: Request) => Promise<Authenticated>;
+  /** `client`: the peer address, for the pre-authentication limiter (credentials.ts). */
+  authenticate: (request: Request, client?: string) => Promise<Authenticated>;
   takeRateToken: (keyId: string) => Record<string, string>;
   store: (input: StoreInput) => Promise<unknown>;
   maxBodyBytes: number;
@@ -52,12 +53,12 @@ export function createOtlpIngest(deps: OtlpDeps) {
     return given;
   }
 
-  return async function ingestOtlp(signal: OtlpSignal, request: Request, requestId: string): Promise<Response> {
+  return async function ingestOtlp(signal: OtlpSignal, request: Request, requestId: string, client?: string): Promise<Response> {
     let headers: Record<string, string> = { "x-request-id": requestId };
     // Before authentication the encoding decides only how an error is written.
     const encoding = encodingOf(request);
     try {
-      const { key, cors } = await deps.authenticate(request);
+      const { key, cors } = await deps.authenticate(request, client);
       headers = { ...headers, ...cors, ...deps.takeRateToken(key.id) };
       if (!encoding) throw new HttpError(415, "content-type must be application/x-protobuf or application/json");
       const bytes = await readOtlpBody(request, deps.maxBodyBytes);
