@@ -3,3 +3,4 @@ export * from "./telemetry";
 export * from "./analysis";
 export * from "./webhooks";
 export * from "./signin";
+export * from "./pricing";
