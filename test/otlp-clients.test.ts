@@ -11,6 +11,7 @@ import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-log
 import { OpenAIInstrumentation } from "@opentelemetry/instrumentation-openai";
 import { OpenAIInstrumentation as TraceloopOpenAIInstrumentation } from "@traceloop/instrumentation-openai";
 import { AnthropicInstrumentation as TraceloopAnthropicInstrumentation } from "@traceloop/instrumentation-anthropic";
+import { OpenAIInstrumentation as OpenInferenceOpenAIInstrumentation } from "@arizeai/openinference-instrumentation-openai";
 import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
@@ -262,4 +263,31 @@ test("@traceloop/instrumentation-anthropic + @anthropic-ai/sdk: tool_use blocks 
   expect(metrics.costUsd).toBeCloseTo((360 * 1 + 4000 * 0.1 + 44 * 5) / 1_000_000, 12);
   const [row] = await stack.database.sql`select provider, model from traces where session_id = 'claude-trip' limit 1`;
   expect(row).toEqual({ provider: "anthropic", model: "claude-haiku-4-5" });
+});
+
+test("OpenInference (@arizeai/openinference-instrumentation-openai, llm.* attributes) + openai: session.id on the parent span", async () => {
+  const resource = resourceFromAttributes({ "service.name": "travel-bot" });
+  const headers = { Authorization: `Bearer ${tenant.telemetryKey}` };
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new ProtoTraceExporter({ url: `${base}/v1/traces`, headers }))] });
+  const instrumentation = new OpenInferenceOpenAIInstrumentation({ instrumentationConfig: { enabled: false }, tracerProvider });
+  openaiModule ??= require("openai");
+  instrumentation.manuallyInstrument(openaiModule);
+  try {
+    const client = new openaiModule.OpenAI({ apiKey: "sk-test" });
+    await tracerProvider.getTracer("travel-bot").startActiveSpan("chat-session", { attributes: { "session.id": "phoenix-1" } }, async (span) => {
+      await converse(client);
+      span.end();
+    });
+    await tracerProvider.forceFlush();
+  } finally {
+    instrumentation.disable();
+    await tracerProvider.shutdown();
+  }
+  const transcript = await completeTranscript("travel-bot", "phoenix-1");
+  expect(transcript.items.map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
+  const metrics = await sessionMetrics("travel-bot", "phoenix-1");
+  expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 360, completionTokens: 44 });
+  expect(metrics.costUsd).toBeCloseTo(EXPECTED_COST, 12);
+  const [row] = await stack.database.sql`select payload->'otel'->>'scope' as scope from traces where session_id = 'phoenix-1' limit 1`;
+  expect(row.scope).toContain("openinference");
 });
