@@ -106,6 +106,16 @@ async function sessionMetrics(service: string, sessionId: string) {
   return (await r.json()).metrics;
 }
 
+/** The conversation came back whole: the transcript, four calls, the tokens and the cost. */
+async function expectConversation(sessionId: string, usage: { promptTokens: number; completionTokens: number; costUsd: number }) {
+  const transcript = await completeTranscript("travel-bot", sessionId);
+  expect(transcript.items.filter((i: any) => i.type !== "event").map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
+  const metrics = await sessionMetrics("travel-bot", sessionId);
+  expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
+  expect(metrics.costUsd).toBeCloseTo(usage.costUsd, 12);
+  return transcript;
+}
+
 beforeAll(async () => {
   stack = await createTestStack({ windowSeconds: 1 });
   tenant = await bootstrapTenant(stack.database.db, { name: "otel-co" });
@@ -255,12 +265,8 @@ test("@traceloop/instrumentation-anthropic + @anthropic-ai/sdk: tool_use blocks 
     instrumentation.disable();
     await tracerProvider.shutdown();
   }
-  const transcript = await completeTranscript("travel-bot", "claude-trip");
-  expect(transcript.items.map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
-  const metrics = await sessionMetrics("travel-bot", "claude-trip");
   // 360 new + 4,000 cached input tokens, 44 output; claude-haiku-4-5: $1 input, $0.10 cache read, $5 output.
-  expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 4360, completionTokens: 44 });
-  expect(metrics.costUsd).toBeCloseTo((360 * 1 + 4000 * 0.1 + 44 * 5) / 1_000_000, 12);
+  await expectConversation("claude-trip", { promptTokens: 4360, completionTokens: 44, costUsd: (360 * 1 + 4000 * 0.1 + 44 * 5) / 1_000_000 });
   const [row] = await stack.database.sql`select provider, model from traces where session_id = 'claude-trip' limit 1`;
   expect(row).toEqual({ provider: "anthropic", model: "claude-haiku-4-5" });
 });
@@ -283,11 +289,7 @@ test("OpenInference (@arizeai/openinference-instrumentation-openai, llm.* attrib
     instrumentation.disable();
     await tracerProvider.shutdown();
   }
-  const transcript = await completeTranscript("travel-bot", "phoenix-1");
-  expect(transcript.items.map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
-  const metrics = await sessionMetrics("travel-bot", "phoenix-1");
-  expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 360, completionTokens: 44 });
-  expect(metrics.costUsd).toBeCloseTo(EXPECTED_COST, 12);
+  await expectConversation("phoenix-1", { promptTokens: 360, completionTokens: 44, costUsd: EXPECTED_COST });
   const [row] = await stack.database.sql`select payload->'otel'->>'scope' as scope from traces where session_id = 'phoenix-1' limit 1`;
   expect(row.scope).toContain("openinference");
 });
