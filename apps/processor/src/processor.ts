@@ -7,11 +7,11 @@ import { IngestMessage, type MaturedMessage } from "@cellar/shared/payloads";
 import { compileValidator } from "@cellar/shared/validation";
 import { writeIngestBatch } from "./ingest/writer";
 import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
-import { matureSessions, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
+import { matureIsolated, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
 import { sweepIdle, type SweepResult } from "./maturation/sweep";
-import { createLatencyNorms } from "./analysis/norms";
-import type { LatencyNorms } from "./analysis/detectors";
-import type { SummaryLlm } from "./analysis/tldr";
+import { createLatencyNorms } from "./maturation/norms";
+import type { LatencyNormsSource } from "./maturation/store";
+import type { SummaryLlm } from "./maturation/llm-tldr";
 
 export interface ProcessorDeps {
   sql: postgres.Sql;
@@ -38,8 +38,10 @@ export interface ProcessorDeps {
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
   /** AI TL;DRs through an OpenAI-compatible endpoint (SUMMARY_LLM_*); extractive without it. */
   summaryLlm?: SummaryLlm;
-  /** Override the service latency norms (tests); default: recent llm spans, cached 60 s. */
-  latencyNorms?: (traceServiceId: string) => Promise<LatencyNorms>;
+  /** Override the service latency baseline (tests); default: recent llm spans, cached 60 s. */
+  latencyNorms?: LatencyNormsSource;
+  /** Overrides of the maturation's history paging and failure policy (tests, benches). */
+  maturation?: Pick<MaturationDeps, "historyPaging" | "failurePolicy">;
 }
 
 const ingestValidator = compileValidator(IngestMessage);
@@ -52,7 +54,7 @@ export function createProcessor(deps: ProcessorDeps) {
   const refreshing = new Set<Promise<void>>();
   const maturation: MaturationDeps = {
     sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
-    latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm,
+    latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm, ...deps.maturation,
   };
 
   async function handleIngestBatch(batch: JsMsg[]): Promise<void> {
@@ -134,8 +136,9 @@ export function createProcessor(deps: ProcessorDeps) {
         }
         return retryIn;
       }
-      const outcomes = kind === "session" ? await matureSessions(maturation, pks) : await matureTraces(maturation, pks);
-      for (const pk of pks) retryIn.set(pk, early(outcomes, pk));
+      // Sessions: a failing one is recorded and its marker naked for its backoff (acked once parked).
+      const outcomes = kind === "session" ? await matureIsolated(maturation, "session", pks) : await matureTraces(maturation, pks);
+      for (const pk of pks) retryIn.set(pk, outcomes.get(pk) === "backing-off" ? outcomes.dueInMs.get(pk)! : early(outcomes, pk));
       return retryIn;
     };
     const settle = (w: { m: JsMsg; pk: string }, retryIn: Map<string, number>) => {

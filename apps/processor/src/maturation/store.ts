@@ -1,0 +1,174 @@
+import type postgres from "postgres";
+import { resolveDetectorConfig, type DetectorConfig } from "../analysis/config";
+import type { IntentDefinition } from "../analysis/catalog";
+import type { LatencyNorms } from "../analysis/detectors";
+import type { SessionAnalyzer } from "../analysis/session";
+import type { EventInput, TraceInput } from "../analysis/transcript";
+
+/**
+ * The maturation store: every read of what a maturation works on. Persisting is in persist.ts
+ * and persist-findings.ts; the analysis (../analysis) never touches Postgres.
+ */
+
+/** A session or trace row as the maturation queries select it (selectMaturing, one query shape). */
+export interface MaturingRow {
+  id: string;
+  tenant_id: string;
+  trace_service_id: string;
+  session_id: string;
+  status: "active" | "matured";
+  maturation_count: number;
+  matured_at: Date | null;
+  published_count?: number;
+  service_name: string;
+  activity_seq?: number;
+  last_ingested_at?: Date;
+  idle?: boolean;
+  due_in_ms?: number;
+  /** Failure bookkeeping (sessions only): attempts so far, and whether it is parked as failed. */
+  maturation_failures?: number;
+  failed?: boolean;
+  retry_in_ms?: number;
+}
+export type SessionRow = MaturingRow;
+export interface TraceRow extends MaturingRow {
+  trace_id: string;
+}
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+export type MaturingFilter =
+  | { lockIds: string[]; windowSeconds: number }
+  | { owedOlderThanSeconds: number; limit: number };
+
+/**
+ * The shared select of a maturing row, written once: locked by id (in id order, no deadlock
+ * with another processor) with its idle/due/failure state, or the rows whose MATURED publish is
+ * still owed.
+ */
+export function selectMaturing(sql: Sql, kind: "session", filter: MaturingFilter): Promise<SessionRow[]>;
+export function selectMaturing(sql: Sql, kind: "trace", filter: MaturingFilter): Promise<TraceRow[]>;
+export function selectMaturing(sql: Sql, kind: "session" | "trace", filter: MaturingFilter): Promise<MaturingRow[]> {
+  const session = kind === "session";
+  const e = sql(session ? "s" : "t");
+  const table = sql(session ? "sessions" : "traces");
+  const ingested = sql(session ? "last_ingested_at" : "ingested_at");
+  const cols = session
+    ? sql`, s.activity_seq, s.last_ingested_at, s.maturation_failures,
+        (s.maturation_failed_at is not null and s.last_ingested_at <= s.maturation_failed_at) as failed,
+        greatest(0, extract(epoch from coalesce(s.maturation_retry_at, now()) - now()) * 1000)::float8 as retry_in_ms`
+    : sql`, t.trace_id`;
+  if ("lockIds" in filter) {
+    return sql<MaturingRow[]>`
+      select ${e}.id, ${e}.tenant_id, ${e}.trace_service_id, ${e}.session_id, ${e}.status, ${e}.maturation_count, ${e}.matured_at, ${e}.published_count,
+        ts.name as service_name ${cols},
+        ${e}.${ingested} <= now() - make_interval(secs => ${filter.windowSeconds}) as idle,
+        extract(epoch from ${e}.${ingested} + make_interval(secs => ${filter.windowSeconds}) - now())::float8 * 1000 as due_in_ms
+      from ${table} ${e} join trace_services ts on ts.id = ${e}.trace_service_id
+      where ${e}.id = any(${sql.array(filter.lockIds)}::uuid[]) order by ${e}.id for update of ${e}`;
+  }
+  return sql<MaturingRow[]>`
+    select ${e}.id, ${e}.tenant_id, ${e}.trace_service_id, ${e}.session_id, ${e}.status, ${e}.maturation_count, ${e}.matured_at, ${e}.published_count,
+      ts.name as service_name ${cols}
+    from ${table} ${e} join trace_services ts on ts.id = ${e}.trace_service_id
+    where ${e}.published_count < ${e}.maturation_count and ${e}.matured_at < now() - make_interval(secs => ${filter.owedOlderThanSeconds})
+    order by ${e}.matured_at limit ${filter.limit}`;
+}
+
+/** Bounds of one page of history read into memory (docs/maturation.md, "Bounded memory"). */
+export interface HistoryPaging {
+  /** Stored payload bytes (pg_column_size) per page of traces; a bigger single trace is read alone. */
+  traceBytesPerPage: number;
+  tracesPerPage: number;
+  eventsPerPage: number;
+}
+export const DEFAULT_HISTORY_PAGING: HistoryPaging = { traceBytesPerPage: 16 * 1024 * 1024, tracesPerPage: 200, eventsPerPage: 500 };
+
+type TraceKey = { start_time: Date; trace_id: string };
+
+/**
+ * Feeds a session's whole history to the analyzer in pages, merged in time order: traces by
+ * (start_time, trace_id) and events by (timestamp, id), keyset-paged so each page is one index
+ * range. Only one page of payloads is in memory at a time. Runs in the maturation transaction,
+ * under the session's row lock (ingest writes to the session wait for it).
+ */
+export async function streamHistory(tx: Sql, sessionPk: string, analyzer: Pick<SessionAnalyzer, "addTrace" | "addEvent">, paging: HistoryPaging = DEFAULT_HISTORY_PAGING): Promise<void> {
+  const traces = tracePages(tx, sessionPk, paging)[Symbol.asyncIterator]();
+  const events = eventPages(tx, sessionPk, paging)[Symbol.asyncIterator]();
+  let t = await traces.next();
+  let e = await events.next();
+  while (!t.done || !e.done) {
+    if (!t.done && (e.done || t.value.startTime.getTime() <= e.value.timestamp.getTime())) {
+      analyzer.addTrace(t.value);
+      t = await traces.next();
+    } else if (!e.done) {
+      analyzer.addEvent(e.value);
+      e = await events.next();
+    }
+  }
+}
+
+async function* tracePages(tx: Sql, sessionPk: string, paging: HistoryPaging): AsyncGenerator<TraceInput> {
+  let after: TraceKey | null = null;
+  for (;;) {
+    // Sizes first (no payload read), then the payloads of a prefix that fits the byte budget.
+    const heads: Array<TraceKey & { bytes: number }> = await tx`
+      select trace_id, start_time, pg_column_size(payload)::int as bytes from traces
+      where session_pk = ${sessionPk} ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
+      order by start_time, trace_id collate "C" limit ${paging.tracesPerPage}`;
+    if (heads.length === 0) return;
+    let take = 1;
+    let bytes = heads[0].bytes;
+    while (take < heads.length && bytes + heads[take].bytes <= paging.traceBytesPerPage) bytes += heads[take++].bytes;
+    const last = heads[take - 1];
+    const rows: Array<{ trace_id: string; start_time: Date; end_time: Date; payload: Record<string, any> }> = await tx`
+      select trace_id, start_time, end_time, payload from traces
+      where session_pk = ${sessionPk}
+        ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
+        and (start_time, trace_id collate "C") <= (${last.start_time}, ${last.trace_id} collate "C")
+      order by start_time, trace_id collate "C"`;
+    for (const r of rows) yield { traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload };
+    after = { start_time: last.start_time, trace_id: last.trace_id };
+  }
+}
+
+async function* eventPages(tx: Sql, sessionPk: string, paging: HistoryPaging): AsyncGenerator<EventInput> {
+  let after: { timestamp: Date; id: string } | null = null;
+  for (;;) {
+    const rows: Array<{ id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }> = await tx`
+      select id, name, timestamp, severity_number, attributes, body, trace_id from events
+      where session_pk = ${sessionPk} ${after ? tx`and (timestamp, id) > (${after.timestamp}, ${after.id}::uuid)` : tx``}
+      order by timestamp, id limit ${paging.eventsPerPage}`;
+    for (const e of rows) {
+      yield { id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id };
+    }
+    if (rows.length < paging.eventsPerPage) return;
+    const last = rows[rows.length - 1];
+    after = { timestamp: last.timestamp, id: last.id };
+  }
+}
+
+/** The payload parts a trace's own metrics need (responses and model, not the request's history). */
+export async function loadTracesForMetrics(tx: Sql, ids: string[]): Promise<Array<{ id: string } & TraceInput>> {
+  const rows = await tx<{ id: string; trace_id: string; payload: Record<string, any>; start_time: Date; end_time: Date }[]>`
+    select id, trace_id, start_time, end_time,
+      jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') as payload
+    from traces where id = any(${tx.array(ids)}::uuid[])`;
+  return rows.map((r) => ({ id: r.id, traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload }));
+}
+
+/** Per service: detector thresholds (defaults + overrides) and intent definitions. */
+export async function loadServiceContext(tx: Sql, serviceIds: string[]): Promise<Map<string, { config: DetectorConfig; intents: IntentDefinition[] }>> {
+  const [settings, intents] = await Promise.all([
+    tx<{ trace_service_id: string; settings: unknown }[]>`select trace_service_id, settings from detector_settings where trace_service_id = any(${tx.array(serviceIds)}::uuid[])`,
+    tx<(IntentDefinition & { trace_service_id: string })[]>`
+      select id, trace_service_id, name, description, examples from intent_definitions
+      where trace_service_id = any(${tx.array(serviceIds)}::uuid[]) order by name`,
+  ]);
+  const out = new Map(serviceIds.map((id) => [id, { config: resolveDetectorConfig(null), intents: [] as IntentDefinition[] }]));
+  for (const s of settings) out.get(s.trace_service_id)!.config = resolveDetectorConfig(s.settings);
+  for (const i of intents) out.get(i.trace_service_id)!.intents.push(i);
+  return out;
+}
+
+/** Loads the service's latency baseline; the store's caller caches it (norms.ts). */
+export type LatencyNormsSource = (traceServiceId: string, config: DetectorConfig) => Promise<LatencyNorms>;
