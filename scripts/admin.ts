@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
 
 const USAGE = `usage: npm run admin -- <command>
@@ -24,7 +25,12 @@ const USAGE = `usage: npm run admin -- <command>
   key revoke --id K
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
-  intent delete --tenant T --service S --name N`;
+  intent delete --tenant T --service S --name N
+  detectors show --tenant T --service S
+  detectors set --tenant T --service S --set detector.key=value [--set ...]   (docs/analysis.md)
+  detectors reset --tenant T --service S [--detector D]
+  maturation failures [--tenant T]
+  maturation retry --session <session uuid>`;
 
 class UsageError extends Error {}
 
@@ -37,6 +43,7 @@ const { positionals, values } = (() => {
         tenant: { type: "string" }, project: { type: "string" }, email: { type: "string" }, role: { type: "string" },
         projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
         user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
+        set: { type: "string", multiple: true }, detector: { type: "string" }, session: { type: "string" },
         help: { type: "boolean" },
       },
       // `--webhooks` alone means "on" for tenant create.
@@ -119,6 +126,16 @@ async function run(): Promise<unknown> {
         return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
       case "intent delete":
         return await deleteIntent(db, { tenantId: need("tenant"), service: need("service"), name: need("name") });
+      case "detectors show":
+        return await analysisAdmin.showDetectors(db, { tenantId: need("tenant"), service: need("service") });
+      case "detectors set":
+        return await analysisAdmin.setDetectors(db, { tenantId: need("tenant"), service: need("service"), settings: values.set ?? [] });
+      case "detectors reset":
+        return await analysisAdmin.resetDetectors(db, { tenantId: need("tenant"), service: need("service"), detector: values.detector });
+      case "maturation failures":
+        return await analysisAdmin.listMaturationFailures(db, { tenantId: values.tenant });
+      case "maturation retry":
+        return await analysisAdmin.retryMaturation(db, { sessionPk: need("session") });
       default:
         throw new UsageError(`unknown command "${resource} ${action}"\n${USAGE}`);
     }

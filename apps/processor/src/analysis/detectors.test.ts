@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { analyzeSession } from "./session";
 import { latencyBaseline, type LatencyNorms } from "./detectors";
-import { resolveDetectorConfig } from "./config";
+import { resolveDetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { assistant, event, toolResult, trace, user } from "./test-fixtures";
 
 const detectorsOf = (traces: any[], events: any[] = [], norms?: LatencyNorms) =>

@@ -2,7 +2,7 @@ import { canonicalJson } from "@cellar/shared/crypto";
 import { priceFor } from "@cellar/shared/pricing/openai";
 import { stableId } from "../ingest/spans";
 import type { ModelCall } from "./calls";
-import type { DetectorConfig } from "./config";
+import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { isRefusal } from "./refusal";
 import { eventItemId, type EventInput, type TranscriptItem } from "./transcript";
 

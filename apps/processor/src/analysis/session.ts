@@ -1,6 +1,6 @@
 import { callsOfTrace, type ModelCall } from "./calls";
 import { IntentMatcher, ToolSchemaCollector, type IntentDefinition, type IntentMatch, type ToolSchemaSeen } from "./catalog";
-import { DEFAULT_DETECTOR_CONFIG, type DetectorConfig } from "./config";
+import { DEFAULT_DETECTOR_CONFIG, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { callFindings, eventFinding, ToolCallDetectors, type Finding, type LatencyNorms } from "./detectors";
 import { callMetrics, costByModel, sessionMetrics, toolCosts, type CostByModel, type ToolCost } from "./metrics";
 import { CondensedTranscript, condensedLine, extractiveTldr, type TldrFacts } from "./tldr";

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { canonicalModel } from "@cellar/shared/pricing/openai";
-import type { DetectorConfig } from "../analysis/config";
+import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { latencyBaseline, type LatencyNorms } from "../analysis/detectors";
 import type { LatencyNormsSource } from "./store";
 

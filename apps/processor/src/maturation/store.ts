@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { resolveDetectorConfig, type DetectorConfig } from "../analysis/config";
+import { resolveDetectorConfig, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import type { IntentDefinition } from "../analysis/catalog";
 import type { LatencyNorms } from "../analysis/detectors";
 import type { SessionAnalyzer } from "../analysis/session";
