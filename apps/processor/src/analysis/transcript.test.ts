@@ -101,6 +101,9 @@ test("a tool call id is one item: both 2-response conventions give the same tran
   expect(view(a)).toEqual([["user", "Order 7?"], ["tool_call", "lookup"], ["tool_result", "shipped"], ["assistant", "Shipped."], ["user", "Thanks"], ["assistant", "Bye"]]);
   expect(full(b)).toEqual(full(a));
   expect(b.filter((i) => i.type === "tool_call")).toHaveLength(1);
+  // The result carried ahead of its call is still named after it.
+  expect(b.find((i) => i.type === "tool_result")!.toolName).toBe("lookup");
+  expect(a.find((i) => i.type === "tool_result")!.toolName).toBe("lookup");
 });
 
 test("parallel tool calls keep conversation order: call, call, result, result", () => {

@@ -175,7 +175,13 @@ export class TranscriptBuilder {
         if (item.type === "tool_call" && !this.claimCall(item)) continue;
         this.place(item, endMs);
       }
-      if (ri === 0) for (const d of deferredResults) this.place(d.item, d.ms);
+      if (ri === 0) {
+        // The call is known now: name the results the request carried ahead of it.
+        for (const d of deferredResults) {
+          d.item.toolName ??= this.callNames.get(d.item.toolCallId as string) ?? null;
+          this.place(d.item, d.ms);
+        }
+      }
       // A response echoed by this trace's own request is in the conversation already.
       const fp = messageFingerprint(message);
       if (echoed.has(fp)) echoed.delete(fp);
