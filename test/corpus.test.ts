@@ -11,7 +11,12 @@ beforeAll(async () => {
   stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
   // The latency baseline is read fresh at each maturation (no 60 s cache) so the replay's
   // candidates see the baseline stored just before them.
-  await stack.startProcessor({ latencyNorms: createLatencyNorms(stack.database.sql, { ttlMs: 0 }), sweepGraceSeconds: 2, sweepIntervalMs: 2_000 });
+  // Tiny history pages: sessions of up to 3 traces are read in batches, longer ones streamed in
+  // pages of 3 traces / 2 events, so both read paths must give the reference's answers.
+  await stack.startProcessor({
+    latencyNorms: createLatencyNorms(stack.database.sql, { ttlMs: 0 }), sweepGraceSeconds: 2, sweepIntervalMs: 2_000,
+    maturation: { historyPaging: { traceBytesPerPage: 64 * 1024, tracesPerPage: 3, eventsPerPage: 2 } },
+  });
 });
 afterAll(() => stack.stop());
 

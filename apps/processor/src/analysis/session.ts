@@ -126,18 +126,24 @@ export class SessionAnalyzer {
 }
 
 /**
- * The whole-history form (unit tests): traces by (start, trace id) and events by (time, id),
- * merged in time order as the maturation store streams them.
+ * Feeds a whole (small) history in the order the maturation store streams it: traces by
+ * (start, trace id) and events by (time, id), merged by time (a trace first on a tie).
  */
-export function analyzeSession(traces: TraceInput[], events: EventInput[], ctx: AnalysisContext = {}): SessionAnalysis {
-  const a = new SessionAnalyzer(ctx);
-  const ts = [...traces].sort((x, y) => x.startTime.getTime() - y.startTime.getTime() || (x.traceId < y.traceId ? -1 : x.traceId > y.traceId ? 1 : 0));
-  const es = [...events].sort((x, y) => x.timestamp.getTime() - y.timestamp.getTime() || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+export function feedHistory(a: Pick<SessionAnalyzer, "addTrace" | "addEvent">, traces: TraceInput[], events: EventInput[]): void {
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const ts = [...traces].sort((x, y) => x.startTime.getTime() - y.startTime.getTime() || cmp(x.traceId, y.traceId));
+  const es = [...events].sort((x, y) => x.timestamp.getTime() - y.timestamp.getTime() || cmp(x.id, y.id));
   let i = 0, j = 0;
   while (i < ts.length || j < es.length) {
     if (i < ts.length && (j >= es.length || ts[i].startTime.getTime() <= es[j].timestamp.getTime())) a.addTrace(ts[i++]);
     else a.addEvent(es[j++]);
   }
+}
+
+/** The whole-history form (unit tests). */
+export function analyzeSession(traces: TraceInput[], events: EventInput[], ctx: AnalysisContext = {}): SessionAnalysis {
+  const a = new SessionAnalyzer(ctx);
+  feedHistory(a, traces, events);
   return a.finish();
 }
 

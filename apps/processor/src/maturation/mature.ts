@@ -3,10 +3,10 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import { subjects, type Topology } from "@cellar/shared/nats/topology";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Logger } from "@cellar/shared/logger";
-import { analyzeTrace, SessionAnalyzer } from "../analysis/session";
+import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session";
 import { llmTldr, type SummaryLlm } from "./llm-tldr";
 import { persistSessionAnalyses, persistTraceAnalyses, persistTranscriptItems, type Materialization, type SessionSummary } from "./persist";
-import { DEFAULT_HISTORY_PAGING, loadServiceContext, loadTracesForMetrics, selectMaturing, streamHistory, type HistoryPaging, type LatencyNormsSource, type SessionRow, type TraceRow } from "./store";
+import { DEFAULT_HISTORY_PAGING, historySizes, loadHistoryBatch, loadServiceContext, loadTracesForMetrics, planHistoryReads, selectMaturing, streamHistory, type HistoryPaging, type LatencyNormsSource, type SessionRow, type TraceRow } from "./store";
 
 export interface MaturationDeps {
   sql: postgres.Sql;
@@ -82,14 +82,28 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     const analysed: Array<{ row: SessionRow; analysis: SessionSummary }> = [];
     // One session at a time: its history streams through the analyzer page by page, and its
     // items are written before the next session is read (docs/maturation.md, "Bounded memory").
-    for (const row of due) {
+    const paging = deps.historyPaging ?? DEFAULT_HISTORY_PAGING;
+    const rowOf = new Map(due.map((r) => [r.id, r]));
+    const analyse = async (row: SessionRow, feed: (a: SessionAnalyzer) => Promise<void> | void) => {
       const { config, intents } = context.get(row.trace_service_id)!;
       const latencyNorms = config.latency_outlier.enabled ? await deps.latencyNorms?.(row.trace_service_id, config) : undefined;
       const analyzer = new SessionAnalyzer({ config, intents, latencyNorms });
-      await streamHistory(tx, row.id, analyzer, deps.historyPaging ?? DEFAULT_HISTORY_PAGING);
+      await feed(analyzer);
       const { items, ...summary } = analyzer.finish();
       await persistTranscriptItems(tx, row, items, row.maturation_count > 0);
       analysed.push({ row, analysis: { ...summary, keptItems: items.length } });
+    };
+    for (const step of planHistoryReads(due.map((r) => r.id), await historySizes(tx, due.map((r) => r.id)), paging)) {
+      if ("stream" in step) {
+        await analyse(rowOf.get(step.stream)!, (a) => streamHistory(tx, step.stream, a, paging));
+        continue;
+      }
+      const histories = await loadHistoryBatch(tx, step.batch);
+      for (const id of step.batch) {
+        const h = histories.get(id)!;
+        histories.delete(id);
+        await analyse(rowOf.get(id)!, (a) => feedHistory(a, h.traces, h.events));
+      }
     }
     const updated = await tx<SessionRow[]>`
       update sessions set status = 'matured', matured_at = now(),

@@ -81,7 +81,75 @@ export interface HistoryPaging {
   tracesPerPage: number;
   eventsPerPage: number;
 }
-export const DEFAULT_HISTORY_PAGING: HistoryPaging = { traceBytesPerPage: 16 * 1024 * 1024, tracesPerPage: 200, eventsPerPage: 500 };
+/**
+ * The byte budget counts stored bytes (`pg_column_size`, after TOAST compression); the trace
+ * count caps what a fully compressible payload can expand to: 16 x INGEST_MAX_BODY_BYTES.
+ */
+export const DEFAULT_HISTORY_PAGING: HistoryPaging = { traceBytesPerPage: 8 * 1024 * 1024, tracesPerPage: 16, eventsPerPage: 500 };
+
+export interface HistorySize {
+  id: string;
+  traces: number;
+  traceBytes: number;
+  events: number;
+}
+
+/** How much history each session has (one query for a chunk; no payload read). */
+export async function historySizes(tx: Sql, ids: string[]): Promise<Map<string, HistorySize>> {
+  const rows = await tx<{ id: string; traces: number; trace_bytes: number; events: number }[]>`
+    select s.id,
+      (select count(*)::int from traces t where t.session_pk = s.id) as traces,
+      (select coalesce(sum(pg_column_size(t.payload)), 0)::float8 from traces t where t.session_pk = s.id) as trace_bytes,
+      (select count(*)::int from events e where e.session_pk = s.id) as events
+    from sessions s where s.id = any(${tx.array(ids)}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, { id: r.id, traces: r.traces, traceBytes: Number(r.trace_bytes), events: r.events }]));
+}
+
+/**
+ * Plans how a chunk's histories are read: sessions that fit one page together are read in one
+ * batch (two queries for the group, as cheap as before for the many small sessions), any other
+ * session is streamed alone page by page. Pure.
+ */
+export function planHistoryReads(ids: string[], sizes: Map<string, HistorySize>, paging: HistoryPaging): Array<{ batch: string[] } | { stream: string }> {
+  const plan: Array<{ batch: string[] } | { stream: string }> = [];
+  let group: string[] = [];
+  let traces = 0, bytes = 0, events = 0;
+  const flush = () => {
+    if (group.length) plan.push({ batch: group });
+    group = [];
+    traces = bytes = events = 0;
+  };
+  for (const id of ids) {
+    const s = sizes.get(id) ?? { id, traces: 0, traceBytes: 0, events: 0 };
+    if (s.traces > paging.tracesPerPage || s.traceBytes > paging.traceBytesPerPage || s.events > paging.eventsPerPage) {
+      plan.push({ stream: id });
+      continue;
+    }
+    if (traces + s.traces > paging.tracesPerPage || bytes + s.traceBytes > paging.traceBytesPerPage || events + s.events > paging.eventsPerPage) flush();
+    group.push(id);
+    traces += s.traces;
+    bytes += s.traceBytes;
+    events += s.events;
+  }
+  flush();
+  return plan;
+}
+
+/** The whole history of a few small sessions (planHistoryReads keeps the group within one page). */
+export async function loadHistoryBatch(tx: Sql, ids: string[]): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
+  const [traces, events] = await Promise.all([
+    tx<{ session_pk: string; trace_id: string; start_time: Date; end_time: Date; payload: Record<string, any> }[]>`
+      select session_pk, trace_id, start_time, end_time, payload from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
+    tx<{ session_pk: string; id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }[]>`
+      select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events where session_pk = any(${tx.array(ids)}::uuid[])`,
+  ]);
+  const out = new Map(ids.map((id) => [id, { traces: [] as TraceInput[], events: [] as EventInput[] }]));
+  for (const r of traces) out.get(r.session_pk)?.traces.push({ traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload });
+  for (const e of events) {
+    out.get(e.session_pk)?.events.push({ id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id });
+  }
+  return out;
+}
 
 type TraceKey = { start_time: Date; trace_id: string };
 
