@@ -19,6 +19,7 @@ import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { randomBytes, toBase64 } from "@cellar/shared/crypto";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { connectNats, createTopology, ensureTopology, subjects } from "@cellar/shared/nats/topology";
+import { ingestStream } from "@cellar/shared/nats/catalogue";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
@@ -148,7 +149,7 @@ async function main() {
       return js.publish(subjects.ingestTrace(topology), JSON.stringify(message), { msgID: message.messageId, timeout: 30_000 });
     };
     const lag = async () => {
-      const info = await jsm.consumers.info(topology.ingestStream, topology.consumers.processorIngest);
+      const info = await jsm.consumers.info(topology.ingestStream, ingestStream.consumer!.durable);
       return info.num_pending + info.num_ack_pending;
     };
     /** Offers `count` messages at `perSecond` in 50 ms ticks. */

@@ -129,6 +129,14 @@ export type IngestMessage = Static<typeof IngestMessage>;
 
 export const MATURED_EVENT_TYPES = ["session.matured", "trace.matured"] as const;
 
+/** What the dispatcher publishes to DELIVERIES: a pointer to the delivery row. */
+export const DeliveryJob = Type.Object({
+  deliveryId: Type.String({ minLength: 1 }),
+  /** Test sends and manual re-sends: one attempt, no retry curve. */
+  manual: Type.Optional(Type.Boolean()),
+});
+export type DeliveryJob = Static<typeof DeliveryJob>;
+
 /** What the processor publishes to MATURED after a maturation commits. */
 export const MaturedMessage = Type.Object({
   type: Type.Union([Type.Literal("session.matured"), Type.Literal("trace.matured")]),

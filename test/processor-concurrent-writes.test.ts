@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { AckPolicy, type JsMsg } from "@nats-io/jetstream";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { consumeInBatches } from "@cellar/shared/nats/batch";
-import { createLogger } from "@cellar/shared/logger";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
@@ -47,40 +44,4 @@ test("concurrent INGEST batches over the same sessions and trace ids all land, e
     expect(r.activity_seq).toBe(2);
     expect(r.last.getTime()).toBeGreaterThanOrEqual(base + 200_000);
   }
-});
-
-test("consumeInBatches runs up to `concurrency` batches at once and acks every message once", async () => {
-  const { jsm, js, topology } = stack.nats;
-  const stream = `${topology.ingestStream}_BATCHTEST`;
-  const subject = `${topology.subjectPrefix}batchtest`;
-  await jsm.streams.add({ name: stream, subjects: [subject] });
-  await jsm.consumers.add(stream, { durable_name: "batchtest", ack_policy: AckPolicy.Explicit });
-  for (let i = 0; i < 60; i++) await js.publish(subject, String(i));
-
-  let running = 0;
-  let peak = 0;
-  const seen: number[] = [];
-  const loop = consumeInBatches(await js.consumers.get(stream, "batchtest"), {
-    maxBatch: 10,
-    maxWaitMs: 20,
-    concurrency: 3,
-    logger: createLogger("silent"),
-    handle: async (batch: JsMsg[]) => {
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((r) => setTimeout(r, 50));
-      for (const m of batch) {
-        seen.push(Number(m.string()));
-        m.ack();
-      }
-      running--;
-    },
-  });
-  await waitFor(async () => seen.length >= 60, { what: "all 60 messages handled" });
-  await loop.stop();
-  expect(peak).toBe(3);
-  expect([...seen].sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i));
-  const info = await jsm.consumers.info(stream, "batchtest");
-  expect(info.num_ack_pending + info.num_pending).toBe(0);
-  await jsm.streams.delete(stream);
 });

@@ -2,6 +2,9 @@ import { connect, type ConnectionOptions, type NatsConnection } from "@nats-io/t
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
   jetstream,
   jetstreamManager,
   type JetStreamClient,
@@ -10,27 +13,23 @@ import {
   type StreamConfig,
 } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
+import { CATALOGUE, INGEST_DUPLICATE_WINDOW_MS } from "./catalogue";
 
 const NS_PER_MS = 1_000_000;
 
 /**
- * Names of every stream, subject, bucket and durable consumer. Production uses the contract's
- * names (`INGEST`, `MATURED`, `DELIVERIES`, `activity`); tests pass a namespace so each file
- * gets its own.
+ * Names of every stream, subject and bucket. Production uses the contract's names (`INGEST`,
+ * `MATURED`, `DELIVERIES`, `activity`); tests pass a namespace so each file gets its own. What
+ * each stream holds and how it is consumed is declared once, in the catalogue (catalogue.ts).
  */
 export interface Topology {
   ingestStream: string;
   maturedStream: string;
   deliveriesStream: string;
+  deadLetterStream: string;
   activityBucket: string;
   /** Subjects: `<prefix>ingest.trace`, `<prefix>ingest.event`, `<prefix>matured.session`, ... */
   subjectPrefix: string;
-  consumers: {
-    processorIngest: string;
-    processorActivity: string;
-    dispatcherMatured: string;
-    dispatcherDeliveries: string;
-  };
 }
 
 export function createTopology(namespace = ""): Topology {
@@ -39,14 +38,9 @@ export function createTopology(namespace = ""): Topology {
     ingestStream: `${n}INGEST`,
     maturedStream: `${n}MATURED`,
     deliveriesStream: `${n}DELIVERIES`,
+    deadLetterStream: `${n}DEAD_LETTERS`,
     activityBucket: `${n}activity`,
     subjectPrefix: namespace ? `${namespace}.` : "",
-    consumers: {
-      processorIngest: "processor-ingest",
-      processorActivity: "processor-activity",
-      dispatcherMatured: "dispatcher-matured",
-      dispatcherDeliveries: "dispatcher-deliveries",
-    },
   };
 }
 
@@ -59,8 +53,7 @@ export const subjects = {
 
 /** How long an activity delete marker lives: a processor may be down this long and miss nothing. */
 export const ACTIVITY_MARKER_TTL_MS = 3 * 24 * 3600 * 1000;
-/** Client retries within this window are stored once (Nats-Msg-Id). */
-export const INGEST_DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+export { INGEST_DUPLICATE_WINDOW_MS };
 
 export interface NatsHandles {
   nc: NatsConnection;
@@ -75,66 +68,38 @@ export async function connectNats(url: string, name: string, extra: Partial<Conn
   return connect({ servers: url.split(","), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, ...extra });
 }
 
-/** Creates or updates every stream, the activity bucket and the durable consumers. Idempotent. */
+/** Creates or updates every stream of the catalogue, the activity bucket and the durable consumers. Idempotent. */
 export async function ensureTopology(nc: NatsConnection, topology: Topology): Promise<NatsHandles> {
   const jsm = await jetstreamManager(nc);
-  await ensureStream(jsm, {
-    name: topology.ingestStream,
-    subjects: [`${topology.subjectPrefix}ingest.>`],
-    duplicate_window: INGEST_DUPLICATE_WINDOW_MS * NS_PER_MS,
-    max_age: 7 * 24 * 3600 * 1000 * NS_PER_MS,
-  });
-  await ensureStream(jsm, {
-    name: topology.maturedStream,
-    subjects: [`${topology.subjectPrefix}matured.>`],
-    duplicate_window: 24 * 3600 * 1000 * NS_PER_MS,
-    max_age: 7 * 24 * 3600 * 1000 * NS_PER_MS,
-  });
-  await ensureStream(jsm, {
-    name: topology.deliveriesStream,
-    subjects: [`${topology.subjectPrefix}deliveries.>`],
-    duplicate_window: 24 * 3600 * 1000 * NS_PER_MS,
-    // Retries span ~52 hours; keep messages well past the last attempt.
-    max_age: 4 * 24 * 3600 * 1000 * NS_PER_MS,
-  });
+  for (const spec of CATALOGUE) {
+    if (!spec.subjects) continue; // the KV stream: created by the KV client below
+    await ensureStream(jsm, {
+      name: spec.name(topology),
+      subjects: spec.subjects(topology),
+      ...(spec.duplicateWindowMs ? { duplicate_window: spec.duplicateWindowMs * NS_PER_MS } : {}),
+      ...(spec.maxAgeMs ? { max_age: spec.maxAgeMs * NS_PER_MS } : {}),
+      ...(spec.maxBytes ? { max_bytes: spec.maxBytes, discard: DiscardPolicy.Old } : {}),
+    });
+  }
 
   // Per-key TTL, history 1, no bucket max age: see nats-notes.md (markers outlive a down consumer).
   const kvm = new Kvm(nc);
   const kv = await kvm.create(topology.activityBucket, { history: 1, markerTTL: ACTIVITY_MARKER_TTL_MS });
 
-  const kvStream = `KV_${topology.activityBucket}`;
-  await ensureConsumer(jsm, topology.ingestStream, {
-    durable_name: topology.consumers.processorIngest,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: 30_000 * NS_PER_MS,
-    max_ack_pending: 10_000,
-    deliver_policy: DeliverPolicy.All,
-  });
-  await ensureConsumer(jsm, kvStream, {
-    durable_name: topology.consumers.processorActivity,
-    ack_policy: AckPolicy.Explicit,
-    // Short: on the KV stream some nak'd markers were seen to come back only after ack_wait
-    // (docs/maturation.md); a replay of a marker being worked on is harmless (row locks).
-    ack_wait: 20_000 * NS_PER_MS,
-    max_ack_pending: 10_000,
-    deliver_policy: DeliverPolicy.All,
-    filter_subject: `$KV.${topology.activityBucket}.>`,
-  });
-  await ensureConsumer(jsm, topology.maturedStream, {
-    durable_name: topology.consumers.dispatcherMatured,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: 30_000 * NS_PER_MS,
-    max_ack_pending: 10_000,
-    deliver_policy: DeliverPolicy.All,
-  });
-  await ensureConsumer(jsm, topology.deliveriesStream, {
-    durable_name: topology.consumers.dispatcherDeliveries,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: 60_000 * NS_PER_MS,
-    // Every delivery waiting on a retry delay holds a slot (nats-notes.md).
-    max_ack_pending: 200_000,
-    deliver_policy: DeliverPolicy.All,
-  });
+  for (const spec of CATALOGUE) {
+    const c = spec.consumer;
+    if (!c) continue;
+    await ensureConsumer(jsm, spec.name(topology), {
+      durable_name: c.durable,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: c.ackWaitMs * NS_PER_MS,
+      max_ack_pending: c.maxAckPending,
+      // Enforced by the consume runtime, which dead-letters on the last delivery (catalogue.ts).
+      max_deliver: -1,
+      deliver_policy: DeliverPolicy.All,
+      ...(c.filterSubject ? { filter_subject: c.filterSubject(topology) } : {}),
+    });
+  }
   return { nc, js: jetstream(nc), jsm, kv, topology };
 }
 
@@ -144,7 +109,12 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
     await jsm.streams.update(config.name, config);
   } catch (err) {
     if (!isNotFound(err)) throw err;
-    await jsm.streams.add(config);
+    try {
+      await jsm.streams.add(config);
+    } catch (addErr) {
+      // Another instance created it between our info and add.
+      if (!(addErr instanceof JetStreamApiError && addErr.code === STREAM_NAME_IN_USE)) throw addErr;
+    }
   }
 }
 
@@ -158,12 +128,16 @@ async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Par
       await jsm.consumers.add(stream, config);
     } catch (addErr) {
       // Another instance created it between our info and add.
-      if (!String(addErr).includes("already")) throw addErr;
+      if (!(addErr instanceof JetStreamApiError && CONSUMER_EXISTS.has(addErr.code))) throw addErr;
     }
   }
 }
 
+// JetStream API error codes the client does not name (nats-server errors.json).
+const STREAM_NAME_IN_USE = 10058;
+/** JSConsumerAlreadyExists, JSConsumerNameExist. */
+const CONSUMER_EXISTS = new Set([10148, 10013]);
+
 function isNotFound(err: unknown): boolean {
-  const text = String((err as Error)?.message ?? err);
-  return text.includes("not found") || (err as { code?: string | number })?.code === 404 || (err as { api_error?: { code?: number } })?.api_error?.code === 404;
+  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
 }

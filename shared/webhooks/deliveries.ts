@@ -1,16 +1,13 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { DeliveryJob } from "../payloads";
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { canonicalJson, randomToken } from "../crypto";
-import { subjects, type Topology } from "../nats/topology";
+import { deliveriesStream } from "../nats/catalogue";
+import { publish } from "../nats/publish";
+import type { Topology } from "../nats/topology";
 
-/** What the dispatcher publishes to DELIVERIES: a pointer to the delivery row. */
-export const DeliveryJob = Type.Object({
-  deliveryId: Type.String({ minLength: 1 }),
-  /** Test sends and manual re-sends: one attempt, no retry curve. */
-  manual: Type.Optional(Type.Boolean()),
-});
-export type DeliveryJob = Static<typeof DeliveryJob>;
+/** The DELIVERIES message schema lives with the other message schemas (payloads.ts). */
+export { DeliveryJob };
 
 export type WebhookEventType = "session.matured" | "trace.matured";
 
@@ -65,5 +62,5 @@ export async function insertDeliveries(sql: postgres.Sql | postgres.TransactionS
 
 /** Publishes attempt jobs; the message id dedupes a replayed fan-out inside the stream's window. */
 export async function publishDeliveryJobs(js: JetStreamClient, topology: Topology, jobs: Array<{ job: DeliveryJob; msgID: string }>): Promise<void> {
-  await Promise.all(jobs.map(({ job, msgID }) => js.publish(subjects.delivery(topology), JSON.stringify(job), { msgID, timeout: 10_000 })));
+  await Promise.all(jobs.map(({ job, msgID }) => publish(js, topology, deliveriesStream, job, { msgID })));
 }

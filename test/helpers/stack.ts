@@ -91,7 +91,7 @@ export async function createTestStack(opts: { windowSeconds?: number; logLevel?:
     async stop() {
       await Promise.allSettled(processors.map((p) => p.stop()));
       await Promise.allSettled(dispatchers.map((d) => d.stop()));
-      for (const name of [topology.ingestStream, topology.maturedStream, topology.deliveriesStream, `KV_${topology.activityBucket}`]) {
+      for (const name of [topology.ingestStream, topology.maturedStream, topology.deliveriesStream, topology.deadLetterStream, `KV_${topology.activityBucket}`]) {
         await nats.jsm.streams.delete(name).catch(() => {});
       }
       await nc.drain().catch(() => {});

@@ -1,19 +1,19 @@
 import type postgres from "postgres";
-import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import type { JetStreamClient } from "@nats-io/jetstream";
 import type { SecretBox } from "@cellar/shared/crypto";
 import type { Db } from "@cellar/shared/db/client";
 import type { Logger } from "@cellar/shared/logger";
 import type { Topology } from "@cellar/shared/nats/topology";
-import { MaturedMessage } from "@cellar/shared/payloads";
-import { compileValidator } from "@cellar/shared/validation";
+import { deliveriesStream, maturedStream } from "@cellar/shared/nats/catalogue";
+import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcome } from "@cellar/shared/nats/consume";
+import type { DeliveryJob, MaturedMessage } from "@cellar/shared/payloads";
 import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
-import { DeliveryJob, publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
+import { publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { attemptDelivery, loadDeliveries, recordSuccesses, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt";
 import { createBatcher } from "./batcher";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout";
 import { createKeyedLimiter } from "./limiter";
-import { consumeConcurrently, type ConcurrentLoop } from "./loop";
 import { pinnedFetch } from "./pinned-fetch";
 import { pruneHistory, RETENTION_MS } from "./prune";
 import { MAX_RETRY_AFTER_MS } from "./retry";
@@ -45,16 +45,13 @@ export interface DispatcherDeps {
   retentionMs?: number;
   /** Test and metrics hook: runs after each attempt is recorded. */
   onAttempt?: (info: { deliveryId: string; attempt: number; verdict: Verdict }) => void;
+  /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
+  consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 export const DEFAULT_CONCURRENCY = 256;
 export const DEFAULT_ENDPOINT_CONCURRENCY = 32;
-/** Keeps a message's ack deadline (60 s) from passing while it waits for an endpoint slot. */
-const WORKING_INTERVAL_MS = 20_000;
-
-const maturedValidator = compileValidator(MaturedMessage);
-const jobValidator = compileValidator(DeliveryJob);
 
 /** MATURED -> delivery rows -> first attempt -> DELIVERIES for the retry curve; plus pruning. */
 export function createDispatcher(deps: DispatcherDeps) {
@@ -86,7 +83,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const endpointCap = deps.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY;
   const limiter = createKeyedLimiter(endpointCap);
-  const loops: ConcurrentLoop[] = [];
+  const loops: ConsumeLoop[] = [];
   let pruneTimer: ReturnType<typeof setInterval> | undefined;
   let pruning: Promise<unknown> = Promise.resolve();
 
@@ -108,19 +105,6 @@ export function createDispatcher(deps: DispatcherDeps) {
   const publishJob = (deliveryId: string, afterAttempt: number) =>
     publishDeliveryJobs(deps.js, deps.topology, [{ job: { deliveryId }, msgID: `${deliveryId}:a${afterAttempt}` }]);
   const crowded = (row: Loaded) => limiter.queued(row.subscription_id) >= endpointCap * 4;
-
-  /** The message's JSON if it matches the schema; otherwise it is terminated (poison) and null. */
-  function decodeOrTerm<T>(m: JsMsg, validator: { firstError(v: unknown): string | null }, stream: string): T | null {
-    let decoded: unknown;
-    try {
-      decoded = m.json();
-    } catch {}
-    const problem = validator.firstError(decoded);
-    if (!problem) return decoded as T;
-    deps.logger.error(`poison ${stream} message terminated`, { seq: m.seq, problem });
-    m.term(problem);
-    return null;
-  }
 
   /** One attempt within the endpoint's and the process's concurrency caps. */
   async function attemptNow(row: Loaded, manual: boolean): Promise<Verdict> {
@@ -161,47 +145,26 @@ export function createDispatcher(deps: DispatcherDeps) {
    * takes over every pending row of its event; retry jobs it re-publishes carry the same
    * message id as the lost one would have, so the stream drops true duplicates.
    */
-  async function handleMatured(m: JsMsg): Promise<void> {
-    const event = decodeOrTerm<MaturedMessage>(m, maturedValidator, "MATURED");
-    if (!event) return;
-    const heartbeat = setInterval(() => m.working(), WORKING_INTERVAL_MS);
-    try {
-      const takeOver = m.info.deliveryCount > 1;
-      const pending = (await fanOutBatched(event)).filter((d) => d.fresh || takeOver);
-      await Promise.all(pending.map(firstAttempt));
-      m.ack();
-    } catch (err) {
-      // Fan-out is idempotent: a redelivery cannot make a second delivery.
-      deps.logger.error("fan-out failed; retrying", { seq: m.seq, err: err as Error });
-      m.nak(1000);
-    } finally {
-      clearInterval(heartbeat);
-    }
+  async function handleMatured({ value: event, msg }: Delivery<MaturedMessage>): Promise<Outcome> {
+    // Fan-out is idempotent: a redelivery cannot make a second delivery.
+    const takeOver = msg.info.deliveryCount > 1;
+    const pending = (await fanOutBatched(event)).filter((d) => d.fresh || takeOver);
+    await Promise.all(pending.map(firstAttempt));
   }
 
-  async function handleDelivery(m: JsMsg): Promise<void> {
-    const job = decodeOrTerm<DeliveryJob>(m, jobValidator, "DELIVERIES");
-    if (!job) return;
-    const heartbeat = setInterval(() => m.working(), WORKING_INTERVAL_MS);
-    try {
-      const row = await loadDelivery(job.deliveryId);
-      if (!row) return void m.term("delivery no longer exists"); // subscription deleted or pruned
-      if (row.status !== "pending") return void m.ack(); // a redelivered job already done
-      // A job handed on after a failed first attempt arrives at once: wait out the curve.
-      const wait = row.next_attempt_at && !job.manual ? Math.min(row.next_attempt_at.getTime() - now().getTime(), MAX_RETRY_AFTER_MS) : 0;
-      if (wait > 0) return void m.nak(wait);
-      // A crowded endpoint should not hold every slot of this process: come back shortly.
-      if (crowded(row)) return void m.nak(500 + Math.round(attemptDeps.random() * 1000));
-      const verdict = await attemptNow(row, job.manual === true);
-      if (verdict.action === "ack") m.ack();
-      else if (verdict.action === "nak") m.nak(verdict.delayMs);
-      else m.term(verdict.reason);
-    } catch (err) {
-      deps.logger.error("delivery attempt crashed; retrying shortly", { deliveryId: job.deliveryId, err: err as Error });
-      m.nak(5000);
-    } finally {
-      clearInterval(heartbeat);
-    }
+  async function handleDelivery({ value: job }: Delivery<DeliveryJob>): Promise<Outcome> {
+    const row = await loadDelivery(job.deliveryId);
+    if (!row) return { term: "delivery no longer exists" }; // subscription deleted or pruned
+    if (row.status !== "pending") return "ack"; // a redelivered job already done
+    // A job handed on after a failed first attempt arrives at once: wait out the curve.
+    const wait = row.next_attempt_at && !job.manual ? Math.min(row.next_attempt_at.getTime() - now().getTime(), MAX_RETRY_AFTER_MS) : 0;
+    if (wait > 0) return { retryInMs: wait };
+    // A crowded endpoint should not hold every slot of this process: come back shortly.
+    if (crowded(row)) return { retryInMs: 500 + Math.round(attemptDeps.random() * 1000) };
+    const verdict = await attemptNow(row, job.manual === true);
+    if (verdict.action === "ack") return "ack";
+    if (verdict.action === "nak") return { retryInMs: verdict.delayMs };
+    return { term: verdict.reason };
   }
 
   const prune = () => {
@@ -213,11 +176,11 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   return {
     async start() {
-      const t = deps.topology;
-      const matured = await deps.js.consumers.get(t.maturedStream, t.consumers.dispatcherMatured);
-      const deliveries = await deps.js.consumers.get(t.deliveriesStream, t.consumers.dispatcherDeliveries);
-      loops.push(consumeConcurrently(matured, { maxInFlight: 1000, logger: deps.logger, name: "matured", handle: handleMatured }));
-      loops.push(consumeConcurrently(deliveries, { maxInFlight: concurrency, logger: deps.logger, name: "deliveries", handle: handleDelivery }));
+      const runtime: ConsumeDeps = { js: deps.js, topology: deps.topology, logger: deps.logger, ...deps.consume };
+      // Unlike a batch at a time, a slow message never holds up the next ones; I/O is batched
+      // across messages where it pays (createBatcher).
+      loops.push(consume(maturedStream, runtime, { each: { maxInFlight: 1000 }, handle: handleMatured }));
+      loops.push(consume(deliveriesStream, runtime, { each: { maxInFlight: concurrency }, handle: handleDelivery }));
       void prune();
       pruneTimer = setInterval(prune, deps.pruneIntervalMs ?? 3600_000);
     },

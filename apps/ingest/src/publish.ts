@@ -1,10 +1,12 @@
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
+import { errors, type NatsConnection } from "@nats-io/transport-node";
 import { createHash } from "node:crypto";
 import { canonicalJson } from "@cellar/shared/crypto";
 import { serviceUnavailable } from "@cellar/shared/errors";
 import type { Logger } from "@cellar/shared/logger";
-import { subjects, type Topology } from "@cellar/shared/nats/topology";
+import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { publish } from "@cellar/shared/nats/publish";
+import type { Topology } from "@cellar/shared/nats/topology";
 import type { EventPayload, IngestMessage, TracePayload } from "@cellar/shared/payloads";
 import { tooLarge } from "./body";
 
@@ -67,15 +69,13 @@ export function createPublisher(deps: PublisherDeps) {
     if (inFlight >= deps.maxInFlight) throw unavailable();
     const messageId = messageIdFor(input);
     const message = { ...input, messageId, receivedAt: deps.now().toISOString() } as IngestMessage;
-    const subject = input.kind === "trace" ? subjects.ingestTrace(deps.topology) : subjects.ingestEvent(deps.topology);
-    const data = JSON.stringify(message);
     inFlight++;
     try {
       const ack = await new Promise<PubAck>((resolve, reject) =>
         send(() => {
           // A synchronous throw must fail this request only, not the rest of the batch.
           try {
-            deps.js.publish(subject, data, { msgID: messageId, timeout: deps.publishTimeoutMs }).then(resolve, reject);
+            publish(deps.js, deps.topology, ingestStream, message, { msgID: messageId, timeout: deps.publishTimeoutMs }).then(resolve, reject);
           } catch (err) {
             reject(err);
           }
@@ -83,8 +83,9 @@ export function createPublisher(deps: PublisherDeps) {
       );
       return { messageId, duplicate: ack.duplicate };
     } catch (err) {
-      // The server refuses messages over max_payload; main.ts checks it covers the body limit.
-      if (/max.?payload/i.test(String((err as Error)?.message ?? err))) throw tooLarge(deps.maxBodyBytes);
+      // The client refuses messages over the server's max_payload (the only invalid argument a
+      // publish of a string can have); main.ts checks max_payload covers the body limit.
+      if (err instanceof errors.InvalidArgumentError) throw tooLarge(deps.maxBodyBytes);
       deps.logger.warn("publish to INGEST failed", { err: err as Error, messageId });
       throw unavailable();
     } finally {

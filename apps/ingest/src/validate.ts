@@ -1,6 +1,7 @@
 import { badRequest } from "@cellar/shared/errors";
 import { EventPayload, TracePayload } from "@cellar/shared/payloads";
 import { compileValidator } from "@cellar/shared/validation";
+import { eventPayloadProblem, tracePayloadProblem } from "@cellar/shared/ingest-rules";
 
 const traceValidator = compileValidator(TracePayload);
 const eventValidator = compileValidator(EventPayload);
@@ -22,26 +23,15 @@ function schemaProblem(validator: ReturnType<typeof compileValidator>, body: unk
   return problem;
 }
 
-/** OpenAI omits or nulls content only on assistant messages (tool calls, refusals). */
-function checkContent(message: { role: string; content?: unknown }, field: string): void {
-  if (message.role !== "assistant" && (message.content === undefined || message.content === null)) {
-    throw badRequest(`invalid ${field}.content: required for role ${JSON.stringify(message.role)} (a string or an array of content parts)`);
-  }
-}
-
-/** Schema plus the rules a schema cannot say; throws a 400 naming the field. */
+/** Schema plus the rules a schema cannot say (shared with the processor); throws a 400 naming the field. */
 export function validateTrace(body: unknown): TracePayload {
-  const problem = schemaProblem(traceValidator, body);
+  const problem = schemaProblem(traceValidator, body) ?? tracePayloadProblem(body as TracePayload);
   if (problem) throw badRequest(problem);
-  const trace = body as TracePayload;
-  if (Date.parse(trace.end_time) < Date.parse(trace.start_time)) throw badRequest("invalid end_time: must not be before start_time");
-  trace.request.messages.forEach((m, i) => checkContent(m, `request.messages[${i}]`));
-  trace.responses.forEach((r, i) => r.choices.forEach((c, j) => checkContent(c.message, `responses[${i}].choices[${j}].message`)));
-  return trace;
+  return body as TracePayload;
 }
 
 export function validateEvent(body: unknown): EventPayload {
-  const problem = schemaProblem(eventValidator, body);
+  const problem = schemaProblem(eventValidator, body) ?? eventPayloadProblem(body as EventPayload);
   if (problem) throw badRequest(problem);
   return body as EventPayload;
 }

@@ -1,10 +1,10 @@
 import type postgres from "postgres";
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
-import { consumeInBatches, type BatchLoop } from "@cellar/shared/nats/batch";
+import { activityStream, ingestStream, type ActivityKey } from "@cellar/shared/nats/catalogue";
+import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcome } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
-import { IngestMessage, type MaturedMessage } from "@cellar/shared/payloads";
-import { compileValidator } from "@cellar/shared/validation";
+import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "./ingest/writer";
 import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
 import { matureIsolated, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
@@ -42,61 +42,32 @@ export interface ProcessorDeps {
   latencyNorms?: LatencyNormsSource;
   /** Overrides of the maturation's history paging and failure policy (tests, benches). */
   maturation?: Pick<MaturationDeps, "historyPaging" | "failurePolicy">;
+  /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
+  consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
 }
-
-const ingestValidator = compileValidator(IngestMessage);
 
 /** INGEST -> Postgres + activity keys; activity markers -> maturation -> MATURED; plus the sweep. */
 export function createProcessor(deps: ProcessorDeps) {
-  const loops: BatchLoop[] = [];
+  const loops: ConsumeLoop[] = [];
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
-  const refreshing = new Set<Promise<void>>();
   const maturation: MaturationDeps = {
     sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
     latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm, ...deps.maturation,
   };
 
-  async function handleIngestBatch(batch: JsMsg[]): Promise<void> {
-    const good: IngestMessage[] = [];
-    const goodMsgs: JsMsg[] = [];
-    for (const m of batch) {
-      let decoded: unknown;
-      try {
-        decoded = m.json();
-      } catch {
-        decoded = undefined;
-      }
-      const problem = ingestValidator.firstError(decoded);
-      if (problem) {
-        deps.logger.error("poison INGEST message terminated", { seq: m.seq, problem });
-        m.term(problem);
-        continue;
-      }
-      good.push(decoded as IngestMessage);
-      goodMsgs.push(m);
-    }
-    if (good.length === 0) return;
-    const written = await writeIngestBatch(deps.sql, good);
-    // Refresh after the write: an expired key then means every span before it is in Postgres.
-    // The refresh and ack run while the next batch is written (bounded), so Postgres and NATS
-    // work in parallel; a failed refresh naks the batch (the replay writes nothing new and
-    // refreshes again).
-    const refresh = refreshActivity(deps.js, deps.topology, [
+  /**
+   * Writes a batch of decoded INGEST messages, then refreshes their activity keys (after the
+   * write: an expired key then means every span before it is in Postgres). Throws on failure;
+   * the consume runtime isolates the culprit and retries or dead-letters it (shared/nats).
+   */
+  async function writeIngest(items: Delivery<IngestMessage>[]): Promise<void> {
+    const written = await writeIngestBatch(deps.sql, items.map((d) => d.value));
+    await refreshActivity(deps.js, deps.topology, [
       ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
       ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
       ...(written.traceBatchMicros ? [{ kind: "batch" as EntityKind, pk: written.traceBatchMicros }] : []),
-    ], deps.windowSeconds)
-      .then(() => {
-        for (const m of goodMsgs) m.ack();
-      })
-      .catch((err) => {
-        deps.logger.error("activity refresh failed; naking the batch", { err: err as Error, size: goodMsgs.length });
-        for (const m of goodMsgs) m.nak(1_000);
-      })
-      .finally(() => refreshing.delete(refresh));
-    refreshing.add(refresh);
-    while (refreshing.size > 2) await Promise.race(refreshing);
+    ], deps.windowSeconds);
   }
 
   /**
@@ -104,11 +75,13 @@ export function createProcessor(deps: ProcessorDeps) {
    * entity at a time, so one bad session cannot hold back the others; what still fails is naked
    * and comes back later.
    */
-  async function handleActivityBatch(batch: JsMsg[]): Promise<void> {
-    const byKind: Record<EntityKind, Array<{ m: JsMsg; pk: string }>> = { session: [], trace: [], batch: [] };
-    for (const m of batch) {
-      const target = isExpiryMarker(m.headers) ? parseActivitySubject(deps.topology, m.subject) : null;
-      if (!target) m.ack(); // a refresh, not an expiry
+  async function handleActivityBatch(batch: Delivery<ActivityKey>[]): Promise<Outcome[]> {
+    type Work = { m: JsMsg; pk: string };
+    const decided = new Map<JsMsg, Outcome>();
+    const byKind: Record<EntityKind, Work[]> = { session: [], trace: [], batch: [] };
+    for (const { value, msg: m } of batch) {
+      const target = isExpiryMarker(value.headers) ? parseActivitySubject(deps.topology, value.subject) : null;
+      if (!target) decided.set(m, "ack"); // a refresh, not an expiry
       else byKind[target.kind].push({ m, pk: target.pk });
     }
     const chunks: Array<{ kind: EntityKind; work: Array<{ m: JsMsg; pk: string }> }> = [];
@@ -141,10 +114,9 @@ export function createProcessor(deps: ProcessorDeps) {
       for (const pk of pks) retryIn.set(pk, outcomes.get(pk) === "backing-off" ? outcomes.dueInMs.get(pk)! : early(outcomes, pk));
       return retryIn;
     };
-    const settle = (w: { m: JsMsg; pk: string }, retryIn: Map<string, number>) => {
+    const settle = (w: Work, retryIn: Map<string, number>) => {
       const wait = retryIn.get(w.pk) ?? 0;
-      if (wait > 0) w.m.nak(Math.ceil(wait) + 20);
-      else w.m.ack();
+      decided.set(w.m, wait > 0 ? { retryInMs: Math.ceil(wait) + 20 } : "ack");
     };
     let next = 0;
     await Promise.all(
@@ -161,21 +133,24 @@ export function createProcessor(deps: ProcessorDeps) {
                 settle(w, await mature(kind, [w.pk]));
               } catch (oneErr) {
                 deps.logger.error("maturation failed; will retry", { kind, pk: w.pk, err: oneErr as Error });
-                w.m.nak(2_000);
+                decided.set(w.m, { retryInMs: 2_000 });
               }
             }
           }
         }
       }),
     );
+    return batch.map((d) => decided.get(d.msg) ?? { retryInMs: 2_000 });
   }
 
   return {
     async start(): Promise<void> {
-      const ingestConsumer = await deps.js.consumers.get(deps.topology.ingestStream, deps.topology.consumers.processorIngest);
-      const activityConsumer = await deps.js.consumers.get(`KV_${deps.topology.activityBucket}`, deps.topology.consumers.processorActivity);
-      loops.push(consumeInBatches(ingestConsumer, { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, concurrency: deps.ingestConcurrency ?? 2, logger: deps.logger, handle: handleIngestBatch }));
-      loops.push(consumeInBatches(activityConsumer, { maxBatch: 200, maxWaitMs: 50, logger: deps.logger, handle: handleActivityBatch }));
+      const runtime: ConsumeDeps = { js: deps.js, topology: deps.topology, logger: deps.logger, ...deps.consume };
+      loops.push(consume(ingestStream, runtime, {
+        batch: { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, concurrency: deps.ingestConcurrency ?? 2 },
+        handle: writeIngest,
+      }));
+      loops.push(consume(activityStream, runtime, { batch: { maxBatch: 200, maxWaitMs: 50 }, handle: handleActivityBatch }));
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));
@@ -189,7 +164,6 @@ export function createProcessor(deps: ProcessorDeps) {
     async stop(): Promise<void> {
       if (sweepTimer) clearInterval(sweepTimer);
       await Promise.all(loops.map((l) => l.stop()));
-      await Promise.all(refreshing);
       await sweeping;
       deps.logger.info("processor stopped");
     },

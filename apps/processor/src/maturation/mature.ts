@@ -1,6 +1,8 @@
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { subjects, type Topology } from "@cellar/shared/nats/topology";
+import type { Topology } from "@cellar/shared/nats/topology";
+import { maturedStream } from "@cellar/shared/nats/catalogue";
+import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Logger } from "@cellar/shared/logger";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session";
@@ -185,10 +187,7 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
 export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[]): Promise<void> {
   if (messages.length === 0) return;
   for (const m of messages) await deps.afterCommit?.(m);
-  await Promise.all(messages.map((message) => {
-    const kind = message.type === "session.matured" ? "session" : "trace";
-    return deps.js.publish(subjects.matured(deps.topology, kind), JSON.stringify(message), { msgID: maturationKey(message), timeout: 10_000 });
-  }));
+  await Promise.all(messages.map((message) => publish(deps.js, deps.topology, maturedStream, message, { msgID: maturationKey(message) })));
   const sessions = messages.filter((m) => m.type === "session.matured").map((m) => ({ pk: m.entityPk, count: m.maturationCount }));
   const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
   // Rows locked in id order, like the maturation transactions (no deadlock with them).

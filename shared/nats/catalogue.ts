@@ -1,0 +1,193 @@
+import type { MsgHdrs } from "@nats-io/transport-node";
+import type { TSchema, Static } from "@sinclair/typebox";
+import { DeliveryJob, IngestMessage, MaturedMessage } from "../payloads";
+import { checkIngestMessage } from "../ingest-rules";
+import { compileValidator } from "../validation";
+import type { Topology } from "./topology";
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** What a message decodes to, or why it cannot be handled at all (it goes to dead letters at once). */
+export type Decoded<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Turns a delivered message into its typed value. Pure: no I/O, never throws. */
+export interface MessageCodec<T> {
+  decode(subject: string, data: Uint8Array, headers: MsgHdrs | undefined): Decoded<T>;
+  /** The tenant a value belongs to, for dead-letter logs and listings. */
+  tenantOf?(value: T): string | undefined;
+}
+
+/**
+ * The durable consumer of a stream and its failure policy, enforced by the one consume runtime
+ * (shared/nats/consume.ts):
+ * - a message that fails to decode is dead-lettered at once;
+ * - a failure classified transient (Postgres or NATS unavailable) is retried in place with
+ *   backoff, the message kept in hand (heartbeats), never dead-lettered;
+ * - a permanent failure (Postgres data error) dead-letters the one message at fault at once;
+ * - any other failure naks with `backoffMs[deliveryCount - 1]` (last entry repeats) until
+ *   delivery `maxDeliver`, whose failure dead-letters it.
+ * `maxDeliver` is enforced by the runtime, not the server: a server-side limit would leave the
+ * message unacked and invisible after its last delivery instead of moving it (nats-notes.md).
+ */
+export interface ConsumerSpec {
+  durable: string;
+  ackWaitMs: number;
+  /** Every message waiting on a nak delay holds a slot (nats-notes.md). */
+  maxAckPending: number;
+  maxDeliver: number;
+  backoffMs: readonly number[];
+  /** `batch`: the handler gets up to maxBatch decoded messages; `each`: one message per call. */
+  mode: "batch" | "each";
+  filterSubject?: (t: Topology) => string;
+}
+
+export interface StreamSpec<T = unknown> {
+  /** Catalogue key (also used in logs and dead-letter headers). */
+  key: "ingest" | "matured" | "deliveries" | "activity" | "deadLetters";
+  name(t: Topology): string;
+  /** Absent for the KV stream, which the KV client creates. */
+  subjects?(t: Topology): string[];
+  /** Where `publish` puts a message (absent: not published through the catalogue). */
+  subjectOf?(t: Topology, value: T): string;
+  maxAgeMs?: number;
+  maxBytes?: number;
+  duplicateWindowMs?: number;
+  codec: MessageCodec<T>;
+  consumer?: ConsumerSpec;
+}
+
+/** JSON body checked against a TypeBox schema (plus optional rules a schema cannot say). */
+export function jsonCodec<S extends TSchema>(schema: S, extra?: (value: Static<S>) => string | null, tenantOf?: (v: Static<S>) => string | undefined): MessageCodec<Static<S>> {
+  const validator = compileValidator(schema);
+  const text = new TextDecoder();
+  return {
+    decode(_subject, data) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text.decode(data));
+      } catch {
+        return { ok: false, error: "body is not valid JSON" };
+      }
+      const problem = validator.firstError(value) ?? extra?.(value as Static<S>) ?? null;
+      return problem ? { ok: false, error: problem } : { ok: true, value: value as Static<S> };
+    },
+    tenantOf,
+  };
+}
+
+/** A message of the activity bucket: its subject names the entity; its headers say whether it is an expiry marker. */
+export interface ActivityKey {
+  subject: string;
+  headers: MsgHdrs | undefined;
+}
+
+const tenantField = (v: { tenantId?: string }) => v.tenantId;
+
+/** Client publishes within this window are stored once (Nats-Msg-Id). */
+export const INGEST_DUPLICATE_WINDOW_MS = 10 * MINUTE;
+
+/** INGEST: accepted traces and events, waiting for the processor to write them. */
+export const ingestStream: StreamSpec<IngestMessage> = {
+  key: "ingest",
+  name: (t) => t.ingestStream,
+  subjects: (t) => [`${t.subjectPrefix}ingest.>`],
+  subjectOf: (t, m) => `${t.subjectPrefix}ingest.${m.kind}`,
+  duplicateWindowMs: INGEST_DUPLICATE_WINDOW_MS,
+  maxAgeMs: 7 * DAY,
+  // The same schema and storability rules ingest applies at the HTTP edge (shared/ingest-rules.ts).
+  codec: jsonCodec(IngestMessage, checkIngestMessage, tenantField),
+  consumer: {
+    durable: "processor-ingest",
+    ackWaitMs: 30 * SECOND,
+    maxAckPending: 10_000,
+    maxDeliver: 5,
+    backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE],
+    mode: "batch",
+  },
+};
+
+/** MATURED: a session or trace settled; the dispatcher fans it out to subscriptions. */
+export const maturedStream: StreamSpec<MaturedMessage> = {
+  key: "matured",
+  name: (t) => t.maturedStream,
+  subjects: (t) => [`${t.subjectPrefix}matured.>`],
+  subjectOf: (t, m) => `${t.subjectPrefix}matured.${m.type === "session.matured" ? "session" : "trace"}`,
+  duplicateWindowMs: DAY,
+  maxAgeMs: 7 * DAY,
+  codec: jsonCodec(MaturedMessage, undefined, tenantField),
+  consumer: {
+    durable: "dispatcher-matured",
+    ackWaitMs: 30 * SECOND,
+    maxAckPending: 10_000,
+    maxDeliver: 10,
+    backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE],
+    mode: "each",
+  },
+};
+
+/** DELIVERIES: webhook attempts waiting on the retry curve (nak(delay) is the curve). */
+export const deliveriesStream: StreamSpec<DeliveryJob> = {
+  key: "deliveries",
+  name: (t) => t.deliveriesStream,
+  subjects: (t) => [`${t.subjectPrefix}deliveries.>`],
+  subjectOf: (t) => `${t.subjectPrefix}deliveries.attempt`,
+  duplicateWindowMs: DAY,
+  // Retries span ~52 hours; keep messages well past the last attempt.
+  maxAgeMs: 4 * DAY,
+  codec: jsonCodec(DeliveryJob),
+  consumer: {
+    durable: "dispatcher-deliveries",
+    ackWaitMs: 60 * SECOND,
+    // Every delivery waiting on a retry delay holds a slot (nats-notes.md).
+    maxAckPending: 200_000,
+    // The retry curve (9 attempts) and crowded-endpoint naks are deliveries too; this counts
+    // only toward failures of the handler itself.
+    maxDeliver: 100,
+    backoffMs: [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE],
+    mode: "each",
+  },
+};
+
+/** The activity KV bucket's stream: expiry markers are the maturation signal (nats-notes.md). */
+export const activityStream: StreamSpec<ActivityKey> = {
+  key: "activity",
+  name: (t) => `KV_${t.activityBucket}`,
+  codec: {
+    decode: (subject, _data, headers) => ({ ok: true, value: { subject, headers } }),
+  },
+  consumer: {
+    durable: "processor-activity",
+    // Short: on the KV stream some nak'd markers were seen to come back only after ack_wait
+    // (docs/maturation.md); a replay of a marker being worked on is harmless (row locks).
+    ackWaitMs: 20 * SECOND,
+    maxAckPending: 10_000,
+    maxDeliver: 50,
+    backoffMs: [2 * SECOND, 10 * SECOND, 1 * MINUTE],
+    mode: "batch",
+    filterSubject: (t) => `$KV.${t.activityBucket}.>`,
+  },
+};
+
+/**
+ * DEAD_LETTERS: messages a consumer gave up on, body unchanged, the original subject, headers,
+ * error and delivery count in `Cellar-DL-*` headers (dead-letters.ts). Kept 30 days, at most
+ * 1 GiB (oldest dropped first): an operator inspects and replays with `admin dead-letters`.
+ */
+export const deadLetterStream: StreamSpec<never> = {
+  key: "deadLetters",
+  name: (t) => t.deadLetterStream,
+  subjects: (t) => [`${t.subjectPrefix}deadletter.>`],
+  maxAgeMs: 30 * DAY,
+  maxBytes: 1024 * 1024 * 1024,
+  duplicateWindowMs: 10 * MINUTE,
+  codec: { decode: () => ({ ok: false, error: "dead letters are not consumed" }) },
+};
+
+/** Every stream, in creation order. */
+export const CATALOGUE: readonly StreamSpec<any>[] = [ingestStream, maturedStream, deliveriesStream, activityStream, deadLetterStream];
+
+/** The streams whose consumers dead-letter (the KV activity stream has nothing invalid to park). */
+export const DEAD_LETTERING: readonly StreamSpec<any>[] = [ingestStream, maturedStream, deliveriesStream];

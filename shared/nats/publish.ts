@@ -1,0 +1,21 @@
+import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
+import type { MsgHdrs } from "@nats-io/transport-node";
+import type { StreamSpec } from "./catalogue";
+import type { Topology } from "./topology";
+
+export interface PublishOptions {
+  /** Nats-Msg-Id: the stream stores one copy within its duplicate window. */
+  msgID?: string;
+  /** How long to wait for the PubAck (ms). */
+  timeout?: number;
+  headers?: MsgHdrs;
+}
+
+/**
+ * The one way to put a message on a catalogue stream: the value's type is the stream's message
+ * schema, the subject comes from the catalogue, and it resolves once JetStream stored it.
+ */
+export function publish<T>(js: JetStreamClient, t: Topology, spec: StreamSpec<T>, value: T, opts: PublishOptions = {}): Promise<PubAck> {
+  if (!spec.subjectOf) throw new Error(`stream ${spec.key} is not published through the catalogue`);
+  return js.publish(spec.subjectOf(t, value), JSON.stringify(value), { timeout: 10_000, ...opts });
+}
