@@ -231,7 +231,8 @@ export class TranscriptBuilder {
   private place(item: TranscriptItem, ms: number): void {
     this.onItem?.(item);
     const size = 300 + approxSize(item.content) + approxSize(item.reasoning) + approxSize(item.spanAttributes);
-    if (this.placed.length >= this.caps.maxItems || this.bytes + size > this.caps.maxBytes) {
+    // Past a cap the transcript stops: it is the session's first items, never one with holes.
+    if (this.dropped > 0 || this.placed.length >= this.caps.maxItems || this.bytes + size > this.caps.maxBytes) {
       this.dropped++;
       return;
     }
