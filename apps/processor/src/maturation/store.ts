@@ -167,6 +167,8 @@ export async function streamHistory(tx: Sql, sessionPk: string, analyzer: Pick<S
   while (!t.done || !e.done) {
     if (!t.done && (e.done || t.value.startTime.getTime() <= e.value.timestamp.getTime())) {
       analyzer.addTrace(t.value);
+      // A big trace is tens of ms of synchronous analysis: let the ingest loop run in between.
+      await new Promise((r) => setImmediate(r));
       t = await traces.next();
     } else if (!e.done) {
       analyzer.addEvent(e.value);
