@@ -11,10 +11,11 @@ import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
 import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
+import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "@cellar/shared/admin/dead-letters-cli";
 
 const USAGE = `usage: npm run admin -- <command>
   tenant create --name N [--plan free|pro] [--webhooks]
-  tenant update --id T [--plan free|pro] [--webhooks on|off]
+  tenant update --id T [--plan free|pro] [--webhooks on|off] [--retention-days N|default]
   project create --tenant T --name N
   service create --tenant T --name N [--project P]
   user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
@@ -30,7 +31,8 @@ const USAGE = `usage: npm run admin -- <command>
   detectors set --tenant T --service S --set detector.key=value [--set ...]   (docs/analysis.md)
   detectors reset --tenant T --service S [--detector D]
   maturation failures [--tenant T]
-  maturation retry --session <session uuid>`;
+  maturation retry --session <session uuid>
+${DEAD_LETTERS_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -44,7 +46,10 @@ const { positionals, values } = (() => {
         projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
         user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
         set: { type: "string", multiple: true }, detector: { type: "string" }, session: { type: "string" },
+        "retention-days": { type: "string" },
         help: { type: "boolean" },
+        seq: { type: "string" }, stream: { type: "string" }, limit: { type: "string" }, from: { type: "string" },
+        all: { type: "boolean" }, "new-id": { type: "boolean" }, namespace: { type: "string" },
       },
       // `--webhooks` alone means "on" for tenant create.
       args: process.argv.slice(2).map((a, i, all) => (a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a)),
@@ -74,21 +79,33 @@ function onOff(v: string | undefined): boolean | undefined {
   if (v !== "on" && v !== "off") throw new UsageError("--webhooks must be on or off");
   return v === "on";
 }
+function retentionDays(v: string | undefined): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === "default") return null;
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 36_500) throw new UsageError("--retention-days must be a whole number of days from 1 to 36500, or default");
+  return Number(v);
+}
 const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
 
-function databaseUrl(): string {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+/** `name` from the environment, else from a running `npm run dev` (.data/dev.env). */
+function serverUrl(name: "DATABASE_URL" | "NATS_URL"): string {
+  if (process.env[name]) return process.env[name]!;
   const devEnv = join(resolve(import.meta.dir, ".."), ".data/dev.env");
   if (existsSync(devEnv)) {
-    const m = readFileSync(devEnv, "utf8").match(/^DATABASE_URL=(.+)$/m);
+    const m = readFileSync(devEnv, "utf8").match(new RegExp(`^${name}=(.+)$`, "m"));
     if (m) return m[1].trim();
   }
-  throw new UsageError("DATABASE_URL is not set and no `npm run dev` database was found (.data/dev.env)");
+  throw new UsageError(`${name} is not set and no \`npm run dev\` server was found (.data/dev.env)`);
 }
+const databaseUrl = () => serverUrl("DATABASE_URL");
 
 async function run(): Promise<unknown> {
   if (values.help || positionals.length < 2) throw new UsageError(USAGE);
   const [resource, action] = positionals;
+  if (resource === "dead-letters") {
+    const { seq, stream, limit, from, all, namespace } = values;
+    return runDeadLetters(action, { seq, stream, limit, from, all, newId: values["new-id"], namespace }, serverUrl("NATS_URL"));
+  }
   const url = databaseUrl();
   await runMigrations(url);
   const { db, close } = createDatabase(url, { max: 2 });
@@ -97,7 +114,7 @@ async function run(): Promise<unknown> {
       case "tenant create":
         return await admin.createTenant(db, { name: need("name"), plan: plan(values.plan), webhooks: onOff(values.webhooks) });
       case "tenant update":
-        return await admin.updateTenant(db, { id: need("id"), plan: plan(values.plan), webhooks: onOff(values.webhooks) });
+        return await admin.updateTenant(db, { id: need("id"), plan: plan(values.plan), webhooks: onOff(values.webhooks), retentionDays: retentionDays(values["retention-days"]) });
       case "project create":
         return await admin.createProject(db, { tenantId: need("tenant"), name: need("name") });
       case "service create":
@@ -148,7 +165,7 @@ try {
   console.log(JSON.stringify(await run()));
   process.exit(0);
 } catch (err) {
-  if (err instanceof UsageError || err instanceof admin.AdminError) fail(err.message);
+  if (err instanceof UsageError || err instanceof admin.AdminError || err instanceof DeadLetterUsageError) fail(err.message);
   const pgMessage = (err as { code?: string; message?: string })?.code === "22P02" ? "an id is not a valid uuid" : (err as Error).message;
   fail(`admin: ${pgMessage}`);
 }

@@ -9,6 +9,12 @@ export const ConfigSchema = Type.Object({
   PLATFORM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3200 }),
   /** Idle time after which a session or trace matures. The contract leaves the number open. */
   MATURATION_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 180 }),
+  /** At most one activity-key put per session per this many ms (0: one per write). docs/maturation.md */
+  ACTIVITY_PUT_INTERVAL_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 5000 }),
+  /** Days telemetry is kept: one number for every plan, or per plan `free=30,pro=90`. docs/retention.md */
+  RETENTION_DAYS: Type.String({ pattern: "^(\\d+|(free|pro)=\\d+(,(free|pro)=\\d+)*)$", default: "free=30,pro=90" }),
+  /** How often the processor's retention job runs, seconds (0: never). */
+  RETENTION_INTERVAL_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400 * 7, default: 3600 }),
   /** 32 bytes, base64; encrypts webhook signing secrets at rest (AES-GCM). */
   SECRET_ENCRYPTION_KEY: Type.String({ minLength: 1 }),
   /** Comma-separated CIDRs whose webhook destinations skip the HTTPS and public-address rules. */

@@ -1,13 +1,69 @@
-import type { EventPayload, IngestMessage, TracePayload } from "./payloads";
+import { inspectJson } from "./json-limits";
+import { EventPayload, IngestEventMessage, IngestTraceMessage, TracePayload } from "./payloads";
+import { parseInstant } from "./timestamps";
+import { compileValidator } from "./validation";
 
 /**
- * The rules a trace or event must meet beyond its TypeBox schema, applied by ingest at the HTTP
- * edge AND by the processor when it decodes an INGEST message (catalogue.ts): one function, so
- * the two can never disagree about what the pipeline can store. Returns "invalid <field>: ...",
- * or null when the payload is fine.
+ * Everything a trace or event must meet to be stored: its TypeBox schema (payloads.ts), the
+ * rules a schema cannot say, and timestamps normalised to UTC (timestamps.ts). Ingest applies it
+ * at the HTTP edge; the processor applies the same functions when it decodes an INGEST message
+ * (nats/catalogue.ts), so the two cannot disagree about what the pipeline can store. Each check
+ * returns "invalid <field>: <reason>" or null, and normalises the payload in place when valid.
  */
-export function tracePayloadProblem(trace: TracePayload): string | null {
-  if (Date.parse(trace.end_time) < Date.parse(trace.start_time)) return "invalid end_time: must not be before start_time";
+const traceValidator = compileValidator(TracePayload);
+const eventValidator = compileValidator(EventPayload);
+
+// TypeBox's wording for patterns and unions names the regex; say what the client must send.
+const FRIENDLIER: Array<[RegExp, string]> = [
+  [/: expected string to match '\^.*'$/, ": must be a non-blank string without control characters"],
+  [/\.content: expected union value$/, ".content: must be a string, an array of content parts (objects with a string type), or null"],
+  [/: expected union value$/, ": has the wrong type"],
+  [/^invalid provider: expected 'openai'$/, "invalid provider: must be \"openai\" (the only provider supported)"],
+  [/: expected required property$/, ": required"],
+];
+
+function schemaProblem(validator: ReturnType<typeof compileValidator>, body: unknown): string | null {
+  const problem = validator.firstError(body);
+  if (!problem) return null;
+  for (const [re, text] of FRIENDLIER) if (re.test(problem)) return problem.replace(re, text);
+  return problem;
+}
+
+/**
+ * Checks the named timestamp fields before the schema (so the reason is precise: "offset beyond
+ * ±23:59" rather than "does not match the format") and rewrites each to its UTC form.
+ * Returns the parsed instants in order, or a problem.
+ */
+function normalizeTimestamps(body: Record<string, unknown>, fields: readonly string[]): { problem: string } | { at: Array<[number, number]> } {
+  const at: Array<[number, number]> = [];
+  for (const field of fields) {
+    const value = body[field];
+    if (typeof value !== "string") continue; // missing or mistyped: the schema names it
+    const parsed = parseInstant(value);
+    if (!parsed.ok) return { problem: `invalid ${field}: ${parsed.reason}` };
+    body[field] = parsed.iso;
+    at.push([parsed.seconds, parsed.micros]);
+  }
+  return { at };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A /raw/traces body (already inspected by inspectJson as part of the whole body). */
+export function traceProblem(body: unknown): string | null {
+  return traceChecks(body, true);
+}
+
+/** `schema` false: the caller already checked the TracePayload schema (inside IngestMessage). */
+function traceChecks(body: unknown, schema: boolean): string | null {
+  if (!isObject(body)) return "body must be a JSON object";
+  const times = normalizeTimestamps(body, ["start_time", "end_time"]);
+  if ("problem" in times) return times.problem;
+  const problem = schema ? schemaProblem(traceValidator, body) : null;
+  if (problem) return problem;
+  const [[startS, startUs], [endS, endUs]] = times.at;
+  if (endS < startS || (endS === startS && endUs < startUs)) return "invalid end_time: must not be before start_time";
+  const trace = body as TracePayload;
   for (let i = 0; i < trace.request.messages.length; i++) {
     const p = contentProblem(trace.request.messages[i], `request.messages[${i}]`);
     if (p) return p;
@@ -22,8 +78,16 @@ export function tracePayloadProblem(trace: TracePayload): string | null {
   return null;
 }
 
-export function eventPayloadProblem(_event: EventPayload): string | null {
-  return null;
+/** A /raw/events body (already inspected by inspectJson as part of the whole body). */
+export function eventProblem(body: unknown): string | null {
+  return eventChecks(body, true);
+}
+
+function eventChecks(body: unknown, schema: boolean): string | null {
+  if (!isObject(body)) return "body must be a JSON object";
+  const times = normalizeTimestamps(body, ["timestamp"]);
+  if ("problem" in times) return times.problem;
+  return schema ? schemaProblem(eventValidator, body) : null;
 }
 
 /** OpenAI omits or nulls content only on assistant messages (tool calls, refusals). */
@@ -34,8 +98,31 @@ function contentProblem(message: { role: string; content?: unknown }, field: str
   return null;
 }
 
-/** The processor's check of a schema-valid INGEST message (field names prefixed with `payload.`). */
-export function checkIngestMessage(message: IngestMessage): string | null {
-  const problem = message.kind === "trace" ? tracePayloadProblem(message.payload) : eventPayloadProblem(message.payload);
+const traceMessageValidator = compileValidator(IngestTraceMessage);
+const eventMessageValidator = compileValidator(IngestEventMessage);
+
+/**
+ * The processor's check of a decoded INGEST message: the envelope, then exactly what ingest
+ * applied to the body (storability walk, timestamps, schema, rules), field names under
+ * `payload.`. Normalises the timestamps in place (a no-op on what ingest published).
+ */
+export function ingestMessageProblem(message: unknown): string | null {
+  if (!isObject(message)) return "invalid body: expected an object";
+  if (message.kind !== "trace" && message.kind !== "event") return "invalid kind: must be \"trace\" or \"event\"";
+  const inspection = inspectJson(message.payload, "/payload");
+  if (!inspection.ok) return inspection.error;
+  if (typeof message.receivedAt === "string") {
+    const received = parseInstant(message.receivedAt);
+    if (!received.ok) return `invalid receivedAt: ${received.reason}`;
+    message.receivedAt = received.iso;
+  }
+  const trace = message.kind === "trace";
+  if (isObject(message.payload)) {
+    const times = normalizeTimestamps(message.payload, trace ? ["start_time", "end_time"] : ["timestamp"]);
+    if ("problem" in times) return times.problem.replace(/^invalid /, "invalid payload.");
+  }
+  const schema = schemaProblem(trace ? traceMessageValidator : eventMessageValidator, message);
+  if (schema) return schema;
+  const problem = trace ? traceChecks(message.payload, false) : eventChecks(message.payload, false);
   return problem ? problem.replace(/^invalid /, "invalid payload.") : null;
 }

@@ -1,16 +1,8 @@
-import { FormatRegistry, Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
+import { INSTANT_FORMAT } from "./timestamps";
 
-// ISO 8601 date-time with an offset or Z, and a real calendar date (Date.parse alone accepts too much).
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
-export function isIsoDateTime(value: string): boolean {
-  if (!ISO_DATE_TIME.test(value)) return false;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) return false;
-  const [y, m, d] = value.slice(0, 10).split("-").map(Number);
-  const probe = new Date(Date.UTC(y, m - 1, d));
-  return probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d;
-}
-if (!FormatRegistry.Has("date-time")) FormatRegistry.Set("date-time", isIsoDateTime);
+/** A client timestamp: parsed and normalised to UTC by shared/timestamps.ts (not `date-time`: Elysia owns that name). */
+const Instant = Type.String({ format: INSTANT_FORMAT, maxLength: 64 });
 
 /** Maximum lengths (UTF-16 code units) of identifier fields; documented in docs/ingestion.md. */
 export const LIMITS = {
@@ -82,8 +74,8 @@ export const TracePayload = Type.Object(
     request: ProviderRequest,
     responses: Type.Array(ProviderResponse, { minItems: 1, maxItems: 2 }),
     environment: Type.Optional(NonEmpty(LIMITS.environment)),
-    start_time: Type.String({ format: "date-time" }),
-    end_time: Type.String({ format: "date-time" }),
+    start_time: Instant,
+    end_time: Instant,
   },
   { additionalProperties: true },
 );
@@ -95,7 +87,7 @@ export const EventPayload = Type.Object(
     name: NonEmpty(LIMITS.eventName),
     service_name: Type.Optional(NonEmpty(LIMITS.serviceName)),
     session_id: NonEmpty(LIMITS.sessionId),
-    timestamp: Type.String({ format: "date-time" }),
+    timestamp: Instant,
     severity_number: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 })),
     attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     body: Type.Optional(Type.Object({}, { additionalProperties: true })),
@@ -106,25 +98,22 @@ export const EventPayload = Type.Object(
 );
 export type EventPayload = Static<typeof EventPayload>;
 
-/** What ingest publishes to INGEST. `serviceName` is resolved (payload or server DSN). */
-export const IngestMessage = Type.Union([
-  Type.Object({
-    kind: Type.Literal("trace"),
-    messageId: Type.String(),
-    tenantId: Type.String(),
-    serviceName: Type.String(),
-    receivedAt: Type.String(),
-    payload: TracePayload,
-  }),
-  Type.Object({
-    kind: Type.Literal("event"),
-    messageId: Type.String(),
-    tenantId: Type.String(),
-    serviceName: Type.String(),
-    receivedAt: Type.String(),
-    payload: EventPayload,
-  }),
-]);
+const Uuid = Type.String({ pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$" });
+const Envelope = {
+  /** sha256 hex of tenant, kind, service and canonical body (apps/ingest/src/publish.ts). */
+  messageId: Type.String({ minLength: 1, maxLength: 128, pattern: IDENTIFIER_PATTERN }),
+  tenantId: Uuid,
+  serviceName: NonEmpty(LIMITS.serviceName),
+  receivedAt: Instant,
+};
+
+/**
+ * What ingest publishes to INGEST. `serviceName` is resolved (payload or server DSN). The
+ * processor decodes it with this schema plus shared/ingest-rules.ts, as ingest checked it.
+ */
+export const IngestTraceMessage = Type.Object({ kind: Type.Literal("trace"), ...Envelope, payload: TracePayload });
+export const IngestEventMessage = Type.Object({ kind: Type.Literal("event"), ...Envelope, payload: EventPayload });
+export const IngestMessage = Type.Union([IngestTraceMessage, IngestEventMessage]);
 export type IngestMessage = Static<typeof IngestMessage>;
 
 export const MATURED_EVENT_TYPES = ["session.matured", "trace.matured"] as const;

@@ -43,7 +43,8 @@ test("platform OpenAPI 3.1 at /api/v1/openapi.json is valid and covers every con
     ["get", "/telemetry/otel/findings/{serviceName}/stats"],
   ];
   for (const [method, path] of expected) expect({ path, method, op: Boolean(doc.paths[path]?.[method]) }).toEqual({ path, method, op: true });
-  expect(doc.paths[S]).toBeUndefined();
+  // The bare session path has only the admin DELETE (data subject requests), never a read.
+  expect(Object.keys(doc.paths[S] ?? {})).toEqual(["delete"]);
   expect(doc.paths["/telemetry/otel/traces/{traceId}"]).toBeUndefined();
 
   // Generated from the validating schemas: the required query parameter and the filtered body.

@@ -17,12 +17,14 @@ export async function createTenant(db: Db, input: { name: string; plan?: "free" 
   });
 }
 
-export async function updateTenant(db: Db, input: { id: string; plan?: "free" | "pro"; webhooks?: boolean }) {
+/** `retentionDays`: a number of days (>= 1), or null for the plan's default. */
+export async function updateTenant(db: Db, input: { id: string; plan?: "free" | "pro"; webhooks?: boolean; retentionDays?: number | null }) {
   const patch: Partial<typeof tenants.$inferInsert> = {};
   if (input.plan) patch.plan = input.plan;
   if (input.webhooks !== undefined) patch.webhooksEnabled = input.webhooks;
-  if (Object.keys(patch).length === 0) throw new AdminError("nothing to update: give --plan or --webhooks");
-  const rows = await db.update(tenants).set(patch).where(eq(tenants.id, input.id)).returning({ id: tenants.id, plan: tenants.plan, webhooks: tenants.webhooksEnabled });
+  if (input.retentionDays !== undefined) patch.retentionDays = input.retentionDays;
+  if (Object.keys(patch).length === 0) throw new AdminError("nothing to update: give --plan, --webhooks or --retention-days");
+  const rows = await db.update(tenants).set(patch).where(eq(tenants.id, input.id)).returning({ id: tenants.id, plan: tenants.plan, webhooks: tenants.webhooksEnabled, retentionDays: tenants.retentionDays });
   if (!rows.length) throw new AdminError(`no tenant ${input.id}`);
   return rows[0];
 }

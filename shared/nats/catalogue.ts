@@ -1,7 +1,7 @@
 import type { MsgHdrs } from "@nats-io/transport-node";
 import type { TSchema, Static } from "@sinclair/typebox";
-import { DeliveryJob, IngestMessage, MaturedMessage } from "../payloads";
-import { checkIngestMessage } from "../ingest-rules";
+import { DeliveryJob, MaturedMessage, type IngestMessage } from "../payloads";
+import { ingestMessageProblem } from "../ingest-rules";
 import { compileValidator } from "../validation";
 import type { Topology } from "./topology";
 
@@ -59,9 +59,8 @@ export interface StreamSpec<T = unknown> {
   consumer?: ConsumerSpec;
 }
 
-/** JSON body checked against a TypeBox schema (plus optional rules a schema cannot say). */
-export function jsonCodec<S extends TSchema>(schema: S, extra?: (value: Static<S>) => string | null, tenantOf?: (v: Static<S>) => string | undefined): MessageCodec<Static<S>> {
-  const validator = compileValidator(schema);
+/** A JSON body whose `check` returns a problem or null (and may normalise the value in place). */
+export function checkedJsonCodec<T>(check: (value: unknown) => string | null, tenantOf?: (v: T) => string | undefined): MessageCodec<T> {
   const text = new TextDecoder();
   return {
     decode(_subject, data) {
@@ -71,11 +70,17 @@ export function jsonCodec<S extends TSchema>(schema: S, extra?: (value: Static<S
       } catch {
         return { ok: false, error: "body is not valid JSON" };
       }
-      const problem = validator.firstError(value) ?? extra?.(value as Static<S>) ?? null;
-      return problem ? { ok: false, error: problem } : { ok: true, value: value as Static<S> };
+      const problem = check(value);
+      return problem ? { ok: false, error: problem } : { ok: true, value: value as T };
     },
     tenantOf,
   };
+}
+
+/** A JSON body checked against a TypeBox schema. */
+export function jsonCodec<S extends TSchema>(schema: S, tenantOf?: (v: Static<S>) => string | undefined): MessageCodec<Static<S>> {
+  const validator = compileValidator(schema);
+  return checkedJsonCodec((v) => validator.firstError(v), tenantOf);
 }
 
 /** A message of the activity bucket: its subject names the entity; its headers say whether it is an expiry marker. */
@@ -97,8 +102,9 @@ export const ingestStream: StreamSpec<IngestMessage> = {
   subjectOf: (t, m) => `${t.subjectPrefix}ingest.${m.kind}`,
   duplicateWindowMs: INGEST_DUPLICATE_WINDOW_MS,
   maxAgeMs: 7 * DAY,
-  // The same schema and storability rules ingest applies at the HTTP edge (shared/ingest-rules.ts).
-  codec: jsonCodec(IngestMessage, checkIngestMessage, tenantField),
+  // The same schema, storability rules and timestamp normalisation ingest applies at the HTTP
+  // edge (shared/ingest-rules.ts): what ingest accepted always decodes here.
+  codec: checkedJsonCodec<IngestMessage>(ingestMessageProblem, tenantField),
   consumer: {
     durable: "processor-ingest",
     ackWaitMs: 30 * SECOND,
@@ -117,7 +123,7 @@ export const maturedStream: StreamSpec<MaturedMessage> = {
   subjectOf: (t, m) => `${t.subjectPrefix}matured.${m.type === "session.matured" ? "session" : "trace"}`,
   duplicateWindowMs: DAY,
   maxAgeMs: 7 * DAY,
-  codec: jsonCodec(MaturedMessage, undefined, tenantField),
+  codec: jsonCodec(MaturedMessage, tenantField),
   consumer: {
     durable: "dispatcher-matured",
     ackWaitMs: 30 * SECOND,

@@ -25,7 +25,7 @@ async function testStream(mode: "batch" | "each", maxDeliver = 3): Promise<{ spe
   const spec: StreamSpec<Item> = {
     key: "ingest",
     name: () => name,
-    codec: jsonCodec(Item, undefined, (v) => v.tenantId),
+    codec: jsonCodec(Item, (v) => v.tenantId),
     consumer: { durable: "worker", ackWaitMs: 30_000, maxAckPending: 1000, maxDeliver, backoffMs: [50], mode },
   };
   return { spec, subject };
@@ -187,4 +187,32 @@ test("replay re-publishes with the original message id and headers; a still-reme
   await loop.stop();
   expect(handled[0]).toEqual({ i: 5, id: "orig-5" });
   expect(await listDeadLetters(nats.jsm, topology)).toHaveLength(0);
+});
+
+test("each dead letter is logged once, at warn, with tenant, stream and reason", async () => {
+  const { spec, subject } = await testStream("batch");
+  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+  const capture = (base: Record<string, unknown>): typeof logger => ({
+    debug: (msg, f) => void lines.push({ level: "debug", msg, fields: { ...base, ...f } }),
+    info: (msg, f) => void lines.push({ level: "info", msg, fields: { ...base, ...f } }),
+    warn: (msg, f) => void lines.push({ level: "warn", msg, fields: { ...base, ...f } }),
+    error: (msg, f) => void lines.push({ level: "error", msg, fields: { ...base, ...f } }),
+    child: (f) => capture({ ...base, ...f }),
+  });
+  await publish(subject, { i: 1, tenantId: "t-bad" });
+  await publish(subject, { i: 2, tenantId: "t-good" });
+  const dead: DeadLetterInfo[] = [];
+  const loop = consume(spec, { ...nats, logger: capture({}), onDeadLetter: (d) => dead.push(d) }, {
+    batch: { maxBatch: 10, maxWaitMs: 20 },
+    handle: async (items) => {
+      if (items.some((d) => d.value.tenantId === "t-bad")) throw new PermanentMessageError("refused by the store");
+    },
+  });
+  await until(() => dead.length === 1, "dead letter");
+  await until(() => settled(spec), "settled");
+  await loop.stop();
+  const logged = lines.filter((l) => l.msg === "message dead-lettered");
+  expect(logged).toHaveLength(1);
+  expect(logged[0]).toMatchObject({ level: "warn", fields: { tenant: "t-bad", stream: spec.name(topology), reason: "refused by the store" } });
+  await purgeDeadLetters(nats.jsm, topology);
 });

@@ -1,4 +1,4 @@
-import type { JetStreamClient, JetStreamManager, JsMsg, StoredMsg } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type JsMsg, type StoredMsg } from "@nats-io/jetstream";
 import { headers as newHeaders, type MsgHdrs } from "@nats-io/transport-node";
 import { CATALOGUE, deadLetterStream, type StreamSpec } from "./catalogue";
 import type { Topology } from "./topology";
@@ -100,7 +100,8 @@ export async function listDeadLetters(jsm: JetStreamManager, t: Topology, opts: 
   const info = await jsm.streams.info(name);
   const limit = opts.limit ?? 100;
   const out: DeadLetter[] = [];
-  for (let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 0); seq <= info.state.last_seq && out.length < limit; seq++) {
+  if (info.state.messages === 0) return out;
+  for (let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 1, 1); seq <= info.state.last_seq && out.length < limit; seq++) {
     const m = await jsm.streams.getMessage(name, { seq });
     if (!m) continue; // deleted (replayed or purged)
     const dl = toDeadLetter(m);
@@ -141,7 +142,14 @@ export async function replayDeadLetter(js: JetStreamClient, jsm: JetStreamManage
 /** Deletes one dead letter (seq), those of one origin stream, or all. Returns how many. */
 export async function purgeDeadLetters(jsm: JetStreamManager, t: Topology, what: { seq?: number; stream?: string } = {}): Promise<number> {
   const name = deadLetterStream.name(t);
-  if (what.seq !== undefined) return (await jsm.streams.deleteMessage(name, what.seq, false)) ? 1 : 0;
+  if (what.seq !== undefined) {
+    try {
+      return (await jsm.streams.deleteMessage(name, what.seq, false)) ? 1 : 0;
+    } catch (err) {
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return 0;
+      throw err;
+    }
+  }
   if (what.stream) {
     const spec = specFor(t, what.stream);
     if (!spec) throw new Error(`unknown stream ${JSON.stringify(what.stream)}`);

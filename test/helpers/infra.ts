@@ -29,14 +29,14 @@ export async function ensureTestInfra(): Promise<void> {
 }
 
 const TEMPLATE = "cellar_template";
-let templateReady: Promise<void> | undefined;
+const templates = new Map<string, Promise<void>>();
 
-/** A fresh database per test file, copied from a migrated template (fast). */
-export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const adminUrl = process.env.DATABASE_URL!;
+/** A fresh database per test file, copied from a migrated template (fast). `adminUrl`: another server than the run's. */
+export async function createTestDatabase(adminUrl = process.env.DATABASE_URL!): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
-    templateReady ??= (async () => {
+    let templateReady = templates.get(adminUrl);
+    if (!templateReady) templates.set(adminUrl, (templateReady = (async () => {
       await admin`select pg_advisory_lock(4242)`;
       try {
         const [row] = await admin`select 1 as ok from pg_database where datname = ${TEMPLATE}`;
@@ -46,7 +46,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
       } finally {
         await admin`select pg_advisory_unlock(4242)`;
       }
-    })();
+    })()));
     await templateReady;
     const name = `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
     await admin.unsafe(`create database ${name} template ${TEMPLATE}`);

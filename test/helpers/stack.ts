@@ -35,10 +35,10 @@ export interface TestStack {
  * A fresh database and NATS namespace for one test file, with the apps built in-process from
  * the same factories main.ts uses. Real nats-server and Postgres underneath.
  */
-export async function createTestStack(opts: { windowSeconds?: number; logLevel?: LogLevel; startProcessor?: boolean; webhooks?: WebhookOptions } = {}): Promise<TestStack> {
+export async function createTestStack(opts: { windowSeconds?: number; logLevel?: LogLevel; startProcessor?: boolean; webhooks?: WebhookOptions; postgresUrl?: string } = {}): Promise<TestStack> {
   const windowSeconds = opts.windowSeconds ?? 1;
   const logger = createLogger(opts.logLevel ?? ((process.env.TEST_LOG_LEVEL as LogLevel) || "silent"));
-  const testDb = await createTestDatabase();
+  const testDb = await createTestDatabase(opts.postgresUrl);
   const database = createDatabase(testDb.url, { max: 10 });
   const namespace = `t${crypto.randomUUID().replace(/-/g, "").slice(0, 10)}`;
   const nc = await connectNats(process.env.NATS_URL!, `test-${namespace}`);

@@ -66,10 +66,11 @@ export function createIngestApp(deps: IngestDeps) {
       headers = { ...headers, ...cors };
       headers = { ...headers, ...limiter.take(key.id) };
       requireJsonContentType(request);
-      const body = parseJsonStrict(await readBodyText(request, deps.maxBodyBytes));
+      const raw = await readBodyText(request, deps.maxBodyBytes);
+      const body = parseJsonStrict(raw);
       const payload = kind === "trace" ? validateTrace(body) : validateEvent(body);
       const serviceName = serviceNameFor(key, payload.service_name);
-      await store({ kind, tenantId: key.tenantId, serviceName, payload });
+      await store({ kind, tenantId: key.tenantId, serviceName, payload, raw });
       return new Response(SUCCESS, { status: 200, headers: { "content-type": "application/json", ...headers } });
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;

@@ -1,8 +1,8 @@
 import { badRequest, HttpError } from "@cellar/shared/errors";
-import { fieldName } from "@cellar/shared/validation";
+import { describeField, escapePointer, inspectJson, JSON_LIMITS } from "@cellar/shared/json-limits";
 
 /** Structural limits on a parsed body, checked before the schema (docs/ingestion.md, "Limits"). */
-export const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_DEPTH = JSON_LIMITS.maxDepth;
 
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 
@@ -65,9 +65,9 @@ async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: n
 
 /**
  * JSON.parse plus the checks it does not do: duplicate keys (JSON.parse silently keeps the last
- * one, so two readers of the same body could disagree), nesting deeper than MAX_JSON_DEPTH, and
- * strings Postgres jsonb cannot store (NUL, unpaired UTF-16 surrogates). Every failure names the
- * field.
+ * one, so two readers of the same body could disagree) and what Postgres jsonb cannot store or
+ * we will not walk (inspectJson: depth, key count, NUL, unpaired surrogates, numbers beyond a
+ * double). Every failure names the field.
  */
 export function parseJsonStrict(text: string): unknown {
   let value: unknown;
@@ -77,67 +77,13 @@ export function parseJsonStrict(text: string): unknown {
     throw badRequest("body is not valid JSON");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw badRequest("body must be a JSON object");
-  const parsedKeys = inspect(value);
+  const inspection = inspectJson(value);
+  if (!inspection.ok) throw badRequest(inspection.error);
+  const parsedKeys = inspection.keys;
   // Cheap fast path: count key tokens in the text; only a mismatch pays for locating the duplicate.
   if (countKeyTokens(text) !== parsedKeys) throw badRequest(`invalid ${describeField(findDuplicateKey(text))}: duplicate key`);
   return value;
 }
-
-/**
- * Walks the parsed value; returns how many object keys it holds. The path is kept as a stack of
- * segments and turned into a field name only when something is wrong (this runs on every body).
- */
-function inspect(root: unknown): number {
-  let keys = 0;
-  const path: string[] = [];
-  const fail = (reason: string): never => {
-    throw badRequest(`invalid ${describeField(path.map((p) => `/${escapePointer(p)}`).join(""))}: ${reason}`);
-  };
-  const visit = (value: unknown, depth: number): void => {
-    if (typeof value === "string") {
-      const problem = stringProblem(value);
-      if (problem) fail(`value ${problem}`);
-      return;
-    }
-    if (value === null || typeof value !== "object") return;
-    if (depth > MAX_JSON_DEPTH) fail(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        path.push(String(i));
-        visit(value[i], depth + 1);
-        path.pop();
-      }
-      return;
-    }
-    for (const key in value as Record<string, unknown>) {
-      keys++;
-      path.push(key);
-      const problem = stringProblem(key);
-      if (problem) fail(`key ${problem}`);
-      visit((value as Record<string, unknown>)[key], depth + 1);
-      path.pop();
-    }
-  };
-  visit(root, 1);
-  return keys;
-}
-
-// ES2024; Bun has it, the repo's lib setting predates it.
-type WellFormedCheck = string & { isWellFormed(): boolean };
-
-function stringProblem(value: string): string | null {
-  if (value.includes("\u0000")) return "contains a NUL character (\\u0000), which cannot be stored";
-  if (!(value as WellFormedCheck).isWellFormed()) return "contains an unpaired UTF-16 surrogate, which cannot be stored";
-  return null;
-}
-
-/** A field name safe to echo: control characters escaped, long paths cut (keys are client data). */
-export function describeField(pointer: string): string {
-  const name = fieldName(pointer).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return name.length > 200 ? `${name.slice(0, 200)}...` : name;
-}
-
-const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /**
  * Object keys in the text: string tokens followed by a colon. Run only on text JSON.parse accepted,

@@ -14,6 +14,16 @@ test("the message id ignores key order but not content, tenant, service or kind"
   expect(id).toMatch(/^[0-9a-f]{64}$/);
 });
 
+test("with the raw body, the message id is the same for the same bytes and differs for any other bytes", () => {
+  const raw = JSON.stringify(base.payload);
+  const id = messageIdFor({ ...base, raw });
+  expect(messageIdFor({ ...base, raw })).toBe(id);
+  expect(messageIdFor({ ...base, raw: JSON.stringify({ b: base.payload.b, a: 1 }) })).not.toBe(id);
+  expect(messageIdFor({ ...base, raw: `${raw} ` })).not.toBe(id);
+  expect(messageIdFor({ ...base, raw, tenantId: "t2" })).not.toBe(id);
+  expect(messageIdFor({ ...base, raw, kind: "event" })).not.toBe(id);
+});
+
 test("start-up refuses a nats-server whose max_payload cannot carry the largest body", () => {
   const nc = (max: number) => ({ info: { max_payload: max } }) as unknown as NatsConnection;
   expect(() => assertPayloadFits(nc(8 * 1024 * 1024), 4 * 1024 * 1024)).not.toThrow();

@@ -8,6 +8,7 @@ import { analysisRoutes } from "./analysis/routes";
 import { metricsRoutes } from "./metrics/routes";
 import { API_PREFIX, buildOpenApi } from "./openapi/document";
 import { sessionRoutes } from "./sessions/routes";
+import { sessionDeleteRoutes } from "./sessions/delete";
 import { traceRoutes } from "./traces/routes";
 import { webhookRoutes, type WebhookOptions } from "./webhooks/routes";
 
@@ -25,6 +26,7 @@ export interface PlatformDeps {
 export function createPlatformApp(deps: PlatformDeps) {
   const api = new Elysia({ prefix: API_PREFIX })
     .use(sessionRoutes(deps))
+    .use(sessionDeleteRoutes(deps))
     .use(traceRoutes(deps))
     .use(metricsRoutes(deps))
     .use(analysisRoutes(deps))

@@ -1,5 +1,6 @@
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor";
+import { parseRetentionDays, startRetention } from "./retention/retention";
 
 // No stack capture per publish/ack: the processor publishes on every batch.
 const { config, logger, database, nats } = await bootApp("processor", { poolMax: 20, nats: true, noAsyncTraces: true });
@@ -9,14 +10,17 @@ const processor = createProcessor({
   topology: nats.topology,
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
+  activityCoalesceMs: config.ACTIVITY_PUT_INTERVAL_MS,
   summaryLlm: config.SUMMARY_LLM_URL && config.SUMMARY_LLM_API_KEY
     ? { url: config.SUMMARY_LLM_URL, apiKey: config.SUMMARY_LLM_API_KEY, model: config.SUMMARY_LLM_MODEL }
     : undefined,
 });
 await processor.start();
+const retention = startRetention(database.sql, { defaults: parseRetentionDays(config.RETENTION_DAYS), intervalSeconds: config.RETENTION_INTERVAL_SECONDS, logger });
 
 onShutdown(logger, [
   ["consumers", () => processor.stop()],
+  ["retention", () => retention.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);

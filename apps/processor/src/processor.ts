@@ -6,7 +6,8 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
 import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "./ingest/writer";
-import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, refreshActivity, type EntityKind } from "./maturation/activity";
+import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity";
+import { ActivityCoalescer } from "./maturation/coalesce";
 import { matureIsolated, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
 import { sweepIdle, type SweepResult } from "./maturation/sweep";
 import { createLatencyNorms } from "./maturation/norms";
@@ -38,6 +39,11 @@ export interface ProcessorDeps {
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
   /** AI TL;DRs through an OpenAI-compatible endpoint (SUMMARY_LLM_*); extractive without it. */
   summaryLlm?: SummaryLlm;
+  /**
+   * At most one activity put per session per this many ms (default 5000; 0 = one per write):
+   * see maturation/coalesce.ts. Off by itself when the window is too short for it.
+   */
+  activityCoalesceMs?: number;
   /** Override the service latency baseline (tests); default: recent llm spans, cached 60 s. */
   latencyNorms?: LatencyNormsSource;
   /** Overrides of the maturation's history paging and failure policy (tests, benches). */
@@ -51,6 +57,7 @@ export function createProcessor(deps: ProcessorDeps) {
   const loops: ConsumeLoop[] = [];
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
+  const coalescer = new ActivityCoalescer({ js: deps.js, topology: deps.topology, windowSeconds: deps.windowSeconds, logger: deps.logger, minIntervalMs: deps.activityCoalesceMs ?? 5000 });
   const maturation: MaturationDeps = {
     sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
     latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm, ...deps.maturation,
@@ -63,11 +70,11 @@ export function createProcessor(deps: ProcessorDeps) {
    */
   async function writeIngest(items: Delivery<IngestMessage>[]): Promise<void> {
     const written = await writeIngestBatch(deps.sql, items.map((d) => d.value));
-    await refreshActivity(deps.js, deps.topology, [
+    await coalescer.refresh([
       ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
       ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
       ...(written.traceBatchMicros ? [{ kind: "batch" as EntityKind, pk: written.traceBatchMicros }] : []),
-    ], deps.windowSeconds);
+    ]);
   }
 
   /**
@@ -112,6 +119,11 @@ export function createProcessor(deps: ProcessorDeps) {
       // Sessions: a failing one is recorded and its marker naked for its backoff (acked once parked).
       const outcomes = kind === "session" ? await matureIsolated(maturation, "session", pks) : await matureTraces(maturation, pks);
       for (const pk of pks) retryIn.set(pk, outcomes.get(pk) === "backing-off" ? outcomes.dueInMs.get(pk)! : early(outcomes, pk));
+      // A session whose key expired while it is still active (its coalesced trailing put was
+      // lost to a crash): put the key again for the time it still has.
+      if (kind === "session") {
+        await Promise.all(pks.filter((pk) => outcomes.get(pk) === "still-active" && retryIn.get(pk) === 0).map((pk) => coalescer.rearm(pk, outcomes.dueInMs.get(pk) ?? 0)));
+      }
       return retryIn;
     };
     const settle = (w: Work, retryIn: Map<string, number>) => {
@@ -145,6 +157,7 @@ export function createProcessor(deps: ProcessorDeps) {
 
   return {
     async start(): Promise<void> {
+      coalescer.start();
       const runtime: ConsumeDeps = { js: deps.js, topology: deps.topology, logger: deps.logger, ...deps.consume };
       loops.push(consume(ingestStream, runtime, {
         batch: { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, concurrency: deps.ingestConcurrency ?? 2 },
@@ -164,6 +177,7 @@ export function createProcessor(deps: ProcessorDeps) {
     async stop(): Promise<void> {
       if (sweepTimer) clearInterval(sweepTimer);
       await Promise.all(loops.map((l) => l.stop()));
+      await coalescer.stop();
       await sweeping;
       deps.logger.info("processor stopped");
     },

@@ -55,7 +55,11 @@ export const sessions = pgTable(
   ],
 );
 
-/** One ingested model call (a trace payload): request plus 1-2 responses, kept whole. */
+/**
+ * One ingested model call (a trace payload): request plus 1-2 responses, kept whole. The table
+ * has `toast_tuple_target = 128` (migration 0008, not expressed in drizzle): payloads live out
+ * of line, so the two status updates after insert copy a TOAST pointer, not the payload.
+ */
 export const traces = pgTable(
   "traces",
   {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
@@ -9,8 +9,10 @@ export const tenants = pgTable("tenants", {
   name: text("name").notNull(),
   plan: text("plan", { enum: ["free", "pro"] }).notNull().default("free"),
   webhooksEnabled: boolean("webhooks_enabled").notNull().default(false),
+  /** Days telemetry is kept; null = the plan's default (RETENTION_DAYS). docs/retention.md */
+  retentionDays: integer("retention_days"),
   createdAt: createdAt(),
-});
+}, (t) => [check("tenants_retention_days_positive", sql`${t.retentionDays} IS NULL OR ${t.retentionDays} >= 1`)]);
 
 export const projects = pgTable(
   "projects",

@@ -117,10 +117,13 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
     const reopened = new Set<string>();
     if (activity.size) {
       const rows = [...activity].map(([pk, a]) => ({ pk, first: new Date(a.first).toISOString(), last: new Date(a.last).toISOString() }));
-      // Rows locked in id order, as maturation locks them: the two never deadlock.
+      // Rows locked in id order, as maturation locks them, and FOR NO KEY UPDATE (as maturation):
+      // the trace inserts above took FOR KEY SHARE on these sessions (the foreign key check), which
+      // FOR UPDATE conflicts with, so two writes, or a write and a maturation, holding key-share
+      // locks on each other's sessions deadlocked under load (bench/e2e.ts, lag above the window).
       const updated = await tx<{ id: string }[]>`
         with x as (select * from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(pk uuid, first timestamptz, last timestamptz)),
-          locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for update of s)
+          locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
         update sessions s set status = 'active', last_ingested_at = now(), activity_seq = s.activity_seq + 1,
           first_activity_at = least(s.first_activity_at, x.first), last_activity_at = greatest(s.last_activity_at, x.last)
         from x where s.id = x.pk and s.id in (select id from locked)

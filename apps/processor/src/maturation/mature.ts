@@ -194,7 +194,7 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
   if (sessions.length) {
     await deps.sql`
       with x as (select * from jsonb_to_recordset(${deps.sql.json(sessions as any)}::jsonb) as x(pk uuid, count int)),
-        locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for update of s)
+        locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
       update sessions s set published_count = greatest(s.published_count, x.count) from x where s.id = x.pk and s.id in (select id from locked)`;
   }
   if (traces.length) {

@@ -64,7 +64,7 @@ export function selectMaturing(sql: Sql, kind: "session" | "trace", filter: Matu
         ${e}.${ingested} <= now() - make_interval(secs => ${filter.windowSeconds}) as idle,
         extract(epoch from ${e}.${ingested} + make_interval(secs => ${filter.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from ${table} ${e} join trace_services ts on ts.id = ${e}.trace_service_id
-      where ${e}.id = any(${sql.array(filter.lockIds)}::uuid[]) order by ${e}.id for update of ${e}`;
+      where ${e}.id = any(${sql.array(filter.lockIds)}::uuid[]) order by ${e}.id ${session ? sql`for no key update of s` : sql`for update of t`}`;
   }
   return sql<MaturingRow[]>`
     select ${e}.id, ${e}.tenant_id, ${e}.trace_service_id, ${e}.session_id, ${e}.status, ${e}.maturation_count, ${e}.matured_at, ${e}.published_count,

@@ -1,0 +1,120 @@
+import type postgres from "postgres";
+import type { Logger } from "@cellar/shared/logger";
+
+export type Plan = "free" | "pro";
+export type RetentionDefaults = Record<Plan, number>;
+
+/** `RETENTION_DAYS`: one number for every plan, or `free=30,pro=90` (plans left out keep the default). */
+export function parseRetentionDays(spec: string, fallback: RetentionDefaults = { free: 30, pro: 90 }): RetentionDefaults {
+  if (/^\d+$/.test(spec)) return { free: Number(spec), pro: Number(spec) };
+  const out = { ...fallback };
+  for (const part of spec.split(",")) {
+    const [plan, days] = part.split("=");
+    if ((plan === "free" || plan === "pro") && /^\d+$/.test(days ?? "")) out[plan] = Number(days);
+    else throw new Error(`invalid RETENTION_DAYS part ${JSON.stringify(part)}: expected free=N or pro=N`);
+  }
+  for (const [plan, days] of Object.entries(out)) if (days < 1) throw new Error(`invalid RETENTION_DAYS: ${plan} must keep at least 1 day`);
+  return out;
+}
+
+export interface RetentionResult {
+  tenants: number;
+  sessions: number;
+  traces: number;
+  events: number;
+  transcriptItems: number;
+  issues: number;
+  /** Longest single delete transaction (ms): what any lock was held for at most. */
+  longestBatchMs: number;
+}
+
+/**
+ * Removes telemetry older than each tenant's retention (docs/retention.md), in batches of
+ * `batchSize` rows per short transaction (`for update skip locked`: never waits on a
+ * maturation holding a row, and two processors running it at once split the work):
+ *
+ * Age is time since Cellar stored a row (ingestion time), not the payload's own timestamps: a
+ * backfill of old telemetry is kept for the full period, and a client clock cannot expire data.
+ *
+ * 1. Sessions whose newest write is older than the cutoff go whole. Foreign keys cascade to
+ *    their traces, spans, events, transcript items, analyses, findings, tool and intent links.
+ * 2. A session created before the cutoff and still written to keeps its recent part: its
+ *    traces (with spans and trace analysis) and events stored before the cutoff are removed,
+ *    and transcript items timed before it; its session analysis stays until its next
+ *    maturation rewrites it.
+ * 3. Issues last seen before the cutoff go (with any finding left under them); newer issues
+ *    keep their counts, which are history, not telemetry.
+ *
+ * Batched deletes rather than dropping time partitions: the dedupe keys (`(trace_service_id,
+ * trace_id)`, span ids) must be unique across all time, which a partitioned table can only
+ * enforce with the partition key inside the key. Space freed by deletes is reused by new rows
+ * after (auto)vacuum; docs/performance.md has the measurements.
+ */
+export async function runRetention(sql: postgres.Sql, o: { defaults: RetentionDefaults; batchSize?: number; logger?: Logger; now?: Date }): Promise<RetentionResult> {
+  const batch = o.batchSize ?? 500;
+  const now = o.now ?? new Date();
+  const result: RetentionResult = { tenants: 0, sessions: 0, traces: 0, events: 0, transcriptItems: 0, issues: 0, longestBatchMs: 0 };
+  const tenants = await sql<{ id: string; plan: Plan; retention_days: number | null }[]>`select id, plan, retention_days from tenants`;
+  /** Runs `step` until it removes fewer than a batch; returns rows removed. */
+  const drain = async (step: () => Promise<number>) => {
+    let total = 0;
+    for (;;) {
+      const t0 = performance.now();
+      const n = await step();
+      result.longestBatchMs = Math.max(result.longestBatchMs, performance.now() - t0);
+      total += n;
+      if (n < batch) return total;
+    }
+  };
+  for (const t of tenants) {
+    const days = t.retention_days ?? o.defaults[t.plan] ?? o.defaults.free;
+    const cutoff = new Date(now.getTime() - days * 86_400_000);
+    result.tenants++;
+    result.sessions += await drain(async () => (await sql`
+      with doomed as (
+        select id from sessions where status = 'matured' and last_ingested_at < ${cutoff} and tenant_id = ${t.id}
+        limit ${batch} for update skip locked)
+      delete from sessions s using doomed where s.id = doomed.id`).count);
+    // Sessions that began before the cutoff but live on: their old rows only.
+    const longLived = (await sql<{ id: string }[]>`
+      select id from sessions where tenant_id = ${t.id} and created_at < ${cutoff} and last_ingested_at >= ${cutoff}`).map((r) => r.id);
+    for (let i = 0; i < longLived.length; i += 100) {
+      const ids = longLived.slice(i, i + 100);
+      result.traces += await drain(async () => (await sql`
+        with doomed as (
+          select id from traces where session_pk = any(${ids}::uuid[]) and ingested_at < ${cutoff} and status = 'matured'
+          limit ${batch} for update skip locked)
+        delete from traces t using doomed where t.id = doomed.id`).count);
+      result.events += await drain(async () => (await sql`
+        with doomed as (select id from events where session_pk = any(${ids}::uuid[]) and ingested_at < ${cutoff} limit ${batch} for update skip locked)
+        delete from events e using doomed where e.id = doomed.id`).count);
+      result.transcriptItems += await drain(async () => (await sql`
+        with doomed as (
+          select session_pk, position from transcript_items where session_pk = any(${ids}::uuid[]) and timestamp < ${cutoff}
+          limit ${batch} for update skip locked)
+        delete from transcript_items x using doomed where x.session_pk = doomed.session_pk and x.position = doomed.position`).count);
+    }
+    result.issues += await drain(async () => (await sql`
+      with doomed as (select id from issues where tenant_id = ${t.id} and last_seen_at < ${cutoff} limit ${batch} for update skip locked)
+      delete from issues i using doomed where i.id = doomed.id`).count);
+  }
+  const removed = result.sessions + result.traces + result.events + result.transcriptItems + result.issues;
+  if (removed > 0) o.logger?.info("retention removed expired telemetry", { ...result });
+  return result;
+}
+
+/** Runs the retention job every `intervalSeconds` (first run after one interval); stop() waits for a run. */
+export function startRetention(sql: postgres.Sql, o: { defaults: RetentionDefaults; intervalSeconds: number; logger: Logger }) {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = o.intervalSeconds > 0
+    ? setInterval(() => {
+        running = running.then(() => runRetention(sql, { defaults: o.defaults, logger: o.logger })).catch((err) => o.logger.error("retention run failed; next run retries", { err: err as Error }));
+      }, o.intervalSeconds * 1000)
+    : undefined;
+  return {
+    async stop() {
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}

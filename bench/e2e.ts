@@ -1,0 +1,354 @@
+/**
+ * `npm run bench:e2e`: the whole system on this machine -- ingest, processor(s), platform and
+ * dispatcher as the real `main.ts` child processes, nats-server, Postgres, and a load generator
+ * (autocannon, its own process) -- at a fixed offered rate, with the floor measured in the same
+ * run: a bare JetStream publish plus a bare Postgres COPY of the same rows.
+ *
+ * Per stage (one offered rate for --seconds): whether the processor's lag stays flat, CPU per
+ * trace of every process (from /proc), ingest p99 (autocannon), ingest-to-readable p99 (a probe
+ * trace posted every 100 ms, its spans polled through the platform until they appear), and
+ * maturation lateness p99 (matured_at - last write - window, over the stage's sessions).
+ * `--search` looks for the highest rate that keeps lag flat (shorter stages), then runs
+ * --seconds at the rate found. `--reads` times the platform reads at the database's size.
+ *
+ *   bun run bench/e2e.ts [--rate 4000] [--seconds 60] [--search] [--processors 1] [--window 10]
+ *     [--data-dir <cluster seeded by bench/seed.ts>] [--floor-rows 20000] [--reads] [--no-floor]
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { randomBytes, toBase64 } from "@cellar/shared/crypto";
+import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
+import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { startNatsServer } from "../scripts/infra/nats-server";
+import { freePort, waitForPort } from "../scripts/infra/ports";
+import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { cpuByProcess, cpuDelta, pct, postmasterPid } from "./lib/proc";
+import { measureFloor } from "./e2e/floor";
+import { measureReads } from "./e2e/reads";
+import { makeTemplates } from "./lib/traces";
+import { printStorage, storageReport } from "./lib/storage";
+import { fastSettings, readSeedKeys, type SeedKeys } from "./e2e/cluster";
+
+const ROOT = resolve(import.meta.dir, "..");
+const { values: args } = parseArgs({
+  options: {
+    rate: { type: "string", default: "4000" },
+    seconds: { type: "string", default: "60" },
+    search: { type: "boolean", default: false },
+    "search-seconds": { type: "string", default: "20" },
+    "search-start": { type: "string", default: "2000" },
+    "search-max": { type: "string", default: "20000" },
+    processors: { type: "string", default: "1" },
+    window: { type: "string", default: "10" },
+    "data-dir": { type: "string" },
+    "floor-rows": { type: "string", default: "20000" },
+    "no-floor": { type: "boolean", default: false },
+    reads: { type: "boolean", default: false },
+    /** Loads pg_stat_statements and prints each stage's costliest statements. */
+    "pg-stats": { type: "boolean", default: false },
+    /** Prints bytes on disk per trace (tables, TOAST, indexes) after the stages. */
+    storage: { type: "boolean", default: false },
+    connections: { type: "string", default: "64" },
+    /** Seconds between a session's traces, and how long a generation of sessions lasts. */
+    gap: { type: "string", default: "2" },
+    gen: { type: "string", default: "20" },
+    /** KEY=VALUE added to every app's environment (A/B runs), repeatable. */
+    "app-env": { type: "string", multiple: true, default: [] },
+  },
+});
+const WINDOW = Number(args.window);
+const PROCESSORS = Number(args.processors);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+/** Least-squares slope of evenly spaced samples (per sample step). */
+function slope(ys: number[]): number {
+  const n = ys.length;
+  if (n < 2) return 0;
+  const mx = (n - 1) / 2;
+  const my = avg(ys);
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    num += (i - mx) * (ys[i] - my);
+    den += (i - mx) ** 2;
+  }
+  return num / den;
+}
+
+export interface StageResult {
+  rate: number;
+  seconds: number;
+  ok: number;
+  achieved: number;
+  failed: number;
+  holds: boolean;
+  lagSlope: number;
+  lags: number[];
+  drainSeconds: number;
+  ingestP50: number;
+  ingestP99: number;
+  readableP50: number;
+  readableP99: number;
+  readableMissing: number;
+  latenessP50: number;
+  latenessP99: number;
+  latenessMax: number;
+  sessions: number;
+  maturedSessions: number;
+  cpuUsPerTrace: Record<string, number>;
+  totalUsPerTrace: number;
+  load: string;
+}
+
+async function main() {
+  const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-e2e-"));
+  const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
+  const pgDir = args["data-dir"] ? resolve(args["data-dir"]) : join(scratch, "pg");
+  // Kept (persistent) even in scratch: --pg-stats restarts it with pg_stat_statements loaded;
+  // fastSettings gives it the throwaway clusters' crash-unsafe settings.
+  let pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: true });
+  const children: ChildProcess[] = [];
+  const stopChild = async (c: ChildProcess) => {
+    if (c.exitCode !== null || c.signalCode !== null) return;
+    await new Promise<void>((res) => {
+      c.once("exit", () => res());
+      c.kill("SIGTERM");
+      setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
+    });
+  };
+  try {
+    let database = createDatabase(pg.url, { max: 4 });
+    await fastSettings(database.sql);
+    if (args["pg-stats"]) {
+      const [{ shared_preload_libraries: loaded }] = await database.sql<{ shared_preload_libraries: string }[]>`show shared_preload_libraries`;
+      if (!loaded.includes("pg_stat_statements")) {
+        await database.sql`alter system set shared_preload_libraries = 'pg_stat_statements'`;
+        await database.close();
+        await pg.stop();
+        pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: true });
+        database = createDatabase(pg.url, { max: 4 });
+      }
+      await database.sql`create extension if not exists pg_stat_statements`;
+    }
+    const { sql } = database;
+    await runMigrations(pg.url);
+    let keys: SeedKeys;
+    if (args["data-dir"] && existsSync(`${pgDir}.keys.json`)) keys = readSeedKeys(pgDir);
+    else {
+      const t = await bootstrapTenant(database.db, { name: "bench", plan: "pro" });
+      keys = { tenantId: t.tenantId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, service: "support-bot" };
+    }
+    const [{ n: storedAtStart }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
+    console.log(`e2e: ${storedAtStart.toLocaleString("en")} traces stored at start; ${PROCESSORS} processor(s); window ${WINDOW} s; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+
+    const nc = await connectNats(nats.url, "bench-e2e");
+    const topology = createTopology();
+    const { jsm } = await ensureTopology(nc, topology);
+
+    const floor = args["no-floor"] ? null : await measureFloor({ nc, sql, pgDir, natsPid: nats.process.pid!, rows: Number(args["floor-rows"]) });
+
+    const ingestPort = await freePort();
+    const platformPort = await freePort();
+    const env = {
+      ...process.env, NATS_URL: nats.url, DATABASE_URL: pg.url, SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
+      INGEST_PORT: String(ingestPort), PLATFORM_PORT: String(platformPort), MATURATION_WINDOW_SECONDS: String(WINDOW), INGEST_RATE_LIMIT_PER_SECOND: "0",
+      ...Object.fromEntries((args["app-env"] as string[]).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+    };
+    // BENCH_<APP>_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles one app.
+    const start = (app: string) => {
+      const flags = (process.env[`BENCH_${app.toUpperCase()}_FLAGS`] ?? "").split(" ").filter(Boolean);
+      const c = spawn(process.execPath, [...flags, `apps/${app}/src/main.ts`], { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
+      children.push(c);
+      return c;
+    };
+    const ingest = start("ingest");
+    const platform = start("platform");
+    const dispatcher = start("dispatcher");
+    const processors = Array.from({ length: PROCESSORS }, () => start("processor"));
+    await Promise.all([waitForPort(ingestPort, 60_000), waitForPort(platformPort, 60_000)]);
+    await sleep(2000);
+    const postmaster = postmasterPid(pgDir);
+    const cpu = (loadgen?: number) =>
+      cpuByProcess({ ingest: [ingest.pid], processor: processors.map((p) => p.pid), platform: [platform.pid], dispatcher: [dispatcher.pid], nats: [nats.process.pid], loadgen: [loadgen], bench: [process.pid] }, postmaster);
+
+    const lag = async () => {
+      const info = await jsm.consumers.info(topology.ingestStream, ingestStream.consumer!.durable);
+      return info.num_pending + info.num_ack_pending;
+    };
+    const ingestUrl = `http://127.0.0.1:${ingestPort}/raw/traces`;
+    const platformBase = `http://127.0.0.1:${platformPort}/api/v1`;
+    const probeBody = makeTemplates(1)[0];
+    let stageNo = 0;
+
+    async function stage(rate: number, seconds: number): Promise<StageResult> {
+      const prefix = `e${Date.now().toString(36)}s${++stageNo}`;
+      if (args["pg-stats"]) await sql`select pg_stat_statements_reset()`;
+      const cpu0 = cpu();
+      const loadgen = spawn(process.execPath, ["bench/e2e/loadgen.ts", JSON.stringify({ url: ingestUrl, key: keys.telemetryKey, rate, seconds, prefix, connections: Number(args.connections), gapSeconds: Number(args.gap), genSeconds: Number(args.gen) })], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      loadgen.stdout!.on("data", (d) => (out += d));
+      let loadgenCpu = 0;
+      const loadgenDone = new Promise<void>((res) => loadgen.once("exit", () => res()));
+      const lags: number[] = [];
+      const readable: number[] = [];
+      let missing = 0;
+      let running = true;
+      const lagLoop = (async () => {
+        while (running) {
+          await sleep(1000);
+          if (running) lags.push(await lag());
+          loadgenCpu = cpu(loadgen.pid).loadgen || loadgenCpu;
+        }
+      })();
+      // Probes: a trace every 500 ms; readable = its spans come back from the platform. Polls
+      // back off (50 ms, then 10% of the time waited so far), so they cost the platform and
+      // Postgres little next to the load (~30 polls per probe).
+      const probes: Promise<void>[] = [];
+      const probeLoop = (async () => {
+        for (let k = 0; running; k++) {
+          await sleep(500);
+          const traceId = `${prefix}-probe-${k}`;
+          const body = probeBody.replace('"session_id":"__SESSION__"', `"session_id":"${prefix}-probe-${k % 5}","trace_id":"${traceId}"`);
+          probes.push((async () => {
+            const t0 = performance.now();
+            const res = await fetch(ingestUrl, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${keys.telemetryKey}` }, body });
+            await res.arrayBuffer();
+            if (res.status !== 200) return void missing++;
+            while (performance.now() - t0 < 60_000) {
+              const r = await fetch(`${platformBase}/telemetry/otel/spans/${keys.service}/${traceId}`, { headers: { authorization: `Token ${keys.platformKey}` } });
+              const j = r.status === 200 ? ((await r.json()) as { spans: unknown[] }) : (await r.arrayBuffer(), null);
+              if (j && j.spans.length > 0) return void readable.push(performance.now() - t0);
+              await sleep(Math.max(50, (performance.now() - t0) / 10));
+            }
+            missing++;
+          })());
+        }
+      })();
+      await loadgenDone;
+      running = false;
+      await Promise.all([lagLoop, probeLoop]);
+      const lg = JSON.parse(out.trim().split("\n").pop() || "{}");
+      const tail0 = performance.now();
+      while ((await lag()) > 0 && performance.now() - tail0 < 180_000) await sleep(100);
+      const drainSeconds = (performance.now() - tail0) / 1000;
+      await Promise.all(probes);
+      const cpu1 = { ...cpu(), loadgen: lg.cpuSeconds ?? loadgenCpu };
+      if (args["pg-stats"]) {
+        const top = await sql<{ calls: number; ms: number; rows: number; q: string }[]>`
+          select calls::int, round(total_exec_time)::int as ms, rows::int, regexp_replace(left(query, 110), '\s+', ' ', 'g') as q
+          from pg_stat_statements order by total_exec_time desc limit 15`;
+        const okNow = JSON.parse(out.trim().split("\n").pop() || "{}").ok || 1;
+        console.log(`postgres statements (execution time per accepted trace, us):`);
+        for (const t of top) console.log(`  ${String(Math.round((t.ms * 1000) / okNow)).padStart(5)} us  ${String(t.calls).padStart(7)} calls  ${String(t.rows).padStart(8)} rows  ${t.q}`);
+      }
+      const used = cpuDelta({ ...cpu0, loadgen: 0 }, cpu1);
+
+      // Lateness over the stage's sessions, once they all matured (or a bound passed).
+      const deadline = Date.now() + (WINDOW + 90) * 1000;
+      let counts = { n: 0, m: 0 };
+      while (Date.now() < deadline) {
+        [counts] = await sql<{ n: number; m: number }[]>`select count(*)::int as n, count(*) filter (where published_count >= 1)::int as m from sessions where session_id like ${prefix + "-%"}`;
+        if (counts.m >= counts.n) break;
+        await sleep(1000);
+      }
+      const late = (await sql<{ late: number }[]>`
+        select extract(epoch from matured_at - last_ingested_at) - ${WINDOW} as late from sessions where session_id like ${prefix + "-%"} and matured_at is not null`)
+        .map((r) => Number(r.late) * 1000).sort((a, b) => a - b);
+      readable.sort((a, b) => a - b);
+
+      const ok = lg.ok ?? 0;
+      const cpuUsPerTrace: Record<string, number> = {};
+      for (const [k, v] of Object.entries(used)) cpuUsPerTrace[k] = ok ? Math.round((v * 1e6) / ok) : 0;
+      const third = Math.max(1, Math.floor(lags.length / 3));
+      const lagSlope = slope(lags.slice(third));
+      const achieved = ok / seconds;
+      const failed = (lg.non2xx ?? 0) + (lg.errors ?? 0) + (lg.timeouts ?? 0);
+      // Flat: after the first third, lag grows by less than 2% of the offered rate per second (or
+      // stays under a second of traffic), it drains within 10 s of the last request, and the
+      // generator got its rate out with no failures.
+      // Lag is sampled in whole INGEST batches (up to 500), so a backlog under a second of
+      // traffic counts as flat whatever its slope.
+      const lastThirdMax = Math.max(0, ...lags.slice(-third));
+      const holds = (lagSlope < 0.02 * rate || lastThirdMax <= rate) && drainSeconds <= 10 && achieved >= 0.97 * rate && failed === 0;
+      const r: StageResult = {
+        rate, seconds, ok, achieved: Math.round(achieved), failed, holds, lagSlope: Math.round(lagSlope), lags, drainSeconds: +drainSeconds.toFixed(1),
+        ingestP50: lg.p50, ingestP99: lg.p99, readableP50: Math.round(pct(readable, 50)), readableP99: Math.round(pct(readable, 99)), readableMissing: missing,
+        latenessP50: Math.round(pct(late, 50)), latenessP99: Math.round(pct(late, 99)), latenessMax: Math.round(pct(late, 100)), sessions: counts.n, maturedSessions: late.length,
+        // The system: the apps, nats-server and Postgres. Not the load generator, not the bench's
+        // monitor, and not the platform (its CPU here is the probes' polling, not pipeline work).
+        cpuUsPerTrace, totalUsPerTrace: Object.entries(cpuUsPerTrace).filter(([k]) => !["bench", "loadgen", "platform"].includes(k)).reduce((s, [, v]) => s + v, 0),
+        load: loadavg().map((x) => x.toFixed(1)).join(" "),
+      };
+      printStage(r);
+      return r;
+    }
+
+    const results: StageResult[] = [];
+    if (args.search) {
+      const ss = Number(args["search-seconds"]);
+      let lo = 0;
+      let hi = Number(args["search-max"]);
+      let r = Number(args["search-start"]);
+      let failedAt = Infinity;
+      while (r <= hi && failedAt === Infinity) {
+        const s = await stage(r, ss);
+        results.push(s);
+        if (s.holds) lo = r;
+        else failedAt = r;
+        r = Math.round(r * 1.5);
+      }
+      hi = Math.min(hi, failedAt);
+      for (let i = 0; i < 2 && hi - lo > Math.max(250, lo * 0.1); i++) {
+        const mid = Math.round((lo + hi) / 2);
+        const s = await stage(mid, ss);
+        results.push(s);
+        if (s.holds) lo = mid;
+        else hi = mid;
+      }
+      console.log(`search: highest rate with flat lag over ${ss} s stages: ${lo}/s (first failing: ${hi === Number(args["search-max"]) ? "none" : hi + "/s"})`);
+      if (lo > 0) results.push(await stage(lo, Number(args.seconds)));
+    } else {
+      results.push(await stage(Number(args.rate), Number(args.seconds)));
+    }
+
+    const reads = args.reads ? await measureReads({ sql, base: platformBase, token: keys.platformKey, service: keys.service, cpu: () => cpu() }) : null;
+
+    console.log("\n| offered/s | achieved/s | flat | lag slope/s | drain s | ingest p50/p99 ms | readable p50/p99 ms | lateness p50/p99/max ms | CPU us/trace system (ingest, processor, postgres, nats, dispatcher) + platform probes, loadgen | load |");
+    console.log("|---|---|---|---|---|---|---|---|---|---|");
+    for (const r of results) {
+      const c = r.cpuUsPerTrace;
+      console.log(`| ${r.rate} | ${r.achieved} | ${r.holds ? "yes" : "no"} | ${r.lagSlope} | ${r.drainSeconds} | ${r.ingestP50}/${r.ingestP99} | ${r.readableP50}/${r.readableP99} | ${r.latenessP50}/${r.latenessP99}/${r.latenessMax} | ${r.totalUsPerTrace} (${c.ingest}, ${c.processor}, ${c.postgres}, ${c.nats}, ${c.dispatcher}) + ${c.platform}, ${c.loadgen} | ${r.load} |`);
+    }
+    if (floor) {
+      const best = results.filter((r) => r.holds).sort((a, b) => b.rate - a.rate)[0];
+      const appsUs = (r: StageResult) => r.totalUsPerTrace;
+      console.log(`\nfloor (same run): bare JetStream publish ${floor.publishPerSecond}/s (${floor.publishUs} us CPU/row) + bare COPY ${floor.copyPerSecond}/s (${floor.copyUs} us CPU/row) = ${floor.perSecond}/s serial, ${floor.totalUs} us CPU per row`);
+      if (best) console.log(`ratio: sustained ${best.rate}/s = ${((100 * best.rate) / floor.perSecond).toFixed(0)}% of the floor's rate; system CPU per trace ${appsUs(best)} us = ${(appsUs(best) / floor.totalUs).toFixed(1)}x the floor's`);
+    }
+    if (reads) for (const r of reads) console.log(JSON.stringify(r));
+    if (args.storage) printStorage(await storageReport(sql));
+    await nc.close();
+    await database.close();
+  } finally {
+    await Promise.allSettled(children.map(stopChild));
+    await Promise.allSettled([nats.stop(), pg.stop()]);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function printStage(r: StageResult) {
+  console.log(
+    `stage ${r.rate}/s x ${r.seconds} s: ${r.achieved}/s accepted (${r.failed} failed), lag ${r.holds ? "FLAT" : "NOT flat"} (slope ${r.lagSlope}/s, samples ${r.lags.join(",")}), drained ${r.drainSeconds} s after; ` +
+      `ingest p50 ${r.ingestP50} / p99 ${r.ingestP99} ms; readable p50 ${r.readableP50} / p99 ${r.readableP99} ms (${r.readableMissing} missing); ` +
+      `lateness p50 ${r.latenessP50} / p99 ${r.latenessP99} / max ${r.latenessMax} ms over ${r.maturedSessions}/${r.sessions} sessions; ` +
+      `CPU us/trace ${r.totalUsPerTrace} ${JSON.stringify(r.cpuUsPerTrace)}; load ${r.load}`,
+  );
+}
+
+await main();
+process.exit(0);

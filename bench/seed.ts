@@ -1,0 +1,160 @@
+/**
+ * `npm run bench:seed`: fills a kept Postgres cluster with stored, matured telemetry quickly, for
+ * bench/e2e.ts `--data-dir` (reads and throughput at a given stored size). Adds traces until
+ * the cluster holds --traces. Per trace: the realistic 2-6 KB chat payloads the benches ingest
+ * (bench/lib/traces.ts, stored as they are: their session_id and times are the template's,
+ * the row's columns carry the real ones), the spans the processor derives from that payload, a trace analysis,
+ * two transcript items; per 5 traces a matured session with its analysis rollups; 10% of
+ * sessions carry a finding under one of 40 issues. Rows are generated inside Postgres from 200
+ * template payloads (INSERT ... SELECT, no parsing of JSON per row), in chunks of 50,000 traces,
+ * ingestion times spread back over --days so retention has something to remove.
+ *
+ *   bun run bench/seed.ts --data-dir <dir> [--traces 1000000] [--days 30] [--chunk 50000]
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
+import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import type { TracePayload } from "@cellar/shared/payloads";
+import { deriveSpans } from "../apps/processor/src/ingest/spans";
+import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { fastSettings, readSeedKeys, writeSeedKeys } from "./e2e/cluster";
+import { makeTemplates } from "./lib/traces";
+import { printStorage, storageReport } from "./lib/storage";
+
+const { values: args } = parseArgs({
+  options: { "data-dir": { type: "string" }, traces: { type: "string", default: "1000000" }, days: { type: "string", default: "30" }, chunk: { type: "string", default: "50000" } },
+});
+if (!args["data-dir"]) throw new Error("--data-dir is required");
+const dataDir = resolve(args["data-dir"]);
+const TARGET = Number(args.traces);
+const DAYS = Number(args.days);
+const CHUNK = Number(args.chunk);
+const PER_SESSION = 5;
+
+const pg = await startEmbeddedPostgres({ dataDir, persistent: true });
+const database = createDatabase(pg.url, { max: 2 });
+const { sql } = database;
+try {
+  await fastSettings(sql);
+  await runMigrations(pg.url);
+  if (!existsSync(`${dataDir}.keys.json`)) {
+    const t = await bootstrapTenant(database.db, { name: "seeded", plan: "pro" });
+    await createService(database.db, { tenantId: t.tenantId, name: "support-bot" });
+    writeSeedKeys(dataDir, { tenantId: t.tenantId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, service: "support-bot" });
+  }
+  const keys = readSeedKeys(dataDir);
+  const [svc] = await sql<{ id: string }[]>`select id from trace_services where tenant_id = ${keys.tenantId} and name = ${keys.service}`;
+  const T = keys.tenantId;
+  const S = svc.id;
+
+  // Templates: the payload and the spans the processor derives from it (ids made per row below).
+  await sql`create table if not exists seed_templates (k int primary key, payload jsonb not null, spans jsonb not null)`;
+  const [{ n: haveTemplates }] = await sql<{ n: number }[]>`select count(*)::int as n from seed_templates`;
+  if (haveTemplates === 0) {
+    const rows = makeTemplates(200).map((text, k) => {
+      const p = JSON.parse(text.replace("__SESSION__", "seed")) as TracePayload;
+      const spans = deriveSpans("seedtrace", p).map((s) => ({ suffix: s.spanId, parent: s.parentSpanId, name: s.name, kind: s.kind, ms: s.endTime.getTime() - s.startTime.getTime(), attributes: s.attributes }));
+      return { k, payload: p, spans };
+    });
+    await sql`insert into seed_templates ${sql(rows.map((r) => ({ k: r.k, payload: sql.json(r.payload as never), spans: sql.json(r.spans as never) })) as never)}`;
+  }
+  // Issues the seeded findings point at.
+  await sql`
+    insert into issues (tenant_id, trace_service_id, fingerprint, detector, title, severity, first_seen_at, last_seen_at, occurrences, affected_sessions)
+    select ${T}, ${S}, 'seed-' || g, (array['tool_error','long_latency','refusal','loop'])[g % 4 + 1], 'Seeded issue ' || g, (array['low','medium','high'])[g % 3 + 1],
+      now() - interval '30 days', now(), 0, 0
+    from generate_series(1, 40) g on conflict do nothing`;
+
+  const [{ n: start }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
+  const [{ n: seededSessions }] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where session_id like 'seed-%'`;
+  let sessionNo = seededSessions;
+  const t0 = performance.now();
+  let stored = start;
+  console.log(`seed: ${start.toLocaleString("en")} traces stored; adding ${Math.max(0, TARGET - start).toLocaleString("en")}`);
+  while (stored < TARGET) {
+    const traces = Math.min(CHUNK, TARGET - stored);
+    const sessions = Math.ceil(traces / PER_SESSION);
+    const first = sessionNo + 1;
+    const last = sessionNo + sessions;
+    // Session g's time: spread over DAYS, newest last; traces 20 s apart inside a session.
+    await sql.begin(async (raw) => {
+      // SEED_DEBUG=1 prints each statement's time.
+      let tq = performance.now();
+      const tx = (async (strings: TemplateStringsArray, ...values: unknown[]) => {
+        const r = await (raw as any)(strings, ...values);
+        if (process.env.SEED_DEBUG) console.log(`  ${((performance.now() - tq) / 1000).toFixed(2)} s ${strings[0].trim().slice(0, 50)}`);
+        tq = performance.now();
+        return r;
+      }) as unknown as typeof raw;
+      await tx`set local synchronous_commit = off`;
+      await tx`create temp table chunk_sessions on commit drop as
+        select g, 'seed-' || g as session_id, now() - interval '1 day' * ${DAYS} * (1 - (g::float8 / ${Math.max(last, TARGET / PER_SESSION)})) as at
+        from generate_series(${first}::int, ${last}::int) g`;
+      await tx`analyze chunk_sessions`;
+      await tx`
+        insert into sessions (tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at,
+          maturation_count, matured_at, activity_seq, published_count, labels, created_at)
+        select ${T}, ${S}, session_id, case when g % 3 = 0 then 'prod' else 'staging' end, 'matured', at, at + interval '80 seconds', at + interval '81 seconds',
+          1, at + interval '4 minutes', ${PER_SESSION}, 1, case when g % 10 = 0 then '["vip"]'::jsonb else '[]'::jsonb end, at
+        from chunk_sessions`;
+      await tx`create temp table chunk_traces on commit drop as
+        select s.id as session_pk, c.session_id, c.g, k, c.at + k * interval '20 seconds' as at, 'seed-' || c.g || '-' || k as trace_id, gen_random_uuid() as id,
+          (c.g * 7 + k * 13) % 200 as tk
+        from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
+        cross join generate_series(0, ${PER_SESSION - 1}) k`;
+      await tx`analyze chunk_traces`;
+      await tx`
+        insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload,
+          received_at, ingested_at, status, maturation_count, matured_at, published_count)
+        select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
+          t.payload,
+          c.at, c.at, 'matured', 1, c.at + interval '4 minutes', 1
+        from chunk_traces c join seed_templates t on t.k = c.tk`;
+      await tx`
+        insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes, ingested_at)
+        select ${T}, ${S}, c.session_pk, c.id, md5(c.trace_id || (sp->>'suffix')), case when sp->>'parent' is not null then md5(c.trace_id || (sp->>'parent')) end,
+          c.trace_id, c.session_id, sp->>'name', sp->>'kind', c.at, c.at + ((sp->>'ms')::int * interval '1 ms'), sp->'attributes', c.at
+        from chunk_traces c join seed_templates t on t.k = c.tk cross join lateral jsonb_array_elements(t.spans) sp`;
+      await tx`
+        insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics)
+        select id, ${T}, ${S}, trace_id, at + interval '4 minutes', 0.0003 + (g % 50) / 1e5,
+          jsonb_build_object('modelCalls', 1, 'totalTokens', 600 + g % 900, 'latencyMs', 900 + g % 3000, 'toolCalls', (tk % 3 = 0)::int)
+        from chunk_traces`;
+      await tx`
+        insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item)
+        select c.session_pk, c.k * 2 + r, ${T}, 'itm_' || md5(c.trace_id || r), (array['user','assistant'])[r + 1], (array['user','assistant'])[r + 1], c.at, c.trace_id, null,
+          jsonb_build_object('id', 'itm_' || md5(c.trace_id || r), 'type', (array['user','assistant'])[r + 1], 'role', (array['user','assistant'])[r + 1],
+            'timestamp', c.at, 'traceId', c.trace_id, 'spanId', null,
+            'content', case when r = 0 then 'Where is my order? I ordered a mechanical keyboard last week and the page still says processing. Order number A-10' || c.g % 100 || '.'
+              else 'Let me check that order for you. It left our warehouse and is on its way; the carrier expects delivery within two business days.' end)
+        from chunk_traces c cross join generate_series(0, 1) r`;
+      await tx`
+        insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at,
+          through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, metrics)
+        select s.id, ${T}, ${S}, c.session_id, 1, c.at + interval '4 minutes', c.at + interval '81 seconds', ${PER_SESSION}, ${PER_SESSION * 2}, false,
+          80000 + (c.g % 600) * 100, ${PER_SESSION}, ${PER_SESSION}, c.g % 7, 3000 + (c.g * 37) % 40000, (c.g % 23 = 0)::int, (c.g % 10 = 0)::int,
+          ((c.g * 37) % 40000) / 1e6, jsonb_build_object('turns', ${PER_SESSION}::int, 'latencyP95Ms', (c.g * 13) % 5000, 'totalTokens', 3000 + (c.g * 37) % 40000)
+        from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id`;
+      await tx`
+        insert into findings (tenant_id, trace_service_id, session_pk, session_id, issue_id, trace_id, detector, fingerprint, severity, title, evidence, occurred_at, created_at)
+        select ${T}, ${S}, s.id, c.session_id, i.id, c.session_id || '-0', i.detector, i.fingerprint, i.severity, i.title, '{"note": "seeded"}'::jsonb, c.at, c.at
+        from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
+        join issues i on i.trace_service_id = ${S} and i.fingerprint = 'seed-' || (c.g % 40 + 1)
+        where c.g % 10 = 0`;
+    });
+    sessionNo = last;
+    stored += sessions * PER_SESSION;
+    const secs = (performance.now() - t0) / 1000;
+    console.log(`seed: ${stored.toLocaleString("en")} traces (${Math.round((stored - start) / secs)}/s)`);
+  }
+  await sql`update issues i set occurrences = f.n, affected_sessions = f.n from (select issue_id, count(*)::int as n from findings group by issue_id) f where f.issue_id = i.id`;
+  printStorage(await storageReport(sql));
+  const [{ bytes }] = await sql<{ bytes: string }[]>`select pg_database_size(current_database())::text as bytes`;
+  console.log(`seed: done, ${stored.toLocaleString("en")} traces; database ${(Number(bytes) / 1e9).toFixed(2)} GB`);
+} finally {
+  await database.close();
+  await pg.stop();
+}
+process.exit(0);

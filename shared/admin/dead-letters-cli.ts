@@ -1,0 +1,74 @@
+import { connectNats, createTopology, ensureTopology } from "../nats/topology";
+import { getDeadLetter, listDeadLetters, purgeDeadLetters, replayDeadLetter, specFor, type ReplayResult } from "../nats/dead-letters";
+
+export const DEAD_LETTERS_USAGE = `  dead-letters list [--stream ingest|matured|deliveries] [--limit N] [--from SEQ]
+  dead-letters show --seq N
+  dead-letters replay --seq N [--new-id] | --all [--stream S] [--new-id]
+  dead-letters purge --seq N | --stream S | --all`;
+
+export interface DeadLetterArgs {
+  seq?: string;
+  stream?: string;
+  limit?: string;
+  from?: string;
+  all?: boolean;
+  newId?: boolean;
+  /** Stream-name namespace (tests, side-by-side installs); production uses none. */
+  namespace?: string;
+}
+
+/** Bad input: the CLI prints it and exits non-zero. */
+export class DeadLetterUsageError extends Error {}
+
+const positive = (name: string, v: string | undefined): number | undefined => {
+  if (v === undefined) return undefined;
+  if (!/^[1-9]\d{0,15}$/.test(v)) throw new DeadLetterUsageError(`--${name} must be a positive integer`);
+  return Number(v);
+};
+
+/**
+ * `admin dead-letters <action>` (docs/dead-letters.md): inspect, replay and purge the
+ * DEAD_LETTERS stream. Connects to NATS only; returns what the CLI prints as JSON.
+ */
+export async function runDeadLetters(action: string, args: DeadLetterArgs, natsUrl: string): Promise<unknown> {
+  const topology = createTopology(args.namespace ?? "");
+  if (args.stream && !["ingest", "matured", "deliveries"].includes(specFor(topology, args.stream)?.key ?? "")) {
+    throw new DeadLetterUsageError("--stream must be ingest, matured or deliveries");
+  }
+  const seq = positive("seq", args.seq);
+  const nc = await connectNats(natsUrl, "cellar-admin", { maxReconnectAttempts: 0 });
+  try {
+    const { js, jsm } = await ensureTopology(nc, topology);
+    switch (action) {
+      case "list": {
+        const letters = await listDeadLetters(jsm, topology, { stream: args.stream, limit: positive("limit", args.limit) ?? 100, fromSeq: positive("from", args.from) });
+        // The body can be large: `show` prints it.
+        return { deadLetters: letters.map(({ body, headers: _h, ...rest }) => ({ ...rest, bytes: body.length })) };
+      }
+      case "show": {
+        if (seq === undefined) throw new DeadLetterUsageError("--seq is required");
+        const letter = await getDeadLetter(jsm, topology, seq);
+        if (!letter) throw new DeadLetterUsageError(`no dead letter with seq ${seq}`);
+        return letter;
+      }
+      case "replay": {
+        let seqs: number[];
+        if (seq !== undefined) seqs = [seq];
+        else if (args.all) seqs = (await listDeadLetters(jsm, topology, { stream: args.stream, limit: 100_000 })).map((d) => d.seq);
+        else throw new DeadLetterUsageError("--seq or --all is required");
+        const results: ReplayResult[] = [];
+        for (const s of seqs) results.push(await replayDeadLetter(js, jsm, topology, s, { newId: args.newId }));
+        if (seq !== undefined && results[0].status === "missing") throw new DeadLetterUsageError(`no dead letter with seq ${seq}`);
+        return { replayed: results.filter((r) => r.status === "replayed").length, results };
+      }
+      case "purge": {
+        if (seq === undefined && !args.stream && !args.all) throw new DeadLetterUsageError("--seq, --stream or --all is required");
+        return { purged: await purgeDeadLetters(jsm, topology, { seq, stream: args.stream }) };
+      }
+      default:
+        throw new DeadLetterUsageError(`unknown command "dead-letters ${action}"`);
+    }
+  } finally {
+    await nc.close();
+  }
+}
