@@ -9,6 +9,7 @@ import { chatTrace } from "./helpers/payloads";
 let stack: TestStack;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
 let poisoned = true;
+let flakyLeft = 3;
 
 beforeAll(async () => {
   stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
@@ -20,6 +21,8 @@ beforeAll(async () => {
     latencyNorms: async (serviceId) => {
       const [s] = await stack.database.sql<{ name: string }[]>`select name from trace_services where id = ${serviceId}`;
       if (poisoned && s?.name === badServiceName) throw new Error("baseline exploded");
+      // A deadlock says nothing about the session: never counted toward parking it.
+      if (s?.name === "flaky-bot" && flakyLeft-- > 0) throw Object.assign(new Error("deadlock detected"), { name: "PostgresError", code: "40P01" });
       return new Map();
     },
     maturation: { failurePolicy: { maxAttempts: 3, baseMs: 300, maxMs: 1_000 } },
@@ -68,6 +71,16 @@ test("a session whose maturation always fails is retried with backoff, parked, l
     return (await row("bad-1")).status === "matured";
   }, { what: "retried session matured", timeoutMs: 20_000 });
   expect(await row("bad-1")).toMatchObject({ maturation_failures: 0, maturation_failed_at: null, maturation_error: null });
+});
+
+test("transient failures (a deadlock) are retried without counting toward parking the session", async () => {
+  await send(chatTrace({ sessionId: "flaky-1", serviceName: "flaky-bot", messages: [{ role: "user", content: "hi" }], reply: "hello" }));
+  const matured = await waitFor(async () => {
+    const r = await row("flaky-1");
+    return r?.status === "matured" ? r : null;
+  }, { what: "flaky session matured", timeoutMs: 40_000 });
+  expect(flakyLeft).toBeLessThan(0);
+  expect(matured).toMatchObject({ maturation_count: 1, maturation_failures: 0, maturation_failed_at: null });
 });
 
 test("the sweep isolates a failing session: the chunk falls back to one by one and the others mature", async () => {

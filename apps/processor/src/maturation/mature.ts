@@ -4,6 +4,7 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import { maturedStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
+import { classifyFailure, sqlState } from "@cellar/shared/nats/failure";
 import type { Logger } from "@cellar/shared/logger";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session";
 import { llmTldr, type SummaryLlm } from "./llm-tldr";
@@ -227,6 +228,13 @@ export interface FailurePolicy {
 }
 export const DEFAULT_FAILURE_POLICY: FailurePolicy = { maxAttempts: 5, baseMs: 10_000, maxMs: 10 * 60_000 };
 
+const TRANSIENT_RETRY_MS = 2_000;
+/** Failures that say nothing about the session: a dependency down, or a lock conflict. */
+function notTheSessionsFault(err: unknown): boolean {
+  const state = sqlState(err);
+  return classifyFailure(err) === "transient" || state === "40P01" || state === "40001";
+}
+
 export function retryDelayForFailure(failures: number, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): number {
   return Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, failures - 1));
 }
@@ -280,6 +288,14 @@ export async function matureIsolated(deps: MaturationDeps, kind: "session" | "tr
       } catch (oneErr) {
         if (kind === "trace") {
           deps.logger.error("trace maturation failed; will retry", { pk, err: oneErr as Error });
+          continue;
+        }
+        if (notTheSessionsFault(oneErr)) {
+          // Postgres or NATS unavailable, a deadlock, a serialization failure: not this
+          // session's fault, so not counted toward parking it. Retried shortly.
+          deps.logger.warn("session maturation hit a transient failure; will retry", { pk, err: oneErr as Error });
+          outcomes.set(pk, "backing-off");
+          outcomes.dueInMs.set(pk, TRANSIENT_RETRY_MS);
           continue;
         }
         const delay = await recordMaturationFailure(deps, pk, oneErr);
