@@ -113,8 +113,9 @@ async function main() {
     for (let i = 0; i < SUBS; i++) {
       const svc = await createService(database.db, { tenantId: tenant.tenantId, name: `svc-${i}` });
       services.push({ id: svc.id, name: `svc-${i}` });
-      await database.sql`insert into webhook_subscriptions (tenant_id, trace_service_id, name, url, event_types, secret_encrypted)
-        values (${tenant.tenantId}, ${svc.id}, ${`bench-${i}`}, ${`http://127.0.0.1:${port}/hook/${i}`}, ${["session.matured"]}, ${await secretBox.seal(generateWebhookSecret())})`;
+      const subId = crypto.randomUUID();
+      await database.sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted)
+        values (${subId}, ${tenant.tenantId}, ${svc.id}, ${`bench-${i}`}, ${`http://127.0.0.1:${port}/hook/${i}`}, ${["session.matured"]}, ${await secretBox.seal(generateWebhookSecret(), subId)})`;
     }
     const newDispatcher = async () => {
       const d = createDispatcher({ sql: database.sql, js, topology, logger: createLogger("error"), secretBox, insecureAllowlist: "127.0.0.0/8", concurrency: CONCURRENCY });

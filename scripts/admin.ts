@@ -10,6 +10,8 @@ import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
 import * as analysisAdmin from "@cellar/shared/admin/detectors";
+import { reencryptSecrets } from "@cellar/shared/admin/secrets";
+import { keyringFromConfig } from "@cellar/shared/crypto";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
 import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "@cellar/shared/admin/dead-letters-cli";
 
@@ -32,6 +34,7 @@ const USAGE = `usage: npm run admin -- <command>
   detectors reset --tenant T --service S [--detector D]
   maturation failures [--tenant T]
   maturation retry --session <session uuid>
+  secrets reencrypt   (re-seals webhook secrets under SECRET_ENCRYPTION_KEY; old keys in SECRET_ENCRYPTION_KEYS_PREVIOUS)
 ${DEAD_LETTERS_USAGE}`;
 
 class UsageError extends Error {}
@@ -108,7 +111,7 @@ async function run(): Promise<unknown> {
   }
   const url = databaseUrl();
   await runMigrations(url);
-  const { db, close } = createDatabase(url, { max: 2 });
+  const { db, sql, close } = createDatabase(url, { max: 2 });
   try {
     switch (`${resource} ${action}`) {
       case "tenant create":
@@ -153,6 +156,11 @@ async function run(): Promise<unknown> {
         return await analysisAdmin.listMaturationFailures(db, { tenantId: values.tenant });
       case "maturation retry":
         return await analysisAdmin.retryMaturation(db, { sessionPk: need("session") });
+      case "secrets reencrypt": {
+        const current = process.env.SECRET_ENCRYPTION_KEY;
+        if (!current) throw new UsageError("SECRET_ENCRYPTION_KEY is not set (the key to seal under; retired ones in SECRET_ENCRYPTION_KEYS_PREVIOUS)");
+        return await reencryptSecrets(sql, keyringFromConfig({ SECRET_ENCRYPTION_KEY: current, SECRET_ENCRYPTION_KEYS_PREVIOUS: process.env.SECRET_ENCRYPTION_KEYS_PREVIOUS }));
+      }
       default:
         throw new UsageError(`unknown command "${resource} ${action}"\n${USAGE}`);
     }

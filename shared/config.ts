@@ -17,6 +17,10 @@ export const ConfigSchema = Type.Object({
   RETENTION_INTERVAL_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400 * 7, default: 3600 }),
   /** 32 bytes, base64; encrypts webhook signing secrets at rest (AES-GCM). */
   SECRET_ENCRYPTION_KEY: Type.String({ minLength: 1 }),
+  /** Retired SECRET_ENCRYPTION_KEY values (comma-separated): they still open secrets sealed under them. */
+  SECRET_ENCRYPTION_KEYS_PREVIOUS: Type.String({ default: "" }),
+  /** Postgres statement_timeout of the platform's reads, ms: a slower read is cancelled (503). */
+  PLATFORM_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
   /** Comma-separated CIDRs whose webhook destinations skip the HTTPS and public-address rules. */
   WEBHOOK_INSECURE_ALLOWLIST: Type.String({ default: "" }),
   /** Multiplies every webhook retry delay; tests shrink it. */
@@ -40,7 +44,7 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-const SECRET_KEYS = ["SECRET_ENCRYPTION_KEY", "SUMMARY_LLM_API_KEY", "DATABASE_URL"] as const;
+const SECRET_KEYS = ["SECRET_ENCRYPTION_KEY", "SECRET_ENCRYPTION_KEYS_PREVIOUS", "SUMMARY_LLM_API_KEY", "DATABASE_URL"] as const;
 
 /** Parses and validates the environment; throws a ConfigError naming the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -64,6 +68,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const keyBytes = decodeBase64(config.SECRET_ENCRYPTION_KEY);
   if (!keyBytes || keyBytes.length !== 32) {
     throw new ConfigError("invalid SECRET_ENCRYPTION_KEY: must be 32 bytes encoded as base64");
+  }
+  for (const previous of splitList(config.SECRET_ENCRYPTION_KEYS_PREVIOUS)) {
+    if (decodeBase64(previous)?.length !== 32) throw new ConfigError("invalid SECRET_ENCRYPTION_KEYS_PREVIOUS: each key must be 32 bytes encoded as base64");
   }
   for (const cidr of splitList(config.WEBHOOK_INSECURE_ALLOWLIST)) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {

@@ -30,25 +30,88 @@ export function randomToken(bytes = 24): string {
   return toBase64(randomBytes(bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** AES-GCM sealing for secrets stored at rest (webhook signing secrets). Output: base64(iv|ciphertext). */
+/** A secret that no key in the keyring opens (a retired key was dropped, or the row was tampered with). */
+export class SecretUnreadableError extends Error {
+  override name = "SecretUnreadableError";
+}
+
+const SEALED_V2 = /^v2:([0-9a-f]{8}):([A-Za-z0-9+/=]+)$/;
+
+/**
+ * AES-256-GCM sealing for secrets stored at rest (webhook signing secrets), with a keyring.
+ *
+ * Output `v2:<key id>:base64(iv|ciphertext)`. The key id (8 hex digits of a hash of the key)
+ * names the key that sealed it, and `aad` (the owning row's id) is authenticated with it, so a
+ * ciphertext copied into another row does not open. The first key seals; every key, current or
+ * retired (SECRET_ENCRYPTION_KEYS_PREVIOUS), opens. Values sealed before key ids existed (plain
+ * base64, no associated data) still open with any key in the ring; `needsReseal` says which
+ * values the admin `secrets reencrypt` command should rewrite.
+ */
 export class SecretBox {
-  private keyPromise: Promise<CryptoKey>;
-  constructor(base64Key: string) {
-    this.keyPromise = crypto.subtle.importKey("raw", fromBase64(base64Key), "AES-GCM", false, ["encrypt", "decrypt"]);
+  private keys: Array<Promise<{ id: string; key: CryptoKey }>>;
+  constructor(currentBase64Key: string, previousBase64Keys: string[] = []) {
+    this.keys = [currentBase64Key, ...previousBase64Keys].map(async (b64) => {
+      const raw = fromBase64(b64);
+      const id = (await sha256Hex(new Uint8Array([...encoder.encode("cellar-secret-key-id:"), ...raw]))).slice(0, 8);
+      return { id, key: await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]) };
+    });
   }
-  async seal(plain: string): Promise<string> {
+
+  /** The id of the key that seals now. */
+  async currentKeyId(): Promise<string> {
+    return (await this.keys[0]).id;
+  }
+
+  async seal(plain: string, aad: string): Promise<string> {
+    const { id, key } = await this.keys[0];
     const iv = randomBytes(12);
-    const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await this.keyPromise, encoder.encode(plain)));
+    const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(aad) }, key, encoder.encode(plain)));
     const out = new Uint8Array(iv.length + ct.length);
     out.set(iv);
     out.set(ct, iv.length);
-    return toBase64(out);
+    return `v2:${id}:${toBase64(out)}`;
   }
-  async open(sealed: string): Promise<string> {
-    const raw = fromBase64(sealed);
-    const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: raw.slice(0, 12) }, await this.keyPromise, raw.slice(12));
-    return new TextDecoder().decode(pt);
+
+  /** Throws SecretUnreadableError, naming the key id, when no key in the ring opens it. */
+  async open(sealed: string, aad: string): Promise<string> {
+    const v2 = SEALED_V2.exec(sealed);
+    if (v2) {
+      const entry = (await Promise.all(this.keys)).find((k) => k.id === v2[1]);
+      if (!entry) throw new SecretUnreadableError(`sealed with key ${v2[1]}, which is not in the keyring (SECRET_ENCRYPTION_KEY / SECRET_ENCRYPTION_KEYS_PREVIOUS)`);
+      const raw = fromBase64(v2[2]);
+      try {
+        const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: raw.slice(0, 12), additionalData: encoder.encode(aad) }, entry.key, raw.slice(12));
+        return new TextDecoder().decode(pt);
+      } catch {
+        throw new SecretUnreadableError(`sealed with key ${v2[1]} but does not authenticate for this row (altered or copied from another row)`);
+      }
+    }
+    // Legacy: base64(iv|ciphertext) with no key id and no associated data; try every key.
+    let raw: Uint8Array<ArrayBuffer>;
+    try {
+      raw = fromBase64(sealed);
+    } catch {
+      throw new SecretUnreadableError("is not a sealed value");
+    }
+    for (const entry of await Promise.all(this.keys)) {
+      try {
+        return new TextDecoder().decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: raw.slice(0, 12) }, entry.key, raw.slice(12)));
+      } catch {}
+    }
+    throw new SecretUnreadableError("sealed without a key id by a key that is not in the keyring");
   }
+
+  /** True when `sealed` is not under the current key (or predates key ids). */
+  async needsReseal(sealed: string): Promise<boolean> {
+    const v2 = SEALED_V2.exec(sealed);
+    return !v2 || v2[1] !== (await this.currentKeyId());
+  }
+}
+
+/** The keyring from config: SECRET_ENCRYPTION_KEY seals, SECRET_ENCRYPTION_KEYS_PREVIOUS still open. */
+export function keyringFromConfig(config: { SECRET_ENCRYPTION_KEY: string; SECRET_ENCRYPTION_KEYS_PREVIOUS?: string }): SecretBox {
+  const previous = (config.SECRET_ENCRYPTION_KEYS_PREVIOUS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return new SecretBox(config.SECRET_ENCRYPTION_KEY, previous);
 }
 
 /**

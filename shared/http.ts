@@ -11,8 +11,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * The contract's error shape on every failure (`{"error": "..."}`), an `x-request-id` echoed or
  * generated on every response, and 500s that never leak internals. Mount first, `as: "global"`.
+ * `mapError` turns an app's known outside failures into HttpErrors before the catch-all 500.
  */
-export function httpBasics(logger: Logger) {
+export function httpBasics(logger: Logger, opts: { mapError?: (error: unknown) => HttpError | undefined } = {}) {
   return new Elysia({ name: "cellar-http-basics" })
     .derive({ as: "global" }, ({ request, set }) => {
       const given = request.headers.get("x-request-id");
@@ -20,7 +21,9 @@ export function httpBasics(logger: Logger) {
       set.headers["x-request-id"] = requestId;
       return { requestId };
     })
-    .onError({ as: "global" }, ({ error, code, set, request }) => {
+    .onError({ as: "global" }, ({ error: raised, code, set, request }) => {
+      // An app's own mapping of outside failures (the platform: Postgres down = 503).
+      const error = (!(raised instanceof HttpError) && opts.mapError?.(raised)) || raised;
       const requestId = (set.headers["x-request-id"] as string) ?? request.headers.get("x-request-id") ?? crypto.randomUUID();
       const base = { "x-request-id": requestId };
       if (error instanceof HttpError) {

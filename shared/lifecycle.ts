@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, redactConfig } from "./config";
+import { ConfigError, loadConfig, redactConfig, type Config } from "./config";
 import { createDatabase, runMigrations } from "./db/client";
 import { createLogger, type Logger } from "./logger";
 import { connectNats, createTopology, ensureTopology, type NatsHandles } from "./nats/topology";
@@ -44,12 +44,12 @@ function loadConfigOrExit() {
  * What every main.ts does first: config (or exit naming the bad variable), a logger, migrations,
  * the Postgres pools and, when asked, NATS with the topology ensured.
  */
-export async function bootApp<WithNats extends boolean>(name: string, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean }) {
+export async function bootApp<WithNats extends boolean>(name: string, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean; statementTimeoutMs?: (config: Config) => number }) {
   const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL, { app: name });
   logger.info("starting", { config: redactConfig(config) });
   await runMigrations(config.DATABASE_URL);
-  const database = createDatabase(config.DATABASE_URL, { max: opts.poolMax ?? 10 });
+  const database = createDatabase(config.DATABASE_URL, { max: opts.poolMax ?? 10, statementTimeoutMs: opts.statementTimeoutMs?.(config) });
   let nats: NatsHandles | undefined;
   if (opts.nats) {
     const nc = await connectNats(config.NATS_URL, `cellar-${name}`, opts.noAsyncTraces ? { noAsyncTraces: true } : {});

@@ -104,3 +104,30 @@ test.each([
   expect(r.stderr).toContain(needle);
   expect(r.json).toBeNull();
 });
+
+test("secrets reencrypt: moves every webhook secret to the current key; old keys can then be dropped", async () => {
+  const { SecretBox, randomBytes, toBase64 } = await import("@cellar/shared/crypto");
+  const { bootstrapTenant, createService } = await import("@cellar/shared/admin/tenancy");
+  const oldKey = toBase64(randomBytes(32));
+  const newKey = toBase64(randomBytes(32));
+  const t = await bootstrapTenant(database.db, { name: "Rekey", webhooks: true, email: "o@rekey.test" });
+  const svc = await createService(database.db, { tenantId: t.tenantId, name: "rekey-bot" });
+  const id = crypto.randomUUID();
+  const old = new SecretBox(oldKey);
+  await database.sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, previous_secret_encrypted, previous_secret_expires_at)
+    values (${id}, ${t.tenantId}, ${svc.id}, 'rekey', 'https://hooks.example.com/x', ${["session.matured"]}, ${await old.seal("whsec_now", id)}, ${await old.seal("whsec_before", id)}, now() + interval '1 hour')`;
+
+  const run = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ["run", join(import.meta.dir, "../scripts/admin.ts"), "secrets", "reencrypt"], { env: { ...process.env, DATABASE_URL: testDb.url, ...env }, encoding: "utf8" });
+  const first = run({ SECRET_ENCRYPTION_KEY: newKey, SECRET_ENCRYPTION_KEYS_PREVIOUS: oldKey });
+  expect(first.status).toBe(0);
+  expect(JSON.parse(first.stdout)).toEqual({ checked: 2, reencrypted: 2, unreadable: [] });
+  const [row] = await database.sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${id}`;
+  const onlyNew = new SecretBox(newKey);
+  expect(await onlyNew.open(row.secret_encrypted, id)).toBe("whsec_now");
+  expect(await onlyNew.open(row.previous_secret_encrypted, id)).toBe("whsec_before");
+  // Again: nothing left to do. Without the old key, nothing is unreadable either.
+  expect(JSON.parse(run({ SECRET_ENCRYPTION_KEY: newKey }).stdout)).toEqual({ checked: 2, reencrypted: 0, unreadable: [] });
+  // A key that never sealed them: the subscription is reported, nothing is rewritten.
+  expect(JSON.parse(run({ SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)) }).stdout)).toEqual({ checked: 2, reencrypted: 0, unreadable: [id] });
+});

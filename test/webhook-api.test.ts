@@ -65,7 +65,7 @@ describe("webhook subscriptions API", () => {
     expect(new Date(sub.created_at).toISOString()).toBe(sub.created_at);
     const [row] = await stack.database.sql`select secret_encrypted from webhook_subscriptions where id = ${sub.id}`;
     expect(row.secret_encrypted).not.toContain(sub.secret.slice(6));
-    expect(await stack.secretBox.open(row.secret_encrypted)).toBe(sub.secret);
+    expect(await stack.secretBox.open(row.secret_encrypted, sub.id)).toBe(sub.secret);
 
     const one = await (await req(`/webhooks/${sub.id}`, acme.platformKey)).json();
     expect(one.secret).toBeUndefined();
@@ -211,8 +211,8 @@ describe("webhook subscriptions API", () => {
     expect(window).toBeGreaterThan(23.9 * 3600_000);
     expect(window).toBeLessThan(24.1 * 3600_000);
     const [row] = await stack.database.sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${sub.id}`;
-    expect(await stack.secretBox.open(row.secret_encrypted)).toBe(rotated.secret);
-    expect(await stack.secretBox.open(row.previous_secret_encrypted)).toBe(sub.secret);
+    expect(await stack.secretBox.open(row.secret_encrypted, sub.id)).toBe(rotated.secret);
+    expect(await stack.secretBox.open(row.previous_secret_encrypted, sub.id)).toBe(sub.secret);
 
     const now = await (await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", { previous_secret_ttl_hours: 0 })).json();
     expect(now.previous_secret_expires_at).toBeNull();

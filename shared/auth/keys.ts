@@ -2,7 +2,9 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { apiKeys, tenants, users, type KeyKind, type Role } from "../db/schema";
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { randomToken } from "../crypto";
+import { createRateLimiter, type RateLimiter } from "../rate-limit";
 
 /** Key prefixes by kind. DSN prefixes are the contract's; only the hash is stored. */
 export const KEY_PREFIX: Record<KeyKind, string> = {
@@ -38,32 +40,75 @@ export interface ResolvedKey {
   tenantPlan: "free" | "pro";
 }
 
+export interface KeyResolverOptions {
+  /** How long a row read stays valid in the cache (default 2 s). */
+  ttlMs?: number;
+  now?: () => number;
+  /** Cached keys, known and unknown alike; least recently used go first (default 10,000). */
+  maxEntries?: number;
+  /**
+   * Lookups of keys that are not cached, per client address: the only requests that reach
+   * Postgres. A random-key spray from one address gets 429 once its bucket is empty, while
+   * every cached (valid) key keeps answering from memory. Default 20/s, burst 100; 0 disables.
+   */
+  missesPerSecond?: number;
+  missBurst?: number;
+}
+
 /**
  * Resolves a presented key to its live row (not revoked, owner not deprovisioned), with a short
  * cache. The cache TTL bounds how long a revoked key keeps working on any instance.
+ *
+ * Bounded: the cache is an LRU (lru-cache) of `maxEntries` that holds unknown keys too
+ * (negative entries), so a spray of random keys costs at most one query per key per TTL and
+ * evicts only the least recently used entries, never the whole cache.
  */
 export class KeyResolver {
-  private cache = new Map<string, { value: ResolvedKey | null; expiresAt: number }>();
+  private cache: LRUCache<string, { value: ResolvedKey | null }>;
   /** Lookups in progress: a burst of requests with one uncached key costs one query. */
   private inFlight = new Map<string, Promise<ResolvedKey | null>>();
+  private misses: RateLimiter;
+  /**
+   * Hashes that resolved to a live key within the last hour. Their refresh after the TTL skips
+   * the per-address limit: a real client sharing an address with a sprayer keeps working.
+   * Only a real key can get in here, so a spray cannot use it.
+   */
+  private recentlyValid: LRUCache<string, true>;
+  /** Postgres lookups done (the key-spray bench reads it). */
+  lookups = 0;
   constructor(
     private db: Db,
-    private options: { ttlMs?: number; now?: () => number; maxEntries?: number } = {},
-  ) {}
+    private options: KeyResolverOptions = {},
+  ) {
+    const now = options.now ?? Date.now;
+    this.cache = new LRUCache({ max: options.maxEntries ?? 10_000, ttl: this.ttlMs, ttlResolution: 0, perf: { now } });
+    this.recentlyValid = new LRUCache({ max: options.maxEntries ?? 10_000, ttl: 3600_000, perf: { now } });
+    this.misses = createRateLimiter({
+      perSecond: options.missesPerSecond ?? 20,
+      burst: options.missBurst ?? 100,
+      now,
+      maxTracked: 50_000,
+      subject: "unknown credentials from this address",
+    });
+  }
 
   /** How long a revoked key may keep working on an instance that has it cached. */
   get ttlMs(): number {
     return this.options.ttlMs ?? 2_000;
   }
 
-  async resolve(presented: string): Promise<ResolvedKey | null> {
+  /**
+   * `client` is the caller's network address: a key not in the cache takes a token from that
+   * address's bucket before it may cost a query (429 with Retry-After once it is empty).
+   */
+  async resolve(presented: string, client = "unknown"): Promise<ResolvedKey | null> {
     if (!presented || presented.length > 512) return null;
     const hash = hashKey(presented);
-    const now = (this.options.now ?? Date.now)();
     const hit = this.cache.get(hash);
-    if (hit && hit.expiresAt > now) return hit.value;
+    if (hit) return hit.value;
     let pending = this.inFlight.get(hash);
     if (!pending) {
+      if (!this.recentlyValid.has(hash)) this.misses.take(client);
       pending = this.lookup(hash).finally(() => this.inFlight.delete(hash));
       this.inFlight.set(hash, pending);
     }
@@ -73,6 +118,7 @@ export class KeyResolver {
   private async lookup(hash: string): Promise<ResolvedKey | null> {
     // The TTL counts from before the query: the row read is at least that old.
     const readAt = (this.options.now ?? Date.now)();
+    this.lookups++;
     const [row] = await this.db
       .select({
         id: apiKeys.id,
@@ -95,8 +141,9 @@ export class KeyResolver {
       const { userDeprovisionedAt: _, ...rest } = row;
       value = rest as ResolvedKey;
     }
-    if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
-    this.cache.set(hash, { value, expiresAt: readAt + this.ttlMs });
+    if (value) this.recentlyValid.set(hash, true);
+    const ttl = readAt + this.ttlMs - (this.options.now ?? Date.now)();
+    if (ttl > 0) this.cache.set(hash, { value }, { ttl });
     return value;
   }
 }

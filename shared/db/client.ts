@@ -11,13 +11,30 @@ export interface Database {
 }
 
 /**
+ * How long opening a connection may take. postgres.js's default is 30 s, during which a request
+ * hangs when Postgres is unreachable; a loopback or LAN connect takes milliseconds.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 3;
+
+export interface DatabaseOptions {
+  /** Pool size of the raw client (drizzle's pool is half of it). */
+  max?: number;
+  connectTimeoutSeconds?: number;
+  /** Postgres statement_timeout for every statement on these pools (0 / omitted = none). */
+  statementTimeoutMs?: number;
+}
+
+/**
  * Opens two pools; nothing connects until the first query. drizzle's postgres-js driver swaps
  * the client's type parsers and serializers for pass-through ones, so it gets a client of its
  * own and raw `sql` keeps postgres.js's normal Date and JSON handling.
  */
-export function createDatabase(url: string, options: { max?: number } = {}): Database {
+export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
   const max = options.max ?? 10;
-  const base = { onnotice: () => {}, connection: { application_name: "cellar" } };
+  const connection: Record<string, string | number> = { application_name: "cellar" };
+  // A startup parameter: every statement on these pools is cancelled past it (SQLSTATE 57014).
+  if (options.statementTimeoutMs) connection.statement_timeout = options.statementTimeoutMs;
+  const base = { onnotice: () => {}, connection, connect_timeout: options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS };
   const sql = postgres(url, { ...base, max });
   const drizzleClient = postgres(url, { ...base, max: Math.max(2, Math.ceil(max / 2)) });
   const db = drizzle(drizzleClient, { schema });

@@ -66,11 +66,13 @@ function judge(url: URL, hostname: string, addresses: string[], allowlist: Cidr[
   let allAllowlisted = true;
   for (const a of addresses) {
     const ip = parseAddress(a);
-    if (!ip) return fail("dns_failure", `host ${hostname} resolved to a non-address ${JSON.stringify(a)}`);
+    if (!ip) return fail("dns_failure", `host ${hostname} resolved to something that is not an address`);
     const allowed = inCidrs(ip, allowlist);
     allAllowlisted &&= allowed;
     const reason = allowed ? null : nonPublicReason(ip);
-    if (reason) return fail("private_address", `resolves to a non-public address (${a}: ${reason})`);
+    // The address itself is not named: the message reaches tenant admins (400s, attempt
+    // records), and what an internal name resolves to is not theirs to learn.
+    if (reason) return fail("private_address", `resolves to a non-public address (${reason})`);
   }
   if (url.protocol !== "https:" && !allAllowlisted) return fail("not_https", "must use https");
   return { ok: true, url, hostname, address: addresses[0] };

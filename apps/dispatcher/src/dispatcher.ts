@@ -10,10 +10,11 @@ import type { DeliveryJob, MaturedMessage } from "@cellar/shared/payloads";
 import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
 import { publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
-import { attemptDelivery, loadDeliveries, recordSuccesses, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt";
+import { recordSuccesses } from "@cellar/shared/webhooks/delivery-state";
+import { attemptDelivery, loadDeliveries, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt";
 import { createBatcher } from "./batcher";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout";
-import { createKeyedLimiter } from "./limiter";
+import { createFairness, crowdedDelayMs, TENANT_SHARE } from "./fairness";
 import { pinnedFetch } from "./pinned-fetch";
 import { pruneHistory, RETENTION_MS } from "./prune";
 import { MAX_RETRY_AFTER_MS } from "./retry";
@@ -39,8 +40,10 @@ export interface DispatcherDeps {
   insecureAllowlist?: string | string[] | Cidr[];
   /** Attempts in flight per process. */
   concurrency?: number;
-  /** Attempts in flight per subscription endpoint per process (contract: platform-set). */
+  /** Attempts in flight per destination host per process (contract: platform-set). */
   endpointConcurrency?: number;
+  /** Attempts in flight per tenant per process (default: TENANT_SHARE of `concurrency`). */
+  tenantConcurrency?: number;
   pruneIntervalMs?: number;
   retentionMs?: number;
   /** Test and metrics hook: runs after each attempt is recorded. */
@@ -58,10 +61,14 @@ export function createDispatcher(deps: DispatcherDeps) {
   const now = deps.now ?? (() => new Date());
   const allowlist = toCidrs(deps.insecureAllowlist);
   const secrets = new Map<string, Promise<string>>();
-  const openSecret = (sealed: string) => {
+  const openSecret = (sealed: string, subscriptionId: string) => {
     if (secrets.size > 10_000) secrets.clear();
-    let p = secrets.get(sealed);
-    if (!p) secrets.set(sealed, (p = deps.secretBox.open(sealed)));
+    const cacheKey = `${subscriptionId}|${sealed}`;
+    let p = secrets.get(cacheKey);
+    if (!p) {
+      secrets.set(cacheKey, (p = deps.secretBox.open(sealed, subscriptionId)));
+      p.catch(() => secrets.delete(cacheKey)); // a failure is not remembered: the keyring may be fixed
+    }
     return p;
   };
   // Under load many attempts share one query; a lone attempt waits at most 2 ms.
@@ -82,12 +89,15 @@ export function createDispatcher(deps: DispatcherDeps) {
   };
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const endpointCap = deps.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY;
-  const limiter = createKeyedLimiter(endpointCap);
+  const fairness = createFairness({
+    concurrency,
+    hostCap: endpointCap,
+    tenantCap: deps.tenantConcurrency ?? Math.max(1, Math.floor(concurrency * TENANT_SHARE)),
+  });
   const loops: ConsumeLoop[] = [];
   let pruneTimer: ReturnType<typeof setInterval> | undefined;
   let pruning: Promise<unknown> = Promise.resolve();
 
-  const globalSlots = createKeyedLimiter(concurrency);
   // Fan-out of many MATURED messages shares two queries (see fanout.ts).
   const fanOutBatched = createBatcher(
     async (events: MaturedMessage[]) => {
@@ -104,20 +114,19 @@ export function createDispatcher(deps: DispatcherDeps) {
   );
   const publishJob = (deliveryId: string, afterAttempt: number) =>
     publishDeliveryJobs(deps.js, deps.topology, [{ job: { deliveryId }, msgID: `${deliveryId}:a${afterAttempt}` }]);
-  const crowded = (row: Loaded) => limiter.queued(row.subscription_id) >= endpointCap * 4;
+  const fairKey = (row: Loaded) => ({ tenantId: row.tenant_id, url: row.url });
+  const crowded = (row: Loaded) => fairness.crowded(fairKey(row));
 
-  /** One attempt within the endpoint's and the process's concurrency caps. */
+  /** One attempt within the destination host's, the tenant's and the process's caps (fairness.ts). */
   async function attemptNow(row: Loaded, manual: boolean): Promise<Verdict> {
-    const releaseEndpoint = await limiter.acquire(row.subscription_id);
-    const releaseGlobal = await globalSlots.acquire("*");
+    const release = await fairness.acquire(fairKey(row));
     try {
       const verdict = await attemptDelivery(attemptDeps, row, manual);
       deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
       if (verdict.action === "term") deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
       return verdict;
     } finally {
-      releaseGlobal();
-      releaseEndpoint();
+      release();
     }
   }
 
@@ -152,7 +161,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     await Promise.all(pending.map(firstAttempt));
   }
 
-  async function handleDelivery({ value: job }: Delivery<DeliveryJob>): Promise<Outcome> {
+  async function handleDelivery({ value: job, msg }: Delivery<DeliveryJob>): Promise<Outcome> {
     const row = await loadDelivery(job.deliveryId);
     if (!row) return { term: "delivery no longer exists" }; // subscription deleted or pruned
     if (row.status !== "pending") return "ack"; // a redelivered job already done
@@ -160,7 +169,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const wait = row.next_attempt_at && !job.manual ? Math.min(row.next_attempt_at.getTime() - now().getTime(), MAX_RETRY_AFTER_MS) : 0;
     if (wait > 0) return { retryInMs: wait };
     // A crowded endpoint should not hold every slot of this process: come back shortly.
-    if (crowded(row)) return { retryInMs: 500 + Math.round(attemptDeps.random() * 1000) };
+    if (crowded(row)) return { retryInMs: crowdedDelayMs(msg.info.deliveryCount, attemptDeps.random) };
     const verdict = await attemptNow(row, job.manual === true);
     if (verdict.action === "ack") return "ack";
     if (verdict.action === "nak") return { retryInMs: verdict.delayMs };

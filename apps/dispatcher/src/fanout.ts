@@ -1,7 +1,8 @@
 import type postgres from "postgres";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Loaded } from "./attempt";
-import { deliveryBody, insertDeliveries, newDeliveryId, type NewDelivery } from "@cellar/shared/webhooks/deliveries";
+import { deliveryBody, newDeliveryId } from "@cellar/shared/webhooks/deliveries";
+import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 
 export interface FanoutDeps {
   sql: postgres.Sql;
@@ -45,7 +46,7 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
     where s.trace_service_id = any(${[...new Set(events.map((m) => m.traceServiceId))]}::uuid[]) and s.enabled and t.webhooks_enabled`;
   if (subs.length === 0) return [];
   const timestamp = deps.now();
-  const rows: Array<NewDelivery & { sub: Sub }> = [];
+  const rows: Array<deliveryState.NewDelivery & { sub: Sub }> = [];
   for (const m of events) {
     const data = {
       tenant_id: m.tenantId,
@@ -62,7 +63,7 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
     }
   }
   if (rows.length === 0) return [];
-  const inserted = await insertDeliveries(deps.sql, rows);
+  const inserted = await deliveryState.insert(deps.sql, rows);
   if (inserted.length === rows.length) {
     return rows.map(({ sub, ...r }) => ({
       id: r.id,
@@ -70,7 +71,7 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       attempts: 0,
       fresh: true,
       row: {
-        id: r.id, body: r.body, status: "pending", attempts: 0, next_attempt_at: null, subscription_id: sub.id, url: sub.url, enabled: sub.enabled,
+        id: r.id, tenant_id: r.tenant_id, body: r.body, status: "pending", attempts: 0, next_attempt_at: null, created_at: timestamp, subscription_id: sub.id, url: sub.url, enabled: sub.enabled,
         secret_encrypted: sub.secret_encrypted, previous_secret_encrypted: sub.previous_secret_encrypted, previous_secret_expires_at: sub.previous_secret_expires_at,
       },
     }));

@@ -1,5 +1,5 @@
 import { splitList } from "@cellar/shared/config";
-import { SecretBox } from "@cellar/shared/crypto";
+import { keyringFromConfig } from "@cellar/shared/crypto";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createDispatcher } from "./dispatcher";
 
@@ -10,7 +10,7 @@ const dispatcher = createDispatcher({
   js: nats.js,
   topology: nats.topology,
   logger,
-  secretBox: new SecretBox(config.SECRET_ENCRYPTION_KEY),
+  secretBox: keyringFromConfig(config),
   retryTimeScale: config.WEBHOOK_RETRY_TIME_SCALE,
   timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
   insecureAllowlist: splitList(config.WEBHOOK_INSECURE_ALLOWLIST),

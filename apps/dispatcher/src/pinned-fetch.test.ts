@@ -57,3 +57,41 @@ test.skipIf(!opensslAvailable)("https checks the certificate against the host na
     tlsServer.stop(true);
   }
 });
+
+test("HTTP_PROXY / HTTPS_PROXY in the environment are ignored: the request goes to the pinned address", async () => {
+  // A "proxy" that answers 599 to anything it receives.
+  const proxy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("proxied", { status: 599 }) });
+  const saved = { http: process.env.HTTP_PROXY, https: process.env.HTTPS_PROXY, no: process.env.NO_PROXY };
+  process.env.HTTP_PROXY = process.env.HTTPS_PROXY = `http://127.0.0.1:${proxy.port}`;
+  delete process.env.NO_PROXY;
+  try {
+    const res = await pinnedFetch(`http://hooks.invalid:${server.port}/hook`, { method: "POST", body: "{}", redirect: "manual" }, { address: "127.0.0.1", hostname: "hooks.invalid" });
+    expect(res.status).toBe(200);
+  } finally {
+    for (const [k, v] of [["HTTP_PROXY", saved.http], ["HTTPS_PROXY", saved.https], ["NO_PROXY", saved.no]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    proxy.stop(true);
+  }
+});
+
+test("a compressed answer is never inflated: the body comes back as sent, and identity is asked for", async () => {
+  let acceptEncoding = null as string | null;
+  const zipped = Bun.gzipSync(new Uint8Array(8 * 1024 * 1024)); // 8 MiB of zeros, ~8 KiB gzipped
+  const bomb = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      acceptEncoding = req.headers.get("accept-encoding");
+      return new Response(zipped, { headers: { "content-encoding": "gzip" } });
+    },
+  });
+  try {
+    const res = await pinnedFetch(`http://hooks.invalid:${bomb.port}/`, { method: "POST", body: "{}", redirect: "manual" }, { address: "127.0.0.1", hostname: "hooks.invalid" });
+    expect((await res.arrayBuffer()).byteLength).toBe(zipped.byteLength);
+    expect(acceptEncoding).toBe("identity");
+  } finally {
+    bomb.stop(true);
+  }
+});

@@ -1,3 +1,5 @@
+import { deliveriesStream } from "@cellar/shared/nats/catalogue";
+
 const S = 1000;
 const M = 60 * S;
 const H = 60 * M;
@@ -6,6 +8,19 @@ const H = 60 * M;
 export const RETRY_STEPS_MS = [5 * S, 5 * M, 30 * M, 2 * H, 5 * H, 10 * H, 14 * H, 20 * H] as const;
 export const MAX_ATTEMPTS = RETRY_STEPS_MS.length + 1;
 export const JITTER = 0.1;
+/**
+ * How long a retry job can live: the DELIVERIES stream's max_age (4 days), counted from the job's
+ * publication (nak(delay) keeps the original message). A test checks it against the stream.
+ */
+export const DELIVERY_JOB_LIFETIME_MS = deliveriesStream.maxAgeMs!;
+/**
+ * Every attempt of a delivery falls within this long of its creation, whatever Retry-After
+ * asks: eight retries each stretched to 24 h would take 8 days and outlive their job (the
+ * delivery would stay pending forever). A retry that would land later is moved to the horizon
+ * and is the last. Half a day of margin covers a dispatcher that was down when it came due.
+ */
+export const RETRY_HORIZON_MS = DELIVERY_JOB_LIFETIME_MS - 12 * H;
+
 /** A receiver's Retry-After is honored up to this long (unscaled: it is the receiver's own clock). */
 export const MAX_RETRY_AFTER_MS = 24 * H;
 

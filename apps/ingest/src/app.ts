@@ -8,7 +8,7 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import { parseJsonStrict, readBodyText, requireJsonContentType } from "./body";
 import { createAuthenticator, methodNotAllowed, preflightResponse } from "./credentials";
 import { createPublisher } from "./publish";
-import { createRateLimiter } from "./rate-limit";
+import { createRateLimiter } from "@cellar/shared/rate-limit";
 import { validateEvent, validateTrace } from "./validate";
 
 export interface IngestDeps {
@@ -59,10 +59,10 @@ export function createIngestApp(deps: IngestDeps) {
   }
 
   /** The whole pipeline; errors become responses here so CORS and rate-limit headers survive. */
-  async function ingest(kind: "trace" | "event", request: Request, requestId: string): Promise<Response> {
+  async function ingest(kind: "trace" | "event", request: Request, requestId: string, client: string | undefined): Promise<Response> {
     let headers: Record<string, string> = { "x-request-id": requestId };
     try {
-      const { key, cors } = await authenticate(request);
+      const { key, cors } = await authenticate(request, client);
       headers = { ...headers, ...cors };
       headers = { ...headers, ...limiter.take(key.id) };
       requireJsonContentType(request);
@@ -81,7 +81,7 @@ export function createIngestApp(deps: IngestDeps) {
   let app = new Elysia({ name: "ingest" }).use(httpBasics(deps.logger));
   for (const [path, kind] of Object.entries(ROUTES)) {
     app = app
-      .post(path, ({ request, requestId }) => ingest(kind, request, requestId), { parse: "none" })
+      .post(path, ({ request, requestId, server }) => ingest(kind, request, requestId, server?.requestIP(request)?.address), { parse: "none" })
       .options(path, ({ request }) => preflightResponse(request))
       .all(path, ({ request }) => {
         throw methodNotAllowed(request.method, path);

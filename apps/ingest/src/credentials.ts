@@ -21,13 +21,15 @@ const BEARER = /^bearer +([^\s]+) *$/i;
  * telemetry keys and server DSNs are secrets and must not ship in a browser bundle.
  */
 export function createAuthenticator(keys: KeyResolver, logger: Logger) {
-  return async function authenticate(request: Request): Promise<Authenticated> {
+  /** `client`: the caller's address, for the per-address limit on unknown-key lookups. */
+  return async function authenticate(request: Request, client?: string): Promise<Authenticated> {
     const match = BEARER.exec(request.headers.get("authorization") ?? "");
     if (!match) throw unauthorized();
     let key: ResolvedKey | null;
     try {
-      key = await keys.resolve(match[1]);
+      key = await keys.resolve(match[1], client);
     } catch (err) {
+      if (err instanceof HttpError) throw err; // the per-address limit's 429
       logger.warn("key lookup failed", { err: err as Error });
       throw serviceUnavailable("authentication temporarily unavailable, retry later", 2);
     }

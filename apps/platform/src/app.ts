@@ -1,29 +1,21 @@
 import { Elysia } from "elysia";
-import type postgres from "postgres";
-import type { Db } from "@cellar/shared/db/client";
-import type { KeyResolver } from "@cellar/shared/auth/keys";
 import { httpBasics } from "@cellar/shared/http";
-import type { Logger } from "@cellar/shared/logger";
 import { analysisRoutes } from "./analysis/routes";
+import type { PlatformDeps } from "./deps";
+import { databaseTrouble } from "./http/database-errors";
+import { createPlatformLimiter } from "./http/limits";
 import { metricsRoutes } from "./metrics/routes";
 import { API_PREFIX, buildOpenApi } from "./openapi/document";
 import { sessionRoutes } from "./sessions/routes";
 import { sessionDeleteRoutes } from "./sessions/delete";
 import { traceRoutes } from "./traces/routes";
-import { webhookRoutes, type WebhookOptions } from "./webhooks/routes";
+import { webhookRoutes } from "./webhooks/routes";
 
-export interface PlatformDeps {
-  db: Db;
-  sql: postgres.Sql;
-  keys: KeyResolver;
-  logger: Logger;
-  windowSeconds: number;
-  /** Webhook management: secret sealing, DNS, allowlist, and DELIVERIES for test sends. */
-  webhooks?: WebhookOptions;
-}
+export type { PlatformDeps } from "./deps";
 
 /** The platform read API under /api/v1. Add a resource module with one `.use(...)` line below. */
-export function createPlatformApp(deps: PlatformDeps) {
+export function createPlatformApp(given: PlatformDeps) {
+  const deps: PlatformDeps = { ...given, limiter: given.limiter ?? createPlatformLimiter() };
   const api = new Elysia({ prefix: API_PREFIX })
     .use(sessionRoutes(deps))
     .use(sessionDeleteRoutes(deps))
@@ -34,7 +26,8 @@ export function createPlatformApp(deps: PlatformDeps) {
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })
-    .use(httpBasics(deps.logger))
+    // Postgres down or too slow is 503 with Retry-After, not the catch-all 500.
+    .use(httpBasics(deps.logger, { mapError: databaseTrouble }))
     .get("/health", () => ({ status: "ok" }))
     .use(api)
     // Public like the docs it describes; built on first request so every mounted route is in it.

@@ -1,11 +1,12 @@
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { splitList } from "@cellar/shared/config";
-import { SecretBox } from "@cellar/shared/crypto";
+import { keyringFromConfig } from "@cellar/shared/crypto";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app";
 
 // Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES).
-const { config, logger, database, nats } = await bootApp("platform", { nats: true });
+// Every statement is cancelled past PLATFORM_STATEMENT_TIMEOUT_MS (answered 503 + Retry-After).
+const { config, logger, database, nats } = await bootApp("platform", { nats: true, statementTimeoutMs: (c) => c.PLATFORM_STATEMENT_TIMEOUT_MS });
 const app = createPlatformApp({
   db: database.db,
   sql: database.sql,
@@ -13,7 +14,7 @@ const app = createPlatformApp({
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
   webhooks: {
-    secretBox: new SecretBox(config.SECRET_ENCRYPTION_KEY),
+    secretBox: keyringFromConfig(config),
     insecureAllowlist: splitList(config.WEBHOOK_INSECURE_ALLOWLIST),
     js: nats.js,
     topology: nats.topology,

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { badRequest } from "@cellar/shared/errors";
-import type { PlatformDeps } from "../app";
+import type { PlatformDeps } from "../deps";
 import { platformAuth } from "../auth/plugin";
 import { resolveService, type Principal } from "../auth/principal";
 import { pagedQuery, strictBody } from "../http/filters";
@@ -23,7 +23,7 @@ function range(from?: string, to?: string): Range {
 export function analysisRoutes(deps: PlatformDeps) {
   const service = async (p: Principal, name: string) => ({ ...(await resolveService(deps.sql, p, name)), tenantId: p.tenantId });
   return new Elysia({ prefix: "/telemetry/otel" })
-    .use(platformAuth(deps.keys))
+    .use(platformAuth(deps.keys, deps.limiter?.perKey))
     .post("/issues/filtered", async ({ body, principal }) => filterIssues(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {
       body: IssuesFilteredBody,
       transform: strictBody(IssuesFilteredBody),

@@ -19,10 +19,10 @@ export const hasRole = (p: Principal, min: Role) => ROLE_RANK[p.role] >= ROLE_RA
  * Bearer is the dashboard's scheme, so a platform key under Bearer is 401 like every other
  * failure (contract: Authentication rules 2-4).
  */
-export async function authenticatePlatform(keys: KeyResolver, header: string | null): Promise<Principal> {
+export async function authenticatePlatform(keys: KeyResolver, header: string | null, client?: string): Promise<Principal> {
   const match = /^Token ([^\s]+)$/i.exec(header ?? "");
   if (!match) throw unauthorized();
-  const key = await keys.resolve(match[1]);
+  const key = await keys.resolve(match[1], client);
   if (!key || key.kind !== "platform" || !key.userId || !key.userRole) throw unauthorized();
   return { keyId: key.id, tenantId: key.tenantId, userId: key.userId, role: key.userRole, plan: key.tenantPlan };
 }

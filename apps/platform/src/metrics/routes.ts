@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
-import type { PlatformDeps } from "../app";
+import type { PlatformDeps } from "../deps";
 import { platformAuth } from "../auth/plugin";
 import { candidateServices, pickOne, resolveService, type Principal } from "../auth/principal";
 import { doc } from "../http/schemas";
@@ -30,7 +30,7 @@ export function metricsRoutes(deps: PlatformDeps) {
     return { ...head, name: metricName, value: metrics ? (metrics as Record<string, unknown>)[metricName] : null };
   }
 
-  return new Elysia({ prefix: "/telemetry/metrics" }).use(platformAuth(deps.keys)).get(
+  return new Elysia({ prefix: "/telemetry/metrics" }).use(platformAuth(deps.keys, deps.limiter?.perKey)).get(
     "/session/:serviceName/:sessionId",
     async ({ params, query, principal }) => {
       const [svc] = await deps.sql<{ id: string; has_session: boolean }[]>`

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { paymentRequired } from "@cellar/shared/errors";
-import type { PlatformDeps } from "../app";
+import type { PlatformDeps } from "../deps";
 import { platformAuth } from "../auth/plugin";
 import { resolveService, type Principal } from "../auth/principal";
 import { pagedQuery, strictBody } from "../http/filters";
@@ -35,7 +35,7 @@ export function sessionRoutes(deps: PlatformDeps) {
   const ctx = (p: Principal, params: { serviceName: string; sessionId: string }) => sessionContext(deps, p, params.serviceName, params.sessionId);
   const page = (q: { limit?: number; offset?: number }) => ({ limit: q.limit ?? 500, offset: q.offset ?? 0 });
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
-    .use(platformAuth(deps.keys))
+    .use(platformAuth(deps.keys, deps.limiter?.perKey))
     .get(
       "/:serviceName/:sessionId/transcript",
       async ({ params, query, principal }) => {

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { PlatformDeps } from "../app";
+import type { PlatformDeps } from "../deps";
 import { platformAuth } from "../auth/plugin";
 import { candidateServices, pickOne, resolveService } from "../auth/principal";
 import { pagedQuery, strictBody } from "../http/filters";
@@ -16,7 +16,7 @@ const optionalService = t.Object({ serviceName: t.Optional(t.String({ minLength:
  */
 export function traceRoutes(deps: PlatformDeps) {
   return new Elysia({ prefix: "/telemetry" })
-    .use(platformAuth(deps.keys))
+    .use(platformAuth(deps.keys, deps.limiter?.perKey))
     .get(
       "/otel/trace/:traceId",
       async ({ params, query, principal }) => readTrace(deps.sql, await resolveService(deps.sql, principal, query.serviceName), params.traceId),

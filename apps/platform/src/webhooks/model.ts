@@ -107,26 +107,14 @@ export function attemptView(row: AttemptRow) {
 type Body = Record<string, unknown>;
 
 /** A JSON object body or a 400; `optional` lets an absent body stand for `{}`. */
+/**
+ * The parsed body (see auth/plugin.ts: authenticated, capped, JSON) as an object. `optional`:
+ * `curl -X POST -H 'Content-Type: application/json'` with no body at all means "no options".
+ */
 export function objectBody(body: unknown, optional = false): Body {
   if ((body === undefined || body === null || body === "") && optional) return {};
   if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("invalid body: must be a JSON object");
   return body as Body;
-}
-
-/**
- * Body of a route whose body is optional: `curl -X POST -H 'Content-Type: application/json'`
- * with no body at all means "no options", not a JSON syntax error.
- */
-export async function optionalJsonBody(request: Request): Promise<Body> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw badRequest("invalid body: not valid JSON");
-  }
-  return objectBody(parsed, true);
 }
 
 export function rejectUnknown(body: Body, allowed: readonly string[]): void {

@@ -1,18 +1,16 @@
 import { Elysia } from "elysia";
 import type postgres from "postgres";
-import type { JetStreamClient } from "@nats-io/jetstream";
 import type { KeyResolver } from "@cellar/shared/auth/keys";
-import type { SecretBox } from "@cellar/shared/crypto";
 import { badRequest } from "@cellar/shared/errors";
-import type { Topology } from "@cellar/shared/nats/topology";
 import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
-import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
+import { toCidrs } from "@cellar/shared/webhooks/address";
 import type { WebhookEventType } from "@cellar/shared/webhooks/deliveries";
-import { systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
+import { systemResolveDns } from "@cellar/shared/webhooks/destination";
 import { platformAuth } from "../auth/plugin";
+import type { PlatformLimiter } from "../http/limits";
 import { doc } from "../http/schemas";
 import {
-  Accepted, AttemptList, attemptView, DELIVERIES_LISTED, NoContent, objectBody, optionalJsonBody, parseEventTypes, parseName, parseTtlHours, parseUrlField, rejectUnknown,
+  Accepted, AttemptList, attemptView, DELIVERIES_LISTED, NoContent, objectBody, parseEventTypes, parseName, parseTtlHours, parseUrlField, rejectUnknown,
   RotatedSubscription, Subscription, SubscriptionList, SubscriptionWithSecret, subscriptionView, type AttemptRow,
 } from "./model";
 
@@ -20,23 +18,14 @@ const TAG = "Webhooks";
 const BODY_NOTE = "JSON body validated by the service (400 names the field); see docs/webhooks.md.";
 import * as svc from "./service";
 
-/** Optional platform deps for webhook management (all have safe defaults except secretBox). */
-export interface WebhookOptions {
-  /** Seals signing secrets (SECRET_ENCRYPTION_KEY). Without it create and rotate answer 503. */
-  secretBox?: SecretBox;
-  resolveDns?: ResolveDns;
-  /** WEBHOOK_INSECURE_ALLOWLIST. */
-  insecureAllowlist?: string | string[] | Cidr[];
-  now?: () => Date;
-  /** Needed by POST /webhooks/:id/test and .../retry (they publish to DELIVERIES). */
-  js?: JetStreamClient;
-  topology?: Topology;
-}
+import type { WebhookOptions } from "./options";
+export type { WebhookOptions };
 
 export interface WebhookRouteDeps {
   sql: postgres.Sql;
   keys: KeyResolver;
   webhooks?: WebhookOptions;
+  limiter?: PlatformLimiter;
 }
 
 /** /webhooks: subscription management (contract: Webhook subscriptions). */
@@ -58,7 +47,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   };
 
   return new Elysia({ prefix: "/webhooks" })
-    .use(platformAuth(deps.keys))
+    .use(platformAuth(deps.keys, deps.limiter?.perKey))
     .get("", async ({ principal }) => ({ data: (await svc.listSubscriptions(s, principal)).map(subscriptionView) }), {
       detail: doc(TAG, "All subscriptions of the tenant (services of your projects)", SubscriptionList, { errors: [401] }),
     })
@@ -106,9 +95,9 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       await guard(principal, false);
       return subscriptionView(await svc.disableSubscription(s, principal, params.id));
     }, { detail: doc(TAG, "Disable; works without the entitlement", Subscription, { errors: [401, 403, 404] }) })
-    .post("/:id/rotate-secret", async ({ principal, params, request }) => {
+    .post("/:id/rotate-secret", async ({ principal, params, body }) => {
       await guard(principal, true);
-      const b = await optionalJsonBody(request);
+      const b = objectBody(body, true);
       rejectUnknown(b, ["previous_secret_ttl_hours"]);
       const ttl = parseTtlHours(b.previous_secret_ttl_hours);
       const { row, secret, previousSecretExpiresAt } = await svc.rotateSecret(s, principal, params.id, ttl);
@@ -117,14 +106,15 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       detail: doc(TAG, "New signing secret, returned once; the old one keeps signing for the window", RotatedSubscription, {
         description: `Optional body: previous_secret_ttl_hours (integer 0-168, default 24; 0 cuts over at once). ${BODY_NOTE}`,
       }),
-      parse: "none",
     })
     .get("/:id/deliveries", async ({ principal, params }) => ({
       data: ((await svc.listAttempts(s, principal, params.id, DELIVERIES_LISTED)) as unknown as AttemptRow[]).map(attemptView),
     }), { detail: doc(TAG, "The 10 most recent delivery attempts, newest first", AttemptList, { errors: [401, 403, 404] }) })
-    .post("/:id/test", async ({ principal, params, request, set }) => {
+    .post("/:id/test", async ({ principal, params, body, set }) => {
       await guard(principal, true);
-      const b = await optionalJsonBody(request);
+      // Each send makes the dispatcher POST to the tenant's destination: throttled per tenant.
+      Object.assign(set.headers, deps.limiter?.sends.take(principal.tenantId));
+      const b = objectBody(body, true);
       rejectUnknown(b, ["event_type"]);
       if (b.event_type !== undefined && !(MATURED_EVENT_TYPES as readonly unknown[]).includes(b.event_type)) {
         throw badRequest(`invalid event_type: must be one of ${MATURED_EVENT_TYPES.join(", ")}`);
@@ -135,10 +125,10 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       detail: doc(TAG, "Send a signed example event (one attempt, in the history)", Accepted, {
         status: 202, description: `Optional body: event_type (default: the subscription's first). 409 when disabled. ${BODY_NOTE}`,
       }),
-      parse: "none",
     })
     .post("/:id/deliveries/:deliveryId/retry", async ({ principal, params, set }) => {
       await guard(principal, true);
+      Object.assign(set.headers, deps.limiter?.sends.take(principal.tenantId));
       set.status = 202;
       return svc.retryDelivery(s, principal, params.id, params.deliveryId);
     }, { detail: doc(TAG, "Re-send a finished delivery once (same id, body and timestamp)", Accepted, { status: 202, description: "409 while the delivery is pending or the subscription is disabled." }) });

@@ -4,7 +4,8 @@ import type { SecretBox } from "@cellar/shared/crypto";
 import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "@cellar/shared/errors";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Cidr } from "@cellar/shared/webhooks/address";
-import { deliveryBody, insertDeliveries, newDeliveryId, publishDeliveryJobs, type WebhookEventType } from "@cellar/shared/webhooks/deliveries";
+import { deliveryBody, newDeliveryId, publishDeliveryJobs, type WebhookEventType } from "@cellar/shared/webhooks/deliveries";
+import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 import { checkDestination, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { generateWebhookSecret } from "@cellar/shared/webhooks/signing";
 import { hasRole, type Principal } from "../auth/principal";
@@ -80,7 +81,9 @@ export async function createSubscription(
   if (!isUuid(input.traceServiceId)) throw badRequest("invalid trace_service_id: no such trace service");
   await validateUrl(deps, input.url);
   const secret = generateWebhookSecret();
-  const sealed = await box(deps).seal(secret);
+  // The row id is the secret's associated data, so it is chosen here, before sealing.
+  const newId = crypto.randomUUID();
+  const sealed = await box(deps).seal(secret, newId);
   const now = deps.now();
   const id = await deps.sql.begin(async (tx) => {
     // The row lock serializes creates on one service, so two at once cannot both take slot 5.
@@ -91,8 +94,8 @@ export async function createSubscription(
       throw conflict(`trace service already has ${MAX_SUBSCRIPTIONS_PER_SERVICE} webhook subscriptions (disabled ones count); delete one to free a slot`);
     }
     const [row] = await tx<{ id: string }[]>`
-      insert into webhook_subscriptions (tenant_id, trace_service_id, name, url, event_types, secret_encrypted, created_at, updated_at)
-      values (${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${sealed}, ${now}, ${now})
+      insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, created_at, updated_at)
+      values (${newId}, ${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${sealed}, ${now}, ${now})
       returning id`;
     return row.id;
   });
@@ -119,9 +122,7 @@ export async function deleteSubscription(deps: WebhookServiceDeps, p: Principal,
 export async function enableSubscription(deps: WebhookServiceDeps, p: Principal, id: string) {
   const current = await getSubscription(deps, p, id);
   await validateUrl(deps, current.url);
-  await deps.sql`update webhook_subscriptions set enabled = true, disabled_reason = null, consecutive_failures = 0,
-      failing_since = null, updated_at = ${deps.now()}
-    where id = ${id} and tenant_id = ${p.tenantId}`;
+  await deliveryState.enableSubscription(deps.sql, id, p.tenantId, deps.now());
   return getSubscription(deps, p, id);
 }
 
@@ -141,7 +142,8 @@ export async function disableSubscription(deps: WebhookServiceDeps, p: Principal
 export async function rotateSecret(deps: WebhookServiceDeps, p: Principal, id: string, ttlHours: number) {
   await getSubscription(deps, p, id);
   const secret = generateWebhookSecret();
-  const sealed = await box(deps).seal(secret);
+  // Same associated data for both columns: the current secret moves to previous unchanged.
+  const sealed = await box(deps).seal(secret, id);
   const now = deps.now();
   const expiresAt = ttlHours > 0 ? new Date(now.getTime() + ttlHours * 3600_000) : null;
   await deps.sql`update webhook_subscriptions set
@@ -182,13 +184,13 @@ export async function sendTestEvent(deps: WebhookServiceDeps, p: Principal, id: 
     occurred_at: now.toISOString(),
     ...(eventType === "session.matured" ? { session_id: "test_session" } : { trace_id: "test_trace" }),
   };
-  await insertDeliveries(deps.sql, [
+  await deliveryState.insert(deps.sql, [
     { id: deliveryId, tenant_id: p.tenantId, subscription_id: id, event_type: eventType, event_key: `test:${deliveryId}`, body: deliveryBody({ id: deliveryId, type: eventType, timestamp: now, data }), enqueued_at: now },
   ]);
   try {
     await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: deliveryId }]);
   } catch (err) {
-    await deps.sql`delete from webhook_deliveries where id = ${deliveryId}`; // nothing will ever attempt it
+    await deliveryState.discardUnsent(deps.sql, deliveryId); // nothing will ever attempt it
     throw err;
   }
   return { id: deliveryId, type: eventType, status: "pending" as const };
@@ -199,18 +201,14 @@ export async function retryDelivery(deps: WebhookServiceDeps, p: Principal, id: 
   const { js, topology } = sender(deps);
   const sub = await getSubscription(deps, p, id);
   if (!sub.enabled) throw conflict("the subscription is disabled; enable it first");
-  const [row] = await deps.sql<{ status: string; attempts: number }[]>`
-    select status, attempts from webhook_deliveries where id = ${deliveryId} and subscription_id = ${id}`;
-  if (!row) throw notFound("no such delivery");
-  const [claimed] = await deps.sql<{ attempts: number }[]>`
-    update webhook_deliveries set status = 'pending', next_attempt_at = null
-    where id = ${deliveryId} and subscription_id = ${id} and status <> 'pending' returning attempts`;
-  if (!claimed) throw conflict("the delivery is still being attempted");
+  const claimed = await deliveryState.claimForResend(deps.sql, deliveryId, id);
+  if (claimed === undefined) throw notFound("no such delivery");
+  if (claimed === null) throw conflict("the delivery is still being attempted");
   try {
     await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: `${deliveryId}:resend:${claimed.attempts}` }]);
   } catch (err) {
     // Put it back, or it would look "in progress" forever and refuse every later retry.
-    await deps.sql`update webhook_deliveries set status = ${row.status} where id = ${deliveryId} and status = 'pending'`;
+    await deliveryState.releaseClaim(deps.sql, deliveryId, claimed.previousStatus);
     throw err;
   }
   return { id: deliveryId, status: "pending" as const };

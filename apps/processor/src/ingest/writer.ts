@@ -75,14 +75,15 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
     }
 
     const newTraces = traceRows.length
-      ? await tx<{ id: string; trace_id: string; trace_service_id: string; session_pk: string; start_time: Date; end_time: Date }[]>`
+      ? await tx<{ id: string; trace_id: string; trace_service_id: string; session_pk: string; start_ms: number; end_ms: number }[]>`
           insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at)
           select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at
           from jsonb_to_recordset(${tx.json(traceRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
             session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz, payload jsonb, received_at timestamptz)
           order by trace_service_id, trace_id
           on conflict (trace_service_id, trace_id) do nothing
-          returning id, trace_id, trace_service_id, session_pk, start_time, end_time`
+          returning id, trace_id, trace_service_id, session_pk,
+            (extract(epoch from start_time) * 1000)::float8 as start_ms, (extract(epoch from end_time) * 1000)::float8 as end_ms`
       : [];
     const tracePkOf = new Map(newTraces.map((t) => [`${t.trace_service_id}\u0000${t.trace_id}`, t.id]));
     const freshSpans = spanRows.filter((s) => tracePkOf.has(`${s.trace_service_id}\u0000${s.trace_id}`)).map((s) => ({ ...s, trace_pk: tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`) }));
@@ -96,14 +97,14 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
         on conflict (trace_service_id, span_id) do nothing`;
     }
     const newEvents = eventRows.length
-      ? await tx<{ session_pk: string; timestamp: Date }[]>`
+      ? await tx<{ session_pk: string; at_ms: number }[]>`
           insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)
           select tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment
           from jsonb_to_recordset(${tx.json(eventRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, session_id text,
             trace_id text, event_key text, name text, timestamp timestamptz, severity_number int, attributes jsonb, body jsonb, environment text)
           order by trace_service_id, event_key
           on conflict (trace_service_id, event_key) do nothing
-          returning session_pk, timestamp`
+          returning session_pk, (extract(epoch from timestamp) * 1000)::float8 as at_ms`
       : [];
 
     // Only really-new rows count as activity: they (re)open the session and move its clocks.
@@ -112,8 +113,10 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
       const a = activity.get(pk);
       activity.set(pk, a ? { first: Math.min(a.first, from), last: Math.max(a.last, to) } : { first: from, last: to });
     };
-    for (const t of newTraces) note(t.session_pk, new Date(t.start_time).getTime(), new Date(t.end_time).getTime());
-    for (const e of newEvents) note(e.session_pk, new Date(e.timestamp).getTime(), new Date(e.timestamp).getTime());
+    // Instants come back as epoch milliseconds, not as postgres.js Dates: it parses the text
+    // form with Date(), which reads year 0050 as 1950 and gives NaN for some valid years.
+    for (const t of newTraces) note(t.session_pk, t.start_ms, t.end_ms);
+    for (const e of newEvents) note(e.session_pk, e.at_ms, e.at_ms);
     const reopened = new Set<string>();
     if (activity.size) {
       const rows = [...activity].map(([pk, a]) => ({ pk, first: new Date(a.first).toISOString(), last: new Date(a.last).toISOString() }));

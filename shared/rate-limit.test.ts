@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { HttpError } from "@cellar/shared/errors";
-import { createRateLimiter } from "./rate-limit";
+import { createRateLimiter } from "@cellar/shared/rate-limit";
 
 function refused(fn: () => unknown): HttpError | null {
   try {

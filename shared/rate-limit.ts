@@ -9,6 +9,8 @@ export interface RateLimitOptions {
   now: () => number;
   /** Idle (full) buckets are dropped once this many credentials are tracked. */
   maxTracked?: number;
+  /** Who the limit is for, in the 429's message (default "this credential"). */
+  subject?: string;
 }
 
 export interface RateLimiter {
@@ -62,7 +64,7 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       };
       if (allowed) return headers;
       const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
-      throw new HttpError(429, `rate limit exceeded for this credential: ${perSecond} requests per second, burst ${burst}`, { ...headers, "retry-after": String(retryAfter) });
+      throw new HttpError(429, `rate limit exceeded for ${opts.subject ?? "this credential"}: ${perSecond} requests per second, burst ${burst}`, { ...headers, "retry-after": String(retryAfter) });
     },
   };
 }

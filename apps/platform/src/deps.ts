@@ -1,0 +1,22 @@
+import type postgres from "postgres";
+import type { Db } from "@cellar/shared/db/client";
+import type { KeyResolver } from "@cellar/shared/auth/keys";
+import type { Logger } from "@cellar/shared/logger";
+import type { WebhookOptions } from "./webhooks/options";
+import type { PlatformLimiter } from "./http/limits";
+
+/**
+ * What the platform app is built from. Its own module so route modules can name it without
+ * importing `app.ts`, which imports every route module (no import loop).
+ */
+export interface PlatformDeps {
+  db: Db;
+  sql: postgres.Sql;
+  keys: KeyResolver;
+  logger: Logger;
+  windowSeconds: number;
+  /** Webhook management: secret sealing, DNS, allowlist, and DELIVERIES for test sends. */
+  webhooks?: WebhookOptions;
+  /** Per-key request limits (default: `createPlatformLimiter()` with the documented rates). */
+  limiter?: PlatformLimiter;
+}

@@ -1,0 +1,185 @@
+import type postgres from "postgres";
+
+/**
+ * The one writer of webhook delivery state: `webhook_deliveries` (status, attempts,
+ * next_attempt_at), `webhook_attempts`, and each subscription's health (consecutive_failures,
+ * failing_since, last_delivery_status, platform-set disabling). Every app that changes them
+ * calls a named transition here; policy (when to retry, when to give up) stays with the caller.
+ *
+ *   insert ──► pending ──recordAttempt──► pending (retry) | delivered | failed | stopped
+ *                 ▲                             │
+ *                 └──── claimForResend ◄────────┘ (finished rows only; releaseClaim undoes it)
+ *   pending ──stop──► stopped (subscription disabled)      pending past the stream ──reconcile──► failed
+ *   anything older than the retention ──prune──► deleted (attempts cascade)
+ */
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "stopped";
+type Sql = postgres.Sql | postgres.TransactionSql;
+
+export interface NewDelivery {
+  id: string;
+  tenant_id: string;
+  subscription_id: string;
+  event_type: string;
+  event_key: string;
+  body: string;
+  enqueued_at: Date;
+}
+
+/**
+ * Inserts delivery rows, skipping any (subscription, event) pair that already has one: the
+ * dedup record that makes a re-selected trace a duplicate rather than a new delivery. Returns
+ * the ids actually inserted.
+ */
+export async function insert(sql: Sql, rows: NewDelivery[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  // unnest keeps one statement text for any batch size (prepared once), unlike multi-row VALUES.
+  const col = <K extends keyof NewDelivery>(k: K) => rows.map((r) => r[k]);
+  const inserted = await sql<{ id: string }[]>`
+    insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at)
+    select * from unnest(${col("id")}::text[], ${col("tenant_id")}::uuid[], ${col("subscription_id")}::uuid[], ${col("event_type")}::text[],
+      ${col("event_key")}::text[], ${col("body")}::text[], ${rows.map((r) => r.enqueued_at.toISOString())}::timestamptz[])
+    on conflict (subscription_id, event_key) do nothing returning id`;
+  return inserted.map((r) => r.id);
+}
+
+/** Removes a delivery that was never handed to the dispatcher (its job could not be published). */
+export async function discardUnsent(sql: Sql, deliveryId: string): Promise<void> {
+  await sql`delete from webhook_deliveries where id = ${deliveryId} and attempts = 0`;
+}
+
+/**
+ * A finished delivery back to pending for one manual re-send. Null when the row is still
+ * pending (being attempted) and therefore cannot be claimed; undefined when it does not exist.
+ */
+export async function claimForResend(sql: Sql, deliveryId: string, subscriptionId: string): Promise<{ attempts: number; previousStatus: DeliveryStatus } | null | undefined> {
+  const [row] = await sql<{ status: DeliveryStatus }[]>`select status from webhook_deliveries where id = ${deliveryId} and subscription_id = ${subscriptionId}`;
+  if (!row) return undefined;
+  const [claimed] = await sql<{ attempts: number }[]>`
+    update webhook_deliveries set status = 'pending', next_attempt_at = null
+    where id = ${deliveryId} and subscription_id = ${subscriptionId} and status <> 'pending' returning attempts`;
+  return claimed ? { attempts: claimed.attempts, previousStatus: row.status } : null;
+}
+
+/** Undoes claimForResend when the re-send could not be queued (else it would look in progress forever). */
+export async function releaseClaim(sql: Sql, deliveryId: string, previousStatus: DeliveryStatus): Promise<void> {
+  await sql`update webhook_deliveries set status = ${previousStatus} where id = ${deliveryId} and status = 'pending'`;
+}
+
+export interface SuccessRecord {
+  deliveryId: string;
+  subscriptionId: string;
+  attempt: number;
+  statusCode: number;
+  durationMs: number;
+  attemptedAt: Date;
+}
+
+/**
+ * Records successful attempts in one statement for many deliveries (the hot path under load):
+ * attempt rows, delivered state, and health reset only where health actually changes.
+ */
+export async function recordSuccesses(sql: Sql, recs: SuccessRecord[]): Promise<void[]> {
+  await sql`
+    with v as (
+      select * from unnest(${recs.map((r) => r.deliveryId)}::text[], ${recs.map((r) => r.subscriptionId)}::uuid[], ${recs.map((r) => r.attempt)}::int[],
+        ${recs.map((r) => r.statusCode)}::int[], ${recs.map((r) => r.durationMs)}::int[], ${recs.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
+        as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
+    ), ins as (
+      -- A delivery deleted meanwhile (its subscription was deleted) has nothing left to record.
+      insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
+      select v.delivery_id, v.subscription_id, v.attempt, v.status_code, v.duration_ms, v.attempted_at
+      from v join webhook_deliveries d on d.id = v.delivery_id
+      on conflict (delivery_id, attempt) do nothing
+    ), upd as (
+      update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null from v where d.id = v.delivery_id
+    )
+    update webhook_subscriptions s set consecutive_failures = 0, failing_since = null, last_delivery_status = 'delivered'
+    where s.id in (select subscription_id from v)
+      and (s.consecutive_failures <> 0 or s.failing_since is not null or s.last_delivery_status is distinct from 'delivered')`;
+  return recs.map(() => undefined);
+}
+
+export interface FailureRecord {
+  deliveryId: string;
+  subscriptionId: string;
+  attempt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string;
+  attemptedAt: Date;
+  /** What the delivery becomes: pending (a retry is scheduled), failed or stopped. */
+  status: Exclude<DeliveryStatus, "delivered">;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * A failed attempt: its record, the delivery's new state and the subscription's failure run, in
+ * one statement (data-modifying CTEs run atomically). Returns when the failure run began.
+ */
+export async function recordFailure(sql: Sql, r: FailureRecord): Promise<{ failingSince: Date | null }> {
+  const [sub] = await sql<{ failing_since: Date | null }[]>`
+    with attempt as (
+      insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
+      values (${r.deliveryId}, ${r.subscriptionId}, ${r.attempt}, ${r.statusCode}, ${r.durationMs}, ${r.error}, ${r.attemptedAt})
+      on conflict (delivery_id, attempt) do nothing
+    ), delivery as (
+      update webhook_deliveries set status = ${r.status}, attempts = ${r.attempt}, next_attempt_at = ${r.nextAttemptAt} where id = ${r.deliveryId}
+    )
+    update webhook_subscriptions set consecutive_failures = consecutive_failures + 1,
+      failing_since = coalesce(failing_since, ${r.attemptedAt}), last_delivery_status = 'failed'
+    where id = ${r.subscriptionId} returning failing_since`;
+  return { failingSince: sub?.failing_since ?? null };
+}
+
+/** A pending delivery that will not be attempted again (its subscription is off). */
+export async function stop(sql: Sql, deliveryId: string): Promise<void> {
+  await sql`update webhook_deliveries set status = 'stopped', next_attempt_at = null where id = ${deliveryId} and status = 'pending'`;
+}
+
+/** The platform disables a subscription (gone, redirect, private address, failing) and stops the delivery. */
+export async function disableSubscriptionAndStop(sql: Sql, subscriptionId: string, deliveryId: string, reason: string, at: Date): Promise<void> {
+  await sql`
+    with sub as (
+      update webhook_subscriptions set enabled = false, disabled_reason = ${reason}, updated_at = ${at}
+      where id = ${subscriptionId} and enabled
+    )
+    update webhook_deliveries set status = 'stopped', next_attempt_at = null where id = ${deliveryId} and status = 'pending'`;
+}
+
+/** A user's enable: on, and the platform-set failure state cleared. */
+export async function enableSubscription(sql: Sql, subscriptionId: string, tenantId: string, at: Date): Promise<void> {
+  await sql`update webhook_subscriptions set enabled = true, disabled_reason = null, consecutive_failures = 0,
+      failing_since = null, updated_at = ${at}
+    where id = ${subscriptionId} and tenant_id = ${tenantId}`;
+}
+
+/**
+ * Pending deliveries created before `jobsExpireBefore` cannot have a retry job any more (the
+ * DELIVERIES stream dropped it at its max age): they are failed, so the history is honest and a
+ * manual retry is possible instead of a 409 forever. Returns how many.
+ */
+export async function reconcileOrphans(sql: Sql, jobsExpireBefore: Date): Promise<number> {
+  const rows = await sql`
+    update webhook_deliveries set status = 'failed', next_attempt_at = null
+    where id in (select id from webhook_deliveries where status = 'pending' and created_at < ${jobsExpireBefore} limit 5000)
+    returning 1`;
+  return rows.length;
+}
+
+/**
+ * Deletes deliveries (their attempts cascade) created before `cutoff`. No status filter: the
+ * retry curve ends inside the DELIVERIES retention, so anything this old is finished.
+ */
+export async function prune(sql: Sql, cutoff: Date): Promise<number> {
+  let total = 0;
+  // Small batches keep each transaction short on a big table.
+  for (;;) {
+    const rows = await sql`
+      delete from webhook_deliveries where id in (
+        select id from webhook_deliveries where created_at < ${cutoff} limit 5000)
+      returning 1`;
+    total += rows.length;
+    if (rows.length < 5000) return total;
+  }
+}
