@@ -97,10 +97,17 @@ async function waitMatured(stack: TestStack, want: Array<[string, number]>, time
 }
 
 async function score(stack: TestStack, token: string, sessions: CorpusSession[], started: number): Promise<ScoreReport> {
-  const read = async (path: string) => {
-    const r = await stack.platformRequest(path, { token });
-    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
-    return r.json() as Promise<any>;
+  // A well-behaved client: the platform limits each key (docs/platform-api.md); wait as told.
+  const read = async (path: string): Promise<any> => {
+    for (let attempt = 0; ; attempt++) {
+      const r = await stack.platformRequest(path, { token });
+      if (r.status === 429 && attempt < 20) {
+        await new Promise((res) => setTimeout(res, 1000 * Number(r.headers.get("retry-after") ?? 1)));
+        continue;
+      }
+      if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
+      return r.json();
+    }
   };
   const counts = Object.fromEntries(DETECTORS.map((d) => [d, { tp: 0, fp: 0, fn: 0 }]));
   const falsePositives: string[] = [];
