@@ -1,10 +1,9 @@
-import { canonicalJson } from "@cellar/shared/crypto";
 import { priceFor } from "@cellar/shared/pricing/openai";
 import { stableId } from "../ingest/spans";
 import type { ModelCall } from "./calls";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { isRefusal } from "./refusal";
-import { eventItemId, type EventInput, type TranscriptItem } from "./transcript";
+import { canonicalArgs, eventItemId, type EventInput, type TranscriptItem } from "./transcript";
 
 export type Severity = "low" | "medium" | "high" | "critical";
 
@@ -114,15 +113,6 @@ export function eventFinding(e: EventInput, config: DetectorConfig): Finding | n
     title: `Error event: ${e.name}`, traceId: e.traceId, spanId: null, occurredAt: e.timestamp,
     evidence: { itemId: eventItemId(e.id), name: e.name, severityNumber: e.severityNumber, attributes: e.attributes, body: e.body },
   };
-}
-
-export function canonicalArgs(args: unknown): string {
-  if (typeof args !== "string") return canonicalJson(args ?? null);
-  try {
-    return canonicalJson(JSON.parse(args));
-  } catch {
-    return args.replace(/\s+/g, " ").trim();
-  }
 }
 
 interface CallSeen {

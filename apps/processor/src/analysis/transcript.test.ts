@@ -131,3 +131,19 @@ test("caps: items past the count cap are dropped and the transcript says truncat
   expect(r.truncated).toBe(true);
   expect(r.dropped).toBe(15);
 });
+
+test("a client that reuses a tool call id each turn: both calls and both results are shown", () => {
+  const c1 = assistant(null, [{ id: "call_0", name: "search", args: { q: "cats" } }]);
+  const c2 = assistant(null, [{ id: "call_0", name: "search", args: { q: "dogs" } }]);
+  const h1 = [user("cats?"), c1, toolResult("call_0", "3 cats")];
+  const t1 = trace({ at: 0, messages: [user("cats?")], responses: [{ message: c1, finish: "tool_calls" }] });
+  const t2 = trace({ at: 2, messages: h1, responses: [{ message: assistant("Three cats.") }] });
+  const t3 = trace({ at: 4, messages: [...h1, assistant("Three cats."), user("dogs?")], responses: [{ message: c2, finish: "tool_calls" }] });
+  const t4 = trace({ at: 6, messages: [...h1, assistant("Three cats."), user("dogs?"), c2, toolResult("call_0", "2 dogs")], responses: [{ message: assistant("Two dogs.") }] });
+  const { items } = buildTranscript([t1, t2, t3, t4], []);
+  expect(view(items)).toEqual([
+    ["user", "cats?"], ["tool_call", "search"], ["tool_result", "3 cats"], ["assistant", "Three cats."],
+    ["user", "dogs?"], ["tool_call", "search"], ["tool_result", "2 dogs"], ["assistant", "Two dogs."],
+  ]);
+  expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
+});

@@ -74,6 +74,8 @@ export class TranscriptBuilder {
   private conversation: string[] = [];
   /** (tool_call_id, name) keys of the tool calls shown (kept past the cap: dedupe needs them). */
   private callKeys = new Set<string>();
+  /** tool_call_id -> how many distinct calls used it before (0 = once). */
+  private occurrences = new Map<string, number>();
   /** tool_call_id -> tool name, for results that carry no name. */
   private callNames = new Map<string, string | null>();
   private answered = new Set<string>();
@@ -105,7 +107,7 @@ export class TranscriptBuilder {
     const responseMessages = responses.map((r) => r?.choices?.[0]?.message).filter(Boolean);
     const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
     // Calls this trace's responses make: a request message echoing them is left to the response.
-    const respondedKeys = new Set(responseMessages.flatMap((m) => toolCallsOf(m).filter((c) => c.id).map((c) => callKey(c.id!, c.name))));
+    const respondedKeys = new Set(responseMessages.flatMap((m) => toolCallsOf(m).filter((c) => c.id).map((c) => callKey(c.id!, c.name, c.arguments))));
     // Calls of the 1st response of a 2-response trace are answered before its 2nd call starts.
     if (responses.length > 1) {
       const at = { ms: Math.round(startMs + step), traceId: t.traceId, spanId: spans.responses[1]?.id ?? null, spanAttributes: spans.responses[1]?.attributes ?? {} };
@@ -125,7 +127,8 @@ export class TranscriptBuilder {
         const callId = typeof m.tool_call_id === "string" ? m.tool_call_id : null;
         if (callId && this.answered.has(callId)) continue; // re-sent (maybe reworded) result of an answered call
         const toolName = (callId ? this.callNames.get(callId) : undefined) ?? (typeof m.name === "string" ? m.name : null);
-        const id = callId ? itemId("tool_result", callId) : itemId(origin);
+        const occurrence = callId ? this.occurrences.get(callId) ?? 0 : 0;
+        const id = callId ? (occurrence > 0 ? itemId("tool_result", callId, String(occurrence)) : itemId("tool_result", callId)) : itemId(origin);
         const item: TranscriptItem = { id, type: "tool_result", role: m.role, content: m.content ?? null, toolCallId: callId, toolName, ...base };
         if (callId) this.answered.add(callId);
         const implied = callId ? this.impliedAt.get(callId) : undefined;
@@ -144,7 +147,7 @@ export class TranscriptBuilder {
       const calls = toolCallsOf(m);
       // An assistant message whose tool calls are all known (shown already, or made by this
       // trace's responses) is the same message again: one item per tool call id.
-      if (calls.length && calls.every((c) => c.id && (this.callKeys.has(callKey(c.id, c.name)) || respondedKeys.has(callKey(c.id, c.name))))) {
+      if (calls.length && calls.every((c) => c.id && (this.callKeys.has(callKey(c.id, c.name, c.arguments)) || respondedKeys.has(callKey(c.id, c.name, c.arguments))))) {
         echoed.add(fingerprints[j]);
         continue;
       }
@@ -220,11 +223,16 @@ export class TranscriptBuilder {
   private claimCall(item: TranscriptItem): boolean {
     const id = typeof item.toolCallId === "string" ? item.toolCallId : null;
     if (!id) return true;
-    const key = callKey(id, (item.toolName as string | null) ?? null);
+    const key = callKey(id, (item.toolName as string | null) ?? null, String(item.content ?? ""));
     if (this.callKeys.has(key)) return false;
     this.callKeys.add(key);
+    // A client that reuses an id for a new call (some servers number calls per turn): a new
+    // item with its own id, and its result is expected anew.
+    const occurrence = (this.occurrences.get(id) ?? -1) + 1;
+    this.occurrences.set(id, occurrence);
+    if (occurrence > 0) this.answered.delete(id);
     this.callNames.set(id, (item.toolName as string | null) ?? null);
-    item.id = itemId("tool_call", id, String(item.toolName ?? ""));
+    item.id = occurrence > 0 ? itemId("tool_call", id, String(item.toolName ?? ""), String(occurrence)) : itemId("tool_call", id, String(item.toolName ?? ""));
     return true;
   }
 
@@ -241,7 +249,18 @@ export class TranscriptBuilder {
   }
 }
 
-const callKey = (id: string, name: string | null) => `${id}\u0000${name ?? ""}`;
+/** One tool call: its id, tool and (canonical) arguments. */
+const callKey = (id: string, name: string | null, args: string) => `${id}\u0000${name ?? ""}\u0000${canonicalArgs(args)}`;
+
+/** Arguments as canonical JSON (sorted keys), or whitespace-normalized text when not JSON. */
+export function canonicalArgs(args: unknown): string {
+  if (typeof args !== "string") return canonicalJson(args ?? null);
+  try {
+    return canonicalJson(JSON.parse(args));
+  } catch {
+    return args.replace(/\s+/g, " ").trim();
+  }
+}
 
 export function approxSize(v: unknown): number {
   if (v == null) return 0;
