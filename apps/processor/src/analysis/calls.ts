@@ -1,4 +1,4 @@
-import { canonicalModel, costOf } from "@cellar/shared/pricing/openai";
+import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
 import { stableId } from "../ingest/spans";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript";
 
@@ -14,6 +14,8 @@ export interface ModelCall {
   model: string | null;
   /** Price-table name, null when the table does not know the model. */
   pricedModel: string | null;
+  /** Context window from the tenant's price book (custom models included), null when unknown. */
+  contextWindow: number | null;
   at: Date;
   latencyMs: number;
   promptTokens: number;
@@ -40,8 +42,12 @@ export interface ModelCall {
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-/** The model calls of one trace; `consumedTools` = what the transcript saw its request consume. */
-export function callsOfTrace(t: TraceInput, consumedTools: string[]): ModelCall[] {
+/**
+ * The model calls of one trace; `consumedTools` = what the transcript saw its request consume;
+ * `prices`: the tenant's price book (built-in table plus its own entries, shared/pricing/tenant.ts).
+ */
+export function callsOfTrace(t: TraceInput, consumedTools: string[], prices: PriceBook = DEFAULT_PRICE_BOOK): ModelCall[] {
+  const { canonicalModel, costOf } = prices;
   const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
   const startMs = t.startTime.getTime();
   const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
@@ -57,6 +63,7 @@ export function callsOfTrace(t: TraceInput, consumedTools: string[]): ModelCall[
     const promptTokens = num(usage.prompt_tokens);
     const completionTokens = num(usage.completion_tokens);
     const cachedTokens = num(usage.prompt_tokens_details?.cached_tokens);
+    const cacheWriteTokens = num(usage.prompt_tokens_details?.cache_creation_tokens); // OTLP: shared/otlp/usage.ts
     const at = new Date(startMs + step * ri);
     const origin = `${t.traceId}:res:${ri}`;
     const firstCall = toolCalls[0];
@@ -66,6 +73,7 @@ export function callsOfTrace(t: TraceInput, consumedTools: string[]): ModelCall[
       index: ri,
       model,
       pricedModel: canonicalModel(model) ?? canonicalModel(requestModel),
+      contextWindow: prices.priceFor(canonicalModel(model) ? model : requestModel, at)?.contextWindow ?? null,
       at,
       latencyMs: Math.round(step),
       promptTokens,
@@ -81,7 +89,7 @@ export function callsOfTrace(t: TraceInput, consumedTools: string[]): ModelCall[
       hasMessage: Boolean(message),
       toolCalls,
       consumedTools: consumed,
-      costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens }, at),
+      costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens, cacheWriteTokens }, at),
       itemId: !message ? null
         : text.trim() || toolCalls.length === 0 ? itemId(origin)
         : firstCall.id ? itemId("tool_call", firstCall.id, String(firstCall.name ?? "")) : itemId(origin, "call", "0"),

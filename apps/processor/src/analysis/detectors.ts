@@ -1,4 +1,4 @@
-import { priceFor } from "@cellar/shared/pricing/openai";
+import { priceFor } from "@cellar/shared/pricing/table";
 import { stableId } from "../ingest/spans";
 import type { ModelCall } from "./calls";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
@@ -61,10 +61,11 @@ export function callFindings(c: ModelCall, config: DetectorConfig, norms: Latenc
     if (hit) out.push(callFinding(c, "latency_outlier", "medium", `Latency far above the service norm (${modelKey(c)})`, hit));
   }
   if (config.context_window_near.enabled) {
-    const price = priceFor(c.pricedModel, c.at);
-    if (price && c.promptTokens >= config.context_window_near.share * price.contextWindow) {
+    // From the tenant's price book (calls.ts), else the built-in table.
+    const window = c.contextWindow ?? priceFor(c.pricedModel, c.at)?.contextWindow;
+    if (window && c.promptTokens >= config.context_window_near.share * window) {
       out.push(callFinding(c, "context_window_near", "medium", `Prompt near the context window (${modelKey(c)})`, {
-        promptTokens: c.promptTokens, contextWindow: price.contextWindow, share: Math.round((c.promptTokens / price.contextWindow) * 1000) / 1000,
+        promptTokens: c.promptTokens, contextWindow: window, share: Math.round((c.promptTokens / window) * 1000) / 1000,
       }));
     }
   }

@@ -1,3 +1,4 @@
+import type { PriceBook } from "@cellar/shared/pricing/table";
 import { callsOfTrace, type ModelCall } from "./calls";
 import { IntentMatcher, ToolSchemaCollector, type IntentDefinition, type IntentMatch, type ToolSchemaSeen } from "./catalog";
 import { DEFAULT_DETECTOR_CONFIG, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
@@ -12,6 +13,8 @@ export const TRANSCRIPT_ITEM_CAP = DEFAULT_TRANSCRIPT_CAPS.maxItems;
 /** What the analysis of one session needs besides its history: all plain values, no I/O. */
 export interface AnalysisContext {
   config?: DetectorConfig;
+  /** The tenant's price book (default: the built-in table). */
+  prices?: PriceBook;
   latencyNorms?: LatencyNorms;
   intents?: IntentDefinition[];
   caps?: TranscriptCaps;
@@ -66,7 +69,7 @@ export class SessionAnalyzer {
     this.widen(t.endTime.getTime());
     const step = this.transcript.addTrace(t);
     this.schemas.add(t);
-    for (const c of callsOfTrace(t, step.consumedTools)) {
+    for (const c of callsOfTrace(t, step.consumedTools, this.ctx.prices)) {
       this.findings.push(...callFindings(c, this.config, this.ctx.latencyNorms));
       // Keep the numbers; drop the text and the arguments (bounded memory per call).
       this.calls.push({ ...c, textHead: "", toolCalls: c.toolCalls.map((tc) => ({ id: null, name: tc.name, arguments: "" })) });
@@ -153,8 +156,8 @@ export interface TraceAnalysis {
 }
 
 /** Per-trace metrics: the same call metrics as a session, over the trace's responses only. */
-export function analyzeTrace(t: TraceInput): TraceAnalysis {
-  const calls = callsOfTrace(t, []);
+export function analyzeTrace(t: TraceInput, prices?: PriceBook): TraceAnalysis {
+  const calls = callsOfTrace(t, [], prices);
   const metrics = { durationMs: t.endTime.getTime() - t.startTime.getTime(), ...callMetrics(calls) };
   return { metrics: { ...metrics, costByModel: costByModel(calls) }, costUsd: metrics.costUsd };
 }

@@ -5,6 +5,7 @@ import { maturedStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import { classifyFailure, sqlState } from "@cellar/shared/nats/failure";
+import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 import type { Logger } from "@cellar/shared/logger";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session";
 import { llmTldr, type SummaryLlm } from "./llm-tldr";
@@ -53,7 +54,13 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
     if (row.status === "matured") {
       outcomes.set(row.id, owed(row) ? "republished" : "already-published");
       if (owed(row)) republish.push(message(row));
-    } else if (!row.idle) {
+      continue;
+    }
+    // Reopened while its last maturation's publish is still owed (Postgres or NATS failed after
+    // the commit): publish it now, before a new maturation overwrites count and time (the
+    // chaos run lost session.matured #1 this way). Same message id as the lost one.
+    if (owed(row) && row.matured_at) republish.push(message(row));
+    if (!row.idle) {
       outcomes.set(row.id, "still-active");
       outcomes.dueInMs.set(row.id, Math.max(0, Number(row.due_in_ms ?? 0)));
     } else if (row.failed) {
@@ -81,7 +88,10 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     const locked = await selectMaturing(tx, "session", { lockIds: ids, windowSeconds: deps.windowSeconds });
     const { republish, due } = triage(locked, outcomes, sessionMessage);
     if (due.length === 0) return { republish, matured: [] as Materialization[] };
-    const context = await loadServiceContext(tx, [...new Set(due.map((s) => s.trace_service_id))]);
+    const [context, pricesOf] = await Promise.all([
+      loadServiceContext(tx, [...new Set(due.map((s) => s.trace_service_id))]),
+      loadPriceBooks(tx, due.map((s) => s.tenant_id)),
+    ]);
     const analysed: Array<{ row: SessionRow; analysis: SessionSummary }> = [];
     // One session at a time: its history streams through the analyzer page by page, and its
     // items are written before the next session is read (docs/maturation.md, "Bounded memory").
@@ -90,7 +100,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     const analyse = async (row: SessionRow, feed: (a: SessionAnalyzer) => Promise<void> | void) => {
       const { config, intents } = context.get(row.trace_service_id)!;
       const latencyNorms = config.latency_outlier.enabled ? await deps.latencyNorms?.(row.trace_service_id, config) : undefined;
-      const analyzer = new SessionAnalyzer({ config, intents, latencyNorms });
+      const analyzer = new SessionAnalyzer({ config, intents, latencyNorms, prices: pricesOf(row.tenant_id) });
       await feed(analyzer);
       const { items, ...summary } = analyzer.finish();
       await persistTranscriptItems(tx, row, items, row.maturation_count > 0);
@@ -98,10 +108,11 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     };
     for (const step of planHistoryReads(due.map((r) => r.id), await historySizes(tx, due.map((r) => r.id)), paging)) {
       if ("stream" in step) {
-        await analyse(rowOf.get(step.stream)!, (a) => streamHistory(tx, step.stream, a, paging));
+        const row = rowOf.get(step.stream)!;
+        await analyse(row, (a) => streamHistory(tx, row, a, paging));
         continue;
       }
-      const histories = await loadHistoryBatch(tx, step.batch);
+      const histories = await loadHistoryBatch(tx, step.batch.map((id) => rowOf.get(id)!));
       for (const id of step.batch) {
         const h = histories.get(id)!;
         histories.delete(id);
@@ -151,7 +162,9 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
     const locked = await selectMaturing(tx, "trace", { lockIds: ids, windowSeconds: deps.windowSeconds });
     const { republish, due } = triage(locked, outcomes, traceMessage);
     if (due.length === 0) return { republish, matured: [] as TraceRow[] };
-    const analyses = new Map((await loadTracesForMetrics(tx, due.map((t) => t.id))).map((t) => [t.id, analyzeTrace(t)]));
+    const pricesOf = await loadPriceBooks(tx, due.map((t) => t.tenant_id));
+    const tenantOf = new Map(due.map((t) => [t.id, t.tenant_id]));
+    const analyses = new Map((await loadTracesForMetrics(tx, due.map((t) => t.id))).map((t) => [t.id, analyzeTrace(t, pricesOf(tenantOf.get(t.id)!))]));
     const updated = await tx<TraceRow[]>`
       update traces set status = 'matured', maturation_count = 1, matured_at = now() where id = any(${tx.array(due.map((t) => t.id))}::uuid[])
       returning id, tenant_id, trace_service_id, trace_id, session_id, status, maturation_count, matured_at`;

@@ -4,6 +4,8 @@ import type { IntentDefinition } from "../analysis/catalog";
 import type { LatencyNorms } from "../analysis/detectors";
 import type { SessionAnalyzer } from "../analysis/session";
 import type { EventInput, TraceInput } from "../analysis/transcript";
+import { MESSAGE_EVENT_NAMES } from "../otlp/linked";
+import { mergeOtelMessageEvents } from "../otlp/merge";
 
 /**
  * The maturation store: every read of what a maturation works on. Persisting is in persist.ts
@@ -64,7 +66,7 @@ export function selectMaturing(sql: Sql, kind: "session" | "trace", filter: Matu
         ${e}.${ingested} <= now() - make_interval(secs => ${filter.windowSeconds}) as idle,
         extract(epoch from ${e}.${ingested} + make_interval(secs => ${filter.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from ${table} ${e} join trace_services ts on ts.id = ${e}.trace_service_id
-      where ${e}.id = any(${sql.array(filter.lockIds)}::uuid[]) order by ${e}.id ${session ? sql`for no key update of s` : sql`for update of t`}`;
+      where ${e}.id = any(${sql.array(filter.lockIds)}::uuid[]) order by ${e}.id ${session ? sql`for no key update of s` : sql`for no key update of t`}`;
   }
   return sql<MaturingRow[]>`
     select ${e}.id, ${e}.tenant_id, ${e}.trace_service_id, ${e}.session_id, ${e}.status, ${e}.maturation_count, ${e}.matured_at, ${e}.published_count,
@@ -136,7 +138,8 @@ export function planHistoryReads(ids: string[], sizes: Map<string, HistorySize>,
 }
 
 /** The whole history of a few small sessions (planHistoryReads keeps the group within one page). */
-export async function loadHistoryBatch(tx: Sql, ids: string[]): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
+export async function loadHistoryBatch(tx: Sql, sessions: Array<{ id: string; trace_service_id: string }>): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
+  const ids = sessions.map((s) => s.id);
   const [traces, events] = await Promise.all([
     tx<{ session_pk: string; trace_id: string; start_time: Date; end_time: Date; payload: Record<string, any> }[]>`
       select session_pk, trace_id, start_time, end_time, payload from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
@@ -145,10 +148,55 @@ export async function loadHistoryBatch(tx: Sql, ids: string[]): Promise<Map<stri
   ]);
   const out = new Map(ids.map((id) => [id, { traces: [] as TraceInput[], events: [] as EventInput[] }]));
   for (const r of traces) out.get(r.session_pk)?.traces.push({ traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload });
+  const conversation = await otelConversationTraceIds(tx, ids);
   for (const e of events) {
+    if (isConversationEvent(e.name, e.trace_id, conversation.get(e.session_pk))) continue;
     out.get(e.session_pk)?.events.push({ id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id });
   }
+  for (const s of sessions) {
+    const h = out.get(s.id)!;
+    h.traces = await withOtelMessages(tx, s.trace_service_id, h.traces);
+  }
   return out;
+}
+
+/*
+ * OTLP calls whose messages came as log records (docs/otlp.md, "Messages as log records"): the
+ * instrumentation sends a call's messages apart from its span, as events tied to the span's trace
+ * id, possibly stored in another session. Those events are the call's conversation, not things
+ * that happened beside it: a waiting call gets them back (mergeOtelMessageEvents), and the
+ * session's event stream leaves them out.
+ */
+const MESSAGE_NAMES = new Set(MESSAGE_EVENT_NAMES);
+
+function isConversationEvent(name: string, traceId: string | null, conversation: Set<string> | undefined): boolean {
+  return Boolean(conversation && traceId && MESSAGE_NAMES.has(name) && conversation.has(traceId));
+}
+
+/**
+ * Per session: trace ids whose message events here belong to a call, either a call of this
+ * session still waiting for its messages, or a call stored in another session.
+ */
+export async function otelConversationTraceIds(tx: Sql, sessionPks: string[]): Promise<Map<string, Set<string>>> {
+  const rows = await tx<{ session_pk: string; trace_id: string }[]>`
+    select distinct e.session_pk, e.trace_id from events e
+    where e.session_pk = any(${tx.array(sessionPks)}::uuid[]) and e.trace_id is not null and e.name = any(${tx.array(MESSAGE_EVENT_NAMES)}::text[])
+      and exists (select 1 from traces t where t.trace_service_id = e.trace_service_id and t.trace_id = e.trace_id
+        and (t.session_pk <> e.session_pk or t.payload->'otel'->>'messages' = 'none'))`;
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) out.set(r.session_pk, (out.get(r.session_pk) ?? new Set()).add(r.trace_id));
+  return out;
+}
+
+/** Calls still waiting for their messages get them from their message events, in any session of the service. */
+export async function withOtelMessages(tx: Sql, serviceId: string, traces: TraceInput[]): Promise<TraceInput[]> {
+  const waiting = traces.filter((t) => t.payload?.otel?.messages === "none").map((t) => t.traceId);
+  if (waiting.length === 0) return traces;
+  const rows = await tx<{ id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }[]>`
+    select id, name, timestamp, severity_number, attributes, body, trace_id from events
+    where trace_service_id = ${serviceId} and trace_id = any(${tx.array(waiting)}::text[]) and name = any(${tx.array(MESSAGE_EVENT_NAMES)}::text[])`;
+  const events: EventInput[] = rows.map((e) => ({ id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id }));
+  return mergeOtelMessageEvents(traces, events).traces;
 }
 
 type TraceKey = { start_time: Date; trace_id: string };
@@ -159,9 +207,11 @@ type TraceKey = { start_time: Date; trace_id: string };
  * range. Only one page of payloads is in memory at a time. Runs in the maturation transaction,
  * under the session's row lock (ingest writes to the session wait for it).
  */
-export async function streamHistory(tx: Sql, sessionPk: string, analyzer: Pick<SessionAnalyzer, "addTrace" | "addEvent">, paging: HistoryPaging = DEFAULT_HISTORY_PAGING): Promise<void> {
-  const traces = tracePages(tx, sessionPk, paging)[Symbol.asyncIterator]();
-  const events = eventPages(tx, sessionPk, paging)[Symbol.asyncIterator]();
+export async function streamHistory(tx: Sql, session: { id: string; trace_service_id: string }, analyzer: Pick<SessionAnalyzer, "addTrace" | "addEvent">, paging: HistoryPaging = DEFAULT_HISTORY_PAGING): Promise<void> {
+  const sessionPk = session.id;
+  const conversationEvents = (await otelConversationTraceIds(tx, [sessionPk])).get(sessionPk);
+  const traces = tracePages(tx, sessionPk, session.trace_service_id, paging)[Symbol.asyncIterator]();
+  const events = eventPages(tx, sessionPk, paging, conversationEvents)[Symbol.asyncIterator]();
   let t = await traces.next();
   let e = await events.next();
   while (!t.done || !e.done) {
@@ -177,7 +227,7 @@ export async function streamHistory(tx: Sql, sessionPk: string, analyzer: Pick<S
   }
 }
 
-async function* tracePages(tx: Sql, sessionPk: string, paging: HistoryPaging): AsyncGenerator<TraceInput> {
+async function* tracePages(tx: Sql, sessionPk: string, serviceId: string, paging: HistoryPaging): AsyncGenerator<TraceInput> {
   let after: TraceKey | null = null;
   for (;;) {
     // Sizes first (no payload read), then the payloads of a prefix that fits the byte budget.
@@ -196,12 +246,13 @@ async function* tracePages(tx: Sql, sessionPk: string, paging: HistoryPaging): A
         ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
         and (start_time, trace_id collate "C") <= (${last.start_time}, ${last.trace_id} collate "C")
       order by start_time, trace_id collate "C"`;
-    for (const r of rows) yield { traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload };
+    const page = rows.map((r) => ({ traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload }));
+    for (const t of await withOtelMessages(tx, serviceId, page)) yield t;
     after = { start_time: last.start_time, trace_id: last.trace_id };
   }
 }
 
-async function* eventPages(tx: Sql, sessionPk: string, paging: HistoryPaging): AsyncGenerator<EventInput> {
+async function* eventPages(tx: Sql, sessionPk: string, paging: HistoryPaging, conversation?: Set<string>): AsyncGenerator<EventInput> {
   let after: { timestamp: Date; id: string } | null = null;
   for (;;) {
     const rows: Array<{ id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }> = await tx`
@@ -209,6 +260,7 @@ async function* eventPages(tx: Sql, sessionPk: string, paging: HistoryPaging): A
       where session_pk = ${sessionPk} ${after ? tx`and (timestamp, id) > (${after.timestamp}, ${after.id}::uuid)` : tx``}
       order by timestamp, id limit ${paging.eventsPerPage}`;
     for (const e of rows) {
+      if (isConversationEvent(e.name, e.trace_id, conversation)) continue;
       yield { id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id };
     }
     if (rows.length < paging.eventsPerPage) return;
