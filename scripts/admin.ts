@@ -10,6 +10,7 @@ import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
 import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
+import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
 import { keyringFromConfig } from "@cellar/shared/crypto";
@@ -32,6 +33,11 @@ const USAGE = `usage: npm run admin -- <command>
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
   intent delete --tenant T --service S --name N
+  detectors show --tenant T --service S
+  detectors set --tenant T --service S --set detector.key=value [--set ...]   (docs/analysis.md)
+  detectors reset --tenant T --service S [--detector D]
+  maturation failures [--tenant T]
+  maturation retry --session <session uuid>
   price set --tenant T --model M --input USD --output USD [--cached-input USD] [--cache-write USD] [--context-window N] [--provider P] [--from YYYY-MM-DD] [--source S]
   price list --tenant T
   price delete --tenant T --model M [--from YYYY-MM-DD]
@@ -49,6 +55,7 @@ const { positionals, values } = (() => {
         tenant: { type: "string" }, project: { type: "string" }, email: { type: "string" }, role: { type: "string" },
         projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
         user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
+        set: { type: "string", multiple: true }, detector: { type: "string" }, session: { type: "string" },
         "retention-days": { type: "string" },
         help: { type: "boolean" },
         seq: { type: "string" }, stream: { type: "string" }, limit: { type: "string" }, from: { type: "string" },
@@ -158,6 +165,16 @@ async function run(): Promise<unknown> {
         return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
       case "intent delete":
         return await deleteIntent(db, { tenantId: need("tenant"), service: need("service"), name: need("name") });
+      case "detectors show":
+        return await analysisAdmin.showDetectors(db, { tenantId: need("tenant"), service: need("service") });
+      case "detectors set":
+        return await analysisAdmin.setDetectors(db, { tenantId: need("tenant"), service: need("service"), settings: values.set ?? [] });
+      case "detectors reset":
+        return await analysisAdmin.resetDetectors(db, { tenantId: need("tenant"), service: need("service"), detector: values.detector });
+      case "maturation failures":
+        return await analysisAdmin.listMaturationFailures(db, { tenantId: values.tenant });
+      case "maturation retry":
+        return await analysisAdmin.retryMaturation(db, { sessionPk: need("session") });
       case "price set":
         return await setPrice(db, {
           tenantId: need("tenant"), model: need("model"), provider: values.provider, input: need("input"), output: need("output"), cachedInput: values["cached-input"],
