@@ -2,6 +2,7 @@
  * `npm run dev`: the whole system on one machine. Starts nats-server and an embedded Postgres
  * (data under .data/) unless NATS_URL / DATABASE_URL are given, migrates, bootstraps a dev
  * tenant once, prints its URLs and keys, and runs the four apps with reload. Ctrl-C stops all.
+ * `--cluster`: a 3-node JetStream cluster on loopback instead of one server, NATS_REPLICAS=3.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,8 +10,10 @@ import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
-import { toBase64, randomBytes } from "@cellar/shared/crypto";
+import { setPassword } from "@cellar/shared/admin/signin";
+import { toBase64, randomBytes, randomToken } from "@cellar/shared/crypto";
 import { DEPLOY_NATS_CONF, startNatsServer, type RunningNats } from "./infra/nats-server";
+import { startNatsCluster, type RunningNatsCluster } from "./infra/nats-cluster";
 import { devNatsUsers, setUpNatsAsAdmin } from "./infra/dev-nats";
 import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
 import { freePort } from "./infra/ports";
@@ -24,7 +27,8 @@ const state: { pgPort?: number; natsPort?: number; secretKey?: string; natsPassw
   : {};
 const saveState = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
 
-let nats: RunningNats | undefined;
+let nats: RunningNats | RunningNatsCluster | undefined;
+const cluster = process.argv.includes("--cluster");
 let pg: RunningPostgres | undefined;
 const children: ChildProcess[] = [];
 
@@ -42,8 +46,14 @@ async function portOr(preferred: number | undefined, fallback: number): Promise<
 async function main() {
   let natsUrl = process.env.NATS_URL;
   // The deployed NATS config with its per-app users (deploy/nats/): each app connects as itself.
+  // (The --cluster mode of issue 12 runs its own 3-node config without users.)
   let natsUsers: ReturnType<typeof devNatsUsers> | undefined;
-  if (!natsUrl) {
+  if (!natsUrl && cluster) {
+    const c = await startNatsCluster({ storeDir: join(DATA, "nats-cluster") });
+    nats = c;
+    await c.waitHealthy();
+    natsUrl = c.url;
+  } else if (!natsUrl) {
     state.natsPort = await portOr(state.natsPort, 4222);
     natsUsers = devNatsUsers(state);
     saveState();
@@ -75,6 +85,15 @@ async function main() {
     state.tenant = { tenantId: t.tenantId, ownerId: t.ownerId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, serverDsn: dsn.key };
     saveState();
   }
+  if (!state.tenant!.dashboardPassword) {
+    // The dev owner's dashboard password, made once and kept in .data/ like the keys.
+    const database = createDatabase(databaseUrl, { max: 2 });
+    const password = randomToken(12);
+    await setPassword(database.db, { userId: state.tenant!.ownerId, password });
+    await database.close();
+    state.tenant!.dashboardPassword = password;
+    saveState();
+  }
 
   const ingestPort = Number(process.env.INGEST_PORT ?? 3100);
   const platformPort = Number(process.env.PLATFORM_PORT ?? 3200);
@@ -84,6 +103,7 @@ async function main() {
   const env = {
     ...process.env,
     NATS_URL: natsUrl,
+    NATS_REPLICAS: process.env.NATS_REPLICAS ?? (cluster ? "3" : "1"),
     DATABASE_URL: databaseUrl,
     INGEST_PORT: String(ingestPort),
     PLATFORM_PORT: String(platformPort),
@@ -110,12 +130,13 @@ async function main() {
 Cellar is running (maturation window ${env.MATURATION_WINDOW_SECONDS}s)
   ingest URL     http://127.0.0.1:${ingestPort}
   platform URL   http://127.0.0.1:${platformPort}/api/v1
+  dashboard      http://127.0.0.1:${platformPort}/   (admin@cellar.local / ${t.dashboardPassword})
   tenant id      ${t.tenantId}
   telemetry key  ${t.telemetryKey}
   server DSN     ${t.serverDsn}   (service "demo-app")
   platform key   ${t.platformKey}   (owner admin@cellar.local)
   metrics        http://127.0.0.1:${ingestPort}/metrics (ingest), :${platformPort} (platform), :${processorPort} (processor), :${dispatcherPort} (dispatcher)
-  NATS           ${natsUrl}
+  NATS           ${natsUrl}${cluster ? "   (3-node cluster, replicas " + env.NATS_REPLICAS + ")" : ""}
   Postgres       ${databaseUrl.replace(/:[^:@/]+@/, ":***@")}
 Ctrl-C stops everything.
 `);

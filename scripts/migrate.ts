@@ -11,14 +11,13 @@
  *   NATS_URL, NATS_USER, NATS_PASSWORD, NATS_TLS_*   the NATS admin user (deploy/nats/users.conf)
  *   DATABASE_TLS_CA_FILE    as for the apps
  *   NATS_REPLICAS           copies of every stream in a NATS cluster (1 on a single server, 3 on
- *                           a 3-node cluster); changing it and re-running scales the streams
+ *                           a 3-node cluster); ensureTopology applies it to existing streams too
  */
 import postgres from "postgres";
 import { Value } from "@sinclair/typebox/value";
 import { Type } from "@sinclair/typebox";
 import { runMigrations } from "@cellar/shared/db/client";
 import { createTopology, ensureTopology } from "@cellar/shared/nats/topology";
-import { CATALOGUE } from "@cellar/shared/nats/catalogue";
 import { connectNatsAs } from "@cellar/shared/deploy/nats";
 import { postgresTls } from "@cellar/shared/deploy/postgres";
 import { DeploymentSettings, checkDeploymentSettings } from "@cellar/shared/deploy/settings";
@@ -62,8 +61,7 @@ if (settings.APP_DATABASE_USER) {
 
 const nc = await connectNatsAs(settings, "cellar-migrate").catch((err) => fail((err as Error).message));
 try {
-  const handles = await ensureTopology(nc, createTopology());
-  await scaleStreams(handles.jsm, streamsOf(handles.topology), settings.NATS_REPLICAS);
+  await ensureTopology(nc, createTopology(), { replicas: settings.NATS_REPLICAS });
   console.log(`streams, consumers and the activity bucket are in place (${settings.NATS_REPLICAS} replica${settings.NATS_REPLICAS > 1 ? "s" : ""})`);
 } catch (err) {
   fail(`cannot create the JetStream topology as NATS user "${settings.NATS_USER}" (the setup runs as admin): ${(err as Error).message}`);
@@ -71,21 +69,6 @@ try {
   await nc.drain();
 }
 process.exit(0);
-
-function streamsOf(t: ReturnType<typeof createTopology>): string[] {
-  return CATALOGUE.map((spec) => spec.name(t));
-}
-
-/**
- * Sets num_replicas on every stream (the stream catalogue creates them with the server's default
- * of 1; a cluster scales them in place). Consumers follow their stream's replica count.
- */
-async function scaleStreams(jsm: Awaited<ReturnType<typeof ensureTopology>>["jsm"], streams: string[], replicas: number) {
-  for (const name of streams) {
-    const info = await jsm.streams.info(name);
-    if ((info.config.num_replicas || 1) !== replicas) await jsm.streams.update(name, { num_replicas: replicas });
-  }
-}
 
 /**
  * The apps' role: may log in, read and write rows and use sequences; may not create, alter or

@@ -57,40 +57,64 @@ export async function bootApp<WithNats extends boolean>(name: AppName, opts: { p
   // Unique per process, so /metrics can find this process's connections in pg_stat_activity.
   const applicationName = `cellar-${name}-${crypto.randomUUID().slice(0, 8)}`;
   const pg = { ssl: postgresTls(config), applicationName };
+  const stop = (message: string): never => {
+    logger.error("cannot start", { reason: message });
+    console.error(`cellar ${name}: ${message}`);
+    process.exit(1);
+  };
   if (config.SETUP_ON_START) {
-    await runMigrations(config.DATABASE_URL, pg).catch((err) => {
-      // 42501 insufficient_privilege: a deployment's app role, which may not run DDL.
-      if ((err as { code?: string; cause?: { code?: string } })?.code !== "42501" && (err as { cause?: { code?: string } })?.cause?.code !== "42501") throw err;
-      const message = `the Postgres role may not apply migrations (${(err as Error).message}): set SETUP_ON_START=false and run the setup as the owner (scripts/migrate.ts)`;
-      logger.error("cannot start", { reason: message });
-      console.error(`cellar ${name}: ${message}`);
-      process.exit(1);
-    });
+    await untilDone(logger, "migrations", () => runMigrations(config.DATABASE_URL, pg).catch((err) => {
+      // 42501 insufficient_privilege: a deployment's app role, which may not run DDL. No retry.
+      if ((err as { code?: string })?.code !== "42501" && (err as { cause?: { code?: string } })?.cause?.code !== "42501") throw err;
+      return stop(`the Postgres role may not apply migrations (${(err as Error).message}): set SETUP_ON_START=false and run the setup as the owner (scripts/migrate.ts)`);
+    }));
   }
   const poolMax = config.DATABASE_POOL_MAX || opts.poolMax || 10;
   const database = createDatabase(config.DATABASE_URL, { max: poolMax, statementTimeoutMs: opts.statementTimeoutMs?.(config), ...pg });
   let nats: NatsHandles | undefined;
   if (opts.nats) {
     try {
-      const nc = await connectNatsAs(config, `cellar-${name}`, opts.noAsyncTraces ? { noAsyncTraces: true } : {});
-      nats = config.SETUP_ON_START ? await ensureTopologyAs(nc, config.NATS_USER) : await bindTopology(nc, createTopology());
-      await checkNatsNeeds(name, nats.jsm, nats.topology, config.NATS_USER);
+      const nc = await connectNatsAs(config, `cellar-${name}`, { waitOnFirstConnect: true, ...(opts.noAsyncTraces ? { noAsyncTraces: true } : {}) });
+      nats = await untilDone(logger, "NATS topology", async () => {
+        const handles = config.SETUP_ON_START ? await ensureTopologyAs(nc, config.NATS_USER, config.NATS_REPLICAS) : await bindTopology(nc, createTopology());
+        await checkNatsNeeds(name, handles.jsm, handles.topology, config.NATS_USER);
+        return handles;
+      });
     } catch (err) {
       if (!(err instanceof NatsAccessError)) throw err;
-      logger.error("cannot start", { reason: err.message });
-      console.error(`cellar ${name}: ${err.message}`);
-      process.exit(1);
+      stop(err.message);
     }
   }
   const ops = createAppOps(name, { config, logger, sql: database.sql, nats, applicationName, poolMax });
   return { config, logger, database, nats: nats as WithNats extends true ? NatsHandles : undefined, ops };
 }
 
-async function ensureTopologyAs(nc: Parameters<typeof ensureTopology>[0], user: string): Promise<NatsHandles> {
+async function ensureTopologyAs(nc: Parameters<typeof ensureTopology>[0], user: string, replicas: number): Promise<NatsHandles> {
   try {
-    return await ensureTopology(nc, createTopology());
+    return await ensureTopology(nc, createTopology(), { replicas });
   } catch (err) {
     if (!isPermissionError(err)) throw err;
     throw new NatsAccessError(`NATS user "${user}" may not create streams and consumers: set SETUP_ON_START=false and run the setup as the admin user (scripts/migrate.ts)`);
+  }
+}
+
+/** Start-up gives a dependency this long to come back before the process exits (and is restarted). */
+const START_PATIENCE_MS = 5 * 60_000;
+
+/**
+ * Retries a start-up step while a dependency is away (a NATS cluster electing leaders, Postgres
+ * restarting) with capped backoff, instead of exiting on the first timeout.
+ */
+async function untilDone<T>(logger: Logger, what: string, step: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + START_PATIENCE_MS;
+  for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await step();
+    } catch (err) {
+      // A refused user or permission does not come back by waiting: stop with its message.
+      if (err instanceof NatsAccessError || Date.now() + delay > giveUpAt) throw err;
+      logger.warn(`${what} failed; retrying`, { err: err as Error, retryInMs: delay });
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 }

@@ -35,7 +35,7 @@ export function createAppOps(app: AppName, deps: { config: Config; logger: Logge
   const ready = createReadiness(checks, {
     onChange: (r) => (r.ok ? deps.logger.info("ready", { checks: r.checks }) : deps.logger.warn("not ready", { failed: r.failed })),
   });
-  const defaultPort = { ingest: deps.config.INGEST_PORT, platform: deps.config.PLATFORM_PORT, processor: deps.config.PROCESSOR_PORT, dispatcher: deps.config.DISPATCHER_PORT }[app];
+  const defaultPort = { ingest: deps.config.INGEST_PORT, platform: deps.config.PLATFORM_PORT, processor: deps.config.HEALTH_PORT ?? deps.config.PROCESSOR_PORT, dispatcher: deps.config.HEALTH_PORT ?? deps.config.DISPATCHER_PORT }[app];
   return {
     metrics,
     ready,

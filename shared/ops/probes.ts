@@ -46,7 +46,8 @@ export async function checkNatsNeeds(app: AppName, jsm: JetStreamManager, t: Top
   const explain = (what: string, err: unknown): Error => {
     if (isPermissionError(err)) return new NatsAccessError(`${who} may not read ${what}: ${hint}`);
     if (/not found/i.test(String((err as Error)?.message))) return new NatsAccessError(`${what} does not exist: run the setup first (scripts/migrate.ts, the compose "migrate" service)`);
-    return new NatsAccessError(`cannot read ${what}: ${String((err as Error)?.message ?? err)}`);
+    // Anything else (a timeout while a cluster elects leaders) is worth retrying at start.
+    return new Error(`cannot read ${what}: ${String((err as Error)?.message ?? err)}`);
   };
   for (const stream of [...needs.streams, ...(needs.deadLetters.length ? [t.deadLetterStream] : [])]) {
     await withTimeout(jsm.streams.info(stream), timeoutMs).catch((err) => { throw explain(`stream ${stream}`, err); });
