@@ -101,11 +101,14 @@ describe("keyset paging of filtered searches", () => {
     expect(sessionIds(second)).toEqual(all.slice(4, 8));
   });
 
-  test("traces/filtered pages by cursor too", async () => {
+  test("traces/filtered pages by cursor too, on a computed sort (durationMs, all equal) as well", async () => {
     const T = "/telemetry/otel/traces/filtered";
-    const all = (await ok(T, { serviceName: "deep-bot", limit: 500 })).traces.map((t: any) => t.traceId);
-    const { seen } = await walk((cursor) => ok(T, { serviceName: "deep-bot", limit: 6, skipTotalCount: true, cursor }), (b) => b.traces.map((t: any) => t.traceId));
-    expect(seen).toEqual(all);
+    for (const sort of [undefined, { field: "durationMs", direction: "asc" }]) {
+      const all = (await ok(T, { serviceName: "deep-bot", sort, limit: 500 })).traces.map((t: any) => t.traceId);
+      expect(all).toHaveLength(SPANS);
+      const { seen } = await walk((cursor) => ok(T, { serviceName: "deep-bot", sort, limit: 6, skipTotalCount: true, cursor }), (b) => b.traces.map((t: any) => t.traceId));
+      expect(seen).toEqual(all);
+    }
   });
 
   test("a cursor of another query, a garbage or tampered cursor, and cursor with offset are 400s naming the field", async () => {
