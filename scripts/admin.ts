@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
 import { keyringFromConfig } from "@cellar/shared/crypto";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
@@ -28,6 +29,9 @@ const USAGE = `usage: npm run admin -- <command>
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
   intent delete --tenant T --service S --name N
+  price set --tenant T --model M --input USD --output USD [--cached-input USD] [--cache-write USD] [--context-window N] [--provider P] [--from YYYY-MM-DD] [--source S]
+  price list --tenant T
+  price delete --tenant T --model M [--from YYYY-MM-DD]
   secrets reencrypt   (re-seals webhook secrets under SECRET_ENCRYPTION_KEY; old keys in SECRET_ENCRYPTION_KEYS_PREVIOUS)
 ${DEAD_LETTERS_USAGE}`;
 
@@ -46,6 +50,8 @@ const { positionals, values } = (() => {
         help: { type: "boolean" },
         seq: { type: "string" }, stream: { type: "string" }, limit: { type: "string" }, from: { type: "string" },
         all: { type: "boolean" }, "new-id": { type: "boolean" }, namespace: { type: "string" },
+        model: { type: "string" }, provider: { type: "string" }, input: { type: "string" }, output: { type: "string" }, "cached-input": { type: "string" },
+        "cache-write": { type: "string" }, "context-window": { type: "string" }, source: { type: "string" },
       },
       // `--webhooks` alone means "on" for tenant create.
       args: process.argv.slice(2).map((a, i, all) => (a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a)),
@@ -139,6 +145,15 @@ async function run(): Promise<unknown> {
         return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
       case "intent delete":
         return await deleteIntent(db, { tenantId: need("tenant"), service: need("service"), name: need("name") });
+      case "price set":
+        return await setPrice(db, {
+          tenantId: need("tenant"), model: need("model"), provider: values.provider, input: need("input"), output: need("output"), cachedInput: values["cached-input"],
+          cacheWrite: values["cache-write"], contextWindow: values["context-window"], from: values.from, source: values.source,
+        });
+      case "price list":
+        return { prices: await listPrices(db, { tenantId: need("tenant") }) };
+      case "price delete":
+        return await deletePrice(db, { tenantId: need("tenant"), model: need("model"), from: values.from });
       case "secrets reencrypt": {
         const current = process.env.SECRET_ENCRYPTION_KEY;
         if (!current) throw new UsageError("SECRET_ENCRYPTION_KEY is not set (the key to seal under; retired ones in SECRET_ENCRYPTION_KEYS_PREVIOUS)");

@@ -2,6 +2,7 @@
  * `npm run dev`: the whole system on one machine. Starts nats-server and an embedded Postgres
  * (data under .data/) unless NATS_URL / DATABASE_URL are given, migrates, bootstraps a dev
  * tenant once, prints its URLs and keys, and runs the four apps with reload. Ctrl-C stops all.
+ * `--cluster`: a 3-node JetStream cluster on loopback instead of one server, NATS_REPLICAS=3.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
 import { toBase64, randomBytes } from "@cellar/shared/crypto";
 import { startNatsServer, type RunningNats } from "./infra/nats-server";
+import { startNatsCluster, type RunningNatsCluster } from "./infra/nats-cluster";
 import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
 import { freePort } from "./infra/ports";
 
@@ -23,7 +25,8 @@ const state: { pgPort?: number; natsPort?: number; secretKey?: string; tenant?: 
   : {};
 const saveState = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
 
-let nats: RunningNats | undefined;
+let nats: RunningNats | RunningNatsCluster | undefined;
+const cluster = process.argv.includes("--cluster");
 let pg: RunningPostgres | undefined;
 const children: ChildProcess[] = [];
 
@@ -40,7 +43,12 @@ async function portOr(preferred: number | undefined, fallback: number): Promise<
 
 async function main() {
   let natsUrl = process.env.NATS_URL;
-  if (!natsUrl) {
+  if (!natsUrl && cluster) {
+    const c = await startNatsCluster({ storeDir: join(DATA, "nats-cluster") });
+    nats = c;
+    await c.waitHealthy();
+    natsUrl = c.url;
+  } else if (!natsUrl) {
     state.natsPort = await portOr(state.natsPort, 4222);
     nats = await startNatsServer({ storeDir: join(DATA, "nats"), port: state.natsPort, quiet: true });
     natsUrl = nats.url;
@@ -74,6 +82,7 @@ async function main() {
   const env = {
     ...process.env,
     NATS_URL: natsUrl,
+    NATS_REPLICAS: process.env.NATS_REPLICAS ?? (cluster ? "3" : "1"),
     DATABASE_URL: databaseUrl,
     INGEST_PORT: String(ingestPort),
     PLATFORM_PORT: String(platformPort),
@@ -101,7 +110,7 @@ Cellar is running (maturation window ${env.MATURATION_WINDOW_SECONDS}s)
   telemetry key  ${t.telemetryKey}
   server DSN     ${t.serverDsn}   (service "demo-app")
   platform key   ${t.platformKey}   (owner admin@cellar.local)
-  NATS           ${natsUrl}
+  NATS           ${natsUrl}${cluster ? "   (3-node cluster, replicas " + env.NATS_REPLICAS + ")" : ""}
   Postgres       ${databaseUrl.replace(/:[^:@/]+@/, ":***@")}
 Ctrl-C stops everything.
 `);

@@ -4,9 +4,13 @@ import { Value } from "@sinclair/typebox/value";
 /** Every setting the apps read from the environment; defaults and coercion live here. */
 export const ConfigSchema = Type.Object({
   NATS_URL: Type.String({ minLength: 1, default: "nats://127.0.0.1:4222" }),
+  /** Copies of every stream, consumer and the KV bucket: 1 on one server, 3 (or 5) on a cluster. */
+  NATS_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
   DATABASE_URL: Type.String({ pattern: "^postgres(ql)?://", default: "postgres://cellar:cellar@127.0.0.1:5432/cellar" }),
   INGEST_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3100 }),
   PLATFORM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3200 }),
+  /** /health and /ready of the apps without an HTTP API; unset: processor 3300, dispatcher 3400. */
+  HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   /** Idle time after which a session or trace matures. The contract leaves the number open. */
   MATURATION_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 180 }),
   /** At most one activity-key put per session per this many ms (0: one per write). docs/maturation.md */

@@ -48,12 +48,32 @@ export async function bootApp<WithNats extends boolean>(name: string, opts: { po
   const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL, { app: name });
   logger.info("starting", { config: redactConfig(config) });
-  await runMigrations(config.DATABASE_URL);
+  await untilDone(logger, "migrations", () => runMigrations(config.DATABASE_URL));
   const database = createDatabase(config.DATABASE_URL, { max: opts.poolMax ?? 10, statementTimeoutMs: opts.statementTimeoutMs?.(config) });
   let nats: NatsHandles | undefined;
   if (opts.nats) {
-    const nc = await connectNats(config.NATS_URL, `cellar-${name}`, opts.noAsyncTraces ? { noAsyncTraces: true } : {});
-    nats = await ensureTopology(nc, createTopology());
+    const nc = await connectNats(config.NATS_URL, `cellar-${name}`, { waitOnFirstConnect: true, ...(opts.noAsyncTraces ? { noAsyncTraces: true } : {}) });
+    nats = await untilDone(logger, "NATS topology", () => ensureTopology(nc, createTopology(), { replicas: config.NATS_REPLICAS }));
   }
   return { config, logger, database, nats: nats as WithNats extends true ? NatsHandles : undefined };
+}
+
+/** Start-up gives a dependency this long to come back before the process exits (and is restarted). */
+const START_PATIENCE_MS = 5 * 60_000;
+
+/**
+ * Retries a start-up step while a dependency is away (a NATS cluster electing leaders, Postgres
+ * restarting) with capped backoff, instead of exiting on the first timeout.
+ */
+async function untilDone<T>(logger: Logger, what: string, step: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + START_PATIENCE_MS;
+  for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await step();
+    } catch (err) {
+      if (Date.now() + delay > giveUpAt) throw err;
+      logger.warn(`${what} failed; retrying`, { err: err as Error, retryInMs: delay });
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
 }

@@ -9,6 +9,11 @@ export interface RunningPostgres {
   url: string;
   port: number;
   databaseUrl(name: string): string;
+  /** The postmaster's pid while it runs (fault injection signals it and its backends). */
+  pid(): number | undefined;
+  /** Starts the stopped server again on the same port and data (needs `persistent`). */
+  start(): Promise<void>;
+  /** Fast shutdown (SIGINT); deletes the data unless `persistent`. */
   stop(): Promise<void>;
 }
 
@@ -46,7 +51,17 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
   await pg.start();
   await waitForPort(port);
   const databaseUrl = (name: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
-  return { url: databaseUrl("postgres"), port, databaseUrl, stop: () => pg.stop() };
+  return {
+    url: databaseUrl("postgres"),
+    port,
+    databaseUrl,
+    pid: () => (pg as unknown as { process?: { pid?: number } }).process?.pid,
+    start: async () => {
+      await pg.start();
+      await waitForPort(port);
+    },
+    stop: () => pg.stop(),
+  };
 }
 
 /** Adds the search (x) bit for others on `dir` and every parent: traversal only, no listing. */

@@ -68,12 +68,17 @@ export async function connectNats(url: string, name: string, extra: Partial<Conn
   return connect({ servers: url.split(","), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, ...extra });
 }
 
-/** Creates or updates every stream of the catalogue, the activity bucket and the durable consumers. Idempotent. */
-export async function ensureTopology(nc: NatsConnection, topology: Topology): Promise<NatsHandles> {
+/**
+ * Creates or updates every stream of the catalogue, the activity bucket and the durable consumers.
+ * Idempotent. `replicas` (NATS_REPLICAS) applies to all of them, changed in place on existing ones.
+ */
+export async function ensureTopology(nc: NatsConnection, topology: Topology, opts: { replicas?: number } = {}): Promise<NatsHandles> {
   const jsm = await jetstreamManager(nc);
+  const replicas = opts.replicas ?? 1;
   for (const spec of CATALOGUE) {
     if (!spec.subjects) continue; // the KV stream: created by the KV client below
-    await ensureStream(jsm, {
+    await ensureStreamConfig(jsm, {
+      num_replicas: replicas,
       name: spec.name(topology),
       subjects: spec.subjects(topology),
       ...(spec.duplicateWindowMs ? { duplicate_window: spec.duplicateWindowMs * NS_PER_MS } : {}),
@@ -84,12 +89,16 @@ export async function ensureTopology(nc: NatsConnection, topology: Topology): Pr
 
   // Per-key TTL, history 1, no bucket max age: see nats-notes.md (markers outlive a down consumer).
   const kvm = new Kvm(nc);
-  const kv = await kvm.create(topology.activityBucket, { history: 1, markerTTL: ACTIVITY_MARKER_TTL_MS });
+  const kv = await kvm.create(topology.activityBucket, { history: 1, markerTTL: ACTIVITY_MARKER_TTL_MS, replicas });
+  // Kvm.create leaves an existing bucket's config alone: scale it here.
+  const kvStream = `KV_${topology.activityBucket}`;
+  const kvInfo = await jsm.streams.info(kvStream);
+  if (kvInfo.config.num_replicas !== replicas) await jsm.streams.update(kvStream, { ...kvInfo.config, num_replicas: replicas });
 
   for (const spec of CATALOGUE) {
     const c = spec.consumer;
     if (!c) continue;
-    await ensureConsumer(jsm, spec.name(topology), {
+    await ensureConsumerConfig(jsm, spec.name(topology), {
       durable_name: c.durable,
       ack_policy: AckPolicy.Explicit,
       ack_wait: c.ackWaitMs * NS_PER_MS,
@@ -97,16 +106,18 @@ export async function ensureTopology(nc: NatsConnection, topology: Topology): Pr
       // Enforced by the consume runtime, which dead-letters on the last delivery (catalogue.ts).
       max_deliver: -1,
       deliver_policy: DeliverPolicy.All,
+      num_replicas: replicas,
       ...(c.filterSubject ? { filter_subject: c.filterSubject(topology) } : {}),
     });
   }
   return { nc, js: jetstream(nc), jsm, kv, topology };
 }
 
-async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+async function ensureStreamConfig(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
   try {
-    await jsm.streams.info(config.name);
-    await jsm.streams.update(config.name, config);
+    const info = await jsm.streams.info(config.name);
+    // Only when something differs: an update is a cluster-wide proposal, and four apps boot at once.
+    if (differs(info.config, config)) await jsm.streams.update(config.name, config);
   } catch (err) {
     if (!isNotFound(err)) throw err;
     try {
@@ -118,10 +129,29 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
   }
 }
 
-async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) {
+/** nats-server's JSConsumerReplicasExceedsStream: the stream is still growing its peer group. */
+const CONSUMER_REPLICAS_EXCEED_STREAM = 10126;
+/** How long a consumer waits for its stream to finish scaling up (peers catch up in seconds). */
+const SCALE_WAIT_MS = 60_000;
+
+async function ensureConsumerConfig(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) {
+  // A stream raised to N replicas reports N at once but adds its peers asynchronously; until
+  // they exist the server refuses an N-replica consumer. Retry for a while.
+  const deadline = Date.now() + SCALE_WAIT_MS;
+  for (;;) {
+    try {
+      return await ensureConsumerOnce(jsm, stream, config);
+    } catch (err) {
+      if ((err as { code?: number }).code !== CONSUMER_REPLICAS_EXCEED_STREAM || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+async function ensureConsumerOnce(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) {
   try {
-    await jsm.consumers.info(stream, config.durable_name);
-    await jsm.consumers.update(stream, config.durable_name, config);
+    const info = await jsm.consumers.info(stream, config.durable_name);
+    if (differs(info.config, config)) await jsm.consumers.update(stream, config.durable_name, config);
   } catch (err) {
     if (!isNotFound(err)) throw err;
     try {
@@ -131,6 +161,12 @@ async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Par
       if (!(addErr instanceof JetStreamApiError && CONSUMER_EXISTS.has(addErr.code))) throw addErr;
     }
   }
+}
+
+/** True when any field we declare has another value on the server. */
+function differs(current: object, wanted: object): boolean {
+  const have = current as Record<string, unknown>;
+  return Object.entries(wanted).some(([k, v]) => JSON.stringify(have[k]) !== JSON.stringify(v));
 }
 
 // JetStream API error codes the client does not name (nats-server errors.json).

@@ -1,6 +1,7 @@
 import { forbidden, HttpError, serviceUnavailable, unauthorized } from "@cellar/shared/errors";
 import type { KeyResolver, ResolvedKey } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
+import { createLastKnownKeys } from "./last-known-keys";
 
 /** Headers a browser may read from our responses (the SDK needs Retry-After and the limits). */
 const EXPOSED = "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy";
@@ -20,22 +21,48 @@ const BEARER = /^bearer +([^\s]+) *$/i;
  * rules are 403. Browser requests (those with an Origin header) are allowed only for client DSNs:
  * telemetry keys and server DSNs are secrets and must not ship in a browser bundle.
  */
-export function createAuthenticator(keys: KeyResolver, logger: Logger) {
+export function createAuthenticator(keys: KeyResolver, logger: Logger, lastKnown = createLastKnownKeys()) {
   /** `client`: the caller's address, for the per-address limit on unknown-key lookups. */
   return async function authenticate(request: Request, client?: string): Promise<Authenticated> {
     const match = BEARER.exec(request.headers.get("authorization") ?? "");
     if (!match) throw unauthorized();
+    const token = match[1];
+    const lookup = keys.resolve(token, client);
+    // Whenever the lookup settles, even after we stopped waiting, its answer is what we remember.
+    lookup.then((k) => (k ? lastKnown.remember(token, k) : lastKnown.forget(token)), () => {});
+    // Postgres away or slow: a key seen valid lately still works (issue 12: ingest needs only
+    // NATS), after a short wait instead of the whole lookup bound.
+    const known = lastKnown.recall(token);
     let key: ResolvedKey | null;
     try {
-      key = await keys.resolve(match[1], client);
+      key = await withinLookupTime(lookup, known ? KNOWN_KEY_WAIT_MS : KEY_LOOKUP_TIMEOUT_MS);
     } catch (err) {
       if (err instanceof HttpError) throw err; // the per-address limit's 429
-      logger.warn("key lookup failed", { err: err as Error });
-      throw serviceUnavailable("authentication temporarily unavailable, retry later", 2);
+      key = known;
+      if (!key) {
+        logger.warn("key lookup failed", { err: err as Error });
+        throw serviceUnavailable("authentication temporarily unavailable, retry later", 2);
+      }
     }
     if (!key || key.kind === "platform") throw unauthorized();
     return { key, cors: originPolicy(key, request.headers.get("origin")) };
   };
+}
+
+/**
+ * A Postgres that stopped answering (SIGSTOP, a network partition) holds a query forever; the
+ * client gets a 503 within this bound instead of a hang (issue 12: never hang past a few seconds).
+ */
+export const KEY_LOOKUP_TIMEOUT_MS = 3_000;
+/** How long a key this instance saw valid lately waits for Postgres before it is taken as known. */
+export const KNOWN_KEY_WAIT_MS = 250;
+
+function withinLookupTime<T>(lookup: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`key lookup took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([lookup, timeout]).finally(() => clearTimeout(timer));
 }
 
 function originPolicy(key: ResolvedKey, origin: string | null): Record<string, string> {

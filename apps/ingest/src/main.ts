@@ -1,4 +1,5 @@
 import { KeyResolver } from "@cellar/shared/auth/keys";
+import { natsCheck, postgresCheck, readyRoute } from "@cellar/shared/health";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createIngestApp } from "./app";
 import { assertPayloadFits, watchConnection } from "./publish";
@@ -16,7 +17,9 @@ const app = createIngestApp({
   connected: watchConnection(nats.nc).connected,
   // The app enforces INGEST_MAX_BODY_BYTES itself with a JSON 413 (before reading a declared
   // length, while reading a chunked one); Bun's own cap would answer a bare 413 instead.
-}).listen({ port: config.INGEST_PORT, hostname: "0.0.0.0", maxRequestBodySize: 1024 ** 3 });
+})
+  .use(readyRoute([natsCheck(nats.nc, nats.jsm), postgresCheck(database.sql)]))
+  .listen({ port: config.INGEST_PORT, hostname: "0.0.0.0", maxRequestBodySize: 1024 ** 3 });
 logger.info("listening", { url: `http://127.0.0.1:${app.server?.port}` });
 
 onShutdown(logger, [

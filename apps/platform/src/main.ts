@@ -1,6 +1,7 @@
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { splitList } from "@cellar/shared/config";
 import { keyringFromConfig } from "@cellar/shared/crypto";
+import { natsCheck, postgresCheck, readyRoute } from "@cellar/shared/health";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app";
 
@@ -19,7 +20,9 @@ const app = createPlatformApp({
     js: nats.js,
     topology: nats.topology,
   },
-}).listen({ port: config.PLATFORM_PORT, hostname: "0.0.0.0" });
+})
+  .use(readyRoute([postgresCheck(database.sql), natsCheck(nats.nc, nats.jsm)]))
+  .listen({ port: config.PLATFORM_PORT, hostname: "0.0.0.0" });
 logger.info("listening", { url: `http://127.0.0.1:${app.server?.port}/api/v1` });
 
 onShutdown(logger, [

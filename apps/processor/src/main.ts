@@ -1,3 +1,4 @@
+import { natsCheck, postgresCheck, serveHealth } from "@cellar/shared/health";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor";
 import { parseRetentionDays, startRetention } from "./retention/retention";
@@ -17,8 +18,11 @@ const processor = createProcessor({
 });
 await processor.start();
 const retention = startRetention(database.sql, { defaults: parseRetentionDays(config.RETENTION_DAYS), intervalSeconds: config.RETENTION_INTERVAL_SECONDS, logger });
+const health = serveHealth(config.HEALTH_PORT ?? 3300, [natsCheck(nats.nc, nats.jsm), postgresCheck(database.sql)]);
+logger.info("health listening", { url: `http://127.0.0.1:${health.server?.port}/ready` });
 
 onShutdown(logger, [
+  ["health", () => health.stop()],
   ["consumers", () => processor.stop()],
   ["retention", () => retention.stop()],
   ["nats", () => nats.nc.drain()],

@@ -142,7 +142,9 @@ export function createProcessor(deps: ProcessorDeps) {
                 settle(w, await mature(kind, [w.pk]));
               } catch (oneErr) {
                 deps.logger.error("maturation failed; will retry", { kind, pk: w.pk, err: oneErr as Error });
-                decided.set(w.m, { retryInMs: 2_000 });
+                // The runtime retries it with backoff, or dead-letters it (a data error at once,
+                // anything else after the stream's max deliveries); the sweep is the safety net.
+                decided.set(w.m, { fail: oneErr });
               }
             }
           }

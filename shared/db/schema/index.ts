@@ -2,3 +2,4 @@ export * from "./tenancy";
 export * from "./telemetry";
 export * from "./analysis";
 export * from "./webhooks";
+export * from "./pricing";

@@ -1,4 +1,4 @@
-import { canonicalModel, costOf } from "@cellar/shared/pricing/openai";
+import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
 import { stableId } from "../ingest/spans";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput, type TranscriptResult } from "./transcript";
 
@@ -11,6 +11,8 @@ export interface ModelCall {
   model: string | null;
   /** Price-table name, null when the table does not know the model. */
   pricedModel: string | null;
+  /** Context window from the tenant's price book (custom models included), null when unknown. */
+  contextWindow: number | null;
   at: Date;
   latencyMs: number;
   promptTokens: number;
@@ -31,7 +33,9 @@ export interface ModelCall {
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-export function extractCalls(traces: TraceInput[], transcript: TranscriptResult): ModelCall[] {
+/** `prices`: the tenant's price book (built-in table plus its own entries, shared/pricing/tenant.ts). */
+export function extractCalls(traces: TraceInput[], transcript: TranscriptResult, prices: PriceBook = DEFAULT_PRICE_BOOK): ModelCall[] {
+  const { canonicalModel, costOf } = prices;
   const calls: ModelCall[] = [];
   const ordered = [...traces].sort((a, b) => a.startTime.getTime() - b.startTime.getTime() || a.traceId.localeCompare(b.traceId));
   for (const t of ordered) {
@@ -50,6 +54,7 @@ export function extractCalls(traces: TraceInput[], transcript: TranscriptResult)
       const promptTokens = num(usage.prompt_tokens);
       const completionTokens = num(usage.completion_tokens);
       const cachedTokens = num(usage.prompt_tokens_details?.cached_tokens);
+      const cacheWriteTokens = num(usage.prompt_tokens_details?.cache_creation_tokens); // OTLP: shared/otlp/usage.ts
       const at = new Date(startMs + step * ri);
       const origin = `${t.traceId}:res:${ri}`;
       calls.push({
@@ -58,6 +63,7 @@ export function extractCalls(traces: TraceInput[], transcript: TranscriptResult)
         index: ri,
         model,
         pricedModel: canonicalModel(model) ?? canonicalModel(requestModel),
+        contextWindow: prices.priceFor(canonicalModel(model) ? model : requestModel, at)?.contextWindow ?? null,
         at,
         latencyMs: Math.round(step),
         promptTokens,
@@ -70,7 +76,7 @@ export function extractCalls(traces: TraceInput[], transcript: TranscriptResult)
         text,
         toolCalls,
         consumedTools,
-        costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens }, at),
+        costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens, cacheWriteTokens }, at),
         itemId: !message ? null : text.trim() || toolCalls.length === 0 ? itemId(origin) : itemId(origin, "call", "0"),
       });
     });

@@ -178,10 +178,11 @@ export function latencyOutliers(calls: ModelCall[], norms: LatencyNorms | undefi
 export function contextWindow(calls: ModelCall[]): Finding[] {
   const out: Finding[] = [];
   for (const c of calls) {
-    const price = priceFor(c.pricedModel, c.at);
-    if (!price || c.promptTokens < DETECTOR_RULES.contextShare * price.contextWindow) continue;
+    // From the tenant's price book (calls.ts), else the built-in table.
+    const window = c.contextWindow ?? priceFor(c.pricedModel, c.at)?.contextWindow;
+    if (!window || c.promptTokens < DETECTOR_RULES.contextShare * window) continue;
     out.push(callFinding(c, "context_window_near", "medium", `Prompt near the context window (${modelKey(c)})`, {
-      promptTokens: c.promptTokens, contextWindow: price.contextWindow, share: Math.round((c.promptTokens / price.contextWindow) * 1000) / 1000,
+      promptTokens: c.promptTokens, contextWindow: window, share: Math.round((c.promptTokens / window) * 1000) / 1000,
     }));
   }
   return out;

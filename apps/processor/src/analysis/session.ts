@@ -1,6 +1,10 @@
 import type postgres from "postgres";
 import type { SessionRow, TraceRow } from "../maturation/mature";
 import { extractCalls } from "./calls";
+import { mergeOtelMessageEvents } from "../otlp/merge";
+import { relinkOtelMessageEvents } from "../otlp/linked";
+import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
+import type { PriceBook } from "@cellar/shared/pricing/table";
 import { extractToolSchemas, loadIntentDefinitions, matchIntents, persistIntents, persistToolSchemas, type IntentMatch, type ToolSchemaSeen } from "./catalog";
 import { detectProblems, type Finding, type LatencyNorms } from "./detectors";
 import { persistFindings } from "./findings";
@@ -40,13 +44,16 @@ type EventRowData = { session_pk: string; id: string; name: string; timestamp: D
 export async function analyzeSessions(tx: postgres.TransactionSql, sessions: SessionRow[], opts: AnalysisOptions = {}): Promise<Map<string, SessionAnalysis>> {
   const ids = sessions.map((s) => s.id);
   const serviceIds = [...new Set(sessions.map((s) => s.trace_service_id))];
-  const [metas, traces, events, intentDefs, norms] = await Promise.all([
+  const [metas, traces, storedEvents, intentDefs, norms, pricesOf] = await Promise.all([
     tx<{ id: string; activity_seq: number; last_ingested_at: Date }[]>`select id, activity_seq, last_ingested_at from sessions where id = any(${tx.array(ids)}::uuid[])`,
     tx<TraceRowData[]>`select session_pk, trace_id, start_time, end_time, payload from traces where session_pk = any(${tx.array(ids)}::uuid[]) order by start_time, trace_id`,
     tx<EventRowData[]>`select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events where session_pk = any(${tx.array(ids)}::uuid[]) order by timestamp, id`,
     loadIntentDefinitions(tx, serviceIds),
     Promise.all(serviceIds.map(async (id) => [id, await opts.latencyNorms?.(id)] as const)),
+    loadPriceBooks(tx, sessions.map((s) => s.tenant_id)),
   ]);
+  const serviceOf = new Map(sessions.map((s) => [s.id, s.trace_service_id]));
+  const events = await relinkOtelMessageEvents(tx, (pk) => serviceOf.get(pk)!, traces, storedEvents); // OTLP log records, docs/otlp.md
   const group = <T extends { session_pk: string }>(rows: T[]) => {
     const out = new Map<string, T[]>();
     for (const r of rows) {
@@ -64,7 +71,7 @@ export async function analyzeSessions(tx: postgres.TransactionSql, sessions: Ses
   for (const s of sessions) {
     const traceInputs: TraceInput[] = (tracesOf.get(s.id) ?? []).map((t) => ({ traceId: t.trace_id, startTime: new Date(t.start_time), endTime: new Date(t.end_time), payload: t.payload }));
     const eventInputs: EventInput[] = (eventsOf.get(s.id) ?? []).map((e) => ({ id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id }));
-    const computed = computeSessionAnalysis(traceInputs, eventInputs, normsOf.get(s.trace_service_id) ?? undefined);
+    const computed = computeSessionAnalysis(traceInputs, eventInputs, normsOf.get(s.trace_service_id) ?? undefined, pricesOf(s.tenant_id));
     const meta = metaOf.get(s.id)!;
     out.set(s.id, {
       ...computed,
@@ -78,11 +85,12 @@ export async function analyzeSessions(tx: postgres.TransactionSql, sessions: Ses
 }
 
 /** The pure part of the analysis (what unit tests call). */
-export function computeSessionAnalysis(traces: TraceInput[], events: EventInput[], latencyNorms?: LatencyNorms) {
+export function computeSessionAnalysis(traces: TraceInput[], events: EventInput[], latencyNorms?: LatencyNorms, prices?: PriceBook) {
+  ({ traces, events } = mergeOtelMessageEvents(traces, events)); // OTLP calls whose messages came as log records
   const transcript = buildTranscript(traces, events);
   const all = transcript.items;
   const items = all.slice(0, TRANSCRIPT_ITEM_CAP);
-  const calls = extractCalls(traces, transcript);
+  const calls = extractCalls(traces, transcript, prices);
   const findings = detectProblems({ calls, items: all, events, impliedAnswered: transcript.impliedAnswered, latencyNorms });
   const times = [...traces.flatMap((t) => [t.startTime.getTime(), t.endTime.getTime()]), ...events.map((e) => e.timestamp.getTime())];
   const span = times.length ? { first: Math.min(...times), last: Math.max(...times) } : null;
@@ -185,10 +193,12 @@ export async function analyzeTraces(tx: postgres.TransactionSql, rows: TraceRow[
       jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') as payload
     from traces where id = any(${tx.array(rows.map((r) => r.id))}::uuid[])`;
   const noHistory = { items: [], consumedToolsByTrace: new Map<string, string[]>(), impliedAnswered: new Set<string>() };
+  const pricesOf = await loadPriceBooks(tx, rows.map((r) => r.tenant_id));
+  const tenantOf = new Map(rows.map((r) => [r.id, r.tenant_id]));
   const out = new Map<string, TraceAnalysis>();
   for (const row of loaded) {
     const input: TraceInput = { traceId: row.trace_id, startTime: new Date(row.start_time), endTime: new Date(row.end_time), payload: row.payload };
-    const calls = extractCalls([input], noHistory);
+    const calls = extractCalls([input], noHistory, pricesOf(tenantOf.get(row.id)!));
     const metrics = { durationMs: input.endTime.getTime() - input.startTime.getTime(), ...callMetrics(calls) };
     out.set(row.id, { metrics: { ...metrics, costByModel: costByModel(calls) }, costUsd: metrics.costUsd });
   }

@@ -46,7 +46,13 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
     if (row.status === "matured") {
       outcomes.set(row.id, owed(row) ? "republished" : "already-published");
       if (owed(row)) republish.push(message(row));
-    } else if (!row.idle) {
+      continue;
+    }
+    // Reopened while its last maturation's publish is still owed (Postgres or NATS failed after
+    // the commit): publish it now, before a new maturation overwrites count and time (the
+    // chaos run lost session.matured #1 this way). Same message id as the lost one.
+    if (owed(row) && row.matured_at) republish.push(message(row));
+    if (!row.idle) {
       outcomes.set(row.id, "still-active");
       outcomes.dueInMs.set(row.id, Math.max(0, Number(row.due_in_ms ?? 0)));
     }
@@ -114,7 +120,7 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
         t.ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle,
         extract(epoch from t.ingested_at + make_interval(secs => ${deps.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from traces t join trace_services ts on ts.id = t.trace_service_id
-      where t.id = any(${tx.array(ids)}::uuid[]) order by t.id for update of t`;
+      where t.id = any(${tx.array(ids)}::uuid[]) order by t.id for no key update of t`;
     const { republish, due } = triage(locked, outcomes, traceMessage);
     if (due.length === 0) return { republish, matured: [] as TraceRow[] };
     const analyses = await analyzeTraces(tx, due);
@@ -166,7 +172,7 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
   }
   if (traces.length) {
     await deps.sql`
-      with locked as (select id from traces where id = any(${deps.sql.array(traces)}::uuid[]) order by id for update)
+      with locked as (select id from traces where id = any(${deps.sql.array(traces)}::uuid[]) order by id for no key update)
       update traces set published_count = 1 where id in (select id from locked)`;
   }
 }

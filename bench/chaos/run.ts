@@ -1,0 +1,266 @@
+/**
+ * The chaos run: system up, tenants and webhook subscriptions made, steady load, faults one after
+ * another (each with its recovery measured), load stopped, the pipeline drained, the ledger
+ * checked. `schedule` picks the full run or the short one `npm test` runs.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
+import { createDatabase } from "@cellar/shared/db/client";
+import { chatTrace } from "../../test/helpers/payloads";
+import { buildRows, checkLedger, formatTable, loadStored, passed, type Row, type Window } from "./ledger";
+import { LoadGenerator, PlatformReader, WebhookReceivers, type Tenant } from "./load";
+import { APP_NAMES, ChaosSystem } from "./system";
+
+export interface Fault {
+  name: string;
+  inject(sys: ChaosSystem): Promise<void>;
+  /** How long the fault lasts before `restore`. */
+  holdMs: number;
+  restore(sys: ChaosSystem): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const killApp = (id: string, holdMs = 3_000): Fault => ({
+  name: `kill -9 ${id}`,
+  holdMs,
+  inject: (s) => s.killApp(s.apps.find((a) => a.id === id)!),
+  restore: (s) => s.restartApp(s.apps.find((a) => a.id === id)!),
+});
+
+/** The issue's list, in order. */
+export function fullSchedule(instances: number): Fault[] {
+  const kills = APP_NAMES.flatMap((app) => Array.from({ length: instances }, (_, i) => killApp(`${app}-${i + 1}`)));
+  let ingestLeader = 0;
+  let kvLeader = 0;
+  return [
+    ...kills,
+    {
+      // ack_wait of INGEST is 30 s, of the activity consumer 20 s: the other instance takes over.
+      name: "SIGSTOP processor-1 for 35 s",
+      holdMs: 35_000,
+      inject: async (s) => s.pauseApp(s.apps.find((a) => a.id === "processor-1")!),
+      restore: async (s) => s.resumeApp(s.apps.find((a) => a.id === "processor-1")!),
+    },
+    {
+      name: "kill -9 + restart NATS node (INGEST leader)",
+      holdMs: 2_000,
+      inject: async (s) => {
+        ingestLeader = await s.streamLeader("INGEST");
+        await s.nats.kill(ingestLeader);
+      },
+      restore: (s) => s.nats.restart(ingestLeader),
+    },
+    {
+      name: "NATS node (KV leader) lost for 60 s",
+      holdMs: 60_000,
+      inject: async (s) => {
+        kvLeader = await s.streamLeader("KV_activity");
+        await s.nats.kill(kvLeader);
+      },
+      restore: (s) => s.nats.restart(kvLeader),
+    },
+    { name: "Postgres fast shutdown + restart", holdMs: 3_000, inject: (s) => s.pg.stop(), restore: (s) => s.pg.start() },
+    { name: "Postgres SIGSTOP for 30 s", holdMs: 30_000, inject: (s) => s.pausePostgres(), restore: async (s) => s.resumePostgres() },
+    {
+      name: "all apps kill -9 + restart",
+      holdMs: 2_000,
+      inject: async (s) => void (await Promise.all(s.apps.map((a) => s.killApp(a)))),
+      restore: async (s) => void (await Promise.all(s.apps.map((a) => s.restartApp(a)))),
+    },
+  ];
+}
+
+/** About two minutes: one app kill, one NATS node loss, one Postgres restart. */
+export function shortSchedule(): Fault[] {
+  let leader = 0;
+  return [
+    killApp("processor-1", 2_000),
+    {
+      name: "NATS node (INGEST leader) lost for 15 s",
+      holdMs: 15_000,
+      inject: async (s) => {
+        leader = await s.streamLeader("INGEST");
+        await s.nats.kill(leader);
+      },
+      restore: (s) => s.nats.restart(leader),
+    },
+    { name: "Postgres fast shutdown + restart", holdMs: 3_000, inject: (s) => s.pg.stop(), restore: (s) => s.pg.start() },
+  ];
+}
+
+export interface ChaosOptions {
+  schedule: Fault[];
+  instances?: number;
+  tenants?: number;
+  tracesPerSecond?: number;
+  windowSeconds?: number;
+  /** Steady load before the first fault and between faults. */
+  steadyMs?: number;
+  /** How long the drain may take before the ledger is read as it stands. */
+  drainTimeoutMs?: number;
+  /** A fault whose recovery takes longer than this stops waiting (and the table says so). */
+  recoveryTimeoutMs?: number;
+  keepDir?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface ChaosResult {
+  rows: Row[];
+  table: string;
+  ok: boolean;
+  dir: string;
+  examples: string[];
+  unacked: number;
+}
+
+export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
+  const log = opts.log ?? ((l: string) => console.error(`[chaos ${new Date().toISOString().slice(11, 19)}] ${l}`));
+  const dir = mkdtempSync(join(tmpdir(), "cellar-chaos-"));
+  const windowSeconds = opts.windowSeconds ?? 6;
+  const sys = new ChaosSystem({ dir, instances: opts.instances ?? 2, windowSeconds, secretKey: btoa("cellar-chaos-secret-key-32bytes!") });
+  const receivers = new WebhookReceivers();
+  let load: LoadGenerator | undefined;
+  let reader: PlatformReader | undefined;
+  try {
+    log(`starting NATS cluster, Postgres and ${APP_NAMES.length} x ${opts.instances ?? 2} apps in ${dir}`);
+    await sys.start();
+    const hookBase = receivers.start();
+
+    // Tenants, each with a service and two receivers: one for both event types, one for sessions.
+    const database = createDatabase(sys.databaseUrl, { max: 2 });
+    const tenants: Tenant[] = [];
+    for (let i = 0; i < (opts.tenants ?? 3); i++) {
+      const t = await bootstrapTenant(database.db, { name: `chaos-${i}`, plan: "pro", webhooks: true, email: `owner${i}@chaos.test` });
+      const serviceName = `svc-${i}`;
+      const svc = await createService(database.db, { tenantId: t.tenantId, name: serviceName });
+      tenants.push({ index: i, tenantId: t.tenantId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, serviceName, serviceId: svc.id });
+    }
+    await database.close();
+    const platform = sys.instances("platform")[0].url;
+    for (const t of tenants) {
+      for (const [name, types] of [[`t${t.index}-all`, ["session.matured", "trace.matured"]], [`t${t.index}-sessions`, ["session.matured"]]] as const) {
+        const res = await fetch(`${platform}/api/v1/webhooks`, {
+          method: "POST",
+          headers: { authorization: `Token ${t.platformKey}`, "content-type": "application/json" },
+          body: JSON.stringify({ trace_service_id: t.serviceId, name, url: `${hookBase}/${name}`, event_types: types }),
+        });
+        if (res.status !== 201) throw new Error(`subscription ${name}: ${res.status} ${await res.text()}`);
+        receivers.register(name, ((await res.json()) as { secret: string }).secret);
+      }
+    }
+
+    const ingestUrls = () => sys.instances("ingest").map((a) => a.url);
+    load = new LoadGenerator({ ingestUrls, tenants, tracesPerSecond: opts.tracesPerSecond ?? 100, windowSeconds });
+    log(`load: ${opts.tracesPerSecond ?? 100} traces/s from ${tenants.length} tenants (${load.concurrency} sessions at a time), window ${windowSeconds} s`);
+    load.start();
+    reader = new PlatformReader({ platformUrls: () => sys.instances("platform").map((a) => a.url), tenants, sessions: load.sessions });
+    reader.start();
+    const steadyMs = opts.steadyMs ?? 10_000;
+    await sleep(steadyMs);
+
+    // A canary through every ingest instance, stored in Postgres: the pipeline is whole.
+    const sql = postgres(sys.databaseUrl, { max: 2, onnotice: () => {}, connect_timeout: 3 });
+    let canaries = 0;
+    let notWhole = "";
+    let acceptingAt: number | undefined;
+    const whole = async (): Promise<boolean> => {
+      const ready = await Promise.all(sys.apps.map((a) => sys.isReady(a)));
+      if (!ready.every(Boolean)) {
+        notWhole = `not ready: ${sys.apps.filter((_, i) => !ready[i]).map((a) => a.id).join(", ")}`;
+        return false;
+      }
+      const t = tenants[0];
+      const canaryIds: string[] = [];
+      for (const url of ingestUrls()) {
+        const traceId = `canary-${++canaries}`;
+        const body = chatTrace({ sessionId: `canary-${crypto.randomUUID()}`, serviceName: t.serviceName, messages: [{ role: "user", content: "canary" }], reply: "ok", extra: { trace_id: traceId } });
+        const res = await fetch(`${url}/raw/traces`, {
+          method: "POST", headers: { authorization: `Bearer ${t.telemetryKey}`, "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(5_000),
+        }).catch(() => null);
+        if (res?.status !== 200) {
+          notWhole = `canary via ${url}: ${res?.status ?? "no answer"}`;
+          return false;
+        }
+        canaryIds.push(traceId);
+      }
+      acceptingAt ??= Date.now();
+      for (const traceId of canaryIds.splice(0)) {
+        // The same canary until it lands: "whole" includes catching up on what piled up.
+        const deadline = Date.now() + (opts.recoveryTimeoutMs ?? 120_000);
+        let stored = false;
+        while (!stored && Date.now() < deadline) {
+          stored = (await Promise.race([sql`select 1 from traces where trace_id = ${traceId}`.catch(() => []), sleep(3_000).then(() => [])])).length > 0;
+          if (!stored) await sleep(100);
+        }
+        if (!stored) {
+          notWhole = `canary ${traceId} not stored`;
+          return false;
+        }
+      }
+      return true;
+    };
+
+    const windows: Window[] = [];
+    for (const fault of opts.schedule) {
+      const start = Date.now();
+      log(`fault: ${fault.name}`);
+      await fault.inject(sys);
+      await sleep(fault.holdMs);
+      await fault.restore(sys);
+      const restoredAt = Date.now();
+      const giveUpAt = restoredAt + (opts.recoveryTimeoutMs ?? 120_000);
+      let recovered = false;
+      acceptingAt = undefined;
+      let lastLog = Date.now();
+      while (!recovered && Date.now() < giveUpAt) {
+        recovered = await whole().catch((err) => ((notWhole = String(err)), false));
+        if (!recovered) await sleep(250);
+        if (!recovered && Date.now() - lastLog > 10_000) {
+          log(`  still not whole: ${notWhole}`);
+          lastLog = Date.now();
+        }
+      }
+      const recoveryS = (Date.now() - restoredAt) / 1000;
+      log(`  ${recovered ? "whole again" : "NOT whole"} ${recoveryS.toFixed(1)} s after restore (accepting after ${acceptingAt ? ((acceptingAt - restoredAt) / 1000).toFixed(1) : "-"} s)`);
+      const readyS = acceptingAt === undefined ? Infinity : (acceptingAt - restoredAt) / 1000;
+      windows.push({ name: fault.name, start, end: Date.now(), recoveryS: recovered ? recoveryS : Infinity, readyS });
+      await sleep(steadyMs);
+    }
+    await Promise.all([load.stop(), reader.stop()]);
+    log(`load stopped: ${load.acked.size} items acknowledged, ${load.unacked} given up by the client; draining`);
+
+    const windowOf = (at: number) => windows.find((w) => at >= w.start && at <= w.end)?.name ?? "steady";
+    const subscriptions = {
+      sessionReceivers: (t: number) => [`t${t}-all`, `t${t}-sessions`],
+      traceReceivers: (t: number) => [`t${t}-all`],
+    };
+    const acked = [...load.acked.values()];
+    const sessions = [...load.sessions.values()];
+    // Drain: the last sessions mature after the window, webhooks retry on their curve.
+    const drainUntil = Date.now() + (opts.drainTimeoutMs ?? 120_000);
+    let problems = new Map<string, ReturnType<typeof checkLedger> extends Map<string, infer P> ? P : never>();
+    let stored = await loadStored(sql, acked, sessions);
+    for (;;) {
+      stored = await loadStored(sql, acked, sessions);
+      problems = checkLedger({ acked, sessions, stored, hooks: receivers.received, subscriptions, windowOf });
+      const open = [...problems.values()].reduce((n, p) => n + p.lost + p.webhooksMissing + p.notMatured, 0);
+      if (open === 0 || Date.now() > drainUntil) break;
+      await sleep(2_000);
+    }
+    await sql.end({ timeout: 2 });
+    const rows = buildRows(windows, "steady", { acked, requests: load.requests, platformRequests: reader.requests, stored, problems, windowOf });
+    const total = rows[rows.length - 1];
+    if (reader.unexpected.length) total.examples.push(...reader.unexpected.slice(0, 3).map((u) => `platform answered ${u}`));
+    return { rows, table: formatTable(rows), ok: passed(total) && windows.every((w) => Number.isFinite(w.recoveryS)), dir, examples: total.examples, unacked: load.unacked };
+  } finally {
+    await load?.stop().catch(() => {});
+    await reader?.stop().catch(() => {});
+    receivers.stop();
+    await sys.stop().catch((err) => log(`stopping: ${err}`));
+    if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });
+  }
+}

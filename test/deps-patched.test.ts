@@ -1,0 +1,14 @@
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+// scripts/patch-deps.mjs runs at install: without the guard a Postgres restart can kill an app
+// (porsager/postgres#1208, hit by the chaos run). The chaos test exercises the behaviour; this
+// checks the driver Bun actually loads carries it.
+test("the postgres driver loaded by Bun has the nextWrite guard from scripts/patch-deps.mjs", () => {
+  const pkg = createRequire(import.meta.url).resolve("postgres/package.json");
+  for (const variant of ["src", "cjs/src"]) {
+    expect(readFileSync(join(dirname(pkg), variant, "connection.js"), "utf8")).toContain("cellar patch: porsager/postgres#1208");
+  }
+});
