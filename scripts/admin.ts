@@ -9,6 +9,8 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
+import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
 import { keyringFromConfig } from "@cellar/shared/crypto";
@@ -22,6 +24,8 @@ const USAGE = `usage: npm run admin -- <command>
   service create --tenant T --name N [--project P]
   user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
   user deprovision --id U
+  user password --id U            (reads the new password from standard input)
+  user invite --tenant T --email E --role R [--projects P1,P2]   |   user invite --id U
   key create --tenant T --kind telemetry
   key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2]
   key create --user U --kind platform
@@ -29,6 +33,11 @@ const USAGE = `usage: npm run admin -- <command>
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
   intent delete --tenant T --service S --name N
+  detectors show --tenant T --service S
+  detectors set --tenant T --service S --set detector.key=value [--set ...]   (docs/analysis.md)
+  detectors reset --tenant T --service S [--detector D]
+  maturation failures [--tenant T]
+  maturation retry --session <session uuid>
   price set --tenant T --model M --input USD --output USD [--cached-input USD] [--cache-write USD] [--context-window N] [--provider P] [--from YYYY-MM-DD] [--source S]
   price list --tenant T
   price delete --tenant T --model M [--from YYYY-MM-DD]
@@ -46,6 +55,7 @@ const { positionals, values } = (() => {
         tenant: { type: "string" }, project: { type: "string" }, email: { type: "string" }, role: { type: "string" },
         projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
         user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
+        set: { type: "string", multiple: true }, detector: { type: "string" }, session: { type: "string" },
         "retention-days": { type: "string" },
         help: { type: "boolean" },
         seq: { type: "string" }, stream: { type: "string" }, limit: { type: "string" }, from: { type: "string" },
@@ -128,6 +138,16 @@ async function run(): Promise<unknown> {
       }
       case "user deprovision":
         return await admin.deprovisionUser(db, { id: need("id") });
+      case "user password": {
+        // From stdin, never a flag: a flag would land in the shell history and the process list.
+        const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
+        return await setPassword(db, { userId: need("id"), password });
+      }
+      case "user invite": {
+        const role = values.role;
+        if (role !== undefined && !ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+        return await createInvitation(db, { userId: values.id, tenantId: values.tenant, email: values.email, role: role as Role | undefined, projectIds: list(values.projects) });
+      }
       case "key create": {
         const kind = need("kind");
         if (!KEY_KINDS.includes(kind as KeyKind)) throw new UsageError(`--kind must be one of ${KEY_KINDS.join(", ")}`);
@@ -145,6 +165,16 @@ async function run(): Promise<unknown> {
         return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
       case "intent delete":
         return await deleteIntent(db, { tenantId: need("tenant"), service: need("service"), name: need("name") });
+      case "detectors show":
+        return await analysisAdmin.showDetectors(db, { tenantId: need("tenant"), service: need("service") });
+      case "detectors set":
+        return await analysisAdmin.setDetectors(db, { tenantId: need("tenant"), service: need("service"), settings: values.set ?? [] });
+      case "detectors reset":
+        return await analysisAdmin.resetDetectors(db, { tenantId: need("tenant"), service: need("service"), detector: values.detector });
+      case "maturation failures":
+        return await analysisAdmin.listMaturationFailures(db, { tenantId: values.tenant });
+      case "maturation retry":
+        return await analysisAdmin.retryMaturation(db, { sessionPk: need("session") });
       case "price set":
         return await setPrice(db, {
           tenantId: need("tenant"), model: need("model"), provider: values.provider, input: need("input"), output: need("output"), cachedInput: values["cached-input"],
