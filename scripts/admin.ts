@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
 import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
@@ -23,6 +24,8 @@ const USAGE = `usage: npm run admin -- <command>
   service create --tenant T --name N [--project P]
   user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
   user deprovision --id U
+  user password --id U            (reads the new password from standard input)
+  user invite --tenant T --email E --role R [--projects P1,P2]   |   user invite --id U
   key create --tenant T --kind telemetry
   key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2]
   key create --user U --kind platform
@@ -135,6 +138,16 @@ async function run(): Promise<unknown> {
       }
       case "user deprovision":
         return await admin.deprovisionUser(db, { id: need("id") });
+      case "user password": {
+        // From stdin, never a flag: a flag would land in the shell history and the process list.
+        const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
+        return await setPassword(db, { userId: need("id"), password });
+      }
+      case "user invite": {
+        const role = values.role;
+        if (role !== undefined && !ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+        return await createInvitation(db, { userId: values.id, tenantId: values.tenant, email: values.email, role: role as Role | undefined, projectIds: list(values.projects) });
+      }
       case "key create": {
         const kind = need("kind");
         if (!KEY_KINDS.includes(kind as KeyKind)) throw new UsageError(`--kind must be one of ${KEY_KINDS.join(", ")}`);

@@ -11,6 +11,7 @@ import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-log
 import { OpenAIInstrumentation } from "@opentelemetry/instrumentation-openai";
 import { OpenAIInstrumentation as TraceloopOpenAIInstrumentation } from "@traceloop/instrumentation-openai";
 import { AnthropicInstrumentation as TraceloopAnthropicInstrumentation } from "@traceloop/instrumentation-anthropic";
+import { OpenAIInstrumentation as OpenInferenceOpenAIInstrumentation } from "@arizeai/openinference-instrumentation-openai";
 import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
@@ -103,6 +104,16 @@ async function sessionMetrics(service: string, sessionId: string) {
   const r = await stack.platformRequest(`/telemetry/metrics/session/${service}/${encodeURIComponent(sessionId)}`, { token: tenant.platformKey });
   expect(r.status).toBe(200);
   return (await r.json()).metrics;
+}
+
+/** The conversation came back whole: the transcript, four calls, the tokens and the cost. */
+async function expectConversation(sessionId: string, usage: { promptTokens: number; completionTokens: number; costUsd: number }) {
+  const transcript = await completeTranscript("travel-bot", sessionId);
+  expect(transcript.items.filter((i: any) => i.type !== "event").map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
+  const metrics = await sessionMetrics("travel-bot", sessionId);
+  expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
+  expect(metrics.costUsd).toBeCloseTo(usage.costUsd, 12);
+  return transcript;
 }
 
 beforeAll(async () => {
@@ -254,12 +265,31 @@ test("@traceloop/instrumentation-anthropic + @anthropic-ai/sdk: tool_use blocks 
     instrumentation.disable();
     await tracerProvider.shutdown();
   }
-  const transcript = await completeTranscript("travel-bot", "claude-trip");
-  expect(transcript.items.map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
-  const metrics = await sessionMetrics("travel-bot", "claude-trip");
   // 360 new + 4,000 cached input tokens, 44 output; claude-haiku-4-5: $1 input, $0.10 cache read, $5 output.
-  expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 4360, completionTokens: 44 });
-  expect(metrics.costUsd).toBeCloseTo((360 * 1 + 4000 * 0.1 + 44 * 5) / 1_000_000, 12);
+  await expectConversation("claude-trip", { promptTokens: 4360, completionTokens: 44, costUsd: (360 * 1 + 4000 * 0.1 + 44 * 5) / 1_000_000 });
   const [row] = await stack.database.sql`select provider, model from traces where session_id = 'claude-trip' limit 1`;
   expect(row).toEqual({ provider: "anthropic", model: "claude-haiku-4-5" });
+});
+
+test("OpenInference (@arizeai/openinference-instrumentation-openai, llm.* attributes) + openai: session.id on the parent span", async () => {
+  const resource = resourceFromAttributes({ "service.name": "travel-bot" });
+  const headers = { Authorization: `Bearer ${tenant.telemetryKey}` };
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new ProtoTraceExporter({ url: `${base}/v1/traces`, headers }))] });
+  const instrumentation = new OpenInferenceOpenAIInstrumentation({ instrumentationConfig: { enabled: false }, tracerProvider });
+  openaiModule ??= require("openai");
+  instrumentation.manuallyInstrument(openaiModule);
+  try {
+    const client = new openaiModule.OpenAI({ apiKey: "sk-test" });
+    await tracerProvider.getTracer("travel-bot").startActiveSpan("chat-session", { attributes: { "session.id": "phoenix-1" } }, async (span) => {
+      await converse(client);
+      span.end();
+    });
+    await tracerProvider.forceFlush();
+  } finally {
+    instrumentation.disable();
+    await tracerProvider.shutdown();
+  }
+  await expectConversation("phoenix-1", { promptTokens: 360, completionTokens: 44, costUsd: EXPECTED_COST });
+  const [row] = await stack.database.sql`select payload->'otel'->>'scope' as scope from traces where session_id = 'phoenix-1' limit 1`;
+  expect(row.scope).toContain("openinference");
 });
