@@ -103,6 +103,8 @@ export interface StageResult {
   cpuUsPerTrace: Record<string, number>;
   totalUsPerTrace: number;
   load: string;
+  /** Activity KV messages (puts + markers) per accepted trace. */
+  kvPerTrace: number;
 }
 
 async function main() {
@@ -188,6 +190,9 @@ async function main() {
     async function stage(rate: number, seconds: number): Promise<StageResult> {
       const prefix = `e${Date.now().toString(36)}s${++stageNo}`;
       if (args["pg-stats"]) await sql`select pg_stat_statements_reset()`;
+      // Messages into the activity KV stream (puts and markers): what coalescing saves, exactly.
+      const activitySeq = async () => (await jsm.streams.info(`KV_${topology.activityBucket}`)).state.last_seq;
+      const kv0 = await activitySeq();
       const cpu0 = cpu();
       const loadgen = spawn(process.execPath, ["bench/e2e/loadgen.ts", JSON.stringify({ url: ingestUrl, key: keys.telemetryKey, rate, seconds, prefix, connections: Number(args.connections), gapSeconds: Number(args.gap), genSeconds: Number(args.gen) })], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
       let out = "";
@@ -238,6 +243,7 @@ async function main() {
       const drainSeconds = (performance.now() - tail0) / 1000;
       await Promise.all(probes);
       const cpu1 = { ...cpu(), loadgen: lg.cpuSeconds ?? loadgenCpu };
+      const kvPerTrace = ((await activitySeq()) - kv0) / Math.max(1, lg.ok ?? 1);
       if (args["pg-stats"]) {
         const top = await sql<{ calls: number; ms: number; rows: number; q: string }[]>`
           select calls::int, round(total_exec_time)::int as ms, rows::int, regexp_replace(left(query, 110), '\s+', ' ', 'g') as q
@@ -282,7 +288,7 @@ async function main() {
         // The system: the apps, nats-server and Postgres. Not the load generator, not the bench's
         // monitor, and not the platform (its CPU here is the probes' polling, not pipeline work).
         cpuUsPerTrace, totalUsPerTrace: Object.entries(cpuUsPerTrace).filter(([k]) => !["bench", "loadgen", "platform"].includes(k)).reduce((s, [, v]) => s + v, 0),
-        load: loadavg().map((x) => x.toFixed(1)).join(" "),
+        load: loadavg().map((x) => x.toFixed(1)).join(" "), kvPerTrace: +kvPerTrace.toFixed(2),
       };
       printStage(r);
       return r;
@@ -346,7 +352,7 @@ function printStage(r: StageResult) {
     `stage ${r.rate}/s x ${r.seconds} s: ${r.achieved}/s accepted (${r.failed} failed), lag ${r.holds ? "FLAT" : "NOT flat"} (slope ${r.lagSlope}/s, samples ${r.lags.join(",")}), drained ${r.drainSeconds} s after; ` +
       `ingest p50 ${r.ingestP50} / p99 ${r.ingestP99} ms; readable p50 ${r.readableP50} / p99 ${r.readableP99} ms (${r.readableMissing} missing); ` +
       `lateness p50 ${r.latenessP50} / p99 ${r.latenessP99} / max ${r.latenessMax} ms over ${r.maturedSessions}/${r.sessions} sessions; ` +
-      `CPU us/trace ${r.totalUsPerTrace} ${JSON.stringify(r.cpuUsPerTrace)}; load ${r.load}`,
+      `CPU us/trace ${r.totalUsPerTrace} ${JSON.stringify(r.cpuUsPerTrace)}; activity KV messages per trace ${r.kvPerTrace}; load ${r.load}`,
   );
 }
 

@@ -8,7 +8,12 @@
  *    --open-rate/s, window --window s (all are open before the first matures); lateness =
  *    matured_at - last activity write - window, p50/p99/max, from Postgres.
  *
+ * The floor, measured in the same run after 1a: the same number of traces written by the
+ * processor's writer alone (writeIngestBatch, 500 per batch, two at once, in this process: no
+ * NATS consume, decode, ack or activity keys). drain / floor is what the rest costs.
+ *
  *   bun run bench/pipeline.ts [--backlog 20000] [--rate 1000] [--duration 15] [--sessions 10000] [--open-rate 200] [--window 60]
+ *     [--processor-dir DIR]  run the processor of another checkout (before/after comparisons)
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -21,6 +26,7 @@ import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { connectNats, createTopology, ensureTopology, subjects } from "@cellar/shared/nats/topology";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
 import type { IngestMessage } from "@cellar/shared/payloads";
+import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 
@@ -33,6 +39,7 @@ const { values: args } = parseArgs({
     sessions: { type: "string", default: "10000" },
     "open-rate": { type: "string", default: "200" },
     window: { type: "string", default: "60" },
+    "processor-dir": { type: "string" },
   },
 });
 const BACKLOG = Number(args.backlog);
@@ -41,6 +48,7 @@ const DURATION = Number(args.duration);
 const SESSIONS = Number(args.sessions);
 const OPEN_RATE = Number(args["open-rate"]);
 const WINDOW = Number(args.window);
+const PROCESSOR_DIR = args["processor-dir"] ? resolve(args["processor-dir"]) : ROOT;
 
 /**
  * CPU seconds used so far by the processor, Postgres (postmaster, its backends and reaped
@@ -123,7 +131,7 @@ async function main() {
   const startProcessor = (windowSeconds: number) => {
     // BENCH_PROCESSOR_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles the processor.
     const flags = (process.env.BENCH_PROCESSOR_FLAGS ?? "").split(" ").filter(Boolean);
-    child = spawn(process.execPath, [...flags, "apps/processor/src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env, MATURATION_WINDOW_SECONDS: String(windowSeconds) }, stdio: ["ignore", process.env.BENCH_LOG_LEVEL ? "inherit" : "ignore", "inherit"] });
+    child = spawn(process.execPath, [...flags, "apps/processor/src/main.ts"], { cwd: PROCESSOR_DIR, env: { ...process.env, ...env, MATURATION_WINDOW_SECONDS: String(windowSeconds) }, stdio: ["ignore", process.env.BENCH_LOG_LEVEL ? "inherit" : "ignore", "inherit"] });
   };
   const stopProcessor = async () => {
     const c = child;
@@ -188,6 +196,25 @@ async function main() {
     const [{ n: stored }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
     console.log(`backlog: ${BACKLOG} traces (${BACKLOG_SESSIONS} sessions) drained INGEST -> Postgres in ${drainSeconds.toFixed(1)} s = ${Math.round(BACKLOG / drainSeconds)} traces/s; ${stored} rows`);
     console.log(`  ${cpuLine(cpu0, cpu(), BACKLOG, "traces")}`);
+
+    // Floor: the writer alone on as many traces (same sizes, other sessions), two batches at once.
+    {
+      const messages = Array.from({ length: BACKLOG }, (_, i): IngestMessage => ({
+        kind: "trace", messageId: `floor-${i}`, tenantId: tenant.tenantId, serviceName: "support-bot", receivedAt: new Date().toISOString(),
+        payload: tracePayload(`floor-${i % BACKLOG_SESSIONS}`, Math.floor(i / BACKLOG_SESSIONS)),
+      }));
+      const batches: IngestMessage[][] = [];
+      for (let i = 0; i < messages.length; i += 500) batches.push(messages.slice(i, i + 500));
+      const pgBefore = cpu().postgres;
+      const floorStart = performance.now();
+      let next = 0;
+      await Promise.all([0, 1].map(async () => {
+        while (next < batches.length) await writeIngestBatch(sql, batches[next++]);
+      }));
+      const floorSeconds = (performance.now() - floorStart) / 1000;
+      const floorRate = BACKLOG / floorSeconds;
+      console.log(`floor: the writer alone wrote ${BACKLOG} traces in ${floorSeconds.toFixed(1)} s = ${Math.round(floorRate)} traces/s (postgres ${((cpu().postgres - pgBefore) * 1000 / BACKLOG).toFixed(2)} s CPU per 1000); drain / floor = ${Math.round((100 * BACKLOG) / drainSeconds / floorRate)}%`);
+    }
 
     // 1b. Sustained offered rate; lag sampled every second.
     const lags: number[] = [];

@@ -68,7 +68,8 @@ try {
     from generate_series(1, 40) g on conflict do nothing`;
 
   const [{ n: start }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
-  const [{ n: seededSessions }] = await sql<{ n: number }[]>`select count(*)::int as n from sessions where session_id like 'seed-%'`;
+  // Numbering continues after the highest seeded session (retention may have removed older ones).
+  const [{ n: seededSessions }] = await sql<{ n: number }[]>`select coalesce(max(substr(session_id, 6)::int), 0)::int as n from sessions where session_id like 'seed-%'`;
   let sessionNo = seededSessions;
   const t0 = performance.now();
   let stored = start;

@@ -9,6 +9,9 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
+import * as analysisAdmin from "@cellar/shared/admin/detectors";
+import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
 import { keyringFromConfig } from "@cellar/shared/crypto";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
@@ -21,6 +24,8 @@ const USAGE = `usage: npm run admin -- <command>
   service create --tenant T --name N [--project P]
   user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
   user deprovision --id U
+  user password --id U            (reads the new password from standard input)
+  user invite --tenant T --email E --role R [--projects P1,P2]   |   user invite --id U
   key create --tenant T --kind telemetry
   key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2]
   key create --user U --kind platform
@@ -28,6 +33,14 @@ const USAGE = `usage: npm run admin -- <command>
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
   intent delete --tenant T --service S --name N
+  detectors show --tenant T --service S
+  detectors set --tenant T --service S --set detector.key=value [--set ...]   (docs/analysis.md)
+  detectors reset --tenant T --service S [--detector D]
+  maturation failures [--tenant T]
+  maturation retry --session <session uuid>
+  price set --tenant T --model M --input USD --output USD [--cached-input USD] [--cache-write USD] [--context-window N] [--provider P] [--from YYYY-MM-DD] [--source S]
+  price list --tenant T
+  price delete --tenant T --model M [--from YYYY-MM-DD]
   secrets reencrypt   (re-seals webhook secrets under SECRET_ENCRYPTION_KEY; old keys in SECRET_ENCRYPTION_KEYS_PREVIOUS)
 ${DEAD_LETTERS_USAGE}`;
 
@@ -42,10 +55,13 @@ const { positionals, values } = (() => {
         tenant: { type: "string" }, project: { type: "string" }, email: { type: "string" }, role: { type: "string" },
         projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
         user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
+        set: { type: "string", multiple: true }, detector: { type: "string" }, session: { type: "string" },
         "retention-days": { type: "string" },
         help: { type: "boolean" },
         seq: { type: "string" }, stream: { type: "string" }, limit: { type: "string" }, from: { type: "string" },
         all: { type: "boolean" }, "new-id": { type: "boolean" }, namespace: { type: "string" },
+        model: { type: "string" }, provider: { type: "string" }, input: { type: "string" }, output: { type: "string" }, "cached-input": { type: "string" },
+        "cache-write": { type: "string" }, "context-window": { type: "string" }, source: { type: "string" },
       },
       // `--webhooks` alone means "on" for tenant create.
       args: process.argv.slice(2).map((a, i, all) => (a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a)),
@@ -122,6 +138,16 @@ async function run(): Promise<unknown> {
       }
       case "user deprovision":
         return await admin.deprovisionUser(db, { id: need("id") });
+      case "user password": {
+        // From stdin, never a flag: a flag would land in the shell history and the process list.
+        const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
+        return await setPassword(db, { userId: need("id"), password });
+      }
+      case "user invite": {
+        const role = values.role;
+        if (role !== undefined && !ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+        return await createInvitation(db, { userId: values.id, tenantId: values.tenant, email: values.email, role: role as Role | undefined, projectIds: list(values.projects) });
+      }
       case "key create": {
         const kind = need("kind");
         if (!KEY_KINDS.includes(kind as KeyKind)) throw new UsageError(`--kind must be one of ${KEY_KINDS.join(", ")}`);
@@ -139,6 +165,25 @@ async function run(): Promise<unknown> {
         return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
       case "intent delete":
         return await deleteIntent(db, { tenantId: need("tenant"), service: need("service"), name: need("name") });
+      case "detectors show":
+        return await analysisAdmin.showDetectors(db, { tenantId: need("tenant"), service: need("service") });
+      case "detectors set":
+        return await analysisAdmin.setDetectors(db, { tenantId: need("tenant"), service: need("service"), settings: values.set ?? [] });
+      case "detectors reset":
+        return await analysisAdmin.resetDetectors(db, { tenantId: need("tenant"), service: need("service"), detector: values.detector });
+      case "maturation failures":
+        return await analysisAdmin.listMaturationFailures(db, { tenantId: values.tenant });
+      case "maturation retry":
+        return await analysisAdmin.retryMaturation(db, { sessionPk: need("session") });
+      case "price set":
+        return await setPrice(db, {
+          tenantId: need("tenant"), model: need("model"), provider: values.provider, input: need("input"), output: need("output"), cachedInput: values["cached-input"],
+          cacheWrite: values["cache-write"], contextWindow: values["context-window"], from: values.from, source: values.source,
+        });
+      case "price list":
+        return { prices: await listPrices(db, { tenantId: need("tenant") }) };
+      case "price delete":
+        return await deletePrice(db, { tenantId: need("tenant"), model: need("model"), from: values.from });
       case "secrets reencrypt": {
         const current = process.env.SECRET_ENCRYPTION_KEY;
         if (!current) throw new UsageError("SECRET_ENCRYPTION_KEY is not set (the key to seal under; retired ones in SECRET_ENCRYPTION_KEYS_PREVIOUS)");

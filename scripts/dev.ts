@@ -10,7 +10,8 @@ import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
-import { toBase64, randomBytes } from "@cellar/shared/crypto";
+import { setPassword } from "@cellar/shared/admin/signin";
+import { toBase64, randomBytes, randomToken } from "@cellar/shared/crypto";
 import { startNatsServer, type RunningNats } from "./infra/nats-server";
 import { startNatsCluster, type RunningNatsCluster } from "./infra/nats-cluster";
 import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
@@ -76,6 +77,15 @@ async function main() {
     state.tenant = { tenantId: t.tenantId, ownerId: t.ownerId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, serverDsn: dsn.key };
     saveState();
   }
+  if (!state.tenant!.dashboardPassword) {
+    // The dev owner's dashboard password, made once and kept in .data/ like the keys.
+    const database = createDatabase(databaseUrl, { max: 2 });
+    const password = randomToken(12);
+    await setPassword(database.db, { userId: state.tenant!.ownerId, password });
+    await database.close();
+    state.tenant!.dashboardPassword = password;
+    saveState();
+  }
 
   const ingestPort = Number(process.env.INGEST_PORT ?? 3100);
   const platformPort = Number(process.env.PLATFORM_PORT ?? 3200);
@@ -106,6 +116,7 @@ async function main() {
 Cellar is running (maturation window ${env.MATURATION_WINDOW_SECONDS}s)
   ingest URL     http://127.0.0.1:${ingestPort}
   platform URL   http://127.0.0.1:${platformPort}/api/v1
+  dashboard      http://127.0.0.1:${platformPort}/   (admin@cellar.local / ${t.dashboardPassword})
   tenant id      ${t.tenantId}
   telemetry key  ${t.telemetryKey}
   server DSN     ${t.serverDsn}   (service "demo-app")

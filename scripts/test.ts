@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startNatsServer, type RunningNats } from "./infra/nats-server";
 import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
+import { ensureChromium } from "./infra/chromium";
 
 const scratch = mkdtempSync(join(tmpdir(), "cellar-test-"));
 let nats: RunningNats | undefined;
@@ -16,6 +17,7 @@ let pg: RunningPostgres | undefined;
 const env: Record<string, string> = { ...(process.env as Record<string, string>) };
 
 async function main(): Promise<number> {
+  ensureChromium(); // the dashboard's browser tests drive Debian's chromium (apt-get when missing)
   if (!env.NATS_URL) {
     nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
     env.NATS_URL = nats.url;

@@ -81,6 +81,27 @@ export const TracePayload = Type.Object(
 );
 export type TracePayload = Static<typeof TracePayload>;
 
+/**
+ * A model call that came in over OTLP (shared/otlp/map.ts, docs/otlp.md): the trace shape above
+ * with any provider, and messages that may be empty (they can follow as log records).
+ */
+export const OtlpTracePayload = Type.Object(
+  {
+    provider: NonEmpty(64),
+    service_name: Type.Optional(NonEmpty(LIMITS.serviceName)),
+    session_id: NonEmpty(LIMITS.sessionId),
+    trace_id: NonEmpty(LIMITS.traceId),
+    request: Type.Object({ model: NonEmpty(LIMITS.model), messages: Type.Array(ChatMessage, { maxItems: 100_000 }) }, { additionalProperties: true }),
+    responses: Type.Array(ProviderResponse, { minItems: 1, maxItems: 2 }),
+    environment: Type.Optional(NonEmpty(LIMITS.environment)),
+    start_time: Type.String({ format: "date-time" }),
+    end_time: Type.String({ format: "date-time" }),
+    otel: Type.Object({ span_id: Type.String() }, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+export type OtlpTracePayload = Static<typeof OtlpTracePayload>;
+
 /** POST /raw/events. name, service_name, session_id, timestamp make a minimal event. */
 export const EventPayload = Type.Object(
   {
@@ -111,7 +132,8 @@ const Envelope = {
  * What ingest publishes to INGEST. `serviceName` is resolved (payload or server DSN). The
  * processor decodes it with this schema plus shared/ingest-rules.ts, as ingest checked it.
  */
-export const IngestTraceMessage = Type.Object({ kind: Type.Literal("trace"), ...Envelope, payload: TracePayload });
+// A trace from /raw/traces, or a model call mapped from OTLP (any provider, shared/otlp/map.ts).
+export const IngestTraceMessage = Type.Object({ kind: Type.Literal("trace"), ...Envelope, payload: Type.Union([TracePayload, OtlpTracePayload]) });
 export const IngestEventMessage = Type.Object({ kind: Type.Literal("event"), ...Envelope, payload: EventPayload });
 export const IngestMessage = Type.Union([IngestTraceMessage, IngestEventMessage]);
 export type IngestMessage = Static<typeof IngestMessage>;

@@ -5,7 +5,10 @@ import { FormatRegistry } from "@sinclair/typebox";
  * (docs/ingestion.md, "Timestamps"). Decisions where ISO 8601 / RFC 3339 and Postgres differ:
  * - an offset or Z is required; offsets up to ±23:59 (RFC 3339) are accepted: the value is
  *   normalised to UTC here, so Postgres (which parses offsets only up to ±15:59) never sees one;
- * - the instant must fall in 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z;
+ * - the instant must fall in 0100-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z: Postgres goes
+ *   further, but Bun's Date (which postgres.js parses timestamptz with) reads Postgres' text form
+ *   of years 0001-0099 as 19xx/20xx or Invalid Date (measured, every year 1-99): a stored 0050
+ *   would come back as 1950, or fail the processor's write;
  * - a leap second `:60` is the first instant of the next minute (what Postgres does);
  * - `24:00:00` (any zero fraction) is midnight at the end of that day; `24:00:01` is invalid;
  * - fractional digits beyond microseconds (up to 9) are truncated, never rounded up;
@@ -19,8 +22,8 @@ const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{
 export const INSTANT_FORMAT = "cellar-instant";
 
 const SECONDS_PER_DAY = 86_400;
-/** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z in seconds since the epoch. */
-const MIN_SECONDS = daysFromCivil(1, 1, 1) * SECONDS_PER_DAY;
+/** 0100-01-01T00:00:00Z and 9999-12-31T23:59:59Z in seconds since the epoch. */
+const MIN_SECONDS = daysFromCivil(100, 1, 1) * SECONDS_PER_DAY;
 const MAX_SECONDS = daysFromCivil(9999, 12, 31) * SECONDS_PER_DAY + SECONDS_PER_DAY - 1;
 
 export type ParsedInstant = { ok: true; seconds: number; micros: number; iso: string } | { ok: false; reason: string };
@@ -77,7 +80,7 @@ export function parseInstant(value: string): ParsedInstant {
     offset = (m[9] === "-" ? -1 : 1) * (oh * 3600 + om * 60);
   }
   const seconds = daysFromCivil(y, mo, d) * SECONDS_PER_DAY + h * 3600 + mi * 60 + s - offset;
-  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS) return { ok: false, reason: "is outside the years 0001-9999 (UTC)" };
+  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS) return { ok: false, reason: "is outside the years 0100-9999 (UTC)" };
   return { ok: true, seconds, micros, iso: formatInstant(seconds, micros) };
 }
 

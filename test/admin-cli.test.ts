@@ -72,6 +72,25 @@ test("intents are defined, listed and deleted per service", () => {
   expect(missing.stderr).toContain("refund");
 });
 
+test("detector thresholds are set, shown and reset per service; bad settings are refused naming them", () => {
+  const tenant = admin("tenant", "create", "--name", "Tuned", "--plan", "pro");
+  const set = admin("detectors", "set", "--tenant", tenant.json.id, "--service", "bot", "--set", "latency_outlier.minSamples=50", "--set", "refusal.enabled=false");
+  expect(set.code).toBe(0);
+  expect(set.json.overrides).toEqual({ latency_outlier: { minSamples: 50 }, refusal: { enabled: false } });
+  expect(set.json.effective.latency_outlier).toMatchObject({ minSamples: 50, madK: 6 });
+  const shown = admin("detectors", "show", "--tenant", tenant.json.id, "--service", "bot");
+  expect(shown.json.effective.refusal.enabled).toBe(false);
+  for (const [bad, named] of [["latency_outlier.nope=1", "nope"], ["nodetector.x=1", "nodetector"], ["refusal.enabled=maybe", "refusal.enabled"], ["tool_loop.repeats=-2", "tool_loop.repeats"], ["garbage", "detector.key=value"]]) {
+    const r = admin("detectors", "set", "--tenant", tenant.json.id, "--service", "bot", "--set", bad);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(named);
+  }
+  const reset = admin("detectors", "reset", "--tenant", tenant.json.id, "--service", "bot", "--detector", "refusal");
+  expect(reset.json.overrides).toEqual({ latency_outlier: { minSamples: 50 } });
+  expect(admin("detectors", "reset", "--tenant", tenant.json.id, "--service", "bot").json.overrides).toEqual({});
+  expect(admin("maturation", "failures", "--tenant", tenant.json.id).json).toEqual({ failures: [] });
+});
+
 test.each([
   [["tenant", "create"], "--name"],
   [["tenant", "create", "--name", "x", "--plan", "gold"], "--plan"],

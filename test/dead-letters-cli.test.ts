@@ -78,7 +78,7 @@ test("bad input exits non-zero naming the problem", () => {
   expect(admin("show").stderr).toContain("--seq is required");
   expect(admin("show", "--seq", "0").stderr).toContain("--seq must be a positive integer");
   expect(admin("show", "--seq", "999999").stderr).toContain("no dead letter with seq 999999");
-  expect(admin("list", "--stream", "activity").stderr).toContain("--stream must be ingest, matured or deliveries");
+  expect(admin("list", "--stream", "dead").stderr).toContain("--stream must be ingest, matured, deliveries or activity");
   expect(admin("purge").code).not.toBe(0);
   expect(admin("frobnicate").stderr).toContain('unknown command "dead-letters frobnicate"');
 });

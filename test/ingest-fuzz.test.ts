@@ -43,7 +43,7 @@ const timestamp = fc.oneof(
     weight: 5,
     arbitrary: fc
       .record({
-        y: fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(0, 1, 1969, 1970, 2026, 9999)),
+        y: fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(0, 1, 13, 99, 100, 101, 999, 1969, 1970, 2026, 9999)),
         mo: fc.integer({ min: 0, max: 13 }),
         d: fc.integer({ min: 0, max: 32 }),
         h: fc.oneof(fc.integer({ min: 0, max: 23 }), fc.constantFrom(24, 25)),

@@ -77,6 +77,8 @@ test("ingestion OpenAPI 3.1 at /openapi.json is valid and built from the payload
   expect(traces.required).toEqual(expect.arrayContaining(["provider", "session_id", "request", "responses", "start_time", "end_time"]));
   expect(traces.properties.responses.maxItems).toBe(2);
   expect(doc.paths["/raw/events"].post.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["name", "session_id", "timestamp"]));
+  expect(Object.keys(doc.paths["/v1/traces"].post.requestBody.content)).toEqual(["application/x-protobuf", "application/json"]);
+  expect(doc.paths["/v1/logs"].post.responses["429"]).toBeDefined();
 });
 
 test("a 500 never leaks internals: bare body, request id, no stack", async () => {

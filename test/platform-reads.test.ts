@@ -32,6 +32,9 @@ describe("session reads", () => {
     const lean = await read(`${S}/transcript`);
     expect(lean.status).toBe("complete");
     expect(lean.retryAfterSeconds).toBeUndefined();
+    // Like every materialized read: which maturation this is, and when it was computed.
+    expect(lean.maturationCount).toBe(1);
+    expect(Date.parse(lean.computedAt)).toBeGreaterThan(0);
     // Order is the processor's (docs/analysis.md); the read returns it as stored.
     expect(lean.items.map((i: any) => i.type).sort()).toEqual(["assistant", "event", "system", "tool_call", "tool_result", "user"]);
     expect(lean.items[0].type).toBe("system");

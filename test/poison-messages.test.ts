@@ -105,7 +105,7 @@ describe("messages the pipeline cannot handle go to dead letters, and nobody els
     expect(mine.map((d) => [d.stream, d.reason]).sort()).toEqual([
       [topology.deliveriesStream, "invalid message: invalid deliveryId: expected string"],
       [topology.ingestStream, "invalid message: body is not valid JSON"],
-      [topology.ingestStream, "invalid message: invalid payload.start_time: is outside the years 0001-9999 (UTC)"],
+      [topology.ingestStream, "invalid message: invalid payload.start_time: is outside the years 0100-9999 (UTC)"],
       [topology.maturedStream, "invalid message: invalid maturationCount: expected required property"],
     ].sort());
     expect(mine.every((d) => d.deliveries === 1)).toBe(true);

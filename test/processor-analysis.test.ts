@@ -88,7 +88,7 @@ test("multi-turn tool-calling session (2-response payload): processing, complete
   const answer = full.items[4];
   const detail = await read(`/telemetry/otel/sessions/support-bot/weather-1/transcript/items/${answer.id}`);
   expect(detail.item.id).toBe(answer.id);
-  expect(detail.spanAttributes).toMatchObject({ "response.index": 1, "gen_ai.response.finish_reason": "stop" });
+  expect(detail.spanAttributes).toMatchObject({ "response.index": 1, "gen_ai.response.finish_reasons": ["stop"] });
 
   const a = await analysisOf("weather-1");
   expect(a).toMatchObject({ turns: 2, model_calls: 3, tool_calls: 1, problems: 0, item_count: 7 });

@@ -74,3 +74,9 @@ test("an admin's DELETE removes the session and everything under it, and only it
   expect((await stack.platformRequest(`${S}/keep-me/transcript`, { token: keys.owner })).status).toBe(200);
   expect((await del(`${S}/erase-me`, keys.owner)).status).toBe(404);
 });
+
+test("GET on the session path itself is still the router's 404 (contract), DELETE is the only method there", async () => {
+  const res = await stack.platformRequest(`${S}/keep-me`, { token: keys.owner });
+  expect(res.status).toBe(404);
+  expect((await stack.platformRequest(`${S}/keep-me`, { method: "POST", token: keys.owner, body: "{}" })).status).toBe(404);
+});

@@ -1,7 +1,7 @@
 import { connectNats, createTopology, ensureTopology } from "../nats/topology";
 import { getDeadLetter, listDeadLetters, purgeDeadLetters, replayDeadLetter, specFor, type ReplayResult } from "../nats/dead-letters";
 
-export const DEAD_LETTERS_USAGE = `  dead-letters list [--stream ingest|matured|deliveries] [--limit N] [--from SEQ]
+export const DEAD_LETTERS_USAGE = `  dead-letters list [--stream ingest|matured|deliveries|activity] [--limit N] [--from SEQ]
   dead-letters show --seq N
   dead-letters replay --seq N [--new-id] | --all [--stream S] [--new-id]
   dead-letters purge --seq N | --stream S | --all`;
@@ -32,8 +32,8 @@ const positive = (name: string, v: string | undefined): number | undefined => {
  */
 export async function runDeadLetters(action: string, args: DeadLetterArgs, natsUrl: string): Promise<unknown> {
   const topology = createTopology(args.namespace ?? "");
-  if (args.stream && !["ingest", "matured", "deliveries"].includes(specFor(topology, args.stream)?.key ?? "")) {
-    throw new DeadLetterUsageError("--stream must be ingest, matured or deliveries");
+  if (args.stream && !["ingest", "matured", "deliveries", "activity"].includes(specFor(topology, args.stream)?.key ?? "")) {
+    throw new DeadLetterUsageError("--stream must be ingest, matured, deliveries or activity");
   }
   const seq = positive("seq", args.seq);
   const nc = await connectNats(natsUrl, "cellar-admin", { maxReconnectAttempts: 0 });

@@ -57,7 +57,7 @@ export async function deleteIntent(db: Db, input: { tenantId: string; service: s
   return rows[0];
 }
 
-async function serviceIdFor(db: Db, tenantId: string, service: string, create: boolean): Promise<string> {
+export async function serviceIdFor(db: Db, tenantId: string, service: string, create: boolean): Promise<string> {
   if (!service?.trim()) throw new AdminError("--service must not be empty");
   const find = async () =>
     (await db.select({ id: traceServices.id }).from(traceServices).where(and(eq(traceServices.tenantId, tenantId), eq(traceServices.name, service))))[0];

@@ -14,10 +14,12 @@ export interface Delivery<T> {
 /**
  * What a handler decided for one message: done (`undefined` / `"ack"`), come back later without
  * it counting as a failure (`retryInMs`: a retry curve, a marker that came early), or finished
- * without success by design (`term`: e.g. the row it points at was deleted).
+ * without success by design (`term`: e.g. the row it points at was deleted), or failed
+ * (`fail`: a batch handler that isolates its own messages reports one message's error; the
+ * runtime treats it as if that message alone had thrown it).
  * A thrown error is a failure: the runtime classifies it (failure.ts) and isolates the culprit.
  */
-export type Outcome = void | "ack" | { retryInMs: number } | { term: string };
+export type Outcome = void | "ack" | { retryInMs: number } | { term: string } | { fail: unknown };
 
 export interface DeadLetterInfo {
   stream: string;
@@ -107,7 +109,14 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
 
   // --- settling ---------------------------------------------------------------------------
   const release = (m: JsMsg) => held.delete(m);
-  function settle(d: Delivery<T>, outcome: Outcome): void {
+  async function settle(d: Delivery<T>, outcome: Outcome): Promise<void> {
+    if (outcome !== undefined && outcome !== "ack" && "fail" in outcome) {
+      const kind = classifyFailure(outcome.fail);
+      // Reported, not thrown: nothing to keep in hand, so a transient one comes back shortly.
+      if (kind !== "transient") return failed(d, outcome.fail, kind);
+      release(d.msg);
+      return d.msg.nak(transient.max);
+    }
     release(d.msg);
     if (outcome === undefined || outcome === "ack") d.msg.ack();
     else if ("retryInMs" in outcome) d.msg.nak(Math.max(0, Math.round(outcome.retryInMs)));
@@ -193,7 +202,7 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
         await runBatch(items.slice(mid), handle);
         return;
       }
-      items.forEach((d, i) => settle(d, outcomes ? outcomes[i] : undefined));
+      await Promise.all(items.map((d, i) => settle(d, outcomes ? outcomes[i] : undefined)));
       return;
     }
   }

@@ -10,6 +10,7 @@ import { createAuthenticator, methodNotAllowed, preflightResponse } from "./cred
 import { createPublisher } from "./publish";
 import { createRateLimiter } from "@cellar/shared/rate-limit";
 import { validateEvent, validateTrace } from "./validate";
+import { createOtlpIngest } from "./otlp/routes";
 
 export interface IngestDeps {
   js: JetStreamClient;
@@ -82,6 +83,16 @@ export function createIngestApp(deps: IngestDeps) {
   for (const [path, kind] of Object.entries(ROUTES)) {
     app = app
       .post(path, ({ request, requestId, server }) => ingest(kind, request, requestId, server?.requestIP(request)?.address), { parse: "none" })
+      .options(path, ({ request }) => preflightResponse(request))
+      .all(path, ({ request }) => {
+        throw methodNotAllowed(request.method, path);
+      });
+  }
+  // OTLP/HTTP beside /raw/* (docs/otlp.md): same credentials, limits and durability.
+  const otlp = createOtlpIngest({ authenticate, takeRateToken: (id) => limiter.take(id), store, maxBodyBytes: deps.maxBodyBytes, logger: deps.logger });
+  for (const [path, signal] of [["/v1/traces", "traces"], ["/v1/logs", "logs"]] as const) {
+    app
+      .post(path, ({ request, requestId, server }) => otlp(signal, request, requestId, server?.requestIP(request)?.address), { parse: "none" })
       .options(path, ({ request }) => preflightResponse(request))
       .all(path, ({ request }) => {
         throw methodNotAllowed(request.method, path);

@@ -25,6 +25,25 @@ function ingestOperation(summary: string, schema: unknown) {
   };
 }
 
+/** OTLP/HTTP (docs/otlp.md): bodies are the OpenTelemetry protocol's, described there, not here. */
+function otlpOperation(summary: string, request: string, response: string) {
+  const binary = { schema: { type: "string", contentMediaType: "application/x-protobuf" } };
+  return {
+    summary,
+    description: `OTLP/HTTP: an ${request} as application/x-protobuf or application/json (gzip allowed). Answers an ${response}, with partial_success when some items were refused; failures answer a google.rpc.Status in the request's encoding.`,
+    requestBody: { required: true, content: { "application/x-protobuf": binary, "application/json": { schema: { type: "object" } } } },
+    responses: {
+      200: { description: `${response} (empty, or partial_success)`, content: { "application/x-protobuf": binary, "application/json": { schema: { type: "object" } } } },
+      400: { description: "Undecodable body (google.rpc.Status)" },
+      401: { description: "Missing or invalid API key" },
+      413: { description: "Body too large, on the wire or after gunzip" },
+      415: { description: "Content-Type or Content-Encoding not supported" },
+      429: { description: "Rate limited (Retry-After)" },
+      503: { description: "Storage temporarily unavailable (Retry-After)" },
+    },
+  };
+}
+
 let cached: Record<string, unknown> | undefined;
 
 /**
@@ -43,6 +62,8 @@ export function ingestOpenApi(): Record<string, unknown> {
     paths: {
       "/raw/traces": { post: { operationId: "postRawTraces", ...ingestOperation("Ingest one model call (trace payload)", TracePayload) } },
       "/raw/events": { post: { operationId: "postRawEvents", ...ingestOperation("Ingest one application event", EventPayload) } },
+      "/v1/traces": { post: { operationId: "postOtlpTraces", ...otlpOperation("Ingest OTLP spans (GenAI model calls and agent steps)", "ExportTraceServiceRequest", "ExportTraceServiceResponse") } },
+      "/v1/logs": { post: { operationId: "postOtlpLogs", ...otlpOperation("Ingest OTLP log records (events)", "ExportLogsServiceRequest", "ExportLogsServiceResponse") } },
     },
   });
 }

@@ -7,7 +7,7 @@ import type { Logger } from "@cellar/shared/logger";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import type { Topology } from "@cellar/shared/nats/topology";
-import type { EventPayload, IngestMessage, TracePayload } from "@cellar/shared/payloads";
+import type { EventPayload, IngestMessage, OtlpTracePayload, TracePayload } from "@cellar/shared/payloads";
 import { tooLarge } from "./body";
 
 const nextTurn: (fn: () => void) => void = typeof setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
@@ -33,7 +33,7 @@ export interface StoreInput {
   kind: "trace" | "event";
   tenantId: string;
   serviceName: string;
-  payload: TracePayload | EventPayload;
+  payload: TracePayload | EventPayload | OtlpTracePayload;
   /** The request body the payload was parsed from, when there is one: the message id hashes it. */
   raw?: string;
 }

@@ -10,12 +10,19 @@ import { sessionRoutes } from "./sessions/routes";
 import { sessionDeleteRoutes } from "./sessions/delete";
 import { traceRoutes } from "./traces/routes";
 import { webhookRoutes } from "./webhooks/routes";
+import { dashboardRoutes } from "./dashboard/routes";
+import { SignInService } from "./signin/service";
+import { signInRoutes } from "./signin/routes";
 
 export type { PlatformDeps } from "./deps";
 
 /** The platform read API under /api/v1. Add a resource module with one `.use(...)` line below. */
 export function createPlatformApp(given: PlatformDeps) {
-  const deps: PlatformDeps = { ...given, limiter: given.limiter ?? createPlatformLimiter() };
+  const deps: PlatformDeps & { signIns: SignInService } = {
+    ...given,
+    limiter: given.limiter ?? createPlatformLimiter(),
+    signIns: given.signIns ?? new SignInService(given.db, given.sql),
+  };
   const api = new Elysia({ prefix: API_PREFIX })
     .use(sessionRoutes(deps))
     .use(sessionDeleteRoutes(deps))
@@ -30,6 +37,9 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(httpBasics(deps.logger, { mapError: databaseTrouble }))
     .get("/health", () => ({ status: "ok" }))
     .use(api)
+    // The dashboard (issue 15): its sign-in endpoints under /auth, its pages at /.
+    .use(signInRoutes(deps.signIns))
+    .use(dashboardRoutes({ logger: deps.logger }))
     // Public like the docs it describes; built on first request so every mounted route is in it.
     .get(`${API_PREFIX}/openapi.json`, () => (openapi ??= buildOpenApi(root!.routes)));
   root = app;

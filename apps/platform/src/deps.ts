@@ -4,6 +4,7 @@ import type { KeyResolver } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
 import type { WebhookOptions } from "./webhooks/options";
 import type { PlatformLimiter } from "./http/limits";
+import type { SignInService } from "./signin/service";
 
 /**
  * What the platform app is built from. Its own module so route modules can name it without
@@ -19,4 +20,6 @@ export interface PlatformDeps {
   webhooks?: WebhookOptions;
   /** Per-key request limits (default: `createPlatformLimiter()` with the documented rates). */
   limiter?: PlatformLimiter;
+  /** Dashboard sign-in (Bearer tokens on /api/v1, /auth routes); built from db/sql when absent. */
+  signIns?: SignInService;
 }

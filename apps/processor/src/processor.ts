@@ -8,11 +8,11 @@ import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "./ingest/writer";
 import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity";
 import { ActivityCoalescer } from "./maturation/coalesce";
-import { matureSessions, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
+import { matureIsolated, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
 import { sweepIdle, type SweepResult } from "./maturation/sweep";
-import { createLatencyNorms } from "./analysis/norms";
-import type { LatencyNorms } from "./analysis/detectors";
-import type { SummaryLlm } from "./analysis/tldr";
+import { createLatencyNorms } from "./maturation/norms";
+import type { LatencyNormsSource } from "./maturation/store";
+import type { SummaryLlm } from "./maturation/llm-tldr";
 
 export interface ProcessorDeps {
   sql: postgres.Sql;
@@ -44,8 +44,10 @@ export interface ProcessorDeps {
    * see maturation/coalesce.ts. Off by itself when the window is too short for it.
    */
   activityCoalesceMs?: number;
-  /** Override the service latency norms (tests); default: recent llm spans, cached 60 s. */
-  latencyNorms?: (traceServiceId: string) => Promise<LatencyNorms>;
+  /** Override the service latency baseline (tests); default: recent llm spans, cached 60 s. */
+  latencyNorms?: LatencyNormsSource;
+  /** Overrides of the maturation's history paging and failure policy (tests, benches). */
+  maturation?: Pick<MaturationDeps, "historyPaging" | "failurePolicy">;
   /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
   consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
 }
@@ -58,7 +60,7 @@ export function createProcessor(deps: ProcessorDeps) {
   const coalescer = new ActivityCoalescer({ js: deps.js, topology: deps.topology, windowSeconds: deps.windowSeconds, logger: deps.logger, minIntervalMs: deps.activityCoalesceMs ?? 5000 });
   const maturation: MaturationDeps = {
     sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
-    latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm,
+    latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm, ...deps.maturation,
   };
 
   /**
@@ -114,8 +116,9 @@ export function createProcessor(deps: ProcessorDeps) {
         }
         return retryIn;
       }
-      const outcomes = kind === "session" ? await matureSessions(maturation, pks) : await matureTraces(maturation, pks);
-      for (const pk of pks) retryIn.set(pk, early(outcomes, pk));
+      // Sessions: a failing one is recorded and its marker naked for its backoff (acked once parked).
+      const outcomes = kind === "session" ? await matureIsolated(maturation, "session", pks) : await matureTraces(maturation, pks);
+      for (const pk of pks) retryIn.set(pk, outcomes.get(pk) === "backing-off" ? outcomes.dueInMs.get(pk)! : early(outcomes, pk));
       // A session whose key expired while it is still active (its coalesced trailing put was
       // lost to a crash): put the key again for the time it still has.
       if (kind === "session") {
@@ -142,7 +145,9 @@ export function createProcessor(deps: ProcessorDeps) {
                 settle(w, await mature(kind, [w.pk]));
               } catch (oneErr) {
                 deps.logger.error("maturation failed; will retry", { kind, pk: w.pk, err: oneErr as Error });
-                decided.set(w.m, { retryInMs: 2_000 });
+                // The runtime retries it with backoff, or dead-letters it (a data error at once,
+                // anything else after the stream's max deliveries); the sweep is the safety net.
+                decided.set(w.m, { fail: oneErr });
               }
             }
           }

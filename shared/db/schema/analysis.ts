@@ -165,3 +165,11 @@ export const sessionIntents = pgTable(
   },
   (t) => [primaryKey({ columns: [t.sessionPk, t.intentId] })],
 );
+
+/** Per-service detector thresholds over the defaults (apps/processor/src/analysis/config.ts). */
+export const detectorSettings = pgTable("detector_settings", {
+  traceServiceId: uuid("trace_service_id").primaryKey().references(() => traceServices.id, { onDelete: "cascade" }),
+  tenantId: tenantId(),
+  settings: jsonb("settings").$type<Record<string, Record<string, number | boolean>>>().notNull().default({}),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});

@@ -39,8 +39,15 @@ export const sessions = pgTable(
     publishedCount: integer("published_count").notNull().default(0),
     labels: jsonb("labels").$type<string[]>().notNull().default([]),
     createdAt: ts("created_at").notNull().defaultNow(),
+    /** Failed maturation attempts since the last success; retried at `maturationRetryAt` (backoff). */
+    maturationFailures: integer("maturation_failures").notNull().default(0),
+    maturationRetryAt: ts("maturation_retry_at"),
+    /** Set when the attempts ran out: parked until new activity arrives (docs/maturation.md). */
+    maturationFailedAt: ts("maturation_failed_at"),
+    maturationError: text("maturation_error"),
   },
   (t) => [
+    index("sessions_maturation_failed_idx").on(t.maturationFailedAt).where(sql`maturation_failed_at is not null`),
     uniqueIndex("sessions_service_session_uq").on(t.traceServiceId, t.sessionId),
     index("sessions_tenant_service_activity_idx").on(t.tenantId, t.traceServiceId, t.lastActivityAt),
     index("sessions_active_ingested_idx").on(t.status, t.lastIngestedAt),

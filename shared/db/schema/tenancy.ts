@@ -55,8 +55,13 @@ export const users = pgTable(
     role: text("role", { enum: ROLES }).notNull(),
     deprovisionedAt: timestamp("deprovisioned_at", { withTimezone: true, mode: "date" }),
     createdAt: createdAt(),
+    /** Dashboard sign-in (argon2id, PHC string); null = no password yet (invite pending). */
+    passwordHash: text("password_hash"),
+    /** Consecutive failed sign-ins; from the 5th on each one locks the account a while longer. */
+    failedSignIns: integer("failed_sign_ins").notNull().default(0),
+    lockedUntil: timestamp("locked_until", { withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("users_tenant_email_uq").on(t.tenantId, t.email)],
+  (t) => [uniqueIndex("users_tenant_email_uq").on(t.tenantId, t.email), index("users_email_lower_idx").on(sql`lower(${t.email})`)],
 );
 
 /** Which projects a user can see. Admins and owners see every project of their tenant. */

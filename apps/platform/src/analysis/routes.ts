@@ -23,7 +23,7 @@ function range(from?: string, to?: string): Range {
 export function analysisRoutes(deps: PlatformDeps) {
   const service = async (p: Principal, name: string) => ({ ...(await resolveService(deps.sql, p, name)), tenantId: p.tenantId });
   return new Elysia({ prefix: "/telemetry/otel" })
-    .use(platformAuth(deps.keys, deps.limiter?.perKey))
+    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .post("/issues/filtered", async ({ body, principal }) => filterIssues(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {
       body: IssuesFilteredBody,
       transform: strictBody(IssuesFilteredBody),

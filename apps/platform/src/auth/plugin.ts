@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { KeyResolver } from "@cellar/shared/auth/keys";
 import type { RateLimiter } from "@cellar/shared/rate-limit";
 import { readCappedJson } from "../http/body";
-import { authenticatePlatform, type Principal } from "./principal";
+import { authenticatePlatform, type Principal, type SignInTokens } from "./principal";
 
 interface Authenticated {
   principal: Principal;
@@ -20,7 +20,7 @@ type Server = { requestIP(r: Request): { address: string } | null } | null;
  * same bare 401 as every other failure. One lookup per request (memoized for derive).
  * `limiter` is the per-key request limit (429 with Retry-After past it).
  */
-export function platformAuth(keys: KeyResolver, limiter?: RateLimiter) {
+export function platformAuth(keys: KeyResolver, limiter?: RateLimiter, signIns?: SignInTokens) {
   const done = new WeakMap<Request, Promise<Authenticated>>();
   // Elysia turns anything thrown in a parse hook into its own 400, so the parse hook records
   // what went wrong and `derive` throws it: the 401 first, then a body error (413, bad JSON).
@@ -29,7 +29,7 @@ export function platformAuth(keys: KeyResolver, limiter?: RateLimiter) {
     let pending = done.get(request);
     if (!pending) {
       const client = server?.requestIP(request)?.address;
-      pending = authenticatePlatform(keys, request.headers.get("authorization"), client).then((principal) => ({
+      pending = authenticatePlatform(keys, request.headers.get("authorization"), client, signIns).then((principal) => ({
         principal,
         rateHeaders: limiter ? limiter.take(principal.keyId) : {},
       }));

@@ -14,15 +14,26 @@ export interface Principal {
 const ROLE_RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 export const hasRole = (p: Principal, min: Role) => ROLE_RANK[p.role] >= ROLE_RANK[min];
 
+/** Resolves a dashboard sign-in token (apps/platform/src/signin) to the user it acts as. */
+export interface SignInTokens {
+  /** `client`: the caller's address, for the per-address limit on unknown tokens. */
+  resolve(token: string, client?: string): Promise<Principal | null>;
+}
+
 /**
- * `Authorization: Token <platform key>` only (the scheme name is case-insensitive, RFC 9110).
- * Bearer is the dashboard's scheme, so a platform key under Bearer is 401 like every other
- * failure (contract: Authentication rules 2-4).
+ * `Authorization: Token <platform key>`, or `Bearer <dashboard sign-in token>` when sign-in is
+ * wired (the scheme name is case-insensitive, RFC 9110). A platform key under Bearer is not a
+ * sign-in token, so it is 401 like every other failure (contract: Authentication rules 2-4).
  */
-export async function authenticatePlatform(keys: KeyResolver, header: string | null, client?: string): Promise<Principal> {
-  const match = /^Token ([^\s]+)$/i.exec(header ?? "");
+export async function authenticatePlatform(keys: KeyResolver, header: string | null, client?: string, signIns?: SignInTokens): Promise<Principal> {
+  const match = /^(Token|Bearer) ([^\s]+)$/i.exec(header ?? "");
   if (!match) throw unauthorized();
-  const key = await keys.resolve(match[1], client);
+  if (match[1].toLowerCase() === "bearer") {
+    const principal = signIns ? await signIns.resolve(match[2], client) : null;
+    if (!principal) throw unauthorized();
+    return principal;
+  }
+  const key = await keys.resolve(match[2], client);
   if (!key || key.kind !== "platform" || !key.userId || !key.userRole) throw unauthorized();
   return { keyId: key.id, tenantId: key.tenantId, userId: key.userId, role: key.userRole, plan: key.tenantPlan };
 }

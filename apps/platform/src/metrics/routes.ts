@@ -30,7 +30,7 @@ export function metricsRoutes(deps: PlatformDeps) {
     return { ...head, name: metricName, value: metrics ? (metrics as Record<string, unknown>)[metricName] : null };
   }
 
-  return new Elysia({ prefix: "/telemetry/metrics" }).use(platformAuth(deps.keys, deps.limiter?.perKey)).get(
+  return new Elysia({ prefix: "/telemetry/metrics" }).use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns)).get(
     "/session/:serviceName/:sessionId",
     async ({ params, query, principal }) => {
       const [svc] = await deps.sql<{ id: string; has_session: boolean }[]>`

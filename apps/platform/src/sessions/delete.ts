@@ -36,7 +36,7 @@ export async function deleteSession(sql: postgres.Sql, serviceId: string, sessio
 /** `DELETE /telemetry/otel/sessions/{serviceName}/{sessionId}`: data subject requests; admin role. */
 export function sessionDeleteRoutes(deps: PlatformDeps) {
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
-    .use(platformAuth(deps.keys))
+    .use(platformAuth(deps.keys, undefined, deps.signIns))
     .delete(
       "/:serviceName/:sessionId",
       async ({ params, principal }) => {

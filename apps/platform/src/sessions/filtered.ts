@@ -23,6 +23,8 @@ export const SESSION_FILTERS: FilterSet = {
     errors: { type: "number", expr: "a.errors", sortable: true, joined: true },
     problems: { type: "number", expr: "a.problems", sortable: true, joined: true },
     costUsd: { type: "number", expr: "a.cost_usd", sortable: true, joined: true },
+    // Models the session called (names of cost_by_model, docs/analysis.md); empty before maturation.
+    model: { type: "labels", expr: "(select coalesce(jsonb_agg(m -> 'model'), '[]'::jsonb) from jsonb_array_elements(a.cost_by_model) m)", joined: true },
   },
   // Any numeric key of the metrics object (docs/analysis.md), e.g. metrics.latencyP95Ms.
   dynamic: metricsField("a"),

@@ -35,7 +35,7 @@ export function sessionRoutes(deps: PlatformDeps) {
   const ctx = (p: Principal, params: { serviceName: string; sessionId: string }) => sessionContext(deps, p, params.serviceName, params.sessionId);
   const page = (q: { limit?: number; offset?: number }) => ({ limit: q.limit ?? 500, offset: q.offset ?? 0 });
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
-    .use(platformAuth(deps.keys, deps.limiter?.perKey))
+    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/:serviceName/:sessionId/transcript",
       async ({ params, query, principal }) => {

@@ -32,6 +32,8 @@ export const TranscriptItem = t.Object(
 
 export const TranscriptPage = t.Object({
   ...ReadinessFields,
+  maturationCount: t.Integer(),
+  computedAt: Nullable(t.String({ format: "date-time" })),
   items: t.Array(TranscriptItem),
   truncated: t.Boolean(),
   counts: t.Object({ total: t.Integer(), returned: t.Integer() }),
@@ -85,7 +87,8 @@ export async function readTranscript(sql: postgres.Sql, serviceId: string, sessi
   }
   const total = ready.status === "processing" ? 0 : (s.item_count ?? 0);
   const nextOffset = q.offset + returned < total ? q.offset + returned : null;
-  const head = JSON.stringify(ready);
+  // docs/platform-api.md: every materialized read says which maturation it shows.
+  const head = JSON.stringify({ ...ready, maturationCount: Number(s.maturation_count), computedAt: s.computed_at ? new Date(s.computed_at).toISOString() : null });
   const tail = JSON.stringify({
     truncated: ready.status !== "processing" && Boolean(s.truncated),
     counts: { total, returned },

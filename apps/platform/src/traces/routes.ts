@@ -16,7 +16,7 @@ const optionalService = t.Object({ serviceName: t.Optional(t.String({ minLength:
  */
 export function traceRoutes(deps: PlatformDeps) {
   return new Elysia({ prefix: "/telemetry" })
-    .use(platformAuth(deps.keys, deps.limiter?.perKey))
+    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/otel/trace/:traceId",
       async ({ params, query, principal }) => readTrace(deps.sql, await resolveService(deps.sql, principal, query.serviceName), params.traceId),

@@ -7,6 +7,7 @@ import { toCidrs } from "@cellar/shared/webhooks/address";
 import type { WebhookEventType } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns } from "@cellar/shared/webhooks/destination";
 import { platformAuth } from "../auth/plugin";
+import type { SignInTokens } from "../auth/principal";
 import type { PlatformLimiter } from "../http/limits";
 import { doc } from "../http/schemas";
 import {
@@ -24,6 +25,7 @@ export type { WebhookOptions };
 export interface WebhookRouteDeps {
   sql: postgres.Sql;
   keys: KeyResolver;
+  signIns?: SignInTokens;
   webhooks?: WebhookOptions;
   limiter?: PlatformLimiter;
 }
@@ -47,7 +49,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   };
 
   return new Elysia({ prefix: "/webhooks" })
-    .use(platformAuth(deps.keys, deps.limiter?.perKey))
+    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get("", async ({ principal }) => ({ data: (await svc.listSubscriptions(s, principal)).map(subscriptionView) }), {
       detail: doc(TAG, "All subscriptions of the tenant (services of your projects)", SubscriptionList, { errors: [401] }),
     })

@@ -1,8 +1,11 @@
-import { canonicalModel, costOf } from "@cellar/shared/pricing/openai";
+import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
 import { stableId } from "../ingest/spans";
-import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput, type TranscriptResult } from "./transcript";
+import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript";
 
-/** One model response, normalized: what metrics, costs and detectors work from. */
+/** Characters of a reply's text kept on a call (refusal phrasing looks at the opening only). */
+export const CALL_TEXT_HEAD = 1_000;
+
+/** One model response, normalized and compact (no message body): what metrics, costs and detectors use. */
 export interface ModelCall {
   traceId: string;
   spanId: string;
@@ -11,6 +14,8 @@ export interface ModelCall {
   model: string | null;
   /** Price-table name, null when the table does not know the model. */
   pricedModel: string | null;
+  /** Context window from the tenant's price book (custom models included), null when unknown. */
+  contextWindow: number | null;
   at: Date;
   latencyMs: number;
   promptTokens: number;
@@ -19,8 +24,14 @@ export interface ModelCall {
   cachedTokens: number;
   reasoningTokens: number;
   finishReason: string | null;
-  message: any;
-  text: string;
+  /** The first CALL_TEXT_HEAD characters of the reply's text, and its full length. */
+  textHead: string;
+  textLength: number;
+  /** `message.refusal` when set. */
+  refusal: string | null;
+  /** Content carried as non-text parts (audio, images): not empty. */
+  nonTextContent: boolean;
+  hasMessage: boolean;
   toolCalls: ToolCallRef[];
   /** Tools whose results this call consumed (new results in its request, or the 1st response's calls). */
   consumedTools: string[];
@@ -31,49 +42,57 @@ export interface ModelCall {
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-export function extractCalls(traces: TraceInput[], transcript: TranscriptResult): ModelCall[] {
-  const calls: ModelCall[] = [];
-  const ordered = [...traces].sort((a, b) => a.startTime.getTime() - b.startTime.getTime() || a.traceId.localeCompare(b.traceId));
-  for (const t of ordered) {
-    const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
-    const startMs = t.startTime.getTime();
-    const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
-    const requestModel = typeof t.payload.request?.model === "string" ? t.payload.request.model : null;
-    responses.forEach((r, ri) => {
-      const choice = r?.choices?.[0];
-      const message = choice?.message ?? null;
-      const usage = r?.usage ?? {};
-      const model = typeof r?.model === "string" ? r.model : requestModel;
-      const toolCalls = toolCallsOf(message);
-      const consumedTools = ri === 0 ? transcript.consumedToolsByTrace.get(t.traceId) ?? [] : toolCallsOf(responses[ri - 1]?.choices?.[0]?.message).map((c) => c.name ?? "unknown");
-      const text = contentText(message?.content);
-      const promptTokens = num(usage.prompt_tokens);
-      const completionTokens = num(usage.completion_tokens);
-      const cachedTokens = num(usage.prompt_tokens_details?.cached_tokens);
-      const at = new Date(startMs + step * ri);
-      const origin = `${t.traceId}:res:${ri}`;
-      calls.push({
-        traceId: t.traceId,
-        spanId: stableId(t.traceId, "response", String(ri)).slice(0, 16),
-        index: ri,
-        model,
-        pricedModel: canonicalModel(model) ?? canonicalModel(requestModel),
-        at,
-        latencyMs: Math.round(step),
-        promptTokens,
-        completionTokens,
-        totalTokens: num(usage.total_tokens) || promptTokens + completionTokens,
-        cachedTokens,
-        reasoningTokens: num(usage.completion_tokens_details?.reasoning_tokens),
-        finishReason: typeof choice?.finish_reason === "string" ? choice.finish_reason : null,
-        message,
-        text,
-        toolCalls,
-        consumedTools,
-        costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens }, at),
-        itemId: !message ? null : text.trim() || toolCalls.length === 0 ? itemId(origin) : itemId(origin, "call", "0"),
-      });
-    });
-  }
-  return calls;
+/**
+ * The model calls of one trace; `consumedTools` = what the transcript saw its request consume;
+ * `prices`: the tenant's price book (built-in table plus its own entries, shared/pricing/tenant.ts).
+ */
+export function callsOfTrace(t: TraceInput, consumedTools: string[], prices: PriceBook = DEFAULT_PRICE_BOOK): ModelCall[] {
+  const { canonicalModel, costOf } = prices;
+  const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
+  const startMs = t.startTime.getTime();
+  const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
+  const requestModel = typeof t.payload.request?.model === "string" ? t.payload.request.model : null;
+  return responses.map((r, ri) => {
+    const choice = r?.choices?.[0];
+    const message = choice?.message ?? null;
+    const usage = r?.usage ?? {};
+    const model = typeof r?.model === "string" ? r.model : requestModel;
+    const toolCalls = toolCallsOf(message);
+    const consumed = ri === 0 ? consumedTools : toolCallsOf(responses[ri - 1]?.choices?.[0]?.message).map((c) => c.name ?? "unknown");
+    const text = contentText(message?.content);
+    const promptTokens = num(usage.prompt_tokens);
+    const completionTokens = num(usage.completion_tokens);
+    const cachedTokens = num(usage.prompt_tokens_details?.cached_tokens);
+    const cacheWriteTokens = num(usage.prompt_tokens_details?.cache_creation_tokens); // OTLP: shared/otlp/usage.ts
+    const at = new Date(startMs + step * ri);
+    const origin = `${t.traceId}:res:${ri}`;
+    const firstCall = toolCalls[0];
+    return {
+      traceId: t.traceId,
+      spanId: stableId(t.traceId, "response", String(ri)).slice(0, 16),
+      index: ri,
+      model,
+      pricedModel: canonicalModel(model) ?? canonicalModel(requestModel),
+      contextWindow: prices.priceFor(canonicalModel(model) ? model : requestModel, at)?.contextWindow ?? null,
+      at,
+      latencyMs: Math.round(step),
+      promptTokens,
+      completionTokens,
+      totalTokens: num(usage.total_tokens) || promptTokens + completionTokens,
+      cachedTokens,
+      reasoningTokens: num(usage.completion_tokens_details?.reasoning_tokens),
+      finishReason: typeof choice?.finish_reason === "string" ? choice.finish_reason : null,
+      textHead: text.slice(0, CALL_TEXT_HEAD),
+      textLength: text.length,
+      refusal: typeof message?.refusal === "string" && message.refusal ? message.refusal : null,
+      nonTextContent: Array.isArray(message?.content) && message.content.length > 0,
+      hasMessage: Boolean(message),
+      toolCalls,
+      consumedTools: consumed,
+      costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens, cacheWriteTokens }, at),
+      itemId: !message ? null
+        : text.trim() || toolCalls.length === 0 ? itemId(origin)
+        : firstCall.id ? itemId("tool_call", firstCall.id, String(firstCall.name ?? "")) : itemId(origin, "call", "0"),
+    };
+  });
 }

@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { computeSessionAnalysis } from "./session";
-import type { LatencyNorms } from "./detectors";
+import { analyzeSession } from "./session";
+import { latencyBaseline, type LatencyNorms } from "./detectors";
+import { resolveDetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { assistant, event, toolResult, trace, user } from "./test-fixtures";
 
 const detectorsOf = (traces: any[], events: any[] = [], norms?: LatencyNorms) =>
-  computeSessionAnalysis(traces, events, norms).findings.map((f) => f.detector);
+  analyzeSession(traces, events, { latencyNorms: norms }).findings.map((f) => f.detector);
 const ok = () => trace({ at: 0, messages: [user("hello")], responses: [{ message: assistant("Hi! How can I help?") }] });
 
 describe("detectors: each rule fires on its case and not on a clean session", () => {
@@ -45,7 +46,7 @@ describe("detectors: each rule fires on its case and not on a clean session", ()
       return t;
     });
     traces.push(trace({ at: 9, messages: [...history], responses: [{ message: assistant("Gave up.") }] }));
-    const found = computeSessionAnalysis(traces, []).findings.filter((f) => f.detector === "tool_loop");
+    const found = analyzeSession(traces, []).findings.filter((f) => f.detector === "tool_loop");
     expect(found).toHaveLength(1);
     expect(found[0].evidence).toMatchObject({ toolName: "search", count: 3 });
     // Different arguments each time is not a loop.
@@ -54,7 +55,7 @@ describe("detectors: each rule fires on its case and not on a clean session", ()
   });
 
   test("error events (severity >= 17)", () => {
-    const found = computeSessionAnalysis([ok()], [event({ at: 1, name: "payment.failed", severity: 17 }), event({ at: 2, name: "crash", severity: 21 })]).findings;
+    const found = analyzeSession([ok()], [event({ at: 1, name: "payment.failed", severity: 17 }), event({ at: 2, name: "crash", severity: 21 })]).findings;
     expect(found.map((f) => [f.detector, f.severity])).toEqual([["error_event", "high"], ["error_event", "critical"]]);
     expect(detectorsOf([ok()], [event({ at: 1, name: "warn", severity: 16 })])).toEqual([]);
   });
@@ -64,20 +65,65 @@ describe("detectors: each rule fires on its case and not on a clean session", ()
     expect(detectorsOf([trace({ at: 0, messages: [user("q")], responses: [{ message: assistant(null, [{ id: "c", name: "t", args: {} }]), finish: "tool_calls" }, { message: assistant("done") }] })])).toEqual([]);
   });
 
+  test("refusals in many languages; quotes and apologies that help are not refusals", () => {
+    const reply = (text: string) => detectorsOf([trace({ at: 0, messages: [user("q")], responses: [{ message: assistant(text) }] })]);
+    for (const text of [
+      "Lo siento, pero no puedo ayudarte con eso.",
+      "Desculpe, mas não posso ajudar com isso.",
+      "Désolé, mais je ne peux pas vous aider avec cela.",
+      "Es tut mir leid, aber dabei kann ich nicht helfen.",
+      "Извините, но я не могу с этим помочь.",
+      "抱歉，我无法帮助你完成这个请求。",
+      "申し訳ありませんが、そのご依頼にはお応えできません。",
+      "죄송하지만 그 요청은 도와드릴 수 없습니다.",
+      "عذرًا، لا أستطيع المساعدة في هذا الطلب.",
+      "क्षमा करें, मैं इसमें आपकी मदद नहीं कर सकता।",
+      "Maaf, saya tidak bisa membantu dengan permintaan itu.",
+      "Mi dispiace, ma non posso aiutarti con questo.",
+    ]) expect([text, reply(text)]).toEqual([text, ["refusal"]]);
+    for (const text of [
+      '"I\'m sorry, but I can\'t help with that" is what the model said earlier; here is why it did.',
+      "> Lo siento, pero no puedo ayudarte con eso.\nEse mensaje aparece cuando el filtro bloquea la petición.",
+      "Lo siento por la confusión. Aquí está el código corregido: " + "x".repeat(700),
+      "Sorry for the confusion! I can't believe I missed that: the fix is to close the file handle. " + "Details. ".repeat(80),
+      "No puedo creer lo fácil que es: usa map().",
+    ]) expect([text, reply(text)]).toEqual([text, []]);
+    // Language-independent: finish_reason "refusal".
+    expect(detectorsOf([trace({ at: 0, messages: [user("q")], responses: [{ message: assistant("…"), finish: "refusal" }] })])).toEqual(["refusal"]);
+  });
+
   test("refusal (explicit field or phrasing)", () => {
     expect(detectorsOf([trace({ at: 0, messages: [user("q")], responses: [{ message: assistant("I'm sorry, but I can't help with that.") }] })])).toEqual(["refusal"]);
     expect(detectorsOf([trace({ at: 0, messages: [user("q")], responses: [{ message: { role: "assistant", content: null, refusal: "No." } }] })])).toEqual(["refusal"]);
     expect(detectorsOf([trace({ at: 0, messages: [user("q")], responses: [{ message: assistant("Sorry for the wait! Here is your answer: 42.") }] })])).toEqual([]);
   });
 
-  test("latency far above the service norm", () => {
-    const norms: LatencyNorms = new Map([["gpt-4o-mini", { p50Ms: 800, samples: 200 }]]);
-    const slow = trace({ at: 0, durationMs: 9_000, messages: [user("q")], responses: [{ message: assistant("a") }] });
-    const normal = trace({ at: 0, durationMs: 1_200, messages: [user("q")], responses: [{ message: assistant("a") }] });
-    expect(detectorsOf([slow], [], norms)).toEqual(["latency_outlier"]);
-    expect(detectorsOf([normal], [], norms)).toEqual([]);
-    // Too few samples for a norm: no finding.
-    expect(detectorsOf([slow], [], new Map([["gpt-4o-mini", { p50Ms: 800, samples: 5 }]]))).toEqual([]);
+  test("latency: robust per-model baseline in ms per output token, minimum samples", () => {
+    // Baseline: 20 ms per output token, MAD 3 ms, 200 samples.
+    const norms: LatencyNorms = new Map([["gpt-4o-mini", { medianMsPerToken: 20, madMsPerToken: 3, samples: 200 }]]);
+    const call = (ms: number, tokens: number) => trace({ at: 0, durationMs: ms, messages: [user("q")], responses: [{ message: assistant("a"), usage: { prompt_tokens: 10, completion_tokens: tokens, total_tokens: 10 + tokens } }] });
+    // 9 s for 60 tokens = 150 ms/token: far outside.
+    expect(detectorsOf([call(9_000, 60)], [], norms)).toEqual(["latency_outlier"]);
+    // The case: 4.5 s, 3.4x the median call, but a long answer (220 tokens): ordinary.
+    expect(detectorsOf([call(4_500, 220)], [], norms)).toEqual([]);
+    // Short reply: tokens floored at 50, so 1.3 s for 5 tokens is normal overhead.
+    expect(detectorsOf([call(1_300, 5)], [], norms)).toEqual([]);
+    // Too few samples for a baseline: no finding.
+    expect(detectorsOf([call(9_000, 60)], [], new Map([["gpt-4o-mini", { medianMsPerToken: 20, madMsPerToken: 3, samples: 10 }]]))).toEqual([]);
+    // Thresholds come from the service's config.
+    const strict = resolveDetectorConfig({ latency_outlier: { minSamples: 5 } });
+    expect(analyzeSession([call(9_000, 60)], [], { latencyNorms: new Map([["gpt-4o-mini", { medianMsPerToken: 20, madMsPerToken: 3, samples: 10 }]]), config: strict }).findings.map((f) => f.detector)).toEqual(["latency_outlier"]);
+    const off = resolveDetectorConfig({ latency_outlier: { enabled: false } });
+    expect(analyzeSession([call(9_000, 60)], [], { latencyNorms: norms, config: off }).findings).toEqual([]);
+  });
+
+  test("latency baseline: median and scaled MAD, robust to a few extreme samples", () => {
+    const samples = Array.from({ length: 40 }, (_, i) => ({ latencyMs: 100 * (20 + (i % 5)), completionTokens: 100 }));
+    samples.push({ latencyMs: 600_000, completionTokens: 100 }, { latencyMs: 900_000, completionTokens: 100 });
+    const b = latencyBaseline(samples, 50);
+    expect(b.samples).toBe(42);
+    expect(b.medianMsPerToken).toBe(22);
+    expect(b.madMsPerToken).toBeCloseTo(1.4826, 3);
   });
 
   test("prompt near the model's context window", () => {
@@ -90,9 +136,9 @@ describe("detectors: each rule fires on its case and not on a clean session", ()
   });
 
   test("fingerprints group the same problem across sessions", () => {
-    const a = computeSessionAnalysis([trace({ at: 0, messages: [user("a")], responses: [{ message: assistant("x"), finish: "length" }] })], []).findings[0];
-    const b = computeSessionAnalysis([trace({ at: 50, messages: [user("b")], responses: [{ message: assistant("y"), finish: "length" }] })], []).findings[0];
-    const c = computeSessionAnalysis([trace({ at: 0, messages: [user("a")], responses: [{ message: assistant("x"), finish: "content_filter" }] })], []).findings[0];
+    const a = analyzeSession([trace({ at: 0, messages: [user("a")], responses: [{ message: assistant("x"), finish: "length" }] })], []).findings[0];
+    const b = analyzeSession([trace({ at: 50, messages: [user("b")], responses: [{ message: assistant("y"), finish: "length" }] })], []).findings[0];
+    const c = analyzeSession([trace({ at: 0, messages: [user("a")], responses: [{ message: assistant("x"), finish: "content_filter" }] })], []).findings[0];
     expect(a.fingerprint).toBe(b.fingerprint);
     expect(a.fingerprint).not.toBe(c.fingerprint);
   });

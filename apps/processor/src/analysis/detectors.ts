@@ -1,8 +1,9 @@
-import { canonicalJson } from "@cellar/shared/crypto";
-import { priceFor } from "@cellar/shared/pricing/openai";
+import { priceFor } from "@cellar/shared/pricing/table";
 import { stableId } from "../ingest/spans";
 import type { ModelCall } from "./calls";
-import { eventItemId, type EventInput, type TranscriptItem } from "./transcript";
+import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
+import { isRefusal } from "./refusal";
+import { canonicalArgs, eventItemId, type EventInput, type TranscriptItem } from "./transcript";
 
 export type Severity = "low" | "medium" | "high" | "critical";
 
@@ -18,48 +19,19 @@ export interface Finding {
   evidence: Record<string, unknown>;
 }
 
-/** Per model (price-table name, else raw): median latency of the service's recent calls. */
-export type LatencyNorms = Map<string, { p50Ms: number; samples: number }>;
-
-export interface DetectorInput {
-  calls: ModelCall[];
-  items: TranscriptItem[];
-  events: EventInput[];
-  impliedAnswered: Set<string>;
-  latencyNorms?: LatencyNorms;
+/**
+ * A service's latency baseline per model (price-table name, else raw): output-token-normalised
+ * latency (ms per output token, tokens floored), its median and scaled MAD over `samples` calls.
+ */
+export type LatencyNorms = Map<string, LatencyBaseline>;
+export interface LatencyBaseline {
+  medianMsPerToken: number;
+  madMsPerToken: number;
+  samples: number;
 }
-
-/** Rules' constants, documented in docs/analysis.md. */
-export const DETECTOR_RULES = {
-  /** The same tool with the same (canonical) arguments this many times in one session = a loop. */
-  loopRepeats: 3,
-  /** Latency outlier: above `factor` x the model's service median and at least `minExcessMs` above it, with enough samples. */
-  latency: { factor: 3, minExcessMs: 2_000, minSamples: 20 },
-  /** Prompt tokens at or above this share of the model's context window. */
-  contextShare: 0.9,
-  /** Refusal phrasing looked for at the start of an assistant reply (first 300 characters). */
-  refusalPatterns: [
-    /^\W*(?:i(?:'|’)?m|i am) (?:really |very )?(?:sorry|afraid)\b[^.!?]{0,60}\b(?:can(?:'|’)?t|cannot|can not|unable to|not able to|won(?:'|’)?t)\b/i,
-    /^\W*(?:sorry,? )?i (?:can(?:'|’)?t|cannot|can not|won(?:'|’)?t|am unable to|am not able to|(?:'|’)m unable to) (?:help|assist|comply|provide|do that|fulfil|fulfill|answer|support|engage)/i,
-  ],
-};
 
 const fp = (detector: string, key: string) => `${detector}:${stableId(detector, key).slice(0, 16)}`;
-const modelKey = (c: ModelCall) => c.pricedModel ?? c.model ?? "unknown";
-
-/** Runs every detector; deterministic for the same input. */
-export function detectProblems(input: DetectorInput): Finding[] {
-  return [
-    ...finishReasonFindings(input.calls),
-    ...unansweredToolCalls(input.items, input.impliedAnswered),
-    ...toolLoops(input.items),
-    ...errorEvents(input.events),
-    ...emptyResponses(input.calls),
-    ...refusals(input.calls),
-    ...latencyOutliers(input.calls, input.latencyNorms),
-    ...contextWindow(input.calls),
-  ];
-}
+export const modelKey = (c: { pricedModel: string | null; model: string | null }) => c.pricedModel ?? c.model ?? "unknown";
 
 function callFinding(c: ModelCall, detector: string, severity: Severity, title: string, evidence: Record<string, unknown>): Finding {
   return {
@@ -68,121 +40,138 @@ function callFinding(c: ModelCall, detector: string, severity: Severity, title: 
   };
 }
 
-/** finish_reason `length` (cut off at the token limit) and `content_filter`. */
-export function finishReasonFindings(calls: ModelCall[]): Finding[] {
+/** Per-call detectors: each sees one call and the service's config and norms. */
+export function callFindings(c: ModelCall, config: DetectorConfig, norms: LatencyNorms | undefined): Finding[] {
   const out: Finding[] = [];
-  for (const c of calls) {
-    if (c.finishReason === "length") {
-      out.push(callFinding(c, "response_cut_off", "medium", `Response cut off at the token limit (${modelKey(c)})`, { finishReason: c.finishReason, completionTokens: c.completionTokens }));
-    } else if (c.finishReason === "content_filter") {
-      out.push(callFinding(c, "content_filtered", "high", `Response blocked by the content filter (${modelKey(c)})`, { finishReason: c.finishReason }));
-    }
+  if (c.finishReason === "length" && config.response_cut_off.enabled) {
+    out.push(callFinding(c, "response_cut_off", "medium", `Response cut off at the token limit (${modelKey(c)})`, { finishReason: c.finishReason, completionTokens: c.completionTokens }));
+  } else if (c.finishReason === "content_filter" && config.content_filtered.enabled) {
+    out.push(callFinding(c, "content_filtered", "high", `Response blocked by the content filter (${modelKey(c)})`, { finishReason: c.finishReason }));
   }
-  return out;
-}
-
-/** A tool call with an id whose result never appears in the session (2-response traces answer their own). */
-export function unansweredToolCalls(items: TranscriptItem[], impliedAnswered: Set<string>): Finding[] {
-  const answered = new Set(items.filter((i) => i.type === "tool_result" && i.toolCallId).map((i) => i.toolCallId as string));
-  return items
-    .filter((i) => i.type === "tool_call" && typeof i.toolCallId === "string" && !answered.has(i.toolCallId) && !impliedAnswered.has(i.toolCallId))
-    .map((i) => ({
-      detector: "tool_call_unanswered", fingerprint: fp("tool_call_unanswered", String(i.toolName)), severity: "medium" as const,
-      title: `Tool call never answered: ${i.toolName ?? "unknown tool"}`, traceId: i.traceId, spanId: i.spanId, occurredAt: new Date(i.timestamp),
-      evidence: { itemId: i.id, toolName: i.toolName, toolCallId: i.toolCallId },
-    }));
-}
-
-function canonicalArgs(args: unknown): string {
-  if (typeof args !== "string") return canonicalJson(args ?? null);
-  try {
-    return canonicalJson(JSON.parse(args));
-  } catch {
-    return args.replace(/\s+/g, " ").trim();
+  if (config.empty_response.enabled && c.hasMessage && c.finishReason !== "length" && c.finishReason !== "content_filter" && c.finishReason !== "refusal"
+    && c.toolCalls.length === 0 && c.textHead.trim() === "" && !c.refusal && !c.nonTextContent) {
+    out.push(callFinding(c, "empty_response", "medium", `Empty assistant response (${modelKey(c)})`, { finishReason: c.finishReason, completionTokens: c.completionTokens }));
   }
-}
-
-/** The same tool called with the same arguments `loopRepeats`+ times: one finding per tool + arguments. */
-export function toolLoops(items: TranscriptItem[]): Finding[] {
-  const groups = new Map<string, TranscriptItem[]>();
-  for (const i of items) {
-    if (i.type !== "tool_call") continue;
-    const key = `${i.toolName}\u0000${canonicalArgs(i.content)}`;
-    groups.set(key, [...(groups.get(key) ?? []), i]);
+  if (config.refusal.enabled) {
+    const verdict = isRefusal(c, config.refusal.maxChars);
+    if (verdict) out.push(callFinding(c, "refusal", "low", `Model refused (${modelKey(c)})`, verdict));
   }
-  const out: Finding[] = [];
-  for (const list of groups.values()) {
-    if (list.length < DETECTOR_RULES.loopRepeats) continue;
-    const at = list[DETECTOR_RULES.loopRepeats - 1];
-    out.push({
-      detector: "tool_loop", fingerprint: fp("tool_loop", String(at.toolName)), severity: "medium",
-      title: `Tool loop: ${at.toolName ?? "unknown tool"} called repeatedly with the same arguments`, traceId: at.traceId, spanId: at.spanId, occurredAt: new Date(at.timestamp),
-      evidence: { itemId: at.id, toolName: at.toolName, arguments: canonicalArgs(at.content).slice(0, 500), count: list.length, itemIds: list.map((i) => i.id) },
-    });
+  if (config.latency_outlier.enabled) {
+    const hit = latencyOutlier(c, config.latency_outlier, norms?.get(modelKey(c)));
+    if (hit) out.push(callFinding(c, "latency_outlier", "medium", `Latency far above the service norm (${modelKey(c)})`, hit));
   }
-  return out;
-}
-
-/** Events with severity_number >= 17 (OpenTelemetry ERROR 17-20, FATAL 21-24). */
-export function errorEvents(events: EventInput[]): Finding[] {
-  return events
-    .filter((e) => (e.severityNumber ?? 0) >= 17)
-    .map((e) => ({
-      detector: "error_event", fingerprint: fp("error_event", e.name), severity: ((e.severityNumber ?? 0) >= 21 ? "critical" : "high") as Severity,
-      title: `Error event: ${e.name}`, traceId: e.traceId, spanId: null, occurredAt: e.timestamp,
-      evidence: { itemId: eventItemId(e.id), name: e.name, severityNumber: e.severityNumber, attributes: e.attributes, body: e.body },
-    }));
-}
-
-/** A reply with no text, no tool calls and no refusal (cut-off and filtered replies have their own detectors). */
-export function emptyResponses(calls: ModelCall[]): Finding[] {
-  return calls
-    .filter((c) => c.finishReason !== "length" && c.finishReason !== "content_filter")
-    .filter((c) => c.toolCalls.length === 0 && c.text.trim() === "" && !(typeof c.message?.refusal === "string" && c.message.refusal))
-    .filter((c) => !(Array.isArray(c.message?.content) && c.message.content.length > 0)) // non-text parts (audio) are content
-    .map((c) => callFinding(c, "empty_response", "medium", `Empty assistant response (${modelKey(c)})`, { finishReason: c.finishReason, completionTokens: c.completionTokens }));
-}
-
-/** `message.refusal` set, or the reply opens with refusal phrasing (DETECTOR_RULES.refusalPatterns). */
-export function refusals(calls: ModelCall[]): Finding[] {
-  const out: Finding[] = [];
-  for (const c of calls) {
-    const explicit = typeof c.message?.refusal === "string" && c.message.refusal ? (c.message.refusal as string) : null;
-    const head = c.text.slice(0, 300);
-    const phrased = !explicit && DETECTOR_RULES.refusalPatterns.some((re) => re.test(head));
-    if (explicit || phrased) {
-      out.push(callFinding(c, "refusal", "low", `Model refused (${modelKey(c)})`, { refusal: explicit, text: explicit ? null : head, source: explicit ? "message.refusal" : "phrasing" }));
-    }
-  }
-  return out;
-}
-
-/** A call far slower than the service's norm for that model (DETECTOR_RULES.latency). */
-export function latencyOutliers(calls: ModelCall[], norms: LatencyNorms | undefined): Finding[] {
-  if (!norms) return [];
-  const r = DETECTOR_RULES.latency;
-  const out: Finding[] = [];
-  for (const c of calls) {
-    const norm = norms.get(modelKey(c));
-    if (!norm || norm.samples < r.minSamples || norm.p50Ms <= 0) continue;
-    if (c.latencyMs > r.factor * norm.p50Ms && c.latencyMs - norm.p50Ms >= r.minExcessMs) {
-      out.push(callFinding(c, "latency_outlier", "medium", `Latency far above the service norm (${modelKey(c)})`, {
-        latencyMs: c.latencyMs, serviceP50Ms: norm.p50Ms, samples: norm.samples, factor: Math.round((c.latencyMs / norm.p50Ms) * 10) / 10,
+  if (config.context_window_near.enabled) {
+    // From the tenant's price book (calls.ts), else the built-in table.
+    const window = c.contextWindow ?? priceFor(c.pricedModel, c.at)?.contextWindow;
+    if (window && c.promptTokens >= config.context_window_near.share * window) {
+      out.push(callFinding(c, "context_window_near", "medium", `Prompt near the context window (${modelKey(c)})`, {
+        promptTokens: c.promptTokens, contextWindow: window, share: Math.round((c.promptTokens / window) * 1000) / 1000,
       }));
     }
   }
   return out;
 }
 
-/** Prompt tokens at or above DETECTOR_RULES.contextShare of the model's context window (known models only). */
-export function contextWindow(calls: ModelCall[]): Finding[] {
-  const out: Finding[] = [];
-  for (const c of calls) {
-    const price = priceFor(c.pricedModel, c.at);
-    if (!price || c.promptTokens < DETECTOR_RULES.contextShare * price.contextWindow) continue;
-    out.push(callFinding(c, "context_window_near", "medium", `Prompt near the context window (${modelKey(c)})`, {
-      promptTokens: c.promptTokens, contextWindow: price.contextWindow, share: Math.round((c.promptTokens / price.contextWindow) * 1000) / 1000,
-    }));
+/** ms per output token, the token count floored (short replies are dominated by fixed overhead). */
+export function msPerToken(latencyMs: number, completionTokens: number, tokenFloor: number): number {
+  return latencyMs / Math.max(completionTokens, tokenFloor, 1);
+}
+
+/** Robust outlier rule (docs/analysis.md): evidence when the call is an outlier, else null. */
+export function latencyOutlier(c: Pick<ModelCall, "latencyMs" | "completionTokens">, r: DetectorConfig["latency_outlier"], base: LatencyBaseline | undefined): Record<string, unknown> | null {
+  if (!base || base.samples < r.minSamples || base.medianMsPerToken <= 0) return null;
+  const x = msPerToken(c.latencyMs, c.completionTokens, r.tokenFloor);
+  const spread = Math.max(base.madMsPerToken, r.minSpreadShare * base.medianMsPerToken);
+  const limit = base.medianMsPerToken + r.madK * spread;
+  const expectedMs = base.medianMsPerToken * Math.max(c.completionTokens, r.tokenFloor, 1);
+  if (x <= limit || c.latencyMs - expectedMs < r.minExcessMs) return null;
+  const round = (v: number, d = 1) => Math.round(v * 10 ** d) / 10 ** d;
+  return {
+    latencyMs: c.latencyMs, completionTokens: c.completionTokens, msPerToken: round(x, 2), baselineMedianMsPerToken: round(base.medianMsPerToken, 2),
+    baselineMadMsPerToken: round(base.madMsPerToken, 2), limitMsPerToken: round(limit, 2), expectedMs: Math.round(expectedMs), samples: base.samples,
+  };
+}
+
+/** Median and scaled MAD (x 1.4826, consistent with a standard deviation) of ms-per-token samples. */
+export function latencyBaseline(samples: Array<{ latencyMs: number; completionTokens: number }>, tokenFloor: number): LatencyBaseline {
+  const xs = samples.map((s) => msPerToken(s.latencyMs, s.completionTokens, tokenFloor)).sort((a, b) => a - b);
+  const median = medianOf(xs);
+  const mad = medianOf(xs.map((v) => Math.abs(v - median)).sort((a, b) => a - b)) * 1.4826;
+  return { medianMsPerToken: median, madMsPerToken: mad, samples: xs.length };
+}
+function medianOf(sorted: number[]): number {
+  if (sorted.length === 0) return 0;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Events with severity_number >= minSeverity (OpenTelemetry ERROR 17-20, FATAL 21-24). */
+export function eventFinding(e: EventInput, config: DetectorConfig): Finding | null {
+  const r = config.error_event;
+  if (!r.enabled || (e.severityNumber ?? 0) < r.minSeverity) return null;
+  return {
+    detector: "error_event", fingerprint: fp("error_event", e.name), severity: (e.severityNumber ?? 0) >= r.criticalSeverity ? "critical" : "high",
+    title: `Error event: ${e.name}`, traceId: e.traceId, spanId: null, occurredAt: e.timestamp,
+    evidence: { itemId: eventItemId(e.id), name: e.name, severityNumber: e.severityNumber, attributes: e.attributes, body: e.body },
+  };
+}
+
+interface CallSeen {
+  itemId: string;
+  toolName: string | null;
+  toolCallId: string | null;
+  traceId: string | null;
+  spanId: string | null;
+  timestamp: string;
+}
+
+/**
+ * Session-wide detectors over the transcript's tool calls (unanswered calls, loops). Fed the
+ * tool calls as the transcript discovers them; memory is one small record per tool call (ids and
+ * a hash of the arguments), never the arguments themselves.
+ */
+export class ToolCallDetectors {
+  private calls: CallSeen[] = [];
+  private loops = new Map<string, { count: number; items: CallSeen[]; args: string }>();
+
+  add(i: TranscriptItem): void {
+    if (i.type !== "tool_call") return;
+    const seen: CallSeen = { itemId: i.id, toolName: (i.toolName as string | null) ?? null, toolCallId: (i.toolCallId as string | null) ?? null, traceId: i.traceId, spanId: i.spanId, timestamp: i.timestamp };
+    this.calls.push(seen);
+    const args = canonicalArgs(i.content);
+    const key = stableId(String(seen.toolName), args);
+    const group = this.loops.get(key) ?? { count: 0, items: [], args: args.slice(0, 500) };
+    group.count++;
+    if (group.items.length < 20) group.items.push(seen);
+    this.loops.set(key, group);
   }
-  return out;
+
+  findings(config: DetectorConfig, answered: ReadonlySet<string>, impliedAnswered: ReadonlySet<string>): Finding[] {
+    const out: Finding[] = [];
+    const ordered = [...this.calls].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+    if (config.tool_call_unanswered.enabled) {
+      for (const i of ordered) {
+        if (!i.toolCallId || answered.has(i.toolCallId) || impliedAnswered.has(i.toolCallId)) continue;
+        out.push({
+          detector: "tool_call_unanswered", fingerprint: fp("tool_call_unanswered", String(i.toolName)), severity: "medium",
+          title: `Tool call never answered: ${i.toolName ?? "unknown tool"}`, traceId: i.traceId, spanId: i.spanId, occurredAt: new Date(i.timestamp),
+          evidence: { itemId: i.itemId, toolName: i.toolName, toolCallId: i.toolCallId },
+        });
+      }
+    }
+    if (config.tool_loop.enabled) {
+      const repeats = Math.max(2, Math.round(config.tool_loop.repeats));
+      for (const g of this.loops.values()) {
+        if (g.count < repeats) continue;
+        const items = [...g.items].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+        const at = items[Math.min(repeats, items.length) - 1];
+        out.push({
+          detector: "tool_loop", fingerprint: fp("tool_loop", String(at.toolName)), severity: "medium",
+          title: `Tool loop: ${at.toolName ?? "unknown tool"} called repeatedly with the same arguments`, traceId: at.traceId, spanId: at.spanId, occurredAt: new Date(at.timestamp),
+          evidence: { itemId: at.itemId, toolName: at.toolName, arguments: g.args, count: g.count, itemIds: items.map((i) => i.itemId) },
+        });
+      }
+    }
+    return out;
+  }
 }

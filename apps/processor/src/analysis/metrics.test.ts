@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "@cellar/shared/pricing/openai";
-import { computeSessionAnalysis } from "./session";
+import { analyzeSession } from "./session";
 import { assistant, event, toolResult, trace, user } from "./test-fixtures";
 
 test("price table: dated snapshots resolve to their model; unknown models are null", () => {
@@ -31,7 +31,7 @@ test("session metrics: tokens (cached, reasoning), latency percentiles, cost by 
   const t1 = trace({ at: 0, durationMs: 1000, messages: [user("q")], responses: [{ message: call, finish: "tool_calls", usage: usage1 }] });
   const t2 = trace({ at: 2, durationMs: 3000, messages: [user("q"), call, toolResult("c1", "r")], responses: [{ message: assistant("a"), usage: usage2 }] });
   const t3 = trace({ at: 6, durationMs: 500, model: "mystery-model", messages: [user("q"), call, toolResult("c1", "r"), assistant("a"), user("q2")], responses: [{ message: assistant("b"), model: "mystery-model" }] });
-  const a = computeSessionAnalysis([t1, t2, t3], [event({ at: 7, name: "boom", severity: 18 })]);
+  const a = analyzeSession([t1, t2, t3], [event({ at: 7, name: "boom", severity: 18 })]);
   expect(a.metrics).toMatchObject({
     turns: 2, traces: 3, events: 1, modelCalls: 3, toolCalls: 1, toolResults: 1, errors: 1,
     promptTokens: 3100, completionTokens: 420, totalTokens: 3520, cachedTokens: 500, reasoningTokens: 200,
@@ -53,8 +53,25 @@ test("session metrics: tokens (cached, reasoning), latency percentiles, cost by 
 
 test("extractive TL;DR says what was asked, what happened and how it ended", () => {
   const t1 = trace({ at: 0, messages: [user("Can you reset my password?")], responses: [{ message: assistant("Done, check your inbox."), usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 } }] });
-  const a = computeSessionAnalysis([t1], []);
+  const a = analyzeSession([t1], []);
   expect(a.tldr).toContain('User asked: "Can you reset my password?"');
   expect(a.tldr).toContain("1 turn, 1 model call, 0 tool calls, 60 tokens");
   expect(a.tldr).toContain('Ended with: "Done, check your inbox." (stop)');
+});
+
+test("the analysis is the same whether the history comes whole or interleaved page by page", async () => {
+  const { SessionAnalyzer } = await import("./session");
+  const call = assistant(null, [{ id: "c1", name: "search", args: { q: 1 } }]);
+  const traces = [
+    trace({ at: 0, messages: [user("find")], responses: [{ message: call, finish: "tool_calls" }] }),
+    trace({ at: 4, messages: [user("find"), call, toolResult("c1", "r")], responses: [{ message: assistant("found") }] }),
+  ];
+  const events = [event({ at: 2, name: "tool.start" }), event({ at: 6, name: "boom", severity: 17 })];
+  const whole = analyzeSession(traces, events);
+  const paged = new SessionAnalyzer();
+  paged.addTrace(traces[0]);
+  paged.addEvent(events[0]);
+  paged.addTrace(traces[1]);
+  paged.addEvent(events[1]);
+  expect(JSON.stringify(paged.finish())).toBe(JSON.stringify(whole));
 });

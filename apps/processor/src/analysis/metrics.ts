@@ -1,6 +1,5 @@
 import { PRICE_TABLE_VERSION, roundUsd } from "@cellar/shared/pricing/openai";
 import type { ModelCall } from "./calls";
-import type { EventInput, TranscriptItem } from "./transcript";
 
 export interface CostByModel {
   model: string;
@@ -73,15 +72,25 @@ export function callMetrics(calls: ModelCall[]) {
   };
 }
 
-export function sessionMetrics(calls: ModelCall[], items: TranscriptItem[], events: EventInput[], traceCount: number, problems: number, span: { first: number; last: number } | null) {
+/** Counts the transcript and events contribute (over the whole history, not only the kept items). */
+export interface SessionCounts {
+  turns: number;
+  traces: number;
+  events: number;
+  toolResults: number;
+  errors: number;
+  problems: number;
+}
+
+export function sessionMetrics(calls: ModelCall[], counts: SessionCounts, span: { first: number; last: number } | null) {
   return {
     durationMs: span ? span.last - span.first : 0,
-    turns: items.filter((i) => i.type === "user").length,
-    traces: traceCount,
-    events: events.length,
-    toolResults: items.filter((i) => i.type === "tool_result").length,
-    errors: events.filter((e) => (e.severityNumber ?? 0) >= 17).length,
-    problems,
+    turns: counts.turns,
+    traces: counts.traces,
+    events: counts.events,
+    toolResults: counts.toolResults,
+    errors: counts.errors,
+    problems: counts.problems,
     ...callMetrics(calls),
   };
 }

@@ -85,3 +85,65 @@ test("reasoning and refusal are kept on the assistant item", () => {
   const [, answer] = buildTranscript([t1], []).items;
   expect(answer).toMatchObject({ type: "assistant", reasoning: "thought about it", refusal: null });
 });
+
+const full = (items: any[]) => items.map((i) => [i.id, i.type, i.type === "tool_call" ? `${i.toolName}(${i.content})` : i.content, i.timestamp]);
+
+test("a tool call id is one item: both 2-response conventions give the same transcript", () => {
+  const call = assistant(null, [{ id: "call_7", name: "lookup", args: { id: 7 } }]);
+  const common = { at: 0, durationMs: 2000, id: "tr-conv" };
+  // (a) request of the first call; the result shows up in the next turn's request.
+  const a1 = trace({ ...common, messages: [user("Order 7?")], responses: [{ message: call, finish: "tool_calls" }, { message: assistant("Shipped.") }] });
+  // (b) request of the second call: it already carries the call and its result.
+  const b1 = trace({ ...common, messages: [user("Order 7?"), call, toolResult("call_7", "shipped")], responses: [{ message: call, finish: "tool_calls" }, { message: assistant("Shipped.") }] });
+  const next = (id: string) => trace({ at: 30, id, messages: [user("Order 7?"), call, toolResult("call_7", "shipped"), assistant("Shipped."), user("Thanks")], responses: [{ message: assistant("Bye") }] });
+  const a = buildTranscript([a1, next("tr-next")], []).items;
+  const b = buildTranscript([b1, next("tr-next")], []).items;
+  expect(view(a)).toEqual([["user", "Order 7?"], ["tool_call", "lookup"], ["tool_result", "shipped"], ["assistant", "Shipped."], ["user", "Thanks"], ["assistant", "Bye"]]);
+  expect(full(b)).toEqual(full(a));
+  expect(b.filter((i) => i.type === "tool_call")).toHaveLength(1);
+  // The result carried ahead of its call is still named after it.
+  expect(b.find((i) => i.type === "tool_result")!.toolName).toBe("lookup");
+  expect(a.find((i) => i.type === "tool_result")!.toolName).toBe("lookup");
+});
+
+test("parallel tool calls keep conversation order: call, call, result, result", () => {
+  const call = assistant(null, [{ id: "p1", name: "weather", args: { city: "Oslo" } }, { id: "p2", name: "weather", args: { city: "Rome" } }]);
+  const t1 = trace({ at: 0, messages: [user("Oslo and Rome?")], responses: [{ message: call, finish: "tool_calls" }] });
+  const t2 = trace({ at: 3, messages: [user("Oslo and Rome?"), call, toolResult("p1", "-2C"), toolResult("p2", "18C")], responses: [{ message: assistant("Cold and warm.") }] });
+  expect(view(buildTranscript([t1, t2], []).items)).toEqual([
+    ["user", "Oslo and Rome?"], ["tool_call", "weather"], ["tool_call", "weather"], ["tool_result", "-2C"], ["tool_result", "18C"], ["assistant", "Cold and warm."],
+  ]);
+});
+
+test("each message is timed by when it was first seen: an event during the tool run lands before the result", () => {
+  const call = assistant(null, [{ id: "r1", name: "fetch", args: {} }]);
+  const t1 = trace({ at: 0, durationMs: 1000, messages: [user("go")], responses: [{ message: call, finish: "tool_calls" }] });
+  const t2 = trace({ at: 10, messages: [user("go"), call, toolResult("r1", "ok")], responses: [{ message: assistant("done") }] });
+  const items = buildTranscript([t1, t2], [event({ at: 5, name: "tool.retry" })]).items;
+  expect(items.map((i) => i.type)).toEqual(["user", "tool_call", "event", "tool_result", "assistant"]);
+  expect(items[3].timestamp).toBe(t2.startTime.toISOString());
+});
+
+test("caps: items past the count cap are dropped and the transcript says truncated", () => {
+  const traces = Array.from({ length: 10 }, (_, i) => trace({ at: i, messages: [user(`u${i}`)], responses: [{ message: assistant(`a${i}`) }] }));
+  const r = buildTranscript(traces, [], { maxItems: 5, maxBytes: 1e9 });
+  expect(r.items).toHaveLength(5);
+  expect(r.truncated).toBe(true);
+  expect(r.dropped).toBe(15);
+});
+
+test("a client that reuses a tool call id each turn: both calls and both results are shown", () => {
+  const c1 = assistant(null, [{ id: "call_0", name: "search", args: { q: "cats" } }]);
+  const c2 = assistant(null, [{ id: "call_0", name: "search", args: { q: "dogs" } }]);
+  const h1 = [user("cats?"), c1, toolResult("call_0", "3 cats")];
+  const t1 = trace({ at: 0, messages: [user("cats?")], responses: [{ message: c1, finish: "tool_calls" }] });
+  const t2 = trace({ at: 2, messages: h1, responses: [{ message: assistant("Three cats.") }] });
+  const t3 = trace({ at: 4, messages: [...h1, assistant("Three cats."), user("dogs?")], responses: [{ message: c2, finish: "tool_calls" }] });
+  const t4 = trace({ at: 6, messages: [...h1, assistant("Three cats."), user("dogs?"), c2, toolResult("call_0", "2 dogs")], responses: [{ message: assistant("Two dogs.") }] });
+  const { items } = buildTranscript([t1, t2, t3, t4], []);
+  expect(view(items)).toEqual([
+    ["user", "cats?"], ["tool_call", "search"], ["tool_result", "3 cats"], ["assistant", "Three cats."],
+    ["user", "dogs?"], ["tool_call", "search"], ["tool_result", "2 dogs"], ["assistant", "Two dogs."],
+  ]);
+  expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
+});

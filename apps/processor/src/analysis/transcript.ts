@@ -33,12 +33,18 @@ export interface TranscriptItem {
   [extra: string]: unknown;
 }
 
-export interface TranscriptResult {
-  items: TranscriptItem[];
-  /** Per trace: names of tools whose results first appeared in that trace's request. */
-  consumedToolsByTrace: Map<string, string[]>;
-  /** Tool calls answered inside a 2-response trace (the payload carries no result message for them). */
-  impliedAnswered: Set<string>;
+/** Bounds of what a transcript keeps in memory and stores (docs/analysis.md, "Caps"). */
+export interface TranscriptCaps {
+  maxItems: number;
+  /** Approximate JSON bytes of the kept items' content, reasoning and attributes. */
+  maxBytes: number;
+}
+export const DEFAULT_TRANSCRIPT_CAPS: TranscriptCaps = { maxItems: 5_000, maxBytes: 32 * 1024 * 1024 };
+
+/** What one trace added, for the call extraction that follows it. */
+export interface TraceStep {
+  /** Names of tools whose results this trace's first call consumed (new results in its request). */
+  consumedTools: string[];
 }
 
 interface Placed {
@@ -48,63 +54,118 @@ interface Placed {
 }
 
 /**
- * Turns a session's traces and events into conversation items in chronological order. OpenAI
- * requests repeat the whole history on every call, so each request is aligned with the
- * conversation the model saw last (see align.ts): only messages that alignment cannot match are
- * new. A tool result that first shows up in a later request sits right after its tool call.
+ * Builds a session's transcript incrementally: traces in start order (`addTrace`), events in any
+ * order (`addEvent`), then `finish()`. Memory: the last conversation's fingerprints, the kept
+ * items (capped by count and bytes), and one id per tool call. Rules (docs/analysis.md):
+ * - Requests repeat the history: each request is aligned with the conversation the model saw
+ *   last (align.ts); only unmatched messages are new.
+ * - A tool call is one item per (tool_call_id, name), whichever message carried it first; the
+ *   response that made it is preferred over a request that echoes it (2-response payloads whose
+ *   request is the second call's request).
+ * - Every message is timed by when it was first seen: request messages at the request's start,
+ *   responses at their end, and a tool result at the start of the call that consumed it. For the
+ *   calls of a 2-response trace's first response, that is the second call's start (estimated as
+ *   the first response's end), whether the result is carried by this request or a later one.
+ * - Ties keep conversation order (parallel tool calls: call, call, result, result).
  */
-export function buildTranscript(traces: TraceInput[], events: EventInput[]): TranscriptResult {
-  const ordered = [...traces].sort((a, b) => a.startTime.getTime() - b.startTime.getTime() || a.traceId.localeCompare(b.traceId));
-  const placed: Placed[] = [];
-  let seq = 0;
-  let conversation: string[] = [];
-  const callsById = new Map<string, Placed>(); // tool_call_id -> its tool_call item
-  const answered = new Set<string>(); // tool_call_ids whose result is shown
-  const consumedToolsByTrace = new Map<string, string[]>();
-  const impliedAnswered = new Set<string>();
+export class TranscriptBuilder {
+  private placed: Placed[] = [];
+  private seq = 0;
+  private conversation: string[] = [];
+  /** (tool_call_id, name) keys of the tool calls shown (kept past the cap: dedupe needs them). */
+  private callKeys = new Set<string>();
+  /** tool_call_id -> how many distinct calls used it before (0 = once). */
+  private occurrences = new Map<string, number>();
+  /** tool_call_id -> tool name, for results that carry no name. */
+  private callNames = new Map<string, string | null>();
+  private answered = new Set<string>();
+  /** Calls answered inside a 2-response trace: call id -> when their result was consumed. */
+  private impliedAt = new Map<string, { ms: number; traceId: string; spanId: string | null; spanAttributes: Record<string, unknown> }>();
+  private bytes = 0;
+  private dropped = 0;
+  private lastStartMs = -Infinity;
 
-  for (const t of ordered) {
+  /** `onItem` sees every item, kept or past the caps (metrics and detectors cover the whole history). */
+  constructor(private caps: TranscriptCaps = DEFAULT_TRANSCRIPT_CAPS, private onItem?: (item: TranscriptItem) => void) {}
+
+  /** Tool calls answered inside a 2-response trace (the payload need not carry their results). */
+  get impliedAnswered(): ReadonlySet<string> {
+    return new Set(this.impliedAt.keys());
+  }
+  /** Tool call ids whose result item was shown. */
+  get answeredCalls(): ReadonlySet<string> {
+    return this.answered;
+  }
+
+  addTrace(t: TraceInput): TraceStep {
+    const startMs = t.startTime.getTime();
+    if (startMs < this.lastStartMs) throw new Error("TranscriptBuilder: traces must come in start order");
+    this.lastStartMs = startMs;
     const spans = spanAttributesOf(t);
     const messages: any[] = Array.isArray(t.payload.request?.messages) ? t.payload.request.messages : [];
+    const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
+    const responseMessages = responses.map((r) => r?.choices?.[0]?.message).filter(Boolean);
+    const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
+    // Calls this trace's responses make: a request message echoing them is left to the response.
+    const respondedKeys = new Set(responseMessages.flatMap((m) => toolCallsOf(m).filter((c) => c.id).map((c) => callKey(c.id!, c.name, c.arguments))));
+    // Calls of the 1st response of a 2-response trace are answered before its 2nd call starts.
+    if (responses.length > 1) {
+      const at = { ms: Math.round(startMs + step), traceId: t.traceId, spanId: spans.responses[1]?.id ?? null, spanAttributes: spans.responses[1]?.attributes ?? {} };
+      for (const c of toolCallsOf(responses[0]?.choices?.[0]?.message)) if (c.id && !this.impliedAt.has(c.id)) this.impliedAt.set(c.id, at);
+    }
+    const echoed = new Set<string>();
+
     const fingerprints = messages.map(messageFingerprint);
-    const { fresh, rewritten } = alignMessages(conversation, fingerprints);
-    const startMs = t.startTime.getTime();
+    const { fresh, rewritten } = alignMessages(this.conversation, fingerprints);
     const consumed: string[] = [];
+    const base = { traceId: t.traceId, spanId: spans.rootId, timestamp: t.startTime.toISOString(), spanAttributes: spans.root };
+    const deferredResults: Array<{ item: TranscriptItem; ms: number }> = [];
     for (const j of fresh) {
       const m = messages[j];
       const origin = `${t.traceId}:req:${j}`;
-      const base = { traceId: t.traceId, spanId: spans.rootId, timestamp: t.startTime.toISOString(), spanAttributes: spans.root };
       if (m?.role === "tool" || m?.role === "function") {
         const callId = typeof m.tool_call_id === "string" ? m.tool_call_id : null;
-        if (callId && answered.has(callId)) continue; // re-sent (maybe reworded) result of an answered call
-        const call = callId ? callsById.get(callId) : undefined;
-        const toolName = (call?.item.toolName as string | undefined) ?? (typeof m.name === "string" ? m.name : null);
-        const item: TranscriptItem = { id: itemId(origin), type: "tool_result", role: m.role, content: m.content ?? null, toolCallId: callId, toolName, ...base };
-        if (callId) answered.add(callId);
-        // Already consumed by the 2nd response of the trace that made the call: history now.
-        if (toolName && !(callId && impliedAnswered.has(callId))) consumed.push(toolName);
-        // Next to its call when the call was shown earlier; else where the request put it.
-        placed.push(call ? { item: { ...item, timestamp: call.item.timestamp }, ms: call.ms, seq: call.seq + 0.5 } : { item, ms: startMs, seq: seq++ });
+        if (callId && this.answered.has(callId)) continue; // re-sent (maybe reworded) result of an answered call
+        const toolName = (callId ? this.callNames.get(callId) : undefined) ?? (typeof m.name === "string" ? m.name : null);
+        const occurrence = callId ? this.occurrences.get(callId) ?? 0 : 0;
+        const id = callId ? (occurrence > 0 ? itemId("tool_result", callId, String(occurrence)) : itemId("tool_result", callId)) : itemId(origin);
+        const item: TranscriptItem = { id, type: "tool_result", role: m.role, content: m.content ?? null, toolCallId: callId, toolName, ...base };
+        if (callId) this.answered.add(callId);
+        const implied = callId ? this.impliedAt.get(callId) : undefined;
+        if (implied) {
+          // Consumed by the 2nd call of the trace that made the call: shown there, whichever
+          // request carries it (this one or a later one), so both conventions agree.
+          Object.assign(item, { timestamp: new Date(implied.ms).toISOString(), traceId: implied.traceId, spanId: implied.spanId, spanAttributes: implied.spanAttributes });
+          if (respondedKeys.size && callId && this.isRespondedHere(callId, respondedKeys)) deferredResults.push({ item, ms: implied.ms });
+          else this.place(item, implied.ms);
+          continue;
+        }
+        if (toolName) consumed.push(toolName);
+        this.place(item, startMs);
+        continue;
+      }
+      const calls = toolCallsOf(m);
+      // An assistant message whose tool calls are all known (shown already, or made by this
+      // trace's responses) is the same message again: one item per tool call id.
+      if (calls.length && calls.every((c) => c.id && (this.callKeys.has(callKey(c.id, c.name, c.arguments)) || respondedKeys.has(callKey(c.id, c.name, c.arguments))))) {
+        echoed.add(fingerprints[j]);
         continue;
       }
       for (const item of messageItems(m, origin, base)) {
+        if (item.type === "tool_call" && !this.claimCall(item)) continue;
         if (rewritten && item.type !== "tool_call") item.edited = true;
-        const p = { item, ms: startMs, seq: seq++ };
-        placed.push(p);
-        if (item.type === "tool_call" && typeof item.toolCallId === "string") callsById.set(item.toolCallId, p);
+        this.place(item, startMs);
       }
     }
-    conversation = fingerprints.slice();
+    this.conversation = fingerprints.slice();
 
-    const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
-    const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
     responses.forEach((r, ri) => {
       const choice = r?.choices?.[0];
       const message = choice?.message;
       if (!message) return;
       const endMs = Math.round(startMs + step * (ri + 1));
       const span = spans.responses[ri];
-      const base = { traceId: t.traceId, spanId: span?.id ?? null, timestamp: new Date(endMs).toISOString(), spanAttributes: span?.attributes ?? {} };
+      const rbase = { traceId: t.traceId, spanId: span?.id ?? null, timestamp: new Date(endMs).toISOString(), spanAttributes: span?.attributes ?? {} };
       const extra = {
         finishReason: choice?.finish_reason ?? null,
         model: typeof r?.model === "string" ? r.model : null,
@@ -113,24 +174,26 @@ export function buildTranscript(traces: TraceInput[], events: EventInput[]): Tra
         reasoning: reasoningOf(message),
         refusal: typeof message.refusal === "string" && message.refusal ? message.refusal : null,
       };
-      for (const item of messageItems(message, `${t.traceId}:res:${ri}`, base, extra)) {
-        const p = { item, ms: endMs, seq: seq++ };
-        placed.push(p);
-        if (item.type === "tool_call" && typeof item.toolCallId === "string") callsById.set(item.toolCallId, p);
+      for (const item of messageItems(message, `${t.traceId}:res:${ri}`, rbase, extra)) {
+        if (item.type === "tool_call" && !this.claimCall(item)) continue;
+        this.place(item, endMs);
       }
-      // The 2nd response of a tool-call workflow consumed the 1st response's tool calls.
-      if (ri > 0) {
-        for (const call of toolCallsOf(responses[ri - 1]?.choices?.[0]?.message)) {
-          if (call.id) impliedAnswered.add(call.id);
-          if (call.name) consumed.push(call.name);
+      if (ri === 0) {
+        // The call is known now: name the results the request carried ahead of it.
+        for (const d of deferredResults) {
+          d.item.toolName ??= this.callNames.get(d.item.toolCallId as string) ?? null;
+          this.place(d.item, d.ms);
         }
       }
-      conversation.push(messageFingerprint(message));
+      // A response echoed by this trace's own request is in the conversation already.
+      const fp = messageFingerprint(message);
+      if (echoed.has(fp)) echoed.delete(fp);
+      else this.conversation.push(fp);
     });
-    consumedToolsByTrace.set(t.traceId, consumed);
+    return { consumedTools: consumed };
   }
 
-  for (const e of events) {
+  addEvent(e: EventInput): void {
     const item: TranscriptItem = {
       id: eventItemId(e.id),
       type: "event",
@@ -142,10 +205,71 @@ export function buildTranscript(traces: TraceInput[], events: EventInput[]): Tra
       severityNumber: e.severityNumber,
       content: { name: e.name, severityNumber: e.severityNumber, attributes: e.attributes, body: e.body },
     };
-    placed.push({ item, ms: e.timestamp.getTime(), seq: seq++ });
+    this.place(item, e.timestamp.getTime());
   }
-  placed.sort((a, b) => a.ms - b.ms || a.seq - b.seq);
-  return { items: placed.map((p) => p.item), consumedToolsByTrace, impliedAnswered };
+
+  /** The kept items in time order, and how many were left out past the caps. */
+  finish(): { items: TranscriptItem[]; truncated: boolean; dropped: number } {
+    const sorted = [...this.placed].sort((a, b) => a.ms - b.ms || a.seq - b.seq);
+    return { items: sorted.map((p) => p.item), truncated: this.dropped > 0, dropped: this.dropped };
+  }
+
+  private isRespondedHere(callId: string, respondedKeys: Set<string>): boolean {
+    for (const k of respondedKeys) if (k.startsWith(`${callId}\u0000`)) return true;
+    return false;
+  }
+
+  /** First sighting of a tool call id (with this name) wins; the same call again is no new item. */
+  private claimCall(item: TranscriptItem): boolean {
+    const id = typeof item.toolCallId === "string" ? item.toolCallId : null;
+    if (!id) return true;
+    const key = callKey(id, (item.toolName as string | null) ?? null, String(item.content ?? ""));
+    if (this.callKeys.has(key)) return false;
+    this.callKeys.add(key);
+    // A client that reuses an id for a new call (some servers number calls per turn): a new
+    // item with its own id, and its result is expected anew.
+    const occurrence = (this.occurrences.get(id) ?? -1) + 1;
+    this.occurrences.set(id, occurrence);
+    if (occurrence > 0) this.answered.delete(id);
+    this.callNames.set(id, (item.toolName as string | null) ?? null);
+    item.id = occurrence > 0 ? itemId("tool_call", id, String(item.toolName ?? ""), String(occurrence)) : itemId("tool_call", id, String(item.toolName ?? ""));
+    return true;
+  }
+
+  private place(item: TranscriptItem, ms: number): void {
+    this.onItem?.(item);
+    const size = 300 + approxSize(item.content) + approxSize(item.reasoning) + approxSize(item.spanAttributes);
+    // Past a cap the transcript stops: it is the session's first items, never one with holes.
+    if (this.dropped > 0 || this.placed.length >= this.caps.maxItems || this.bytes + size > this.caps.maxBytes) {
+      this.dropped++;
+      return;
+    }
+    this.bytes += size;
+    this.placed.push({ item, ms, seq: this.seq++ });
+  }
+}
+
+/** One tool call: its id, tool and (canonical) arguments. */
+const callKey = (id: string, name: string | null, args: string) => `${id}\u0000${name ?? ""}\u0000${canonicalArgs(args)}`;
+
+/** Arguments as canonical JSON (sorted keys), or whitespace-normalized text when not JSON. */
+export function canonicalArgs(args: unknown): string {
+  if (typeof args !== "string") return canonicalJson(args ?? null);
+  try {
+    return canonicalJson(JSON.parse(args));
+  } catch {
+    return args.replace(/\s+/g, " ").trim();
+  }
+}
+
+export function approxSize(v: unknown): number {
+  if (v == null) return 0;
+  if (typeof v === "string") return v.length;
+  try {
+    return JSON.stringify(v).length;
+  } catch {
+    return 0;
+  }
 }
 
 export interface ToolCallRef {
@@ -238,4 +362,12 @@ function spanAttributesOf(t: TraceInput) {
     root: root?.attributes ?? {},
     responses: derived.filter((s) => s.kind === "llm").map((s) => ({ id: s.spanId, attributes: s.attributes })),
   };
+}
+
+/** Whole-history form (tests): traces sorted by start time, then events. */
+export function buildTranscript(traces: TraceInput[], events: EventInput[], caps: TranscriptCaps = DEFAULT_TRANSCRIPT_CAPS) {
+  const b = new TranscriptBuilder(caps);
+  for (const t of [...traces].sort((x, y) => x.startTime.getTime() - y.startTime.getTime() || x.traceId.localeCompare(y.traceId))) b.addTrace(t);
+  for (const e of events) b.addEvent(e);
+  return { ...b.finish(), impliedAnswered: b.impliedAnswered };
 }

@@ -1,4 +1,4 @@
-import type { TracePayload } from "@cellar/shared/payloads";
+import type { OtlpTracePayload, TracePayload } from "@cellar/shared/payloads";
 
 export interface DerivedSpan {
   spanId: string;
@@ -36,19 +36,28 @@ export function stableId(...parts: string[]): string {
 }
 
 /** Trace id: the payload's own `trace_id` when it carries one, else derived from the message id. */
-export function traceIdFor(payload: TracePayload, messageId: string): string {
+export function traceIdFor(payload: TracePayload | OtlpTracePayload, messageId: string): string {
   const given = (payload as Record<string, unknown>).trace_id;
   return typeof given === "string" && given.length > 0 && given.length <= 256 ? given : messageId.slice(0, 32);
 }
 
 /**
  * One root span for the call and one `llm` span per response. With two responses the call
- * window is split evenly (the payload carries one start and one end time).
+ * window is split evenly (the payload carries one start and one end time). Attribute names follow
+ * the current OpenTelemetry GenAI conventions (docs/otlp.md); a call that came in over OTLP also
+ * keeps its own span's attributes and ids (`otel.*`).
  */
-export function deriveSpans(traceId: string, payload: TracePayload): DerivedSpan[] {
+export function deriveSpans(traceId: string, payload: TracePayload | OtlpTracePayload): DerivedSpan[] {
   const start = new Date(payload.start_time);
   const end = new Date(payload.end_time);
   const rootId = stableId(traceId, "root").slice(0, 16);
+  const otel = (payload as OtlpTracePayload).otel as { trace_id: string; span_id: string; parent_span_id: string | null; name: string; operation: string; attributes: Record<string, unknown> } | undefined;
+  const common = {
+    "gen_ai.provider.name": payload.provider,
+    "gen_ai.operation.name": otel?.operation ?? "chat",
+    "gen_ai.request.model": payload.request.model,
+    "gen_ai.conversation.id": payload.session_id,
+  };
   const spans: DerivedSpan[] = [
     {
       spanId: rootId,
@@ -57,31 +66,37 @@ export function deriveSpans(traceId: string, payload: TracePayload): DerivedSpan
       kind: "trace",
       startTime: start,
       endTime: end,
-      attributes: { "gen_ai.system": payload.provider, "gen_ai.request.model": payload.request.model, "session.id": payload.session_id },
+      attributes: otel ? { ...common, "otel.trace_id": otel.trace_id, "otel.span_id": otel.span_id, "otel.parent_span_id": otel.parent_span_id } : common,
     },
   ];
   const n = payload.responses.length;
   const step = (end.getTime() - start.getTime()) / n;
   payload.responses.forEach((response, i) => {
-    const choice = response.choices?.[0];
+    const usage = response.usage as Record<string, any>;
+    const attributes: Record<string, unknown> = {
+      ...(otel?.attributes ?? {}),
+      ...common,
+      "gen_ai.response.model": response.model,
+      "gen_ai.response.id": response.id,
+      "gen_ai.response.finish_reasons": response.choices.map((c) => c.finish_reason).filter((r): r is string => typeof r === "string"),
+      "gen_ai.usage.input_tokens": usage.prompt_tokens,
+      "gen_ai.usage.output_tokens": usage.completion_tokens,
+      "response.index": i,
+    };
+    const cacheRead = usage.prompt_tokens_details?.cached_tokens;
+    if (typeof cacheRead === "number") attributes["gen_ai.usage.cache_read.input_tokens"] = cacheRead;
+    const cacheWrite = usage.prompt_tokens_details?.cache_creation_tokens;
+    if (typeof cacheWrite === "number") attributes["gen_ai.usage.cache_creation.input_tokens"] = cacheWrite;
+    const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+    if (typeof reasoning === "number") attributes["gen_ai.usage.reasoning.output_tokens"] = reasoning;
     spans.push({
       spanId: stableId(traceId, "response", String(i)).slice(0, 16),
       parentSpanId: rootId,
-      name: "chat.completion",
+      name: otel?.name ?? `chat ${payload.request.model}`,
       kind: "llm",
       startTime: new Date(start.getTime() + step * i),
       endTime: new Date(start.getTime() + step * (i + 1)),
-      attributes: {
-        "gen_ai.system": payload.provider,
-        "gen_ai.request.model": payload.request.model,
-        "gen_ai.response.model": response.model,
-        "gen_ai.response.id": response.id,
-        "gen_ai.response.finish_reason": choice?.finish_reason ?? null,
-        "gen_ai.usage.prompt_tokens": response.usage.prompt_tokens,
-        "gen_ai.usage.completion_tokens": response.usage.completion_tokens,
-        "gen_ai.usage.total_tokens": response.usage.total_tokens,
-        "response.index": i,
-      },
+      attributes,
     });
   });
   return spans;

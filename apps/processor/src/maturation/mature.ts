@@ -4,10 +4,13 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import { maturedStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
+import { classifyFailure, sqlState } from "@cellar/shared/nats/failure";
+import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 import type { Logger } from "@cellar/shared/logger";
-import { analyzeSessions, analyzeTraces, persistSessionAnalyses, persistTraceAnalyses, type SessionAnalysis } from "../analysis/session";
-import type { LatencyNorms } from "../analysis/detectors";
-import { llmTldr, type SummaryLlm } from "../analysis/tldr";
+import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session";
+import { llmTldr, type SummaryLlm } from "./llm-tldr";
+import { persistSessionAnalyses, persistTraceAnalyses, persistTranscriptItems, type Materialization, type SessionSummary } from "./persist";
+import { DEFAULT_HISTORY_PAGING, historySizes, loadHistoryBatch, loadServiceContext, loadTracesForMetrics, planHistoryReads, selectMaturing, streamHistory, type HistoryPaging, type LatencyNormsSource, type SessionRow, type TraceRow } from "./store";
 
 export interface MaturationDeps {
   sql: postgres.Sql;
@@ -17,8 +20,12 @@ export interface MaturationDeps {
   windowSeconds: number;
   /** Test hook: runs after the Postgres commit and before the MATURED publish. */
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
-  /** The service's latency norms (latency-outlier detector); without it that detector is off. */
-  latencyNorms?: (traceServiceId: string) => Promise<LatencyNorms>;
+  /** The service's latency baseline (latency-outlier detector); without it that detector is off. */
+  latencyNorms?: LatencyNormsSource;
+  /** Pages of history read at once (bounded memory); default DEFAULT_HISTORY_PAGING. */
+  historyPaging?: HistoryPaging;
+  /** Failed attempts before a session is parked as failed, and the backoff between them. */
+  failurePolicy?: FailurePolicy;
   /** OpenAI-compatible endpoint for AI-written TL;DRs; extractive only without it. */
   summaryLlm?: SummaryLlm;
 }
@@ -31,7 +38,8 @@ export interface MaturationDeps {
 export const COUNT_RESTART_AFTER = "30 days";
 
 /** `republished`: committed earlier but its MATURED publish was still owed (crash replay). */
-export type MaturationOutcome = "matured" | "republished" | "already-published" | "still-active" | "missing";
+/** `backing-off`: a failed session waiting out its retry delay; `parked`: failed for good until new activity. */
+export type MaturationOutcome = "matured" | "republished" | "already-published" | "still-active" | "backing-off" | "parked" | "missing";
 
 /** Outcome per entity; `dueInMs`: for still-active ones, how long until they are idle for the window. */
 export type Outcomes = Map<string, MaturationOutcome> & { dueInMs: Map<string, number> };
@@ -55,8 +63,12 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
     if (!row.idle) {
       outcomes.set(row.id, "still-active");
       outcomes.dueInMs.set(row.id, Math.max(0, Number(row.due_in_ms ?? 0)));
-    }
-    else due.push(row);
+    } else if (row.failed) {
+      outcomes.set(row.id, "parked");
+    } else if (Number(row.retry_in_ms ?? 0) > 0) {
+      outcomes.set(row.id, "backing-off");
+      outcomes.dueInMs.set(row.id, Number(row.retry_in_ms));
+    } else due.push(row);
   }
   return { republish, due };
 }
@@ -73,23 +85,55 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
   const ids = [...new Set(sessionPks)];
   const outcomes = newOutcomes(ids);
   const result = await deps.sql.begin(async (tx) => {
-    const locked = await tx<SessionRow[]>`
-      select s.id, s.tenant_id, s.trace_service_id, s.session_id, s.status, s.maturation_count, s.matured_at, s.published_count, ts.name as service_name,
-        s.last_ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle,
-        extract(epoch from s.last_ingested_at + make_interval(secs => ${deps.windowSeconds}) - now())::float8 * 1000 as due_in_ms
-      from sessions s join trace_services ts on ts.id = s.trace_service_id
-      where s.id = any(${tx.array(ids)}::uuid[]) order by s.id for no key update of s`;
+    const locked = await selectMaturing(tx, "session", { lockIds: ids, windowSeconds: deps.windowSeconds });
     const { republish, due } = triage(locked, outcomes, sessionMessage);
-    if (due.length === 0) return { republish, matured: [] };
-    const analyses = await analyzeSessions(tx, due, { latencyNorms: deps.latencyNorms });
+    if (due.length === 0) return { republish, matured: [] as Materialization[] };
+    const [context, pricesOf] = await Promise.all([
+      loadServiceContext(tx, [...new Set(due.map((s) => s.trace_service_id))]),
+      loadPriceBooks(tx, due.map((s) => s.tenant_id)),
+    ]);
+    const analysed: Array<{ row: SessionRow; analysis: SessionSummary }> = [];
+    // One session at a time: its history streams through the analyzer page by page, and its
+    // items are written before the next session is read (docs/maturation.md, "Bounded memory").
+    const paging = deps.historyPaging ?? DEFAULT_HISTORY_PAGING;
+    const rowOf = new Map(due.map((r) => [r.id, r]));
+    const analyse = async (row: SessionRow, feed: (a: SessionAnalyzer) => Promise<void> | void) => {
+      const { config, intents } = context.get(row.trace_service_id)!;
+      const latencyNorms = config.latency_outlier.enabled ? await deps.latencyNorms?.(row.trace_service_id, config) : undefined;
+      const analyzer = new SessionAnalyzer({ config, intents, latencyNorms, prices: pricesOf(row.tenant_id) });
+      await feed(analyzer);
+      const { items, ...summary } = analyzer.finish();
+      await persistTranscriptItems(tx, row, items, row.maturation_count > 0);
+      analysed.push({ row, analysis: { ...summary, keptItems: items.length } });
+    };
+    for (const step of planHistoryReads(due.map((r) => r.id), await historySizes(tx, due.map((r) => r.id)), paging)) {
+      if ("stream" in step) {
+        const row = rowOf.get(step.stream)!;
+        await analyse(row, (a) => streamHistory(tx, row, a, paging));
+        continue;
+      }
+      const histories = await loadHistoryBatch(tx, step.batch.map((id) => rowOf.get(id)!));
+      for (const id of step.batch) {
+        const h = histories.get(id)!;
+        histories.delete(id);
+        await analyse(rowOf.get(id)!, (a) => feedHistory(a, h.traces, h.events));
+      }
+    }
     const updated = await tx<SessionRow[]>`
       update sessions set status = 'matured', matured_at = now(),
         maturation_count = case when matured_at < now() - ${COUNT_RESTART_AFTER}::interval then 1 else maturation_count + 1 end,
-        published_count = case when matured_at < now() - ${COUNT_RESTART_AFTER}::interval then 0 else published_count end
+        published_count = case when matured_at < now() - ${COUNT_RESTART_AFTER}::interval then 0 else published_count end,
+        maturation_failures = 0, maturation_retry_at = null, maturation_failed_at = null, maturation_error = null
       where id = any(${tx.array(due.map((s) => s.id))}::uuid[])
       returning id, tenant_id, trace_service_id, session_id, status, maturation_count, matured_at`;
-    const before = new Map(due.map((s) => [s.id, s]));
-    const list = updated.map((u) => ({ row: { ...u, service_name: before.get(u.id)!.service_name }, analysis: analyses.get(u.id)!, replace: before.get(u.id)!.maturation_count > 0 }));
+    const before = new Map(analysed.map((a) => [a.row.id, a]));
+    const list: Materialization[] = updated.map((u) => {
+      const { row, analysis } = before.get(u.id)!;
+      return {
+        row: { ...u, service_name: row.service_name }, analysis, replace: row.maturation_count > 0,
+        throughActivitySeq: Number(row.activity_seq), throughIngestedAt: new Date(row.last_ingested_at!),
+      };
+    });
     await persistSessionAnalyses(tx, list);
     for (const m of list) outcomes.set(m.row.id, "matured");
     return { republish, matured: list };
@@ -102,7 +146,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
 }
 
 /** Replaces the extractive TL;DR with an AI-written one (after commit: no row lock held while waiting). */
-async function writeLlmTldr(deps: MaturationDeps, message: MaturedMessage, analysis: SessionAnalysis): Promise<void> {
+async function writeLlmTldr(deps: MaturationDeps, message: MaturedMessage, analysis: SessionSummary): Promise<void> {
   const text = await llmTldr(deps.summaryLlm!, analysis.tldrFacts, analysis.tldr, deps.logger);
   if (!text) return;
   await deps.sql`
@@ -115,15 +159,12 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
   const ids = [...new Set(tracePks)];
   const outcomes = newOutcomes(ids);
   const result = await deps.sql.begin(async (tx) => {
-    const locked = await tx<TraceRow[]>`
-      select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, t.status, t.maturation_count, t.matured_at, t.published_count, ts.name as service_name,
-        t.ingested_at <= now() - make_interval(secs => ${deps.windowSeconds}) as idle,
-        extract(epoch from t.ingested_at + make_interval(secs => ${deps.windowSeconds}) - now())::float8 * 1000 as due_in_ms
-      from traces t join trace_services ts on ts.id = t.trace_service_id
-      where t.id = any(${tx.array(ids)}::uuid[]) order by t.id for no key update of t`;
+    const locked = await selectMaturing(tx, "trace", { lockIds: ids, windowSeconds: deps.windowSeconds });
     const { republish, due } = triage(locked, outcomes, traceMessage);
     if (due.length === 0) return { republish, matured: [] as TraceRow[] };
-    const analyses = await analyzeTraces(tx, due);
+    const pricesOf = await loadPriceBooks(tx, due.map((t) => t.tenant_id));
+    const tenantOf = new Map(due.map((t) => [t.id, t.tenant_id]));
+    const analyses = new Map((await loadTracesForMetrics(tx, due.map((t) => t.id))).map((t) => [t.id, analyzeTrace(t, pricesOf(tenantOf.get(t.id)!))]));
     const updated = await tx<TraceRow[]>`
       update traces set status = 'matured', maturation_count = 1, matured_at = now() where id = any(${tx.array(due.map((t) => t.id))}::uuid[])
       returning id, tenant_id, trace_service_id, trace_id, session_id, status, maturation_count, matured_at`;
@@ -172,28 +213,9 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
   }
   if (traces.length) {
     await deps.sql`
-      with locked as (select id from traces where id = any(${deps.sql.array(traces)}::uuid[]) order by id for no key update)
+      with locked as (select id from traces where id = any(${deps.sql.array(traces)}::uuid[]) order by id for update)
       update traces set published_count = 1 where id in (select id from locked)`;
   }
-}
-
-/** A session or trace row as the maturation queries select it. */
-interface MaturingRow {
-  id: string;
-  tenant_id: string;
-  trace_service_id: string;
-  session_id: string;
-  status: "active" | "matured";
-  maturation_count: number;
-  matured_at: Date | null;
-  published_count?: number;
-  service_name: string;
-  idle?: boolean;
-  due_in_ms?: number;
-}
-export type SessionRow = MaturingRow;
-export interface TraceRow extends MaturingRow {
-  trace_id: string;
 }
 
 export function sessionMessage(s: SessionRow): MaturedMessage {
@@ -207,4 +229,93 @@ export function traceMessage(t: TraceRow): MaturedMessage {
     type: "trace.matured", tenantId: t.tenant_id, traceServiceId: t.trace_service_id, serviceName: t.service_name,
     entityPk: t.id, traceId: t.trace_id, maturationCount: 1, occurredAt: new Date(t.matured_at!).toISOString(),
   };
+}
+
+/** Retry policy of a session whose maturation fails (docs/maturation.md, "Failure isolation"). */
+export interface FailurePolicy {
+  /** Attempts before the session is parked as failed. */
+  maxAttempts: number;
+  /** Delay after the n-th failure: baseMs x 2^(n-1), at most maxMs. */
+  baseMs: number;
+  maxMs: number;
+}
+export const DEFAULT_FAILURE_POLICY: FailurePolicy = { maxAttempts: 5, baseMs: 10_000, maxMs: 10 * 60_000 };
+
+const TRANSIENT_RETRY_MS = 2_000;
+/** Failures that say nothing about the session: a dependency down, or a lock conflict. */
+function notTheSessionsFault(err: unknown): boolean {
+  const state = sqlState(err);
+  return classifyFailure(err) === "transient" || state === "40P01" || state === "40001";
+}
+
+export function retryDelayForFailure(failures: number, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): number {
+  return Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, failures - 1));
+}
+
+/**
+ * Records a failed maturation of one session in its own statement (the failed transaction rolled
+ * back): the attempt count, the error, when to retry, and after `maxAttempts` the time it was
+ * parked. New activity after that un-parks it and restarts the count. Returns how long to wait
+ * before the next attempt, or null when parked.
+ */
+export async function recordMaturationFailure(deps: MaturationDeps, sessionPk: string, err: unknown): Promise<number | null> {
+  const policy = deps.failurePolicy ?? DEFAULT_FAILURE_POLICY;
+  const message = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 1_000);
+  const [row] = await deps.sql<{ failures: number }[]>`
+    update sessions set
+      maturation_failures = case when maturation_failed_at is not null and last_ingested_at > maturation_failed_at then 1 else maturation_failures + 1 end,
+      maturation_error = ${message}
+    where id = ${sessionPk} returning maturation_failures as failures`;
+  if (!row) return null;
+  const parked = row.failures >= policy.maxAttempts;
+  const delay = retryDelayForFailure(row.failures, policy);
+  await deps.sql`
+    update sessions set maturation_retry_at = ${parked ? null : new Date(Date.now() + delay)},
+      maturation_failed_at = ${parked ? deps.sql`now()` : null}
+    where id = ${sessionPk}`;
+  if (parked) deps.logger.error("session maturation failed for good; parked until new activity (admin: maturation failures)", { sessionPk, failures: row.failures, err: message });
+  else deps.logger.warn("session maturation failed; will retry", { sessionPk, failures: row.failures, retryInMs: delay, err: message });
+  return parked ? null : delay;
+}
+
+/**
+ * Matures a chunk in one transaction; if that throws, each entity alone, so one bad session
+ * never holds back the others. A session that fails alone is recorded (recordMaturationFailure)
+ * and reported as `backing-off` (with its delay in dueInMs) or `parked`; a trace that fails alone
+ * is reported `missing` and left to the next marker or sweep.
+ */
+export async function matureIsolated(deps: MaturationDeps, kind: "session" | "trace", pks: string[]): Promise<Outcomes> {
+  const mature = kind === "session" ? matureSessions : matureTraces;
+  try {
+    return await mature(deps, pks);
+  } catch (err) {
+    if (pks.length > 1) deps.logger.warn("maturation chunk failed; retrying one by one", { kind, size: pks.length, err: err as Error });
+    const outcomes = newOutcomes(pks);
+    for (const pk of pks) {
+      try {
+        // A chunk of one has failed alone already: record it, no second attempt.
+        if (pks.length === 1) throw err;
+        const one = await mature(deps, [pk]);
+        outcomes.set(pk, one.get(pk)!);
+        if (one.dueInMs.has(pk)) outcomes.dueInMs.set(pk, one.dueInMs.get(pk)!);
+      } catch (oneErr) {
+        if (kind === "trace") {
+          deps.logger.error("trace maturation failed; will retry", { pk, err: oneErr as Error });
+          continue;
+        }
+        if (notTheSessionsFault(oneErr)) {
+          // Postgres or NATS unavailable, a deadlock, a serialization failure: not this
+          // session's fault, so not counted toward parking it. Retried shortly.
+          deps.logger.warn("session maturation hit a transient failure; will retry", { pk, err: oneErr as Error });
+          outcomes.set(pk, "backing-off");
+          outcomes.dueInMs.set(pk, TRANSIENT_RETRY_MS);
+          continue;
+        }
+        const delay = await recordMaturationFailure(deps, pk, oneErr);
+        outcomes.set(pk, delay === null ? "parked" : "backing-off");
+        if (delay !== null) outcomes.dueInMs.set(pk, delay);
+      }
+    }
+    return outcomes;
+  }
 }

@@ -1,43 +1,46 @@
-import { matureSessions, matureTraces, publishAll, sessionMessage, traceMessage, type MaturationDeps, type SessionRow, type TraceRow } from "./mature";
+import { matureIsolated, publishAll, sessionMessage, traceMessage, type MaturationDeps } from "./mature";
+import { selectMaturing } from "./store";
 
 export interface SweepResult {
   sessions: number;
   traces: number;
   /** MATURED messages that were owed (committed, never recorded as published) and are now sent. */
   republished: number;
+  /** Sessions whose maturation failed in this sweep (retried later with backoff, or parked). */
+  failed: number;
 }
 
 /**
  * The safety net: matures sessions and traces idle far past the window whose marker never came
  * (a processor down longer than the marker TTL, a lost refresh), and publishes MATURED messages
- * still owed after a crash whose marker was already gone. Markers are the mechanism.
+ * still owed after a crash whose marker was already gone. Markers are the mechanism. A chunk
+ * that fails is retried one entity at a time (matureIsolated): a failing session is recorded
+ * and skipped until its retry time, and never stops the sweep.
  */
 export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limit = 500): Promise<SweepResult> {
   const idleFor = deps.windowSeconds + graceSeconds;
   const sessions = await deps.sql<{ id: string }[]>`
     select id from sessions where status = 'active' and last_ingested_at < now() - make_interval(secs => ${idleFor})
+      and (maturation_retry_at is null or maturation_retry_at <= now())
+      and (maturation_failed_at is null or last_ingested_at > maturation_failed_at)
     order by last_ingested_at limit ${limit}`;
   const traces = await deps.sql<{ id: string }[]>`
     select id from traces where status = 'active' and ingested_at < now() - make_interval(secs => ${idleFor})
     order by ingested_at limit ${limit}`;
-  const count = (outcomes: Map<string, string>) => [...outcomes.values()].filter((o) => o === "matured").length;
-  let s = 0, t = 0;
-  for (let i = 0; i < sessions.length; i += 50) s += count(await matureSessions(deps, sessions.slice(i, i + 50).map((r) => r.id)));
-  for (let i = 0; i < traces.length; i += 50) t += count(await matureTraces(deps, traces.slice(i, i + 50).map((r) => r.id)));
+  const count = (outcomes: Map<string, string>, what: string[]) => [...outcomes.values()].filter((o) => what.includes(o)).length;
+  let s = 0, t = 0, failed = 0;
+  for (let i = 0; i < sessions.length; i += 50) {
+    const outcomes = await matureIsolated(deps, "session", sessions.slice(i, i + 50).map((r) => r.id));
+    s += count(outcomes, ["matured"]);
+    failed += count(outcomes, ["backing-off", "parked"]);
+  }
+  for (let i = 0; i < traces.length; i += 50) t += count(await matureIsolated(deps, "trace", traces.slice(i, i + 50).map((r) => r.id)), ["matured"]);
 
-  const owedSessions = await deps.sql<SessionRow[]>`
-    select s.id, s.tenant_id, s.trace_service_id, s.session_id, s.status, s.maturation_count, s.matured_at, s.published_count, ts.name as service_name
-    from sessions s join trace_services ts on ts.id = s.trace_service_id
-    where s.published_count < s.maturation_count and s.matured_at < now() - make_interval(secs => ${graceSeconds})
-    order by s.matured_at limit ${limit}`;
+  const owedSessions = await selectMaturing(deps.sql, "session", { owedOlderThanSeconds: graceSeconds, limit });
   await publishAll(deps, owedSessions.map(sessionMessage));
-  const owedTraces = await deps.sql<TraceRow[]>`
-    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, t.status, t.maturation_count, t.matured_at, t.published_count, ts.name as service_name
-    from traces t join trace_services ts on ts.id = t.trace_service_id
-    where t.published_count < t.maturation_count and t.matured_at < now() - make_interval(secs => ${graceSeconds})
-    order by t.matured_at limit ${limit}`;
+  const owedTraces = await selectMaturing(deps.sql, "trace", { owedOlderThanSeconds: graceSeconds, limit });
   await publishAll(deps, owedTraces.map(traceMessage));
   const r = owedSessions.length + owedTraces.length;
   if (s || t || r) deps.logger.warn("sweep matured or published what its marker missed", { sessions: s, traces: t, republished: r });
-  return { sessions: s, traces: t, republished: r };
+  return { sessions: s, traces: t, republished: r, failed };
 }

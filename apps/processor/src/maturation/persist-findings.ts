@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import type { SessionRow } from "../maturation/mature";
-import type { Finding } from "./detectors";
+import type { SessionRow } from "./store";
+import type { Finding } from "../analysis/detectors";
 
 interface IssueDelta {
   trace_service_id: string;

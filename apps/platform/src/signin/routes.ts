@@ -1,0 +1,81 @@
+import { Elysia, t } from "elysia";
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { badRequest, unauthorized } from "@cellar/shared/errors";
+import { readCappedJson } from "../http/body";
+import { PASSWORD_MAX_LENGTH } from "@cellar/shared/auth/passwords";
+import type { Principal } from "../auth/principal";
+import type { SignInService } from "./service";
+
+/** Signed-in requests only: a platform key cannot sign out, list or mint keys (docs/dashboard.md). */
+function signedIn(signIns: SignInService) {
+  return new Elysia({ name: "dashboard-signed-in" }).derive({ as: "scoped" }, async ({ request, server }): Promise<{ principal: Principal }> => {
+    const m = /^Bearer ([^\s]+)$/i.exec(request.headers.get("authorization") ?? "");
+    const principal = m ? await signIns.resolve(m[1], server?.requestIP(request)?.address) : null;
+    if (!principal) throw unauthorized();
+    return { principal };
+  });
+}
+
+const Credentials = t.Object(
+  {
+    email: t.String({ minLength: 1, maxLength: 320, error: "invalid email: must be a string of 1 to 320 characters" }),
+    password: t.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH, error: `invalid password: must be a string of 1 to ${PASSWORD_MAX_LENGTH} characters` }),
+  },
+  { additionalProperties: false, error: 'invalid body: must be {"email", "password"}' },
+);
+const Acceptance = t.Object(
+  {
+    token: t.String({ minLength: 1, maxLength: 128, error: "invalid token: must be a string" }),
+    password: t.String({ maxLength: PASSWORD_MAX_LENGTH, error: `invalid password: must be a string of at most ${PASSWORD_MAX_LENGTH} characters` }),
+  },
+  { additionalProperties: false, error: 'invalid body: must be {"token", "password"}' },
+);
+
+/** Sign-in bodies are two short strings; they are read before anyone is authenticated. */
+export const SIGN_IN_MAX_BODY_BYTES = 4096;
+
+/**
+ * The body read by hand, at most SIGN_IN_MAX_BODY_BYTES (413 beyond), then checked against
+ * `schema` (400 with the schema's message). Declaring `body` on the route instead would let
+ * Elysia buffer any size before validation.
+ */
+async function cappedBody<T extends TSchema>(request: Request, schema: T): Promise<Static<T>> {
+  const value = await readCappedJson(request, SIGN_IN_MAX_BODY_BYTES);
+  if (Value.Check(schema, value)) return value;
+  const first = Value.Errors(schema, value).First();
+  const custom = (first?.schema as { error?: unknown } | undefined)?.error;
+  throw badRequest(typeof custom === "string" ? custom : `invalid ${first?.path.replace(/^\//, "") || "body"}: ${first?.message ?? "does not match the schema"}`);
+}
+
+/**
+ * /auth: the dashboard's own endpoints, outside /api/v1 so the API's contract is untouched.
+ * Sign-in and invitation acceptance answer `{token, expiresAt}`; the token goes in
+ * `Authorization: Bearer` on /api/v1 and on the signed-in routes below.
+ */
+export function signInRoutes(signIns: SignInService) {
+  return new Elysia({ prefix: "/auth" })
+    .post("/sign-in", async ({ request }) => {
+      const body = await cappedBody(request, Credentials);
+      return signIns.signIn(body.email.trim(), body.password);
+    })
+    .post("/invitations/accept", async ({ request }) => {
+      const body = await cappedBody(request, Acceptance);
+      return signIns.acceptInvitation(body.token, body.password);
+    })
+    .use(signedIn(signIns))
+    .post("/sign-out", async ({ principal, set }) => {
+      await signIns.signOut(principal);
+      set.status = 204;
+    })
+    .get("/me", ({ principal }) => signIns.me(principal))
+    .get("/platform-keys", ({ principal }) => signIns.listPlatformKeys(principal))
+    .post("/platform-keys", async ({ principal, set }) => {
+      set.status = 201;
+      return signIns.createPlatformKey(principal);
+    })
+    .delete("/platform-keys/:id", async ({ principal, params, set }) => {
+      await signIns.revokePlatformKey(principal, params.id);
+      set.status = 204;
+    });
+}

@@ -1,0 +1,296 @@
+import type postgres from "postgres";
+import { resolveDetectorConfig, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
+import type { IntentDefinition } from "../analysis/catalog";
+import type { LatencyNorms } from "../analysis/detectors";
+import type { SessionAnalyzer } from "../analysis/session";
+import type { EventInput, TraceInput } from "../analysis/transcript";
+import { MESSAGE_EVENT_NAMES } from "../otlp/linked";
+import { mergeOtelMessageEvents } from "../otlp/merge";
+
+/**
+ * The maturation store: every read of what a maturation works on. Persisting is in persist.ts
+ * and persist-findings.ts; the analysis (../analysis) never touches Postgres.
+ */
+
+/** A session or trace row as the maturation queries select it (selectMaturing, one query shape). */
+export interface MaturingRow {
+  id: string;
+  tenant_id: string;
+  trace_service_id: string;
+  session_id: string;
+  status: "active" | "matured";
+  maturation_count: number;
+  matured_at: Date | null;
+  published_count?: number;
+  service_name: string;
+  activity_seq?: number;
+  last_ingested_at?: Date;
+  idle?: boolean;
+  due_in_ms?: number;
+  /** Failure bookkeeping (sessions only): attempts so far, and whether it is parked as failed. */
+  maturation_failures?: number;
+  failed?: boolean;
+  retry_in_ms?: number;
+}
+export type SessionRow = MaturingRow;
+export interface TraceRow extends MaturingRow {
+  trace_id: string;
+}
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+export type MaturingFilter =
+  | { lockIds: string[]; windowSeconds: number }
+  | { owedOlderThanSeconds: number; limit: number };
+
+/**
+ * The shared select of a maturing row, written once: locked by id (in id order, no deadlock
+ * with another processor) with its idle/due/failure state, or the rows whose MATURED publish is
+ * still owed.
+ */
+export function selectMaturing(sql: Sql, kind: "session", filter: MaturingFilter): Promise<SessionRow[]>;
+export function selectMaturing(sql: Sql, kind: "trace", filter: MaturingFilter): Promise<TraceRow[]>;
+export function selectMaturing(sql: Sql, kind: "session" | "trace", filter: MaturingFilter): Promise<MaturingRow[]> {
+  const session = kind === "session";
+  const e = sql(session ? "s" : "t");
+  const table = sql(session ? "sessions" : "traces");
+  const ingested = sql(session ? "last_ingested_at" : "ingested_at");
+  const cols = session
+    ? sql`, s.activity_seq, s.last_ingested_at, s.maturation_failures,
+        (s.maturation_failed_at is not null and s.last_ingested_at <= s.maturation_failed_at) as failed,
+        greatest(0, extract(epoch from coalesce(s.maturation_retry_at, now()) - now()) * 1000)::float8 as retry_in_ms`
+    : sql`, t.trace_id`;
+  if ("lockIds" in filter) {
+    return sql<MaturingRow[]>`
+      select ${e}.id, ${e}.tenant_id, ${e}.trace_service_id, ${e}.session_id, ${e}.status, ${e}.maturation_count, ${e}.matured_at, ${e}.published_count,
+        ts.name as service_name ${cols},
+        ${e}.${ingested} <= now() - make_interval(secs => ${filter.windowSeconds}) as idle,
+        extract(epoch from ${e}.${ingested} + make_interval(secs => ${filter.windowSeconds}) - now())::float8 * 1000 as due_in_ms
+      from ${table} ${e} join trace_services ts on ts.id = ${e}.trace_service_id
+      where ${e}.id = any(${sql.array(filter.lockIds)}::uuid[]) order by ${e}.id ${session ? sql`for no key update of s` : sql`for no key update of t`}`;
+  }
+  return sql<MaturingRow[]>`
+    select ${e}.id, ${e}.tenant_id, ${e}.trace_service_id, ${e}.session_id, ${e}.status, ${e}.maturation_count, ${e}.matured_at, ${e}.published_count,
+      ts.name as service_name ${cols}
+    from ${table} ${e} join trace_services ts on ts.id = ${e}.trace_service_id
+    where ${e}.published_count < ${e}.maturation_count and ${e}.matured_at < now() - make_interval(secs => ${filter.owedOlderThanSeconds})
+    order by ${e}.matured_at limit ${filter.limit}`;
+}
+
+/** Bounds of one page of history read into memory (docs/maturation.md, "Bounded memory"). */
+export interface HistoryPaging {
+  /** Stored payload bytes (pg_column_size) per page of traces; a bigger single trace is read alone. */
+  traceBytesPerPage: number;
+  tracesPerPage: number;
+  eventsPerPage: number;
+}
+/**
+ * The byte budget counts stored bytes (`pg_column_size`, after TOAST compression); the trace
+ * count caps what a fully compressible payload can expand to: 16 x INGEST_MAX_BODY_BYTES.
+ */
+export const DEFAULT_HISTORY_PAGING: HistoryPaging = { traceBytesPerPage: 8 * 1024 * 1024, tracesPerPage: 16, eventsPerPage: 500 };
+
+export interface HistorySize {
+  id: string;
+  traces: number;
+  traceBytes: number;
+  events: number;
+}
+
+/** How much history each session has (one query for a chunk; no payload read). */
+export async function historySizes(tx: Sql, ids: string[]): Promise<Map<string, HistorySize>> {
+  const rows = await tx<{ id: string; traces: number; trace_bytes: number; events: number }[]>`
+    select s.id,
+      (select count(*)::int from traces t where t.session_pk = s.id) as traces,
+      (select coalesce(sum(pg_column_size(t.payload)), 0)::float8 from traces t where t.session_pk = s.id) as trace_bytes,
+      (select count(*)::int from events e where e.session_pk = s.id) as events
+    from sessions s where s.id = any(${tx.array(ids)}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, { id: r.id, traces: r.traces, traceBytes: Number(r.trace_bytes), events: r.events }]));
+}
+
+/**
+ * Plans how a chunk's histories are read: sessions that fit one page together are read in one
+ * batch (two queries for the group, as cheap as before for the many small sessions), any other
+ * session is streamed alone page by page. Pure.
+ */
+export function planHistoryReads(ids: string[], sizes: Map<string, HistorySize>, paging: HistoryPaging): Array<{ batch: string[] } | { stream: string }> {
+  const plan: Array<{ batch: string[] } | { stream: string }> = [];
+  let group: string[] = [];
+  let traces = 0, bytes = 0, events = 0;
+  const flush = () => {
+    if (group.length) plan.push({ batch: group });
+    group = [];
+    traces = bytes = events = 0;
+  };
+  for (const id of ids) {
+    const s = sizes.get(id) ?? { id, traces: 0, traceBytes: 0, events: 0 };
+    if (s.traces > paging.tracesPerPage || s.traceBytes > paging.traceBytesPerPage || s.events > paging.eventsPerPage) {
+      plan.push({ stream: id });
+      continue;
+    }
+    if (traces + s.traces > paging.tracesPerPage || bytes + s.traceBytes > paging.traceBytesPerPage || events + s.events > paging.eventsPerPage) flush();
+    group.push(id);
+    traces += s.traces;
+    bytes += s.traceBytes;
+    events += s.events;
+  }
+  flush();
+  return plan;
+}
+
+/** The whole history of a few small sessions (planHistoryReads keeps the group within one page). */
+export async function loadHistoryBatch(tx: Sql, sessions: Array<{ id: string; trace_service_id: string }>): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
+  const ids = sessions.map((s) => s.id);
+  const [traces, events] = await Promise.all([
+    tx<{ session_pk: string; trace_id: string; start_time: Date; end_time: Date; payload: Record<string, any> }[]>`
+      select session_pk, trace_id, start_time, end_time, payload from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
+    tx<{ session_pk: string; id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }[]>`
+      select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events where session_pk = any(${tx.array(ids)}::uuid[])`,
+  ]);
+  const out = new Map(ids.map((id) => [id, { traces: [] as TraceInput[], events: [] as EventInput[] }]));
+  for (const r of traces) out.get(r.session_pk)?.traces.push({ traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload });
+  const conversation = await otelConversationTraceIds(tx, ids);
+  for (const e of events) {
+    if (isConversationEvent(e.name, e.trace_id, conversation.get(e.session_pk))) continue;
+    out.get(e.session_pk)?.events.push({ id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id });
+  }
+  for (const s of sessions) {
+    const h = out.get(s.id)!;
+    h.traces = await withOtelMessages(tx, s.trace_service_id, h.traces);
+  }
+  return out;
+}
+
+/*
+ * OTLP calls whose messages came as log records (docs/otlp.md, "Messages as log records"): the
+ * instrumentation sends a call's messages apart from its span, as events tied to the span's trace
+ * id, possibly stored in another session. Those events are the call's conversation, not things
+ * that happened beside it: a waiting call gets them back (mergeOtelMessageEvents), and the
+ * session's event stream leaves them out.
+ */
+const MESSAGE_NAMES = new Set(MESSAGE_EVENT_NAMES);
+
+function isConversationEvent(name: string, traceId: string | null, conversation: Set<string> | undefined): boolean {
+  return Boolean(conversation && traceId && MESSAGE_NAMES.has(name) && conversation.has(traceId));
+}
+
+/**
+ * Per session: trace ids whose message events here belong to a call, either a call of this
+ * session still waiting for its messages, or a call stored in another session.
+ */
+export async function otelConversationTraceIds(tx: Sql, sessionPks: string[]): Promise<Map<string, Set<string>>> {
+  const rows = await tx<{ session_pk: string; trace_id: string }[]>`
+    select distinct e.session_pk, e.trace_id from events e
+    where e.session_pk = any(${tx.array(sessionPks)}::uuid[]) and e.trace_id is not null and e.name = any(${tx.array(MESSAGE_EVENT_NAMES)}::text[])
+      and exists (select 1 from traces t where t.trace_service_id = e.trace_service_id and t.trace_id = e.trace_id
+        and (t.session_pk <> e.session_pk or t.payload->'otel'->>'messages' = 'none'))`;
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) out.set(r.session_pk, (out.get(r.session_pk) ?? new Set()).add(r.trace_id));
+  return out;
+}
+
+/** Calls still waiting for their messages get them from their message events, in any session of the service. */
+export async function withOtelMessages(tx: Sql, serviceId: string, traces: TraceInput[]): Promise<TraceInput[]> {
+  const waiting = traces.filter((t) => t.payload?.otel?.messages === "none").map((t) => t.traceId);
+  if (waiting.length === 0) return traces;
+  const rows = await tx<{ id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }[]>`
+    select id, name, timestamp, severity_number, attributes, body, trace_id from events
+    where trace_service_id = ${serviceId} and trace_id = any(${tx.array(waiting)}::text[]) and name = any(${tx.array(MESSAGE_EVENT_NAMES)}::text[])`;
+  const events: EventInput[] = rows.map((e) => ({ id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id }));
+  return mergeOtelMessageEvents(traces, events).traces;
+}
+
+type TraceKey = { start_time: Date; trace_id: string };
+
+/**
+ * Feeds a session's whole history to the analyzer in pages, merged in time order: traces by
+ * (start_time, trace_id) and events by (timestamp, id), keyset-paged so each page is one index
+ * range. Only one page of payloads is in memory at a time. Runs in the maturation transaction,
+ * under the session's row lock (ingest writes to the session wait for it).
+ */
+export async function streamHistory(tx: Sql, session: { id: string; trace_service_id: string }, analyzer: Pick<SessionAnalyzer, "addTrace" | "addEvent">, paging: HistoryPaging = DEFAULT_HISTORY_PAGING): Promise<void> {
+  const sessionPk = session.id;
+  const conversationEvents = (await otelConversationTraceIds(tx, [sessionPk])).get(sessionPk);
+  const traces = tracePages(tx, sessionPk, session.trace_service_id, paging)[Symbol.asyncIterator]();
+  const events = eventPages(tx, sessionPk, paging, conversationEvents)[Symbol.asyncIterator]();
+  let t = await traces.next();
+  let e = await events.next();
+  while (!t.done || !e.done) {
+    if (!t.done && (e.done || t.value.startTime.getTime() <= e.value.timestamp.getTime())) {
+      analyzer.addTrace(t.value);
+      // A big trace is tens of ms of synchronous analysis: let the ingest loop run in between.
+      await new Promise((r) => setImmediate(r));
+      t = await traces.next();
+    } else if (!e.done) {
+      analyzer.addEvent(e.value);
+      e = await events.next();
+    }
+  }
+}
+
+async function* tracePages(tx: Sql, sessionPk: string, serviceId: string, paging: HistoryPaging): AsyncGenerator<TraceInput> {
+  let after: TraceKey | null = null;
+  for (;;) {
+    // Sizes first (no payload read), then the payloads of a prefix that fits the byte budget.
+    const heads: Array<TraceKey & { bytes: number }> = await tx`
+      select trace_id, start_time, pg_column_size(payload)::int as bytes from traces
+      where session_pk = ${sessionPk} ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
+      order by start_time, trace_id collate "C" limit ${paging.tracesPerPage}`;
+    if (heads.length === 0) return;
+    let take = 1;
+    let bytes = heads[0].bytes;
+    while (take < heads.length && bytes + heads[take].bytes <= paging.traceBytesPerPage) bytes += heads[take++].bytes;
+    const last = heads[take - 1];
+    const rows: Array<{ trace_id: string; start_time: Date; end_time: Date; payload: Record<string, any> }> = await tx`
+      select trace_id, start_time, end_time, payload from traces
+      where session_pk = ${sessionPk}
+        ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
+        and (start_time, trace_id collate "C") <= (${last.start_time}, ${last.trace_id} collate "C")
+      order by start_time, trace_id collate "C"`;
+    const page = rows.map((r) => ({ traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload }));
+    for (const t of await withOtelMessages(tx, serviceId, page)) yield t;
+    after = { start_time: last.start_time, trace_id: last.trace_id };
+  }
+}
+
+async function* eventPages(tx: Sql, sessionPk: string, paging: HistoryPaging, conversation?: Set<string>): AsyncGenerator<EventInput> {
+  let after: { timestamp: Date; id: string } | null = null;
+  for (;;) {
+    const rows: Array<{ id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }> = await tx`
+      select id, name, timestamp, severity_number, attributes, body, trace_id from events
+      where session_pk = ${sessionPk} ${after ? tx`and (timestamp, id) > (${after.timestamp}, ${after.id}::uuid)` : tx``}
+      order by timestamp, id limit ${paging.eventsPerPage}`;
+    for (const e of rows) {
+      if (isConversationEvent(e.name, e.trace_id, conversation)) continue;
+      yield { id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id };
+    }
+    if (rows.length < paging.eventsPerPage) return;
+    const last = rows[rows.length - 1];
+    after = { timestamp: last.timestamp, id: last.id };
+  }
+}
+
+/** The payload parts a trace's own metrics need (responses and model, not the request's history). */
+export async function loadTracesForMetrics(tx: Sql, ids: string[]): Promise<Array<{ id: string } & TraceInput>> {
+  const rows = await tx<{ id: string; trace_id: string; payload: Record<string, any>; start_time: Date; end_time: Date }[]>`
+    select id, trace_id, start_time, end_time,
+      jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') as payload
+    from traces where id = any(${tx.array(ids)}::uuid[])`;
+  return rows.map((r) => ({ id: r.id, traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload }));
+}
+
+/** Per service: detector thresholds (defaults + overrides) and intent definitions. */
+export async function loadServiceContext(tx: Sql, serviceIds: string[]): Promise<Map<string, { config: DetectorConfig; intents: IntentDefinition[] }>> {
+  const [settings, intents] = await Promise.all([
+    tx<{ trace_service_id: string; settings: unknown }[]>`select trace_service_id, settings from detector_settings where trace_service_id = any(${tx.array(serviceIds)}::uuid[])`,
+    tx<(IntentDefinition & { trace_service_id: string })[]>`
+      select id, trace_service_id, name, description, examples from intent_definitions
+      where trace_service_id = any(${tx.array(serviceIds)}::uuid[]) order by name`,
+  ]);
+  const out = new Map(serviceIds.map((id) => [id, { config: resolveDetectorConfig(null), intents: [] as IntentDefinition[] }]));
+  for (const s of settings) out.get(s.trace_service_id)!.config = resolveDetectorConfig(s.settings);
+  for (const i of intents) out.get(i.trace_service_id)!.intents.push(i);
+  return out;
+}
+
+/** Loads the service's latency baseline; the store's caller caches it (norms.ts). */
+export type LatencyNormsSource = (traceServiceId: string, config: DetectorConfig) => Promise<LatencyNorms>;

@@ -1,0 +1,46 @@
+/**
+ * `npm run score`: replays the analysis corpus (test/corpus/) through the real apps (ingest,
+ * processor, platform on a real nats-server and Postgres, started here unless NATS_URL /
+ * DATABASE_URL point at running ones) and prints transcript exact-match, cost exact-match, and
+ * precision and recall per detector. Exits 1 below the bar the corpus test holds.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startNatsServer, type RunningNats } from "./infra/nats-server";
+import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
+
+const scratch = mkdtempSync(join(tmpdir(), "cellar-score-"));
+let nats: RunningNats | undefined;
+let pg: RunningPostgres | undefined;
+let code = 1;
+try {
+  if (!process.env.NATS_URL) {
+    nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
+    process.env.NATS_URL = nats.url;
+  }
+  if (!process.env.DATABASE_URL) {
+    pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
+    process.env.DATABASE_URL = pg.url;
+  }
+  const { createTestStack } = await import("../test/helpers/stack");
+  const { createLatencyNorms } = await import("../apps/processor/src/maturation/norms");
+  const { formatReport, replayCorpus } = await import("../test/corpus/replay");
+  const stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
+  try {
+    await stack.startProcessor({ latencyNorms: createLatencyNorms(stack.database.sql, { ttlMs: 0 }), sweepGraceSeconds: 2, sweepIntervalMs: 2_000 });
+    const report = await replayCorpus(stack, { log: (line) => console.error(line) });
+    console.log(formatReport(report));
+    const ok = report.transcriptExact === report.total && report.costExact === report.total
+      && Object.values(report.detectors).every((d) => d.precision >= 0.95 && d.recall >= 0.95);
+    code = ok ? 0 : 1;
+  } finally {
+    await stack.stop();
+  }
+} catch (err) {
+  console.error(err);
+} finally {
+  await Promise.allSettled([nats?.stop(), pg?.stop()]);
+  rmSync(scratch, { recursive: true, force: true });
+}
+process.exit(code);

@@ -1,0 +1,54 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { dashboardSessions, invitations, users, type Role } from "../db/schema";
+import { hashKey } from "../auth/keys";
+import { hashPassword, passwordProblem } from "../auth/passwords";
+import { randomToken } from "../crypto";
+import { AdminError, createUser } from "./tenancy";
+
+/** How long an invitation link stays valid. */
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Sets (or resets) a user's dashboard password: clears the failed-attempt lock and ends every
+ * open dashboard sign-in of the user, so a reset also locks out whoever knew the old one.
+ */
+export async function setPassword(db: Db, input: { userId: string; password: string }) {
+  const problem = passwordProblem(input.password);
+  if (problem) throw new AdminError(problem);
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(users)
+      .set({ passwordHash, failedSignIns: 0, lockedUntil: null })
+      .where(and(eq(users.id, input.userId), isNull(users.deprovisionedAt)))
+      .returning({ id: users.id });
+    if (!rows.length) throw new AdminError(`no active user ${input.userId}`);
+    await tx.update(dashboardSessions).set({ revokedAt: new Date() }).where(and(eq(dashboardSessions.userId, input.userId), isNull(dashboardSessions.revokedAt)));
+    return { id: rows[0].id };
+  });
+}
+
+/**
+ * An invitation: creates the user (role and projects exactly as `user create`) unless `userId`
+ * names an existing one, and returns a one-time token, shown once, valid 7 days. The dashboard's
+ * `/invite#<token>` page lets the user choose a password with it.
+ */
+export async function createInvitation(
+  db: Db,
+  input: { userId?: string; tenantId?: string; email?: string; role?: Role; projectIds?: string[]; now?: Date },
+) {
+  let userId = input.userId;
+  if (!userId) {
+    if (!input.tenantId || !input.email || !input.role) throw new AdminError("an invitation needs --user, or --tenant, --email and --role");
+    userId = (await createUser(db, { tenantId: input.tenantId, email: input.email, role: input.role, projectIds: input.projectIds })).id;
+  } else {
+    const [u] = await db.select({ gone: users.deprovisionedAt }).from(users).where(eq(users.id, userId));
+    if (!u) throw new AdminError(`no user ${userId}`);
+    if (u.gone) throw new AdminError("user is deprovisioned");
+  }
+  const token = `cel_inv_${randomToken(24)}`;
+  const expiresAt = new Date((input.now ?? new Date()).getTime() + INVITATION_TTL_MS);
+  const [row] = await db.insert(invitations).values({ userId, tokenHash: hashKey(token), expiresAt }).returning({ id: invitations.id });
+  return { id: row.id, userId, token, path: `/invite#${token}`, expiresAt: expiresAt.toISOString() };
+}

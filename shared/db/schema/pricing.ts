@@ -1,0 +1,26 @@
+import { date, doublePrecision, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { tenants } from "./tenancy";
+
+/**
+ * A tenant's own model prices (admin CLI `price set`): negotiated prices and custom or fine-tuned
+ * models. A model listed here is priced by these rows only (shared/pricing/table.ts). USD per
+ * million tokens, like shared/pricing/prices.json.
+ */
+export const tenantModelPrices = pgTable(
+  "tenant_model_prices",
+  {
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    /** Lower-case model name as calls report it (or its price-table name). */
+    model: text("model").notNull(),
+    fromDate: date("from_date", { mode: "string" }).notNull(),
+    provider: text("provider").notNull(),
+    input: doublePrecision("input").notNull(),
+    cachedInput: doublePrecision("cached_input"),
+    cacheWrite: doublePrecision("cache_write"),
+    output: doublePrecision("output").notNull(),
+    contextWindow: integer("context_window"),
+    source: text("source").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.model, t.fromDate] })],
+);

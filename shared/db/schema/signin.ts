@@ -1,0 +1,32 @@
+import { index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { users } from "./tenancy";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** A dashboard sign-in: the Bearer token's SHA-256, its user and its absolute expiry. */
+export const dashboardSessions = pgTable(
+  "dashboard_sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [uniqueIndex("dashboard_sessions_token_uq").on(t.tokenHash), index("dashboard_sessions_user_idx").on(t.userId)],
+);
+
+/** A one-time link that lets an invited user choose a password (token's SHA-256 only). */
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    acceptedAt: ts("accepted_at"),
+  },
+  (t) => [uniqueIndex("invitations_token_uq").on(t.tokenHash)],
+);

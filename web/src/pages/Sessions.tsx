@@ -1,0 +1,127 @@
+import { Link, useSearchParams } from "wouter-preact";
+import { api, enc, type Me } from "../api";
+import { ms, num, usd, when } from "../format";
+import { Badge, ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+
+export const PAGE_SIZE = 50;
+const SORTS: Array<[string, string]> = [
+  ["lastActivityAt", "Last activity"],
+  ["firstActivityAt", "Started"],
+  ["costUsd", "Cost"],
+  ["durationMs", "Duration"],
+  ["problems", "Problems"],
+  ["turns", "Turns"],
+];
+
+/** The URL's filter parameters as the filtered search's `filters` (docs/platform-api.md). */
+export function filtersFrom(p: URLSearchParams) {
+  const f: Array<{ field: string; operator: string; value: unknown }> = [];
+  const env = p.get("environment");
+  if (env) f.push({ field: "environment", operator: "equals", value: env });
+  const from = p.get("from");
+  if (from) f.push({ field: "lastActivityAt", operator: "gte", value: new Date(from).toISOString() });
+  const to = p.get("to");
+  if (to) f.push({ field: "lastActivityAt", operator: "lt", value: new Date(to).toISOString() });
+  if (p.get("problems") === "1") f.push({ field: "problems", operator: "gt", value: 0 });
+  const minCost = p.get("minCost");
+  if (minCost && !Number.isNaN(Number(minCost))) f.push({ field: "costUsd", operator: "gte", value: Number(minCost) });
+  const maxCost = p.get("maxCost");
+  if (maxCost && !Number.isNaN(Number(maxCost))) f.push({ field: "costUsd", operator: "lte", value: Number(maxCost) });
+  const model = p.get("model");
+  if (model) f.push({ field: "model", operator: "equals", value: model });
+  return f;
+}
+
+export function SessionsPage({ me }: { me: Me }) {
+  const [service, setService] = useService(me);
+  const [params, setParams] = useSearchParams();
+  const offset = Math.max(0, Number(params.get("offset") ?? 0) || 0);
+  const sort = params.get("sort") ?? "lastActivityAt";
+  const dir = params.get("dir") === "asc" ? "asc" : "desc";
+  const query = params.toString();
+  const { data, error, loading } = useLoad(
+    (signal) =>
+      service
+        ? api("/telemetry/otel/sessions/filtered", {
+            body: { serviceName: service, filters: filtersFrom(params), sort: { field: sort, direction: dir }, limit: PAGE_SIZE, offset },
+            signal,
+          })
+        : Promise.resolve(null),
+    [service, query],
+  );
+  if (!me.services.length) return (<><PageTitle>Sessions</PageTitle><FirstTraceHelp me={me} /></>);
+
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.target as HTMLFormElement);
+    const next = new URLSearchParams();
+    next.set("service", service!);
+    for (const k of ["environment", "from", "to", "minCost", "maxCost", "model", "sort", "dir"]) {
+      const v = String(form.get(k) ?? "").trim();
+      if (v) next.set(k, v);
+    }
+    if (form.get("problems")) next.set("problems", "1");
+    setParams(next);
+  };
+  const go = (to: number) => setParams((p) => { const n = new URLSearchParams(p); n.set("offset", String(to)); return n; });
+  const sessions: any[] = data?.sessions ?? [];
+  const pg = data?.pagination;
+  const filtered = filtersFrom(params).length > 0;
+
+  return (
+    <>
+      <PageTitle>Sessions</PageTitle>
+      <form class="filters" onSubmit={apply} aria-label="Filter sessions">
+        <ServicePicker me={me} value={service} onChange={setService} />
+        <label class="field"><span>Environment</span><input name="environment" defaultValue={params.get("environment") ?? ""} placeholder="any" /></label>
+        <label class="field"><span>From</span><input name="from" type="datetime-local" defaultValue={params.get("from") ?? ""} /></label>
+        <label class="field"><span>To</span><input name="to" type="datetime-local" defaultValue={params.get("to") ?? ""} /></label>
+        <label class="field"><span>Min cost (USD)</span><input name="minCost" type="number" min="0" step="any" defaultValue={params.get("minCost") ?? ""} /></label>
+        <label class="field"><span>Max cost (USD)</span><input name="maxCost" type="number" min="0" step="any" defaultValue={params.get("maxCost") ?? ""} /></label>
+        <label class="field"><span>Model</span><input name="model" defaultValue={params.get("model") ?? ""} placeholder="any" /></label>
+        <label class="check"><input name="problems" type="checkbox" defaultChecked={params.get("problems") === "1"} /> Has problems</label>
+        <label class="field"><span>Sort by</span>
+          <select name="sort" defaultValue={sort}>{SORTS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select>
+        </label>
+        <label class="field"><span>Order</span>
+          <select name="dir" defaultValue={dir}><option value="desc">Descending</option><option value="asc">Ascending</option></select>
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      <ErrorBox error={error} />
+      {loading && !data && <Loading what="Loading sessions" />}
+      {data && !sessions.length && (filtered || offset ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
+      {sessions.length > 0 && (
+        <div class="table-wrap">
+          <table class="list" aria-busy={loading}>
+            <caption class="sr-only">Sessions of {service}</caption>
+            <thead>
+              <tr><th scope="col">Session</th><th scope="col">Environment</th><th scope="col">Status</th><th scope="col">Last activity</th><th scope="col" class="n">Turns</th><th scope="col" class="n">Duration</th><th scope="col" class="n">Cost</th><th scope="col" class="n">Problems</th></tr>
+            </thead>
+            <tbody>
+              {sessions.map((s) => (
+                <tr key={s.sessionId}>
+                  <td><Link href={`/sessions/${enc(service!)}/${enc(s.sessionId)}`}>{s.sessionId}</Link></td>
+                  <td>{s.environment ?? "—"}</td>
+                  <td><Badge kind={s.status}>{s.status}</Badge></td>
+                  <td>{when(s.lastActivityAt)}</td>
+                  <td class="n">{num(s.metrics?.turns)}</td>
+                  <td class="n">{ms(s.metrics?.durationMs)}</td>
+                  <td class="n">{usd(s.metrics?.costUsd)}</td>
+                  <td class="n">{s.metrics?.problems ? <Badge kind="problem">{s.metrics.problems}</Badge> : num(s.metrics?.problems)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pg && sessions.length > 0 && (
+        <nav class="pager" aria-label="Pages">
+          <button type="button" disabled={offset === 0} onClick={() => go(Math.max(0, offset - PAGE_SIZE))}>Previous page</button>
+          <span role="status">{offset + 1}–{offset + sessions.length}{pg.total !== null ? ` of ${pg.total}` : ""}</span>
+          <button type="button" disabled={pg.nextOffset === null} onClick={() => go(pg.nextOffset)}>Next page</button>
+        </nav>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,97 @@
+import { useEffect } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { api, enc } from "../api";
+import { ms, num, usd, when } from "../format";
+import { Badge, ErrorBox, Loading, PageTitle, useLoad } from "../ui";
+
+interface Span {
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  kind: string;
+  startTime: string;
+  endTime: string | null;
+  durationMs: number | null;
+  attributes: Record<string, unknown>;
+}
+
+/** Spans in tree order (depth-first, children by start time), each with its depth. */
+export function spanRows(spans: Span[]): Array<{ span: Span; depth: number }> {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const children = new Map<string | null, Span[]>();
+  for (const s of spans) {
+    const parent = s.parentSpanId && ids.has(s.parentSpanId) ? s.parentSpanId : null;
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent)!.push(s);
+  }
+  for (const list of children.values()) list.sort((a, b) => a.startTime.localeCompare(b.startTime));
+  const out: Array<{ span: Span; depth: number }> = [];
+  const walk = (parent: string | null, depth: number) => {
+    for (const s of children.get(parent) ?? []) {
+      out.push({ span: s, depth });
+      if (depth < 50) walk(s.spanId, depth + 1);
+    }
+  };
+  walk(null, 0);
+  return out;
+}
+
+export function TracePage({ service, traceId }: { service: string; traceId: string }) {
+  const { data, error, loading } = useLoad(async (signal) => {
+    const [trace, spans] = await Promise.all([
+      api(`/telemetry/otel/trace/${enc(traceId)}?serviceName=${enc(service)}`, { signal }),
+      api(`/telemetry/otel/spans/${enc(service)}/${enc(traceId)}`, { signal }),
+    ]);
+    return { trace, spans: spans.spans as Span[] };
+  }, [service, traceId]);
+  const target = location.hash.startsWith("#span-") ? location.hash.slice(6) : null;
+  useEffect(() => {
+    if (data && target) document.getElementById(`span-${target}`)?.scrollIntoView({ block: "center" });
+  }, [data, target]);
+
+  if (!data) return (<><PageTitle>Trace {traceId}</PageTitle><ErrorBox error={error} />{loading && <Loading what="Loading trace" />}</>);
+  const { trace, spans } = data;
+  const rows = spanRows(spans);
+  const start = Math.min(...spans.map((s) => Date.parse(s.startTime)));
+  const end = Math.max(...spans.map((s) => Date.parse(s.endTime ?? s.startTime)));
+  const total = Math.max(1, end - start);
+  return (
+    <>
+      <p class="crumbs">
+        <Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> / {trace.sessionId && <><Link href={`/sessions/${enc(service)}/${enc(trace.sessionId)}`}>{trace.sessionId}</Link> / </>}trace
+      </p>
+      <PageTitle>Trace {traceId}</PageTitle>
+      <dl class="metrics inline">
+        <div><dt>Model</dt><dd>{trace.model ?? "—"}</dd></div>
+        <div><dt>Started</dt><dd>{when(trace.startTime)}</dd></div>
+        <div><dt>Duration</dt><dd>{ms(trace.durationMs)}</dd></div>
+        <div><dt>Tokens</dt><dd>{num(trace.usage?.totalTokens)}</dd></div>
+        <div><dt>Cost</dt><dd>{usd(trace.costUsd)}</dd></div>
+        <div><dt>Status</dt><dd><Badge kind={trace.status}>{trace.status}</Badge></dd></div>
+      </dl>
+      <section class="panel" aria-labelledby="spans-h">
+        <h2 id="spans-h">Spans ({spans.length})</h2>
+        <ol class="spans" aria-label="Span tree">
+          {rows.map(({ span, depth }) => {
+            const left = ((Date.parse(span.startTime) - start) / total) * 100;
+            const width = Math.max(0.5, ((span.durationMs ?? 0) / total) * 100);
+            return (
+              <li key={span.spanId} id={`span-${span.spanId}`} class={`span${span.spanId === target ? " target" : ""}`}>
+                <details>
+                  <summary>
+                    <span class="span-name" style={{ paddingLeft: `${depth * 1.1}rem` }}>
+                      <Badge kind="kind">{span.kind}</Badge> {span.name}
+                    </span>
+                    <span class="span-bar" aria-hidden="true"><span style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} /></span>
+                    <span class="span-ms">{ms(span.durationMs)}</span>
+                  </summary>
+                  <pre class="code">{JSON.stringify(span.attributes, null, 2)}</pre>
+                </details>
+              </li>
+            );
+          })}
+        </ol>
+      </section>
+    </>
+  );
+}
