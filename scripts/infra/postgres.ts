@@ -30,6 +30,8 @@ export async function startEmbeddedPostgres(opts: {
   user?: string; password?: string;
   /** More `-c name=value` server flags (test/deploy-tls.test.ts turns ssl on). */
   flags?: string[];
+  /** Server settings as name -> value (the chaos run's timeouts); passed as `-c name=value`. */
+  settings?: Record<string, string>;
 }): Promise<RunningPostgres> {
   const USER = opts.user ?? DEFAULT_USER;
   const PASSWORD = opts.password ?? DEFAULT_PASSWORD;
@@ -52,6 +54,7 @@ export async function startEmbeddedPostgres(opts: {
       // Throwaway clusters (tests) trade crash safety for speed.
       ...(opts.persistent ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
       ...(opts.flags ?? []),
+      ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
     ],
     onLog: (m) => { if (process.env.CELLAR_PG_LOG) console.error("[postgres]", m.trim()); },
     onError: (e) => console.error("[postgres]", String(e).trim()),

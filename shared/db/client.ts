@@ -22,6 +22,16 @@ export interface Database {
  */
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 3;
 
+/**
+ * Seconds a pool waits before reconnecting after `failures` failed connections: 50 ms doubling,
+ * at most 1 s, jittered. postgres.js's default grows as 3^failures / 100 up to 20 s, with the count
+ * shared by the whole pool, so a few seconds of outage left apps waiting 12-20 s after Postgres
+ * was back (chaos run, docs/reliability.md). Refused connects are cheap; waiting is not.
+ */
+export function reconnectBackoffSeconds(failures: number): number {
+  return Math.min(0.05 * 2 ** failures, 1) * (0.5 + Math.random() / 2);
+}
+
 export interface DatabaseOptions {
   /** Pool size of the raw client (drizzle's pool is half of it). */
   max?: number;
@@ -41,7 +51,7 @@ export function createDatabase(url: string, options: DatabaseOptions & Connectio
   // A startup parameter: every statement on these pools is cancelled past it (SQLSTATE 57014).
   if (options.statementTimeoutMs) connection.statement_timeout = options.statementTimeoutMs;
   const base = {
-    onnotice: () => {}, connection, connect_timeout: options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS,
+    onnotice: () => {}, connection, connect_timeout: options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS, backoff: reconnectBackoffSeconds,
     ...(options.ssl ? { ssl: options.ssl } : {}),
   };
   const sql = postgres(url, { ...base, max });
