@@ -179,7 +179,7 @@ describe("sessions/filtered", () => {
     expect(await ids([{ field: "totalTokens", operator: "gt", value: 5000 }])).toEqual(["conv-2"]);
     expect(await ids([{ field: "metrics.totalTokens", operator: "gt", value: 5000 }])).toEqual(["conv-2"]);
     expect(await ids([{ field: "status", operator: "equals", value: "matured" }, { field: "sessionId", operator: "startsWith", value: "conv" }], { sort: { field: "sessionId", direction: "asc" } })).toEqual(["conv-1", "conv-2"]);
-    const cut = new Date(Date.now() - 55_000).toISOString(); // conv-1 starts at t0, conv-2 at t0 + 10 s
+    const cut = new Date(f.t0.getTime() + 5_000).toISOString(); // conv-1 starts at t0, conv-2 at t0 + 10 s
     expect(await ids([{ field: "firstActivityAt", operator: "gte", value: cut }, { field: "sessionId", operator: "startsWith", value: "conv" }])).toEqual(["conv-2"]);
     const row = (await read(F, { serviceName: "support-bot", filters: [{ field: "sessionId", operator: "equals", value: "conv-1" }] })).sessions[0];
     expect(row).toMatchObject({ status: "matured", labels: ["vip"], maturationCount: 1, metrics: { turns: 1, errors: 1 } });
@@ -259,7 +259,7 @@ describe("issues and findings", () => {
     expect(stats.byDetector.test_detector).toBe(1);
     expect(stats.occurrences).toBeGreaterThanOrEqual(2);
     expect(await fails("/telemetry/otel/issues/support-bot/stats", 400, { since: "2025-01-01T00:00:00Z" })).toBe("invalid since: unknown field");
-    const later = await read("/telemetry/otel/issues/support-bot/stats", { from: new Date(Date.now() - 55_000).toISOString() });
+    const later = await read("/telemetry/otel/issues/support-bot/stats", { from: new Date(f.t0.getTime() + 5_000).toISOString() });
     expect(later.topIssues.find((i: any) => i.issueId === f.ids.issueId)?.occurrencesInRange).toBe(1);
 
     const b = await read(`/telemetry/otel/issues/${f.ids.issueId}/breakdown?service_name=support-bot`);

@@ -90,6 +90,8 @@ export async function seedPlatform(stack: TestStack) {
   const [item] = await sql<{ item_id: string }[]>`select item_id from transcript_items where session_pk = ${pk["conv-1"]} and kind = 'assistant' order by position desc limit 1`;
 
   return {
+    /** When the fixture's timeline starts: conv-1 at t0, conv-2 at t0 + 10 s. */
+    t0,
     a,
     b,
     keys: { owner: a.platformKey, admin: admin.key, member: member.key, viewer: viewer.key, outsider: outsider.key },
