@@ -19,6 +19,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json bunfig.toml ./
 COPY shared ./shared
 COPY apps ./apps
+# The platform serves the dashboard from its source (apps/platform/src/dashboard).
+COPY web ./web
 COPY scripts/migrate.ts scripts/admin.ts ./scripts/
 # Runs as the image's unprivileged `bun` user; nothing in /app is writable by it.
 USER bun

@@ -42,6 +42,7 @@ describe("withOps", () => {
     expect(await ok.json()).toEqual({ status: "ready", checks: { postgres: "ok", nats: "ok" } });
     const down = await setup({ ready: false }).get("/ready");
     expect(down.status).toBe(503);
+    expect(down.headers.get("retry-after")).toBe("2");
     expect(await down.json()).toEqual({ error: "not ready: nats", checks: { postgres: "ok", nats: "failing" } });
   });
 

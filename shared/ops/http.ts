@@ -27,7 +27,7 @@ export function withOps(handler: FetchHandler, opts: { routes?: () => RouteList;
       const result = await opts.ready();
       const checks = Object.fromEntries(Object.entries(result.checks).map(([name, state]) => [name, state === "ok" ? "ok" : "failing"]));
       const failing = Object.keys(checks).filter((name) => checks[name] !== "ok");
-      return result.ok ? json(200, { status: "ready", checks }) : json(503, { error: `not ready: ${failing.join(", ")}`, checks });
+      return result.ok ? json(200, { status: "ready", checks }) : json(503, { error: `not ready: ${failing.join(", ")}`, checks }, { "retry-after": "2" });
     },
     "/metrics": async (request) => {
       if (token) {
@@ -56,8 +56,8 @@ export function withOps(handler: FetchHandler, opts: { routes?: () => RouteList;
 /** Label values for `method`; anything else a client sends is `OTHER` (bounded cardinality). */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
 /**

@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 /** Where the dashboard's source lives (web/ at the repository root). */
-export const WEB_ROOT = resolve(import.meta.dir, "../../../../web");
+// import.meta.dirname, not Bun's import.meta.dir: the apps also run under Deno (test/deploy-deno.test.ts).
+export const WEB_ROOT = resolve(import.meta.dirname, "../../../../web");
 
 export interface BuiltDashboard {
   js: { body: string; name: string };
