@@ -1,5 +1,6 @@
-# One image for every app; APP picks which main.ts runs (ingest, platform, processor, dispatcher).
-FROM oven/bun:1.4-debian AS deps
+# One image for every app and the one-shot setup; compose picks what runs with `command:`
+# (default: the app named by APP). Base image pinned by version: the Bun the tests run on.
+FROM oven/bun:1.4.5-debian AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY apps/ingest/package.json apps/ingest/
@@ -7,13 +8,19 @@ COPY apps/platform/package.json apps/platform/
 COPY apps/processor/package.json apps/processor/
 COPY apps/dispatcher/package.json apps/dispatcher/
 COPY shared/package.json shared/
+# Production dependencies only (no test tools, no embedded Postgres), no install scripts.
 RUN bun install --production --ignore-scripts
 
-FROM oven/bun:1.4-debian
+FROM oven/bun:1.4.5-debian
 WORKDIR /app
-ARG APP
+ARG APP=ingest
 ENV APP=${APP} NODE_ENV=production
 COPY --from=deps /app/node_modules ./node_modules
-COPY . .
+COPY package.json tsconfig.json bunfig.toml ./
+COPY shared ./shared
+COPY apps ./apps
+COPY scripts/migrate.ts scripts/admin.ts ./scripts/
+# Runs as the image's unprivileged `bun` user; nothing in /app is writable by it.
 USER bun
+EXPOSE 3100 3200 3300 3400
 CMD ["sh", "-c", "exec bun run apps/${APP}/src/main.ts"]

@@ -127,7 +127,7 @@ async function main() {
   const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
   const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
   let child: ChildProcess | undefined;
-  const env = { NATS_URL: nats.url, DATABASE_URL: pg.url, SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error", INGEST_PORT: "0", PLATFORM_PORT: "0" };
+  const env = { NATS_URL: nats.url, DATABASE_URL: pg.url, SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error", INGEST_PORT: "0", PLATFORM_PORT: "0", PROCESSOR_PORT: "0" };
   const startProcessor = (windowSeconds: number) => {
     // BENCH_PROCESSOR_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles the processor.
     const flags = (process.env.BENCH_PROCESSOR_FLAGS ?? "").split(" ").filter(Boolean);

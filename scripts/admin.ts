@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
+import { listKeys, listProjects, updateUserProjects } from "@cellar/shared/admin/operators";
 import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
 import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
@@ -21,14 +22,17 @@ const USAGE = `usage: npm run admin -- <command>
   tenant create --name N [--plan free|pro] [--webhooks]
   tenant update --id T [--plan free|pro] [--webhooks on|off] [--retention-days N|default]
   project create --tenant T --name N
+  project list --tenant T
   service create --tenant T --name N [--project P]
   user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
+  user update --id U --projects P1,P2   (replaces the user's projects; --projects "" = none)
   user deprovision --id U
   user password --id U            (reads the new password from standard input)
   user invite --tenant T --email E --role R [--projects P1,P2]   |   user invite --id U
   key create --tenant T --kind telemetry
   key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2]
   key create --user U --kind platform
+  key list --tenant T
   key revoke --id K
   intent define --tenant T --service S --name N [--description D] --example E [--example E ...]
   intent list --tenant T --service S
@@ -104,7 +108,10 @@ function serverUrl(name: "DATABASE_URL" | "NATS_URL"): string {
   if (process.env[name]) return process.env[name]!;
   const devEnv = join(resolve(import.meta.dir, ".."), ".data/dev.env");
   if (existsSync(devEnv)) {
-    const m = readFileSync(devEnv, "utf8").match(new RegExp(`^${name}=(.+)$`, "m"));
+    const text = readFileSync(devEnv, "utf8");
+    const m = text.match(new RegExp(`^${name}=(.+)$`, "m"));
+    // dev's NATS runs the deployed users: the CLI connects as `admin` (scripts/dev.ts writes it).
+    if (m && name === "NATS_URL") for (const k of ["NATS_USER", "NATS_PASSWORD"]) process.env[k] ??= text.match(new RegExp(`^${k}=(.+)$`, "m"))?.[1].trim();
     if (m) return m[1].trim();
   }
   throw new UsageError(`${name} is not set and no \`npm run dev\` server was found (.data/dev.env)`);
@@ -136,6 +143,13 @@ async function run(): Promise<unknown> {
         if (!ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
         return await admin.createUser(db, { tenantId: need("tenant"), email: need("email"), role: role as Role, projectIds: list(values.projects) });
       }
+      case "project list":
+        return { projects: await listProjects(db, { tenantId: need("tenant") }) };
+      case "user update":
+        if (values.projects === undefined) throw new UsageError("--projects is required (a comma-separated list of project ids, or \"\" for none)");
+        return await updateUserProjects(db, { id: need("id"), projectIds: list(values.projects) ?? [] });
+      case "key list":
+        return { keys: await listKeys(db, { tenantId: need("tenant") }) };
       case "user deprovision":
         return await admin.deprovisionUser(db, { id: need("id") });
       case "user password": {

@@ -12,8 +12,9 @@ import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
 import { setPassword } from "@cellar/shared/admin/signin";
 import { toBase64, randomBytes, randomToken } from "@cellar/shared/crypto";
-import { startNatsServer, type RunningNats } from "./infra/nats-server";
+import { DEPLOY_NATS_CONF, startNatsServer, type RunningNats } from "./infra/nats-server";
 import { startNatsCluster, type RunningNatsCluster } from "./infra/nats-cluster";
+import { devNatsUsers, setUpNatsAsAdmin } from "./infra/dev-nats";
 import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
 import { freePort } from "./infra/ports";
 
@@ -21,7 +22,7 @@ const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, ".data");
 mkdirSync(DATA, { recursive: true });
 const statePath = join(DATA, "dev.json");
-const state: { pgPort?: number; natsPort?: number; secretKey?: string; tenant?: Record<string, string> } = existsSync(statePath)
+const state: { pgPort?: number; natsPort?: number; secretKey?: string; natsPasswords?: Record<string, string>; tenant?: Record<string, string> } = existsSync(statePath)
   ? JSON.parse(readFileSync(statePath, "utf8"))
   : {};
 const saveState = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
@@ -44,6 +45,9 @@ async function portOr(preferred: number | undefined, fallback: number): Promise<
 
 async function main() {
   let natsUrl = process.env.NATS_URL;
+  // The deployed NATS config with its per-app users (deploy/nats/): each app connects as itself.
+  // (The --cluster mode of issue 12 runs its own 3-node config without users.)
+  let natsUsers: ReturnType<typeof devNatsUsers> | undefined;
   if (!natsUrl && cluster) {
     const c = await startNatsCluster({ storeDir: join(DATA, "nats-cluster") });
     nats = c;
@@ -51,8 +55,11 @@ async function main() {
     natsUrl = c.url;
   } else if (!natsUrl) {
     state.natsPort = await portOr(state.natsPort, 4222);
-    nats = await startNatsServer({ storeDir: join(DATA, "nats"), port: state.natsPort, quiet: true });
+    natsUsers = devNatsUsers(state);
+    saveState();
+    nats = await startNatsServer({ storeDir: join(DATA, "nats"), port: state.natsPort, quiet: true, configFile: DEPLOY_NATS_CONF, env: natsUsers.serverEnv });
     natsUrl = nats.url;
+    await setUpNatsAsAdmin(natsUrl, natsUsers.appEnv("admin"));
   }
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
@@ -66,7 +73,8 @@ async function main() {
   }
   state.secretKey ??= toBase64(randomBytes(32));
   saveState();
-  writeFileSync(join(DATA, "dev.env"), `DATABASE_URL=${databaseUrl}\nNATS_URL=${natsUrl}\n`);
+  const adminNats = natsUsers ? `NATS_USER=admin\nNATS_PASSWORD=${natsUsers.appEnv("admin").NATS_PASSWORD}\n` : "";
+  writeFileSync(join(DATA, "dev.env"), `DATABASE_URL=${databaseUrl}\nNATS_URL=${natsUrl}\n${adminNats}`);
 
   await runMigrations(databaseUrl);
   if (!state.tenant) {
@@ -89,6 +97,9 @@ async function main() {
 
   const ingestPort = Number(process.env.INGEST_PORT ?? 3100);
   const platformPort = Number(process.env.PLATFORM_PORT ?? 3200);
+  // /health, /ready and /metrics of the processor and dispatcher; another free port when taken.
+  const processorPort = process.env.PROCESSOR_PORT ? Number(process.env.PROCESSOR_PORT) : await portOr(undefined, 3300);
+  const dispatcherPort = process.env.DISPATCHER_PORT ? Number(process.env.DISPATCHER_PORT) : await portOr(undefined, 3400);
   const env = {
     ...process.env,
     NATS_URL: natsUrl,
@@ -96,6 +107,8 @@ async function main() {
     DATABASE_URL: databaseUrl,
     INGEST_PORT: String(ingestPort),
     PLATFORM_PORT: String(platformPort),
+    PROCESSOR_PORT: String(processorPort),
+    DISPATCHER_PORT: String(dispatcherPort),
     SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY ?? state.secretKey,
     // Short enough to watch a session mature while trying things out.
     MATURATION_WINDOW_SECONDS: process.env.MATURATION_WINDOW_SECONDS ?? "20",
@@ -105,7 +118,8 @@ async function main() {
   };
   const watch = process.argv.includes("--no-watch") ? [] : ["--watch"];
   for (const app of ["ingest", "platform", "processor", "dispatcher"]) {
-    const child = spawn(process.execPath, [...watch, "run", join(ROOT, `apps/${app}/src/main.ts`)], { env, stdio: "inherit" });
+    const appEnv = natsUsers ? { ...env, ...natsUsers.appEnv(app), SETUP_ON_START: "false" } : env;
+    const child = spawn(process.execPath, [...watch, "run", join(ROOT, `apps/${app}/src/main.ts`)], { env: appEnv, stdio: "inherit" });
     child.on("exit", (code, signal) => {
       if (!shuttingDown) console.error(`[dev] ${app} exited (${signal ?? code})`);
     });
@@ -121,6 +135,7 @@ Cellar is running (maturation window ${env.MATURATION_WINDOW_SECONDS}s)
   telemetry key  ${t.telemetryKey}
   server DSN     ${t.serverDsn}   (service "demo-app")
   platform key   ${t.platformKey}   (owner admin@cellar.local)
+  metrics        http://127.0.0.1:${ingestPort}/metrics (ingest), :${platformPort} (platform), :${processorPort} (processor), :${dispatcherPort} (dispatcher)
   NATS           ${natsUrl}${cluster ? "   (3-node cluster, replicas " + env.NATS_REPLICAS + ")" : ""}
   Postgres       ${databaseUrl.replace(/:[^:@/]+@/, ":***@")}
 Ctrl-C stops everything.

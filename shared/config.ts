@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { DeploymentSettings, checkDeploymentSettings, DEPLOYMENT_SECRETS } from "./deploy/settings";
 
 /** Every setting the apps read from the environment; defaults and coercion live here. */
 export const ConfigSchema = Type.Object({
@@ -40,6 +41,7 @@ export const ConfigSchema = Type.Object({
   SUMMARY_LLM_URL: Type.String({ default: "" }),
   SUMMARY_LLM_API_KEY: Type.String({ default: "" }),
   SUMMARY_LLM_MODEL: Type.String({ default: "gpt-4o-mini" }),
+  ...DeploymentSettings,
   LOG_LEVEL: Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error"), Type.Literal("silent")], { default: "info" }),
 });
 export type Config = Static<typeof ConfigSchema>;
@@ -48,7 +50,7 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-const SECRET_KEYS = ["SECRET_ENCRYPTION_KEY", "SECRET_ENCRYPTION_KEYS_PREVIOUS", "SUMMARY_LLM_API_KEY", "DATABASE_URL"] as const;
+const SECRET_KEYS = ["SECRET_ENCRYPTION_KEY", "SECRET_ENCRYPTION_KEYS_PREVIOUS", "SUMMARY_LLM_API_KEY", "DATABASE_URL", ...DEPLOYMENT_SECRETS] as const;
 
 /** Parses and validates the environment; throws a ConfigError naming the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -84,6 +86,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (config.INGEST_PORT !== 0 && config.INGEST_PORT === config.PLATFORM_PORT) {
     throw new ConfigError("invalid PLATFORM_PORT: must differ from INGEST_PORT");
   }
+  const problem = checkDeploymentSettings(config);
+  if (problem) throw new ConfigError(problem);
   return config;
 }
 

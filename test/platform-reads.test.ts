@@ -58,7 +58,7 @@ describe("session reads", () => {
 
   test("transcript pages with limit/offset and rejects a limit over 500 naming it", async () => {
     const p1 = await read(`${S}/transcript?limit=4`);
-    expect(p1.pagination).toEqual({ limit: 4, offset: 0, total: 6, hasMore: true, nextOffset: 4 });
+    expect(p1.pagination).toEqual({ limit: 4, offset: 0, total: 6, hasMore: true, nextOffset: 4, nextCursor: expect.any(String) });
     const p2 = await read(`${S}/transcript?limit=4&offset=4`);
     expect(p2.items.length).toBe(2);
     expect(p2.pagination.hasMore).toBe(false);
@@ -189,10 +189,10 @@ describe("sessions/filtered", () => {
     const base = { serviceName: "support-bot", filters: [{ field: "sessionId", operator: "startsWith", value: "conv" }], sort: { field: "totalTokens", direction: "desc" }, limit: 1 };
     const p1 = await read(F, base);
     expect(p1.sessions[0].sessionId).toBe("conv-2");
-    expect(p1.pagination).toEqual({ limit: 1, offset: 0, total: 2, hasMore: true, nextOffset: 1 });
+    expect(p1.pagination).toEqual({ limit: 1, offset: 0, total: 2, hasMore: true, nextOffset: 1, nextCursor: expect.any(String) });
     const p2 = await read(F, { ...base, offset: 1, skipTotalCount: true });
     expect(p2.sessions[0].sessionId).toBe("conv-1");
-    expect(p2.pagination).toEqual({ limit: 1, offset: 1, total: null, hasMore: false, nextOffset: null });
+    expect(p2.pagination).toEqual({ limit: 1, offset: 1, total: null, hasMore: false, nextOffset: null, nextCursor: null });
   });
 
   test("unknown field or operator, bad value and bad sort are 400 naming them", async () => {

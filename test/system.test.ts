@@ -40,6 +40,9 @@ beforeAll(async () => {
     NATS_URL: process.env.NATS_URL!,
     INGEST_PORT: String(ingestPort),
     PLATFORM_PORT: String(platformPort),
+    // Ops ports of the processor and dispatcher: any free one (other runs share this machine).
+    PROCESSOR_PORT: "0",
+    DISPATCHER_PORT: "0",
     MATURATION_WINDOW_SECONDS: "1",
     SECRET_ENCRYPTION_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
     WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8",

@@ -20,7 +20,7 @@ export interface Stored {
   traces: Map<string, { n: number; status: string; maturationCount: number }>;
   events: Map<string, number>;
   sessions: Map<string, { status: string; maturationCount: number }>;
-  /** Per session: when each of its traces and events was written (ms, ascending). */
+  /** Per session: when each of its traces and events was committed (ms, ascending). */
   writes: Map<string, number[]>;
 }
 
@@ -101,9 +101,9 @@ export async function loadStored(sql: postgres.Sql, acked: AckedItem[], sessions
   for (let i = 0; i < sessionIds.length; i += CHUNK) {
     const ids = sessionIds.slice(i, i + CHUNK);
     const rows = await sql<{ session_id: string; at: number }[]>`
-      select session_id, (extract(epoch from ingested_at) * 1000)::float8 as at from traces where session_id = any(${ids}::text[])
+      select session_id, (extract(epoch from coalesce(pg_xact_commit_timestamp(xmin), ingested_at)) * 1000)::float8 as at from traces where session_id = any(${ids}::text[])
       union all
-      select session_id, (extract(epoch from ingested_at) * 1000)::float8 from events where session_id = any(${ids}::text[])`;
+      select session_id, (extract(epoch from coalesce(pg_xact_commit_timestamp(xmin), ingested_at)) * 1000)::float8 from events where session_id = any(${ids}::text[])`;
     for (const r of rows) writes.set(r.session_id, [...(writes.get(r.session_id) ?? []), r.at]);
   }
   for (const list of writes.values()) list.sort((a, b) => a - b);
@@ -193,8 +193,9 @@ export function checkLedger(input: {
     }
     if (row.maturationCount > s.bursts) p.splitIdlePeriods += row.maturationCount - s.bursts;
     if (row.maturationCount < s.bursts) p.mergedIdlePeriods += s.bursts - row.maturationCount;
-    // A repeat is a maturation with no write since the previous one: maturation n must follow a
-    // write made after maturation n-1 (the times come from the webhooks, any receiver).
+    // A repeat is a maturation with no write since the previous one: maturation n needs a write
+    // committed after maturation n-1 began and before maturation n+1 began (maturation times
+    // are transaction starts, from the webhooks; write times are commit times).
     const occurred = new Map<number, number>();
     for (const r of input.subscriptions.sessionReceivers(s.tenant)) {
       for (const [n, c] of index.get(`${r}|s:${s.sessionId}`) ?? []) for (const o of c.occurred) occurred.set(n, Date.parse(o));
@@ -203,7 +204,8 @@ export function checkLedger(input: {
     for (let n = 1; n <= row.maturationCount; n++) {
       const at = occurred.get(n);
       const after = n === 1 ? -Infinity : (occurred.get(n - 1) ?? -Infinity) - CLOCK_SKEW_MS;
-      if (at !== undefined && !writes.some((w) => w > after && w <= at + CLOCK_SKEW_MS)) {
+      const before = occurred.get(n + 1) ?? Infinity;
+      if (at !== undefined && !writes.some((w) => w > after && w < before)) {
         p.duplicatedMaturations++;
         note(p, `session ${s.sessionId} matured (#${n}) with no write since maturation #${n - 1}`);
       }

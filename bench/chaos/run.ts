@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
-import { createDatabase } from "@cellar/shared/db/client";
+import { createDatabase, reconnectBackoffSeconds } from "@cellar/shared/db/client";
 import { chatTrace } from "../../test/helpers/payloads";
 import { buildRows, checkLedger, formatTable, loadStored, passed, type Row, type Window } from "./ledger";
 import { LoadGenerator, PlatformReader, WebhookReceivers, type Tenant } from "./load";
@@ -163,7 +163,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     await sleep(steadyMs);
 
     // A canary through every ingest instance, stored in Postgres: the pipeline is whole.
-    const sql = postgres(sys.databaseUrl, { max: 2, onnotice: () => {}, connect_timeout: 3 });
+    // The apps' reconnect curve: the default waits up to 20 s and would time the harness, not the apps.
+    const sql = postgres(sys.databaseUrl, { max: 2, onnotice: () => {}, connect_timeout: 3, backoff: reconnectBackoffSeconds });
     let canaries = 0;
     let notWhole = "";
     let acceptingAt: number | undefined;

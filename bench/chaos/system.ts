@@ -49,7 +49,9 @@ export class ChaosSystem {
     mkdirSync(join(this.opts.dir, "logs"), { recursive: true });
     this.nats = await startNatsCluster({ storeDir: join(this.opts.dir, "nats") });
     await this.nats.waitHealthy();
-    this.pg = await startEmbeddedPostgres({ dataDir: join(this.opts.dir, "pg"), persistent: true });
+    // Commit times let the ledger order writes against maturations: a write's ingested_at is its
+    // transaction's start, which a stalled (SIGSTOPped) processor can commit 35 s later.
+    this.pg = await startEmbeddedPostgres({ dataDir: join(this.opts.dir, "pg"), persistent: true, settings: { track_commit_timestamp: "on" } });
     const admin = postgres(this.pg.url, { max: 1, onnotice: () => {} });
     await admin.unsafe("create database cellar");
     await admin.end();

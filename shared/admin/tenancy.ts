@@ -12,8 +12,9 @@ export async function createTenant(db: Db, input: { name: string; plan?: "free" 
   if (!input.name.trim()) throw new AdminError("--name must not be empty");
   return db.transaction(async (tx) => {
     const [tenant] = await tx.insert(tenants).values({ name: input.name, plan: input.plan ?? "free", webhooksEnabled: input.webhooks ?? false }).returning({ id: tenants.id });
-    await tx.insert(projects).values({ tenantId: tenant.id, name: "default", isDefault: true });
-    return { id: tenant.id };
+    const [project] = await tx.insert(projects).values({ tenantId: tenant.id, name: "default", isDefault: true }).returning({ id: projects.id });
+    // The default project's id: what `user create --projects` needs for a viewer to see anything.
+    return { id: tenant.id, defaultProjectId: project.id };
   });
 }
 

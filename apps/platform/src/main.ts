@@ -1,13 +1,12 @@
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { splitList } from "@cellar/shared/config";
 import { keyringFromConfig } from "@cellar/shared/crypto";
-import { natsCheck, postgresCheck, readyRoute } from "@cellar/shared/health";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app";
 
 // Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES).
 // Every statement is cancelled past PLATFORM_STATEMENT_TIMEOUT_MS (answered 503 + Retry-After).
-const { config, logger, database, nats } = await bootApp("platform", { nats: true, statementTimeoutMs: (c) => c.PLATFORM_STATEMENT_TIMEOUT_MS });
+const { config, logger, database, nats, ops } = await bootApp("platform", { nats: true, statementTimeoutMs: (c) => c.PLATFORM_STATEMENT_TIMEOUT_MS });
 const app = createPlatformApp({
   db: database.db,
   sql: database.sql,
@@ -20,13 +19,12 @@ const app = createPlatformApp({
     js: nats.js,
     topology: nats.topology,
   },
-})
-  .use(readyRoute([postgresCheck(database.sql), natsCheck(nats.nc, nats.jsm)]))
-  .listen({ port: config.PLATFORM_PORT, hostname: "0.0.0.0" });
-logger.info("listening", { url: `http://127.0.0.1:${app.server?.port}/api/v1` });
+});
+const server = ops.serve(app);
+logger.info("listening", { url: `http://127.0.0.1:${server.port}/api/v1` });
 
 onShutdown(logger, [
-  ["http", () => app.stop()],
+  ["http", () => server.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);

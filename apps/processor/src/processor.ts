@@ -37,6 +37,8 @@ export interface ProcessorDeps {
   maturationConcurrency?: number;
   maturationChunk?: number;
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
+  /** Metrics hooks: each maturation outcome, and each expiry marker settled (its stream time = when it fell due). */
+  observe?: { outcomes(kind: "session" | "trace", outcomes: Outcomes): void; markerDone(dueAtMs: number): void };
   /** AI TL;DRs through an OpenAI-compatible endpoint (SUMMARY_LLM_*); extractive without it. */
   summaryLlm?: SummaryLlm;
   /**
@@ -110,6 +112,7 @@ export function createProcessor(deps: ProcessorDeps) {
           let wait = 0;
           for (let i = 0; i < due.length; i += size) {
             const outcomes = await matureTraces(maturation, due.slice(i, i + size));
+            deps.observe?.outcomes("trace", outcomes);
             for (const pk of due.slice(i, i + size)) wait = Math.max(wait, early(outcomes, pk));
           }
           retryIn.set(micros, wait);
@@ -118,6 +121,7 @@ export function createProcessor(deps: ProcessorDeps) {
       }
       // Sessions: a failing one is recorded and its marker naked for its backoff (acked once parked).
       const outcomes = kind === "session" ? await matureIsolated(maturation, "session", pks) : await matureTraces(maturation, pks);
+      deps.observe?.outcomes(kind, outcomes);
       for (const pk of pks) retryIn.set(pk, outcomes.get(pk) === "backing-off" ? outcomes.dueInMs.get(pk)! : early(outcomes, pk));
       // A session whose key expired while it is still active (its coalesced trailing put was
       // lost to a crash): put the key again for the time it still has.
@@ -129,6 +133,7 @@ export function createProcessor(deps: ProcessorDeps) {
     const settle = (w: Work, retryIn: Map<string, number>) => {
       const wait = retryIn.get(w.pk) ?? 0;
       decided.set(w.m, wait > 0 ? { retryInMs: Math.ceil(wait) + 20 } : "ack");
+      if (wait <= 0) deps.observe?.markerDone(w.m.time.getTime());
     };
     let next = 0;
     await Promise.all(

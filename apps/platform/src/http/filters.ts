@@ -3,6 +3,7 @@ import { t } from "elysia";
 import type { TBoolean, TInteger, TObject, TOptional, TString } from "@sinclair/typebox";
 import { badRequest } from "@cellar/shared/errors";
 import { paginate } from "./schemas";
+import { afterCursor, CURSOR_MAX_CHARS, cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "./keyset";
 
 type Sql = postgres.Sql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
@@ -172,13 +173,14 @@ export function filteredBody<K extends string, C extends string>(serviceKey: K, 
       filters: Filters,
       sort: Sort(Object.keys(set.fields)),
       limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50, error: "invalid limit: must be an integer from 1 to 500" })),
-      offset: t.Optional(t.Integer({ minimum: 0, maximum: 100_000, default: 0, error: "invalid offset: must be an integer from 0 to 100000" })),
+      offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_FILTERED_OFFSET, default: 0, error: `invalid offset: must be an integer from 0 to ${MAX_FILTERED_OFFSET}; page deeper with cursor (pagination.nextCursor)` })),
+      cursor: t.Optional(t.String({ minLength: 1, maxLength: CURSOR_MAX_CHARS, error: "invalid cursor: must be the pagination.nextCursor string of a previous page" })),
       [countKey]: t.Optional(t.Boolean({ default: false, error: `invalid ${countKey}: must be a boolean` })),
     },
     // Unknown keys are 400 naming them: a typo (`filter`) must not silently return everything.
     { additionalProperties: false, description: `Filter fields (field: type; operators): ${describeFields(set)}` },
   ) as unknown as TObject<
-    { [P in K]: TString } & { [P in C]: TOptional<TBoolean> } & { filters: typeof Filters; sort: ReturnType<typeof Sort>; limit: TOptional<TInteger>; offset: TOptional<TInteger> }
+    { [P in K]: TString } & { [P in C]: TOptional<TBoolean> } & { filters: typeof Filters; sort: ReturnType<typeof Sort>; limit: TOptional<TInteger>; offset: TOptional<TInteger>; cursor: TOptional<TString> }
   >;
 }
 
@@ -188,7 +190,14 @@ export interface PagedQuery {
   limit: number;
   offset: number;
   skipTotalCount: boolean;
+  /** pagination.nextCursor of a previous page (keyset paging); excludes a non-zero offset. */
+  cursor?: string;
+  /** The service named in the body: a cursor is only valid for the same service. */
+  service?: string;
 }
+
+/** Deepest offset a filtered search takes; past it the 400 points at `cursor`. */
+export const MAX_FILTERED_OFFSET = 100_000;
 
 /**
  * Runs a filtered, sorted, offset-paged search over `table alias` within `scope` (the tenant and
@@ -204,21 +213,35 @@ export async function runFiltered(
 ) {
   const where = compileFilters(sql, spec.set, q.filters);
   const order = compileSort(sql, spec.set, q.sort, spec.defaultSort, spec.tiebreak);
-  const used = [...(q.filters ?? []).map((f) => f.field), q.sort?.field ?? spec.defaultSort];
+  const sortField = q.sort?.field ?? spec.defaultSort;
+  const direction = q.sort?.direction === "asc" ? "asc" : "desc";
+  const used = [...(q.filters ?? []).map((f) => f.field), sortField];
   const needsJoin = used.some((f) => resolveField(spec.set, f, "").joined);
+  // Keyset: the sort expression and the tiebreak of the page's last row make the next cursor.
+  const sortSpec = spec.set.fields[sortField];
+  const sortExpr = typeof sortSpec.expr === "string" ? sortSpec.expr : null;
+  const hash = queryHash([spec.table, q.service ?? null, q.filters ?? [], sortField, direction]);
+  if (q.cursor && q.offset > 0) throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
+  if (q.cursor && !sortExpr) throw badRequest(`invalid cursor: sorting by ${sortField} pages by offset only`);
+  const cursor = q.cursor ? decodeCursor(q.cursor, hash, 2) : null;
+  const offset = cursor ? cursor.o : q.offset;
+  const seek = cursor && sortExpr ? afterCursor(sql, sortExpr, spec.tiebreak, direction, Boolean(sortSpec.notNull), cursor) : sql`true`;
+  const keys = sortExpr ? `, ${keyColumns([sortExpr, spec.tiebreak])}` : "";
   const base = sql`${sql.unsafe(`${spec.table} ${spec.alias}`)}`;
   const join = sql.unsafe(spec.join ?? "");
   const filtered = sql`${base} ${needsJoin ? join : sql``} where ${spec.scope} and ${where}`;
-  const limit = sql`limit ${q.limit + 1} offset ${q.offset}`;
+  const limit = cursor ? sql`limit ${q.limit + 1}` : sql`limit ${q.limit + 1} offset ${q.offset}`;
   const pageQuery = needsJoin || !spec.join
-    ? sql`select ${sql.unsafe(spec.columns)} from ${filtered} order by ${order} ${limit}`
-    : sql`select ${sql.unsafe(spec.columns)} from (select ${sql.unsafe(`${spec.alias}.*`)} from ${filtered} order by ${order} ${limit}) ${sql.unsafe(spec.alias)} ${join} order by ${order}`;
-  const [rows, count] = await Promise.all([
+    ? sql`select ${sql.unsafe(spec.columns + keys)} from ${filtered} and ${seek} order by ${order} ${limit}`
+    : sql`select ${sql.unsafe(spec.columns + keys)} from (select ${sql.unsafe(`${spec.alias}.*`)} from ${filtered} and ${seek} order by ${order} ${limit}) ${sql.unsafe(spec.alias)} ${join} order by ${order}`;
+  const [rows, count] = await cursorQuery(Boolean(cursor), () => Promise.all([
     pageQuery,
     q.skipTotalCount ? Promise.resolve(null) : sql<{ n: number }[]>`select count(*)::int as n from ${filtered}`,
-  ]);
+  ]));
   const page = rows.slice(0, q.limit);
-  return { rows: page, pagination: paginate(q.limit, q.offset, page.length, rows.length > q.limit, count ? count[0].n : null) };
+  const pagination = paginate(q.limit, offset, page.length, rows.length > q.limit, count ? count[0].n : null);
+  const nextCursor = pagination.hasMore && sortExpr && page.length > 0 ? cursorAfter(page[page.length - 1], hash, offset + page.length, 2) : null;
+  return { rows: page, pagination: { ...pagination, nextCursor } };
 }
 
 /** The PagedQuery of a validated filtered body (defaults applied). */
@@ -229,6 +252,8 @@ export function pagedQuery(body: Record<string, unknown>, countKey: string): Pag
     limit: (body.limit as number | undefined) ?? 50,
     offset: (body.offset as number | undefined) ?? 0,
     skipTotalCount: (body[countKey] as boolean | undefined) ?? false,
+    cursor: body.cursor as string | undefined,
+    service: (body.serviceName ?? body.service_name) as string | undefined,
   };
 }
 

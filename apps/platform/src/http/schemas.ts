@@ -16,14 +16,16 @@ export const Pagination = t.Object({
   total: Nullable(t.Integer()),
   hasMore: t.Boolean(),
   nextOffset: Nullable(t.Integer()),
+  // Keyset paging (docs/platform-api.md): present on the reads that take `cursor`.
+  nextCursor: t.Optional(Nullable(t.String({ description: "Pass back as `cursor` for the next page; null on the last page" }))),
 });
 
 /** An integer query parameter whose 400 names it (Elysia's own message cannot). */
 export const intQuery = (name: string, min: number, max: number, def: number) =>
   t.Optional(t.Integer({ minimum: min, maximum: max, default: def, error: `invalid ${name}: must be an integer from ${min} to ${max}` }));
 
-export const offsetQuery = (name = "offset") =>
-  t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000, default: 0, error: `invalid ${name}: must be an integer from 0 to 1000000` }));
+export const offsetQuery = (name = "offset", max = 1_000_000, hint = "") =>
+  t.Optional(t.Integer({ minimum: 0, maximum: max, default: 0, error: `invalid ${name}: must be an integer from 0 to ${max}${hint}` }));
 
 /** A required, non-empty query parameter: missing or empty is 400 "<name> query parameter is required". */
 export const requiredQuery = (name: string) => t.String({ minLength: 1, maxLength: 512, error: `${name} query parameter is required` });

@@ -4,11 +4,18 @@ import { t } from "elysia";
 import { Iso, Pagination, paginate } from "../http/schemas";
 import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources";
 import type { SessionRow } from "./lookup";
+import { cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "../http/keyset";
+import { badRequest } from "@cellar/shared/errors";
 
 export interface Page {
   limit: number;
   offset: number;
+  /** pagination.nextCursor of a previous page (keyset paging). */
+  cursor?: string;
 }
+
+/** Deepest offset of a session list read; past it the 400 points at `cursor`. */
+export const MAX_LIST_OFFSET = 100_000;
 interface Ctx {
   sql: postgres.Sql;
   serviceName: string;
@@ -18,29 +25,55 @@ interface Ctx {
 /** Spans loaded for tree and graph reads; beyond it the response says `truncated`. */
 export const SPAN_GRAPH_CAP = 5_000;
 
-/** One page of a session's rows (fetching one extra row tells `hasMore` without a count). */
-async function listPage<T>({ sql, serviceName, session }: Ctx, p: Page, query: string, map: (r: postgres.Row, serviceName: string) => T) {
-  const rows = await prepared(sql, `${query} limit $2 offset $3`, [session.pk, p.limit + 1, p.offset]);
+/**
+ * One page of a session's rows in ascending `keys` order (fetching one extra row tells `hasMore`
+ * without a count). `from` selects from the table with `$1` = the session pk. With a cursor the
+ * page seeks past the last row's keys through the (session_pk, time) index instead of walking
+ * `offset` rows; the first key is a bound (`>=`) so the index serves it.
+ */
+async function listPage<T>(
+  { sql, serviceName, session }: Ctx,
+  p: Page,
+  list: { name: string; select: string; from: string; keys: [string, string] },
+  map: (r: postgres.Row, serviceName: string) => T,
+) {
+  const hash = queryHash([list.name, serviceName, session.session_id]);
+  if (p.cursor && p.offset > 0) throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
+  const cursor = p.cursor ? decodeCursor(p.cursor, hash, 2) : null;
+  const [k0, k1] = list.keys;
+  const select = `select ${list.select}, ${keyColumns(list.keys)} ${list.from}`;
+  const order = `order by ${k0}, ${k1} limit $2`;
+  const rows = await cursorQuery(Boolean(cursor), () =>
+    cursor
+      ? prepared(sql, `${select} and ${k0} >= $3::text::${cursor.t[0]} and (${k0} > $3::text::${cursor.t[0]} or ${k1} > $4::text::${cursor.t[1]}) ${order}`, [session.pk, p.limit + 1, cursor.k[0], cursor.k[1]])
+      : prepared(sql, `${select} ${order} offset $3`, [session.pk, p.limit + 1, p.offset]));
   const page = rows.slice(0, p.limit);
-  return { sessionId: session.session_id, serviceName, items: page.map((r) => map(r, serviceName)), pagination: paginate(p.limit, p.offset, page.length, rows.length > p.limit, null) };
+  const offset = cursor ? cursor.o : p.offset;
+  const pagination = paginate(p.limit, offset, page.length, rows.length > p.limit, null);
+  const nextCursor = pagination.hasMore ? cursorAfter(page[page.length - 1], hash, offset + page.length, 2) : null;
+  return { sessionId: session.session_id, serviceName, items: page.map((r) => map(r, serviceName)), pagination: { ...pagination, nextCursor } };
 }
 
 export const SessionTraces = t.Object({ sessionId: t.String(), serviceName: t.String(), traces: t.Array(TraceSummary), pagination: Pagination });
 export async function sessionTraces(ctx: Ctx, p: Page) {
-  const { items, ...rest } = await listPage(ctx, p, `select ${TRACE_COLUMNS} from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
-     where tr.session_pk = $1 order by tr.start_time, tr.trace_id`, traceSummaryOut);
+  const { items, ...rest } = await listPage(ctx, p, {
+    name: "session-traces",
+    select: TRACE_COLUMNS,
+    from: "from traces tr left join trace_analyses ta on ta.trace_pk = tr.id where tr.session_pk = $1",
+    keys: ["tr.start_time", "tr.trace_id"],
+  }, traceSummaryOut);
   return { ...rest, traces: items };
 }
 
 export const SessionSpans = t.Object({ sessionId: t.String(), serviceName: t.String(), spans: t.Array(Span), pagination: Pagination });
 export async function sessionSpans(ctx: Ctx, p: Page) {
-  const { items, ...rest } = await listPage(ctx, p, `select ${SPAN_COLUMNS} from spans sp where sp.session_pk = $1 order by sp.start_time, sp.span_id`, spanOut);
+  const { items, ...rest } = await listPage(ctx, p, { name: "session-spans", select: SPAN_COLUMNS, from: "from spans sp where sp.session_pk = $1", keys: ["sp.start_time", "sp.span_id"] }, spanOut);
   return { ...rest, spans: items };
 }
 
 export const SessionEvents = t.Object({ sessionId: t.String(), serviceName: t.String(), events: t.Array(Event), pagination: Pagination });
 export async function sessionEvents(ctx: Ctx, p: Page) {
-  const { items, ...rest } = await listPage(ctx, p, `select ${EVENT_COLUMNS} from events e where e.session_pk = $1 order by e.timestamp, e.id`, eventOut);
+  const { items, ...rest } = await listPage(ctx, p, { name: "session-events", select: EVENT_COLUMNS, from: "from events e where e.session_pk = $1", keys: ["e.timestamp", "e.id"] }, eventOut);
   return { ...rest, events: items };
 }
 

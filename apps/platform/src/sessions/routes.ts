@@ -8,15 +8,18 @@ import { doc, intQuery, offsetQuery, requiredQuery } from "../http/schemas";
 import { CostByModel, Intents, ProblemAnalysis, sessionCostByModel, sessionIntents, sessionProblems, sessionTldr, sessionToolCosts, sessionToolSchemas, Tldr, ToolCosts, ToolSchemas } from "./analysis";
 import { filterSessions, SessionsFilteredBody, SessionsPage } from "./filtered";
 import { loadSession } from "./lookup";
-import { SessionEvents, sessionEvents, SessionGraph, sessionGraph, SessionSpans, sessionSpans, SessionTraces, sessionTraces, SessionTree, sessionTree } from "./reads";
+import { CURSOR_MAX_CHARS } from "../http/keyset";
+import { MAX_LIST_OFFSET, SessionEvents, sessionEvents, SessionGraph, sessionGraph, SessionSpans, sessionSpans, SessionTraces, sessionTraces, SessionTree, sessionTree } from "./reads";
 import { readTranscript, readTranscriptItem, TranscriptItemDetail, TranscriptPage } from "./transcript";
 
+const CursorQuery = t.Optional(t.String({ minLength: 1, maxLength: CURSOR_MAX_CHARS, error: "invalid cursor: must be the pagination.nextCursor string of a previous page" }));
 export const TranscriptQuery = t.Object({
   limit: intQuery("limit", 1, 500, 100),
   offset: offsetQuery(),
+  cursor: CursorQuery,
   content: t.Optional(t.Union([t.Literal("lean"), t.Literal("full")], { default: "lean", error: "invalid content: must be lean or full" })),
 });
-const ListQuery = t.Object({ limit: intQuery("limit", 1, 1000, 500), offset: offsetQuery() });
+const ListQuery = t.Object({ limit: intQuery("limit", 1, 1000, 500), offset: offsetQuery("offset", MAX_LIST_OFFSET, "; page deeper with cursor (pagination.nextCursor)"), cursor: CursorQuery });
 const SessionParams = t.Object({ serviceName: t.String(), sessionId: t.String() });
 const TAG = "Sessions";
 
@@ -33,14 +36,14 @@ export async function sessionContext(deps: PlatformDeps, principal: Principal, s
  */
 export function sessionRoutes(deps: PlatformDeps) {
   const ctx = (p: Principal, params: { serviceName: string; sessionId: string }) => sessionContext(deps, p, params.serviceName, params.sessionId);
-  const page = (q: { limit?: number; offset?: number }) => ({ limit: q.limit ?? 500, offset: q.offset ?? 0 });
+  const page = (q: { limit?: number; offset?: number; cursor?: string }) => ({ limit: q.limit ?? 500, offset: q.offset ?? 0, cursor: q.cursor });
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/:serviceName/:sessionId/transcript",
       async ({ params, query, principal }) => {
         const svc = await resolveService(deps.sql, principal, params.serviceName);
-        return readTranscript(deps.sql, svc.id, params.sessionId, { limit: query.limit ?? 100, offset: query.offset ?? 0, content: query.content ?? "lean" }, deps.windowSeconds);
+        return readTranscript(deps.sql, svc.id, params.sessionId, { limit: query.limit ?? 100, offset: query.offset ?? 0, cursor: query.cursor, content: query.content ?? "lean" }, deps.windowSeconds);
       },
       { params: SessionParams, query: TranscriptQuery, detail: doc(TAG, "Transcript: conversation items, paged", TranscriptPage) },
     )

@@ -4,6 +4,8 @@ import { t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
 import { AnyJson, JsonObject, Nullable, Pagination } from "../http/schemas";
 import { loadSession, readiness, ReadinessFields } from "./lookup";
+import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset";
+import { badRequest } from "@cellar/shared/errors";
 
 /** Characters of a heavy tool input/result kept in `content=lean` reads. */
 export const LEAN_PREVIEW_CHARS = 500;
@@ -11,6 +13,8 @@ export const LEAN_PREVIEW_CHARS = 500;
 export interface TranscriptQuery {
   limit: number;
   offset: number;
+  /** pagination.nextCursor of a previous page: seeks past that page's last position. */
+  cursor?: string;
   content: "lean" | "full";
 }
 
@@ -70,29 +74,40 @@ const LEAN_ITEM = `case when ti.kind in ('tool_call', 'tool_result') then
  * JSON already, and parsing then re-serializing a 500-item page in JS dominated the latency.
  */
 export async function readTranscript(sql: postgres.Sql, serviceId: string, sessionId: string, q: TranscriptQuery, windowSeconds: number): Promise<Response> {
+  const hash = queryHash(["transcript", serviceId, sessionId]);
+  if (q.cursor && q.offset > 0) throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
+  const cursor = q.cursor ? decodeCursor(q.cursor, hash, 1) : null;
+  const offset = cursor ? cursor.o : q.offset;
   const s = await loadSession(sql, serviceId, sessionId);
   const ready = readiness(s, windowSeconds);
   let items = "";
   let returned = 0;
+  let last: string | null = null;
   if (ready.status !== "processing") {
-    const [page] = await prepared<{ items: string | null; n: number }>(sql, 
-      // The page is cut first, so the lean expression runs on `limit` rows, not offset + limit.
-      `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items, count(*)::int as n
-       from (select position, kind, item from transcript_items where session_pk = $1 order by position limit $2 offset $3) ti
+    // The page is cut first, so the lean expression runs on `limit` rows, not offset + limit.
+    // A cursor seeks by position on the primary key instead of skipping `offset` rows.
+    const cut = cursor
+      ? `select position, kind, item from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
+      : `select position, kind, item from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
+    const [page] = await cursorQuery(Boolean(cursor), () => prepared<{ items: string | null; n: number; last: string | null }>(sql,
+      `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items, count(*)::int as n, max(ti.position)::text as last
+       from (${cut}) ti
        cross join lateral (select ${CONTENT_TEXT} as text) c`,
-      [s.pk, q.limit, q.offset],
-    );
+      [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
+    ));
     items = page.items ?? "";
     returned = page.n;
+    last = page.last;
   }
   const total = ready.status === "processing" ? 0 : (s.item_count ?? 0);
-  const nextOffset = q.offset + returned < total ? q.offset + returned : null;
+  const nextOffset = offset + returned < total ? offset + returned : null;
+  const nextCursor = nextOffset !== null && last !== null ? encodeCursor({ q: hash, o: nextOffset, k: [last], t: ["integer"] }) : null;
   // docs/platform-api.md: every materialized read says which maturation it shows.
   const head = JSON.stringify({ ...ready, maturationCount: Number(s.maturation_count), computedAt: s.computed_at ? new Date(s.computed_at).toISOString() : null });
   const tail = JSON.stringify({
     truncated: ready.status !== "processing" && Boolean(s.truncated),
     counts: { total, returned },
-    pagination: { limit: q.limit, offset: q.offset, total, hasMore: nextOffset !== null, nextOffset },
+    pagination: { limit: q.limit, offset, total, hasMore: nextOffset !== null, nextOffset, nextCursor },
   });
   return new Response(`${head.slice(0, -1)},"items":[${items}],${tail.slice(1)}`, { headers: { "content-type": "application/json" } });
 }

@@ -202,7 +202,12 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
   if (messages.length === 0) return;
   for (const m of messages) await deps.afterCommit?.(m);
   await Promise.all(messages.map((message) => publish(deps.js, deps.topology, maturedStream, message, { msgID: maturationKey(message) })));
-  const sessions = messages.filter((m) => m.type === "session.matured").map((m) => ({ pk: m.entityPk, count: m.maturationCount }));
+  // One row per session, its highest count: a reopened session publishes its owed count and its
+  // new one together, and an UPDATE joined to two rows of the same target applies only one of them,
+  // which one unpredictably (published_count stayed behind, and the sweep re-published).
+  const highest = new Map<string, number>();
+  for (const m of messages) if (m.type === "session.matured") highest.set(m.entityPk, Math.max(highest.get(m.entityPk) ?? 0, m.maturationCount));
+  const sessions = [...highest].map(([pk, count]) => ({ pk, count }));
   const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
   // Rows locked in id order, like the maturation transactions (no deadlock with them).
   if (sessions.length) {

@@ -1,0 +1,138 @@
+/**
+ * `bun run bench/deep-pages.ts`: deep page latency by offset vs by cursor (keyset), over real HTTP
+ * against apps/platform/src/main.ts in a child process and an embedded Postgres seeded with SQL:
+ * N sessions of one service (default 500,000, with analysis rollups) and one session with M spans
+ * (default 300,000). Floor: the first page (offset 0) of the same read in the same run.
+ *
+ *   bun run bench/deep-pages.ts [--sessions 500000] [--spans 300000] [--repeat 5]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
+import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import { startNatsServer } from "../scripts/infra/nats-server";
+import { freePort, waitForPort } from "../scripts/infra/ports";
+import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+
+const { values: args } = parseArgs({ options: { sessions: { type: "string", default: "500000" }, spans: { type: "string", default: "300000" }, repeat: { type: "string", default: "5" } } });
+const SESSIONS = Number(args.sessions);
+const SPANS = Number(args.spans);
+const REPEAT = Number(args.repeat);
+const ROOT = resolve(import.meta.dir, "..");
+
+const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-deep-"));
+const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
+const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
+const url = pg.databaseUrl("postgres");
+const database = createDatabase(url, { max: 4 });
+let stopApp: (() => Promise<void>) | undefined;
+
+try {
+  await runMigrations(url);
+  const sql = database.sql;
+  const tenant = await bootstrapTenant(database.db, { name: "bench", plan: "pro" });
+  const svc = await createService(database.db, { tenantId: tenant.tenantId, name: "deep-bot" });
+  const T = tenant.tenantId;
+  const S = svc.id;
+  let t0 = performance.now();
+  await sql`
+    insert into sessions (tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at, maturation_count, matured_at, activity_seq)
+    select ${T}, ${S}, 'sess-' || g, 'prod', 'matured', now() - g * interval '5 seconds', now() - g * interval '5 seconds', now(), 1, now(), 1
+    from generate_series(1, ${SESSIONS}) g`;
+  await sql`
+    insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at, through_activity_seq, item_count, cost_usd, metrics)
+    select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, now(), now(), 1, 10, (hashtext(s.session_id) & 65535) / 1e6, '{}'::jsonb from sessions s where s.trace_service_id = ${S}`;
+  const [long] = await sql<{ id: string }[]>`select id from sessions where trace_service_id = ${S} and session_id = 'sess-1'`;
+  await sql`
+    insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, provider, model, start_time, end_time, payload, received_at, status, maturation_count)
+    values (${T}, ${S}, ${long.id}, 'trace-long', 'sess-1', 'openai', 'gpt-4o-mini', now() - interval '1 day', now(), '{}'::jsonb, now(), 'matured', 1)`;
+  await sql`
+    insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, trace_id, session_id, name, kind, start_time, end_time, attributes)
+    select ${T}, ${S}, ${long.id}, tr.id, lpad(to_hex(g), 16, '0'), 'trace-long', 'sess-1', 'tool.call', 'tool', now() - interval '1 day' + g * interval '10 ms',
+      now() - interval '1 day' + g * interval '10 ms' + interval '5 ms', '{"gen_ai.tool.name": "search"}'::jsonb
+    from generate_series(1, ${SPANS}) g, traces tr where tr.trace_service_id = ${S} and tr.trace_id = 'trace-long'`;
+  await sql`vacuum analyze`;
+  console.log(`seeded ${SESSIONS} sessions and ${SPANS} spans in one session in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, "apps/platform/src/main.ts")], {
+    env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, PLATFORM_PORT: String(port), INGEST_PORT: "0", LOG_LEVEL: "warn", SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  stopApp = () => new Promise<void>((res) => (child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM"))));
+  await waitForPort(port, 30_000);
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const headers = { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" };
+
+  // Paced under the per-key limit (50/s) so no request meets a 429.
+  let last = 0;
+  async function req(path: string, body?: unknown): Promise<{ ms: number; status: number; json: any }> {
+    const wait = last + 25 - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    last = performance.now();
+    const start = performance.now();
+    const res = await fetch(base + path, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
+    const json = await res.json();
+    return { ms: performance.now() - start, status: res.status, json };
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  async function timed(path: string, body?: unknown) {
+    const ms: number[] = [];
+    let status = 0;
+    for (let i = 0; i < REPEAT; i++) {
+      const r = await req(path, body);
+      ms.push(r.ms);
+      status = r.status;
+    }
+    return { ms: +median(ms).toFixed(1), status };
+  }
+
+  const rows: string[] = [];
+  const F = "/telemetry/otel/sessions/filtered";
+  const LIMIT = 50;
+  for (const [name, extra] of [["sessions/filtered, newest first, skipTotalCount", { skipTotalCount: true }], ["sessions/filtered, sort costUsd desc (joined), skipTotalCount", { skipTotalCount: true, sort: { field: "costUsd", direction: "desc" } }]] as const) {
+    const body = { serviceName: "deep-bot", limit: LIMIT, ...extra };
+    const floor = await timed(F, body);
+    for (const depth of [10_000, 50_000, 100_000]) {
+      const byOffset = await timed(F, { ...body, offset: depth });
+      // The cursor at `depth`: nextCursor of the page just before it (offset pages return one too).
+      const before = await req(F, { ...body, offset: depth - LIMIT });
+      const cursor = before.json.pagination?.nextCursor;
+      const byCursor = cursor ? await timed(F, { ...body, cursor }) : { ms: NaN, status: before.status };
+      rows.push(`| ${name} | ${depth.toLocaleString("en")} | ${floor.ms} | ${byOffset.ms} (${byOffset.status}) | ${byCursor.ms} (${byCursor.status}) | ${(byOffset.ms / floor.ms).toFixed(1)}x | ${(byCursor.ms / floor.ms).toFixed(1)}x |`);
+      console.log(rows[rows.length - 1]);
+    }
+  }
+
+  // Spans of one session: offsets stop at 100,000 (400), the cursor goes on to the end.
+  const SP = "/telemetry/otel/sessions/deep-bot/sess-1/spans";
+  const floor = await timed(`${SP}?limit=500`);
+  let cursor: string | null = null;
+  let depth = 0;
+  const marks = new Set([10_000, 50_000, 100_000, 200_000, Math.floor((SPANS - 500) / 1000) * 1000]);
+  while (depth < SPANS - 500) {
+    const r = await req(`${SP}?limit=1000${cursor ? `&cursor=${cursor}` : ""}`);
+    if (r.status !== 200) throw new Error(`walk at ${depth}: ${r.status} ${JSON.stringify(r.json)}`);
+    cursor = r.json.pagination.nextCursor;
+    depth += 1000;
+    if (!marks.has(depth) || !cursor) continue;
+    const byOffset = await timed(`${SP}?limit=500&offset=${depth}`);
+    const byCursor = await timed(`${SP}?limit=500&cursor=${cursor}`);
+    rows.push(`| session spans, limit 500 | ${depth.toLocaleString("en")} | ${floor.ms} | ${byOffset.status === 200 ? byOffset.ms : "-"} (${byOffset.status}) | ${byCursor.ms} (${byCursor.status}) | ${byOffset.status === 200 ? (byOffset.ms / floor.ms).toFixed(1) + "x" : "-"} | ${(byCursor.ms / floor.ms).toFixed(1)}x |`);
+    console.log(rows[rows.length - 1]);
+  }
+
+  console.log(`\n${SESSIONS.toLocaleString("en")} sessions, ${SPANS.toLocaleString("en")} spans in one session; median of ${REPEAT}; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  console.log("| read | depth | floor: first page ms | by offset ms (status) | by cursor ms (status) | offset / floor | cursor / floor |\n|---|---|---|---|---|---|---|");
+  for (const r of rows) console.log(r);
+} finally {
+  await stopApp?.();
+  await database.close();
+  await pg.stop();
+  await nats.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}
+process.exit(0);
