@@ -117,7 +117,10 @@ async function expectConversation(sessionId: string, usage: { promptTokens: numb
 }
 
 beforeAll(async () => {
-  stack = await createTestStack({ windowSeconds: 1 });
+  stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
+  // One-trace history pages: every multi-call session is streamed page by page, so the message
+  // log records must join their calls across pages (docs/maturation.md, "Bounded memory").
+  await stack.startProcessor({ maturation: { historyPaging: { traceBytesPerPage: 1, tracesPerPage: 1, eventsPerPage: 1 } } });
   tenant = await bootstrapTenant(stack.database.db, { name: "otel-co" });
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => stack.ingest.handle(req) });
   base = `http://127.0.0.1:${server.port}`;
