@@ -202,7 +202,11 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
   if (messages.length === 0) return;
   for (const m of messages) await deps.afterCommit?.(m);
   await Promise.all(messages.map((message) => publish(deps.js, deps.topology, maturedStream, message, { msgID: maturationKey(message) })));
-  const sessions = messages.filter((m) => m.type === "session.matured").map((m) => ({ pk: m.entityPk, count: m.maturationCount }));
+  // One row per session with its highest count: an owed maturation can be republished beside the
+  // next one, and UPDATE ... FROM applies only one (arbitrary) matching row per target.
+  const highest = new Map<string, number>();
+  for (const m of messages) if (m.type === "session.matured") highest.set(m.entityPk, Math.max(highest.get(m.entityPk) ?? 0, m.maturationCount));
+  const sessions = [...highest].map(([pk, count]) => ({ pk, count }));
   const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
   // Rows locked in id order, like the maturation transactions (no deadlock with them).
   if (sessions.length) {
