@@ -6,7 +6,10 @@ import { runChaos, shortSchedule } from "../bench/chaos/run";
 // full schedule is `npm run bench:chaos` (docs/reliability.md).
 test("short chaos run: one app kill, one NATS node loss, one Postgres restart -- nothing acknowledged is lost, nothing matures twice, every webhook arrives signed", async () => {
   const lines: string[] = [];
-  const result = await runChaos({ schedule: shortSchedule(), instances: 2, tracesPerSecond: 40, steadyMs: 6_000, drainTimeoutMs: 60_000, recoveryTimeoutMs: 60_000, log: (l) => lines.push(l) });
+  const result = await runChaos({ schedule: shortSchedule(), instances: 2, tracesPerSecond: 40, steadyMs: 6_000, drainTimeoutMs: 60_000, recoveryTimeoutMs: 60_000, log: (l) => lines.push(l) }).catch((err) => {
+    console.error(lines.join("\n"));
+    throw err;
+  });
   const total = result.rows[result.rows.length - 1];
   if (!result.ok) console.error(`${lines.join("\n")}\n${result.table}\n${result.examples.join("\n")}`);
   expect(total.acknowledged).toBeGreaterThan(500);

@@ -105,11 +105,21 @@ export class ChaosSystem {
     });
   }
 
-  /** Polls the instance's /ready until it answers 200. */
+  /**
+   * Polls the instance's /ready until it answers 200. A process that exits while starting (a port
+   * taken by someone else between freePort and bind, on a shared machine) is started again on a
+   * new port, twice at most, as an orchestrator would.
+   */
   async waitReady(a: AppInstance, timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    let relaunches = 0;
     while (Date.now() < deadline) {
-      if (!a.process) throw new Error(`${a.id} exited before it was ready (see logs/${a.id}.log)`);
+      if (!a.process) {
+        if (relaunches++ >= 2) throw new Error(`${a.id} exited before it was ready (see logs/${a.id}.log)`);
+        a.port = await freePort();
+        a.url = `http://127.0.0.1:${a.port}`;
+        await this.launch(a);
+      }
       if (await this.isReady(a)) return;
       await new Promise((r) => setTimeout(r, 200));
     }
