@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createServer, type Server } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createDatabase } from "@cellar/shared/db/client";
@@ -7,7 +7,7 @@ import { createLogger } from "@cellar/shared/logger";
 import { createPlatformApp } from "../apps/platform/src/app";
 import { PLATFORM_MAX_BODY_BYTES } from "../apps/platform/src/http/body";
 import { createPlatformLimiter, PLATFORM_LIMITS } from "../apps/platform/src/http/limits";
-import { createTestStack, type TestStack } from "./helpers/stack";
+import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 let stack: TestStack;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
@@ -166,6 +166,49 @@ describe("platform: Postgres trouble is 503 with Retry-After, quickly", () => {
       await conn`rollback`;
       conn.release();
       await database.close();
+    }
+  });
+
+  test("a Postgres that stops answering mid-connection (SIGSTOP, partition): 503 within the request deadline, then recovers", async () => {
+    // A proxy in front of the test's Postgres that can freeze: bytes are held, not forwarded,
+    // as with a stopped server process. The statement timeout cannot help (the server enforces it).
+    const opts = (stack.database.sql as unknown as { options: { host: string[]; port: number[] } }).options;
+    let frozen = false;
+    const held: Array<() => void> = [];
+    const proxy: Server = createServer((client) => {
+      const upstream = connect(opts.port[0], opts.host[0]);
+      const pipe = (from: Socket, to: Socket) => from.on("data", (chunk) => (frozen ? held.push(() => to.write(chunk)) : to.write(chunk)));
+      pipe(client, upstream);
+      pipe(upstream, client);
+      const end = () => { client.destroy(); upstream.destroy(); };
+      client.on("error", end).on("close", end);
+      upstream.on("error", end).on("close", end);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const url = stackUrl().replace(`${opts.host[0]}:${opts.port[0]}`, `127.0.0.1:${(proxy.address() as { port: number }).port}`);
+    const database = createDatabase(url, { max: 2 });
+    const app = createPlatformApp({ db: database.db, sql: database.sql, keys: new KeyResolver(database.db), logger, windowSeconds: 1, requestDeadlineMs: 1_000 });
+    const read = () => app.handle(new Request("http://platform.test/api/v1/webhooks", { headers: { authorization: `Token ${tenant.platformKey}` } }));
+    try {
+      expect((await read()).status).toBe(200);
+      frozen = true;
+      const t0 = performance.now();
+      const res = await read();
+      const took = performance.now() - t0;
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("5");
+      expect(await res.json()).toEqual({ error: "the database did not answer in time; retry later" });
+      expect(took).toBeGreaterThanOrEqual(900);
+      expect(took).toBeLessThan(5_000);
+      // Postgres answers again: the held bytes flow, and so do new reads.
+      frozen = false;
+      for (const release of held.splice(0)) release();
+      await waitFor(async () => (await read()).status === 200, { what: "reads to recover", timeoutMs: 10_000 });
+    } finally {
+      frozen = false;
+      for (const release of held.splice(0)) release();
+      await database.close().catch(() => {});
+      proxy.close();
     }
   });
 });

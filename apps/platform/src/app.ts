@@ -3,6 +3,7 @@ import { httpBasics } from "@cellar/shared/http";
 import { analysisRoutes } from "./analysis/routes";
 import type { PlatformDeps } from "./deps";
 import { databaseTrouble } from "./http/database-errors";
+import { PLATFORM_REQUEST_DEADLINE_MS, withDeadline } from "./http/deadline";
 import { createPlatformLimiter } from "./http/limits";
 import { metricsRoutes } from "./metrics/routes";
 import { API_PREFIX, buildOpenApi } from "./openapi/document";
@@ -43,5 +44,9 @@ export function createPlatformApp(given: PlatformDeps) {
     // Public like the docs it describes; built on first request so every mounted route is in it.
     .get(`${API_PREFIX}/openapi.json`, () => (openapi ??= buildOpenApi(root!.routes)));
   root = app;
+  // Elysia compiles its handler on first read of `fetch` and keeps it as an own property; the
+  // deadline wraps that, so `handle` (tests) and the server (ops.serve reads `fetch`) both get it.
+  const compiled = app.fetch;
+  Object.defineProperty(app, "fetch", { value: withDeadline(compiled, deps.requestDeadlineMs ?? PLATFORM_REQUEST_DEADLINE_MS), configurable: true, writable: true });
   return app;
 }

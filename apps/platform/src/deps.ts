@@ -22,4 +22,6 @@ export interface PlatformDeps {
   limiter?: PlatformLimiter;
   /** Dashboard sign-in (Bearer tokens on /api/v1, /auth routes); built from db/sql when absent. */
   signIns?: SignInService;
+  /** Every request is answered within this (503 past it); default PLATFORM_REQUEST_DEADLINE_MS. */
+  requestDeadlineMs?: number;
 }
