@@ -38,9 +38,11 @@ beforeAll(async () => {
     // Small modules make ties on every field.
     await sql`
       insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at, through_activity_seq,
-        item_count, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, metrics)
+        item_count, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, latency_p95_ms, metrics)
       select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, now(), now(), 1, 0,
         (n % 9) * 1000, n % 4, n % 5, n % 3, (n % 6) * 100, n % 2, n % 3, case when n % 4 = 0 then null else (n % 5) / 100.0 end,
+        -- The typed column as the maturation writes it (the number, null for a non-number).
+        case when n % 6 = 0 then null else (n % 8) * 1000 end,
         case when n % 6 = 0 then '{"latencyP95Ms": "slow"}'::jsonb else jsonb_build_object('latencyP95Ms', (n % 8) * 1000) end
       from (select s.*, substr(s.session_id, 6)::int as n from sessions s where s.trace_service_id = ${s.id}) s
       where n % 7 <> 0`;
