@@ -52,13 +52,15 @@ try {
     insert into sessions (tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at, maturation_count, matured_at, activity_seq)
     select ${T}, ${S}, 'sess-' || g, 'prod', 'matured', now() - g * interval '5 seconds', now() - g * interval '5 seconds', now(), 1, now(), 1
     from generate_series(1, ${SESSIONS}) g`;
-  await sql`
-    insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at, through_activity_seq, item_count, cost_usd, turns, metrics)
-    select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, now(), now(), 1, 10, (hashtext(s.session_id) & 65535) / 1e6, hashtext(s.session_id || 't') & 63,
-      jsonb_build_object('latencyP95Ms', hashtext(s.session_id || 'l') & 8191, 'turns', hashtext(s.session_id || 't') & 63) from sessions s where s.trace_service_id = ${S}`;
   // After migration 0009 the latency metrics also have typed columns (what the maturation writes).
   const [typed] = await sql`select 1 from information_schema.columns where table_name = 'session_analyses' and column_name = 'latency_p95_ms'`;
-  if (typed) await sql`update session_analyses set latency_p95_ms = (metrics ->> 'latencyP95Ms')::float8`;
+  await sql`
+    insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at, through_activity_seq, item_count, cost_usd, turns, metrics
+      ${typed ? sql`, latency_p95_ms` : sql``})
+    select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, now(), now(), 1, 10, (hashtext(s.session_id) & 65535) / 1e6, hashtext(s.session_id || 't') & 63,
+      jsonb_build_object('latencyP95Ms', hashtext(s.session_id || 'l') & 8191, 'turns', hashtext(s.session_id || 't') & 63)
+      ${typed ? sql`, hashtext(s.session_id || 'l') & 8191` : sql``}
+    from sessions s where s.trace_service_id = ${S}`;
   const [long] = await sql<{ id: string }[]>`select id from sessions where trace_service_id = ${S} and session_id = 'sess-1'`;
   await sql`
     insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, provider, model, start_time, end_time, payload, received_at, status, maturation_count)
