@@ -190,3 +190,13 @@ describe("traces/filtered on costUsd", () => {
     });
   }
 });
+
+test("a cursor whose key type was swapped for another allowed type is a 400, never a 500", async () => {
+  const body = { serviceName: "sort-bot", limit: 5, sort: { field: "costUsd", direction: "desc" } };
+  const first = await ok(F, body);
+  const decoded = JSON.parse(Buffer.from(first.pagination.nextCursor, "base64url").toString());
+  for (const swapped of [{ ...decoded, t: ["uuid", decoded.t[1]] }, { ...decoded, t: [decoded.t[0], "double precision"], k: [decoded.k[0], "1.5"] }]) {
+    const res = await stack.platformRequest(F, { method: "POST", token: key, body: JSON.stringify({ ...body, cursor: Buffer.from(JSON.stringify(swapped)).toString("base64url") }) });
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: "invalid cursor: not a cursor returned by this endpoint (pagination.nextCursor)" } });
+  }
+});
