@@ -52,7 +52,10 @@ const SECONDS = Number(args.seconds);
 const B_RATE = Number(args["b-rate"]);
 const { createDispatcher } = await import(join(root, "apps/dispatcher/src/dispatcher.ts"));
 const { SecretBox } = await import(join(root, "shared/crypto.ts"));
-const { connectNats, createTopology, ensureTopology, subjects } = await import(join(root, "shared/nats/topology.ts"));
+const { connectNats, createTopology, ensureTopology } = await import(join(root, "shared/nats/topology.ts"));
+// The checkout's own publish: its catalogue picks the subject (a lane subject since lanes).
+const { publish: publishTo } = await import(join(root, "shared/nats/publish.ts"));
+const { maturedStream } = await import(join(root, "shared/nats/catalogue.ts"));
 
 const scratch = mkdtempSync(join(tmpdir(), "cellar-fairness-"));
 const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
@@ -90,10 +93,10 @@ try {
 
   let seq = 0;
   const publish = (tenantId: string, svc: { id: string; name: string }) =>
-    js.publish(subjects.matured(topology, "session"), JSON.stringify({
+    publishTo(js, topology, maturedStream, {
       type: "session.matured", tenantId, traceServiceId: svc.id, serviceName: svc.name, entityPk: crypto.randomUUID(),
       sessionId: `s${++seq}`, maturationCount: 1, occurredAt: new Date().toISOString(),
-    }));
+    });
   const newDispatcher = async () => {
     const d = createDispatcher({ sql, js, topology, logger: createLogger("error"), secretBox, insecureAllowlist: "127.0.0.0/8", timeoutMs: Number(args["timeout-ms"]) });
     await d.start();

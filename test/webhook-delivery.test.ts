@@ -70,7 +70,7 @@ function matured(kind: "session" | "trace", overrides: Partial<MaturedMessage> =
   } as MaturedMessage;
 }
 async function publish(m: MaturedMessage, msgID = maturationKey(m)) {
-  await stack.nats.js.publish(subjects.matured(stack.nats.topology, m.type === "session.matured" ? "session" : "trace"), JSON.stringify(m), { msgID });
+  await stack.nats.js.publish(subjects.matured(stack.nats.topology, m.type === "session.matured" ? "session" : "trace", m.tenantId), JSON.stringify(m), { msgID });
 }
 /** Every MATURED message so far has been handled (fanned out and acked). */
 async function maturedDrained() {
