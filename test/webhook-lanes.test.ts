@@ -9,6 +9,10 @@ import { consumersOf, deliveriesStream, maturedStream } from "@cellar/shared/nat
 import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
+import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { DL, replayDeadLetter } from "@cellar/shared/nats/dead-letters";
+import { ensureTopology } from "@cellar/shared/nats/topology";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { webhookApi } from "./helpers/webhooks";
 
@@ -20,15 +24,15 @@ let dispatcher: Dispatcher | undefined;
 type Tenant = Awaited<ReturnType<typeof bootstrapTenant>> & { serviceId: string; serviceName: string };
 /** Receivers by host: what each answers. Default 204. */
 const answer: Record<string, (path: string) => Response | Promise<Response>> = {};
-const hits: Array<{ host: string; path: string }> = [];
+const hits: Array<{ host: string; path: string; body: string }> = [];
 
 async function startDispatcher(overrides: Partial<DispatcherDeps> = {}) {
   await dispatcher?.stop();
   dispatcher = await stack.startDispatcher({
     resolveDns,
-    fetch: async (url) => {
+    fetch: async (url, init) => {
       const u = new URL(url);
-      hits.push({ host: u.hostname, path: u.pathname });
+      hits.push({ host: u.hostname, path: u.pathname, body: String(init?.body ?? "") });
       return (await answer[u.hostname]?.(u.pathname)) ?? new Response(null, { status: 204 });
     },
     ...overrides,
@@ -151,5 +155,71 @@ describe("tenant lanes", () => {
     for (const c of consumersOf(deliveriesStream, topology)) {
       await jsm.consumers.update(topology.deliveriesStream, c.durable, { max_ack_pending: c.maxAckPending });
     }
+  }, 60_000);
+});
+
+describe("upgrade from the single consumers", () => {
+  test("messages on the old subjects are delivered once, handled ones are not replayed, and the old consumers are drained and deleted", async () => {
+    await dispatcher?.stop();
+    dispatcher = undefined;
+    const { js, jsm, nc, topology } = stack.nats;
+    const p = topology.subjectPrefix;
+    // The old consumer had handled everything before (the earlier tests' messages): start empty.
+    await jsm.streams.purge(topology.maturedStream);
+    await jsm.streams.purge(topology.deliveriesStream);
+    const t = await tenantBeside("upgrading");
+    const sub = await subscribe(t, "upgrade.example.com");
+    // The topology before lanes: one consumer per stream, no filter, as main created them.
+    for (const [stream, durable] of [[topology.maturedStream, "dispatcher-matured"], [topology.deliveriesStream, "dispatcher-deliveries"]]) {
+      await jsm.consumers.add(stream, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: 30e9, max_deliver: -1, max_ack_pending: 1000 });
+    }
+    const old = (m: MaturedMessage) => js.publish(`${p}matured.session`, JSON.stringify(m), { msgID: maturationKey(m) });
+    // m0 was handled by the old dispatcher (acked); m1 and m2 were not yet.
+    const [m0, m1, m2] = [matured(t), matured(t), matured(t)];
+    await old(m0);
+    const legacy = await js.consumers.get(topology.maturedStream, "dispatcher-matured");
+    const first = await legacy.next({ expires: 2000 });
+    expect(first?.json<MaturedMessage>().sessionId).toBe(m0.sessionId);
+    await first!.ackAck();
+    await old(m1);
+    await old(m2);
+    // A retry job of the old dispatcher (no tenant in it), due now.
+    const body = JSON.stringify({ data: {}, id: "msg_old_job", timestamp: new Date().toISOString(), type: "session.matured" });
+    await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
+      values ('msg_old_job', ${t.tenantId}, ${sub.id}, 'session.matured', 'old-job', ${body}, now(), 1, now())`;
+    await js.publish(`${p}deliveries.attempt`, JSON.stringify({ deliveryId: "msg_old_job" }), { msgID: "msg_old_job:a1" });
+    // A dead letter from before lanes, on the old subject.
+    const m4 = matured(t);
+    const h = natsHeaders();
+    h.set(DL.stream, topology.maturedStream);
+    h.set(DL.subject, `${p}matured.session`);
+    h.set(DL.seq, "999");
+    h.set(DL.deliveries, "10");
+    h.set(DL.error, "old failure");
+    h.set(DL.tenant, t.tenantId);
+    h.set(DL.at, new Date().toISOString());
+    h.set(DL.headers, "{}");
+    const dlAck = await js.publish(`${p}deadletter.matured`, JSON.stringify(m4), { headers: h });
+
+    // The upgrade: the setup runs again (narrows the old consumers), then the new dispatcher.
+    await ensureTopology(nc, topology);
+    expect((await jsm.consumers.info(topology.maturedStream, "dispatcher-matured")).config.filter_subjects).toEqual([`${p}matured.session`, `${p}matured.trace`]);
+    expect((await jsm.consumers.info(topology.deliveriesStream, "dispatcher-deliveries")).config.filter_subjects).toEqual([`${p}deliveries.attempt`]);
+    const m3 = matured(t); // published by an upgraded processor: its lane
+    await publish(js, topology, maturedStream, m3, { msgID: maturationKey(m3) });
+    await startDispatcher({ consume: { policy: { retired: { checkEveryMs: 100, quietMs: 0 } } } });
+    expect((await replayDeadLetter(js, jsm, topology, dlAck.seq)).subject).toBe(maturedStream.subjectOf!(topology, m4));
+
+    const sessionsSent = () => hits.filter((x) => x.host === "upgrade.example.com").map((x) => JSON.parse(x.body).data?.session_id ?? JSON.parse(x.body).id);
+    await waitFor(async () => sessionsSent().length >= 5, { what: "old and new messages delivered" });
+    const gone = async (stream: string, durable: string) => jsm.consumers.info(stream, durable).then(() => false, () => true);
+    await waitFor(async () => (await gone(topology.maturedStream, "dispatcher-matured")) && (await gone(topology.deliveriesStream, "dispatcher-deliveries")), { what: "old consumers deleted" });
+    await Bun.sleep(300);
+    expect(sessionsSent().sort()).toEqual([m1.sessionId, m2.sessionId, m3.sessionId, m4.sessionId, "msg_old_job"].sort());
+    const [job] = await stack.database.sql`select status, attempts from webhook_deliveries where id = 'msg_old_job'`;
+    expect(job).toEqual({ status: "delivered", attempts: 2 });
+    // ensureTopology again (a later setup run) does not bring the old consumers back.
+    await ensureTopology(nc, topology);
+    expect(await gone(topology.maturedStream, "dispatcher-matured")).toBe(true);
   }, 60_000);
 });
