@@ -7,7 +7,8 @@
  * Per stage (one offered rate for --seconds): whether the processor's lag stays flat, CPU per
  * trace of every process (from /proc), ingest p99 (autocannon), ingest-to-readable p99 (a probe
  * trace posted every 100 ms, its spans polled through the platform until they appear), and
- * maturation lateness p99 (matured_at - last write - window, over the stage's sessions).
+ * maturation lateness p99 (matured_at - last write - window, over the sessions that ended while
+ * traffic went on; those still open at the end all end at once and are reported apart).
  * `--search` looks for the highest rate that keeps lag flat (shorter stages), then runs
  * --seconds at the rate found. `--reads` times the platform reads at the database's size.
  *
@@ -98,6 +99,11 @@ export interface StageResult {
   latenessP50: number;
   latenessP99: number;
   latenessMax: number;
+  /** Sessions that ended while traffic went on (the lateness figures above). */
+  steadySessions: number;
+  /** The sessions open when the generator stopped, which all end at once: p99 of that drain. */
+  tailP99: number;
+  tailSessions: number;
   sessions: number;
   maturedSessions: number;
   cpuUsPerTrace: Record<string, number>;
@@ -262,9 +268,16 @@ async function main() {
         if (counts.m >= counts.n) break;
         await sleep(1000);
       }
-      const late = (await sql<{ late: number }[]>`
-        select extract(epoch from matured_at - last_ingested_at) - ${WINDOW} as late from sessions where session_id like ${prefix + "-%"} and matured_at is not null`)
-        .map((r) => Number(r.late) * 1000).sort((a, b) => a - b);
+      // Steady state: sessions that ended while traffic went on (their slot moved to a new
+      // session). The sessions still open when the generator stopped all end together; their
+      // lateness is the drain of that burst, reported apart (`tail`).
+      const lateRows = await sql<{ late: number; tail: boolean }[]>`
+        with s as (select matured_at, last_ingested_at from sessions where session_id like ${prefix + "-%"} and matured_at is not null)
+        select extract(epoch from matured_at - last_ingested_at) - ${WINDOW} as late,
+               last_ingested_at > (select max(last_ingested_at) from s) - make_interval(secs => ${Number(args.gap) + 1}) as tail
+        from s`;
+      const late = lateRows.filter((r) => !r.tail).map((r) => Number(r.late) * 1000).sort((a, b) => a - b);
+      const tailLate = lateRows.filter((r) => r.tail).map((r) => Number(r.late) * 1000).sort((a, b) => a - b);
       readable.sort((a, b) => a - b);
 
       const ok = lg.ok ?? 0;
@@ -284,7 +297,8 @@ async function main() {
       const r: StageResult = {
         rate, seconds, ok, achieved: Math.round(achieved), failed, holds, lagSlope: Math.round(lagSlope), lags, drainSeconds: +drainSeconds.toFixed(1),
         ingestP50: lg.p50, ingestP99: lg.p99, readableP50: Math.round(pct(readable, 50)), readableP99: Math.round(pct(readable, 99)), readableMissing: missing,
-        latenessP50: Math.round(pct(late, 50)), latenessP99: Math.round(pct(late, 99)), latenessMax: Math.round(pct(late, 100)), sessions: counts.n, maturedSessions: late.length,
+        latenessP50: Math.round(pct(late, 50)), latenessP99: Math.round(pct(late, 99)), latenessMax: Math.round(pct(late, 100)), steadySessions: late.length,
+        tailP99: Math.round(pct(tailLate, 99)), tailSessions: tailLate.length, sessions: counts.n, maturedSessions: lateRows.length,
         // The system: the apps, nats-server and Postgres. Not the load generator, not the bench's
         // monitor, and not the platform (its CPU here is the probes' polling, not pipeline work).
         cpuUsPerTrace, totalUsPerTrace: Object.entries(cpuUsPerTrace).filter(([k]) => !["bench", "loadgen", "platform"].includes(k)).reduce((s, [, v]) => s + v, 0),
@@ -351,7 +365,7 @@ function printStage(r: StageResult) {
   console.log(
     `stage ${r.rate}/s x ${r.seconds} s: ${r.achieved}/s accepted (${r.failed} failed), lag ${r.holds ? "FLAT" : "NOT flat"} (slope ${r.lagSlope}/s, samples ${r.lags.join(",")}), drained ${r.drainSeconds} s after; ` +
       `ingest p50 ${r.ingestP50} / p99 ${r.ingestP99} ms; readable p50 ${r.readableP50} / p99 ${r.readableP99} ms (${r.readableMissing} missing); ` +
-      `lateness p50 ${r.latenessP50} / p99 ${r.latenessP99} / max ${r.latenessMax} ms over ${r.maturedSessions}/${r.sessions} sessions; ` +
+      `lateness p50 ${r.latenessP50} / p99 ${r.latenessP99} / max ${r.latenessMax} ms over ${r.steadySessions} sessions ended during the run (the ${r.tailSessions} open at its end, all ending at once: p99 ${r.tailP99} ms; ${r.maturedSessions}/${r.sessions} matured); ` +
       `CPU us/trace ${r.totalUsPerTrace} ${JSON.stringify(r.cpuUsPerTrace)}; activity KV messages per trace ${r.kvPerTrace}; load ${r.load}`,
   );
 }

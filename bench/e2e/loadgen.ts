@@ -1,8 +1,12 @@
 /**
  * The e2e bench's load generator, a child process of its own so its CPU is counted apart from
  * the apps: autocannon at a fixed overall rate against POST /raw/traces. Sessions look like chat
- * sessions: a new generation of sessions every `genSeconds`, each getting a trace every
- * `gapSeconds` while its generation lasts, then going idle (so they mature during the run).
+ * sessions: `rate x gapSeconds` slots, each sending a trace every `gapSeconds`; a slot's session
+ * lasts `genSeconds`, then goes idle (so it matures during the run) and the slot starts a new one.
+ * Slots are out of phase (slot j starts its sessions j/slots of a generation later), so sessions
+ * end at a steady rate (slots / genSeconds per second) rather than all at once: lateness is then
+ * measured in steady state, not as the drain of a burst. The sessions still open when the run
+ * stops all end together; the bench reports them apart.
  * Every trace carries its own `trace_id`. Prints one JSON line with the result.
  *
  *   bun run bench/e2e/loadgen.ts '<json options>'
@@ -15,7 +19,6 @@ interface Options { url: string; key: string; rate: number; seconds: number; pre
 const o = JSON.parse(process.argv[2]) as Options;
 const templates = makeTemplates(200).map((t) => t.replace('"session_id":"__SESSION__"', '"session_id":"__SESSION__","trace_id":"__TRACE__"'));
 const slots = Math.max(1, Math.round(o.rate * o.gapSeconds));
-const perGen = Math.max(1, Math.round(o.rate * o.genSeconds));
 let seq = 0;
 const autocannon = autocannonUntyped as (opts: Record<string, unknown>) => Promise<any>;
 const cpu0 = process.cpuUsage();
@@ -29,7 +32,9 @@ const result = await autocannon({
   requests: [{
     setupRequest: (req: Record<string, unknown>) => {
       const i = seq++;
-      const session = `${o.prefix}-g${Math.floor(i / perGen)}-${i % slots}`;
+      const slot = i % slots;
+      const generation = Math.floor((i / o.rate + (slot / slots) * o.genSeconds) / o.genSeconds);
+      const session = `${o.prefix}-s${slot}-g${generation}`;
       return { ...req, body: templates[i % templates.length].replace("__SESSION__", session).replace("__TRACE__", `${o.prefix}-t${i}`) };
     },
   }],
