@@ -207,15 +207,25 @@ describe("upgrade from the single consumers", () => {
     expect((await jsm.consumers.info(topology.deliveriesStream, "dispatcher-deliveries")).config.filter_subjects).toEqual([`${p}deliveries.attempt`]);
     const m3 = matured(t); // published by an upgraded processor: its lane
     await publish(js, topology, maturedStream, m3, { msgID: maturationKey(m3) });
-    await startDispatcher({ consume: { policy: { retired: { checkEveryMs: 100, quietMs: 0 } } } });
+    // First with a quiet period longer than the test: drained, but an older publisher might still be running.
+    await startDispatcher({ consume: { policy: { retired: { checkEveryMs: 100, quietMs: 60_000 } } } });
     expect((await replayDeadLetter(js, jsm, topology, dlAck.seq)).subject).toBe(maturedStream.subjectOf!(topology, m4));
 
     const sessionsSent = () => hits.filter((x) => x.host === "upgrade.example.com").map((x) => JSON.parse(x.body).data?.session_id ?? JSON.parse(x.body).id);
     await waitFor(async () => sessionsSent().length >= 5, { what: "old and new messages delivered" });
     const gone = async (stream: string, durable: string) => jsm.consumers.info(stream, durable).then(() => false, () => true);
+    await Bun.sleep(500); // five checks
+    expect(await gone(topology.maturedStream, "dispatcher-matured")).toBe(false);
+    expect(await gone(topology.deliveriesStream, "dispatcher-deliveries")).toBe(false);
+    // An old publisher still running: its message on the old subject is still delivered.
+    const late = matured(t);
+    await old(late);
+    await waitFor(async () => sessionsSent().includes(late.sessionId!), { what: "a late message on the old subject delivered" });
+    // Quiet period over: deleted.
+    await startDispatcher({ consume: { policy: { retired: { checkEveryMs: 100, quietMs: 0 } } } });
     await waitFor(async () => (await gone(topology.maturedStream, "dispatcher-matured")) && (await gone(topology.deliveriesStream, "dispatcher-deliveries")), { what: "old consumers deleted" });
     await Bun.sleep(300);
-    expect(sessionsSent().sort()).toEqual([m1.sessionId, m2.sessionId, m3.sessionId, m4.sessionId, "msg_old_job"].sort());
+    expect(sessionsSent().sort()).toEqual([m1.sessionId, m2.sessionId, m3.sessionId, m4.sessionId, late.sessionId, "msg_old_job"].sort());
     const [job] = await stack.database.sql`select status, attempts from webhook_deliveries where id = 'msg_old_job'`;
     expect(job).toEqual({ status: "delivered", attempts: 2 });
     // ensureTopology again (a later setup run) does not bring the old consumers back.
