@@ -130,7 +130,7 @@ async function main() {
       const svc = services[i % services.length];
       const sid = `s${i}`;
       sentAt.set(sid, Date.now());
-      return js.publish(subjects.matured(topology, "session"), JSON.stringify({
+      return js.publish(subjects.matured(topology, "session", tenant.tenantId), JSON.stringify({
         type: "session.matured", tenantId: tenant.tenantId, traceServiceId: svc.id, serviceName: svc.name, entityPk: crypto.randomUUID(),
         sessionId: sid, maturationCount: 1, occurredAt: new Date().toISOString(),
       }));

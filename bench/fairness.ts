@@ -10,7 +10,7 @@
  * p99 with B alone (the floor, same run) and during A's flood, and how many of B's events had no
  * attempt by the end. Real nats-server, Postgres and dispatcher; receivers in a child process.
  *
- *   bun run bench/fairness.ts [--a-events 20000] [--seconds 60] [--b-rate 5] [--timeout-ms 5000] [--root <checkout>]
+ *   bun run bench/fairness.ts [--a-events 20000] [--seconds 60] [--b-rate 5] [--timeout-ms 5000] [--same-lane] [--root <checkout>]
  *
  * `--root` runs the dispatcher of another checkout (before/after comparisons).
  */
@@ -44,6 +44,7 @@ const { values: args } = parseArgs({
     "b-rate": { type: "string", default: "5" },
     "timeout-ms": { type: "string", default: "5000" },
     root: { type: "string", default: resolve(import.meta.dir, "..") },
+    "same-lane": { type: "boolean", default: false },
   },
 });
 const root = args.root!;
@@ -52,7 +53,10 @@ const SECONDS = Number(args.seconds);
 const B_RATE = Number(args["b-rate"]);
 const { createDispatcher } = await import(join(root, "apps/dispatcher/src/dispatcher.ts"));
 const { SecretBox } = await import(join(root, "shared/crypto.ts"));
-const { connectNats, createTopology, ensureTopology, subjects } = await import(join(root, "shared/nats/topology.ts"));
+const { connectNats, createTopology, ensureTopology } = await import(join(root, "shared/nats/topology.ts"));
+// The checkout's own publish: its catalogue picks the subject (a lane subject since lanes).
+const { publish: publishTo } = await import(join(root, "shared/nats/publish.ts"));
+const { maturedStream, laneConsumerOf } = await import(join(root, "shared/nats/catalogue.ts"));
 
 const scratch = mkdtempSync(join(tmpdir(), "cellar-fairness-"));
 const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
@@ -84,16 +88,22 @@ try {
     aServices.push({ id: svc.id, name: `a-${s}` });
     for (let k = 0; k < 5; k++) await subscribe(a.tenantId, svc.id, `http://127.0.0.${2 + s * 5 + k}:${deadPort}/dead`);
   }
-  const b = await bootstrapTenant(database.db, { name: "bystander", webhooks: true, email: "b@bystander.test" });
+  // With tenant lanes, B is a tenant in another lane than A (1 in 16 share A's, and then share its
+  // backlog: docs/webhooks.md); `--same-lane` measures that case instead.
+  const laneOf = (tenantId: string): string => (laneConsumerOf ? laneConsumerOf(maturedStream, topology, tenantId).durable : "one consumer");
+  let b = await bootstrapTenant(database.db, { name: "bystander", webhooks: true, email: "b@bystander.test" });
+  for (let i = 0; laneConsumerOf && i < 100 && (laneOf(b.tenantId) === laneOf(a.tenantId)) !== args["same-lane"]; i++) {
+    b = await bootstrapTenant(database.db, { name: `bystander-${i}`, webhooks: true, email: `b${i}@bystander.test` });
+  }
   const bService = await createService(database.db, { tenantId: b.tenantId, name: "b-0" });
   await subscribe(b.tenantId, bService.id, `http://127.0.0.1:${livePort}/live`);
 
   let seq = 0;
   const publish = (tenantId: string, svc: { id: string; name: string }) =>
-    js.publish(subjects.matured(topology, "session"), JSON.stringify({
+    publishTo(js, topology, maturedStream, {
       type: "session.matured", tenantId, traceServiceId: svc.id, serviceName: svc.name, entityPk: crypto.randomUUID(),
       sessionId: `s${++seq}`, maturationCount: 1, occurredAt: new Date().toISOString(),
-    }));
+    });
   const newDispatcher = async () => {
     const d = createDispatcher({ sql, js, topology, logger: createLogger("error"), secretBox, insecureAllowlist: "127.0.0.0/8", timeoutMs: Number(args["timeout-ms"]) });
     await d.start();
@@ -146,6 +156,7 @@ try {
 
   const f = (n: number) => (Number.isNaN(n) ? "-" : `${Math.round(n)} ms`);
   console.log(`fairness (${root}): A = ${A_EVENTS} events x 5 subscriptions to dead hosts (timeout ${args["timeout-ms"]} ms); B = ${B_RATE} events/s to a live receiver`);
+  console.log(`  MATURED consumer of A: ${laneOf(a.tenantId)}, of B: ${laneOf(b.tenantId)}`);
   console.log(`  B alone (floor):   p50 ${f(floor.p50)}  p99 ${f(floor.p99)}  max ${f(floor.max)}  attempted ${floor.attempted}/${floor.sent}`);
   console.log(`  B during A flood:  p50 ${f(flood.p50)}  p99 ${f(flood.p99)}  max ${f(flood.max)}  attempted ${flood.attempted}/${flood.sent}  (${flood.sent - flood.attempted} never attempted within ${SECONDS + 5} s)`);
   console.log(`  A after ${elapsedS} s: ${aStats.deliveries} delivery rows, ${aStats.attempts} attempts`);

@@ -143,6 +143,8 @@ export const MATURED_EVENT_TYPES = ["session.matured", "trace.matured"] as const
 /** What the dispatcher publishes to DELIVERIES: a pointer to the delivery row. */
 export const DeliveryJob = Type.Object({
   deliveryId: Type.String({ minLength: 1 }),
+  /** The delivery's tenant: picks the DELIVERIES lane (absent on jobs published before lanes). */
+  tenantId: Type.Optional(Type.String({ minLength: 1 })),
   /** Test sends and manual re-sends: one attempt, no retry curve. */
   manual: Type.Optional(Type.Boolean()),
 });

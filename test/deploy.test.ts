@@ -116,7 +116,7 @@ describe("the compose stack", () => {
     expect(sample(before.processor, "cellar_maturations_total", { kind: "session", outcome: "matured" })).toBe(0);
     expect(sample(after.dispatcher, "cellar_webhook_attempts_total", { outcome: "delivered" })).toBeGreaterThanOrEqual(1);
     // Consumer state from JetStream: every consumer reported, nothing left unacked once settled.
-    for (const [app, consumers] of [["processor", ["processor-ingest", "processor-activity"]], ["dispatcher", ["dispatcher-matured", "dispatcher-deliveries"]]] as const) {
+    for (const [app, consumers] of [["processor", ["processor-ingest", "processor-activity"]], ["dispatcher", ["dispatcher-matured-00", "dispatcher-matured-15", "dispatcher-deliveries-00", "dispatcher-deliveries-15"]]] as const) {
       for (const consumer of consumers) expect(sample(after[app], "cellar_consumer_info_up", { consumer })).toBe(1);
       expect(after[app]).toContain(`cellar_consumer_pending{stream=`);
     }
@@ -199,6 +199,7 @@ describe("NATS is locked down", () => {
     const forbidden: Array<[user: string, subject: string]> = [
       ["processor", "deliveries.attempt"], ["processor", "ingest.trace"], ["processor", "$JS.API.STREAM.DELETE.INGEST"],
       ["dispatcher", "matured.session"], ["dispatcher", "ingest.event"], ["dispatcher", "$JS.API.CONSUMER.DELETE.INGEST.processor-ingest"],
+      ["dispatcher", "$JS.API.CONSUMER.DELETE.MATURED.dispatcher-matured-00"], ["dispatcher", "$JS.API.CONSUMER.CREATE.DELIVERIES.dispatcher-deliveries-16"],
       ["platform", "matured.trace"], ["platform", "ingest.trace"], ["platform", "$JS.API.STREAM.PURGE.DELIVERIES"],
       ["ingest", "deliveries.attempt"], ["ingest", "$JS.API.STREAM.UPDATE.INGEST"],
     ];

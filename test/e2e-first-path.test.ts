@@ -1,3 +1,4 @@
+import { subjects } from "@cellar/shared/nats/topology";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import type { MaturedMessage } from "@cellar/shared/payloads";
@@ -51,7 +52,7 @@ test("a trace goes from /raw/traces to a complete transcript and a session.matur
 
   const info = await stack.nats.jsm.streams.info(stack.nats.topology.maturedStream);
   expect(info.state.messages).toBeGreaterThanOrEqual(1);
-  const sessionMsg = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, { last_by_subj: `${stack.nats.topology.subjectPrefix}matured.session` });
+  const sessionMsg = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, { last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId) });
   const matured = sessionMsg!.json<MaturedMessage>();
   expect(matured).toMatchObject({ type: "session.matured", sessionId: "conv-1", serviceName: "support-bot", maturationCount: 1, tenantId: tenant.tenantId });
 });

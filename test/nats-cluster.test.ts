@@ -1,3 +1,4 @@
+import { LANE_COUNT } from "@cellar/shared/nats/lanes";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,7 +40,8 @@ test("NATS_URL with several servers connects, and every stream, consumer and the
   expect(cluster.url.split(",")).toHaveLength(3);
   const one = await ensureTopology(nc, topology, { replicas: 1 });
   const counts1 = await replicaCounts(one);
-  expect(Object.keys(counts1)).toHaveLength(8); // 4 streams + 4 durable consumers
+  // 4 streams + the processor's 2 consumers + the dispatcher's lanes on MATURED and DELIVERIES
+  expect(Object.keys(counts1)).toHaveLength(4 + 2 + 2 * LANE_COUNT);
   expect(new Set(Object.values(counts1))).toEqual(new Set([1]));
 
   const three = await ensureTopology(nc, topology, { replicas: 3 });

@@ -1,3 +1,4 @@
+import { subjects } from "@cellar/shared/nats/topology";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createRequire } from "node:module";
 import { context, trace } from "@opentelemetry/api";
@@ -219,7 +220,7 @@ test("@traceloop/instrumentation-openai (OpenLLMetry) + openai, JSON spans: gen_
   // The rest of the pipeline as for /raw/*: a TL;DR, and a session.matured message for webhooks.
   const tldr = await (await stack.platformRequest("/telemetry/otel/sessions/travel-bot/trip-42/tldr", { token: tenant.platformKey })).json();
   expect(tldr).toMatchObject({ status: "complete", tldr: expect.stringContaining("weather") });
-  const matured = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, { last_by_subj: `${stack.nats.topology.subjectPrefix}matured.session` });
+  const matured = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, { last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId) });
   expect(matured!.json<any>()).toMatchObject({ type: "session.matured", sessionId: "trip-42", serviceName: "travel-bot" });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { deliveriesStream, ingestStream, maturedStream } from "@cellar/shared/nats/catalogue";
+import { consumersOf, deliveriesStream, ingestStream, maturedStream } from "@cellar/shared/nats/catalogue";
+import { laneOf, laneToken } from "@cellar/shared/nats/lanes";
 import type { DeadLetterInfo } from "@cellar/shared/nats/consume";
 import { listDeadLetters } from "@cellar/shared/nats/dead-letters";
 import { publish } from "@cellar/shared/nats/publish";
@@ -93,11 +94,11 @@ describe("messages the pipeline cannot handle go to dead letters, and nobody els
     await js.publish(`${p}ingest.event`, "{not json");
     await publish(js, topology, ingestStream, ingestMessage(acme.tenantId, "after-bad"), { msgID: "after-bad" });
     // MATURED: no entity; then a valid one for a tenant without subscriptions (acked, nothing sent).
-    await js.publish(`${p}matured.session`, JSON.stringify({ type: "session.matured", tenantId: acme.tenantId }));
+    await js.publish(`${p}matured.session.${laneToken(laneOf(acme.tenantId))}`, JSON.stringify({ type: "session.matured", tenantId: acme.tenantId }));
     const fine: MaturedMessage = { type: "session.matured", tenantId: acme.tenantId, traceServiceId: crypto.randomUUID(), serviceName: "support-bot", entityPk: crypto.randomUUID(), sessionId: "s", maturationCount: 1, occurredAt: new Date().toISOString() };
     await publish(js, topology, maturedStream, fine, { msgID: "fine-matured" });
     // DELIVERIES: a number where the id should be; then a valid job whose row is gone (ends by design, not a dead letter).
-    await js.publish(`${p}deliveries.attempt`, JSON.stringify({ deliveryId: 42 }));
+    await js.publish(`${p}deliveries.attempt.00`, JSON.stringify({ deliveryId: 42 }));
     await publish(js, topology, deliveriesStream, { deliveryId: "msg_gone" }, { msgID: "gone" });
 
     await waitFor(async () => dead.length - before === 4, { what: "four dead letters", timeoutMs: 5_000 });
@@ -111,10 +112,12 @@ describe("messages the pipeline cannot handle go to dead letters, and nobody els
     expect(mine.every((d) => d.deliveries === 1)).toBe(true);
     await waitFor(() => traceRow("after-bad"), { what: "the trace after the bad ones" });
     for (const spec of [ingestStream, maturedStream, deliveriesStream]) {
-      await waitFor(async () => {
-        const info = await jsm.consumers.info(spec.name(topology), spec.consumer!.durable);
-        return info.num_ack_pending + info.num_pending === 0;
-      }, { what: `${spec.key} consumer settled` });
+      for (const c of consumersOf(spec, topology)) {
+        await waitFor(async () => {
+          const info = await jsm.consumers.info(spec.name(topology), c.durable);
+          return info.num_ack_pending + info.num_pending === 0;
+        }, { what: `${c.durable} consumer settled` });
+      }
     }
     expect(await listDeadLetters(jsm, topology, { stream: "deliveries" })).toHaveLength(1);
   });

@@ -4,7 +4,7 @@ import { Webhook as SvixWebhook } from "svix";
 import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { canonicalJson } from "@cellar/shared/crypto";
 import { subjects } from "@cellar/shared/nats/topology";
-import { maturedStream } from "@cellar/shared/nats/catalogue";
+import { consumersOf, laneConsumerOf, maturedStream } from "@cellar/shared/nats/catalogue";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
@@ -70,14 +70,17 @@ function matured(kind: "session" | "trace", overrides: Partial<MaturedMessage> =
   } as MaturedMessage;
 }
 async function publish(m: MaturedMessage, msgID = maturationKey(m)) {
-  await stack.nats.js.publish(subjects.matured(stack.nats.topology, m.type === "session.matured" ? "session" : "trace"), JSON.stringify(m), { msgID });
+  await stack.nats.js.publish(subjects.matured(stack.nats.topology, m.type === "session.matured" ? "session" : "trace", m.tenantId), JSON.stringify(m), { msgID });
 }
 /** Every MATURED message so far has been handled (fanned out and acked). */
 async function maturedDrained() {
   const { topology, jsm } = stack.nats;
   await waitFor(async () => {
-    const info = await jsm.consumers.info(topology.maturedStream, maturedStream.consumer!.durable);
-    return info.num_pending === 0 && info.num_ack_pending === 0;
+    for (const c of consumersOf(maturedStream, topology)) {
+      const info = await jsm.consumers.info(topology.maturedStream, c.durable);
+      if (info.num_pending !== 0 || info.num_ack_pending !== 0) return false;
+    }
+    return true;
   }, { what: "MATURED drained" });
 }
 const sub = async (id: string) => (await req(`/webhooks/${id}`, tenant.platformKey)).json();
@@ -333,7 +336,7 @@ describe("dispatcher", () => {
     await publish(t);
     await publish(t2);
     // It never acked them: take both and let them go back, as an expired ack deadline would.
-    const consumer = await stack.nats.js.consumers.get(stack.nats.topology.maturedStream, maturedStream.consumer!.durable);
+    const consumer = await stack.nats.js.consumers.get(stack.nats.topology.maturedStream, laneConsumerOf(maturedStream, stack.nats.topology, tenant.tenantId).durable);
     const taken = [];
     for await (const m of await consumer.fetch({ max_messages: 2, expires: 5000 })) taken.push(m);
     expect(taken).toHaveLength(2);

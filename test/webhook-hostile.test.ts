@@ -53,7 +53,7 @@ async function publishMatured() {
     type: "session.matured", tenantId: tenant.tenantId, traceServiceId: serviceId, serviceName: "support-bot", entityPk: crypto.randomUUID(),
     sessionId: `conv-${seq}`, maturationCount: 1, occurredAt: "2026-11-21T10:00:00.000Z",
   } as MaturedMessage;
-  await stack.nats.js.publish(subjects.matured(stack.nats.topology, "session"), JSON.stringify(m), { msgID: maturationKey(m) });
+  await stack.nats.js.publish(subjects.matured(stack.nats.topology, "session", m.tenantId), JSON.stringify(m), { msgID: maturationKey(m) });
 }
 const attempts = (subscriptionId: string) =>
   stack.database.sql<{ attempt: number; status_code: number | null; error: string | null; duration_ms: number }[]>`

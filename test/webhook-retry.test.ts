@@ -46,7 +46,7 @@ async function subscribeAndSend(path: string) {
   const res = await req("/webhooks", tenant.platformKey, "POST", { trace_service_id: serviceId, name: path, url: `https://hooks.example.com${path}`, event_types: ["session.matured"] });
   const sub = await res.json();
   const m = { type: "session.matured", tenantId: tenant.tenantId, traceServiceId: serviceId, serviceName: `svc${path}`, entityPk: crypto.randomUUID(), sessionId: path, maturationCount: 3, occurredAt: new Date().toISOString() };
-  await stack.nats.js.publish(subjects.matured(stack.nats.topology, "session"), JSON.stringify(m), { msgID: `session:${m.entityPk}:3` });
+  await stack.nats.js.publish(subjects.matured(stack.nats.topology, "session", m.tenantId), JSON.stringify(m), { msgID: `session:${m.entityPk}:3` });
   return sub as { id: string; secret: string };
 }
 

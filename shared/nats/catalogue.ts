@@ -3,6 +3,7 @@ import type { TSchema, Static } from "@sinclair/typebox";
 import { DeliveryJob, MaturedMessage, type IngestMessage } from "../payloads";
 import { ingestMessageProblem } from "../ingest-rules";
 import { compileValidator } from "../validation";
+import { LANE_COUNT, laneOf, laneToken } from "./lanes";
 import type { Topology } from "./topology";
 
 const SECOND = 1000;
@@ -42,6 +43,53 @@ export interface ConsumerSpec {
   /** `batch`: the handler gets up to maxBatch decoded messages; `each`: one message per call. */
   mode: "batch" | "each";
   filterSubject?: (t: Topology) => string;
+  /**
+   * Tenant lanes (lanes.ts): one durable consumer per lane, `<durable>-<lane>`, filtering
+   * `filter(t, lane)`, each with `maxAckPending / count` slots; the consume runtime pulls them
+   * all with a fair share of the in-flight budget each. `each` mode only.
+   */
+  lanes?: LaneSpec;
+}
+
+export interface LaneSpec {
+  count: number;
+  /** The subject filter of one lane (`lane` is its token, `00` .. ). */
+  filter(t: Topology, lane: string): string;
+  /**
+   * The single consumer the lanes replaced, and the subjects it published to before lanes (no
+   * lane token). On upgrade `ensureTopology` narrows it to those subjects, the consume runtime
+   * keeps pulling it until it has nothing pending or in hand and no message arrived on them for
+   * a quiet period, then deletes it (docs/webhooks.md, Upgrading to lanes).
+   */
+  retired?: { durable: string; subjects(t: Topology): string[] };
+}
+
+/** One durable consumer on the server, as `ensureTopology` creates it and the runtime pulls it. */
+export interface DurableConsumer {
+  durable: string;
+  filterSubject?: string;
+  maxAckPending: number;
+  /** Its lane token when the stream is laned. */
+  lane?: string;
+}
+
+/** Every durable consumer a stream's spec declares: one, or one per lane. */
+export function consumersOf(spec: StreamSpec<any>, t: Topology): DurableConsumer[] {
+  const c = spec.consumer;
+  if (!c) return [];
+  if (!c.lanes) return [{ durable: c.durable, maxAckPending: c.maxAckPending, ...(c.filterSubject ? { filterSubject: c.filterSubject(t) } : {}) }];
+  const lanes = c.lanes;
+  return Array.from({ length: lanes.count }, (_, i) => {
+    const lane = laneToken(i);
+    return { durable: `${c.durable}-${lane}`, filterSubject: lanes.filter(t, lane), maxAckPending: Math.ceil(c.maxAckPending / lanes.count), lane };
+  });
+}
+
+/** The lane consumer that receives a tenant's messages (tests, operators). */
+export function laneConsumerOf(spec: StreamSpec<any>, t: Topology, tenantId: string): DurableConsumer {
+  const all = consumersOf(spec, t);
+  const lanes = spec.consumer?.lanes;
+  return lanes ? all[laneOf(tenantId, lanes.count)] : all[0];
 }
 
 export interface StreamSpec<T = unknown> {
@@ -120,17 +168,25 @@ export const maturedStream: StreamSpec<MaturedMessage> = {
   key: "matured",
   name: (t) => t.maturedStream,
   subjects: (t) => [`${t.subjectPrefix}matured.>`],
-  subjectOf: (t, m) => `${t.subjectPrefix}matured.${m.type === "session.matured" ? "session" : "trace"}`,
+  // `matured.<kind>.<lane>` (lanes.ts); `matured.<kind>` was the subject before lanes.
+  subjectOf: (t, m) => `${t.subjectPrefix}matured.${m.type === "session.matured" ? "session" : "trace"}.${laneToken(laneOf(m.tenantId))}`,
   duplicateWindowMs: DAY,
   maxAgeMs: 7 * DAY,
   codec: jsonCodec(MaturedMessage, tenantField),
   consumer: {
+    // Lanes `dispatcher-matured-00` .. `-15`.
     durable: "dispatcher-matured",
     ackWaitMs: 30 * SECOND,
+    // In all lanes together (625 per lane): messages in hand and failures waiting on a backoff.
     maxAckPending: 10_000,
     maxDeliver: 10,
     backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE],
     mode: "each",
+    lanes: {
+      count: LANE_COUNT,
+      filter: (t, lane) => `${t.subjectPrefix}matured.*.${lane}`,
+      retired: { durable: "dispatcher-matured", subjects: (t) => [`${t.subjectPrefix}matured.session`, `${t.subjectPrefix}matured.trace`] },
+    },
   },
 };
 
@@ -139,21 +195,30 @@ export const deliveriesStream: StreamSpec<DeliveryJob> = {
   key: "deliveries",
   name: (t) => t.deliveriesStream,
   subjects: (t) => [`${t.subjectPrefix}deliveries.>`],
-  subjectOf: (t) => `${t.subjectPrefix}deliveries.attempt`,
+  // `deliveries.attempt.<lane>` by the delivery's tenant (lanes.ts); a job without one (published
+  // before lanes, or by an older platform) takes the lane of its delivery id.
+  subjectOf: (t, job) => `${t.subjectPrefix}deliveries.attempt.${laneToken(laneOf(job.tenantId ?? job.deliveryId))}`,
   duplicateWindowMs: DAY,
   // Retries span ~52 hours; keep messages well past the last attempt.
   maxAgeMs: 4 * DAY,
-  codec: jsonCodec(DeliveryJob),
+  codec: jsonCodec(DeliveryJob, tenantField),
   consumer: {
+    // Lanes `dispatcher-deliveries-00` .. `-15`.
     durable: "dispatcher-deliveries",
     ackWaitMs: 60 * SECOND,
-    // Every delivery waiting on a retry delay holds a slot (nats-notes.md).
+    // Every delivery waiting on a retry delay holds a slot (nats-notes.md): 12,500 per lane, so
+    // one tenant's waiting retries fill its own lane, never another lane's (docs/webhooks.md).
     maxAckPending: 200_000,
     // The retry curve (9 attempts) and crowded-endpoint naks are deliveries too; this counts
     // only toward failures of the handler itself.
     maxDeliver: 100,
     backoffMs: [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE],
     mode: "each",
+    lanes: {
+      count: LANE_COUNT,
+      filter: (t, lane) => `${t.subjectPrefix}deliveries.attempt.${lane}`,
+      retired: { durable: "dispatcher-deliveries", subjects: (t) => [`${t.subjectPrefix}deliveries.attempt`] },
+    },
   },
 };
 

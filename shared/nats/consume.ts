@@ -1,7 +1,8 @@
-import type { ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, type ConsumerInfo, type ConsumerMessages, type JetStreamClient, type JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "../logger";
-import type { ConsumerSpec, StreamSpec } from "./catalogue";
+import { consumersOf, type ConsumerSpec, type StreamSpec } from "./catalogue";
 import { writeDeadLetter } from "./dead-letters";
+import { createFairSlots } from "./fair-slots";
 import { classifyFailure, describeFailure, type FailureKind } from "./failure";
 import type { Topology } from "./topology";
 
@@ -38,6 +39,9 @@ export interface ConsumeDeps {
   policy?: Partial<Pick<ConsumerSpec, "maxDeliver" | "backoffMs">> & {
     /** In-place retry delays after a transient failure: first, doubling up to max (ms). */
     transientBackoffMs?: { first: number; max: number };
+    /** The retired consumer of a laned stream (catalogue.ts): how often its state is read, and
+     * how long nothing may have arrived on its subjects before it is deleted (ms). */
+    retired?: { checkEveryMs?: number; quietMs?: number };
   };
   /** Test and metrics hook: runs after a dead letter is stored and the original acked. */
   onDeadLetter?: (info: DeadLetterInfo) => void;
@@ -49,10 +53,23 @@ export interface BatchMode<T> {
   handle: (items: Delivery<T>[]) => Promise<void | Outcome[]>;
 }
 export interface EachMode<T> {
-  /** One message per call, up to maxInFlight at once. */
-  each: { maxInFlight: number };
+  /**
+   * One message per call, up to maxInFlight at once. On a laned stream each lane may hold at
+   * most `perLane` of them (default a quarter) and a freed slot goes to the lane that waited
+   * longest (fair-slots.ts).
+   */
+  each: { maxInFlight: number; perLane?: number };
   handle: (item: Delivery<T>) => Promise<Outcome>;
+  /** Messages of the retired consumer of a laned stream (default: `handle`). */
+  retired?: (item: Delivery<T>) => Promise<Outcome>;
 }
+
+/** The share of a laned stream's in-flight budget one lane may hold. */
+export const LANE_SHARE = 0.25;
+/** The retired consumer's state is read this often while it drains. */
+const RETIRED_CHECK_MS = 30_000;
+/** It is deleted only once nothing arrived on its subjects for this long (an older publisher still running). */
+export const RETIRED_QUIET_MS = 10 * 60_000;
 
 export interface ConsumeLoop {
   /** Stops pulling, lets the messages in hand finish (a transient retry gives them back). */
@@ -80,7 +97,6 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
   const log = deps.logger.child({ stream: streamName });
 
   let stopped = false;
-  let messages: ConsumerMessages | undefined;
   /** Every message in hand, with when it arrived: the heartbeat keeps their ack deadlines away. */
   const held = new Map<JsMsg, number>();
   const work = new Set<Promise<void>>();
@@ -225,11 +241,14 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
     }
   }
 
-  // --- dispatch -----------------------------------------------------------------------------
-  let accept: (d: Delivery<T>) => Promise<void>;
+  // --- dispatch ---------------------------------------------------------------------------
+  /** Takes one decoded message of a consumer: waits for room, then runs it. */
+  type Accept = (d: Delivery<T>) => Promise<void>;
+  let acceptFor: (lane: string, handle?: (item: Delivery<T>) => Promise<Outcome>) => Accept;
   let drain: () => Promise<void>;
   let maxMessages: number;
   if ("batch" in mode) {
+    if (consumerSpec.lanes) throw new Error(`stream ${spec.key}: lanes are consumed in each mode only`);
     const { maxBatch, maxWaitMs } = mode.batch;
     const concurrency = Math.max(1, mode.batch.concurrency ?? 1);
     const running = new Set<Promise<void>>();
@@ -254,7 +273,7 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
       return starting;
     };
     maxMessages = Math.max(maxBatch * 2, 100);
-    accept = async (d) => {
+    acceptFor = () => async (d) => {
       buffer.push(d);
       if (buffer.length >= maxBatch) await flush();
       else if (!timer) timer = setTimeout(flush, maxWaitMs);
@@ -265,13 +284,19 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
     };
   } else {
     const { maxInFlight } = mode.each;
+    const perLane = consumerSpec.lanes ? (mode.each.perLane ?? Math.max(1, Math.ceil(maxInFlight * LANE_SHARE))) : maxInFlight;
+    const slots = createFairSlots(maxInFlight, perLane);
     const inFlight = new Set<Promise<void>>();
-    maxMessages = maxInFlight;
-    accept = async (d) => {
-      while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
-      const p: Promise<void> = runOne(d, mode.handle)
+    // A lane pulls no more than it may run: the rest stays in the stream for other instances.
+    maxMessages = Math.min(perLane, maxInFlight);
+    acceptFor = (lane, handle = mode.handle) => async (d) => {
+      const releaseSlot = await slots.acquire(lane);
+      const p: Promise<void> = runOne(d, handle)
         .catch((err) => log.error("message runtime error", { err: err as Error }))
-        .finally(() => inFlight.delete(p));
+        .finally(() => {
+          releaseSlot();
+          inFlight.delete(p);
+        });
       inFlight.add(p);
       track(p);
     };
@@ -280,41 +305,124 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
     };
   }
 
-  const done = (async () => {
-    while (!stopped) {
-      try {
-        const consumer = await deps.js.consumers.get(streamName, consumerSpec.durable);
-        messages = await consumer.consume({ max_messages: maxMessages, expires: 5_000 });
-        if (stopped) {
-          messages.stop(); // stop() came while this pull was being set up
-          break;
-        }
-        for await (const m of messages) {
-          held.set(m, Date.now());
-          const decoded = spec.codec.decode(m.subject, m.data, m.headers);
-          if (!decoded.ok) {
-            track(deadLetter(m, undefined, `invalid message: ${decoded.error}`));
-            continue;
+  interface PullLoop {
+    done: Promise<void>;
+    stop(): void;
+  }
+  const pulls = new Set<PullLoop>();
+  /** Pulls one durable consumer until stopped (or, `untilGone`, until the consumer is deleted). */
+  function pullLoop(durable: string, accept: Accept, opts: { untilGone?: boolean } = {}): PullLoop {
+    let messages: ConsumerMessages | undefined;
+    let ended = false;
+    const loop: PullLoop = {
+      stop() {
+        ended = true;
+        messages?.stop();
+      },
+      done: (async () => {
+        while (!stopped && !ended) {
+          try {
+            const consumer = await deps.js.consumers.get(streamName, durable);
+            messages = await consumer.consume({ max_messages: maxMessages, expires: 5_000 });
+            if (stopped || ended) {
+              messages.stop(); // stop() came while this pull was being set up
+              break;
+            }
+            for await (const m of messages) {
+              held.set(m, Date.now());
+              const decoded = spec.codec.decode(m.subject, m.data, m.headers);
+              if (!decoded.ok) {
+                track(deadLetter(m, undefined, `invalid message: ${decoded.error}`));
+                continue;
+              }
+              await accept({ value: decoded.value, msg: m });
+            }
+          } catch (err) {
+            if (stopped || ended) break;
+            if (opts.untilGone && isNotFound(err)) break;
+            log.warn("consume loop interrupted; restarting", { consumer: durable, err: err as Error });
+            await sleep(500);
           }
-          await accept({ value: decoded.value, msg: m });
         }
-      } catch (err) {
+      })(),
+    };
+    pulls.add(loop);
+    void loop.done.finally(() => pulls.delete(loop));
+    return loop;
+  }
+
+  /**
+   * The consumer a laned stream had before lanes (catalogue.ts, `retired`): pulled like a lane
+   * while it holds messages, deleted once it has nothing pending or in hand and nothing arrived
+   * on its subjects for the quiet period, so an older publisher still running during a rolling
+   * upgrade is not cut off. Every instance may try; the first delete wins.
+   */
+  async function drainRetired(durable: string, handle: ((item: Delivery<T>) => Promise<Outcome>) | undefined): Promise<void> {
+    const checkEvery = deps.policy?.retired?.checkEveryMs ?? RETIRED_CHECK_MS;
+    const quietMs = deps.policy?.retired?.quietMs ?? RETIRED_QUIET_MS;
+    let pull: PullLoop | undefined;
+    try {
+      const jsm = await deps.js.jetstreamManager(false);
+      for (let first = true; !stopped; first = false) {
+        if (!first) await sleep(checkEvery);
         if (stopped) break;
-        log.warn("consume loop interrupted; restarting", { err: err as Error });
-        await sleep(500);
+        let info: ConsumerInfo;
+        try {
+          info = await jsm.consumers.info(streamName, durable);
+        } catch (err) {
+          if (isNotFound(err)) break; // never existed (a fresh install) or already deleted
+          log.warn("cannot read the retired consumer; retrying", { consumer: durable, err: err as Error });
+          continue;
+        }
+        if (!pull) {
+          log.info("draining the consumer lanes replaced", { consumer: durable, pending: info.num_pending, inHand: info.num_ack_pending });
+          pull = pullLoop(durable, acceptFor("retired", handle), { untilGone: true });
+        }
+        if (info.num_pending > 0 || info.num_ack_pending > 0 || Date.now() - lastActive(info) < quietMs) continue;
+        try {
+          await jsm.consumers.delete(streamName, durable);
+          log.info("retired consumer drained and deleted", { consumer: durable });
+          break;
+        } catch (err) {
+          if (isNotFound(err)) break;
+          log.warn("cannot delete the drained retired consumer; retrying", { consumer: durable, err: err as Error });
+        }
       }
+    } catch (err) {
+      log.error("retired consumer drain failed", { consumer: durable, err: err as Error });
     }
+    pull?.stop();
+    await pull?.done;
+  }
+
+  const retired = consumerSpec.lanes?.retired;
+  const laneLoops = consumersOf(spec as StreamSpec<any>, deps.topology).map((c) => pullLoop(c.durable, acceptFor(c.lane ?? "*")));
+  const retiredDrain = retired && "each" in mode ? drainRetired(retired.durable, mode.retired) : Promise.resolve();
+  const done = (async () => {
+    await Promise.all([...laneLoops.map((l) => l.done), retiredDrain]);
     await drain();
   })();
 
   return {
     async stop() {
       stopped = true;
-      messages?.stop();
+      for (const p of [...pulls]) p.stop();
       for (const wake of [...sleepers]) wake();
       await done;
       await Promise.allSettled([...work]);
       clearInterval(heartbeat);
     },
   };
+}
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.ConsumerNotFound || err.code === JetStreamApiCodes.StreamNotFound);
+}
+
+/** When the consumer last delivered or saw an ack (its creation time if never). */
+function lastActive(info: ConsumerInfo): number {
+  const times = [info.delivered?.last_active, info.ack_floor?.last_active, info.created]
+    .map((v) => (typeof v === "string" ? Date.parse(v) : NaN))
+    .filter((n) => Number.isFinite(n));
+  return times.length ? Math.max(...times) : 0;
 }

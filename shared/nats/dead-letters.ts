@@ -1,6 +1,7 @@
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type JsMsg, type StoredMsg } from "@nats-io/jetstream";
 import { headers as newHeaders, type MsgHdrs } from "@nats-io/transport-node";
 import { CATALOGUE, deadLetterStream, type StreamSpec } from "./catalogue";
+import { laneOf, laneToken } from "./lanes";
 import type { Topology } from "./topology";
 
 /** Headers a dead letter carries beside the original body (docs/dead-letters.md). */
@@ -133,10 +134,25 @@ export async function replayDeadLetter(js: JetStreamClient, jsm: JetStreamManage
     else for (const v of values) h.append(k, v);
   }
   if (opts.newId) msgID = `${msgID ?? `${dl.stream}:${dl.originalSeq}`}:replay:${seq}`;
-  const ack = await js.publish(dl.subject, new TextEncoder().encode(dl.body), { headers: h, msgID, timeout: 10_000 });
-  if (ack.duplicate) return { seq, status: "duplicate", stream: dl.stream, subject: dl.subject };
+  const subject = replaySubject(t, dl);
+  const ack = await js.publish(subject, new TextEncoder().encode(dl.body), { headers: h, msgID, timeout: 10_000 });
+  if (ack.duplicate) return { seq, status: "duplicate", stream: dl.stream, subject };
   await jsm.streams.deleteMessage(deadLetterStream.name(t), seq, false);
-  return { seq, status: "replayed", stream: ack.stream, subject: dl.subject };
+  return { seq, status: "replayed", stream: ack.stream, subject };
+}
+
+/**
+ * Where a dead letter goes back to: its own subject, except one from before tenant lanes (a
+ * subject of the retired consumer, which may be gone): then its lane's subject, from its body
+ * when it decodes, else from the tenant it was recorded with.
+ */
+function replaySubject(t: Topology, dl: DeadLetter): string {
+  const spec = specFor(t, dl.stream);
+  const retired = spec?.consumer?.lanes?.retired;
+  if (!spec || !retired || !retired.subjects(t).includes(dl.subject)) return dl.subject;
+  const decoded = spec.codec.decode(dl.subject, new TextEncoder().encode(dl.body), undefined);
+  if (decoded.ok && spec.subjectOf) return spec.subjectOf(t, decoded.value);
+  return `${dl.subject}.${laneToken(laneOf(dl.tenant ?? ""))}`;
 }
 
 /** Deletes one dead letter (seq), those of one origin stream, or all. Returns how many. */

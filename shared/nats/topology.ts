@@ -13,7 +13,8 @@ import {
   type StreamConfig,
 } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
-import { CATALOGUE, INGEST_DUPLICATE_WINDOW_MS } from "./catalogue";
+import { CATALOGUE, consumersOf, INGEST_DUPLICATE_WINDOW_MS, type StreamSpec } from "./catalogue";
+import { laneOf, laneToken } from "./lanes";
 
 const NS_PER_MS = 1_000_000;
 
@@ -47,8 +48,8 @@ export function createTopology(namespace = ""): Topology {
 export const subjects = {
   ingestTrace: (t: Topology) => `${t.subjectPrefix}ingest.trace`,
   ingestEvent: (t: Topology) => `${t.subjectPrefix}ingest.event`,
-  matured: (t: Topology, kind: "session" | "trace") => `${t.subjectPrefix}matured.${kind}`,
-  delivery: (t: Topology) => `${t.subjectPrefix}deliveries.attempt`,
+  /** The tenant's lane subject (catalogue.ts, lanes.ts). */
+  matured: (t: Topology, kind: "session" | "trace", tenantId: string) => `${t.subjectPrefix}matured.${kind}.${laneToken(laneOf(tenantId))}`,
 };
 
 /** How long an activity delete marker lives: a processor may be down this long and miss nothing. */
@@ -98,19 +99,46 @@ export async function ensureTopology(nc: NatsConnection, topology: Topology, opt
   for (const spec of CATALOGUE) {
     const c = spec.consumer;
     if (!c) continue;
-    await ensureConsumerConfig(jsm, spec.name(topology), {
-      durable_name: c.durable,
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: c.ackWaitMs * NS_PER_MS,
-      max_ack_pending: c.maxAckPending,
-      // Enforced by the consume runtime, which dead-letters on the last delivery (catalogue.ts).
-      max_deliver: -1,
-      deliver_policy: DeliverPolicy.All,
-      num_replicas: replicas,
-      ...(c.filterSubject ? { filter_subject: c.filterSubject(topology) } : {}),
-    });
+    for (const one of consumersOf(spec, topology)) {
+      await ensureConsumerConfig(jsm, spec.name(topology), {
+        durable_name: one.durable,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: c.ackWaitMs * NS_PER_MS,
+        max_ack_pending: one.maxAckPending,
+        // Enforced by the consume runtime, which dead-letters on the last delivery (catalogue.ts).
+        max_deliver: -1,
+        // A lane consumer created on an upgraded stream starts at its first message: its subjects
+        // are new, so nothing the retired consumer already handled is replayed.
+        deliver_policy: DeliverPolicy.All,
+        num_replicas: replicas,
+        ...(one.filterSubject ? { filter_subject: one.filterSubject } : {}),
+      });
+    }
+    await narrowRetired(jsm, spec, topology);
   }
   return { nc, js: jetstream(nc), jsm, kv, topology };
+}
+
+/**
+ * Upgrade from one consumer to lanes: the retired consumer, if it still exists, keeps only the
+ * subjects of before lanes, so it never takes a lane message and its backlog is finite. Its
+ * position (what it acked) is kept; the consume runtime drains it, then deletes it.
+ */
+async function narrowRetired(jsm: JetStreamManager, spec: StreamSpec<unknown>, topology: Topology): Promise<void> {
+  const retired = spec.consumer?.lanes?.retired;
+  if (!retired) return;
+  const stream = spec.name(topology);
+  let info;
+  try {
+    info = await jsm.consumers.info(stream, retired.durable);
+  } catch (err) {
+    if (isNotFound(err)) return; // a fresh install, or already drained and deleted
+    throw err;
+  }
+  const wanted = retired.subjects(topology);
+  if (JSON.stringify(info.config.filter_subjects ?? []) === JSON.stringify(wanted)) return;
+  // `filter_subject: undefined` drops the old single filter (the client merges into the current config).
+  await jsm.consumers.update(stream, retired.durable, { filter_subject: undefined, filter_subjects: wanted });
 }
 
 async function ensureStreamConfig(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {

@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type postgres from "postgres";
 import type { Topology } from "../nats/topology";
-import { activityStream, deliveriesStream, ingestStream, maturedStream, type StreamSpec } from "../nats/catalogue";
+import { activityStream, consumersOf, deliveriesStream, ingestStream, maturedStream, type StreamSpec } from "../nats/catalogue";
 import { deadLetterSubject } from "../nats/dead-letters";
 import { isPermissionError, NatsAccessError } from "../deploy/nats";
 import { withTimeout } from "./metrics";
@@ -20,7 +20,8 @@ export interface NatsNeeds {
 
 /** What each app needs from JetStream, from the stream catalogue. */
 export function natsNeeds(app: AppName, t: Topology): NatsNeeds {
-  const consumerOf = (spec: StreamSpec<any>) => ({ stream: spec.name(t), name: spec.consumer!.durable });
+  // A laned stream has one consumer per lane (catalogue.ts): each is checked and watched.
+  const consumerOf = (spec: StreamSpec<any>) => consumersOf(spec, t).map((c) => ({ stream: spec.name(t), name: c.durable }));
   const deadLettersOf = (spec: StreamSpec<any>) => ({ stream: spec.name(t), subject: deadLetterSubject(t, spec) });
   switch (app) {
     case "ingest":
@@ -28,9 +29,9 @@ export function natsNeeds(app: AppName, t: Topology): NatsNeeds {
     case "platform":
       return { streams: [t.deliveriesStream], consumers: [], deadLetters: [] };
     case "processor":
-      return { streams: [], consumers: [consumerOf(ingestStream), consumerOf(activityStream)], deadLetters: [deadLettersOf(ingestStream)] };
+      return { streams: [], consumers: [...consumerOf(ingestStream), ...consumerOf(activityStream)], deadLetters: [deadLettersOf(ingestStream)] };
     case "dispatcher":
-      return { streams: [], consumers: [consumerOf(maturedStream), consumerOf(deliveriesStream)], deadLetters: [deadLettersOf(maturedStream), deadLettersOf(deliveriesStream)] };
+      return { streams: [], consumers: [...consumerOf(maturedStream), ...consumerOf(deliveriesStream)], deadLetters: [deadLettersOf(maturedStream), deadLettersOf(deliveriesStream)] };
   }
 }
 

@@ -112,8 +112,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     },
     { maxSize: 200, maxWaitMs: 5 },
   );
-  const publishJob = (deliveryId: string, afterAttempt: number) =>
-    publishDeliveryJobs(deps.js, deps.topology, [{ job: { deliveryId }, msgID: `${deliveryId}:a${afterAttempt}` }]);
+  const publishJob = (deliveryId: string, tenantId: string, afterAttempt: number) =>
+    publishDeliveryJobs(deps.js, deps.topology, [{ job: { deliveryId, tenantId }, msgID: `${deliveryId}:a${afterAttempt}` }]);
   const fairKey = (row: Loaded) => ({ tenantId: row.tenant_id, url: row.url });
   const crowded = (row: Loaded) => fairness.crowded(fairKey(row));
 
@@ -138,12 +138,12 @@ export function createDispatcher(deps: DispatcherDeps) {
    * attempted or handed on.
    */
   async function firstAttempt(d: PendingDelivery): Promise<void> {
-    if (d.attempts > 0) return publishJob(d.id, d.attempts); // replay after a crash mid-retry
+    if (d.attempts > 0) return publishJob(d.id, d.tenantId, d.attempts); // replay after a crash mid-retry
     const row = d.row ?? (await loadDelivery(d.id));
     if (!row || row.status !== "pending") return;
-    if (crowded(row)) return publishJob(d.id, 0);
+    if (crowded(row)) return publishJob(d.id, row.tenant_id, 0);
     const verdict = await attemptNow(row, false);
-    if (verdict.action === "nak") await publishJob(d.id, row.attempts + 1);
+    if (verdict.action === "nak") await publishJob(d.id, row.tenant_id, row.attempts + 1);
   }
 
   /**
@@ -176,6 +176,20 @@ export function createDispatcher(deps: DispatcherDeps) {
     return { term: verdict.reason };
   }
 
+  /**
+   * A job of the consumer lanes replaced (published before lanes, on `deliveries.attempt`): moved
+   * to its tenant's lane, where the retry curve goes on. Moving rather than attempting here lets
+   * the retired consumer drain within one nak delay instead of a whole retry curve. The new
+   * message id is derived from the old message's sequence: a crash between the publish and the
+   * ack re-publishes a duplicate the stream drops.
+   */
+  async function moveRetiredJob({ value: job, msg }: Delivery<DeliveryJob>): Promise<Outcome> {
+    const row = await loadDelivery(job.deliveryId);
+    if (!row) return { term: "delivery no longer exists" };
+    if (row.status !== "pending") return "ack";
+    await publishDeliveryJobs(deps.js, deps.topology, [{ job: { ...job, tenantId: row.tenant_id }, msgID: `${job.deliveryId}:lane:${msg.seq}` }]);
+  }
+
   const prune = () => {
     pruning = pruneHistory(deps.sql, now(), deps.retentionMs ?? RETENTION_MS)
       .then((n) => n && deps.logger.info("pruned webhook history", { deliveries: n }))
@@ -188,8 +202,11 @@ export function createDispatcher(deps: DispatcherDeps) {
       const runtime: ConsumeDeps = { js: deps.js, topology: deps.topology, logger: deps.logger, ...deps.consume };
       // Unlike a batch at a time, a slow message never holds up the next ones; I/O is batched
       // across messages where it pays (createBatcher).
+      // Tenant lanes (catalogue.ts): each lane holds at most a quarter of the in-flight budget and
+      // a freed slot goes to the lane that waited longest, so one tenant's backlog in MATURED or
+      // DELIVERIES delays only the tenants hashed to its lane.
       loops.push(consume(maturedStream, runtime, { each: { maxInFlight: 1000 }, handle: handleMatured }));
-      loops.push(consume(deliveriesStream, runtime, { each: { maxInFlight: concurrency }, handle: handleDelivery }));
+      loops.push(consume(deliveriesStream, runtime, { each: { maxInFlight: concurrency }, handle: handleDelivery, retired: moveRetiredJob }));
       void prune();
       pruneTimer = setInterval(prune, deps.pruneIntervalMs ?? 3600_000);
     },

@@ -18,6 +18,8 @@ export function eventKey(m: MaturedMessage): string {
 export interface PendingDelivery {
   id: string;
   eventKey: string;
+  /** Picks the DELIVERIES lane of its retry job. */
+  tenantId: string;
   attempts: number;
   /** Inserted by this fan-out (false: the row existed, another message owns it). */
   fresh: boolean;
@@ -68,6 +70,7 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
     return rows.map(({ sub, ...r }) => ({
       id: r.id,
       eventKey: r.event_key,
+      tenantId: r.tenant_id,
       attempts: 0,
       fresh: true,
       row: {
@@ -76,11 +79,11 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       },
     }));
   }
-  const existing = await deps.sql<{ id: string; event_key: string; attempts: number }[]>`
-    select id, event_key, attempts from webhook_deliveries
+  const existing = await deps.sql<{ id: string; event_key: string; tenant_id: string; attempts: number }[]>`
+    select id, event_key, tenant_id, attempts from webhook_deliveries
     where event_key = any(${[...new Set(rows.map((r) => r.event_key))]}::text[])
       and subscription_id = any(${[...new Set(rows.map((r) => r.subscription_id))]}::uuid[])
       and status = 'pending'`;
   const mine = new Set(inserted);
-  return existing.map((r) => ({ id: r.id, eventKey: r.event_key, attempts: r.attempts, fresh: mine.has(r.id) }));
+  return existing.map((r) => ({ id: r.id, eventKey: r.event_key, tenantId: r.tenant_id, attempts: r.attempts, fresh: mine.has(r.id) }));
 }

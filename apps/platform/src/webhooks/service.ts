@@ -188,7 +188,7 @@ export async function sendTestEvent(deps: WebhookServiceDeps, p: Principal, id: 
     { id: deliveryId, tenant_id: p.tenantId, subscription_id: id, event_type: eventType, event_key: `test:${deliveryId}`, body: deliveryBody({ id: deliveryId, type: eventType, timestamp: now, data }), enqueued_at: now },
   ]);
   try {
-    await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: deliveryId }]);
+    await publishDeliveryJobs(js, topology, [{ job: { deliveryId, tenantId: p.tenantId, manual: true }, msgID: deliveryId }]);
   } catch (err) {
     await deliveryState.discardUnsent(deps.sql, deliveryId); // nothing will ever attempt it
     throw err;
@@ -205,7 +205,7 @@ export async function retryDelivery(deps: WebhookServiceDeps, p: Principal, id: 
   if (claimed === undefined) throw notFound("no such delivery");
   if (claimed === null) throw conflict("the delivery is still being attempted");
   try {
-    await publishDeliveryJobs(js, topology, [{ job: { deliveryId, manual: true }, msgID: `${deliveryId}:resend:${claimed.attempts}` }]);
+    await publishDeliveryJobs(js, topology, [{ job: { deliveryId, tenantId: p.tenantId, manual: true }, msgID: `${deliveryId}:resend:${claimed.attempts}` }]);
   } catch (err) {
     // Put it back, or it would look "in progress" forever and refuse every later retry.
     await deliveryState.releaseClaim(deps.sql, deliveryId, claimed.previousStatus);
