@@ -4,7 +4,12 @@
  * N sessions of one service (default 500,000, with analysis rollups) and one session with M spans
  * (default 300,000). Floor: the first page (offset 0) of the same read in the same run.
  *
- *   bun run bench/deep-pages.ts [--sessions 500000] [--spans 300000] [--repeat 5]
+ * Then searches on analysis fields (filter + total, sort): p50/p99 of `--samples` requests each
+ * beside the same run's floor (the plain newest-first first page).
+ *
+ *   bun run bench/deep-pages.ts [--sessions 500000] [--spans 300000] [--repeat 5] [--samples 40]
+ *     [--platform-root DIR]   run another checkout's platform and migrations (a `git archive` of
+ *                             main, node_modules linked): the before/after on the same machine
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -17,11 +22,12 @@ import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 
-const { values: args } = parseArgs({ options: { sessions: { type: "string", default: "500000" }, spans: { type: "string", default: "300000" }, repeat: { type: "string", default: "5" } } });
+const { values: args } = parseArgs({ options: { sessions: { type: "string", default: "500000" }, spans: { type: "string", default: "300000" }, repeat: { type: "string", default: "5" }, samples: { type: "string", default: "40" }, "platform-root": { type: "string" } } });
 const SESSIONS = Number(args.sessions);
 const SPANS = Number(args.spans);
 const REPEAT = Number(args.repeat);
-const ROOT = resolve(import.meta.dir, "..");
+const SAMPLES = Number(args.samples);
+const ROOT = resolve(args["platform-root"] ?? resolve(import.meta.dir, ".."));
 
 const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-deep-"));
 const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
@@ -31,7 +37,11 @@ const database = createDatabase(url, { max: 4 });
 let stopApp: (() => Promise<void>) | undefined;
 
 try {
-  await runMigrations(url);
+  if (args["platform-root"]) {
+    const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+    const { drizzle } = await import("drizzle-orm/postgres-js");
+    await migrate(drizzle(database.sql), { migrationsFolder: join(ROOT, "shared/db/migrations") });
+  } else await runMigrations(url);
   const sql = database.sql;
   const tenant = await bootstrapTenant(database.db, { name: "bench", plan: "pro" });
   const svc = await createService(database.db, { tenantId: tenant.tenantId, name: "deep-bot" });
@@ -42,9 +52,15 @@ try {
     insert into sessions (tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at, maturation_count, matured_at, activity_seq)
     select ${T}, ${S}, 'sess-' || g, 'prod', 'matured', now() - g * interval '5 seconds', now() - g * interval '5 seconds', now(), 1, now(), 1
     from generate_series(1, ${SESSIONS}) g`;
+  // After migration 0009 the latency metrics also have typed columns (what the maturation writes).
+  const [typed] = await sql`select 1 from information_schema.columns where table_name = 'session_analyses' and column_name = 'latency_p95_ms'`;
   await sql`
-    insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at, through_activity_seq, item_count, cost_usd, metrics)
-    select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, now(), now(), 1, 10, (hashtext(s.session_id) & 65535) / 1e6, '{}'::jsonb from sessions s where s.trace_service_id = ${S}`;
+    insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at, through_activity_seq, item_count, cost_usd, turns, metrics
+      ${typed ? sql`, latency_p95_ms` : sql``})
+    select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, now(), now(), 1, 10, (hashtext(s.session_id) & 65535) / 1e6, hashtext(s.session_id || 't') & 63,
+      jsonb_build_object('latencyP95Ms', hashtext(s.session_id || 'l') & 8191, 'turns', hashtext(s.session_id || 't') & 63)
+      ${typed ? sql`, hashtext(s.session_id || 'l') & 8191` : sql``}
+    from sessions s where s.trace_service_id = ${S}`;
   const [long] = await sql<{ id: string }[]>`select id from sessions where trace_service_id = ${S} and session_id = 'sess-1'`;
   await sql`
     insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, provider, model, start_time, end_time, payload, received_at, status, maturation_count)
@@ -125,9 +141,43 @@ try {
     console.log(rows[rows.length - 1]);
   }
 
+  // Searches on analysis fields: p50/p99 beside the floor (plain newest-first first page), same run.
+  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+  async function sampled(body: unknown) {
+    const ms: number[] = [];
+    let status = 0;
+    let total: number | null = null;
+    for (let i = 0; i < SAMPLES; i++) {
+      const r = await req(F, body);
+      ms.push(r.ms);
+      status = r.status;
+      total = r.json.pagination?.total ?? null;
+    }
+    return { p50: +pct(ms, 50).toFixed(1), p99: +pct(ms, 99).toFixed(1), status, total };
+  }
+  const svcBody = { serviceName: "deep-bot", limit: LIMIT };
+  const analysisFloor = await sampled({ ...svcBody, skipTotalCount: true });
+  const analysisRows: string[] = [];
+  for (const [name, body] of [
+    ["filter costUsd > 0.03 (54%), sort costUsd desc, with total", { ...svcBody, filters: [{ field: "costUsd", operator: "gt", value: 0.03 }], sort: { field: "costUsd", direction: "desc" } }],
+    ["filter costUsd > 0.06 (8%), with total", { ...svcBody, filters: [{ field: "costUsd", operator: "gt", value: 0.06 }] }],
+    ["filter metrics.latencyP95Ms > 4000 (51%), with total", { ...svcBody, filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 4000 }] }],
+    ["filter metrics.latencyP95Ms > 8000 (2%), with total", { ...svcBody, filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 8000 }] }],
+    ["filter metrics.turns > 60 (jsonb key, no column), with total", { ...svcBody, filters: [{ field: "metrics.turns", operator: "gt", value: 60 }] }],
+    ["sort costUsd desc, skipTotalCount", { ...svcBody, skipTotalCount: true, sort: { field: "costUsd", direction: "desc" } }],
+    ["sort turns asc, skipTotalCount", { ...svcBody, skipTotalCount: true, sort: { field: "turns", direction: "asc" } }],
+  ] as const) {
+    const r = await sampled(body);
+    analysisRows.push(`| ${name} | ${r.total ?? "-"} | ${analysisFloor.p50} / ${analysisFloor.p99} | ${r.p50} / ${r.p99} (${r.status}) | ${(r.p50 / analysisFloor.p50).toFixed(1)}x / ${(r.p99 / analysisFloor.p99).toFixed(1)}x |`);
+    console.log(analysisRows[analysisRows.length - 1]);
+  }
+
   console.log(`\n${SESSIONS.toLocaleString("en")} sessions, ${SPANS.toLocaleString("en")} spans in one session; median of ${REPEAT}; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
   console.log("| read | depth | floor: first page ms | by offset ms (status) | by cursor ms (status) | offset / floor | cursor / floor |\n|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
+  console.log(`\nanalysis fields, ${SAMPLES} requests each; floor = newest-first first page (skipTotalCount), same run`);
+  console.log("| read | total | floor p50 / p99 ms | p50 / p99 ms (status) | ratio to floor p50 / p99 |\n|---|---|---|---|---|");
+  for (const r of analysisRows) console.log(r);
 } finally {
   await stopApp?.();
   await database.close();

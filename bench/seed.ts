@@ -133,10 +133,10 @@ try {
         from chunk_traces c cross join generate_series(0, 1) r`;
       await tx`
         insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at,
-          through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, metrics)
+          through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, latency_p95_ms, metrics)
         select s.id, ${T}, ${S}, c.session_id, 1, c.at + interval '4 minutes', c.at + interval '81 seconds', ${PER_SESSION}, ${PER_SESSION * 2}, false,
           80000 + (c.g % 600) * 100, ${PER_SESSION}, ${PER_SESSION}, c.g % 7, 3000 + (c.g * 37) % 40000, (c.g % 23 = 0)::int, (c.g % 10 = 0)::int,
-          ((c.g * 37) % 40000) / 1e6, jsonb_build_object('turns', ${PER_SESSION}::int, 'latencyP95Ms', (c.g * 13) % 5000, 'totalTokens', 3000 + (c.g * 37) % 40000)
+          ((c.g * 37) % 40000) / 1e6, (c.g * 13) % 5000, jsonb_build_object('turns', ${PER_SESSION}::int, 'latencyP95Ms', (c.g * 13) % 5000, 'totalTokens', 3000 + (c.g * 37) % 40000)
         from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id`;
       await tx`
         insert into findings (tenant_id, trace_service_id, session_pk, session_id, issue_id, trace_id, detector, fingerprint, severity, title, evidence, occurred_at, created_at)

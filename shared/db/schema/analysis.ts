@@ -53,24 +53,48 @@ export const sessionAnalyses = pgTable(
     errors: integer("errors").notNull().default(0),
     problems: integer("problems").notNull().default(0),
     costUsd: doublePrecision("cost_usd"),
+    // metrics.latencyP50Ms / P95Ms / MaxMs as typed columns (null when the key is not a number),
+    // so those metric filters are index ranges (migration 0009, docs/platform-api.md).
+    latencyP50Ms: doublePrecision("latency_p50_ms"),
+    latencyP95Ms: doublePrecision("latency_p95_ms"),
+    latencyMaxMs: doublePrecision("latency_max_ms"),
     metrics: jsonb("metrics").$type<Record<string, unknown>>().notNull(),
     costByModel: jsonb("cost_by_model").$type<unknown[]>().notNull().default([]),
     toolCosts: jsonb("tool_costs").$type<unknown[]>().notNull().default([]),
     tldr: text("tldr"),
     tldrSource: text("tldr_source"),
   },
-  (t) => [index("session_analyses_service_idx").on(t.tenantId, t.traceServiceId)],
+  (t) => [
+    index("session_analyses_service_idx").on(t.tenantId, t.traceServiceId),
+    // One per filterable/sortable rollup: service, value, row id = the search's order and keyset.
+    index("session_analyses_duration_idx").on(t.traceServiceId, t.durationMs, t.sessionPk),
+    index("session_analyses_turns_idx").on(t.traceServiceId, t.turns, t.sessionPk),
+    index("session_analyses_model_calls_idx").on(t.traceServiceId, t.modelCalls, t.sessionPk),
+    index("session_analyses_tool_calls_idx").on(t.traceServiceId, t.toolCalls, t.sessionPk),
+    index("session_analyses_total_tokens_idx").on(t.traceServiceId, t.totalTokens, t.sessionPk),
+    index("session_analyses_errors_idx").on(t.traceServiceId, t.errors, t.sessionPk),
+    index("session_analyses_problems_idx").on(t.traceServiceId, t.problems, t.sessionPk),
+    index("session_analyses_cost_idx").on(t.traceServiceId, t.costUsd, t.sessionPk),
+    index("session_analyses_latency_p50_idx").on(t.traceServiceId, t.latencyP50Ms, t.sessionPk),
+    index("session_analyses_latency_p95_idx").on(t.traceServiceId, t.latencyP95Ms, t.sessionPk),
+    index("session_analyses_latency_max_idx").on(t.traceServiceId, t.latencyMaxMs, t.sessionPk),
+  ],
 );
 
-export const traceAnalyses = pgTable("trace_analyses", {
-  tracePk: uuid("trace_pk").primaryKey().references(() => traces.id, { onDelete: "cascade" }),
-  tenantId: tenantId(),
-  traceServiceId: traceServiceId(),
-  traceId: text("trace_id").notNull(),
-  computedAt: ts("computed_at").notNull(),
-  costUsd: doublePrecision("cost_usd"),
-  metrics: jsonb("metrics").$type<Record<string, unknown>>().notNull(),
-});
+export const traceAnalyses = pgTable(
+  "trace_analyses",
+  {
+    tracePk: uuid("trace_pk").primaryKey().references(() => traces.id, { onDelete: "cascade" }),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    traceId: text("trace_id").notNull(),
+    computedAt: ts("computed_at").notNull(),
+    costUsd: doublePrecision("cost_usd"),
+    metrics: jsonb("metrics").$type<Record<string, unknown>>().notNull(),
+  },
+  // traces/filtered sorted or filtered by costUsd (migration 0009).
+  (t) => [index("trace_analyses_cost_idx").on(t.traceServiceId, t.costUsd, t.tracePk)],
+);
 
 /** The same problem across sessions, keyed by fingerprint per service. */
 export const issues = pgTable(

@@ -4,6 +4,7 @@ import type { TBoolean, TInteger, TObject, TOptional, TString } from "@sinclair/
 import { badRequest } from "@cellar/shared/errors";
 import { paginate } from "./schemas";
 import { afterCursor, CURSOR_MAX_CHARS, cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "./keyset";
+import { analysisJoin, analysisSortedPage, countsOnAnalysis, type AnalysisTable } from "./analysis-path";
 
 type Sql = postgres.Sql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
@@ -55,10 +56,16 @@ export const Sort = (fields: string[], name = "sort") =>
     }, { additionalProperties: false, error: `invalid ${name}: must be {"field": <sortable field>, "direction": "asc"|"desc"}` }),
   );
 
-/** `metrics.<name>` over the `metrics` JSON object of table alias `alias` (non-numbers are null). */
-export const metricsField = (alias: string): NonNullable<FilterSet["dynamic"]> => ({
+/**
+ * `metrics.<name>` over the `metrics` JSON object of table alias `alias` (non-numbers are null).
+ * `typed` names keys that also have a typed column holding exactly that value (migration 0009):
+ * those filters read the column, which has an index.
+ */
+export const metricsField = (alias: string, typed: Record<string, string> = {}): NonNullable<FilterSet["dynamic"]> => ({
   prefix: "metrics.",
-  expr: (sql, name) => sql`(case when jsonb_typeof(${sql.unsafe(alias)}.metrics -> ${name}) = 'number' then (${sql.unsafe(alias)}.metrics ->> ${name})::float8 end)`,
+  expr: (sql, name) => Object.hasOwn(typed, name)
+    ? sql.unsafe(`${alias}.${typed[name]}`)
+    : sql`(case when jsonb_typeof(${sql.unsafe(alias)}.metrics -> ${name}) = 'number' then (${sql.unsafe(alias)}.metrics ->> ${name})::float8 end)`,
 });
 
 const DYNAMIC_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
@@ -201,14 +208,15 @@ export const MAX_FILTERED_OFFSET = 100_000;
 
 /**
  * Runs a filtered, sorted, offset-paged search over `table alias` within `scope` (the tenant and
- * service condition). `join` adds the analysis table: when no filter or sort reads it, the page
- * is cut on the base table first and joined after, so a deep offset walks index entries instead
- * of joining every skipped row. The page fetches one row more than asked so `hasMore` is known
- * even when the count is skipped.
+ * service condition). `analysis` is the left-joined analysis table: when no filter or sort reads
+ * it, the page is cut on the base table first and joined after, so a deep offset walks index
+ * entries instead of joining every skipped row; a sort on one of its fields, and a total whose
+ * filters all read it, use its own indexes (./analysis-path.ts). The page fetches one row more
+ * than asked so `hasMore` is known even when the count is skipped.
  */
 export async function runFiltered(
   sql: Sql,
-  spec: { set: FilterSet; columns: string; table: string; alias: string; scope: Fragment; join?: string; defaultSort: string; tiebreak: string },
+  spec: { set: FilterSet; columns: string; table: string; alias: string; scope: Fragment; analysis?: AnalysisTable; defaultSort: string; tiebreak: string },
   q: PagedQuery,
 ) {
   const where = compileFilters(sql, spec.set, q.filters);
@@ -217,6 +225,7 @@ export async function runFiltered(
   const direction = q.sort?.direction === "asc" ? "asc" : "desc";
   const used = [...(q.filters ?? []).map((f) => f.field), sortField];
   const needsJoin = used.some((f) => resolveField(spec.set, f, "").joined);
+  const byAnalysis = (q.filters ?? []).map((f) => ({ joined: Boolean(resolveField(spec.set, f.field, "").joined), operator: f.operator }));
   // Keyset: the sort expression and the tiebreak of the page's last row make the next cursor.
   const sortSpec = spec.set.fields[sortField];
   const sortExpr = typeof sortSpec.expr === "string" ? sortSpec.expr : null;
@@ -227,16 +236,29 @@ export async function runFiltered(
   const offset = cursor ? cursor.o : q.offset;
   const seek = cursor && sortExpr ? afterCursor(sql, sortExpr, spec.tiebreak, direction, Boolean(sortSpec.notNull), cursor) : sql`true`;
   const keys = sortExpr ? `, ${keyColumns([sortExpr, spec.tiebreak])}` : "";
-  const base = sql`${sql.unsafe(`${spec.table} ${spec.alias}`)}`;
-  const join = sql.unsafe(spec.join ?? "");
+  const baseTable = `${spec.table} ${spec.alias}`;
+  const base = sql`${sql.unsafe(baseTable)}`;
+  const join = spec.analysis ? analysisJoin(sql, spec.analysis) : sql``;
   const filtered = sql`${base} ${needsJoin ? join : sql``} where ${spec.scope} and ${where}`;
   const limit = cursor ? sql`limit ${q.limit + 1}` : sql`limit ${q.limit + 1} offset ${q.offset}`;
-  const pageQuery = needsJoin || !spec.join
-    ? sql`select ${sql.unsafe(spec.columns + keys)} from ${filtered} and ${seek} order by ${order} ${limit}`
-    : sql`select ${sql.unsafe(spec.columns + keys)} from (select ${sql.unsafe(`${spec.alias}.*`)} from ${filtered} and ${seek} order by ${order} ${limit}) ${sql.unsafe(spec.alias)} ${join} order by ${order}`;
+  const select = spec.columns + keys;
+  const pageQuery = () => {
+    if (spec.analysis && sortSpec.joined && sortExpr) {
+      return analysisSortedPage({
+        sql, analysis: spec.analysis, base: baseTable, scope: spec.scope, where, select, sortExpr, tiebreak: spec.tiebreak, direction,
+        want: q.limit + 1, offset: q.offset, cursor, seek: (tiebreak, notNull) => afterCursor(sql, sortExpr, tiebreak, direction, notNull, cursor!),
+      });
+    }
+    return needsJoin || !spec.analysis
+      ? sql`select ${sql.unsafe(select)} from ${filtered} and ${seek} order by ${order} ${limit}`
+      : sql`select ${sql.unsafe(select)} from (select ${sql.unsafe(`${spec.alias}.*`)} from ${filtered} and ${seek} order by ${order} ${limit}) ${sql.unsafe(spec.alias)} ${join} order by ${order}`;
+  };
+  const countQuery = () => spec.analysis && countsOnAnalysis(byAnalysis)
+    ? sql<{ n: number }[]>`select count(*)::int as n from ${sql.unsafe(spec.analysis.table)} where ${spec.analysis.scope} and ${where}`
+    : sql<{ n: number }[]>`select count(*)::int as n from ${filtered}`;
   const [rows, count] = await cursorQuery(Boolean(cursor), () => Promise.all([
-    pageQuery,
-    q.skipTotalCount ? Promise.resolve(null) : sql<{ n: number }[]>`select count(*)::int as n from ${filtered}`,
+    pageQuery(),
+    q.skipTotalCount ? Promise.resolve(null) : countQuery(),
   ]));
   const page = rows.slice(0, q.limit);
   const pagination = paginate(q.limit, offset, page.length, rows.length > q.limit, count ? count[0].n : null);

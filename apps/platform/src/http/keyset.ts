@@ -94,13 +94,17 @@ export function afterCursor(sql: postgres.Sql, sortExpr: string, tiebreak: strin
   return notNull ? seek : sql`(${seek} or ${s} is null)`;
 }
 
-/** Postgres "data exception" errors (a tampered cursor value that does not cast) as a 400. */
+/**
+ * Errors a tampered cursor can cause, as a 400: "data exception" (a value that does not cast) and
+ * a key type swapped for another allowed one (`double precision <= uuid`: no such operator).
+ */
+const CURSOR_ERRORS = new Set(["42883", "42804", "42846"]);
 export async function cursorQuery<T>(usedCursor: boolean, run: () => Promise<T>, field = "cursor"): Promise<T> {
   try {
     return await run();
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (usedCursor && typeof code === "string" && code.startsWith("22")) throw badRequest(`invalid ${field}: not a cursor returned by this endpoint (pagination.nextCursor)`);
+    if (usedCursor && typeof code === "string" && (code.startsWith("22") || CURSOR_ERRORS.has(code))) throw badRequest(`invalid ${field}: not a cursor returned by this endpoint (pagination.nextCursor)`);
     throw e;
   }
 }

@@ -27,7 +27,8 @@ export const SESSION_FILTERS: FilterSet = {
     model: { type: "labels", expr: "(select coalesce(jsonb_agg(m -> 'model'), '[]'::jsonb) from jsonb_array_elements(a.cost_by_model) m)", joined: true },
   },
   // Any numeric key of the metrics object (docs/analysis.md), e.g. metrics.latencyP95Ms.
-  dynamic: metricsField("a"),
+  // Latency keys have typed, indexed columns (migration 0009); the rest are read from the jsonb.
+  dynamic: metricsField("a", { latencyP50Ms: "latency_p50_ms", latencyP95Ms: "latency_p95_ms", latencyMaxMs: "latency_max_ms" }),
 };
 
 export const SessionsFilteredBody = filteredBody("serviceName", "skipTotalCount", SESSION_FILTERS);
@@ -42,7 +43,7 @@ export async function filterSessions(sql: postgres.Sql, svc: { id: string; name:
     table: "sessions",
     alias: "s",
     scope: sql`s.tenant_id = ${svc.tenantId} and s.trace_service_id = ${svc.id}`,
-    join: "left join session_analyses a on a.session_pk = s.id",
+    analysis: { table: "session_analyses a", on: "a.session_pk = s.id", pk: "a.session_pk", scope: sql`a.trace_service_id = ${svc.id}` },
     defaultSort: "lastActivityAt",
     tiebreak: "s.id",
   }, q);

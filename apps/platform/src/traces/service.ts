@@ -109,7 +109,7 @@ export async function filterTraces(sql: postgres.Sql, svc: ServiceRef & { tenant
     table: "traces",
     alias: "tr",
     scope: sql`tr.tenant_id = ${svc.tenantId} and tr.trace_service_id = ${svc.id}`,
-    join: "left join trace_analyses ta on ta.trace_pk = tr.id",
+    analysis: { table: "trace_analyses ta", on: "ta.trace_pk = tr.id", pk: "ta.trace_pk", scope: sql`ta.trace_service_id = ${svc.id}` },
     defaultSort: "startTime",
     tiebreak: "tr.id",
   }, q);

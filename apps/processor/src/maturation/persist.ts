@@ -50,6 +50,13 @@ export async function persistTranscriptItems(tx: postgres.TransactionSql, s: Ses
   await flush();
 }
 
+/**
+ * A metrics key as its typed column (migration 0009): the number when the key holds a number,
+ * else null, read from the same jsonb so it is exactly what a `metrics.<key>` filter reads there.
+ */
+const metricColumn = (tx: postgres.TransactionSql, key: string) =>
+  tx`case when jsonb_typeof(x.metrics -> ${key}::text) = 'number' then (x.metrics ->> ${key}::text)::float8 end`;
+
 /** Replaces the materialization of a batch of sessions: multi-row statements, not per session. */
 export async function persistSessionAnalyses(tx: postgres.TransactionSql, list: Materialization[]): Promise<void> {
   if (list.length === 0) return;
@@ -66,11 +73,11 @@ export async function persistSessionAnalyses(tx: postgres.TransactionSql, list: 
   });
   await tx`
     insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at,
-      through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, metrics,
-      cost_by_model, tool_costs, tldr, tldr_source)
+      through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd,
+      latency_p50_ms, latency_p95_ms, latency_max_ms, metrics, cost_by_model, tool_costs, tldr, tldr_source)
     select session_pk, tenant_id, trace_service_id, session_id, maturation_count, now(), through_ingested_at,
-      through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, metrics,
-      cost_by_model, tool_costs, tldr, 'extractive'
+      through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd,
+      ${metricColumn(tx, "latencyP50Ms")}, ${metricColumn(tx, "latencyP95Ms")}, ${metricColumn(tx, "latencyMaxMs")}, metrics, cost_by_model, tool_costs, tldr, 'extractive'
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(session_pk uuid, tenant_id uuid, trace_service_id uuid, session_id text,
       maturation_count int, through_ingested_at timestamptz, through_activity_seq bigint, item_count int, truncated boolean, duration_ms int,
       turns int, model_calls int, tool_calls int, total_tokens int, errors int, problems int, cost_usd float8, metrics jsonb, cost_by_model jsonb,
@@ -80,7 +87,8 @@ export async function persistSessionAnalyses(tx: postgres.TransactionSql, list: 
       through_ingested_at = excluded.through_ingested_at, through_activity_seq = excluded.through_activity_seq, item_count = excluded.item_count,
       truncated = excluded.truncated, duration_ms = excluded.duration_ms, turns = excluded.turns, model_calls = excluded.model_calls,
       tool_calls = excluded.tool_calls, total_tokens = excluded.total_tokens, errors = excluded.errors, problems = excluded.problems,
-      cost_usd = excluded.cost_usd, metrics = excluded.metrics, cost_by_model = excluded.cost_by_model, tool_costs = excluded.tool_costs,
+      cost_usd = excluded.cost_usd, latency_p50_ms = excluded.latency_p50_ms, latency_p95_ms = excluded.latency_p95_ms,
+      latency_max_ms = excluded.latency_max_ms, metrics = excluded.metrics, cost_by_model = excluded.cost_by_model, tool_costs = excluded.tool_costs,
       tldr = excluded.tldr, tldr_source = excluded.tldr_source`;
   await persistToolSchemas(tx, list.map((m) => ({ row: m.row, schemas: m.analysis.toolSchemas, replace: m.replace })));
   await persistIntents(tx, list.map((m) => ({ row: m.row, matches: m.analysis.intents, replace: m.replace })));
