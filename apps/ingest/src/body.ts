@@ -1,5 +1,6 @@
 import { badRequest, HttpError } from "@cellar/shared/errors";
 import { describeField, escapePointer, inspectJson, JSON_LIMITS } from "@cellar/shared/json-limits";
+import { readCapped as readCappedStream } from "@cellar/shared/read-capped";
 
 /** Structural limits on a parsed body, checked before the schema (docs/ingestion.md, "Limits"). */
 export const MAX_JSON_DEPTH = JSON_LIMITS.maxDepth;
@@ -39,28 +40,9 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   }
 }
 
-export async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
-  if (!stream) return new Uint8Array(0);
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+/** The body stream, at most `maxBytes` of it (413 past that, the stream cancelled). */
+export function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+  return readCappedStream(stream, maxBytes, () => tooLarge(maxBytes));
 }
 
 /**

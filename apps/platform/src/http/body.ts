@@ -1,4 +1,5 @@
 import { HttpError } from "@cellar/shared/errors";
+import { readCapped } from "@cellar/shared/read-capped";
 
 /**
  * Largest request body the platform reads (64 KiB). Its largest request, a sessions search with
@@ -16,27 +17,7 @@ const tooLarge = (max: number) => new HttpError(413, `request body exceeds ${max
 export async function readCappedText(request: Request, max = PLATFORM_MAX_BODY_BYTES): Promise<string> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > max) throw tooLarge(max);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(max);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(await readCapped(request.body, max, () => tooLarge(max)));
 }
 
 /** A capped body parsed as JSON (empty = undefined); bad JSON is the usual 400. */
