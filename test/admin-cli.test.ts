@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
 import { KeyResolver } from "@cellar/shared/auth/keys";
+import { runAdmin } from "./helpers/admin-cli";
 import { createTestDatabase } from "./helpers/infra";
 
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -16,17 +15,7 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-function admin(...args: string[]): { code: number; json: any; stderr: string } {
-  const r = spawnSync(process.execPath, ["run", join(import.meta.dir, "../scripts/admin.ts"), ...args], {
-    env: { ...process.env, DATABASE_URL: testDb.url },
-    encoding: "utf8",
-  });
-  let json: unknown = null;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {}
-  return { code: r.status ?? 1, json, stderr: r.stderr };
-}
+const admin = (...args: string[]) => runAdmin(args, { databaseUrl: testDb.url });
 
 test("tenant, project, service, user and keys are created and keys resolve to their kind", async () => {
   const tenant = admin("tenant", "create", "--name", "Acme", "--plan", "pro", "--webhooks");
@@ -117,10 +106,9 @@ test("secrets reencrypt: moves every webhook secret to the current key; old keys
   await database.sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, previous_secret_encrypted, previous_secret_expires_at)
     values (${id}, ${t.tenantId}, ${svc.id}, 'rekey', 'https://hooks.example.com/x', ${["session.matured"]}, ${await old.seal("whsec_now", id)}, ${await old.seal("whsec_before", id)}, now() + interval '1 hour')`;
 
-  const run = (env: Record<string, string>) =>
-    spawnSync(process.execPath, ["run", join(import.meta.dir, "../scripts/admin.ts"), "secrets", "reencrypt"], { env: { ...process.env, DATABASE_URL: testDb.url, ...env }, encoding: "utf8" });
+  const run = (env: Record<string, string>) => runAdmin(["secrets", "reencrypt"], { databaseUrl: testDb.url, env });
   const first = run({ SECRET_ENCRYPTION_KEY: newKey, SECRET_ENCRYPTION_KEYS_PREVIOUS: oldKey });
-  expect(first.status).toBe(0);
+  expect(first.code).toBe(0);
   expect(JSON.parse(first.stdout)).toEqual({ checked: 2, reencrypted: 2, unreadable: [] });
   const [row] = await database.sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${id}`;
   const onlyNew = new SecretBox(newKey);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
+import { runAdmin } from "./helpers/admin-cli";
 import { createTestDatabase } from "./helpers/infra";
 
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -15,14 +14,7 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-function admin(...args: string[]): { code: number; json: any; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ["run", join(import.meta.dir, "../scripts/admin.ts"), ...args], { env: { ...process.env, DATABASE_URL: testDb.url }, encoding: "utf8" });
-  let json: unknown = null;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {}
-  return { code: r.status ?? 1, json, stdout: r.stdout, stderr: r.stderr };
-}
+const admin = (...args: string[]) => runAdmin(args, { databaseUrl: testDb.url });
 
 const memberships = async (userId: string) =>
   (await database.sql`select project_id from project_memberships where user_id = ${userId} order by project_id`).map((r) => r.project_id);

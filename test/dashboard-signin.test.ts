@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { createApiKey, createUser } from "@cellar/shared/admin/tenancy";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
@@ -8,6 +6,7 @@ import { createLogger } from "@cellar/shared/logger";
 import { createPlatformApp } from "../apps/platform/src/app";
 import { SignInService } from "../apps/platform/src/signin/service";
 import { readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { runAdmin } from "./helpers/admin-cli";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
 // Sign-in over HTTP, in-process, with a movable clock: what the browser tests click through,
@@ -231,16 +230,7 @@ describe("invitations", () => {
 });
 
 describe("admin CLI", () => {
-  function admin(args: string[], input?: string) {
-    const r = spawnSync(process.execPath, ["run", join(import.meta.dir, "../scripts/admin.ts"), ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl() }, encoding: "utf8", input: input ?? "",
-    });
-    let json: any = null;
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {}
-    return { code: r.status ?? 1, json, stderr: r.stderr };
-  }
+  const admin = (args: string[], input?: string) => runAdmin(args, { databaseUrl: databaseUrl(), input });
   function databaseUrl() {
     const o = stack.database.sql.options as any;
     return `postgres://${o.user}:${encodeURIComponent(o.pass ?? "")}@${o.host[0]}:${o.port[0]}/${o.database}`;

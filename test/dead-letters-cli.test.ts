@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
 import type { DeadLetterInfo } from "@cellar/shared/nats/consume";
 import { publish } from "@cellar/shared/nats/publish";
 import type { IngestMessage } from "@cellar/shared/payloads";
+import { runAdmin } from "./helpers/admin-cli";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
 
@@ -20,17 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-function admin(...args: string[]): { code: number; json: any; stderr: string } {
-  const r = spawnSync(process.execPath, ["run", join(import.meta.dir, "../scripts/admin.ts"), "dead-letters", ...args, "--namespace", namespace], {
-    env: { ...process.env, DATABASE_URL: "postgres://unused" },
-    encoding: "utf8",
-  });
-  let json: unknown = null;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {}
-  return { code: r.status ?? 1, json, stderr: r.stderr };
-}
+const admin = (...args: string[]) => runAdmin(["dead-letters", ...args, "--namespace", namespace], { databaseUrl: "postgres://unused" });
 
 /** A trace for a tenant that does not exist (yet): Postgres refuses it with a foreign-key error. */
 const orphan = (tenantId: string, sessionId: string): IngestMessage =>

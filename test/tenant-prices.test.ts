@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { runAdmin } from "./helpers/admin-cli";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 /** Per-tenant prices and custom models through the admin CLI (docs/otlp.md, "Prices"). */
@@ -23,14 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-function admin(...args: string[]) {
-  const r = spawnSync(process.execPath, ["run", join(import.meta.dir, "../scripts/admin.ts"), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
-  let json: any = null;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {}
-  return { code: r.status ?? 1, json, stderr: r.stderr };
-}
+const admin = (...args: string[]) => runAdmin(args, { databaseUrl });
 
 const kv = (key: string, value: string | number) => ({ key, value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value } });
 function call(session: string, spanId: string, model: string, usage: Record<string, number>) {
