@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createDatabase, type Database } from "@cellar/shared/db/client";
+import { expect, test } from "bun:test";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { runAdmin } from "./helpers/admin-cli";
-import { createTestDatabase } from "./helpers/infra";
+import { useTestDatabase } from "./helpers/test-database";
 
-let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
-let database: Database;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  database = createDatabase(testDb.url, { max: 2 });
-});
-afterAll(async () => {
-  await database.close();
-  await testDb.drop();
-});
+const testDb = useTestDatabase();
 
 const admin = (...args: string[]) => runAdmin(args, { databaseUrl: testDb.url });
 
@@ -34,7 +24,7 @@ test("tenant, project, service, user and keys are created and keys resolve to th
   expect(dsn.json.key).toStartWith("svc-ing-c-");
   expect(platform.json.key).toStartWith("cel_pk_");
 
-  const resolver = new KeyResolver(database.db, { ttlMs: 0 });
+  const resolver = new KeyResolver(testDb.database.db, { ttlMs: 0 });
   expect(await resolver.resolve(dsn.json.key)).toMatchObject({ kind: "dsn-client", serviceName: "bot", allowedOrigins: ["https://app.acme.test"] });
   expect(await resolver.resolve(platform.json.key)).toMatchObject({ kind: "platform", userRole: "viewer", tenantPlan: "pro" });
 
@@ -99,18 +89,18 @@ test("secrets reencrypt: moves every webhook secret to the current key; old keys
   const { bootstrapTenant, createService } = await import("@cellar/shared/admin/tenancy");
   const oldKey = toBase64(randomBytes(32));
   const newKey = toBase64(randomBytes(32));
-  const t = await bootstrapTenant(database.db, { name: "Rekey", webhooks: true, email: "o@rekey.test" });
-  const svc = await createService(database.db, { tenantId: t.tenantId, name: "rekey-bot" });
+  const t = await bootstrapTenant(testDb.database.db, { name: "Rekey", webhooks: true, email: "o@rekey.test" });
+  const svc = await createService(testDb.database.db, { tenantId: t.tenantId, name: "rekey-bot" });
   const id = crypto.randomUUID();
   const old = new SecretBox(oldKey);
-  await database.sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, previous_secret_encrypted, previous_secret_expires_at)
+  await testDb.database.sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, previous_secret_encrypted, previous_secret_expires_at)
     values (${id}, ${t.tenantId}, ${svc.id}, 'rekey', 'https://hooks.example.com/x', ${["session.matured"]}, ${await old.seal("whsec_now", id)}, ${await old.seal("whsec_before", id)}, now() + interval '1 hour')`;
 
   const run = (env: Record<string, string>) => runAdmin(["secrets", "reencrypt"], { databaseUrl: testDb.url, env });
   const first = run({ SECRET_ENCRYPTION_KEY: newKey, SECRET_ENCRYPTION_KEYS_PREVIOUS: oldKey });
   expect(first.code).toBe(0);
   expect(JSON.parse(first.stdout)).toEqual({ checked: 2, reencrypted: 2, unreadable: [] });
-  const [row] = await database.sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${id}`;
+  const [row] = await testDb.database.sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${id}`;
   const onlyNew = new SecretBox(newKey);
   expect(await onlyNew.open(row.secret_encrypted, id)).toBe("whsec_now");
   expect(await onlyNew.open(row.previous_secret_encrypted, id)).toBe("whsec_before");

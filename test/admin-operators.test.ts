@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createDatabase, type Database } from "@cellar/shared/db/client";
+import { expect, test } from "bun:test";
 import { runAdmin } from "./helpers/admin-cli";
-import { createTestDatabase } from "./helpers/infra";
+import { useTestDatabase } from "./helpers/test-database";
 
-let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
-let database: Database;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  database = createDatabase(testDb.url, { max: 2 });
-});
-afterAll(async () => {
-  await database.close();
-  await testDb.drop();
-});
+const testDb = useTestDatabase();
 
 const admin = (...args: string[]) => runAdmin(args, { databaseUrl: testDb.url });
 
 const memberships = async (userId: string) =>
-  (await database.sql`select project_id from project_memberships where user_id = ${userId} order by project_id`).map((r) => r.project_id);
+  (await testDb.database.sql`select project_id from project_memberships where user_id = ${userId} order by project_id`).map((r) => r.project_id);
 
 test("tenant create prints the default project id, and project list shows it with its services", () => {
   const tenant = admin("tenant", "create", "--name", "Acme");
