@@ -27,6 +27,7 @@ import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats
 import { ingestStream } from "@cellar/shared/nats/catalogue";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
+import { stopChild } from "../scripts/infra/processes";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { cpuByProcess, cpuDelta, pct, postmasterPid } from "./lib/proc";
 import { measureFloor } from "./e2e/floor";
@@ -121,14 +122,6 @@ async function main() {
   // fastSettings gives it the throwaway clusters' crash-unsafe settings.
   let pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: true });
   const children: ChildProcess[] = [];
-  const stopChild = async (c: ChildProcess) => {
-    if (c.exitCode !== null || c.signalCode !== null) return;
-    await new Promise<void>((res) => {
-      c.once("exit", () => res());
-      c.kill("SIGTERM");
-      setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
-    });
-  };
   try {
     let database = createDatabase(pg.url, { max: 4 });
     await fastSettings(database.sql);

@@ -27,6 +27,7 @@ import { connectNats, createTopology, ensureTopology, subjects } from "@cellar/s
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { stopChild } from "../scripts/infra/processes";
 
 const ROOT = process.env.BENCH_PROCESSOR_ROOT ?? resolve(import.meta.dir, "..");
 const { values: args } = parseArgs({
@@ -81,12 +82,7 @@ async function main() {
   const stopProcessor = async () => {
     const c = child;
     child = undefined;
-    if (!c || c.exitCode !== null) return;
-    await new Promise<void>((res) => {
-      c.once("exit", () => res());
-      c.kill("SIGTERM");
-      setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
-    });
+    if (c) await stopChild(c);
   };
   try {
     await runMigrations(pg.url);

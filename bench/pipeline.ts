@@ -29,6 +29,7 @@ import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { stopChild } from "../scripts/infra/processes";
 
 const ROOT = resolve(import.meta.dir, "..");
 const { values: args } = parseArgs({
@@ -136,12 +137,7 @@ async function main() {
   const stopProcessor = async () => {
     const c = child;
     child = undefined;
-    if (!c || c.exitCode !== null) return;
-    await new Promise<void>((res) => {
-      c.once("exit", () => res());
-      c.kill("SIGTERM");
-      setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
-    });
+    if (c) await stopChild(c);
   };
   try {
     await runMigrations(pg.url);

@@ -18,6 +18,16 @@ export function waitForExit(child: ChildProcess): Promise<void> {
   return new Promise((res) => child.once("exit", () => res()));
 }
 
+/** SIGTERM (a graceful stop), SIGKILL after `graceMs`; resolves once the child has exited. */
+export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  const exited = waitForExit(child);
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill("SIGTERM");
+    setTimeout(() => child.kill("SIGKILL"), graceMs).unref();
+  }
+  return exited;
+}
+
 /** `pid` and every descendant, parents first. */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
