@@ -100,8 +100,12 @@ async function main() {
   // /health, /ready and /metrics of the processor and dispatcher; another free port when taken.
   const processorPort = process.env.PROCESSOR_PORT ? Number(process.env.PROCESSOR_PORT) : await portOr(undefined, 3300);
   const dispatcherPort = process.env.DISPATCHER_PORT ? Number(process.env.DISPATCHER_PORT) : await portOr(undefined, 3400);
+  // HEALTH_PORT is for one app per container; here it would give the processor and dispatcher
+  // the same port, so dev drops it and gives each its own.
+  const { HEALTH_PORT: _oneAppPerContainer, ...inherited } = process.env;
+  if (_oneAppPerContainer) console.warn("[dev] HEALTH_PORT ignored: dev runs every app on this machine; set PROCESSOR_PORT / DISPATCHER_PORT instead");
   const env = {
-    ...process.env,
+    ...inherited,
     NATS_URL: natsUrl,
     NATS_REPLICAS: process.env.NATS_REPLICAS ?? (cluster ? "3" : "1"),
     DATABASE_URL: databaseUrl,
