@@ -107,12 +107,21 @@ test("the sessions list pages over the filtered search, sorts and filters", asyn
   expect(await page.getByRole("status").filter({ hasText: "of 62" }).textContent()).toBe("1–50 of 62");
   expect(await unlabelledControls()).toEqual([]);
   await shot("02-sessions");
+  const firstPage = await rows.locator("td:first-child").allTextContents();
+  // Next follows the API's nextCursor (no depth limit), kept in the URL so a reload keeps the page.
   await page.getByRole("button", { name: "Next page" }).click();
   await page.getByText("51–62 of 62").waitFor();
+  expect(new URL(page.url()).searchParams.get("cursor")).toBeTruthy();
   expect(await rows.count()).toBe(12);
+  const secondPage = await rows.locator("td:first-child").allTextContents();
+  expect(new Set([...firstPage, ...secondPage]).size).toBe(62);
   expect(await page.getByRole("button", { name: "Next page" }).isDisabled()).toBe(true);
+  await page.reload();
+  await page.getByText("51–62 of 62").waitFor();
+  expect(await rows.locator("td:first-child").allTextContents()).toEqual(secondPage);
   await page.getByRole("button", { name: "Previous page" }).click();
   await page.getByText("1–50 of 62").waitFor();
+  expect(await rows.locator("td:first-child").allTextContents()).toEqual(firstPage);
   // Oldest first, then a filter: the environment none of the sessions has.
   await page.getByLabel("Order").selectOption("asc");
   await page.getByRole("button", { name: "Apply" }).click();

@@ -2,6 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { useSearchParams } from "wouter-preact";
 import type { Me } from "./api";
+import { withoutPosition } from "./pager";
 
 /** Loads data for a page; re-runs when `deps` change; the latest call wins. */
 export function useLoad<T>(fn: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
@@ -77,9 +78,8 @@ export function useService(me: Me): [string | undefined, (name: string) => void]
   const service = known(chosen) ? chosen! : known(remembered) ? remembered! : me.services[0]?.name;
   const set = (name: string) => setParams((p) => {
     localStorage.setItem(LAST_SERVICE, name);
-    const next = new URLSearchParams(p);
+    const next = withoutPosition(p);
     next.set("service", name);
-    next.delete("offset");
     return next;
   });
   return [service, set];

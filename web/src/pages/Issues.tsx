@@ -1,21 +1,21 @@
 import { Link, useSearchParams } from "wouter-preact";
 import { api, enc, type Me } from "../api";
 import { num, when } from "../format";
+import { Pager, usePaging } from "../pager";
 import { Badge, ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
 
 const PAGE = 50;
 
 export function IssuesPage({ me }: { me: Me }) {
   const [service, setService] = useService(me);
-  const [params, setParams] = useSearchParams();
-  const offset = Math.max(0, Number(params.get("offset") ?? 0) || 0);
+  const [params] = useSearchParams();
+  const paging = usePaging(PAGE);
   const { data, error, loading } = useLoad(
-    (signal) => (service ? api("/telemetry/otel/issues/filtered", { body: { service_name: service, limit: PAGE, offset }, signal }) : Promise.resolve(null)),
-    [service, offset],
+    (signal) => (service ? api("/telemetry/otel/issues/filtered", { body: { service_name: service, limit: PAGE, ...paging.position }, signal }) : Promise.resolve(null)),
+    [service, params.toString()],
   );
   if (!me.services.length) return (<><PageTitle>Issues</PageTitle><FirstTraceHelp me={me} /></>);
   const issues: any[] = data?.issues ?? [];
-  const go = (to: number) => setParams((p) => { const n = new URLSearchParams(p); n.set("offset", String(to)); return n; });
   return (
     <>
       <PageTitle>Issues</PageTitle>
@@ -44,11 +44,7 @@ export function IssuesPage({ me }: { me: Me }) {
         </div>
       )}
       {data?.pagination && issues.length > 0 && (
-        <nav class="pager" aria-label="Pages">
-          <button type="button" disabled={offset === 0} onClick={() => go(Math.max(0, offset - PAGE))}>Previous page</button>
-          <span>{offset + 1}–{offset + issues.length}{data.pagination.total !== null ? ` of ${data.pagination.total}` : ""}</span>
-          <button type="button" disabled={data.pagination.nextOffset === null} onClick={() => go(data.pagination.nextOffset)}>Next page</button>
-        </nav>
+        <Pager pg={data.pagination} count={issues.length} paging={paging} />
       )}
     </>
   );

@@ -1,6 +1,7 @@
 import { Link, useSearchParams } from "wouter-preact";
 import { api, enc, type Me } from "../api";
 import { ms, num, usd, when } from "../format";
+import { Pager, usePaging } from "../pager";
 import { Badge, ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
 
 export const PAGE_SIZE = 50;
@@ -35,7 +36,7 @@ export function filtersFrom(p: URLSearchParams) {
 export function SessionsPage({ me }: { me: Me }) {
   const [service, setService] = useService(me);
   const [params, setParams] = useSearchParams();
-  const offset = Math.max(0, Number(params.get("offset") ?? 0) || 0);
+  const paging = usePaging(PAGE_SIZE);
   const sort = params.get("sort") ?? "lastActivityAt";
   const dir = params.get("dir") === "asc" ? "asc" : "desc";
   const query = params.toString();
@@ -43,7 +44,7 @@ export function SessionsPage({ me }: { me: Me }) {
     (signal) =>
       service
         ? api("/telemetry/otel/sessions/filtered", {
-            body: { serviceName: service, filters: filtersFrom(params), sort: { field: sort, direction: dir }, limit: PAGE_SIZE, offset },
+            body: { serviceName: service, filters: filtersFrom(params), sort: { field: sort, direction: dir }, limit: PAGE_SIZE, ...paging.position },
             signal,
           })
         : Promise.resolve(null),
@@ -63,7 +64,6 @@ export function SessionsPage({ me }: { me: Me }) {
     if (form.get("problems")) next.set("problems", "1");
     setParams(next);
   };
-  const go = (to: number) => setParams((p) => { const n = new URLSearchParams(p); n.set("offset", String(to)); return n; });
   const sessions: any[] = data?.sessions ?? [];
   const pg = data?.pagination;
   const filtered = filtersFrom(params).length > 0;
@@ -90,7 +90,7 @@ export function SessionsPage({ me }: { me: Me }) {
       </form>
       <ErrorBox error={error} />
       {loading && !data && <Loading what="Loading sessions" />}
-      {data && !sessions.length && (filtered || offset ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
+      {data && !sessions.length && (filtered || paging.deep ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
       {sessions.length > 0 && (
         <div class="table-wrap">
           <table class="list" aria-busy={loading}>
@@ -116,11 +116,7 @@ export function SessionsPage({ me }: { me: Me }) {
         </div>
       )}
       {pg && sessions.length > 0 && (
-        <nav class="pager" aria-label="Pages">
-          <button type="button" disabled={offset === 0} onClick={() => go(Math.max(0, offset - PAGE_SIZE))}>Previous page</button>
-          <span role="status">{offset + 1}–{offset + sessions.length}{pg.total !== null ? ` of ${pg.total}` : ""}</span>
-          <button type="button" disabled={pg.nextOffset === null} onClick={() => go(pg.nextOffset)}>Next page</button>
-        </nav>
+        <Pager pg={pg} count={sessions.length} paging={paging} />
       )}
     </>
   );
