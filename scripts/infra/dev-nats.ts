@@ -18,10 +18,10 @@ export function devNatsUsers(state: { natsPasswords?: Record<string, string> }) 
 }
 
 /** Streams, consumers and the activity bucket, created as `admin` (apps may not create them). */
-export async function setUpNatsAsAdmin(url: string, creds: { NATS_USER: string; NATS_PASSWORD: string }): Promise<void> {
+export async function setUpNatsAsAdmin(url: string, creds: { NATS_USER: string; NATS_PASSWORD: string }, replicas = 1): Promise<void> {
   const nc = await connectNatsAs({ NATS_URL: url, ...creds, NATS_TLS_CA_FILE: "", NATS_TLS_CERT_FILE: "", NATS_TLS_KEY_FILE: "" }, "cellar-dev-setup");
   try {
-    await ensureTopology(nc, createTopology());
+    await ensureTopology(nc, createTopology(), { replicas });
   } finally {
     await nc.drain();
   }

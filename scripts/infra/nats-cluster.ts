@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { findNatsServer } from "./nats-server";
 import { freePort, waitForPort } from "./ports";
 import { signalProcess, waitForExit } from "./processes";
@@ -44,6 +44,10 @@ export interface ClusterOptions {
   quiet?: boolean;
   /** Extra lines for every node's config (auth, TLS...). */
   extraConfig?: string;
+  /** Config files every node includes (e.g. deploy/nats/users.conf), by absolute path. */
+  includes?: string[];
+  /** Extra environment of every node (e.g. the passwords users.conf reads). */
+  env?: Record<string, string>;
 }
 
 export async function startNatsCluster(opts: ClusterOptions): Promise<RunningNatsCluster> {
@@ -72,6 +76,8 @@ export async function startNatsCluster(opts: ClusterOptions): Promise<RunningNat
       `  listen: "127.0.0.1:${node.clusterPort}"`,
       `  routes: [${routes.map((r) => JSON.stringify(r)).join(", ")}]`,
       `}`,
+      // nats-server resolves an include relative to the including file, even an absolute path.
+      ...(opts.includes ?? []).map((f) => `include ${JSON.stringify(relative(dir, f))}`),
       opts.extraConfig ?? "",
     ].join("\n");
     const path = join(dir, "nats.conf");
@@ -80,7 +86,7 @@ export async function startNatsCluster(opts: ClusterOptions): Promise<RunningNat
   });
 
   const launch = async (i: number) => {
-    const child = spawn(bin, ["-c", confPaths[i]], { stdio: ["ignore", opts.quiet === false ? "inherit" : "ignore", opts.quiet === false ? "inherit" : "ignore"] });
+    const child = spawn(bin, ["-c", confPaths[i]], { env: { ...process.env, ...opts.env }, stdio: ["ignore", opts.quiet === false ? "inherit" : "ignore", opts.quiet === false ? "inherit" : "ignore"] });
     nodes[i].process = child;
     child.once("exit", () => {
       if (nodes[i].process === child) nodes[i].process = undefined;

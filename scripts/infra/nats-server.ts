@@ -35,6 +35,8 @@ export interface RunningNats {
 
 /** The deployed NATS configuration (compose and `npm run dev`): limits, JetStream, per-app users. */
 export const DEPLOY_NATS_CONF = join(ROOT, "deploy/nats/nats.conf");
+/** The per-app users of DEPLOY_NATS_CONF alone: what each cluster node includes. */
+export const DEPLOY_NATS_USERS_CONF = join(ROOT, "deploy/nats/users.conf");
 
 /**
  * Starts nats-server with JetStream on 127.0.0.1. Default: the deployed limits and JetStream
