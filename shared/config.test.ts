@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig, redactConfig } from "./config";
+import { ConfigError, loadConfig, redactConfig } from "./config.ts";
 
 const KEY = btoa(String.fromCharCode(...new Uint8Array(32).fill(7)));
 const base = { SECRET_ENCRYPTION_KEY: KEY };

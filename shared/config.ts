@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { DeploymentSettings, checkDeploymentSettings, DEPLOYMENT_SECRETS } from "./deploy/settings";
+import { DeploymentSettings, checkDeploymentSettings, DEPLOYMENT_SECRETS } from "./deploy/settings.ts";
 
 /** Every setting the apps read from the environment; defaults and coercion live here. */
 export const ConfigSchema = Type.Object({

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { canonicalJson, fromBase64, SecretBox, SecretUnreadableError, randomBytes, toBase64 } from "./crypto";
+import { canonicalJson, fromBase64, SecretBox, SecretUnreadableError, randomBytes, toBase64 } from "./crypto.ts";
 
 test("canonicalJson sorts keys at every level and keeps array order", () => {
   expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');

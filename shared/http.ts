@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import { HttpError } from "./errors";
-import type { Logger } from "./logger";
+import { HttpError } from "./errors.ts";
+import type { Logger } from "./logger.ts";
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });

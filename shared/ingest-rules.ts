@@ -1,7 +1,7 @@
-import { inspectJson } from "./json-limits";
-import { EventPayload, IngestEventMessage, IngestTraceMessage, TracePayload } from "./payloads";
-import { parseInstant } from "./timestamps";
-import { compileValidator } from "./validation";
+import { inspectJson } from "./json-limits.ts";
+import { EventPayload, IngestEventMessage, IngestTraceMessage, TracePayload } from "./payloads.ts";
+import { parseInstant } from "./timestamps.ts";
+import { compileValidator } from "./validation.ts";
 
 /**
  * Everything a trace or event must meet to be stored: its TypeBox schema (payloads.ts), the

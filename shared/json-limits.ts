@@ -1,4 +1,4 @@
-import { fieldName } from "./validation";
+import { fieldName } from "./validation.ts";
 
 /**
  * What a JSON value must satisfy to be stored as Postgres jsonb unchanged and handled in bounded

@@ -1,11 +1,11 @@
-import { ConfigError, loadConfig, redactConfig, type Config } from "./config";
-import { createDatabase, runMigrations } from "./db/client";
-import { createLogger, type Logger } from "./logger";
-import { createTopology, ensureTopology, type NatsHandles } from "./nats/topology";
-import { bindTopology, connectNatsAs, isPermissionError, NatsAccessError } from "./deploy/nats";
-import { postgresTls } from "./deploy/postgres";
-import { createAppOps } from "./ops/app-ops";
-import { checkNatsNeeds, type AppName } from "./ops/probes";
+import { ConfigError, loadConfig, redactConfig, type Config } from "./config.ts";
+import { createDatabase, runMigrations } from "./db/client.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { createTopology, ensureTopology, type NatsHandles } from "./nats/topology.ts";
+import { bindTopology, connectNatsAs, isPermissionError, NatsAccessError } from "./deploy/nats.ts";
+import { postgresTls } from "./deploy/postgres.ts";
+import { createAppOps } from "./ops/app-ops.ts";
+import { checkNatsNeeds, type AppName } from "./ops/probes.ts";
 
 /**
  * Runs the shutdown steps in order on SIGTERM/SIGINT (stop HTTP, stop consumers, drain NATS,

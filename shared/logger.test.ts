@@ -1,5 +1,5 @@
 import { expect, spyOn, test } from "bun:test";
-import { createLogger, redactUrlCredentials } from "./logger";
+import { createLogger, redactUrlCredentials } from "./logger.ts";
 
 test("a URL's userinfo never reaches a log line, whatever field carries it", () => {
   const spy = spyOn(console, "error").mockImplementation(() => {});

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { INSTANT_FORMAT } from "./timestamps";
+import { INSTANT_FORMAT } from "./timestamps.ts";
 
 /** A client timestamp: parsed and normalised to UTC by shared/timestamps.ts (not `date-time`: Elysia owns that name). */
 const Instant = Type.String({ format: INSTANT_FORMAT, maxLength: 64 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { formatInstant, normalizeInstant, parseInstant } from "./timestamps";
+import { formatInstant, normalizeInstant, parseInstant } from "./timestamps.ts";
 
 const reason = (v: string) => {
   const p = parseInstant(v);

@@ -2,8 +2,8 @@
  * The design card's promise: the apps run on Deno too. The compose stack with all four apps
  * under `deno run` (Deno from the `deno` npm package, installed by this test when missing) and
  * the first end-to-end path through it: trace in, transcript out, webhook received. Only the
- * HTTP serving differs by runtime (shared/ops/serve.ts); deno.json enables sloppy imports for
- * the extensionless relative imports.
+ * HTTP serving differs by runtime (shared/ops/serve.ts). Relative imports in apps/ and shared/
+ * name their `.ts` file, so no unstable Deno flag is needed (deno.json sets only nodeModulesDir).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";

@@ -1,6 +1,6 @@
-import { connectNats, createTopology, ensureTopology } from "../nats/topology";
-import { natsClientOptions, natsSettingsFromEnv } from "../deploy/nats";
-import { getDeadLetter, listDeadLetters, purgeDeadLetters, replayDeadLetter, specFor, type ReplayResult } from "../nats/dead-letters";
+import { connectNats, createTopology, ensureTopology } from "../nats/topology.ts";
+import { natsClientOptions, natsSettingsFromEnv } from "../deploy/nats.ts";
+import { getDeadLetter, listDeadLetters, purgeDeadLetters, replayDeadLetter, specFor, type ReplayResult } from "../nats/dead-letters.ts";
 
 export const DEAD_LETTERS_USAGE = `  dead-letters list [--stream ingest|matured|deliveries|activity] [--limit N] [--from SEQ]
   dead-letters show --seq N

@@ -1,9 +1,9 @@
 import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { detectorSettings, sessions, traceServices } from "../db/schema";
-import { DETECTOR_NAMES, parseDetectorSetting, resolveDetectorConfig, type DetectorName } from "../analysis/detector-config";
-import { serviceIdFor } from "./intents";
-import { AdminError } from "./tenancy";
+import type { Db } from "../db/client.ts";
+import { detectorSettings, sessions, traceServices } from "../db/schema/index.ts";
+import { DETECTOR_NAMES, parseDetectorSetting, resolveDetectorConfig, type DetectorName } from "../analysis/detector-config.ts";
+import { serviceIdFor } from "./intents.ts";
+import { AdminError } from "./tenancy.ts";
 
 /**
  * Detector thresholds per trace service (docs/analysis.md, "Configuration"): overrides stored

@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { tenantModelPrices, tenants } from "../db/schema";
-import { AdminError } from "./tenancy";
+import type { Db } from "../db/client.ts";
+import { tenantModelPrices, tenants } from "../db/schema/index.ts";
+import { AdminError } from "./tenancy.ts";
 
 /**
  * A tenant's own model prices (docs/otlp.md, "Prices"): a negotiated price for a known model, or a

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { SecretUnreadableError, type SecretBox } from "../crypto";
+import { SecretUnreadableError, type SecretBox } from "../crypto.ts";
 
 export interface ReencryptResult {
   /** Sealed values looked at (current and previous secrets of every subscription). */

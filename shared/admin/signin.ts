@@ -1,10 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { dashboardSessions, invitations, users, type Role } from "../db/schema";
-import { hashKey } from "../auth/keys";
-import { hashPassword, passwordProblem } from "../auth/passwords";
-import { randomToken } from "../crypto";
-import { AdminError, createUser } from "./tenancy";
+import type { Db } from "../db/client.ts";
+import { dashboardSessions, invitations, users, type Role } from "../db/schema/index.ts";
+import { hashKey } from "../auth/keys.ts";
+import { hashPassword, passwordProblem } from "../auth/passwords.ts";
+import { randomToken } from "../crypto.ts";
+import { AdminError, createUser } from "./tenancy.ts";
 
 /** How long an invitation link stays valid. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;

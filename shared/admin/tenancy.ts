@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { apiKeys, projectMemberships, projects, ROLES, tenants, traceServices, users, type KeyKind, type Role } from "../db/schema";
-import { generateKey } from "../auth/keys";
+import type { Db } from "../db/client.ts";
+import { apiKeys, projectMemberships, projects, ROLES, tenants, traceServices, users, type KeyKind, type Role } from "../db/schema/index.ts";
+import { generateKey } from "../auth/keys.ts";
 
 /** Operations behind the admin CLI (the stand-in for the dashboard's settings pages). */
 export class AdminError extends Error {

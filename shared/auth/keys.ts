@@ -1,10 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { apiKeys, tenants, users, type KeyKind, type Role } from "../db/schema";
+import type { Db } from "../db/client.ts";
+import { apiKeys, tenants, users, type KeyKind, type Role } from "../db/schema/index.ts";
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import { randomToken } from "../crypto";
-import { createRateLimiter, type RateLimiter } from "../rate-limit";
+import { randomToken } from "../crypto.ts";
+import { createRateLimiter, type RateLimiter } from "../rate-limit.ts";
 
 /** Key prefixes by kind. DSN prefixes are the contract's; only the hash is stored. */
 export const KEY_PREFIX: Record<KeyKind, string> = {

@@ -1,7 +1,7 @@
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import * as schema from "./schema";
+import * as schema from "./schema/index.ts";
 
 /** TLS settings (shared/deploy/postgres.ts) and the name this pool shows in pg_stat_activity. */
 export interface ConnectionExtras {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { describeConnectError, natsClientOptions } from "./nats";
-import { checkDeploymentSettings } from "./settings";
+import { describeConnectError, natsClientOptions } from "./nats.ts";
+import { checkDeploymentSettings } from "./settings.ts";
 
 const base = { NATS_URL: "nats://n:4222", NATS_USER: "", NATS_PASSWORD: "", NATS_TLS_CA_FILE: "", NATS_TLS_CERT_FILE: "", NATS_TLS_KEY_FILE: "" };
 

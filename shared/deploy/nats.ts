@@ -1,7 +1,7 @@
 import type { ConnectionOptions, NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { connectNats, type NatsHandles, type Topology } from "../nats/topology";
+import { connectNats, type NatsHandles, type Topology } from "../nats/topology.ts";
 
 /** The config fields this module reads (a subset of Config, so tests can pass plain objects). */
 export interface NatsClientSettings {

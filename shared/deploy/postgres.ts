@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { ConnectionExtras } from "../db/client";
+import type { ConnectionExtras } from "../db/client.ts";
 
 /**
  * Verified TLS to Postgres when DATABASE_TLS_CA_FILE names the CA that signed the server's

@@ -1,10 +1,10 @@
 import type { MsgHdrs } from "@nats-io/transport-node";
 import type { TSchema, Static } from "@sinclair/typebox";
-import { DeliveryJob, MaturedMessage, type IngestMessage } from "../payloads";
-import { ingestMessageProblem } from "../ingest-rules";
-import { compileValidator } from "../validation";
-import { LANE_COUNT, laneOf, laneToken } from "./lanes";
-import type { Topology } from "./topology";
+import { DeliveryJob, MaturedMessage, type IngestMessage } from "../payloads.ts";
+import { ingestMessageProblem } from "../ingest-rules.ts";
+import { compileValidator } from "../validation.ts";
+import { LANE_COUNT, laneOf, laneToken } from "./lanes.ts";
+import type { Topology } from "./topology.ts";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Type } from "@sinclair/typebox";
-import { createLogger } from "../logger";
-import { jsonCodec, type StreamSpec } from "./catalogue";
-import { consume, type DeadLetterInfo, type Delivery } from "./consume";
-import { listDeadLetters, purgeDeadLetters, replayDeadLetter } from "./dead-letters";
-import { PermanentMessageError } from "./failure";
-import { connectNats, createTopology, ensureTopology, type NatsHandles } from "./topology";
+import { createLogger } from "../logger.ts";
+import { jsonCodec, type StreamSpec } from "./catalogue.ts";
+import { consume, type DeadLetterInfo, type Delivery } from "./consume.ts";
+import { listDeadLetters, purgeDeadLetters, replayDeadLetter } from "./dead-letters.ts";
+import { PermanentMessageError } from "./failure.ts";
+import { connectNats, createTopology, ensureTopology, type NatsHandles } from "./topology.ts";
 
 // The runtime against a real nats-server (test/preload.ts), on a test stream of its own.
 let nats: NatsHandles;

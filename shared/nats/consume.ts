@@ -1,10 +1,10 @@
 import { JetStreamApiCodes, JetStreamApiError, type ConsumerInfo, type ConsumerMessages, type JetStreamClient, type JsMsg } from "@nats-io/jetstream";
-import type { Logger } from "../logger";
-import { consumersOf, type ConsumerSpec, type StreamSpec } from "./catalogue";
-import { writeDeadLetter } from "./dead-letters";
-import { createFairSlots } from "./fair-slots";
-import { classifyFailure, describeFailure, type FailureKind } from "./failure";
-import type { Topology } from "./topology";
+import type { Logger } from "../logger.ts";
+import { consumersOf, type ConsumerSpec, type StreamSpec } from "./catalogue.ts";
+import { writeDeadLetter } from "./dead-letters.ts";
+import { createFairSlots } from "./fair-slots.ts";
+import { classifyFailure, describeFailure, type FailureKind } from "./failure.ts";
+import type { Topology } from "./topology.ts";
 
 /** A decoded message in hand. The runtime settles it; handlers never ack or nak themselves. */
 export interface Delivery<T> {

@@ -1,8 +1,8 @@
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type JsMsg, type StoredMsg } from "@nats-io/jetstream";
 import { headers as newHeaders, type MsgHdrs } from "@nats-io/transport-node";
-import { CATALOGUE, deadLetterStream, type StreamSpec } from "./catalogue";
-import { laneOf, laneToken } from "./lanes";
-import type { Topology } from "./topology";
+import { CATALOGUE, deadLetterStream, type StreamSpec } from "./catalogue.ts";
+import { laneOf, laneToken } from "./lanes.ts";
+import type { Topology } from "./topology.ts";
 
 /** Headers a dead letter carries beside the original body (docs/dead-letters.md). */
 export const DL = {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { errors } from "@nats-io/transport-node";
-import { classifyFailure, describeFailure, PermanentMessageError } from "./failure";
+import { classifyFailure, describeFailure, PermanentMessageError } from "./failure.ts";
 
 const pg = (code: string, message = "x") => Object.assign(new Error(message), { name: "PostgresError", code });
 

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { createFairSlots } from "./fair-slots";
-import { fnv1a, LANE_COUNT, laneOf, laneToken } from "./lanes";
+import { createFairSlots } from "./fair-slots.ts";
+import { fnv1a, LANE_COUNT, laneOf, laneToken } from "./lanes.ts";
 
 test("a lane alone holds at most its cap; the rest stays free for other lanes", async () => {
   const slots = createFairSlots(8, 2);

@@ -1,7 +1,7 @@
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import type { MsgHdrs } from "@nats-io/transport-node";
-import type { StreamSpec } from "./catalogue";
-import type { Topology } from "./topology";
+import type { StreamSpec } from "./catalogue.ts";
+import type { Topology } from "./topology.ts";
 
 export interface PublishOptions {
   /** Nats-Msg-Id: the stream stores one copy within its duplicate window. */

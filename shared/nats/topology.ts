@@ -13,8 +13,8 @@ import {
   type StreamConfig,
 } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
-import { CATALOGUE, consumersOf, INGEST_DUPLICATE_WINDOW_MS, type StreamSpec } from "./catalogue";
-import { laneOf, laneToken } from "./lanes";
+import { CATALOGUE, consumersOf, INGEST_DUPLICATE_WINDOW_MS, type StreamSpec } from "./catalogue.ts";
+import { laneOf, laneToken } from "./lanes.ts";
 
 const NS_PER_MS = 1_000_000;
 

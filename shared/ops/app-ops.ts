@@ -1,11 +1,11 @@
 import type postgres from "postgres";
-import type { Config } from "../config";
-import type { Logger } from "../logger";
-import type { NatsHandles } from "../nats/topology";
-import { withOps } from "./http";
-import { createMetrics } from "./metrics";
-import { createReadiness, natsCheck, natsNeeds, postgresCheck, type AppName } from "./probes";
-import { serveFetch, type Served } from "./serve";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import type { NatsHandles } from "../nats/topology.ts";
+import { withOps } from "./http.ts";
+import { createMetrics } from "./metrics.ts";
+import { createReadiness, natsCheck, natsNeeds, postgresCheck, type AppName } from "./probes.ts";
+import { serveFetch, type Served } from "./serve.ts";
 
 /** An Elysia app as far as serving needs it: a fetch handler and its declared routes. */
 interface FetchApp {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { routeMatcher, withOps } from "./http";
-import { createMetrics } from "./metrics";
-import { createReadiness } from "./probes";
+import { routeMatcher, withOps } from "./http.ts";
+import { createMetrics } from "./metrics.ts";
+import { createReadiness } from "./probes.ts";
 
 const routes = [
   { method: "GET", path: "/api/v1/telemetry/otel/sessions/:serviceName/:sessionId/transcript" },

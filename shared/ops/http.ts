@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import { timingSafeEqual } from "node:crypto";
-import type { AppMetrics } from "./metrics";
-import type { Readiness } from "./probes";
+import type { AppMetrics } from "./metrics.ts";
+import type { Readiness } from "./probes.ts";
 
 type FetchHandler = (request: Request) => Response | Promise<Response>;
 

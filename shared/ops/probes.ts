@@ -1,11 +1,11 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type postgres from "postgres";
-import type { Topology } from "../nats/topology";
-import { activityStream, consumersOf, deliveriesStream, ingestStream, maturedStream, type StreamSpec } from "../nats/catalogue";
-import { deadLetterSubject } from "../nats/dead-letters";
-import { isPermissionError, NatsAccessError } from "../deploy/nats";
-import { withTimeout } from "./metrics";
+import type { Topology } from "../nats/topology.ts";
+import { activityStream, consumersOf, deliveriesStream, ingestStream, maturedStream, type StreamSpec } from "../nats/catalogue.ts";
+import { deadLetterSubject } from "../nats/dead-letters.ts";
+import { isPermissionError, NatsAccessError } from "../deploy/nats.ts";
+import { withTimeout } from "./metrics.ts";
 
 export type AppName = "ingest" | "processor" | "dispatcher" | "platform";
 

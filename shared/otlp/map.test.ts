@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import type { OtlpSpan } from "./decode";
-import { mapSpans } from "./map";
+import type { OtlpSpan } from "./decode.ts";
+import { mapSpans } from "./map.ts";
 
 const span = (attributes: Record<string, unknown>, extra: Partial<OtlpSpan> = {}): OtlpSpan => ({
   traceId: "ab".repeat(16), spanId: "cd".repeat(8), parentSpanId: null, name: "chat", kind: 3,

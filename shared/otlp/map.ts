@@ -1,10 +1,10 @@
-import { IDENTIFIER_PATTERN, LIMITS, type EventPayload } from "../payloads";
-import type { Attributes, OtlpLogRecord, OtlpSpan } from "./decode";
+import { IDENTIFIER_PATTERN, LIMITS, type EventPayload } from "../payloads.ts";
+import type { Attributes, OtlpLogRecord, OtlpSpan } from "./decode.ts";
 import {
   CHOICE_EVENT, choiceFromEvent, choicesFromValue, fromOpenInference, fromOpenLlmetry, indexed, jsonValue, messageFromEvent, messagesFromValue,
   PER_MESSAGE_EVENTS, systemFromValue, type ChatMessage, type OutputChoice,
-} from "./messages";
-import { normaliseUsage, providerName } from "./usage";
+} from "./messages.ts";
+import { normaliseUsage, providerName } from "./usage.ts";
 
 /**
  * OTLP spans and log records -> the payloads /raw/* produces (docs/otlp.md has the table, attribute

@@ -1,4 +1,4 @@
-import type { Attributes } from "./decode";
+import type { Attributes } from "./decode.ts";
 
 /**
  * Every way GenAI instrumentations record messages, turned into the one chat shape Cellar's

@@ -1,4 +1,4 @@
-import type { Attributes } from "./decode";
+import type { Attributes } from "./decode.ts";
 
 /**
  * Provider names as the conventions spell them (gen_ai.provider.name), from whatever an

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { canonicalModel, costOf, priceFor, PRICES } from "./table";
+import { canonicalModel, costOf, priceFor, PRICES } from "./table.ts";
 
 test("every entry carries provider, prices, context window, source and date", () => {
   for (const p of PRICES) {

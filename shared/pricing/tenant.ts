@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { createPriceBook, DEFAULT_PRICE_BOOK, type ModelPrice, type PriceBook } from "./table";
+import { createPriceBook, DEFAULT_PRICE_BOOK, type ModelPrice, type PriceBook } from "./table.ts";
 
 type Row = { tenant_id: string; model: string; from_date: string; provider: string; input: number; cached_input: number | null; cache_write: number | null; output: number; context_window: number | null; source: string; created_at: Date };
 

@@ -1,9 +1,9 @@
-import { DeliveryJob } from "../payloads";
+import { DeliveryJob } from "../payloads.ts";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { canonicalJson, randomToken } from "../crypto";
-import { deliveriesStream } from "../nats/catalogue";
-import { publish } from "../nats/publish";
-import type { Topology } from "../nats/topology";
+import { canonicalJson, randomToken } from "../crypto.ts";
+import { deliveriesStream } from "../nats/catalogue.ts";
+import { publish } from "../nats/publish.ts";
+import type { Topology } from "../nats/topology.ts";
 
 /** The DELIVERIES message schema lives with the other message schemas (payloads.ts). */
 export { DeliveryJob };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { inCidrs, isPublicAddress, parseAddress, parseCidrList } from "./address";
-import { checkDestination } from "./destination";
+import { inCidrs, isPublicAddress, parseAddress, parseCidrList } from "./address.ts";
+import { checkDestination } from "./destination.ts";
 
 const PUBLIC_DNS = async () => ["93.184.216.34"];
 

@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { inCidrs, nonPublicReason, parseAddress, type Cidr } from "./address";
+import { inCidrs, nonPublicReason, parseAddress, type Cidr } from "./address.ts";
 
 /** Resolves a host name to every address it has right now (A and AAAA). */
 export type ResolveDns = (hostname: string) => Promise<string[]>;

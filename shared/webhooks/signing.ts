@@ -1,5 +1,5 @@
 import { Webhook } from "standardwebhooks";
-import { randomBytes, toBase64 } from "../crypto";
+import { randomBytes, toBase64 } from "../crypto.ts";
 
 /** `whsec_` + base64 of 32 random bytes (the Standard Webhooks / Svix secret format). */
 export function generateWebhookSecret(): string {

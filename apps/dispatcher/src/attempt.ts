@@ -6,7 +6,7 @@ import { checkDestination, type DestinationCheck, type ResolveDns } from "@cella
 import { deliveryHeaders } from "@cellar/shared/webhooks/signing";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 import type { SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
-import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_HORIZON_MS } from "./retry";
+import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_HORIZON_MS } from "./retry.ts";
 
 /**
  * Sends one request to the validated `address` only (never a fresh DNS lookup) and must not

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createBatcher } from "./batcher";
+import { createBatcher } from "./batcher.ts";
 
 test("calls within the wait share one run, results come back in order", async () => {
   const runs: number[][] = [];

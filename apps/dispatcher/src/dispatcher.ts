@@ -11,13 +11,13 @@ import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
 import { publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { recordSuccesses } from "@cellar/shared/webhooks/delivery-state";
-import { attemptDelivery, loadDeliveries, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt";
-import { createBatcher } from "./batcher";
-import { eventKey, fanOut, type PendingDelivery } from "./fanout";
-import { createFairness, crowdedDelayMs, TENANT_SHARE } from "./fairness";
-import { pinnedFetch } from "./pinned-fetch";
-import { pruneHistory, RETENTION_MS } from "./prune";
-import { MAX_RETRY_AFTER_MS } from "./retry";
+import { attemptDelivery, loadDeliveries, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt.ts";
+import { createBatcher } from "./batcher.ts";
+import { eventKey, fanOut, type PendingDelivery } from "./fanout.ts";
+import { createFairness, crowdedDelayMs, TENANT_SHARE } from "./fairness.ts";
+import { pinnedFetch } from "./pinned-fetch.ts";
+import { pruneHistory, RETENTION_MS } from "./prune.ts";
+import { MAX_RETRY_AFTER_MS } from "./retry.ts";
 
 export interface DispatcherDeps {
   sql: postgres.Sql;

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createFairness, crowdedDelayMs } from "./fairness";
+import { createFairness, crowdedDelayMs } from "./fairness.ts";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 

@@ -1,4 +1,4 @@
-import { createKeyedLimiter } from "./limiter";
+import { createKeyedLimiter } from "./limiter.ts";
 
 /** What fairness needs to know about a delivery about to be attempted. */
 export interface FairnessKey {

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
-import type { Loaded } from "./attempt";
+import type { Loaded } from "./attempt.ts";
 import { deliveryBody, newDeliveryId } from "@cellar/shared/webhooks/deliveries";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 

@@ -1,7 +1,7 @@
 import { splitList } from "@cellar/shared/config";
 import { keyringFromConfig } from "@cellar/shared/crypto";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
-import { createDispatcher } from "./dispatcher";
+import { createDispatcher } from "./dispatcher.ts";
 
 const { config, logger, database, nats, ops } = await bootApp("dispatcher", { poolMax: 20, nats: true });
 const dispatcher = createDispatcher({

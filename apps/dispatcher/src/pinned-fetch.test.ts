@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { createPinnedFetch, pinnedFetch } from "./pinned-fetch";
+import { createPinnedFetch, pinnedFetch } from "./pinned-fetch.ts";
 
 // A plain local server stands in for the receiver; `.invalid` names never resolve (RFC 6761),
 // so an answer proves the request went to the pinned address without a DNS lookup.

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
-import { DELIVERY_JOB_LIFETIME_MS } from "./retry";
+import { DELIVERY_JOB_LIFETIME_MS } from "./retry.ts";
 
 /** Delivery history, and with it the dedup record, is kept 30 days (contract: Limits). */
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { planAfterFailure } from "./attempt";
-import { DELIVERY_JOB_LIFETIME_MS, MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, RETRY_HORIZON_MS } from "./retry";
+import { planAfterFailure } from "./attempt.ts";
+import { DELIVERY_JOB_LIFETIME_MS, MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, RETRY_HORIZON_MS } from "./retry.ts";
 
 /** Runs a delivery whose receiver always fails, jumping the clock to each scheduled retry. */
 function schedule(retryAfterMs: number | null, random = () => 1) {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { createKeyedLimiter } from "./limiter";
-import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_STEPS_MS } from "./retry";
+import { createKeyedLimiter } from "./limiter.ts";
+import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_STEPS_MS } from "./retry.ts";
 
 test("the curve is 5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h before attempts 2..9 (roughly 52 hours)", () => {
   expect(RETRY_STEPS_MS.map((ms) => ms / 1000)).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000]);

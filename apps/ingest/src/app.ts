@@ -5,12 +5,12 @@ import { httpBasics, jsonResponse } from "@cellar/shared/http";
 import type { KeyResolver, ResolvedKey } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
 import type { Topology } from "@cellar/shared/nats/topology";
-import { parseJsonStrict, readBodyText, requireJsonContentType } from "./body";
-import { createAuthenticator, methodNotAllowed, preflightResponse } from "./credentials";
-import { createPublisher } from "./publish";
+import { parseJsonStrict, readBodyText, requireJsonContentType } from "./body.ts";
+import { createAuthenticator, methodNotAllowed, preflightResponse } from "./credentials.ts";
+import { createPublisher } from "./publish.ts";
 import { createRateLimiter } from "@cellar/shared/rate-limit";
-import { validateEvent, validateTrace } from "./validate";
-import { createOtlpIngest } from "./otlp/routes";
+import { validateEvent, validateTrace } from "./validate.ts";
+import { createOtlpIngest } from "./otlp/routes.ts";
 
 export interface IngestDeps {
   js: JetStreamClient;
@@ -99,6 +99,6 @@ export function createIngestApp(deps: IngestDeps) {
       });
   }
   app.get("/health", () => ({ status: "ok" })); // container health checks (docker-compose.yml)
-  app.get("/openapi.json", async () => (await import("./openapi")).ingestOpenApi()); // OpenAPI 3.1 of this host (owned by the platform API work)
+  app.get("/openapi.json", async () => (await import("./openapi.ts")).ingestOpenApi()); // OpenAPI 3.1 of this host (owned by the platform API work)
   return app;
 }

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { parseJsonStrict } from "./body";
+import { parseJsonStrict } from "./body.ts";
 
 const problem = (text: string) => {
   try {

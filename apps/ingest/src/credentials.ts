@@ -1,7 +1,7 @@
 import { forbidden, HttpError, serviceUnavailable, unauthorized } from "@cellar/shared/errors";
 import type { KeyResolver, ResolvedKey } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
-import { createLastKnownKeys } from "./last-known-keys";
+import { createLastKnownKeys } from "./last-known-keys.ts";
 
 /** Headers a browser may read from our responses (the SDK needs Retry-After and the limits). */
 const EXPOSED = "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy";

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
-import { createLastKnownKeys } from "./last-known-keys";
+import { createLastKnownKeys } from "./last-known-keys.ts";
 
 const key = (id: string): ResolvedKey => ({ id, tenantId: "t", kind: "telemetry", serviceName: null, allowedOrigins: null, userId: null, userRole: null, tenantPlan: "pro" });
 

@@ -1,7 +1,7 @@
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
-import { createIngestApp } from "./app";
-import { assertPayloadFits, watchConnection } from "./publish";
+import { createIngestApp } from "./app.ts";
+import { assertPayloadFits, watchConnection } from "./publish.ts";
 
 // No async stack capture per request: ~20 us of CPU per publish on the hot path.
 const { config, logger, database, nats, ops } = await bootApp("ingest", { nats: true, noAsyncTraces: true });

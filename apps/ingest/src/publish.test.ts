@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { assertPayloadFits, ENVELOPE_BYTES, messageIdFor } from "./publish";
+import { assertPayloadFits, ENVELOPE_BYTES, messageIdFor } from "./publish.ts";
 
 const base = { kind: "trace" as const, tenantId: "t1", serviceName: "svc", payload: { a: 1, b: { c: [1, { d: 2, e: 3 }] } } };
 
@@ -33,7 +33,7 @@ test("start-up refuses a nats-server whose max_payload cannot carry the largest 
 });
 
 test("a publish that throws synchronously fails its own request, not the others in its batch", async () => {
-  const { createPublisher } = await import("./publish");
+  const { createPublisher } = await import("./publish.ts");
   const { createLogger } = await import("@cellar/shared/logger");
   const { createTopology } = await import("@cellar/shared/nats/topology");
   let calls = 0;

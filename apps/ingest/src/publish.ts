@@ -8,7 +8,7 @@ import { ingestStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { EventPayload, IngestMessage, OtlpTracePayload, TracePayload } from "@cellar/shared/payloads";
-import { tooLarge } from "./body";
+import { tooLarge } from "./body.ts";
 
 const nextTurn: (fn: () => void) => void = typeof setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
 

@@ -2,8 +2,8 @@ import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import type { KeyKind } from "@cellar/shared/db/schema";
 import { createLogger, type LogLevel } from "@cellar/shared/logger";
-import { createTestStack, type TestStack } from "../../../test/helpers/stack";
-import { createIngestApp, type IngestDeps } from "../src/app";
+import { createTestStack, type TestStack } from "../../../test/helpers/stack.ts";
+import { createIngestApp, type IngestDeps } from "../src/app.ts";
 
 export type IngestFixture = Awaited<ReturnType<typeof createIngestFixture>>;
 

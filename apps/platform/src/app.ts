@@ -1,21 +1,21 @@
 import { Elysia } from "elysia";
 import { httpBasics } from "@cellar/shared/http";
-import { analysisRoutes } from "./analysis/routes";
-import type { PlatformDeps } from "./deps";
-import { databaseTrouble } from "./http/database-errors";
-import { PLATFORM_REQUEST_DEADLINE_MS, withDeadline } from "./http/deadline";
-import { createPlatformLimiter } from "./http/limits";
-import { metricsRoutes } from "./metrics/routes";
-import { API_PREFIX, buildOpenApi } from "./openapi/document";
-import { sessionRoutes } from "./sessions/routes";
-import { sessionDeleteRoutes } from "./sessions/delete";
-import { traceRoutes } from "./traces/routes";
-import { webhookRoutes } from "./webhooks/routes";
-import { dashboardRoutes } from "./dashboard/routes";
-import { SignInService } from "./signin/service";
-import { signInRoutes } from "./signin/routes";
+import { analysisRoutes } from "./analysis/routes.ts";
+import type { PlatformDeps } from "./deps.ts";
+import { databaseTrouble } from "./http/database-errors.ts";
+import { PLATFORM_REQUEST_DEADLINE_MS, withDeadline } from "./http/deadline.ts";
+import { createPlatformLimiter } from "./http/limits.ts";
+import { metricsRoutes } from "./metrics/routes.ts";
+import { API_PREFIX, buildOpenApi } from "./openapi/document.ts";
+import { sessionRoutes } from "./sessions/routes.ts";
+import { sessionDeleteRoutes } from "./sessions/delete.ts";
+import { traceRoutes } from "./traces/routes.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
+import { SignInService } from "./signin/service.ts";
+import { signInRoutes } from "./signin/routes.ts";
 
-export type { PlatformDeps } from "./deps";
+export type { PlatformDeps } from "./deps.ts";
 
 /** The platform read API under /api/v1. Add a resource module with one `.use(...)` line below. */
 export function createPlatformApp(given: PlatformDeps) {

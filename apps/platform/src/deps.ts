@@ -2,9 +2,9 @@ import type postgres from "postgres";
 import type { Db } from "@cellar/shared/db/client";
 import type { KeyResolver } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
-import type { WebhookOptions } from "./webhooks/options";
-import type { PlatformLimiter } from "./http/limits";
-import type { SignInService } from "./signin/service";
+import type { WebhookOptions } from "./webhooks/options.ts";
+import type { PlatformLimiter } from "./http/limits.ts";
+import type { SignInService } from "./signin/service.ts";
 
 /**
  * What the platform app is built from. Its own module so route modules can name it without

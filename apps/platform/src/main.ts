@@ -2,7 +2,7 @@ import { KeyResolver } from "@cellar/shared/auth/keys";
 import { splitList } from "@cellar/shared/config";
 import { keyringFromConfig } from "@cellar/shared/crypto";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
-import { createPlatformApp } from "./app";
+import { createPlatformApp } from "./app.ts";
 
 // Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES).
 // Every statement is cancelled past PLATFORM_STATEMENT_TIMEOUT_MS (answered 503 + Retry-After).

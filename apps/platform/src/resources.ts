@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { t } from "elysia";
-import { AnyJson, Iso, iso, isoNN, JsonObject, Nullable } from "./http/schemas";
+import { AnyJson, Iso, iso, isoNN, JsonObject, Nullable } from "./http/schemas.ts";
 
 /**
  * Response shapes of the read resources (camelCase, ISO 8601 times) and the row mappers that

@@ -1,6 +1,6 @@
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
-import { createProcessor } from "./processor";
-import { parseRetentionDays, startRetention } from "./retention/retention";
+import { createProcessor } from "./processor.ts";
+import { parseRetentionDays, startRetention } from "./retention/retention.ts";
 
 // No stack capture per publish/ack: the processor publishes on every batch.
 const { config, logger, database, nats, ops } = await bootApp("processor", { poolMax: 20, nats: true, noAsyncTraces: true });

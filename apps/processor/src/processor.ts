@@ -5,14 +5,14 @@ import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcom
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
 import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
-import { writeIngestBatch } from "./ingest/writer";
-import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity";
-import { ActivityCoalescer } from "./maturation/coalesce";
-import { matureIsolated, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature";
-import { sweepIdle, type SweepResult } from "./maturation/sweep";
-import { createLatencyNorms } from "./maturation/norms";
-import type { LatencyNormsSource } from "./maturation/store";
-import type { SummaryLlm } from "./maturation/llm-tldr";
+import { writeIngestBatch } from "./ingest/writer.ts";
+import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity.ts";
+import { ActivityCoalescer } from "./maturation/coalesce.ts";
+import { matureIsolated, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature.ts";
+import { sweepIdle, type SweepResult } from "./maturation/sweep.ts";
+import { createLatencyNorms } from "./maturation/norms.ts";
+import type { LatencyNormsSource } from "./maturation/store.ts";
+import type { SummaryLlm } from "./maturation/llm-tldr.ts";
 
 export interface ProcessorDeps {
   sql: postgres.Sql;

@@ -1,6 +1,6 @@
 import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { tenants, traceServices } from "./tenancy";
-import { sessions, traces } from "./telemetry";
+import { tenants, traceServices } from "./tenancy.ts";
+import { sessions, traces } from "./telemetry.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 const tenantId = () => uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" });

@@ -1,5 +1,5 @@
 import { date, doublePrecision, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { tenants } from "./tenancy";
+import { tenants } from "./tenancy.ts";
 
 /**
  * A tenant's own model prices (admin CLI `price set`): negotiated prices and custom or fine-tuned

@@ -1,5 +1,5 @@
 import { HttpError } from "@cellar/shared/errors";
-import { readCapped, tooLarge } from "../body";
+import { readCapped, tooLarge } from "../body.ts";
 
 /**
  * The request body as bytes, gunzipped when Content-Encoding says gzip. INGEST_MAX_BODY_BYTES

@@ -5,9 +5,9 @@ import { decodeLogs, decodeTraces, encodeExportResponse, encodeStatus, OtlpDecod
 import { mapLogs, mapSpans, type MapResult } from "@cellar/shared/otlp/map";
 import { ingestMessageProblem } from "@cellar/shared/ingest-rules";
 import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
-import type { Authenticated } from "../credentials";
-import type { StoreInput } from "../publish";
-import { readOtlpBody } from "./body";
+import type { Authenticated } from "../credentials.ts";
+import type { StoreInput } from "../publish.ts";
+import { readOtlpBody } from "./body.ts";
 
 /**
  * POST /v1/traces and /v1/logs (OTLP/HTTP 1.x, docs/otlp.md). Same credentials, rate limit, body

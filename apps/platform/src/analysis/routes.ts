@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
 import { badRequest } from "@cellar/shared/errors";
-import type { PlatformDeps } from "../deps";
-import { platformAuth } from "../auth/plugin";
-import { resolveService, type Principal } from "../auth/principal";
-import { pagedQuery, strictBody } from "../http/filters";
-import { doc, optionalIsoQuery, requiredQuery } from "../http/schemas";
-import { FindingsFilteredBody, FindingsPage, findingStats, FindingStats, filterFindings, filterIssues, issueBreakdown, IssueBreakdown, IssuesFilteredBody, IssuesPage, issueStats, IssueStats, type Range } from "./service";
+import type { PlatformDeps } from "../deps.ts";
+import { platformAuth } from "../auth/plugin.ts";
+import { resolveService, type Principal } from "../auth/principal.ts";
+import { pagedQuery, strictBody } from "../http/filters.ts";
+import { doc, optionalIsoQuery, requiredQuery } from "../http/schemas.ts";
+import { FindingsFilteredBody, FindingsPage, findingStats, FindingStats, filterFindings, filterIssues, issueBreakdown, IssueBreakdown, IssuesFilteredBody, IssuesPage, issueStats, IssueStats, type Range } from "./service.ts";
 
 const TAG = "Analysis";
 const StatsBody = t.Object({

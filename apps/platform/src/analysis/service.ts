@@ -1,11 +1,11 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db";
+import { prepared } from "../http/db.ts";
 import { t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
-import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
-import { Iso, Nullable, Pagination } from "../http/schemas";
-import { Finding, FINDING_COLUMNS, findingOut, Issue, ISSUE_COLUMNS, issueOut } from "../resources";
-import type { ServiceRef } from "../auth/principal";
+import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
+import { Iso, Nullable, Pagination } from "../http/schemas.ts";
+import { Finding, FINDING_COLUMNS, findingOut, Issue, ISSUE_COLUMNS, issueOut } from "../resources.ts";
+import type { ServiceRef } from "../auth/principal.ts";
 
 type Svc = ServiceRef & { tenantId: string };
 const SEVERITY = ["low", "medium", "high", "critical"] as const;

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { KeyResolver } from "@cellar/shared/auth/keys";
 import type { RateLimiter } from "@cellar/shared/rate-limit";
-import { readCappedJson } from "../http/body";
-import { authenticatePlatform, type Principal, type SignInTokens } from "./principal";
+import { readCappedJson } from "../http/body.ts";
+import { authenticatePlatform, type Principal, type SignInTokens } from "./principal.ts";
 
 interface Authenticated {
   principal: Principal;

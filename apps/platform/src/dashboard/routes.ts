@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { notFound } from "@cellar/shared/errors";
 import type { Logger } from "@cellar/shared/logger";
-import { buildDashboard, type BuiltDashboard } from "./assets";
+import { buildDashboard, type BuiltDashboard } from "./assets.ts";
 
 /** The dashboard's client-side pages: each answers the same HTML, the app routes in the browser. */
 export const DASHBOARD_PAGES = ["/", "/sign-in", "/invite", "/sessions", "/sessions/*", "/traces/*", "/issues", "/issues/*", "/webhooks", "/webhooks/*", "/settings"];

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Cursor } from "./keyset";
+import type { Cursor } from "./keyset.ts";
 
 type Sql = postgres.Sql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;

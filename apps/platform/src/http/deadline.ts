@@ -1,4 +1,4 @@
-import { DATABASE_DOWN_RETRY_AFTER_SECONDS } from "./database-errors";
+import { DATABASE_DOWN_RETRY_AFTER_SECONDS } from "./database-errors.ts";
 
 /**
  * How long any platform request may take before it is answered 503 (docs/platform-api.md,

@@ -2,9 +2,9 @@ import type postgres from "postgres";
 import { t } from "elysia";
 import type { TBoolean, TInteger, TObject, TOptional, TString } from "@sinclair/typebox";
 import { badRequest } from "@cellar/shared/errors";
-import { paginate } from "./schemas";
-import { afterCursor, CURSOR_MAX_CHARS, cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "./keyset";
-import { analysisJoin, analysisSortedPage, countsOnAnalysis, type AnalysisTable } from "./analysis-path";
+import { paginate } from "./schemas.ts";
+import { afterCursor, CURSOR_MAX_CHARS, cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "./keyset.ts";
+import { analysisJoin, analysisSortedPage, countsOnAnalysis, type AnalysisTable } from "./analysis-path.ts";
 
 type Sql = postgres.Sql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;

@@ -1,12 +1,12 @@
 import { Elysia, t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
-import type { PlatformDeps } from "../deps";
-import { platformAuth } from "../auth/plugin";
-import { candidateServices, pickOne, resolveService, type Principal } from "../auth/principal";
-import { doc } from "../http/schemas";
-import { sessionMetrics, SessionMetric, SessionMetricsRead } from "../sessions/analysis";
-import { loadSession } from "../sessions/lookup";
-import { sessionContext } from "../sessions/routes";
+import type { PlatformDeps } from "../deps.ts";
+import { platformAuth } from "../auth/plugin.ts";
+import { candidateServices, pickOne, resolveService, type Principal } from "../auth/principal.ts";
+import { doc } from "../http/schemas.ts";
+import { sessionMetrics, SessionMetric, SessionMetricsRead } from "../sessions/analysis.ts";
+import { loadSession } from "../sessions/lookup.ts";
+import { sessionContext } from "../sessions/routes.ts";
 
 /**
  * GET /telemetry/metrics/session/{serviceName}/{sessionId} and

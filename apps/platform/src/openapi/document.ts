@@ -1,5 +1,5 @@
 import { errorResponses, ERROR_SCHEMA, isOptional, jsonContent, jsonSchema } from "@cellar/shared/openapi";
-import { ERROR_STATUSES } from "../http/schemas";
+import { ERROR_STATUSES } from "../http/schemas.ts";
 
 export const API_PREFIX = "/api/v1";
 

@@ -1,9 +1,9 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db";
+import { prepared } from "../http/db.ts";
 import { t } from "elysia";
-import { Iso, iso, isoNN, JsonObject, Nullable } from "../http/schemas";
-import { Finding, FINDING_COLUMNS, findingOut } from "../resources";
-import { readiness, ReadinessFields, type SessionRow } from "./lookup";
+import { Iso, iso, isoNN, JsonObject, Nullable } from "../http/schemas.ts";
+import { Finding, FINDING_COLUMNS, findingOut } from "../resources.ts";
+import { readiness, ReadinessFields, type SessionRow } from "./lookup.ts";
 
 interface Ctx {
   sql: postgres.Sql;

@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type postgres from "postgres";
 import { forbidden, notFound } from "@cellar/shared/errors";
-import type { PlatformDeps } from "../app";
-import { platformAuth } from "../auth/plugin";
-import { hasRole, resolveService } from "../auth/principal";
-import { doc } from "../http/schemas";
+import type { PlatformDeps } from "../app.ts";
+import { platformAuth } from "../auth/plugin.ts";
+import { hasRole, resolveService } from "../auth/principal.ts";
+import { doc } from "../http/schemas.ts";
 
 export const SessionDeleted = t.Object({
   serviceName: t.String(),

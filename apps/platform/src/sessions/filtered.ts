@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import { t } from "elysia";
-import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
-import { Pagination } from "../http/schemas";
-import { Session, SESSION_COLUMNS, sessionOut } from "../resources";
+import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
+import { Pagination } from "../http/schemas.ts";
+import { Session, SESSION_COLUMNS, sessionOut } from "../resources.ts";
 
 /** Filterable session fields (s = sessions, a = session_analyses). */
 export const SESSION_FILTERS: FilterSet = {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readiness, type SessionRow } from "./lookup";
+import { readiness, type SessionRow } from "./lookup.ts";
 
 const row = (over: Partial<SessionRow>): SessionRow => ({
   pk: "p", session_id: "s", trace_service_id: "t", status: "matured", maturation_count: 1, matured_at: new Date(),

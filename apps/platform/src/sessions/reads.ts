@@ -1,10 +1,10 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db";
+import { prepared } from "../http/db.ts";
 import { t } from "elysia";
-import { Iso, Pagination, paginate } from "../http/schemas";
-import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources";
-import type { SessionRow } from "./lookup";
-import { cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "../http/keyset";
+import { Iso, Pagination, paginate } from "../http/schemas.ts";
+import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources.ts";
+import type { SessionRow } from "./lookup.ts";
+import { cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
 
 export interface Page {

@@ -1,16 +1,16 @@
 import { Elysia, t } from "elysia";
 import { paymentRequired } from "@cellar/shared/errors";
-import type { PlatformDeps } from "../deps";
-import { platformAuth } from "../auth/plugin";
-import { resolveService, type Principal } from "../auth/principal";
-import { pagedQuery, strictBody } from "../http/filters";
-import { doc, intQuery, offsetQuery, requiredQuery } from "../http/schemas";
-import { CostByModel, Intents, ProblemAnalysis, sessionCostByModel, sessionIntents, sessionProblems, sessionTldr, sessionToolCosts, sessionToolSchemas, Tldr, ToolCosts, ToolSchemas } from "./analysis";
-import { filterSessions, SessionsFilteredBody, SessionsPage } from "./filtered";
-import { loadSession } from "./lookup";
-import { CURSOR_MAX_CHARS } from "../http/keyset";
-import { MAX_LIST_OFFSET, SessionEvents, sessionEvents, SessionGraph, sessionGraph, SessionSpans, sessionSpans, SessionTraces, sessionTraces, SessionTree, sessionTree } from "./reads";
-import { readTranscript, readTranscriptItem, TranscriptItemDetail, TranscriptPage } from "./transcript";
+import type { PlatformDeps } from "../deps.ts";
+import { platformAuth } from "../auth/plugin.ts";
+import { resolveService, type Principal } from "../auth/principal.ts";
+import { pagedQuery, strictBody } from "../http/filters.ts";
+import { doc, intQuery, offsetQuery, requiredQuery } from "../http/schemas.ts";
+import { CostByModel, Intents, ProblemAnalysis, sessionCostByModel, sessionIntents, sessionProblems, sessionTldr, sessionToolCosts, sessionToolSchemas, Tldr, ToolCosts, ToolSchemas } from "./analysis.ts";
+import { filterSessions, SessionsFilteredBody, SessionsPage } from "./filtered.ts";
+import { loadSession } from "./lookup.ts";
+import { CURSOR_MAX_CHARS } from "../http/keyset.ts";
+import { MAX_LIST_OFFSET, SessionEvents, sessionEvents, SessionGraph, sessionGraph, SessionSpans, sessionSpans, SessionTraces, sessionTraces, SessionTree, sessionTree } from "./reads.ts";
+import { readTranscript, readTranscriptItem, TranscriptItemDetail, TranscriptPage } from "./transcript.ts";
 
 const CursorQuery = t.Optional(t.String({ minLength: 1, maxLength: CURSOR_MAX_CHARS, error: "invalid cursor: must be the pagination.nextCursor string of a previous page" }));
 export const TranscriptQuery = t.Object({

@@ -1,10 +1,10 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db";
+import { prepared } from "../http/db.ts";
 import { t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
-import { AnyJson, JsonObject, Nullable, Pagination } from "../http/schemas";
-import { loadSession, readiness, ReadinessFields } from "./lookup";
-import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset";
+import { AnyJson, JsonObject, Nullable, Pagination } from "../http/schemas.ts";
+import { loadSession, readiness, ReadinessFields } from "./lookup.ts";
+import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
 
 /** Characters of a heavy tool input/result kept in `content=lean` reads. */

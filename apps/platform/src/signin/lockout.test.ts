@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { lockDurationMs, MAX_LOCK_MS } from "./lockout";
+import { lockDurationMs, MAX_LOCK_MS } from "./lockout.ts";
 
 test("four free failures, then a lock that doubles up to 15 minutes", () => {
   expect([1, 2, 3, 4].map(lockDurationMs)).toEqual([0, 0, 0, 0]);

@@ -2,10 +2,10 @@ import { Elysia, t } from "elysia";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { badRequest, unauthorized } from "@cellar/shared/errors";
-import { readCappedJson } from "../http/body";
+import { readCappedJson } from "../http/body.ts";
 import { PASSWORD_MAX_LENGTH } from "@cellar/shared/auth/passwords";
-import type { Principal } from "../auth/principal";
-import type { SignInService } from "./service";
+import type { Principal } from "../auth/principal.ts";
+import type { SignInService } from "./service.ts";
 
 /** Signed-in requests only: a platform key cannot sign out, list or mint keys (docs/dashboard.md). */
 function signedIn(signIns: SignInService) {

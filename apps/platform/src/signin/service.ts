@@ -9,8 +9,8 @@ import { randomToken } from "@cellar/shared/crypto";
 import type { Db } from "@cellar/shared/db/client";
 import type { Role } from "@cellar/shared/db/schema";
 import { badRequest, HttpError, notFound, unauthorized } from "@cellar/shared/errors";
-import { visibleServiceCondition, type Principal } from "../auth/principal";
-import { lockDurationMs } from "./lockout";
+import { visibleServiceCondition, type Principal } from "../auth/principal.ts";
+import { lockDurationMs } from "./lockout.ts";
 
 export interface SignInOptions {
   /** Absolute lifetime of a sign-in token. Default 8 hours (a working day). */

@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
-import type { PlatformDeps } from "../deps";
-import { platformAuth } from "../auth/plugin";
-import { candidateServices, pickOne, resolveService } from "../auth/principal";
-import { pagedQuery, strictBody } from "../http/filters";
-import { doc, requiredQuery } from "../http/schemas";
-import { Span } from "../resources";
-import { filterTraces, findSpans, findTraceMetrics, readTrace, Trace, TraceEvents, traceEvents, TraceMetrics, TracesFilteredBody, TracesPage, TraceSpans, traceSpans } from "./service";
+import type { PlatformDeps } from "../deps.ts";
+import { platformAuth } from "../auth/plugin.ts";
+import { candidateServices, pickOne, resolveService } from "../auth/principal.ts";
+import { pagedQuery, strictBody } from "../http/filters.ts";
+import { doc, requiredQuery } from "../http/schemas.ts";
+import { Span } from "../resources.ts";
+import { filterTraces, findSpans, findTraceMetrics, readTrace, Trace, TraceEvents, traceEvents, TraceMetrics, TracesFilteredBody, TracesPage, TraceSpans, traceSpans } from "./service.ts";
 
 const TAG = "Traces";
 const optionalService = t.Object({ serviceName: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "Narrows the lookup to one service (needed only when the id exists in several)" })) });

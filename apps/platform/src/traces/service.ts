@@ -1,11 +1,11 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db";
+import { prepared } from "../http/db.ts";
 import { t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
-import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters";
-import { Iso, iso, JsonObject, Nullable, Pagination } from "../http/schemas";
-import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, Trace, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources";
-import type { ServiceRef } from "../auth/principal";
+import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
+import { Iso, iso, JsonObject, Nullable, Pagination } from "../http/schemas.ts";
+import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, Trace, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources.ts";
+import type { ServiceRef } from "../auth/principal.ts";
 
 /** The trace with its request and responses as ingested, usage, cost and metrics. */
 export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
 import { badRequest } from "@cellar/shared/errors";
-import { Iso, Nullable } from "../http/schemas";
+import { Iso, Nullable } from "../http/schemas.ts";
 
 /** Contract: at most 5 per trace service, disabled ones included; only deletion frees a slot. */
 export const MAX_SUBSCRIPTIONS_PER_SERVICE = 5;

@@ -6,20 +6,20 @@ import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
 import { toCidrs } from "@cellar/shared/webhooks/address";
 import type { WebhookEventType } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns } from "@cellar/shared/webhooks/destination";
-import { platformAuth } from "../auth/plugin";
-import type { SignInTokens } from "../auth/principal";
-import type { PlatformLimiter } from "../http/limits";
-import { doc } from "../http/schemas";
+import { platformAuth } from "../auth/plugin.ts";
+import type { SignInTokens } from "../auth/principal.ts";
+import type { PlatformLimiter } from "../http/limits.ts";
+import { doc } from "../http/schemas.ts";
 import {
   Accepted, AttemptList, attemptView, DELIVERIES_LISTED, NoContent, objectBody, parseEventTypes, parseName, parseTtlHours, parseUrlField, rejectUnknown,
   RotatedSubscription, Subscription, SubscriptionList, SubscriptionWithSecret, subscriptionView, type AttemptRow,
-} from "./model";
+} from "./model.ts";
 
 const TAG = "Webhooks";
 const BODY_NOTE = "JSON body validated by the service (400 names the field); see docs/webhooks.md.";
-import * as svc from "./service";
+import * as svc from "./service.ts";
 
-import type { WebhookOptions } from "./options";
+import type { WebhookOptions } from "./options.ts";
 export type { WebhookOptions };
 
 export interface WebhookRouteDeps {

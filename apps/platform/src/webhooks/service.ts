@@ -8,8 +8,8 @@ import { deliveryBody, newDeliveryId, publishDeliveryJobs, type WebhookEventType
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 import { checkDestination, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { generateWebhookSecret } from "@cellar/shared/webhooks/signing";
-import { hasRole, type Principal } from "../auth/principal";
-import { isUuid, MAX_SUBSCRIPTIONS_PER_SERVICE, type SubscriptionRow } from "./model";
+import { hasRole, type Principal } from "../auth/principal.ts";
+import { isUuid, MAX_SUBSCRIPTIONS_PER_SERVICE, type SubscriptionRow } from "./model.ts";
 
 export interface WebhookServiceDeps {
   sql: postgres.Sql;

@@ -1,6 +1,6 @@
 import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
-import { stableId } from "../ingest/spans";
-import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript";
+import { stableId } from "../ingest/spans.ts";
+import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript.ts";
 
 /** Characters of a reply's text kept on a call (refusal phrasing looks at the opening only). */
 export const CALL_TEXT_HEAD = 1_000;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "@cellar/shared/crypto";
-import { contentText, type TraceInput, type TranscriptItem } from "./transcript";
+import { contentText, type TraceInput, type TranscriptItem } from "./transcript.ts";
 
 export interface ToolSchemaSeen {
   name: string;

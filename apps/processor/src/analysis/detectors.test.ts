@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { analyzeSession } from "./session";
-import { latencyBaseline, type LatencyNorms } from "./detectors";
+import { analyzeSession } from "./session.ts";
+import { latencyBaseline, type LatencyNorms } from "./detectors.ts";
 import { resolveDetectorConfig } from "@cellar/shared/analysis/detector-config";
-import { assistant, event, toolResult, trace, user } from "./test-fixtures";
+import { assistant, event, toolResult, trace, user } from "./test-fixtures.ts";
 
 const detectorsOf = (traces: any[], events: any[] = [], norms?: LatencyNorms) =>
   analyzeSession(traces, events, { latencyNorms: norms }).findings.map((f) => f.detector);

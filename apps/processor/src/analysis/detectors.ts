@@ -1,9 +1,9 @@
 import { priceFor } from "@cellar/shared/pricing/table";
-import { stableId } from "../ingest/spans";
-import type { ModelCall } from "./calls";
+import { stableId } from "../ingest/spans.ts";
+import type { ModelCall } from "./calls.ts";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
-import { isRefusal } from "./refusal";
-import { canonicalArgs, eventItemId, type EventInput, type TranscriptItem } from "./transcript";
+import { isRefusal } from "./refusal.ts";
+import { canonicalArgs, eventItemId, type EventInput, type TranscriptItem } from "./transcript.ts";
 
 export type Severity = "low" | "medium" | "high" | "critical";
 

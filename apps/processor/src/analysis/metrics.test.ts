@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "@cellar/shared/pricing/openai";
-import { analyzeSession } from "./session";
-import { assistant, event, toolResult, trace, user } from "./test-fixtures";
+import { analyzeSession } from "./session.ts";
+import { assistant, event, toolResult, trace, user } from "./test-fixtures.ts";
 
 test("price table: dated snapshots resolve to their model; unknown models are null", () => {
   expect(canonicalModel("gpt-4o-mini-2024-07-18")).toBe("gpt-4o-mini");
@@ -60,7 +60,7 @@ test("extractive TL;DR says what was asked, what happened and how it ended", () 
 });
 
 test("the analysis is the same whether the history comes whole or interleaved page by page", async () => {
-  const { SessionAnalyzer } = await import("./session");
+  const { SessionAnalyzer } = await import("./session.ts");
   const call = assistant(null, [{ id: "c1", name: "search", args: { q: 1 } }]);
   const traces = [
     trace({ at: 0, messages: [user("find")], responses: [{ message: call, finish: "tool_calls" }] }),

@@ -1,5 +1,5 @@
 import { PRICE_TABLE_VERSION, roundUsd } from "@cellar/shared/pricing/openai";
-import type { ModelCall } from "./calls";
+import type { ModelCall } from "./calls.ts";
 
 export interface CostByModel {
   model: string;

@@ -1,4 +1,4 @@
-import type { ModelCall } from "./calls";
+import type { ModelCall } from "./calls.ts";
 
 /**
  * Refusal phrasings, one list per language, matched at the very start of a reply (after

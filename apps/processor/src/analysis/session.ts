@@ -1,11 +1,11 @@
 import type { PriceBook } from "@cellar/shared/pricing/table";
-import { callsOfTrace, type ModelCall } from "./calls";
-import { IntentMatcher, ToolSchemaCollector, type IntentDefinition, type IntentMatch, type ToolSchemaSeen } from "./catalog";
+import { callsOfTrace, type ModelCall } from "./calls.ts";
+import { IntentMatcher, ToolSchemaCollector, type IntentDefinition, type IntentMatch, type ToolSchemaSeen } from "./catalog.ts";
 import { DEFAULT_DETECTOR_CONFIG, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
-import { callFindings, eventFinding, ToolCallDetectors, type Finding, type LatencyNorms } from "./detectors";
-import { callMetrics, costByModel, sessionMetrics, toolCosts, type CostByModel, type ToolCost } from "./metrics";
-import { CondensedTranscript, condensedLine, extractiveTldr, type TldrFacts } from "./tldr";
-import { contentText, DEFAULT_TRANSCRIPT_CAPS, TranscriptBuilder, type EventInput, type TraceInput, type TranscriptCaps, type TranscriptItem } from "./transcript";
+import { callFindings, eventFinding, ToolCallDetectors, type Finding, type LatencyNorms } from "./detectors.ts";
+import { callMetrics, costByModel, sessionMetrics, toolCosts, type CostByModel, type ToolCost } from "./metrics.ts";
+import { CondensedTranscript, condensedLine, extractiveTldr, type TldrFacts } from "./tldr.ts";
+import { contentText, DEFAULT_TRANSCRIPT_CAPS, TranscriptBuilder, type EventInput, type TraceInput, type TranscriptCaps, type TranscriptItem } from "./transcript.ts";
 
 /** Per-read item cap: a session with more items is stored up to the cap and marked truncated. */
 export const TRANSCRIPT_ITEM_CAP = DEFAULT_TRANSCRIPT_CAPS.maxItems;

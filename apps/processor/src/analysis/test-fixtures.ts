@@ -1,4 +1,4 @@
-import type { EventInput, TraceInput } from "./transcript";
+import type { EventInput, TraceInput } from "./transcript.ts";
 
 let counter = 0;
 const T0 = Date.parse("2025-09-01T10:00:00Z");

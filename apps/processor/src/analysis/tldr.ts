@@ -1,5 +1,5 @@
-import type { Finding } from "./detectors";
-import { contentText, type TranscriptItem } from "./transcript";
+import type { Finding } from "./detectors.ts";
+import { contentText, type TranscriptItem } from "./transcript.ts";
 
 export interface TldrFacts {
   firstUser: string | null;

@@ -1,7 +1,7 @@
 import { canonicalJson } from "@cellar/shared/crypto";
 import type { TracePayload } from "@cellar/shared/payloads";
-import { deriveSpans, stableId } from "../ingest/spans";
-import { alignMessages } from "./align";
+import { deriveSpans, stableId } from "../ingest/spans.ts";
+import { alignMessages } from "./align.ts";
 
 export interface TraceInput {
   traceId: string;

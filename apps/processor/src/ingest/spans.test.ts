@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { stableId } from "./spans";
+import { stableId } from "./spans.ts";
 
 test("stableId keeps the FNV-1a 64-bit x2 values (ids already stored stay valid)", () => {
   // Reference values computed with the BigInt implementation it replaced.

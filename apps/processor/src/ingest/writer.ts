@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
-import { resolveTraceServices, serviceKey } from "./services";
-import { deriveSpans, traceIdFor } from "./spans";
+import { resolveTraceServices, serviceKey } from "./services.ts";
+import { deriveSpans, traceIdFor } from "./spans.ts";
 
 export interface WriteResult {
   /** Sessions still active after the write: their activity keys get refreshed. */

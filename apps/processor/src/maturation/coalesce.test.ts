@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { createLogger } from "@cellar/shared/logger";
 import { createTopology } from "@cellar/shared/nats/topology";
-import { ActivityCoalescer } from "./coalesce";
+import { ActivityCoalescer } from "./coalesce.ts";
 
 /** A fake clock and a JetStream that records puts: (time, subject, ttl seconds). */
 function harness(windowSeconds: number, minIntervalMs: number) {

@@ -1,7 +1,7 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
-import { activitySubject, markerTtlSeconds, refreshActivity, type EntityKind } from "./activity";
+import { activitySubject, markerTtlSeconds, refreshActivity, type EntityKind } from "./activity.ts";
 
 /**
  * At most one activity-key put per session per `minIntervalMs`, with markers exactly as

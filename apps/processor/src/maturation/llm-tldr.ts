@@ -1,5 +1,5 @@
 import type { Logger } from "@cellar/shared/logger";
-import type { TldrFacts } from "../analysis/tldr";
+import type { TldrFacts } from "../analysis/tldr.ts";
 
 export interface SummaryLlm {
   /** OpenAI-compatible base URL (`.../v1`) or full `.../chat/completions` URL. */

@@ -7,10 +7,10 @@ import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import { classifyFailure, sqlState } from "@cellar/shared/nats/failure";
 import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 import type { Logger } from "@cellar/shared/logger";
-import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session";
-import { llmTldr, type SummaryLlm } from "./llm-tldr";
-import { persistSessionAnalyses, persistTraceAnalyses, persistTranscriptItems, type Materialization, type SessionSummary } from "./persist";
-import { DEFAULT_HISTORY_PAGING, historySizes, loadHistoryBatch, loadServiceContext, loadTracesForMetrics, planHistoryReads, selectMaturing, streamHistory, type HistoryPaging, type LatencyNormsSource, type SessionRow, type TraceRow } from "./store";
+import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session.ts";
+import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
+import { persistSessionAnalyses, persistTraceAnalyses, persistTranscriptItems, type Materialization, type SessionSummary } from "./persist.ts";
+import { DEFAULT_HISTORY_PAGING, historySizes, loadHistoryBatch, loadServiceContext, loadTracesForMetrics, planHistoryReads, selectMaturing, streamHistory, type HistoryPaging, type LatencyNormsSource, type SessionRow, type TraceRow } from "./store.ts";
 
 export interface MaturationDeps {
   sql: postgres.Sql;

@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import { canonicalModel } from "@cellar/shared/pricing/openai";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
-import { latencyBaseline, type LatencyNorms } from "../analysis/detectors";
-import type { LatencyNormsSource } from "./store";
+import { latencyBaseline, type LatencyNorms } from "../analysis/detectors.ts";
+import type { LatencyNormsSource } from "./store.ts";
 
 /**
  * The service's latency baseline per model, from the `llm` spans of its most recent traces

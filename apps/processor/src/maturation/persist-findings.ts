@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import type { SessionRow } from "./store";
-import type { Finding } from "../analysis/detectors";
+import type { SessionRow } from "./store.ts";
+import type { Finding } from "../analysis/detectors.ts";
 
 interface IssueDelta {
   trace_service_id: string;

@@ -1,9 +1,9 @@
 import type postgres from "postgres";
-import type { IntentMatch, ToolSchemaSeen } from "../analysis/catalog";
-import type { SessionAnalysis, TraceAnalysis } from "../analysis/session";
-import { approxSize, type TranscriptItem } from "../analysis/transcript";
-import { persistFindings } from "./persist-findings";
-import type { SessionRow, TraceRow } from "./store";
+import type { IntentMatch, ToolSchemaSeen } from "../analysis/catalog.ts";
+import type { SessionAnalysis, TraceAnalysis } from "../analysis/session.ts";
+import { approxSize, type TranscriptItem } from "../analysis/transcript.ts";
+import { persistFindings } from "./persist-findings.ts";
+import type { SessionRow, TraceRow } from "./store.ts";
 
 /** The analysis of one session as persisted: everything but the items (written as soon as computed). */
 export type SessionSummary = Omit<SessionAnalysis, "items"> & { keptItems: number };

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { planHistoryReads, type HistorySize } from "./store";
+import { planHistoryReads, type HistorySize } from "./store.ts";
 
 test("history reads: small sessions share a batch within one page, big ones stream alone", () => {
   const paging = { traceBytesPerPage: 1_000, tracesPerPage: 4, eventsPerPage: 10 };

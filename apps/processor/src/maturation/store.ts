@@ -1,11 +1,11 @@
 import type postgres from "postgres";
 import { resolveDetectorConfig, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
-import type { IntentDefinition } from "../analysis/catalog";
-import type { LatencyNorms } from "../analysis/detectors";
-import type { SessionAnalyzer } from "../analysis/session";
-import type { EventInput, TraceInput } from "../analysis/transcript";
-import { MESSAGE_EVENT_NAMES } from "../otlp/linked";
-import { mergeOtelMessageEvents } from "../otlp/merge";
+import type { IntentDefinition } from "../analysis/catalog.ts";
+import type { LatencyNorms } from "../analysis/detectors.ts";
+import type { SessionAnalyzer } from "../analysis/session.ts";
+import type { EventInput, TraceInput } from "../analysis/transcript.ts";
+import { MESSAGE_EVENT_NAMES } from "../otlp/linked.ts";
+import { mergeOtelMessageEvents } from "../otlp/merge.ts";
 
 /**
  * The maturation store: every read of what a maturation works on. Persisting is in persist.ts

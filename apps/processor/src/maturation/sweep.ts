@@ -1,5 +1,5 @@
-import { matureIsolated, publishAll, sessionMessage, traceMessage, type MaturationDeps } from "./mature";
-import { selectMaturing } from "./store";
+import { matureIsolated, publishAll, sessionMessage, traceMessage, type MaturationDeps } from "./mature.ts";
+import { selectMaturing } from "./store.ts";
 
 export interface SweepResult {
   sessions: number;

@@ -1,5 +1,5 @@
 import { CHOICE_EVENT, choiceFromEvent, choicesFromValue, messageFromEvent, messagesFromValue, PER_MESSAGE_EVENTS, systemFromValue, type ChatMessage, type OutputChoice } from "@cellar/shared/otlp/messages";
-import type { EventInput, TraceInput } from "../analysis/transcript";
+import type { EventInput, TraceInput } from "../analysis/transcript.ts";
 
 /**
  * Instrumentations that log messages as OTLP log records (the deprecated per-message events
