@@ -1,6 +1,15 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { DeploymentSettings, checkDeploymentSettings, DEPLOYMENT_SECRETS } from "./deploy/settings.ts";
+import { parseCidrList } from "./webhooks/address.ts";
+
+function isCidr(text: string): boolean {
+  try {
+    return parseCidrList(text).length === 1;
+  } catch {
+    return false;
+  }
+}
 
 /** Every setting the apps read from the environment; defaults and coercion live here. */
 export const ConfigSchema = Type.Object({
@@ -28,6 +37,11 @@ export const ConfigSchema = Type.Object({
   PLATFORM_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
   /** Comma-separated CIDRs whose webhook destinations skip the HTTPS and public-address rules. */
   WEBHOOK_INSECURE_ALLOWLIST: Type.String({ default: "" }),
+  /**
+   * Comma-separated CIDRs of the load balancers / reverse proxies in front of ingest and the
+   * platform: from these peers the client address is taken from X-Forwarded-For (per-address limits).
+   */
+  TRUSTED_PROXIES: Type.String({ default: "" }),
   /** Multiplies every webhook retry delay; tests shrink it. */
   WEBHOOK_RETRY_TIME_SCALE: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 1 }),
   /** Seconds to wait for a webhook receiver's response before counting a timeout. */
@@ -78,9 +92,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const previous of splitList(config.SECRET_ENCRYPTION_KEYS_PREVIOUS)) {
     if (decodeBase64(previous)?.length !== 32) throw new ConfigError("invalid SECRET_ENCRYPTION_KEYS_PREVIOUS: each key must be 32 bytes encoded as base64");
   }
-  for (const cidr of splitList(config.WEBHOOK_INSECURE_ALLOWLIST)) {
-    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) {
-      throw new ConfigError(`invalid WEBHOOK_INSECURE_ALLOWLIST: ${JSON.stringify(cidr)} is not a CIDR`);
+  for (const name of ["WEBHOOK_INSECURE_ALLOWLIST", "TRUSTED_PROXIES"] as const) {
+    for (const cidr of splitList(config[name])) {
+      if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr) || !isCidr(cidr)) throw new ConfigError(`invalid ${name}: ${JSON.stringify(cidr)} is not a CIDR`);
     }
   }
   if (config.INGEST_PORT !== 0 && config.INGEST_PORT === config.PLATFORM_PORT) {

@@ -16,6 +16,8 @@ export interface RateLimitOptions {
 export interface RateLimiter {
   /** Takes one token for `id`: the RateLimit headers to send, or throws 429 with Retry-After. */
   take(id: string): Record<string, string>;
+  /** True when `take(id)` would succeed now; takes nothing. */
+  allows(id: string): boolean;
 }
 
 /**
@@ -24,11 +26,13 @@ export interface RateLimiter {
  * documented in docs/ingestion.md.
  */
 export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
-  if (opts.perSecond <= 0) return { take: () => ({}) };
+  if (opts.perSecond <= 0) return { take: () => ({}), allows: () => true };
   const { perSecond, burst, now } = opts;
   const maxTracked = opts.maxTracked ?? 100_000;
   const buckets = new Map<string, { tokens: number; at: number }>();
   const policy = `${burst};w=${Math.max(1, Math.ceil(burst / perSecond))}`;
+  // Slow refills read better per minute (one per 6 s is "10 per minute", not 0.1666... per second).
+  const rate = perSecond >= 1 ? `${perSecond} requests per second` : `${Number((perSecond * 60).toFixed(2))} per minute`;
 
   function refill(b: { tokens: number; at: number }, t: number) {
     b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * perSecond);
@@ -43,6 +47,12 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
   }
 
   return {
+    allows(id) {
+      const b = buckets.get(id);
+      if (!b) return true;
+      refill(b, now());
+      return b.tokens >= 1;
+    },
     take(id) {
       const t = now();
       let b = buckets.get(id);
@@ -64,7 +74,7 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       };
       if (allowed) return headers;
       const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
-      throw new HttpError(429, `rate limit exceeded for ${opts.subject ?? "this credential"}: ${perSecond} requests per second, burst ${burst}`, { ...headers, "retry-after": String(retryAfter) });
+      throw new HttpError(429, `rate limit exceeded for ${opts.subject ?? "this credential"}: ${rate}, burst ${burst}`, { ...headers, "retry-after": String(retryAfter) });
     },
   };
 }

@@ -176,6 +176,30 @@ test("unknown Bearer tokens from one address are limited (429); a token seen val
   expect(await svc.resolve("cel_ds_unknown-4", "10.0.0.10")).toBeNull(); // another address has its own bucket
 });
 
+test("failed sign-ins from one address, over every account, are limited (429, no password check); other addresses and successes are not", async () => {
+  let now = Date.now();
+  const svc = new SignInService(stack.database.db, stack.database.sql, { now: () => now, failureBurst: 3, failuresPerSecond: 1 / 6 });
+  const from = (address: string, email: string, password: string) => svc.signIn(email, password, address).then(() => 200, (e) => e);
+  // Successes take nothing from the bucket.
+  for (let i = 0; i < 5; i++) expect(await from("198.51.100.7", "owner@example.com", PASSWORD)).toBe(200);
+  // Three failures spread over accounts, and an unknown email: each one counts, each is a 401.
+  expect((await from("198.51.100.7", "viewer@acme.test", "guess 1")).status).toBe(401);
+  expect((await from("198.51.100.7", "nobody@nowhere.test", "guess 2")).status).toBe(401);
+  expect((await from("198.51.100.7", "owner@example.com", "guess 3")).status).toBe(401);
+  // Now even the right password from that address is refused before any check.
+  const limited = await from("198.51.100.7", "owner@example.com", PASSWORD);
+  expect(limited.status).toBe(429);
+  expect(limited.message).toBe("rate limit exceeded for failed sign-ins from this address: 10 per minute, burst 3");
+  expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  // Another address is unaffected, and so is the account (no lockout from three failures).
+  expect(await from("198.51.100.8", "owner@example.com", PASSWORD)).toBe(200);
+  // One failure's worth comes back every 6 s.
+  now += 6_000;
+  expect(await from("198.51.100.7", "owner@example.com", PASSWORD)).toBe(200);
+  expect((await from("198.51.100.7", "owner@example.com", "guess 4")).status).toBe(401);
+  expect((await from("198.51.100.7", "owner@example.com", PASSWORD)).status).toBe(429);
+});
+
 describe("roles apply exactly as for platform keys", () => {
   test("a viewer signed in cannot manage webhooks (403) and sees only its projects", async () => {
     const token = await signIn("viewer@acme.test");

@@ -6,6 +6,7 @@ import { withOps } from "./http.ts";
 import { createMetrics } from "./metrics.ts";
 import { createReadiness, natsCheck, natsNeeds, postgresCheck, type AppName } from "./probes.ts";
 import { serveFetch, type Served } from "./serve.ts";
+import { parseCidrList } from "../webhooks/address.ts";
 
 /** An Elysia app as far as serving needs it: a fetch handler and its declared routes. */
 interface FetchApp {
@@ -43,7 +44,7 @@ export function createAppOps(app: AppName, deps: { config: Config; logger: Logge
     serve(api?: FetchApp, opts: { maxRequestBodySize?: number } = {}): Served {
       const notFound = () => new Response(JSON.stringify({ error: "not found" }), { status: 404, headers: { "content-type": "application/json" } });
       const handler = withOps(api ? (r) => api.fetch(r) : notFound, { routes: () => api?.routes ?? [], metrics, ready, metricsToken: deps.config.METRICS_TOKEN });
-      const served = serveFetch(handler, { port: defaultPort, hostname: "0.0.0.0", maxRequestBodySize: opts.maxRequestBodySize });
+      const served = serveFetch(handler, { port: defaultPort, hostname: "0.0.0.0", maxRequestBodySize: opts.maxRequestBodySize, trustedProxies: parseCidrList(deps.config.TRUSTED_PROXIES) });
       // What `.listen()` would have set: handlers read the client address through `server.requestIP`
       // (the pre-auth limits key on it), under Bun and Deno alike.
       if (api) api.server = served;

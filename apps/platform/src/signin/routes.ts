@@ -55,9 +55,9 @@ async function cappedBody<T extends TSchema>(request: Request, schema: T): Promi
  */
 export function signInRoutes(signIns: SignInService) {
   return new Elysia({ prefix: "/auth" })
-    .post("/sign-in", async ({ request }) => {
+    .post("/sign-in", async ({ request, server }) => {
       const body = await cappedBody(request, Credentials);
-      return signIns.signIn(body.email.trim(), body.password);
+      return signIns.signIn(body.email.trim(), body.password, server?.requestIP(request)?.address);
     })
     .post("/invitations/accept", async ({ request }) => {
       const body = await cappedBody(request, Acceptance);
