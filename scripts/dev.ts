@@ -30,6 +30,7 @@ const saveState = () => writeFileSync(statePath, JSON.stringify(state, null, 2))
 
 let nats: RunningNats | RunningNatsCluster | undefined;
 const cluster = process.argv.includes("--cluster");
+const replicas = process.env.NATS_REPLICAS ?? (cluster ? "3" : "1");
 let pg: RunningPostgres | undefined;
 const children: ChildProcess[] = [];
 
@@ -56,7 +57,7 @@ async function main() {
     nats = c;
     await c.waitHealthy();
     natsUrl = c.url;
-    await setUpNatsAsAdmin(natsUrl, natsUsers.appEnv("admin"), Number(process.env.NATS_REPLICAS ?? 3));
+    await setUpNatsAsAdmin(natsUrl, natsUsers.appEnv("admin"), Number(replicas));
   } else if (!natsUrl) {
     state.natsPort = await portOr(state.natsPort, 4222);
     natsUsers = devNatsUsers(state);
@@ -111,7 +112,7 @@ async function main() {
   const env = {
     ...inherited,
     NATS_URL: natsUrl,
-    NATS_REPLICAS: process.env.NATS_REPLICAS ?? (cluster ? "3" : "1"),
+    NATS_REPLICAS: replicas,
     DATABASE_URL: databaseUrl,
     INGEST_PORT: String(ingestPort),
     PLATFORM_PORT: String(platformPort),
