@@ -27,6 +27,7 @@ import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { makeTemplates } from "./lib/traces";
+import { stopChild } from "../scripts/infra/processes";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -148,15 +149,6 @@ function spawnChild(argv: string[], env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function stopChild(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((res) => {
-    child.once("exit", () => res());
-    child.kill("SIGTERM");
-    setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
-  });
-}
-
 async function main() {
   const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-ingest-"));
   const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
@@ -227,7 +219,7 @@ async function main() {
     const ingestOk = rounds[1].reduce((n, f) => n + f.ok, 0);
     console.log(`INGEST stream holds ${info.state.messages} messages for ${ingestOk} measured 200s plus the warm-up's (every 200 is a stored message)`);
   } finally {
-    await Promise.allSettled(children.map(stopChild));
+    await Promise.allSettled(children.map((c) => stopChild(c, 5_000)));
     await Promise.allSettled([nats.stop(), pg.stop()]);
     rmSync(scratch, { recursive: true, force: true });
   }

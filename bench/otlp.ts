@@ -21,6 +21,7 @@ import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { stopChild } from "../scripts/infra/processes";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -154,11 +155,7 @@ async function main() {
     console.log(`\n/v1/traces protobuf requests / floor: ${(100 * ratio(1)).toFixed(0)}%; JSON: ${(100 * ratio(2)).toFixed(0)}%; spans/s via protobuf per /raw/traces trace/s: ${(med(results[1].map((f) => f.rps)) * SPANS / med(results[3].map((f) => f.rps))).toFixed(2)}x`);
   } finally {
     // Children first (ingest drains its NATS connection on SIGTERM), then the servers.
-    await Promise.all(children.map((c) => (c.exitCode !== null ? undefined : new Promise<void>((res) => {
-      c.once("exit", () => res());
-      c.kill("SIGTERM");
-      setTimeout(() => c.kill("SIGKILL"), 5_000).unref();
-    }))));
+    await Promise.all(children.map((c) => stopChild(c, 5_000)));
     await Promise.allSettled([nats.stop(), pg.stop()]);
     rmSync(scratch, { recursive: true, force: true });
   }
