@@ -107,8 +107,8 @@ async function main() {
   const dispatcherPort = process.env.DISPATCHER_PORT ? Number(process.env.DISPATCHER_PORT) : await portOr(undefined, 3400);
   // HEALTH_PORT is for one app per container; here it would give the processor and dispatcher
   // the same port, so dev drops it and gives each its own.
-  const { HEALTH_PORT: _oneAppPerContainer, ...inherited } = process.env;
-  if (_oneAppPerContainer) console.warn("[dev] HEALTH_PORT ignored: dev runs every app on this machine; set PROCESSOR_PORT / DISPATCHER_PORT instead");
+  const { HEALTH_PORT: healthPort, ...inherited } = process.env;
+  if (healthPort) console.warn("[dev] HEALTH_PORT ignored: dev runs every app on this machine; set PROCESSOR_PORT / DISPATCHER_PORT instead");
   const env = {
     ...inherited,
     NATS_URL: natsUrl,
