@@ -1,5 +1,9 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { registerSchemaFormats } from "./schema-formats.ts";
 import { INSTANT_FORMAT } from "./timestamps.ts";
+
+// The formats these schemas name are registered by their owner, whatever else this process loads.
+registerSchemaFormats();
 
 /** A client timestamp: parsed and normalised to UTC by shared/timestamps.ts (not `date-time`: Elysia owns that name). */
 const Instant = Type.String({ format: INSTANT_FORMAT, maxLength: 64 });
@@ -94,8 +98,8 @@ export const OtlpTracePayload = Type.Object(
     request: Type.Object({ model: NonEmpty(LIMITS.model), messages: Type.Array(ChatMessage, { maxItems: 100_000 }) }, { additionalProperties: true }),
     responses: Type.Array(ProviderResponse, { minItems: 1, maxItems: 2 }),
     environment: Type.Optional(NonEmpty(LIMITS.environment)),
-    start_time: Type.String({ format: "date-time" }),
-    end_time: Type.String({ format: "date-time" }),
+    start_time: Instant,
+    end_time: Instant,
     otel: Type.Object({ span_id: Type.String() }, { additionalProperties: true }),
   },
   { additionalProperties: true },

@@ -1,5 +1,3 @@
-import { FormatRegistry } from "@sinclair/typebox";
-
 /**
  * Client timestamps, parsed by hand into UTC instants that Postgres `timestamptz` stores exactly
  * (docs/ingestion.md, "Timestamps"). Decisions where ISO 8601 / RFC 3339 and Postgres differ:
@@ -89,7 +87,3 @@ export function normalizeInstant(value: string): string | null {
   const p = parseInstant(value);
   return p.ok ? p.iso : null;
 }
-
-// Registered unconditionally under our own name: whichever module loads first, ingest and the
-// processor check timestamps with this function (Elysia sets its own `date-time` first).
-FormatRegistry.Set(INSTANT_FORMAT, (v) => parseInstant(v).ok);

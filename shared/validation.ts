@@ -1,5 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { assertOwnFormats, registerSchemaFormats } from "./schema-formats.ts";
 
 /** `/responses/0/usage/total_tokens` -> `responses[0].usage.total_tokens` */
 export function fieldName(pointer: string): string {
@@ -11,6 +12,9 @@ export function fieldName(pointer: string): string {
 
 /** A compiled validator whose failures name the offending field. */
 export function compileValidator<T extends TSchema>(schema: T) {
+  // A schema means the same in every process: only formats shared/schema-formats.ts owns.
+  assertOwnFormats(schema);
+  registerSchemaFormats();
   const check: TypeCheck<T> = TypeCompiler.Compile(schema);
   return {
     check: (value: unknown) => check.Check(value),
