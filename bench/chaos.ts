@@ -24,7 +24,9 @@ const result = await runChaos({
   steadyMs: short ? 8_000 : 10_000,
   keepDir: args.includes("--keep"),
 });
-console.log(`\nchaos run ${short ? "(short) " : ""}${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s, ${instances} instances of each app, 3-node NATS (replicas 3)\n`);
+console.log(
+  `\nchaos run ${short ? "(short) " : ""}${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s, ${instances} instances of each app, 3-node NATS (replicas 3)\n`,
+);
 console.log(result.table);
 if (result.examples.length) console.log(`\nexamples:\n  ${result.examples.join("\n  ")}`);
 console.log(`\nclient gave up on ${result.unacked} items (never acknowledged, not counted)`);

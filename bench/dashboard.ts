@@ -26,7 +26,9 @@ import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 
-const { values: args } = parseArgs({ options: { sessions: { type: "string", default: "10000" }, runs: { type: "string", default: "10" } } });
+const { values: args } = parseArgs({
+  options: { sessions: { type: "string", default: "10000" }, runs: { type: "string", default: "10" } },
+});
 const SESSIONS = Number(args.sessions);
 const RUNS = Number(args.runs);
 const ROOT = resolve(import.meta.dir, "..");
@@ -83,22 +85,52 @@ try {
 
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, "apps/platform/src/main.ts")], {
-    env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, PLATFORM_PORT: String(port), INGEST_PORT: "0", LOG_LEVEL: "warn", SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      NATS_URL: nats.url,
+      PLATFORM_PORT: String(port),
+      INGEST_PORT: "0",
+      LOG_LEVEL: "warn",
+      SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  stops.push(() => new Promise<void>((res) => (child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")))));
+  stops.push(
+    () =>
+      new Promise<void>((res) =>
+        child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")),
+      ),
+  );
   await waitForPort(port, 30_000);
   const base = `http://127.0.0.1:${port}`;
-  const signIn = await fetch(`${base}/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "owner@bench.test", password: PASSWORD }) });
+  const signIn = await fetch(`${base}/auth/sign-in`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "owner@bench.test", password: PASSWORD }),
+  });
   const { token } = (await signIn.json()) as { token: string };
 
   // Floor: a bare Bun server answering a one-paragraph HTML page (navigation + first frame).
-  const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>bare</title><p>bare</p>", { headers: { "content-type": "text/html" } }) });
+  const bare = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: () =>
+      new Response("<!doctype html><title>bare</title><p>bare</p>", { headers: { "content-type": "text/html" } }),
+  });
   stops.push(async () => bare.stop(true));
   const bareBase = `http://127.0.0.1:${bare.port}/`;
   const profile = mkdtempSync(join(tmpdir(), "cellar-bench-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: ensureChromium(), headless: true, args: CHROMIUM_FLAGS, viewport: { width: 1280, height: 800 } });
-  stops.push(async () => { await context.close(); rmSync(profile, { recursive: true, force: true }); });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: ensureChromium(),
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  stops.push(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
   await context.addInitScript((t) => localStorage.setItem("cellar.dashboard.token", t), token);
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(60_000);
@@ -107,7 +139,11 @@ try {
   async function firstRender(p: Page, path: string, [selector, count]: [string, number]): Promise<number> {
     await p.goto("about:blank");
     await p.goto(path.startsWith("http") ? path : base + path, { waitUntil: "commit" });
-    const handle = await p.waitForFunction(([sel, n]) => (document.querySelectorAll(sel).length >= n ? performance.now() : false), [selector, count] as const, { polling: "raf" });
+    const handle = await p.waitForFunction(
+      ([sel, n]) => (document.querySelectorAll(sel).length >= n ? performance.now() : false),
+      [selector, count] as const,
+      { polling: "raf" },
+    );
     return (await handle.jsonValue()) as number;
   }
   async function inPage(fn: string): Promise<number> {
@@ -134,15 +170,39 @@ try {
   const cpu = async () => {
     const { metrics } = await cdp.send("Performance.getMetrics");
     const get = (n: string) => (metrics.find((x: { name: string }) => x.name === n)?.value ?? 0) * 1000;
-    return { script: get("ScriptDuration"), layout: get("LayoutDuration") + get("RecalcStyleDuration"), task: get("TaskDuration") };
+    return {
+      script: get("ScriptDuration"),
+      layout: get("LayoutDuration") + get("RecalcStyleDuration"),
+      task: get("TaskDuration"),
+    };
   };
   // Within one document only: the counters restart with each navigation.
   const cpuRows: Record<string, Array<{ script: number; layout: number; task: number }>> = { all1000: [] };
-  const delta = (a: { script: number; layout: number; task: number }, b: typeof a) => ({ script: b.script - a.script, layout: b.layout - a.layout, task: b.task - a.task });
-  const rows: Record<string, number[]> = { sessions: [], transcript: [], all1000: [], bare: [], apiSessions: [], apiTranscript: [] };
+  const delta = (a: { script: number; layout: number; task: number }, b: typeof a) => ({
+    script: b.script - a.script,
+    layout: b.layout - a.layout,
+    task: b.task - a.task,
+  });
+  const rows: Record<string, number[]> = {
+    sessions: [],
+    transcript: [],
+    all1000: [],
+    bare: [],
+    apiSessions: [],
+    apiTranscript: [],
+  };
   for (let i = 0; i < RUNS; i++) {
     rows.sessions.push(await firstRender(page, "/sessions?service=bench-bot", SESSIONS_READY));
-    rows.apiSessions.push(await inPage(apiTimer("/telemetry/otel/sessions/filtered", { serviceName: "bench-bot", sort: { field: "lastActivityAt", direction: "desc" }, limit: 50, offset: 0 })));
+    rows.apiSessions.push(
+      await inPage(
+        apiTimer("/telemetry/otel/sessions/filtered", {
+          serviceName: "bench-bot",
+          sort: { field: "lastActivityAt", direction: "desc" },
+          limit: 50,
+          offset: 0,
+        }),
+      ),
+    );
     rows.transcript.push(await firstRender(page, "/sessions/bench-bot/long-1", TRANSCRIPT_READY));
     rows.apiTranscript.push(await inPage(apiTimer("/telemetry/otel/sessions/bench-bot/long-1/transcript?limit=500")));
     const c0 = await cpu();
@@ -152,17 +212,38 @@ try {
       [...document.querySelectorAll("button")].find((b) => b.textContent!.startsWith("Show more"))!.click();
       return started;
     });
-    await page.waitForFunction(() => document.querySelectorAll("ol.transcript > li").length === 1000, undefined, { polling: "raf" });
+    await page.waitForFunction(() => document.querySelectorAll("ol.transcript > li").length === 1000, undefined, {
+      polling: "raf",
+    });
     rows.all1000.push((await inPage("performance.now()")) - t);
     cpuRows.all1000.push(delta(c0, await cpu()));
     rows.bare.push(await firstRender(page, bareBase, ["p", 1]));
   }
   const m = Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, r1(median(v))]));
-  const cpuMedian = (k: string) => ({ scriptMs: r1(median(cpuRows[k].map((x) => x.script))), styleLayoutMs: r1(median(cpuRows[k].map((x) => x.layout))), mainThreadTaskMs: r1(median(cpuRows[k].map((x) => x.task))) });
+  const cpuMedian = (k: string) => ({
+    scriptMs: r1(median(cpuRows[k].map((x) => x.script))),
+    styleLayoutMs: r1(median(cpuRows[k].map((x) => x.layout))),
+    mainThreadTaskMs: r1(median(cpuRows[k].map((x) => x.task))),
+  });
   const report = {
-    sessions: SESSIONS, runs: RUNS,
-    sessionsPage: { coldMs: r1(cold.sessions), medianMs: m.sessions, floorBareNavigationMs: m.bare, floorApiReadMs: m.apiSessions, ratioToFloors: r1(m.sessions / (m.bare + m.apiSessions)) },
-    transcriptPage: { coldMs: r1(cold.transcript), medianFirst500Ms: m.transcript, floorBareNavigationMs: m.bare, floorApiReadMs: m.apiTranscript, ratioToFloors: r1(m.transcript / (m.bare + m.apiTranscript)), showMoreTo1000Ms: m.all1000, showMoreCpu: cpuMedian("all1000") },
+    sessions: SESSIONS,
+    runs: RUNS,
+    sessionsPage: {
+      coldMs: r1(cold.sessions),
+      medianMs: m.sessions,
+      floorBareNavigationMs: m.bare,
+      floorApiReadMs: m.apiSessions,
+      ratioToFloors: r1(m.sessions / (m.bare + m.apiSessions)),
+    },
+    transcriptPage: {
+      coldMs: r1(cold.transcript),
+      medianFirst500Ms: m.transcript,
+      floorBareNavigationMs: m.bare,
+      floorApiReadMs: m.apiTranscript,
+      ratioToFloors: r1(m.transcript / (m.bare + m.apiTranscript)),
+      showMoreTo1000Ms: m.all1000,
+      showMoreCpu: cpuMedian("all1000"),
+    },
   };
   console.log(JSON.stringify(report, null, 2));
 } finally {

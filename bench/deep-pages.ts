@@ -22,7 +22,15 @@ import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 
-const { values: args } = parseArgs({ options: { sessions: { type: "string", default: "500000" }, spans: { type: "string", default: "300000" }, repeat: { type: "string", default: "5" }, samples: { type: "string", default: "40" }, "platform-root": { type: "string" } } });
+const { values: args } = parseArgs({
+  options: {
+    sessions: { type: "string", default: "500000" },
+    spans: { type: "string", default: "300000" },
+    repeat: { type: "string", default: "5" },
+    samples: { type: "string", default: "40" },
+    "platform-root": { type: "string" },
+  },
+});
 const SESSIONS = Number(args.sessions);
 const SPANS = Number(args.spans);
 const REPEAT = Number(args.repeat);
@@ -47,13 +55,14 @@ try {
   const svc = await createService(database.db, { tenantId: tenant.tenantId, name: "deep-bot" });
   const T = tenant.tenantId;
   const S = svc.id;
-  let t0 = performance.now();
+  const t0 = performance.now();
   await sql`
     insert into sessions (tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at, maturation_count, matured_at, activity_seq)
     select ${T}, ${S}, 'sess-' || g, 'prod', 'matured', now() - g * interval '5 seconds', now() - g * interval '5 seconds', now(), 1, now(), 1
     from generate_series(1, ${SESSIONS}) g`;
   // After migration 0009 the latency metrics also have typed columns (what the maturation writes).
-  const [typed] = await sql`select 1 from information_schema.columns where table_name = 'session_analyses' and column_name = 'latency_p95_ms'`;
+  const [typed] =
+    await sql`select 1 from information_schema.columns where table_name = 'session_analyses' and column_name = 'latency_p95_ms'`;
   await sql`
     insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at, through_activity_seq, item_count, cost_usd, turns, metrics
       ${typed ? sql`, latency_p95_ms` : sql``})
@@ -61,7 +70,9 @@ try {
       jsonb_build_object('latencyP95Ms', hashtext(s.session_id || 'l') & 8191, 'turns', hashtext(s.session_id || 't') & 63)
       ${typed ? sql`, hashtext(s.session_id || 'l') & 8191` : sql``}
     from sessions s where s.trace_service_id = ${S}`;
-  const [long] = await sql<{ id: string }[]>`select id from sessions where trace_service_id = ${S} and session_id = 'sess-1'`;
+  const [long] = await sql<
+    { id: string }[]
+  >`select id from sessions where trace_service_id = ${S} and session_id = 'sess-1'`;
   await sql`
     insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, provider, model, start_time, end_time, payload, received_at, status, maturation_count)
     values (${T}, ${S}, ${long.id}, 'trace-long', 'sess-1', 'openai', 'gpt-4o-mini', now() - interval '1 day', now(), '{}'::jsonb, now(), 'matured', 1)`;
@@ -71,14 +82,27 @@ try {
       now() - interval '1 day' + g * interval '10 ms' + interval '5 ms', '{"gen_ai.tool.name": "search"}'::jsonb
     from generate_series(1, ${SPANS}) g, traces tr where tr.trace_service_id = ${S} and tr.trace_id = 'trace-long'`;
   await sql`vacuum analyze`;
-  console.log(`seeded ${SESSIONS} sessions and ${SPANS} spans in one session in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${SESSIONS} sessions and ${SPANS} spans in one session in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, "apps/platform/src/main.ts")], {
-    env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, PLATFORM_PORT: String(port), INGEST_PORT: "0", LOG_LEVEL: "warn", SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      NATS_URL: nats.url,
+      PLATFORM_PORT: String(port),
+      INGEST_PORT: "0",
+      LOG_LEVEL: "warn",
+      SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  stopApp = () => new Promise<void>((res) => (child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM"))));
+  stopApp = () =>
+    new Promise<void>((res) =>
+      child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")),
+    );
   await waitForPort(port, 30_000);
   const base = `http://127.0.0.1:${port}/api/v1`;
   const headers = { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" };
@@ -90,7 +114,10 @@ try {
     if (wait > 0) await Bun.sleep(wait);
     last = performance.now();
     const start = performance.now();
-    const res = await fetch(base + path, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
+    const res = await fetch(
+      base + path,
+      body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) },
+    );
     const json = await res.json();
     return { ms: performance.now() - start, status: res.status, json };
   }
@@ -109,7 +136,13 @@ try {
   const rows: string[] = [];
   const F = "/telemetry/otel/sessions/filtered";
   const LIMIT = 50;
-  for (const [name, extra] of [["sessions/filtered, newest first, skipTotalCount", { skipTotalCount: true }], ["sessions/filtered, sort costUsd desc (joined), skipTotalCount", { skipTotalCount: true, sort: { field: "costUsd", direction: "desc" } }]] as const) {
+  for (const [name, extra] of [
+    ["sessions/filtered, newest first, skipTotalCount", { skipTotalCount: true }],
+    [
+      "sessions/filtered, sort costUsd desc (joined), skipTotalCount",
+      { skipTotalCount: true, sort: { field: "costUsd", direction: "desc" } },
+    ],
+  ] as const) {
     const body = { serviceName: "deep-bot", limit: LIMIT, ...extra };
     const floor = await timed(F, body);
     for (const depth of [10_000, 50_000, 100_000]) {
@@ -118,7 +151,9 @@ try {
       const before = await req(F, { ...body, offset: depth - LIMIT });
       const cursor = before.json.pagination?.nextCursor;
       const byCursor = cursor ? await timed(F, { ...body, cursor }) : { ms: NaN, status: before.status };
-      rows.push(`| ${name} | ${depth.toLocaleString("en")} | ${floor.ms} | ${byOffset.ms} (${byOffset.status}) | ${byCursor.ms} (${byCursor.status}) | ${(byOffset.ms / floor.ms).toFixed(1)}x | ${(byCursor.ms / floor.ms).toFixed(1)}x |`);
+      rows.push(
+        `| ${name} | ${depth.toLocaleString("en")} | ${floor.ms} | ${byOffset.ms} (${byOffset.status}) | ${byCursor.ms} (${byCursor.status}) | ${(byOffset.ms / floor.ms).toFixed(1)}x | ${(byCursor.ms / floor.ms).toFixed(1)}x |`,
+      );
       console.log(rows[rows.length - 1]);
     }
   }
@@ -137,12 +172,15 @@ try {
     if (!marks.has(depth) || !cursor) continue;
     const byOffset = await timed(`${SP}?limit=500&offset=${depth}`);
     const byCursor = await timed(`${SP}?limit=500&cursor=${cursor}`);
-    rows.push(`| session spans, limit 500 | ${depth.toLocaleString("en")} | ${floor.ms} | ${byOffset.status === 200 ? byOffset.ms : "-"} (${byOffset.status}) | ${byCursor.ms} (${byCursor.status}) | ${byOffset.status === 200 ? (byOffset.ms / floor.ms).toFixed(1) + "x" : "-"} | ${(byCursor.ms / floor.ms).toFixed(1)}x |`);
+    rows.push(
+      `| session spans, limit 500 | ${depth.toLocaleString("en")} | ${floor.ms} | ${byOffset.status === 200 ? byOffset.ms : "-"} (${byOffset.status}) | ${byCursor.ms} (${byCursor.status}) | ${byOffset.status === 200 ? (byOffset.ms / floor.ms).toFixed(1) + "x" : "-"} | ${(byCursor.ms / floor.ms).toFixed(1)}x |`,
+    );
     console.log(rows[rows.length - 1]);
   }
 
   // Searches on analysis fields: p50/p99 beside the floor (plain newest-first first page), same run.
-  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+  const pct = (xs: number[], p: number) =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
   async function sampled(body: unknown) {
     const ms: number[] = [];
     let status = 0;
@@ -159,24 +197,61 @@ try {
   const analysisFloor = await sampled({ ...svcBody, skipTotalCount: true });
   const analysisRows: string[] = [];
   for (const [name, body] of [
-    ["filter costUsd > 0.03 (54%), sort costUsd desc, with total", { ...svcBody, filters: [{ field: "costUsd", operator: "gt", value: 0.03 }], sort: { field: "costUsd", direction: "desc" } }],
-    ["filter costUsd > 0.06 (8%), with total", { ...svcBody, filters: [{ field: "costUsd", operator: "gt", value: 0.06 }] }],
-    ["filter metrics.latencyP95Ms > 4000 (51%), with total", { ...svcBody, filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 4000 }] }],
-    ["filter metrics.latencyP95Ms > 8000 (2%), with total", { ...svcBody, filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 8000 }] }],
-    ["filter metrics.turns > 60 (jsonb key, no column), with total", { ...svcBody, filters: [{ field: "metrics.turns", operator: "gt", value: 60 }] }],
-    ["sort costUsd desc, skipTotalCount", { ...svcBody, skipTotalCount: true, sort: { field: "costUsd", direction: "desc" } }],
-    ["sort turns asc, skipTotalCount", { ...svcBody, skipTotalCount: true, sort: { field: "turns", direction: "asc" } }],
+    [
+      "filter costUsd > 0.03 (54%), sort costUsd desc, with total",
+      {
+        ...svcBody,
+        filters: [{ field: "costUsd", operator: "gt", value: 0.03 }],
+        sort: { field: "costUsd", direction: "desc" },
+      },
+    ],
+    [
+      "filter costUsd > 0.06 (8%), with total",
+      { ...svcBody, filters: [{ field: "costUsd", operator: "gt", value: 0.06 }] },
+    ],
+    [
+      "filter metrics.latencyP95Ms > 4000 (51%), with total",
+      { ...svcBody, filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 4000 }] },
+    ],
+    [
+      "filter metrics.latencyP95Ms > 8000 (2%), with total",
+      { ...svcBody, filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 8000 }] },
+    ],
+    [
+      "filter metrics.turns > 60 (jsonb key, no column), with total",
+      { ...svcBody, filters: [{ field: "metrics.turns", operator: "gt", value: 60 }] },
+    ],
+    [
+      "sort costUsd desc, skipTotalCount",
+      { ...svcBody, skipTotalCount: true, sort: { field: "costUsd", direction: "desc" } },
+    ],
+    [
+      "sort turns asc, skipTotalCount",
+      { ...svcBody, skipTotalCount: true, sort: { field: "turns", direction: "asc" } },
+    ],
   ] as const) {
     const r = await sampled(body);
-    analysisRows.push(`| ${name} | ${r.total ?? "-"} | ${analysisFloor.p50} / ${analysisFloor.p99} | ${r.p50} / ${r.p99} (${r.status}) | ${(r.p50 / analysisFloor.p50).toFixed(1)}x / ${(r.p99 / analysisFloor.p99).toFixed(1)}x |`);
+    analysisRows.push(
+      `| ${name} | ${r.total ?? "-"} | ${analysisFloor.p50} / ${analysisFloor.p99} | ${r.p50} / ${r.p99} (${r.status}) | ${(r.p50 / analysisFloor.p50).toFixed(1)}x / ${(r.p99 / analysisFloor.p99).toFixed(1)}x |`,
+    );
     console.log(analysisRows[analysisRows.length - 1]);
   }
 
-  console.log(`\n${SESSIONS.toLocaleString("en")} sessions, ${SPANS.toLocaleString("en")} spans in one session; median of ${REPEAT}; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
-  console.log("| read | depth | floor: first page ms | by offset ms (status) | by cursor ms (status) | offset / floor | cursor / floor |\n|---|---|---|---|---|---|---|");
+  console.log(
+    `\n${SESSIONS.toLocaleString("en")} sessions, ${SPANS.toLocaleString("en")} spans in one session; median of ${REPEAT}; load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
+  );
+  console.log(
+    "| read | depth | floor: first page ms | by offset ms (status) | by cursor ms (status) | offset / floor | cursor / floor |\n|---|---|---|---|---|---|---|",
+  );
   for (const r of rows) console.log(r);
-  console.log(`\nanalysis fields, ${SAMPLES} requests each; floor = newest-first first page (skipTotalCount), same run`);
-  console.log("| read | total | floor p50 / p99 ms | p50 / p99 ms (status) | ratio to floor p50 / p99 |\n|---|---|---|---|---|");
+  console.log(
+    `\nanalysis fields, ${SAMPLES} requests each; floor = newest-first first page (skipTotalCount), same run`,
+  );
+  console.log(
+    "| read | total | floor p50 / p99 ms | p50 / p99 ms (status) | ratio to floor p50 / p99 |\n|---|---|---|---|---|",
+  );
   for (const r of analysisRows) console.log(r);
 } finally {
   await stopApp?.();

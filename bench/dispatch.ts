@@ -85,11 +85,14 @@ function cpuSeconds(marker: string): number {
   let grew = true;
   while (grew) {
     grew = false;
-    for (const [pid, s] of stats) if (!seen.has(pid) && seen.has(s.ppid)) (seen.add(pid), (grew = true));
+    for (const [pid, s] of stats) if (!seen.has(pid) && seen.has(s.ppid)) seen.add(pid), (grew = true);
   }
   return [...seen].reduce((sum, pid) => sum + (stats.get(pid)?.cpu ?? 0), 0);
 }
-const selfCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -99,7 +102,9 @@ async function main() {
   const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
   const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
   const port = await freePort();
-  const receiver: ChildProcess = spawn(process.execPath, [import.meta.path, "--receiver", String(port)], { stdio: "inherit" });
+  const receiver: ChildProcess = spawn(process.execPath, [import.meta.path, "--receiver", String(port)], {
+    stdio: "inherit",
+  });
   try {
     await waitForPort(port);
     await runMigrations(pg.url);
@@ -118,7 +123,15 @@ async function main() {
         values (${subId}, ${tenant.tenantId}, ${svc.id}, ${`bench-${i}`}, ${`http://127.0.0.1:${port}/hook/${i}`}, ${["session.matured"]}, ${await secretBox.seal(generateWebhookSecret(), subId)})`;
     }
     const newDispatcher = async () => {
-      const d = createDispatcher({ sql: database.sql, js, topology, logger: createLogger("error"), secretBox, insecureAllowlist: "127.0.0.0/8", concurrency: CONCURRENCY });
+      const d = createDispatcher({
+        sql: database.sql,
+        js,
+        topology,
+        logger: createLogger("error"),
+        secretBox,
+        insecureAllowlist: "127.0.0.0/8",
+        concurrency: CONCURRENCY,
+      });
       await d.start();
       return d;
     };
@@ -130,10 +143,19 @@ async function main() {
       const svc = services[i % services.length];
       const sid = `s${i}`;
       sentAt.set(sid, Date.now());
-      return js.publish(subjects.matured(topology, "session", tenant.tenantId), JSON.stringify({
-        type: "session.matured", tenantId: tenant.tenantId, traceServiceId: svc.id, serviceName: svc.name, entityPk: crypto.randomUUID(),
-        sessionId: sid, maturationCount: 1, occurredAt: new Date().toISOString(),
-      }));
+      return js.publish(
+        subjects.matured(topology, "session", tenant.tenantId),
+        JSON.stringify({
+          type: "session.matured",
+          tenantId: tenant.tenantId,
+          traceServiceId: svc.id,
+          serviceName: svc.name,
+          entityPk: crypto.randomUUID(),
+          sessionId: sid,
+          maturationCount: 1,
+          occurredAt: new Date().toISOString(),
+        }),
+      );
     };
     const collect = async (expect: number, timeoutMs = 120_000) => {
       const got: Array<[string, number]> = [];
@@ -161,16 +183,24 @@ async function main() {
     const pgMarker = join(scratch, "pg");
     const natsMarker = join(scratch, "nats");
     const receiverMarker = "--receiver";
-    const cpuNow = () => ({ bench: selfCpu(), postgres: cpuSeconds(pgMarker), nats: cpuSeconds(natsMarker), receiver: cpuSeconds(receiverMarker) });
+    const cpuNow = () => ({
+      bench: selfCpu(),
+      postgres: cpuSeconds(pgMarker),
+      nats: cpuSeconds(natsMarker),
+      receiver: cpuSeconds(receiverMarker),
+    });
     const cpuDelta = (a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>) =>
-      Object.fromEntries(Object.keys(a).map((k) => [k, Math.round(((b as any)[k] - (a as any)[k]) * 1000 / EVENTS * 1000) / 1000])) as Record<string, number>;
+      Object.fromEntries(
+        Object.keys(a).map((k) => [k, Math.round(((((b as any)[k] - (a as any)[k]) * 1000) / EVENTS) * 1000) / 1000]),
+      ) as Record<string, number>;
     const cpuPer1000: Array<{ dispatcher: Record<string, number>; ceiling?: Record<string, number> }> = [];
     const secrets = [generateWebhookSecret()];
     for (let round = 0; round < ROUNDS; round++) {
       const burst = new Map<string, number>();
       await dispatcher.stop();
       const [{ n: rowsBefore }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
-      for (let i = 0; i < EVENTS; i += 500) await Promise.all(Array.from({ length: Math.min(500, EVENTS - i) }, () => publish(burst)));
+      for (let i = 0; i < EVENTS; i += 500)
+        await Promise.all(Array.from({ length: Math.min(500, EVENTS - i) }, () => publish(burst)));
       const cpu0 = cpuNow();
       const t0 = Date.now();
       dispatcher = await newDispatcher();
@@ -196,8 +226,18 @@ async function main() {
             const i = next++;
             const id = `msg_bench${round}_${i}`;
             const at = new Date();
-            const body = canonicalJson({ id, type: "session.matured", timestamp: at.toISOString(), data: { session_id: `c${i}`, maturation_count: 1, tenant_id: tenant.tenantId } });
-            const res = await fetch(`http://127.0.0.1:${port}/hook/${i % SUBS}`, { method: "POST", headers: deliveryHeaders(secrets, id, at, body), body, redirect: "manual" });
+            const body = canonicalJson({
+              id,
+              type: "session.matured",
+              timestamp: at.toISOString(),
+              data: { session_id: `c${i}`, maturation_count: 1, tenant_id: tenant.tenantId },
+            });
+            const res = await fetch(`http://127.0.0.1:${port}/hook/${i % SUBS}`, {
+              method: "POST",
+              headers: deliveryHeaders(secrets, id, at, body),
+              body,
+              redirect: "manual",
+            });
             await res.arrayBuffer();
           }
         }),
@@ -223,16 +263,30 @@ async function main() {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const d = median(dispatcherRounds);
     const c = ceilingRounds.length ? median(ceilingRounds) : NaN;
-    console.log(JSON.stringify({
-      events_per_round: EVENTS, rounds: ROUNDS, subscriptions: SUBS, concurrency: CONCURRENCY,
-      dispatcher_deliveries_per_s: dispatcherRounds.map(Math.round),
-      bare_signed_fetch_per_s: ceilingRounds.map(Math.round),
-      dispatcher_stages: stages,
-      cpu_seconds_per_1000_deliveries: cpuPer1000,
-      median_ratio: `${Math.round((d / c) * 100)}%`,
-      paced_rate_per_s: RATE,
-      maturation_to_first_attempt_ms: { p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), max: latencies.at(-1) },
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          events_per_round: EVENTS,
+          rounds: ROUNDS,
+          subscriptions: SUBS,
+          concurrency: CONCURRENCY,
+          dispatcher_deliveries_per_s: dispatcherRounds.map(Math.round),
+          bare_signed_fetch_per_s: ceilingRounds.map(Math.round),
+          dispatcher_stages: stages,
+          cpu_seconds_per_1000_deliveries: cpuPer1000,
+          median_ratio: `${Math.round((d / c) * 100)}%`,
+          paced_rate_per_s: RATE,
+          maturation_to_first_attempt_ms: {
+            p50: pct(latencies, 50),
+            p90: pct(latencies, 90),
+            p99: pct(latencies, 99),
+            max: latencies.at(-1),
+          },
+        },
+        null,
+        2,
+      ),
+    );
     await nc.drain();
     await database.close();
   } finally {

@@ -126,7 +126,9 @@ async function main() {
     let database = createDatabase(pg.url, { max: 4 });
     await fastSettings(database.sql);
     if (args["pg-stats"]) {
-      const [{ shared_preload_libraries: loaded }] = await database.sql<{ shared_preload_libraries: string }[]>`show shared_preload_libraries`;
+      const [{ shared_preload_libraries: loaded }] = await database.sql<
+        { shared_preload_libraries: string }[]
+      >`show shared_preload_libraries`;
       if (!loaded.includes("pg_stat_statements")) {
         await database.sql`alter system set shared_preload_libraries = 'pg_stat_statements'`;
         await database.close();
@@ -145,25 +147,44 @@ async function main() {
       keys = { tenantId: t.tenantId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, service: "support-bot" };
     }
     const [{ n: storedAtStart }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
-    console.log(`e2e: ${storedAtStart.toLocaleString("en")} traces stored at start; ${PROCESSORS} processor(s); window ${WINDOW} s; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+    console.log(
+      `e2e: ${storedAtStart.toLocaleString("en")} traces stored at start; ${PROCESSORS} processor(s); window ${WINDOW} s; load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
+    );
 
     const nc = await connectNats(nats.url, "bench-e2e");
     const topology = createTopology();
     const { jsm } = await ensureTopology(nc, topology);
 
-    const floor = args["no-floor"] ? null : await measureFloor({ nc, sql, pgDir, natsPid: nats.process.pid!, rows: Number(args["floor-rows"]) });
+    const floor = args["no-floor"]
+      ? null
+      : await measureFloor({ nc, sql, pgDir, natsPid: nats.process.pid!, rows: Number(args["floor-rows"]) });
 
     const ingestPort = await freePort();
     const platformPort = await freePort();
     const env = {
-      ...process.env, NATS_URL: nats.url, DATABASE_URL: pg.url, SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
-      INGEST_PORT: String(ingestPort), PLATFORM_PORT: String(platformPort), MATURATION_WINDOW_SECONDS: String(WINDOW), INGEST_RATE_LIMIT_PER_SECOND: "0",
-      ...Object.fromEntries((args["app-env"] as string[]).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+      ...process.env,
+      NATS_URL: nats.url,
+      DATABASE_URL: pg.url,
+      SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
+      INGEST_PORT: String(ingestPort),
+      PLATFORM_PORT: String(platformPort),
+      MATURATION_WINDOW_SECONDS: String(WINDOW),
+      INGEST_RATE_LIMIT_PER_SECOND: "0",
+      ...Object.fromEntries(
+        (args["app-env"] as string[]).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+      ),
     };
     // BENCH_<APP>_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles one app.
     const start = (app: string) => {
       const flags = (process.env[`BENCH_${app.toUpperCase()}_FLAGS`] ?? "").split(" ").filter(Boolean);
-      const c = spawn(process.execPath, [...flags, `apps/${app}/src/main.ts`], { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
+      const c = spawn(process.execPath, [...flags, `apps/${app}/src/main.ts`], {
+        cwd: ROOT,
+        env,
+        stdio: ["ignore", "ignore", "inherit"],
+      });
       children.push(c);
       return c;
     };
@@ -175,7 +196,18 @@ async function main() {
     await sleep(2000);
     const postmaster = postmasterPid(pgDir);
     const cpu = (loadgen?: number) =>
-      cpuByProcess({ ingest: [ingest.pid], processor: processors.map((p) => p.pid), platform: [platform.pid], dispatcher: [dispatcher.pid], nats: [nats.process.pid], loadgen: [loadgen], bench: [process.pid] }, postmaster);
+      cpuByProcess(
+        {
+          ingest: [ingest.pid],
+          processor: processors.map((p) => p.pid),
+          platform: [platform.pid],
+          dispatcher: [dispatcher.pid],
+          nats: [nats.process.pid],
+          loadgen: [loadgen],
+          bench: [process.pid],
+        },
+        postmaster,
+      );
 
     const lag = async () => {
       const info = await jsm.consumers.info(topology.ingestStream, ingestStream.consumer!.durable);
@@ -193,7 +225,23 @@ async function main() {
       const activitySeq = async () => (await jsm.streams.info(`KV_${topology.activityBucket}`)).state.last_seq;
       const kv0 = await activitySeq();
       const cpu0 = cpu();
-      const loadgen = spawn(process.execPath, ["bench/e2e/loadgen.ts", JSON.stringify({ url: ingestUrl, key: keys.telemetryKey, rate, seconds, prefix, connections: Number(args.connections), gapSeconds: Number(args.gap), genSeconds: Number(args.gen) })], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+      const loadgen = spawn(
+        process.execPath,
+        [
+          "bench/e2e/loadgen.ts",
+          JSON.stringify({
+            url: ingestUrl,
+            key: keys.telemetryKey,
+            rate,
+            seconds,
+            prefix,
+            connections: Number(args.connections),
+            gapSeconds: Number(args.gap),
+            genSeconds: Number(args.gen),
+          }),
+        ],
+        { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
+      );
       let out = "";
       loadgen.stdout!.on("data", (d) => (out += d));
       let loadgenCpu = 0;
@@ -217,20 +265,31 @@ async function main() {
         for (let k = 0; running; k++) {
           await sleep(500);
           const traceId = `${prefix}-probe-${k}`;
-          const body = probeBody.replace('"session_id":"__SESSION__"', `"session_id":"${prefix}-probe-${k % 5}","trace_id":"${traceId}"`);
-          probes.push((async () => {
-            const t0 = performance.now();
-            const res = await fetch(ingestUrl, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${keys.telemetryKey}` }, body });
-            await res.arrayBuffer();
-            if (res.status !== 200) return void missing++;
-            while (performance.now() - t0 < 60_000) {
-              const r = await fetch(`${platformBase}/telemetry/otel/spans/${keys.service}/${traceId}`, { headers: { authorization: `Token ${keys.platformKey}` } });
-              const j = r.status === 200 ? ((await r.json()) as { spans: unknown[] }) : (await r.arrayBuffer(), null);
-              if (j && j.spans.length > 0) return void readable.push(performance.now() - t0);
-              await sleep(Math.max(50, (performance.now() - t0) / 10));
-            }
-            missing++;
-          })());
+          const body = probeBody.replace(
+            '"session_id":"__SESSION__"',
+            `"session_id":"${prefix}-probe-${k % 5}","trace_id":"${traceId}"`,
+          );
+          probes.push(
+            (async () => {
+              const t0 = performance.now();
+              const res = await fetch(ingestUrl, {
+                method: "POST",
+                headers: { "content-type": "application/json", authorization: `Bearer ${keys.telemetryKey}` },
+                body,
+              });
+              await res.arrayBuffer();
+              if (res.status !== 200) return void missing++;
+              while (performance.now() - t0 < 60_000) {
+                const r = await fetch(`${platformBase}/telemetry/otel/spans/${keys.service}/${traceId}`, {
+                  headers: { authorization: `Token ${keys.platformKey}` },
+                });
+                const j = r.status === 200 ? ((await r.json()) as { spans: unknown[] }) : (await r.arrayBuffer(), null);
+                if (j && j.spans.length > 0) return void readable.push(performance.now() - t0);
+                await sleep(Math.max(50, (performance.now() - t0) / 10));
+              }
+              missing++;
+            })(),
+          );
         }
       })();
       await loadgenDone;
@@ -249,7 +308,10 @@ async function main() {
           from pg_stat_statements order by total_exec_time desc limit 15`;
         const okNow = JSON.parse(out.trim().split("\n").pop() || "{}").ok || 1;
         console.log(`postgres statements (execution time per accepted trace, us):`);
-        for (const t of top) console.log(`  ${String(Math.round((t.ms * 1000) / okNow)).padStart(5)} us  ${String(t.calls).padStart(7)} calls  ${String(t.rows).padStart(8)} rows  ${t.q}`);
+        for (const t of top)
+          console.log(
+            `  ${String(Math.round((t.ms * 1000) / okNow)).padStart(5)} us  ${String(t.calls).padStart(7)} calls  ${String(t.rows).padStart(8)} rows  ${t.q}`,
+          );
       }
       const used = cpuDelta({ ...cpu0, loadgen: 0 }, cpu1);
 
@@ -257,7 +319,9 @@ async function main() {
       const deadline = Date.now() + (WINDOW + 90) * 1000;
       let counts = { n: 0, m: 0 };
       while (Date.now() < deadline) {
-        [counts] = await sql<{ n: number; m: number }[]>`select count(*)::int as n, count(*) filter (where published_count >= 1)::int as m from sessions where session_id like ${prefix + "-%"}`;
+        [counts] = await sql<
+          { n: number; m: number }[]
+        >`select count(*)::int as n, count(*) filter (where published_count >= 1)::int as m from sessions where session_id like ${prefix + "-%"}`;
         if (counts.m >= counts.n) break;
         await sleep(1000);
       }
@@ -269,8 +333,14 @@ async function main() {
         select extract(epoch from matured_at - last_ingested_at) - ${WINDOW} as late,
                last_ingested_at > (select max(last_ingested_at) from s) - make_interval(secs => ${Number(args.gap) + 1}) as tail
         from s`;
-      const late = lateRows.filter((r) => !r.tail).map((r) => Number(r.late) * 1000).sort((a, b) => a - b);
-      const tailLate = lateRows.filter((r) => r.tail).map((r) => Number(r.late) * 1000).sort((a, b) => a - b);
+      const late = lateRows
+        .filter((r) => !r.tail)
+        .map((r) => Number(r.late) * 1000)
+        .sort((a, b) => a - b);
+      const tailLate = lateRows
+        .filter((r) => r.tail)
+        .map((r) => Number(r.late) * 1000)
+        .sort((a, b) => a - b);
       readable.sort((a, b) => a - b);
 
       const ok = lg.ok ?? 0;
@@ -286,16 +356,44 @@ async function main() {
       // Lag is sampled in whole INGEST batches (up to 500), so a backlog under a second of
       // traffic counts as flat whatever its slope.
       const lastThirdMax = Math.max(0, ...lags.slice(-third));
-      const holds = (lagSlope < 0.02 * rate || lastThirdMax <= rate) && drainSeconds <= 10 && achieved >= 0.97 * rate && failed === 0;
+      const holds =
+        (lagSlope < 0.02 * rate || lastThirdMax <= rate) &&
+        drainSeconds <= 10 &&
+        achieved >= 0.97 * rate &&
+        failed === 0;
       const r: StageResult = {
-        rate, seconds, ok, achieved: Math.round(achieved), failed, holds, lagSlope: Math.round(lagSlope), lags, drainSeconds: +drainSeconds.toFixed(1),
-        ingestP50: lg.p50, ingestP99: lg.p99, readableP50: Math.round(pct(readable, 50)), readableP99: Math.round(pct(readable, 99)), readableMissing: missing,
-        latenessP50: Math.round(pct(late, 50)), latenessP99: Math.round(pct(late, 99)), latenessMax: Math.round(pct(late, 100)), steadySessions: late.length,
-        tailP99: Math.round(pct(tailLate, 99)), tailSessions: tailLate.length, sessions: counts.n, maturedSessions: lateRows.length,
+        rate,
+        seconds,
+        ok,
+        achieved: Math.round(achieved),
+        failed,
+        holds,
+        lagSlope: Math.round(lagSlope),
+        lags,
+        drainSeconds: +drainSeconds.toFixed(1),
+        ingestP50: lg.p50,
+        ingestP99: lg.p99,
+        readableP50: Math.round(pct(readable, 50)),
+        readableP99: Math.round(pct(readable, 99)),
+        readableMissing: missing,
+        latenessP50: Math.round(pct(late, 50)),
+        latenessP99: Math.round(pct(late, 99)),
+        latenessMax: Math.round(pct(late, 100)),
+        steadySessions: late.length,
+        tailP99: Math.round(pct(tailLate, 99)),
+        tailSessions: tailLate.length,
+        sessions: counts.n,
+        maturedSessions: lateRows.length,
         // The system: the apps, nats-server and Postgres. Not the load generator, not the bench's
         // monitor, and not the platform (its CPU here is the probes' polling, not pipeline work).
-        cpuUsPerTrace, totalUsPerTrace: Object.entries(cpuUsPerTrace).filter(([k]) => !["bench", "loadgen", "platform"].includes(k)).reduce((s, [, v]) => s + v, 0),
-        load: loadavg().map((x) => x.toFixed(1)).join(" "), kvPerTrace: +kvPerTrace.toFixed(2),
+        cpuUsPerTrace,
+        totalUsPerTrace: Object.entries(cpuUsPerTrace)
+          .filter(([k]) => !["bench", "loadgen", "platform"].includes(k))
+          .reduce((s, [, v]) => s + v, 0),
+        load: loadavg()
+          .map((x) => x.toFixed(1))
+          .join(" "),
+        kvPerTrace: +kvPerTrace.toFixed(2),
       };
       printStage(r);
       return r;
@@ -323,25 +421,44 @@ async function main() {
         if (s.holds) lo = mid;
         else hi = mid;
       }
-      console.log(`search: highest rate with flat lag over ${ss} s stages: ${lo}/s (first failing: ${hi === Number(args["search-max"]) ? "none" : hi + "/s"})`);
+      console.log(
+        `search: highest rate with flat lag over ${ss} s stages: ${lo}/s (first failing: ${hi === Number(args["search-max"]) ? "none" : hi + "/s"})`,
+      );
       if (lo > 0) results.push(await stage(lo, Number(args.seconds)));
     } else {
       results.push(await stage(Number(args.rate), Number(args.seconds)));
     }
 
-    const reads = args.reads ? await measureReads({ sql, base: platformBase, token: keys.platformKey, service: keys.service, cpu: () => cpu() }) : null;
+    const reads = args.reads
+      ? await measureReads({
+          sql,
+          base: platformBase,
+          token: keys.platformKey,
+          service: keys.service,
+          cpu: () => cpu(),
+        })
+      : null;
 
-    console.log("\n| offered/s | achieved/s | flat | lag slope/s | drain s | ingest p50/p99 ms | readable p50/p99 ms | lateness p50/p99/max ms | CPU us/trace system (ingest, processor, postgres, nats, dispatcher) + platform probes, loadgen | load |");
+    console.log(
+      "\n| offered/s | achieved/s | flat | lag slope/s | drain s | ingest p50/p99 ms | readable p50/p99 ms | lateness p50/p99/max ms | CPU us/trace system (ingest, processor, postgres, nats, dispatcher) + platform probes, loadgen | load |",
+    );
     console.log("|---|---|---|---|---|---|---|---|---|---|");
     for (const r of results) {
       const c = r.cpuUsPerTrace;
-      console.log(`| ${r.rate} | ${r.achieved} | ${r.holds ? "yes" : "no"} | ${r.lagSlope} | ${r.drainSeconds} | ${r.ingestP50}/${r.ingestP99} | ${r.readableP50}/${r.readableP99} | ${r.latenessP50}/${r.latenessP99}/${r.latenessMax} | ${r.totalUsPerTrace} (${c.ingest}, ${c.processor}, ${c.postgres}, ${c.nats}, ${c.dispatcher}) + ${c.platform}, ${c.loadgen} | ${r.load} |`);
+      console.log(
+        `| ${r.rate} | ${r.achieved} | ${r.holds ? "yes" : "no"} | ${r.lagSlope} | ${r.drainSeconds} | ${r.ingestP50}/${r.ingestP99} | ${r.readableP50}/${r.readableP99} | ${r.latenessP50}/${r.latenessP99}/${r.latenessMax} | ${r.totalUsPerTrace} (${c.ingest}, ${c.processor}, ${c.postgres}, ${c.nats}, ${c.dispatcher}) + ${c.platform}, ${c.loadgen} | ${r.load} |`,
+      );
     }
     if (floor) {
       const best = results.filter((r) => r.holds).sort((a, b) => b.rate - a.rate)[0];
       const appsUs = (r: StageResult) => r.totalUsPerTrace;
-      console.log(`\nfloor (same run): bare JetStream publish ${floor.publishPerSecond}/s (${floor.publishUs} us CPU/row) + bare COPY ${floor.copyPerSecond}/s (${floor.copyUs} us CPU/row) = ${floor.perSecond}/s serial, ${floor.totalUs} us CPU per row`);
-      if (best) console.log(`ratio: sustained ${best.rate}/s = ${((100 * best.rate) / floor.perSecond).toFixed(0)}% of the floor's rate; system CPU per trace ${appsUs(best)} us = ${(appsUs(best) / floor.totalUs).toFixed(1)}x the floor's`);
+      console.log(
+        `\nfloor (same run): bare JetStream publish ${floor.publishPerSecond}/s (${floor.publishUs} us CPU/row) + bare COPY ${floor.copyPerSecond}/s (${floor.copyUs} us CPU/row) = ${floor.perSecond}/s serial, ${floor.totalUs} us CPU per row`,
+      );
+      if (best)
+        console.log(
+          `ratio: sustained ${best.rate}/s = ${((100 * best.rate) / floor.perSecond).toFixed(0)}% of the floor's rate; system CPU per trace ${appsUs(best)} us = ${(appsUs(best) / floor.totalUs).toFixed(1)}x the floor's`,
+        );
     }
     if (reads) for (const r of reads) console.log(JSON.stringify(r));
     if (args.storage) printStorage(await storageReport(sql));

@@ -31,7 +31,12 @@ import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 if (process.argv[2] === "--receivers") {
   Bun.serve({ port: Number(process.argv[3]), hostname: "127.0.0.1", fetch: () => new Response(null, { status: 204 }) });
   // Dead: accepts on every loopback address, never answers (the dispatcher's timeout ends it).
-  Bun.serve({ port: Number(process.argv[4]), hostname: "0.0.0.0", idleTimeout: 255, fetch: () => new Promise<Response>(() => {}) });
+  Bun.serve({
+    port: Number(process.argv[4]),
+    hostname: "0.0.0.0",
+    idleTimeout: 255,
+    fetch: () => new Promise<Response>(() => {}),
+  });
   process.on("SIGTERM", () => process.exit(0));
   await new Promise(() => {});
 }
@@ -65,7 +70,9 @@ const livePort = await freePort();
 const deadPort = await freePort();
 let receivers: ChildProcess | undefined;
 try {
-  receivers = spawn(process.execPath, [import.meta.path, "--receivers", String(livePort), String(deadPort)], { stdio: "inherit" });
+  receivers = spawn(process.execPath, [import.meta.path, "--receivers", String(livePort), String(deadPort)], {
+    stdio: "inherit",
+  });
   await waitForPort(livePort);
   await waitForPort(deadPort);
   await runMigrations(pg.url);
@@ -90,7 +97,8 @@ try {
   }
   // With tenant lanes, B is a tenant in another lane than A (1 in 16 share A's, and then share its
   // backlog: docs/webhooks.md); `--same-lane` measures that case instead.
-  const laneOf = (tenantId: string): string => (laneConsumerOf ? laneConsumerOf(maturedStream, topology, tenantId).durable : "one consumer");
+  const laneOf = (tenantId: string): string =>
+    laneConsumerOf ? laneConsumerOf(maturedStream, topology, tenantId).durable : "one consumer";
   let b = await bootstrapTenant(database.db, { name: "bystander", webhooks: true, email: "b@bystander.test" });
   for (let i = 0; laneConsumerOf && i < 100 && (laneOf(b.tenantId) === laneOf(a.tenantId)) !== args["same-lane"]; i++) {
     b = await bootstrapTenant(database.db, { name: `bystander-${i}`, webhooks: true, email: `b${i}@bystander.test` });
@@ -101,11 +109,25 @@ try {
   let seq = 0;
   const publish = (tenantId: string, svc: { id: string; name: string }) =>
     publishTo(js, topology, maturedStream, {
-      type: "session.matured", tenantId, traceServiceId: svc.id, serviceName: svc.name, entityPk: crypto.randomUUID(),
-      sessionId: `s${++seq}`, maturationCount: 1, occurredAt: new Date().toISOString(),
+      type: "session.matured",
+      tenantId,
+      traceServiceId: svc.id,
+      serviceName: svc.name,
+      entityPk: crypto.randomUUID(),
+      sessionId: `s${++seq}`,
+      maturationCount: 1,
+      occurredAt: new Date().toISOString(),
     });
   const newDispatcher = async () => {
-    const d = createDispatcher({ sql, js, topology, logger: createLogger("error"), secretBox, insecureAllowlist: "127.0.0.0/8", timeoutMs: Number(args["timeout-ms"]) });
+    const d = createDispatcher({
+      sql,
+      js,
+      topology,
+      logger: createLogger("error"),
+      secretBox,
+      insecureAllowlist: "127.0.0.0/8",
+      timeoutMs: Number(args["timeout-ms"]),
+    });
     await d.start();
     return d;
   };
@@ -141,7 +163,11 @@ try {
   // The flood: A's backlog is published with the dispatcher stopped, then B runs during it.
   await dispatcher.stop();
   for (let i = 0; i < A_EVENTS; i += 1000) {
-    await Promise.all(Array.from({ length: Math.min(1000, A_EVENTS - i) }, (_, j) => publish(a.tenantId, aServices[(i + j) % aServices.length])));
+    await Promise.all(
+      Array.from({ length: Math.min(1000, A_EVENTS - i) }, (_, j) =>
+        publish(a.tenantId, aServices[(i + j) % aServices.length]),
+      ),
+    );
   }
   dispatcher = await newDispatcher();
   const t0 = Date.now();
@@ -155,10 +181,16 @@ try {
   await dispatcher.stop();
 
   const f = (n: number) => (Number.isNaN(n) ? "-" : `${Math.round(n)} ms`);
-  console.log(`fairness (${root}): A = ${A_EVENTS} events x 5 subscriptions to dead hosts (timeout ${args["timeout-ms"]} ms); B = ${B_RATE} events/s to a live receiver`);
+  console.log(
+    `fairness (${root}): A = ${A_EVENTS} events x 5 subscriptions to dead hosts (timeout ${args["timeout-ms"]} ms); B = ${B_RATE} events/s to a live receiver`,
+  );
   console.log(`  MATURED consumer of A: ${laneOf(a.tenantId)}, of B: ${laneOf(b.tenantId)}`);
-  console.log(`  B alone (floor):   p50 ${f(floor.p50)}  p99 ${f(floor.p99)}  max ${f(floor.max)}  attempted ${floor.attempted}/${floor.sent}`);
-  console.log(`  B during A flood:  p50 ${f(flood.p50)}  p99 ${f(flood.p99)}  max ${f(flood.max)}  attempted ${flood.attempted}/${flood.sent}  (${flood.sent - flood.attempted} never attempted within ${SECONDS + 5} s)`);
+  console.log(
+    `  B alone (floor):   p50 ${f(floor.p50)}  p99 ${f(floor.p99)}  max ${f(floor.max)}  attempted ${floor.attempted}/${floor.sent}`,
+  );
+  console.log(
+    `  B during A flood:  p50 ${f(flood.p50)}  p99 ${f(flood.p99)}  max ${f(flood.max)}  attempted ${flood.attempted}/${flood.sent}  (${flood.sent - flood.attempted} never attempted within ${SECONDS + 5} s)`,
+  );
   console.log(`  A after ${elapsedS} s: ${aStats.deliveries} delivery rows, ${aStats.attempts} attempts`);
   await nc.drain();
   await database.close();

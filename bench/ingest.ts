@@ -53,8 +53,16 @@ if (process.argv[2] === "--bare-server") {
 // message id) apart from durability, to show what part of the gap is which.
 if (process.argv[2] === "--no-durability-server") {
   const database = createDatabase(process.env.DATABASE_URL!, { max: 2 });
-  const instantAck = { publish: async () => ({ stream: "INGEST", seq: 0, duplicate: false }) } as unknown as JetStreamClient;
-  const app = createIngestApp({ js: instantAck, topology: createTopology(), keys: new KeyResolver(database.db), logger: createLogger("error"), maxBodyBytes: 4 * 1024 * 1024 });
+  const instantAck = {
+    publish: async () => ({ stream: "INGEST", seq: 0, duplicate: false }),
+  } as unknown as JetStreamClient;
+  const app = createIngestApp({
+    js: instantAck,
+    topology: createTopology(),
+    keys: new KeyResolver(database.db),
+    logger: createLogger("error"),
+    maxBodyBytes: 4 * 1024 * 1024,
+  });
   app.listen({ port: Number(process.argv[3]), hostname: "127.0.0.1" });
   process.on("SIGTERM", () => process.exit(0));
   await new Promise(() => {});
@@ -121,7 +129,14 @@ const median = (xs: number[]) => {
 // Across all runs: a body is never repeated, so no request is answered from the duplicate window.
 let seq = 0;
 
-async function runLoad(name: string, url: string, headers: Record<string, string>, templates: string[], duration: number, serverPids: Array<number | undefined>): Promise<Figures> {
+async function runLoad(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  templates: string[],
+  duration: number,
+  serverPids: Array<number | undefined>,
+): Promise<Figures> {
   const cpuBefore = serverPids.map(cpuSeconds);
   const loadgenBefore = process.cpuUsage();
   const result = await autocannon({
@@ -131,18 +146,40 @@ async function runLoad(name: string, url: string, headers: Record<string, string
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     // A unique session per request: nothing is deduplicated, every trace is really stored.
-    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: templates[seq % templates.length].replace("__SESSION__", `bench-${process.pid}-${seq++}`) }) }],
+    requests: [
+      {
+        setupRequest: (req: Record<string, unknown>) => ({
+          ...req,
+          body: templates[seq % templates.length].replace("__SESSION__", `bench-${process.pid}-${seq++}`),
+        }),
+      },
+    ],
   });
   const ok = result["2xx"];
   const cpuSplit = serverPids.map((pid, i) => (ok ? ((cpuSeconds(pid) - cpuBefore[i]) * 1e6) / ok : 0));
   const cpuUsPerReq = cpuSplit.reduce((a, b) => a + b, 0);
   const lg = process.cpuUsage(loadgenBefore);
   const loadgenUsPerReq = ok ? (lg.user + lg.system) / ok : 0;
-  return { name, rps: ok / duration, ok, non2xx: result.non2xx, errors: result.errors + result.timeouts, p50: result.latency.p50, p99: result.latency.p99, cpuUsPerReq, cpuSplit, loadgenUsPerReq };
+  return {
+    name,
+    rps: ok / duration,
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUsPerReq,
+    cpuSplit,
+    loadgenUsPerReq,
+  };
 }
 
 function spawnChild(argv: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, argv, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   child.once("exit", (code, sig) => {
     if (code && code !== 0) console.error(`${argv.join(" ")} exited with ${code ?? sig}`);
   });
@@ -162,7 +199,9 @@ async function main() {
 
     const templates = makeTemplates(200);
     const sizes = templates.map((t) => t.length).sort((a, b) => a - b);
-    console.log(`bodies: ${templates.length} templates, ${sizes[0]}-${sizes[sizes.length - 1]} bytes (median ${sizes[sizes.length >> 1]}); ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per target after ${WARMUP} s warm-up`);
+    console.log(
+      `bodies: ${templates.length} templates, ${sizes[0]}-${sizes[sizes.length - 1]} bytes (median ${sizes[sizes.length >> 1]}); ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per target after ${WARMUP} s warm-up`,
+    );
 
     const ingestPort = await freePort();
     const profileFlags = args.profile ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(args.profile)}`] : [];
@@ -179,15 +218,29 @@ async function main() {
     const barePort = await freePort();
     const bareServer = spawnChild(["bench/ingest.ts", "--bare-server", String(barePort)], {});
     const stubPort = await freePort();
-    const stubServer = spawnChild(["bench/ingest.ts", "--no-durability-server", String(stubPort)], { DATABASE_URL: pg.url });
+    const stubServer = spawnChild(["bench/ingest.ts", "--no-durability-server", String(stubPort)], {
+      DATABASE_URL: pg.url,
+    });
     children.push(ingest, bareServer, stubServer);
     await Promise.all([waitForPort(ingestPort, 30_000), waitForPort(barePort), waitForPort(stubPort)]);
 
     const auth = { authorization: `Bearer ${tenant.telemetryKey}` };
     const targets: Array<{ name: string; url: string; pids: Array<number | undefined> }> = [
-      { name: "bare Bun.serve (JSON.parse + 200)", url: `http://127.0.0.1:${barePort}/raw/traces`, pids: [bareServer.pid] },
-      { name: "apps/ingest (PubAck durability)", url: `http://127.0.0.1:${ingestPort}/raw/traces`, pids: [ingest.pid, nats.process.pid] },
-      { name: "apps/ingest, PubAck stubbed (no durability)", url: `http://127.0.0.1:${stubPort}/raw/traces`, pids: [stubServer.pid] },
+      {
+        name: "bare Bun.serve (JSON.parse + 200)",
+        url: `http://127.0.0.1:${barePort}/raw/traces`,
+        pids: [bareServer.pid],
+      },
+      {
+        name: "apps/ingest (PubAck durability)",
+        url: `http://127.0.0.1:${ingestPort}/raw/traces`,
+        pids: [ingest.pid, nats.process.pid],
+      },
+      {
+        name: "apps/ingest, PubAck stubbed (no durability)",
+        url: `http://127.0.0.1:${stubPort}/raw/traces`,
+        pids: [stubServer.pid],
+      },
     ];
     const rounds: Figures[][] = targets.map(() => []);
     for (const t of targets) if (WARMUP > 0) await runLoad(t.name, t.url, auth, templates, WARMUP, t.pids);
@@ -195,7 +248,9 @@ async function main() {
       for (let i = 0; i < targets.length; i++) {
         const f = await runLoad(targets[i].name, targets[i].url, auth, templates, DURATION, targets[i].pids);
         rounds[i].push(f);
-        console.log(`round ${r + 1}: ${f.name}: ${Math.round(f.rps)} traces/s, p50 ${f.p50} ms, p99 ${f.p99} ms, server CPU ${Math.round(f.cpuUsPerReq)} us/trace${f.cpuSplit.length > 1 ? ` (app ${Math.round(f.cpuSplit[0])} + nats-server ${Math.round(f.cpuSplit[1])})` : ""}, autocannon ${Math.round(f.loadgenUsPerReq)} us/trace, load avg ${loadavg()[0].toFixed(1)}`);
+        console.log(
+          `round ${r + 1}: ${f.name}: ${Math.round(f.rps)} traces/s, p50 ${f.p50} ms, p99 ${f.p99} ms, server CPU ${Math.round(f.cpuUsPerReq)} us/trace${f.cpuSplit.length > 1 ? ` (app ${Math.round(f.cpuSplit[0])} + nats-server ${Math.round(f.cpuSplit[1])})` : ""}, autocannon ${Math.round(f.loadgenUsPerReq)} us/trace, load avg ${loadavg()[0].toFixed(1)}`,
+        );
       }
     }
 
@@ -205,19 +260,29 @@ async function main() {
     await nc.close();
 
     console.log("\nMedian over rounds:\n");
-    console.log("| target | traces/s | p50 ms | p99 ms | server CPU us/trace | autocannon CPU us/trace | non-2xx | errors |");
+    console.log(
+      "| target | traces/s | p50 ms | p99 ms | server CPU us/trace | autocannon CPU us/trace | non-2xx | errors |",
+    );
     console.log("|---|---|---|---|---|---|---|---|");
     for (const fs of rounds) {
       const m = (pick: (f: Figures) => number) => median(fs.map(pick));
-      console.log(`| ${fs[0].name} | ${Math.round(m((f) => f.rps))} | ${m((f) => f.p50)} | ${m((f) => f.p99)} | ${Math.round(m((f) => f.cpuUsPerReq))} | ${Math.round(m((f) => f.loadgenUsPerReq))} | ${fs.reduce((n, f) => n + f.non2xx, 0)} | ${fs.reduce((n, f) => n + f.errors, 0)} |`);
+      console.log(
+        `| ${fs[0].name} | ${Math.round(m((f) => f.rps))} | ${m((f) => f.p50)} | ${m((f) => f.p99)} | ${Math.round(m((f) => f.cpuUsPerReq))} | ${Math.round(m((f) => f.loadgenUsPerReq))} | ${fs.reduce((n, f) => n + f.non2xx, 0)} | ${fs.reduce((n, f) => n + f.errors, 0)} |`,
+      );
     }
     // Each ingest round is paired with the bare round just before it (same background load).
     const ratios = rounds[1].map((f, i) => f.rps / rounds[0][i].rps);
-    console.log(`\ningest / ceiling, per round: ${ratios.map((r) => `${(100 * r).toFixed(0)}%`).join(", ")}; median ${(100 * median(ratios)).toFixed(0)}% (target >= 50%)`);
+    console.log(
+      `\ningest / ceiling, per round: ${ratios.map((r) => `${(100 * r).toFixed(0)}%`).join(", ")}; median ${(100 * median(ratios)).toFixed(0)}% (target >= 50%)`,
+    );
     const stubRatios = rounds[2].map((f, i) => f.rps / rounds[0][i].rps);
-    console.log(`ingest without durability / ceiling, per round: ${stubRatios.map((r) => `${(100 * r).toFixed(0)}%`).join(", ")}; median ${(100 * median(stubRatios)).toFixed(0)}%`);
+    console.log(
+      `ingest without durability / ceiling, per round: ${stubRatios.map((r) => `${(100 * r).toFixed(0)}%`).join(", ")}; median ${(100 * median(stubRatios)).toFixed(0)}%`,
+    );
     const ingestOk = rounds[1].reduce((n, f) => n + f.ok, 0);
-    console.log(`INGEST stream holds ${info.state.messages} messages for ${ingestOk} measured 200s plus the warm-up's (every 200 is a stored message)`);
+    console.log(
+      `INGEST stream holds ${info.state.messages} messages for ${ingestOk} measured 200s plus the warm-up's (every 200 is a stored message)`,
+    );
   } finally {
     await Promise.allSettled(children.map((c) => stopChild(c, 5_000)));
     await Promise.allSettled([nats.stop(), pg.stop()]);

@@ -31,11 +31,26 @@ import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 // Child mode: the sprayer, in its own process so its CPU is not the real client's event loop.
 if (process.argv[2] === "--spray") {
   const [, , , url, duration, connections] = process.argv;
-  const result = await (autocannonUntyped as (o: Record<string, unknown>) => Promise<{ requests: { average: number }; statusCodeStats?: Record<string, { count: number }>; errors: number }>)({
-    url, method: "POST", connections: Number(connections), duration: Number(duration), body: "{}",
+  const result = await (
+    autocannonUntyped as (
+      o: Record<string, unknown>,
+    ) => Promise<{ requests: { average: number }; statusCodeStats?: Record<string, { count: number }>; errors: number }>
+  )({
+    url,
+    method: "POST",
+    connections: Number(connections),
+    duration: Number(duration),
+    body: "{}",
     headers: { "content-type": "application/json" },
     // A fresh random key on every request: no cache can hold them.
-    requests: [{ setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, authorization: `Bearer cel_tk_${crypto.randomUUID()}` } }) }],
+    requests: [
+      {
+        setupRequest: (req: { headers: Record<string, string> }) => ({
+          ...req,
+          headers: { ...req.headers, authorization: `Bearer cel_tk_${crypto.randomUUID()}` },
+        }),
+      },
+    ],
   });
   console.log(JSON.stringify(result));
   process.exit(0);
@@ -51,7 +66,9 @@ const { values: args } = parseArgs({
 });
 const DURATION = Number(args.duration);
 const CLIENT_RPS = Number(args["client-rps"]);
-const autocannon = autocannonUntyped as (opts: Record<string, unknown>) => Promise<{ requests: { average: number }; statusCodeStats?: Record<string, { count: number }>; errors: number }>;
+const autocannon = autocannonUntyped as (
+  opts: Record<string, unknown>,
+) => Promise<{ requests: { average: number }; statusCodeStats?: Record<string, { count: number }>; errors: number }>;
 
 const scratch = mkdtempSync(join(tmpdir(), "cellar-key-spray-"));
 const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
@@ -65,22 +82,45 @@ try {
   await database.close();
   child = spawn(process.execPath, ["run", join(args.root!, "apps/ingest/src/main.ts")], {
     cwd: args.root,
-    env: { ...process.env, NATS_URL: nats.url, DATABASE_URL: pg.url, INGEST_PORT: String(port), PLATFORM_PORT: "0", SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)), LOG_LEVEL: "error", INGEST_RATE_LIMIT_PER_SECOND: "0" },
+    env: {
+      ...process.env,
+      NATS_URL: nats.url,
+      DATABASE_URL: pg.url,
+      INGEST_PORT: String(port),
+      PLATFORM_PORT: "0",
+      SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
+      LOG_LEVEL: "error",
+      INGEST_RATE_LIMIT_PER_SECOND: "0",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   await waitForPort(port, 30_000);
   const url = `http://127.0.0.1:${port}/raw/traces`;
   const stats = postgres(pg.url, { max: 1, onnotice: () => {} });
-  const xacts = async () => Number((await stats`select sum(xact_commit + xact_rollback)::bigint as n from pg_stat_database`)[0].n);
+  const xacts = async () =>
+    Number((await stats`select sum(xact_commit + xact_rollback)::bigint as n from pg_stat_database`)[0].n);
 
   let seq = 0;
   const trace = () => {
     const now = new Date().toISOString();
     return JSON.stringify({
-      provider: "openai", service_name: "bench", session_id: `s-${seq % 50}`, trace_id: `t-${++seq}`, environment: "bench", start_time: now, end_time: now,
+      provider: "openai",
+      service_name: "bench",
+      session_id: `s-${seq % 50}`,
+      trace_id: `t-${++seq}`,
+      environment: "bench",
+      start_time: now,
+      end_time: now,
       request: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] },
-      responses: [{ id: `c-${seq}`, object: "chat.completion", model: "gpt-4o-mini", choices: [{ index: 0, message: { role: "assistant", content: "hello" }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } }],
+      responses: [
+        {
+          id: `c-${seq}`,
+          object: "chat.completion",
+          model: "gpt-4o-mini",
+          choices: [{ index: 0, message: { role: "assistant", content: "hello" }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+        },
+      ],
     });
   };
 
@@ -94,13 +134,19 @@ try {
     for (let next = performance.now(); next < end; next += gap) {
       const wait = next - performance.now();
       if (wait > 0) await Bun.sleep(wait);
-      inFlight.push((async () => {
-        const t0 = performance.now();
-        const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${tenant.telemetryKey}`, "content-type": "application/json" }, body: trace() });
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-      })());
+      inFlight.push(
+        (async () => {
+          const t0 = performance.now();
+          const res = await fetch(url, {
+            method: "POST",
+            headers: { authorization: `Bearer ${tenant.telemetryKey}`, "content-type": "application/json" },
+            body: trace(),
+          });
+          await res.arrayBuffer();
+          latencies.push(performance.now() - t0);
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        })(),
+      );
     }
     await Promise.all(inFlight);
     latencies.sort((a, b) => a - b);
@@ -119,7 +165,9 @@ try {
   t0 = performance.now();
   const [spray, underSpray] = await Promise.all([
     new Promise<Awaited<ReturnType<typeof autocannon>>>((done, fail) => {
-      const sprayer = spawn(process.execPath, [import.meta.path, "--spray", url, String(DURATION), args.connections!], { stdio: ["ignore", "pipe", "inherit"] });
+      const sprayer = spawn(process.execPath, [import.meta.path, "--spray", url, String(DURATION), args.connections!], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       let out = "";
       sprayer.stdout!.on("data", (d) => (out += d));
       sprayer.on("exit", () => {
@@ -136,10 +184,18 @@ try {
   const sprayStatuses = Object.fromEntries(Object.entries(spray.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
 
   const f = (n: number) => n.toFixed(1);
-  console.log(`key spray vs ingest (${args.root}), ${DURATION}s, ${args.connections} spray connections, real client ${CLIENT_RPS}/s`);
-  console.log(`  real client alone (floor):  p50 ${f(alone.p50)} ms  p99 ${f(alone.p99)} ms  n=${alone.n} ${JSON.stringify(alone.statuses)}  postgres ${f(aloneTps)} xact/s`);
-  console.log(`  real client under spray:    p50 ${f(underSpray.p50)} ms  p99 ${f(underSpray.p99)} ms  n=${underSpray.n} ${JSON.stringify(underSpray.statuses)}  (p99 ${f(underSpray.p99 / alone.p99)}x floor)`);
-  console.log(`  spray: ${f(spray.requests.average)} req/s answered ${JSON.stringify(sprayStatuses)} errors ${spray.errors}; postgres ${f(sprayTps)} xact/s`);
+  console.log(
+    `key spray vs ingest (${args.root}), ${DURATION}s, ${args.connections} spray connections, real client ${CLIENT_RPS}/s`,
+  );
+  console.log(
+    `  real client alone (floor):  p50 ${f(alone.p50)} ms  p99 ${f(alone.p99)} ms  n=${alone.n} ${JSON.stringify(alone.statuses)}  postgres ${f(aloneTps)} xact/s`,
+  );
+  console.log(
+    `  real client under spray:    p50 ${f(underSpray.p50)} ms  p99 ${f(underSpray.p99)} ms  n=${underSpray.n} ${JSON.stringify(underSpray.statuses)}  (p99 ${f(underSpray.p99 / alone.p99)}x floor)`,
+  );
+  console.log(
+    `  spray: ${f(spray.requests.average)} req/s answered ${JSON.stringify(sprayStatuses)} errors ${spray.errors}; postgres ${f(sprayTps)} xact/s`,
+  );
   await stats.end();
 } finally {
   child?.kill("SIGTERM");

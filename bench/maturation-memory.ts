@@ -59,7 +59,7 @@ const rssMb = (pid: number | undefined) => {
 /** ~`bytes` of words that do not compress much (seeded, so runs are comparable). */
 function document(bytes: number, seed: number): string {
   let a = seed >>> 0;
-  const rnd = () => ((a = (a * 1664525 + 1013904223) >>> 0) / 4294967296);
+  const rnd = () => (a = (a * 1664525 + 1013904223) >>> 0) / 4294967296;
   const parts: string[] = [];
   let n = 0;
   while (n < bytes) {
@@ -75,9 +75,21 @@ async function main() {
   const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
   const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
   let child: ChildProcess | undefined;
-  const env = { NATS_URL: nats.url, DATABASE_URL: pg.url, SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error", INGEST_PORT: "0", PLATFORM_PORT: "0", MATURATION_WINDOW_SECONDS: String(WINDOW) };
+  const env = {
+    NATS_URL: nats.url,
+    DATABASE_URL: pg.url,
+    SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
+    INGEST_PORT: "0",
+    PLATFORM_PORT: "0",
+    MATURATION_WINDOW_SECONDS: String(WINDOW),
+  };
   const startProcessor = () => {
-    child = spawn(process.execPath, ["apps/processor/src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+    child = spawn(process.execPath, ["apps/processor/src/main.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
   };
   const stopProcessor = async () => {
     const c = child;
@@ -95,8 +107,18 @@ async function main() {
     const { js, jsm } = await ensureTopology(nc, topology);
     let seq = 0;
     const publish = (tenantId: string, serviceName: string, payload: Record<string, unknown>) => {
-      const message: IngestMessage = { kind: "trace", messageId: `bench-${++seq}`, tenantId, serviceName, receivedAt: new Date().toISOString(), payload: payload as any };
-      return js.publish(subjects.ingestTrace(topology), JSON.stringify(message), { msgID: message.messageId, timeout: 60_000 });
+      const message: IngestMessage = {
+        kind: "trace",
+        messageId: `bench-${++seq}`,
+        tenantId,
+        serviceName,
+        receivedAt: new Date().toISOString(),
+        payload: payload as any,
+      };
+      return js.publish(subjects.ingestTrace(topology), JSON.stringify(message), {
+        msgID: message.messageId,
+        timeout: 60_000,
+      });
     };
     const lag = async () => {
       const info = await jsm.consumers.info(topology.ingestStream, ingestStream.consumer!.durable);
@@ -114,10 +136,29 @@ async function main() {
     for (let i = 0; i < traces; i++) {
       const start = new Date(t0 + i * 60_000);
       await publish(big.tenantId, "doc-bot", {
-        provider: "openai", service_name: "doc-bot", session_id: "huge-1", trace_id: `huge-${i}`,
-        start_time: start.toISOString(), end_time: new Date(start.getTime() + 4_000).toISOString(),
-        request: { model: "gpt-4o-mini", messages: [{ role: "system", content: "Summarise each document." }, { role: "assistant", content: lastReply }, { role: "user", content: document(TRACE_MB * 1024 * 1024, i + 1) }] },
-        responses: [{ id: `r-${i}`, object: "chat.completion", model: "gpt-4o-mini-2024-07-18", choices: [{ index: 0, message: { role: "assistant", content: `Summary ${i}.` }, finish_reason: "stop" }], usage: { prompt_tokens: 900_000, completion_tokens: 40, total_tokens: 900_040 } }],
+        provider: "openai",
+        service_name: "doc-bot",
+        session_id: "huge-1",
+        trace_id: `huge-${i}`,
+        start_time: start.toISOString(),
+        end_time: new Date(start.getTime() + 4_000).toISOString(),
+        request: {
+          model: "gpt-4o-mini",
+          messages: [
+            { role: "system", content: "Summarise each document." },
+            { role: "assistant", content: lastReply },
+            { role: "user", content: document(TRACE_MB * 1024 * 1024, i + 1) },
+          ],
+        },
+        responses: [
+          {
+            id: `r-${i}`,
+            object: "chat.completion",
+            model: "gpt-4o-mini-2024-07-18",
+            choices: [{ index: 0, message: { role: "assistant", content: `Summary ${i}.` }, finish_reason: "stop" }],
+            usage: { prompt_tokens: 900_000, completion_tokens: 40, total_tokens: 900_040 },
+          },
+        ],
       });
       lastReply = `Summary ${i}.`;
       ingestPeak = Math.max(ingestPeak, rssMb(child?.pid));
@@ -127,8 +168,12 @@ async function main() {
       }
     }
     while ((await lag()) > 0) await sleep(100);
-    const [{ n, bytes }] = await sql<{ n: number; bytes: number }[]>`select count(*)::int as n, sum(octet_length(payload::text))::float8 as bytes from traces where session_id = 'huge-1'`;
-    console.log(`big session: ${n} traces, ${(Number(bytes) / 1024 / 1024).toFixed(0)} MB of payload JSON written in ${((performance.now() - started) / 1000).toFixed(0)} s (processor RSS peak while ingesting ${ingestPeak.toFixed(0)} MB)`);
+    const [{ n, bytes }] = await sql<
+      { n: number; bytes: number }[]
+    >`select count(*)::int as n, sum(octet_length(payload::text))::float8 as bytes from traces where session_id = 'huge-1'`;
+    console.log(
+      `big session: ${n} traces, ${(Number(bytes) / 1024 / 1024).toFixed(0)} MB of payload JSON written in ${((performance.now() - started) / 1000).toFixed(0)} s (processor RSS peak while ingesting ${ingestPeak.toFixed(0)} MB)`,
+    );
     await stopProcessor();
 
     // 2. A fresh processor matures it while the other tenant keeps sending.
@@ -141,10 +186,22 @@ async function main() {
         const id = `other-${++otherSeq}`;
         sent.set(id, Date.now());
         await publish(other.tenantId, "chat-bot", {
-          provider: "openai", service_name: "chat-bot", session_id: `o-${otherSeq % 50}`, trace_id: id,
-          start_time: new Date().toISOString(), end_time: new Date().toISOString(),
+          provider: "openai",
+          service_name: "chat-bot",
+          session_id: `o-${otherSeq % 50}`,
+          trace_id: id,
+          start_time: new Date().toISOString(),
+          end_time: new Date().toISOString(),
           request: { model: "gpt-4o-mini", messages: [{ role: "user", content: `hello ${otherSeq}` }] },
-          responses: [{ id: `ro-${otherSeq}`, object: "chat.completion", model: "gpt-4o-mini", choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }],
+          responses: [
+            {
+              id: `ro-${otherSeq}`,
+              object: "chat.completion",
+              model: "gpt-4o-mini",
+              choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }],
+              usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+            },
+          ],
         });
         await sleep(1000 / OTHER_RATE);
       }
@@ -154,7 +211,9 @@ async function main() {
     let maturedAt = 0;
     const deadline = Date.now() + 30 * 60_000;
     while (Date.now() < deadline) {
-      const [s] = await sql<{ status: string; matured_at: Date | null }[]>`select status, matured_at from sessions where session_id = 'huge-1'`;
+      const [s] = await sql<
+        { status: string; matured_at: Date | null }[]
+      >`select status, matured_at from sessions where session_id = 'huge-1'`;
       if (s?.status === "matured") {
         // matured_at is the transaction's start (Postgres now()); the commit is when we see it.
         maturedAt = Date.now();
@@ -168,9 +227,13 @@ async function main() {
     clearInterval(sampler);
     while ((await lag()) > 0) await sleep(100);
     // The marker fires a window after the last write: before that is the floor, after it the maturation.
-    const [{ last }] = await sql<{ last: Date }[]>`select last_ingested_at as last from sessions where session_id = 'huge-1'`;
+    const [{ last }] = await sql<
+      { last: Date }[]
+    >`select last_ingested_at as last from sessions where session_id = 'huge-1'`;
     const markerAt = new Date(last).getTime() + WINDOW * 1000;
-    const rows = await sql<{ trace_id: string; ingested_at: Date }[]>`select trace_id, ingested_at from traces where trace_id like 'other-%'`;
+    const rows = await sql<
+      { trace_id: string; ingested_at: Date }[]
+    >`select trace_id, ingested_at from traces where trace_id like 'other-%'`;
     const before: number[] = [];
     const during: number[] = [];
     for (const r of rows) {
@@ -183,9 +246,15 @@ async function main() {
     const rssDuring = Math.max(0, ...samples.filter((s) => s.at >= markerAt).map((s) => s.rss));
     const [a] = await sql<{ item_count: number; truncated: boolean; model_calls: number; total_tokens: number }[]>`
       select item_count, truncated, model_calls, total_tokens from session_analyses a join sessions s on s.id = a.session_pk where s.session_id = 'huge-1'`;
-    console.log(`maturation: committed ${maturedAt ? ((maturedAt - markerAt) / 1000).toFixed(1) : "(did not finish)"} s after the marker was due (±0.3 s); transcript ${a?.item_count} items (truncated ${a?.truncated}), ${a?.model_calls} model calls, ${a?.total_tokens} tokens`);
-    console.log(`processor RSS: floor (running, before the marker) ${rssBefore.toFixed(0)} MB; peak while maturing ${rssDuring.toFixed(0)} MB`);
-    console.log(`other tenant ingest lag (publish -> row in Postgres), ${OTHER_RATE}/s: floor before the marker p50 ${pct(before, 50)} ms p99 ${pct(before, 99)} ms (n=${before.length}); while maturing p50 ${pct(during, 50)} ms p99 ${pct(during, 99)} ms max ${Math.max(0, ...during)} ms (n=${during.length})`);
+    console.log(
+      `maturation: committed ${maturedAt ? ((maturedAt - markerAt) / 1000).toFixed(1) : "(did not finish)"} s after the marker was due (±0.3 s); transcript ${a?.item_count} items (truncated ${a?.truncated}), ${a?.model_calls} model calls, ${a?.total_tokens} tokens`,
+    );
+    console.log(
+      `processor RSS: floor (running, before the marker) ${rssBefore.toFixed(0)} MB; peak while maturing ${rssDuring.toFixed(0)} MB`,
+    );
+    console.log(
+      `other tenant ingest lag (publish -> row in Postgres), ${OTHER_RATE}/s: floor before the marker p50 ${pct(before, 50)} ms p99 ${pct(before, 99)} ms (n=${before.length}); while maturing p50 ${pct(during, 50)} ms p99 ${pct(during, 99)} ms max ${Math.max(0, ...during)} ms (n=${during.length})`,
+    );
     await nc.drain();
     await database.close();
   } finally {

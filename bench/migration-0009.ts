@@ -30,7 +30,8 @@ try {
   await migrate(drizzle(sql), { migrationsFolder: upTo8 });
   const [t] = await sql`insert into tenants (name, plan) values ('mig', 'pro') returning id`;
   const [p] = await sql`insert into projects (tenant_id, name) values (${t.id}, 'mig') returning id`;
-  const [s] = await sql`insert into trace_services (tenant_id, project_id, name) values (${t.id}, ${p.id}, 'mig-bot') returning id`;
+  const [s] =
+    await sql`insert into trace_services (tenant_id, project_id, name) values (${t.id}, ${p.id}, 'mig-bot') returning id`;
   await sql`
     insert into sessions (tenant_id, trace_service_id, session_id, status, first_activity_at, last_activity_at, last_ingested_at, maturation_count, matured_at, activity_seq)
     select ${t.id}, ${s.id}, 'sess-' || g, 'matured', now(), now(), now(), 1, now(), 1 from generate_series(1, ${SESSIONS}) g`;
@@ -54,7 +55,11 @@ try {
   await runMigrations(url);
   const ms = performance.now() - t0;
   const [{ filled }] = await sql`select count(*)::int as filled from session_analyses where latency_p95_ms is not null`;
-  console.log(`${SESSIONS.toLocaleString("en")} analyses: migration 0009 ${(ms / 1000).toFixed(1)} s (${filled.toLocaleString("en")} rows backfilled); floor (bare update of every row) ${(floor / 1000).toFixed(1)} s; ratio ${(ms / floor).toFixed(1)}x; load ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  console.log(
+    `${SESSIONS.toLocaleString("en")} analyses: migration 0009 ${(ms / 1000).toFixed(1)} s (${filled.toLocaleString("en")} rows backfilled); floor (bare update of every row) ${(floor / 1000).toFixed(1)} s; ratio ${(ms / floor).toFixed(1)}x; load ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
+  );
 } finally {
   await database.close();
   await pg.stop();

@@ -17,7 +17,12 @@ import { freePort, waitForPort } from "../scripts/infra/ports";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 
 const { values: args } = parseArgs({
-  options: { requests: { type: "string", default: "1000" }, concurrency: { type: "string", default: "16" }, sessions: { type: "string", default: "100000" }, only: { type: "string", default: "" } },
+  options: {
+    requests: { type: "string", default: "1000" },
+    concurrency: { type: "string", default: "16" },
+    sessions: { type: "string", default: "100000" },
+    only: { type: "string", default: "" },
+  },
 });
 const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);
@@ -83,9 +88,27 @@ try {
   // 2,000 traces (3 KB payloads) in 200 sessions, 2 spans each, all matured with metrics.
   t0 = performance.now();
   const payload = {
-    provider: "openai", service_name: "bench-bot", environment: "prod",
-    request: { model: "gpt-4o-mini", messages: [{ role: "system", content: "You are helpful. ".repeat(60) }, { role: "user", content: "Where is my order A-1042?" }] },
-    responses: [{ id: "chatcmpl-1", object: "chat.completion", model: "gpt-4o-mini-2024-07-18", choices: [{ index: 0, message: { role: "assistant", content: "It shipped. ".repeat(80) }, finish_reason: "stop" }], usage: { prompt_tokens: 700, completion_tokens: 300, total_tokens: 1000 } }],
+    provider: "openai",
+    service_name: "bench-bot",
+    environment: "prod",
+    request: {
+      model: "gpt-4o-mini",
+      messages: [
+        { role: "system", content: "You are helpful. ".repeat(60) },
+        { role: "user", content: "Where is my order A-1042?" },
+      ],
+    },
+    responses: [
+      {
+        id: "chatcmpl-1",
+        object: "chat.completion",
+        model: "gpt-4o-mini-2024-07-18",
+        choices: [
+          { index: 0, message: { role: "assistant", content: "It shipped. ".repeat(80) }, finish_reason: "stop" },
+        ],
+        usage: { prompt_tokens: 700, completion_tokens: 300, total_tokens: 1000 },
+      },
+    ],
   };
   await sql`
     insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at, status, maturation_count, matured_at)
@@ -108,10 +131,23 @@ try {
   // share its event loop.
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, "apps/platform/src/main.ts")], {
-    env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, PLATFORM_PORT: String(port), INGEST_PORT: "0", LOG_LEVEL: "warn", SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      NATS_URL: nats.url,
+      PLATFORM_PORT: String(port),
+      INGEST_PORT: "0",
+      LOG_LEVEL: "warn",
+      SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  app = { stop: () => new Promise<void>((res) => (child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")))) };
+  app = {
+    stop: () =>
+      new Promise<void>((res) =>
+        child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")),
+      ),
+  };
   await waitForPort(port, 30_000);
   const base = `http://127.0.0.1:${port}/api/v1`;
   const headers = { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" };
@@ -141,7 +177,10 @@ try {
   async function once(req: () => { path: string; body?: unknown }): Promise<number> {
     const r = req();
     const start = performance.now();
-    const res = await fetch(base + r.path, r.body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(r.body) });
+    const res = await fetch(
+      base + r.path,
+      r.body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(r.body) },
+    );
     await res.arrayBuffer();
     const ms = performance.now() - start;
     if (res.status !== 200) throw new Error(`${r.path} -> ${res.status}`);
@@ -155,15 +194,26 @@ try {
     let next = 0;
     const started = performance.now();
     const cpu0 = cpuMs();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next++ < n) latencies.push(await once(req));
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < n) latencies.push(await once(req));
+      }),
+    );
     const wall = (performance.now() - started) / 1000;
     const cpu1 = cpuMs();
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-    const row = { read: name, requests: n, concurrency, p50: +pct(50).toFixed(1), p99: +pct(99).toFixed(1), max: +latencies[latencies.length - 1].toFixed(1), rps: Math.round(n / wall),
-      appCpuMs: +((cpu1.app - cpu0.app) / n).toFixed(2), dbCpuMs: +((cpu1.db - cpu0.db) / n).toFixed(2) };
+    const row = {
+      read: name,
+      requests: n,
+      concurrency,
+      p50: +pct(50).toFixed(1),
+      p99: +pct(99).toFixed(1),
+      max: +latencies[latencies.length - 1].toFixed(1),
+      rps: Math.round(n / wall),
+      appCpuMs: +((cpu1.app - cpu0.app) / n).toFixed(2),
+      dbCpuMs: +((cpu1.db - cpu0.db) / n).toFixed(2),
+    };
     results.push(row);
     console.log(JSON.stringify(row));
   }
@@ -171,23 +221,67 @@ try {
   const rnd = (n: number) => Math.floor(Math.random() * n);
   const TR = "/telemetry/otel/sessions/bench-bot/long-1/transcript";
 
-  console.log(`seeded ${SESSIONS} sessions in ${(seedSessions / 1000).toFixed(1)} s, transcript in ${(seedTranscript / 1000).toFixed(1)} s, ${TRACES} traces in ${(seedTraces / 1000).toFixed(1)} s`);
-  await run("transcript lean limit=100 (random offset)", REQUESTS, 1, () => ({ path: `${TR}?limit=100&offset=${rnd(10) * 100}` }));
-  await run("transcript lean limit=100 (random offset)", REQUESTS, 8, () => ({ path: `${TR}?limit=100&offset=${rnd(10) * 100}` }));
-  await run("transcript full limit=500", Math.ceil(REQUESTS / 4), 1, () => ({ path: `${TR}?limit=500&content=full&offset=${rnd(2) * 500}` }));
+  console.log(
+    `seeded ${SESSIONS} sessions in ${(seedSessions / 1000).toFixed(1)} s, transcript in ${(seedTranscript / 1000).toFixed(1)} s, ${TRACES} traces in ${(seedTraces / 1000).toFixed(1)} s`,
+  );
+  await run("transcript lean limit=100 (random offset)", REQUESTS, 1, () => ({
+    path: `${TR}?limit=100&offset=${rnd(10) * 100}`,
+  }));
+  await run("transcript lean limit=100 (random offset)", REQUESTS, 8, () => ({
+    path: `${TR}?limit=100&offset=${rnd(10) * 100}`,
+  }));
+  await run("transcript full limit=500", Math.ceil(REQUESTS / 4), 1, () => ({
+    path: `${TR}?limit=500&content=full&offset=${rnd(2) * 500}`,
+  }));
 
   const F = "/telemetry/otel/sessions/filtered";
   const since = () => new Date(Date.now() - 86_400_000).toISOString();
   const filtered: Array<[string, () => unknown]> = [
     ["no filter, newest first, with total", () => ({ serviceName: "bench-bot" })],
-    ["no filter, skipTotalCount, offset 5000", () => ({ serviceName: "bench-bot", skipTotalCount: true, offset: 5000 })],
-    ["sessionId equals", () => ({ serviceName: "bench-bot", filters: [{ field: "sessionId", operator: "equals", value: `sess-${1 + rnd(SESSIONS)}` }] })],
-    ["last 24 h, with total", () => ({ serviceName: "bench-bot", filters: [{ field: "lastActivityAt", operator: "gte", value: since() }] })],
-    ["costUsd > 0.03 sorted by cost, with total", () => ({ serviceName: "bench-bot", filters: [{ field: "costUsd", operator: "gt", value: 0.03 }], sort: { field: "costUsd", direction: "desc" } })],
-    ["label vip and errors >= 1, with total", () => ({ serviceName: "bench-bot", filters: [{ field: "label", operator: "equals", value: "vip" }, { field: "errors", operator: "gte", value: 1 }] })],
-    ["metrics.latencyP95Ms > 4000, skipTotalCount", () => ({ serviceName: "bench-bot", filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 4000 }], skipTotalCount: true })],
+    [
+      "no filter, skipTotalCount, offset 5000",
+      () => ({ serviceName: "bench-bot", skipTotalCount: true, offset: 5000 }),
+    ],
+    [
+      "sessionId equals",
+      () => ({
+        serviceName: "bench-bot",
+        filters: [{ field: "sessionId", operator: "equals", value: `sess-${1 + rnd(SESSIONS)}` }],
+      }),
+    ],
+    [
+      "last 24 h, with total",
+      () => ({ serviceName: "bench-bot", filters: [{ field: "lastActivityAt", operator: "gte", value: since() }] }),
+    ],
+    [
+      "costUsd > 0.03 sorted by cost, with total",
+      () => ({
+        serviceName: "bench-bot",
+        filters: [{ field: "costUsd", operator: "gt", value: 0.03 }],
+        sort: { field: "costUsd", direction: "desc" },
+      }),
+    ],
+    [
+      "label vip and errors >= 1, with total",
+      () => ({
+        serviceName: "bench-bot",
+        filters: [
+          { field: "label", operator: "equals", value: "vip" },
+          { field: "errors", operator: "gte", value: 1 },
+        ],
+      }),
+    ],
+    [
+      "metrics.latencyP95Ms > 4000, skipTotalCount",
+      () => ({
+        serviceName: "bench-bot",
+        filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 4000 }],
+        skipTotalCount: true,
+      }),
+    ],
   ];
-  for (const [name, body] of filtered) await run(`sessions/filtered: ${name}`, Math.ceil(REQUESTS / 5), 1, () => ({ path: F, body: body() }));
+  for (const [name, body] of filtered)
+    await run(`sessions/filtered: ${name}`, Math.ceil(REQUESTS / 5), 1, () => ({ path: F, body: body() }));
 
   const traceReads = [
     () => ({ path: `/telemetry/otel/trace/trace-${1 + rnd(TRACES)}?serviceName=bench-bot` }),
@@ -197,9 +291,18 @@ try {
   await run("trace reads mixed (trace, spans, metrics)", REQUESTS * 3, 1, () => traceReads[rnd(3)]());
   await run("trace reads mixed (trace, spans, metrics)", REQUESTS * 3, CONCURRENCY, () => traceReads[rnd(3)]());
 
-  console.log(`\nload average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
-  console.log("| read | concurrency | requests | p50 ms | p99 ms | max ms | req/s | app CPU ms/req | Postgres CPU ms/req |\n|---|---|---|---|---|---|---|---|---|");
-  for (const r of results) console.log(`| ${r.read} | ${r.concurrency} | ${r.requests} | ${r.p50} | ${r.p99} | ${r.max} | ${r.rps} | ${r.appCpuMs} | ${r.dbCpuMs} |`);
+  console.log(
+    `\nload average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
+  );
+  console.log(
+    "| read | concurrency | requests | p50 ms | p99 ms | max ms | req/s | app CPU ms/req | Postgres CPU ms/req |\n|---|---|---|---|---|---|---|---|---|",
+  );
+  for (const r of results)
+    console.log(
+      `| ${r.read} | ${r.concurrency} | ${r.requests} | ${r.p50} | ${r.p99} | ${r.max} | ${r.rps} | ${r.appCpuMs} | ${r.dbCpuMs} |`,
+    );
 } finally {
   await app?.stop();
   await database.close();

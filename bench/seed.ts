@@ -24,7 +24,12 @@ import { makeTemplates } from "./lib/traces";
 import { printStorage, storageReport } from "./lib/storage";
 
 const { values: args } = parseArgs({
-  options: { "data-dir": { type: "string" }, traces: { type: "string", default: "1000000" }, days: { type: "string", default: "30" }, chunk: { type: "string", default: "50000" } },
+  options: {
+    "data-dir": { type: "string" },
+    traces: { type: "string", default: "1000000" },
+    days: { type: "string", default: "30" },
+    chunk: { type: "string", default: "50000" },
+  },
 });
 if (!args["data-dir"]) throw new Error("--data-dir is required");
 const dataDir = resolve(args["data-dir"]);
@@ -42,10 +47,17 @@ try {
   if (!existsSync(`${dataDir}.keys.json`)) {
     const t = await bootstrapTenant(database.db, { name: "seeded", plan: "pro" });
     await createService(database.db, { tenantId: t.tenantId, name: "support-bot" });
-    writeSeedKeys(dataDir, { tenantId: t.tenantId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, service: "support-bot" });
+    writeSeedKeys(dataDir, {
+      tenantId: t.tenantId,
+      telemetryKey: t.telemetryKey,
+      platformKey: t.platformKey,
+      service: "support-bot",
+    });
   }
   const keys = readSeedKeys(dataDir);
-  const [svc] = await sql<{ id: string }[]>`select id from trace_services where tenant_id = ${keys.tenantId} and name = ${keys.service}`;
+  const [svc] = await sql<
+    { id: string }[]
+  >`select id from trace_services where tenant_id = ${keys.tenantId} and name = ${keys.service}`;
   const T = keys.tenantId;
   const S = svc.id;
 
@@ -55,7 +67,14 @@ try {
   if (haveTemplates === 0) {
     const rows = makeTemplates(200).map((text, k) => {
       const p = JSON.parse(text.replace("__SESSION__", "seed")) as TracePayload;
-      const spans = deriveSpans("seedtrace", p).map((s) => ({ suffix: s.spanId, parent: s.parentSpanId, name: s.name, kind: s.kind, ms: s.endTime.getTime() - s.startTime.getTime(), attributes: s.attributes }));
+      const spans = deriveSpans("seedtrace", p).map((s) => ({
+        suffix: s.spanId,
+        parent: s.parentSpanId,
+        name: s.name,
+        kind: s.kind,
+        ms: s.endTime.getTime() - s.startTime.getTime(),
+        attributes: s.attributes,
+      }));
       return { k, payload: p, spans };
     });
     await sql`insert into seed_templates ${sql(rows.map((r) => ({ k: r.k, payload: sql.json(r.payload as never), spans: sql.json(r.spans as never) })) as never)}`;
@@ -69,11 +88,15 @@ try {
 
   const [{ n: start }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
   // Numbering continues after the highest seeded session (retention may have removed older ones).
-  const [{ n: seededSessions }] = await sql<{ n: number }[]>`select coalesce(max(substr(session_id, 6)::int), 0)::int as n from sessions where session_id like 'seed-%'`;
+  const [{ n: seededSessions }] = await sql<
+    { n: number }[]
+  >`select coalesce(max(substr(session_id, 6)::int), 0)::int as n from sessions where session_id like 'seed-%'`;
   let sessionNo = seededSessions;
   const t0 = performance.now();
   let stored = start;
-  console.log(`seed: ${start.toLocaleString("en")} traces stored; adding ${Math.max(0, TARGET - start).toLocaleString("en")}`);
+  console.log(
+    `seed: ${start.toLocaleString("en")} traces stored; adding ${Math.max(0, TARGET - start).toLocaleString("en")}`,
+  );
   while (stored < TARGET) {
     const traces = Math.min(CHUNK, TARGET - stored);
     const sessions = Math.ceil(traces / PER_SESSION);
@@ -85,7 +108,8 @@ try {
       let tq = performance.now();
       const tx = (async (strings: TemplateStringsArray, ...values: unknown[]) => {
         const r = await (raw as any)(strings, ...values);
-        if (process.env.SEED_DEBUG) console.log(`  ${((performance.now() - tq) / 1000).toFixed(2)} s ${strings[0].trim().slice(0, 50)}`);
+        if (process.env.SEED_DEBUG)
+          console.log(`  ${((performance.now() - tq) / 1000).toFixed(2)} s ${strings[0].trim().slice(0, 50)}`);
         tq = performance.now();
         return r;
       }) as unknown as typeof raw;

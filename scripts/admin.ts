@@ -55,20 +55,48 @@ const { positionals, values } = (() => {
     return parseArgs({
       allowPositionals: true,
       options: {
-        name: { type: "string" }, plan: { type: "string" }, webhooks: { type: "string" }, id: { type: "string" },
-        tenant: { type: "string" }, project: { type: "string" }, email: { type: "string" }, role: { type: "string" },
-        projects: { type: "string" }, kind: { type: "string" }, service: { type: "string" }, origins: { type: "string" },
-        user: { type: "string" }, description: { type: "string" }, example: { type: "string", multiple: true },
-        set: { type: "string", multiple: true }, detector: { type: "string" }, session: { type: "string" },
+        name: { type: "string" },
+        plan: { type: "string" },
+        webhooks: { type: "string" },
+        id: { type: "string" },
+        tenant: { type: "string" },
+        project: { type: "string" },
+        email: { type: "string" },
+        role: { type: "string" },
+        projects: { type: "string" },
+        kind: { type: "string" },
+        service: { type: "string" },
+        origins: { type: "string" },
+        user: { type: "string" },
+        description: { type: "string" },
+        example: { type: "string", multiple: true },
+        set: { type: "string", multiple: true },
+        detector: { type: "string" },
+        session: { type: "string" },
         "retention-days": { type: "string" },
         help: { type: "boolean" },
-        seq: { type: "string" }, stream: { type: "string" }, limit: { type: "string" }, from: { type: "string" },
-        all: { type: "boolean" }, "new-id": { type: "boolean" }, namespace: { type: "string" },
-        model: { type: "string" }, provider: { type: "string" }, input: { type: "string" }, output: { type: "string" }, "cached-input": { type: "string" },
-        "cache-write": { type: "string" }, "context-window": { type: "string" }, source: { type: "string" },
+        seq: { type: "string" },
+        stream: { type: "string" },
+        limit: { type: "string" },
+        from: { type: "string" },
+        all: { type: "boolean" },
+        "new-id": { type: "boolean" },
+        namespace: { type: "string" },
+        model: { type: "string" },
+        provider: { type: "string" },
+        input: { type: "string" },
+        output: { type: "string" },
+        "cached-input": { type: "string" },
+        "cache-write": { type: "string" },
+        "context-window": { type: "string" },
+        source: { type: "string" },
       },
       // `--webhooks` alone means "on" for tenant create.
-      args: process.argv.slice(2).map((a, i, all) => (a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a)),
+      args: process.argv
+        .slice(2)
+        .map((a, i, all) =>
+          a === "--webhooks" && (all[i + 1] === undefined || all[i + 1].startsWith("--")) ? "--webhooks=on" : a,
+        ),
     });
   } catch (err) {
     fail(`${(err as Error).message}\n${USAGE}`);
@@ -98,10 +126,17 @@ function onOff(v: string | undefined): boolean | undefined {
 function retentionDays(v: string | undefined): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === "default") return null;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 36_500) throw new UsageError("--retention-days must be a whole number of days from 1 to 36500, or default");
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 36_500)
+    throw new UsageError("--retention-days must be a whole number of days from 1 to 36500, or default");
   return Number(v);
 }
-const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 /** `name` from the environment, else from a running `npm run dev` (.data/dev.env). */
 function serverUrl(name: "DATABASE_URL" | "NATS_URL"): string {
@@ -111,7 +146,9 @@ function serverUrl(name: "DATABASE_URL" | "NATS_URL"): string {
     const text = readFileSync(devEnv, "utf8");
     const m = text.match(new RegExp(`^${name}=(.+)$`, "m"));
     // dev's NATS runs the deployed users: the CLI connects as `admin` (scripts/dev.ts writes it).
-    if (m && name === "NATS_URL") for (const k of ["NATS_USER", "NATS_PASSWORD"]) process.env[k] ??= text.match(new RegExp(`^${k}=(.+)$`, "m"))?.[1].trim();
+    if (m && name === "NATS_URL")
+      for (const k of ["NATS_USER", "NATS_PASSWORD"])
+        process.env[k] ??= text.match(new RegExp(`^${k}=(.+)$`, "m"))?.[1].trim();
     if (m) return m[1].trim();
   }
   throw new UsageError(`${name} is not set and no \`npm run dev\` server was found (.data/dev.env)`);
@@ -123,7 +160,11 @@ async function run(): Promise<unknown> {
   const [resource, action] = positionals;
   if (resource === "dead-letters") {
     const { seq, stream, limit, from, all, namespace } = values;
-    return runDeadLetters(action, { seq, stream, limit, from, all, newId: values["new-id"], namespace }, serverUrl("NATS_URL"));
+    return runDeadLetters(
+      action,
+      { seq, stream, limit, from, all, newId: values["new-id"], namespace },
+      serverUrl("NATS_URL"),
+    );
   }
   const url = databaseUrl();
   await runMigrations(url);
@@ -131,22 +172,41 @@ async function run(): Promise<unknown> {
   try {
     switch (`${resource} ${action}`) {
       case "tenant create":
-        return await admin.createTenant(db, { name: need("name"), plan: plan(values.plan), webhooks: onOff(values.webhooks) });
+        return await admin.createTenant(db, {
+          name: need("name"),
+          plan: plan(values.plan),
+          webhooks: onOff(values.webhooks),
+        });
       case "tenant update":
-        return await admin.updateTenant(db, { id: need("id"), plan: plan(values.plan), webhooks: onOff(values.webhooks), retentionDays: retentionDays(values["retention-days"]) });
+        return await admin.updateTenant(db, {
+          id: need("id"),
+          plan: plan(values.plan),
+          webhooks: onOff(values.webhooks),
+          retentionDays: retentionDays(values["retention-days"]),
+        });
       case "project create":
         return await admin.createProject(db, { tenantId: need("tenant"), name: need("name") });
       case "service create":
-        return await admin.createService(db, { tenantId: need("tenant"), name: need("name"), projectId: values.project });
+        return await admin.createService(db, {
+          tenantId: need("tenant"),
+          name: need("name"),
+          projectId: values.project,
+        });
       case "user create": {
         const role = need("role");
         if (!ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
-        return await admin.createUser(db, { tenantId: need("tenant"), email: need("email"), role: role as Role, projectIds: list(values.projects) });
+        return await admin.createUser(db, {
+          tenantId: need("tenant"),
+          email: need("email"),
+          role: role as Role,
+          projectIds: list(values.projects),
+        });
       }
       case "project list":
         return { projects: await listProjects(db, { tenantId: need("tenant") }) };
       case "user update":
-        if (values.projects === undefined) throw new UsageError("--projects is required (a comma-separated list of project ids, or \"\" for none)");
+        if (values.projects === undefined)
+          throw new UsageError('--projects is required (a comma-separated list of project ids, or "" for none)');
         return await updateUserProjects(db, { id: need("id"), projectIds: list(values.projects) ?? [] });
       case "key list":
         return { keys: await listKeys(db, { tenantId: need("tenant") }) };
@@ -159,21 +219,36 @@ async function run(): Promise<unknown> {
       }
       case "user invite": {
         const role = values.role;
-        if (role !== undefined && !ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
-        return await createInvitation(db, { userId: values.id, tenantId: values.tenant, email: values.email, role: role as Role | undefined, projectIds: list(values.projects) });
+        if (role !== undefined && !ROLES.includes(role as Role))
+          throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+        return await createInvitation(db, {
+          userId: values.id,
+          tenantId: values.tenant,
+          email: values.email,
+          role: role as Role | undefined,
+          projectIds: list(values.projects),
+        });
       }
       case "key create": {
         const kind = need("kind");
         if (!KEY_KINDS.includes(kind as KeyKind)) throw new UsageError(`--kind must be one of ${KEY_KINDS.join(", ")}`);
         return await admin.createApiKey(db, {
-          kind: kind as KeyKind, tenantId: values.tenant, userId: values.user, serviceName: values.service, origins: list(values.origins),
+          kind: kind as KeyKind,
+          tenantId: values.tenant,
+          userId: values.user,
+          serviceName: values.service,
+          origins: list(values.origins),
         });
       }
       case "key revoke":
         return await admin.revokeApiKey(db, { id: need("id") });
       case "intent define":
         return await defineIntent(db, {
-          tenantId: need("tenant"), service: need("service"), name: need("name"), description: values.description, examples: values.example,
+          tenantId: need("tenant"),
+          service: need("service"),
+          name: need("name"),
+          description: values.description,
+          examples: values.example,
         });
       case "intent list":
         return { intents: await listIntents(db, { tenantId: need("tenant"), service: need("service") }) };
@@ -182,17 +257,33 @@ async function run(): Promise<unknown> {
       case "detectors show":
         return await analysisAdmin.showDetectors(db, { tenantId: need("tenant"), service: need("service") });
       case "detectors set":
-        return await analysisAdmin.setDetectors(db, { tenantId: need("tenant"), service: need("service"), settings: values.set ?? [] });
+        return await analysisAdmin.setDetectors(db, {
+          tenantId: need("tenant"),
+          service: need("service"),
+          settings: values.set ?? [],
+        });
       case "detectors reset":
-        return await analysisAdmin.resetDetectors(db, { tenantId: need("tenant"), service: need("service"), detector: values.detector });
+        return await analysisAdmin.resetDetectors(db, {
+          tenantId: need("tenant"),
+          service: need("service"),
+          detector: values.detector,
+        });
       case "maturation failures":
         return await analysisAdmin.listMaturationFailures(db, { tenantId: values.tenant });
       case "maturation retry":
         return await analysisAdmin.retryMaturation(db, { sessionPk: need("session") });
       case "price set":
         return await setPrice(db, {
-          tenantId: need("tenant"), model: need("model"), provider: values.provider, input: need("input"), output: need("output"), cachedInput: values["cached-input"],
-          cacheWrite: values["cache-write"], contextWindow: values["context-window"], from: values.from, source: values.source,
+          tenantId: need("tenant"),
+          model: need("model"),
+          provider: values.provider,
+          input: need("input"),
+          output: need("output"),
+          cachedInput: values["cached-input"],
+          cacheWrite: values["cache-write"],
+          contextWindow: values["context-window"],
+          from: values.from,
+          source: values.source,
         });
       case "price list":
         return { prices: await listPrices(db, { tenantId: need("tenant") }) };
@@ -200,8 +291,17 @@ async function run(): Promise<unknown> {
         return await deletePrice(db, { tenantId: need("tenant"), model: need("model"), from: values.from });
       case "secrets reencrypt": {
         const current = process.env.SECRET_ENCRYPTION_KEY;
-        if (!current) throw new UsageError("SECRET_ENCRYPTION_KEY is not set (the key to seal under; retired ones in SECRET_ENCRYPTION_KEYS_PREVIOUS)");
-        return await reencryptSecrets(sql, keyringFromConfig({ SECRET_ENCRYPTION_KEY: current, SECRET_ENCRYPTION_KEYS_PREVIOUS: process.env.SECRET_ENCRYPTION_KEYS_PREVIOUS }));
+        if (!current)
+          throw new UsageError(
+            "SECRET_ENCRYPTION_KEY is not set (the key to seal under; retired ones in SECRET_ENCRYPTION_KEYS_PREVIOUS)",
+          );
+        return await reencryptSecrets(
+          sql,
+          keyringFromConfig({
+            SECRET_ENCRYPTION_KEY: current,
+            SECRET_ENCRYPTION_KEYS_PREVIOUS: process.env.SECRET_ENCRYPTION_KEYS_PREVIOUS,
+          }),
+        );
       }
       default:
         throw new UsageError(`unknown command "${resource} ${action}"\n${USAGE}`);
@@ -215,7 +315,11 @@ try {
   console.log(JSON.stringify(await run()));
   process.exit(0);
 } catch (err) {
-  if (err instanceof UsageError || err instanceof admin.AdminError || err instanceof DeadLetterUsageError) fail(err.message);
-  const pgMessage = (err as { code?: string; message?: string })?.code === "22P02" ? "an id is not a valid uuid" : (err as Error).message;
+  if (err instanceof UsageError || err instanceof admin.AdminError || err instanceof DeadLetterUsageError)
+    fail(err.message);
+  const pgMessage =
+    (err as { code?: string; message?: string })?.code === "22P02"
+      ? "an id is not a valid uuid"
+      : (err as Error).message;
   fail(`admin: ${pgMessage}`);
 }

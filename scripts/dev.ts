@@ -23,9 +23,13 @@ const ROOT = resolve(import.meta.dir, "..");
 const DATA = process.env.CELLAR_DEV_DATA_DIR ? resolve(process.env.CELLAR_DEV_DATA_DIR) : join(ROOT, ".data");
 mkdirSync(DATA, { recursive: true });
 const statePath = join(DATA, "dev.json");
-const state: { pgPort?: number; natsPort?: number; secretKey?: string; natsPasswords?: Record<string, string>; tenant?: Record<string, string> } = existsSync(statePath)
-  ? JSON.parse(readFileSync(statePath, "utf8"))
-  : {};
+const state: {
+  pgPort?: number;
+  natsPort?: number;
+  secretKey?: string;
+  natsPasswords?: Record<string, string>;
+  tenant?: Record<string, string>;
+} = existsSync(statePath) ? JSON.parse(readFileSync(statePath, "utf8")) : {};
 const saveState = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
 
 let nats: RunningNats | RunningNatsCluster | undefined;
@@ -38,7 +42,9 @@ async function portOr(preferred: number | undefined, fallback: number): Promise<
   const { createServer } = await import("node:net");
   for (const p of [preferred, fallback].filter(Boolean) as number[]) {
     const free = await new Promise<boolean>((res) => {
-      const s = createServer().once("error", () => res(false)).listen(p, "127.0.0.1", () => s.close(() => res(true)));
+      const s = createServer()
+        .once("error", () => res(false))
+        .listen(p, "127.0.0.1", () => s.close(() => res(true)));
     });
     if (free) return p;
   }
@@ -53,7 +59,11 @@ async function main() {
   if (!natsUrl && cluster) {
     natsUsers = devNatsUsers(state);
     saveState();
-    const c = await startNatsCluster({ storeDir: join(DATA, "nats-cluster"), includes: [DEPLOY_NATS_USERS_CONF], env: natsUsers.serverEnv });
+    const c = await startNatsCluster({
+      storeDir: join(DATA, "nats-cluster"),
+      includes: [DEPLOY_NATS_USERS_CONF],
+      env: natsUsers.serverEnv,
+    });
     nats = c;
     await c.waitHealthy();
     natsUrl = c.url;
@@ -62,7 +72,13 @@ async function main() {
     state.natsPort = await portOr(state.natsPort, 4222);
     natsUsers = devNatsUsers(state);
     saveState();
-    nats = await startNatsServer({ storeDir: join(DATA, "nats"), port: state.natsPort, quiet: true, configFile: DEPLOY_NATS_CONF, env: natsUsers.serverEnv });
+    nats = await startNatsServer({
+      storeDir: join(DATA, "nats"),
+      port: state.natsPort,
+      quiet: true,
+      configFile: DEPLOY_NATS_CONF,
+      env: natsUsers.serverEnv,
+    });
     natsUrl = nats.url;
     await setUpNatsAsAdmin(natsUrl, natsUsers.appEnv("admin"));
   }
@@ -84,10 +100,21 @@ async function main() {
   await runMigrations(databaseUrl);
   if (!state.tenant) {
     const database = createDatabase(databaseUrl, { max: 2 });
-    const t = await bootstrapTenant(database.db, { name: "dev", plan: "pro", webhooks: true, email: "admin@cellar.local" });
+    const t = await bootstrapTenant(database.db, {
+      name: "dev",
+      plan: "pro",
+      webhooks: true,
+      email: "admin@cellar.local",
+    });
     const dsn = await createApiKey(database.db, { kind: "dsn-server", tenantId: t.tenantId, serviceName: "demo-app" });
     await database.close();
-    state.tenant = { tenantId: t.tenantId, ownerId: t.ownerId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, serverDsn: dsn.key };
+    state.tenant = {
+      tenantId: t.tenantId,
+      ownerId: t.ownerId,
+      telemetryKey: t.telemetryKey,
+      platformKey: t.platformKey,
+      serverDsn: dsn.key,
+    };
     saveState();
   }
   if (!state.tenant!.dashboardPassword) {
@@ -104,11 +131,16 @@ async function main() {
   const platformPort = Number(process.env.PLATFORM_PORT ?? 3200);
   // /health, /ready and /metrics of the processor and dispatcher; another free port when taken.
   const processorPort = process.env.PROCESSOR_PORT ? Number(process.env.PROCESSOR_PORT) : await portOr(undefined, 3300);
-  const dispatcherPort = process.env.DISPATCHER_PORT ? Number(process.env.DISPATCHER_PORT) : await portOr(undefined, 3400);
+  const dispatcherPort = process.env.DISPATCHER_PORT
+    ? Number(process.env.DISPATCHER_PORT)
+    : await portOr(undefined, 3400);
   // HEALTH_PORT is for one app per container; here it would give the processor and dispatcher
   // the same port, so dev drops it and gives each its own.
   const { HEALTH_PORT: healthPort, ...inherited } = process.env;
-  if (healthPort) console.warn("[dev] HEALTH_PORT ignored: dev runs every app on this machine; set PROCESSOR_PORT / DISPATCHER_PORT instead");
+  if (healthPort)
+    console.warn(
+      "[dev] HEALTH_PORT ignored: dev runs every app on this machine; set PROCESSOR_PORT / DISPATCHER_PORT instead",
+    );
   const env = {
     ...inherited,
     NATS_URL: natsUrl,
@@ -128,7 +160,10 @@ async function main() {
   const watch = process.argv.includes("--no-watch") ? [] : ["--watch"];
   for (const app of ["ingest", "platform", "processor", "dispatcher"]) {
     const appEnv = natsUsers ? { ...env, ...natsUsers.appEnv(app), SETUP_ON_START: "false" } : env;
-    const child = spawn(process.execPath, [...watch, "run", join(ROOT, `apps/${app}/src/main.ts`)], { env: appEnv, stdio: "inherit" });
+    const child = spawn(process.execPath, [...watch, "run", join(ROOT, `apps/${app}/src/main.ts`)], {
+      env: appEnv,
+      stdio: "inherit",
+    });
     child.on("exit", (code, signal) => {
       if (!shuttingDown) console.error(`[dev] ${app} exited (${signal ?? code})`);
     });
@@ -157,12 +192,15 @@ async function shutdown() {
   shuttingDown = true;
   console.log("\n[dev] stopping apps, NATS and Postgres ...");
   await Promise.all(
-    children.map((c) => new Promise<void>((res) => {
-      if (c.exitCode !== null || c.signalCode !== null) return res();
-      c.once("exit", () => res());
-      c.kill("SIGTERM");
-      setTimeout(() => c.kill("SIGKILL"), 8000).unref();
-    })),
+    children.map(
+      (c) =>
+        new Promise<void>((res) => {
+          if (c.exitCode !== null || c.signalCode !== null) return res();
+          c.once("exit", () => res());
+          c.kill("SIGTERM");
+          setTimeout(() => c.kill("SIGKILL"), 8000).unref();
+        }),
+    ),
   );
   await Promise.allSettled([nats?.stop(), pg?.stop()]);
   process.exit(0);

@@ -42,13 +42,18 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const env = Object.fromEntries(Object.keys(SetupSchema.properties).filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+const env = Object.fromEntries(
+  Object.keys(SetupSchema.properties)
+    .filter((k) => process.env[k] !== undefined)
+    .map((k) => [k, process.env[k]]),
+);
 const settings = Value.Convert(SetupSchema, Value.Default(SetupSchema, env)) as typeof SetupSchema.static;
 const firstError = Value.Errors(SetupSchema, settings).First();
 if (firstError) fail(`invalid ${firstError.path.slice(1)}: ${firstError.message}`);
 const problem = checkDeploymentSettings(settings);
 if (problem) fail(problem);
-if (settings.APP_DATABASE_USER && !settings.APP_DATABASE_PASSWORD) fail("invalid APP_DATABASE_PASSWORD: required when APP_DATABASE_USER is set");
+if (settings.APP_DATABASE_USER && !settings.APP_DATABASE_PASSWORD)
+  fail("invalid APP_DATABASE_PASSWORD: required when APP_DATABASE_USER is set");
 
 const ssl = postgresTls(settings);
 await runMigrations(settings.DATABASE_URL, { ssl });
@@ -62,9 +67,13 @@ if (settings.APP_DATABASE_USER) {
 const nc = await connectNatsAs(settings, "cellar-migrate").catch((err) => fail((err as Error).message));
 try {
   await ensureTopology(nc, createTopology(), { replicas: settings.NATS_REPLICAS });
-  console.log(`streams, consumers and the activity bucket are in place (${settings.NATS_REPLICAS} replica${settings.NATS_REPLICAS > 1 ? "s" : ""})`);
+  console.log(
+    `streams, consumers and the activity bucket are in place (${settings.NATS_REPLICAS} replica${settings.NATS_REPLICAS > 1 ? "s" : ""})`,
+  );
 } catch (err) {
-  fail(`cannot create the JetStream topology as NATS user "${settings.NATS_USER}" (the setup runs as admin): ${(err as Error).message}`);
+  fail(
+    `cannot create the JetStream topology as NATS user "${settings.NATS_USER}" (the setup runs as admin): ${(err as Error).message}`,
+  );
 } finally {
   await nc.drain();
 }
@@ -82,12 +91,16 @@ async function ensureAppRole(url: string, role: string, password: string, ssl: R
     const [{ db }] = await sql<{ db: string }[]>`select current_database() as db`;
     const [exists] = await sql`select 1 from pg_roles where rolname = ${role}`;
     if (!exists) await sql.unsafe(`create role ${ident} login password ${literal}`);
-    await sql.unsafe(`alter role ${ident} with login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password ${literal}`);
+    await sql.unsafe(
+      `alter role ${ident} with login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password ${literal}`,
+    );
     await sql.unsafe(`grant connect on database "${db.replace(/"/g, '""')}" to ${ident}`);
     await sql.unsafe(`grant usage on schema public to ${ident}`);
     await sql.unsafe(`grant select, insert, update, delete on all tables in schema public to ${ident}`);
     await sql.unsafe(`grant usage, select on all sequences in schema public to ${ident}`);
-    await sql.unsafe(`alter default privileges in schema public grant select, insert, update, delete on tables to ${ident}`);
+    await sql.unsafe(
+      `alter default privileges in schema public grant select, insert, update, delete on tables to ${ident}`,
+    );
     await sql.unsafe(`alter default privileges in schema public grant usage, select on sequences to ${ident}`);
   } finally {
     await sql.end({ timeout: 5 });

@@ -31,7 +31,9 @@ for (const variant of ["src", "cjs/src", "cf/src"]) {
   const text = readFileSync(file, "utf8");
   if (text.includes(MARK)) continue;
   if (!text.includes(BEFORE)) {
-    console.error(`patch-deps: ${file} changed shape; check whether postgres fixed nextWrite upstream and update scripts/patch-deps.mjs`);
+    console.error(
+      `patch-deps: ${file} changed shape; check whether postgres fixed nextWrite upstream and update scripts/patch-deps.mjs`,
+    );
     process.exit(1);
   }
   writeFileSync(file, text.replace(BEFORE, AFTER));

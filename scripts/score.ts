@@ -28,11 +28,17 @@ try {
   const { formatReport, replayCorpus } = await import("../test/corpus/replay");
   const stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
   try {
-    await stack.startProcessor({ latencyNorms: createLatencyNorms(stack.database.sql, { ttlMs: 0 }), sweepGraceSeconds: 2, sweepIntervalMs: 2_000 });
+    await stack.startProcessor({
+      latencyNorms: createLatencyNorms(stack.database.sql, { ttlMs: 0 }),
+      sweepGraceSeconds: 2,
+      sweepIntervalMs: 2_000,
+    });
     const report = await replayCorpus(stack, { log: (line) => console.error(line) });
     console.log(formatReport(report));
-    const ok = report.transcriptExact === report.total && report.costExact === report.total
-      && Object.values(report.detectors).every((d) => d.precision >= 0.95 && d.recall >= 0.95);
+    const ok =
+      report.transcriptExact === report.total &&
+      report.costExact === report.total &&
+      Object.values(report.detectors).every((d) => d.precision >= 0.95 && d.recall >= 0.95);
     code = ok ? 0 : 1;
   } finally {
     await stack.stop();

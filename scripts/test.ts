@@ -27,7 +27,10 @@ async function main(): Promise<number> {
     env.DATABASE_URL = pg.url;
   }
   env.CELLAR_TEST_INFRA = "1";
-  const child = spawn(process.execPath, ["test", "--timeout", "60000", ...process.argv.slice(2)], { env, stdio: ["inherit", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["test", "--timeout", "60000", ...process.argv.slice(2)], {
+    env,
+    stdio: ["inherit", "pipe", "pipe"],
+  });
   let tail = "";
   const keep = (chunk: Buffer, out: NodeJS.WriteStream) => {
     out.write(chunk);

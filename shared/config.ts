@@ -16,7 +16,10 @@ export const ConfigSchema = Type.Object({
   NATS_URL: Type.String({ minLength: 1, default: "nats://127.0.0.1:4222" }),
   /** Copies of every stream, consumer and the KV bucket: 1 on one server, 3 (or 5) on a cluster. */
   NATS_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
-  DATABASE_URL: Type.String({ pattern: "^postgres(ql)?://", default: "postgres://cellar:cellar@127.0.0.1:5432/cellar" }),
+  DATABASE_URL: Type.String({
+    pattern: "^postgres(ql)?://",
+    default: "postgres://cellar:cellar@127.0.0.1:5432/cellar",
+  }),
   INGEST_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3100 }),
   PLATFORM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3200 }),
   /** /health and /ready of the apps without an HTTP API; unset: processor 3300, dispatcher 3400. */
@@ -56,7 +59,10 @@ export const ConfigSchema = Type.Object({
   SUMMARY_LLM_API_KEY: Type.String({ default: "" }),
   SUMMARY_LLM_MODEL: Type.String({ default: "gpt-4o-mini" }),
   ...DeploymentSettings,
-  LOG_LEVEL: Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error"), Type.Literal("silent")], { default: "info" }),
+  LOG_LEVEL: Type.Union(
+    [Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error"), Type.Literal("silent")],
+    { default: "info" },
+  ),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -64,7 +70,13 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-const SECRET_KEYS = ["SECRET_ENCRYPTION_KEY", "SECRET_ENCRYPTION_KEYS_PREVIOUS", "SUMMARY_LLM_API_KEY", "DATABASE_URL", ...DEPLOYMENT_SECRETS] as const;
+const SECRET_KEYS = [
+  "SECRET_ENCRYPTION_KEY",
+  "SECRET_ENCRYPTION_KEYS_PREVIOUS",
+  "SUMMARY_LLM_API_KEY",
+  "DATABASE_URL",
+  ...DEPLOYMENT_SECRETS,
+] as const;
 
 /** Parses and validates the environment; throws a ConfigError naming the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -81,7 +93,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const firstError = Value.Errors(ConfigSchema, converted).First();
   if (firstError) {
     const name = firstError.path.replace(/^\//, "") || "config";
-    const shown = name in converted ? ` (got ${JSON.stringify(name === "DATABASE_URL" ? "<redacted>" : converted[name])})` : "";
+    const shown =
+      name in converted ? ` (got ${JSON.stringify(name === "DATABASE_URL" ? "<redacted>" : converted[name])})` : "";
     throw new ConfigError(`invalid ${name}: ${firstError.message}${shown}`);
   }
   const config = converted as Config;
@@ -90,11 +103,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError("invalid SECRET_ENCRYPTION_KEY: must be 32 bytes encoded as base64");
   }
   for (const previous of splitList(config.SECRET_ENCRYPTION_KEYS_PREVIOUS)) {
-    if (decodeBase64(previous)?.length !== 32) throw new ConfigError("invalid SECRET_ENCRYPTION_KEYS_PREVIOUS: each key must be 32 bytes encoded as base64");
+    if (decodeBase64(previous)?.length !== 32)
+      throw new ConfigError("invalid SECRET_ENCRYPTION_KEYS_PREVIOUS: each key must be 32 bytes encoded as base64");
   }
   for (const name of ["WEBHOOK_INSECURE_ALLOWLIST", "TRUSTED_PROXIES"] as const) {
     for (const cidr of splitList(config[name])) {
-      if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr) || !isCidr(cidr)) throw new ConfigError(`invalid ${name}: ${JSON.stringify(cidr)} is not a CIDR`);
+      if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr) || !isCidr(cidr))
+        throw new ConfigError(`invalid ${name}: ${JSON.stringify(cidr)} is not a CIDR`);
     }
   }
   if (config.INGEST_PORT !== 0 && config.INGEST_PORT === config.PLATFORM_PORT) {
@@ -113,7 +128,10 @@ export function redactConfig(config: Config): Record<string, unknown> {
 }
 
 export function splitList(value: string): string[] {
-  return value.split(",").map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function decodeBase64(value: string): Uint8Array | null {

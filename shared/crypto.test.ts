@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { canonicalJson, fromBase64, SecretBox, SecretUnreadableError, randomBytes, toBase64 } from "./crypto.ts";
 
 test("canonicalJson sorts keys at every level and keeps array order", () => {
-  expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+  expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe(
+    '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+  );
 });
 
 test("canonicalJson keeps a __proto__ key from parsed JSON (two bodies differing only there differ)", () => {
@@ -13,7 +15,7 @@ test("canonicalJson keeps a __proto__ key from parsed JSON (two bodies differing
 });
 
 test("canonicalJson drops undefined like JSON.stringify and is stable for unicode", () => {
-  expect(canonicalJson({ a: undefined, "é": "😀", b: [undefined] })).toBe('{"b":[null],"é":"😀"}');
+  expect(canonicalJson({ a: undefined, é: "😀", b: [undefined] })).toBe('{"b":[null],"é":"😀"}');
 });
 
 test("SecretBox round-trips and refuses a different key", async () => {
@@ -56,7 +58,9 @@ describe("SecretBox keyring", () => {
   test("values sealed before key ids (base64 iv|ciphertext, no associated data) still open", async () => {
     const key = await crypto.subtle.importKey("raw", fromBase64(oldKey), "AES-GCM", false, ["encrypt"]);
     const iv = randomBytes(12);
-    const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode("whsec_legacy")));
+    const ct = new Uint8Array(
+      await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode("whsec_legacy")),
+    );
     const legacy = toBase64(new Uint8Array([...iv, ...ct]));
     const ring = new SecretBox(newKey, [oldKey]);
     expect(await ring.open(legacy, "any-row")).toBe("whsec_legacy");

@@ -65,7 +65,13 @@ export class SecretBox {
   async seal(plain: string, aad: string): Promise<string> {
     const { id, key } = await this.keys[0];
     const iv = randomBytes(12);
-    const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(aad) }, key, encoder.encode(plain)));
+    const ct = new Uint8Array(
+      await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv, additionalData: encoder.encode(aad) },
+        key,
+        encoder.encode(plain),
+      ),
+    );
     const out = new Uint8Array(iv.length + ct.length);
     out.set(iv);
     out.set(ct, iv.length);
@@ -77,13 +83,22 @@ export class SecretBox {
     const v2 = SEALED_V2.exec(sealed);
     if (v2) {
       const entry = (await Promise.all(this.keys)).find((k) => k.id === v2[1]);
-      if (!entry) throw new SecretUnreadableError(`sealed with key ${v2[1]}, which is not in the keyring (SECRET_ENCRYPTION_KEY / SECRET_ENCRYPTION_KEYS_PREVIOUS)`);
+      if (!entry)
+        throw new SecretUnreadableError(
+          `sealed with key ${v2[1]}, which is not in the keyring (SECRET_ENCRYPTION_KEY / SECRET_ENCRYPTION_KEYS_PREVIOUS)`,
+        );
       const raw = fromBase64(v2[2]);
       try {
-        const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: raw.slice(0, 12), additionalData: encoder.encode(aad) }, entry.key, raw.slice(12));
+        const pt = await crypto.subtle.decrypt(
+          { name: "AES-GCM", iv: raw.slice(0, 12), additionalData: encoder.encode(aad) },
+          entry.key,
+          raw.slice(12),
+        );
         return new TextDecoder().decode(pt);
       } catch {
-        throw new SecretUnreadableError(`sealed with key ${v2[1]} but does not authenticate for this row (altered or copied from another row)`);
+        throw new SecretUnreadableError(
+          `sealed with key ${v2[1]} but does not authenticate for this row (altered or copied from another row)`,
+        );
       }
     }
     // Legacy: base64(iv|ciphertext) with no key id and no associated data; try every key.
@@ -95,7 +110,9 @@ export class SecretBox {
     }
     for (const entry of await Promise.all(this.keys)) {
       try {
-        return new TextDecoder().decode(await crypto.subtle.decrypt({ name: "AES-GCM", iv: raw.slice(0, 12) }, entry.key, raw.slice(12)));
+        return new TextDecoder().decode(
+          await crypto.subtle.decrypt({ name: "AES-GCM", iv: raw.slice(0, 12) }, entry.key, raw.slice(12)),
+        );
       } catch {}
     }
     throw new SecretUnreadableError("sealed without a key id by a key that is not in the keyring");
@@ -109,8 +126,14 @@ export class SecretBox {
 }
 
 /** The keyring from config: SECRET_ENCRYPTION_KEY seals, SECRET_ENCRYPTION_KEYS_PREVIOUS still open. */
-export function keyringFromConfig(config: { SECRET_ENCRYPTION_KEY: string; SECRET_ENCRYPTION_KEYS_PREVIOUS?: string }): SecretBox {
-  const previous = (config.SECRET_ENCRYPTION_KEYS_PREVIOUS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+export function keyringFromConfig(config: {
+  SECRET_ENCRYPTION_KEY: string;
+  SECRET_ENCRYPTION_KEYS_PREVIOUS?: string;
+}): SecretBox {
+  const previous = (config.SECRET_ENCRYPTION_KEYS_PREVIOUS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return new SecretBox(config.SECRET_ENCRYPTION_KEY, previous);
 }
 

@@ -24,7 +24,8 @@ export function httpBasics(logger: Logger, opts: { mapError?: (error: unknown) =
     .onError({ as: "global" }, ({ error: raised, code, set, request }) => {
       // An app's own mapping of outside failures (the platform: Postgres down = 503).
       const error = (!(raised instanceof HttpError) && opts.mapError?.(raised)) || raised;
-      const requestId = (set.headers["x-request-id"] as string) ?? request.headers.get("x-request-id") ?? crypto.randomUUID();
+      const requestId =
+        (set.headers["x-request-id"] as string) ?? request.headers.get("x-request-id") ?? crypto.randomUUID();
       const base = { "x-request-id": requestId };
       if (error instanceof HttpError) {
         return jsonResponse(error.status, { error: error.message }, { ...base, ...error.headers });

@@ -16,9 +16,12 @@ const eventValidator = compileValidator(EventPayload);
 // TypeBox's wording for patterns and unions names the regex; say what the client must send.
 const FRIENDLIER: Array<[RegExp, string]> = [
   [/: expected string to match '\^.*'$/, ": must be a non-blank string without control characters"],
-  [/\.content: expected union value$/, ".content: must be a string, an array of content parts (objects with a string type), or null"],
+  [
+    /\.content: expected union value$/,
+    ".content: must be a string, an array of content parts (objects with a string type), or null",
+  ],
   [/: expected union value$/, ": has the wrong type"],
-  [/^invalid provider: expected 'openai'$/, "invalid provider: must be \"openai\" (the only provider supported)"],
+  [/^invalid provider: expected 'openai'$/, 'invalid provider: must be "openai" (the only provider supported)'],
   [/: expected required property$/, ": required"],
 ];
 
@@ -34,7 +37,10 @@ function schemaProblem(validator: ReturnType<typeof compileValidator>, body: unk
  * ±23:59" rather than "does not match the format") and rewrites each to its UTC form.
  * Returns the parsed instants in order, or a problem.
  */
-function normalizeTimestamps(body: Record<string, unknown>, fields: readonly string[]): { problem: string } | { at: Array<[number, number]> } {
+function normalizeTimestamps(
+  body: Record<string, unknown>,
+  fields: readonly string[],
+): { problem: string } | { at: Array<[number, number]> } {
   const at: Array<[number, number]> = [];
   for (const field of fields) {
     const value = body[field];
@@ -108,7 +114,7 @@ const eventMessageValidator = compileValidator(IngestEventMessage);
  */
 export function ingestMessageProblem(message: unknown): string | null {
   if (!isObject(message)) return "invalid body: expected an object";
-  if (message.kind !== "trace" && message.kind !== "event") return "invalid kind: must be \"trace\" or \"event\"";
+  if (message.kind !== "trace" && message.kind !== "event") return 'invalid kind: must be "trace" or "event"';
   const inspection = inspectJson(message.payload, "/payload");
   if (!inspection.ok) return inspection.error;
   if (typeof message.receivedAt === "string") {

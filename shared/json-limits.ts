@@ -18,13 +18,17 @@ type WellFormedCheck = string & { isWellFormed(): boolean };
 /** Why a string cannot be stored in jsonb, or null. */
 export function stringProblem(value: string): string | null {
   if (value.includes("\u0000")) return "contains a NUL character (\\u0000), which cannot be stored";
-  if (!(value as WellFormedCheck).isWellFormed()) return "contains an unpaired UTF-16 surrogate, which cannot be stored";
+  if (!(value as WellFormedCheck).isWellFormed())
+    return "contains an unpaired UTF-16 surrogate, which cannot be stored";
   return null;
 }
 
 /** A field name safe to echo: control characters escaped, long paths cut (keys are client data). */
 export function describeField(pointer: string): string {
-  const name = fieldName(pointer).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const name = fieldName(pointer).replace(
+    /[\u0000-\u001f\u007f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
   return name.length > 200 ? `${name.slice(0, 200)}...` : name;
 }
 

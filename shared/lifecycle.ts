@@ -50,7 +50,10 @@ function loadConfigOrExit() {
  * Postgres pools, NATS as this app's user with what it needs checked (a wrong user or missing
  * stream stops the app with one clear line), and the app's /health, /ready and /metrics.
  */
-export async function bootApp<WithNats extends boolean>(name: AppName, opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean; statementTimeoutMs?: (config: Config) => number }) {
+export async function bootApp<WithNats extends boolean>(
+  name: AppName,
+  opts: { poolMax?: number; nats: WithNats; noAsyncTraces?: boolean; statementTimeoutMs?: (config: Config) => number },
+) {
   const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL, { app: name });
   logger.info("starting", { config: redactConfig(config) });
@@ -63,20 +66,37 @@ export async function bootApp<WithNats extends boolean>(name: AppName, opts: { p
     process.exit(1);
   };
   if (config.SETUP_ON_START) {
-    await untilDone(logger, "migrations", () => runMigrations(config.DATABASE_URL, pg).catch((err) => {
-      // 42501 insufficient_privilege: a deployment's app role, which may not run DDL. No retry.
-      if ((err as { code?: string })?.code !== "42501" && (err as { cause?: { code?: string } })?.cause?.code !== "42501") throw err;
-      return stop(`the Postgres role may not apply migrations (${(err as Error).message}): set SETUP_ON_START=false and run the setup as the owner (scripts/migrate.ts)`);
-    }));
+    await untilDone(logger, "migrations", () =>
+      runMigrations(config.DATABASE_URL, pg).catch((err) => {
+        // 42501 insufficient_privilege: a deployment's app role, which may not run DDL. No retry.
+        if (
+          (err as { code?: string })?.code !== "42501" &&
+          (err as { cause?: { code?: string } })?.cause?.code !== "42501"
+        )
+          throw err;
+        return stop(
+          `the Postgres role may not apply migrations (${(err as Error).message}): set SETUP_ON_START=false and run the setup as the owner (scripts/migrate.ts)`,
+        );
+      }),
+    );
   }
   const poolMax = config.DATABASE_POOL_MAX || opts.poolMax || 10;
-  const database = createDatabase(config.DATABASE_URL, { max: poolMax, statementTimeoutMs: opts.statementTimeoutMs?.(config), ...pg });
+  const database = createDatabase(config.DATABASE_URL, {
+    max: poolMax,
+    statementTimeoutMs: opts.statementTimeoutMs?.(config),
+    ...pg,
+  });
   let nats: NatsHandles | undefined;
   if (opts.nats) {
     try {
-      const nc = await connectNatsAs(config, `cellar-${name}`, { waitOnFirstConnect: true, ...(opts.noAsyncTraces ? { noAsyncTraces: true } : {}) });
+      const nc = await connectNatsAs(config, `cellar-${name}`, {
+        waitOnFirstConnect: true,
+        ...(opts.noAsyncTraces ? { noAsyncTraces: true } : {}),
+      });
       nats = await untilDone(logger, "NATS topology", async () => {
-        const handles = config.SETUP_ON_START ? await ensureTopologyAs(nc, config.NATS_USER, config.NATS_REPLICAS) : await bindTopology(nc, createTopology());
+        const handles = config.SETUP_ON_START
+          ? await ensureTopologyAs(nc, config.NATS_USER, config.NATS_REPLICAS)
+          : await bindTopology(nc, createTopology());
         await checkNatsNeeds(name, handles.jsm, handles.topology, config.NATS_USER);
         return handles;
       });
@@ -89,12 +109,18 @@ export async function bootApp<WithNats extends boolean>(name: AppName, opts: { p
   return { config, logger, database, nats: nats as WithNats extends true ? NatsHandles : undefined, ops };
 }
 
-async function ensureTopologyAs(nc: Parameters<typeof ensureTopology>[0], user: string, replicas: number): Promise<NatsHandles> {
+async function ensureTopologyAs(
+  nc: Parameters<typeof ensureTopology>[0],
+  user: string,
+  replicas: number,
+): Promise<NatsHandles> {
   try {
     return await ensureTopology(nc, createTopology(), { replicas });
   } catch (err) {
     if (!isPermissionError(err)) throw err;
-    throw new NatsAccessError(`NATS user "${user}" may not create streams and consumers: set SETUP_ON_START=false and run the setup as the admin user (scripts/migrate.ts)`);
+    throw new NatsAccessError(
+      `NATS user "${user}" may not create streams and consumers: set SETUP_ON_START=false and run the setup as the admin user (scripts/migrate.ts)`,
+    );
   }
 }
 

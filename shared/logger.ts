@@ -10,7 +10,7 @@ export interface Logger {
 }
 
 // scheme://userinfo@ -> scheme://<redacted>@ (NATS_URL, a webhook URL, a driver's error text).
-const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^\/\s@"'?#]+@/gi;
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^/\s@"'?#]+@/gi;
 
 /** Any URL's userinfo (user, password, token) in `text` replaced by `<redacted>`. */
 export function redactUrlCredentials(text: string): string {

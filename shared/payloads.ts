@@ -24,12 +24,17 @@ export const LIMITS = {
  * Not blank, no control characters (newlines, NUL in identifiers are always a client bug). The
  * three classes are disjoint in sequence, so the regex runs in linear time on hostile input.
  */
-export const IDENTIFIER_PATTERN = "^[^\\S\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$";
+export const IDENTIFIER_PATTERN =
+  "^[^\\S\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$";
 const NonEmpty = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: IDENTIFIER_PATTERN });
 const TokenCount = Type.Integer({ minimum: 0, maximum: LIMITS.tokens });
 
 /** OpenAI message content: a string, an array of content parts, or null (assistant tool calls). */
-const MessageContent = Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })), Type.Null()]);
+const MessageContent = Type.Union([
+  Type.String(),
+  Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+  Type.Null(),
+]);
 
 export const ChatMessage = Type.Object(
   { role: Type.String({ minLength: 1, maxLength: 64 }), content: Type.Optional(MessageContent) },
@@ -95,7 +100,10 @@ export const OtlpTracePayload = Type.Object(
     service_name: Type.Optional(NonEmpty(LIMITS.serviceName)),
     session_id: NonEmpty(LIMITS.sessionId),
     trace_id: NonEmpty(LIMITS.traceId),
-    request: Type.Object({ model: NonEmpty(LIMITS.model), messages: Type.Array(ChatMessage, { maxItems: 100_000 }) }, { additionalProperties: true }),
+    request: Type.Object(
+      { model: NonEmpty(LIMITS.model), messages: Type.Array(ChatMessage, { maxItems: 100_000 }) },
+      { additionalProperties: true },
+    ),
     responses: Type.Array(ProviderResponse, { minItems: 1, maxItems: 2 }),
     environment: Type.Optional(NonEmpty(LIMITS.environment)),
     start_time: Instant,
@@ -137,7 +145,11 @@ const Envelope = {
  * processor decodes it with this schema plus shared/ingest-rules.ts, as ingest checked it.
  */
 // A trace from /raw/traces, or a model call mapped from OTLP (any provider, shared/otlp/map.ts).
-export const IngestTraceMessage = Type.Object({ kind: Type.Literal("trace"), ...Envelope, payload: Type.Union([TracePayload, OtlpTracePayload]) });
+export const IngestTraceMessage = Type.Object({
+  kind: Type.Literal("trace"),
+  ...Envelope,
+  payload: Type.Union([TracePayload, OtlpTracePayload]),
+});
 export const IngestEventMessage = Type.Object({ kind: Type.Literal("event"), ...Envelope, payload: EventPayload });
 export const IngestMessage = Type.Union([IngestTraceMessage, IngestEventMessage]);
 export type IngestMessage = Static<typeof IngestMessage>;

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { HttpError } from "@cellar/shared/errors";
+import type { HttpError } from "@cellar/shared/errors";
 import { createRateLimiter } from "@cellar/shared/rate-limit";
 
 function refused(fn: () => unknown): HttpError | null {

@@ -32,7 +32,8 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const policy = `${burst};w=${Math.max(1, Math.ceil(burst / perSecond))}`;
   // Slow refills read better per minute (one per 6 s is "10 per minute", not 0.1666... per second).
-  const rate = perSecond >= 1 ? `${perSecond} requests per second` : `${Number((perSecond * 60).toFixed(2))} per minute`;
+  const rate =
+    perSecond >= 1 ? `${perSecond} requests per second` : `${Number((perSecond * 60).toFixed(2))} per minute`;
 
   function refill(b: { tokens: number; at: number }, t: number) {
     b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * perSecond);
@@ -74,7 +75,11 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       };
       if (allowed) return headers;
       const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
-      throw new HttpError(429, `rate limit exceeded for ${opts.subject ?? "this credential"}: ${rate}, burst ${burst}`, { ...headers, "retry-after": String(retryAfter) });
+      throw new HttpError(
+        429,
+        `rate limit exceeded for ${opts.subject ?? "this credential"}: ${rate}, burst ${burst}`,
+        { ...headers, "retry-after": String(retryAfter) },
+      );
     },
   };
 }

@@ -3,7 +3,11 @@
  * cancelled (the sender stops being read) and `tooLarge()` is thrown. Both hosts cap bodies with
  * it; each names its own 413.
  */
-export async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+export async function readCapped(
+  stream: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<Uint8Array> {
   if (!stream) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];

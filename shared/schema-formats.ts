@@ -32,7 +32,8 @@ export function formatsUsedBy(schema: TSchema): Set<string> {
       return;
     }
     const record = node as Record<string, unknown>;
-    if (typeof record.format === "string" && (record.type === "string" || record.type === undefined)) found.add(record.format);
+    if (typeof record.format === "string" && (record.type === "string" || record.type === undefined))
+      found.add(record.format);
     for (const value of Object.values(record)) walk(value);
   };
   walk(schema);
@@ -43,7 +44,9 @@ export function formatsUsedBy(schema: TSchema): Set<string> {
 export function assertOwnFormats(schema: TSchema, what = "schema"): void {
   const foreign = [...formatsUsedBy(schema)].filter((name) => !(name in SCHEMA_FORMATS));
   if (foreign.length > 0) {
-    throw new Error(`${what} uses format(s) ${foreign.join(", ")} that shared/schema-formats.ts does not register: its meaning would depend on what else the process loaded`);
+    throw new Error(
+      `${what} uses format(s) ${foreign.join(", ")} that shared/schema-formats.ts does not register: its meaning would depend on what else the process loaded`,
+    );
   }
 }
 

@@ -14,7 +14,8 @@
  * The normalised form is `YYYY-MM-DDTHH:MM:SS.sssZ` (as `Date.toISOString()`), or with six
  * fractional digits when the value has microseconds.
  */
-const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
+const PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
 
 /** The TypeBox format name of a client timestamp. Our own name: Elysia registers its own `date-time`. */
 export const INSTANT_FORMAT = "cellar-instant";
@@ -48,7 +49,12 @@ function civilFromDays(z: number): [number, number, number] {
   return [era * 400 + yoe + (m <= 2 ? 1 : 0), m, d];
 }
 
-const daysInMonth = (y: number, m: number) => (m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]);
+const daysInMonth = (y: number, m: number) =>
+  m === 2
+    ? y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+      ? 29
+      : 28
+    : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
 const pad = (n: number, w: number) => String(n).padStart(w, "0");
 
 /** The canonical UTC text of an instant (seconds since the epoch + microseconds). */
@@ -69,7 +75,8 @@ export function parseInstant(value: string): ParsedInstant {
   const fraction = m[7] ?? "";
   const micros = fraction ? Number(fraction.slice(0, 6).padEnd(6, "0")) : 0;
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return { ok: false, reason: "is not a calendar date" };
-  if (h === 24 ? mi !== 0 || s !== 0 || /[1-9]/.test(fraction) : h > 23 || mi > 59 || s > 60) return { ok: false, reason: "is not a time of day (hours 00-23 or 24:00:00, minutes 00-59, seconds 00-60)" };
+  if (h === 24 ? mi !== 0 || s !== 0 || /[1-9]/.test(fraction) : h > 23 || mi > 59 || s > 60)
+    return { ok: false, reason: "is not a time of day (hours 00-23 or 24:00:00, minutes 00-59, seconds 00-60)" };
   let offset = 0;
   if (!m[8]) {
     const oh = Number(m[10]);
@@ -78,7 +85,8 @@ export function parseInstant(value: string): ParsedInstant {
     offset = (m[9] === "-" ? -1 : 1) * (oh * 3600 + om * 60);
   }
   const seconds = daysFromCivil(y, mo, d) * SECONDS_PER_DAY + h * 3600 + mi * 60 + s - offset;
-  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS) return { ok: false, reason: "is outside the years 0100-9999 (UTC)" };
+  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS)
+    return { ok: false, reason: "is outside the years 0100-9999 (UTC)" };
   return { ok: true, seconds, micros, iso: formatInstant(seconds, micros) };
 }
 

@@ -4,7 +4,10 @@ import { assertOwnFormats, registerSchemaFormats } from "./schema-formats.ts";
 
 /** `/responses/0/usage/total_tokens` -> `responses[0].usage.total_tokens` */
 export function fieldName(pointer: string): string {
-  const parts = pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const parts = pointer
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
   let out = "";
   for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
   return out || "body";

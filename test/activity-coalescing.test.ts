@@ -16,20 +16,35 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 const send = (sessionId: string, n: number) =>
-  stack.ingestRequest("/raw/traces", chatTrace({ sessionId, messages: [{ role: "user", content: `turn ${n}` }], reply: "ok" }), { authorization: `Bearer ${tenant.telemetryKey}` })
+  stack
+    .ingestRequest(
+      "/raw/traces",
+      chatTrace({ sessionId, messages: [{ role: "user", content: `turn ${n}` }], reply: "ok" }),
+      { authorization: `Bearer ${tenant.telemetryKey}` },
+    )
     .then((r) => expect(r.status).toBe(200));
 
 const row = async (sessionId: string) =>
-  (await stack.database.sql<{ id: string; maturation_count: number; published_count: number; late_ms: number | null }[]>`
+  (
+    await stack.database.sql<
+      { id: string; maturation_count: number; published_count: number; late_ms: number | null }[]
+    >`
     select id, maturation_count, published_count, extract(epoch from matured_at - last_ingested_at - interval '3 seconds') * 1000 as late_ms
-    from sessions where session_id = ${sessionId}`)[0];
+    from sessions where session_id = ${sessionId}`
+  )[0];
 
 test("a session writing several times a second matures once, under a second after window past its last write", async () => {
   for (let i = 0; i < 8; i++) {
     await send("co-1", i);
     await Bun.sleep(250);
   }
-  const matured = await waitFor(async () => { const r = await row("co-1"); return r?.published_count === 1 && r; }, { what: "co-1 matured", timeoutMs: 20_000 });
+  const matured = await waitFor(
+    async () => {
+      const r = await row("co-1");
+      return r?.published_count === 1 && r;
+    },
+    { what: "co-1 matured", timeoutMs: 20_000 },
+  );
   expect(matured.maturation_count).toBe(1);
   // Never early (the idle check is in Postgres), and not late by the coalescing.
   expect(Number(matured.late_ms)).toBeGreaterThanOrEqual(0);
@@ -45,7 +60,13 @@ test("a key that expires while its session is still active (a lost trailing put)
   // the session's last write is only now.
   await stack.database.sql`update sessions set last_ingested_at = now() where id = ${id}`;
   await stack.nats.js.publish(activitySubject(stack.nats.topology, "session", id), "1", { ttl: "1s" });
-  const matured = await waitFor(async () => { const r = await row("co-2"); return r?.published_count === 1 && r; }, { what: "co-2 matured", timeoutMs: 20_000 });
+  const matured = await waitFor(
+    async () => {
+      const r = await row("co-2");
+      return r?.published_count === 1 && r;
+    },
+    { what: "co-2 matured", timeoutMs: 20_000 },
+  );
   expect(Number(matured.late_ms)).toBeGreaterThanOrEqual(0);
   expect(Number(matured.late_ms)).toBeLessThan(1500);
   expect(matured.maturation_count).toBe(1);

@@ -15,18 +15,48 @@ test("tenant, project, service, user and keys are created and keys resolve to th
   expect(project.code).toBe(0);
   const service = admin("service", "create", "--tenant", tenant.json.id, "--name", "bot", "--project", project.json.id);
   expect(service.code).toBe(0);
-  const user = admin("user", "create", "--tenant", tenant.json.id, "--email", "v@acme.test", "--role", "viewer", "--projects", project.json.id);
+  const user = admin(
+    "user",
+    "create",
+    "--tenant",
+    tenant.json.id,
+    "--email",
+    "v@acme.test",
+    "--role",
+    "viewer",
+    "--projects",
+    project.json.id,
+  );
   expect(user.code).toBe(0);
   const telemetry = admin("key", "create", "--tenant", tenant.json.id, "--kind", "telemetry");
-  const dsn = admin("key", "create", "--tenant", tenant.json.id, "--kind", "dsn-client", "--service", "bot", "--origins", "https://app.acme.test");
+  const dsn = admin(
+    "key",
+    "create",
+    "--tenant",
+    tenant.json.id,
+    "--kind",
+    "dsn-client",
+    "--service",
+    "bot",
+    "--origins",
+    "https://app.acme.test",
+  );
   const platform = admin("key", "create", "--user", user.json.id, "--kind", "platform");
   expect(telemetry.json.key).toStartWith("cel_tk_");
   expect(dsn.json.key).toStartWith("svc-ing-c-");
   expect(platform.json.key).toStartWith("cel_pk_");
 
   const resolver = new KeyResolver(testDb.database.db, { ttlMs: 0 });
-  expect(await resolver.resolve(dsn.json.key)).toMatchObject({ kind: "dsn-client", serviceName: "bot", allowedOrigins: ["https://app.acme.test"] });
-  expect(await resolver.resolve(platform.json.key)).toMatchObject({ kind: "platform", userRole: "viewer", tenantPlan: "pro" });
+  expect(await resolver.resolve(dsn.json.key)).toMatchObject({
+    kind: "dsn-client",
+    serviceName: "bot",
+    allowedOrigins: ["https://app.acme.test"],
+  });
+  expect(await resolver.resolve(platform.json.key)).toMatchObject({
+    kind: "platform",
+    userRole: "viewer",
+    tenantPlan: "pro",
+  });
 
   expect(admin("key", "revoke", "--id", telemetry.json.id).code).toBe(0);
   expect(await resolver.resolve(telemetry.json.key)).toBeNull();
@@ -38,8 +68,22 @@ test("tenant, project, service, user and keys are created and keys resolve to th
 
 test("intents are defined, listed and deleted per service", () => {
   const tenant = admin("tenant", "create", "--name", "Intentful", "--plan", "pro");
-  const defined = admin("intent", "define", "--tenant", tenant.json.id, "--service", "bot", "--name", "refund",
-    "--description", "wants money back", "--example", "I want a refund", "--example", "give me my money back");
+  const defined = admin(
+    "intent",
+    "define",
+    "--tenant",
+    tenant.json.id,
+    "--service",
+    "bot",
+    "--name",
+    "refund",
+    "--description",
+    "wants money back",
+    "--example",
+    "I want a refund",
+    "--example",
+    "give me my money back",
+  );
   expect(defined.code).toBe(0);
   expect(defined.json).toMatchObject({ name: "refund", examples: ["I want a refund", "give me my money back"] });
   const listed = admin("intent", "list", "--tenant", tenant.json.id, "--service", "bot");
@@ -53,13 +97,30 @@ test("intents are defined, listed and deleted per service", () => {
 
 test("detector thresholds are set, shown and reset per service; bad settings are refused naming them", () => {
   const tenant = admin("tenant", "create", "--name", "Tuned", "--plan", "pro");
-  const set = admin("detectors", "set", "--tenant", tenant.json.id, "--service", "bot", "--set", "latency_outlier.minSamples=50", "--set", "refusal.enabled=false");
+  const set = admin(
+    "detectors",
+    "set",
+    "--tenant",
+    tenant.json.id,
+    "--service",
+    "bot",
+    "--set",
+    "latency_outlier.minSamples=50",
+    "--set",
+    "refusal.enabled=false",
+  );
   expect(set.code).toBe(0);
   expect(set.json.overrides).toEqual({ latency_outlier: { minSamples: 50 }, refusal: { enabled: false } });
   expect(set.json.effective.latency_outlier).toMatchObject({ minSamples: 50, madK: 6 });
   const shown = admin("detectors", "show", "--tenant", tenant.json.id, "--service", "bot");
   expect(shown.json.effective.refusal.enabled).toBe(false);
-  for (const [bad, named] of [["latency_outlier.nope=1", "nope"], ["nodetector.x=1", "nodetector"], ["refusal.enabled=maybe", "refusal.enabled"], ["tool_loop.repeats=-2", "tool_loop.repeats"], ["garbage", "detector.key=value"]]) {
+  for (const [bad, named] of [
+    ["latency_outlier.nope=1", "nope"],
+    ["nodetector.x=1", "nodetector"],
+    ["refusal.enabled=maybe", "refusal.enabled"],
+    ["tool_loop.repeats=-2", "tool_loop.repeats"],
+    ["garbage", "detector.key=value"],
+  ]) {
     const r = admin("detectors", "set", "--tenant", tenant.json.id, "--service", "bot", "--set", bad);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(named);
@@ -73,7 +134,10 @@ test("detector thresholds are set, shown and reset per service; bad settings are
 test.each([
   [["tenant", "create"], "--name"],
   [["tenant", "create", "--name", "x", "--plan", "gold"], "--plan"],
-  [["user", "create", "--tenant", "00000000-0000-0000-0000-000000000000", "--email", "a@b.c", "--role", "root"], "--role"],
+  [
+    ["user", "create", "--tenant", "00000000-0000-0000-0000-000000000000", "--email", "a@b.c", "--role", "root"],
+    "--role",
+  ],
   [["key", "create", "--tenant", "not-a-uuid", "--kind", "telemetry"], "--tenant"],
   [["key", "create", "--kind", "magic"], "--kind"],
   [["frobnicate", "now"], "unknown command"],
@@ -93,19 +157,29 @@ test("secrets reencrypt: moves every webhook secret to the current key; old keys
   const svc = await createService(testDb.database.db, { tenantId: t.tenantId, name: "rekey-bot" });
   const id = crypto.randomUUID();
   const old = new SecretBox(oldKey);
-  await testDb.database.sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, previous_secret_encrypted, previous_secret_expires_at)
+  await testDb.database
+    .sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, previous_secret_encrypted, previous_secret_expires_at)
     values (${id}, ${t.tenantId}, ${svc.id}, 'rekey', 'https://hooks.example.com/x', ${["session.matured"]}, ${await old.seal("whsec_now", id)}, ${await old.seal("whsec_before", id)}, now() + interval '1 hour')`;
 
   const run = (env: Record<string, string>) => runAdmin(["secrets", "reencrypt"], { databaseUrl: testDb.url, env });
   const first = run({ SECRET_ENCRYPTION_KEY: newKey, SECRET_ENCRYPTION_KEYS_PREVIOUS: oldKey });
   expect(first.code).toBe(0);
   expect(JSON.parse(first.stdout)).toEqual({ checked: 2, reencrypted: 2, unreadable: [] });
-  const [row] = await testDb.database.sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${id}`;
+  const [row] = await testDb.database
+    .sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${id}`;
   const onlyNew = new SecretBox(newKey);
   expect(await onlyNew.open(row.secret_encrypted, id)).toBe("whsec_now");
   expect(await onlyNew.open(row.previous_secret_encrypted, id)).toBe("whsec_before");
   // Again: nothing left to do. Without the old key, nothing is unreadable either.
-  expect(JSON.parse(run({ SECRET_ENCRYPTION_KEY: newKey }).stdout)).toEqual({ checked: 2, reencrypted: 0, unreadable: [] });
+  expect(JSON.parse(run({ SECRET_ENCRYPTION_KEY: newKey }).stdout)).toEqual({
+    checked: 2,
+    reencrypted: 0,
+    unreadable: [],
+  });
   // A key that never sealed them: the subscription is reported, nothing is rewritten.
-  expect(JSON.parse(run({ SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)) }).stdout)).toEqual({ checked: 2, reencrypted: 0, unreadable: [id] });
+  expect(JSON.parse(run({ SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)) }).stdout)).toEqual({
+    checked: 2,
+    reencrypted: 0,
+    unreadable: [id],
+  });
 });

@@ -7,7 +7,9 @@ const testDb = useTestDatabase();
 const admin = (...args: string[]) => runAdmin(args, { databaseUrl: testDb.url });
 
 const memberships = async (userId: string) =>
-  (await testDb.database.sql`select project_id from project_memberships where user_id = ${userId} order by project_id`).map((r) => r.project_id);
+  (
+    await testDb.database.sql`select project_id from project_memberships where user_id = ${userId} order by project_id`
+  ).map((r) => r.project_id);
 
 test("tenant create prints the default project id, and project list shows it with its services", () => {
   const tenant = admin("tenant", "create", "--name", "Acme");
@@ -44,14 +46,29 @@ test("user update --projects replaces a viewer's projects (a viewer created with
 test("user update refuses a project of another tenant, an unknown user and a missing --projects, changing nothing", async () => {
   const a = admin("tenant", "create", "--name", "A").json;
   const b = admin("tenant", "create", "--name", "B").json;
-  const user = admin("user", "create", "--tenant", a.id, "--email", "u@a.test", "--role", "member", "--projects", a.defaultProjectId).json;
+  const user = admin(
+    "user",
+    "create",
+    "--tenant",
+    a.id,
+    "--email",
+    "u@a.test",
+    "--role",
+    "member",
+    "--projects",
+    a.defaultProjectId,
+  ).json;
   const foreign = admin("user", "update", "--id", user.id, "--projects", b.defaultProjectId);
   expect(foreign.code).not.toBe(0);
   expect(foreign.stderr).toContain(`no project ${b.defaultProjectId}`);
   expect(await memberships(user.id)).toEqual([a.defaultProjectId]);
-  expect(admin("user", "update", "--id", crypto.randomUUID(), "--projects", a.defaultProjectId).stderr).toContain("no user");
+  expect(admin("user", "update", "--id", crypto.randomUUID(), "--projects", a.defaultProjectId).stderr).toContain(
+    "no user",
+  );
   expect(admin("user", "update", "--id", user.id).stderr).toContain("--projects is required");
-  expect(admin("user", "update", "--id", user.id, "--projects", "nope").stderr).toContain('--projects "nope" is not an id');
+  expect(admin("user", "update", "--id", user.id, "--projects", "nope").stderr).toContain(
+    '--projects "nope" is not an id',
+  );
 });
 
 test("key list shows each key's id, kind, prefix and state, never the key", () => {

@@ -38,12 +38,14 @@ test("migration 0009 backfills the latency columns of existing analyses (numbers
     journal.entries = journal.entries.filter((e: { idx: number }) => e.idx <= 8);
     writeFileSync(journalPath, JSON.stringify(journal));
     await migrate(drizzle(sql), { migrationsFolder: upTo8 });
-    const [{ exists }] = await sql`select exists (select 1 from information_schema.columns where table_name = 'session_analyses' and column_name = 'latency_p95_ms') as exists`;
+    const [{ exists }] =
+      await sql`select exists (select 1 from information_schema.columns where table_name = 'session_analyses' and column_name = 'latency_p95_ms') as exists`;
     expect(exists).toBe(false);
 
     const [tenant] = await sql`insert into tenants (name, plan) values ('mig', 'pro') returning id`;
     const [project] = await sql`insert into projects (tenant_id, name) values (${tenant.id}, 'mig') returning id`;
-    const [svc] = await sql`insert into trace_services (tenant_id, project_id, name) values (${tenant.id}, ${project.id}, 'mig-bot') returning id`;
+    const [svc] =
+      await sql`insert into trace_services (tenant_id, project_id, name) values (${tenant.id}, ${project.id}, 'mig-bot') returning id`;
     const metrics = [
       { latencyP50Ms: 120, latencyP95Ms: 480.5, latencyMaxMs: 900 },
       { latencyP50Ms: "fast", latencyP95Ms: null, turns: 2 },
@@ -58,7 +60,8 @@ test("migration 0009 backfills the latency columns of existing analyses (numbers
         values (${s.id}, ${tenant.id}, ${svc.id}, ${"s" + i}, 1, now(), now(), 1, 0, ${JSON.stringify(m)}::jsonb)`;
     }
     await runMigrations(url.toString());
-    const rows = await sql`select session_id, latency_p50_ms, latency_p95_ms, latency_max_ms from session_analyses order by session_id`;
+    const rows =
+      await sql`select session_id, latency_p50_ms, latency_p95_ms, latency_max_ms from session_analyses order by session_id`;
     expect(rows.map((r) => ({ ...r }))).toEqual([
       { session_id: "s0", latency_p50_ms: 120, latency_p95_ms: 480.5, latency_max_ms: 900 },
       { session_id: "s1", latency_p50_ms: null, latency_p95_ms: null, latency_max_ms: null },
@@ -79,24 +82,72 @@ test("maturation and re-maturation write the latency columns from the metrics th
     const r = await stack.ingestRequest("/raw/traces", body, { authorization: `Bearer ${tenant.telemetryKey}` });
     expect(r.status).toBe(200);
   };
-  const read = () => stack.database.sql<{ maturation_count: number; latency_p50_ms: number | null; latency_p95_ms: number | null; latency_max_ms: number | null; metrics: any }[]>`
+  const read = () => stack.database.sql<
+    {
+      maturation_count: number;
+      latency_p50_ms: number | null;
+      latency_p95_ms: number | null;
+      latency_max_ms: number | null;
+      metrics: any;
+    }[]
+  >`
     select a.maturation_count, a.latency_p50_ms, a.latency_p95_ms, a.latency_max_ms, a.metrics
     from session_analyses a join sessions s on s.id = a.session_pk where s.session_id = 'lat-1'`;
   const start = new Date(Date.now() - 60_000);
-  await send(chatTrace({ sessionId: "lat-1", messages: [{ role: "user", content: "hi" }], reply: "hello", start, durationMs: 700 }));
-  const [first] = await waitFor(async () => { const r = await read(); return r[0]?.maturation_count === 1 && r; }, { what: "first maturation" });
+  await send(
+    chatTrace({
+      sessionId: "lat-1",
+      messages: [{ role: "user", content: "hi" }],
+      reply: "hello",
+      start,
+      durationMs: 700,
+    }),
+  );
+  const [first] = await waitFor(
+    async () => {
+      const r = await read();
+      return r[0]?.maturation_count === 1 && r;
+    },
+    { what: "first maturation" },
+  );
   expect(first.metrics.latencyMaxMs).toBe(700);
-  expect([first.latency_p50_ms, first.latency_p95_ms, first.latency_max_ms]).toEqual([first.metrics.latencyP50Ms, first.metrics.latencyP95Ms, first.metrics.latencyMaxMs]);
+  expect([first.latency_p50_ms, first.latency_p95_ms, first.latency_max_ms]).toEqual([
+    first.metrics.latencyP50Ms,
+    first.metrics.latencyP95Ms,
+    first.metrics.latencyMaxMs,
+  ]);
 
-  await send(chatTrace({ sessionId: "lat-1", messages: [{ role: "user", content: "again" }], reply: "slow", start: new Date(start.getTime() + 1_000), durationMs: 4_300 }));
-  const [second] = await waitFor(async () => { const r = await read(); return r[0]?.maturation_count === 2 && r; }, { what: "re-maturation" });
+  await send(
+    chatTrace({
+      sessionId: "lat-1",
+      messages: [{ role: "user", content: "again" }],
+      reply: "slow",
+      start: new Date(start.getTime() + 1_000),
+      durationMs: 4_300,
+    }),
+  );
+  const [second] = await waitFor(
+    async () => {
+      const r = await read();
+      return r[0]?.maturation_count === 2 && r;
+    },
+    { what: "re-maturation" },
+  );
   expect(second.metrics.latencyMaxMs).toBe(4_300);
-  expect([second.latency_p50_ms, second.latency_p95_ms, second.latency_max_ms]).toEqual([second.metrics.latencyP50Ms, second.metrics.latencyP95Ms, second.metrics.latencyMaxMs]);
+  expect([second.latency_p50_ms, second.latency_p95_ms, second.latency_max_ms]).toEqual([
+    second.metrics.latencyP50Ms,
+    second.metrics.latencyP95Ms,
+    second.metrics.latencyMaxMs,
+  ]);
 
   // And the API's metric filter finds the session through the column.
   const res = await stack.platformRequest("/telemetry/otel/sessions/filtered", {
-    method: "POST", token: tenant.platformKey,
-    body: JSON.stringify({ serviceName: "support-bot", filters: [{ field: "metrics.latencyMaxMs", operator: "gt", value: 4_000 }] }),
+    method: "POST",
+    token: tenant.platformKey,
+    body: JSON.stringify({
+      serviceName: "support-bot",
+      filters: [{ field: "metrics.latencyMaxMs", operator: "gt", value: 4_000 }],
+    }),
   });
   const body = (await res.json()) as any;
   expect(body.sessions.map((s: any) => s.sessionId)).toEqual(["lat-1"]);

@@ -9,9 +9,20 @@ test("compose interpolation: defaults, required variables, $$", () => {
 });
 
 test("container hostnames and ports map to loopback without touching other numbers", () => {
-  const l = new Localizer(["nats", "postgres"], new Map([[4222, 41000], [3100, 41100]]), [{ container: "/etc/nats", host: "/repo/deploy/nats" }]);
+  const l = new Localizer(
+    ["nats", "postgres"],
+    new Map([
+      [4222, 41000],
+      [3100, 41100],
+    ]),
+    [{ container: "/etc/nats", host: "/repo/deploy/nats" }],
+  );
   expect(l.text("nats://nats:4222")).toBe("nats://127.0.0.1:41000");
   expect(l.text("fetch('http://127.0.0.1:3100/ready')")).toBe("fetch('http://127.0.0.1:41100/ready')");
   expect(l.text("/etc/nats/nats.conf")).toBe("/repo/deploy/nats/nats.conf");
-  expect(l.env({ INGEST_PORT: "3100", MATURATION_WINDOW_SECONDS: "4222", X: "nats:42220" })).toEqual({ INGEST_PORT: "41100", MATURATION_WINDOW_SECONDS: "4222", X: "nats:42220" });
+  expect(l.env({ INGEST_PORT: "3100", MATURATION_WINDOW_SECONDS: "4222", X: "nats:42220" })).toEqual({
+    INGEST_PORT: "41100",
+    MATURATION_WINDOW_SECONDS: "4222",
+    X: "nats:42220",
+  });
 });

@@ -14,7 +14,9 @@ beforeAll(async () => {
   // Tiny history pages: sessions of up to 3 traces are read in batches, longer ones streamed in
   // pages of 3 traces / 2 events, so both read paths must give the reference's answers.
   await stack.startProcessor({
-    latencyNorms: createLatencyNorms(stack.database.sql, { ttlMs: 0 }), sweepGraceSeconds: 2, sweepIntervalMs: 2_000,
+    latencyNorms: createLatencyNorms(stack.database.sql, { ttlMs: 0 }),
+    sweepGraceSeconds: 2,
+    sweepIntervalMs: 2_000,
     maturation: { historyPaging: { traceBytesPerPage: 64 * 1024, tracesPerPage: 3, eventsPerPage: 2 } },
   });
 });
@@ -23,7 +25,9 @@ afterAll(() => stack.stop());
 test("the corpus is deterministic and covers at least 40 sessions", () => {
   const a = buildCorpus();
   expect(a.length).toBeGreaterThanOrEqual(40);
-  expect(JSON.stringify(buildCorpus().map((s) => [s.w.traces, s.w.events, s.w.transcript()]))).toBe(JSON.stringify(a.map((s) => [s.w.traces, s.w.events, s.w.transcript()])));
+  expect(JSON.stringify(buildCorpus().map((s) => [s.w.traces, s.w.events, s.w.transcript()]))).toBe(
+    JSON.stringify(a.map((s) => [s.w.traces, s.w.events, s.w.transcript()])),
+  );
 });
 
 test("corpus score: transcripts and costs exact, every detector's precision and recall >= 0.95", async () => {
@@ -32,7 +36,11 @@ test("corpus score: transcripts and costs exact, every detector's precision and 
   expect(report.transcriptExact).toBe(report.total);
   expect(report.costExact).toBe(report.total);
   for (const [detector, c] of Object.entries(report.detectors)) {
-    expect({ detector, precisionOk: c.precision >= 0.95, recallOk: c.recall >= 0.95 }).toEqual({ detector, precisionOk: true, recallOk: true });
+    expect({ detector, precisionOk: c.precision >= 0.95, recallOk: c.recall >= 0.95 }).toEqual({
+      detector,
+      precisionOk: true,
+      recallOk: true,
+    });
     expect(c.tp).toBeGreaterThan(0); // every detector is exercised
   }
   // Resumed sessions matured twice and still show each item once.

@@ -42,10 +42,21 @@ beforeAll(async () => {
   const [viewer] = await sql<{ id: string }[]>`select id from users where email = 'viewer@acme.test'`;
   await setPassword(stack.database.db, { userId: viewer.id, password: PASSWORD });
   // Enough sessions for two pages; they need not mature to be listed.
-  await Promise.all(Array.from({ length: EXTRA_SESSIONS }, (_, i) =>
-    stack.ingestRequest("/raw/traces", chatTrace({ sessionId: `bulk-${String(i).padStart(3, "0")}`, messages: [{ role: "user", content: `question ${i}` }], reply: `answer ${i}` }), {
-      authorization: `Bearer ${f.a.telemetryKey}`,
-    })));
+  await Promise.all(
+    Array.from({ length: EXTRA_SESSIONS }, (_, i) =>
+      stack.ingestRequest(
+        "/raw/traces",
+        chatTrace({
+          sessionId: `bulk-${String(i).padStart(3, "0")}`,
+          messages: [{ role: "user", content: `question ${i}` }],
+          reply: `answer ${i}`,
+        }),
+        {
+          authorization: `Bearer ${f.a.telemetryKey}`,
+        },
+      ),
+    ),
+  );
   receiver = await createReceiver();
   await stack.startDispatcher({ resolveDns, retryTimeScale: 0.0001 });
   stack.platform.listen({ port: 0, hostname: "127.0.0.1" });
@@ -61,9 +72,13 @@ afterAll(async () => {
 
 /** A read straight to the platform app (not through fetch: msw, the webhook receiver, answers those). */
 const apiRequest = (authorization: string) =>
-  stack.platform.handle(new Request(`${base}/api/v1/telemetry/otel/sessions/filtered`, {
-    method: "POST", headers: { authorization, "content-type": "application/json" }, body: JSON.stringify({ serviceName: "support-bot", limit: 1 }),
-  }));
+  stack.platform.handle(
+    new Request(`${base}/api/v1/telemetry/otel/sessions/filtered`, {
+      method: "POST",
+      headers: { authorization, "content-type": "application/json" },
+      body: JSON.stringify({ serviceName: "support-bot", limit: 1 }),
+    }),
+  );
 
 async function signIn(email: string, password = PASSWORD) {
   await page.getByLabel("Email").fill(email);
@@ -74,12 +89,18 @@ async function signIn(email: string, password = PASSWORD) {
 /** Every form control has a name a screen reader reads (its label or aria-label). */
 async function unlabelledControls(): Promise<string[]> {
   return page.$$eval("input, select, textarea, button", (els) =>
-    els.filter((el) => {
-      const e = el as HTMLInputElement;
-      if (e.type === "hidden") return false;
-      const named = (e.labels && e.labels.length > 0) || e.getAttribute("aria-label") || (el.tagName === "BUTTON" && el.textContent!.trim());
-      return !named;
-    }).map((el) => el.outerHTML.slice(0, 80)));
+    els
+      .filter((el) => {
+        const e = el as HTMLInputElement;
+        if (e.type === "hidden") return false;
+        const named =
+          (e.labels && e.labels.length > 0) ||
+          e.getAttribute("aria-label") ||
+          (el.tagName === "BUTTON" && el.textContent!.trim());
+        return !named;
+      })
+      .map((el) => el.outerHTML.slice(0, 80)),
+  );
 }
 
 test("sign in: a wrong password is refused on the page, the right one opens the sessions list (keyboard only)", async () => {
@@ -151,13 +172,16 @@ test("a session (reached by keyboard): the transcript reads as a conversation, a
   await page.keyboard.press("Tab");
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
   let tabs = 0;
-  while (tabs++ < 40 && (await page.evaluate(() => document.activeElement?.textContent)) !== "conv-1") await page.keyboard.press("Tab");
+  while (tabs++ < 40 && (await page.evaluate(() => document.activeElement?.textContent)) !== "conv-1")
+    await page.keyboard.press("Tab");
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("conv-1");
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Session conv-1" }).waitFor();
   const transcript = page.getByRole("list", { name: "Transcript" });
   await transcript.getByText("Why was I charged twice for invoice 42?").waitFor();
-  expect(await transcript.getByText("You were charged once; the second charge is a pending refund.").isVisible()).toBe(true);
+  expect(await transcript.getByText("You were charged once; the second charge is a pending refund.").isVisible()).toBe(
+    true,
+  );
   expect(await page.locator(".badge-complete").first().textContent()).toBe("Complete");
   // The tool result is collapsed until opened.
   const result = page.locator("li.tool_result");
@@ -186,13 +210,26 @@ test("a session still processing says so and refreshes itself to complete", asyn
   // and a fast sweep then matures it while the page is open.
   await stack.processor!.stop();
   const slow = await stack.startProcessor({ windowSeconds: 60 });
-  await stack.ingestRequest("/raw/traces", chatTrace({ sessionId: "fresh-1", messages: [{ role: "user", content: "Is my order late?" }], reply: "It arrives tomorrow." }), {
-    authorization: `Bearer ${f.a.telemetryKey}`,
-  });
-  await waitFor(async () => (await stack.database.sql`select 1 from sessions where session_id = 'fresh-1'`).length > 0, { what: "the fresh session row" });
+  await stack.ingestRequest(
+    "/raw/traces",
+    chatTrace({
+      sessionId: "fresh-1",
+      messages: [{ role: "user", content: "Is my order late?" }],
+      reply: "It arrives tomorrow.",
+    }),
+    {
+      authorization: `Bearer ${f.a.telemetryKey}`,
+    },
+  );
+  await waitFor(
+    async () => (await stack.database.sql`select 1 from sessions where session_id = 'fresh-1'`).length > 0,
+    { what: "the fresh session row" },
+  );
   await page.goto(`${base}/sessions/support-bot/fresh-1`);
   await page.locator(".badge-processing", { hasText: "Processing" }).waitFor();
-  expect(await page.getByText("This session has not been analysed yet; this page refreshes by itself.").isVisible()).toBe(true);
+  expect(
+    await page.getByText("This session has not been analysed yet; this page refreshes by itself.").isVisible(),
+  ).toBe(true);
   await slow.stop();
   await stack.startProcessor({ windowSeconds: 1, sweepIntervalMs: 300, sweepGraceSeconds: 0 });
   await page.locator(".badge-complete", { hasText: "Complete" }).waitFor({ timeout: 20_000 });
@@ -201,7 +238,11 @@ test("a session still processing says so and refreshes itself to complete", asyn
 });
 
 test("a finding links to its trace: span tree and timing", async () => {
-  await page.locator("section[aria-labelledby=findings-h]").getByRole("link", { name: /open (span|trace)/ }).first().click();
+  await page
+    .locator("section[aria-labelledby=findings-h]")
+    .getByRole("link", { name: /open (span|trace)/ })
+    .first()
+    .click();
   await page.getByRole("heading", { name: /^Trace / }).waitFor();
   const spans = page.getByRole("list", { name: "Span tree" }).locator("li.span");
   await spans.first().waitFor();
@@ -215,7 +256,9 @@ test("issues: counts, first and last seen, drill-down to affected sessions", asy
   await page.getByRole("link", { name: "Customer reports double charge" }).click();
   await page.getByRole("heading", { name: "Customer reports double charge" }).waitFor();
   await page.getByRole("heading", { name: "Affected sessions" }).waitFor();
-  expect(await page.locator("section[aria-labelledby=top-h]").getByRole("link", { name: "conv-2" }).isVisible()).toBe(true);
+  expect(await page.locator("section[aria-labelledby=top-h]").getByRole("link", { name: "conv-2" }).isVisible()).toBe(
+    true,
+  );
   await shot("05-issue");
 });
 
@@ -241,11 +284,16 @@ test("webhooks: create (secret shown once), send a test, see the delivery in the
   await delivered.first().waitFor();
   expect(await delivered.first().textContent()).toContain("204");
   expect(receiver.hits("/cellar").length).toBe(1);
-  await page.getByRole("button", { name: /^Retry delivery / }).first().click();
+  await page
+    .getByRole("button", { name: /^Retry delivery / })
+    .first()
+    .click();
   await page.getByText("Retry queued.").waitFor();
   await waitFor(async () => receiver.hits("/cellar").length === 2, { what: "the retried delivery" });
   await log.locator("tr", { hasText: "delivered" }).nth(1).waitFor();
-  const deliveryIds = await log.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-delivery")));
+  const deliveryIds = await log
+    .locator("tbody tr")
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-delivery")));
   expect(deliveryIds.length).toBe(2);
   expect(deliveryIds[0]).toBe(deliveryIds[1]);
   await shot("07-webhook-log");
@@ -302,7 +350,11 @@ test("a viewer has no webhooks page: no link, and opening it directly says why",
 
 test("a user who can see no service yet gets the curl for a first trace", async () => {
   await page.getByRole("button", { name: "Sign out" }).click();
-  const u = await createUser(stack.database.db, { tenantId: f.a.tenantId, email: "newcomer@acme.test", role: "member" });
+  const u = await createUser(stack.database.db, {
+    tenantId: f.a.tenantId,
+    email: "newcomer@acme.test",
+    role: "member",
+  });
   await setPassword(stack.database.db, { userId: u.id, password: PASSWORD });
   await signIn("newcomer@acme.test");
   await page.getByRole("heading", { name: "Send your first trace" }).waitFor();
@@ -321,7 +373,8 @@ test("readable at 390 px: no sideways scrolling on the sessions list and a sessi
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn("owner@example.com");
   await page.getByText(/^1–50 of 6\d$/).waitFor(); // 62, and fresh-1 from the processing test
-  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = () =>
+    page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(await overflow()).toBeLessThanOrEqual(0);
   await shot("10-sessions-390");
   await page.goto(`${base}/sessions/support-bot/conv-1`);

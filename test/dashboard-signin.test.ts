@@ -24,16 +24,23 @@ beforeAll(async () => {
   const db = stack.database.db;
   keys = new KeyResolver(db, { ttlMs: 200 });
   app = createPlatformApp({
-    db, sql: stack.database.sql, keys, logger: createLogger("silent"), windowSeconds: 1,
+    db,
+    sql: stack.database.sql,
+    keys,
+    logger: createLogger("silent"),
+    windowSeconds: 1,
     signIns: new SignInService(db, stack.database.sql, { now: () => clock, sessionTtlMs: 3600_000 }),
     webhooks: { secretBox: stack.secretBox },
   });
-  for (const id of [f.a.ownerId, await userId("viewer@acme.test")]) await setPassword(db, { userId: id, password: PASSWORD });
+  for (const id of [f.a.ownerId, await userId("viewer@acme.test")])
+    await setPassword(db, { userId: id, password: PASSWORD });
 });
 afterAll(() => stack.stop());
 
 async function userId(email: string): Promise<string> {
-  const [u] = await stack.database.sql<{ id: string }[]>`select id from users where email = ${email} and tenant_id = ${f.a.tenantId}`;
+  const [u] = await stack.database.sql<
+    { id: string }[]
+  >`select id from users where email = ${email} and tenant_id = ${f.a.tenantId}`;
   return u.id;
 }
 
@@ -41,11 +48,13 @@ function req(path: string, init: { method?: string; body?: unknown; auth?: strin
   const headers: Record<string, string> = {};
   if (init.auth) headers.authorization = init.auth;
   if (init.body !== undefined) headers["content-type"] = "application/json";
-  return app.handle(new Request(`http://platform.test${path}`, {
-    method: init.method ?? (init.body !== undefined ? "POST" : "GET"),
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  }));
+  return app.handle(
+    new Request(`http://platform.test${path}`, {
+      method: init.method ?? (init.body !== undefined ? "POST" : "GET"),
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    }),
+  );
 }
 
 async function signIn(email: string, password = PASSWORD): Promise<string> {
@@ -56,7 +65,8 @@ async function signIn(email: string, password = PASSWORD): Promise<string> {
   return body.token;
 }
 
-const filtered = (auth: string) => req("/api/v1/telemetry/otel/sessions/filtered", { body: { serviceName: "support-bot" }, auth });
+const filtered = (auth: string) =>
+  req("/api/v1/telemetry/otel/sessions/filtered", { body: { serviceName: "support-bot" }, auth });
 
 describe("sign-in", () => {
   test("the right password opens a session whose Bearer token reads the API", async () => {
@@ -89,13 +99,20 @@ describe("sign-in", () => {
     const big = await req("/auth/sign-in", { body: { email: "owner@example.com", password: "x".repeat(1_000_000) } });
     expect(big.status).toBe(413);
     expect(await big.json()).toEqual({ error: "request body exceeds 4096 bytes" });
-    const notJson = await app.handle(new Request("http://platform.test/auth/sign-in", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" }));
+    const notJson = await app.handle(
+      new Request("http://platform.test/auth/sign-in", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{nope",
+      }),
+    );
     expect(notJson.status).toBe(400);
   });
 
   test("five failures in a row lock the account; the lock answers 429 even to the right password, then expires", async () => {
     const email = "viewer@acme.test";
-    for (let i = 1; i <= 4; i++) expect((await req("/auth/sign-in", { body: { email, password: `guess ${i}` } })).status).toBe(401);
+    for (let i = 1; i <= 4; i++)
+      expect((await req("/auth/sign-in", { body: { email, password: `guess ${i}` } })).status).toBe(401);
     expect((await req("/auth/sign-in", { body: { email, password: "guess 5" } })).status).toBe(401);
     const locked = await req("/auth/sign-in", { body: { email, password: PASSWORD } });
     expect(locked.status).toBe(429);
@@ -160,7 +177,10 @@ test("every read endpoint answers a sign-in token exactly as the same user's pla
     expect(`${e.method} ${e.path} ${asToken.status}`).toBe(`${e.method} ${e.path} ${asKey.status}`);
     expect(asToken.status).not.toBe(401);
   }
-  const del = await req("/api/v1/telemetry/otel/sessions/support-bot/no-such-session", { method: "DELETE", auth: `Bearer ${token}` });
+  const del = await req("/api/v1/telemetry/otel/sessions/support-bot/no-such-session", {
+    method: "DELETE",
+    auth: `Bearer ${token}`,
+  });
   expect(del.status).not.toBe(401);
 });
 
@@ -178,8 +198,16 @@ test("unknown Bearer tokens from one address are limited (429); a token seen val
 
 test("failed sign-ins from one address, over every account, are limited (429, no password check); other addresses and successes are not", async () => {
   let now = Date.now();
-  const svc = new SignInService(stack.database.db, stack.database.sql, { now: () => now, failureBurst: 3, failuresPerSecond: 1 / 6 });
-  const from = (address: string, email: string, password: string) => svc.signIn(email, password, address).then(() => 200, (e) => e);
+  const svc = new SignInService(stack.database.db, stack.database.sql, {
+    now: () => now,
+    failureBurst: 3,
+    failuresPerSecond: 1 / 6,
+  });
+  const from = (address: string, email: string, password: string) =>
+    svc.signIn(email, password, address).then(
+      () => 200,
+      (e) => e,
+    );
   // Successes take nothing from the bucket.
   for (let i = 0; i < 5; i++) expect(await from("198.51.100.7", "owner@example.com", PASSWORD)).toBe(200);
   // Three failures spread over accounts, and an unknown email: each one counts, each is a 401.
@@ -203,10 +231,21 @@ test("failed sign-ins from one address, over every account, are limited (429, no
 describe("roles apply exactly as for platform keys", () => {
   test("a viewer signed in cannot manage webhooks (403) and sees only its projects", async () => {
     const token = await signIn("viewer@acme.test");
-    const create = await req("/api/v1/webhooks", { body: { trace_service_id: crypto.randomUUID(), name: "x", url: "https://example.com/h", event_types: ["session.matured"] }, auth: `Bearer ${token}` });
+    const create = await req("/api/v1/webhooks", {
+      body: {
+        trace_service_id: crypto.randomUUID(),
+        name: "x",
+        url: "https://example.com/h",
+        event_types: ["session.matured"],
+      },
+      auth: `Bearer ${token}`,
+    });
     expect(create.status).toBe(403);
     expect(await create.json()).toEqual({ error: "managing webhook subscriptions needs role admin or higher" });
-    const other = await req("/api/v1/telemetry/otel/sessions/filtered", { body: { serviceName: "billing-bot" }, auth: `Bearer ${token}` });
+    const other = await req("/api/v1/telemetry/otel/sessions/filtered", {
+      body: { serviceName: "billing-bot" },
+      auth: `Bearer ${token}`,
+    });
     expect(other.status).toBe(403);
     const me = await (await req("/auth/me", { auth: `Bearer ${token}` })).json();
     expect(me.services.map((s: any) => s.name)).toEqual(["support-bot"]);
@@ -234,13 +273,19 @@ describe("platform keys from the settings page", () => {
   test("another user's key cannot be revoked (404)", async () => {
     const token = await signIn("viewer@acme.test");
     const other = await createApiKey(stack.database.db, { kind: "platform", userId: f.a.ownerId });
-    expect((await req(`/auth/platform-keys/${other.id}`, { method: "DELETE", auth: `Bearer ${token}` })).status).toBe(404);
+    expect((await req(`/auth/platform-keys/${other.id}`, { method: "DELETE", auth: `Bearer ${token}` })).status).toBe(
+      404,
+    );
   });
 });
 
 describe("invitations", () => {
   test("an invitation sets the password once and signs the user in", async () => {
-    const inv = await createInvitation(stack.database.db, { tenantId: f.a.tenantId, email: "new@acme.test", role: "member" });
+    const inv = await createInvitation(stack.database.db, {
+      tenantId: f.a.tenantId,
+      email: "new@acme.test",
+      role: "member",
+    });
     const short = await req("/auth/invitations/accept", { body: { token: inv.token, password: "short" } });
     expect(short.status).toBe(400);
     expect((await short.json()).error).toBe("invalid password: password must be at least 12 characters");
@@ -300,7 +345,8 @@ test("sessions/filtered filters by model (names in cost by model)", async () => 
   expect(r.status).toBe(200);
   const byModel = async (value: string) => {
     const res = await req("/api/v1/telemetry/otel/sessions/filtered", {
-      body: { serviceName: "support-bot", filters: [{ field: "model", operator: "equals", value }] }, auth: `Token ${f.keys.owner}`,
+      body: { serviceName: "support-bot", filters: [{ field: "model", operator: "equals", value }] },
+      auth: `Token ${f.keys.owner}`,
     });
     expect(res.status).toBe(200);
     return (await res.json()).sessions.map((s: any) => s.sessionId).sort();

@@ -19,12 +19,17 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-const admin = (...args: string[]) => runAdmin(["dead-letters", ...args, "--namespace", namespace], { databaseUrl: "postgres://unused" });
+const admin = (...args: string[]) =>
+  runAdmin(["dead-letters", ...args, "--namespace", namespace], { databaseUrl: "postgres://unused" });
 
 /** A trace for a tenant that does not exist (yet): Postgres refuses it with a foreign-key error. */
 const orphan = (tenantId: string, sessionId: string): IngestMessage =>
   ({
-    kind: "trace", messageId: `m-${sessionId}`, tenantId, serviceName: "support-bot", receivedAt: new Date().toISOString(),
+    kind: "trace",
+    messageId: `m-${sessionId}`,
+    tenantId,
+    serviceName: "support-bot",
+    receivedAt: new Date().toISOString(),
     payload: chatTrace({ sessionId, messages: [{ role: "user", content: "hi" }], reply: "hello" }),
   }) as unknown as IngestMessage;
 
@@ -39,7 +44,11 @@ test("list and show a dead letter, replay it once its tenant exists, purge the r
   expect(listed.code).toBe(0);
   expect(listed.json.deadLetters).toHaveLength(2);
   const entry = listed.json.deadLetters.find((d: { tenant: string }) => d.tenant === tenantId);
-  expect(entry).toMatchObject({ stream: topology.ingestStream, subject: `${topology.subjectPrefix}ingest.trace`, deliveries: 1 });
+  expect(entry).toMatchObject({
+    stream: topology.ingestStream,
+    subject: `${topology.subjectPrefix}ingest.trace`,
+    deliveries: 1,
+  });
   expect(entry.error).toStartWith("23503 ");
 
   const shown = admin("show", "--seq", String(entry.seq));
@@ -55,7 +64,10 @@ test("list and show a dead letter, replay it once its tenant exists, purge the r
   expect(same.json).toMatchObject({ replayed: 0, results: [{ seq: entry.seq, status: "duplicate" }] });
   const fresh = admin("replay", "--seq", String(entry.seq), "--new-id");
   expect(fresh.json).toMatchObject({ replayed: 1, results: [{ seq: entry.seq, status: "replayed" }] });
-  await waitFor(async () => (await stack.database.sql`select 1 from traces where session_id = 'late-tenant'`).length === 1, { what: "the replayed trace stored" });
+  await waitFor(
+    async () => (await stack.database.sql`select 1 from traces where session_id = 'late-tenant'`).length === 1,
+    { what: "the replayed trace stored" },
+  );
   expect(dead).toHaveLength(2);
 
   expect(admin("list").json.deadLetters.map((d: { tenant: string }) => d.tenant)).not.toContain(tenantId);
@@ -67,7 +79,9 @@ test("bad input exits non-zero naming the problem", () => {
   expect(admin("show").stderr).toContain("--seq is required");
   expect(admin("show", "--seq", "0").stderr).toContain("--seq must be a positive integer");
   expect(admin("show", "--seq", "999999").stderr).toContain("no dead letter with seq 999999");
-  expect(admin("list", "--stream", "dead").stderr).toContain("--stream must be ingest, matured, deliveries or activity");
+  expect(admin("list", "--stream", "dead").stderr).toContain(
+    "--stream must be ingest, matured, deliveries or activity",
+  );
   expect(admin("purge").code).not.toBe(0);
   expect(admin("frobnicate").stderr).toContain('unknown command "dead-letters frobnicate"');
 });

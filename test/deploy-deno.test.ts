@@ -39,11 +39,18 @@ test("all four apps run under Deno and answer /ready", async () => {
 test("under Deno, a trace becomes a complete transcript and a signed session.matured webhook", async () => {
   const { ingestAnswer, transcript, webhookType } = await traceThrough(stack, receiver, "deno-1");
   expect(ingestAnswer).toEqual({ status: "success" });
-  expect(transcript.items.map((i: { type: string; content: string }) => [i.type, i.content])).toEqual([["user", "Is the stack up?"], ["assistant", "It is."]]);
+  expect(transcript.items.map((i: { type: string; content: string }) => [i.type, i.content])).toEqual([
+    ["user", "Is the stack up?"],
+    ["assistant", "It is."],
+  ]);
   expect(webhookType).toBe("session.matured");
 }, 90_000);
 
 test("under Deno, handlers see the client address as under Bun (Deno.serve's remoteAddr behind server.requestIP)", () => {
-  const r = spawnSync(deno, ["run", "-A", "test/fixtures/serve-client-ip.ts"], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(deno, ["run", "-A", "test/fixtures/serve-client-ip.ts"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toEqual({ ip: "127.0.0.1" });
 }, 90_000);

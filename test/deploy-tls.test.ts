@@ -23,21 +23,69 @@ const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir,
 /** A CA, and a server certificate it signs for 127.0.0.1; a second CA that signed nothing here. */
 function makeCertificates() {
   for (const ca of ["ca", "other-ca"]) {
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", `/CN=cellar test ${ca}`, "-keyout", f(`${ca}.key`), "-out", f(`${ca}.pem`));
+    openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      `/CN=cellar test ${ca}`,
+      "-keyout",
+      f(`${ca}.key`),
+      "-out",
+      f(`${ca}.pem`),
+    );
   }
-  openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", f("server.key"), "-out", f("server.csr"));
+  openssl(
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-keyout",
+    f("server.key"),
+    "-out",
+    f("server.csr"),
+  );
   writeFileSync(f("san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-  openssl("x509", "-req", "-in", f("server.csr"), "-CA", f("ca.pem"), "-CAkey", f("ca.key"), "-CAcreateserial", "-days", "2", "-extfile", f("san.ext"), "-out", f("server.pem"));
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    f("server.csr"),
+    "-CA",
+    f("ca.pem"),
+    "-CAkey",
+    f("ca.key"),
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    f("san.ext"),
+    "-out",
+    f("server.pem"),
+  );
 }
 
-const passwords = { NATS_ADMIN_PASSWORD: "a1", NATS_INGEST_PASSWORD: "i1", NATS_PROCESSOR_PASSWORD: "p1", NATS_DISPATCHER_PASSWORD: "d1", NATS_PLATFORM_PASSWORD: "pl1" };
+const passwords = {
+  NATS_ADMIN_PASSWORD: "a1",
+  NATS_INGEST_PASSWORD: "i1",
+  NATS_PROCESSOR_PASSWORD: "p1",
+  NATS_DISPATCHER_PASSWORD: "d1",
+  NATS_PLATFORM_PASSWORD: "pl1",
+};
 let nats: RunningNats;
 let pg: RunningPostgres;
 
 beforeAll(async () => {
   makeCertificates();
   nats = await startNatsServer({
-    storeDir: join(dir, "nats"), quiet: true,
+    storeDir: join(dir, "nats"),
+    quiet: true,
     configFile: join(DEPLOY_NATS_CONF, "../nats-tls.conf"),
     env: { ...passwords, NATS_TLS_CERT_FILE: f("server.pem"), NATS_TLS_KEY_FILE: f("server.key") },
   });
@@ -55,8 +103,16 @@ beforeAll(async () => {
   }
   chmodSync(dir, 0o755);
   pg = await startEmbeddedPostgres({
-    dataDir: join(dir, "pg"), persistent: false,
-    flags: ["-c", "ssl=on", "-c", `ssl_cert_file=${join(pgDir, "server.pem")}`, "-c", `ssl_key_file=${join(pgDir, "server.key")}`],
+    dataDir: join(dir, "pg"),
+    persistent: false,
+    flags: [
+      "-c",
+      "ssl=on",
+      "-c",
+      `ssl_cert_file=${join(pgDir, "server.pem")}`,
+      "-c",
+      `ssl_key_file=${join(pgDir, "server.key")}`,
+    ],
   });
 }, 60_000);
 
@@ -66,7 +122,13 @@ afterAll(async () => {
 });
 
 const natsSettings = (extra: Partial<Record<string, string>> = {}) => ({
-  NATS_URL: nats.url, NATS_USER: "admin", NATS_PASSWORD: passwords.NATS_ADMIN_PASSWORD, NATS_TLS_CA_FILE: "", NATS_TLS_CERT_FILE: "", NATS_TLS_KEY_FILE: "", ...extra,
+  NATS_URL: nats.url,
+  NATS_USER: "admin",
+  NATS_PASSWORD: passwords.NATS_ADMIN_PASSWORD,
+  NATS_TLS_CA_FILE: "",
+  NATS_TLS_CERT_FILE: "",
+  NATS_TLS_KEY_FILE: "",
+  ...extra,
 });
 
 test("NATS: NATS_TLS_CA_FILE connects over verified TLS to the server running nats-tls.conf", async () => {
@@ -78,7 +140,10 @@ test("NATS: NATS_TLS_CA_FILE connects over verified TLS to the server running na
 
 test("NATS: without the CA, or with a CA that did not sign the server, the connection fails naming the TLS settings", async () => {
   for (const ca of ["", f("other-ca.pem")]) {
-    const err = await connectNatsAs(natsSettings({ NATS_TLS_CA_FILE: ca }), "tls-test").then(() => null, (e) => e);
+    const err = await connectNatsAs(natsSettings({ NATS_TLS_CA_FILE: ca }), "tls-test").then(
+      () => null,
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(NatsAccessError);
     expect(err.message).toContain("NATS_TLS_CA_FILE");
   }

@@ -9,6 +9,8 @@ import { dirname, join } from "node:path";
 test("the postgres driver loaded by Bun has the nextWrite guard from scripts/patch-deps.mjs", () => {
   const pkg = createRequire(import.meta.url).resolve("postgres/package.json");
   for (const variant of ["src", "cjs/src"]) {
-    expect(readFileSync(join(dirname(pkg), variant, "connection.js"), "utf8")).toContain("cellar patch: porsager/postgres#1208");
+    expect(readFileSync(join(dirname(pkg), variant, "connection.js"), "utf8")).toContain(
+      "cellar patch: porsager/postgres#1208",
+    );
   }
 });

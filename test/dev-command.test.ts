@@ -25,16 +25,30 @@ afterEach(async () => {
 });
 
 async function portAnswers(port: number): Promise<boolean> {
-  return fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1_000) }).then(() => true, () => false);
+  return fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1_000) }).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function startDev(args: string[]) {
   const dir = mkdtempSync(join(tmpdir(), "cellar-dev-"));
-  const ports = { INGEST_PORT: await freePort(), PLATFORM_PORT: await freePort(), PROCESSOR_PORT: await freePort(), DISPATCHER_PORT: await freePort() };
+  const ports = {
+    INGEST_PORT: await freePort(),
+    PLATFORM_PORT: await freePort(),
+    PROCESSOR_PORT: await freePort(),
+    DISPATCHER_PORT: await freePort(),
+  };
   // The suite's own NATS_URL / DATABASE_URL would make dev use them: a new user has neither.
   const { NATS_URL: _n, DATABASE_URL: _d, ...env } = process.env;
   const child: ChildProcess = spawn(process.execPath, ["run", join(ROOT, "scripts/dev.ts"), "--no-watch", ...args], {
-    env: { ...env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), CELLAR_DEV_DATA_DIR: dir, MATURATION_WINDOW_SECONDS: "1", LOG_LEVEL: "warn" },
+    env: {
+      ...env,
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      CELLAR_DEV_DATA_DIR: dir,
+      MATURATION_WINDOW_SECONDS: "1",
+      LOG_LEVEL: "warn",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -48,13 +62,20 @@ async function startDev(args: string[]) {
     }
     rmSync(dir, { recursive: true, force: true });
   });
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`dev exited ${child.exitCode}:\n${output}`);
-    return output.includes("Ctrl-C stops everything");
-  }, { what: `dev's banner\n${output}`, timeoutMs: 120_000, intervalMs: 250 });
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`dev exited ${child.exitCode}:\n${output}`);
+      return output.includes("Ctrl-C stops everything");
+    },
+    { what: `dev's banner\n${output}`, timeoutMs: 120_000, intervalMs: 250 },
+  );
   // The banner comes as the apps are spawned: wait until each says it is ready.
   for (const port of Object.values(ports)) {
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null))?.status === 200, { what: `/ready on ${port}\n${output}`, timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null))?.status === 200, {
+      what: `/ready on ${port}\n${output}`,
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
   }
   const state = JSON.parse(readFileSync(join(dir, "dev.json"), "utf8"));
   const natsUrl = output.match(/NATS\s+(\S+)/)![1];
@@ -65,24 +86,44 @@ async function traceComesBack(dev: Awaited<ReturnType<typeof startDev>>, session
   const ingest = await fetch(`http://127.0.0.1:${dev.ports.INGEST_PORT}/raw/traces`, {
     method: "POST",
     headers: { authorization: `Bearer ${dev.state.tenant.telemetryKey}`, "content-type": "application/json" },
-    body: JSON.stringify(chatTrace({ sessionId, serviceName: "demo-app", messages: [{ role: "user", content: "Hi there" }], reply: "Hello!" })),
+    body: JSON.stringify(
+      chatTrace({
+        sessionId,
+        serviceName: "demo-app",
+        messages: [{ role: "user", content: "Hi there" }],
+        reply: "Hello!",
+      }),
+    ),
   });
   expect({ status: ingest.status, body: await ingest.json() }).toEqual({ status: 200, body: { status: "success" } });
-  return waitFor(async () => {
-    const r = await fetch(`http://127.0.0.1:${dev.ports.PLATFORM_PORT}/api/v1/telemetry/otel/sessions/demo-app/${sessionId}/transcript`, {
-      headers: { authorization: `Token ${dev.state.tenant.platformKey}` },
-    });
-    const body = r.status === 200 ? ((await r.json()) as { status: string; items: Array<{ type: string; content: string }> }) : null;
-    return body?.status === "complete" ? body : null;
-  }, { what: "a complete transcript", timeoutMs: 60_000, intervalMs: 250 });
+  return waitFor(
+    async () => {
+      const r = await fetch(
+        `http://127.0.0.1:${dev.ports.PLATFORM_PORT}/api/v1/telemetry/otel/sessions/demo-app/${sessionId}/transcript`,
+        {
+          headers: { authorization: `Token ${dev.state.tenant.platformKey}` },
+        },
+      );
+      const body =
+        r.status === 200
+          ? ((await r.json()) as { status: string; items: Array<{ type: string; content: string }> })
+          : null;
+      return body?.status === "complete" ? body : null;
+    },
+    { what: "a complete transcript", timeoutMs: 60_000, intervalMs: 250 },
+  );
 }
 
 async function stopsEverything(dev: Awaited<ReturnType<typeof startDev>>) {
   dev.child.kill("SIGINT");
   expect(await Promise.race([dev.exited, Bun.sleep(30_000).then(() => "still running")])).toBe(0);
-  for (const port of Object.values(dev.ports)) expect({ port, answers: await portAnswers(port) }).toEqual({ port, answers: false });
+  for (const port of Object.values(dev.ports))
+    expect({ port, answers: await portAnswers(port) }).toEqual({ port, answers: false });
   for (const url of dev.natsUrl.split(",")) {
-    const reachable = await connect({ servers: url, reconnect: false, timeout: 1_000 }).then((nc) => nc.close().then(() => true), () => false);
+    const reachable = await connect({ servers: url, reconnect: false, timeout: 1_000 }).then(
+      (nc) => nc.close().then(() => true),
+      () => false,
+    );
     expect({ url, reachable }).toEqual({ url, reachable: false });
   }
 }
@@ -90,7 +131,10 @@ async function stopsEverything(dev: Awaited<ReturnType<typeof startDev>>) {
 test("npm run dev: one server with the deployed NATS users; a trace comes back as a transcript; Ctrl-C stops it all", async () => {
   const dev = await startDev([]);
   const transcript = await traceComesBack(dev, "hello-1");
-  expect(transcript.items.map((i) => [i.type, i.content])).toEqual([["user", "Hi there"], ["assistant", "Hello!"]]);
+  expect(transcript.items.map((i) => [i.type, i.content])).toEqual([
+    ["user", "Hi there"],
+    ["assistant", "Hello!"],
+  ]);
   // The deployed config is in force: without a user the server refuses the connection.
   await expect(connect({ servers: dev.natsUrl, reconnect: false, timeout: 2_000 })).rejects.toThrow(/authorization/i);
   expect(dev.output()).not.toMatch(/permissions? violation/i);
@@ -101,8 +145,12 @@ test("npm run dev -- --cluster: three nodes with the same NATS users, every stre
   const dev = await startDev(["--cluster"]);
   expect(dev.natsUrl.split(",")).toHaveLength(3);
   const transcript = await traceComesBack(dev, "hello-cluster");
-  expect(transcript.items.map((i) => [i.type, i.content])).toEqual([["user", "Hi there"], ["assistant", "Hello!"]]);
-  for (const url of dev.natsUrl.split(",")) await expect(connect({ servers: url, reconnect: false, timeout: 2_000 })).rejects.toThrow(/authorization/i);
+  expect(transcript.items.map((i) => [i.type, i.content])).toEqual([
+    ["user", "Hi there"],
+    ["assistant", "Hello!"],
+  ]);
+  for (const url of dev.natsUrl.split(","))
+    await expect(connect({ servers: url, reconnect: false, timeout: 2_000 })).rejects.toThrow(/authorization/i);
   const admin = await connect({ servers: dev.natsUrl.split(","), user: "admin", pass: dev.state.natsPasswords.admin });
   try {
     const jsm = await jetstreamManager(admin);

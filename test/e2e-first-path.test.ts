@@ -28,7 +28,9 @@ test("a trace goes from /raw/traces to a complete transcript and a session.matur
   expect(await res.json()).toEqual({ status: "success" });
 
   // Before the window passes the session is not materialized yet.
-  const early = await stack.platformRequest("/telemetry/otel/sessions/support-bot/conv-1/transcript", { token: tenant.platformKey });
+  const early = await stack.platformRequest("/telemetry/otel/sessions/support-bot/conv-1/transcript", {
+    token: tenant.platformKey,
+  });
   if (early.status === 200) {
     const body = await early.json();
     expect(["processing", "complete"]).toContain(body.status);
@@ -36,7 +38,9 @@ test("a trace goes from /raw/traces to a complete transcript and a session.matur
 
   const transcript = await waitFor(
     async () => {
-      const r = await stack.platformRequest("/telemetry/otel/sessions/support-bot/conv-1/transcript", { token: tenant.platformKey });
+      const r = await stack.platformRequest("/telemetry/otel/sessions/support-bot/conv-1/transcript", {
+        token: tenant.platformKey,
+      });
       if (r.status !== 200) return null;
       const body = await r.json();
       return body.status === "complete" ? body : null;
@@ -52,7 +56,15 @@ test("a trace goes from /raw/traces to a complete transcript and a session.matur
 
   const info = await stack.nats.jsm.streams.info(stack.nats.topology.maturedStream);
   expect(info.state.messages).toBeGreaterThanOrEqual(1);
-  const sessionMsg = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, { last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId) });
+  const sessionMsg = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, {
+    last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId),
+  });
   const matured = sessionMsg!.json<MaturedMessage>();
-  expect(matured).toMatchObject({ type: "session.matured", sessionId: "conv-1", serviceName: "support-bot", maturationCount: 1, tenantId: tenant.tenantId });
+  expect(matured).toMatchObject({
+    type: "session.matured",
+    sessionId: "conv-1",
+    serviceName: "support-bot",
+    maturationCount: 1,
+    tenantId: tenant.tenantId,
+  });
 });

@@ -29,7 +29,8 @@ test("every relative import in apps/ and shared/ names its file, and apps reach 
       const where = `${relative(ROOT, file)}: ${spec}`;
       if (!/\.(ts|tsx|json)$/.test(spec)) offenders.push(`${where} (no extension)`);
       const target = relative(ROOT, resolve(file, "..", spec));
-      if (relative(ROOT, file).startsWith("apps/") && target.startsWith("shared/")) offenders.push(`${where} (use @cellar/shared/...)`);
+      if (relative(ROOT, file).startsWith("apps/") && target.startsWith("shared/"))
+        offenders.push(`${where} (use @cellar/shared/...)`);
     }
   }
   expect(offenders).toEqual([]);

@@ -13,7 +13,11 @@ beforeAll(async () => {
 afterAll(() => fx.stop());
 
 const trace = (extra: Record<string, unknown> = {}) => ({
-  ...chatTrace({ sessionId: `s-${crypto.randomUUID().slice(0, 8)}`, messages: [{ role: "user", content: "hi" }], reply: "hello" }),
+  ...chatTrace({
+    sessionId: `s-${crypto.randomUUID().slice(0, 8)}`,
+    messages: [{ role: "user", content: "hi" }],
+    reply: "hello",
+  }),
   ...extra,
 });
 const withoutService = () => {
@@ -33,12 +37,19 @@ describe("credentials", () => {
 
   test("a legacy key (minted under an older format) keeps working", async () => {
     const legacy = "tk-legacy-0123456789abcdef";
-    await fx.stack.database.db.insert(apiKeys).values({ tenantId: fx.tenant.tenantId, kind: "telemetry", keyHash: hashKey(legacy), displayPrefix: "tk-legacy" });
+    await fx.stack.database.db.insert(apiKeys).values({
+      tenantId: fx.tenant.tenantId,
+      kind: "telemetry",
+      keyHash: hashKey(legacy),
+      displayPrefix: "tk-legacy",
+    });
     expect((await fx.post("/raw/traces", trace(), bearer(legacy))).status).toBe(200);
   });
 
   test("the Bearer scheme is case-insensitive", async () => {
-    expect((await fx.post("/raw/traces", trace(), { authorization: `bearer ${fx.tenant.telemetryKey}` })).status).toBe(200);
+    expect((await fx.post("/raw/traces", trace(), { authorization: `bearer ${fx.tenant.telemetryKey}` })).status).toBe(
+      200,
+    );
   });
 
   test("a server DSN supplies the service when the payload omits it", async () => {
@@ -46,7 +57,10 @@ describe("credentials", () => {
     expect(dsn.key.startsWith("svc-ing-s-")).toBe(true);
     expect((await fx.post("/raw/traces", withoutService(), bearer(dsn.key))).status).toBe(200);
     expect((await fx.last()).serviceName).toBe("billing");
-    expect((await fx.post("/raw/events", { name: "e", session_id: "s", timestamp: "2025-01-01T00:00:00Z" }, bearer(dsn.key))).status).toBe(200);
+    expect(
+      (await fx.post("/raw/events", { name: "e", session_id: "s", timestamp: "2025-01-01T00:00:00Z" }, bearer(dsn.key)))
+        .status,
+    ).toBe(200);
     expect((await fx.last()).serviceName).toBe("billing");
     expect((await fx.post("/raw/traces", trace({ service_name: "billing" }), bearer(dsn.key))).status).toBe(200);
   });
@@ -81,11 +95,14 @@ describe("identical bare 401", () => {
     ["unknown key", async () => bearer("cel_tk_doesnotexist")],
     ["oversized key", async () => bearer("k".repeat(5000))],
     ["platform key", async () => bearer(fx.tenant.platformKey)],
-    ["revoked key", async () => {
-      const k = await fx.key("telemetry");
-      await revokeApiKey(fx.stack.database.db, { id: k.id });
-      return bearer(k.key);
-    }],
+    [
+      "revoked key",
+      async () => {
+        const k = await fx.key("telemetry");
+        await revokeApiKey(fx.stack.database.db, { id: k.id });
+        return bearer(k.key);
+      },
+    ],
   ];
   const shapes: string[] = [];
   for (const [name, headers] of cases) {
@@ -111,13 +128,28 @@ describe("identical bare 401", () => {
 
 test("a revoked key stops working on every instance within the cache TTL", async () => {
   const k = await fx.key("telemetry");
-  const instances = [fx.build({ keys: new KeyResolver(fx.stack.database.db) }), fx.build({ keys: new KeyResolver(fx.stack.database.db) })];
+  const instances = [
+    fx.build({ keys: new KeyResolver(fx.stack.database.db) }),
+    fx.build({ keys: new KeyResolver(fx.stack.database.db) }),
+  ];
   for (const app of instances) expect((await fx.post("/raw/traces", trace(), bearer(k.key), app)).status).toBe(200);
   await revokeApiKey(fx.stack.database.db, { id: k.id });
   const revokedAt = Date.now();
   await waitFor(
     async () => {
-      const statuses = await Promise.all(instances.map(async (app) => (await fx.post("/raw/events", { name: "e", service_name: "x", session_id: "s", timestamp: "2025-01-01T00:00:00Z" }, bearer(k.key), app)).status));
+      const statuses = await Promise.all(
+        instances.map(
+          async (app) =>
+            (
+              await fx.post(
+                "/raw/events",
+                { name: "e", service_name: "x", session_id: "s", timestamp: "2025-01-01T00:00:00Z" },
+                bearer(k.key),
+                app,
+              )
+            ).status,
+        ),
+      );
       return statuses.every((s) => s === 401);
     },
     { timeoutMs: 10_000, intervalMs: 100, what: "revoked key refused everywhere" },
@@ -127,7 +159,11 @@ test("a revoked key stops working on every instance within the cache TTL", async
 });
 
 test("a key lookup that fails (database down) is 503 with Retry-After, not 401 or 500", async () => {
-  const broken = { resolve: async () => { throw new Error("connection refused"); } } as unknown as KeyResolver;
+  const broken = {
+    resolve: async () => {
+      throw new Error("connection refused");
+    },
+  } as unknown as KeyResolver;
   const res = await fx.post("/raw/traces", trace(), {}, fx.build({ keys: broken }));
   expect(res.status).toBe(503);
   expect(res.headers.get("retry-after")).toBe("2");
@@ -157,7 +193,10 @@ describe("browser origins and CORS", () => {
   test("a client DSN refuses an unlisted origin and a missing Origin with 403, storing nothing", async () => {
     const dsn = await fx.key("dsn-client", { serviceName: "web", origins: [origin] });
     const before = await fx.stored();
-    const evil = await fx.post("/raw/traces", withoutService(), { ...bearer(dsn.key), origin: "https://evil.example.net" });
+    const evil = await fx.post("/raw/traces", withoutService(), {
+      ...bearer(dsn.key),
+      origin: "https://evil.example.net",
+    });
     expect(evil.status).toBe(403);
     expect((await evil.json()).error).toContain("origin");
     expect(evil.headers.get("access-control-allow-origin")).toBeNull();
@@ -168,7 +207,10 @@ describe("browser origins and CORS", () => {
 
   test("a client DSN without allowed_origins accepts any origin, and no origin", async () => {
     const dsn = await fx.key("dsn-client", { serviceName: "web" });
-    const res = await fx.post("/raw/traces", withoutService(), { ...bearer(dsn.key), origin: "https://anywhere.example.org" });
+    const res = await fx.post("/raw/traces", withoutService(), {
+      ...bearer(dsn.key),
+      origin: "https://anywhere.example.org",
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("https://anywhere.example.org");
     expect((await fx.post("/raw/traces", withoutService(), bearer(dsn.key))).status).toBe(200);
@@ -176,13 +218,18 @@ describe("browser origins and CORS", () => {
 
   test("a client DSN naming another service is 403", async () => {
     const dsn = await fx.key("dsn-client", { serviceName: "web" });
-    expect((await fx.post("/raw/traces", trace({ service_name: "api" }), { ...bearer(dsn.key), origin })).status).toBe(403);
+    expect((await fx.post("/raw/traces", trace({ service_name: "api" }), { ...bearer(dsn.key), origin })).status).toBe(
+      403,
+    );
   });
 
   test("telemetry keys and server DSNs are refused from browsers (403) and work without Origin", async () => {
     const server = await fx.key("dsn-server", { serviceName: "billing" });
     const before = await fx.stored();
-    for (const headers of [{ ...fx.auth, origin }, { ...bearer(server.key), origin }]) {
+    for (const headers of [
+      { ...fx.auth, origin },
+      { ...bearer(server.key), origin },
+    ]) {
       const res = await fx.post("/raw/traces", withoutService(), headers);
       expect(res.status).toBe(403);
       expect((await res.json()).error).toContain("client DSN");
@@ -197,7 +244,11 @@ describe("browser origins and CORS", () => {
       const res = await fx.app.handle(
         new Request(`http://ingest.test${path}`, {
           method: "OPTIONS",
-          headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+          headers: {
+            origin,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "authorization, content-type",
+          },
         }),
       );
       expect(res.status).toBe(204);
@@ -211,7 +262,12 @@ describe("browser origins and CORS", () => {
   });
 
   test("a preflight on an unknown path is 404", async () => {
-    const res = await fx.app.handle(new Request("http://ingest.test/raw/nope", { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST" } }));
+    const res = await fx.app.handle(
+      new Request("http://ingest.test/raw/nope", {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST" },
+      }),
+    );
     expect(res.status).toBe(404);
   });
 });

@@ -37,7 +37,10 @@ afterAll(async () => {
 /** SIGSTOP takes effect asynchronously: wait until the kernel reports the server stopped. */
 async function pauseServer() {
   server.process.kill("SIGSTOP");
-  await waitFor(async () => readFileSync(`/proc/${server.process.pid}/stat`, "utf8").split(") ")[1].startsWith("T"), { intervalMs: 5, what: "nats-server stopped" });
+  await waitFor(async () => readFileSync(`/proc/${server.process.pid}/stat`, "utf8").split(") ")[1].startsWith("T"), {
+    intervalMs: 5,
+    what: "nats-server stopped",
+  });
 }
 
 type Outcome = { sessionId: string; status: number; retryAfter: string | null };
@@ -89,7 +92,10 @@ test("NATS killed mid-stream: 503 with Retry-After while it is down, never a 200
   server = await startNatsServer({ storeDir: join(dir, "nats"), port: server.port, quiet: true });
   await waitFor(async () => connection.connected(), { timeoutMs: 20_000, what: "reconnect" });
   const okAfterRestart = traffic.count(200);
-  await waitFor(async () => traffic.count(200) >= okAfterRestart + 50, { timeoutMs: 30_000, what: "traffic resuming after restart" });
+  await waitFor(async () => traffic.count(200) >= okAfterRestart + 50, {
+    timeoutMs: 30_000,
+    what: "traffic resuming after restart",
+  });
   await traffic.stop();
 
   expect(okBeforeKill).toBeGreaterThan(0);
@@ -104,7 +110,8 @@ test("NATS killed mid-stream: 503 with Retry-After while it is down, never a 200
 }, 90_000);
 
 test("JetStream unresponsive (server paused): 503 after the publish timeout, then recovery", async () => {
-  const body = () => chatTrace({ sessionId: `p-${crypto.randomUUID()}`, messages: [{ role: "user", content: "hi" }], reply: "hello" });
+  const body = () =>
+    chatTrace({ sessionId: `p-${crypto.randomUUID()}`, messages: [{ role: "user", content: "hi" }], reply: "hello" });
   expect((await fx.post("/raw/traces", body(), {}, app)).status).toBe(200);
   await pauseServer();
   try {
@@ -116,11 +123,17 @@ test("JetStream unresponsive (server paused): 503 after the publish timeout, the
   } finally {
     server.process.kill("SIGCONT");
   }
-  await waitFor(async () => (await fx.post("/raw/traces", body(), {}, app)).status === 200, { what: "publishing again after SIGCONT" });
+  await waitFor(async () => (await fx.post("/raw/traces", body(), {}, app)).status === 200, {
+    what: "publishing again after SIGCONT",
+  });
 }, 30_000);
 
 test("a retry of a body first answered 503 is stored once when it finally succeeds", async () => {
-  const body = chatTrace({ sessionId: `r-${crypto.randomUUID()}`, messages: [{ role: "user", content: "hi" }], reply: "hello" });
+  const body = chatTrace({
+    sessionId: `r-${crypto.randomUUID()}`,
+    messages: [{ role: "user", content: "hi" }],
+    reply: "hello",
+  });
   await pauseServer();
   let first: Response;
   try {

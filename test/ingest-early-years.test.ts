@@ -16,7 +16,12 @@ afterAll(() => stack.stop());
 
 test("a year before 0100 is a 400 naming the field", async () => {
   const auth = { authorization: `Bearer ${tenant.telemetryKey}` };
-  const body = chatTrace({ sessionId: "y0099", messages: [{ role: "user", content: "hi" }], reply: "hello", start: new Date("0099-12-31T23:59:59Z") });
+  const body = chatTrace({
+    sessionId: "y0099",
+    messages: [{ role: "user", content: "hi" }],
+    reply: "hello",
+    start: new Date("0099-12-31T23:59:59Z"),
+  });
   const res = await stack.ingestRequest("/raw/traces", JSON.stringify(body), auth);
   expect(res.status).toBe(400);
   expect((await res.json()).error).toContain("start_time");
@@ -30,17 +35,32 @@ test("traces and events in early centuries land with their own instants as the s
     { sessionId: "y0999", start: "0999-12-31T23:59:59.000Z" },
   ];
   for (const c of cases) {
-    const body = chatTrace({ sessionId: c.sessionId, messages: [{ role: "user", content: "hi" }], reply: "hello", start: new Date(c.start), durationMs: 1000 });
+    const body = chatTrace({
+      sessionId: c.sessionId,
+      messages: [{ role: "user", content: "hi" }],
+      reply: "hello",
+      start: new Date(c.start),
+      durationMs: 1000,
+    });
     const res = await stack.ingestRequest("/raw/traces", JSON.stringify(body), auth);
     expect(res.status).toBe(200);
   }
-  const ev = { service_name: "support-bot", session_id: "y0150", trace_id: "ev-0150", name: "note", timestamp: "0150-06-01T00:00:05Z" };
+  const ev = {
+    service_name: "support-bot",
+    session_id: "y0150",
+    trace_id: "ev-0150",
+    name: "note",
+    timestamp: "0150-06-01T00:00:05Z",
+  };
   expect((await stack.ingestRequest("/raw/events", JSON.stringify(ev), auth)).status).toBe(200);
 
-  await waitFor(async () => {
-    const rows = await stack.database.sql`select count(*)::int as n from events where trace_id = 'ev-0150'`;
-    return rows[0].n === 1;
-  }, { what: "the early event to land", timeoutMs: 30_000 });
+  await waitFor(
+    async () => {
+      const rows = await stack.database.sql`select count(*)::int as n from events where trace_id = 'ev-0150'`;
+      return rows[0].n === 1;
+    },
+    { what: "the early event to land", timeoutMs: 30_000 },
+  );
   const rows = await stack.database.sql<{ session_id: string; first: string; last: string }[]>`
     select session_id, to_char(first_activity_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') as first,
            to_char(last_activity_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') as last

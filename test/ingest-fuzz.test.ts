@@ -31,33 +31,59 @@ afterAll(() => stack.stop());
 /** Code points a client can send in JSON: any, plus NUL, controls and unpaired surrogates. */
 const hostileUnit = fc.oneof(
   { weight: 8, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }) },
-  { weight: 1, arbitrary: fc.constantFrom("\u0000", "\u001f", "\u007f", "\ud800", "\udfff", "\ud83d", "\u2028", "\ufeff") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("\u0000", "\u001f", "\u007f", "\ud800", "\udfff", "\ud83d", "\u2028", "\ufeff"),
+  },
 );
-const text = (maxLength = 24) => fc.oneof({ weight: 30, arbitrary: fc.string({ maxLength }) }, { weight: 1, arbitrary: fc.string({ unit: hostileUnit, maxLength }) });
+const text = (maxLength = 24) =>
+  fc.oneof(
+    { weight: 30, arbitrary: fc.string({ maxLength }) },
+    { weight: 1, arbitrary: fc.string({ unit: hostileUnit, maxLength }) },
+  );
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
 
 /** ISO-looking timestamps around every edge: offsets, years, leap seconds, 24:00, long fractions. */
 const timestamp = fc.oneof(
-  { weight: 12, arbitrary: fc.date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2040-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString()) },
+  {
+    weight: 12,
+    arbitrary: fc
+      .date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2040-01-01T00:00:00Z"), noInvalidDate: true })
+      .map((d) => d.toISOString()),
+  },
   {
     weight: 5,
     arbitrary: fc
       .record({
-        y: fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(0, 1, 13, 99, 100, 101, 999, 1969, 1970, 2026, 9999)),
+        y: fc.oneof(
+          fc.integer({ min: 0, max: 9999 }),
+          fc.constantFrom(0, 1, 13, 99, 100, 101, 999, 1969, 1970, 2026, 9999),
+        ),
         mo: fc.integer({ min: 0, max: 13 }),
         d: fc.integer({ min: 0, max: 32 }),
         h: fc.oneof(fc.integer({ min: 0, max: 23 }), fc.constantFrom(24, 25)),
         mi: fc.oneof(fc.integer({ min: 0, max: 59 }), fc.constant(60)),
         s: fc.option(fc.oneof(fc.integer({ min: 0, max: 59 }), fc.constantFrom(60, 61)), { nil: undefined }),
-        frac: fc.option(fc.string({ unit: fc.constantFrom("0", "1", "5", "9"), minLength: 1, maxLength: 11 }), { nil: undefined }),
+        frac: fc.option(fc.string({ unit: fc.constantFrom("0", "1", "5", "9"), minLength: 1, maxLength: 11 }), {
+          nil: undefined,
+        }),
         zone: fc.oneof(
           fc.constantFrom("Z", "z", "", "+00:00", "-00:00"),
-          fc.record({ sign: fc.constantFrom("+", "-"), oh: fc.integer({ min: 0, max: 30 }), om: fc.integer({ min: 0, max: 61 }), colon: fc.boolean() })
+          fc
+            .record({
+              sign: fc.constantFrom("+", "-"),
+              oh: fc.integer({ min: 0, max: 30 }),
+              om: fc.integer({ min: 0, max: 61 }),
+              colon: fc.boolean(),
+            })
             .map(({ sign, oh, om, colon }) => `${sign}${pad(oh)}${colon ? ":" : ""}${pad(om)}`),
         ),
         sep: fc.constantFrom("T", "T", "T", "t", " "),
       })
-      .map(({ y, mo, d, h, mi, s, frac, zone, sep }) => `${pad(y, 4)}-${pad(mo)}-${pad(d)}${sep}${pad(h)}:${pad(mi)}${s === undefined ? "" : `:${pad(s)}${frac ? `.${frac}` : ""}`}${zone}`),
+      .map(
+        ({ y, mo, d, h, mi, s, frac, zone, sep }) =>
+          `${pad(y, 4)}-${pad(mo)}-${pad(d)}${sep}${pad(h)}:${pad(mi)}${s === undefined ? "" : `:${pad(s)}${frac ? `.${frac}` : ""}`}${zone}`,
+      ),
   },
   { weight: 1, arbitrary: text(40) },
 );
@@ -69,7 +95,15 @@ const number = fc.oneof(
 );
 /** Free-form JSON, sometimes deep. */
 const freeJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: "small", withCrossShrink: true }, text(12), number, fc.boolean(), fc.constant(null), tie("array"), tie("object")),
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    text(12),
+    number,
+    fc.boolean(),
+    fc.constant(null),
+    tie("array"),
+    tie("object"),
+  ),
   array: fc.array(tie("value"), { maxLength: 4 }),
   object: fc.dictionary(text(8), tie("value"), { maxKeys: 5 }),
 })).value;
@@ -79,24 +113,46 @@ const deep = fc.integer({ min: 55, max: 68 }).map((n) => {
   return v;
 });
 /** Absent `absentWeight` times out of `absentWeight + 1`. */
-const maybe = <T>(arb: fc.Arbitrary<T>, absentWeight = 1) => fc.oneof({ weight: absentWeight, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });
+const maybe = <T>(arb: fc.Arbitrary<T>, absentWeight = 1) =>
+  fc.oneof({ weight: absentWeight, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });
 
 const traceBody = fc
   .record({
-    session_id: fc.oneof({ weight: 5, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) }, { weight: 1, arbitrary: text(600) }),
-    service_name: fc.oneof({ weight: 6, arbitrary: fc.constantFrom("svc-a", "svc-b", "ünï 🚀") }, { weight: 1, arbitrary: text(220) }),
+    session_id: fc.oneof(
+      { weight: 5, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) },
+      { weight: 1, arbitrary: text(600) },
+    ),
+    service_name: fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom("svc-a", "svc-b", "ünï 🚀") },
+      { weight: 1, arbitrary: text(220) },
+    ),
     start: timestamp,
     end: fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: timestamp }),
     model: fc.oneof({ weight: 5, arbitrary: fc.constant("gpt-4o-mini") }, { weight: 1, arbitrary: text(300) }),
     messages: fc.array(
       fc.record({
-        role: fc.oneof({ weight: 8, arbitrary: fc.constantFrom("system", "user", "assistant", "tool") }, { weight: 1, arbitrary: text(70) }),
-        content: fc.oneof({ weight: 8, arbitrary: text(200) }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: fc.array(fc.record({ type: fc.constantFrom("text", "image_url"), text: text(40) }), { maxLength: 3 }) }),
+        role: fc.oneof(
+          { weight: 8, arbitrary: fc.constantFrom("system", "user", "assistant", "tool") },
+          { weight: 1, arbitrary: text(70) },
+        ),
+        content: fc.oneof(
+          { weight: 8, arbitrary: text(200) },
+          { weight: 1, arbitrary: fc.constant(null) },
+          {
+            weight: 2,
+            arbitrary: fc.array(fc.record({ type: fc.constantFrom("text", "image_url"), text: text(40) }), {
+              maxLength: 3,
+            }),
+          },
+        ),
       }),
       { minLength: 0, maxLength: 5 },
     ),
     reply: fc.oneof(text(200), fc.constant(null)),
-    tokens: fc.oneof({ weight: 6, arbitrary: fc.tuple(fc.nat(100_000), fc.nat(100_000), fc.nat(200_000)) }, { weight: 1, arbitrary: fc.tuple(number, number, number) }),
+    tokens: fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(fc.nat(100_000), fc.nat(100_000), fc.nat(200_000)) },
+      { weight: 1, arbitrary: fc.tuple(number, number, number) },
+    ),
     severityLikeIndex: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: number }),
     metadata: maybe(fc.oneof({ weight: 4, arbitrary: freeJson }, { weight: 1, arbitrary: deep })),
     environment: maybe(text(140)),
@@ -110,7 +166,17 @@ const traceBody = fc
       start_time: r.start,
       end_time: r.end ?? r.start,
       request: { model: r.model, messages: r.messages },
-      responses: [{ id: "chatcmpl-x", object: "chat.completion", model: r.model, choices: [{ index: r.severityLikeIndex, message: { role: "assistant", content: r.reply }, finish_reason: "stop" }], usage: { prompt_tokens: r.tokens[0], completion_tokens: r.tokens[1], total_tokens: r.tokens[2] } }],
+      responses: [
+        {
+          id: "chatcmpl-x",
+          object: "chat.completion",
+          model: r.model,
+          choices: [
+            { index: r.severityLikeIndex, message: { role: "assistant", content: r.reply }, finish_reason: "stop" },
+          ],
+          usage: { prompt_tokens: r.tokens[0], completion_tokens: r.tokens[1], total_tokens: r.tokens[2] },
+        },
+      ],
     };
     if (r.metadata !== undefined) body.metadata = r.metadata;
     if (r.environment !== undefined) body.environment = r.environment;
@@ -119,13 +185,31 @@ const traceBody = fc
 
 const eventBody = fc
   .record({
-    name: fc.oneof({ weight: 5, arbitrary: fc.constantFrom("checkout", "feedback") }, { weight: 1, arbitrary: text(300) }),
-    session_id: fc.oneof({ weight: 5, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) }, { weight: 1, arbitrary: text(600) }),
+    name: fc.oneof(
+      { weight: 5, arbitrary: fc.constantFrom("checkout", "feedback") },
+      { weight: 1, arbitrary: text(300) },
+    ),
+    session_id: fc.oneof(
+      { weight: 5, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) },
+      { weight: 1, arbitrary: text(600) },
+    ),
     service_name: fc.constantFrom("svc-a", "svc-b"),
     timestamp,
-    severity_number: maybe(fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 24 }) }, { weight: 1, arbitrary: number })),
-    attributes: maybe(fc.oneof({ weight: 6, arbitrary: fc.dictionary(text(10), freeJson, { maxKeys: 8 }) }, { weight: 1, arbitrary: freeJson })),
-    body: maybe(fc.oneof({ weight: 6, arbitrary: fc.dictionary(text(10), freeJson, { maxKeys: 8 }) }, { weight: 1, arbitrary: deep })),
+    severity_number: maybe(
+      fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 24 }) }, { weight: 1, arbitrary: number }),
+    ),
+    attributes: maybe(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.dictionary(text(10), freeJson, { maxKeys: 8 }) },
+        { weight: 1, arbitrary: freeJson },
+      ),
+    ),
+    body: maybe(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.dictionary(text(10), freeJson, { maxKeys: 8 }) },
+        { weight: 1, arbitrary: deep },
+      ),
+    ),
     environment: maybe(text(140)),
     rawNumber: maybe(fc.constantFrom("1e400", "123456789012345678901234567890", "-0"), 15),
   })
@@ -137,7 +221,10 @@ const eventBody = fc
 
 const SENTINEL = "__raw_number__";
 /** The JSON text of a case; `marker` makes every body unique and findable in Postgres (trace_id). */
-function render(c: { kind: "trace" | "event"; body: Record<string, unknown>; rawNumber?: string }, marker: string): string {
+function render(
+  c: { kind: "trace" | "event"; body: Record<string, unknown>; rawNumber?: string },
+  marker: string,
+): string {
   const body = { ...c.body, trace_id: marker, ...(c.rawNumber ? { extra_number: SENTINEL } : {}) };
   const json = JSON.stringify(body);
   return c.rawNumber ? json.replace(`"${SENTINEL}"`, c.rawNumber) : json;
@@ -145,7 +232,10 @@ function render(c: { kind: "trace" | "event"; body: Record<string, unknown>; raw
 
 // --- the property --------------------------------------------------------------------------
 test(`${RUNS} generated traces and events: each answers 400 at ingest or lands in Postgres; none fails in the processor (seed ${SEED})`, async () => {
-  const cases = fc.sample(fc.oneof({ weight: 3, arbitrary: traceBody }, { weight: 2, arbitrary: eventBody }), { numRuns: RUNS, seed: SEED });
+  const cases = fc.sample(fc.oneof({ weight: 3, arbitrary: traceBody }, { weight: 2, arbitrary: eventBody }), {
+    numRuns: RUNS,
+    seed: SEED,
+  });
   const runId = crypto.randomUUID().slice(0, 8);
   const accepted = new Map<string, { kind: "trace" | "event"; text: string }>();
   const otherStatus: Array<{ status: number; text: string; error: string }> = [];
@@ -165,7 +255,7 @@ test(`${RUNS} generated traces and events: each answers 400 at ingest or lands i
         if (res.status === 200) accepted.set(marker, { kind: c.kind, text: body });
         else if (res.status === 400) {
           rejected++;
-          const field = String((await res.json()).error).match(/^invalid ([^:\[.]+)/)?.[1] ?? "other";
+          const field = String((await res.json()).error).match(/^invalid ([^:[.]+)/)?.[1] ?? "other";
           reasons.set(field, (reasons.get(field) ?? 0) + 1);
         } else otherStatus.push({ status: res.status, text: body.slice(0, 300), error: await res.text() });
       }
@@ -183,7 +273,11 @@ test(`${RUNS} generated traces and events: each answers 400 at ingest or lands i
     const c = await stack.nats.jsm.consumers.info(stack.nats.topology.ingestStream, ingestStream.consumer!.durable);
     return c.num_pending + c.num_ack_pending;
   };
-  await waitFor(async () => (await info()) === 0, { what: "the processor to settle every message", timeoutMs: 120_000, intervalMs: 250 });
+  await waitFor(async () => (await info()) === 0, {
+    what: "the processor to settle every message",
+    timeoutMs: 120_000,
+    intervalMs: 250,
+  });
   const stored = await storedMarkers();
   const missing = [...accepted.keys()].filter((m) => !stored.has(m));
 
@@ -209,12 +303,22 @@ test("what ingest accepts, the processor's decoder accepts unchanged (pure, 10,0
       try {
         // Exactly what ingest runs on a body (apps/ingest/src/app.ts), minus auth and publish.
         const parsed = parseJsonStrict(render(c, "m"));
-        body = (c.kind === "trace" ? validateTrace(parsed) : validateEvent(parsed)) as unknown as Record<string, unknown>;
+        body = (c.kind === "trace" ? validateTrace(parsed) : validateEvent(parsed)) as unknown as Record<
+          string,
+          unknown
+        >;
       } catch (err) {
         if ((err as { status?: number }).status === 400) return;
         throw err;
       }
-      const message = { kind: c.kind, messageId: "a".repeat(64), tenantId: tenant.tenantId, serviceName: "svc", receivedAt: new Date().toISOString(), payload: body };
+      const message = {
+        kind: c.kind,
+        messageId: "a".repeat(64),
+        tenantId: tenant.tenantId,
+        serviceName: "svc",
+        receivedAt: new Date().toISOString(),
+        payload: body,
+      };
       const decoded = codec.decode("ingest.x", encoder.encode(JSON.stringify(message)), undefined);
       expect(decoded.ok ? null : decoded.error).toBeNull();
       // Unchanged as JSON (-0 and 0 are one JSON number).

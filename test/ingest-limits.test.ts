@@ -6,16 +6,28 @@ import { chatTrace } from "./helpers/payloads";
 let fx: IngestFixture;
 let clock = Date.parse("2025-03-01T00:00:00Z");
 beforeAll(async () => {
-  fx = await createIngestFixture({ rateLimit: { perSecond: 2, burst: 3 }, now: () => new Date(clock), maxBodyBytes: 32 * 1024 });
+  fx = await createIngestFixture({
+    rateLimit: { perSecond: 2, burst: 3 },
+    now: () => new Date(clock),
+    maxBodyBytes: 32 * 1024,
+  });
 });
 afterAll(() => fx.stop());
 
-const trace = () => chatTrace({ sessionId: `s-${crypto.randomUUID().slice(0, 8)}`, messages: [{ role: "user", content: "hi" }], reply: "hello" });
+const trace = () =>
+  chatTrace({
+    sessionId: `s-${crypto.randomUUID().slice(0, 8)}`,
+    messages: [{ role: "user", content: "hi" }],
+    reply: "hello",
+  });
 
 test("over the burst a credential gets 429 with Retry-After and RateLimit headers, and nothing is stored", async () => {
   const other = await fx.key("telemetry");
   for (let i = 0; i < 3; i++) {
-    const ok = await fx.post(i % 2 ? "/raw/events" : "/raw/traces", i % 2 ? { name: "e", service_name: "s", session_id: `x${i}`, timestamp: "2025-01-01T00:00:00Z" } : trace());
+    const ok = await fx.post(
+      i % 2 ? "/raw/events" : "/raw/traces",
+      i % 2 ? { name: "e", service_name: "s", session_id: `x${i}`, timestamp: "2025-01-01T00:00:00Z" } : trace(),
+    );
     expect(ok.status).toBe(200);
     expect(ok.headers.get("ratelimit-limit")).toBe("3");
     expect(ok.headers.get("ratelimit-remaining")).toBe(String(2 - i));
@@ -39,7 +51,9 @@ test("over the burst a credential gets 429 with Retry-After and RateLimit header
 });
 
 test("on a real socket a declared Content-Length over the limit gets a JSON 413 without the body being read", async () => {
-  const server = fx.build({ maxBodyBytes: 32 * 1024, rateLimit: { perSecond: 0, burst: 1 } }).listen({ port: 0, hostname: "127.0.0.1", maxRequestBodySize: 1024 ** 3 });
+  const server = fx
+    .build({ maxBodyBytes: 32 * 1024, rateLimit: { perSecond: 0, burst: 1 } })
+    .listen({ port: 0, hostname: "127.0.0.1", maxRequestBodySize: 1024 ** 3 });
   try {
     const port = server.server!.port!;
     const reply = await new Promise<string>((resolve, reject) => {
@@ -54,7 +68,9 @@ test("on a real socket a declared Content-Length over the limit gets a JSON 413 
       });
       sock.on("error", reject);
       // Declares 100 MB, sends 1 KB: the answer must come without waiting for the rest.
-      sock.write(`POST /raw/traces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fx.tenant.telemetryKey}\r\nContent-Type: application/json\r\nContent-Length: ${100 * 1024 * 1024}\r\n\r\n${"x".repeat(1024)}`);
+      sock.write(
+        `POST /raw/traces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fx.tenant.telemetryKey}\r\nContent-Type: application/json\r\nContent-Length: ${100 * 1024 * 1024}\r\n\r\n${"x".repeat(1024)}`,
+      );
     });
     expect(reply.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
     expect(reply).toContain('{"error":"body exceeds the limit of 32768 bytes"}');
@@ -63,10 +79,18 @@ test("on a real socket a declared Content-Length over the limit gets a JSON 413 
     const exact = JSON.stringify({ ...trace(), pad: "" });
     const padded = JSON.stringify({ ...JSON.parse(exact), pad: "p".repeat(32 * 1024 - exact.length) });
     expect(new TextEncoder().encode(padded).length).toBe(32 * 1024);
-    const atLimit = await fetch(`http://127.0.0.1:${port}/raw/traces`, { method: "POST", headers: { "content-type": "application/json", ...fx.auth }, body: padded });
+    const atLimit = await fetch(`http://127.0.0.1:${port}/raw/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...fx.auth },
+      body: padded,
+    });
     // The limit is inclusive.
     expect(atLimit.status).toBe(200);
-    const over = await fetch(`http://127.0.0.1:${port}/raw/traces`, { method: "POST", headers: { "content-type": "application/json", ...fx.auth }, body: padded + " " });
+    const over = await fetch(`http://127.0.0.1:${port}/raw/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...fx.auth },
+      body: padded + " ",
+    });
     expect(over.status).toBe(413);
   } finally {
     await server.stop(true);
@@ -76,7 +100,12 @@ test("on a real socket a declared Content-Length over the limit gets a JSON 413 
 test("publishes waiting on a PubAck beyond the in-flight cap are refused with 503 at once", async () => {
   // A JetStream that never acks: the first request waits, the second must not queue behind it.
   const stuck = { publish: () => new Promise(() => {}) } as never;
-  const app = fx.build({ js: stuck, maxInFlightPublishes: 1, publishTimeoutMs: 60_000, rateLimit: { perSecond: 0, burst: 1 } });
+  const app = fx.build({
+    js: stuck,
+    maxInFlightPublishes: 1,
+    publishTimeoutMs: 60_000,
+    rateLimit: { perSecond: 0, burst: 1 },
+  });
   void fx.post("/raw/traces", trace(), {}, app);
   await new Promise((r) => setTimeout(r, 50));
   const res = await fx.post("/raw/traces", trace(), {}, app);

@@ -15,13 +15,15 @@ beforeAll(async () => {
   fx = await createIngestFixture();
   const real = new RealResolver(fx.stack.database.db, { ttlMs: 0 });
   const switched = {
-    resolve: (presented: string): Promise<ResolvedKey | null> => (postgresAnswers ? real.resolve(presented) : new Promise(() => {})),
+    resolve: (presented: string): Promise<ResolvedKey | null> =>
+      postgresAnswers ? real.resolve(presented) : new Promise(() => {}),
   } as unknown as KeyResolver;
   app = fx.build({ keys: switched });
 }, 60_000);
 afterAll(() => fx?.stop());
 
-const trace = () => chatTrace({ sessionId: `s-${crypto.randomUUID()}`, messages: [{ role: "user", content: "hi" }], reply: "hello" });
+const trace = () =>
+  chatTrace({ sessionId: `s-${crypto.randomUUID()}`, messages: [{ role: "user", content: "hi" }], reply: "hello" });
 
 test("while Postgres hangs, a key seen valid is still accepted (and stored) within a fraction of a second; an unknown one gets 503 + Retry-After within 3.5 s", async () => {
   expect((await fx.post("/raw/traces", trace(), {}, app)).status).toBe(200);

@@ -62,20 +62,70 @@ const traceCases: Case[] = [
   ["message content a number", trace((t) => (t.request.messages[1].content = 7)), 400, "request.messages[1].content"],
   ["user content null", trace((t) => (t.request.messages[1].content = null)), 400, "request.messages[1].content"],
   ["user content missing", trace((t) => delete t.request.messages[1].content), 400, "request.messages[1].content"],
-  ["content part without type", trace((t) => (t.request.messages[1].content = [{ text: "hi" }])), 400, "request.messages[1].content: must be a string, an array of content parts"],
+  [
+    "content part without type",
+    trace((t) => (t.request.messages[1].content = [{ text: "hi" }])),
+    400,
+    "request.messages[1].content: must be a string, an array of content parts",
+  ],
   ["response id missing", trace((t) => delete t.responses[0].id), 400, "responses[0].id"],
   ["response usage missing", trace((t) => delete t.responses[0].usage), 400, "responses[0].usage"],
-  ["negative token count", trace((t) => (t.responses[0].usage.total_tokens = -1)), 400, "responses[0].usage.total_tokens"],
-  ["token count as a string", trace((t) => (t.responses[0].usage.prompt_tokens = "120")), 400, "responses[0].usage.prompt_tokens"],
-  ["token count absurdly large", trace((t) => (t.responses[0].usage.completion_tokens = 1e20)), 400, "responses[0].usage.completion_tokens"],
-  ["token count fractional", trace((t) => (t.responses[0].usage.completion_tokens = 1.5)), 400, "responses[0].usage.completion_tokens"],
-  ["finish_reason missing", trace((t) => delete t.responses[0].choices[0].finish_reason), 400, "responses[0].choices[0].finish_reason"],
-  ["choice message missing", trace((t) => delete t.responses[0].choices[0].message), 400, "responses[0].choices[0].message"],
-  ["NUL in message content", trace((t) => (t.request.messages[1].content = "a\u0000b")), 400, "request.messages[1].content"],
+  [
+    "negative token count",
+    trace((t) => (t.responses[0].usage.total_tokens = -1)),
+    400,
+    "responses[0].usage.total_tokens",
+  ],
+  [
+    "token count as a string",
+    trace((t) => (t.responses[0].usage.prompt_tokens = "120")),
+    400,
+    "responses[0].usage.prompt_tokens",
+  ],
+  [
+    "token count absurdly large",
+    trace((t) => (t.responses[0].usage.completion_tokens = 1e20)),
+    400,
+    "responses[0].usage.completion_tokens",
+  ],
+  [
+    "token count fractional",
+    trace((t) => (t.responses[0].usage.completion_tokens = 1.5)),
+    400,
+    "responses[0].usage.completion_tokens",
+  ],
+  [
+    "finish_reason missing",
+    trace((t) => delete t.responses[0].choices[0].finish_reason),
+    400,
+    "responses[0].choices[0].finish_reason",
+  ],
+  [
+    "choice message missing",
+    trace((t) => delete t.responses[0].choices[0].message),
+    400,
+    "responses[0].choices[0].message",
+  ],
+  [
+    "NUL in message content",
+    trace((t) => (t.request.messages[1].content = "a\u0000b")),
+    400,
+    "request.messages[1].content",
+  ],
   ["NUL in an unknown field's key", trace((t) => (t.metadata = { "k\u0000": 1 })), 400, "metadata.k"],
   ["unpaired surrogate", validText.replace('"Hi"', '"\\ud800"'), 400, "request.messages[1].content"],
-  ["duplicate top-level key", validText.replace('"session_id":"s-1"', '"session_id":"s-1","session_id":"s-2"'), 400, "session_id"],
-  ["duplicate nested key", validText.replace('"prompt_tokens":120', '"prompt_tokens":120,"prompt_tokens":1'), 400, "responses[0].usage.prompt_tokens"],
+  [
+    "duplicate top-level key",
+    validText.replace('"session_id":"s-1"', '"session_id":"s-1","session_id":"s-2"'),
+    400,
+    "session_id",
+  ],
+  [
+    "duplicate nested key",
+    validText.replace('"prompt_tokens":120', '"prompt_tokens":120,"prompt_tokens":1'),
+    400,
+    "responses[0].usage.prompt_tokens",
+  ],
   ["nesting deeper than 64", trace((t) => (t.metadata = nested(80))), 400, "metadata.n.n"],
   ["invalid JSON", validText.slice(0, -1), 400, "JSON"],
   ["a JSON array", `[${validText}]`, 400, "body"],
@@ -88,7 +138,12 @@ const traceCases: Case[] = [
 ];
 
 const event = (edit: (e: any) => void = () => {}) => {
-  const e: any = { name: "checkout", service_name: "support-bot", session_id: "s-1", timestamp: "2025-03-01T10:00:00Z" };
+  const e: any = {
+    name: "checkout",
+    service_name: "support-bot",
+    session_id: "s-1",
+    timestamp: "2025-03-01T10:00:00Z",
+  };
   edit(e);
   return e;
 };
@@ -115,7 +170,10 @@ async function expectRejected(path: string, [_, body, status, field, headers]: C
   const res = await fx.post(path, body, headers);
   const json = await res.json();
   if (process.env.SHOW_ERRORS) console.log(res.status, json.error);
-  expect({ status: res.status, mentionsField: typeof json.error === "string" && json.error.includes(field) }).toEqual({ status, mentionsField: true });
+  expect({ status: res.status, mentionsField: typeof json.error === "string" && json.error.includes(field) }).toEqual({
+    status,
+    mentionsField: true,
+  });
   expect(Object.keys(json)).toEqual(["error"]);
   expect(res.headers.get("x-request-id")).toBeTruthy();
   expect(await fx.stored()).toBe(before);
@@ -141,7 +199,13 @@ test("a body that is not UTF-8 is 400 and stores nothing", async () => {
   const before = await fx.stored();
   const bytes = new TextEncoder().encode(validText.replace('"Hi"', '"H?"'));
   bytes[bytes.indexOf("?".charCodeAt(0))] = 0xff;
-  const res = await fx.app.handle(new Request("http://ingest.test/raw/traces", { method: "POST", headers: { "content-type": "application/json", ...fx.auth }, body: bytes }));
+  const res = await fx.app.handle(
+    new Request("http://ingest.test/raw/traces", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...fx.auth },
+      body: bytes,
+    }),
+  );
   expect(res.status).toBe(400);
   expect((await res.json()).error).toContain("UTF-8");
   expect(await fx.stored()).toBe(before);
@@ -162,7 +226,14 @@ test("a chunked body over the limit is cut off with 413", async () => {
       else c.close();
     },
   });
-  const res = await fx.app.handle(new Request("http://ingest.test/raw/traces", { method: "POST", headers: { "content-type": "application/json", ...fx.auth }, body, duplex: "half" } as RequestInit));
+  const res = await fx.app.handle(
+    new Request("http://ingest.test/raw/traces", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...fx.auth },
+      body,
+      duplex: "half",
+    } as RequestInit),
+  );
   expect(res.status).toBe(413);
   expect(sent).toBeLessThan(10);
 });
@@ -170,17 +241,40 @@ test("a chunked body over the limit is cut off with 413", async () => {
 describe("accepted shapes", () => {
   test("unknown fields, tool calls, content parts, null assistant content and unicode are stored as sent", async () => {
     const t = base();
-    t.request.tools = [{ type: "function", function: { name: "lookup", parameters: { type: "object", properties: { q: { type: "string" } } } } }];
+    t.request.tools = [
+      {
+        type: "function",
+        function: { name: "lookup", parameters: { type: "object", properties: { q: { type: "string" } } } },
+      },
+    ];
     t.request.messages.push(
-      { role: "user", content: [{ type: "text", text: "Zoë 👋 مرحبا e\u0301" }, { type: "image_url", image_url: { url: "https://example.com/a.png" } }] },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"x"}' } }] },
-      { role: "assistant", tool_calls: [{ id: "call_2", type: "function", function: { name: "lookup", arguments: "{}" } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Zoë 👋 مرحبا e\u0301" },
+          { type: "image_url", image_url: { url: "https://example.com/a.png" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"x"}' } }],
+      },
+      {
+        role: "assistant",
+        tool_calls: [{ id: "call_2", type: "function", function: { name: "lookup", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "call_1", content: "result" },
     );
     t.responses.push({ ...t.responses[0], id: "chatcmpl-2" });
     t.responses[0].usage.completion_tokens_details = { reasoning_tokens: 12 };
     t.responses[0].usage.prompt_tokens_details = { cached_tokens: 64 };
-    t.responses[0].choices[0].message = { role: "assistant", content: null, refusal: null, tool_calls: [{ id: "call_3", type: "function", function: { name: "lookup", arguments: "{}" } }] };
+    t.responses[0].choices[0].message = {
+      role: "assistant",
+      content: null,
+      refusal: null,
+      tool_calls: [{ id: "call_3", type: "function", function: { name: "lookup", arguments: "{}" } }],
+    };
     t.responses[0].choices[0].finish_reason = "tool_calls";
     t.session_id = "sessão/ünïcode 🚀";
     t.metadata = { nested: nested(40) };
@@ -192,12 +286,23 @@ describe("accepted shapes", () => {
   });
 
   test("a message content of 50 KB within the body limit is accepted", async () => {
-    const res = await fx.post("/raw/traces", trace((t) => (t.request.messages[1].content = "y".repeat(50 * 1024))));
+    const res = await fx.post(
+      "/raw/traces",
+      trace((t) => (t.request.messages[1].content = "y".repeat(50 * 1024))),
+    );
     expect(res.status).toBe(200);
   });
 
   test("a full event with every optional field is stored", async () => {
-    const e = event((e) => Object.assign(e, { severity_number: 24, attributes: { plan: "pro", n: 3 }, body: { cart: { items: 2 } }, environment: "prod", trace_id: "t-1" }));
+    const e = event((e) =>
+      Object.assign(e, {
+        severity_number: 24,
+        attributes: { plan: "pro", n: 3 },
+        body: { cart: { items: 2 } },
+        environment: "prod",
+        trace_id: "t-1",
+      }),
+    );
     const res = await fx.post("/raw/events", e);
     expect(res.status).toBe(200);
     // Stored as sent, but for the timestamp: normalised to its UTC form (docs/ingestion.md).

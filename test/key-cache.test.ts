@@ -36,7 +36,12 @@ describe("key cache: bounded LRU with negative entries", () => {
 
   test("per client address, uncached keys get 429 with Retry-After once the bucket is empty; cached keys still answer", async () => {
     let now = 1_000_000;
-    const keys = new KeyResolver(testDb.database.db, { ttlMs: 60_000, missesPerSecond: 1, missBurst: 5, now: () => now });
+    const keys = new KeyResolver(testDb.database.db, {
+      ttlMs: 60_000,
+      missesPerSecond: 1,
+      missBurst: 5,
+      now: () => now,
+    });
     expect(await keys.resolve(tenant.telemetryKey, "10.0.0.1")).not.toBeNull();
     for (let i = 0; i < 4; i++) expect(await keys.resolve(randomKey(), "10.0.0.1")).toBeNull();
     const refused = await keys.resolve(randomKey(), "10.0.0.1").catch((e) => e);
@@ -54,7 +59,12 @@ describe("key cache: bounded LRU with negative entries", () => {
 
   test("a valid key's refresh after its TTL is not refused when a sprayer emptied the address's bucket", async () => {
     let now = 3_000_000;
-    const keys = new KeyResolver(testDb.database.db, { ttlMs: 1_000, missesPerSecond: 0.0001, missBurst: 1, now: () => now });
+    const keys = new KeyResolver(testDb.database.db, {
+      ttlMs: 1_000,
+      missesPerSecond: 0.0001,
+      missBurst: 1,
+      now: () => now,
+    });
     expect(await keys.resolve(tenant.telemetryKey, "10.0.0.9")).not.toBeNull(); // takes the only token
     expect(((await keys.resolve(randomKey(), "10.0.0.9").catch((e) => e)) as HttpError).status).toBe(429);
     now += 2_000; // the valid key's entry has expired; the bucket is still empty

@@ -26,24 +26,42 @@ async function sessionEvents(sessionId: string): Promise<MaturedMessage[]> {
 }
 
 const send = async (sessionId: string, content: string) => {
-  const r = await stack.ingestRequest("/raw/traces", chatTrace({ sessionId, messages: [{ role: "user", content }], reply: "ok" }), {
-    authorization: `Bearer ${tenant.telemetryKey}`,
-  });
+  const r = await stack.ingestRequest(
+    "/raw/traces",
+    chatTrace({ sessionId, messages: [{ role: "user", content }], reply: "ok" }),
+    {
+      authorization: `Bearer ${tenant.telemetryKey}`,
+    },
+  );
   expect(r.status).toBe(200);
 };
 
 test("a maturation more than 30 days after the last one restarts maturation_count at 1; a recent one increments", async () => {
   for (const id of ["old-1", "recent-1"]) await send(id, `hello ${id}`);
-  for (const id of ["old-1", "recent-1"]) await waitFor(async () => (await sessionEvents(id)).length === 1, { what: `first maturation of ${id}` });
+  for (const id of ["old-1", "recent-1"])
+    await waitFor(async () => (await sessionEvents(id)).length === 1, { what: `first maturation of ${id}` });
   // The dedup history of old-1's first event is past retention; recent-1's is 29 days old.
   await stack.database.sql`update sessions set matured_at = now() - interval '31 days' where session_id = 'old-1'`;
   await stack.database.sql`update sessions set matured_at = now() - interval '29 days' where session_id = 'recent-1'`;
   for (const id of ["old-1", "recent-1"]) await send(id, `back again ${id}`);
-  const old = await waitFor(async () => { const e = await sessionEvents("old-1"); return e.length === 2 && e; }, { what: "old-1 re-matured" });
-  const recent = await waitFor(async () => { const e = await sessionEvents("recent-1"); return e.length === 2 && e; }, { what: "recent-1 re-matured" });
+  const old = await waitFor(
+    async () => {
+      const e = await sessionEvents("old-1");
+      return e.length === 2 && e;
+    },
+    { what: "old-1 re-matured" },
+  );
+  const recent = await waitFor(
+    async () => {
+      const e = await sessionEvents("recent-1");
+      return e.length === 2 && e;
+    },
+    { what: "recent-1 re-matured" },
+  );
   expect(old.map((m) => m.maturationCount)).toEqual([1, 1]);
   expect(Date.parse(old[1].occurredAt)).toBeGreaterThan(Date.parse(old[0].occurredAt));
   expect(recent.map((m) => m.maturationCount)).toEqual([1, 2]);
-  const [row] = await stack.database.sql`select maturation_count, published_count from sessions where session_id = 'old-1'`;
+  const [row] = await stack.database
+    .sql`select maturation_count, published_count from sessions where session_id = 'old-1'`;
   expect(row).toEqual({ maturation_count: 1, published_count: 1 });
 });

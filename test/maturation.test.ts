@@ -36,41 +36,86 @@ async function maturedMessages(): Promise<Array<MaturedMessage & { subject: stri
   }
   return out;
 }
-const sessionEvents = async (sessionId: string) => (await maturedMessages()).filter((m) => m.type === "session.matured" && m.sessionId === sessionId);
+const sessionEvents = async (sessionId: string) =>
+  (await maturedMessages()).filter((m) => m.type === "session.matured" && m.sessionId === sessionId);
 
 async function sessionRow(sessionId: string) {
-  const [row] = await stack.database.sql<{ id: string; status: string; maturation_count: number; published_count: number; activity_seq: number }[]>`
+  const [row] = await stack.database.sql<
+    { id: string; status: string; maturation_count: number; published_count: number; activity_seq: number }[]
+  >`
     select id, status, maturation_count, published_count, activity_seq from sessions where session_id = ${sessionId}`;
   return row;
 }
 
 test("a session matures with count 1, re-opens on new activity (trace or event) and re-matures with 2, then 3", async () => {
   await restartProcessor();
-  await send("/raw/traces", chatTrace({ sessionId: "reopen-1", messages: [{ role: "user", content: "hi" }], reply: "hello" }));
-  const first = await waitFor(async () => (await sessionEvents("reopen-1")).length === 1 && sessionEvents("reopen-1"), { what: "first session.matured" });
+  await send(
+    "/raw/traces",
+    chatTrace({ sessionId: "reopen-1", messages: [{ role: "user", content: "hi" }], reply: "hello" }),
+  );
+  const first = await waitFor(async () => (await sessionEvents("reopen-1")).length === 1 && sessionEvents("reopen-1"), {
+    what: "first session.matured",
+  });
   expect(first[0]).toMatchObject({ maturationCount: 1, serviceName: "support-bot", tenantId: tenant.tenantId });
 
-  await send("/raw/traces", chatTrace({ sessionId: "reopen-1", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, { role: "user", content: "again" }], reply: "yes?" }));
-  const second = await waitFor(async () => { const e = await sessionEvents("reopen-1"); return e.length === 2 && e; }, { what: "second session.matured" });
+  await send(
+    "/raw/traces",
+    chatTrace({
+      sessionId: "reopen-1",
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "hello" },
+        { role: "user", content: "again" },
+      ],
+      reply: "yes?",
+    }),
+  );
+  const second = await waitFor(
+    async () => {
+      const e = await sessionEvents("reopen-1");
+      return e.length === 2 && e;
+    },
+    { what: "second session.matured" },
+  );
   expect(second.map((m) => m.maturationCount)).toEqual([1, 2]);
   expect(second[1].entityPk).toBe(second[0].entityPk);
   expect(Date.parse(second[1].occurredAt)).toBeGreaterThan(Date.parse(second[0].occurredAt));
 
   // An event alone is activity too.
-  await send("/raw/events", { name: "feedback", service_name: "support-bot", session_id: "reopen-1", timestamp: new Date().toISOString() });
-  const third = await waitFor(async () => { const e = await sessionEvents("reopen-1"); return e.length === 3 && e; }, { what: "third session.matured" });
+  await send("/raw/events", {
+    name: "feedback",
+    service_name: "support-bot",
+    session_id: "reopen-1",
+    timestamp: new Date().toISOString(),
+  });
+  const third = await waitFor(
+    async () => {
+      const e = await sessionEvents("reopen-1");
+      return e.length === 3 && e;
+    },
+    { what: "third session.matured" },
+  );
   expect(third.map((m) => m.maturationCount)).toEqual([1, 2, 3]);
   const row = await sessionRow("reopen-1");
   expect(row).toMatchObject({ status: "matured", maturation_count: 3, published_count: 3 });
-  const [analysis] = await stack.database.sql`select maturation_count, through_activity_seq from session_analyses where session_pk = ${row.id}`;
+  const [analysis] = await stack.database
+    .sql`select maturation_count, through_activity_seq from session_analyses where session_pk = ${row.id}`;
   expect(analysis.maturation_count).toBe(3);
   expect(Number(analysis.through_activity_seq)).toBe(Number(row.activity_seq));
 });
 
 test("a trace matures once; the same trace sent again is a duplicate, not a second event", async () => {
-  const body = chatTrace({ sessionId: "trace-once", messages: [{ role: "user", content: "q" }], reply: "a", extra: { trace_id: "trace-fixed-1" } });
+  const body = chatTrace({
+    sessionId: "trace-once",
+    messages: [{ role: "user", content: "q" }],
+    reply: "a",
+    extra: { trace_id: "trace-fixed-1" },
+  });
   await send("/raw/traces", body);
-  await waitFor(async () => (await maturedMessages()).some((m) => m.type === "trace.matured" && m.traceId === "trace-fixed-1"), { what: "trace.matured" });
+  await waitFor(
+    async () => (await maturedMessages()).some((m) => m.type === "trace.matured" && m.traceId === "trace-fixed-1"),
+    { what: "trace.matured" },
+  );
   await waitFor(async () => (await sessionEvents("trace-once")).length === 1, { what: "session matured" });
   // Same trace id, different bytes (so ingest's duplicate window does not drop it first).
   await send("/raw/traces", { ...body, environment: "retry" });
@@ -78,19 +123,37 @@ test("a trace matures once; the same trace sent again is a duplicate, not a seco
   const traces = (await maturedMessages()).filter((m) => m.type === "trace.matured" && m.traceId === "trace-fixed-1");
   expect(traces.map((m) => m.maturationCount)).toEqual([1]);
   expect(await sessionEvents("trace-once")).toHaveLength(1);
-  const [t] = await stack.database.sql`select maturation_count, published_count, status from traces where trace_id = 'trace-fixed-1'`;
+  const [t] = await stack.database
+    .sql`select maturation_count, published_count, status from traces where trace_id = 'trace-fixed-1'`;
   expect(t).toMatchObject({ maturation_count: 1, published_count: 1, status: "matured" });
-  const [a] = await stack.database.sql<{ metrics: any }[]>`select metrics from trace_analyses ta join traces t on t.id = ta.trace_pk where t.trace_id = 'trace-fixed-1'`;
+  const [a] = await stack.database.sql<
+    { metrics: any }[]
+  >`select metrics from trace_analyses ta join traces t on t.id = ta.trace_pk where t.trace_id = 'trace-fixed-1'`;
   expect(a.metrics).toMatchObject({ modelCalls: 1, promptTokens: 120, completionTokens: 40 });
 });
 
 test("traces written together mature together, each exactly once", async () => {
   const ids = Array.from({ length: 6 }, (_, i) => `trace-batch-${i}`);
-  await Promise.all(ids.map((id, i) => send("/raw/traces", chatTrace({ sessionId: `batch-${i % 2}`, messages: [{ role: "user", content: id }], reply: "ok", extra: { trace_id: id } }))));
-  const matured = await waitFor(async () => {
-    const all = (await maturedMessages()).filter((m) => m.type === "trace.matured" && ids.includes(m.traceId!));
-    return all.length >= ids.length && all;
-  }, { what: "all traces matured" });
+  await Promise.all(
+    ids.map((id, i) =>
+      send(
+        "/raw/traces",
+        chatTrace({
+          sessionId: `batch-${i % 2}`,
+          messages: [{ role: "user", content: id }],
+          reply: "ok",
+          extra: { trace_id: id },
+        }),
+      ),
+    ),
+  );
+  const matured = await waitFor(
+    async () => {
+      const all = (await maturedMessages()).filter((m) => m.type === "trace.matured" && ids.includes(m.traceId!));
+      return all.length >= ids.length && all;
+    },
+    { what: "all traces matured" },
+  );
   await new Promise((r) => setTimeout(r, 1_500));
   const again = (await maturedMessages()).filter((m) => m.type === "trace.matured" && ids.includes(m.traceId!));
   expect(again.map((m) => m.traceId).sort()).toEqual([...ids].sort());
@@ -109,14 +172,22 @@ test("a processor killed between the Postgres commit and the MATURED publish rep
       }
     },
   });
-  await send("/raw/traces", chatTrace({ sessionId: "crash-1", messages: [{ role: "user", content: "q" }], reply: "a" }));
-  await waitFor(async () => crashed > 0 && (await sessionRow("crash-1"))?.status === "matured", { what: "commit without publish" });
+  await send(
+    "/raw/traces",
+    chatTrace({ sessionId: "crash-1", messages: [{ role: "user", content: "q" }], reply: "a" }),
+  );
+  await waitFor(async () => crashed > 0 && (await sessionRow("crash-1"))?.status === "matured", {
+    what: "commit without publish",
+  });
   const committed = await sessionRow("crash-1");
   expect(committed).toMatchObject({ maturation_count: 1, published_count: 0 });
   expect(await sessionEvents("crash-1")).toHaveLength(0);
 
   await restartProcessor(); // the new instance gets the unacked marker again
-  await waitFor(async () => (await sessionRow("crash-1")).published_count === 1, { what: "replayed publish", timeoutMs: 20_000 });
+  await waitFor(async () => (await sessionRow("crash-1")).published_count === 1, {
+    what: "replayed publish",
+    timeoutMs: 20_000,
+  });
   const events = await sessionEvents("crash-1");
   expect(events.map((m) => m.maturationCount)).toEqual([1]);
   expect((await sessionRow("crash-1")).maturation_count).toBe(1);
@@ -139,14 +210,18 @@ test("markers lost while the processor was down: the sweep matures and publishes
   // lost-1 may have matured already through its marker before the purge; force the lost case if so.
   const lost = await sessionRow("lost-1");
   if (lost.status === "matured") {
-    await stack.database.sql`update sessions set status = 'active', maturation_count = 0, published_count = 0, matured_at = null where id = ${lost.id}`;
+    await stack.database
+      .sql`update sessions set status = 'active', maturation_count = 0, published_count = 0, matured_at = null where id = ${lost.id}`;
     const before = await sessionEvents("lost-1");
     expect(before.length).toBeLessThanOrEqual(1);
   }
   const alreadyPublishedLost = (await sessionEvents("lost-1")).length;
   await new Promise((r) => setTimeout(r, 1_200));
   await restartProcessor({ sweepIntervalMs: 200, sweepGraceSeconds: 1 });
-  await waitFor(async () => (await sessionRow("lost-1")).published_count >= 1 && (await sessionRow("owed-1")).published_count === 1, { what: "sweep recovery", timeoutMs: 20_000 });
+  await waitFor(
+    async () => (await sessionRow("lost-1")).published_count >= 1 && (await sessionRow("owed-1")).published_count === 1,
+    { what: "sweep recovery", timeoutMs: 20_000 },
+  );
   expect((await sessionEvents("owed-1")).map((m) => m.maturationCount)).toEqual([1]);
   const lostEvents = await sessionEvents("lost-1");
   // A message published before the forced reset has the same msg id (entity + count 1): deduplicated.
@@ -161,13 +236,23 @@ test("two processors with racing sweeps and markers still publish each maturatio
   const second = await stack.startProcessor({ sweepIntervalMs: 150, sweepGraceSeconds: 0 });
   await restartProcessor({ sweepIntervalMs: 150, sweepGraceSeconds: 0 });
   const ids = Array.from({ length: 30 }, (_, i) => `race-${i}`);
-  await Promise.all(ids.map((id) => send("/raw/traces", chatTrace({ sessionId: id, messages: [{ role: "user", content: id }], reply: "ok" }))));
-  await waitFor(async () => {
-    const [{ n }] = await stack.database.sql`select count(*)::int as n from sessions where session_id like 'race-%' and published_count = 1`;
-    return n === ids.length;
-  }, { what: "all race sessions published", timeoutMs: 30_000 });
+  await Promise.all(
+    ids.map((id) =>
+      send("/raw/traces", chatTrace({ sessionId: id, messages: [{ role: "user", content: id }], reply: "ok" })),
+    ),
+  );
+  await waitFor(
+    async () => {
+      const [{ n }] = await stack.database
+        .sql`select count(*)::int as n from sessions where session_id like 'race-%' and published_count = 1`;
+      return n === ids.length;
+    },
+    { what: "all race sessions published", timeoutMs: 30_000 },
+  );
   await new Promise((r) => setTimeout(r, 1_000));
-  const events = (await maturedMessages()).filter((m) => m.type === "session.matured" && m.sessionId?.startsWith("race-"));
+  const events = (await maturedMessages()).filter(
+    (m) => m.type === "session.matured" && m.sessionId?.startsWith("race-"),
+  );
   expect(events).toHaveLength(ids.length);
   expect(new Set(events.map((m) => m.sessionId)).size).toBe(ids.length);
   expect(events.every((m) => m.maturationCount === 1)).toBe(true);

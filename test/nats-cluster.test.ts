@@ -27,7 +27,12 @@ afterAll(async () => {
 });
 
 async function replicaCounts(h: NatsHandles) {
-  const streams = [topology.ingestStream, topology.maturedStream, topology.deliveriesStream, `KV_${topology.activityBucket}`];
+  const streams = [
+    topology.ingestStream,
+    topology.maturedStream,
+    topology.deliveriesStream,
+    `KV_${topology.activityBucket}`,
+  ];
   const out: Record<string, number> = {};
   for (const s of streams) {
     out[s] = (await h.jsm.streams.info(s)).config.num_replicas;

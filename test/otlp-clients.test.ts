@@ -43,15 +43,34 @@ const answerFromScript = async () => {
   if (!next) return HttpResponse.json({ error: { message: "script exhausted" } }, { status: 500 });
   return HttpResponse.json(next);
 };
-const msw = setupServer(http.post("https://api.openai.com/v1/chat/completions", answerFromScript), http.post("https://api.anthropic.com/v1/messages", answerFromScript));
+const msw = setupServer(
+  http.post("https://api.openai.com/v1/chat/completions", answerFromScript),
+  http.post("https://api.anthropic.com/v1/messages", answerFromScript),
+);
 
 const reply = (id: string, message: any, finish: string, prompt: number, completion: number) => ({
-  id, object: "chat.completion", created: 1_760_000_000, model: "gpt-4o-mini-2024-07-18",
+  id,
+  object: "chat.completion",
+  created: 1_760_000_000,
+  model: "gpt-4o-mini-2024-07-18",
   choices: [{ index: 0, message: { refusal: null, ...message }, finish_reason: finish, logprobs: null }],
   usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
 });
-const weatherCall = (id: string, city: string) => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "get_weather", arguments: JSON.stringify({ city }) } }] });
-const TOOLS = [{ type: "function" as const, function: { name: "get_weather", description: "Current weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+const weatherCall = (id: string, city: string) => ({
+  role: "assistant",
+  content: null,
+  tool_calls: [{ id, type: "function", function: { name: "get_weather", arguments: JSON.stringify({ city }) } }],
+});
+const TOOLS = [
+  {
+    type: "function" as const,
+    function: {
+      name: "get_weather",
+      description: "Current weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+];
 
 /** The app under observation: a loop that runs tools until the model answers, over two user turns. */
 async function converse(client: any): Promise<void> {
@@ -68,9 +87,18 @@ async function converse(client: any): Promise<void> {
     for (;;) {
       const res = await client.chat.completions.create({ model: "gpt-4o-mini", messages, tools: TOOLS });
       const msg = res.choices[0].message;
-      messages.push({ role: "assistant", content: msg.content, ...(msg.tool_calls ? { tool_calls: msg.tool_calls } : {}) });
+      messages.push({
+        role: "assistant",
+        content: msg.content,
+        ...(msg.tool_calls ? { tool_calls: msg.tool_calls } : {}),
+      });
       if (!msg.tool_calls?.length) break;
-      for (const call of msg.tool_calls) messages.push({ role: "tool", tool_call_id: call.id, content: weather[JSON.parse(call.function.arguments).city] });
+      for (const call of msg.tool_calls)
+        messages.push({
+          role: "tool",
+          tool_call_id: call.id,
+          content: weather[JSON.parse(call.function.arguments).city],
+        });
     }
   }
 }
@@ -92,7 +120,10 @@ const EXPECTED_COST = (360 * 0.15 + 44 * 0.6) / 1_000_000;
 async function completeTranscript(service: string, sessionId: string) {
   return waitFor(
     async () => {
-      const r = await stack.platformRequest(`/telemetry/otel/sessions/${service}/${encodeURIComponent(sessionId)}/transcript`, { token: tenant.platformKey });
+      const r = await stack.platformRequest(
+        `/telemetry/otel/sessions/${service}/${encodeURIComponent(sessionId)}/transcript`,
+        { token: tenant.platformKey },
+      );
       if (r.status !== 200) return null;
       const body = await r.json();
       return body.status === "complete" ? body : null;
@@ -102,17 +133,28 @@ async function completeTranscript(service: string, sessionId: string) {
 }
 
 async function sessionMetrics(service: string, sessionId: string) {
-  const r = await stack.platformRequest(`/telemetry/metrics/session/${service}/${encodeURIComponent(sessionId)}`, { token: tenant.platformKey });
+  const r = await stack.platformRequest(`/telemetry/metrics/session/${service}/${encodeURIComponent(sessionId)}`, {
+    token: tenant.platformKey,
+  });
   expect(r.status).toBe(200);
   return (await r.json()).metrics;
 }
 
 /** The conversation came back whole: the transcript, four calls, the tokens and the cost. */
-async function expectConversation(sessionId: string, usage: { promptTokens: number; completionTokens: number; costUsd: number }) {
+async function expectConversation(
+  sessionId: string,
+  usage: { promptTokens: number; completionTokens: number; costUsd: number },
+) {
   const transcript = await completeTranscript("travel-bot", sessionId);
-  expect(transcript.items.filter((i: any) => i.type !== "event").map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
+  expect(transcript.items.filter((i: any) => i.type !== "event").map((i: any) => [i.type, i.content])).toEqual(
+    EXPECTED,
+  );
   const metrics = await sessionMetrics("travel-bot", sessionId);
-  expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens });
+  expect(metrics).toMatchObject({
+    modelCalls: 4,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+  });
   expect(metrics.costUsd).toBeCloseTo(usage.costUsd, 12);
   return transcript;
 }
@@ -121,7 +163,9 @@ beforeAll(async () => {
   stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
   // One-trace history pages: every multi-call session is streamed page by page, so the message
   // log records must join their calls across pages (docs/maturation.md, "Bounded memory").
-  await stack.startProcessor({ maturation: { historyPaging: { traceBytesPerPage: 1, tracesPerPage: 1, eventsPerPage: 1 } } });
+  await stack.startProcessor({
+    maturation: { historyPaging: { traceBytesPerPage: 1, tracesPerPage: 1, eventsPerPage: 1 } },
+  });
   tenant = await bootstrapTenant(stack.database.db, { name: "otel-co" });
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => stack.ingest.handle(req) });
   base = `http://127.0.0.1:${server.port}`;
@@ -136,14 +180,23 @@ afterAll(async () => {
 });
 
 /** Runs the conversation under OpenTelemetry's openai instrumentation; returns the trace id. */
-async function withOtelInstrumentation(sessionAttributes: Record<string, string>, batchSpans: boolean): Promise<string> {
+async function withOtelInstrumentation(
+  sessionAttributes: Record<string, string>,
+  batchSpans: boolean,
+): Promise<string> {
   const resource = resourceFromAttributes({ "service.name": "travel-bot", "deployment.environment.name": "staging" });
   const headers = { Authorization: `Bearer ${tenant.telemetryKey}` };
   const spanExporter = new ProtoTraceExporter({ url: `${base}/v1/traces`, headers });
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [batchSpans ? new BatchSpanProcessor(spanExporter) : new SimpleSpanProcessor(spanExporter)] });
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [batchSpans ? new BatchSpanProcessor(spanExporter) : new SimpleSpanProcessor(spanExporter)],
+  });
   // Production setups batch log records; the order of a call's messages (all in one millisecond)
   // is their order in the export request (docs/otlp.md, "Messages as log records").
-  const loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor({ exporter: new ProtoLogExporter({ url: `${base}/v1/logs`, headers }) })] });
+  const loggerProvider = new LoggerProvider({
+    resource,
+    processors: [new BatchLogRecordProcessor({ exporter: new ProtoLogExporter({ url: `${base}/v1/logs`, headers }) })],
+  });
   const instrumentation = otelInstrumentation;
   instrumentation.setTracerProvider(tracerProvider);
   instrumentation.setLoggerProvider(loggerProvider);
@@ -176,7 +229,8 @@ test("@opentelemetry/instrumentation-openai + openai, protobuf spans and logs: t
   const metrics = await sessionMetrics("travel-bot", traceId);
   expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 360, completionTokens: 44 });
   expect(metrics.costUsd).toBeCloseTo(EXPECTED_COST, 12);
-  const [row] = await stack.database.sql`select provider, model, environment from traces where session_id = ${traceId} limit 1`;
+  const [row] = await stack.database
+    .sql`select provider, model, environment from traces where session_id = ${traceId} limit 1`;
   expect(row).toEqual({ provider: "openai", model: "gpt-4o-mini", environment: "staging" });
 });
 
@@ -193,7 +247,10 @@ test("@traceloop/instrumentation-openai (OpenLLMetry) + openai, JSON spans: gen_
   const resource = resourceFromAttributes({ "service.name": "travel-bot" });
   const headers = { Authorization: `Bearer ${tenant.telemetryKey}` };
   // BatchSpanProcessor: the whole conversation leaves in one OTLP/JSON request.
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new JsonTraceExporter({ url: `${base}/v1/traces`, headers }))] });
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new JsonTraceExporter({ url: `${base}/v1/traces`, headers }))],
+  });
   const instrumentation = new TraceloopOpenAIInstrumentation({ traceContent: true, enrichTokens: false });
   instrumentation.setTracerProvider(tracerProvider);
   openaiModule ??= require("openai");
@@ -201,10 +258,14 @@ test("@traceloop/instrumentation-openai (OpenLLMetry) + openai, JSON spans: gen_
   try {
     const client = new openaiModule.OpenAI({ apiKey: "sk-test" });
     const tracer = tracerProvider.getTracer("travel-bot");
-    await tracer.startActiveSpan("agent", { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "trip-42" } }, async (span) => {
-      await converse(client);
-      span.end();
-    });
+    await tracer.startActiveSpan(
+      "agent",
+      { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "trip-42" } },
+      async (span) => {
+        await converse(client);
+        span.end();
+      },
+    );
     await tracerProvider.forceFlush();
   } finally {
     instrumentation.disable();
@@ -213,41 +274,85 @@ test("@traceloop/instrumentation-openai (OpenLLMetry) + openai, JSON spans: gen_
   const transcript = await completeTranscript("travel-bot", "trip-42");
   // The agent span is an event item; the rest is the conversation.
   expect(transcript.items.filter((i: any) => i.type === "event").map((i: any) => i.content ?? i.name)).toHaveLength(1);
-  expect(transcript.items.filter((i: any) => i.type !== "event").map((i: any) => [i.type, i.content])).toEqual(EXPECTED);
+  expect(transcript.items.filter((i: any) => i.type !== "event").map((i: any) => [i.type, i.content])).toEqual(
+    EXPECTED,
+  );
   const metrics = await sessionMetrics("travel-bot", "trip-42");
   expect(metrics).toMatchObject({ modelCalls: 4, promptTokens: 360, completionTokens: 44 });
   expect(metrics.costUsd).toBeCloseTo(EXPECTED_COST, 12);
   // The rest of the pipeline as for /raw/*: a TL;DR, and a session.matured message for webhooks.
-  const tldr = await (await stack.platformRequest("/telemetry/otel/sessions/travel-bot/trip-42/tldr", { token: tenant.platformKey })).json();
+  const tldr = await (
+    await stack.platformRequest("/telemetry/otel/sessions/travel-bot/trip-42/tldr", { token: tenant.platformKey })
+  ).json();
   expect(tldr).toMatchObject({ status: "complete", tldr: expect.stringContaining("weather") });
-  const matured = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, { last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId) });
-  expect(matured!.json<any>()).toMatchObject({ type: "session.matured", sessionId: "trip-42", serviceName: "travel-bot" });
+  const matured = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, {
+    last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId),
+  });
+  expect(matured!.json<any>()).toMatchObject({
+    type: "session.matured",
+    sessionId: "trip-42",
+    serviceName: "travel-bot",
+  });
 });
 
 /** Anthropic Messages API answers (content blocks, tool_use, usage with its own cache fields). */
 const claude = (id: string, content: any[], stop: string, input: number, cacheRead: number, output: number) => ({
-  id, type: "message", role: "assistant", model: "claude-haiku-4-5-20251001", content, stop_reason: stop, stop_sequence: null,
-  usage: { input_tokens: input, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: 0, output_tokens: output },
+  id,
+  type: "message",
+  role: "assistant",
+  model: "claude-haiku-4-5-20251001",
+  content,
+  stop_reason: stop,
+  stop_sequence: null,
+  usage: {
+    input_tokens: input,
+    cache_read_input_tokens: cacheRead,
+    cache_creation_input_tokens: 0,
+    output_tokens: output,
+  },
 });
 
 test("@traceloop/instrumentation-anthropic + @anthropic-ai/sdk: tool_use blocks become the same transcript; Anthropic's cache reads are priced apart", async () => {
   const anthropicModule = require("@anthropic-ai/sdk");
   const resource = resourceFromAttributes({ "service.name": "travel-bot" });
   const headers = { Authorization: `Bearer ${tenant.telemetryKey}` };
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new ProtoTraceExporter({ url: `${base}/v1/traces`, headers }))] });
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new ProtoTraceExporter({ url: `${base}/v1/traces`, headers }))],
+  });
   const instrumentation = new TraceloopAnthropicInstrumentation({ traceContent: true });
   instrumentation.setTracerProvider(tracerProvider);
   instrumentation.manuallyInstrument(anthropicModule);
   // Anthropic's input_tokens leave the cache out: each call read 1,000 cached system-prompt tokens.
   script = [
-    claude("msg_1", [{ type: "tool_use", id: "toolu_paris", name: "get_weather", input: { city: "Paris" } }], "tool_use", 50, 1000, 10),
+    claude(
+      "msg_1",
+      [{ type: "tool_use", id: "toolu_paris", name: "get_weather", input: { city: "Paris" } }],
+      "tool_use",
+      50,
+      1000,
+      10,
+    ),
     claude("msg_2", [{ type: "text", text: "It is 18°C and sunny in Paris." }], "end_turn", 80, 1000, 12),
-    claude("msg_3", [{ type: "tool_use", id: "toolu_rome", name: "get_weather", input: { city: "Rome" } }], "tool_use", 100, 1000, 10),
+    claude(
+      "msg_3",
+      [{ type: "tool_use", id: "toolu_rome", name: "get_weather", input: { city: "Rome" } }],
+      "tool_use",
+      100,
+      1000,
+      10,
+    ),
     claude("msg_4", [{ type: "text", text: "Rome: 24°C, clear skies." }], "end_turn", 130, 1000, 12),
   ];
   try {
     const client = new anthropicModule.Anthropic({ apiKey: "sk-ant-test" });
-    const tools = [{ name: "get_weather", description: "Current weather", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
+    const tools = [
+      {
+        name: "get_weather",
+        description: "Current weather",
+        input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    ];
     const weather: Record<string, string> = { Paris: "18°C, sunny", Rome: "24°C, clear" };
     const tracer = tracerProvider.getTracer("travel-bot");
     await tracer.startActiveSpan("agent", { attributes: { "gen_ai.conversation.id": "claude-trip" } }, async (span) => {
@@ -255,11 +360,20 @@ test("@traceloop/instrumentation-anthropic + @anthropic-ai/sdk: tool_use blocks 
       for (const question of ["What's the weather in Paris?", "And in Rome?"]) {
         messages.push({ role: "user", content: question });
         for (;;) {
-          const res = await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 512, system: "You are a travel assistant.", messages, tools });
+          const res = await client.messages.create({
+            model: "claude-haiku-4-5",
+            max_tokens: 512,
+            system: "You are a travel assistant.",
+            messages,
+            tools,
+          });
           messages.push({ role: "assistant", content: res.content });
           const uses = res.content.filter((b: any) => b.type === "tool_use");
           if (!uses.length) break;
-          messages.push({ role: "user", content: uses.map((u: any) => ({ type: "tool_result", tool_use_id: u.id, content: weather[u.input.city] })) });
+          messages.push({
+            role: "user",
+            content: uses.map((u: any) => ({ type: "tool_result", tool_use_id: u.id, content: weather[u.input.city] })),
+          });
         }
       }
       span.end();
@@ -270,7 +384,11 @@ test("@traceloop/instrumentation-anthropic + @anthropic-ai/sdk: tool_use blocks 
     await tracerProvider.shutdown();
   }
   // 360 new + 4,000 cached input tokens, 44 output; claude-haiku-4-5: $1 input, $0.10 cache read, $5 output.
-  await expectConversation("claude-trip", { promptTokens: 4360, completionTokens: 44, costUsd: (360 * 1 + 4000 * 0.1 + 44 * 5) / 1_000_000 });
+  await expectConversation("claude-trip", {
+    promptTokens: 4360,
+    completionTokens: 44,
+    costUsd: (360 * 1 + 4000 * 0.1 + 44 * 5) / 1_000_000,
+  });
   const [row] = await stack.database.sql`select provider, model from traces where session_id = 'claude-trip' limit 1`;
   expect(row).toEqual({ provider: "anthropic", model: "claude-haiku-4-5" });
 });
@@ -278,22 +396,31 @@ test("@traceloop/instrumentation-anthropic + @anthropic-ai/sdk: tool_use blocks 
 test("OpenInference (@arizeai/openinference-instrumentation-openai, llm.* attributes) + openai: session.id on the parent span", async () => {
   const resource = resourceFromAttributes({ "service.name": "travel-bot" });
   const headers = { Authorization: `Bearer ${tenant.telemetryKey}` };
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new ProtoTraceExporter({ url: `${base}/v1/traces`, headers }))] });
-  const instrumentation = new OpenInferenceOpenAIInstrumentation({ instrumentationConfig: { enabled: false }, tracerProvider });
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new ProtoTraceExporter({ url: `${base}/v1/traces`, headers }))],
+  });
+  const instrumentation = new OpenInferenceOpenAIInstrumentation({
+    instrumentationConfig: { enabled: false },
+    tracerProvider,
+  });
   openaiModule ??= require("openai");
   instrumentation.manuallyInstrument(openaiModule);
   try {
     const client = new openaiModule.OpenAI({ apiKey: "sk-test" });
-    await tracerProvider.getTracer("travel-bot").startActiveSpan("chat-session", { attributes: { "session.id": "phoenix-1" } }, async (span) => {
-      await converse(client);
-      span.end();
-    });
+    await tracerProvider
+      .getTracer("travel-bot")
+      .startActiveSpan("chat-session", { attributes: { "session.id": "phoenix-1" } }, async (span) => {
+        await converse(client);
+        span.end();
+      });
     await tracerProvider.forceFlush();
   } finally {
     instrumentation.disable();
     await tracerProvider.shutdown();
   }
   await expectConversation("phoenix-1", { promptTokens: 360, completionTokens: 44, costUsd: EXPECTED_COST });
-  const [row] = await stack.database.sql`select payload->'otel'->>'scope' as scope from traces where session_id = 'phoenix-1' limit 1`;
+  const [row] = await stack.database
+    .sql`select payload->'otel'->>'scope' as scope from traces where session_id = 'phoenix-1' limit 1`;
   expect(row.scope).toContain("openinference");
 });

@@ -13,12 +13,41 @@ import { createTestStack, type TestStack } from "./helpers/stack";
 let stack: TestStack;
 let key: string;
 const SESSIONS = 60;
-const ROLLUPS = ["durationMs", "turns", "modelCalls", "toolCalls", "totalTokens", "errors", "problems", "costUsd"] as const;
-const COLUMN: Record<string, string> = { durationMs: "duration_ms", turns: "turns", modelCalls: "model_calls", toolCalls: "tool_calls", totalTokens: "total_tokens", errors: "errors", problems: "problems", costUsd: "cost_usd" };
+const ROLLUPS = [
+  "durationMs",
+  "turns",
+  "modelCalls",
+  "toolCalls",
+  "totalTokens",
+  "errors",
+  "problems",
+  "costUsd",
+] as const;
+const COLUMN: Record<string, string> = {
+  durationMs: "duration_ms",
+  turns: "turns",
+  modelCalls: "model_calls",
+  toolCalls: "tool_calls",
+  totalTokens: "total_tokens",
+  errors: "errors",
+  problems: "problems",
+  costUsd: "cost_usd",
+};
 
-interface Row { pk: string; sessionId: string; status: string; lastActivityAt: string; values: Record<string, number | null>; p95: number | null }
+interface Row {
+  pk: string;
+  sessionId: string;
+  status: string;
+  lastActivityAt: string;
+  values: Record<string, number | null>;
+  p95: number | null;
+}
 let rows: Row[] = [];
-interface TraceRow { pk: string; traceId: string; costUsd: number | null }
+interface TraceRow {
+  pk: string;
+  traceId: string;
+  costUsd: number | null;
+}
 let traceRows: TraceRow[] = [];
 
 beforeAll(async () => {
@@ -69,7 +98,8 @@ beforeAll(async () => {
     values: Object.fromEntries(ROLLUPS.map((f) => [f, r.analysed ? (r[COLUMN[f]] ?? null) : null])),
     p95: typeof r.metrics?.latencyP95Ms === "number" ? r.metrics.latencyP95Ms : null,
   }));
-  const traces = await sql`select tr.id, tr.trace_id, ta.cost_usd from traces tr left join trace_analyses ta on ta.trace_pk = tr.id where tr.trace_service_id = ${svc.id}`;
+  const traces =
+    await sql`select tr.id, tr.trace_id, ta.cost_usd from traces tr left join trace_analyses ta on ta.trace_pk = tr.id where tr.trace_service_id = ${svc.id}`;
   traceRows = traces.map((r) => ({ pk: r.id, traceId: r.trace_id, costUsd: r.cost_usd ?? null }));
 });
 afterAll(() => stack.stop());
@@ -105,7 +135,13 @@ function ordered<T extends { pk: string }>(list: T[], value: (r: T) => number | 
 }
 
 type Filter = { field: string; operator: string; value: unknown };
-const NUM: Record<string, (a: number, b: number) => boolean> = { equals: (a, b) => a === b, gt: (a, b) => a > b, gte: (a, b) => a >= b, lt: (a, b) => a < b, lte: (a, b) => a <= b };
+const NUM: Record<string, (a: number, b: number) => boolean> = {
+  equals: (a, b) => a === b,
+  gt: (a, b) => a > b,
+  gte: (a, b) => a >= b,
+  lt: (a, b) => a < b,
+  lte: (a, b) => a <= b,
+};
 function matches(r: Row, f: Filter): boolean {
   if (f.field === "status") return f.operator === "equals" ? r.status === f.value : r.status !== f.value;
   if (f.field === "lastActivityAt") return NUM[f.operator](Date.parse(r.lastActivityAt), Date.parse(f.value as string));
@@ -118,10 +154,28 @@ const F = "/telemetry/otel/sessions/filtered";
 const PAGE = 11;
 const FILTER_CASES: Array<{ name: string; filters: (field: string) => Filter[] }> = [
   { name: "no filter", filters: () => [] },
-  { name: "a range on the sort field", filters: (field) => [{ field, operator: "gte", value: field === "costUsd" ? 0.02 : 1 }] },
-  { name: "notEquals on the sort field (nulls match)", filters: (field) => [{ field, operator: "notEquals", value: field === "costUsd" ? 0.01 : 1 }] },
-  { name: "a session field and metrics.latencyP95Ms", filters: () => [{ field: "status", operator: "equals", value: "matured" }, { field: "metrics.latencyP95Ms", operator: "gt", value: 2000 }] },
-  { name: "a time range and costUsd", filters: () => [{ field: "lastActivityAt", operator: "gte", value: "2026-01-01T00:20:00.000Z" }, { field: "costUsd", operator: "lt", value: 0.03 }] },
+  {
+    name: "a range on the sort field",
+    filters: (field) => [{ field, operator: "gte", value: field === "costUsd" ? 0.02 : 1 }],
+  },
+  {
+    name: "notEquals on the sort field (nulls match)",
+    filters: (field) => [{ field, operator: "notEquals", value: field === "costUsd" ? 0.01 : 1 }],
+  },
+  {
+    name: "a session field and metrics.latencyP95Ms",
+    filters: () => [
+      { field: "status", operator: "equals", value: "matured" },
+      { field: "metrics.latencyP95Ms", operator: "gt", value: 2000 },
+    ],
+  },
+  {
+    name: "a time range and costUsd",
+    filters: () => [
+      { field: "lastActivityAt", operator: "gte", value: "2026-01-01T00:20:00.000Z" },
+      { field: "costUsd", operator: "lt", value: 0.03 },
+    ],
+  },
 ];
 
 describe("sessions/filtered on analysis fields", () => {
@@ -130,10 +184,16 @@ describe("sessions/filtered on analysis fields", () => {
       test(`sort ${field} ${dir}: order, total, offset pages and cursor walks match the documented answer`, async () => {
         for (const c of FILTER_CASES) {
           const filters = c.filters(field);
-          const expected = ordered(rows.filter((r) => filters.every((f) => matches(r, f))), (r) => r.values[field], dir).map((r) => r.sessionId);
+          const expected = ordered(
+            rows.filter((r) => filters.every((f) => matches(r, f))),
+            (r) => r.values[field],
+            dir,
+          ).map((r) => r.sessionId);
           const body = { serviceName: "sort-bot", filters, sort: { field, direction: dir } };
           const all = await ok(F, { ...body, limit: 500 });
-          expect({ case: c.name, ids: all.sessions.map((s: any) => s.sessionId), total: all.pagination.total }).toEqual({ case: c.name, ids: expected, total: expected.length });
+          expect({ case: c.name, ids: all.sessions.map((s: any) => s.sessionId), total: all.pagination.total }).toEqual(
+            { case: c.name, ids: expected, total: expected.length },
+          );
           // Offset pages and a cursor walk of PAGE rows: the same rows, the same totals.
           const byOffset: string[] = [];
           const byCursor: string[] = [];
@@ -141,16 +201,28 @@ describe("sessions/filtered on analysis fields", () => {
           for (let offset = 0; offset < expected.length + PAGE; offset += PAGE) {
             const o = await ok(F, { ...body, limit: PAGE, offset });
             byOffset.push(...o.sessions.map((s: any) => s.sessionId));
-            expect(o.pagination).toMatchObject({ offset, total: expected.length, hasMore: offset + PAGE < expected.length });
+            expect(o.pagination).toMatchObject({
+              offset,
+              total: expected.length,
+              hasMore: offset + PAGE < expected.length,
+            });
             const k = await ok(F, { ...body, limit: PAGE, cursor, skipTotalCount: offset > 0 });
             byCursor.push(...k.sessions.map((s: any) => s.sessionId));
-            expect(k.pagination).toMatchObject({ offset, total: offset > 0 ? null : expected.length, hasMore: offset + PAGE < expected.length });
+            expect(k.pagination).toMatchObject({
+              offset,
+              total: offset > 0 ? null : expected.length,
+              hasMore: offset + PAGE < expected.length,
+            });
             // An offset page and the cursor page at the same position hand out the same next cursor.
             expect(k.pagination.nextCursor).toBe(o.pagination.nextCursor);
             cursor = k.pagination.nextCursor ?? undefined;
             if (!cursor) break;
           }
-          expect({ case: c.name, byOffset, byCursor }).toEqual({ case: c.name, byOffset: expected, byCursor: expected });
+          expect({ case: c.name, byOffset, byCursor }).toEqual({
+            case: c.name,
+            byOffset: expected,
+            byCursor: expected,
+          });
         }
       });
     }
@@ -160,9 +232,15 @@ describe("sessions/filtered on analysis fields", () => {
     for (const filters of [
       [{ field: "metrics.latencyP95Ms", operator: "gt", value: 4000 }],
       [{ field: "costUsd", operator: "gt", value: 0.02 }],
-      [{ field: "costUsd", operator: "gt", value: 0.01 }, { field: "turns", operator: "notEquals", value: 2 }],
+      [
+        { field: "costUsd", operator: "gt", value: 0.01 },
+        { field: "turns", operator: "notEquals", value: 2 },
+      ],
       [{ field: "turns", operator: "notEquals", value: 2 }],
-      [{ field: "errors", operator: "equals", value: 0 }, { field: "metrics.latencyP95Ms", operator: "lte", value: 3000 }],
+      [
+        { field: "errors", operator: "equals", value: 0 },
+        { field: "metrics.latencyP95Ms", operator: "lte", value: 3000 },
+      ],
     ]) {
       const expected = rows.filter((r) => filters.every((f) => matches(r, f)));
       const page = await ok(F, { serviceName: "sort-bot", filters, limit: 3 });
@@ -200,8 +278,14 @@ test("a cursor whose key type was swapped for another allowed type is a 400, nev
   const body = { serviceName: "sort-bot", limit: 5, sort: { field: "costUsd", direction: "desc" } };
   const first = await ok(F, body);
   const decoded = JSON.parse(Buffer.from(first.pagination.nextCursor, "base64url").toString());
-  for (const swapped of [{ ...decoded, t: ["uuid", decoded.t[1]] }, { ...decoded, t: [decoded.t[0], "double precision"], k: [decoded.k[0], "1.5"] }]) {
+  for (const swapped of [
+    { ...decoded, t: ["uuid", decoded.t[1]] },
+    { ...decoded, t: [decoded.t[0], "double precision"], k: [decoded.k[0], "1.5"] },
+  ]) {
     const res = await post(F, { ...body, cursor: Buffer.from(JSON.stringify(swapped)).toString("base64url") });
-    expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: "invalid cursor: not a cursor returned by this endpoint (pagination.nextCursor)" } });
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 400,
+      body: { error: "invalid cursor: not a cursor returned by this endpoint (pagination.nextCursor)" },
+    });
   }
 });

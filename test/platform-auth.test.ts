@@ -22,7 +22,8 @@ async function matrix(headers: Record<string, string>, list = endpoints) {
   for (const e of list) out[label(e)] = await call(stack, e, headers);
   return out;
 }
-const statuses = (m: Record<string, { status: number }>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.status]));
+const statuses = (m: Record<string, { status: number }>) =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.status]));
 const every = (status: number, list = endpoints) => Object.fromEntries(list.map((e) => [label(e), status]));
 
 describe("credentials: only `Token <platform key>` of a live user works; every failure is the same bare 401", () => {
@@ -42,7 +43,10 @@ describe("credentials: only `Token <platform key>` of a live user works; every f
     ["revoked platform key", () => ({ authorization: `Token ${f.bad.revoked}` })],
     ["deprovisioned owner's key", () => ({ authorization: `Token ${f.bad.deprovisioned}` })],
     ["unknown key", () => ({ authorization: "Token cel_pk_000000000000000000000000" })],
-    ["unknown key with another tenant's X-Tenant-ID", () => ({ authorization: "Token cel_pk_x", "x-tenant-id": f.a.tenantId })],
+    [
+      "unknown key with another tenant's X-Tenant-ID",
+      () => ({ authorization: "Token cel_pk_x", "x-tenant-id": f.a.tenantId }),
+    ],
   ];
   for (const [name, headers] of bad) {
     test(`${name}: 401 {"error":"unauthorized"} on every endpoint`, async () => {
@@ -68,7 +72,11 @@ describe("roles and project membership", () => {
     const r = await call(stack, endpoints[0], { authorization: `Token ${f.keys.outsider}` });
     expect(r.body).toEqual({ error: "your project membership does not cover this service" });
     // Session existence does not leak through the metrics path either.
-    const ghost = await call(stack, { method: "GET", path: "/telemetry/metrics/session/support-bot/ghost-session" }, { authorization: `Token ${f.keys.outsider}` });
+    const ghost = await call(
+      stack,
+      { method: "GET", path: "/telemetry/metrics/session/support-bot/ghost-session" },
+      { authorization: `Token ${f.keys.outsider}` },
+    );
     expect(ghost).toEqual(r);
   });
 
@@ -81,13 +89,23 @@ describe("roles and project membership", () => {
 
   test("the scheme name is case-insensitive (RFC 9110), the key is not", async () => {
     expect((await call(stack, endpoints[0], { authorization: `token ${f.keys.viewer}` })).status).toBe(200);
-    expect((await call(stack, endpoints[0], { authorization: `Token ${f.keys.viewer.toUpperCase()}` })).status).toBe(401);
+    expect((await call(stack, endpoints[0], { authorization: `Token ${f.keys.viewer.toUpperCase()}` })).status).toBe(
+      401,
+    );
   });
 
   test("a plan without intents is 402 (before any other check)", async () => {
-    const r = await call(stack, { method: "GET", path: "/telemetry/otel/sessions/g-1/intents?trace_service_name=other-bot" }, { authorization: `Token ${f.b.platformKey}` });
+    const r = await call(
+      stack,
+      { method: "GET", path: "/telemetry/otel/sessions/g-1/intents?trace_service_name=other-bot" },
+      { authorization: `Token ${f.b.platformKey}` },
+    );
     expect(r).toEqual({ status: 402, body: { error: "your plan does not include intents" } });
-    const missing = await call(stack, { method: "GET", path: "/telemetry/otel/sessions/g-1/intents" }, { authorization: `Token ${f.b.platformKey}` });
+    const missing = await call(
+      stack,
+      { method: "GET", path: "/telemetry/otel/sessions/g-1/intents" },
+      { authorization: `Token ${f.b.platformKey}` },
+    );
     expect(missing.status).toBe(402);
   });
 });
@@ -96,17 +114,31 @@ describe("tenant isolation", () => {
   /** The same endpoint with every tenant-A identifier replaced by one that exists nowhere. */
   const ghost = (e: { method: string; path: string; body?: unknown }) => {
     const swap = (s: string) =>
-      s.replaceAll("support-bot", "ghost-bot").replaceAll("conv-1", "ghost-1").replaceAll("tr-1", "tr-ghost")
-        .replaceAll(f.ids.spanId, "0000000000000000").replaceAll(f.ids.issueId, "00000000-0000-4000-8000-000000000000").replaceAll(f.ids.itemId, "itm_ghost");
-    return { ...e, path: swap(e.path), body: e.body === undefined ? undefined : JSON.parse(swap(JSON.stringify(e.body))) };
+      s
+        .replaceAll("support-bot", "ghost-bot")
+        .replaceAll("conv-1", "ghost-1")
+        .replaceAll("tr-1", "tr-ghost")
+        .replaceAll(f.ids.spanId, "0000000000000000")
+        .replaceAll(f.ids.issueId, "00000000-0000-4000-8000-000000000000")
+        .replaceAll(f.ids.itemId, "itm_ghost");
+    return {
+      ...e,
+      path: swap(e.path),
+      body: e.body === undefined ? undefined : JSON.parse(swap(JSON.stringify(e.body))),
+    };
   };
 
   test("another tenant gets 404 on every endpoint with tenant A's ids, indistinguishable from ids that exist nowhere", async () => {
     const c = await bootstrapTenant(stack.database.db, { name: "initech", plan: "pro", email: "owner@initech.test" });
-    for (const [name, key, intents] of [["globex (free)", f.b.platformKey, 402], ["initech (pro)", c.platformKey, 404]] as const) {
+    for (const [name, key, intents] of [
+      ["globex (free)", f.b.platformKey, 402],
+      ["initech (pro)", c.platformKey, 404],
+    ] as const) {
       const headers = { authorization: `Token ${key}` };
       const real = await matrix(headers);
-      const expected = Object.fromEntries(endpoints.map((e) => [label(e), e.path.includes("/intents") ? intents : 404]));
+      const expected = Object.fromEntries(
+        endpoints.map((e) => [label(e), e.path.includes("/intents") ? intents : 404]),
+      );
       expect({ name, statuses: statuses(real) }).toEqual({ name, statuses: expected });
       for (const e of endpoints) {
         const made = await call(stack, ghost(e), headers);

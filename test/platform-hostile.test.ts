@@ -46,7 +46,11 @@ describe("platform: authenticate first, parse second", () => {
 
     test(`an unauthenticated 10 MB body to POST ${path} is not read before the 401`, async () => {
       const body = countingBody(10 * 1024 * 1024);
-      const res = await stack.platformRequest(path, { method: "POST", body: body.stream, duplex: "half" } as RequestInit);
+      const res = await stack.platformRequest(path, {
+        method: "POST",
+        body: body.stream,
+        duplex: "half",
+      } as RequestInit);
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: "unauthorized" });
       // The stream may be primed with a chunk or two; it is never read to the end.
@@ -56,7 +60,12 @@ describe("platform: authenticate first, parse second", () => {
 
   test("an authenticated body over 64 KiB is 413 and read no further than the cap", async () => {
     const body = countingBody(10 * 1024 * 1024);
-    const res = await stack.platformRequest("/telemetry/otel/sessions/filtered", { method: "POST", token: tenant.platformKey, body: body.stream, duplex: "half" } as RequestInit);
+    const res = await stack.platformRequest("/telemetry/otel/sessions/filtered", {
+      method: "POST",
+      token: tenant.platformKey,
+      body: body.stream,
+      duplex: "half",
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ error: `request body exceeds ${PLATFORM_MAX_BODY_BYTES} bytes` });
     expect(body.pulled()).toBeLessThan(PLATFORM_MAX_BODY_BYTES * 4);
@@ -64,13 +73,19 @@ describe("platform: authenticate first, parse second", () => {
 
   test("a declared Content-Length over the cap is 413 at once", async () => {
     const res = await stack.platformRequest("/webhooks", {
-      method: "POST", token: tenant.platformKey, body: "x".repeat(PLATFORM_MAX_BODY_BYTES + 1),
+      method: "POST",
+      token: tenant.platformKey,
+      body: "x".repeat(PLATFORM_MAX_BODY_BYTES + 1),
     });
     expect(res.status).toBe(413);
   });
 
   test("authenticated malformed JSON is still the 400 naming the body", async () => {
-    const res = await stack.platformRequest("/webhooks", { method: "POST", token: tenant.platformKey, body: "{not json" });
+    const res = await stack.platformRequest("/webhooks", {
+      method: "POST",
+      token: tenant.platformKey,
+      body: "{not json",
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toContain("JSON");
   });
@@ -78,14 +93,23 @@ describe("platform: authenticate first, parse second", () => {
 
 describe("platform: per-key and per-tenant limits (docs/platform-api.md)", () => {
   test("past its burst, a platform key gets 429 with Retry-After and the RateLimit headers", async () => {
-    const { platformKey } = await bootstrapTenant(stack.database.db, { name: "chatty", plan: "free", email: "o@chatty.test" });
+    const { platformKey } = await bootstrapTenant(stack.database.db, {
+      name: "chatty",
+      plan: "free",
+      email: "o@chatty.test",
+    });
     // The documented limits on a stopped clock: no refill while the loop runs, however slow the
     // machine, so exactly the burst passes.
     const app = createPlatformApp({
-      db: stack.database.db, sql: stack.database.sql, keys: new KeyResolver(stack.database.db), logger: createLogger("silent"), windowSeconds: 1,
+      db: stack.database.db,
+      sql: stack.database.sql,
+      keys: new KeyResolver(stack.database.db),
+      logger: createLogger("silent"),
+      windowSeconds: 1,
       limiter: createPlatformLimiter(PLATFORM_LIMITS, () => 1_000_000),
     });
-    const request = (token: string) => app.handle(new Request("http://platform.test/api/v1/webhooks", { headers: { authorization: `Token ${token}` } }));
+    const request = (token: string) =>
+      app.handle(new Request("http://platform.test/api/v1/webhooks", { headers: { authorization: `Token ${token}` } }));
     const statuses: number[] = [];
     let refused: Response | undefined;
     for (let i = 0; i < 260 && !refused; i++) {
@@ -118,11 +142,21 @@ describe("platform: Postgres trouble is 503 with Retry-After, quickly", () => {
   const logger = createLogger("silent");
   const appOn = (url: string) => {
     const database = createDatabase(url, { max: 2, connectTimeoutSeconds: 2 });
-    const app = createPlatformApp({ db: database.db, sql: database.sql, keys: new KeyResolver(database.db), logger, windowSeconds: 1 });
+    const app = createPlatformApp({
+      db: database.db,
+      sql: database.sql,
+      keys: new KeyResolver(database.db),
+      logger,
+      windowSeconds: 1,
+    });
     return { app, database };
   };
   const get = (app: ReturnType<typeof createPlatformApp>) =>
-    app.handle(new Request("http://platform.test/api/v1/telemetry/otel/sessions/support-bot/s-1/traces", { headers: { authorization: "Token cel_pk_whatever" } }));
+    app.handle(
+      new Request("http://platform.test/api/v1/telemetry/otel/sessions/support-bot/s-1/traces", {
+        headers: { authorization: "Token cel_pk_whatever" },
+      }),
+    );
 
   test("connection refused: 503 + Retry-After", async () => {
     const { app, database } = appOn("postgres://cellar:cellar@127.0.0.1:1/cellar");
@@ -148,8 +182,17 @@ describe("platform: Postgres trouble is 503 with Retry-After, quickly", () => {
   });
 
   test("a read that outlives the statement timeout is 503 + Retry-After", async () => {
-    const database = createDatabase(process.env.DATABASE_URL_FOR_TEST ?? stackUrl(), { max: 2, statementTimeoutMs: 300 });
-    const app = createPlatformApp({ db: database.db, sql: database.sql, keys: new KeyResolver(database.db), logger, windowSeconds: 1 });
+    const database = createDatabase(process.env.DATABASE_URL_FOR_TEST ?? stackUrl(), {
+      max: 2,
+      statementTimeoutMs: 300,
+    });
+    const app = createPlatformApp({
+      db: database.db,
+      sql: database.sql,
+      keys: new KeyResolver(database.db),
+      logger,
+      windowSeconds: 1,
+    });
     // Hold a lock the read needs, so the read waits past its timeout.
     const locker = stack.database.sql.reserve();
     const conn = await locker;
@@ -157,7 +200,9 @@ describe("platform: Postgres trouble is 503 with Retry-After, quickly", () => {
     await conn`lock table trace_services in access exclusive mode`;
     try {
       const res = await app.handle(
-        new Request("http://platform.test/api/v1/telemetry/otel/sessions/support-bot/s-1/traces", { headers: { authorization: `Token ${tenant.platformKey}` } }),
+        new Request("http://platform.test/api/v1/telemetry/otel/sessions/support-bot/s-1/traces", {
+          headers: { authorization: `Token ${tenant.platformKey}` },
+        }),
       );
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBeTruthy();
@@ -177,18 +222,37 @@ describe("platform: Postgres trouble is 503 with Retry-After, quickly", () => {
     const held: Array<() => void> = [];
     const proxy: Server = createServer((client) => {
       const upstream = connect(opts.port[0], opts.host[0]);
-      const pipe = (from: Socket, to: Socket) => from.on("data", (chunk) => (frozen ? held.push(() => to.write(chunk)) : to.write(chunk)));
+      const pipe = (from: Socket, to: Socket) =>
+        from.on("data", (chunk) => (frozen ? held.push(() => to.write(chunk)) : to.write(chunk)));
       pipe(client, upstream);
       pipe(upstream, client);
-      const end = () => { client.destroy(); upstream.destroy(); };
+      const end = () => {
+        client.destroy();
+        upstream.destroy();
+      };
       client.on("error", end).on("close", end);
       upstream.on("error", end).on("close", end);
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-    const url = stackUrl().replace(`${opts.host[0]}:${opts.port[0]}`, `127.0.0.1:${(proxy.address() as { port: number }).port}`);
+    const url = stackUrl().replace(
+      `${opts.host[0]}:${opts.port[0]}`,
+      `127.0.0.1:${(proxy.address() as { port: number }).port}`,
+    );
     const database = createDatabase(url, { max: 2 });
-    const app = createPlatformApp({ db: database.db, sql: database.sql, keys: new KeyResolver(database.db), logger, windowSeconds: 1, requestDeadlineMs: 1_000 });
-    const read = () => app.handle(new Request("http://platform.test/api/v1/webhooks", { headers: { authorization: `Token ${tenant.platformKey}` } }));
+    const app = createPlatformApp({
+      db: database.db,
+      sql: database.sql,
+      keys: new KeyResolver(database.db),
+      logger,
+      windowSeconds: 1,
+      requestDeadlineMs: 1_000,
+    });
+    const read = () =>
+      app.handle(
+        new Request("http://platform.test/api/v1/webhooks", {
+          headers: { authorization: `Token ${tenant.platformKey}` },
+        }),
+      );
     try {
       expect((await read()).status).toBe(200);
       frozen = true;
@@ -214,6 +278,10 @@ describe("platform: Postgres trouble is 503 with Retry-After, quickly", () => {
 });
 
 function stackUrl(): string {
-  const opts = (stack.database.sql as unknown as { options: { host: string[]; port: number[]; user: string; pass: string; database: string } }).options;
+  const opts = (
+    stack.database.sql as unknown as {
+      options: { host: string[]; port: number[]; user: string; pass: string; database: string };
+    }
+  ).options;
   return `postgres://${opts.user}:${encodeURIComponent(opts.pass ?? "")}@${opts.host[0]}:${opts.port[0]}/${opts.database}`;
 }

@@ -30,7 +30,9 @@ beforeAll(async () => {
     insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at, through_activity_seq, item_count, cost_usd, metrics)
     select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, now(), now(), 1, 0, (substr(s.session_id, 6)::int % 4) / 100.0, '{}'::jsonb
     from sessions s where s.trace_service_id = ${svc.id} and substr(s.session_id, 6)::int % 3 <> 0`;
-  const [long] = await sql<{ id: string }[]>`select id from sessions where trace_service_id = ${svc.id} and session_id = 'sess-1'`;
+  const [long] = await sql<
+    { id: string }[]
+  >`select id from sessions where trace_service_id = ${svc.id} and session_id = 'sess-1'`;
   await sql`
     insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, provider, model, start_time, end_time, payload, received_at, status, maturation_count)
     select ${tenant.tenantId}, ${svc.id}, ${long.id}, 'trace-' || g, 'sess-1', 'openai', 'gpt-4o-mini', timestamptz '2026-01-01' + (g / 2) * interval '1 ms',
@@ -50,7 +52,10 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 async function call(path: string, body?: unknown) {
-  const res = await stack.platformRequest(path, body === undefined ? { token: key } : { method: "POST", token: key, body: JSON.stringify(body) });
+  const res = await stack.platformRequest(
+    path,
+    body === undefined ? { token: key } : { method: "POST", token: key, body: JSON.stringify(body) },
+  );
   return { status: res.status, body: (await res.json()) as any };
 }
 async function ok(path: string, body?: unknown) {
@@ -82,11 +87,20 @@ const F = "/telemetry/otel/sessions/filtered";
 const sessionIds = (b: any) => b.sessions.map((s: any) => s.sessionId);
 
 describe("keyset paging of filtered searches", () => {
-  for (const sort of [undefined, { field: "lastActivityAt", direction: "asc" }, { field: "costUsd", direction: "desc" }, { field: "costUsd", direction: "asc" }, { field: "maturedAt", direction: "desc" }]) {
+  for (const sort of [
+    undefined,
+    { field: "lastActivityAt", direction: "asc" },
+    { field: "costUsd", direction: "desc" },
+    { field: "costUsd", direction: "asc" },
+    { field: "maturedAt", direction: "desc" },
+  ]) {
     test(`sessions/filtered by cursor visits every row once, in offset order (sort ${JSON.stringify(sort ?? "default")})`, async () => {
       const all = sessionIds(await ok(F, { serviceName: "deep-bot", sort, limit: 500 }));
       expect(all).toHaveLength(SESSIONS);
-      const { seen, offsets } = await walk((cursor) => ok(F, { serviceName: "deep-bot", sort, limit: 7, cursor }), sessionIds);
+      const { seen, offsets } = await walk(
+        (cursor) => ok(F, { serviceName: "deep-bot", sort, limit: 7, cursor }),
+        sessionIds,
+      );
       expect(seen).toEqual(all);
       expect(offsets).toEqual([0, 7, 14, 21, 28]);
     });
@@ -106,7 +120,10 @@ describe("keyset paging of filtered searches", () => {
     for (const sort of [undefined, { field: "durationMs", direction: "asc" }]) {
       const all = (await ok(T, { serviceName: "deep-bot", sort, limit: 500 })).traces.map((t: any) => t.traceId);
       expect(all).toHaveLength(SPANS);
-      const { seen } = await walk((cursor) => ok(T, { serviceName: "deep-bot", sort, limit: 6, skipTotalCount: true, cursor }), (b) => b.traces.map((t: any) => t.traceId));
+      const { seen } = await walk(
+        (cursor) => ok(T, { serviceName: "deep-bot", sort, limit: 6, skipTotalCount: true, cursor }),
+        (b) => b.traces.map((t: any) => t.traceId),
+      );
       expect(seen).toEqual(all);
     }
   });
@@ -114,14 +131,30 @@ describe("keyset paging of filtered searches", () => {
   test("a cursor of another query, a garbage or tampered cursor, and cursor with offset are 400s naming the field", async () => {
     const first = await ok(F, { serviceName: "deep-bot", limit: 2 });
     const cursor = first.pagination.nextCursor as string;
-    const other = await call(F, { serviceName: "deep-bot", limit: 2, cursor, sort: { field: "costUsd", direction: "asc" } });
+    const other = await call(F, {
+      serviceName: "deep-bot",
+      limit: 2,
+      cursor,
+      sort: { field: "costUsd", direction: "asc" },
+    });
     expect(other.status).toBe(400);
     expect(other.body.error).toStartWith("invalid cursor: it belongs to a different query");
-    expect((await call(F, { serviceName: "deep-bot", cursor: "not-a-cursor" })).body.error).toStartWith("invalid cursor");
+    expect((await call(F, { serviceName: "deep-bot", cursor: "not-a-cursor" })).body.error).toStartWith(
+      "invalid cursor",
+    );
     const decoded = JSON.parse(Buffer.from(cursor, "base64url").toString());
-    for (const bad of [{ ...decoded, k: ["not-a-time", decoded.k[1]] }, { ...decoded, t: ["pg_sleep(10)", decoded.t[1]] }]) {
-      const r = await call(F, { serviceName: "deep-bot", cursor: Buffer.from(JSON.stringify(bad)).toString("base64url") });
-      expect(r).toEqual({ status: 400, body: { error: "invalid cursor: not a cursor returned by this endpoint (pagination.nextCursor)" } });
+    for (const bad of [
+      { ...decoded, k: ["not-a-time", decoded.k[1]] },
+      { ...decoded, t: ["pg_sleep(10)", decoded.t[1]] },
+    ]) {
+      const r = await call(F, {
+        serviceName: "deep-bot",
+        cursor: Buffer.from(JSON.stringify(bad)).toString("base64url"),
+      });
+      expect(r).toEqual({
+        status: 400,
+        body: { error: "invalid cursor: not a cursor returned by this endpoint (pagination.nextCursor)" },
+      });
     }
     const both = await call(F, { serviceName: "deep-bot", cursor, offset: 2 });
     expect(both.status).toBe(400);
@@ -130,17 +163,28 @@ describe("keyset paging of filtered searches", () => {
 
   test("an offset past 100000 is a 400 naming offset and pointing at cursor", async () => {
     const r = await call(F, { serviceName: "deep-bot", offset: 100_001 });
-    expect(r).toEqual({ status: 400, body: { error: "invalid offset: must be an integer from 0 to 100000; page deeper with cursor (pagination.nextCursor)" } });
+    expect(r).toEqual({
+      status: 400,
+      body: {
+        error: "invalid offset: must be an integer from 0 to 100000; page deeper with cursor (pagination.nextCursor)",
+      },
+    });
   });
 });
 
 describe("keyset paging of session lists and the transcript", () => {
   const S = "/telemetry/otel/sessions/deep-bot/sess-1";
   test("spans, traces and events walk by cursor in start order, ties included", async () => {
-    for (const [path, ids] of [["spans", (b: any) => b.spans.map((s: any) => s.spanId)], ["traces", (b: any) => b.traces.map((t: any) => t.traceId)]] as const) {
+    for (const [path, ids] of [
+      ["spans", (b: any) => b.spans.map((s: any) => s.spanId)],
+      ["traces", (b: any) => b.traces.map((t: any) => t.traceId)],
+    ] as const) {
       const all = ids(await ok(`${S}/${path}?limit=1000`));
       expect(all).toHaveLength(SPANS);
-      const { seen, offsets } = await walk((cursor) => ok(`${S}/${path}?limit=10${cursor ? `&cursor=${cursor}` : ""}`), ids);
+      const { seen, offsets } = await walk(
+        (cursor) => ok(`${S}/${path}?limit=10${cursor ? `&cursor=${cursor}` : ""}`),
+        ids,
+      );
       expect(seen).toEqual(all);
       expect(offsets).toEqual([0, 10, 20]);
     }
@@ -150,7 +194,12 @@ describe("keyset paging of session lists and the transcript", () => {
 
   test("a session list offset past 100000 is a 400 naming offset; up to it, offsets answer as before", async () => {
     const r = await call(`${S}/spans?offset=100001`);
-    expect(r).toEqual({ status: 400, body: { error: "invalid offset: must be an integer from 0 to 100000; page deeper with cursor (pagination.nextCursor)" } });
+    expect(r).toEqual({
+      status: 400,
+      body: {
+        error: "invalid offset: must be an integer from 0 to 100000; page deeper with cursor (pagination.nextCursor)",
+      },
+    });
     const deep = await ok(`${S}/spans?offset=100000`);
     expect(deep.spans).toEqual([]);
     expect(deep.pagination).toMatchObject({ offset: 100000, hasMore: false, nextOffset: null });
@@ -159,7 +208,10 @@ describe("keyset paging of session lists and the transcript", () => {
   test("transcript walks by cursor; offsets keep their 1,000,000 limit (the item cap bounds the walk)", async () => {
     const all = (await ok(`${S}/transcript?limit=500`)).items.map((i: any) => i.id);
     expect(all).toHaveLength(SPANS);
-    const { seen, offsets } = await walk((cursor) => ok(`${S}/transcript?limit=10${cursor ? `&cursor=${cursor}` : ""}`), (b) => b.items.map((i: any) => i.id));
+    const { seen, offsets } = await walk(
+      (cursor) => ok(`${S}/transcript?limit=10${cursor ? `&cursor=${cursor}` : ""}`),
+      (b) => b.items.map((i: any) => i.id),
+    );
     expect(seen).toEqual(all);
     expect(offsets).toEqual([0, 10, 20]);
     expect((await call(`${S}/transcript?offset=1000000`)).status).toBe(200);

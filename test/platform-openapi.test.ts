@@ -13,7 +13,11 @@ afterAll(() => stack.stop());
 async function validate(doc: unknown) {
   const validator = new Validator();
   const result = await validator.validate(doc as Parameters<Validator["validate"]>[0]);
-  return { valid: result.valid, errors: JSON.stringify(result.errors ?? null).slice(0, 2000), version: validator.version };
+  return {
+    valid: result.valid,
+    errors: JSON.stringify(result.errors ?? null).slice(0, 2000),
+    version: validator.version,
+  };
 }
 
 test("platform OpenAPI 3.1 at /api/v1/openapi.json is valid and covers every contract read path", async () => {
@@ -26,7 +30,20 @@ test("platform OpenAPI 3.1 at /api/v1/openapi.json is valid and covers every con
   expect(result.version).toBe("3.1");
   const S = "/telemetry/otel/sessions/{serviceName}/{sessionId}";
   const expected: Array<[string, string]> = [
-    ...["transcript", "transcript/items/{itemId}", "traces", "spans", "tree", "graph", "events", "tldr", "problem-analysis", "cost-by-model", "tool-costs", "tool-schemas"].map((p) => ["get", `${S}/${p}`] as [string, string]),
+    ...[
+      "transcript",
+      "transcript/items/{itemId}",
+      "traces",
+      "spans",
+      "tree",
+      "graph",
+      "events",
+      "tldr",
+      "problem-analysis",
+      "cost-by-model",
+      "tool-costs",
+      "tool-schemas",
+    ].map((p) => ["get", `${S}/${p}`] as [string, string]),
     ["get", "/telemetry/metrics/session/{serviceName}/{sessionId}"],
     ["get", "/telemetry/otel/sessions/{sessionId}/intents"],
     ["post", "/telemetry/otel/sessions/filtered"],
@@ -42,18 +59,25 @@ test("platform OpenAPI 3.1 at /api/v1/openapi.json is valid and covers every con
     ["post", "/telemetry/otel/findings/filtered"],
     ["get", "/telemetry/otel/findings/{serviceName}/stats"],
   ];
-  for (const [method, path] of expected) expect({ path, method, op: Boolean(doc.paths[path]?.[method]) }).toEqual({ path, method, op: true });
+  for (const [method, path] of expected)
+    expect({ path, method, op: Boolean(doc.paths[path]?.[method]) }).toEqual({ path, method, op: true });
   // The bare session path has only the admin DELETE (data subject requests), never a read.
   expect(Object.keys(doc.paths[S] ?? {})).toEqual(["delete"]);
   expect(doc.paths["/telemetry/otel/traces/{traceId}"]).toBeUndefined();
 
   // Generated from the validating schemas: the required query parameter and the filtered body.
   const trace = doc.paths["/telemetry/otel/trace/{traceId}"].get;
-  expect(trace.parameters).toContainEqual(expect.objectContaining({ name: "serviceName", in: "query", required: true }));
+  expect(trace.parameters).toContainEqual(
+    expect.objectContaining({ name: "serviceName", in: "query", required: true }),
+  );
   const body = doc.paths["/telemetry/otel/sessions/filtered"].post.requestBody.content["application/json"].schema;
   expect(body.required).toEqual(["serviceName"]);
-  expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["serviceName", "filters", "sort", "limit", "offset", "skipTotalCount"]));
-  expect(doc.paths["/telemetry/otel/issues/filtered"].post.requestBody.content["application/json"].schema.required).toEqual(["service_name"]);
+  expect(Object.keys(body.properties)).toEqual(
+    expect.arrayContaining(["serviceName", "filters", "sort", "limit", "offset", "skipTotalCount"]),
+  );
+  expect(
+    doc.paths["/telemetry/otel/issues/filtered"].post.requestBody.content["application/json"].schema.required,
+  ).toEqual(["service_name"]);
   const transcript = doc.paths[`${S}/transcript`].get;
   expect(transcript.responses["200"].content["application/json"].schema.properties.status).toBeDefined();
   expect(transcript.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/Error");
@@ -74,10 +98,17 @@ test("ingestion OpenAPI 3.1 at /openapi.json is valid and built from the payload
   expect(result.errors).toBe("null");
   expect(result.valid).toBe(true);
   const traces = doc.paths["/raw/traces"].post.requestBody.content["application/json"].schema;
-  expect(traces.required).toEqual(expect.arrayContaining(["provider", "session_id", "request", "responses", "start_time", "end_time"]));
+  expect(traces.required).toEqual(
+    expect.arrayContaining(["provider", "session_id", "request", "responses", "start_time", "end_time"]),
+  );
   expect(traces.properties.responses.maxItems).toBe(2);
-  expect(doc.paths["/raw/events"].post.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["name", "session_id", "timestamp"]));
-  expect(Object.keys(doc.paths["/v1/traces"].post.requestBody.content)).toEqual(["application/x-protobuf", "application/json"]);
+  expect(doc.paths["/raw/events"].post.requestBody.content["application/json"].schema.required).toEqual(
+    expect.arrayContaining(["name", "session_id", "timestamp"]),
+  );
+  expect(Object.keys(doc.paths["/v1/traces"].post.requestBody.content)).toEqual([
+    "application/x-protobuf",
+    "application/json",
+  ]);
   expect(doc.paths["/v1/logs"].post.responses["429"]).toBeDefined();
 });
 
@@ -88,11 +119,26 @@ test("a 500 never leaks internals: bare body, request id, no stack", async () =>
   const app = createPlatformApp({
     db: { select: boom } as never,
     sql: boom as never,
-    keys: { resolve: async () => ({ id: "k", tenantId: "t", kind: "platform", serviceName: null, allowedOrigins: null, userId: "u", userRole: "owner", tenantPlan: "pro" }) } as never,
+    keys: {
+      resolve: async () => ({
+        id: "k",
+        tenantId: "t",
+        kind: "platform",
+        serviceName: null,
+        allowedOrigins: null,
+        userId: "u",
+        userRole: "owner",
+        tenantPlan: "pro",
+      }),
+    } as never,
     logger: createLogger("silent"),
     windowSeconds: 1,
   });
-  const res = await app.handle(new Request("http://localhost/api/v1/telemetry/otel/sessions/a/b/transcript", { headers: { authorization: "Token anything" } }));
+  const res = await app.handle(
+    new Request("http://localhost/api/v1/telemetry/otel/sessions/a/b/transcript", {
+      headers: { authorization: "Token anything" },
+    }),
+  );
   expect(res.status).toBe(500);
   expect(await res.text()).toBe(JSON.stringify({ error: "internal server error" }));
   expect(res.headers.get("x-request-id")).toBeTruthy();

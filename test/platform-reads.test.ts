@@ -21,7 +21,11 @@ async function read(path: string, body?: unknown) {
   return r.body;
 }
 async function fails(path: string, status: number, body?: unknown) {
-  const r = await call(stack, { method: body === undefined ? "GET" : "POST", path, body }, { authorization: `Token ${f.keys.owner}` });
+  const r = await call(
+    stack,
+    { method: body === undefined ? "GET" : "POST", path, body },
+    { authorization: `Token ${f.keys.owner}` },
+  );
   expect(r.status).toBe(status);
   expect(Object.keys(r.body)).toEqual(["error"]);
   return r.body.error as string;
@@ -36,7 +40,14 @@ describe("session reads", () => {
     expect(lean.maturationCount).toBe(1);
     expect(Date.parse(lean.computedAt)).toBeGreaterThan(0);
     // Order is the processor's (docs/analysis.md); the read returns it as stored.
-    expect(lean.items.map((i: any) => i.type).sort()).toEqual(["assistant", "event", "system", "tool_call", "tool_result", "user"]);
+    expect(lean.items.map((i: any) => i.type).sort()).toEqual([
+      "assistant",
+      "event",
+      "system",
+      "tool_call",
+      "tool_result",
+      "user",
+    ]);
     expect(lean.items[0].type).toBe("system");
     const call = lean.items.find((i: any) => i.type === "tool_call");
     expect(call.contentTruncated).toBe(true);
@@ -51,14 +62,24 @@ describe("session reads", () => {
   });
 
   test("transcript responses carry JSON content type and the request id", async () => {
-    const res = await stack.platformRequest(`${S}/transcript`, { token: f.keys.owner, headers: { "x-request-id": "req-42" } });
+    const res = await stack.platformRequest(`${S}/transcript`, {
+      token: f.keys.owner,
+      headers: { "x-request-id": "req-42" },
+    });
     expect(res.headers.get("content-type")).toContain("application/json");
     expect(res.headers.get("x-request-id")).toBe("req-42");
   });
 
   test("transcript pages with limit/offset and rejects a limit over 500 naming it", async () => {
     const p1 = await read(`${S}/transcript?limit=4`);
-    expect(p1.pagination).toEqual({ limit: 4, offset: 0, total: 6, hasMore: true, nextOffset: 4, nextCursor: expect.any(String) });
+    expect(p1.pagination).toEqual({
+      limit: 4,
+      offset: 0,
+      total: 6,
+      hasMore: true,
+      nextOffset: 4,
+      nextCursor: expect.any(String),
+    });
     const p2 = await read(`${S}/transcript?limit=4&offset=4`);
     expect(p2.items.length).toBe(2);
     expect(p2.pagination.hasMore).toBe(false);
@@ -96,13 +117,25 @@ describe("session reads", () => {
   test("traces, spans and events of the session", async () => {
     const traces = await read(`${S}/traces`);
     expect(traces.traces.map((t: any) => t.traceId)).toEqual(["tr-1", "tr-2"]);
-    expect(traces.traces[0]).toMatchObject({ sessionId: "conv-1", serviceName: "support-bot", provider: "openai", status: "matured", usage: { promptTokens: 120, completionTokens: 40, totalTokens: 160 } });
+    expect(traces.traces[0]).toMatchObject({
+      sessionId: "conv-1",
+      serviceName: "support-bot",
+      provider: "openai",
+      status: "matured",
+      usage: { promptTokens: 120, completionTokens: 40, totalTokens: 160 },
+    });
     const spans = await read(`${S}/spans?limit=3`);
     expect(spans.spans.length).toBe(3);
     expect(spans.pagination).toMatchObject({ hasMore: true, nextOffset: 3, total: null });
     const events = await read(`${S}/events`);
     expect(events.events).toHaveLength(1);
-    expect(events.events[0]).toMatchObject({ name: "payment.failed", severityNumber: 17, traceId: "tr-1", body: { reason: "gateway timeout" }, attributes: { "http.status": 502 } });
+    expect(events.events[0]).toMatchObject({
+      name: "payment.failed",
+      severityNumber: 17,
+      traceId: "tr-1",
+      body: { reason: "gateway timeout" },
+      attributes: { "http.status": 502 },
+    });
   });
 
   test("tree nests llm spans under their call; graph has child and next edges", async () => {
@@ -115,7 +148,9 @@ describe("session reads", () => {
     const graph = await read(`${S}/graph`);
     expect(graph.nodes).toHaveLength(4);
     expect(graph.edges.filter((e: any) => e.kind === "child")).toHaveLength(2);
-    expect(graph.edges.filter((e: any) => e.kind === "next")).toEqual([{ source: tree.roots[0].spanId, target: tree.roots[1].spanId, kind: "next" }]);
+    expect(graph.edges.filter((e: any) => e.kind === "next")).toEqual([
+      { source: tree.roots[0].spanId, target: tree.roots[1].spanId, kind: "next" },
+    ]);
   });
 
   test("tldr, problem analysis, costs and tool schemas", async () => {
@@ -125,12 +160,19 @@ describe("session reads", () => {
     const problems = await read(`${S}/problem-analysis`);
     const ours = problems.problems.filter((p: any) => p.detector === "test_detector");
     expect(ours).toHaveLength(1);
-    expect(ours[0]).toMatchObject({ issueId: f.ids.issueId, issueTitle: "Customer reports double charge", severity: "high", traceId: "tr-1" });
+    expect(ours[0]).toMatchObject({
+      issueId: f.ids.issueId,
+      issueTitle: "Customer reports double charge",
+      severity: "high",
+      traceId: "tr-1",
+    });
     expect(problems.problemCount).toBe(problems.problems.length);
     // Computed by the processor at maturation (docs/analysis.md): both issues meet here.
     const cost = await read(`${S}/cost-by-model`);
     expect(cost.currency).toBe("USD");
-    expect(cost.models).toEqual([expect.objectContaining({ model: "gpt-4o-mini", calls: 2, promptTokens: 240, completionTokens: 80 })]);
+    expect(cost.models).toEqual([
+      expect.objectContaining({ model: "gpt-4o-mini", calls: 2, promptTokens: 240, completionTokens: 80 }),
+    ]);
     const tools = await read(`${S}/tool-costs`);
     expect(tools.tools).toEqual([expect.objectContaining({ toolName: "lookup_invoice", calls: 1 })]);
     const schemas = await read(`${S}/tool-schemas`);
@@ -159,8 +201,12 @@ describe("metrics and intents", () => {
 
   test("intents on plan pro; 400 without trace_service_name", async () => {
     const body = await read("/telemetry/otel/sessions/conv-1/intents?trace_service_name=support-bot");
-    expect(body.intents).toEqual([expect.objectContaining({ name: "billing_question", score: expect.closeTo(0.9, 5) })]);
-    expect(await fails("/telemetry/otel/sessions/conv-1/intents", 400)).toBe("trace_service_name query parameter is required");
+    expect(body.intents).toEqual([
+      expect.objectContaining({ name: "billing_question", score: expect.closeTo(0.9, 5) }),
+    ]);
+    expect(await fails("/telemetry/otel/sessions/conv-1/intents", 400)).toBe(
+      "trace_service_name query parameter is required",
+    );
   });
 });
 
@@ -171,40 +217,113 @@ describe("sessions/filtered", () => {
 
   test("by id, status, label, time range and metrics", async () => {
     expect(await ids([{ field: "sessionId", operator: "equals", value: "conv-1" }])).toEqual(["conv-1"]);
-    expect(await ids([{ field: "sessionId", operator: "in", value: ["conv-1", "conv-2"] }], { sort: { field: "sessionId", direction: "asc" } })).toEqual(["conv-1", "conv-2"]);
+    expect(
+      await ids([{ field: "sessionId", operator: "in", value: ["conv-1", "conv-2"] }], {
+        sort: { field: "sessionId", direction: "asc" },
+      }),
+    ).toEqual(["conv-1", "conv-2"]);
     expect(await ids([{ field: "label", operator: "equals", value: "vip" }])).toEqual(["conv-1"]);
     expect(await ids([{ field: "label", operator: "in", value: ["gold", "vip"] }])).toEqual(["conv-1"]);
-    expect(await ids([{ field: "label", operator: "notEquals", value: "vip" }, { field: "sessionId", operator: "startsWith", value: "conv" }])).toEqual(["conv-2"]);
+    expect(
+      await ids([
+        { field: "label", operator: "notEquals", value: "vip" },
+        { field: "sessionId", operator: "startsWith", value: "conv" },
+      ]),
+    ).toEqual(["conv-2"]);
     expect(await ids([{ field: "errors", operator: "gte", value: 1 }])).toEqual(["conv-1"]);
     expect(await ids([{ field: "totalTokens", operator: "gt", value: 5000 }])).toEqual(["conv-2"]);
     expect(await ids([{ field: "metrics.totalTokens", operator: "gt", value: 5000 }])).toEqual(["conv-2"]);
-    expect(await ids([{ field: "status", operator: "equals", value: "matured" }, { field: "sessionId", operator: "startsWith", value: "conv" }], { sort: { field: "sessionId", direction: "asc" } })).toEqual(["conv-1", "conv-2"]);
+    expect(
+      await ids(
+        [
+          { field: "status", operator: "equals", value: "matured" },
+          { field: "sessionId", operator: "startsWith", value: "conv" },
+        ],
+        { sort: { field: "sessionId", direction: "asc" } },
+      ),
+    ).toEqual(["conv-1", "conv-2"]);
     const cut = new Date(f.t0.getTime() + 5_000).toISOString(); // conv-1 starts at t0, conv-2 at t0 + 10 s
-    expect(await ids([{ field: "firstActivityAt", operator: "gte", value: cut }, { field: "sessionId", operator: "startsWith", value: "conv" }])).toEqual(["conv-2"]);
-    const row = (await read(F, { serviceName: "support-bot", filters: [{ field: "sessionId", operator: "equals", value: "conv-1" }] })).sessions[0];
-    expect(row).toMatchObject({ status: "matured", labels: ["vip"], maturationCount: 1, metrics: { turns: 1, errors: 1 } });
+    expect(
+      await ids([
+        { field: "firstActivityAt", operator: "gte", value: cut },
+        { field: "sessionId", operator: "startsWith", value: "conv" },
+      ]),
+    ).toEqual(["conv-2"]);
+    const row = (
+      await read(F, {
+        serviceName: "support-bot",
+        filters: [{ field: "sessionId", operator: "equals", value: "conv-1" }],
+      })
+    ).sessions[0];
+    expect(row).toMatchObject({
+      status: "matured",
+      labels: ["vip"],
+      maturationCount: 1,
+      metrics: { turns: 1, errors: 1 },
+    });
   });
 
   test("sorting and offset paging, with and without the total count", async () => {
-    const base = { serviceName: "support-bot", filters: [{ field: "sessionId", operator: "startsWith", value: "conv" }], sort: { field: "totalTokens", direction: "desc" }, limit: 1 };
+    const base = {
+      serviceName: "support-bot",
+      filters: [{ field: "sessionId", operator: "startsWith", value: "conv" }],
+      sort: { field: "totalTokens", direction: "desc" },
+      limit: 1,
+    };
     const p1 = await read(F, base);
     expect(p1.sessions[0].sessionId).toBe("conv-2");
-    expect(p1.pagination).toEqual({ limit: 1, offset: 0, total: 2, hasMore: true, nextOffset: 1, nextCursor: expect.any(String) });
+    expect(p1.pagination).toEqual({
+      limit: 1,
+      offset: 0,
+      total: 2,
+      hasMore: true,
+      nextOffset: 1,
+      nextCursor: expect.any(String),
+    });
     const p2 = await read(F, { ...base, offset: 1, skipTotalCount: true });
     expect(p2.sessions[0].sessionId).toBe("conv-1");
-    expect(p2.pagination).toEqual({ limit: 1, offset: 1, total: null, hasMore: false, nextOffset: null, nextCursor: null });
+    expect(p2.pagination).toEqual({
+      limit: 1,
+      offset: 1,
+      total: null,
+      hasMore: false,
+      nextOffset: null,
+      nextCursor: null,
+    });
   });
 
   test("unknown field or operator, bad value and bad sort are 400 naming them", async () => {
-    expect(await fails(F, 400, { serviceName: "support-bot", filters: [{ field: "colour", operator: "equals", value: "x" }] })).toContain('unknown filter field "colour"');
-    expect(await fails(F, 400, { serviceName: "support-bot", filters: [{ field: "sessionId", operator: "near", value: "x" }] })).toContain('unknown operator "near"');
-    expect(await fails(F, 400, { serviceName: "support-bot", filters: [{ field: "errors", operator: "gte", value: "one" }] })).toContain("filters[0].value");
+    expect(
+      await fails(F, 400, {
+        serviceName: "support-bot",
+        filters: [{ field: "colour", operator: "equals", value: "x" }],
+      }),
+    ).toContain('unknown filter field "colour"');
+    expect(
+      await fails(F, 400, {
+        serviceName: "support-bot",
+        filters: [{ field: "sessionId", operator: "near", value: "x" }],
+      }),
+    ).toContain('unknown operator "near"');
+    expect(
+      await fails(F, 400, {
+        serviceName: "support-bot",
+        filters: [{ field: "errors", operator: "gte", value: "one" }],
+      }),
+    ).toContain("filters[0].value");
     expect(await fails(F, 400, { serviceName: "support-bot", sort: { field: "label" } })).toContain("sort.field");
     expect(await fails(F, 400, { filters: [] })).toContain("serviceName");
     expect(await fails(F, 400, { serviceName: "support-bot", limit: 0 })).toContain("limit");
     expect(await fails(F, 400, { serviceName: "support-bot", filter: [] })).toBe("invalid filter: unknown field");
-    expect(await fails(F, 400, { serviceName: "support-bot", filters: [{ field: "turns", operator: "gt", value: 1, op: "x" }] })).toBe("invalid filters[0].op: unknown field");
-    expect(await fails(F, 400, { serviceName: "support-bot", sort: { field: "turns", direction: "up" } })).toBe("invalid sort.direction: must be asc or desc");
+    expect(
+      await fails(F, 400, {
+        serviceName: "support-bot",
+        filters: [{ field: "turns", operator: "gt", value: 1, op: "x" }],
+      }),
+    ).toBe("invalid filters[0].op: unknown field");
+    expect(await fails(F, 400, { serviceName: "support-bot", sort: { field: "turns", direction: "up" } })).toBe(
+      "invalid sort.direction: must be asc or desc",
+    );
   });
 });
 
@@ -234,32 +353,64 @@ describe("trace reads", () => {
   });
 
   test("traces/filtered by model and session, sorted", async () => {
-    const body = await read("/telemetry/otel/traces/filtered", { serviceName: "support-bot", filters: [{ field: "sessionId", operator: "equals", value: "conv-1" }], sort: { field: "startTime", direction: "asc" } });
+    const body = await read("/telemetry/otel/traces/filtered", {
+      serviceName: "support-bot",
+      filters: [{ field: "sessionId", operator: "equals", value: "conv-1" }],
+      sort: { field: "startTime", direction: "asc" },
+    });
     expect(body.traces.map((t: any) => t.traceId)).toEqual(["tr-1", "tr-2"]);
     expect(body.pagination.total).toBe(2);
-    const none = await read("/telemetry/otel/traces/filtered", { serviceName: "support-bot", filters: [{ field: "model", operator: "equals", value: "gpt-5" }] });
+    const none = await read("/telemetry/otel/traces/filtered", {
+      serviceName: "support-bot",
+      filters: [{ field: "model", operator: "equals", value: "gpt-5" }],
+    });
     expect(none.traces).toEqual([]);
-    const heavy = await read("/telemetry/otel/traces/filtered", { serviceName: "support-bot", filters: [{ field: "metrics.totalTokens", operator: "gte", value: 7000 }] });
+    const heavy = await read("/telemetry/otel/traces/filtered", {
+      serviceName: "support-bot",
+      filters: [{ field: "metrics.totalTokens", operator: "gte", value: 7000 }],
+    });
     expect(heavy.traces.map((t: any) => t.traceId)).toEqual(["tr-3"]);
-    const bySize = await read("/telemetry/otel/traces/filtered", { serviceName: "support-bot", filters: [{ field: "traceId", operator: "notIn", value: ["tr-1"] }], sort: { field: "durationMs", direction: "asc" }, limit: 5 });
+    const bySize = await read("/telemetry/otel/traces/filtered", {
+      serviceName: "support-bot",
+      filters: [{ field: "traceId", operator: "notIn", value: ["tr-1"] }],
+      sort: { field: "durationMs", direction: "asc" },
+      limit: 5,
+    });
     expect(bySize.traces.map((t: any) => t.traceId).sort()).toEqual(["tr-2", "tr-3"]);
   });
 });
 
 describe("issues and findings", () => {
   test("issues/filtered by severity; stats; breakdown", async () => {
-    const issues = await read("/telemetry/otel/issues/filtered", { service_name: "support-bot", filters: [{ field: "detector", operator: "equals", value: "test_detector" }] });
-    expect(issues.issues).toEqual([expect.objectContaining({ issueId: f.ids.issueId, occurrences: 2, affectedSessions: 2, severity: "high" })]);
-    const none = await read("/telemetry/otel/issues/filtered", { service_name: "support-bot", filters: [{ field: "severity", operator: "equals", value: "critical" }, { field: "detector", operator: "equals", value: "test_detector" }] });
+    const issues = await read("/telemetry/otel/issues/filtered", {
+      service_name: "support-bot",
+      filters: [{ field: "detector", operator: "equals", value: "test_detector" }],
+    });
+    expect(issues.issues).toEqual([
+      expect.objectContaining({ issueId: f.ids.issueId, occurrences: 2, affectedSessions: 2, severity: "high" }),
+    ]);
+    const none = await read("/telemetry/otel/issues/filtered", {
+      service_name: "support-bot",
+      filters: [
+        { field: "severity", operator: "equals", value: "critical" },
+        { field: "detector", operator: "equals", value: "test_detector" },
+      ],
+    });
     expect(none.issues).toEqual([]);
-    expect(await fails("/telemetry/otel/issues/filtered", 400, { serviceName: "support-bot" })).toBe("invalid serviceName: unknown field");
+    expect(await fails("/telemetry/otel/issues/filtered", 400, { serviceName: "support-bot" })).toBe(
+      "invalid serviceName: unknown field",
+    );
     expect(await fails("/telemetry/otel/issues/filtered", 400, {})).toContain("service_name");
 
     const stats = await read("/telemetry/otel/issues/support-bot/stats", {});
     expect(stats.byDetector.test_detector).toBe(1);
     expect(stats.occurrences).toBeGreaterThanOrEqual(2);
-    expect(await fails("/telemetry/otel/issues/support-bot/stats", 400, { since: "2025-01-01T00:00:00Z" })).toBe("invalid since: unknown field");
-    const later = await read("/telemetry/otel/issues/support-bot/stats", { from: new Date(f.t0.getTime() + 5_000).toISOString() });
+    expect(await fails("/telemetry/otel/issues/support-bot/stats", 400, { since: "2025-01-01T00:00:00Z" })).toBe(
+      "invalid since: unknown field",
+    );
+    const later = await read("/telemetry/otel/issues/support-bot/stats", {
+      from: new Date(f.t0.getTime() + 5_000).toISOString(),
+    });
     expect(later.topIssues.find((i: any) => i.issueId === f.ids.issueId)?.occurrencesInRange).toBe(1);
 
     const b = await read(`/telemetry/otel/issues/${f.ids.issueId}/breakdown?service_name=support-bot`);
@@ -267,17 +418,36 @@ describe("issues and findings", () => {
     expect(b.topSessions.map((s: any) => s.sessionId).sort()).toEqual(["conv-1", "conv-2"]);
     expect(b.recentFindings).toHaveLength(2);
     expect(b.byEnvironment).toEqual([{ environment: "test", occurrences: 2 }]);
-    expect(await fails(`/telemetry/otel/issues/${f.ids.issueId}/breakdown`, 400)).toBe("service_name query parameter is required");
-    expect(await fails("/telemetry/otel/issues/not-a-uuid/breakdown?service_name=support-bot", 404)).toBe("no such issue");
-    expect(await fails(`/telemetry/otel/issues/${f.ids.issueId}/breakdown?service_name=billing-bot`, 404)).toBe("no such issue");
+    expect(await fails(`/telemetry/otel/issues/${f.ids.issueId}/breakdown`, 400)).toBe(
+      "service_name query parameter is required",
+    );
+    expect(await fails("/telemetry/otel/issues/not-a-uuid/breakdown?service_name=support-bot", 404)).toBe(
+      "no such issue",
+    );
+    expect(await fails(`/telemetry/otel/issues/${f.ids.issueId}/breakdown?service_name=billing-bot`, 404)).toBe(
+      "no such issue",
+    );
   });
 
   test("findings/filtered by session; stats by day", async () => {
-    const sorted = await read("/telemetry/otel/findings/filtered", { service_name: "support-bot", sort: { field: "severityRank", direction: "desc" }, skip_total_count: true, limit: 1 });
+    const sorted = await read("/telemetry/otel/findings/filtered", {
+      service_name: "support-bot",
+      sort: { field: "severityRank", direction: "desc" },
+      skip_total_count: true,
+      limit: 1,
+    });
     expect(sorted.findings[0].severity).toMatch(/high|critical/);
     expect(sorted.pagination.total).toBeNull();
-    const found = await read("/telemetry/otel/findings/filtered", { service_name: "support-bot", filters: [{ field: "sessionId", operator: "equals", value: "conv-2" }, { field: "detector", operator: "equals", value: "test_detector" }] });
-    expect(found.findings).toEqual([expect.objectContaining({ sessionId: "conv-2", issueId: f.ids.issueId, traceId: "tr-3" })]);
+    const found = await read("/telemetry/otel/findings/filtered", {
+      service_name: "support-bot",
+      filters: [
+        { field: "sessionId", operator: "equals", value: "conv-2" },
+        { field: "detector", operator: "equals", value: "test_detector" },
+      ],
+    });
+    expect(found.findings).toEqual([
+      expect.objectContaining({ sessionId: "conv-2", issueId: f.ids.issueId, traceId: "tr-3" }),
+    ]);
     const stats = await read("/telemetry/otel/findings/support-bot/stats");
     expect(stats.byDetector.test_detector).toBe(2);
     expect(stats.byDay.reduce((n: number, d: any) => n + d.count, 0)).toBe(stats.total);

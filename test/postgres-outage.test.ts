@@ -34,15 +34,28 @@ afterAll(async () => {
 
 const message = (i: number): IngestMessage =>
   ({
-    kind: "trace", messageId: `outage-${i}`, tenantId: tenant.tenantId, serviceName: "support-bot", receivedAt: new Date().toISOString(),
-    payload: chatTrace({ sessionId: `outage-${i % 7}`, messages: [{ role: "user", content: `message ${i}` }], reply: "ok" }),
+    kind: "trace",
+    messageId: `outage-${i}`,
+    tenantId: tenant.tenantId,
+    serviceName: "support-bot",
+    receivedAt: new Date().toISOString(),
+    payload: chatTrace({
+      sessionId: `outage-${i % 7}`,
+      messages: [{ role: "user", content: `message ${i}` }],
+      reply: "ok",
+    }),
   }) as unknown as IngestMessage;
-const stored = async () => (await stack.database.sql<{ n: number }[]>`select count(*)::int as n from traces where session_id like 'outage-%'`)[0].n;
+const stored = async () =>
+  (await stack.database.sql<{ n: number }[]>`select count(*)::int as n from traces where session_id like 'outage-%'`)[0]
+    .n;
 
 test("Postgres stopped for 20 s: nothing is dead-lettered and every trace sent before, during and after lands", async () => {
   const { js, jsm, topology } = stack.nats;
   let i = 0;
-  const send = (n: number) => Promise.all(Array.from({ length: n }, () => publish(js, topology, ingestStream, message(++i), { msgID: `outage-${i}` })));
+  const send = (n: number) =>
+    Promise.all(
+      Array.from({ length: n }, () => publish(js, topology, ingestStream, message(++i), { msgID: `outage-${i}` })),
+    );
   await send(20);
   await waitFor(async () => (await stored()) === 20, { what: "the first 20 stored" });
 
@@ -57,7 +70,10 @@ test("Postgres stopped for 20 s: nothing is dead-lettered and every trace sent b
   pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), port: pg.port, persistent: true });
   await send(10);
 
-  await waitFor(async () => (await stored().catch(() => 0)) === i, { what: `all ${i} traces stored`, timeoutMs: 30_000 });
+  await waitFor(async () => (await stored().catch(() => 0)) === i, {
+    what: `all ${i} traces stored`,
+    timeoutMs: 30_000,
+  });
   expect(i).toBeGreaterThanOrEqual(100);
   expect(dead).toEqual([]);
   expect(await listDeadLetters(jsm, topology)).toEqual([]);

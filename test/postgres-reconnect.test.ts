@@ -18,7 +18,12 @@ function proxyUp(): Promise<void> {
       const upstream = connect(Number(target.port), target.hostname);
       open.add(client).add(upstream);
       client.pipe(upstream).pipe(client);
-      const drop = () => { client.destroy(); upstream.destroy(); open.delete(client); open.delete(upstream); };
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        open.delete(client);
+        open.delete(upstream);
+      };
       client.on("error", drop).on("close", drop);
       upstream.on("error", drop).on("close", drop);
     }).listen(port, "127.0.0.1", () => res());
@@ -55,7 +60,10 @@ test("after 6 s of Postgres refusing connections, the pool answers within 2 s of
     let answered = false;
     while (!answered && Date.now() - back < 30_000) {
       answered = await Promise.race([
-        database.sql`select 1 as ok`.then(() => true, () => false),
+        database.sql`select 1 as ok`.then(
+          () => true,
+          () => false,
+        ),
         new Promise<boolean>((r) => setTimeout(() => r(false), 5_000)),
       ]);
       if (!answered) await new Promise((r) => setTimeout(r, 100));

@@ -16,9 +16,22 @@ afterAll(() => stack.stop());
 
 let n = 0;
 function traceMessage(sessionId: string, at: Date, traceId?: string): IngestMessage {
-  const payload = chatTrace({ sessionId, messages: [{ role: "user", content: `question ${n}` }], reply: "answer", start: at, extra: traceId ? { trace_id: traceId } : {} });
+  const payload = chatTrace({
+    sessionId,
+    messages: [{ role: "user", content: `question ${n}` }],
+    reply: "answer",
+    start: at,
+    extra: traceId ? { trace_id: traceId } : {},
+  });
   const messageId = `${(++n).toString(16).padStart(8, "0")}${crypto.randomUUID().replace(/-/g, "")}`.padEnd(64, "0");
-  return { kind: "trace", tenantId: tenant.tenantId, serviceName: "support-bot", messageId, receivedAt: new Date().toISOString(), payload } as unknown as IngestMessage;
+  return {
+    kind: "trace",
+    tenantId: tenant.tenantId,
+    serviceName: "support-bot",
+    messageId,
+    receivedAt: new Date().toISOString(),
+    payload,
+  } as unknown as IngestMessage;
 }
 
 test("concurrent INGEST batches over the same sessions and trace ids all land, each counted once", async () => {
@@ -26,10 +39,19 @@ test("concurrent INGEST batches over the same sessions and trace ids all land, e
   // Two batches, each touching the same 20 sessions in opposite orders, plus 10 shared trace ids
   // (a replay racing its original) listed in opposite orders.
   const sessions = Array.from({ length: 20 }, (_, i) => `shared-${i}`);
-  const shared = Array.from({ length: 10 }, (_, i) => traceMessage(sessions[i], new Date(base + i * 1000), `shared-trace-${i}`));
+  const shared = Array.from({ length: 10 }, (_, i) =>
+    traceMessage(sessions[i], new Date(base + i * 1000), `shared-trace-${i}`),
+  );
   const a = [...sessions.map((s, i) => traceMessage(s, new Date(base + 100_000 + i))), ...shared];
-  const b = [...[...sessions].reverse().map((s, i) => traceMessage(s, new Date(base + 200_000 + i))), ...[...shared].reverse()];
-  const results = await Promise.all([writeIngestBatch(stack.database.sql, a), writeIngestBatch(stack.database.sql, b), writeIngestBatch(stack.database.sql, a)]);
+  const b = [
+    ...[...sessions].reverse().map((s, i) => traceMessage(s, new Date(base + 200_000 + i))),
+    ...[...shared].reverse(),
+  ];
+  const results = await Promise.all([
+    writeIngestBatch(stack.database.sql, a),
+    writeIngestBatch(stack.database.sql, b),
+    writeIngestBatch(stack.database.sql, a),
+  ]);
   expect(results.every((r) => r.activeSessionPks.length > 0)).toBe(true);
 
   const [{ traces }] = await stack.database.sql<{ traces: number }[]>`select count(*)::int as traces from traces`;

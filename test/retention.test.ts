@@ -17,14 +17,29 @@ afterAll(() => stack.stop());
 
 async function ingest(key: string, sessionId: string, n = 1) {
   for (let i = 0; i < n; i++) {
-    const r = await stack.ingestRequest("/raw/traces", chatTrace({ sessionId, messages: [{ role: "user", content: `q${i}` }], reply: "a", extra: { trace_id: `${sessionId}-${i}` } }), { authorization: `Bearer ${key}` });
+    const r = await stack.ingestRequest(
+      "/raw/traces",
+      chatTrace({
+        sessionId,
+        messages: [{ role: "user", content: `q${i}` }],
+        reply: "a",
+        extra: { trace_id: `${sessionId}-${i}` },
+      }),
+      { authorization: `Bearer ${key}` },
+    );
     expect(r.status).toBe(200);
   }
 }
-const matured = (ids: string[]) => waitFor(async () => {
-  const [r] = await stack.database.sql<{ n: number }[]>`select count(*)::int as n from session_analyses where session_id = any(${ids})`;
-  return r.n === ids.length;
-}, { what: `${ids.join(",")} matured`, timeoutMs: 30_000 });
+const matured = (ids: string[]) =>
+  waitFor(
+    async () => {
+      const [r] = await stack.database.sql<
+        { n: number }[]
+      >`select count(*)::int as n from session_analyses where session_id = any(${ids})`;
+      return r.n === ids.length;
+    },
+    { what: `${ids.join(",")} matured`, timeoutMs: 30_000 },
+  );
 
 /** Makes a whole session look stored `days` ago. */
 async function age(sessionId: string, days: number) {
@@ -35,7 +50,11 @@ async function age(sessionId: string, days: number) {
   await sql`update events set ingested_at = ${at} where session_id = ${sessionId}`;
 }
 const count = async (table: string, sessionId: string) =>
-  (await stack.database.sql<{ n: number }[]>`select count(*)::int as n from ${stack.database.sql(table)} where session_id = ${sessionId}`)[0].n;
+  (
+    await stack.database.sql<
+      { n: number }[]
+    >`select count(*)::int as n from ${stack.database.sql(table)} where session_id = ${sessionId}`
+  )[0].n;
 
 test("RETENTION_DAYS: one number for all plans, or per plan", () => {
   expect(parseRetentionDays("7")).toEqual({ free: 7, pro: 7 });
@@ -52,19 +71,28 @@ test("sessions older than their tenant's retention go whole with everything deri
   await matured(["free-old", "free-new", "pro-40d"]);
   await age("free-old", 31);
   await age("pro-40d", 40);
-  const [{ id: oldPk }] = await stack.database.sql<{ id: string }[]>`select id from sessions where session_id = 'free-old'`;
+  const [{ id: oldPk }] = await stack.database.sql<
+    { id: string }[]
+  >`select id from sessions where session_id = 'free-old'`;
   const r = await runRetention(stack.database.sql, { defaults: parseRetentionDays("free=30,pro=90"), batchSize: 1 });
   expect(r.sessions).toBe(1);
-  for (const table of ["sessions", "traces", "spans", "session_analyses", "events"]) expect(await count(table, "free-old")).toBe(0);
-  const [{ n: items }] = await stack.database.sql<{ n: number }[]>`select count(*)::int as n from transcript_items where session_pk = ${oldPk}`;
+  for (const table of ["sessions", "traces", "spans", "session_analyses", "events"])
+    expect(await count(table, "free-old")).toBe(0);
+  const [{ n: items }] = await stack.database.sql<
+    { n: number }[]
+  >`select count(*)::int as n from transcript_items where session_pk = ${oldPk}`;
   expect(items).toBe(0);
-  const [{ n: traceAnalyses }] = await stack.database.sql<{ n: number }[]>`select count(*)::int as n from trace_analyses where trace_id like 'free-old-%'`;
+  const [{ n: traceAnalyses }] = await stack.database.sql<
+    { n: number }[]
+  >`select count(*)::int as n from trace_analyses where trace_id like 'free-old-%'`;
   expect(traceAnalyses).toBe(0);
   expect(await count("traces", "free-new")).toBe(1);
   expect(await count("traces", "pro-40d")).toBe(1); // pro keeps 90 days
 
   // The per-tenant override (admin CLI `tenant update --retention-days 30`) applies next run.
-  expect(await updateTenant(stack.database.db, { id: pro.tenantId, retentionDays: 30 })).toMatchObject({ retentionDays: 30 });
+  expect(await updateTenant(stack.database.db, { id: pro.tenantId, retentionDays: 30 })).toMatchObject({
+    retentionDays: 30,
+  });
   await runRetention(stack.database.sql, { defaults: parseRetentionDays("free=30,pro=90") });
   expect(await count("sessions", "pro-40d")).toBe(0);
   await updateTenant(stack.database.db, { id: pro.tenantId, retentionDays: null });
@@ -124,6 +152,8 @@ test("issues last seen before the cutoff go; recent ones keep their counts", asy
            (${free.tenantId}, ${svc.id}, 'recent', 'd', 'Recent', 'low', now() - interval '90 days', now() - interval '1 day', 7, 7)`;
   const r = await runRetention(sql, { defaults: parseRetentionDays("30") });
   expect(r.issues).toBe(1);
-  const left = await sql<{ fingerprint: string; occurrences: number }[]>`select fingerprint, occurrences from issues where trace_service_id = ${svc.id} and fingerprint in ('old', 'recent')`;
+  const left = await sql<
+    { fingerprint: string; occurrences: number }[]
+  >`select fingerprint, occurrences from issues where trace_service_id = ${svc.id} and fingerprint in ('old', 'recent')`;
   expect([...left]).toEqual([{ fingerprint: "recent", occurrences: 7 }]);
 });

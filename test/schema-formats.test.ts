@@ -9,7 +9,10 @@ import { compileValidator } from "../shared/validation.ts";
  * registers. These run the shared schemas in a process that has loaded nothing else.
  */
 test("in a bare process, every shared schema names only formats their owner registers, and the processor decodes OTLP calls of every provider", () => {
-  const probe = Bun.spawnSync([process.execPath, "run", `${import.meta.dir}/bare/schema-formats-probe.ts`], { stdout: "pipe", stderr: "pipe" });
+  const probe = Bun.spawnSync([process.execPath, "run", `${import.meta.dir}/bare/schema-formats-probe.ts`], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(probe.stderr.toString()).toBe("");
   expect(probe.exitCode).toBe(0);
   const out = JSON.parse(probe.stdout.toString().trim().split("\n").at(-1)!);

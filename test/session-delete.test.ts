@@ -11,25 +11,53 @@ const keys: Partial<Record<Role, string>> = {};
 beforeAll(async () => {
   stack = await createTestStack({ windowSeconds: 1 });
   tenant = await bootstrapTenant(stack.database.db, { name: "dsr", plan: "pro" });
-  const [project] = await stack.database.sql<{ id: string }[]>`select id from projects where tenant_id = ${tenant.tenantId} and is_default`;
+  const [project] = await stack.database.sql<
+    { id: string }[]
+  >`select id from projects where tenant_id = ${tenant.tenantId} and is_default`;
   for (const role of ["viewer", "member", "admin"] as const) {
-    const u = await createUser(stack.database.db, { tenantId: tenant.tenantId, email: `${role}@dsr.test`, role, projectIds: [project.id] });
+    const u = await createUser(stack.database.db, {
+      tenantId: tenant.tenantId,
+      email: `${role}@dsr.test`,
+      role,
+      projectIds: [project.id],
+    });
     keys[role] = (await createApiKey(stack.database.db, { kind: "platform", userId: u.id })).key;
   }
   keys.owner = tenant.platformKey;
   const auth = { authorization: `Bearer ${tenant.telemetryKey}` };
-  for (const [sessionId, n] of [["erase-me", 3], ["keep-me", 1]] as const) {
+  for (const [sessionId, n] of [
+    ["erase-me", 3],
+    ["keep-me", 1],
+  ] as const) {
     for (let i = 0; i < n; i++) {
-      const r = await stack.ingestRequest("/raw/traces", chatTrace({ sessionId, messages: [{ role: "user", content: `my address is ${i} Main St` }], reply: "noted", extra: { trace_id: `${sessionId}-${i}` } }), auth);
+      const r = await stack.ingestRequest(
+        "/raw/traces",
+        chatTrace({
+          sessionId,
+          messages: [{ role: "user", content: `my address is ${i} Main St` }],
+          reply: "noted",
+          extra: { trace_id: `${sessionId}-${i}` },
+        }),
+        auth,
+      );
       expect(r.status).toBe(200);
     }
   }
-  const ev = await stack.ingestRequest("/raw/events", { name: "feedback", service_name: "support-bot", session_id: "erase-me", timestamp: new Date().toISOString() }, auth);
+  const ev = await stack.ingestRequest(
+    "/raw/events",
+    { name: "feedback", service_name: "support-bot", session_id: "erase-me", timestamp: new Date().toISOString() },
+    auth,
+  );
   expect(ev.status).toBe(200);
-  await waitFor(async () => {
-    const [r] = await stack.database.sql<{ n: number }[]>`select count(*)::int as n from session_analyses where session_id in ('erase-me', 'keep-me')`;
-    return r.n === 2;
-  }, { what: "both sessions matured", timeoutMs: 30_000 });
+  await waitFor(
+    async () => {
+      const [r] = await stack.database.sql<
+        { n: number }[]
+      >`select count(*)::int as n from session_analyses where session_id in ('erase-me', 'keep-me')`;
+      return r.n === 2;
+    },
+    { what: "both sessions matured", timeoutMs: 30_000 },
+  );
 });
 afterAll(() => stack.stop());
 
@@ -47,7 +75,9 @@ test("only admin and owner may delete a session; a missing or foreign one is 404
   expect((await del("/telemetry/otel/sessions/no-such-service/erase-me", keys.admin)).status).toBe(404);
   const other = await bootstrapTenant(stack.database.db, { name: "other" });
   expect((await del(`${S}/erase-me`, other.platformKey)).status).toBe(404);
-  const [{ n }] = await stack.database.sql<{ n: number }[]>`select count(*)::int as n from traces where session_id = 'erase-me'`;
+  const [{ n }] = await stack.database.sql<
+    { n: number }[]
+  >`select count(*)::int as n from traces where session_id = 'erase-me'`;
   expect(n).toBe(3);
 });
 
@@ -68,7 +98,11 @@ test("an admin's DELETE removes the session and everything under it, and only it
       (select count(*) from session_analyses where session_id = 'erase-me')::int as analyses,
       (select count(*) from trace_analyses where trace_id like 'erase-me-%')::int as trace_analyses`;
   expect(left).toEqual({ sessions: 0, traces: 0, spans: 0, events: 0, analyses: 0, trace_analyses: 0 });
-  for (const path of [`${S}/erase-me/transcript`, `${S}/erase-me/traces`, "/telemetry/otel/trace/erase-me-0?serviceName=support-bot"]) {
+  for (const path of [
+    `${S}/erase-me/transcript`,
+    `${S}/erase-me/traces`,
+    "/telemetry/otel/trace/erase-me-0?serviceName=support-bot",
+  ]) {
     expect((await stack.platformRequest(path, { token: keys.owner })).status).toBe(404);
   }
   expect((await stack.platformRequest(`${S}/keep-me/transcript`, { token: keys.owner })).status).toBe(200);
@@ -78,5 +112,7 @@ test("an admin's DELETE removes the session and everything under it, and only it
 test("GET on the session path itself is still the router's 404 (contract), DELETE is the only method there", async () => {
   const res = await stack.platformRequest(`${S}/keep-me`, { token: keys.owner });
   expect(res.status).toBe(404);
-  expect((await stack.platformRequest(`${S}/keep-me`, { method: "POST", token: keys.owner, body: "{}" })).status).toBe(404);
+  expect((await stack.platformRequest(`${S}/keep-me`, { method: "POST", token: keys.owner, body: "{}" })).status).toBe(
+    404,
+  );
 });

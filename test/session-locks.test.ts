@@ -18,7 +18,11 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 const message = (sessionId: string, n: number): IngestMessage => ({
-  kind: "trace", messageId: `${sessionId}-${n}`, tenantId: tenant.tenantId, serviceName: "support-bot", receivedAt: new Date().toISOString(),
+  kind: "trace",
+  messageId: `${sessionId}-${n}`,
+  tenantId: tenant.tenantId,
+  serviceName: "support-bot",
+  receivedAt: new Date().toISOString(),
   payload: chatTrace({ sessionId, messages: [{ role: "user", content: `q${n}` }], reply: "a" }) as never,
 });
 

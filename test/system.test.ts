@@ -14,7 +14,7 @@ import { waitFor } from "./helpers/stack";
 const ROOT = join(import.meta.dir, "..");
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
-let apps: Array<{ name: string; child: ChildProcess; output: string[] }> = [];
+const apps: Array<{ name: string; child: ChildProcess; output: string[] }> = [];
 let ingestUrl = "";
 let platformUrl = "";
 let receiver: ReturnType<typeof Bun.serve>;
@@ -49,7 +49,10 @@ beforeAll(async () => {
     LOG_LEVEL: "warn",
   };
   for (const name of ["ingest", "platform", "processor", "dispatcher"]) {
-    const child = spawn(process.execPath, ["run", join(ROOT, `apps/${name}/src/main.ts`)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["run", join(ROOT, `apps/${name}/src/main.ts`)], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const output: string[] = [];
     child.stdout!.on("data", (c) => output.push(String(c)));
     child.stderr!.on("data", (c) => output.push(String(c)));
@@ -70,7 +73,12 @@ test("trace in over HTTP, transcript and signed webhook out, every app exits cle
     expect((await fetch(url)).status).toBe(200);
   }
   const tenant = await bootstrapTenant(database.db, { name: "sys", webhooks: true });
-  const trace = chatTrace({ sessionId: "sys-1", serviceName: "sys-app", messages: [{ role: "user", content: "ping" }], reply: "pong" });
+  const trace = chatTrace({
+    sessionId: "sys-1",
+    serviceName: "sys-app",
+    messages: [{ role: "user", content: "ping" }],
+    reply: "pong",
+  });
 
   // The service exists after first ingest; subscribe before the session can mature.
   const first = await fetch(`${ingestUrl}/raw/traces`, {
@@ -86,7 +94,12 @@ test("trace in over HTTP, transcript and signed webhook out, every app exits cle
   const created = await fetch(`${platformUrl}/webhooks`, {
     method: "POST",
     headers: { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ trace_service_id: svc.id, name: "local", url: `http://127.0.0.1:${receiver.port}/hook`, event_types: ["session.matured"] }),
+    body: JSON.stringify({
+      trace_service_id: svc.id,
+      name: "local",
+      url: `http://127.0.0.1:${receiver.port}/hook`,
+      event_types: ["session.matured"],
+    }),
   });
   expect(created.status).toBeLessThan(300);
   const subscription = await created.json();
@@ -99,22 +112,36 @@ test("trace in over HTTP, transcript and signed webhook out, every app exits cle
   });
   expect(res.status).toBe(200);
 
-  const transcript = await waitFor(async () => {
-    const r = await fetch(`${platformUrl}/telemetry/otel/sessions/sys-app/sys-1/transcript`, { headers: { authorization: `Token ${tenant.platformKey}` } });
-    const body = r.ok ? await r.json() : null;
-    return body?.status === "complete" ? body : null;
-  }, { what: "complete transcript", timeoutMs: 30_000 });
+  const transcript = await waitFor(
+    async () => {
+      const r = await fetch(`${platformUrl}/telemetry/otel/sessions/sys-app/sys-1/transcript`, {
+        headers: { authorization: `Token ${tenant.platformKey}` },
+      });
+      const body = r.ok ? await r.json() : null;
+      return body?.status === "complete" ? body : null;
+    },
+    { what: "complete transcript", timeoutMs: 30_000 },
+  );
   expect(transcript.items.map((i: any) => i.content)).toEqual(["ping", "pong"]);
 
-  const delivery = await waitFor(async () => received.find((r) => JSON.parse(r.body).data?.session_id === "sys-1"), { what: "webhook for sys-1", timeoutMs: 30_000 });
+  const delivery = await waitFor(async () => received.find((r) => JSON.parse(r.body).data?.session_id === "sys-1"), {
+    what: "webhook for sys-1",
+    timeoutMs: 30_000,
+  });
   const verified = new Webhook(subscription.secret).verify(delivery.body, delivery.headers) as any;
-  expect(verified).toMatchObject({ type: "session.matured", data: { session_id: "sys-1", service_name: "sys-app", maturation_count: 1, tenant_id: tenant.tenantId } });
+  expect(verified).toMatchObject({
+    type: "session.matured",
+    data: { session_id: "sys-1", service_name: "sys-app", maturation_count: 1, tenant_id: tenant.tenantId },
+  });
 
   const exits = await Promise.all(
-    apps.map((a) => new Promise<number | null>((resolve) => {
-      a.child.once("exit", (code) => resolve(code));
-      a.child.kill("SIGTERM");
-    })),
+    apps.map(
+      (a) =>
+        new Promise<number | null>((resolve) => {
+          a.child.once("exit", (code) => resolve(code));
+          a.child.kill("SIGTERM");
+        }),
+    ),
   );
   expect(exits).toEqual([0, 0, 0, 0]);
 });

@@ -57,8 +57,14 @@ describe("webhook subscriptions API", () => {
   test("create returns the subscription with a whsec_ secret of 32 random bytes, stored encrypted and never shown again", async () => {
     const sub = await create({ event_types: ["session.matured", "trace.matured"] });
     expect(sub).toMatchObject({
-      trace_service_id: acmeService, name: "ops", url: "https://hooks.example.com/cellar", event_types: ["session.matured", "trace.matured"],
-      enabled: true, consecutive_failures: 0, last_delivery_status: null, disabled_reason: null,
+      trace_service_id: acmeService,
+      name: "ops",
+      url: "https://hooks.example.com/cellar",
+      event_types: ["session.matured", "trace.matured"],
+      enabled: true,
+      consecutive_failures: 0,
+      last_delivery_status: null,
+      disabled_reason: null,
     });
     expect(sub.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(atob(sub.secret.slice(6)).length).toBe(32);
@@ -109,7 +115,9 @@ describe("webhook subscriptions API", () => {
   test("auth: Token only; create, update, delete need admin or higher; viewers can read", async () => {
     const sub = await create();
     expect((await req("/webhooks", undefined)).status).toBe(401);
-    expect((await req("/webhooks", undefined, "GET", undefined, { authorization: `Bearer ${acme.platformKey}` })).status).toBe(401);
+    expect(
+      (await req("/webhooks", undefined, "GET", undefined, { authorization: `Bearer ${acme.platformKey}` })).status,
+    ).toBe(401);
     expect((await req("/webhooks", acme.telemetryKey)).status).toBe(401);
     for (const role of ["member", "viewer"] as const) {
       expect((await req("/webhooks", keys[role], "POST", valid())).status).toBe(403);
@@ -161,18 +169,32 @@ describe("webhook subscriptions API", () => {
     const elsewhere = await create();
     await req(`/webhooks/${subs[0].id}`, acme.platformKey, "DELETE");
     const replacement = await create({ trace_service_id: acmeService2 });
-    for (const s of [...subs.slice(1), elsewhere, replacement]) await req(`/webhooks/${s.id}`, acme.platformKey, "DELETE");
+    for (const s of [...subs.slice(1), elsewhere, replacement])
+      await req(`/webhooks/${s.id}`, acme.platformKey, "DELETE");
   });
 
   test("PUT changes name, url and event_types, re-validates the url, and rejects empty or bad patches", async () => {
     const sub = await create();
-    const res = await req(`/webhooks/${sub.id}`, acme.platformKey, "PUT", { name: "renamed", url: "https://other.example.com/h", event_types: ["trace.matured"] });
+    const res = await req(`/webhooks/${sub.id}`, acme.platformKey, "PUT", {
+      name: "renamed",
+      url: "https://other.example.com/h",
+      event_types: ["trace.matured"],
+    });
     expect(res.status).toBe(200);
     const updated = await res.json();
-    expect(updated).toMatchObject({ name: "renamed", url: "https://other.example.com/h", event_types: ["trace.matured"] });
+    expect(updated).toMatchObject({
+      name: "renamed",
+      url: "https://other.example.com/h",
+      event_types: ["trace.matured"],
+    });
     expect(updated.secret).toBeUndefined();
     expect(Date.parse(updated.updated_at)).toBeGreaterThanOrEqual(Date.parse(sub.updated_at));
-    for (const [patch, field] of [[{}, "body"], [{ url: "https://internal.example.com/x" }, "url"], [{ event_types: ["x"] }, "event_types"], [{ secret: "whsec_x" }, "secret"]] as const) {
+    for (const [patch, field] of [
+      [{}, "body"],
+      [{ url: "https://internal.example.com/x" }, "url"],
+      [{ event_types: ["x"] }, "event_types"],
+      [{ secret: "whsec_x" }, "secret"],
+    ] as const) {
       const bad = await req(`/webhooks/${sub.id}`, acme.platformKey, "PUT", patch);
       expect(bad.status).toBe(400);
       expect((await bad.json()).error).toContain(field);
@@ -183,7 +205,9 @@ describe("webhook subscriptions API", () => {
 
   test("optional-body routes accept a JSON content type with no body, and still reject broken JSON", async () => {
     const sub = await create();
-    const empty = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", undefined, { "content-type": "application/json" });
+    const empty = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", undefined, {
+      "content-type": "application/json",
+    });
     expect(empty.status).toBe(200);
     expect((await empty.json()).secret).toMatch(/^whsec_/);
     const broken = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", "{not json");
@@ -191,7 +215,9 @@ describe("webhook subscriptions API", () => {
     expect((await broken.json()).error).toContain("body");
     const notObject = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", "[1]");
     expect(notObject.status).toBe(400);
-    const testSend = await req(`/webhooks/${sub.id}/test`, acme.platformKey, "POST", undefined, { "content-type": "application/json" });
+    const testSend = await req(`/webhooks/${sub.id}/test`, acme.platformKey, "POST", undefined, {
+      "content-type": "application/json",
+    });
     expect(testSend.status).toBe(202);
     await req(`/webhooks/${sub.id}`, acme.platformKey, "DELETE");
   });
@@ -199,7 +225,9 @@ describe("webhook subscriptions API", () => {
   test("rotate-secret returns a new secret once, keeps the old one for the window, and validates the ttl", async () => {
     const sub = await create();
     for (const ttl of [169, -1, 1.5, "24", null]) {
-      const bad = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", { previous_secret_ttl_hours: ttl });
+      const bad = await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", {
+        previous_secret_ttl_hours: ttl,
+      });
       expect({ ttl, status: bad.status }).toEqual({ ttl, status: 400 });
       expect((await bad.json()).error).toContain("previous_secret_ttl_hours");
     }
@@ -210,13 +238,17 @@ describe("webhook subscriptions API", () => {
     const window = Date.parse(rotated.previous_secret_expires_at) - before;
     expect(window).toBeGreaterThan(23.9 * 3600_000);
     expect(window).toBeLessThan(24.1 * 3600_000);
-    const [row] = await stack.database.sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${sub.id}`;
+    const [row] = await stack.database
+      .sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${sub.id}`;
     expect(await stack.secretBox.open(row.secret_encrypted, sub.id)).toBe(rotated.secret);
     expect(await stack.secretBox.open(row.previous_secret_encrypted, sub.id)).toBe(sub.secret);
 
-    const now = await (await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", { previous_secret_ttl_hours: 0 })).json();
+    const now = await (
+      await req(`/webhooks/${sub.id}/rotate-secret`, acme.platformKey, "POST", { previous_secret_ttl_hours: 0 })
+    ).json();
     expect(now.previous_secret_expires_at).toBeNull();
-    const [after] = await stack.database.sql`select previous_secret_encrypted from webhook_subscriptions where id = ${sub.id}`;
+    const [after] = await stack.database
+      .sql`select previous_secret_encrypted from webhook_subscriptions where id = ${sub.id}`;
     expect(after.previous_secret_encrypted).toBeNull();
     await req(`/webhooks/${sub.id}`, acme.platformKey, "DELETE");
   });
@@ -227,7 +259,11 @@ describe("webhook subscriptions API", () => {
     expect(off).toMatchObject({ enabled: false, disabled_reason: null });
     await stack.database.sql`update webhook_subscriptions set disabled_reason = 'gone', consecutive_failures = 7,
       failing_since = now() - interval '2 days', last_delivery_status = 'failed' where id = ${sub.id}`;
-    expect(await (await req(`/webhooks/${sub.id}`, acme.platformKey)).json()).toMatchObject({ enabled: false, disabled_reason: "gone", consecutive_failures: 7 });
+    expect(await (await req(`/webhooks/${sub.id}`, acme.platformKey)).json()).toMatchObject({
+      enabled: false,
+      disabled_reason: "gone",
+      consecutive_failures: 7,
+    });
     const on = await (await req(`/webhooks/${sub.id}/enable`, acme.platformKey, "POST")).json();
     expect(on).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0 });
     const [row] = await stack.database.sql`select failing_since from webhook_subscriptions where id = ${sub.id}`;
@@ -247,7 +283,14 @@ describe("webhook subscriptions API", () => {
     }
     const { data } = await (await req(`/webhooks/${sub.id}/deliveries`, keys.admin)).json();
     expect(data.map((a: any) => a.attempt)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
-    expect(data[0]).toMatchObject({ delivery_id: "msg_hist", event_type: "session.matured", status_code: 200, succeeded: true, duration_ms: 22, error: null });
+    expect(data[0]).toMatchObject({
+      delivery_id: "msg_hist",
+      event_type: "session.matured",
+      status_code: 200,
+      succeeded: true,
+      duration_ms: 22,
+      error: null,
+    });
     expect(data[1]).toMatchObject({ status_code: 500, succeeded: false, error: "HTTP 500" });
     expect((await req(`/webhooks/${sub.id}`, acme.platformKey, "DELETE")).status).toBe(204);
     expect((await sql`select count(*)::int as n from webhook_attempts where delivery_id = 'msg_hist'`)[0].n).toBe(0);
@@ -255,17 +298,33 @@ describe("webhook subscriptions API", () => {
 });
 
 test("the routes are mounted in the platform app under /api/v1/webhooks", async () => {
-  const res = await stack.platformRequest("/webhooks", { method: "POST", token: acme.platformKey, body: JSON.stringify({ trace_service_id: acmeService, name: "mounted", url: "https://93.184.216.34/hook", event_types: ["trace.matured"] }) });
+  const res = await stack.platformRequest("/webhooks", {
+    method: "POST",
+    token: acme.platformKey,
+    body: JSON.stringify({
+      trace_service_id: acmeService,
+      name: "mounted",
+      url: "https://93.184.216.34/hook",
+      event_types: ["trace.matured"],
+    }),
+  });
   expect(res.status).toBe(201);
   const created = await res.json();
   expect(created.secret).toStartWith("whsec_");
   const list = await (await stack.platformRequest("/webhooks", { token: acme.platformKey })).json();
   expect(list.data.map((s: any) => s.id)).toContain(created.id);
-  expect((await stack.platformRequest(`/webhooks/${created.id}`, { method: "DELETE", token: acme.platformKey })).status).toBe(204);
+  expect(
+    (await stack.platformRequest(`/webhooks/${created.id}`, { method: "DELETE", token: acme.platformKey })).status,
+  ).toBe(204);
 
   // ...and documented in the OpenAPI document with their response shapes.
   const doc = await (await stack.platformRequest("/openapi.json")).json();
-  for (const [path, method] of [["/webhooks", "post"], ["/webhooks/{id}", "put"], ["/webhooks/{id}/rotate-secret", "post"], ["/webhooks/{id}/deliveries/{deliveryId}/retry", "post"]]) {
+  for (const [path, method] of [
+    ["/webhooks", "post"],
+    ["/webhooks/{id}", "put"],
+    ["/webhooks/{id}/rotate-secret", "post"],
+    ["/webhooks/{id}/deliveries/{deliveryId}/retry", "post"],
+  ]) {
     expect({ path, method, op: Boolean(doc.paths[path]?.[method]) }).toEqual({ path, method, op: true });
   }
   const createdSchema = JSON.stringify(doc.paths["/webhooks"].post.responses);

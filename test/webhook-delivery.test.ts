@@ -57,35 +57,54 @@ afterAll(async () => {
 
 let seq = 0;
 async function subscribe(path: string, eventTypes = ["session.matured", "trace.matured"], host = "hooks.example.com") {
-  const res = await req("/webhooks", tenant.platformKey, "POST", { trace_service_id: serviceId, name: path, url: `https://${host}${path}`, event_types: eventTypes });
+  const res = await req("/webhooks", tenant.platformKey, "POST", {
+    trace_service_id: serviceId,
+    name: path,
+    url: `https://${host}${path}`,
+    event_types: eventTypes,
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string; secret: string };
 }
 function matured(kind: "session" | "trace", overrides: Partial<MaturedMessage> = {}): MaturedMessage {
   seq++;
   return {
-    type: `${kind}.matured`, tenantId: tenant.tenantId, traceServiceId: serviceId, serviceName: "support-bot", entityPk: crypto.randomUUID(),
-    ...(kind === "session" ? { sessionId: `conv-${seq}` } : { traceId: `trace-${seq}` }), maturationCount: 1, occurredAt: "2026-11-21T10:00:00.000Z",
+    type: `${kind}.matured`,
+    tenantId: tenant.tenantId,
+    traceServiceId: serviceId,
+    serviceName: "support-bot",
+    entityPk: crypto.randomUUID(),
+    ...(kind === "session" ? { sessionId: `conv-${seq}` } : { traceId: `trace-${seq}` }),
+    maturationCount: 1,
+    occurredAt: "2026-11-21T10:00:00.000Z",
     ...overrides,
   } as MaturedMessage;
 }
 async function publish(m: MaturedMessage, msgID = maturationKey(m)) {
-  await stack.nats.js.publish(subjects.matured(stack.nats.topology, m.type === "session.matured" ? "session" : "trace", m.tenantId), JSON.stringify(m), { msgID });
+  await stack.nats.js.publish(
+    subjects.matured(stack.nats.topology, m.type === "session.matured" ? "session" : "trace", m.tenantId),
+    JSON.stringify(m),
+    { msgID },
+  );
 }
 /** Every MATURED message so far has been handled (fanned out and acked). */
 async function maturedDrained() {
   const { topology, jsm } = stack.nats;
-  await waitFor(async () => {
-    for (const c of consumersOf(maturedStream, topology)) {
-      const info = await jsm.consumers.info(topology.maturedStream, c.durable);
-      if (info.num_pending !== 0 || info.num_ack_pending !== 0) return false;
-    }
-    return true;
-  }, { what: "MATURED drained" });
+  await waitFor(
+    async () => {
+      for (const c of consumersOf(maturedStream, topology)) {
+        const info = await jsm.consumers.info(topology.maturedStream, c.durable);
+        if (info.num_pending !== 0 || info.num_ack_pending !== 0) return false;
+      }
+      return true;
+    },
+    { what: "MATURED drained" },
+  );
 }
 const sub = async (id: string) => (await req(`/webhooks/${id}`, tenant.platformKey)).json();
 const deliveries = async (subscriptionId: string) =>
-  stack.database.sql`select id, status, attempts, event_key from webhook_deliveries where subscription_id = ${subscriptionId} order by created_at`;
+  stack.database
+    .sql`select id, status, attempts, event_key from webhook_deliveries where subscription_id = ${subscriptionId} order by created_at`;
 
 describe("dispatcher", () => {
   test("a matured session is POSTed once with sorted keys, and both standardwebhooks and svix verify the raw body", async () => {
@@ -93,9 +112,15 @@ describe("dispatcher", () => {
     const traceOnly = await subscribe("/trace-only", ["trace.matured"]);
     const m = matured("session");
     await publish(m);
-    const [hook] = await waitFor(async () => receiver.hits("/signed").length === 1 && receiver.hits("/signed"), { what: "the delivery" });
+    const [hook] = await waitFor(async () => receiver.hits("/signed").length === 1 && receiver.hits("/signed"), {
+      what: "the delivery",
+    });
 
-    const headers = { "webhook-id": hook.headers["webhook-id"], "webhook-timestamp": hook.headers["webhook-timestamp"], "webhook-signature": hook.headers["webhook-signature"] };
+    const headers = {
+      "webhook-id": hook.headers["webhook-id"],
+      "webhook-timestamp": hook.headers["webhook-timestamp"],
+      "webhook-signature": hook.headers["webhook-signature"],
+    };
     expect(new Webhook(s.secret).verify(hook.body, headers)).toBeTruthy();
     expect(new SvixWebhook(s.secret).verify(hook.body, headers)).toBeTruthy();
     expect(() => new Webhook(s.secret).verify(hook.body.replace("conv", "CONV"), headers)).toThrow();
@@ -106,15 +131,40 @@ describe("dispatcher", () => {
     const body = JSON.parse(hook.body);
     expect(hook.body).toBe(canonicalJson(body));
     expect(Object.keys(body)).toEqual(["data", "id", "timestamp", "type"]);
-    expect(Object.keys(body.data)).toEqual(["maturation_count", "occurred_at", "service_name", "session_id", "tenant_id", "trace_service_id"]);
+    expect(Object.keys(body.data)).toEqual([
+      "maturation_count",
+      "occurred_at",
+      "service_name",
+      "session_id",
+      "tenant_id",
+      "trace_service_id",
+    ]);
     expect(body).toEqual({
-      id: hook.headers["webhook-id"], type: "session.matured", timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
-      data: { tenant_id: tenant.tenantId, trace_service_id: serviceId, service_name: "support-bot", session_id: m.sessionId, maturation_count: 1, occurred_at: m.occurredAt },
+      id: hook.headers["webhook-id"],
+      type: "session.matured",
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      data: {
+        tenant_id: tenant.tenantId,
+        trace_service_id: serviceId,
+        service_name: "support-bot",
+        session_id: m.sessionId,
+        maturation_count: 1,
+        occurred_at: m.occurredAt,
+      },
     });
     expect(body.id).toMatch(/^msg_/);
     await waitFor(async () => (await sub(s.id)).last_delivery_status === "delivered", { what: "health rollup" });
     const history = (await (await req(`/webhooks/${s.id}/deliveries`, tenant.platformKey)).json()).data;
-    expect(history).toEqual([expect.objectContaining({ delivery_id: body.id, attempt: 1, status_code: 204, succeeded: true, error: null, delivery_status: "delivered" })]);
+    expect(history).toEqual([
+      expect.objectContaining({
+        delivery_id: body.id,
+        attempt: 1,
+        status_code: 204,
+        succeeded: true,
+        error: null,
+        delivery_status: "delivered",
+      }),
+    ]);
     expect(receiver.hits("/trace-only")).toHaveLength(0);
     expect(pinnedTargets).toContain("hooks.example.com=93.184.216.34");
     for (const x of [s, traceOnly]) await req(`/webhooks/${x.id}`, tenant.platformKey, "DELETE");
@@ -134,7 +184,9 @@ describe("dispatcher", () => {
     const hits = receiver.hits("/dedupe").map((h) => JSON.parse(h.body));
     expect(hits).toHaveLength(3);
     expect(hits.filter((b) => b.type === "trace.matured")).toHaveLength(1);
-    const sessions = hits.filter((b) => b.type === "session.matured").sort((a, b) => a.data.maturation_count - b.data.maturation_count);
+    const sessions = hits
+      .filter((b) => b.type === "session.matured")
+      .sort((a, b) => a.data.maturation_count - b.data.maturation_count);
     expect(sessions.map((b) => b.data.maturation_count)).toEqual([1, 2]);
     expect(sessions[0].id).not.toBe(sessions[1].id);
     expect(await deliveries(s.id)).toHaveLength(3);
@@ -143,9 +195,13 @@ describe("dispatcher", () => {
 
   test("during a rotation window each delivery carries both signatures; with ttl 0 only the new one", async () => {
     const s = await subscribe("/rotate", ["session.matured"]);
-    const rotated = await (await req(`/webhooks/${s.id}/rotate-secret`, tenant.platformKey, "POST", { previous_secret_ttl_hours: 24 })).json();
+    const rotated = await (
+      await req(`/webhooks/${s.id}/rotate-secret`, tenant.platformKey, "POST", { previous_secret_ttl_hours: 24 })
+    ).json();
     await publish(matured("session"));
-    const [hook] = await waitFor(async () => receiver.hits("/rotate").length === 1 && receiver.hits("/rotate"), { what: "rotation delivery" });
+    const [hook] = await waitFor(async () => receiver.hits("/rotate").length === 1 && receiver.hits("/rotate"), {
+      what: "rotation delivery",
+    });
     const sigs = hook.headers["webhook-signature"].split(" ");
     expect(sigs).toHaveLength(2);
     for (const secret of [s.secret, rotated.secret]) {
@@ -160,32 +216,54 @@ describe("dispatcher", () => {
         return false;
       }
     };
-    expect(sigs.map((g) => [one(g, s.secret), one(g, rotated.secret)])).toEqual([[false, true], [true, false]]);
+    expect(sigs.map((g) => [one(g, s.secret), one(g, rotated.secret)])).toEqual([
+      [false, true],
+      [true, false],
+    ]);
 
-    const cut = await (await req(`/webhooks/${s.id}/rotate-secret`, tenant.platformKey, "POST", { previous_secret_ttl_hours: 0 })).json();
+    const cut = await (
+      await req(`/webhooks/${s.id}/rotate-secret`, tenant.platformKey, "POST", { previous_secret_ttl_hours: 0 })
+    ).json();
     await publish(matured("session"));
-    const second = await waitFor(async () => receiver.hits("/rotate").length === 2 && receiver.hits("/rotate")[1], { what: "post-cutover delivery" });
+    const second = await waitFor(async () => receiver.hits("/rotate").length === 2 && receiver.hits("/rotate")[1], {
+      what: "post-cutover delivery",
+    });
     expect(second.headers["webhook-signature"].split(" ")).toHaveLength(1);
     expect(new Webhook(cut.secret).verify(second.body, second.headers)).toBeTruthy();
     expect(() => new Webhook(rotated.secret).verify(second.body, second.headers)).toThrow();
     await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
   });
 
-  for (const [status, reason] of [[301, "redirect"], [302, "redirect"], [307, "redirect"], [410, "gone"]] as const) {
+  for (const [status, reason] of [
+    [301, "redirect"],
+    [302, "redirect"],
+    [307, "redirect"],
+    [410, "gone"],
+  ] as const) {
     test(`${status} disables the subscription at once (${reason}), is not retried and no redirect is followed`, async () => {
       const path = `/answer-${status}`;
-      receiver.behave[path] = () => new Response(null, { status, headers: { location: "https://hooks.example.com/followed" } });
+      receiver.behave[path] = () =>
+        new Response(null, { status, headers: { location: "https://hooks.example.com/followed" } });
       const s = await subscribe(path);
       await publish(matured("session"));
       await waitFor(async () => (await sub(s.id)).enabled === false, { what: "subscription disabled" });
       // The disable, the health rollup and the delivery's final state may land in separate writes.
-      await waitFor(async () => (await sub(s.id)).last_delivery_status === "failed" && (await deliveries(s.id))[0]?.status === "stopped", {
-        what: "health rollup and stopped delivery",
-      });
+      await waitFor(
+        async () =>
+          (await sub(s.id)).last_delivery_status === "failed" && (await deliveries(s.id))[0]?.status === "stopped",
+        {
+          what: "health rollup and stopped delivery",
+        },
+      );
       await Bun.sleep(300);
       expect(receiver.hits(path)).toHaveLength(1);
       expect(receiver.hits("/followed")).toHaveLength(0);
-      expect(await sub(s.id)).toMatchObject({ enabled: false, disabled_reason: reason, consecutive_failures: 1, last_delivery_status: "failed" });
+      expect(await sub(s.id)).toMatchObject({
+        enabled: false,
+        disabled_reason: reason,
+        consecutive_failures: 1,
+        last_delivery_status: "failed",
+      });
       expect((await deliveries(s.id)).map((d) => [d.status, d.attempts])).toEqual([["stopped", 1]]);
       // Later events are not delivered to a disabled subscription.
       await publish(matured("session"));
@@ -202,9 +280,14 @@ describe("dispatcher", () => {
     await publish(matured("session"));
     await waitFor(async () => (await sub(s.id)).disabled_reason === "private_address", { what: "private_address" });
     expect(receiver.hits("/rebind")).toHaveLength(1);
-    expect(pinnedTargets.filter((t) => t.startsWith("rebind.example.com="))).toEqual(["rebind.example.com=93.184.216.34"]);
+    expect(pinnedTargets.filter((t) => t.startsWith("rebind.example.com="))).toEqual([
+      "rebind.example.com=93.184.216.34",
+    ]);
     const history = (await (await req(`/webhooks/${s.id}/deliveries`, tenant.platformKey)).json()).data;
-    expect(history.map((a: any) => [a.attempt, a.status_code])).toEqual([[2, null], [1, 503]]);
+    expect(history.map((a: any) => [a.attempt, a.status_code])).toEqual([
+      [2, null],
+      [1, 503],
+    ]);
     expect(history[0].error).toMatch(/non-public address/);
     expect(history[0].error).not.toContain("10.0.0.9"); // no internal-DNS oracle for tenant admins
     expect((await deliveries(s.id))[0].status).toBe("stopped");
@@ -257,11 +340,19 @@ describe("dispatcher", () => {
     };
     const s = await subscribe("/slow", ["session.matured"]);
     await publish(matured("session"));
-    const history = await waitFor(async () => {
-      const data = (await (await req(`/webhooks/${s.id}/deliveries`, tenant.platformKey)).json()).data;
-      return data.length === 1 && data;
-    }, { what: "timed-out attempt" });
-    expect(history[0]).toMatchObject({ attempt: 1, status_code: null, succeeded: false, error: "timeout after 200 ms" });
+    const history = await waitFor(
+      async () => {
+        const data = (await (await req(`/webhooks/${s.id}/deliveries`, tenant.platformKey)).json()).data;
+        return data.length === 1 && data;
+      },
+      { what: "timed-out attempt" },
+    );
+    expect(history[0]).toMatchObject({
+      attempt: 1,
+      status_code: null,
+      succeeded: false,
+      error: "timeout after 200 ms",
+    });
     expect((await deliveries(s.id))[0].status).toBe("pending");
     await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
     await startDispatcher();
@@ -305,7 +396,11 @@ describe("dispatcher", () => {
     const { id } = await sent.json();
     expect(id).toMatch(/^msg_/);
     const first = await waitFor(async () => receiver.hits("/manual")[0], { what: "test event" });
-    expect(new SvixWebhook(s.secret).verify(first.body, first.headers)).toMatchObject({ id, type: "trace.matured", data: { trace_id: "test_trace", maturation_count: 1 } });
+    expect(new SvixWebhook(s.secret).verify(first.body, first.headers)).toMatchObject({
+      id,
+      type: "trace.matured",
+      data: { trace_id: "test_trace", maturation_count: 1 },
+    });
     // A test send is one attempt: the 500 is final, with no curve behind it.
     await waitFor(async () => (await deliveries(s.id))[0]?.status === "failed", { what: "failed test delivery" });
     expect((await req(`/webhooks/${s.id}/test`, tenant.platformKey, "POST", { event_type: "nope" })).status).toBe(400);
@@ -318,7 +413,10 @@ describe("dispatcher", () => {
     expect(second.headers["webhook-id"]).toBe(id);
     await waitFor(async () => (await deliveries(s.id))[0]?.status === "delivered", { what: "delivered after retry" });
     const history = (await (await req(`/webhooks/${s.id}/deliveries`, tenant.platformKey)).json()).data;
-    expect(history.map((a: any) => [a.attempt, a.status_code])).toEqual([[2, 200], [1, 500]]);
+    expect(history.map((a: any) => [a.attempt, a.status_code])).toEqual([
+      [2, 200],
+      [1, 500],
+    ]);
     await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
   });
 
@@ -326,17 +424,22 @@ describe("dispatcher", () => {
     const s = await subscribe("/replay", ["trace.matured"]);
     const t = matured("trace");
     const t2 = matured("trace");
-    const body = (id: string) => JSON.stringify({ data: {}, id, timestamp: "2026-11-21T10:00:00.000Z", type: "trace.matured" });
+    const body = (id: string) =>
+      JSON.stringify({ data: {}, id, timestamp: "2026-11-21T10:00:00.000Z", type: "trace.matured" });
     // The crashed dispatcher had inserted both rows; one it had also tried once (failed) but
     // died before publishing the retry job.
     await dispatcher!.stop();
-    await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
+    await stack.database
+      .sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
       values ('msg_crashed', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${maturationKey(t)}, ${body("msg_crashed")}, now(), 0, null),
              ('msg_crashed2', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${maturationKey(t2)}, ${body("msg_crashed2")}, now(), 1, now())`;
     await publish(t);
     await publish(t2);
     // It never acked them: take both and let them go back, as an expired ack deadline would.
-    const consumer = await stack.nats.js.consumers.get(stack.nats.topology.maturedStream, laneConsumerOf(maturedStream, stack.nats.topology, tenant.tenantId).durable);
+    const consumer = await stack.nats.js.consumers.get(
+      stack.nats.topology.maturedStream,
+      laneConsumerOf(maturedStream, stack.nats.topology, tenant.tenantId).durable,
+    );
     const taken = [];
     for await (const m of await consumer.fetch({ max_messages: 2, expires: 5000 })) taken.push(m);
     expect(taken).toHaveLength(2);
@@ -344,10 +447,22 @@ describe("dispatcher", () => {
     await startDispatcher();
 
     await waitFor(async () => receiver.hits("/replay").length === 2, { what: "both pending deliveries attempted" });
-    expect(receiver.hits("/replay").map((h) => h.headers["webhook-id"]).sort()).toEqual(["msg_crashed", "msg_crashed2"]);
-    expect(receiver.hits("/replay").find((h) => h.headers["webhook-id"] === "msg_crashed")!.body).toBe(body("msg_crashed"));
-    await waitFor(async () => (await deliveries(s.id)).every((d) => d.status === "delivered"), { what: "both delivered" });
-    expect(Object.fromEntries((await deliveries(s.id)).map((d) => [d.id, d.attempts]))).toEqual({ msg_crashed: 1, msg_crashed2: 2 });
+    expect(
+      receiver
+        .hits("/replay")
+        .map((h) => h.headers["webhook-id"])
+        .sort(),
+    ).toEqual(["msg_crashed", "msg_crashed2"]);
+    expect(receiver.hits("/replay").find((h) => h.headers["webhook-id"] === "msg_crashed")!.body).toBe(
+      body("msg_crashed"),
+    );
+    await waitFor(async () => (await deliveries(s.id)).every((d) => d.status === "delivered"), {
+      what: "both delivered",
+    });
+    expect(Object.fromEntries((await deliveries(s.id)).map((d) => [d.id, d.attempts]))).toEqual({
+      msg_crashed: 1,
+      msg_crashed2: 2,
+    });
 
     // A fresh MATURED message for the same event (a re-selection) owns nothing: no new send.
     await stack.database.sql`update webhook_deliveries set status = 'pending' where id = 'msg_crashed'`;
@@ -371,7 +486,9 @@ describe("dispatcher", () => {
     clockOffsetMs = 0;
     expect(await deliveries(s.id)).toHaveLength(0);
     await publish(t, `after-retention-${t.entityPk}`);
-    await waitFor(async () => receiver.hits("/pruned").length === 2, { what: "a new delivery once the dedup record is gone" });
+    await waitFor(async () => receiver.hits("/pruned").length === 2, {
+      what: "a new delivery once the dedup record is gone",
+    });
     await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
   });
 });

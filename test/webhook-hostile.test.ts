@@ -24,7 +24,12 @@ let dispatcher: Dispatcher | undefined;
 
 async function startDispatcher(overrides: Partial<DispatcherDeps> = {}) {
   await dispatcher?.stop();
-  dispatcher = await stack.startDispatcher({ resolveDns, retryTimeScale: 0.0001, fetch: (url, init) => (new URL(url).hostname === "127.0.0.1" ? nativeFetch : fetch)(url, init), ...overrides });
+  dispatcher = await stack.startDispatcher({
+    resolveDns,
+    retryTimeScale: 0.0001,
+    fetch: (url, init) => (new URL(url).hostname === "127.0.0.1" ? nativeFetch : fetch)(url, init),
+    ...overrides,
+  });
 }
 
 beforeAll(async () => {
@@ -43,17 +48,30 @@ afterAll(async () => {
 
 let seq = 0;
 async function subscribe(path: string, host = "hooks.example.com") {
-  const res = await req("/webhooks", tenant.platformKey, "POST", { trace_service_id: serviceId, name: path.slice(1), url: `https://${host}${path}`, event_types: ["session.matured"] });
+  const res = await req("/webhooks", tenant.platformKey, "POST", {
+    trace_service_id: serviceId,
+    name: path.slice(1),
+    url: `https://${host}${path}`,
+    event_types: ["session.matured"],
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string; secret: string };
 }
 async function publishMatured() {
   seq++;
   const m = {
-    type: "session.matured", tenantId: tenant.tenantId, traceServiceId: serviceId, serviceName: "support-bot", entityPk: crypto.randomUUID(),
-    sessionId: `conv-${seq}`, maturationCount: 1, occurredAt: "2026-11-21T10:00:00.000Z",
+    type: "session.matured",
+    tenantId: tenant.tenantId,
+    traceServiceId: serviceId,
+    serviceName: "support-bot",
+    entityPk: crypto.randomUUID(),
+    sessionId: `conv-${seq}`,
+    maturationCount: 1,
+    occurredAt: "2026-11-21T10:00:00.000Z",
   } as MaturedMessage;
-  await stack.nats.js.publish(subjects.matured(stack.nats.topology, "session", m.tenantId), JSON.stringify(m), { msgID: maturationKey(m) });
+  await stack.nats.js.publish(subjects.matured(stack.nats.topology, "session", m.tenantId), JSON.stringify(m), {
+    msgID: maturationKey(m),
+  });
 }
 const attempts = (subscriptionId: string) =>
   stack.database.sql<{ attempt: number; status_code: number | null; error: string | null; duration_ms: number }[]>`
@@ -80,14 +98,22 @@ describe("dispatcher: a receiver or a tenant cannot exhaust it", () => {
         ),
     });
     try {
-      const res = await req("/webhooks", tenant.platformKey, "POST", { trace_service_id: serviceId, name: "endless", url: `http://127.0.0.1:${endless.port}/endless`, event_types: ["session.matured"] });
+      const res = await req("/webhooks", tenant.platformKey, "POST", {
+        trace_service_id: serviceId,
+        name: "endless",
+        url: `http://127.0.0.1:${endless.port}/endless`,
+        event_types: ["session.matured"],
+      });
       expect(res.status).toBe(201);
       const s = (await res.json()) as { id: string };
       await publishMatured();
-      const [a] = await waitFor(async () => {
-        const rows = await attempts(s.id);
-        return rows.length ? rows : null;
-      }, { what: "the attempt" });
+      const [a] = await waitFor(
+        async () => {
+          const rows = await attempts(s.id);
+          return rows.length ? rows : null;
+        },
+        { what: "the attempt" },
+      );
       expect(a.status_code).toBe(200);
       expect(a.error).toBeNull();
       expect(a.duration_ms).toBeLessThan(900);
@@ -104,10 +130,13 @@ describe("dispatcher: a receiver or a tenant cannot exhaust it", () => {
     const s = await subscribe("/slow-dns", "slow-dns.example.com");
     const t0 = Date.now();
     await publishMatured();
-    const [a] = await waitFor(async () => {
-      const rows = await attempts(s.id);
-      return rows.length ? rows : null;
-    }, { what: "the timed-out attempt", timeoutMs: 10_000 });
+    const [a] = await waitFor(
+      async () => {
+        const rows = await attempts(s.id);
+        return rows.length ? rows : null;
+      },
+      { what: "the timed-out attempt", timeoutMs: 10_000 },
+    );
     expect(a.status_code).toBeNull();
     expect(a.error).toBe("timeout after 1000 ms");
     expect(Date.now() - t0).toBeLessThan(5_000);
@@ -118,10 +147,13 @@ describe("dispatcher: a receiver or a tenant cannot exhaust it", () => {
     dns["internal.example.com"] = async () => ["10.1.2.3"];
     const s = await subscribe("/internal", "internal.example.com");
     await publishMatured();
-    const [a] = await waitFor(async () => {
-      const rows = await attempts(s.id);
-      return rows.length ? rows : null;
-    }, { what: "the refused attempt" });
+    const [a] = await waitFor(
+      async () => {
+        const rows = await attempts(s.id);
+        return rows.length ? rows : null;
+      },
+      { what: "the refused attempt" },
+    );
     expect(a.error).toContain("non-public address");
     expect(a.error).not.toContain("10.1.2.3");
   });
@@ -129,14 +161,20 @@ describe("dispatcher: a receiver or a tenant cannot exhaust it", () => {
   test("a secret no key in the keyring opens is a recorded failed attempt with a clear error, retried like any failure", async () => {
     const s = await subscribe("/unopenable");
     const foreign = new SecretBox(toBase64(randomBytes(32)));
-    await stack.database.sql`update webhook_subscriptions set secret_encrypted = ${await foreign.seal("whsec_x", s.id)} where id = ${s.id}`;
+    await stack.database
+      .sql`update webhook_subscriptions set secret_encrypted = ${await foreign.seal("whsec_x", s.id)} where id = ${s.id}`;
     await publishMatured();
-    const rows = await waitFor(async () => {
-      const r = await attempts(s.id);
-      return r.length >= 2 ? r : null;
-    }, { what: "two failed attempts" });
+    const rows = await waitFor(
+      async () => {
+        const r = await attempts(s.id);
+        return r.length >= 2 ? r : null;
+      },
+      { what: "two failed attempts" },
+    );
     expect(rows[0].status_code).toBeNull();
-    expect(rows[0].error).toContain(`webhook secret cannot be opened: sealed with key ${await foreign.currentKeyId()}, which is not in the keyring`);
+    expect(rows[0].error).toContain(
+      `webhook secret cannot be opened: sealed with key ${await foreign.currentKeyId()}, which is not in the keyring`,
+    );
     expect(receiver.hits("/unopenable")).toHaveLength(0);
   });
 });
@@ -152,13 +190,18 @@ describe("dispatcher: no delivery stays pending forever", () => {
     const s = await subscribe("/orphan");
     const id = `msg_orphan${crypto.randomUUID().slice(0, 8)}`;
     const created = new Date(Date.now() - DELIVERY_JOB_LIFETIME_MS - 60_000);
-    await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, status, attempts, next_attempt_at, created_at)
+    await stack.database
+      .sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, status, attempts, next_attempt_at, created_at)
       values (${id}, ${tenant.tenantId}, ${s.id}, 'session.matured', ${`orphan:${id}`}, '{}', ${created}, 'pending', 3, ${created}, ${created})`;
     expect((await req(`/webhooks/${s.id}/deliveries/${id}/retry`, tenant.platformKey, "POST")).status).toBe(409);
     await dispatcher!.prune();
     const [row] = await stack.database.sql`select status, next_attempt_at from webhook_deliveries where id = ${id}`;
     expect(row).toEqual({ status: "failed", next_attempt_at: null });
     expect((await req(`/webhooks/${s.id}/deliveries/${id}/retry`, tenant.platformKey, "POST")).status).toBe(202);
-    await waitFor(async () => (await stack.database.sql`select status from webhook_deliveries where id = ${id}`)[0].status === "delivered", { what: "the manual re-send" });
+    await waitFor(
+      async () =>
+        (await stack.database.sql`select status from webhook_deliveries where id = ${id}`)[0].status === "delivered",
+      { what: "the manual re-send" },
+    );
   });
 });

@@ -41,7 +41,11 @@ async function startDispatcher(overrides: Partial<DispatcherDeps> = {}) {
 
 let n = 0;
 async function tenant(name: string): Promise<Tenant> {
-  const t = await bootstrapTenant(stack.database.db, { name: `${name}-${++n}`, webhooks: true, email: `${name}${n}@lanes.test` });
+  const t = await bootstrapTenant(stack.database.db, {
+    name: `${name}-${++n}`,
+    webhooks: true,
+    email: `${name}${n}@lanes.test`,
+  });
   const serviceName = `svc-${name}-${n}`;
   const serviceId = (await createService(stack.database.db, { tenantId: t.tenantId, name: serviceName })).id;
   return { ...t, serviceId, serviceName };
@@ -57,17 +61,31 @@ async function tenantBeside(name: string): Promise<Tenant> {
 const subjectOf = (t: Tenant) => maturedStream.subjectOf!(stack.nats.topology, matured(t));
 
 async function subscribe(t: Tenant, host: string, path = "/hook") {
-  const res = await req("/webhooks", t.platformKey, "POST", { trace_service_id: t.serviceId, name: `${host}${path}`, url: `https://${host}${path}`, event_types: ["session.matured"] });
+  const res = await req("/webhooks", t.platformKey, "POST", {
+    trace_service_id: t.serviceId,
+    name: `${host}${path}`,
+    url: `https://${host}${path}`,
+    event_types: ["session.matured"],
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string };
 }
 function matured(t: Tenant): MaturedMessage {
   return {
-    type: "session.matured", tenantId: t.tenantId, traceServiceId: t.serviceId, serviceName: t.serviceName, entityPk: crypto.randomUUID(),
-    sessionId: `s-${crypto.randomUUID()}`, maturationCount: 1, occurredAt: new Date().toISOString(),
+    type: "session.matured",
+    tenantId: t.tenantId,
+    traceServiceId: t.serviceId,
+    serviceName: t.serviceName,
+    entityPk: crypto.randomUUID(),
+    sessionId: `s-${crypto.randomUUID()}`,
+    maturationCount: 1,
+    occurredAt: new Date().toISOString(),
   };
 }
-const rows = async (t: Tenant) => Number((await stack.database.sql`select count(*)::int as n from webhook_deliveries where tenant_id = ${t.tenantId}`)[0].n);
+const rows = async (t: Tenant) =>
+  Number(
+    (await stack.database.sql`select count(*)::int as n from webhook_deliveries where tenant_id = ${t.tenantId}`)[0].n,
+  );
 
 beforeAll(async () => {
   stack = await createTestStack({ startProcessor: false });
@@ -97,7 +115,12 @@ describe("tenant lanes", () => {
     // A's backlog first, then B's one event, all before the dispatcher starts.
     const BACKLOG = 3000;
     for (let i = 0; i < BACKLOG; i += 500) {
-      await Promise.all(Array.from({ length: 500 }, () => { const m = matured(a); return publish(stack.nats.js, stack.nats.topology, maturedStream, m, { msgID: maturationKey(m) }); }));
+      await Promise.all(
+        Array.from({ length: 500 }, () => {
+          const m = matured(a);
+          return publish(stack.nats.js, stack.nats.topology, maturedStream, m, { msgID: maturationKey(m) });
+        }),
+      );
     }
     const mb = matured(b);
     await publish(stack.nats.js, stack.nats.topology, maturedStream, mb, { msgID: maturationKey(mb) });
@@ -107,7 +130,10 @@ describe("tenant lanes", () => {
     // One FIFO with 1,000 messages in flight reaches B's event only after at least
     // BACKLOG - 999 of A's are done; in its own lane B waits for none of them.
     expect(aRowsWhenBAttempted).toBeLessThan(BACKLOG - 1000);
-    await waitFor(async () => (await rows(a)) === BACKLOG, { what: "A's backlog fanned out in the end", timeoutMs: 60_000 });
+    await waitFor(async () => (await rows(a)) === BACKLOG, {
+      what: "A's backlog fanned out in the end",
+      timeoutMs: 60_000,
+    });
     expect(hits.filter((h) => h.host === "b-live.example.com")).toHaveLength(1);
   }, 120_000);
 
@@ -136,7 +162,9 @@ describe("tenant lanes", () => {
       const m = matured(a);
       await publish(stack.nats.js, stack.nats.topology, maturedStream, m, { msgID: maturationKey(m) });
     }
-    await waitFor(async () => hits.filter((h) => h.host === "a-busy.example.com").length === SLOTS * 2, { what: "A's first attempts" });
+    await waitFor(async () => hits.filter((h) => h.host === "a-busy.example.com").length === SLOTS * 2, {
+      what: "A's first attempts",
+    });
     const aWaiting = async () => {
       let held = 0;
       for (const c of await jsm.consumers.list(topology.deliveriesStream).next()) held += c.num_ack_pending;
@@ -148,7 +176,8 @@ describe("tenant lanes", () => {
     const mb = matured(b);
     await publish(stack.nats.js, stack.nats.topology, maturedStream, mb, { msgID: maturationKey(mb) });
     await waitFor(async () => bCalls === 2, { what: "B's retry attempted while A's retries wait", timeoutMs: 15_000 });
-    const [delivery] = await stack.database.sql`select status, attempts from webhook_deliveries where tenant_id = ${b.tenantId}`;
+    const [delivery] = await stack.database
+      .sql`select status, attempts from webhook_deliveries where tenant_id = ${b.tenantId}`;
     expect(delivery).toEqual({ status: "delivered", attempts: 2 });
     // A's retries are all still waiting: nothing of A's was attempted a second time.
     expect(hits.filter((h) => h.host === "a-busy.example.com")).toHaveLength(SLOTS * 2);
@@ -170,10 +199,21 @@ describe("upgrade from the single consumers", () => {
     const t = await tenantBeside("upgrading");
     const sub = await subscribe(t, "upgrade.example.com");
     // The topology before lanes: one consumer per stream, no filter, as main created them.
-    for (const [stream, durable] of [[topology.maturedStream, "dispatcher-matured"], [topology.deliveriesStream, "dispatcher-deliveries"]]) {
-      await jsm.consumers.add(stream, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: 30e9, max_deliver: -1, max_ack_pending: 1000 });
+    for (const [stream, durable] of [
+      [topology.maturedStream, "dispatcher-matured"],
+      [topology.deliveriesStream, "dispatcher-deliveries"],
+    ]) {
+      await jsm.consumers.add(stream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: 30e9,
+        max_deliver: -1,
+        max_ack_pending: 1000,
+      });
     }
-    const old = (m: MaturedMessage) => js.publish(`${p}matured.session`, JSON.stringify(m), { msgID: maturationKey(m) });
+    const old = (m: MaturedMessage) =>
+      js.publish(`${p}matured.session`, JSON.stringify(m), { msgID: maturationKey(m) });
     // m0 was handled by the old dispatcher (acked); m1 and m2 were not yet.
     const [m0, m1, m2] = [matured(t), matured(t), matured(t)];
     await old(m0);
@@ -184,10 +224,18 @@ describe("upgrade from the single consumers", () => {
     await old(m1);
     await old(m2);
     // A retry job of the old dispatcher (no tenant in it), due now.
-    const body = JSON.stringify({ data: {}, id: "msg_old_job", timestamp: new Date().toISOString(), type: "session.matured" });
-    await stack.database.sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
+    const body = JSON.stringify({
+      data: {},
+      id: "msg_old_job",
+      timestamp: new Date().toISOString(),
+      type: "session.matured",
+    });
+    await stack.database
+      .sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
       values ('msg_old_job', ${t.tenantId}, ${sub.id}, 'session.matured', 'old-job', ${body}, now(), 1, now())`;
-    await js.publish(`${p}deliveries.attempt`, JSON.stringify({ deliveryId: "msg_old_job" }), { msgID: "msg_old_job:a1" });
+    await js.publish(`${p}deliveries.attempt`, JSON.stringify({ deliveryId: "msg_old_job" }), {
+      msgID: "msg_old_job:a1",
+    });
     // A dead letter from before lanes, on the old subject.
     const m4 = matured(t);
     const h = natsHeaders();
@@ -203,29 +251,50 @@ describe("upgrade from the single consumers", () => {
 
     // The upgrade: the setup runs again (narrows the old consumers), then the new dispatcher.
     await ensureTopology(nc, topology);
-    expect((await jsm.consumers.info(topology.maturedStream, "dispatcher-matured")).config.filter_subjects).toEqual([`${p}matured.session`, `${p}matured.trace`]);
-    expect((await jsm.consumers.info(topology.deliveriesStream, "dispatcher-deliveries")).config.filter_subjects).toEqual([`${p}deliveries.attempt`]);
+    expect((await jsm.consumers.info(topology.maturedStream, "dispatcher-matured")).config.filter_subjects).toEqual([
+      `${p}matured.session`,
+      `${p}matured.trace`,
+    ]);
+    expect(
+      (await jsm.consumers.info(topology.deliveriesStream, "dispatcher-deliveries")).config.filter_subjects,
+    ).toEqual([`${p}deliveries.attempt`]);
     const m3 = matured(t); // published by an upgraded processor: its lane
     await publish(js, topology, maturedStream, m3, { msgID: maturationKey(m3) });
     // First with a quiet period longer than the test: drained, but an older publisher might still be running.
     await startDispatcher({ consume: { policy: { retired: { checkEveryMs: 100, quietMs: 60_000 } } } });
     expect((await replayDeadLetter(js, jsm, topology, dlAck.seq)).subject).toBe(maturedStream.subjectOf!(topology, m4));
 
-    const sessionsSent = () => hits.filter((x) => x.host === "upgrade.example.com").map((x) => JSON.parse(x.body).data?.session_id ?? JSON.parse(x.body).id);
+    const sessionsSent = () =>
+      hits
+        .filter((x) => x.host === "upgrade.example.com")
+        .map((x) => JSON.parse(x.body).data?.session_id ?? JSON.parse(x.body).id);
     await waitFor(async () => sessionsSent().length >= 5, { what: "old and new messages delivered" });
-    const gone = async (stream: string, durable: string) => jsm.consumers.info(stream, durable).then(() => false, () => true);
+    const gone = async (stream: string, durable: string) =>
+      jsm.consumers.info(stream, durable).then(
+        () => false,
+        () => true,
+      );
     await Bun.sleep(500); // five checks
     expect(await gone(topology.maturedStream, "dispatcher-matured")).toBe(false);
     expect(await gone(topology.deliveriesStream, "dispatcher-deliveries")).toBe(false);
     // An old publisher still running: its message on the old subject is still delivered.
     const late = matured(t);
     await old(late);
-    await waitFor(async () => sessionsSent().includes(late.sessionId!), { what: "a late message on the old subject delivered" });
+    await waitFor(async () => sessionsSent().includes(late.sessionId!), {
+      what: "a late message on the old subject delivered",
+    });
     // Quiet period over: deleted.
     await startDispatcher({ consume: { policy: { retired: { checkEveryMs: 100, quietMs: 0 } } } });
-    await waitFor(async () => (await gone(topology.maturedStream, "dispatcher-matured")) && (await gone(topology.deliveriesStream, "dispatcher-deliveries")), { what: "old consumers deleted" });
+    await waitFor(
+      async () =>
+        (await gone(topology.maturedStream, "dispatcher-matured")) &&
+        (await gone(topology.deliveriesStream, "dispatcher-deliveries")),
+      { what: "old consumers deleted" },
+    );
     await Bun.sleep(300);
-    expect(sessionsSent().sort()).toEqual([m1.sessionId, m2.sessionId, m3.sessionId, m4.sessionId, late.sessionId, "msg_old_job"].sort());
+    expect(sessionsSent().sort()).toEqual(
+      [m1.sessionId, m2.sessionId, m3.sessionId, m4.sessionId, late.sessionId, "msg_old_job"].sort(),
+    );
     const [job] = await stack.database.sql`select status, attempts from webhook_deliveries where id = 'msg_old_job'`;
     expect(job).toEqual({ status: "delivered", attempts: 2 });
     // ensureTopology again (a later setup run) does not bring the old consumers back.

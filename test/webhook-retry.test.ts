@@ -22,7 +22,11 @@ async function startDispatcher(overrides: Partial<DispatcherDeps>) {
     resolveDns,
     fetch: (url, init) => fetch(url, init),
     onAttempt: ({ deliveryId, attempt, verdict }) => {
-      (planned[deliveryId] ??= []).push({ attempt, action: verdict.action, delayMs: verdict.action === "nak" ? verdict.delayMs : undefined });
+      (planned[deliveryId] ??= []).push({
+        attempt,
+        action: verdict.action,
+        delayMs: verdict.action === "nak" ? verdict.delayMs : undefined,
+      });
     },
     ...overrides,
   });
@@ -43,10 +47,26 @@ afterAll(async () => {
 /** Each path gets a service of its own, so one event reaches one subscription. */
 async function subscribeAndSend(path: string) {
   const serviceId = (await createService(stack.database.db, { tenantId: tenant.tenantId, name: `svc${path}` })).id;
-  const res = await req("/webhooks", tenant.platformKey, "POST", { trace_service_id: serviceId, name: path, url: `https://hooks.example.com${path}`, event_types: ["session.matured"] });
+  const res = await req("/webhooks", tenant.platformKey, "POST", {
+    trace_service_id: serviceId,
+    name: path,
+    url: `https://hooks.example.com${path}`,
+    event_types: ["session.matured"],
+  });
   const sub = await res.json();
-  const m = { type: "session.matured", tenantId: tenant.tenantId, traceServiceId: serviceId, serviceName: `svc${path}`, entityPk: crypto.randomUUID(), sessionId: path, maturationCount: 3, occurredAt: new Date().toISOString() };
-  await stack.nats.js.publish(subjects.matured(stack.nats.topology, "session", m.tenantId), JSON.stringify(m), { msgID: `session:${m.entityPk}:3` });
+  const m = {
+    type: "session.matured",
+    tenantId: tenant.tenantId,
+    traceServiceId: serviceId,
+    serviceName: `svc${path}`,
+    entityPk: crypto.randomUUID(),
+    sessionId: path,
+    maturationCount: 3,
+    occurredAt: new Date().toISOString(),
+  };
+  await stack.nats.js.publish(subjects.matured(stack.nats.topology, "session", m.tenantId), JSON.stringify(m), {
+    msgID: `session:${m.entityPk}:3`,
+  });
   return sub as { id: string; secret: string };
 }
 
@@ -57,10 +77,14 @@ test("a receiver that always fails gets 9 attempts on the scaled curve, each del
   receiver.behave["/down"] = () => new Response("down", { status: 500 });
   const sub = await subscribeAndSend("/down");
   await waitFor(async () => receiver.hits("/down").length === 9, { what: "9 attempts", timeoutMs: 40_000 });
-  const [delivery] = await waitFor(async () => {
-    const rows = await stack.database.sql`select id, status, attempts from webhook_deliveries where subscription_id = ${sub.id}`;
-    return rows[0]?.status === "failed" && rows;
-  }, { what: "permanently failed" });
+  const [delivery] = await waitFor(
+    async () => {
+      const rows = await stack.database
+        .sql`select id, status, attempts from webhook_deliveries where subscription_id = ${sub.id}`;
+      return rows[0]?.status === "failed" && rows;
+    },
+    { what: "permanently failed" },
+  );
   expect(delivery.attempts).toBe(9);
   await Bun.sleep(500);
   expect(receiver.hits("/down")).toHaveLength(9);
@@ -69,7 +93,10 @@ test("a receiver that always fails gets 9 attempts on the scaled curve, each del
   expect(plan.map((p) => p.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   expect(plan.map((p) => p.action)).toEqual(["nak", "nak", "nak", "nak", "nak", "nak", "nak", "nak", "term"]);
   const hits = receiver.hits("/down");
-  const starts = (await stack.database.sql`select attempted_at from webhook_attempts where delivery_id = ${delivery.id} order by attempt`).map((r) => r.attempted_at.getTime());
+  const starts = (
+    await stack.database
+      .sql`select attempted_at from webhook_attempts where delivery_id = ${delivery.id} order by attempt`
+  ).map((r) => r.attempted_at.getTime());
   for (let i = 0; i < 8; i++) {
     const step = RETRY_STEPS_MS[i] * scale;
     // nak takes whole milliseconds, so the sub-millisecond first step rounds to 1 ms.
@@ -93,16 +120,31 @@ test("a receiver that always fails gets 9 attempts on the scaled curve, each del
 
 test("429 and 408 honor a Retry-After later than the curve's next step, and only those", async () => {
   await startDispatcher({ retryTimeScale: 0.1 }); // first retry step: 500 ms +/- 10%
-  receiver.behave["/429"] = (n) => (n === 1 ? new Response(null, { status: 429, headers: { "retry-after": "2" } }) : new Response(null, { status: 200 }));
+  receiver.behave["/429"] = (n) =>
+    n === 1
+      ? new Response(null, { status: 429, headers: { "retry-after": "2" } })
+      : new Response(null, { status: 200 });
   receiver.behave["/408-date"] = (n) =>
-    n === 1 ? new Response(null, { status: 408, headers: { "retry-after": new Date(Date.now() + 3000).toUTCString() } }) : new Response(null, { status: 200 });
-  receiver.behave["/429-early"] = (n) => (n === 1 ? new Response(null, { status: 429, headers: { "retry-after": "0" } }) : new Response(null, { status: 200 }));
-  receiver.behave["/503"] = (n) => (n === 1 ? new Response(null, { status: 503, headers: { "retry-after": "3" } }) : new Response(null, { status: 200 }));
+    n === 1
+      ? new Response(null, { status: 408, headers: { "retry-after": new Date(Date.now() + 3000).toUTCString() } })
+      : new Response(null, { status: 200 });
+  receiver.behave["/429-early"] = (n) =>
+    n === 1
+      ? new Response(null, { status: 429, headers: { "retry-after": "0" } })
+      : new Response(null, { status: 200 });
+  receiver.behave["/503"] = (n) =>
+    n === 1
+      ? new Response(null, { status: 503, headers: { "retry-after": "3" } })
+      : new Response(null, { status: 200 });
   const subs = await Promise.all(["/429", "/408-date", "/429-early", "/503"].map(subscribeAndSend));
   for (const path of ["/429", "/408-date", "/429-early", "/503"]) {
-    await waitFor(async () => receiver.hits(path).length === 2, { what: `second attempt on ${path}`, timeoutMs: 20_000 });
+    await waitFor(async () => receiver.hits(path).length === 2, {
+      what: `second attempt on ${path}`,
+      timeoutMs: 20_000,
+    });
   }
-  const rows = await stack.database.sql`select id, subscription_id from webhook_deliveries where subscription_id = any(${subs.map((s) => s.id)}::uuid[])`;
+  const rows = await stack.database
+    .sql`select id, subscription_id from webhook_deliveries where subscription_id = any(${subs.map((s) => s.id)}::uuid[])`;
   const delayOf = (i: number) => planned[rows.find((r) => r.subscription_id === subs[i].id)!.id][0].delayMs!;
   expect(delayOf(0)).toBe(2000);
   // An HTTP date 2-3 s ahead of the receiver's clock (second precision), measured from the

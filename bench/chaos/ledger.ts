@@ -110,7 +110,17 @@ export async function loadStored(sql: postgres.Sql, acked: AckedItem[], sessions
   return { traces, events, sessions: sessionRows, writes };
 }
 
-const empty = (): Problems => ({ lost: 0, duplicated: 0, duplicatedMaturations: 0, webhooksMissing: 0, badSignatures: 0, mergedIdlePeriods: 0, splitIdlePeriods: 0, notMatured: 0, examples: [] });
+const empty = (): Problems => ({
+  lost: 0,
+  duplicated: 0,
+  duplicatedMaturations: 0,
+  webhooksMissing: 0,
+  badSignatures: 0,
+  mergedIdlePeriods: 0,
+  splitIdlePeriods: 0,
+  notMatured: 0,
+  examples: [],
+});
 
 /**
  * Every check of the issue, with each problem charged to the window in which the client was
@@ -156,8 +166,8 @@ export function checkLedger(input: {
     const p = at(a.ackAt);
     if (a.kind === "event") {
       const n = input.stored.events.get(a.id) ?? 0;
-      if (n === 0) (p.lost++, note(p, `event ${a.id} acknowledged, not stored`));
-      if (n > 1) (p.duplicated += n - 1, note(p, `event ${a.id} stored ${n} times`));
+      if (n === 0) p.lost++, note(p, `event ${a.id} acknowledged, not stored`);
+      if (n > 1) (p.duplicated += n - 1), note(p, `event ${a.id} stored ${n} times`);
       continue;
     }
     const row = input.stored.traces.get(a.id);
@@ -166,18 +176,22 @@ export function checkLedger(input: {
       note(p, `trace ${a.id} acknowledged, not stored`);
       continue;
     }
-    if (row.n > 1) (p.duplicated += row.n - 1, note(p, `trace ${a.id} stored ${row.n} times`));
-    if (row.status !== "matured") (p.notMatured++, note(p, `trace ${a.id} still ${row.status}`));
-    if (row.maturationCount > 1) (p.duplicatedMaturations += row.maturationCount - 1, note(p, `trace ${a.id} matured ${row.maturationCount} times`));
+    if (row.n > 1) (p.duplicated += row.n - 1), note(p, `trace ${a.id} stored ${row.n} times`);
+    if (row.status !== "matured") p.notMatured++, note(p, `trace ${a.id} still ${row.status}`);
+    if (row.maturationCount > 1)
+      (p.duplicatedMaturations += row.maturationCount - 1),
+        note(p, `trace ${a.id} matured ${row.maturationCount} times`);
     for (const r of input.subscriptions.traceReceivers(a.tenant)) {
       const got = index.get(`${r}|t:${a.id}`);
       if (!got || got.size === 0) {
-        if (row.status === "matured") (p.webhooksMissing++, note(p, `trace.matured of ${a.id} never reached ${r}`));
+        if (row.status === "matured") p.webhooksMissing++, note(p, `trace.matured of ${a.id} never reached ${r}`);
         continue;
       }
       for (const [count, c] of got) {
-        if (count !== 1) (p.duplicatedMaturations++, note(p, `trace.matured of ${a.id} with maturation_count ${count}`));
-        if (c.ids.size > 1 || c.occurred.size > 1) (p.duplicatedMaturations += Math.max(c.ids.size, c.occurred.size) - 1, note(p, `trace ${a.id}: ${c.ids.size} webhook-ids at ${r}`));
+        if (count !== 1) p.duplicatedMaturations++, note(p, `trace.matured of ${a.id} with maturation_count ${count}`);
+        if (c.ids.size > 1 || c.occurred.size > 1)
+          (p.duplicatedMaturations += Math.max(c.ids.size, c.occurred.size) - 1),
+            note(p, `trace ${a.id}: ${c.ids.size} webhook-ids at ${r}`);
       }
     }
   }
@@ -198,7 +212,8 @@ export function checkLedger(input: {
     // are transaction starts, from the webhooks; write times are commit times).
     const occurred = new Map<number, number>();
     for (const r of input.subscriptions.sessionReceivers(s.tenant)) {
-      for (const [n, c] of index.get(`${r}|s:${s.sessionId}`) ?? []) for (const o of c.occurred) occurred.set(n, Date.parse(o));
+      for (const [n, c] of index.get(`${r}|s:${s.sessionId}`) ?? [])
+        for (const o of c.occurred) occurred.set(n, Date.parse(o));
     }
     const writes = input.stored.writes.get(s.sessionId) ?? [];
     for (let n = 1; n <= row.maturationCount; n++) {
@@ -214,10 +229,18 @@ export function checkLedger(input: {
       const got = index.get(`${r}|s:${s.sessionId}`) ?? new Map();
       for (let n = 1; n <= row.maturationCount; n++) {
         const c = got.get(n);
-        if (!c) (p.webhooksMissing++, note(p, `session.matured #${n} of ${s.sessionId} never reached ${r}`));
-        else if (c.ids.size > 1 || c.occurred.size > 1) (p.duplicatedMaturations += Math.max(c.ids.size, c.occurred.size) - 1, note(p, `session ${s.sessionId} #${n}: ${c.ids.size} webhook-ids, ${c.occurred.size} maturation times at ${r}`));
+        if (!c) p.webhooksMissing++, note(p, `session.matured #${n} of ${s.sessionId} never reached ${r}`);
+        else if (c.ids.size > 1 || c.occurred.size > 1)
+          (p.duplicatedMaturations += Math.max(c.ids.size, c.occurred.size) - 1),
+            note(
+              p,
+              `session ${s.sessionId} #${n}: ${c.ids.size} webhook-ids, ${c.occurred.size} maturation times at ${r}`,
+            );
       }
-      for (const n of got.keys()) if (n > row.maturationCount || n < 1) (p.duplicatedMaturations++, note(p, `session ${s.sessionId}: webhook for count ${n}, stored count ${row.maturationCount}`));
+      for (const n of got.keys())
+        if (n > row.maturationCount || n < 1)
+          p.duplicatedMaturations++,
+            note(p, `session ${s.sessionId}: webhook for count ${n}, stored count ${row.maturationCount}`);
     }
   }
   return out;
@@ -230,13 +253,26 @@ function p99(values: number[]): number {
 }
 
 /** One row per window (steady state first), plus a total. */
-export function buildRows(windows: Window[], steadyName: string, input: { acked: AckedItem[]; requests: RequestRecord[]; platformRequests: RequestRecord[]; stored: Stored; problems: Map<string, Problems>; windowOf: (at: number) => string }): Row[] {
+export function buildRows(
+  windows: Window[],
+  steadyName: string,
+  input: {
+    acked: AckedItem[];
+    requests: RequestRecord[];
+    platformRequests: RequestRecord[];
+    stored: Stored;
+    problems: Map<string, Problems>;
+    windowOf: (at: number) => string;
+  },
+): Row[] {
   const names = [steadyName, ...windows.map((w) => w.name)];
   const rows: Row[] = names.map((name) => {
     const mine = input.acked.filter((a) => input.windowOf(a.ackAt) === name);
     const reqs = input.requests.filter((r) => input.windowOf(r.at) === name);
     const reads = input.platformRequests.filter((r) => input.windowOf(r.at) === name);
-    const stored = mine.filter((a) => (a.kind === "trace" ? input.stored.traces.has(a.id) : input.stored.events.has(a.id))).length;
+    const stored = mine.filter((a) =>
+      a.kind === "trace" ? input.stored.traces.has(a.id) : input.stored.events.has(a.id),
+    ).length;
     return {
       name,
       acknowledged: mine.length,
@@ -256,30 +292,86 @@ export function buildRows(windows: Window[], steadyName: string, input: { acked:
   const total = rows.reduce<Row>(
     (t, r) => ({
       ...t,
-      acknowledged: t.acknowledged + r.acknowledged, stored: t.stored + r.stored, requests: t.requests + r.requests, http5xx: t.http5xx + r.http5xx, noAnswer: t.noAnswer + r.noAnswer, platform5xx: t.platform5xx + r.platform5xx, platformSlow: t.platformSlow + r.platformSlow,
-      lost: t.lost + r.lost, duplicated: t.duplicated + r.duplicated, duplicatedMaturations: t.duplicatedMaturations + r.duplicatedMaturations,
-      webhooksMissing: t.webhooksMissing + r.webhooksMissing, badSignatures: t.badSignatures + r.badSignatures, mergedIdlePeriods: t.mergedIdlePeriods + r.mergedIdlePeriods, splitIdlePeriods: t.splitIdlePeriods + r.splitIdlePeriods,
-      notMatured: t.notMatured + r.notMatured, examples: [...t.examples, ...r.examples].slice(0, 10),
+      acknowledged: t.acknowledged + r.acknowledged,
+      stored: t.stored + r.stored,
+      requests: t.requests + r.requests,
+      http5xx: t.http5xx + r.http5xx,
+      noAnswer: t.noAnswer + r.noAnswer,
+      platform5xx: t.platform5xx + r.platform5xx,
+      platformSlow: t.platformSlow + r.platformSlow,
+      lost: t.lost + r.lost,
+      duplicated: t.duplicated + r.duplicated,
+      duplicatedMaturations: t.duplicatedMaturations + r.duplicatedMaturations,
+      webhooksMissing: t.webhooksMissing + r.webhooksMissing,
+      badSignatures: t.badSignatures + r.badSignatures,
+      mergedIdlePeriods: t.mergedIdlePeriods + r.mergedIdlePeriods,
+      splitIdlePeriods: t.splitIdlePeriods + r.splitIdlePeriods,
+      notMatured: t.notMatured + r.notMatured,
+      examples: [...t.examples, ...r.examples].slice(0, 10),
       recoveryS: Math.max(t.recoveryS ?? 0, r.recoveryS ?? 0),
       readyS: Math.max(t.readyS ?? 0, r.readyS ?? 0),
     }),
-    { ...empty(), name: "total", acknowledged: 0, stored: 0, requests: 0, http5xx: 0, noAnswer: 0, platform5xx: 0, platformSlow: 0, p99Ms: p99(input.requests.map((r) => r.ms)), recoveryS: 0 },
+    {
+      ...empty(),
+      name: "total",
+      acknowledged: 0,
+      stored: 0,
+      requests: 0,
+      http5xx: 0,
+      noAnswer: 0,
+      platform5xx: 0,
+      platformSlow: 0,
+      p99Ms: p99(input.requests.map((r) => r.ms)),
+      recoveryS: 0,
+    },
   );
   return [...rows, total];
 }
 
 /** True when the run met the targets that fail it: nothing lost, duplicated, missing or forged. */
 export function passed(total: Row): boolean {
-  return total.lost === 0 && total.duplicated === 0 && total.duplicatedMaturations === 0 && total.webhooksMissing === 0 && total.badSignatures === 0 && total.notMatured === 0;
+  return (
+    total.lost === 0 &&
+    total.duplicated === 0 &&
+    total.duplicatedMaturations === 0 &&
+    total.webhooksMissing === 0 &&
+    total.badSignatures === 0 &&
+    total.notMatured === 0
+  );
 }
 
 /** The one printed table (markdown, so docs/reliability.md can take it as is). */
 export function formatTable(rows: Row[], recoveryTargetS = 10): string {
-  const head = ["fault", "acknowledged", "stored", "lost", "dup. stored", "dup. maturations", "webhooks missing", "bad sig.", "not matured", "idle split/merged", "ingest 5xx", "ingest no answer", "ingest p99 ms", "platform 5xx", "platform > 5 s", "accepting again s", "whole again s"];
+  const head = [
+    "fault",
+    "acknowledged",
+    "stored",
+    "lost",
+    "dup. stored",
+    "dup. maturations",
+    "webhooks missing",
+    "bad sig.",
+    "not matured",
+    "idle split/merged",
+    "ingest 5xx",
+    "ingest no answer",
+    "ingest p99 ms",
+    "platform 5xx",
+    "platform > 5 s",
+    "accepting again s",
+    "whole again s",
+  ];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`];
   for (const r of rows) {
-    const secs = (v: number | undefined) => (v === undefined || r.name === "steady" ? "" : v > recoveryTargetS ? `${v.toFixed(1)} (+${(v - recoveryTargetS).toFixed(1)} over)` : v.toFixed(1));
-    lines.push(`| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, `${r.splitIdlePeriods}/${r.mergedIdlePeriods}`, r.http5xx, r.noAnswer, r.p99Ms, r.platform5xx, r.platformSlow, secs(r.readyS), secs(r.recoveryS)].join(" | ")} |`);
+    const secs = (v: number | undefined) =>
+      v === undefined || r.name === "steady"
+        ? ""
+        : v > recoveryTargetS
+          ? `${v.toFixed(1)} (+${(v - recoveryTargetS).toFixed(1)} over)`
+          : v.toFixed(1);
+    lines.push(
+      `| ${[r.name, r.acknowledged, r.stored, r.lost, r.duplicated, r.duplicatedMaturations, r.webhooksMissing, r.badSignatures, r.notMatured, `${r.splitIdlePeriods}/${r.mergedIdlePeriods}`, r.http5xx, r.noAnswer, r.p99Ms, r.platform5xx, r.platformSlow, secs(r.readyS), secs(r.recoveryS)].join(" | ")} |`,
+    );
   }
   return lines.join("\n");
 }

@@ -42,7 +42,13 @@ export interface ReceivedWebhook {
   receiver: string;
   webhookId: string;
   type: string;
-  data: { session_id?: string; trace_id?: string; maturation_count: number; occurred_at: string; trace_service_id: string };
+  data: {
+    session_id?: string;
+    trace_id?: string;
+    maturation_count: number;
+    occurred_at: string;
+    trace_service_id: string;
+  };
   valid: boolean;
   at: number;
 }
@@ -91,10 +97,12 @@ export class LoadGenerator {
     const n = this.concurrency;
     for (let i = 0; i < n; i++) {
       // Staggered so bursts do not line up.
-      this.slots.push((async () => {
-        await sleep(Math.random() * (this.burst * this.gapMs + this.opts.windowSeconds * 2500));
-        while (this.running) await this.session(this.opts.tenants[i % this.opts.tenants.length]);
-      })());
+      this.slots.push(
+        (async () => {
+          await sleep(Math.random() * (this.burst * this.gapMs + this.opts.windowSeconds * 2500));
+          while (this.running) await this.session(this.opts.tenants[i % this.opts.tenants.length]);
+        })(),
+      );
     }
   }
 
@@ -117,13 +125,21 @@ export class LoadGenerator {
           reply: `answer ${b}.${i}`,
           extra: { trace_id: traceId },
         });
-        if (await this.send("/raw/traces", body, t)) this.ack({ kind: "trace", id: traceId, tenant: t.index, sessionId, ackAt: Date.now() }, key, b);
+        if (await this.send("/raw/traces", body, t))
+          this.ack({ kind: "trace", id: traceId, tenant: t.index, sessionId, ackAt: Date.now() }, key, b);
         await sleep(this.gapMs);
       }
       if (!this.running) return;
       const eventId = `ce-${crypto.randomUUID()}`;
-      const event = { name: "chaos.step", service_name: t.serviceName, session_id: sessionId, timestamp: new Date().toISOString(), attributes: { ledger_id: eventId } };
-      if (await this.send("/raw/events", event, t)) this.ack({ kind: "event", id: eventId, tenant: t.index, sessionId, ackAt: Date.now() }, key, b);
+      const event = {
+        name: "chaos.step",
+        service_name: t.serviceName,
+        session_id: sessionId,
+        timestamp: new Date().toISOString(),
+        attributes: { ledger_id: eventId },
+      };
+      if (await this.send("/raw/events", event, t))
+        this.ack({ kind: "event", id: eventId, tenant: t.index, sessionId, ackAt: Date.now() }, key, b);
       // Idle well past the window: this idle period must mature exactly once.
       await sleep(this.opts.windowSeconds * 2500);
     }
@@ -131,7 +147,12 @@ export class LoadGenerator {
 
   private ack(item: AckedItem, sessionKey: string, burst: number): void {
     this.acked.set(item.id, item);
-    const s = this.sessions.get(sessionKey) ?? { tenant: item.tenant, sessionId: item.sessionId, bursts: 0, lastAckAt: 0 };
+    const s = this.sessions.get(sessionKey) ?? {
+      tenant: item.tenant,
+      sessionId: item.sessionId,
+      bursts: 0,
+      lastAckAt: 0,
+    };
     s.bursts = Math.max(s.bursts, burst + 1);
     s.lastAckAt = item.ackAt;
     this.sessions.set(sessionKey, s);
@@ -164,7 +185,8 @@ export class LoadGenerator {
       }
       this.requests.push({ at, ms: Date.now() - at, status });
       if (status === 200) return true;
-      if (status >= 400 && status < 500 && status !== 429) throw new Error(`ingest answered ${status} to a valid ${path} body`);
+      if (status >= 400 && status < 500 && status !== 429)
+        throw new Error(`ingest answered ${status} to a valid ${path} body`);
       if (!this.running) break;
       await sleep(retryAfterMs);
     }
@@ -184,18 +206,27 @@ export class PlatformReader {
   private loops: Promise<void>[] = [];
   private rr = 0;
 
-  constructor(private opts: { platformUrls: () => string[]; tenants: Tenant[]; sessions: Map<string, SessionRecord>; readersPerSecond?: number }) {}
+  constructor(
+    private opts: {
+      platformUrls: () => string[];
+      tenants: Tenant[];
+      sessions: Map<string, SessionRecord>;
+      readersPerSecond?: number;
+    },
+  ) {}
 
   start(): void {
     this.running = true;
     const perSecond = this.opts.readersPerSecond ?? 4;
     for (let i = 0; i < 2; i++) {
-      this.loops.push((async () => {
-        while (this.running) {
-          await this.readOnce();
-          await sleep(2000 / perSecond);
-        }
-      })());
+      this.loops.push(
+        (async () => {
+          while (this.running) {
+            await this.readOnce();
+            await sleep(2000 / perSecond);
+          }
+        })(),
+      );
     }
   }
 
@@ -214,7 +245,10 @@ export class PlatformReader {
     const at = Date.now();
     let status = 0;
     try {
-      const res = await fetch(url, { headers: { authorization: `Token ${t.platformKey}` }, signal: AbortSignal.timeout(15_000) });
+      const res = await fetch(url, {
+        headers: { authorization: `Token ${t.platformKey}` },
+        signal: AbortSignal.timeout(15_000),
+      });
       status = res.status;
       await res.arrayBuffer();
     } catch {
@@ -252,9 +286,23 @@ export class WebhookReceivers {
         }
         try {
           const parsed = JSON.parse(body) as { type: string; data: ReceivedWebhook["data"] };
-          this.received.push({ receiver, webhookId: headers["webhook-id"] ?? "", type: parsed.type, data: parsed.data, valid, at: Date.now() });
+          this.received.push({
+            receiver,
+            webhookId: headers["webhook-id"] ?? "",
+            type: parsed.type,
+            data: parsed.data,
+            valid,
+            at: Date.now(),
+          });
         } catch {
-          this.received.push({ receiver, webhookId: headers["webhook-id"] ?? "", type: "unparsable", data: {} as ReceivedWebhook["data"], valid: false, at: Date.now() });
+          this.received.push({
+            receiver,
+            webhookId: headers["webhook-id"] ?? "",
+            type: "unparsable",
+            data: {} as ReceivedWebhook["data"],
+            valid: false,
+            at: Date.now(),
+          });
         }
         // A few failures make the dispatcher's retry path part of the run.
         if (Math.random() < this.failRate) return new Response("try again", { status: 503 });

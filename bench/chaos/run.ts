@@ -63,8 +63,18 @@ export function fullSchedule(instances: number): Fault[] {
       },
       restore: (s) => s.nats.restart(kvLeader),
     },
-    { name: "Postgres fast shutdown + restart", holdMs: 3_000, inject: (s) => s.pg.stop(), restore: (s) => s.pg.start() },
-    { name: "Postgres SIGSTOP for 30 s", holdMs: 30_000, inject: (s) => s.pausePostgres(), restore: async (s) => s.resumePostgres() },
+    {
+      name: "Postgres fast shutdown + restart",
+      holdMs: 3_000,
+      inject: (s) => s.pg.stop(),
+      restore: (s) => s.pg.start(),
+    },
+    {
+      name: "Postgres SIGSTOP for 30 s",
+      holdMs: 30_000,
+      inject: (s) => s.pausePostgres(),
+      restore: async (s) => s.resumePostgres(),
+    },
     {
       name: "all apps kill -9 + restart",
       holdMs: 2_000,
@@ -88,7 +98,12 @@ export function shortSchedule(): Fault[] {
       },
       restore: (s) => s.nats.restart(leader),
     },
-    { name: "Postgres fast shutdown + restart", holdMs: 3_000, inject: (s) => s.pg.stop(), restore: (s) => s.pg.start() },
+    {
+      name: "Postgres fast shutdown + restart",
+      holdMs: 3_000,
+      inject: (s) => s.pg.stop(),
+      restore: (s) => s.pg.start(),
+    },
   ];
 }
 
@@ -121,7 +136,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
   const log = opts.log ?? ((l: string) => console.error(`[chaos ${new Date().toISOString().slice(11, 19)}] ${l}`));
   const dir = mkdtempSync(join(tmpdir(), "cellar-chaos-"));
   const windowSeconds = opts.windowSeconds ?? 6;
-  const sys = new ChaosSystem({ dir, instances: opts.instances ?? 2, windowSeconds, secretKey: btoa("cellar-chaos-secret-key-32bytes!") });
+  const sys = new ChaosSystem({
+    dir,
+    instances: opts.instances ?? 2,
+    windowSeconds,
+    secretKey: btoa("cellar-chaos-secret-key-32bytes!"),
+  });
   const receivers = new WebhookReceivers();
   let load: LoadGenerator | undefined;
   let reader: PlatformReader | undefined;
@@ -134,15 +154,30 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const database = createDatabase(sys.databaseUrl, { max: 2 });
     const tenants: Tenant[] = [];
     for (let i = 0; i < (opts.tenants ?? 3); i++) {
-      const t = await bootstrapTenant(database.db, { name: `chaos-${i}`, plan: "pro", webhooks: true, email: `owner${i}@chaos.test` });
+      const t = await bootstrapTenant(database.db, {
+        name: `chaos-${i}`,
+        plan: "pro",
+        webhooks: true,
+        email: `owner${i}@chaos.test`,
+      });
       const serviceName = `svc-${i}`;
       const svc = await createService(database.db, { tenantId: t.tenantId, name: serviceName });
-      tenants.push({ index: i, tenantId: t.tenantId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, serviceName, serviceId: svc.id });
+      tenants.push({
+        index: i,
+        tenantId: t.tenantId,
+        telemetryKey: t.telemetryKey,
+        platformKey: t.platformKey,
+        serviceName,
+        serviceId: svc.id,
+      });
     }
     await database.close();
     const platform = sys.instances("platform")[0].url;
     for (const t of tenants) {
-      for (const [name, types] of [[`t${t.index}-all`, ["session.matured", "trace.matured"]], [`t${t.index}-sessions`, ["session.matured"]]] as const) {
+      for (const [name, types] of [
+        [`t${t.index}-all`, ["session.matured", "trace.matured"]],
+        [`t${t.index}-sessions`, ["session.matured"]],
+      ] as const) {
         const res = await fetch(`${platform}/api/v1/webhooks`, {
           method: "POST",
           headers: { authorization: `Token ${t.platformKey}`, "content-type": "application/json" },
@@ -155,32 +190,55 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
 
     const ingestUrls = () => sys.instances("ingest").map((a) => a.url);
     load = new LoadGenerator({ ingestUrls, tenants, tracesPerSecond: opts.tracesPerSecond ?? 100, windowSeconds });
-    log(`load: ${opts.tracesPerSecond ?? 100} traces/s from ${tenants.length} tenants (${load.concurrency} sessions at a time), window ${windowSeconds} s`);
+    log(
+      `load: ${opts.tracesPerSecond ?? 100} traces/s from ${tenants.length} tenants (${load.concurrency} sessions at a time), window ${windowSeconds} s`,
+    );
     load.start();
-    reader = new PlatformReader({ platformUrls: () => sys.instances("platform").map((a) => a.url), tenants, sessions: load.sessions });
+    reader = new PlatformReader({
+      platformUrls: () => sys.instances("platform").map((a) => a.url),
+      tenants,
+      sessions: load.sessions,
+    });
     reader.start();
     const steadyMs = opts.steadyMs ?? 10_000;
     await sleep(steadyMs);
 
     // A canary through every ingest instance, stored in Postgres: the pipeline is whole.
     // The apps' reconnect curve: the default waits up to 20 s and would time the harness, not the apps.
-    const sql = postgres(sys.databaseUrl, { max: 2, onnotice: () => {}, connect_timeout: 3, backoff: reconnectBackoffSeconds });
+    const sql = postgres(sys.databaseUrl, {
+      max: 2,
+      onnotice: () => {},
+      connect_timeout: 3,
+      backoff: reconnectBackoffSeconds,
+    });
     let canaries = 0;
     let notWhole = "";
     let acceptingAt: number | undefined;
     const whole = async (): Promise<boolean> => {
       const ready = await Promise.all(sys.apps.map((a) => sys.isReady(a)));
       if (!ready.every(Boolean)) {
-        notWhole = `not ready: ${sys.apps.filter((_, i) => !ready[i]).map((a) => a.id).join(", ")}`;
+        notWhole = `not ready: ${sys.apps
+          .filter((_, i) => !ready[i])
+          .map((a) => a.id)
+          .join(", ")}`;
         return false;
       }
       const t = tenants[0];
       const canaryIds: string[] = [];
       for (const url of ingestUrls()) {
         const traceId = `canary-${++canaries}`;
-        const body = chatTrace({ sessionId: `canary-${crypto.randomUUID()}`, serviceName: t.serviceName, messages: [{ role: "user", content: "canary" }], reply: "ok", extra: { trace_id: traceId } });
+        const body = chatTrace({
+          sessionId: `canary-${crypto.randomUUID()}`,
+          serviceName: t.serviceName,
+          messages: [{ role: "user", content: "canary" }],
+          reply: "ok",
+          extra: { trace_id: traceId },
+        });
         const res = await fetch(`${url}/raw/traces`, {
-          method: "POST", headers: { authorization: `Bearer ${t.telemetryKey}`, "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(5_000),
+          method: "POST",
+          headers: { authorization: `Bearer ${t.telemetryKey}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(5_000),
         }).catch(() => null);
         if (res?.status !== 200) {
           notWhole = `canary via ${url}: ${res?.status ?? "no answer"}`;
@@ -194,7 +252,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         const deadline = Date.now() + (opts.recoveryTimeoutMs ?? 120_000);
         let stored = false;
         while (!stored && Date.now() < deadline) {
-          stored = (await Promise.race([sql`select 1 from traces where trace_id = ${traceId}`.catch(() => []), sleep(3_000).then(() => [])])).length > 0;
+          stored =
+            (
+              await Promise.race([
+                sql`select 1 from traces where trace_id = ${traceId}`.catch(() => []),
+                sleep(3_000).then(() => []),
+              ])
+            ).length > 0;
           if (!stored) await sleep(100);
         }
         if (!stored) {
@@ -226,7 +290,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         }
       }
       const recoveryS = (Date.now() - restoredAt) / 1000;
-      log(`  ${recovered ? "whole again" : "NOT whole"} ${recoveryS.toFixed(1)} s after restore (accepting after ${acceptingAt ? ((acceptingAt - restoredAt) / 1000).toFixed(1) : "-"} s)`);
+      log(
+        `  ${recovered ? "whole again" : "NOT whole"} ${recoveryS.toFixed(1)} s after restore (accepting after ${acceptingAt ? ((acceptingAt - restoredAt) / 1000).toFixed(1) : "-"} s)`,
+      );
       const readyS = acceptingAt === undefined ? Infinity : (acceptingAt - restoredAt) / 1000;
       windows.push({ name: fault.name, start, end: Date.now(), recoveryS: recovered ? recoveryS : Infinity, readyS });
       await sleep(steadyMs);
@@ -253,10 +319,25 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       await sleep(2_000);
     }
     await sql.end({ timeout: 2 });
-    const rows = buildRows(windows, "steady", { acked, requests: load.requests, platformRequests: reader.requests, stored, problems, windowOf });
+    const rows = buildRows(windows, "steady", {
+      acked,
+      requests: load.requests,
+      platformRequests: reader.requests,
+      stored,
+      problems,
+      windowOf,
+    });
     const total = rows[rows.length - 1];
-    if (reader.unexpected.length) total.examples.push(...reader.unexpected.slice(0, 3).map((u) => `platform answered ${u}`));
-    return { rows, table: formatTable(rows), ok: passed(total) && windows.every((w) => Number.isFinite(w.recoveryS)), dir, examples: total.examples, unacked: load.unacked };
+    if (reader.unexpected.length)
+      total.examples.push(...reader.unexpected.slice(0, 3).map((u) => `platform answered ${u}`));
+    return {
+      rows,
+      table: formatTable(rows),
+      ok: passed(total) && windows.every((w) => Number.isFinite(w.recoveryS)),
+      dir,
+      examples: total.examples,
+      unacked: load.unacked,
+    };
   } finally {
     await load?.stop().catch(() => {});
     await reader?.stop().catch(() => {});

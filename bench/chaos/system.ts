@@ -51,7 +51,11 @@ export class ChaosSystem {
     await this.nats.waitHealthy();
     // Commit times let the ledger order writes against maturations: a write's ingested_at is its
     // transaction's start, which a stalled (SIGSTOPped) processor can commit 35 s later.
-    this.pg = await startEmbeddedPostgres({ dataDir: join(this.opts.dir, "pg"), persistent: true, settings: { track_commit_timestamp: "on" } });
+    this.pg = await startEmbeddedPostgres({
+      dataDir: join(this.opts.dir, "pg"),
+      persistent: true,
+      settings: { track_commit_timestamp: "on" },
+    });
     const admin = postgres(this.pg.url, { max: 1, onnotice: () => {} });
     await admin.unsafe("create database cellar");
     await admin.end();
@@ -96,7 +100,10 @@ export class ChaosSystem {
       HEALTH_PORT: String(a.port),
     };
     const log = createWriteStream(join(this.opts.dir, "logs", `${a.id}.log`), { flags: "a" });
-    const child = spawn(process.execPath, ["run", join(ROOT, `apps/${a.app}/src/main.ts`)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["run", join(ROOT, `apps/${a.app}/src/main.ts`)], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     a.process = child;
@@ -164,7 +171,8 @@ export class ChaosSystem {
     this.pgPaused = processTree(pid);
     for (const p of this.pgPaused) signalProcess(p, "SIGSTOP");
     const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && this.pgPaused.some((p) => !["T", null].includes(processState(p)))) await new Promise((r) => setTimeout(r, 10));
+    while (Date.now() < deadline && this.pgPaused.some((p) => !["T", null].includes(processState(p))))
+      await new Promise((r) => setTimeout(r, 10));
   }
 
   resumePostgres(): void {

@@ -2,9 +2,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type postgres from "postgres";
 
 /** What bench/seed.ts leaves beside a seeded cluster (`<dataDir>.keys.json`). */
-export interface SeedKeys { tenantId: string; telemetryKey: string; platformKey: string; service: string }
+export interface SeedKeys {
+  tenantId: string;
+  telemetryKey: string;
+  platformKey: string;
+  service: string;
+}
 export const readSeedKeys = (dataDir: string): SeedKeys => JSON.parse(readFileSync(`${dataDir}.keys.json`, "utf8"));
-export const writeSeedKeys = (dataDir: string, keys: SeedKeys) => writeFileSync(`${dataDir}.keys.json`, JSON.stringify(keys));
+export const writeSeedKeys = (dataDir: string, keys: SeedKeys) =>
+  writeFileSync(`${dataDir}.keys.json`, JSON.stringify(keys));
 
 /**
  * The same crash-unsafe settings the throwaway clusters of tests and other benches run with

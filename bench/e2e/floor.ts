@@ -6,16 +6,31 @@ import type postgres from "postgres";
 import { copyField, cpuByProcess, cpuDelta, postmasterPid } from "../lib/proc";
 import { makeTemplates } from "../lib/traces";
 
-export interface Floor { publishPerSecond: number; publishUs: number; copyPerSecond: number; copyUs: number; perSecond: number; totalUs: number }
+export interface Floor {
+  publishPerSecond: number;
+  publishUs: number;
+  copyPerSecond: number;
+  copyUs: number;
+  perSecond: number;
+  totalUs: number;
+}
 
 /**
  * The floor of one machine for the e2e path: the same trace bodies published to a bare
  * file-backed JetStream stream (256 in flight), then COPYed as trace rows into a bare table of
  * the same columns (no index, no key). CPU of nats-server / Postgres plus this process.
  */
-export async function measureFloor(o: { nc: NatsConnection; sql: postgres.Sql; pgDir: string; natsPid: number; rows: number }): Promise<Floor> {
+export async function measureFloor(o: {
+  nc: NatsConnection;
+  sql: postgres.Sql;
+  pgDir: string;
+  natsPid: number;
+  rows: number;
+}): Promise<Floor> {
   const templates = makeTemplates(200);
-  const bodies = Array.from({ length: o.rows }, (_, i) => templates[i % templates.length].replace("__SESSION__", `floor-${i}`));
+  const bodies = Array.from({ length: o.rows }, (_, i) =>
+    templates[i % templates.length].replace("__SESSION__", `floor-${i}`),
+  );
   const js = jetstream(o.nc);
   const jsm = await jetstreamManager(o.nc);
   await jsm.streams.add({ name: "FLOOR", subjects: ["floor.>"] });
@@ -26,7 +41,9 @@ export async function measureFloor(o: { nc: NatsConnection; sql: postgres.Sql; p
   let t0 = performance.now();
   const enc = new TextEncoder();
   for (let i = 0; i < bodies.length; i += 256) {
-    await Promise.all(bodies.slice(i, i + 256).map((b, k) => js.publish("floor.traces", enc.encode(b), { msgID: `floor-${i + k}` })));
+    await Promise.all(
+      bodies.slice(i, i + 256).map((b, k) => js.publish("floor.traces", enc.encode(b), { msgID: `floor-${i + k}` })),
+    );
   }
   const pubSeconds = (performance.now() - t0) / 1000;
   const pubCpu = cpuDelta(c0, snap());
@@ -45,7 +62,22 @@ export async function measureFloor(o: { nc: NatsConnection; sql: postgres.Sql; p
       let chunk = "";
       for (let k = i; k < Math.min(bodies.length, i + 500); k++) {
         const now = new Date().toISOString();
-        chunk += [uuid(), tenant, svc, uuid(), `floor-${k}`, `floor-${k}`, "bench", "openai", "gpt-4o-mini", now, now, copyField(bodies[k]), now].join("\t") + "\n";
+        chunk +=
+          [
+            uuid(),
+            tenant,
+            svc,
+            uuid(),
+            `floor-${k}`,
+            `floor-${k}`,
+            "bench",
+            "openai",
+            "gpt-4o-mini",
+            now,
+            now,
+            copyField(bodies[k]),
+            now,
+          ].join("\t") + "\n";
       }
       yield chunk;
     }
@@ -59,9 +91,15 @@ export async function measureFloor(o: { nc: NatsConnection; sql: postgres.Sql; p
   const publishUs = us(pubCpu.nats + pubCpu.bench);
   const copyUs = us((copyCpu.postgres ?? 0) + copyCpu.bench);
   const f: Floor = {
-    publishPerSecond: Math.round(o.rows / pubSeconds), publishUs, copyPerSecond: Math.round(o.rows / copySeconds), copyUs,
-    perSecond: Math.round(o.rows / (pubSeconds + copySeconds)), totalUs: publishUs + copyUs,
+    publishPerSecond: Math.round(o.rows / pubSeconds),
+    publishUs,
+    copyPerSecond: Math.round(o.rows / copySeconds),
+    copyUs,
+    perSecond: Math.round(o.rows / (pubSeconds + copySeconds)),
+    totalUs: publishUs + copyUs,
   };
-  console.log(`floor: ${o.rows} rows: publish ${f.publishPerSecond}/s (nats ${us(pubCpu.nats)} + client ${us(pubCpu.bench)} us/row), COPY ${f.copyPerSecond}/s (postgres ${us(copyCpu.postgres ?? 0)} + client ${us(copyCpu.bench)} us/row); serial ${f.perSecond}/s, ${f.totalUs} us CPU/row`);
+  console.log(
+    `floor: ${o.rows} rows: publish ${f.publishPerSecond}/s (nats ${us(pubCpu.nats)} + client ${us(pubCpu.bench)} us/row), COPY ${f.copyPerSecond}/s (postgres ${us(copyCpu.postgres ?? 0)} + client ${us(copyCpu.bench)} us/row); serial ${f.perSecond}/s, ${f.totalUs} us CPU/row`,
+  );
   return f;
 }

@@ -15,9 +15,20 @@
 import autocannonUntyped from "autocannon";
 import { makeTemplates } from "../lib/traces";
 
-interface Options { url: string; key: string; rate: number; seconds: number; prefix: string; connections: number; gapSeconds: number; genSeconds: number }
+interface Options {
+  url: string;
+  key: string;
+  rate: number;
+  seconds: number;
+  prefix: string;
+  connections: number;
+  gapSeconds: number;
+  genSeconds: number;
+}
 const o = JSON.parse(process.argv[2]) as Options;
-const templates = makeTemplates(200).map((t) => t.replace('"session_id":"__SESSION__"', '"session_id":"__SESSION__","trace_id":"__TRACE__"'));
+const templates = makeTemplates(200).map((t) =>
+  t.replace('"session_id":"__SESSION__"', '"session_id":"__SESSION__","trace_id":"__TRACE__"'),
+);
 const slots = Math.max(1, Math.round(o.rate * o.gapSeconds));
 let seq = 0;
 const autocannon = autocannonUntyped as (opts: Record<string, unknown>) => Promise<any>;
@@ -29,19 +40,35 @@ const result = await autocannon({
   duration: o.seconds,
   method: "POST",
   headers: { "content-type": "application/json", authorization: `Bearer ${o.key}` },
-  requests: [{
-    setupRequest: (req: Record<string, unknown>) => {
-      const i = seq++;
-      const slot = i % slots;
-      const generation = Math.floor((i / o.rate + (slot / slots) * o.genSeconds) / o.genSeconds);
-      const session = `${o.prefix}-s${slot}-g${generation}`;
-      return { ...req, body: templates[i % templates.length].replace("__SESSION__", session).replace("__TRACE__", `${o.prefix}-t${i}`) };
+  requests: [
+    {
+      setupRequest: (req: Record<string, unknown>) => {
+        const i = seq++;
+        const slot = i % slots;
+        const generation = Math.floor((i / o.rate + (slot / slots) * o.genSeconds) / o.genSeconds);
+        const session = `${o.prefix}-s${slot}-g${generation}`;
+        return {
+          ...req,
+          body: templates[i % templates.length]
+            .replace("__SESSION__", session)
+            .replace("__TRACE__", `${o.prefix}-t${i}`),
+        };
+      },
     },
-  }],
+  ],
 });
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({
-  ok: result["2xx"], non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts, sent: seq,
-  p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max, cpuSeconds: (cpu.user + cpu.system) / 1e6,
-}));
+console.log(
+  JSON.stringify({
+    ok: result["2xx"],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    sent: seq,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  }),
+);
 process.exit(0);

@@ -1,7 +1,15 @@
 import type postgres from "postgres";
 import { cpuDelta, pct } from "../lib/proc";
 
-export interface ReadFigure { read: string; requests: number; p50: number; p99: number; max: number; platformCpuMs: number; postgresCpuMs: number }
+export interface ReadFigure {
+  read: string;
+  requests: number;
+  p50: number;
+  p99: number;
+  max: number;
+  platformCpuMs: number;
+  postgresCpuMs: number;
+}
 
 /**
  * Read latencies through the running platform at the database's current size, one request in
@@ -9,23 +17,73 @@ export interface ReadFigure { read: string; requests: number; p50: number; p99: 
  * search with a metric filter and the total count, the issues list with its count, and a
  * trace's spans.
  */
-export async function measureReads(o: { sql: postgres.Sql; base: string; token: string; service: string; cpu: () => Record<string, number>; requests?: number }): Promise<ReadFigure[]> {
+export async function measureReads(o: {
+  sql: postgres.Sql;
+  base: string;
+  token: string;
+  service: string;
+  cpu: () => Record<string, number>;
+  requests?: number;
+}): Promise<ReadFigure[]> {
   const n = o.requests ?? 200;
   const headers = { authorization: `Token ${o.token}`, "content-type": "application/json" };
   const [long] = await o.sql<{ session_id: string; item_count: number }[]>`
     select session_id, item_count from session_analyses where session_id = 'long-1'
     union all (select session_id, item_count from session_analyses order by computed_at desc limit 1) limit 1`;
-  const traceIds = (await o.sql<{ trace_id: string }[]>`select trace_id from traces tablesample system (0.1) limit 1000`).map((r) => r.trace_id);
-  if (traceIds.length === 0) traceIds.push(...(await o.sql<{ trace_id: string }[]>`select trace_id from traces limit 1000`).map((r) => r.trace_id));
+  const traceIds = (
+    await o.sql<{ trace_id: string }[]>`select trace_id from traces tablesample system (0.1) limit 1000`
+  ).map((r) => r.trace_id);
+  if (traceIds.length === 0)
+    traceIds.push(
+      ...(await o.sql<{ trace_id: string }[]>`select trace_id from traces limit 1000`).map((r) => r.trace_id),
+    );
   const rnd = (k: number) => Math.floor(Math.random() * k);
   const pages = Math.max(1, Math.floor((long?.item_count ?? 100) / 100));
   const reads: Array<[string, () => { path: string; body?: unknown }]> = [
-    [`transcript lean limit=100, random offset (${long?.item_count ?? 0} items)`, () => ({ path: `/telemetry/otel/sessions/${o.service}/${long?.session_id}/transcript?limit=100&offset=${rnd(pages) * 100}` })],
-    ["sessions/filtered costUsd > 0.03 sorted by cost, with total", () => ({ path: "/telemetry/otel/sessions/filtered", body: { serviceName: o.service, filters: [{ field: "costUsd", operator: "gt", value: 0.03 }], sort: { field: "costUsd", direction: "desc" } } })],
-    ["sessions/filtered metrics.latencyP95Ms > 4000, with total", () => ({ path: "/telemetry/otel/sessions/filtered", body: { serviceName: o.service, filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 4000 }] } })],
-    ["sessions/filtered last 24 h, with total", () => ({ path: "/telemetry/otel/sessions/filtered", body: { serviceName: o.service, filters: [{ field: "lastActivityAt", operator: "gte", value: new Date(Date.now() - 86_400_000).toISOString() }] } })],
-    ["issues/filtered, with total", () => ({ path: "/telemetry/otel/issues/filtered", body: { service_name: o.service } })],
-    ["spans of a random trace", () => ({ path: `/telemetry/otel/spans/${o.service}/${traceIds[rnd(traceIds.length)]}` })],
+    [
+      `transcript lean limit=100, random offset (${long?.item_count ?? 0} items)`,
+      () => ({
+        path: `/telemetry/otel/sessions/${o.service}/${long?.session_id}/transcript?limit=100&offset=${rnd(pages) * 100}`,
+      }),
+    ],
+    [
+      "sessions/filtered costUsd > 0.03 sorted by cost, with total",
+      () => ({
+        path: "/telemetry/otel/sessions/filtered",
+        body: {
+          serviceName: o.service,
+          filters: [{ field: "costUsd", operator: "gt", value: 0.03 }],
+          sort: { field: "costUsd", direction: "desc" },
+        },
+      }),
+    ],
+    [
+      "sessions/filtered metrics.latencyP95Ms > 4000, with total",
+      () => ({
+        path: "/telemetry/otel/sessions/filtered",
+        body: { serviceName: o.service, filters: [{ field: "metrics.latencyP95Ms", operator: "gt", value: 4000 }] },
+      }),
+    ],
+    [
+      "sessions/filtered last 24 h, with total",
+      () => ({
+        path: "/telemetry/otel/sessions/filtered",
+        body: {
+          serviceName: o.service,
+          filters: [
+            { field: "lastActivityAt", operator: "gte", value: new Date(Date.now() - 86_400_000).toISOString() },
+          ],
+        },
+      }),
+    ],
+    [
+      "issues/filtered, with total",
+      () => ({ path: "/telemetry/otel/issues/filtered", body: { service_name: o.service } }),
+    ],
+    [
+      "spans of a random trace",
+      () => ({ path: `/telemetry/otel/spans/${o.service}/${traceIds[rnd(traceIds.length)]}` }),
+    ],
   ];
   const out: ReadFigure[] = [];
   // Paced under the platform's per-key limit (50/s, burst 200): reads faster than 20 ms would
@@ -38,7 +96,10 @@ export async function measureReads(o: { sql: postgres.Sql; base: string; token: 
       if (wait > 0) await Bun.sleep(wait);
       last = performance.now();
       const t0 = performance.now();
-      const res = await fetch(o.base + r.path, r.body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(r.body) });
+      const res = await fetch(
+        o.base + r.path,
+        r.body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(r.body) },
+      );
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`${r.path} -> ${res.status}`);
       return performance.now() - t0;
@@ -49,8 +110,18 @@ export async function measureReads(o: { sql: postgres.Sql; base: string; token: 
     for (let i = 0; i < n; i++) ms.push(await once());
     const used = cpuDelta(c0, o.cpu());
     ms.sort((a, b) => a - b);
-    const f = { read: name, requests: n, p50: +pct(ms, 50).toFixed(1), p99: +pct(ms, 99).toFixed(1), max: +pct(ms, 100).toFixed(1), platformCpuMs: +((used.platform * 1000) / n).toFixed(2), postgresCpuMs: +(((used.postgres ?? 0) * 1000) / n).toFixed(2) };
-    console.log(`read: ${f.read}: p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms; CPU per read: platform ${f.platformCpuMs} ms, postgres ${f.postgresCpuMs} ms`);
+    const f = {
+      read: name,
+      requests: n,
+      p50: +pct(ms, 50).toFixed(1),
+      p99: +pct(ms, 99).toFixed(1),
+      max: +pct(ms, 100).toFixed(1),
+      platformCpuMs: +((used.platform * 1000) / n).toFixed(2),
+      postgresCpuMs: +(((used.postgres ?? 0) * 1000) / n).toFixed(2),
+    };
+    console.log(
+      `read: ${f.read}: p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms; CPU per read: platform ${f.platformCpuMs} ms, postgres ${f.postgresCpuMs} ms`,
+    );
     out.push(f);
   }
   return out;

@@ -5,7 +5,11 @@ export function procStat(pid: number): { ppid: number; own: number; children: nu
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { ppid: Number(f[1]), own: (Number(f[11]) + Number(f[12])) / 100, children: (Number(f[13]) + Number(f[14])) / 100 };
+    return {
+      ppid: Number(f[1]),
+      own: (Number(f[11]) + Number(f[12])) / 100,
+      children: (Number(f[13]) + Number(f[14])) / 100,
+    };
   } catch {
     return null;
   }
@@ -24,9 +28,13 @@ export function postmasterPid(dataDir: string): number | undefined {
  * CPU seconds so far of named processes; `postgres` counts the postmaster, every live backend
  * and the children it reaped (ended connections), so a pool's churn is not lost.
  */
-export function cpuByProcess(named: Record<string, Array<number | undefined>>, postmaster?: number): Record<string, number> {
+export function cpuByProcess(
+  named: Record<string, Array<number | undefined>>,
+  postmaster?: number,
+): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, pids] of Object.entries(named)) out[name] = pids.reduce<number>((s, pid) => s + (pid ? procStat(pid)?.own ?? 0 : 0), 0);
+  for (const [name, pids] of Object.entries(named))
+    out[name] = pids.reduce<number>((s, pid) => s + (pid ? (procStat(pid)?.own ?? 0) : 0), 0);
   if (postmaster) {
     const pm = procStat(postmaster);
     let pg = (pm?.own ?? 0) + (pm?.children ?? 0);
@@ -47,7 +55,8 @@ export function cpuDelta(a: Record<string, number>, b: Record<string, number>): 
 }
 
 /** Nearest-rank percentile of an ascending array. */
-export const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN);
+export const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : NaN;
 
 /** A field of Postgres COPY text format: backslash, tab, newline and CR escaped; null as \N. */
 export function copyField(v: string | null): string {

@@ -1,8 +1,24 @@
 import type postgres from "postgres";
 
-export interface StorageReport { traces: number; rawJsonBytesPerTrace: number; bytesPerTrace: number; ratio: number; tables: Array<{ table: string; heap: number; toast: number; indexes: number; perTrace: number }> }
+export interface StorageReport {
+  traces: number;
+  rawJsonBytesPerTrace: number;
+  bytesPerTrace: number;
+  ratio: number;
+  tables: Array<{ table: string; heap: number; toast: number; indexes: number; perTrace: number }>;
+}
 
-const TABLES = ["traces", "spans", "events", "sessions", "trace_analyses", "session_analyses", "transcript_items", "findings", "issues"];
+const TABLES = [
+  "traces",
+  "spans",
+  "events",
+  "sessions",
+  "trace_analyses",
+  "session_analyses",
+  "transcript_items",
+  "findings",
+  "issues",
+];
 
 /**
  * Bytes on disk per stored trace (every telemetry and derived table: heap, TOAST, indexes) next
@@ -14,7 +30,10 @@ export async function storageReport(sql: postgres.Sql): Promise<StorageReport> {
   const [{ raw }] = await sql<{ raw: number }[]>`
     select coalesce(avg(octet_length(payload::text)), 0)::float8 as raw from (select payload from traces tablesample system (1) limit 5000) s`;
   let rawPerTrace = raw;
-  if (!rawPerTrace) [{ raw: rawPerTrace }] = await sql<{ raw: number }[]>`select coalesce(avg(octet_length(payload::text)), 0)::float8 as raw from (select payload from traces limit 5000) s`;
+  if (!rawPerTrace)
+    [{ raw: rawPerTrace }] = await sql<
+      { raw: number }[]
+    >`select coalesce(avg(octet_length(payload::text)), 0)::float8 as raw from (select payload from traces limit 5000) s`;
   const tables = [];
   let total = 0;
   for (const table of TABLES) {
@@ -26,15 +45,30 @@ export async function storageReport(sql: postgres.Sql): Promise<StorageReport> {
     if (!r) continue;
     const bytes = Number(r.heap) + Number(r.toast) + Number(r.indexes);
     total += bytes;
-    tables.push({ table, heap: Number(r.heap), toast: Number(r.toast), indexes: Number(r.indexes), perTrace: traces ? Math.round(bytes / traces) : 0 });
+    tables.push({
+      table,
+      heap: Number(r.heap),
+      toast: Number(r.toast),
+      indexes: Number(r.indexes),
+      perTrace: traces ? Math.round(bytes / traces) : 0,
+    });
   }
   const bytesPerTrace = traces ? Math.round(total / traces) : 0;
-  return { traces, rawJsonBytesPerTrace: Math.round(rawPerTrace), bytesPerTrace, ratio: rawPerTrace ? +(bytesPerTrace / rawPerTrace).toFixed(2) : 0, tables };
+  return {
+    traces,
+    rawJsonBytesPerTrace: Math.round(rawPerTrace),
+    bytesPerTrace,
+    ratio: rawPerTrace ? +(bytesPerTrace / rawPerTrace).toFixed(2) : 0,
+    tables,
+  };
 }
 
 export function printStorage(r: StorageReport): void {
-  console.log(`storage: ${r.traces.toLocaleString("en")} traces; ${r.bytesPerTrace} bytes on disk per trace vs ${r.rawJsonBytesPerTrace} bytes of raw JSON = ${r.ratio}x`);
+  console.log(
+    `storage: ${r.traces.toLocaleString("en")} traces; ${r.bytesPerTrace} bytes on disk per trace vs ${r.rawJsonBytesPerTrace} bytes of raw JSON = ${r.ratio}x`,
+  );
   console.log("| table | heap MB | TOAST MB | indexes MB | bytes per trace |\n|---|---|---|---|---|");
   const mb = (b: number) => (b / 1e6).toFixed(1);
-  for (const t of r.tables) console.log(`| ${t.table} | ${mb(t.heap)} | ${mb(t.toast)} | ${mb(t.indexes)} | ${t.perTrace} |`);
+  for (const t of r.tables)
+    console.log(`| ${t.table} | ${mb(t.heap)} | ${mb(t.toast)} | ${mb(t.indexes)} | ${t.perTrace} |`);
 }

@@ -11,14 +11,23 @@ export const CHROMIUM_BIN = "/usr/bin/chromium";
  * `--user-data-dir` is given per run by launchPersistentContext (a fresh temporary directory).
  */
 export const CHROMIUM_FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 
 /** Installs chromium with apt-get when missing (scripts/install-chromium.sh); returns its path. */
 export function ensureChromium(): string {
   if (existsSync(CHROMIUM_BIN)) return CHROMIUM_BIN;
-  const r = spawnSync("bash", [join(import.meta.dir, "../install-chromium.sh")], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  const r = spawnSync("bash", [join(import.meta.dir, "../install-chromium.sh")], {
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error("could not install chromium (scripts/install-chromium.sh failed; see above)");
   return CHROMIUM_BIN;
 }

@@ -18,10 +18,15 @@ export function findDeno(): string {
     if (existsSync(bin) && /^deno 2\./m.test(version(bin))) return bin;
   }
   mkdirSync(CACHE, { recursive: true });
-  if (!existsSync(join(CACHE, "package.json"))) writeFileSync(join(CACHE, "package.json"), '{ "name": "cellar-deno-cache", "private": true }\n');
+  if (!existsSync(join(CACHE, "package.json")))
+    writeFileSync(join(CACHE, "package.json"), '{ "name": "cellar-deno-cache", "private": true }\n');
   console.error(`installing deno@${DENO_VERSION} from npm into .cache/deno`);
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", `deno@${DENO_VERSION}`], { cwd: CACHE, stdio: ["ignore", "ignore", "inherit"] });
-  if (!/^deno 2\./m.test(version(cached))) throw new Error(`npm installed deno@${DENO_VERSION} but ${cached} does not run`);
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", `deno@${DENO_VERSION}`], {
+    cwd: CACHE,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  if (!/^deno 2\./m.test(version(cached)))
+    throw new Error(`npm installed deno@${DENO_VERSION} but ${cached} does not run`);
   return cached;
 }
 

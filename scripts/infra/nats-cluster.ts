@@ -86,7 +86,10 @@ export async function startNatsCluster(opts: ClusterOptions): Promise<RunningNat
   });
 
   const launch = async (i: number) => {
-    const child = spawn(bin, ["-c", confPaths[i]], { env: { ...process.env, ...opts.env }, stdio: ["ignore", opts.quiet === false ? "inherit" : "ignore", opts.quiet === false ? "inherit" : "ignore"] });
+    const child = spawn(bin, ["-c", confPaths[i]], {
+      env: { ...process.env, ...opts.env },
+      stdio: ["ignore", opts.quiet === false ? "inherit" : "ignore", opts.quiet === false ? "inherit" : "ignore"],
+    });
     nodes[i].process = child;
     child.once("exit", () => {
       if (nodes[i].process === child) nodes[i].process = undefined;

@@ -8,21 +8,33 @@ const MIN_VERSION = [2, 11, 0];
 
 /** NATS_SERVER_BIN, then PATH, then the project cache; installs into the cache when none is found. */
 export function findNatsServer(): string {
-  const candidates = [process.env.NATS_SERVER_BIN, which("nats-server"), join(ROOT, ".cache/nats-server/nats-server")].filter(Boolean) as string[];
+  const candidates = [
+    process.env.NATS_SERVER_BIN,
+    which("nats-server"),
+    join(ROOT, ".cache/nats-server/nats-server"),
+  ].filter(Boolean) as string[];
   for (const bin of candidates) {
     if (!existsSync(bin)) continue;
     const version = natsVersion(bin);
     if (version && compare(version, MIN_VERSION) >= 0) return bin;
-    console.error(`ignoring ${bin}: version ${version?.join(".") ?? "unknown"} is older than ${MIN_VERSION.join(".")} (per-message TTL and delete markers need 2.11+)`);
+    console.error(
+      `ignoring ${bin}: version ${version?.join(".") ?? "unknown"} is older than ${MIN_VERSION.join(".")} (per-message TTL and delete markers need 2.11+)`,
+    );
     if (bin === process.env.NATS_SERVER_BIN) {
-      throw new Error(`NATS_SERVER_BIN=${bin} is nats-server ${version?.join(".")}; Cellar needs >= ${MIN_VERSION.join(".")}`);
+      throw new Error(
+        `NATS_SERVER_BIN=${bin} is nats-server ${version?.join(".")}; Cellar needs >= ${MIN_VERSION.join(".")}`,
+      );
     }
   }
   console.error("nats-server >= 2.11 not found; installing it into .cache/ (scripts/install-nats-server.sh)");
-  const out = execFileSync("bash", [join(ROOT, "scripts/install-nats-server.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const out = execFileSync("bash", [join(ROOT, "scripts/install-nats-server.sh")], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const bin = out.trim().split("\n").pop()!;
   const version = natsVersion(bin);
-  if (!version || compare(version, MIN_VERSION) < 0) throw new Error(`installed nats-server ${version?.join(".")} is older than 2.11`);
+  if (!version || compare(version, MIN_VERSION) < 0)
+    throw new Error(`installed nats-server ${version?.join(".")} is older than 2.11`);
   return bin;
 }
 
@@ -44,7 +56,14 @@ export const DEPLOY_NATS_USERS_CONF = join(ROOT, "deploy/nats/users.conf");
  * the per-app permissions cannot name. `configFile` runs a whole deployed config instead
  * (`npm run dev`, test/deploy.test.ts), with `env` carrying the passwords it references.
  */
-export async function startNatsServer(opts: { storeDir: string; port?: number; quiet?: boolean; configFile?: string; env?: Record<string, string>; args?: string[] }): Promise<RunningNats> {
+export async function startNatsServer(opts: {
+  storeDir: string;
+  port?: number;
+  quiet?: boolean;
+  configFile?: string;
+  env?: Record<string, string>;
+  args?: string[];
+}): Promise<RunningNats> {
   const bin = findNatsServer();
   const port = opts.port ?? (await freePort());
   mkdirSync(opts.storeDir, { recursive: true });
@@ -52,10 +71,16 @@ export async function startNatsServer(opts: { storeDir: string; port?: number; q
   if (!confPath) {
     confPath = join(opts.storeDir, "nats.conf");
     // nats-server resolves `include` relative to the including file only.
-    writeFileSync(confPath, `include ${JSON.stringify(relative(opts.storeDir, join(ROOT, "deploy/nats/server.conf")))}\n`);
+    writeFileSync(
+      confPath,
+      `include ${JSON.stringify(relative(opts.storeDir, join(ROOT, "deploy/nats/server.conf")))}\n`,
+    );
   }
   const args = ["-c", confPath, "-sd", opts.storeDir, "-a", "127.0.0.1", "-p", String(port), ...(opts.args ?? [])];
-  const child = spawn(bin, args, { env: { ...process.env, ...opts.env }, stdio: ["ignore", opts.quiet ? "ignore" : "inherit", opts.quiet ? "ignore" : "inherit"] });
+  const child = spawn(bin, args, {
+    env: { ...process.env, ...opts.env },
+    stdio: ["ignore", opts.quiet ? "ignore" : "inherit", opts.quiet ? "ignore" : "inherit"],
+  });
   let exited = false;
   child.once("exit", () => (exited = true));
   await waitForPort(port);

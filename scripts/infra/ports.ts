@@ -18,7 +18,10 @@ export async function waitForPort(port: number, timeoutMs = 15_000): Promise<voi
   while (Date.now() < deadline) {
     const ok = await new Promise<boolean>((resolve) => {
       const sock = connect(port, "127.0.0.1");
-      sock.once("connect", () => { sock.destroy(); resolve(true); });
+      sock.once("connect", () => {
+        sock.destroy();
+        resolve(true);
+      });
       sock.once("error", () => resolve(false));
     });
     if (ok) return;

@@ -25,9 +25,12 @@ const DEFAULT_PASSWORD = "cellar";
  * creates an unprivileged OS user, because Postgres refuses to run as root.
  */
 export async function startEmbeddedPostgres(opts: {
-  dataDir: string; port?: number; persistent: boolean;
+  dataDir: string;
+  port?: number;
+  persistent: boolean;
   /** The superuser initdb creates (compose: POSTGRES_USER / POSTGRES_PASSWORD); default cellar/cellar. */
-  user?: string; password?: string;
+  user?: string;
+  password?: string;
   /** More `-c name=value` server flags (test/deploy-tls.test.ts turns ssl on). */
   flags?: string[];
   /** Server settings as name -> value (the chaos run's timeouts); passed as `-c name=value`. */
@@ -50,19 +53,27 @@ export async function startEmbeddedPostgres(opts: {
     createPostgresUser: true,
     // TCP only: /tmp may not be writable for the postgres user, and nothing here uses the socket.
     postgresFlags: [
-      "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300",
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=300",
       // Throwaway clusters (tests) trade crash safety for speed.
       ...(opts.persistent ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
       ...(opts.flags ?? []),
       ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
     ],
-    onLog: (m) => { if (process.env.CELLAR_PG_LOG) console.error("[postgres]", m.trim()); },
+    onLog: (m) => {
+      if (process.env.CELLAR_PG_LOG) console.error("[postgres]", m.trim());
+    },
     onError: (e) => console.error("[postgres]", String(e).trim()),
   });
   if (!existsSync(join(opts.dataDir, "PG_VERSION"))) await pg.initialise();
   await pg.start();
   await waitForPort(port);
-  const databaseUrl = (name: string) => `postgres://${encodeURIComponent(USER)}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}/${name}`;
+  const databaseUrl = (name: string) =>
+    `postgres://${encodeURIComponent(USER)}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}/${name}`;
   return {
     url: databaseUrl("postgres"),
     port,

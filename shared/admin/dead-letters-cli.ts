@@ -1,6 +1,13 @@
 import { connectNats, createTopology, ensureTopology } from "../nats/topology.ts";
 import { natsClientOptions, natsSettingsFromEnv } from "../deploy/nats.ts";
-import { getDeadLetter, listDeadLetters, purgeDeadLetters, replayDeadLetter, specFor, type ReplayResult } from "../nats/dead-letters.ts";
+import {
+  getDeadLetter,
+  listDeadLetters,
+  purgeDeadLetters,
+  replayDeadLetter,
+  specFor,
+  type ReplayResult,
+} from "../nats/dead-letters.ts";
 
 export const DEAD_LETTERS_USAGE = `  dead-letters list [--stream ingest|matured|deliveries|activity] [--limit N] [--from SEQ]
   dead-letters show --seq N
@@ -33,17 +40,27 @@ const positive = (name: string, v: string | undefined): number | undefined => {
  */
 export async function runDeadLetters(action: string, args: DeadLetterArgs, natsUrl: string): Promise<unknown> {
   const topology = createTopology(args.namespace ?? "");
-  if (args.stream && !["ingest", "matured", "deliveries", "activity"].includes(specFor(topology, args.stream)?.key ?? "")) {
+  if (
+    args.stream &&
+    !["ingest", "matured", "deliveries", "activity"].includes(specFor(topology, args.stream)?.key ?? "")
+  ) {
     throw new DeadLetterUsageError("--stream must be ingest, matured, deliveries or activity");
   }
   const seq = positive("seq", args.seq);
   // As the operator's NATS user when NATS_USER / NATS_PASSWORD are set (deploy/nats/users.conf: admin).
-  const nc = await connectNats(natsUrl, "cellar-admin", { maxReconnectAttempts: 0, ...natsClientOptions(natsSettingsFromEnv(natsUrl)) });
+  const nc = await connectNats(natsUrl, "cellar-admin", {
+    maxReconnectAttempts: 0,
+    ...natsClientOptions(natsSettingsFromEnv(natsUrl)),
+  });
   try {
     const { js, jsm } = await ensureTopology(nc, topology);
     switch (action) {
       case "list": {
-        const letters = await listDeadLetters(jsm, topology, { stream: args.stream, limit: positive("limit", args.limit) ?? 100, fromSeq: positive("from", args.from) });
+        const letters = await listDeadLetters(jsm, topology, {
+          stream: args.stream,
+          limit: positive("limit", args.limit) ?? 100,
+          fromSeq: positive("from", args.from),
+        });
         // The body can be large: `show` prints it.
         return { deadLetters: letters.map(({ body, headers: _h, ...rest }) => ({ ...rest, bytes: body.length })) };
       }
@@ -56,15 +73,18 @@ export async function runDeadLetters(action: string, args: DeadLetterArgs, natsU
       case "replay": {
         let seqs: number[];
         if (seq !== undefined) seqs = [seq];
-        else if (args.all) seqs = (await listDeadLetters(jsm, topology, { stream: args.stream, limit: 100_000 })).map((d) => d.seq);
+        else if (args.all)
+          seqs = (await listDeadLetters(jsm, topology, { stream: args.stream, limit: 100_000 })).map((d) => d.seq);
         else throw new DeadLetterUsageError("--seq or --all is required");
         const results: ReplayResult[] = [];
         for (const s of seqs) results.push(await replayDeadLetter(js, jsm, topology, s, { newId: args.newId }));
-        if (seq !== undefined && results[0].status === "missing") throw new DeadLetterUsageError(`no dead letter with seq ${seq}`);
+        if (seq !== undefined && results[0].status === "missing")
+          throw new DeadLetterUsageError(`no dead letter with seq ${seq}`);
         return { replayed: results.filter((r) => r.status === "replayed").length, results };
       }
       case "purge": {
-        if (seq === undefined && !args.stream && !args.all) throw new DeadLetterUsageError("--seq, --stream or --all is required");
+        if (seq === undefined && !args.stream && !args.all)
+          throw new DeadLetterUsageError("--seq, --stream or --all is required");
         return { purged: await purgeDeadLetters(jsm, topology, { seq, stream: args.stream }) };
       }
       default:

@@ -1,7 +1,12 @@
 import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { detectorSettings, sessions, traceServices } from "../db/schema/index.ts";
-import { DETECTOR_NAMES, parseDetectorSetting, resolveDetectorConfig, type DetectorName } from "../analysis/detector-config.ts";
+import {
+  DETECTOR_NAMES,
+  parseDetectorSetting,
+  resolveDetectorConfig,
+  type DetectorName,
+} from "../analysis/detector-config.ts";
 import { serviceIdFor } from "./intents.ts";
 import { AdminError } from "./tenancy.ts";
 
@@ -10,7 +15,10 @@ import { AdminError } from "./tenancy.ts";
  * over the defaults, applied to sessions that mature after the change.
  */
 async function storedOverrides(db: Db, serviceId: string): Promise<Record<string, Record<string, number | boolean>>> {
-  const [row] = await db.select({ settings: detectorSettings.settings }).from(detectorSettings).where(eq(detectorSettings.traceServiceId, serviceId));
+  const [row] = await db
+    .select({ settings: detectorSettings.settings })
+    .from(detectorSettings)
+    .where(eq(detectorSettings.traceServiceId, serviceId));
   return row?.settings ?? {};
 }
 
@@ -37,7 +45,10 @@ export async function setDetectors(db: Db, input: { tenantId: string; service: s
   await db
     .insert(detectorSettings)
     .values({ traceServiceId: serviceId, tenantId: input.tenantId, settings: overrides })
-    .onConflictDoUpdate({ target: detectorSettings.traceServiceId, set: { settings: overrides, updatedAt: new Date() } });
+    .onConflictDoUpdate({
+      target: detectorSettings.traceServiceId,
+      set: { settings: overrides, updatedAt: new Date() },
+    });
   return { service: input.service, overrides, effective: resolveDetectorConfig(overrides) };
 }
 
@@ -50,7 +61,10 @@ export async function resetDetectors(db: Db, input: { tenantId: string; service:
   const overrides = await storedOverrides(db, serviceId);
   if (input.detector) delete overrides[input.detector];
   const next = input.detector ? overrides : {};
-  await db.update(detectorSettings).set({ settings: next, updatedAt: new Date() }).where(eq(detectorSettings.traceServiceId, serviceId));
+  await db
+    .update(detectorSettings)
+    .set({ settings: next, updatedAt: new Date() })
+    .where(eq(detectorSettings.traceServiceId, serviceId));
   return { service: input.service, overrides: next, effective: resolveDetectorConfig(next) };
 }
 
@@ -61,13 +75,21 @@ export async function resetDetectors(db: Db, input: { tenantId: string; service:
 export async function listMaturationFailures(db: Db, input: { tenantId?: string; limit?: number }) {
   const rows = await db
     .select({
-      sessionPk: sessions.id, tenantId: sessions.tenantId, service: traceServices.name, sessionId: sessions.sessionId,
-      failures: sessions.maturationFailures, error: sessions.maturationError, retryAt: sessions.maturationRetryAt, failedAt: sessions.maturationFailedAt,
+      sessionPk: sessions.id,
+      tenantId: sessions.tenantId,
+      service: traceServices.name,
+      sessionId: sessions.sessionId,
+      failures: sessions.maturationFailures,
+      error: sessions.maturationError,
+      retryAt: sessions.maturationRetryAt,
+      failedAt: sessions.maturationFailedAt,
       parked: sql<boolean>`${sessions.maturationFailedAt} is not null and ${sessions.lastIngestedAt} <= ${sessions.maturationFailedAt}`,
     })
     .from(sessions)
     .innerJoin(traceServices, eq(traceServices.id, sessions.traceServiceId))
-    .where(and(sql`${sessions.maturationFailures} > 0`, input.tenantId ? eq(sessions.tenantId, input.tenantId) : undefined))
+    .where(
+      and(sql`${sessions.maturationFailures} > 0`, input.tenantId ? eq(sessions.tenantId, input.tenantId) : undefined),
+    )
     .orderBy(desc(sessions.maturationFailedAt), desc(sessions.maturationRetryAt))
     .limit(input.limit ?? 100);
   return { failures: rows };

@@ -14,8 +14,17 @@ export async function listProjects(db: Db, input: { tenantId: string }) {
     .from(projects)
     .where(eq(projects.tenantId, input.tenantId))
     .orderBy(asc(projects.createdAt), asc(projects.name));
-  const services = await db.select({ projectId: traceServices.projectId, name: traceServices.name }).from(traceServices).where(eq(traceServices.tenantId, input.tenantId));
-  return rows.map((p) => ({ ...p, services: services.filter((s) => s.projectId === p.id).map((s) => s.name).sort() }));
+  const services = await db
+    .select({ projectId: traceServices.projectId, name: traceServices.name })
+    .from(traceServices)
+    .where(eq(traceServices.tenantId, input.tenantId));
+  return rows.map((p) => ({
+    ...p,
+    services: services
+      .filter((s) => s.projectId === p.id)
+      .map((s) => s.name)
+      .sort(),
+  }));
 }
 
 /** Replaces the user's project memberships with exactly `projectIds` (empty = none). */
@@ -23,16 +32,24 @@ export async function updateUserProjects(db: Db, input: { id: string; projectIds
   mustBeId(input.id, "--id");
   for (const p of input.projectIds) mustBeId(p, "--projects");
   return db.transaction(async (tx) => {
-    const [u] = await tx.select({ id: users.id, tenantId: users.tenantId }).from(users).where(eq(users.id, input.id)).for("update");
+    const [u] = await tx
+      .select({ id: users.id, tenantId: users.tenantId })
+      .from(users)
+      .where(eq(users.id, input.id))
+      .for("update");
     if (!u) throw new AdminError(`no user ${input.id}`);
     const wanted = [...new Set(input.projectIds)];
     if (wanted.length) {
-      const found = await tx.select({ id: projects.id }).from(projects).where(and(eq(projects.tenantId, u.tenantId), inArray(projects.id, wanted)));
+      const found = await tx
+        .select({ id: projects.id })
+        .from(projects)
+        .where(and(eq(projects.tenantId, u.tenantId), inArray(projects.id, wanted)));
       const missing = wanted.filter((id) => !found.some((f) => f.id === id));
       if (missing.length) throw new AdminError(`no project ${missing[0]} in the user's tenant ${u.tenantId}`);
     }
     await tx.delete(projectMemberships).where(eq(projectMemberships.userId, u.id));
-    if (wanted.length) await tx.insert(projectMemberships).values(wanted.map((projectId) => ({ userId: u.id, projectId })));
+    if (wanted.length)
+      await tx.insert(projectMemberships).values(wanted.map((projectId) => ({ userId: u.id, projectId })));
     return { id: u.id, projects: wanted.sort() };
   });
 }
@@ -42,8 +59,14 @@ export async function listKeys(db: Db, input: { tenantId: string }) {
   mustBeId(input.tenantId, "--tenant");
   const rows = await db
     .select({
-      id: apiKeys.id, kind: apiKeys.kind, prefix: apiKeys.displayPrefix, userId: apiKeys.userId, serviceName: apiKeys.serviceName,
-      origins: apiKeys.allowedOrigins, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt,
+      id: apiKeys.id,
+      kind: apiKeys.kind,
+      prefix: apiKeys.displayPrefix,
+      userId: apiKeys.userId,
+      serviceName: apiKeys.serviceName,
+      origins: apiKeys.allowedOrigins,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
     })
     .from(apiKeys)
     .where(eq(apiKeys.tenantId, input.tenantId))
@@ -52,5 +75,6 @@ export async function listKeys(db: Db, input: { tenantId: string }) {
 }
 
 function mustBeId(id: string, flag: string) {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new AdminError(`${flag} ${JSON.stringify(id)} is not an id`);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
+    throw new AdminError(`${flag} ${JSON.stringify(id)} is not an id`);
 }

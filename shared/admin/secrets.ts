@@ -39,7 +39,8 @@ export async function reencryptSecrets(sql: postgres.Sql, box: SecretBox): Promi
           continue;
         }
         const resealed = await box.seal(plain, row.id);
-        const updated = await sql`update webhook_subscriptions set ${sql(column)} = ${resealed} where id = ${row.id} and ${sql(column)} = ${sealed}`;
+        const updated =
+          await sql`update webhook_subscriptions set ${sql(column)} = ${resealed} where id = ${row.id} and ${sql(column)} = ${sealed}`;
         result.reencrypted += updated.count;
       }
     }

@@ -24,7 +24,10 @@ export async function setPassword(db: Db, input: { userId: string; password: str
       .where(and(eq(users.id, input.userId), isNull(users.deprovisionedAt)))
       .returning({ id: users.id });
     if (!rows.length) throw new AdminError(`no active user ${input.userId}`);
-    await tx.update(dashboardSessions).set({ revokedAt: new Date() }).where(and(eq(dashboardSessions.userId, input.userId), isNull(dashboardSessions.revokedAt)));
+    await tx
+      .update(dashboardSessions)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(dashboardSessions.userId, input.userId), isNull(dashboardSessions.revokedAt)));
     return { id: rows[0].id };
   });
 }
@@ -40,8 +43,16 @@ export async function createInvitation(
 ) {
   let userId = input.userId;
   if (!userId) {
-    if (!input.tenantId || !input.email || !input.role) throw new AdminError("an invitation needs --user, or --tenant, --email and --role");
-    userId = (await createUser(db, { tenantId: input.tenantId, email: input.email, role: input.role, projectIds: input.projectIds })).id;
+    if (!input.tenantId || !input.email || !input.role)
+      throw new AdminError("an invitation needs --user, or --tenant, --email and --role");
+    userId = (
+      await createUser(db, {
+        tenantId: input.tenantId,
+        email: input.email,
+        role: input.role,
+        projectIds: input.projectIds,
+      })
+    ).id;
   } else {
     const [u] = await db.select({ gone: users.deprovisionedAt }).from(users).where(eq(users.id, userId));
     if (!u) throw new AdminError(`no user ${userId}`);
@@ -49,6 +60,9 @@ export async function createInvitation(
   }
   const token = `cel_inv_${randomToken(24)}`;
   const expiresAt = new Date((input.now ?? new Date()).getTime() + INVITATION_TTL_MS);
-  const [row] = await db.insert(invitations).values({ userId, tokenHash: hashKey(token), expiresAt }).returning({ id: invitations.id });
+  const [row] = await db
+    .insert(invitations)
+    .values({ userId, tokenHash: hashKey(token), expiresAt })
+    .returning({ id: invitations.id });
   return { id: row.id, userId, token, path: `/invite#${token}`, expiresAt: expiresAt.toISOString() };
 }

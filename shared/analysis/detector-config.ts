@@ -19,7 +19,15 @@ export const DEFAULT_DETECTOR_CONFIG = {
    * `minSpreadShare` x median), the call at least `minExcessMs` slower than the median predicts,
    * and at least `minSamples` calls in the baseline (`baselineTraces` most recent traces).
    */
-  latency_outlier: { enabled: true, minSamples: 30, madK: 6, minSpreadShare: 0.1, minExcessMs: 2_000, tokenFloor: 50, baselineTraces: 500 },
+  latency_outlier: {
+    enabled: true,
+    minSamples: 30,
+    madK: 6,
+    minSpreadShare: 0.1,
+    minExcessMs: 2_000,
+    tokenFloor: 50,
+    baselineTraces: 500,
+  },
   /** Prompt tokens at or above `share` of the model's context window. */
   context_window_near: { enabled: true, share: 0.9 },
 };
@@ -49,13 +57,20 @@ export function resolveDetectorConfig(overrides: unknown): DetectorConfig {
  * Parses `detector.key=value` into an override, checking the detector, the key and the value's
  * type against the defaults; throws an Error whose message names what is wrong.
  */
-export function parseDetectorSetting(setting: string): { detector: DetectorName; key: string; value: number | boolean } {
+export function parseDetectorSetting(setting: string): {
+  detector: DetectorName;
+  key: string;
+  value: number | boolean;
+} {
   const m = /^([a-z_]+)\.([A-Za-z]+)=(.+)$/.exec(setting.trim());
-  if (!m) throw new Error(`invalid setting "${setting}": expected detector.key=value (e.g. latency_outlier.minSamples=40)`);
+  if (!m)
+    throw new Error(`invalid setting "${setting}": expected detector.key=value (e.g. latency_outlier.minSamples=40)`);
   const [, detector, key, raw] = m;
-  if (!(detector in DEFAULT_DETECTOR_CONFIG)) throw new Error(`unknown detector "${detector}"; known: ${DETECTOR_NAMES.join(", ")}`);
+  if (!(detector in DEFAULT_DETECTOR_CONFIG))
+    throw new Error(`unknown detector "${detector}"; known: ${DETECTOR_NAMES.join(", ")}`);
   const defaults = DEFAULT_DETECTOR_CONFIG[detector as DetectorName] as Record<string, unknown>;
-  if (!(key in defaults)) throw new Error(`unknown key "${key}" for ${detector}; known: ${Object.keys(defaults).join(", ")}`);
+  if (!(key in defaults))
+    throw new Error(`unknown key "${key}" for ${detector}; known: ${Object.keys(defaults).join(", ")}`);
   if (typeof defaults[key] === "boolean") {
     if (raw !== "true" && raw !== "false") throw new Error(`${detector}.${key} must be true or false`);
     return { detector: detector as DetectorName, key, value: raw === "true" };

@@ -19,7 +19,11 @@ export function passwordProblem(password: unknown): string | null {
 }
 
 export function hashPassword(password: string): Promise<string> {
-  return Bun.password.hash(password, { algorithm: "argon2id", memoryCost: ARGON2_MEMORY_KIB, timeCost: ARGON2_TIME_COST });
+  return Bun.password.hash(password, {
+    algorithm: "argon2id",
+    memoryCost: ARGON2_MEMORY_KIB,
+    timeCost: ARGON2_TIME_COST,
+  });
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {

@@ -51,7 +51,10 @@ export function createDatabase(url: string, options: DatabaseOptions & Connectio
   // A startup parameter: every statement on these pools is cancelled past it (SQLSTATE 57014).
   if (options.statementTimeoutMs) connection.statement_timeout = options.statementTimeoutMs;
   const base = {
-    onnotice: () => {}, connection, connect_timeout: options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS, backoff: reconnectBackoffSeconds,
+    onnotice: () => {},
+    connection,
+    connect_timeout: options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS,
+    backoff: reconnectBackoffSeconds,
     ...(options.ssl ? { ssl: options.ssl } : {}),
   };
   const sql = postgres(url, { ...base, max });

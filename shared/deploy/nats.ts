@@ -38,7 +38,10 @@ export function natsClientOptions(s: NatsClientSettings): Partial<ConnectionOpti
  * Credentials and TLS from the environment for tools outside the apps' config (admin CLI): the
  * operator runs them as the `admin` NATS user (NATS_USER=admin NATS_PASSWORD=...).
  */
-export function natsSettingsFromEnv(url: string, env: Record<string, string | undefined> = process.env): NatsClientSettings {
+export function natsSettingsFromEnv(
+  url: string,
+  env: Record<string, string | undefined> = process.env,
+): NatsClientSettings {
   return {
     NATS_URL: url,
     NATS_USER: env.NATS_USER ?? "",
@@ -58,7 +61,11 @@ export class NatsAccessError extends Error {
  * Connects with the app's credentials; an authentication or TLS failure becomes one line that
  * says which user was refused and which variables to check (no reconnect loop on bad auth).
  */
-export async function connectNatsAs(s: NatsClientSettings, name: string, extra: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
+export async function connectNatsAs(
+  s: NatsClientSettings,
+  name: string,
+  extra: Partial<ConnectionOptions> = {},
+): Promise<NatsConnection> {
   try {
     return await connectNats(s.NATS_URL, name, { ...natsClientOptions(s), ...extra });
   } catch (err) {
@@ -93,5 +100,7 @@ export async function bindTopology(nc: NatsConnection, topology: Topology): Prom
 /** A JetStream API call refused for lack of permission, as nats.js reports it. */
 export function isPermissionError(err: unknown): boolean {
   const e = err as { name?: string; message?: string; cause?: { name?: string; message?: string } };
-  return [e?.name, e?.message, e?.cause?.name, e?.cause?.message].some((t) => typeof t === "string" && /permission/i.test(t));
+  return [e?.name, e?.message, e?.cause?.name, e?.cause?.message].some(
+    (t) => typeof t === "string" && /permission/i.test(t),
+  );
 }

@@ -36,7 +36,12 @@ export const DEPLOYMENT_SECRETS = ["NATS_PASSWORD", "METRICS_TOKEN"] as const;
 
 /** Cross-field checks; returns the message for the first problem, naming the variable. */
 export function checkDeploymentSettings(c: {
-  NATS_USER: string; NATS_PASSWORD: string; NATS_TLS_CA_FILE: string; NATS_TLS_CERT_FILE: string; NATS_TLS_KEY_FILE: string; DATABASE_TLS_CA_FILE: string;
+  NATS_USER: string;
+  NATS_PASSWORD: string;
+  NATS_TLS_CA_FILE: string;
+  NATS_TLS_CERT_FILE: string;
+  NATS_TLS_KEY_FILE: string;
+  DATABASE_TLS_CA_FILE: string;
 }): string | undefined {
   if (c.NATS_PASSWORD && !c.NATS_USER) return "invalid NATS_USER: required when NATS_PASSWORD is set";
   if (c.NATS_USER && !c.NATS_PASSWORD) return "invalid NATS_PASSWORD: required when NATS_USER is set";

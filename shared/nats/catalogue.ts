@@ -77,11 +77,23 @@ export interface DurableConsumer {
 export function consumersOf(spec: StreamSpec<any>, t: Topology): DurableConsumer[] {
   const c = spec.consumer;
   if (!c) return [];
-  if (!c.lanes) return [{ durable: c.durable, maxAckPending: c.maxAckPending, ...(c.filterSubject ? { filterSubject: c.filterSubject(t) } : {}) }];
+  if (!c.lanes)
+    return [
+      {
+        durable: c.durable,
+        maxAckPending: c.maxAckPending,
+        ...(c.filterSubject ? { filterSubject: c.filterSubject(t) } : {}),
+      },
+    ];
   const lanes = c.lanes;
   return Array.from({ length: lanes.count }, (_, i) => {
     const lane = laneToken(i);
-    return { durable: `${c.durable}-${lane}`, filterSubject: lanes.filter(t, lane), maxAckPending: Math.ceil(c.maxAckPending / lanes.count), lane };
+    return {
+      durable: `${c.durable}-${lane}`,
+      filterSubject: lanes.filter(t, lane),
+      maxAckPending: Math.ceil(c.maxAckPending / lanes.count),
+      lane,
+    };
   });
 }
 
@@ -108,7 +120,10 @@ export interface StreamSpec<T = unknown> {
 }
 
 /** A JSON body whose `check` returns a problem or null (and may normalise the value in place). */
-export function checkedJsonCodec<T>(check: (value: unknown) => string | null, tenantOf?: (v: T) => string | undefined): MessageCodec<T> {
+export function checkedJsonCodec<T>(
+  check: (value: unknown) => string | null,
+  tenantOf?: (v: T) => string | undefined,
+): MessageCodec<T> {
   const text = new TextDecoder();
   return {
     decode(_subject, data) {
@@ -126,7 +141,10 @@ export function checkedJsonCodec<T>(check: (value: unknown) => string | null, te
 }
 
 /** A JSON body checked against a TypeBox schema. */
-export function jsonCodec<S extends TSchema>(schema: S, tenantOf?: (v: Static<S>) => string | undefined): MessageCodec<Static<S>> {
+export function jsonCodec<S extends TSchema>(
+  schema: S,
+  tenantOf?: (v: Static<S>) => string | undefined,
+): MessageCodec<Static<S>> {
   const validator = compileValidator(schema);
   return checkedJsonCodec((v) => validator.firstError(v), tenantOf);
 }
@@ -169,7 +187,8 @@ export const maturedStream: StreamSpec<MaturedMessage> = {
   name: (t) => t.maturedStream,
   subjects: (t) => [`${t.subjectPrefix}matured.>`],
   // `matured.<kind>.<lane>` (lanes.ts); `matured.<kind>` was the subject before lanes.
-  subjectOf: (t, m) => `${t.subjectPrefix}matured.${m.type === "session.matured" ? "session" : "trace"}.${laneToken(laneOf(m.tenantId))}`,
+  subjectOf: (t, m) =>
+    `${t.subjectPrefix}matured.${m.type === "session.matured" ? "session" : "trace"}.${laneToken(laneOf(m.tenantId))}`,
   duplicateWindowMs: DAY,
   maxAgeMs: 7 * DAY,
   codec: jsonCodec(MaturedMessage, tenantField),
@@ -185,7 +204,10 @@ export const maturedStream: StreamSpec<MaturedMessage> = {
     lanes: {
       count: LANE_COUNT,
       filter: (t, lane) => `${t.subjectPrefix}matured.*.${lane}`,
-      retired: { durable: "dispatcher-matured", subjects: (t) => [`${t.subjectPrefix}matured.session`, `${t.subjectPrefix}matured.trace`] },
+      retired: {
+        durable: "dispatcher-matured",
+        subjects: (t) => [`${t.subjectPrefix}matured.session`, `${t.subjectPrefix}matured.trace`],
+      },
     },
   },
 };
@@ -258,7 +280,13 @@ export const deadLetterStream: StreamSpec<never> = {
 };
 
 /** Every stream, in creation order. */
-export const CATALOGUE: readonly StreamSpec<any>[] = [ingestStream, maturedStream, deliveriesStream, activityStream, deadLetterStream];
+export const CATALOGUE: readonly StreamSpec<any>[] = [
+  ingestStream,
+  maturedStream,
+  deliveriesStream,
+  activityStream,
+  deadLetterStream,
+];
 
 /** The streams whose consumers dead-letter (the KV activity stream has nothing invalid to park). */
 export const DEAD_LETTERING: readonly StreamSpec<any>[] = [ingestStream, maturedStream, deliveriesStream];

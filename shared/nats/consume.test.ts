@@ -17,11 +17,18 @@ const Item = Type.Object({ i: Type.Integer(), tenantId: Type.String() });
 type Item = { i: number; tenantId: string };
 
 /** A fresh stream + durable consumer per test, declared like a catalogue entry. */
-async function testStream(mode: "batch" | "each", maxDeliver = 3): Promise<{ spec: StreamSpec<Item>; subject: string }> {
+async function testStream(
+  mode: "batch" | "each",
+  maxDeliver = 3,
+): Promise<{ spec: StreamSpec<Item>; subject: string }> {
   const name = `${topology.ingestStream}_T${++n}`;
   const subject = `${topology.subjectPrefix}t${n}`;
   await nats.jsm.streams.add({ name, subjects: [subject] });
-  await nats.jsm.consumers.add(name, { durable_name: "worker", ack_policy: "explicit" as never, ack_wait: 30_000_000_000 });
+  await nats.jsm.consumers.add(name, {
+    durable_name: "worker",
+    ack_policy: "explicit" as never,
+    ack_wait: 30_000_000_000,
+  });
   const spec: StreamSpec<Item> = {
     key: "ingest",
     name: () => name,
@@ -30,7 +37,8 @@ async function testStream(mode: "batch" | "each", maxDeliver = 3): Promise<{ spe
   };
   return { spec, subject };
 }
-const publish = (subject: string, body: unknown, id?: string) => nats.js.publish(subject, typeof body === "string" ? body : JSON.stringify(body), id ? { msgID: id } : {});
+const publish = (subject: string, body: unknown, id?: string) =>
+  nats.js.publish(subject, typeof body === "string" ? body : JSON.stringify(body), id ? { msgID: id } : {});
 async function settled(spec: StreamSpec<Item>) {
   const info = await nats.jsm.consumers.info(spec.name(topology), "worker");
   return info.num_ack_pending + info.num_pending === 0;
@@ -48,7 +56,8 @@ beforeAll(async () => {
   nats = await ensureTopology(await connectNats(process.env.NATS_URL!, "consume-test"), topology);
 });
 afterAll(async () => {
-  for await (const name of nats.jsm.streams.names()) if (name.startsWith(topology.ingestStream.split("_")[0])) await nats.jsm.streams.delete(name);
+  for await (const name of nats.jsm.streams.names())
+    if (name.startsWith(topology.ingestStream.split("_")[0])) await nats.jsm.streams.delete(name);
   await nats.nc.drain();
 });
 
@@ -58,16 +67,20 @@ test("batch mode runs up to `concurrency` batches at once and acks every message
   let running = 0;
   let peak = 0;
   const seen: number[] = [];
-  const loop = consume(spec, { ...nats, logger }, {
-    batch: { maxBatch: 10, maxWaitMs: 20, concurrency: 3 },
-    handle: async (items) => {
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((r) => setTimeout(r, 50));
-      for (const d of items) seen.push(d.value.i);
-      running--;
+  const loop = consume(
+    spec,
+    { ...nats, logger },
+    {
+      batch: { maxBatch: 10, maxWaitMs: 20, concurrency: 3 },
+      handle: async (items) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 50));
+        for (const d of items) seen.push(d.value.i);
+        running--;
+      },
     },
-  });
+  );
   await until(() => seen.length >= 60, "all 60 handled");
   await until(() => settled(spec), "all acked");
   await loop.stop();
@@ -80,21 +93,35 @@ test("a batch failing on one message's data commits the others and dead-letters 
   for (let i = 0; i < 20; i++) await publish(subject, { i, tenantId: `tenant-${i}` }, `id-${i}`);
   const committed = new Set<number>();
   const dead: DeadLetterInfo[] = [];
-  const loop = consume(spec, { ...nats, logger, onDeadLetter: (d) => dead.push(d) }, {
-    batch: { maxBatch: 20, maxWaitMs: 50 },
-    handle: async (items) => {
-      // Like a transaction: all or nothing; 22007 (invalid datetime format) is permanent.
-      if (items.some((d) => d.value.i === 13)) throw Object.assign(new Error("time zone displacement out of range"), { name: "PostgresError", code: "22009" });
-      for (const d of items) committed.add(d.value.i);
+  const loop = consume(
+    spec,
+    { ...nats, logger, onDeadLetter: (d) => dead.push(d) },
+    {
+      batch: { maxBatch: 20, maxWaitMs: 50 },
+      handle: async (items) => {
+        // Like a transaction: all or nothing; 22007 (invalid datetime format) is permanent.
+        if (items.some((d) => d.value.i === 13))
+          throw Object.assign(new Error("time zone displacement out of range"), {
+            name: "PostgresError",
+            code: "22009",
+          });
+        for (const d of items) committed.add(d.value.i);
+      },
     },
-  });
+  );
   await until(() => dead.length === 1 && committed.size === 19, "19 committed, 1 dead letter");
   await until(() => settled(spec), "all settled");
   await loop.stop();
   expect(dead[0]).toMatchObject({ stream: spec.name(topology), subject, tenant: "tenant-13", deliveries: 1 });
   expect(dead[0].reason).toContain("22009 time zone displacement out of range");
   const [letter] = await listDeadLetters(nats.jsm, topology, {});
-  expect(letter).toMatchObject({ stream: spec.name(topology), subject, deliveries: 1, tenant: "tenant-13", body: JSON.stringify({ i: 13, tenantId: "tenant-13" }) });
+  expect(letter).toMatchObject({
+    stream: spec.name(topology),
+    subject,
+    deliveries: 1,
+    tenant: "tenant-13",
+    body: JSON.stringify({ i: 13, tenantId: "tenant-13" }),
+  });
   expect(letter.headers["Nats-Msg-Id"]).toEqual(["id-13"]);
   await purgeDeadLetters(nats.jsm, topology);
 });
@@ -104,13 +131,17 @@ test("an unexplained failure is retried with backoff and dead-lettered on delive
   await publish(subject, { i: 1, tenantId: "t" });
   const deliveries: number[] = [];
   const dead: DeadLetterInfo[] = [];
-  const loop = consume(spec, { ...nats, logger, onDeadLetter: (d) => dead.push(d) }, {
-    each: { maxInFlight: 10 },
-    handle: async (d: Delivery<Item>) => {
-      deliveries.push(d.msg.info.deliveryCount);
-      throw new TypeError("a bug");
+  const loop = consume(
+    spec,
+    { ...nats, logger, onDeadLetter: (d) => dead.push(d) },
+    {
+      each: { maxInFlight: 10 },
+      handle: async (d: Delivery<Item>) => {
+        deliveries.push(d.msg.info.deliveryCount);
+        throw new TypeError("a bug");
+      },
     },
-  });
+  );
   await until(() => dead.length === 1, "dead letter after 3 deliveries");
   await loop.stop();
   expect(deliveries).toEqual([1, 2, 3]);
@@ -125,11 +156,18 @@ test("an invalid message goes to dead letters at once and never reaches the hand
   await publish(subject, { i: 7, tenantId: "fine" });
   const handled: number[] = [];
   const dead: DeadLetterInfo[] = [];
-  const loop = consume(spec, { ...nats, logger, onDeadLetter: (d) => dead.push(d) }, { each: { maxInFlight: 10 }, handle: async (d) => void handled.push(d.value.i) });
+  const loop = consume(
+    spec,
+    { ...nats, logger, onDeadLetter: (d) => dead.push(d) },
+    { each: { maxInFlight: 10 }, handle: async (d) => void handled.push(d.value.i) },
+  );
   await until(() => dead.length === 2 && handled.length === 1, "two dead letters, one handled");
   await until(() => settled(spec), "settled");
   await loop.stop();
-  expect(dead.map((d) => d.reason).sort()).toEqual(["invalid message: body is not valid JSON", "invalid message: invalid i: expected integer"]);
+  expect(dead.map((d) => d.reason).sort()).toEqual([
+    "invalid message: body is not valid JSON",
+    "invalid message: invalid i: expected integer",
+  ]);
   expect(dead.find((d) => d.reason.includes("integer"))?.tenant).toBe("evil");
   await purgeDeadLetters(nats.jsm, topology);
 });
@@ -141,14 +179,18 @@ test("a transient failure keeps the batch in hand: no nak, no dead letter, commi
   let calls = 0;
   const committed = new Set<number>();
   const dead: DeadLetterInfo[] = [];
-  const loop = consume(spec, { ...nats, logger, onDeadLetter: (d) => dead.push(d), policy: { transientBackoffMs: { first: 20, max: 50 } } }, {
-    batch: { maxBatch: 5, maxWaitMs: 20 },
-    handle: async (items) => {
-      calls++;
-      if (down) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
-      for (const d of items) committed.add(d.value.i);
+  const loop = consume(
+    spec,
+    { ...nats, logger, onDeadLetter: (d) => dead.push(d), policy: { transientBackoffMs: { first: 20, max: 50 } } },
+    {
+      batch: { maxBatch: 5, maxWaitMs: 20 },
+      handle: async (items) => {
+        calls++;
+        if (down) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+        for (const d of items) committed.add(d.value.i);
+      },
     },
-  });
+  );
   await until(() => calls >= 10, "ten attempts while down");
   down = false;
   await until(() => committed.size === 5, "all committed");
@@ -165,13 +207,17 @@ test("replay re-publishes with the original message id and headers; a still-reme
   const dead: DeadLetterInfo[] = [];
   let fail = true;
   const handled: Array<{ i: number; id: string }> = [];
-  const loop = consume(spec, { ...nats, logger, onDeadLetter: (d) => dead.push(d) }, {
-    each: { maxInFlight: 10 },
-    handle: async (d) => {
-      if (fail) throw new PermanentMessageError("refused");
-      handled.push({ i: d.value.i, id: d.msg.headers?.get("Nats-Msg-Id") ?? "" });
+  const loop = consume(
+    spec,
+    { ...nats, logger, onDeadLetter: (d) => dead.push(d) },
+    {
+      each: { maxInFlight: 10 },
+      handle: async (d) => {
+        if (fail) throw new PermanentMessageError("refused");
+        handled.push({ i: d.value.i, id: d.msg.headers?.get("Nats-Msg-Id") ?? "" });
+      },
     },
-  });
+  );
   await until(() => dead.length === 1, "dead letter");
   fail = false;
   const [letter] = await listDeadLetters(nats.jsm, topology, { stream: spec.name(topology) });
@@ -185,7 +231,14 @@ test("replay re-publishes with the original message id and headers; a still-reme
   await nats.jsm.streams.delete(spec.name(topology));
   await nats.jsm.streams.add({ name: spec.name(topology), subjects: [subject] });
   await nats.jsm.consumers.add(spec.name(topology), durable);
-  const loop2 = consume(spec, { ...nats, logger }, { each: { maxInFlight: 10 }, handle: async (d) => void handled.push({ i: d.value.i, id: d.msg.headers?.get("Nats-Msg-Id") ?? "" }) });
+  const loop2 = consume(
+    spec,
+    { ...nats, logger },
+    {
+      each: { maxInFlight: 10 },
+      handle: async (d) => void handled.push({ i: d.value.i, id: d.msg.headers?.get("Nats-Msg-Id") ?? "" }),
+    },
+  );
   expect((await replayDeadLetter(nats.js, nats.jsm, topology, letter.seq)).status).toBe("replayed");
   await until(() => handled.length === 1, "replayed message handled");
   await loop2.stop();
@@ -206,18 +259,25 @@ test("each dead letter is logged once, at warn, with tenant, stream and reason",
   await publish(subject, { i: 1, tenantId: "t-bad" });
   await publish(subject, { i: 2, tenantId: "t-good" });
   const dead: DeadLetterInfo[] = [];
-  const loop = consume(spec, { ...nats, logger: capture({}), onDeadLetter: (d) => dead.push(d) }, {
-    batch: { maxBatch: 10, maxWaitMs: 20 },
-    handle: async (items) => {
-      if (items.some((d) => d.value.tenantId === "t-bad")) throw new PermanentMessageError("refused by the store");
+  const loop = consume(
+    spec,
+    { ...nats, logger: capture({}), onDeadLetter: (d) => dead.push(d) },
+    {
+      batch: { maxBatch: 10, maxWaitMs: 20 },
+      handle: async (items) => {
+        if (items.some((d) => d.value.tenantId === "t-bad")) throw new PermanentMessageError("refused by the store");
+      },
     },
-  });
+  );
   await until(() => dead.length === 1, "dead letter");
   await until(() => settled(spec), "settled");
   await loop.stop();
   const logged = lines.filter((l) => l.msg === "message dead-lettered");
   expect(logged).toHaveLength(1);
-  expect(logged[0]).toMatchObject({ level: "warn", fields: { tenant: "t-bad", stream: spec.name(topology), reason: "refused by the store" } });
+  expect(logged[0]).toMatchObject({
+    level: "warn",
+    fields: { tenant: "t-bad", stream: spec.name(topology), reason: "refused by the store" },
+  });
   await purgeDeadLetters(nats.jsm, topology);
 });
 
@@ -226,13 +286,21 @@ test("a batch handler that isolates its own messages reports one failure: that m
   for (let i = 0; i < 4; i++) await publish(subject, { i, tenantId: "t" });
   const dead: DeadLetterInfo[] = [];
   let calls = 0;
-  const loop = consume(spec, { ...nats, logger, onDeadLetter: (d) => dead.push(d) }, {
-    batch: { maxBatch: 4, maxWaitMs: 50 },
-    handle: async (items) => {
-      calls++;
-      return items.map((d) => (d.value.i === 2 ? { fail: Object.assign(new Error("numeric field overflow"), { name: "PostgresError", code: "22003" }) } : "ack" as const));
+  const loop = consume(
+    spec,
+    { ...nats, logger, onDeadLetter: (d) => dead.push(d) },
+    {
+      batch: { maxBatch: 4, maxWaitMs: 50 },
+      handle: async (items) => {
+        calls++;
+        return items.map((d) =>
+          d.value.i === 2
+            ? { fail: Object.assign(new Error("numeric field overflow"), { name: "PostgresError", code: "22003" }) }
+            : ("ack" as const),
+        );
+      },
     },
-  });
+  );
   await until(() => dead.length === 1, "dead letter");
   await until(() => settled(spec), "settled");
   await loop.stop();

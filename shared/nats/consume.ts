@@ -1,4 +1,11 @@
-import { JetStreamApiCodes, JetStreamApiError, type ConsumerInfo, type ConsumerMessages, type JetStreamClient, type JsMsg } from "@nats-io/jetstream";
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type ConsumerInfo,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JsMsg,
+} from "@nats-io/jetstream";
 import type { Logger } from "../logger.ts";
 import { consumersOf, type ConsumerSpec, type StreamSpec } from "./catalogue.ts";
 import { writeDeadLetter } from "./dead-letters.ts";
@@ -164,8 +171,21 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
     }
     release(m);
     m.ack();
-    const info: DeadLetterInfo = { stream: streamName, subject: m.subject, seq: m.seq, deliveries: m.info.deliveryCount, tenant, reason };
-    log.warn("message dead-lettered", { tenant: tenant ?? null, reason, seq: m.seq, subject: m.subject, deliveries: info.deliveries });
+    const info: DeadLetterInfo = {
+      stream: streamName,
+      subject: m.subject,
+      seq: m.seq,
+      deliveries: m.info.deliveryCount,
+      tenant,
+      reason,
+    };
+    log.warn("message dead-lettered", {
+      tenant: tenant ?? null,
+      reason,
+      seq: m.seq,
+      subject: m.subject,
+      deliveries: info.deliveries,
+    });
     deps.onDeadLetter?.(info);
   }
 
@@ -174,7 +194,8 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
     const reason = describeFailure(err);
     const count = d.msg.info.deliveryCount;
     if (kind === "permanent") return deadLetter(d.msg, d.value, reason);
-    if (count >= maxDeliver) return deadLetter(d.msg, d.value, `failed on delivery ${count} of ${maxDeliver}: ${reason}`);
+    if (count >= maxDeliver)
+      return deadLetter(d.msg, d.value, `failed on delivery ${count} of ${maxDeliver}: ${reason}`);
     const delay = backoff[Math.min(count - 1, backoff.length - 1)] ?? 1_000;
     log.error("message failed; will retry", { seq: d.msg.seq, delivery: count, retryInMs: delay, err: err as Error });
     release(d.msg);
@@ -193,13 +214,22 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
   async function waitTransient(attempt: number, size: number, err: unknown): Promise<boolean> {
     if (stopped) return false;
     const delay = Math.min(transient.max, transient.first * 2 ** Math.min(attempt, 20));
-    if (attempt === 0 || attempt % 10 === 0) log.warn("dependency unavailable; keeping the messages and retrying", { size, retryInMs: delay, attempt, err: err as Error });
+    if (attempt === 0 || attempt % 10 === 0)
+      log.warn("dependency unavailable; keeping the messages and retrying", {
+        size,
+        retryInMs: delay,
+        attempt,
+        err: err as Error,
+      });
     await sleep(delay);
     return !stopped;
   }
 
   // --- batch mode ---------------------------------------------------------------------------
-  async function runBatch(items: Delivery<T>[], handle: (items: Delivery<T>[]) => Promise<void | Outcome[]>): Promise<void> {
+  async function runBatch(
+    items: Delivery<T>[],
+    handle: (items: Delivery<T>[]) => Promise<void | Outcome[]>,
+  ): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       let outcomes: void | Outcome[];
       try {
@@ -212,7 +242,11 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
         }
         if (items.length === 1) return failed(items[0], err, kind);
         // Split until the culprit is alone: the halves that pass are committed.
-        log.warn("batch failed; splitting to isolate the failing message", { size: items.length, kind, err: describeFailure(err) });
+        log.warn("batch failed; splitting to isolate the failing message", {
+          size: items.length,
+          kind,
+          err: describeFailure(err),
+        });
         const mid = items.length >> 1;
         await runBatch(items.slice(0, mid), handle);
         await runBatch(items.slice(mid), handle);
@@ -284,22 +318,26 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
     };
   } else {
     const { maxInFlight } = mode.each;
-    const perLane = consumerSpec.lanes ? (mode.each.perLane ?? Math.max(1, Math.ceil(maxInFlight * LANE_SHARE))) : maxInFlight;
+    const perLane = consumerSpec.lanes
+      ? (mode.each.perLane ?? Math.max(1, Math.ceil(maxInFlight * LANE_SHARE)))
+      : maxInFlight;
     const slots = createFairSlots(maxInFlight, perLane);
     const inFlight = new Set<Promise<void>>();
     // A lane pulls no more than it may run: the rest stays in the stream for other instances.
     maxMessages = Math.min(perLane, maxInFlight);
-    acceptFor = (lane, handle = mode.handle) => async (d) => {
-      const releaseSlot = await slots.acquire(lane);
-      const p: Promise<void> = runOne(d, handle)
-        .catch((err) => log.error("message runtime error", { err: err as Error }))
-        .finally(() => {
-          releaseSlot();
-          inFlight.delete(p);
-        });
-      inFlight.add(p);
-      track(p);
-    };
+    acceptFor =
+      (lane, handle = mode.handle) =>
+      async (d) => {
+        const releaseSlot = await slots.acquire(lane);
+        const p: Promise<void> = runOne(d, handle)
+          .catch((err) => log.error("message runtime error", { err: err as Error }))
+          .finally(() => {
+            releaseSlot();
+            inFlight.delete(p);
+          });
+        inFlight.add(p);
+        track(p);
+      };
     drain = async () => {
       await Promise.all(inFlight);
     };
@@ -357,7 +395,10 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
    * on its subjects for the quiet period, so an older publisher still running during a rolling
    * upgrade is not cut off. Every instance may try; the first delete wins.
    */
-  async function drainRetired(durable: string, handle: ((item: Delivery<T>) => Promise<Outcome>) | undefined): Promise<void> {
+  async function drainRetired(
+    durable: string,
+    handle: ((item: Delivery<T>) => Promise<Outcome>) | undefined,
+  ): Promise<void> {
     const checkEvery = deps.policy?.retired?.checkEveryMs ?? RETIRED_CHECK_MS;
     const quietMs = deps.policy?.retired?.quietMs ?? RETIRED_QUIET_MS;
     let pull: PullLoop | undefined;
@@ -375,7 +416,11 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
           continue;
         }
         if (!pull) {
-          log.info("draining the consumer lanes replaced", { consumer: durable, pending: info.num_pending, inHand: info.num_ack_pending });
+          log.info("draining the consumer lanes replaced", {
+            consumer: durable,
+            pending: info.num_pending,
+            inHand: info.num_ack_pending,
+          });
           pull = pullLoop(durable, acceptFor("retired", handle), { untilGone: true });
         }
         if (info.num_pending > 0 || info.num_ack_pending > 0 || Date.now() - lastActive(info) < quietMs) continue;
@@ -396,7 +441,9 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
   }
 
   const retired = consumerSpec.lanes?.retired;
-  const laneLoops = consumersOf(spec as StreamSpec<any>, deps.topology).map((c) => pullLoop(c.durable, acceptFor(c.lane ?? "*")));
+  const laneLoops = consumersOf(spec as StreamSpec<any>, deps.topology).map((c) =>
+    pullLoop(c.durable, acceptFor(c.lane ?? "*")),
+  );
   const retiredDrain = retired && "each" in mode ? drainRetired(retired.durable, mode.retired) : Promise.resolve();
   const done = (async () => {
     await Promise.all([...laneLoops.map((l) => l.done), retiredDrain]);
@@ -416,7 +463,10 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
 }
 
 function isNotFound(err: unknown): boolean {
-  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.ConsumerNotFound || err.code === JetStreamApiCodes.StreamNotFound);
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.ConsumerNotFound || err.code === JetStreamApiCodes.StreamNotFound)
+  );
 }
 
 /** When the consumer last delivered or saw an ack (its creation time if never). */

@@ -1,4 +1,11 @@
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type JsMsg, type StoredMsg } from "@nats-io/jetstream";
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type StoredMsg,
+} from "@nats-io/jetstream";
 import { headers as newHeaders, type MsgHdrs } from "@nats-io/transport-node";
 import { CATALOGUE, deadLetterStream, type StreamSpec } from "./catalogue.ts";
 import { laneOf, laneToken } from "./lanes.ts";
@@ -50,7 +57,11 @@ export async function writeDeadLetter(
   if (info.tenant) h.set(DL.tenant, headerValue(info.tenant, 200));
   h.set(DL.at, new Date().toISOString());
   h.set(DL.headers, JSON.stringify(headersToJson(m.headers)));
-  await js.publish(deadLetterSubject(t, spec), m.data, { headers: h, msgID: `${spec.name(t)}:${m.seq}`, timeout: 10_000 });
+  await js.publish(deadLetterSubject(t, spec), m.data, {
+    headers: h,
+    msgID: `${spec.name(t)}:${m.seq}`,
+    timeout: 10_000,
+  });
 }
 
 export interface DeadLetter {
@@ -90,11 +101,17 @@ function toDeadLetter(m: StoredMsg): DeadLetter {
 /** The stream spec a catalogue key or stream name refers to (`ingest`, `INGEST`, `t1_INGEST`). */
 export function specFor(t: Topology, nameOrKey: string): StreamSpec<unknown> | undefined {
   const k = nameOrKey.toLowerCase();
-  return CATALOGUE.find((s) => s.key.toLowerCase() === k || s.name(t).toLowerCase() === k || s.name(t).toLowerCase().endsWith(`_${k}`));
+  return CATALOGUE.find(
+    (s) => s.key.toLowerCase() === k || s.name(t).toLowerCase() === k || s.name(t).toLowerCase().endsWith(`_${k}`),
+  );
 }
 
 /** Dead letters in sequence order, from `fromSeq`, optionally of one origin stream. */
-export async function listDeadLetters(jsm: JetStreamManager, t: Topology, opts: { stream?: string; limit?: number; fromSeq?: number } = {}): Promise<DeadLetter[]> {
+export async function listDeadLetters(
+  jsm: JetStreamManager,
+  t: Topology,
+  opts: { stream?: string; limit?: number; fromSeq?: number } = {},
+): Promise<DeadLetter[]> {
   // A catalogue key (`ingest`) or a stream name as the dead letters record it.
   const origin = opts.stream ? (specFor(t, opts.stream)?.name(t) ?? opts.stream) : undefined;
   const name = deadLetterStream.name(t);
@@ -102,7 +119,11 @@ export async function listDeadLetters(jsm: JetStreamManager, t: Topology, opts: 
   const limit = opts.limit ?? 100;
   const out: DeadLetter[] = [];
   if (info.state.messages === 0) return out;
-  for (let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 1, 1); seq <= info.state.last_seq && out.length < limit; seq++) {
+  for (
+    let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 1, 1);
+    seq <= info.state.last_seq && out.length < limit;
+    seq++
+  ) {
     const m = await jsm.streams.getMessage(name, { seq });
     if (!m) continue; // deleted (replayed or purged)
     const dl = toDeadLetter(m);
@@ -116,7 +137,12 @@ export async function getDeadLetter(jsm: JetStreamManager, t: Topology, seq: num
   return m ? toDeadLetter(m) : null;
 }
 
-export type ReplayResult = { seq: number; status: "replayed" | "duplicate" | "missing"; stream?: string; subject?: string };
+export type ReplayResult = {
+  seq: number;
+  status: "replayed" | "duplicate" | "missing";
+  stream?: string;
+  subject?: string;
+};
 
 /**
  * Publishes a dead letter back to its original subject with its original headers and message
@@ -124,7 +150,13 @@ export type ReplayResult = { seq: number; status: "replayed" | "duplicate" | "mi
  * publish is dropped as a duplicate: the dead letter is kept and `duplicate` reported, unless
  * `newId` asks for a fresh id (`<original>:replay:<seq>`, still one per dead letter).
  */
-export async function replayDeadLetter(js: JetStreamClient, jsm: JetStreamManager, t: Topology, seq: number, opts: { newId?: boolean } = {}): Promise<ReplayResult> {
+export async function replayDeadLetter(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  t: Topology,
+  seq: number,
+  opts: { newId?: boolean } = {},
+): Promise<ReplayResult> {
   const dl = await getDeadLetter(jsm, t, seq);
   if (!dl) return { seq, status: "missing" };
   const h = newHeaders();
@@ -156,7 +188,11 @@ function replaySubject(t: Topology, dl: DeadLetter): string {
 }
 
 /** Deletes one dead letter (seq), those of one origin stream, or all. Returns how many. */
-export async function purgeDeadLetters(jsm: JetStreamManager, t: Topology, what: { seq?: number; stream?: string } = {}): Promise<number> {
+export async function purgeDeadLetters(
+  jsm: JetStreamManager,
+  t: Topology,
+  what: { seq?: number; stream?: string } = {},
+): Promise<number> {
   const name = deadLetterStream.name(t);
   if (what.seq !== undefined) {
     try {

@@ -18,7 +18,9 @@ test("Postgres data errors are permanent, except the conflicts a concurrent writ
 
 test("Postgres or NATS unavailable is transient", () => {
   expect(classifyFailure(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toBe("transient");
-  expect(classifyFailure(Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" }))).toBe("transient");
+  expect(classifyFailure(Object.assign(new Error("write CONNECTION_CLOSED"), { code: "CONNECTION_CLOSED" }))).toBe(
+    "transient",
+  );
   expect(classifyFailure(pg("57P01", "terminating connection due to administrator command"))).toBe("transient");
   expect(classifyFailure(pg("57P03", "the database system is starting up"))).toBe("transient");
   expect(classifyFailure(pg("53300", "too many connections"))).toBe("transient");
@@ -35,6 +37,8 @@ test("anything else is retried, then dead-lettered", () => {
 });
 
 test("describeFailure puts the SQLSTATE first and keeps one bounded line", () => {
-  expect(describeFailure(pg("22009", "time zone displacement\nout of range"))).toBe("22009 time zone displacement out of range");
+  expect(describeFailure(pg("22009", "time zone displacement\nout of range"))).toBe(
+    "22009 time zone displacement out of range",
+  );
   expect(describeFailure(new Error("x".repeat(5000))).length).toBe(1000);
 });

@@ -16,8 +16,18 @@ export type FailureKind = "transient" | "permanent" | "retry";
 const EXPECTED_CONFLICTS = new Set(["23505", "23P01"]);
 /** Connection-level errors of postgres.js and the OS. */
 const CONNECTION_CODES = new Set([
-  "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT",
-  "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
 ]);
 
 /** The SQLSTATE of a Postgres server error, or undefined. */
@@ -35,15 +45,21 @@ export function classifyFailure(err: unknown): FailureKind {
   if (state) {
     // 08 connection exception, 53 insufficient resources, 57P01-3 shutdown/cannot connect now,
     // 58 system error (I/O): the server, not the data.
-    if (state.startsWith("08") || state.startsWith("53") || /^57P0[123]$/.test(state) || state.startsWith("58")) return "transient";
+    if (state.startsWith("08") || state.startsWith("53") || /^57P0[123]$/.test(state) || state.startsWith("58"))
+      return "transient";
     if (state.startsWith("22")) return "permanent";
     if (state.startsWith("23")) return EXPECTED_CONFLICTS.has(state) ? "retry" : "permanent";
     return "retry";
   }
   if (
-    err instanceof natsErrors.TimeoutError || err instanceof natsErrors.ConnectionError || err instanceof natsErrors.ClosedConnectionError ||
-    err instanceof natsErrors.DrainingConnectionError || err instanceof natsErrors.NoRespondersError || err instanceof natsErrors.RequestError
-  ) return "transient";
+    err instanceof natsErrors.TimeoutError ||
+    err instanceof natsErrors.ConnectionError ||
+    err instanceof natsErrors.ClosedConnectionError ||
+    err instanceof natsErrors.DrainingConnectionError ||
+    err instanceof natsErrors.NoRespondersError ||
+    err instanceof natsErrors.RequestError
+  )
+    return "transient";
   // 503: JetStream has no quorum or no responders for the API right now.
   if (err instanceof JetStreamApiError && err.status === 503) return "transient";
   return "retry";

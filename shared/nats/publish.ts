@@ -15,7 +15,13 @@ export interface PublishOptions {
  * The one way to put a message on a catalogue stream: the value's type is the stream's message
  * schema, the subject comes from the catalogue, and it resolves once JetStream stored it.
  */
-export function publish<T>(js: JetStreamClient, t: Topology, spec: StreamSpec<T>, value: T, opts: PublishOptions = {}): Promise<PubAck> {
+export function publish<T>(
+  js: JetStreamClient,
+  t: Topology,
+  spec: StreamSpec<T>,
+  value: T,
+  opts: PublishOptions = {},
+): Promise<PubAck> {
   if (!spec.subjectOf) throw new Error(`stream ${spec.key} is not published through the catalogue`);
   return js.publish(spec.subjectOf(t, value), JSON.stringify(value), { timeout: 10_000, ...opts });
 }

@@ -49,7 +49,8 @@ export const subjects = {
   ingestTrace: (t: Topology) => `${t.subjectPrefix}ingest.trace`,
   ingestEvent: (t: Topology) => `${t.subjectPrefix}ingest.event`,
   /** The tenant's lane subject (catalogue.ts, lanes.ts). */
-  matured: (t: Topology, kind: "session" | "trace", tenantId: string) => `${t.subjectPrefix}matured.${kind}.${laneToken(laneOf(tenantId))}`,
+  matured: (t: Topology, kind: "session" | "trace", tenantId: string) =>
+    `${t.subjectPrefix}matured.${kind}.${laneToken(laneOf(tenantId))}`,
 };
 
 /** How long an activity delete marker lives: a processor may be down this long and miss nothing. */
@@ -65,7 +66,11 @@ export interface NatsHandles {
 }
 
 /** `extra` overrides the defaults (e.g. `noAsyncTraces` on hot publish paths: no stack capture per request). */
-export async function connectNats(url: string, name: string, extra: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
+export async function connectNats(
+  url: string,
+  name: string,
+  extra: Partial<ConnectionOptions> = {},
+): Promise<NatsConnection> {
   return connect({ servers: url.split(","), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, ...extra });
 }
 
@@ -73,7 +78,11 @@ export async function connectNats(url: string, name: string, extra: Partial<Conn
  * Creates or updates every stream of the catalogue, the activity bucket and the durable consumers.
  * Idempotent. `replicas` (NATS_REPLICAS) applies to all of them, changed in place on existing ones.
  */
-export async function ensureTopology(nc: NatsConnection, topology: Topology, opts: { replicas?: number } = {}): Promise<NatsHandles> {
+export async function ensureTopology(
+  nc: NatsConnection,
+  topology: Topology,
+  opts: { replicas?: number } = {},
+): Promise<NatsHandles> {
   const jsm = await jetstreamManager(nc);
   const replicas = opts.replicas ?? 1;
   for (const spec of CATALOGUE) {
@@ -94,7 +103,8 @@ export async function ensureTopology(nc: NatsConnection, topology: Topology, opt
   // Kvm.create leaves an existing bucket's config alone: scale it here.
   const kvStream = `KV_${topology.activityBucket}`;
   const kvInfo = await jsm.streams.info(kvStream);
-  if (kvInfo.config.num_replicas !== replicas) await jsm.streams.update(kvStream, { ...kvInfo.config, num_replicas: replicas });
+  if (kvInfo.config.num_replicas !== replicas)
+    await jsm.streams.update(kvStream, { ...kvInfo.config, num_replicas: replicas });
 
   for (const spec of CATALOGUE) {
     const c = spec.consumer;
@@ -162,7 +172,11 @@ const CONSUMER_REPLICAS_EXCEED_STREAM = 10126;
 /** How long a consumer waits for its stream to finish scaling up (peers catch up in seconds). */
 const SCALE_WAIT_MS = 60_000;
 
-async function ensureConsumerConfig(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) {
+async function ensureConsumerConfig(
+  jsm: JetStreamManager,
+  stream: string,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+) {
   // A stream raised to N replicas reports N at once but adds its peers asynchronously; until
   // they exist the server refuses an N-replica consumer. Retry for a while.
   const deadline = Date.now() + SCALE_WAIT_MS;
@@ -176,7 +190,11 @@ async function ensureConsumerConfig(jsm: JetStreamManager, stream: string, confi
   }
 }
 
-async function ensureConsumerOnce(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) {
+async function ensureConsumerOnce(
+  jsm: JetStreamManager,
+  stream: string,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+) {
   try {
     const info = await jsm.consumers.info(stream, config.durable_name);
     if (differs(info.config, config)) await jsm.consumers.update(stream, config.durable_name, config);
@@ -203,5 +221,8 @@ const STREAM_NAME_IN_USE = 10058;
 const CONSUMER_EXISTS = new Set([10148, 10013]);
 
 function isNotFound(err: unknown): boolean {
-  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound)
+  );
 }

@@ -21,7 +21,17 @@ interface FetchApp {
  * their API with /health, /ready and /metrics in front; the processor and dispatcher serve only
  * those three on PROCESSOR_PORT / DISPATCHER_PORT.
  */
-export function createAppOps(app: AppName, deps: { config: Config; logger: Logger; sql: postgres.Sql; nats?: NatsHandles; applicationName: string; poolMax: number }) {
+export function createAppOps(
+  app: AppName,
+  deps: {
+    config: Config;
+    logger: Logger;
+    sql: postgres.Sql;
+    nats?: NatsHandles;
+    applicationName: string;
+    poolMax: number;
+  },
+) {
   const metrics = createMetrics(app);
   // createDatabase opens a raw pool of poolMax and a drizzle pool of max(2, poolMax/2).
   metrics.watchPostgresPool(deps.sql, deps.applicationName, deps.poolMax + Math.max(2, Math.ceil(deps.poolMax / 2)));
@@ -34,17 +44,37 @@ export function createAppOps(app: AppName, deps: { config: Config; logger: Logge
     if (needs.deadLetters.length) metrics.watchDeadLetters(jsm, topology.deadLetterStream, needs.deadLetters);
   }
   const ready = createReadiness(checks, {
-    onChange: (r) => (r.ok ? deps.logger.info("ready", { checks: r.checks }) : deps.logger.warn("not ready", { failed: r.failed })),
+    onChange: (r) =>
+      r.ok ? deps.logger.info("ready", { checks: r.checks }) : deps.logger.warn("not ready", { failed: r.failed }),
   });
-  const defaultPort = { ingest: deps.config.INGEST_PORT, platform: deps.config.PLATFORM_PORT, processor: deps.config.HEALTH_PORT ?? deps.config.PROCESSOR_PORT, dispatcher: deps.config.HEALTH_PORT ?? deps.config.DISPATCHER_PORT }[app];
+  const defaultPort = {
+    ingest: deps.config.INGEST_PORT,
+    platform: deps.config.PLATFORM_PORT,
+    processor: deps.config.HEALTH_PORT ?? deps.config.PROCESSOR_PORT,
+    dispatcher: deps.config.HEALTH_PORT ?? deps.config.DISPATCHER_PORT,
+  }[app];
   return {
     metrics,
     ready,
     /** Serves `api` (or only the ops routes) on the app's port; returns the bound port and stop(). */
     serve(api?: FetchApp, opts: { maxRequestBodySize?: number } = {}): Served {
-      const notFound = () => new Response(JSON.stringify({ error: "not found" }), { status: 404, headers: { "content-type": "application/json" } });
-      const handler = withOps(api ? (r) => api.fetch(r) : notFound, { routes: () => api?.routes ?? [], metrics, ready, metricsToken: deps.config.METRICS_TOKEN });
-      const served = serveFetch(handler, { port: defaultPort, hostname: "0.0.0.0", maxRequestBodySize: opts.maxRequestBodySize, trustedProxies: parseCidrList(deps.config.TRUSTED_PROXIES) });
+      const notFound = () =>
+        new Response(JSON.stringify({ error: "not found" }), {
+          status: 404,
+          headers: { "content-type": "application/json" },
+        });
+      const handler = withOps(api ? (r) => api.fetch(r) : notFound, {
+        routes: () => api?.routes ?? [],
+        metrics,
+        ready,
+        metricsToken: deps.config.METRICS_TOKEN,
+      });
+      const served = serveFetch(handler, {
+        port: defaultPort,
+        hostname: "0.0.0.0",
+        maxRequestBodySize: opts.maxRequestBodySize,
+        trustedProxies: parseCidrList(deps.config.TRUSTED_PROXIES),
+      });
       // What `.listen()` would have set: handlers read the client address through `server.requestIP`
       // (the pre-auth limits key on it), under Bun and Deno alike.
       if (api) api.server = served;

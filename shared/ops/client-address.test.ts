@@ -29,23 +29,36 @@ test("behind trusted proxies the client is the nearest untrusted hop, read right
 
 test("whatever a client puts left of the balancer's entry, the answer is the balancer's entry", () => {
   const v4 = fc.tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join("."));
-  const junk = fc.oneof(v4, fc.string({ maxLength: 40 }).filter((s) => !s.includes(",")), fc.constant("10.0.0.1"));
+  const junk = fc.oneof(
+    v4,
+    fc.string({ maxLength: 40 }).filter((s) => !s.includes(",")),
+    fc.constant("10.0.0.1"),
+  );
   const untrusted = v4.filter((a) => !a.startsWith("10.") && !a.startsWith("127."));
-  fc.assert(fc.property(fc.array(junk, { maxLength: 50 }), untrusted, (forged, seen) => {
-    expect(clientAddress("10.0.0.5", [...forged, seen].join(", "), LB)).toBe(seen);
-  }));
+  fc.assert(
+    fc.property(fc.array(junk, { maxLength: 50 }), untrusted, (forged, seen) => {
+      expect(clientAddress("10.0.0.5", [...forged, seen].join(", "), LB)).toBe(seen);
+    }),
+  );
 });
 
 test("the server answers requestIP with the forwarded client only from a trusted peer", async () => {
   const echo = (trustedProxies: ReturnType<typeof parseCidrList>) => {
     let served: ReturnType<typeof serveFetch>;
-    served = serveFetch((r) => new Response(served.requestIP(r)?.address ?? "none"), { port: 0, hostname: "127.0.0.1", trustedProxies });
+    served = serveFetch((r) => new Response(served.requestIP(r)?.address ?? "none"), {
+      port: 0,
+      hostname: "127.0.0.1",
+      trustedProxies,
+    });
     return served;
   };
   const trusting = echo(parseCidrList("127.0.0.0/8"));
   const plain = echo([]);
   try {
-    const ask = (port: number) => fetch(`http://127.0.0.1:${port}/`, { headers: { "x-forwarded-for": "1.2.3.4, 198.51.100.1" } }).then((r) => r.text());
+    const ask = (port: number) =>
+      fetch(`http://127.0.0.1:${port}/`, { headers: { "x-forwarded-for": "1.2.3.4, 198.51.100.1" } }).then((r) =>
+        r.text(),
+      );
     expect(await ask(trusting.port)).toBe("198.51.100.1");
     expect(await ask(plain.port)).toMatch(/127\.0\.0\.1$/);
   } finally {

@@ -9,7 +9,11 @@ import { inCidrs, parseAddress, type Cidr } from "../webhooks/address.ts";
  * trustworthy; anything a client wrote is further left and never consulted). A peer outside
  * TRUSTED_PROXIES is the client, whatever headers it sends. Unparseable entries end the walk.
  */
-export function clientAddress(peer: string | undefined, forwardedFor: string | null, trusted: Cidr[]): string | undefined {
+export function clientAddress(
+  peer: string | undefined,
+  forwardedFor: string | null,
+  trusted: Cidr[],
+): string | undefined {
   if (!peer || !trusted.length || !forwardedFor) return peer;
   const peerIp = parseAddress(peer);
   if (!peerIp || !inCidrs(peerIp, trusted)) return peer;

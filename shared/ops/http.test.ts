@@ -15,7 +15,9 @@ const routes = [
 describe("routeMatcher", () => {
   const match = routeMatcher(routes);
   test("labels a path with the declared pattern, static before parameterised", () => {
-    expect(match("/api/v1/telemetry/otel/sessions/bot/s-1/transcript")).toBe("/api/v1/telemetry/otel/sessions/:serviceName/:sessionId/transcript");
+    expect(match("/api/v1/telemetry/otel/sessions/bot/s-1/transcript")).toBe(
+      "/api/v1/telemetry/otel/sessions/:serviceName/:sessionId/transcript",
+    );
     expect(match("/api/v1/webhooks/deliveries")).toBe("/api/v1/webhooks/deliveries");
     expect(match("/api/v1/webhooks/123")).toBe("/api/v1/webhooks/:id");
     expect(match("/raw/traces")).toBe("/raw/traces");
@@ -29,9 +31,23 @@ describe("routeMatcher", () => {
 
 function setup(opts: { ready?: boolean; token?: string; handler?: (r: Request) => Response | Promise<Response> } = {}) {
   const metrics = createMetrics("test");
-  const ready = createReadiness({ postgres: async () => {}, nats: async () => { if (opts.ready === false) throw new Error("connection closed"); } }, { reuseMs: 0 });
-  const fetch = withOps(opts.handler ?? (() => new Response("{}", { status: 201 })), { routes: () => routes, metrics, ready, metricsToken: opts.token });
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(new Request(`http://app.test${path}`, { headers }));
+  const ready = createReadiness(
+    {
+      postgres: async () => {},
+      nats: async () => {
+        if (opts.ready === false) throw new Error("connection closed");
+      },
+    },
+    { reuseMs: 0 },
+  );
+  const fetch = withOps(opts.handler ?? (() => new Response("{}", { status: 201 })), {
+    routes: () => routes,
+    metrics,
+    ready,
+    metricsToken: opts.token,
+  });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(new Request(`http://app.test${path}`, { headers }));
   return { metrics, fetch, get };
 }
 
@@ -47,18 +63,29 @@ describe("withOps", () => {
   });
 
   test("counts every response by route and status, thrown errors as 500", async () => {
-    const { fetch, get, metrics } = setup({ handler: (r) => { if (r.url.endsWith("/boom")) throw new Error("boom"); return new Response(null, { status: 404 }); } });
+    const { fetch, get, metrics } = setup({
+      handler: (r) => {
+        if (r.url.endsWith("/boom")) throw new Error("boom");
+        return new Response(null, { status: 404 });
+      },
+    });
     await fetch(new Request("http://app.test/raw/traces", { method: "POST", body: "{}" }));
     await expect(fetch(new Request("http://app.test/boom"))).rejects.toThrow("boom");
     const text = await metrics.registry.metrics();
     expect(text).toContain('cellar_http_requests_total{route="/raw/traces",method="POST",status="404",app="test"} 1');
     expect(text).toContain('cellar_http_requests_total{route="unmatched",method="GET",status="500",app="test"} 1');
-    expect(text).toContain('cellar_http_request_duration_seconds_count{app="test",route="/raw/traces",method="POST",status="404"} 1');
+    expect(text).toContain(
+      'cellar_http_request_duration_seconds_count{app="test",route="/raw/traces",method="POST",status="404"} 1',
+    );
     // Bun's Request turns unknown methods into GET; Deno's keeps them: a plain object stands in.
     await fetch({ method: "BREW", url: "http://app.test/raw/traces", headers: new Headers() } as Request);
-    expect(await metrics.registry.metrics()).toContain('cellar_http_requests_total{route="/raw/traces",method="OTHER",status="404",app="test"} 1');
+    expect(await metrics.registry.metrics()).toContain(
+      'cellar_http_requests_total{route="/raw/traces",method="OTHER",status="404",app="test"} 1',
+    );
     await get("/health");
-    expect(await metrics.registry.metrics()).toContain('cellar_http_requests_total{route="/health",method="GET",status="200",app="test"} 1');
+    expect(await metrics.registry.metrics()).toContain(
+      'cellar_http_requests_total{route="/health",method="GET",status="200",app="test"} 1',
+    );
   });
 
   test("/metrics needs the bearer token when METRICS_TOKEN is set", async () => {

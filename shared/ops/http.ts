@@ -14,7 +14,10 @@ type RouteList = ReadonlyArray<{ method: string; path: string }>;
  * of every response, thrown errors and 404s included, and works the same under Bun and Deno.
  * These three paths are outside the contract's routes, so no contract answer changes.
  */
-export function withOps(handler: FetchHandler, opts: { routes?: () => RouteList; metrics: AppMetrics; ready: Readiness; metricsToken?: string }): FetchHandler {
+export function withOps(
+  handler: FetchHandler,
+  opts: { routes?: () => RouteList; metrics: AppMetrics; ready: Readiness; metricsToken?: string },
+): FetchHandler {
   let matcher: ((path: string) => string) | undefined;
   const routeOf = (path: string) => (matcher ??= routeMatcher(opts.routes?.() ?? []))(path);
   const token = opts.metricsToken ? Buffer.from(`Bearer ${opts.metricsToken}`) : undefined;
@@ -25,16 +28,23 @@ export function withOps(handler: FetchHandler, opts: { routes?: () => RouteList;
       // Which check failed, never why: the reason (host names, user names) goes to the log only,
       // since the ingest and platform ports are public.
       const result = await opts.ready();
-      const checks = Object.fromEntries(Object.entries(result.checks).map(([name, state]) => [name, state === "ok" ? "ok" : "failing"]));
+      const checks = Object.fromEntries(
+        Object.entries(result.checks).map(([name, state]) => [name, state === "ok" ? "ok" : "failing"]),
+      );
       const failing = Object.keys(checks).filter((name) => checks[name] !== "ok");
-      return result.ok ? json(200, { status: "ready", checks }) : json(503, { error: `not ready: ${failing.join(", ")}`, checks }, { "retry-after": "2" });
+      return result.ok
+        ? json(200, { status: "ready", checks })
+        : json(503, { error: `not ready: ${failing.join(", ")}`, checks }, { "retry-after": "2" });
     },
     "/metrics": async (request) => {
       if (token) {
         const given = Buffer.from(request.headers.get("authorization") ?? "");
-        if (given.length !== token.length || !timingSafeEqual(given, token)) return json(401, { error: "invalid authorization: /metrics needs the METRICS_TOKEN bearer token" });
+        if (given.length !== token.length || !timingSafeEqual(given, token))
+          return json(401, { error: "invalid authorization: /metrics needs the METRICS_TOKEN bearer token" });
       }
-      return new Response(await opts.metrics.registry.metrics(), { headers: { "content-type": opts.metrics.registry.contentType } });
+      return new Response(await opts.metrics.registry.metrics(), {
+        headers: { "content-type": opts.metrics.registry.contentType },
+      });
     },
   };
 
@@ -48,7 +58,12 @@ export function withOps(handler: FetchHandler, opts: { routes?: () => RouteList;
       status = response.status;
       return response;
     } finally {
-      opts.metrics.observeHttp(op ? path : routeOf(path), METHODS.has(request.method) ? request.method : "OTHER", status, (performance.now() - started) / 1000);
+      opts.metrics.observeHttp(
+        op ? path : routeOf(path),
+        METHODS.has(request.method) ? request.method : "OTHER",
+        status,
+        (performance.now() - started) / 1000,
+      );
     }
   };
 }
@@ -69,7 +84,14 @@ export function routeMatcher(routes: RouteList): (path: string) => string {
     .map((p) => ({
       path: p,
       params: (p.match(/[:*]/g) ?? []).length,
-      re: new RegExp(`^${p.split("/").map((seg) => (seg === "*" ? ".*" : seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}/?$`),
+      re: new RegExp(
+        `^${p
+          .split("/")
+          .map((seg) =>
+            seg === "*" ? ".*" : seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+          )
+          .join("/")}/?$`,
+      ),
     }))
     // A static route wins over a parameterised one that also matches (Elysia's own precedence).
     .sort((a, b) => a.params - b.params);

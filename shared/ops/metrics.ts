@@ -72,27 +72,40 @@ export function createMetrics(app: string) {
       };
       const read = oneReadAtATime(async () => {
         const out = new Map<string, { pending: number; ack_pending: number; redelivered: number; waiting: number }>();
-        await Promise.all(consumers.map(async (c) => {
-          try {
-            const info = await withTimeout(jsm.consumers.info(c.stream, c.name), timeoutMs);
-            out.set(`${c.stream}/${c.name}`, { pending: info.num_pending, ack_pending: info.num_ack_pending, redelivered: info.num_redelivered, waiting: info.num_waiting });
-          } catch {
-            // No figure rather than a stale one; cellar_consumer_info_up says it failed.
-          }
-        }));
+        await Promise.all(
+          consumers.map(async (c) => {
+            try {
+              const info = await withTimeout(jsm.consumers.info(c.stream, c.name), timeoutMs);
+              out.set(`${c.stream}/${c.name}`, {
+                pending: info.num_pending,
+                ack_pending: info.num_ack_pending,
+                redelivered: info.num_redelivered,
+                waiting: info.num_waiting,
+              });
+            } catch {
+              // No figure rather than a stale one; cellar_consumer_info_up says it failed.
+            }
+          }),
+        );
         return out;
       });
       const up = new Gauge({
-        name: "cellar_consumer_info_up", help: "1 when the consumer's state could be read from JetStream at this scrape",
-        labelNames: ["stream", "consumer"] as const, registers,
+        name: "cellar_consumer_info_up",
+        help: "1 when the consumer's state could be read from JetStream at this scrape",
+        labelNames: ["stream", "consumer"] as const,
+        registers,
         async collect() {
           const state = await read();
-          for (const c of consumers) this.set({ stream: c.stream, consumer: c.name }, state.has(`${c.stream}/${c.name}`) ? 1 : 0);
+          for (const c of consumers)
+            this.set({ stream: c.stream, consumer: c.name }, state.has(`${c.stream}/${c.name}`) ? 1 : 0);
         },
       });
       for (const name of names) {
         new Gauge({
-          name: `cellar_consumer_${name}`, help: help[name], labelNames: ["stream", "consumer"] as const, registers,
+          name: `cellar_consumer_${name}`,
+          help: help[name],
+          labelNames: ["stream", "consumer"] as const,
+          registers,
           async collect() {
             this.reset();
             const state = await read();
@@ -109,20 +122,32 @@ export function createMetrics(app: string) {
      * Dead letters stored per source stream (DEAD_LETTERS holds them 30 days or until an operator
      * replays or purges them): a count that should stay 0, read at scrape.
      */
-    watchDeadLetters(jsm: JetStreamManager, deadLetterStream: string, sources: Array<{ stream: string; subject: string }>, timeoutMs = 2_000) {
+    watchDeadLetters(
+      jsm: JetStreamManager,
+      deadLetterStream: string,
+      sources: Array<{ stream: string; subject: string }>,
+      timeoutMs = 2_000,
+    ) {
       new Gauge({
-        name: "cellar_dead_letters", help: "Messages a consumer gave up on, stored in the dead-letter stream, by source stream",
-        labelNames: ["stream"] as const, registers,
+        name: "cellar_dead_letters",
+        help: "Messages a consumer gave up on, stored in the dead-letter stream, by source stream",
+        labelNames: ["stream"] as const,
+        registers,
         async collect() {
           this.reset();
-          await Promise.all(sources.map(async (s) => {
-            try {
-              const info = await withTimeout(jsm.streams.info(deadLetterStream, { subjects_filter: s.subject }), timeoutMs);
-              this.set({ stream: s.stream }, info.state.subjects?.[s.subject] ?? 0);
-            } catch {
-              // No figure rather than a wrong one.
-            }
-          }));
+          await Promise.all(
+            sources.map(async (s) => {
+              try {
+                const info = await withTimeout(
+                  jsm.streams.info(deadLetterStream, { subjects_filter: s.subject }),
+                  timeoutMs,
+                );
+                this.set({ stream: s.stream }, info.state.subjects?.[s.subject] ?? 0);
+              } catch {
+                // No figure rather than a wrong one.
+              }
+            }),
+          );
         },
       });
     },
@@ -132,16 +157,25 @@ export function createMetrics(app: string) {
      * `applicationName` must be unique to the process (lifecycle.ts appends a random suffix).
      */
     watchPostgresPool(sql: postgres.Sql, applicationName: string, maxConnections: number) {
-      new Gauge({ name: "cellar_postgres_pool_max", help: "Configured connections per pool, summed over the process's pools", registers }).set(maxConnections);
+      new Gauge({
+        name: "cellar_postgres_pool_max",
+        help: "Configured connections per pool, summed over the process's pools",
+        registers,
+      }).set(maxConnections);
       const read = oneReadAtATime(async () => {
-        const rows = await withTimeout(sql<{ state: string; n: number }[]>`
+        const rows = await withTimeout(
+          sql<{ state: string; n: number }[]>`
           select coalesce(state, 'unknown') as state, count(*)::int as n from pg_stat_activity
-          where application_name = ${applicationName} and pid <> pg_backend_pid() group by 1`, 2_000);
+          where application_name = ${applicationName} and pid <> pg_backend_pid() group by 1`,
+          2_000,
+        );
         return rows;
       });
       new Gauge({
-        name: "cellar_postgres_pool_connections", help: "Open connections of this process, by state (pg_stat_activity)",
-        labelNames: ["state"] as const, registers,
+        name: "cellar_postgres_pool_connections",
+        help: "Open connections of this process, by state (pg_stat_activity)",
+        labelNames: ["state"] as const,
+        registers,
         async collect() {
           this.reset();
           for (const state of ["active", "idle", "idle in transaction"]) this.set({ state }, 0);

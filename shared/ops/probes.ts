@@ -2,7 +2,14 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type postgres from "postgres";
 import type { Topology } from "../nats/topology.ts";
-import { activityStream, consumersOf, deliveriesStream, ingestStream, maturedStream, type StreamSpec } from "../nats/catalogue.ts";
+import {
+  activityStream,
+  consumersOf,
+  deliveriesStream,
+  ingestStream,
+  maturedStream,
+  type StreamSpec,
+} from "../nats/catalogue.ts";
 import { deadLetterSubject } from "../nats/dead-letters.ts";
 import { isPermissionError, NatsAccessError } from "../deploy/nats.ts";
 import { withTimeout } from "./metrics.ts";
@@ -21,7 +28,8 @@ export interface NatsNeeds {
 /** What each app needs from JetStream, from the stream catalogue. */
 export function natsNeeds(app: AppName, t: Topology): NatsNeeds {
   // A laned stream has one consumer per lane (catalogue.ts): each is checked and watched.
-  const consumerOf = (spec: StreamSpec<any>) => consumersOf(spec, t).map((c) => ({ stream: spec.name(t), name: c.durable }));
+  const consumerOf = (spec: StreamSpec<any>) =>
+    consumersOf(spec, t).map((c) => ({ stream: spec.name(t), name: c.durable }));
   const deadLettersOf = (spec: StreamSpec<any>) => ({ stream: spec.name(t), subject: deadLetterSubject(t, spec) });
   switch (app) {
     case "ingest":
@@ -29,9 +37,17 @@ export function natsNeeds(app: AppName, t: Topology): NatsNeeds {
     case "platform":
       return { streams: [t.deliveriesStream], consumers: [], deadLetters: [] };
     case "processor":
-      return { streams: [], consumers: [...consumerOf(ingestStream), ...consumerOf(activityStream)], deadLetters: [deadLettersOf(ingestStream)] };
+      return {
+        streams: [],
+        consumers: [...consumerOf(ingestStream), ...consumerOf(activityStream)],
+        deadLetters: [deadLettersOf(ingestStream)],
+      };
     case "dispatcher":
-      return { streams: [], consumers: [...consumerOf(maturedStream), ...consumerOf(deliveriesStream)], deadLetters: [deadLettersOf(maturedStream), deadLettersOf(deliveriesStream)] };
+      return {
+        streams: [],
+        consumers: [...consumerOf(maturedStream), ...consumerOf(deliveriesStream)],
+        deadLetters: [deadLettersOf(maturedStream), deadLettersOf(deliveriesStream)],
+      };
   }
 }
 
@@ -40,21 +56,34 @@ export function natsNeeds(app: AppName, t: Topology): NatsNeeds {
  * with a message naming the user and what it may not read (deploy/nats/users.conf); in /ready
  * it makes the app not ready.
  */
-export async function checkNatsNeeds(app: AppName, jsm: JetStreamManager, t: Topology, user: string, timeoutMs = 5_000): Promise<void> {
+export async function checkNatsNeeds(
+  app: AppName,
+  jsm: JetStreamManager,
+  t: Topology,
+  user: string,
+  timeoutMs = 5_000,
+): Promise<void> {
   const needs = natsNeeds(app, t);
   const who = user ? `NATS user "${user}"` : "this NATS connection";
   const hint = `the ${app} app runs as NATS_USER=${app} (deploy/nats/users.conf)`;
   const explain = (what: string, err: unknown): Error => {
     if (isPermissionError(err)) return new NatsAccessError(`${who} may not read ${what}: ${hint}`);
-    if (/not found/i.test(String((err as Error)?.message))) return new NatsAccessError(`${what} does not exist: run the setup first (scripts/migrate.ts, the compose "migrate" service)`);
+    if (/not found/i.test(String((err as Error)?.message)))
+      return new NatsAccessError(
+        `${what} does not exist: run the setup first (scripts/migrate.ts, the compose "migrate" service)`,
+      );
     // Anything else (a timeout while a cluster elects leaders) is worth retrying at start.
     return new Error(`cannot read ${what}: ${String((err as Error)?.message ?? err)}`);
   };
   for (const stream of [...needs.streams, ...(needs.deadLetters.length ? [t.deadLetterStream] : [])]) {
-    await withTimeout(jsm.streams.info(stream), timeoutMs).catch((err) => { throw explain(`stream ${stream}`, err); });
+    await withTimeout(jsm.streams.info(stream), timeoutMs).catch((err) => {
+      throw explain(`stream ${stream}`, err);
+    });
   }
   for (const c of needs.consumers) {
-    await withTimeout(jsm.consumers.info(c.stream, c.name), timeoutMs).catch((err) => { throw explain(`consumer ${c.name} of stream ${c.stream}`, err); });
+    await withTimeout(jsm.consumers.info(c.stream, c.name), timeoutMs).catch((err) => {
+      throw explain(`consumer ${c.name} of stream ${c.stream}`, err);
+    });
   }
 }
 
@@ -75,24 +104,28 @@ export function createReadiness(
   const run = async () => {
     const out: Record<string, string> = {};
     const failed: string[] = [];
-    await Promise.all(Object.entries(checks).map(async ([name, check]) => {
-      try {
-        await withTimeout(check(), timeoutMs);
-        out[name] = "ok";
-      } catch (err) {
-        out[name] = String((err as Error)?.message ?? err);
-        failed.push(`${name}: ${out[name]}`);
-      }
-    }));
+    await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), timeoutMs);
+          out[name] = "ok";
+        } catch (err) {
+          out[name] = String((err as Error)?.message ?? err);
+          failed.push(`${name}: ${out[name]}`);
+        }
+      }),
+    );
     return { ok: failed.length === 0, checks: out, failed };
   };
   return async () => {
     if (last && performance.now() - last.at < (opts.reuseMs ?? 1_000)) return last.result;
-    running ??= run().then((result) => {
-      if (last?.result.failed.join() !== result.failed.join()) opts.onChange?.(result);
-      last = { at: performance.now(), result };
-      return result;
-    }).finally(() => (running = undefined));
+    running ??= run()
+      .then((result) => {
+        if (last?.result.failed.join() !== result.failed.join()) opts.onChange?.(result);
+        last = { at: performance.now(), result };
+        return result;
+      })
+      .finally(() => (running = undefined));
     return running;
   };
 }
@@ -101,7 +134,8 @@ export const postgresCheck = (sql: postgres.Sql) => async () => {
   await sql`select 1`;
 };
 
-export const natsCheck = (app: AppName, nc: NatsConnection, jsm: JetStreamManager, t: Topology, user: string) => async () => {
-  if (nc.isClosed()) throw new Error("connection closed");
-  await checkNatsNeeds(app, jsm, t, user);
-};
+export const natsCheck =
+  (app: AppName, nc: NatsConnection, jsm: JetStreamManager, t: Topology, user: string) => async () => {
+    if (nc.isClosed()) throw new Error("connection closed");
+    await checkNatsNeeds(app, jsm, t, user);
+  };

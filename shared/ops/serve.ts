@@ -17,14 +17,22 @@ export interface Served {
 }
 
 type DenoHandler = (r: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>;
-declare const Deno: {
-  serve(opts: { port: number; hostname: string; onListen?: (addr: { port: number }) => void }, handler: DenoHandler): {
-    addr: { port: number };
-    shutdown(): Promise<void>;
-  };
-} | undefined;
+declare const Deno:
+  | {
+      serve(
+        opts: { port: number; hostname: string; onListen?: (addr: { port: number }) => void },
+        handler: DenoHandler,
+      ): {
+        addr: { port: number };
+        shutdown(): Promise<void>;
+      };
+    }
+  | undefined;
 
-export function serveFetch(fetch: (request: Request) => Response | Promise<Response>, opts: { port: number; hostname?: string; maxRequestBodySize?: number; trustedProxies?: Cidr[] }): Served {
+export function serveFetch(
+  fetch: (request: Request) => Response | Promise<Response>,
+  opts: { port: number; hostname?: string; maxRequestBodySize?: number; trustedProxies?: Cidr[] },
+): Served {
   const hostname = opts.hostname ?? "0.0.0.0";
   const trusted = opts.trustedProxies ?? [];
   const client = (request: Request, peer: string | undefined) => {
@@ -43,7 +51,12 @@ export function serveFetch(fetch: (request: Request) => Response | Promise<Respo
       stop: () => server.shutdown(),
     };
   }
-  const server = Bun.serve({ port: opts.port, hostname, fetch, ...(opts.maxRequestBodySize ? { maxRequestBodySize: opts.maxRequestBodySize } : {}) });
+  const server = Bun.serve({
+    port: opts.port,
+    hostname,
+    fetch,
+    ...(opts.maxRequestBodySize ? { maxRequestBodySize: opts.maxRequestBodySize } : {}),
+  });
   return {
     port: server.port!,
     requestIP: (request) => client(request, server.requestIP(request)?.address),

@@ -11,7 +11,10 @@ import { join } from "node:path";
  */
 
 const PROTO_DIR = join(fileURLToPath(new URL(".", import.meta.url)), "proto");
-const FILES = ["opentelemetry/proto/collector/trace/v1/trace_service.proto", "opentelemetry/proto/collector/logs/v1/logs_service.proto"];
+const FILES = [
+  "opentelemetry/proto/collector/trace/v1/trace_service.proto",
+  "opentelemetry/proto/collector/logs/v1/logs_service.proto",
+];
 
 let rootCache: protobuf.Root | null = null;
 function root(): protobuf.Root {
@@ -80,7 +83,8 @@ export function anyValue(v: any, depth = 0): unknown {
   if ("doubleValue" in v) return Number(v.doubleValue);
   if ("arrayValue" in v) return ((v.arrayValue?.values ?? []) as any[]).map((x) => anyValue(x, depth + 1));
   if ("kvlistValue" in v) return keyValues(v.kvlistValue?.values, depth + 1);
-  if ("bytesValue" in v) return typeof v.bytesValue === "string" ? v.bytesValue : Buffer.from(v.bytesValue ?? []).toString("base64");
+  if ("bytesValue" in v)
+    return typeof v.bytesValue === "string" ? v.bytesValue : Buffer.from(v.bytesValue ?? []).toString("base64");
   return null;
 }
 
@@ -135,7 +139,10 @@ function idHex(raw: unknown, encoding: IdEncoding): string {
 
 // fixed64 from protobuf is a Long (long.js, exact); from JSON a string or number.
 const nanos = (raw: unknown): string => (raw === undefined || raw === null || raw === "" ? "0" : String(raw));
-const scopeOf = (s: any) => ({ name: typeof s?.name === "string" && s.name ? s.name : null, version: typeof s?.version === "string" && s.version ? s.version : null });
+const scopeOf = (s: any) => ({
+  name: typeof s?.name === "string" && s.name ? s.name : null,
+  version: typeof s?.version === "string" && s.version ? s.version : null,
+});
 const pick = (o: any, camel: string, snake: string) => (o?.[camel] !== undefined ? o[camel] : o?.[snake]);
 
 function walkSpans(body: any, encoding: IdEncoding): OtlpSpan[] {
@@ -154,8 +161,15 @@ function walkSpans(body: any, encoding: IdEncoding): OtlpSpan[] {
           startTimeUnixNano: nanos(pick(s, "startTimeUnixNano", "start_time_unix_nano")),
           endTimeUnixNano: nanos(pick(s, "endTimeUnixNano", "end_time_unix_nano")),
           attributes: keyValues(s?.attributes),
-          events: asArray(s?.events).map((e: any) => ({ name: typeof e?.name === "string" ? e.name : "", timeUnixNano: nanos(pick(e, "timeUnixNano", "time_unix_nano")), attributes: keyValues(e?.attributes) })),
-          status: { code: Number(s?.status?.code ?? 0) || 0, message: typeof s?.status?.message === "string" && s.status.message ? s.status.message : null },
+          events: asArray(s?.events).map((e: any) => ({
+            name: typeof e?.name === "string" ? e.name : "",
+            timeUnixNano: nanos(pick(e, "timeUnixNano", "time_unix_nano")),
+            attributes: keyValues(e?.attributes),
+          })),
+          status: {
+            code: Number(s?.status?.code ?? 0) || 0,
+            message: typeof s?.status?.message === "string" && s.status.message ? s.status.message : null,
+          },
           resource,
           scope,
         });
@@ -177,7 +191,10 @@ function walkLogs(body: any, encoding: IdEncoding): OtlpLogRecord[] {
           timeUnixNano: nanos(pick(r, "timeUnixNano", "time_unix_nano")),
           observedTimeUnixNano: nanos(pick(r, "observedTimeUnixNano", "observed_time_unix_nano")),
           severityNumber: Number(pick(r, "severityNumber", "severity_number") ?? 0) || 0,
-          severityText: typeof pick(r, "severityText", "severity_text") === "string" ? pick(r, "severityText", "severity_text") || null : null,
+          severityText:
+            typeof pick(r, "severityText", "severity_text") === "string"
+              ? pick(r, "severityText", "severity_text") || null
+              : null,
           eventName: typeof eventName === "string" && eventName ? eventName : null,
           body: r?.body === undefined ? null : anyValue(r.body),
           attributes: keyValues(r?.attributes),
@@ -240,12 +257,18 @@ function utf8(bytes: Uint8Array): string {
 }
 
 /** Export*ServiceResponse in the request's encoding; partial_success only when something was refused. */
-export function encodeExportResponse(signal: "traces" | "logs", encoding: OtlpEncoding, rejected: number, message: string | null): Uint8Array | string {
+export function encodeExportResponse(
+  signal: "traces" | "logs",
+  encoding: OtlpEncoding,
+  rejected: number,
+  message: string | null,
+): Uint8Array | string {
   const field = signal === "traces" ? "rejectedSpans" : "rejectedLogRecords";
   const body = rejected > 0 || message ? { partialSuccess: { [field]: rejected, errorMessage: message ?? "" } } : {};
   if (encoding === "json") {
     // int64 is a string in OTLP/JSON.
-    const json = rejected > 0 || message ? { partialSuccess: { [field]: String(rejected), errorMessage: message ?? "" } } : {};
+    const json =
+      rejected > 0 || message ? { partialSuccess: { [field]: String(rejected), errorMessage: message ?? "" } } : {};
     return JSON.stringify(json);
   }
   const t = type(signal === "traces" ? OTLP_TYPES.traceResponse : OTLP_TYPES.logsResponse);
@@ -269,7 +292,11 @@ export function encodeRequestFromJson(signal: "traces" | "logs", json: any): Uin
     if (Array.isArray(o)) return o.map(hexToB64);
     if (!o || typeof o !== "object") return o;
     const out: any = {};
-    for (const [k, v] of Object.entries(o)) out[k] = ["traceId", "spanId", "parentSpanId"].includes(k) && typeof v === "string" ? Buffer.from(v, "hex").toString("base64") : hexToB64(v);
+    for (const [k, v] of Object.entries(o))
+      out[k] =
+        ["traceId", "spanId", "parentSpanId"].includes(k) && typeof v === "string"
+          ? Buffer.from(v, "hex").toString("base64")
+          : hexToB64(v);
     return out;
   };
   return t.encode(t.fromObject(hexToB64(json))).finish();

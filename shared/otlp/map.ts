@@ -1,8 +1,19 @@
 import { IDENTIFIER_PATTERN, LIMITS, type EventPayload } from "../payloads.ts";
 import type { Attributes, OtlpLogRecord, OtlpSpan } from "./decode.ts";
 import {
-  CHOICE_EVENT, choiceFromEvent, choicesFromValue, fromOpenInference, fromOpenLlmetry, indexed, jsonValue, messageFromEvent, messagesFromValue,
-  PER_MESSAGE_EVENTS, systemFromValue, type ChatMessage, type OutputChoice,
+  CHOICE_EVENT,
+  choiceFromEvent,
+  choicesFromValue,
+  fromOpenInference,
+  fromOpenLlmetry,
+  indexed,
+  jsonValue,
+  messageFromEvent,
+  messagesFromValue,
+  PER_MESSAGE_EVENTS,
+  systemFromValue,
+  type ChatMessage,
+  type OutputChoice,
 } from "./messages.ts";
 import { normaliseUsage, providerName } from "./usage.ts";
 
@@ -61,7 +72,8 @@ export interface MapResult<P> {
 const MODEL_CALL_OPERATIONS = new Set(["chat", "text_completion", "generate_content", "completion", "responses"]);
 const EVENT_OPERATIONS = new Set(["execute_tool", "invoke_agent", "create_agent"]);
 /** Attributes that carry the conversation: moved into request/responses, not kept twice. */
-const MESSAGE_KEYS = /^(gen_ai\.(input|output)\.messages|gen_ai\.system_instructions|gen_ai\.(prompt|completion)(\.\d+\..*)?|llm\.(input|output)_messages\..*|input\.value|output\.value)$/;
+const MESSAGE_KEYS =
+  /^(gen_ai\.(input|output)\.messages|gen_ai\.system_instructions|gen_ai\.(prompt|completion)(\.\d+\..*)?|llm\.(input|output)_messages\..*|input\.value|output\.value)$/;
 const HEX32 = /^[0-9a-f]{32}$/;
 const HEX16 = /^[0-9a-f]{16}$/;
 const IDENT = new RegExp(IDENTIFIER_PATTERN);
@@ -90,12 +102,19 @@ export function operationOf(attrs: Attributes): string | null {
   if (oi === "LLM") return "chat";
   if (oi === "TOOL") return "execute_tool";
   if (oi === "AGENT") return "invoke_agent";
-  if (first(attrs, "gen_ai.request.model", "gen_ai.response.model") !== undefined && first(attrs, "gen_ai.provider.name", "gen_ai.system") !== undefined) return "chat";
+  if (
+    first(attrs, "gen_ai.request.model", "gen_ai.response.model") !== undefined &&
+    first(attrs, "gen_ai.provider.name", "gen_ai.system") !== undefined
+  )
+    return "chat";
   return null;
 }
 
 function identifier(value: string, max: number, field: string): string {
-  if (value.length > max || !IDENT.test(value)) throw new MappingError(`${field} must be a non-blank string of at most ${max} characters without control characters`);
+  if (value.length > max || !IDENT.test(value))
+    throw new MappingError(
+      `${field} must be a non-blank string of at most ${max} characters without control characters`,
+    );
   return value;
 }
 
@@ -107,12 +126,20 @@ function sessionIdOf(attrs: Attributes): string | null {
 }
 
 function environmentOf(resource: Attributes, attrs: Attributes): string | undefined {
-  const env = str(first(resource, "deployment.environment.name", "deployment.environment")) ?? str(first(attrs, "deployment.environment.name", "deployment.environment"));
+  const env =
+    str(first(resource, "deployment.environment.name", "deployment.environment")) ??
+    str(first(attrs, "deployment.environment.name", "deployment.environment"));
   return env ? identifier(env, LIMITS.environment, "deployment.environment.name") : undefined;
 }
 
 export function mapSpans(spans: OtlpSpan[]): MapResult<MappedModelCall | EventPayload> & { traces: number } {
-  const result: MapResult<MappedModelCall | EventPayload> & { traces: number } = { accepted: [], rejected: 0, reasons: [], ignored: 0, traces: 0 };
+  const result: MapResult<MappedModelCall | EventPayload> & { traces: number } = {
+    accepted: [],
+    rejected: 0,
+    reasons: [],
+    ignored: 0,
+    traces: 0,
+  };
   // A conversation id set on any span of a trace (often the agent or workflow span) applies to
   // the trace's other spans that carry none: they are one conversation.
   const sessionOfTrace = new Map<string, string>();
@@ -127,13 +154,20 @@ export function mapSpans(spans: OtlpSpan[]): MapResult<MappedModelCall | EventPa
       continue;
     }
     try {
-      if (!HEX32.test(span.traceId) || /^0+$/.test(span.traceId)) throw new MappingError("trace_id must be 16 bytes, not all zero");
-      if (!HEX16.test(span.spanId) || /^0+$/.test(span.spanId)) throw new MappingError("span_id must be 8 bytes, not all zero");
+      if (!HEX32.test(span.traceId) || /^0+$/.test(span.traceId))
+        throw new MappingError("trace_id must be 16 bytes, not all zero");
+      if (!HEX16.test(span.spanId) || /^0+$/.test(span.spanId))
+        throw new MappingError("span_id must be 8 bytes, not all zero");
       const start = isoFromNanos(span.startTimeUnixNano);
       const end = isoFromNanos(span.endTimeUnixNano) ?? start;
       if (!start || !end) throw new MappingError("start_time_unix_nano is required");
-      if (Date.parse(end) < Date.parse(start)) throw new MappingError("end_time_unix_nano is before start_time_unix_nano");
-      const sessionId = identifier(sessionIdOf(span.attributes) ?? sessionOfTrace.get(span.traceId) ?? span.traceId, LIMITS.sessionId, "session id (gen_ai.conversation.id / session.id)");
+      if (Date.parse(end) < Date.parse(start))
+        throw new MappingError("end_time_unix_nano is before start_time_unix_nano");
+      const sessionId = identifier(
+        sessionIdOf(span.attributes) ?? sessionOfTrace.get(span.traceId) ?? span.traceId,
+        LIMITS.sessionId,
+        "session id (gen_ai.conversation.id / session.id)",
+      );
       const environment = environmentOf(span.resource, span.attributes);
       const serviceName = str(span.resource["service.name"]);
       if (MODEL_CALL_OPERATIONS.has(op)) {
@@ -151,17 +185,33 @@ export function mapSpans(spans: OtlpSpan[]): MapResult<MappedModelCall | EventPa
   return result;
 }
 
-function modelCall(span: OtlpSpan, op: string, sessionId: string, environment: string | undefined, start: string, end: string): MappedModelCall {
+function modelCall(
+  span: OtlpSpan,
+  op: string,
+  sessionId: string,
+  environment: string | undefined,
+  start: string,
+  end: string,
+): MappedModelCall {
   const a = span.attributes;
   const requestModel = str(first(a, "gen_ai.request.model", "llm.model_name", "gen_ai.response.model"));
   const responseModel = str(first(a, "gen_ai.response.model", "llm.model_name")) ?? requestModel;
   if (!requestModel) throw new MappingError("gen_ai.request.model is required on a model-call span");
   identifier(requestModel, LIMITS.model, "gen_ai.request.model");
   identifier(responseModel!, LIMITS.model, "gen_ai.response.model");
-  const provider = providerName(first(a, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"), requestModel);
+  const provider = providerName(
+    first(a, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
+    requestModel,
+  );
   const { messages, choices } = conversationOf(span);
-  const finishReasons = jsonValue(first(a, "gen_ai.response.finish_reasons", "gen_ai.response.finish_reason", "llm.response.finish_reason"));
-  const reasons: string[] = Array.isArray(finishReasons) ? finishReasons.map(String) : typeof finishReasons === "string" ? [finishReasons] : [];
+  const finishReasons = jsonValue(
+    first(a, "gen_ai.response.finish_reasons", "gen_ai.response.finish_reason", "llm.response.finish_reason"),
+  );
+  const reasons: string[] = Array.isArray(finishReasons)
+    ? finishReasons.map(String)
+    : typeof finishReasons === "string"
+      ? [finishReasons]
+      : [];
   const usage = normaliseUsage(a, provider, requestModel);
   const tools = jsonValue(first(a, "gen_ai.tool.definitions", "llm.tools"));
   const kept: Attributes = {};
@@ -179,7 +229,11 @@ function modelCall(span: OtlpSpan, op: string, sessionId: string, environment: s
         id: str(a["gen_ai.response.id"]) ?? span.spanId,
         object: op === "text_completion" || op === "completion" ? "text_completion" : "chat.completion",
         model: responseModel!,
-        choices: choices.map((c, i) => ({ index: i, message: c.message, finish_reason: c.finishReason ?? reasons[i] ?? null })),
+        choices: choices.map((c, i) => ({
+          index: i,
+          message: c.message,
+          finish_reason: c.finishReason ?? reasons[i] ?? null,
+        })),
         usage,
       },
     ],
@@ -213,16 +267,23 @@ function conversationOf(span: OtlpSpan): { messages: ChatMessage[]; choices: Out
   } else if (indexed(a, "gen_ai.prompt").length || indexed(a, "gen_ai.completion").length) {
     // OpenLLMetry: gen_ai.prompt.N.role / .content / .tool_calls.M.*; gen_ai.completion.N.*.
     messages = indexed(a, "gen_ai.prompt").map((g) => fromOpenLlmetry(g, "user"));
-    choices = indexed(a, "gen_ai.completion").map((g) => ({ message: { ...fromOpenLlmetry(g, "assistant"), role: "assistant" }, finishReason: str(g.finish_reason) }));
+    choices = indexed(a, "gen_ai.completion").map((g) => ({
+      message: { ...fromOpenLlmetry(g, "assistant"), role: "assistant" },
+      finishReason: str(g.finish_reason),
+    }));
   } else if (indexed(a, "llm.input_messages").length || indexed(a, "llm.output_messages").length) {
     // OpenInference (Phoenix): llm.input_messages.N.message.*.
     messages = indexed(a, "llm.input_messages").map((g) => fromOpenInference(g, "user"));
-    choices = indexed(a, "llm.output_messages").map((g) => ({ message: { ...fromOpenInference(g, "assistant"), role: "assistant" }, finishReason: null }));
+    choices = indexed(a, "llm.output_messages").map((g) => ({
+      message: { ...fromOpenInference(g, "assistant"), role: "assistant" },
+      finishReason: null,
+    }));
   } else {
     // Older conventions on span events: gen_ai.content.prompt / .completion, or per-message events.
     for (const e of span.events) {
       if (e.name === "gen_ai.content.prompt") messages.push(...messagesFromValue(e.attributes["gen_ai.prompt"]));
-      else if (e.name === "gen_ai.content.completion") choices.push(...choicesFromValue(e.attributes["gen_ai.completion"]));
+      else if (e.name === "gen_ai.content.completion")
+        choices.push(...choicesFromValue(e.attributes["gen_ai.completion"]));
       else if (PER_MESSAGE_EVENTS[e.name]) {
         const m = messageFromEvent(e.name, { ...e.attributes, tool_calls: jsonValue(e.attributes.tool_calls) });
         if (m) messages.push(m);
@@ -237,9 +298,17 @@ function conversationOf(span: OtlpSpan): { messages: ChatMessage[]; choices: Out
 }
 
 /** execute_tool / invoke_agent spans -> an event at the span's start, with its duration. */
-function stepEvent(span: OtlpSpan, op: string, sessionId: string, environment: string | undefined, start: string, end: string): EventPayload {
+function stepEvent(
+  span: OtlpSpan,
+  op: string,
+  sessionId: string,
+  environment: string | undefined,
+  start: string,
+  end: string,
+): EventPayload {
   const attributes: Attributes = { ...span.attributes };
-  for (const k of ["gen_ai.tool.call.arguments", "gen_ai.tool.call.result"]) if (attributes[k] !== undefined) attributes[k] = jsonValue(attributes[k]);
+  for (const k of ["gen_ai.tool.call.arguments", "gen_ai.tool.call.result"])
+    if (attributes[k] !== undefined) attributes[k] = jsonValue(attributes[k]);
   Object.assign(attributes, {
     "otel.trace_id": span.traceId,
     "otel.span_id": span.spanId,
@@ -270,7 +339,10 @@ export function mapLogs(records: OtlpLogRecord[]): MapResult<EventPayload> {
       const timestamp = isoFromNanos(r.timeUnixNano) ?? isoFromNanos(r.observedTimeUnixNano);
       if (!timestamp) throw new MappingError("time_unix_nano or observed_time_unix_nano is required");
       const session = sessionIdOf(r.attributes) ?? traceId;
-      if (!session) throw new MappingError("no session: set gen_ai.conversation.id or session.id, or emit the record inside a span");
+      if (!session)
+        throw new MappingError(
+          "no session: set gen_ai.conversation.id or session.id, or emit the record inside a span",
+        );
       const environment = environmentOf(r.resource, r.attributes);
       const attributes: Attributes = { ...r.attributes };
       if (traceId) attributes["otel.trace_id"] = traceId;
@@ -279,7 +351,12 @@ export function mapLogs(records: OtlpLogRecord[]): MapResult<EventPayload> {
       // Per-message events of one call share a millisecond: these keep their order (otlp/merge.ts).
       attributes["otel.time_unix_nano"] = r.timeUnixNano !== "0" ? r.timeUnixNano : r.observedTimeUnixNano;
       attributes["otel.record_index"] = index;
-      const body = r.body === null || r.body === undefined ? undefined : typeof r.body === "object" && !Array.isArray(r.body) ? (r.body as Record<string, unknown>) : { value: r.body };
+      const body =
+        r.body === null || r.body === undefined
+          ? undefined
+          : typeof r.body === "object" && !Array.isArray(r.body)
+            ? (r.body as Record<string, unknown>)
+            : { value: r.body };
       result.accepted.push({
         serviceName: str(r.resource["service.name"]),
         payload: {

@@ -23,7 +23,8 @@ export interface OutputChoice {
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-const asJsonText = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
+const asJsonText = (v: unknown): string =>
+  typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 
 /** A JSON string attribute, or the structured value itself (AnyValue arrays arrive decoded). */
 export function jsonValue(v: unknown): unknown {
@@ -46,7 +47,11 @@ function roleOf(raw: unknown): string {
 }
 
 function toolCall(id: unknown, name: unknown, args: unknown) {
-  return { id: str(id) ?? "", type: "function" as const, function: { name: str(name) ?? "unknown", arguments: asJsonText(args) } };
+  return {
+    id: str(id) ?? "",
+    type: "function" as const,
+    function: { name: str(name) ?? "unknown", arguments: asJsonText(args) },
+  };
 }
 
 /**
@@ -61,13 +66,27 @@ function toolCall(id: unknown, name: unknown, args: unknown) {
 export function normaliseMessage(m: any): ChatMessage[] {
   if (!m || typeof m !== "object") return typeof m === "string" ? [{ role: "user", content: m }] : [];
   const role = roleOf(m.role);
-  const blocks: any[] | null = Array.isArray(m.parts) ? m.parts : Array.isArray(m.content) && m.content.some(isProviderBlock) ? m.content : null;
+  const blocks: any[] | null = Array.isArray(m.parts)
+    ? m.parts
+    : Array.isArray(m.content) && m.content.some(isProviderBlock)
+      ? m.content
+      : null;
   if (!blocks) {
     // Only assistant messages may lack content (tool calls); the others get "" (docs/ingestion.md rule).
     const missing = role === "assistant" ? null : "";
-    const out: ChatMessage = { role, content: m.content === undefined || m.content === null ? missing : typeof m.content === "string" || Array.isArray(m.content) ? m.content : asJsonText(m.content) };
+    const out: ChatMessage = {
+      role,
+      content:
+        m.content === undefined || m.content === null
+          ? missing
+          : typeof m.content === "string" || Array.isArray(m.content)
+            ? m.content
+            : asJsonText(m.content),
+    };
     if (Array.isArray(m.tool_calls) && m.tool_calls.length) {
-      out.tool_calls = m.tool_calls.map((c: any) => toolCall(c?.id, c?.function?.name ?? c?.name, c?.function?.arguments ?? c?.arguments));
+      out.tool_calls = m.tool_calls.map((c: any) =>
+        toolCall(c?.id, c?.function?.name ?? c?.name, c?.function?.arguments ?? c?.arguments),
+      );
     }
     if (str(m.tool_call_id) ?? str(m.id)) if (role === "tool") out.tool_call_id = str(m.tool_call_id) ?? str(m.id)!;
     if (str(m.name)) out.name = m.name;
@@ -87,19 +106,44 @@ export function normaliseMessage(m: any): ChatMessage[] {
     const t = str(b.type);
     if (t === "text" || (t === null && typeof b.text === "string")) texts.push(str(b.content) ?? str(b.text) ?? "");
     else if (t === "tool_call") calls.push(toolCall(b.id, b.name, b.arguments));
-    else if (t === "tool_use") calls.push(toolCall(b.id, b.name, b.input)); // Anthropic
-    else if (b.functionCall) calls.push(toolCall(b.functionCall.id ?? b.functionCall.name, b.functionCall.name, b.functionCall.args)); // Gemini
-    else if (b.toolUse) calls.push(toolCall(b.toolUse.toolUseId, b.toolUse.name, b.toolUse.input)); // Bedrock
-    else if (t === "tool_call_response") results.push({ role: "tool", tool_call_id: str(b.id) ?? "", content: asJsonText(b.response ?? b.result) });
-    else if (t === "tool_result") results.push({ role: "tool", tool_call_id: str(b.tool_use_id) ?? "", content: blockText(b.content) }); // Anthropic
-    else if (b.functionResponse) results.push({ role: "tool", tool_call_id: str(b.functionResponse.id) ?? str(b.functionResponse.name) ?? "", name: str(b.functionResponse.name) ?? undefined, content: asJsonText(b.functionResponse.response) });
-    else if (b.toolResult) results.push({ role: "tool", tool_call_id: str(b.toolResult.toolUseId) ?? "", content: blockText(b.toolResult.content) }); // Bedrock
+    else if (t === "tool_use")
+      calls.push(toolCall(b.id, b.name, b.input)); // Anthropic
+    else if (b.functionCall)
+      calls.push(toolCall(b.functionCall.id ?? b.functionCall.name, b.functionCall.name, b.functionCall.args)); // Gemini
+    else if (b.toolUse)
+      calls.push(toolCall(b.toolUse.toolUseId, b.toolUse.name, b.toolUse.input)); // Bedrock
+    else if (t === "tool_call_response")
+      results.push({ role: "tool", tool_call_id: str(b.id) ?? "", content: asJsonText(b.response ?? b.result) });
+    else if (t === "tool_result")
+      results.push({ role: "tool", tool_call_id: str(b.tool_use_id) ?? "", content: blockText(b.content) }); // Anthropic
+    else if (b.functionResponse)
+      results.push({
+        role: "tool",
+        tool_call_id: str(b.functionResponse.id) ?? str(b.functionResponse.name) ?? "",
+        name: str(b.functionResponse.name) ?? undefined,
+        content: asJsonText(b.functionResponse.response),
+      });
+    else if (b.toolResult)
+      results.push({
+        role: "tool",
+        tool_call_id: str(b.toolResult.toolUseId) ?? "",
+        content: blockText(b.toolResult.content),
+      }); // Bedrock
     else if (t === "reasoning" || t === "thinking") reasoning.push(str(b.content) ?? str(b.thinking) ?? "");
     else others.push(b);
   }
   const out: ChatMessage[] = [];
   if (texts.length || calls.length || others.length || reasoning.length || results.length === 0) {
-    const msg: ChatMessage = { role: role === "tool" && results.length ? "assistant" : role, content: others.length ? [...texts.map((t) => ({ type: "text", text: t })), ...others] : texts.length ? texts.join("") : calls.length ? null : "" };
+    const msg: ChatMessage = {
+      role: role === "tool" && results.length ? "assistant" : role,
+      content: others.length
+        ? [...texts.map((t) => ({ type: "text", text: t })), ...others]
+        : texts.length
+          ? texts.join("")
+          : calls.length
+            ? null
+            : "",
+    };
     if (calls.length) msg.tool_calls = calls;
     if (reasoning.length) msg.reasoning_content = reasoning.join("\n");
     if (str(m.name)) msg.name = m.name;
@@ -110,12 +154,21 @@ export function normaliseMessage(m: any): ChatMessage[] {
 }
 
 function isProviderBlock(b: any): boolean {
-  return !!b && typeof b === "object" && (typeof b.type === "string" ? ["tool_use", "tool_result", "thinking", "tool_call", "tool_call_response"].includes(b.type) : !!(b.text !== undefined || b.functionCall || b.functionResponse || b.toolUse || b.toolResult));
+  return (
+    !!b &&
+    typeof b === "object" &&
+    (typeof b.type === "string"
+      ? ["tool_use", "tool_result", "thinking", "tool_call", "tool_call_response"].includes(b.type)
+      : !!(b.text !== undefined || b.functionCall || b.functionResponse || b.toolUse || b.toolResult))
+  );
 }
 
 function blockText(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c) => (typeof c === "string" ? c : str(c?.text) ?? (c?.json !== undefined ? JSON.stringify(c.json) : ""))).join("");
+  if (Array.isArray(content))
+    return content
+      .map((c) => (typeof c === "string" ? c : (str(c?.text) ?? (c?.json !== undefined ? JSON.stringify(c.json) : ""))))
+      .join("");
   return asJsonText(content);
 }
 
@@ -129,12 +182,22 @@ export function messagesFromValue(v: unknown): ChatMessage[] {
 /** gen_ai.output.messages: [{role, parts, finish_reason}] (or OpenAI choices). */
 export function choicesFromValue(v: unknown): OutputChoice[] {
   const parsed = jsonValue(v);
-  const list = Array.isArray(parsed) ? parsed : parsed && typeof parsed === "object" ? [parsed] : typeof parsed === "string" && parsed ? [{ role: "assistant", content: parsed }] : [];
+  const list = Array.isArray(parsed)
+    ? parsed
+    : parsed && typeof parsed === "object"
+      ? [parsed]
+      : typeof parsed === "string" && parsed
+        ? [{ role: "assistant", content: parsed }]
+        : [];
   const out: OutputChoice[] = [];
   for (const item of list) {
     const src = item?.message && typeof item.message === "object" ? { role: "assistant", ...item.message } : item;
     const [message] = normaliseMessage({ ...src, role: "assistant" });
-    if (message) out.push({ message: { ...message, role: "assistant" }, finishReason: str(item?.finish_reason) ?? str(item?.finishReason) ?? null });
+    if (message)
+      out.push({
+        message: { ...message, role: "assistant" },
+        finishReason: str(item?.finish_reason) ?? str(item?.finishReason) ?? null,
+      });
   }
   return out;
 }
@@ -144,7 +207,7 @@ export function systemFromValue(v: unknown): ChatMessage | null {
   const parsed = jsonValue(v);
   if (typeof parsed === "string") return parsed ? { role: "system", content: parsed } : null;
   if (!Array.isArray(parsed)) return null;
-  const text = parsed.map((p) => (typeof p === "string" ? p : str(p?.content) ?? str(p?.text) ?? "")).join("");
+  const text = parsed.map((p) => (typeof p === "string" ? p : (str(p?.content) ?? str(p?.text) ?? ""))).join("");
   return text ? { role: "system", content: text } : null;
 }
 
@@ -169,7 +232,17 @@ export function indexed(attrs: Attributes, prefix: string): Array<Record<string,
 /** OpenLLMetry `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` -> messages. */
 export function fromOpenLlmetry(group: Record<string, unknown>, defaultRole: string): ChatMessage {
   const calls = indexed(group, "tool_calls").map((c) => toolCall(c.id, c.name, c.arguments));
-  const msg: ChatMessage = { role: roleOf(group.role ?? defaultRole), content: group.content === undefined ? (calls.length ? null : "") : typeof group.content === "string" ? contentMaybeParts(group.content) : asJsonText(group.content) };
+  const msg: ChatMessage = {
+    role: roleOf(group.role ?? defaultRole),
+    content:
+      group.content === undefined
+        ? calls.length
+          ? null
+          : ""
+        : typeof group.content === "string"
+          ? contentMaybeParts(group.content)
+          : asJsonText(group.content),
+  };
   if (calls.length) msg.tool_calls = calls;
   if (str(group.tool_call_id)) msg.tool_call_id = group.tool_call_id as string;
   return msg;
@@ -186,7 +259,9 @@ function contentMaybeParts(text: string): string | any[] {
 
 /** OpenInference `llm.input_messages.N.message.*` -> messages. */
 export function fromOpenInference(group: Record<string, unknown>, defaultRole: string): ChatMessage {
-  const calls = indexed(group, "message.tool_calls").map((c) => toolCall(c["tool_call.id"], c["tool_call.function.name"], c["tool_call.function.arguments"]));
+  const calls = indexed(group, "message.tool_calls").map((c) =>
+    toolCall(c["tool_call.id"], c["tool_call.function.name"], c["tool_call.function.arguments"]),
+  );
   let content: string | null = str(group["message.content"]);
   if (content === null) {
     const parts = indexed(group, "message.contents").map((c) => str(c["message_content.text"]) ?? "");
@@ -216,13 +291,24 @@ export function messageFromEvent(name: string, body: any): ChatMessage | null {
   const role = PER_MESSAGE_EVENTS[name];
   if (!role) return null;
   const b = body && typeof body === "object" ? body : { content: body };
-  const [m] = normaliseMessage({ ...b, role: b.role ?? role, tool_call_id: b.tool_call_id ?? (role === "tool" ? b.id : undefined) });
+  const [m] = normaliseMessage({
+    ...b,
+    role: b.role ?? role,
+    tool_call_id: b.tool_call_id ?? (role === "tool" ? b.id : undefined),
+  });
   if (m && role === "tool" && !m.tool_call_id && str(b.id)) m.tool_call_id = b.id;
   return m ?? null;
 }
 
 export function choiceFromEvent(body: any): OutputChoice & { index: number } {
   const b = body && typeof body === "object" ? body : {};
-  const [message] = normaliseMessage({ role: "assistant", ...(b.message && typeof b.message === "object" ? b.message : {}) });
-  return { index: Number.isInteger(b.index) ? b.index : 0, message: { ...(message ?? { content: null }), role: "assistant" }, finishReason: str(b.finish_reason) };
+  const [message] = normaliseMessage({
+    role: "assistant",
+    ...(b.message && typeof b.message === "object" ? b.message : {}),
+  });
+  return {
+    index: Number.isInteger(b.index) ? b.index : 0,
+    message: { ...(message ?? { content: null }), role: "assistant" },
+    finishReason: str(b.finish_reason),
+  };
 }

@@ -83,21 +83,41 @@ export function normaliseUsage(a: Attributes, provider: string, model: string | 
   const genAiInput = firstInt(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens");
   // OpenInference's llm.token_count.prompt already counts the cache (its prompt_details are parts of it).
   let input = genAiInput ?? firstInt(a, "llm.token_count.prompt", "llm.usage.prompt_tokens");
-  const output = firstInt(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion", "llm.usage.completion_tokens");
-  const cacheRead = firstInt(a, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "llm.token_count.prompt_details.cache_read");
-  const cacheWrite = firstInt(a, "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "llm.token_count.prompt_details.cache_write");
+  const output = firstInt(
+    a,
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.completion_tokens",
+    "llm.token_count.completion",
+    "llm.usage.completion_tokens",
+  );
+  const cacheRead = firstInt(
+    a,
+    "gen_ai.usage.cache_read.input_tokens",
+    "gen_ai.usage.cache_read_input_tokens",
+    "llm.token_count.prompt_details.cache_read",
+  );
+  const cacheWrite = firstInt(
+    a,
+    "gen_ai.usage.cache_creation.input_tokens",
+    "gen_ai.usage.cache_creation_input_tokens",
+    "llm.token_count.prompt_details.cache_write",
+  );
   const reasoning = firstInt(a, "gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning");
   const cached = (cacheRead ?? 0) + (cacheWrite ?? 0);
   // A total below the cached part can only be a count without the cache, whatever the provider.
-  if (input !== null && cached > 0 && (input < cached || (genAiInput !== null && inputExcludesCache(provider, model)))) input += cached;
+  if (input !== null && cached > 0 && (input < cached || (genAiInput !== null && inputExcludesCache(provider, model))))
+    input += cached;
   const prompt = input ?? 0;
   const completion = output ?? 0;
   const usage: Record<string, unknown> = {
     prompt_tokens: prompt,
     completion_tokens: completion,
-    total_tokens: firstInt(a, "llm.token_count.total", "llm.usage.total_tokens", "gen_ai.usage.total_tokens") ?? prompt + completion,
+    total_tokens:
+      firstInt(a, "llm.token_count.total", "llm.usage.total_tokens", "gen_ai.usage.total_tokens") ??
+      prompt + completion,
   };
-  if (cacheRead !== null || cacheWrite !== null) usage.prompt_tokens_details = { cached_tokens: cacheRead ?? 0, cache_creation_tokens: cacheWrite ?? 0 };
+  if (cacheRead !== null || cacheWrite !== null)
+    usage.prompt_tokens_details = { cached_tokens: cacheRead ?? 0, cache_creation_tokens: cacheWrite ?? 0 };
   if (reasoning !== null) usage.completion_tokens_details = { reasoning_tokens: reasoning };
   if (input === null && output === null) usage.unreported = true;
   return usage;

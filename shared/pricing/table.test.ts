@@ -30,10 +30,17 @@ test("provider spellings fold to one table name", () => {
 
 test("cache reads and writes are priced apart (Anthropic: read 0.1x, write 1.25x)", () => {
   // 1,000 uncached + 8,000 read + 1,000 written input tokens, 500 output, claude-sonnet-4-5.
-  const usd = costOf("claude-sonnet-4-5", { promptTokens: 10_000, cachedTokens: 8_000, cacheWriteTokens: 1_000, completionTokens: 500 }, new Date("2025-10-01"));
+  const usd = costOf(
+    "claude-sonnet-4-5",
+    { promptTokens: 10_000, cachedTokens: 8_000, cacheWriteTokens: 1_000, completionTokens: 500 },
+    new Date("2025-10-01"),
+  );
   expect(usd).toBeCloseTo((1_000 * 3 + 8_000 * 0.3 + 1_000 * 3.75 + 500 * 15) / 1e6, 12);
   // OpenAI: cached tokens are part of the prompt, no write price.
-  expect(costOf("gpt-4o-mini", { promptTokens: 1_000, cachedTokens: 400, completionTokens: 100 })).toBeCloseTo((600 * 0.15 + 400 * 0.075 + 100 * 0.6) / 1e6, 12);
+  expect(costOf("gpt-4o-mini", { promptTokens: 1_000, cachedTokens: 400, completionTokens: 100 })).toBeCloseTo(
+    (600 * 0.15 + 400 * 0.075 + 100 * 0.6) / 1e6,
+    12,
+  );
   expect(costOf("unknown-model", { promptTokens: 1, cachedTokens: 0, completionTokens: 1 })).toBeNull();
 });
 

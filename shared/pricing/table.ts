@@ -108,7 +108,12 @@ export function createPriceBook(own: readonly ModelPrice[] = []): PriceBook {
     const cached = Math.min(Math.max(usage.cachedTokens, 0), usage.promptTokens);
     const written = Math.min(Math.max(usage.cacheWriteTokens ?? 0, 0), usage.promptTokens - cached);
     const uncached = usage.promptTokens - cached - written;
-    const usd = (uncached * price.input + cached * (price.cachedInput ?? price.input) + written * (price.cacheWrite ?? price.input) + usage.completionTokens * price.output) / 1_000_000;
+    const usd =
+      (uncached * price.input +
+        cached * (price.cachedInput ?? price.input) +
+        written * (price.cacheWrite ?? price.input) +
+        usage.completionTokens * price.output) /
+      1_000_000;
     return roundUsd(usd);
   };
   return { canonicalModel, priceFor, costOf };

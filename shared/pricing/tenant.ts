@@ -1,22 +1,47 @@
 import type postgres from "postgres";
 import { createPriceBook, DEFAULT_PRICE_BOOK, type ModelPrice, type PriceBook } from "./table.ts";
 
-type Row = { tenant_id: string; model: string; from_date: string; provider: string; input: number; cached_input: number | null; cache_write: number | null; output: number; context_window: number | null; source: string; created_at: Date };
+type Row = {
+  tenant_id: string;
+  model: string;
+  from_date: string;
+  provider: string;
+  input: number;
+  cached_input: number | null;
+  cache_write: number | null;
+  output: number;
+  context_window: number | null;
+  source: string;
+  created_at: Date;
+};
 
 /** One price book per tenant: the built-in table plus the tenant's own rows (one query for all). */
-export async function loadPriceBooks(sql: postgres.Sql | postgres.TransactionSql, tenantIds: string[]): Promise<(tenantId: string) => PriceBook> {
+export async function loadPriceBooks(
+  sql: postgres.Sql | postgres.TransactionSql,
+  tenantIds: string[],
+): Promise<(tenantId: string) => PriceBook> {
   const ids = [...new Set(tenantIds)];
   const rows = ids.length
-    ? await sql<Row[]>`select tenant_id, model, from_date::text as from_date, provider, input, cached_input, cache_write, output, context_window, source, created_at
+    ? await sql<
+        Row[]
+      >`select tenant_id, model, from_date::text as from_date, provider, input, cached_input, cache_write, output, context_window, source, created_at
         from tenant_model_prices where tenant_id = any(${sql.array(ids)}::uuid[])`
     : [];
   const own = new Map<string, ModelPrice[]>();
   for (const r of rows) {
     const list = own.get(r.tenant_id) ?? [];
     list.push({
-      provider: r.provider, model: r.model, from: r.from_date, input: r.input, cachedInput: r.cached_input, cacheWrite: r.cache_write, output: r.output,
+      provider: r.provider,
+      model: r.model,
+      from: r.from_date,
+      input: r.input,
+      cachedInput: r.cached_input,
+      cacheWrite: r.cache_write,
+      output: r.output,
       // Without a window the context-window detector never fires for this model.
-      contextWindow: r.context_window ?? Number.MAX_SAFE_INTEGER, source: r.source, checked: new Date(r.created_at).toISOString().slice(0, 10),
+      contextWindow: r.context_window ?? Number.MAX_SAFE_INTEGER,
+      source: r.source,
+      checked: new Date(r.created_at).toISOString().slice(0, 10),
     });
     own.set(r.tenant_id, list);
   }

@@ -66,7 +66,10 @@ export function isPublicAddress(text: string): boolean {
 /** Comma-separated CIDRs (the WEBHOOK_INSECURE_ALLOWLIST format); bad entries throw. */
 export function parseCidrList(list: string | string[]): Cidr[] {
   const items = Array.isArray(list) ? list : list.split(",");
-  return items.map((s) => s.trim()).filter(Boolean).map((s) => ipaddr.parseCIDR(s) as Cidr);
+  return items
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => ipaddr.parseCIDR(s) as Cidr);
 }
 
 /** WEBHOOK_INSECURE_ALLOWLIST as a string, a list of CIDR strings, or already parsed. */

@@ -28,11 +28,20 @@ export const newDeliveryId = () => `msg_${randomToken(18)}`;
  * The exact bytes sent and signed on every attempt: keys sorted at every level (contract:
  * Webhook delivery), serialized once at enqueue and stored, never re-serialized.
  */
-export function deliveryBody(input: { id: string; type: WebhookEventType; timestamp: Date; data: DeliveryData }): string {
+export function deliveryBody(input: {
+  id: string;
+  type: WebhookEventType;
+  timestamp: Date;
+  data: DeliveryData;
+}): string {
   return canonicalJson({ id: input.id, type: input.type, timestamp: input.timestamp.toISOString(), data: input.data });
 }
 
 /** Publishes attempt jobs; the message id dedupes a replayed fan-out inside the stream's window. */
-export async function publishDeliveryJobs(js: JetStreamClient, topology: Topology, jobs: Array<{ job: DeliveryJob; msgID: string }>): Promise<void> {
+export async function publishDeliveryJobs(
+  js: JetStreamClient,
+  topology: Topology,
+  jobs: Array<{ job: DeliveryJob; msgID: string }>,
+): Promise<void> {
   await Promise.all(jobs.map(({ job, msgID }) => publish(js, topology, deliveriesStream, job, { msgID })));
 }

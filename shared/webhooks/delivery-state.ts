@@ -52,8 +52,14 @@ export async function discardUnsent(sql: Sql, deliveryId: string): Promise<void>
  * A finished delivery back to pending for one manual re-send. Null when the row is still
  * pending (being attempted) and therefore cannot be claimed; undefined when it does not exist.
  */
-export async function claimForResend(sql: Sql, deliveryId: string, subscriptionId: string): Promise<{ attempts: number; previousStatus: DeliveryStatus } | null | undefined> {
-  const [row] = await sql<{ status: DeliveryStatus }[]>`select status from webhook_deliveries where id = ${deliveryId} and subscription_id = ${subscriptionId}`;
+export async function claimForResend(
+  sql: Sql,
+  deliveryId: string,
+  subscriptionId: string,
+): Promise<{ attempts: number; previousStatus: DeliveryStatus } | null | undefined> {
+  const [row] = await sql<
+    { status: DeliveryStatus }[]
+  >`select status from webhook_deliveries where id = ${deliveryId} and subscription_id = ${subscriptionId}`;
   if (!row) return undefined;
   const [claimed] = await sql<{ attempts: number }[]>`
     update webhook_deliveries set status = 'pending', next_attempt_at = null
@@ -138,7 +144,13 @@ export async function stop(sql: Sql, deliveryId: string): Promise<void> {
 }
 
 /** The platform disables a subscription (gone, redirect, private address, failing) and stops the delivery. */
-export async function disableSubscriptionAndStop(sql: Sql, subscriptionId: string, deliveryId: string, reason: string, at: Date): Promise<void> {
+export async function disableSubscriptionAndStop(
+  sql: Sql,
+  subscriptionId: string,
+  deliveryId: string,
+  reason: string,
+  at: Date,
+): Promise<void> {
   await sql`
     with sub as (
       update webhook_subscriptions set enabled = false, disabled_reason = ${reason}, updated_at = ${at}

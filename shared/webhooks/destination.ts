@@ -5,7 +5,8 @@ import { inCidrs, nonPublicReason, parseAddress, type Cidr } from "./address.ts"
 export type ResolveDns = (hostname: string) => Promise<string[]>;
 
 /** The system resolver; every address, in the resolver's order. */
-export const systemResolveDns: ResolveDns = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolveDns: ResolveDns = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 export type DestinationProblem = "invalid_url" | "credentials" | "not_https" | "private_address" | "dns_failure";
 
@@ -55,7 +56,10 @@ export async function checkDestination(
   try {
     addresses = await opts.resolveDns(hostname);
   } catch (err) {
-    return fail("dns_failure", `host ${hostname} does not resolve (${(err as { code?: string }).code ?? "lookup failed"})`);
+    return fail(
+      "dns_failure",
+      `host ${hostname} does not resolve (${(err as { code?: string }).code ?? "lookup failed"})`,
+    );
   }
   if (addresses.length === 0) return fail("dns_failure", `host ${hostname} does not resolve`);
   return judge(url, hostname, addresses, opts.allowlist);

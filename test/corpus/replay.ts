@@ -10,8 +10,15 @@ import type { ExpectedItem, SessionWriter } from "./session-writer";
  * then the resumed parts (each resumed session must mature a second time).
  */
 export const DETECTORS = [
-  "response_cut_off", "content_filtered", "tool_call_unanswered", "tool_loop", "error_event",
-  "empty_response", "refusal", "latency_outlier", "context_window_near",
+  "response_cut_off",
+  "content_filtered",
+  "tool_call_unanswered",
+  "tool_loop",
+  "error_event",
+  "empty_response",
+  "refusal",
+  "latency_outlier",
+  "context_window_near",
 ] as const;
 
 export interface SessionScore {
@@ -35,7 +42,10 @@ export interface ScoreReport {
 
 type Send = (path: "/raw/traces" | "/raw/events", body: unknown) => Promise<void>;
 
-export async function replayCorpus(stack: TestStack, opts: { log?: (line: string) => void } = {}): Promise<ScoreReport> {
+export async function replayCorpus(
+  stack: TestStack,
+  opts: { log?: (line: string) => void } = {},
+): Promise<ScoreReport> {
   const started = Date.now();
   const log = opts.log ?? (() => {});
   const tenant = await bootstrapTenant(stack.database.db, { name: "corpus", plan: "pro" });
@@ -55,29 +65,49 @@ export async function replayCorpus(stack: TestStack, opts: { log?: (line: string
   const all: CorpusSession[] = [...latency.baseline, ...corpus];
 
   log(`latency baseline: ${latency.baseline.length} sessions`);
-  await sendAll(send, latency.baseline.map((s) => ({ w: s.w, from: 0, to: s.w.traces.length, events: true })));
-  await waitMatured(stack, latency.baseline.map((s) => [s.w.sessionId, 1]));
+  await sendAll(
+    send,
+    latency.baseline.map((s) => ({ w: s.w, from: 0, to: s.w.traces.length, events: true })),
+  );
+  await waitMatured(
+    stack,
+    latency.baseline.map((s) => [s.w.sessionId, 1]),
+  );
 
   log(`corpus: ${corpus.length} sessions`);
-  await sendAll(send, corpus.map((s) => ({ w: s.w, from: 0, to: s.w.resumeAt ?? s.w.traces.length, events: true })));
-  await waitMatured(stack, corpus.map((s) => [s.w.sessionId, 1]));
+  await sendAll(
+    send,
+    corpus.map((s) => ({ w: s.w, from: 0, to: s.w.resumeAt ?? s.w.traces.length, events: true })),
+  );
+  await waitMatured(
+    stack,
+    corpus.map((s) => [s.w.sessionId, 1]),
+  );
   const resumed = corpus.filter((s) => s.w.resumeAt !== null);
   log(`resuming ${resumed.length} sessions after their first maturation`);
-  await sendAll(send, resumed.map((s) => ({ w: s.w, from: s.w.resumeAt!, to: s.w.traces.length, events: false })));
-  await waitMatured(stack, resumed.map((s) => [s.w.sessionId, 2]));
+  await sendAll(
+    send,
+    resumed.map((s) => ({ w: s.w, from: s.w.resumeAt!, to: s.w.traces.length, events: false })),
+  );
+  await waitMatured(
+    stack,
+    resumed.map((s) => [s.w.sessionId, 2]),
+  );
 
   return score(stack, tenant.platformKey, all, started);
 }
 
 async function sendAll(send: Send, parts: Array<{ w: SessionWriter; from: number; to: number; events: boolean }>) {
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    while (next < parts.length) {
-      const p = parts[next++];
-      for (const t of p.w.traces.slice(p.from, p.to)) await send("/raw/traces", t);
-      if (p.events) for (const e of p.w.events) await send("/raw/events", e);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < parts.length) {
+        const p = parts[next++];
+        for (const t of p.w.traces.slice(p.from, p.to)) await send("/raw/traces", t);
+        if (p.events) for (const e of p.w.events) await send("/raw/events", e);
+      }
+    }),
+  );
 }
 
 async function waitMatured(stack: TestStack, want: Array<[string, number]>, timeoutMs = 90_000) {
@@ -85,18 +115,27 @@ async function waitMatured(stack: TestStack, want: Array<[string, number]>, time
   const need = new Map(want);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const rows = await stack.database.sql<{ session_id: string; maturation_count: number; through: number | null; seq: number }[]>`
+    const rows = await stack.database.sql<
+      { session_id: string; maturation_count: number; through: number | null; seq: number }[]
+    >`
       select s.session_id, s.maturation_count, a.through_activity_seq as through, s.activity_seq as seq
       from sessions s left join session_analyses a on a.session_pk = s.id
       where s.session_id = any(${ids}) and s.status = 'matured'`;
-    const done = rows.filter((r) => r.maturation_count >= need.get(r.session_id)! && Number(r.through) === Number(r.seq)).length;
+    const done = rows.filter(
+      (r) => r.maturation_count >= need.get(r.session_id)! && Number(r.through) === Number(r.seq),
+    ).length;
     if (done === want.length) return;
     if (Date.now() > deadline) throw new Error(`corpus: ${done}/${want.length} sessions matured after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-async function score(stack: TestStack, token: string, sessions: CorpusSession[], started: number): Promise<ScoreReport> {
+async function score(
+  stack: TestStack,
+  token: string,
+  sessions: CorpusSession[],
+  started: number,
+): Promise<ScoreReport> {
   // A well-behaved client: the platform limits each key (docs/platform-api.md); wait as told.
   const read = async (path: string): Promise<any> => {
     for (let attempt = 0; ; attempt++) {
@@ -123,7 +162,8 @@ async function score(stack: TestStack, token: string, sessions: CorpusSession[],
     } while (page.pagination.nextOffset !== null);
     const actual = items.map(project);
     const expected = w.transcript().map(normalize);
-    const transcriptMatch = JSON.stringify(actual) === JSON.stringify(expected) && new Set(items.map((i) => i.id)).size === items.length;
+    const transcriptMatch =
+      JSON.stringify(actual) === JSON.stringify(expected) && new Set(items.map((i) => i.id)).size === items.length;
 
     const cost = await read(`${base}/cost-by-model`);
     const costMatch = costMatches(cost, w);
@@ -146,37 +186,61 @@ async function score(stack: TestStack, token: string, sessions: CorpusSession[],
       falseNegatives.push(`${w.sessionId} ${k}`);
     }
     results.push({
-      sessionId: w.sessionId, kind, transcriptMatch, costMatch, maturationCount: page.maturationCount,
+      sessionId: w.sessionId,
+      kind,
+      transcriptMatch,
+      costMatch,
+      maturationCount: page.maturationCount,
       ...(transcriptMatch ? {} : { diff: firstDifference(expected, actual) }),
       ...(costMatch ? {} : { diff: `cost: got ${JSON.stringify(cost.models)} total ${cost.totalCostUsd}` }),
     });
   }
-  const detectors = Object.fromEntries(Object.entries(counts).map(([d, c]) => [d, {
-    ...c, precision: c.tp + c.fp === 0 ? 1 : c.tp / (c.tp + c.fp), recall: c.tp + c.fn === 0 ? 1 : c.tp / (c.tp + c.fn),
-  }]));
+  const detectors = Object.fromEntries(
+    Object.entries(counts).map(([d, c]) => [
+      d,
+      {
+        ...c,
+        precision: c.tp + c.fp === 0 ? 1 : c.tp / (c.tp + c.fp),
+        recall: c.tp + c.fn === 0 ? 1 : c.tp / (c.tp + c.fn),
+      },
+    ]),
+  );
   return {
-    sessions: results, total: results.length, transcriptExact: results.filter((r) => r.transcriptMatch).length,
-    costExact: results.filter((r) => r.costMatch).length, detectors, falsePositives, falseNegatives, ms: Date.now() - started,
+    sessions: results,
+    total: results.length,
+    transcriptExact: results.filter((r) => r.transcriptMatch).length,
+    costExact: results.filter((r) => r.costMatch).length,
+    detectors,
+    falsePositives,
+    falseNegatives,
+    ms: Date.now() - started,
   };
 }
 
 /** What the comparison looks at: type, content, first-seen time, tool identity, edited flag. */
 function project(i: any): ExpectedItem {
-  const out: ExpectedItem = { type: i.type, content: i.type === "event" ? i.name : i.content, timestamp: new Date(i.timestamp).toISOString() };
-  if (i.type === "tool_call" || i.type === "tool_result") Object.assign(out, { toolName: i.toolName ?? null, toolCallId: i.toolCallId ?? null });
+  const out: ExpectedItem = {
+    type: i.type,
+    content: i.type === "event" ? i.name : i.content,
+    timestamp: new Date(i.timestamp).toISOString(),
+  };
+  if (i.type === "tool_call" || i.type === "tool_result")
+    Object.assign(out, { toolName: i.toolName ?? null, toolCallId: i.toolCallId ?? null });
   if (i.edited === true) out.edited = true;
   return out;
 }
 function normalize(i: ExpectedItem): ExpectedItem {
   const out: ExpectedItem = { type: i.type, content: i.content, timestamp: i.timestamp };
-  if (i.type === "tool_call" || i.type === "tool_result") Object.assign(out, { toolName: i.toolName ?? null, toolCallId: i.toolCallId ?? null });
+  if (i.type === "tool_call" || i.type === "tool_result")
+    Object.assign(out, { toolName: i.toolName ?? null, toolCallId: i.toolCallId ?? null });
   if (i.edited) out.edited = true;
   return out;
 }
 
 function firstDifference(expected: ExpectedItem[], actual: ExpectedItem[]): string {
   for (let k = 0; k < Math.max(expected.length, actual.length); k++) {
-    if (JSON.stringify(expected[k]) !== JSON.stringify(actual[k])) return `item ${k}: expected ${JSON.stringify(expected[k])} got ${JSON.stringify(actual[k])} (lengths ${expected.length}/${actual.length})`;
+    if (JSON.stringify(expected[k]) !== JSON.stringify(actual[k]))
+      return `item ${k}: expected ${JSON.stringify(expected[k])} got ${JSON.stringify(actual[k])} (lengths ${expected.length}/${actual.length})`;
   }
   return "duplicate item ids";
 }
@@ -184,16 +248,23 @@ function firstDifference(expected: ExpectedItem[], actual: ExpectedItem[]): stri
 /** The key a finding is matched on (same as the writer's labels). */
 function findingKey(f: any): string {
   switch (f.detector) {
-    case "tool_call_unanswered": return String(f.evidence.toolCallId);
-    case "tool_loop": return String(f.evidence.toolName);
-    case "error_event": return `${f.evidence.name}@${Date.parse(f.occurredAt)}`;
-    default: return `${f.traceId}@${Date.parse(f.occurredAt)}`;
+    case "tool_call_unanswered":
+      return String(f.evidence.toolCallId);
+    case "tool_loop":
+      return String(f.evidence.toolName);
+    case "error_event":
+      return `${f.evidence.name}@${Date.parse(f.occurredAt)}`;
+    default:
+      return `${f.traceId}@${Date.parse(f.occurredAt)}`;
   }
 }
 
 /** Usage and cost per model, and the session total, within a nano-dollar. */
 function costMatches(cost: any, w: SessionWriter): boolean {
-  const byModel = new Map<string, { calls: number; prompt: number; completion: number; cached: number; reasoning: number; cost: number | null }>();
+  const byModel = new Map<
+    string,
+    { calls: number; prompt: number; completion: number; cached: number; reasoning: number; cost: number | null }
+  >();
   for (const c of w.calls) {
     const m = byModel.get(c.model) ?? { calls: 0, prompt: 0, completion: 0, cached: 0, reasoning: 0, cost: 0 };
     m.calls++;
@@ -209,10 +280,22 @@ function costMatches(cost: any, w: SessionWriter): boolean {
   if (models.length !== byModel.size) return false;
   for (const got of models) {
     const m = byModel.get(got.model);
-    if (!m || got.calls !== m.calls || got.promptTokens !== m.prompt || got.completionTokens !== m.completion || got.cachedTokens !== m.cached
-      || got.reasoningTokens !== m.reasoning || got.totalTokens !== m.prompt + m.completion || !close(got.costUsd, m.cost)) return false;
+    if (
+      !m ||
+      got.calls !== m.calls ||
+      got.promptTokens !== m.prompt ||
+      got.completionTokens !== m.completion ||
+      got.cachedTokens !== m.cached ||
+      got.reasoningTokens !== m.reasoning ||
+      got.totalTokens !== m.prompt + m.completion ||
+      !close(got.costUsd, m.cost)
+    )
+      return false;
   }
-  const total = [...byModel.values()].reduce<number | null>((acc, m) => (acc === null || m.cost === null ? null : acc + m.cost), 0);
+  const total = [...byModel.values()].reduce<number | null>(
+    (acc, m) => (acc === null || m.cost === null ? null : acc + m.cost),
+    0,
+  );
   return close(cost.totalCostUsd, w.calls.length ? total : 0) || (w.calls.length === 0 && cost.totalCostUsd === null);
 }
 
@@ -222,7 +305,10 @@ export function formatReport(r: ScoreReport): string {
     `transcript exact-match: ${r.transcriptExact}/${r.total}`,
     `cost exact-match:       ${r.costExact}/${r.total}`,
     "detector               tp  fp  fn  precision  recall",
-    ...Object.entries(r.detectors).map(([d, c]) => `${d.padEnd(22)} ${String(c.tp).padStart(3)} ${String(c.fp).padStart(3)} ${String(c.fn).padStart(3)}  ${c.precision.toFixed(3).padStart(9)}  ${c.recall.toFixed(3).padStart(6)}`),
+    ...Object.entries(r.detectors).map(
+      ([d, c]) =>
+        `${d.padEnd(22)} ${String(c.tp).padStart(3)} ${String(c.fp).padStart(3)} ${String(c.fn).padStart(3)}  ${c.precision.toFixed(3).padStart(9)}  ${c.recall.toFixed(3).padStart(6)}`,
+    ),
   ];
   for (const s of r.sessions) if (!s.transcriptMatch || !s.costMatch) lines.push(`MISMATCH ${s.sessionId}: ${s.diff}`);
   for (const f of r.falsePositives) lines.push(`FALSE POSITIVE ${f}`);

@@ -7,7 +7,15 @@
  * faults the script injected (docs/analysis.md states the rules both follow).
  */
 
-export type Msg = { role: string; content: unknown; tool_calls?: any[]; tool_call_id?: string; name?: string; refusal?: string | null; reasoning_content?: string };
+export type Msg = {
+  role: string;
+  content: unknown;
+  tool_calls?: any[];
+  tool_call_id?: string;
+  name?: string;
+  refusal?: string | null;
+  reasoning_content?: string;
+};
 
 export interface ExpectedItem {
   type: "system" | "user" | "assistant" | "tool_call" | "tool_result" | "event";
@@ -33,7 +41,10 @@ export interface CallSpec {
   finish?: string;
 }
 
-export type History = { kind: "full" } | { kind: "window"; keep: number } | { kind: "summary"; text: string; keep: number };
+export type History =
+  | { kind: "full" }
+  | { kind: "window"; keep: number }
+  | { kind: "summary"; text: string; keep: number };
 
 export interface ExpectedCall {
   model: string; // price-list name, or the raw name when unknown
@@ -50,7 +61,10 @@ export interface ExpectedFinding {
 }
 
 /** USD per 1M tokens (input, cached input, output) for the models the corpus uses; checked by hand against the providers' price pages. */
-export const REFERENCE_PRICES: Record<string, { input: number; cached: number; output: number; contextWindow: number }> = {
+export const REFERENCE_PRICES: Record<
+  string,
+  { input: number; cached: number; output: number; contextWindow: number }
+> = {
   "gpt-4o-mini": { input: 0.15, cached: 0.075, output: 0.6, contextWindow: 128_000 },
   "gpt-4o": { input: 2.5, cached: 1.25, output: 10, contextWindow: 128_000 },
   "o3-mini": { input: 1.1, cached: 0.55, output: 4.4, contextWindow: 200_000 },
@@ -87,7 +101,12 @@ export class SessionWriter {
   private traceCount = 0;
   private clock: number;
 
-  constructor(readonly sessionId: string, readonly serviceName: string, startMs: number, public history: History = { kind: "full" }) {
+  constructor(
+    readonly sessionId: string,
+    readonly serviceName: string,
+    startMs: number,
+    public history: History = { kind: "full" },
+  ) {
     this.clock = startMs;
   }
 
@@ -108,7 +127,11 @@ export class SessionWriter {
   }
   /** Tool results the app ran (after a 1-response call made the tool calls). */
   toolResults(results: Array<{ id: string; name: string; content: string }>): this {
-    for (const r of results) this.add({ role: "tool", tool_call_id: r.id, content: r.content }, { type: "tool_result", content: r.content, toolCallId: r.id, toolName: r.name });
+    for (const r of results)
+      this.add(
+        { role: "tool", tool_call_id: r.id, content: r.content },
+        { type: "tool_result", content: r.content, toolCallId: r.id, toolName: r.name },
+      );
     return this;
   }
   /** The app rewrites its latest user message (the transcript keeps both, the new one edited). */
@@ -123,7 +146,14 @@ export class SessionWriter {
   }
   event(offsetMs: number, name: string, severity?: number): this {
     const at = this.clock + offsetMs;
-    this.events.push({ name, session_id: this.sessionId, service_name: this.serviceName, timestamp: iso(at), ...(severity ? { severity_number: severity } : {}), environment: "corpus" });
+    this.events.push({
+      name,
+      session_id: this.sessionId,
+      service_name: this.serviceName,
+      timestamp: iso(at),
+      ...(severity ? { severity_number: severity } : {}),
+      environment: "corpus",
+    });
     this.push({ type: "event", content: name, timestamp: iso(at) });
     return this;
   }
@@ -146,18 +176,33 @@ export class SessionWriter {
    * runs them, the second answers. `convention`: whose request the payload carries, the first
    * call's (`first`) or the second call's (`second`, which already holds the calls and results).
    */
-  toolWorkflow(first: CallSpec, results: Array<{ id: string; name: string; content: string }>, second: CallSpec, durationMs: number, convention: "first" | "second"): this {
+  toolWorkflow(
+    first: CallSpec,
+    results: Array<{ id: string; name: string; content: string }>,
+    second: CallSpec,
+    durationMs: number,
+    convention: "first" | "second",
+  ): this {
     const start = this.clock;
     const callMessage = replyMessage(first);
     const resultMessages: Msg[] = results.map((r) => ({ role: "tool", tool_call_id: r.id, content: r.content }));
     const answer = replyMessage(second);
     const before = this.request();
     const requestMessages = convention === "first" ? before : [...before, callMessage, ...resultMessages];
-    this.emitTrace(start, durationMs, requestMessages, [this.response(first, callMessage), this.response(second, answer)]);
+    this.emitTrace(start, durationMs, requestMessages, [
+      this.response(first, callMessage),
+      this.response(second, answer),
+    ]);
     const mid = start + durationMs / 2;
     this.showPending(start);
     this.showResponse(callMessage, first, mid);
-    const resultItems = results.map((r) => ({ type: "tool_result" as const, content: r.content, toolCallId: r.id, toolName: r.name, timestamp: iso(mid) }));
+    const resultItems = results.map((r) => ({
+      type: "tool_result" as const,
+      content: r.content,
+      toolCallId: r.id,
+      toolName: r.name,
+      timestamp: iso(mid),
+    }));
     if (convention === "second") for (const item of resultItems) this.push(item);
     else resultMessages.forEach((m, i) => this.hidden.set(m, resultItems[i]));
     this.showResponse(answer, second, start + durationMs);
@@ -190,7 +235,9 @@ export class SessionWriter {
 
   /** Expected transcript: by time, then the order the script produced them. */
   transcript(): ExpectedItem[] {
-    return [...this.expected].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp) || a.order - b.order).map(({ order, ...item }) => item);
+    return [...this.expected]
+      .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp) || a.order - b.order)
+      .map(({ order, ...item }) => item);
   }
 
   private add(msg: Msg, item: Omit<ExpectedItem, "timestamp">): this {
@@ -210,13 +257,28 @@ export class SessionWriter {
 
   private showResponse(message: Msg, spec: CallSpec, endMs: number) {
     const text = typeof message.content === "string" ? message.content : null;
-    if ((text && text.trim()) || (Array.isArray(message.content) && message.content.length) || !message.tool_calls?.length) {
+    if (
+      (text && text.trim()) ||
+      (Array.isArray(message.content) && message.content.length) ||
+      !message.tool_calls?.length
+    ) {
       this.push({ type: "assistant", content: message.content ?? null, timestamp: iso(endMs) });
     }
-    for (const c of message.tool_calls ?? []) this.push({ type: "tool_call", content: c.function.arguments, toolName: c.function.name, toolCallId: c.id, timestamp: iso(endMs) });
+    for (const c of message.tool_calls ?? [])
+      this.push({
+        type: "tool_call",
+        content: c.function.arguments,
+        toolName: c.function.name,
+        toolCallId: c.id,
+        timestamp: iso(endMs),
+      });
     const known = REFERENCE_PRICES[spec.model] ? spec.model : null;
     this.calls.push({
-      model: known ?? spec.responseModel ?? spec.model, prompt: spec.prompt, completion: spec.completion, cached: spec.cached ?? 0, reasoning: spec.reasoning ?? 0,
+      model: known ?? spec.responseModel ?? spec.model,
+      prompt: spec.prompt,
+      completion: spec.completion,
+      cached: spec.cached ?? 0,
+      reasoning: spec.reasoning ?? 0,
       costUsd: known ? referenceCost(known, spec.prompt, spec.completion, spec.cached ?? 0) : null,
     });
   }
@@ -257,7 +319,11 @@ export class SessionWriter {
   }
 
   private response(spec: CallSpec, message: Msg) {
-    const usage: Record<string, unknown> = { prompt_tokens: spec.prompt, completion_tokens: spec.completion, total_tokens: spec.prompt + spec.completion };
+    const usage: Record<string, unknown> = {
+      prompt_tokens: spec.prompt,
+      completion_tokens: spec.completion,
+      total_tokens: spec.prompt + spec.completion,
+    };
     if (spec.cached) usage.prompt_tokens_details = { cached_tokens: spec.cached };
     if (spec.reasoning) usage.completion_tokens_details = { reasoning_tokens: spec.reasoning };
     return {
@@ -271,9 +337,18 @@ export class SessionWriter {
 
   private emitTrace(start: number, durationMs: number, messages: Msg[], responses: any[]) {
     this.traces.push({
-      provider: "openai", service_name: this.serviceName, session_id: this.sessionId, environment: "corpus",
-      trace_id: `${this.sessionId}-t${++this.traceCount}`, start_time: iso(start), end_time: iso(start + durationMs),
-      request: { model: responses[0].model.replace(/-\d{4}-\d{2}-\d{2}$/, ""), messages: messages.map((m) => ({ ...m })) }, responses,
+      provider: "openai",
+      service_name: this.serviceName,
+      session_id: this.sessionId,
+      environment: "corpus",
+      trace_id: `${this.sessionId}-t${++this.traceCount}`,
+      start_time: iso(start),
+      end_time: iso(start + durationMs),
+      request: {
+        model: responses[0].model.replace(/-\d{4}-\d{2}-\d{2}$/, ""),
+        messages: messages.map((m) => ({ ...m })),
+      },
+      responses,
     });
   }
 }
@@ -281,7 +356,12 @@ export class SessionWriter {
 function replyMessage(spec: CallSpec): Msg {
   if (spec.message) return spec.message;
   const m: Msg = { role: "assistant", content: spec.text ?? null };
-  if (spec.toolCalls) m.tool_calls = spec.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+  if (spec.toolCalls)
+    m.tool_calls = spec.toolCalls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: JSON.stringify(c.args) },
+    }));
   return m;
 }
 

@@ -10,7 +10,10 @@ export interface AdminResult {
 }
 
 /** Runs `scripts/admin.ts` as an operator would (its own process), against `databaseUrl`. */
-export function runAdmin(args: string[], opts: { databaseUrl: string; input?: string; env?: Record<string, string> }): AdminResult {
+export function runAdmin(
+  args: string[],
+  opts: { databaseUrl: string; input?: string; env?: Record<string, string> },
+): AdminResult {
   const r = spawnSync(process.execPath, ["run", join(import.meta.dir, "../../scripts/admin.ts"), ...args], {
     env: { ...process.env, DATABASE_URL: opts.databaseUrl, ...opts.env },
     encoding: "utf8",

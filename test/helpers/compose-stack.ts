@@ -13,7 +13,21 @@ import { createDatabase } from "@cellar/shared/db/client";
 import { findNatsServer } from "../../scripts/infra/nats-server";
 import { startEmbeddedPostgres, type RunningPostgres } from "../../scripts/infra/postgres";
 import { freePort } from "../../scripts/infra/ports";
-import { asArgs, dependsOn, envOf, healthy, loadCompose, Localizer, mountsOf, ROOT, run, seconds, startOrder, type ComposeFile, type Running } from "./compose";
+import {
+  asArgs,
+  dependsOn,
+  envOf,
+  healthy,
+  loadCompose,
+  Localizer,
+  mountsOf,
+  ROOT,
+  run,
+  seconds,
+  startOrder,
+  type ComposeFile,
+  type Running,
+} from "./compose";
 import { chatTrace } from "./payloads";
 import { waitFor } from "./stack";
 
@@ -30,7 +44,13 @@ export function testEnv(): Record<string, string> {
   const secret = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex");
   for (const [k, v] of Object.entries(env)) if (v === "" && /PASSWORD$/.test(k)) env[k] = secret();
   env.SECRET_ENCRYPTION_KEY = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
-  return { ...env, MATURATION_WINDOW_SECONDS: "1", WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8", WEBHOOK_RETRY_TIME_SCALE: "0.01", LOG_LEVEL: "warn" };
+  return {
+    ...env,
+    MATURATION_WINDOW_SECONDS: "1",
+    WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8",
+    WEBHOOK_RETRY_TIME_SCALE: "0.01",
+    LOG_LEVEL: "warn",
+  };
 }
 
 export const bunArgv = (argv: string[]) => (argv[0] === "bun" ? [process.execPath, ...argv.slice(1)] : argv);
@@ -50,12 +70,14 @@ export interface ComposeStack {
  * Starts every service without a profile. `appArgv` may rewrite an app image's command (the
  * Deno test runs `deno run` where the image runs `bun run`); by default `bun` is this Bun.
  */
-export async function startComposeStack(opts: {
-  env?: Record<string, string>;
-  appArgv?: (argv: string[]) => string[];
-  /** Where the app image's /app is (default: this checkout); e.g. a tree laid out as the Dockerfile does. */
-  appRoot?: string;
-} = {}): Promise<ComposeStack> {
+export async function startComposeStack(
+  opts: {
+    env?: Record<string, string>;
+    appArgv?: (argv: string[]) => string[];
+    /** Where the app image's /app is (default: this checkout); e.g. a tree laid out as the Dockerfile does. */
+    appRoot?: string;
+  } = {},
+): Promise<ComposeStack> {
   const env = opts.env ?? testEnv();
   const scratch = mkdtempSync(join(tmpdir(), "cellar-compose-"));
   const compose = loadCompose(join(ROOT, "docker-compose.yml"), env);
@@ -66,11 +88,13 @@ export async function startComposeStack(opts: {
   let pg: RunningPostgres | undefined;
 
   const stop = async () => {
-    await Promise.all([...running.values()].map(async (r) => {
-      if (r.child.exitCode === null) r.child.kill("SIGTERM");
-      await Promise.race([r.exited, Bun.sleep(8_000)]);
-      if (r.child.exitCode === null) r.child.kill("SIGKILL");
-    }));
+    await Promise.all(
+      [...running.values()].map(async (r) => {
+        if (r.child.exitCode === null) r.child.kill("SIGTERM");
+        await Promise.race([r.exited, Bun.sleep(8_000)]);
+        if (r.child.exitCode === null) r.child.kill("SIGKILL");
+      }),
+    );
     await pg?.stop().catch(() => {});
     rmSync(scratch, { recursive: true, force: true });
   };
@@ -81,7 +105,11 @@ export async function startComposeStack(opts: {
       const user = argv[argv.indexOf("-U") + 1];
       const db = argv[argv.indexOf("-d") + 1];
       const target = `postgres://${encodeURIComponent(user)}:${encodeURIComponent(envOf(compose.services[service]).POSTGRES_PASSWORD)}@127.0.0.1:${local.port(5432)}/${db}`;
-      return [process.execPath, "-e", `import p from "postgres"; const s = p(${JSON.stringify(target)}, {max: 1, connect_timeout: 2}); await s\`select 1\`; process.exit(0)`];
+      return [
+        process.execPath,
+        "-e",
+        `import p from "postgres"; const s = p(${JSON.stringify(target)}, {max: 1, connect_timeout: 2}); await s\`select 1\`; process.exit(0)`,
+      ];
     }
     return bunArgv(argv.map((a) => local.text(a)));
   };
@@ -92,17 +120,34 @@ export async function startComposeStack(opts: {
     if (s.image?.startsWith("nats:")) {
       // The image's entrypoint is nats-server: its command with paths and ports translated,
       // plus the loopback address and the mapped client port.
-      const args = asArgs(s.command).map((a, i, all) => (all[i - 1] === "-m" ? String(local.port(Number(a))) : local.text(a)));
-      running.set(name, run(name, [findNatsServer(), ...args, "-a", "127.0.0.1", "-p", String(local.port(4222))], { ...baseEnv(), ...senv }));
+      const args = asArgs(s.command).map((a, i, all) =>
+        all[i - 1] === "-m" ? String(local.port(Number(a))) : local.text(a),
+      );
+      running.set(
+        name,
+        run(name, [findNatsServer(), ...args, "-a", "127.0.0.1", "-p", String(local.port(4222))], {
+          ...baseEnv(),
+          ...senv,
+        }),
+      );
     } else if (s.image?.startsWith("postgres:")) {
-      pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), port: local.port(5432), persistent: false, user: senv.POSTGRES_USER, password: senv.POSTGRES_PASSWORD });
+      pg = await startEmbeddedPostgres({
+        dataDir: join(scratch, "pg"),
+        port: local.port(5432),
+        persistent: false,
+        user: senv.POSTGRES_USER,
+        password: senv.POSTGRES_PASSWORD,
+      });
       const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
       await admin.unsafe(`create database "${senv.POSTGRES_DB}"`);
       await admin.end();
     } else {
       if (!s.build) throw new Error(`service ${name}: neither nats, postgres nor built from this repo`);
       const argv = bunArgv([...asArgs(s.entrypoint), ...asArgs(s.command)]);
-      running.set(name, run(name, opts.appArgv ? opts.appArgv(argv) : argv, { ...baseEnv(), ...local.env(senv) }, opts.appRoot));
+      running.set(
+        name,
+        run(name, opts.appArgv ? opts.appArgv(argv) : argv, { ...baseEnv(), ...local.env(senv) }, opts.appRoot),
+      );
     }
   };
 
@@ -111,14 +156,20 @@ export async function startComposeStack(opts: {
     if (!check) throw new Error(`${name} has no healthcheck, so service_healthy can never hold`);
     const argv = Array.isArray(check.test) ? check.test : ["CMD-SHELL", check.test];
     const cmd = argv[0] === "CMD-SHELL" ? ["sh", "-c", argv[1]] : argv.slice(1);
-    const deadline = Date.now() + (seconds(check.start_period, 0) + seconds(check.interval, 30) * (check.retries ?? 3)) * 1000 + 30_000;
+    const deadline =
+      Date.now() +
+      (seconds(check.start_period, 0) + seconds(check.interval, 30) * (check.retries ?? 3)) * 1000 +
+      30_000;
     while (Date.now() < deadline) {
       const proc = running.get(name);
-      if (proc && proc.child.exitCode !== null) throw new Error(`${name} exited (${proc.child.exitCode}) before it was healthy:\n${proc.output()}`);
+      if (proc && proc.child.exitCode !== null)
+        throw new Error(`${name} exited (${proc.child.exitCode}) before it was healthy:\n${proc.output()}`);
       if (await healthy(healthArgv(name, cmd), baseEnv(), seconds(check.timeout, 30))) return;
       await Bun.sleep(250);
     }
-    throw new Error(`${name} never passed its healthcheck ${JSON.stringify(cmd)}:\n${running.get(name)?.output() ?? ""}`);
+    throw new Error(
+      `${name} never passed its healthcheck ${JSON.stringify(cmd)}:\n${running.get(name)?.output() ?? ""}`,
+    );
   };
 
   try {
@@ -167,25 +218,41 @@ export async function traceThrough(stack: ComposeStack, receiver: ReturnType<typ
   const service = await createService(owner.db, { tenantId: tenant.tenantId, name: "support-bot" });
   await owner.close();
   const platform = (path: string, init: RequestInit = {}) =>
-    fetch(stack.url(APP_PORTS.platform, `/api/v1${path}`), { ...init, headers: { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json", ...init.headers } });
+    fetch(stack.url(APP_PORTS.platform, `/api/v1${path}`), {
+      ...init,
+      headers: { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json", ...init.headers },
+    });
   const sub = await platform("/webhooks", {
     method: "POST",
-    body: JSON.stringify({ trace_service_id: service.id, name: sessionId, url: receiver.url, event_types: ["session.matured"] }),
+    body: JSON.stringify({
+      trace_service_id: service.id,
+      name: sessionId,
+      url: receiver.url,
+      event_types: ["session.matured"],
+    }),
   });
   if (sub.status !== 201) throw new Error(`webhook create answered ${sub.status}: ${await sub.text()}`);
   const { secret } = await sub.json();
 
   const trace = chatTrace({ sessionId, messages: [{ role: "user", content: "Is the stack up?" }], reply: "It is." });
   const ingested = await fetch(stack.url(APP_PORTS.ingest, "/raw/traces"), {
-    method: "POST", headers: { authorization: `Bearer ${tenant.telemetryKey}`, "content-type": "application/json" }, body: JSON.stringify(trace),
+    method: "POST",
+    headers: { authorization: `Bearer ${tenant.telemetryKey}`, "content-type": "application/json" },
+    body: JSON.stringify(trace),
   });
   const ingestAnswer = await ingested.json();
-  const transcript = await waitFor(async () => {
-    const r = await platform(`/telemetry/otel/sessions/support-bot/${sessionId}/transcript`);
-    const body = r.status === 200 ? await r.json() : null;
-    return body?.status === "complete" ? body : null;
-  }, { what: "a complete transcript", timeoutMs: 30_000 });
-  const hook = await waitFor(async () => receiver.hooks.find((h) => h.body.includes(sessionId)), { what: "the session.matured webhook", timeoutMs: 30_000 });
+  const transcript = await waitFor(
+    async () => {
+      const r = await platform(`/telemetry/otel/sessions/support-bot/${sessionId}/transcript`);
+      const body = r.status === 200 ? await r.json() : null;
+      return body?.status === "complete" ? body : null;
+    },
+    { what: "a complete transcript", timeoutMs: 30_000 },
+  );
+  const hook = await waitFor(async () => receiver.hooks.find((h) => h.body.includes(sessionId)), {
+    what: "the session.matured webhook",
+    timeoutMs: 30_000,
+  });
   const verified = new Webhook(secret).verify(hook.body, Object.fromEntries(hook.headers)) as { type: string };
   return { ingestAnswer, transcript, webhookType: verified.type };
 }

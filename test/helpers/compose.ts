@@ -17,7 +17,13 @@ export interface ComposeService {
   entrypoint?: string[] | string;
   environment?: Record<string, string | number | boolean | null> | string[];
   depends_on?: Record<string, { condition: string }> | string[];
-  healthcheck?: { test: string[] | string; interval?: string; timeout?: string; retries?: number; start_period?: string };
+  healthcheck?: {
+    test: string[] | string;
+    interval?: string;
+    timeout?: string;
+    retries?: number;
+    start_period?: string;
+  };
   volumes?: string[];
   ports?: string[];
   profiles?: string[];
@@ -30,16 +36,19 @@ export interface ComposeFile {
 
 /** Compose's `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`, `${VAR?error}`, `$$`. */
 export function interpolate(text: string, env: Record<string, string | undefined>): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, name, colon, op, arg, bare) => {
-    if (whole === "$$") return "$";
-    if (bare) return env[bare] ?? "";
-    const value = env[name];
-    const missing = value === undefined || (colon === ":" && value === "");
-    if (!op) return value ?? "";
-    if (op === "-") return missing ? arg : value!;
-    if (missing) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-    return value!;
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (whole, name, colon, op, arg, bare) => {
+      if (whole === "$$") return "$";
+      if (bare) return env[bare] ?? "";
+      const value = env[name];
+      const missing = value === undefined || (colon === ":" && value === "");
+      if (!op) return value ?? "";
+      if (op === "-") return missing ? arg : value!;
+      if (missing) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+      return value!;
+    },
+  );
 }
 
 /** Parses docker-compose.yml and interpolates every string in it (keys stay as written). */
@@ -56,7 +65,8 @@ export function loadCompose(path: string, env: Record<string, string | undefined
 
 export function envOf(service: ComposeService): Record<string, string> {
   const e = service.environment ?? {};
-  if (Array.isArray(e)) return Object.fromEntries(e.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+  if (Array.isArray(e))
+    return Object.fromEntries(e.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
   return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, v == null ? "" : String(v)]));
 }
 
@@ -102,15 +112,18 @@ export class Localizer {
   }
 
   path(s: string): string {
-    for (const m of this.mounts) if (s === m.container || s.startsWith(`${m.container}/`)) return m.host + s.slice(m.container.length);
+    for (const m of this.mounts)
+      if (s === m.container || s.startsWith(`${m.container}/`)) return m.host + s.slice(m.container.length);
     return s;
   }
 
   env(env: Record<string, string>): Record<string, string> {
-    return Object.fromEntries(Object.entries(env).map(([k, v]) => {
-      if (/_PORT$/.test(k) && this.ports.has(Number(v))) return [k, String(this.ports.get(Number(v)))];
-      return [k, this.text(v)];
-    }));
+    return Object.fromEntries(
+      Object.entries(env).map(([k, v]) => {
+        if (/_PORT$/.test(k) && this.ports.has(Number(v))) return [k, String(this.ports.get(Number(v)))];
+        return [k, this.text(v)];
+      }),
+    );
   }
 
   port(containerPort: number): number {
@@ -143,7 +156,8 @@ export function asArgs(v: string[] | string | undefined): string[] {
 export function seconds(d: string | undefined, fallback: number): number {
   if (!d) return fallback;
   let total = 0;
-  for (const [, n, unit] of d.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(n) * { ms: 0.001, s: 1, m: 60, h: 3600 }[unit as "ms"];
+  for (const [, n, unit] of d.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g))
+    total += Number(n) * { ms: 0.001, s: 1, m: 60, h: 3600 }[unit as "ms"];
   return total || fallback;
 }
 

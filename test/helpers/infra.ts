@@ -32,21 +32,27 @@ const TEMPLATE = "cellar_template";
 const templates = new Map<string, Promise<void>>();
 
 /** A fresh database per test file, copied from a migrated template (fast). `adminUrl`: another server than the run's. */
-export async function createTestDatabase(adminUrl = process.env.DATABASE_URL!): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  adminUrl = process.env.DATABASE_URL!,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     let templateReady = templates.get(adminUrl);
-    if (!templateReady) templates.set(adminUrl, (templateReady = (async () => {
-      await admin`select pg_advisory_lock(4242)`;
-      try {
-        const [row] = await admin`select 1 as ok from pg_database where datname = ${TEMPLATE}`;
-        const templateUrl = withDatabase(adminUrl, TEMPLATE);
-        if (!row) await admin.unsafe(`create database ${TEMPLATE}`);
-        await runMigrations(templateUrl);
-      } finally {
-        await admin`select pg_advisory_unlock(4242)`;
-      }
-    })()));
+    if (!templateReady)
+      templates.set(
+        adminUrl,
+        (templateReady = (async () => {
+          await admin`select pg_advisory_lock(4242)`;
+          try {
+            const [row] = await admin`select 1 as ok from pg_database where datname = ${TEMPLATE}`;
+            const templateUrl = withDatabase(adminUrl, TEMPLATE);
+            if (!row) await admin.unsafe(`create database ${TEMPLATE}`);
+            await runMigrations(templateUrl);
+          } finally {
+            await admin`select pg_advisory_unlock(4242)`;
+          }
+        })()),
+      );
     await templateReady;
     const name = `t_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
     await admin.unsafe(`create database ${name} template ${TEMPLATE}`);

@@ -1,6 +1,14 @@
 import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
-import { bootstrapTenant, createApiKey, createProject, createService, createUser, deprovisionUser, revokeApiKey } from "@cellar/shared/admin/tenancy";
+import {
+  bootstrapTenant,
+  createApiKey,
+  createProject,
+  createService,
+  createUser,
+  deprovisionUser,
+  revokeApiKey,
+} from "@cellar/shared/admin/tenancy";
 import type { Role } from "@cellar/shared/db/schema";
 import { chatTrace } from "./payloads";
 import { waitFor, type TestStack } from "./stack";
@@ -16,7 +24,9 @@ export async function seedPlatform(stack: TestStack) {
   const a = await bootstrapTenant(db, { name: "acme", plan: "pro" });
   const billingProject = await createProject(db, { tenantId: a.tenantId, name: "billing" });
   await createService(db, { tenantId: a.tenantId, name: "billing-bot", projectId: billingProject.id });
-  const [defaultProject] = await stack.database.sql<{ id: string }[]>`select id from projects where tenant_id = ${a.tenantId} and is_default`;
+  const [defaultProject] = await stack.database.sql<
+    { id: string }[]
+  >`select id from projects where tenant_id = ${a.tenantId} and is_default`;
 
   const keyFor = async (role: Role, projectIds: string[], email: string) => {
     const u = await createUser(db, { tenantId: a.tenantId, email, role, projectIds });
@@ -37,39 +47,124 @@ export async function seedPlatform(stack: TestStack) {
 
   const t0 = new Date(Date.now() - 60_000);
   const at = (s: number) => new Date(t0.getTime() + s * 1000);
-  const tools = [{ type: "function", function: { name: "lookup_invoice", description: "Find an invoice", parameters: { type: "object", properties: { number: { type: "string" } } } } }];
+  const tools = [
+    {
+      type: "function",
+      function: {
+        name: "lookup_invoice",
+        description: "Find an invoice",
+        parameters: { type: "object", properties: { number: { type: "string" } } },
+      },
+    },
+  ];
   const history = [
     { role: "system", content: "You are a billing assistant." },
     { role: "user", content: "Why was I charged twice for invoice 42?" },
   ];
-  const toolCall = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup_invoice", arguments: JSON.stringify({ number: "42", padding: "x".repeat(800) }) } }] };
+  const toolCall = {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      {
+        id: "call_1",
+        type: "function",
+        function: { name: "lookup_invoice", arguments: JSON.stringify({ number: "42", padding: "x".repeat(800) }) },
+      },
+    ],
+  };
   const traces = [
-    chatTrace({ sessionId: "conv-1", messages: history, reply: toolCall, finishReason: "tool_calls", start: at(0), extra: { trace_id: "tr-1", request: { model: "gpt-4o-mini", messages: history, tools } } }),
     chatTrace({
-      sessionId: "conv-1", start: at(5), extra: { trace_id: "tr-2" },
-      messages: [...history, toolCall, { role: "tool", tool_call_id: "call_1", content: "Invoice 42: charged once, refund pending" }],
-      reply: { role: "assistant", content: "You were charged once; the second charge is a pending refund.", reasoning_content: "The tool says one charge." },
+      sessionId: "conv-1",
+      messages: history,
+      reply: toolCall,
+      finishReason: "tool_calls",
+      start: at(0),
+      extra: { trace_id: "tr-1", request: { model: "gpt-4o-mini", messages: history, tools } },
     }),
-    chatTrace({ sessionId: "conv-2", messages: [{ role: "user", content: "hello" }], reply: "Hi! How can I help?", start: at(10), extra: { trace_id: "tr-3" }, usage: { prompt_tokens: 5000, completion_tokens: 2000 } }),
-    chatTrace({ sessionId: "b-1", serviceName: "billing-bot", messages: [{ role: "user", content: "refund" }], reply: "Done.", start: at(12), extra: { trace_id: "tr-b1" } }),
+    chatTrace({
+      sessionId: "conv-1",
+      start: at(5),
+      extra: { trace_id: "tr-2" },
+      messages: [
+        ...history,
+        toolCall,
+        { role: "tool", tool_call_id: "call_1", content: "Invoice 42: charged once, refund pending" },
+      ],
+      reply: {
+        role: "assistant",
+        content: "You were charged once; the second charge is a pending refund.",
+        reasoning_content: "The tool says one charge.",
+      },
+    }),
+    chatTrace({
+      sessionId: "conv-2",
+      messages: [{ role: "user", content: "hello" }],
+      reply: "Hi! How can I help?",
+      start: at(10),
+      extra: { trace_id: "tr-3" },
+      usage: { prompt_tokens: 5000, completion_tokens: 2000 },
+    }),
+    chatTrace({
+      sessionId: "b-1",
+      serviceName: "billing-bot",
+      messages: [{ role: "user", content: "refund" }],
+      reply: "Done.",
+      start: at(12),
+      extra: { trace_id: "tr-b1" },
+    }),
   ];
   const auth = (k: string) => ({ authorization: `Bearer ${k}` });
   for (const tr of traces) await expectOk(stack.ingestRequest("/raw/traces", tr, auth(a.telemetryKey)));
-  await expectOk(stack.ingestRequest("/raw/events", {
-    name: "payment.failed", service_name: "support-bot", session_id: "conv-1", timestamp: at(3).toISOString(), severity_number: 17,
-    attributes: { "http.status": 502 }, body: { reason: "gateway timeout" }, environment: "test", trace_id: "tr-1",
-  }, auth(a.telemetryKey)));
-  await expectOk(stack.ingestRequest("/raw/traces", chatTrace({ sessionId: "g-1", serviceName: "other-bot", messages: [{ role: "user", content: "hi" }], reply: "hey", start: at(1), extra: { trace_id: "tr-g1" } }), auth(b.telemetryKey)));
+  await expectOk(
+    stack.ingestRequest(
+      "/raw/events",
+      {
+        name: "payment.failed",
+        service_name: "support-bot",
+        session_id: "conv-1",
+        timestamp: at(3).toISOString(),
+        severity_number: 17,
+        attributes: { "http.status": 502 },
+        body: { reason: "gateway timeout" },
+        environment: "test",
+        trace_id: "tr-1",
+      },
+      auth(a.telemetryKey),
+    ),
+  );
+  await expectOk(
+    stack.ingestRequest(
+      "/raw/traces",
+      chatTrace({
+        sessionId: "g-1",
+        serviceName: "other-bot",
+        messages: [{ role: "user", content: "hi" }],
+        reply: "hey",
+        start: at(1),
+        extra: { trace_id: "tr-g1" },
+      }),
+      auth(b.telemetryKey),
+    ),
+  );
 
   const sql = stack.database.sql;
-  await waitFor(async () => {
-    const [r] = await sql<{ n: number; t: number }[]>`select (select count(*) from session_analyses)::int as n, (select count(*) from trace_analyses)::int as t`;
-    return r.n >= 4 && r.t >= 5;
-  }, { what: "every session and trace matured", timeoutMs: 30_000 });
+  await waitFor(
+    async () => {
+      const [r] = await sql<
+        { n: number; t: number }[]
+      >`select (select count(*) from session_analyses)::int as n, (select count(*) from trace_analyses)::int as t`;
+      return r.n >= 4 && r.t >= 5;
+    },
+    { what: "every session and trace matured", timeoutMs: 30_000 },
+  );
 
   // Exotic analysis rows written directly, so these reads are tested whatever the detectors find.
-  const [svc] = await sql<{ id: string }[]>`select id from trace_services where tenant_id = ${a.tenantId} and name = 'support-bot'`;
-  const sessions = await sql<{ id: string; session_id: string }[]>`select id, session_id from sessions where trace_service_id = ${svc.id} order by session_id`;
+  const [svc] = await sql<
+    { id: string }[]
+  >`select id from trace_services where tenant_id = ${a.tenantId} and name = 'support-bot'`;
+  const sessions = await sql<
+    { id: string; session_id: string }[]
+  >`select id, session_id from sessions where trace_service_id = ${svc.id} order by session_id`;
   const pk = Object.fromEntries(sessions.map((s) => [s.session_id, s.id]));
   const [issue] = await sql<{ id: string }[]>`
     insert into issues (tenant_id, trace_service_id, fingerprint, detector, title, severity, first_seen_at, last_seen_at, occurrences, affected_sessions)
@@ -86,8 +181,12 @@ export async function seedPlatform(stack: TestStack) {
     values (${a.tenantId}, ${svc.id}, 'test_tool', 'hash-1', ${sql.json({ name: "test_tool" })}, ${at(0)}, ${at(0)}) returning id`;
   await sql`insert into session_tool_schemas (session_pk, tool_schema_id) values (${pk["conv-1"]}, ${schema.id}) on conflict do nothing`;
   await sql`update sessions set labels = '["vip"]'::jsonb where id = ${pk["conv-1"]}`;
-  const [span] = await sql<{ span_id: string }[]>`select span_id from spans where trace_service_id = ${svc.id} and trace_id = 'tr-2' and kind = 'llm' limit 1`;
-  const [item] = await sql<{ item_id: string }[]>`select item_id from transcript_items where session_pk = ${pk["conv-1"]} and kind = 'assistant' order by position desc limit 1`;
+  const [span] = await sql<
+    { span_id: string }[]
+  >`select span_id from spans where trace_service_id = ${svc.id} and trace_id = 'tr-2' and kind = 'llm' limit 1`;
+  const [item] = await sql<
+    { item_id: string }[]
+  >`select item_id from transcript_items where session_pk = ${pk["conv-1"]} and kind = 'assistant' order by position desc limit 1`;
 
   return {
     /** When the fixture's timeline starts: conv-1 at t0, conv-2 at t0 + 10 s. */
@@ -95,7 +194,13 @@ export async function seedPlatform(stack: TestStack) {
     a,
     b,
     keys: { owner: a.platformKey, admin: admin.key, member: member.key, viewer: viewer.key, outsider: outsider.key },
-    bad: { revoked: revoked.key, deprovisioned: gone.key, telemetry: a.telemetryKey, serverDsn: serverDsn.key, clientDsn: clientDsn.key },
+    bad: {
+      revoked: revoked.key,
+      deprovisioned: gone.key,
+      telemetry: a.telemetryKey,
+      serverDsn: serverDsn.key,
+      clientDsn: clientDsn.key,
+    },
     ids: { issueId: issue.id, spanId: span.span_id, itemId: item.item_id, billingProjectId: billingProject.id },
   };
 }
@@ -113,11 +218,25 @@ export function readEndpoints(f: PlatformFixture) {
   return [
     { method: "GET", path: `${S}/transcript` },
     { method: "GET", path: `${S}/transcript/items/${f.ids.itemId}` },
-    ...["traces", "spans", "tree", "graph", "events", "tldr", "problem-analysis", "cost-by-model", "tool-costs", "tool-schemas"].map((x) => ({ method: "GET", path: `${S}/${x}` })),
+    ...[
+      "traces",
+      "spans",
+      "tree",
+      "graph",
+      "events",
+      "tldr",
+      "problem-analysis",
+      "cost-by-model",
+      "tool-costs",
+      "tool-schemas",
+    ].map((x) => ({ method: "GET", path: `${S}/${x}` })),
     { method: "GET", path: "/telemetry/metrics/session/support-bot/conv-1" },
     { method: "GET", path: "/telemetry/metrics/session/conv-1/turns", bareId: true },
     { method: "GET", path: "/telemetry/otel/sessions/conv-1/intents?trace_service_name=support-bot" },
-    post("/telemetry/otel/sessions/filtered", { serviceName: "support-bot", filters: [{ field: "sessionId", operator: "equals", value: "conv-1" }] }),
+    post("/telemetry/otel/sessions/filtered", {
+      serviceName: "support-bot",
+      filters: [{ field: "sessionId", operator: "equals", value: "conv-1" }],
+    }),
     { method: "GET", path: "/telemetry/otel/trace/tr-1?serviceName=support-bot" },
     { method: "GET", path: "/telemetry/otel/spans/support-bot/tr-1" },
     { method: "GET", path: `/telemetry/otel/spans/${f.ids.spanId}`, bareId: true },
@@ -132,8 +251,16 @@ export function readEndpoints(f: PlatformFixture) {
   ] as Array<{ method: string; path: string; body?: unknown; bareId?: boolean }>;
 }
 
-export async function call(stack: TestStack, e: { method: string; path: string; body?: unknown }, headers: Record<string, string> = {}) {
-  const res = await stack.platformRequest(e.path, { method: e.method, headers, ...(e.body !== undefined ? { body: JSON.stringify(e.body) } : {}) });
+export async function call(
+  stack: TestStack,
+  e: { method: string; path: string; body?: unknown },
+  headers: Record<string, string> = {},
+) {
+  const res = await stack.platformRequest(e.path, {
+    method: e.method,
+    headers,
+    ...(e.body !== undefined ? { body: JSON.stringify(e.body) } : {}),
+  });
   const text = await res.text();
   let body: any = text;
   try {

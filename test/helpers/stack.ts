@@ -35,7 +35,15 @@ export interface TestStack {
  * A fresh database and NATS namespace for one test file, with the apps built in-process from
  * the same factories main.ts uses. Real nats-server and Postgres underneath.
  */
-export async function createTestStack(opts: { windowSeconds?: number; logLevel?: LogLevel; startProcessor?: boolean; webhooks?: WebhookOptions; postgresUrl?: string } = {}): Promise<TestStack> {
+export async function createTestStack(
+  opts: {
+    windowSeconds?: number;
+    logLevel?: LogLevel;
+    startProcessor?: boolean;
+    webhooks?: WebhookOptions;
+    postgresUrl?: string;
+  } = {},
+): Promise<TestStack> {
   const windowSeconds = opts.windowSeconds ?? 1;
   const logger = createLogger(opts.logLevel ?? ((process.env.TEST_LOG_LEVEL as LogLevel) || "silent"));
   const testDb = await createTestDatabase(opts.postgresUrl);
@@ -48,7 +56,11 @@ export async function createTestStack(opts: { windowSeconds?: number; logLevel?:
   const ingest = createIngestApp({ js: nats.js, topology, keys, logger, maxBodyBytes: 4 * 1024 * 1024 });
   const secretBox = new SecretBox(TEST_SECRET_KEY);
   const platform = createPlatformApp({
-    db: database.db, sql: database.sql, keys, logger, windowSeconds,
+    db: database.db,
+    sql: database.sql,
+    keys,
+    logger,
+    windowSeconds,
     webhooks: { secretBox, js: nats.js, topology, ...opts.webhooks },
   });
   const processors: Processor[] = [];
@@ -76,7 +88,15 @@ export async function createTestStack(opts: { windowSeconds?: number; logLevel?:
       return platform.handle(new Request(`http://platform.test/api/v1${path}`, { ...init, headers }));
     },
     async startProcessor(overrides = {}) {
-      const p = createProcessor({ sql: database.sql, js: nats.js, topology, logger, windowSeconds, sweepIntervalMs: 60_000, ...overrides });
+      const p = createProcessor({
+        sql: database.sql,
+        js: nats.js,
+        topology,
+        logger,
+        windowSeconds,
+        sweepIntervalMs: 60_000,
+        ...overrides,
+      });
       await p.start();
       processors.push(p);
       stack.processor = p;
@@ -91,7 +111,13 @@ export async function createTestStack(opts: { windowSeconds?: number; logLevel?:
     async stop() {
       await Promise.allSettled(processors.map((p) => p.stop()));
       await Promise.allSettled(dispatchers.map((d) => d.stop()));
-      for (const name of [topology.ingestStream, topology.maturedStream, topology.deliveriesStream, topology.deadLetterStream, `KV_${topology.activityBucket}`]) {
+      for (const name of [
+        topology.ingestStream,
+        topology.maturedStream,
+        topology.deliveriesStream,
+        topology.deadLetterStream,
+        `KV_${topology.activityBucket}`,
+      ]) {
         await nats.jsm.streams.delete(name).catch(() => {});
       }
       await nc.drain().catch(() => {});
@@ -104,7 +130,10 @@ export async function createTestStack(opts: { windowSeconds?: number; logLevel?:
 }
 
 /** Polls `fn` until it returns a truthy value or the timeout passes. */
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, { timeoutMs = 15_000, intervalMs = 100, what = "condition" } = {}): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  { timeoutMs = 15_000, intervalMs = 100, what = "condition" } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

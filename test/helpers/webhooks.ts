@@ -12,14 +12,30 @@ import type { TestStack } from "./stack";
 export function webhookApi(stack: TestStack, options: WebhookOptions = {}) {
   const keys = new KeyResolver(stack.database.db, { ttlMs: 200 });
   const api = new Elysia({ prefix: "/api/v1" }).use(
-    webhookRoutes({ sql: stack.database.sql, keys, webhooks: { secretBox: stack.secretBox, js: stack.nats.js, topology: stack.nats.topology, ...options } }),
+    webhookRoutes({
+      sql: stack.database.sql,
+      keys,
+      webhooks: { secretBox: stack.secretBox, js: stack.nats.js, topology: stack.nats.topology, ...options },
+    }),
   );
   const app = new Elysia().use(httpBasics(createLogger("silent"))).use(api);
-  return (path: string, token: string | undefined, method = "GET", body?: unknown, headers: Record<string, string> = {}) => {
+  return (
+    path: string,
+    token: string | undefined,
+    method = "GET",
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const h = new Headers(headers);
     if (token) h.set("authorization", `Token ${token}`);
     if (body !== undefined) h.set("content-type", "application/json");
-    return app.handle(new Request(`http://platform.test/api/v1${path}`, { method, headers: h, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) }));
+    return app.handle(
+      new Request(`http://platform.test/api/v1${path}`, {
+        method,
+        headers: h,
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    );
   };
 }
 
@@ -45,7 +61,12 @@ export async function createReceiver() {
   const server = setupServer(
     http.post(/^https?:\/\//, async ({ request }) => {
       const url = new URL(request.url);
-      const hook: ReceivedHook = { path: url.pathname, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() };
+      const hook: ReceivedHook = {
+        path: url.pathname,
+        headers: Object.fromEntries(request.headers),
+        body: await request.text(),
+        at: Date.now(),
+      };
       hits.push(hook);
       const p = url.pathname;
       active[p] = (active[p] ?? 0) + 1;

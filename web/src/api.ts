@@ -6,7 +6,10 @@
 const TOKEN_KEY = "cellar.dashboard.token";
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -57,8 +60,10 @@ async function call<T>(url: string, init: { method?: string; body?: unknown; sig
   return data as T;
 }
 
-export const api = <T = any>(path: string, init?: { method?: string; body?: unknown; signal?: AbortSignal }) => call<T>(`/api/v1${path}`, init);
-export const auth = <T = any>(path: string, init?: { method?: string; body?: unknown }) => call<T>(`/auth${path}`, init);
+export const api = <T = any>(path: string, init?: { method?: string; body?: unknown; signal?: AbortSignal }) =>
+  call<T>(`/api/v1${path}`, init);
+export const auth = <T = any>(path: string, init?: { method?: string; body?: unknown }) =>
+  call<T>(`/auth${path}`, init);
 
 export const enc = encodeURIComponent;
 

@@ -3,7 +3,14 @@
  * built once: `toLocaleString(undefined, options)` builds one per call, which made a 1,000-item
  * transcript take seconds to render (bench/dashboard.ts).
  */
-const DATE_TIME = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const DATE_TIME = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
 const NUMBER = new Intl.NumberFormat();
 
 export function when(iso: string | null | undefined): string {

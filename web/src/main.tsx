@@ -21,36 +21,57 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   ];
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
-        <Link href="/sessions" class="brand">Cellar</Link>
+        <Link href="/sessions" class="brand">
+          Cellar
+        </Link>
         <nav aria-label="Main">
           <ul>
             {nav.map(([href, label]) => (
               <li key={href}>
-                <Link href={href} aria-current={location.startsWith(href) ? "page" : undefined}>{label}</Link>
+                <Link href={href} aria-current={location.startsWith(href) ? "page" : undefined}>
+                  {label}
+                </Link>
               </li>
             ))}
           </ul>
         </nav>
         <div class="who">
-          <span class="muted" title={me.tenant.name}>{me.user.email} · {me.user.role}</span>
-          <button type="button" class="link" onClick={onSignOut}>Sign out</button>
+          <span class="muted" title={me.tenant.name}>
+            {me.user.email} · {me.user.role}
+          </span>
+          <button type="button" class="link" onClick={onSignOut}>
+            Sign out
+          </button>
         </div>
       </header>
       <main id="main">
         <Switch>
           <Route path="/sessions">{() => <SessionsPage me={me} />}</Route>
-          <Route path="/sessions/:service/:sessionId">{(p) => <SessionPage me={me} service={p.service} sessionId={p.sessionId} />}</Route>
+          <Route path="/sessions/:service/:sessionId">
+            {(p) => <SessionPage me={me} service={p.service} sessionId={p.sessionId} />}
+          </Route>
           <Route path="/traces/:service/:traceId">{(p) => <TracePage service={p.service} traceId={p.traceId} />}</Route>
           <Route path="/issues">{() => <IssuesPage me={me} />}</Route>
           <Route path="/issues/:service/:issueId">{(p) => <IssuePage service={p.service} issueId={p.issueId} />}</Route>
           <Route path="/webhooks">{() => (isAdmin(me) ? <WebhooksPage me={me} /> : <Forbidden />)}</Route>
           <Route path="/webhooks/:id">{(p) => (isAdmin(me) ? <WebhookPage me={me} id={p.id} /> : <Forbidden />)}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
-          <Route path="/"><Redirect to="/sessions" replace /></Route>
-          <Route path="/sign-in"><Redirect to="/sessions" replace /></Route>
-          <Route><h1>Page not found</h1><p><Link href="/sessions">Back to sessions</Link></p></Route>
+          <Route path="/">
+            <Redirect to="/sessions" replace />
+          </Route>
+          <Route path="/sign-in">
+            <Redirect to="/sessions" replace />
+          </Route>
+          <Route>
+            <h1>Page not found</h1>
+            <p>
+              <Link href="/sessions">Back to sessions</Link>
+            </p>
+          </Route>
         </Switch>
       </main>
     </>
@@ -85,9 +106,27 @@ function App() {
     auth<Me>("/me").then(setMe, setError);
   }, [signedIn]);
 
-  if (location === "/invite") return <InvitePage onSignedIn={() => { setExpired(false); setSignedIn(true); navigate("/sessions"); }} />;
+  if (location === "/invite")
+    return (
+      <InvitePage
+        onSignedIn={() => {
+          setExpired(false);
+          setSignedIn(true);
+          navigate("/sessions");
+        }}
+      />
+    );
   if (!signedIn) {
-    return <SignInPage expired={expired} onSignedIn={() => { setExpired(false); setSignedIn(true); if (location === "/" || location === "/sign-in") navigate("/sessions"); }} />;
+    return (
+      <SignInPage
+        expired={expired}
+        onSignedIn={() => {
+          setExpired(false);
+          setSignedIn(true);
+          if (location === "/" || location === "/sign-in") navigate("/sessions");
+        }}
+      />
+    );
   }
   if (!me) return <main id="main">{error ? <ErrorBox error={error} /> : <Loading />}</main>;
   const signOut = async () => {

@@ -12,7 +12,12 @@ import { useSearchParams } from "wouter-preact";
 /** The API's deepest offset for filtered searches (docs/platform-api.md, "Limits"). */
 export const MAX_OFFSET = 100_000;
 
-export interface Pagination { offset: number; total: number | null; nextOffset: number | null; nextCursor?: string | null }
+export interface Pagination {
+  offset: number;
+  total: number | null;
+  nextOffset: number | null;
+  nextCursor?: string | null;
+}
 
 /** Where each cursor page was entered from, for "Previous page" past the offset limit (this tab only). */
 const cameFrom = new Map<string, { cursor?: string; offset: number }>();
@@ -30,12 +35,13 @@ export function usePaging(pageSize: number) {
   const [params, setParams] = useSearchParams();
   const cursor = params.get("cursor") || undefined;
   const offset = cursor ? 0 : Math.min(MAX_OFFSET, Math.max(0, Number(params.get("offset") ?? 0) || 0));
-  const goTo = (to: { cursor?: string; offset: number }) => setParams((p) => {
-    const n = withoutPosition(p);
-    if (to.cursor) n.set("cursor", to.cursor);
-    else if (to.offset > 0) n.set("offset", String(to.offset));
-    return n;
-  });
+  const goTo = (to: { cursor?: string; offset: number }) =>
+    setParams((p) => {
+      const n = withoutPosition(p);
+      if (to.cursor) n.set("cursor", to.cursor);
+      else if (to.offset > 0) n.set("offset", String(to.offset));
+      return n;
+    });
   const back = (pg: Pagination) => {
     const entered = cursor ? cameFrom.get(cursor) : undefined;
     if (entered) return entered;
@@ -66,9 +72,16 @@ export function usePaging(pageSize: number) {
 export function Pager({ pg, count, paging }: { pg: Pagination; count: number; paging: ReturnType<typeof usePaging> }) {
   return (
     <nav class="pager" aria-label="Pages">
-      <button type="button" disabled={!paging.hasPrevious(pg)} onClick={() => paging.previous(pg)}>Previous page</button>
-      <span role="status">{pg.offset + 1}–{pg.offset + count}{pg.total !== null ? ` of ${pg.total}` : ""}</span>
-      <button type="button" disabled={!paging.hasNext(pg)} onClick={() => paging.next(pg)}>Next page</button>
+      <button type="button" disabled={!paging.hasPrevious(pg)} onClick={() => paging.previous(pg)}>
+        Previous page
+      </button>
+      <span role="status">
+        {pg.offset + 1}–{pg.offset + count}
+        {pg.total !== null ? ` of ${pg.total}` : ""}
+      </span>
+      <button type="button" disabled={!paging.hasNext(pg)} onClick={() => paging.next(pg)}>
+        Next page
+      </button>
     </nav>
   );
 }

@@ -23,11 +23,19 @@ export function useLoad<T>(fn: (signal: AbortSignal) => Promise<T>, deps: unknow
 
 export function ErrorBox({ error }: { error?: Error }) {
   if (!error) return null;
-  return <p class="error" role="alert">{error.message}</p>;
+  return (
+    <p class="error" role="alert">
+      {error.message}
+    </p>
+  );
 }
 
 export function Loading({ what = "Loading" }: { what?: string }) {
-  return <p class="muted" role="status" aria-live="polite">{what}…</p>;
+  return (
+    <p class="muted" role="status" aria-live="polite">
+      {what}…
+    </p>
+  );
 }
 
 export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
@@ -36,7 +44,9 @@ export function Badge({ kind, children }: { kind: string; children: ComponentChi
 
 /** Readiness of a materialized read (docs/platform-api.md): complete, partial or processing. */
 export function StatusBadge({ status }: { status: string }) {
-  const label = { complete: "Complete", partial: "Partial: new activity is being processed", processing: "Processing" }[status] ?? status;
+  const label =
+    { complete: "Complete", partial: "Partial: new activity is being processed", processing: "Processing" }[status] ??
+    status;
   return <Badge kind={status}>{label}</Badge>;
 }
 
@@ -58,11 +68,21 @@ curl -s -X POST $INGEST/raw/traces -H "Authorization: Bearer $KEY" \\
   return (
     <section class="empty" aria-labelledby="first-trace">
       <h2 id="first-trace">Send your first trace</h2>
-      {me && !me.services.length && (me.user.role === "viewer" || me.user.role === "member")
-        ? <p>You can see no service yet: services belong to projects, and an admin can add you to one. Or send a trace of your own:</p>
-        : <p>Nothing here yet. Point your app at the ingest endpoint, or try it with curl:</p>}
-      <pre class="code" tabIndex={0}>{curl}</pre>
-      <p class="muted">The session shows up here once it has been idle for the maturation window (20 s in development, 3 min by default).</p>
+      {me && !me.services.length && (me.user.role === "viewer" || me.user.role === "member") ? (
+        <p>
+          You can see no service yet: services belong to projects, and an admin can add you to one. Or send a trace of
+          your own:
+        </p>
+      ) : (
+        <p>Nothing here yet. Point your app at the ingest endpoint, or try it with curl:</p>
+      )}
+      <pre class="code" tabIndex={0}>
+        {curl}
+      </pre>
+      <p class="muted">
+        The session shows up here once it has been idle for the maturation window (20 s in development, 3 min by
+        default).
+      </p>
     </section>
   );
 }
@@ -76,12 +96,13 @@ export function useService(me: Me): [string | undefined, (name: string) => void]
   const chosen = params.get("service");
   const remembered = localStorage.getItem(LAST_SERVICE);
   const service = known(chosen) ? chosen! : known(remembered) ? remembered! : me.services[0]?.name;
-  const set = (name: string) => setParams((p) => {
-    localStorage.setItem(LAST_SERVICE, name);
-    const next = withoutPosition(p);
-    next.set("service", name);
-    return next;
-  });
+  const set = (name: string) =>
+    setParams((p) => {
+      localStorage.setItem(LAST_SERVICE, name);
+      const next = withoutPosition(p);
+      next.set("service", name);
+      return next;
+    });
   return [service, set];
 }
 
@@ -90,7 +111,11 @@ export function ServicePicker({ me, value, onChange }: { me: Me; value?: string;
     <label class="field">
       <span>Service</span>
       <select value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
-        {me.services.map((s) => <option key={s.id} value={s.name}>{s.name} ({s.project})</option>)}
+        {me.services.map((s) => (
+          <option key={s.id} value={s.name}>
+            {s.name} ({s.project})
+          </option>
+        ))}
       </select>
     </label>
   );
@@ -109,5 +134,9 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
     if (initialPage) initialPage = false;
     else ref.current?.focus();
   }, []);
-  return <h1 tabIndex={-1} ref={ref}>{children}</h1>;
+  return (
+    <h1 tabIndex={-1} ref={ref}>
+      {children}
+    </h1>
+  );
 }

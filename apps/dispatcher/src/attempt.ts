@@ -13,7 +13,11 @@ import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_HORIZON_MS }
  * follow redirects. Production pins the connection to the address; tests pass global fetch,
  * which msw intercepts.
  */
-export type DeliveryFetch = (url: string, init: RequestInit & { redirect: "manual" }, target: { address: string; hostname: string }) => Promise<Response>;
+export type DeliveryFetch = (
+  url: string,
+  init: RequestInit & { redirect: "manual" },
+  target: { address: string; hostname: string },
+) => Promise<Response>;
 
 export interface AttemptDeps {
   sql: postgres.Sql;
@@ -93,15 +97,24 @@ export function planAfterFailure(
   opts: Pick<AttemptDeps, "retryTimeScale" | "random">,
 ): { verdict: Verdict; status: "pending" | "failed" | "stopped"; nextAttemptAt: Date | null } {
   const attempt = row.attempts + 1;
-  if (outcome.kind === "disable") return { verdict: { action: "term", reason: outcome.reason }, status: "stopped", nextAttemptAt: null };
+  if (outcome.kind === "disable")
+    return { verdict: { action: "term", reason: outcome.reason }, status: "stopped", nextAttemptAt: null };
   const horizon = row.created_at.getTime() + RETRY_HORIZON_MS;
   if (manual || attempt >= MAX_ATTEMPTS || startedAt.getTime() >= horizon) {
-    return { verdict: { action: "term", reason: manual ? "manual attempt failed" : "last attempt failed" }, status: "failed", nextAttemptAt: null };
+    return {
+      verdict: { action: "term", reason: manual ? "manual attempt failed" : "last attempt failed" },
+      status: "failed",
+      nextAttemptAt: null,
+    };
   }
   const curve = retryDelayForAttempt(attempt + 1, opts.retryTimeScale, opts.random);
   // Retry-After moves the next attempt later, never earlier (contract: Delivery rules 8).
   const delayMs = Math.max(1, Math.min(Math.max(curve, outcome.retryAfterMs ?? 0), horizon - startedAt.getTime()));
-  return { verdict: { action: "nak", delayMs }, status: "pending", nextAttemptAt: new Date(startedAt.getTime() + delayMs) };
+  return {
+    verdict: { action: "nak", delayMs },
+    status: "pending",
+    nextAttemptAt: new Date(startedAt.getTime() + delayMs),
+  };
 }
 
 export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: boolean): Promise<Verdict> {
@@ -115,17 +128,32 @@ export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: bo
   const outcome = await send(deps, row, startedAt);
   const durationMs = Math.round(performance.now() - t0);
   if (outcome.kind === "delivered") {
-    await deps.recordSuccess({ deliveryId: row.id, subscriptionId: row.subscription_id, attempt, statusCode: outcome.statusCode, durationMs, attemptedAt: startedAt });
+    await deps.recordSuccess({
+      deliveryId: row.id,
+      subscriptionId: row.subscription_id,
+      attempt,
+      statusCode: outcome.statusCode,
+      durationMs,
+      attemptedAt: startedAt,
+    });
     return { action: "ack" };
   }
   const plan = planAfterFailure(row, outcome, manual, startedAt, deps);
   let verdict = plan.verdict;
   const { failingSince } = await deliveryState.recordFailure(deps.sql, {
-    deliveryId: row.id, subscriptionId: row.subscription_id, attempt, statusCode: outcome.statusCode, durationMs, error: outcome.error,
-    attemptedAt: startedAt, status: plan.status, nextAttemptAt: plan.nextAttemptAt,
+    deliveryId: row.id,
+    subscriptionId: row.subscription_id,
+    attempt,
+    statusCode: outcome.statusCode,
+    durationMs,
+    error: outcome.error,
+    attemptedAt: startedAt,
+    status: plan.status,
+    nextAttemptAt: plan.nextAttemptAt,
   });
   let disableReason = outcome.kind === "disable" ? outcome.reason : null;
-  if (!disableReason && failingSince && startedAt.getTime() - failingSince.getTime() >= FAILING_DISABLE_MS) disableReason = "failing";
+  if (!disableReason && failingSince && startedAt.getTime() - failingSince.getTime() >= FAILING_DISABLE_MS)
+    disableReason = "failing";
   if (disableReason) {
     await deliveryState.disableSubscriptionAndStop(deps.sql, row.subscription_id, row.id, disableReason, startedAt);
     if (verdict.action === "nak") verdict = { action: "term", reason: `subscription disabled: ${disableReason}` };
@@ -145,33 +173,56 @@ async function send(deps: AttemptDeps, row: Loaded, at: Date): Promise<Outcome> 
   const timer = setTimeout(() => controller.abort(), deps.timeoutMs);
   const timedOut = (): Outcome => ({ kind: "failed", statusCode: null, error: `timeout after ${deps.timeoutMs} ms` });
   try {
-    const dest = await untilAborted(checkDestination(row.url, { resolveDns: deps.resolveDns, allowlist: deps.allowlist, literalCache: deps.literalCache }), controller.signal);
+    const dest = await untilAborted(
+      checkDestination(row.url, {
+        resolveDns: deps.resolveDns,
+        allowlist: deps.allowlist,
+        literalCache: deps.literalCache,
+      }),
+      controller.signal,
+    );
     if (!dest) return timedOut();
     if (!dest.ok) {
-      if (dest.problem === "private_address") return { kind: "disable", statusCode: null, error: `destination ${dest.message}`, reason: "private_address" };
+      if (dest.problem === "private_address")
+        return { kind: "disable", statusCode: null, error: `destination ${dest.message}`, reason: "private_address" };
       return { kind: "failed", statusCode: null, error: `destination url ${dest.message}` };
     }
     let secrets: string[];
     try {
       secrets = [await deps.openSecret(row.secret_encrypted, row.subscription_id)];
-      if (row.previous_secret_encrypted && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > at.getTime()) {
+      if (
+        row.previous_secret_encrypted &&
+        row.previous_secret_expires_at &&
+        row.previous_secret_expires_at.getTime() > at.getTime()
+      ) {
         secrets.push(await deps.openSecret(row.previous_secret_encrypted, row.subscription_id));
       }
     } catch (err) {
       if (!(err instanceof SecretUnreadableError)) throw err;
       // Recorded like any failed attempt (and retried): an operator who restores the key fixes it.
-      deps.logger.error("webhook secret cannot be opened", { subscriptionId: row.subscription_id, deliveryId: row.id, err });
+      deps.logger.error("webhook secret cannot be opened", {
+        subscriptionId: row.subscription_id,
+        deliveryId: row.id,
+        err,
+      });
       return { kind: "failed", statusCode: null, error: `webhook secret cannot be opened: ${err.message}` };
     }
     const res = await deps.fetch(
       dest.url.toString(),
-      { method: "POST", headers: deliveryHeaders(secrets, row.id, at, row.body), body: row.body, redirect: "manual", signal: controller.signal },
+      {
+        method: "POST",
+        headers: deliveryHeaders(secrets, row.id, at, row.body),
+        body: row.body,
+        redirect: "manual",
+        signal: controller.signal,
+      },
       { address: dest.address, hostname: dest.hostname },
     );
     await readPrefix(res, RESPONSE_PREFIX_BYTES);
     const code = res.status;
     if (code >= 200 && code < 300) return { kind: "delivered", statusCode: code };
-    if (code >= 300 && code < 400) return { kind: "disable", statusCode: code, error: `redirect (${code}) not followed`, reason: "redirect" };
+    if (code >= 300 && code < 400)
+      return { kind: "disable", statusCode: code, error: `redirect (${code}) not followed`, reason: "redirect" };
     if (code === 410) return { kind: "disable", statusCode: code, error: "endpoint gone (410)", reason: "gone" };
     const retryAfterMs = code === 429 || code === 408 ? parseRetryAfter(res.headers.get("retry-after"), at) : null;
     return { kind: "failed", statusCode: code, error: `HTTP ${code}`, retryAfterMs };

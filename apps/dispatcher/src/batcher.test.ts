@@ -3,7 +3,10 @@ import { createBatcher } from "./batcher.ts";
 
 test("calls within the wait share one run, results come back in order", async () => {
   const runs: number[][] = [];
-  const double = createBatcher(async (xs: number[]) => (runs.push(xs), xs.map((x) => x * 2)), { maxSize: 10, maxWaitMs: 5 });
+  const double = createBatcher(async (xs: number[]) => (runs.push(xs), xs.map((x) => x * 2)), {
+    maxSize: 10,
+    maxWaitMs: 5,
+  });
   expect(await Promise.all([1, 2, 3].map(double))).toEqual([2, 4, 6]);
   expect(runs).toEqual([[1, 2, 3]]);
 });

@@ -11,7 +11,14 @@ import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
 import { publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { recordSuccesses } from "@cellar/shared/webhooks/delivery-state";
-import { attemptDelivery, loadDeliveries, type AttemptDeps, type DeliveryFetch, type Loaded, type Verdict } from "./attempt.ts";
+import {
+  attemptDelivery,
+  loadDeliveries,
+  type AttemptDeps,
+  type DeliveryFetch,
+  type Loaded,
+  type Verdict,
+} from "./attempt.ts";
 import { createBatcher } from "./batcher.ts";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout.ts";
 import { createFairness, crowdedDelayMs, TENANT_SHARE } from "./fairness.ts";
@@ -102,7 +109,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const fanOutBatched = createBatcher(
     async (events: MaturedMessage[]) => {
       const byEvent = new Map<string, PendingDelivery[]>();
-      for (const p of await fanOut({ sql: deps.sql, now }, events)) byEvent.set(p.eventKey, [...(byEvent.get(p.eventKey) ?? []), p]);
+      for (const p of await fanOut({ sql: deps.sql, now }, events))
+        byEvent.set(p.eventKey, [...(byEvent.get(p.eventKey) ?? []), p]);
       // Two MATURED messages for one event (a replay) must not both attempt its deliveries.
       return events.map((e) => {
         const mine = byEvent.get(eventKey(e)) ?? [];
@@ -113,7 +121,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     { maxSize: 200, maxWaitMs: 5 },
   );
   const publishJob = (deliveryId: string, tenantId: string, afterAttempt: number) =>
-    publishDeliveryJobs(deps.js, deps.topology, [{ job: { deliveryId, tenantId }, msgID: `${deliveryId}:a${afterAttempt}` }]);
+    publishDeliveryJobs(deps.js, deps.topology, [
+      { job: { deliveryId, tenantId }, msgID: `${deliveryId}:a${afterAttempt}` },
+    ]);
   const fairKey = (row: Loaded) => ({ tenantId: row.tenant_id, url: row.url });
   const crowded = (row: Loaded) => fairness.crowded(fairKey(row));
 
@@ -123,7 +133,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     try {
       const verdict = await attemptDelivery(attemptDeps, row, manual);
       deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
-      if (verdict.action === "term") deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
+      if (verdict.action === "term")
+        deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
       return verdict;
     } finally {
       release();
@@ -166,7 +177,10 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (!row) return { term: "delivery no longer exists" }; // subscription deleted or pruned
     if (row.status !== "pending") return "ack"; // a redelivered job already done
     // A job handed on after a failed first attempt arrives at once: wait out the curve.
-    const wait = row.next_attempt_at && !job.manual ? Math.min(row.next_attempt_at.getTime() - now().getTime(), MAX_RETRY_AFTER_MS) : 0;
+    const wait =
+      row.next_attempt_at && !job.manual
+        ? Math.min(row.next_attempt_at.getTime() - now().getTime(), MAX_RETRY_AFTER_MS)
+        : 0;
     if (wait > 0) return { retryInMs: wait };
     // A crowded endpoint should not hold every slot of this process: come back shortly.
     if (crowded(row)) return { retryInMs: crowdedDelayMs(msg.info.deliveryCount, attemptDeps.random) };
@@ -187,7 +201,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     const row = await loadDelivery(job.deliveryId);
     if (!row) return { term: "delivery no longer exists" };
     if (row.status !== "pending") return "ack";
-    await publishDeliveryJobs(deps.js, deps.topology, [{ job: { ...job, tenantId: row.tenant_id }, msgID: `${job.deliveryId}:lane:${msg.seq}` }]);
+    await publishDeliveryJobs(deps.js, deps.topology, [
+      { job: { ...job, tenantId: row.tenant_id }, msgID: `${job.deliveryId}:lane:${msg.seq}` },
+    ]);
   }
 
   const prune = () => {
@@ -206,7 +222,13 @@ export function createDispatcher(deps: DispatcherDeps) {
       // a freed slot goes to the lane that waited longest, so one tenant's backlog in MATURED or
       // DELIVERIES delays only the tenants hashed to its lane.
       loops.push(consume(maturedStream, runtime, { each: { maxInFlight: 1000 }, handle: handleMatured }));
-      loops.push(consume(deliveriesStream, runtime, { each: { maxInFlight: concurrency }, handle: handleDelivery, retired: moveRetiredJob }));
+      loops.push(
+        consume(deliveriesStream, runtime, {
+          each: { maxInFlight: concurrency },
+          handle: handleDelivery,
+          retired: moveRetiredJob,
+        }),
+      );
       void prune();
       pruneTimer = setInterval(prune, deps.pruneIntervalMs ?? 3600_000);
     },

@@ -5,12 +5,18 @@ const tick = () => new Promise((r) => setTimeout(r, 0));
 
 test("a tenant holding its whole share leaves the other slots to other tenants", async () => {
   const f = createFairness({ concurrency: 8, hostCap: 100, tenantCap: 2 });
-  const held = [await f.acquire({ tenantId: "A", url: "https://dead-1.example/x" }), await f.acquire({ tenantId: "A", url: "https://dead-2.example/x" })];
+  const held = [
+    await f.acquire({ tenantId: "A", url: "https://dead-1.example/x" }),
+    await f.acquire({ tenantId: "A", url: "https://dead-2.example/x" }),
+  ];
   let thirdA = false;
   void f.acquire({ tenantId: "A", url: "https://dead-3.example/x" }).then(() => (thirdA = true));
   await tick();
   expect(thirdA).toBe(false); // A waits for its own slots...
-  const b = await Promise.race([f.acquire({ tenantId: "B", url: "https://live.example/x" }), Bun.sleep(50).then(() => null)]);
+  const b = await Promise.race([
+    f.acquire({ tenantId: "B", url: "https://live.example/x" }),
+    Bun.sleep(50).then(() => null),
+  ]);
   expect(b).not.toBeNull(); // ...while B gets one at once
   held[0]();
   await tick();
@@ -21,9 +27,15 @@ test("the destination cap is per host: subscriptions and tenants aimed at one ho
   const f = createFairness({ concurrency: 100, hostCap: 2, tenantCap: 100 });
   await f.acquire({ tenantId: "A", url: "https://hooks.example.com/a" });
   await f.acquire({ tenantId: "B", url: "https://HOOKS.example.com/b" });
-  const third = await Promise.race([f.acquire({ tenantId: "C", url: "https://hooks.example.com/c" }), Bun.sleep(50).then(() => null)]);
+  const third = await Promise.race([
+    f.acquire({ tenantId: "C", url: "https://hooks.example.com/c" }),
+    Bun.sleep(50).then(() => null),
+  ]);
   expect(third).toBeNull();
-  const otherHost = await Promise.race([f.acquire({ tenantId: "A", url: "https://other.example.com/a" }), Bun.sleep(50).then(() => null)]);
+  const otherHost = await Promise.race([
+    f.acquire({ tenantId: "A", url: "https://other.example.com/a" }),
+    Bun.sleep(50).then(() => null),
+  ]);
   expect(otherHost).not.toBeNull();
 });
 
@@ -42,7 +54,9 @@ test("crowded once a tenant's queue passes twice its share", async () => {
 
 test("a crowded job backs off: ~1 s on its first delivery, doubling up to ~32 s", () => {
   const mid = () => 0.5;
-  expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => crowdedDelayMs(n, mid))).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 32000, 32000]);
+  expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => crowdedDelayMs(n, mid))).toEqual([
+    1000, 2000, 4000, 8000, 16000, 32000, 32000, 32000,
+  ]);
   expect(crowdedDelayMs(1, () => 0)).toBe(500);
   expect(crowdedDelayMs(9, () => 0.999)).toBeLessThan(48_000);
 });

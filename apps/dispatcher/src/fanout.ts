@@ -36,7 +36,10 @@ export interface PendingDelivery {
  */
 export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promise<PendingDelivery[]> {
   if (events.length === 0) return [];
-  type Sub = Pick<Loaded, "url" | "enabled" | "secret_encrypted" | "previous_secret_encrypted" | "previous_secret_expires_at"> & {
+  type Sub = Pick<
+    Loaded,
+    "url" | "enabled" | "secret_encrypted" | "previous_secret_encrypted" | "previous_secret_expires_at"
+  > & {
     id: string;
     tenant_id: string;
     trace_service_id: string;
@@ -59,9 +62,19 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       ...(m.type === "session.matured" ? { session_id: m.sessionId } : { trace_id: m.traceId }),
     };
     for (const s of subs) {
-      if (s.tenant_id !== m.tenantId || s.trace_service_id !== m.traceServiceId || !s.event_types.includes(m.type)) continue;
+      if (s.tenant_id !== m.tenantId || s.trace_service_id !== m.traceServiceId || !s.event_types.includes(m.type))
+        continue;
       const id = newDeliveryId();
-      rows.push({ id, tenant_id: m.tenantId, subscription_id: s.id, event_type: m.type, event_key: eventKey(m), body: deliveryBody({ id, type: m.type, timestamp, data }), enqueued_at: timestamp, sub: s });
+      rows.push({
+        id,
+        tenant_id: m.tenantId,
+        subscription_id: s.id,
+        event_type: m.type,
+        event_key: eventKey(m),
+        body: deliveryBody({ id, type: m.type, timestamp, data }),
+        enqueued_at: timestamp,
+        sub: s,
+      });
     }
   }
   if (rows.length === 0) return [];
@@ -74,8 +87,19 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       attempts: 0,
       fresh: true,
       row: {
-        id: r.id, tenant_id: r.tenant_id, body: r.body, status: "pending", attempts: 0, next_attempt_at: null, created_at: timestamp, subscription_id: sub.id, url: sub.url, enabled: sub.enabled,
-        secret_encrypted: sub.secret_encrypted, previous_secret_encrypted: sub.previous_secret_encrypted, previous_secret_expires_at: sub.previous_secret_expires_at,
+        id: r.id,
+        tenant_id: r.tenant_id,
+        body: r.body,
+        status: "pending",
+        attempts: 0,
+        next_attempt_at: null,
+        created_at: timestamp,
+        subscription_id: sub.id,
+        url: sub.url,
+        enabled: sub.enabled,
+        secret_encrypted: sub.secret_encrypted,
+        previous_secret_encrypted: sub.previous_secret_encrypted,
+        previous_secret_expires_at: sub.previous_secret_expires_at,
       },
     }));
   }
@@ -85,5 +109,11 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       and subscription_id = any(${[...new Set(rows.map((r) => r.subscription_id))]}::uuid[])
       and status = 'pending'`;
   const mine = new Set(inserted);
-  return existing.map((r) => ({ id: r.id, eventKey: r.event_key, tenantId: r.tenant_id, attempts: r.attempts, fresh: mine.has(r.id) }));
+  return existing.map((r) => ({
+    id: r.id,
+    eventKey: r.event_key,
+    tenantId: r.tenant_id,
+    attempts: r.attempts,
+    fresh: mine.has(r.id),
+  }));
 }

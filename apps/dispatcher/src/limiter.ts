@@ -24,7 +24,8 @@ export function createKeyedLimiter(cap: number) {
         const queue = waiting.get(key);
         const next = queue?.shift();
         if (queue && queue.length === 0) waiting.delete(key);
-        if (next) next(); // hand the slot over; the active count stays
+        if (next)
+          next(); // hand the slot over; the active count stays
         else {
           const left = (active.get(key) ?? 1) - 1;
           if (left <= 0) active.delete(key);

@@ -14,7 +14,8 @@ const dispatcher = createDispatcher({
   retryTimeScale: config.WEBHOOK_RETRY_TIME_SCALE,
   timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
   insecureAllowlist: splitList(config.WEBHOOK_INSECURE_ALLOWLIST),
-  onAttempt: ({ verdict }) => ops.metrics.webhookAttempt(verdict.action === "ack" ? "delivered" : verdict.action === "nak" ? "retry" : "failed"),
+  onAttempt: ({ verdict }) =>
+    ops.metrics.webhookAttempt(verdict.action === "ack" ? "delivered" : verdict.action === "nak" ? "retry" : "failed"),
 });
 await dispatcher.start();
 const server = ops.serve(); // /health, /ready, /metrics on DISPATCHER_PORT

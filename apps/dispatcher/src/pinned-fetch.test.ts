@@ -17,13 +17,21 @@ const server = Bun.serve({
 afterAll(() => server.stop(true));
 
 test("connects to the validated address and keeps the original host name in the Host header", async () => {
-  const res = await pinnedFetch(`http://hooks.invalid:${server.port}/hook?x=1`, { method: "POST", body: "{}", redirect: "manual" }, { address: "127.0.0.1", hostname: "hooks.invalid" });
+  const res = await pinnedFetch(
+    `http://hooks.invalid:${server.port}/hook?x=1`,
+    { method: "POST", body: "{}", redirect: "manual" },
+    { address: "127.0.0.1", hostname: "hooks.invalid" },
+  );
   expect(res.status).toBe(200);
   expect(seen.at(-1)).toEqual({ host: `hooks.invalid:${server.port}`, body: "{}", path: "/hook" });
 });
 
 test("redirects come back as 3xx and are not followed", async () => {
-  const res = await pinnedFetch(`http://hooks.invalid:${server.port}/moved`, { method: "POST", body: "{}", redirect: "manual" }, { address: "127.0.0.1", hostname: "hooks.invalid" });
+  const res = await pinnedFetch(
+    `http://hooks.invalid:${server.port}/moved`,
+    { method: "POST", body: "{}", redirect: "manual" },
+    { address: "127.0.0.1", hostname: "hooks.invalid" },
+  );
   expect(res.status).toBe(302);
   expect(seen.some((s) => s.path === "/elsewhere")).toBe(false);
 });
@@ -35,24 +43,59 @@ test.skipIf(!opensslAvailable)("https checks the certificate against the host na
   const { join } = await import("node:path");
   const { tmpdir } = await import("node:os");
   const dir = mkdtempSync(join(tmpdir(), "pinned-tls-"));
-  const gen = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-    "-days", "1", "-subj", "/CN=hooks.example.com", "-addext", "subjectAltName=DNS:hooks.example.com"], { stderr: "ignore", stdout: "ignore" });
+  const gen = Bun.spawnSync(
+    [
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=hooks.example.com",
+      "-addext",
+      "subjectAltName=DNS:hooks.example.com",
+    ],
+    { stderr: "ignore", stdout: "ignore" },
+  );
   expect(gen.exitCode).toBe(0);
   const cert = readFileSync(join(dir, "cert.pem"), "utf8");
   const key = readFileSync(join(dir, "key.pem"), "utf8");
   rmSync(dir, { recursive: true, force: true });
-  const tlsServer = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: { cert, key }, fetch: (req) => new Response(req.headers.get("host")) });
+  const tlsServer = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    tls: { cert, key },
+    fetch: (req) => new Response(req.headers.get("host")),
+  });
   try {
     const fetchWithCa = createPinnedFetch({ ca: cert });
     const init = { method: "POST", body: "{}", redirect: "manual" as const };
-    const ok = await fetchWithCa(`https://hooks.example.com:${tlsServer.port}/hook`, init, { address: "127.0.0.1", hostname: "hooks.example.com" });
+    const ok = await fetchWithCa(`https://hooks.example.com:${tlsServer.port}/hook`, init, {
+      address: "127.0.0.1",
+      hostname: "hooks.example.com",
+    });
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe(`hooks.example.com:${tlsServer.port}`);
     // The same address under another name fails verification: no talking to the wrong host.
-    const wrong = fetchWithCa(`https://evil.example.com:${tlsServer.port}/hook`, init, { address: "127.0.0.1", hostname: "evil.example.com" });
+    const wrong = fetchWithCa(`https://evil.example.com:${tlsServer.port}/hook`, init, {
+      address: "127.0.0.1",
+      hostname: "evil.example.com",
+    });
     await expect(wrong).rejects.toThrow();
     // And without our CA the self-signed certificate is refused.
-    await expect(pinnedFetch(`https://hooks.example.com:${tlsServer.port}/hook`, init, { address: "127.0.0.1", hostname: "hooks.example.com" })).rejects.toThrow();
+    await expect(
+      pinnedFetch(`https://hooks.example.com:${tlsServer.port}/hook`, init, {
+        address: "127.0.0.1",
+        hostname: "hooks.example.com",
+      }),
+    ).rejects.toThrow();
   } finally {
     tlsServer.stop(true);
   }
@@ -65,10 +108,18 @@ test("HTTP_PROXY / HTTPS_PROXY in the environment are ignored: the request goes 
   process.env.HTTP_PROXY = process.env.HTTPS_PROXY = `http://127.0.0.1:${proxy.port}`;
   delete process.env.NO_PROXY;
   try {
-    const res = await pinnedFetch(`http://hooks.invalid:${server.port}/hook`, { method: "POST", body: "{}", redirect: "manual" }, { address: "127.0.0.1", hostname: "hooks.invalid" });
+    const res = await pinnedFetch(
+      `http://hooks.invalid:${server.port}/hook`,
+      { method: "POST", body: "{}", redirect: "manual" },
+      { address: "127.0.0.1", hostname: "hooks.invalid" },
+    );
     expect(res.status).toBe(200);
   } finally {
-    for (const [k, v] of [["HTTP_PROXY", saved.http], ["HTTPS_PROXY", saved.https], ["NO_PROXY", saved.no]] as const) {
+    for (const [k, v] of [
+      ["HTTP_PROXY", saved.http],
+      ["HTTPS_PROXY", saved.https],
+      ["NO_PROXY", saved.no],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
@@ -88,7 +139,11 @@ test("a compressed answer is never inflated: the body comes back as sent, and id
     },
   });
   try {
-    const res = await pinnedFetch(`http://hooks.invalid:${bomb.port}/`, { method: "POST", body: "{}", redirect: "manual" }, { address: "127.0.0.1", hostname: "hooks.invalid" });
+    const res = await pinnedFetch(
+      `http://hooks.invalid:${bomb.port}/`,
+      { method: "POST", body: "{}", redirect: "manual" },
+      { address: "127.0.0.1", hostname: "hooks.invalid" },
+    );
     expect((await res.arrayBuffer()).byteLength).toBe(zipped.byteLength);
     expect(acceptEncoding).toBe("identity");
   } finally {

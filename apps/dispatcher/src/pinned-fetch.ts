@@ -26,7 +26,12 @@ export function createPinnedFetch(options: { ca?: string } = {}): DeliveryFetch 
       target.protocol === "https:"
         ? {
             ...(options.ca ? { ca: options.ca } : {}),
-            ...(isName ? { serverName: hostname, checkServerIdentity: (_host: string, cert: any) => checkServerIdentity(hostname, cert) } : {}),
+            ...(isName
+              ? {
+                  serverName: hostname,
+                  checkServerIdentity: (_host: string, cert: any) => checkServerIdentity(hostname, cert),
+                }
+              : {}),
           }
         : undefined;
     return fetch(target, { ...init, headers, proxy: false, decompress: false, ...(tls ? { tls } : {}) } as RequestInit);

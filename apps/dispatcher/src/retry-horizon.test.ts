@@ -9,7 +9,13 @@ function schedule(retryAfterMs: number | null, random = () => 1) {
   const attemptsAt: number[] = [];
   for (let attempts = 0; ; attempts++) {
     attemptsAt.push(at.getTime() - created.getTime());
-    const plan = planAfterFailure({ attempts, created_at: created }, { kind: "failed", statusCode: 429, error: "HTTP 429", retryAfterMs }, false, at, { retryTimeScale: 1, random });
+    const plan = planAfterFailure(
+      { attempts, created_at: created },
+      { kind: "failed", statusCode: 429, error: "HTTP 429", retryAfterMs },
+      false,
+      at,
+      { retryTimeScale: 1, random },
+    );
     if (plan.verdict.action !== "nak") return { attemptsAt, last: plan };
     at = plan.nextAttemptAt!;
   }

@@ -36,7 +36,11 @@ const ROUTES = { "/raw/traces": "trace", "/raw/events": "event" } as const;
 export function createIngestApp(deps: IngestDeps) {
   const now = deps.now ?? (() => new Date());
   const authenticate = createAuthenticator(deps.keys, deps.logger);
-  const limiter = createRateLimiter({ perSecond: deps.rateLimit?.perSecond ?? 0, burst: deps.rateLimit?.burst ?? 1, now: () => now().getTime() });
+  const limiter = createRateLimiter({
+    perSecond: deps.rateLimit?.perSecond ?? 0,
+    burst: deps.rateLimit?.burst ?? 1,
+    now: () => now().getTime(),
+  });
   const store = createPublisher({
     js: deps.js,
     topology: deps.topology,
@@ -60,7 +64,12 @@ export function createIngestApp(deps: IngestDeps) {
   }
 
   /** The whole pipeline; errors become responses here so CORS and rate-limit headers survive. */
-  async function ingest(kind: "trace" | "event", request: Request, requestId: string, client: string | undefined): Promise<Response> {
+  async function ingest(
+    kind: "trace" | "event",
+    request: Request,
+    requestId: string,
+    client: string | undefined,
+  ): Promise<Response> {
     let headers: Record<string, string> = { "x-request-id": requestId };
     try {
       const { key, cors } = await authenticate(request, client);
@@ -82,17 +91,34 @@ export function createIngestApp(deps: IngestDeps) {
   let app = new Elysia({ name: "ingest" }).use(httpBasics(deps.logger));
   for (const [path, kind] of Object.entries(ROUTES)) {
     app = app
-      .post(path, ({ request, requestId, server }) => ingest(kind, request, requestId, server?.requestIP(request)?.address), { parse: "none" })
+      .post(
+        path,
+        ({ request, requestId, server }) => ingest(kind, request, requestId, server?.requestIP(request)?.address),
+        { parse: "none" },
+      )
       .options(path, ({ request }) => preflightResponse(request))
       .all(path, ({ request }) => {
         throw methodNotAllowed(request.method, path);
       });
   }
   // OTLP/HTTP beside /raw/* (docs/otlp.md): same credentials, limits and durability.
-  const otlp = createOtlpIngest({ authenticate, takeRateToken: (id) => limiter.take(id), store, maxBodyBytes: deps.maxBodyBytes, logger: deps.logger });
-  for (const [path, signal] of [["/v1/traces", "traces"], ["/v1/logs", "logs"]] as const) {
+  const otlp = createOtlpIngest({
+    authenticate,
+    takeRateToken: (id) => limiter.take(id),
+    store,
+    maxBodyBytes: deps.maxBodyBytes,
+    logger: deps.logger,
+  });
+  for (const [path, signal] of [
+    ["/v1/traces", "traces"],
+    ["/v1/logs", "logs"],
+  ] as const) {
     app
-      .post(path, ({ request, requestId, server }) => otlp(signal, request, requestId, server?.requestIP(request)?.address), { parse: "none" })
+      .post(
+        path,
+        ({ request, requestId, server }) => otlp(signal, request, requestId, server?.requestIP(request)?.address),
+        { parse: "none" },
+      )
       .options(path, ({ request }) => preflightResponse(request))
       .all(path, ({ request }) => {
         throw methodNotAllowed(request.method, path);

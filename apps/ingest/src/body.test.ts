@@ -34,7 +34,9 @@ test("a huge nesting attack is refused without blowing the stack", () => {
 });
 
 test("control characters in an offending key are escaped in the message", () => {
-  expect(problem('{"k\\u0000": 1}')).toBe("invalid k\\u0000: key contains a NUL character (\\u0000), which cannot be stored");
+  expect(problem('{"k\\u0000": 1}')).toBe(
+    "invalid k\\u0000: key contains a NUL character (\\u0000), which cannot be stored",
+  );
 });
 
 test("a low surrogate alone and a reversed pair are refused; a real pair is fine", () => {
@@ -44,7 +46,9 @@ test("a low surrogate alone and a reversed pair are refused; a real pair is fine
 });
 
 test("duplicate detection on a 4 MB body stays fast", () => {
-  const big = JSON.stringify({ messages: Array.from({ length: 20_000 }, (_, i) => ({ role: "user", content: `m${i} `.repeat(20), i })) });
+  const big = JSON.stringify({
+    messages: Array.from({ length: 20_000 }, (_, i) => ({ role: "user", content: `m${i} `.repeat(20), i })),
+  });
   expect(big.length).toBeGreaterThan(2_000_000);
   const t0 = performance.now();
   expect(problem(big)).toBeNull();

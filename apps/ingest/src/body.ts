@@ -15,7 +15,8 @@ export function tooLarge(maxBytes: number): HttpError {
 export function requireJsonContentType(request: Request): void {
   const type = request.headers.get("content-type");
   if (!type) throw new HttpError(415, "content-type header is required and must be application/json");
-  if (!JSON_TYPE.test(type.trim())) throw new HttpError(415, "content-type must be application/json (charset utf-8 if given)");
+  if (!JSON_TYPE.test(type.trim()))
+    throw new HttpError(415, "content-type must be application/json (charset utf-8 if given)");
 }
 
 /**
@@ -58,12 +59,14 @@ export function parseJsonStrict(text: string): unknown {
   } catch {
     throw badRequest("body is not valid JSON");
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw badRequest("body must be a JSON object");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw badRequest("body must be a JSON object");
   const inspection = inspectJson(value);
   if (!inspection.ok) throw badRequest(inspection.error);
   const parsedKeys = inspection.keys;
   // Cheap fast path: count key tokens in the text; only a mismatch pays for locating the duplicate.
-  if (countKeyTokens(text) !== parsedKeys) throw badRequest(`invalid ${describeField(findDuplicateKey(text))}: duplicate key`);
+  if (countKeyTokens(text) !== parsedKeys)
+    throw badRequest(`invalid ${describeField(findDuplicateKey(text))}: duplicate key`);
   return value;
 }
 

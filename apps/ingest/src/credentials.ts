@@ -29,7 +29,10 @@ export function createAuthenticator(keys: KeyResolver, logger: Logger, lastKnown
     const token = match[1];
     const lookup = keys.resolve(token, client);
     // Whenever the lookup settles, even after we stopped waiting, its answer is what we remember.
-    lookup.then((k) => (k ? lastKnown.remember(token, k) : lastKnown.forget(token)), () => {});
+    lookup.then(
+      (k) => (k ? lastKnown.remember(token, k) : lastKnown.forget(token)),
+      () => {},
+    );
     // Postgres away or slow: a key seen valid lately still works (issue 12: ingest needs only
     // NATS), after a short wait instead of the whole lookup bound.
     const known = lastKnown.recall(token);
@@ -67,12 +70,16 @@ function withinLookupTime<T>(lookup: Promise<T>, ms: number): Promise<T> {
 
 function originPolicy(key: ResolvedKey, origin: string | null): Record<string, string> {
   if (key.kind !== "dsn-client") {
-    if (origin !== null) throw forbidden("this credential is for servers and is refused from browsers (request has an Origin header); use a client DSN (svc-ing-c-...)");
+    if (origin !== null)
+      throw forbidden(
+        "this credential is for servers and is refused from browsers (request has an Origin header); use a client DSN (svc-ing-c-...)",
+      );
     return {};
   }
   const allowed = key.allowedOrigins?.length ? key.allowedOrigins : null;
   if (origin === null) {
-    if (allowed) throw forbidden("this client DSN is restricted to its allowed origins and the request has no Origin header");
+    if (allowed)
+      throw forbidden("this client DSN is restricted to its allowed origins and the request has no Origin header");
     return {};
   }
   if (allowed && !allowed.some((o) => o.toLowerCase() === origin.toLowerCase())) {

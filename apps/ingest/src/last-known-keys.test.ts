@@ -2,7 +2,16 @@ import { expect, test } from "bun:test";
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import { createLastKnownKeys } from "./last-known-keys.ts";
 
-const key = (id: string): ResolvedKey => ({ id, tenantId: "t", kind: "telemetry", serviceName: null, allowedOrigins: null, userId: null, userRole: null, tenantPlan: "pro" });
+const key = (id: string): ResolvedKey => ({
+  id,
+  tenantId: "t",
+  kind: "telemetry",
+  serviceName: null,
+  allowedOrigins: null,
+  userId: null,
+  userRole: null,
+  tenantPlan: "pro",
+});
 
 test("a key seen valid is recalled until it is older than the max age, and forgotten at once when found revoked", () => {
   let now = 0;

@@ -31,9 +31,15 @@ function otlpOperation(summary: string, request: string, response: string) {
   return {
     summary,
     description: `OTLP/HTTP: an ${request} as application/x-protobuf or application/json (gzip allowed). Answers an ${response}, with partial_success when some items were refused; failures answer a google.rpc.Status in the request's encoding.`,
-    requestBody: { required: true, content: { "application/x-protobuf": binary, "application/json": { schema: { type: "object" } } } },
+    requestBody: {
+      required: true,
+      content: { "application/x-protobuf": binary, "application/json": { schema: { type: "object" } } },
+    },
     responses: {
-      200: { description: `${response} (empty, or partial_success)`, content: { "application/x-protobuf": binary, "application/json": { schema: { type: "object" } } } },
+      200: {
+        description: `${response} (empty, or partial_success)`,
+        content: { "application/x-protobuf": binary, "application/json": { schema: { type: "object" } } },
+      },
       400: { description: "Undecodable body (google.rpc.Status)" },
       401: { description: "Missing or invalid API key" },
       413: { description: "Body too large, on the wire or after gunzip" },
@@ -53,17 +59,48 @@ let cached: Record<string, unknown> | undefined;
 export function ingestOpenApi(): Record<string, unknown> {
   return (cached ??= {
     openapi: "3.1.0",
-    info: { title: "Cellar ingestion API", version: "1.0.0", description: "Write-only: traces and events. No read endpoints." },
+    info: {
+      title: "Cellar ingestion API",
+      version: "1.0.0",
+      description: "Write-only: traces and events. No read endpoints.",
+    },
     security: [{ telemetryKey: [] }],
     components: {
-      securitySchemes: { telemetryKey: { type: "http", scheme: "bearer", description: "Telemetry API key or DSN (`svc-ing-s-`, `svc-ing-c-`)" } },
+      securitySchemes: {
+        telemetryKey: {
+          type: "http",
+          scheme: "bearer",
+          description: "Telemetry API key or DSN (`svc-ing-s-`, `svc-ing-c-`)",
+        },
+      },
       schemas: { Error: ERROR_SCHEMA },
     },
     paths: {
-      "/raw/traces": { post: { operationId: "postRawTraces", ...ingestOperation("Ingest one model call (trace payload)", TracePayload) } },
-      "/raw/events": { post: { operationId: "postRawEvents", ...ingestOperation("Ingest one application event", EventPayload) } },
-      "/v1/traces": { post: { operationId: "postOtlpTraces", ...otlpOperation("Ingest OTLP spans (GenAI model calls and agent steps)", "ExportTraceServiceRequest", "ExportTraceServiceResponse") } },
-      "/v1/logs": { post: { operationId: "postOtlpLogs", ...otlpOperation("Ingest OTLP log records (events)", "ExportLogsServiceRequest", "ExportLogsServiceResponse") } },
+      "/raw/traces": {
+        post: {
+          operationId: "postRawTraces",
+          ...ingestOperation("Ingest one model call (trace payload)", TracePayload),
+        },
+      },
+      "/raw/events": {
+        post: { operationId: "postRawEvents", ...ingestOperation("Ingest one application event", EventPayload) },
+      },
+      "/v1/traces": {
+        post: {
+          operationId: "postOtlpTraces",
+          ...otlpOperation(
+            "Ingest OTLP spans (GenAI model calls and agent steps)",
+            "ExportTraceServiceRequest",
+            "ExportTraceServiceResponse",
+          ),
+        },
+      },
+      "/v1/logs": {
+        post: {
+          operationId: "postOtlpLogs",
+          ...otlpOperation("Ingest OTLP log records (events)", "ExportLogsServiceRequest", "ExportLogsServiceResponse"),
+        },
+      },
     },
   });
 }

@@ -2,7 +2,12 @@ import { expect, test } from "bun:test";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { assertPayloadFits, ENVELOPE_BYTES, messageIdFor } from "./publish.ts";
 
-const base = { kind: "trace" as const, tenantId: "t1", serviceName: "svc", payload: { a: 1, b: { c: [1, { d: 2, e: 3 }] } } };
+const base = {
+  kind: "trace" as const,
+  tenantId: "t1",
+  serviceName: "svc",
+  payload: { a: 1, b: { c: [1, { d: 2, e: 3 }] } },
+};
 
 test("the message id ignores key order but not content, tenant, service or kind", () => {
   const id = messageIdFor(base);
@@ -44,9 +49,24 @@ test("a publish that throws synchronously fails its own request, not the others 
       return Promise.resolve({ stream: "INGEST", seq: calls, duplicate: false });
     },
   } as never;
-  const store = createPublisher({ js, topology: createTopology("u"), logger: createLogger("silent"), now: () => new Date(0), maxBodyBytes: 1024, publishTimeoutMs: 1000, maxInFlight: 10 });
+  const store = createPublisher({
+    js,
+    topology: createTopology("u"),
+    logger: createLogger("silent"),
+    now: () => new Date(0),
+    maxBodyBytes: 1024,
+    publishTimeoutMs: 1000,
+    maxInFlight: 10,
+  });
   const results = await Promise.allSettled(
-    ["a", "boom", "c"].map((session_id) => store({ kind: "event", tenantId: "t", serviceName: "s", payload: { name: "e", session_id, timestamp: "2025-01-01T00:00:00Z" } })),
+    ["a", "boom", "c"].map((session_id) =>
+      store({
+        kind: "event",
+        tenantId: "t",
+        serviceName: "s",
+        payload: { name: "e", session_id, timestamp: "2025-01-01T00:00:00Z" },
+      }),
+    ),
   );
   expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
   expect(((results[1] as PromiseRejectedResult).reason as { status: number }).status).toBe(503);

@@ -10,7 +10,8 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import type { EventPayload, IngestMessage, OtlpTracePayload, TracePayload } from "@cellar/shared/payloads";
 import { tooLarge } from "./body.ts";
 
-const nextTurn: (fn: () => void) => void = typeof setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+const nextTurn: (fn: () => void) => void =
+  typeof setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
 
 /** Seconds a client is told to wait when JetStream is down or slow. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5;
@@ -54,7 +55,8 @@ export function messageIdFor(input: Omit<StoreInput, "payload"> & { payload: unk
 /** Publishes to INGEST and resolves only after the PubAck; every failure is a 503 (or 413). */
 export function createPublisher(deps: PublisherDeps) {
   let inFlight = 0;
-  const unavailable = () => serviceUnavailable("storage temporarily unavailable, retry later", STORAGE_RETRY_AFTER_SECONDS);
+  const unavailable = () =>
+    serviceUnavailable("storage temporarily unavailable, retry later", STORAGE_RETRY_AFTER_SECONDS);
 
   // Publishes issued in one event-loop turn leave in one socket write: nats.js flushes its outbound
   // buffer on a microtask, and each HTTP request is its own task, so without this every message
@@ -75,14 +77,24 @@ export function createPublisher(deps: PublisherDeps) {
     if (inFlight >= deps.maxInFlight) throw unavailable();
     const messageId = messageIdFor(input);
     // The raw body is hashed into the id, not carried in the message.
-    const message = { kind: input.kind, tenantId: input.tenantId, serviceName: input.serviceName, payload: input.payload, messageId, receivedAt: deps.now().toISOString() } as IngestMessage;
+    const message = {
+      kind: input.kind,
+      tenantId: input.tenantId,
+      serviceName: input.serviceName,
+      payload: input.payload,
+      messageId,
+      receivedAt: deps.now().toISOString(),
+    } as IngestMessage;
     inFlight++;
     try {
       const ack = await new Promise<PubAck>((resolve, reject) =>
         send(() => {
           // A synchronous throw must fail this request only, not the rest of the batch.
           try {
-            publish(deps.js, deps.topology, ingestStream, message, { msgID: messageId, timeout: deps.publishTimeoutMs }).then(resolve, reject);
+            publish(deps.js, deps.topology, ingestStream, message, {
+              msgID: messageId,
+              timeout: deps.publishTimeoutMs,
+            }).then(resolve, reject);
           } catch (err) {
             reject(err);
           }
@@ -120,6 +132,8 @@ export const ENVELOPE_BYTES = 64 * 1024;
 export function assertPayloadFits(nc: NatsConnection, maxBodyBytes: number): void {
   const max = nc.info?.max_payload ?? 0;
   if (max < maxBodyBytes + ENVELOPE_BYTES) {
-    throw new Error(`nats-server max_payload is ${max} bytes but INGEST_MAX_BODY_BYTES=${maxBodyBytes} needs at least ${maxBodyBytes + ENVELOPE_BYTES}; raise max_payload in the server config`);
+    throw new Error(
+      `nats-server max_payload is ${max} bytes but INGEST_MAX_BODY_BYTES=${maxBodyBytes} needs at least ${maxBodyBytes + ENVELOPE_BYTES}; raise max_payload in the server config`,
+    );
   }
 }

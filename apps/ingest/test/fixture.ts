@@ -38,11 +38,23 @@ export async function createIngestFixture(overrides: Partial<IngestDeps> = {}) {
     /** POST JSON (objects are serialized; strings are sent as is) with the telemetry key unless overridden. */
     post(path: string, body: unknown, headers: Record<string, string | undefined> = {}, target = app) {
       const h = new Headers();
-      for (const [k, v] of Object.entries({ "content-type": "application/json", ...auth, ...headers })) if (v !== undefined) h.set(k, v);
-      return target.handle(new Request(`http://ingest.test${path}`, { method: "POST", headers: h, body: typeof body === "string" ? body : JSON.stringify(body) }));
+      for (const [k, v] of Object.entries({ "content-type": "application/json", ...auth, ...headers }))
+        if (v !== undefined) h.set(k, v);
+      return target.handle(
+        new Request(`http://ingest.test${path}`, {
+          method: "POST",
+          headers: h,
+          body: typeof body === "string" ? body : JSON.stringify(body),
+        }),
+      );
     },
     async key(kind: KeyKind, opts: { serviceName?: string; origins?: string[] } = {}) {
-      return createApiKey(stack.database.db, { kind, tenantId: tenant.tenantId, userId: kind === "platform" ? tenant.ownerId : undefined, ...opts });
+      return createApiKey(stack.database.db, {
+        kind,
+        tenantId: tenant.tenantId,
+        userId: kind === "platform" ? tenant.ownerId : undefined,
+        ...opts,
+      });
     },
     /** Messages in this file's INGEST stream. */
     async stored(): Promise<number> {

@@ -47,6 +47,10 @@ export function createPlatformApp(given: PlatformDeps) {
   // Elysia compiles its handler on first read of `fetch` and keeps it as an own property; the
   // deadline wraps that, so `handle` (tests) and the server (ops.serve reads `fetch`) both get it.
   const compiled = app.fetch;
-  Object.defineProperty(app, "fetch", { value: withDeadline(compiled, deps.requestDeadlineMs ?? PLATFORM_REQUEST_DEADLINE_MS), configurable: true, writable: true });
+  Object.defineProperty(app, "fetch", {
+    value: withDeadline(compiled, deps.requestDeadlineMs ?? PLATFORM_REQUEST_DEADLINE_MS),
+    configurable: true,
+    writable: true,
+  });
   return app;
 }

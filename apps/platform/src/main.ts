@@ -6,7 +6,10 @@ import { createPlatformApp } from "./app.ts";
 
 // Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES).
 // Every statement is cancelled past PLATFORM_STATEMENT_TIMEOUT_MS (answered 503 + Retry-After).
-const { config, logger, database, nats, ops } = await bootApp("platform", { nats: true, statementTimeoutMs: (c) => c.PLATFORM_STATEMENT_TIMEOUT_MS });
+const { config, logger, database, nats, ops } = await bootApp("platform", {
+  nats: true,
+  statementTimeoutMs: (c) => c.PLATFORM_STATEMENT_TIMEOUT_MS,
+});
 const app = createPlatformApp({
   db: database.db,
   sql: database.sql,

@@ -20,7 +20,8 @@ export const Span = t.Object({
   durationMs: t.Number(),
   attributes: JsonObject,
 });
-export const SPAN_COLUMNS = "sp.span_id, sp.parent_span_id, sp.trace_id, sp.session_id, sp.name, sp.kind, sp.start_time, sp.end_time, sp.attributes";
+export const SPAN_COLUMNS =
+  "sp.span_id, sp.parent_span_id, sp.trace_id, sp.session_id, sp.name, sp.kind, sp.start_time, sp.end_time, sp.attributes";
 export const spanOut = (r: postgres.Row, serviceName: string) => ({
   spanId: r.span_id,
   parentSpanId: r.parent_span_id ?? null,
@@ -48,7 +49,8 @@ export const Event = t.Object({
   environment: Nullable(t.String()),
   ingestedAt: Iso,
 });
-export const EVENT_COLUMNS = "e.id, e.name, e.session_id, e.trace_id, e.timestamp, e.severity_number, e.attributes, e.body, e.environment, e.ingested_at";
+export const EVENT_COLUMNS =
+  "e.id, e.name, e.session_id, e.trace_id, e.timestamp, e.severity_number, e.attributes, e.body, e.environment, e.ingested_at";
 export const eventOut = (r: postgres.Row, serviceName: string) => ({
   eventId: r.id,
   name: r.name,
@@ -102,7 +104,11 @@ export const traceSummaryOut = (r: postgres.Row, serviceName: string) => ({
   startTime: isoNN(r.start_time),
   endTime: isoNN(r.end_time),
   durationMs: new Date(r.end_time).getTime() - new Date(r.start_time).getTime(),
-  usage: { promptTokens: Number(r.prompt_tokens), completionTokens: Number(r.completion_tokens), totalTokens: Number(r.total_tokens) },
+  usage: {
+    promptTokens: Number(r.prompt_tokens),
+    completionTokens: Number(r.completion_tokens),
+    totalTokens: Number(r.total_tokens),
+  },
   costUsd: r.cost_usd ?? null,
   receivedAt: isoNN(r.received_at),
 });
@@ -119,7 +125,8 @@ export const Issue = t.Object({
   occurrences: t.Integer(),
   affectedSessions: t.Integer(),
 });
-export const ISSUE_COLUMNS = "i.id, i.fingerprint, i.detector, i.title, i.severity, i.first_seen_at, i.last_seen_at, i.occurrences, i.affected_sessions";
+export const ISSUE_COLUMNS =
+  "i.id, i.fingerprint, i.detector, i.title, i.severity, i.first_seen_at, i.last_seen_at, i.occurrences, i.affected_sessions";
 export const issueOut = (r: postgres.Row, serviceName: string) => ({
   issueId: r.id,
   serviceName,
@@ -148,7 +155,8 @@ export const Finding = t.Object({
   occurredAt: Iso,
   createdAt: Iso,
 });
-export const FINDING_COLUMNS = "f.id, f.issue_id, f.session_id, f.trace_id, f.span_id, f.detector, f.fingerprint, f.severity, f.title, f.evidence, f.occurred_at, f.created_at";
+export const FINDING_COLUMNS =
+  "f.id, f.issue_id, f.session_id, f.trace_id, f.span_id, f.detector, f.fingerprint, f.severity, f.title, f.evidence, f.occurred_at, f.created_at";
 export const findingOut = (r: postgres.Row, serviceName: string) => ({
   findingId: r.id,
   issueId: r.issue_id,
@@ -205,8 +213,14 @@ export const sessionOut = (r: postgres.Row, serviceName: string) => ({
   itemCount: r.item_count ?? null,
   metrics: r.analysed
     ? {
-        durationMs: r.duration_ms, turns: r.turns, modelCalls: r.model_calls, toolCalls: r.tool_calls,
-        totalTokens: r.total_tokens, errors: r.errors, problems: r.problems, costUsd: r.cost_usd ?? null,
+        durationMs: r.duration_ms,
+        turns: r.turns,
+        modelCalls: r.model_calls,
+        toolCalls: r.tool_calls,
+        totalTokens: r.total_tokens,
+        errors: r.errors,
+        problems: r.problems,
+        costUsd: r.cost_usd ?? null,
       }
     : null,
 });

@@ -3,7 +3,11 @@ import { createProcessor } from "./processor.ts";
 import { parseRetentionDays, startRetention } from "./retention/retention.ts";
 
 // No stack capture per publish/ack: the processor publishes on every batch.
-const { config, logger, database, nats, ops } = await bootApp("processor", { poolMax: 20, nats: true, noAsyncTraces: true });
+const { config, logger, database, nats, ops } = await bootApp("processor", {
+  poolMax: 20,
+  nats: true,
+  noAsyncTraces: true,
+});
 const processor = createProcessor({
   sql: database.sql,
   js: nats.js,
@@ -17,12 +21,17 @@ const processor = createProcessor({
     },
     markerDone: (dueAtMs) => ops.metrics.maturationLateness((Date.now() - dueAtMs) / 1000),
   },
-  summaryLlm: config.SUMMARY_LLM_URL && config.SUMMARY_LLM_API_KEY
-    ? { url: config.SUMMARY_LLM_URL, apiKey: config.SUMMARY_LLM_API_KEY, model: config.SUMMARY_LLM_MODEL }
-    : undefined,
+  summaryLlm:
+    config.SUMMARY_LLM_URL && config.SUMMARY_LLM_API_KEY
+      ? { url: config.SUMMARY_LLM_URL, apiKey: config.SUMMARY_LLM_API_KEY, model: config.SUMMARY_LLM_MODEL }
+      : undefined,
 });
 await processor.start();
-const retention = startRetention(database.sql, { defaults: parseRetentionDays(config.RETENTION_DAYS), intervalSeconds: config.RETENTION_INTERVAL_SECONDS, logger });
+const retention = startRetention(database.sql, {
+  defaults: parseRetentionDays(config.RETENTION_DAYS),
+  intervalSeconds: config.RETENTION_INTERVAL_SECONDS,
+  logger,
+});
 const server = ops.serve(); // /health, /ready, /metrics on PROCESSOR_PORT
 logger.info("listening", { url: `http://127.0.0.1:${server.port}/metrics` });
 

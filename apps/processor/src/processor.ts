@@ -8,7 +8,13 @@ import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "./ingest/writer.ts";
 import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity.ts";
 import { ActivityCoalescer } from "./maturation/coalesce.ts";
-import { matureIsolated, matureTraces, tracesOfBatch, type MaturationDeps, type Outcomes } from "./maturation/mature.ts";
+import {
+  matureIsolated,
+  matureTraces,
+  tracesOfBatch,
+  type MaturationDeps,
+  type Outcomes,
+} from "./maturation/mature.ts";
 import { sweepIdle, type SweepResult } from "./maturation/sweep.ts";
 import { createLatencyNorms } from "./maturation/norms.ts";
 import type { LatencyNormsSource } from "./maturation/store.ts";
@@ -59,10 +65,23 @@ export function createProcessor(deps: ProcessorDeps) {
   const loops: ConsumeLoop[] = [];
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
-  const coalescer = new ActivityCoalescer({ js: deps.js, topology: deps.topology, windowSeconds: deps.windowSeconds, logger: deps.logger, minIntervalMs: deps.activityCoalesceMs ?? 5000 });
+  const coalescer = new ActivityCoalescer({
+    js: deps.js,
+    topology: deps.topology,
+    windowSeconds: deps.windowSeconds,
+    logger: deps.logger,
+    minIntervalMs: deps.activityCoalesceMs ?? 5000,
+  });
   const maturation: MaturationDeps = {
-    sql: deps.sql, js: deps.js, topology: deps.topology, logger: deps.logger, windowSeconds: deps.windowSeconds, afterCommit: deps.afterCommit,
-    latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql), summaryLlm: deps.summaryLlm, ...deps.maturation,
+    sql: deps.sql,
+    js: deps.js,
+    topology: deps.topology,
+    logger: deps.logger,
+    windowSeconds: deps.windowSeconds,
+    afterCommit: deps.afterCommit,
+    latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql),
+    summaryLlm: deps.summaryLlm,
+    ...deps.maturation,
   };
 
   /**
@@ -71,7 +90,10 @@ export function createProcessor(deps: ProcessorDeps) {
    * the consume runtime isolates the culprit and retries or dead-letters it (shared/nats).
    */
   async function writeIngest(items: Delivery<IngestMessage>[]): Promise<void> {
-    const written = await writeIngestBatch(deps.sql, items.map((d) => d.value));
+    const written = await writeIngestBatch(
+      deps.sql,
+      items.map((d) => d.value),
+    );
     await coalescer.refresh([
       ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
       ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
@@ -90,7 +112,8 @@ export function createProcessor(deps: ProcessorDeps) {
     const byKind: Record<EntityKind, Work[]> = { session: [], trace: [], batch: [] };
     for (const { value, msg: m } of batch) {
       const target = isExpiryMarker(value.headers) ? parseActivitySubject(deps.topology, value.subject) : null;
-      if (!target) decided.set(m, "ack"); // a refresh, not an expiry
+      if (!target)
+        decided.set(m, "ack"); // a refresh, not an expiry
       else byKind[target.kind].push({ m, pk: target.pk });
     }
     const chunks: Array<{ kind: EntityKind; work: Array<{ m: JsMsg; pk: string }> }> = [];
@@ -103,7 +126,11 @@ export function createProcessor(deps: ProcessorDeps) {
     // Resolves to how long to wait before the marker is retried: 0 = done (ack), else the time
     // until the entity is due (a marker that came early, see markerTtlSeconds).
     const early = (outcomes: Outcomes, pk: string) =>
-      EARLY_SECONDS > 0 && outcomes.get(pk) === "still-active" && (outcomes.dueInMs.get(pk) ?? Infinity) <= (EARLY_SECONDS + 1) * 1000 ? outcomes.dueInMs.get(pk)! : 0;
+      EARLY_SECONDS > 0 &&
+      outcomes.get(pk) === "still-active" &&
+      (outcomes.dueInMs.get(pk) ?? Infinity) <= (EARLY_SECONDS + 1) * 1000
+        ? outcomes.dueInMs.get(pk)!
+        : 0;
     const mature = async (kind: EntityKind, pks: string[]): Promise<Map<string, number>> => {
       const retryIn = new Map<string, number>();
       if (kind === "batch") {
@@ -120,13 +147,19 @@ export function createProcessor(deps: ProcessorDeps) {
         return retryIn;
       }
       // Sessions: a failing one is recorded and its marker naked for its backoff (acked once parked).
-      const outcomes = kind === "session" ? await matureIsolated(maturation, "session", pks) : await matureTraces(maturation, pks);
+      const outcomes =
+        kind === "session" ? await matureIsolated(maturation, "session", pks) : await matureTraces(maturation, pks);
       deps.observe?.outcomes(kind, outcomes);
-      for (const pk of pks) retryIn.set(pk, outcomes.get(pk) === "backing-off" ? outcomes.dueInMs.get(pk)! : early(outcomes, pk));
+      for (const pk of pks)
+        retryIn.set(pk, outcomes.get(pk) === "backing-off" ? outcomes.dueInMs.get(pk)! : early(outcomes, pk));
       // A session whose key expired while it is still active (its coalesced trailing put was
       // lost to a crash): put the key again for the time it still has.
       if (kind === "session") {
-        await Promise.all(pks.filter((pk) => outcomes.get(pk) === "still-active" && retryIn.get(pk) === 0).map((pk) => coalescer.rearm(pk, outcomes.dueInMs.get(pk) ?? 0)));
+        await Promise.all(
+          pks
+            .filter((pk) => outcomes.get(pk) === "still-active" && retryIn.get(pk) === 0)
+            .map((pk) => coalescer.rearm(pk, outcomes.dueInMs.get(pk) ?? 0)),
+        );
       }
       return retryIn;
     };
@@ -141,10 +174,17 @@ export function createProcessor(deps: ProcessorDeps) {
         while (next < chunks.length) {
           const { kind, work } = chunks[next++];
           try {
-            const retryIn = await mature(kind, work.map((w) => w.pk));
+            const retryIn = await mature(
+              kind,
+              work.map((w) => w.pk),
+            );
             for (const w of work) settle(w, retryIn);
           } catch (err) {
-            deps.logger.warn("maturation chunk failed; retrying one by one", { kind, size: work.length, err: err as Error });
+            deps.logger.warn("maturation chunk failed; retrying one by one", {
+              kind,
+              size: work.length,
+              err: err as Error,
+            });
             for (const w of work) {
               try {
                 settle(w, await mature(kind, [w.pk]));
@@ -166,11 +206,19 @@ export function createProcessor(deps: ProcessorDeps) {
     async start(): Promise<void> {
       coalescer.start();
       const runtime: ConsumeDeps = { js: deps.js, topology: deps.topology, logger: deps.logger, ...deps.consume };
-      loops.push(consume(ingestStream, runtime, {
-        batch: { maxBatch: deps.ingestBatchSize ?? 500, maxWaitMs: deps.ingestMaxWaitMs ?? 100, concurrency: deps.ingestConcurrency ?? 2 },
-        handle: writeIngest,
-      }));
-      loops.push(consume(activityStream, runtime, { batch: { maxBatch: 200, maxWaitMs: 50 }, handle: handleActivityBatch }));
+      loops.push(
+        consume(ingestStream, runtime, {
+          batch: {
+            maxBatch: deps.ingestBatchSize ?? 500,
+            maxWaitMs: deps.ingestMaxWaitMs ?? 100,
+            concurrency: deps.ingestConcurrency ?? 2,
+          },
+          handle: writeIngest,
+        }),
+      );
+      loops.push(
+        consume(activityStream, runtime, { batch: { maxBatch: 200, maxWaitMs: 50 }, handle: handleActivityBatch }),
+      );
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));

@@ -1,11 +1,34 @@
-import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { tenants, traceServices } from "./tenancy.ts";
 import { sessions, traces } from "./telemetry.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
-const tenantId = () => uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" });
-const traceServiceId = () => uuid("trace_service_id").notNull().references(() => traceServices.id, { onDelete: "cascade" });
-const sessionPk = () => uuid("session_pk").notNull().references(() => sessions.id, { onDelete: "cascade" });
+const tenantId = () =>
+  uuid("tenant_id")
+    .notNull()
+    .references(() => tenants.id, { onDelete: "cascade" });
+const traceServiceId = () =>
+  uuid("trace_service_id")
+    .notNull()
+    .references(() => traceServices.id, { onDelete: "cascade" });
+const sessionPk = () =>
+  uuid("session_pk")
+    .notNull()
+    .references(() => sessions.id, { onDelete: "cascade" });
 
 /** The materialized conversation, rewritten whole at each maturation. */
 export const transcriptItems = pgTable(
@@ -23,7 +46,10 @@ export const transcriptItems = pgTable(
     /** Everything about the item in full; `lean` reads preview it. */
     item: jsonb("item").$type<Record<string, unknown>>().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sessionPk, t.position] }), uniqueIndex("transcript_items_item_uq").on(t.sessionPk, t.itemId)],
+  (t) => [
+    primaryKey({ columns: [t.sessionPk, t.position] }),
+    uniqueIndex("transcript_items_item_uq").on(t.sessionPk, t.itemId),
+  ],
 );
 
 /**
@@ -33,7 +59,9 @@ export const transcriptItems = pgTable(
 export const sessionAnalyses = pgTable(
   "session_analyses",
   {
-    sessionPk: uuid("session_pk").primaryKey().references(() => sessions.id, { onDelete: "cascade" }),
+    sessionPk: uuid("session_pk")
+      .primaryKey()
+      .references(() => sessions.id, { onDelete: "cascade" }),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     sessionId: text("session_id").notNull(),
@@ -84,7 +112,9 @@ export const sessionAnalyses = pgTable(
 export const traceAnalyses = pgTable(
   "trace_analyses",
   {
-    tracePk: uuid("trace_pk").primaryKey().references(() => traces.id, { onDelete: "cascade" }),
+    tracePk: uuid("trace_pk")
+      .primaryKey()
+      .references(() => traces.id, { onDelete: "cascade" }),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     traceId: text("trace_id").notNull(),
@@ -124,7 +154,9 @@ export const findings = pgTable(
     traceServiceId: traceServiceId(),
     sessionPk: sessionPk(),
     sessionId: text("session_id").notNull(),
-    issueId: uuid("issue_id").notNull().references(() => issues.id, { onDelete: "cascade" }),
+    issueId: uuid("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
     traceId: text("trace_id"),
     spanId: text("span_id"),
     detector: text("detector").notNull(),
@@ -135,7 +167,11 @@ export const findings = pgTable(
     occurredAt: ts("occurred_at").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("findings_session_idx").on(t.sessionPk), index("findings_issue_idx").on(t.issueId), index("findings_service_idx").on(t.tenantId, t.traceServiceId, t.occurredAt)],
+  (t) => [
+    index("findings_session_idx").on(t.sessionPk),
+    index("findings_issue_idx").on(t.issueId),
+    index("findings_service_idx").on(t.tenantId, t.traceServiceId, t.occurredAt),
+  ],
 );
 
 /** Tool definitions seen in `request.tools`, deduplicated per service by name + schema hash. */
@@ -158,7 +194,9 @@ export const sessionToolSchemas = pgTable(
   "session_tool_schemas",
   {
     sessionPk: sessionPk(),
-    toolSchemaId: uuid("tool_schema_id").notNull().references(() => toolSchemas.id, { onDelete: "cascade" }),
+    toolSchemaId: uuid("tool_schema_id")
+      .notNull()
+      .references(() => toolSchemas.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.sessionPk, t.toolSchemaId] })],
 );
@@ -182,7 +220,9 @@ export const sessionIntents = pgTable(
   "session_intents",
   {
     sessionPk: sessionPk(),
-    intentId: uuid("intent_id").notNull().references(() => intentDefinitions.id, { onDelete: "cascade" }),
+    intentId: uuid("intent_id")
+      .notNull()
+      .references(() => intentDefinitions.id, { onDelete: "cascade" }),
     tenantId: tenantId(),
     score: real("score").notNull(),
     evidence: jsonb("evidence").$type<Record<string, unknown>>().notNull(),
@@ -192,7 +232,9 @@ export const sessionIntents = pgTable(
 
 /** Per-service detector thresholds over the defaults (apps/processor/src/analysis/config.ts). */
 export const detectorSettings = pgTable("detector_settings", {
-  traceServiceId: uuid("trace_service_id").primaryKey().references(() => traceServices.id, { onDelete: "cascade" }),
+  traceServiceId: uuid("trace_service_id")
+    .primaryKey()
+    .references(() => traceServices.id, { onDelete: "cascade" }),
   tenantId: tenantId(),
   settings: jsonb("settings").$type<Record<string, Record<string, number | boolean>>>().notNull().default({}),
   updatedAt: ts("updated_at").notNull().defaultNow(),

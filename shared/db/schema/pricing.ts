@@ -9,7 +9,9 @@ import { tenants } from "./tenancy.ts";
 export const tenantModelPrices = pgTable(
   "tenant_model_prices",
   {
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     /** Lower-case model name as calls report it (or its price-table name). */
     model: text("model").notNull(),
     fromDate: date("from_date", { mode: "string" }).notNull(),

@@ -8,13 +8,18 @@ export const dashboardSessions = pgTable(
   "dashboard_sessions",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     tokenHash: text("token_hash").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at").notNull(),
     revokedAt: ts("revoked_at"),
   },
-  (t) => [uniqueIndex("dashboard_sessions_token_uq").on(t.tokenHash), index("dashboard_sessions_user_idx").on(t.userId)],
+  (t) => [
+    uniqueIndex("dashboard_sessions_token_uq").on(t.tokenHash),
+    index("dashboard_sessions_user_idx").on(t.userId),
+  ],
 );
 
 /** A one-time link that lets an invited user choose a password (token's SHA-256 only). */
@@ -22,7 +27,9 @@ export const invitations = pgTable(
   "invitations",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     tokenHash: text("token_hash").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
     expiresAt: ts("expires_at").notNull(),

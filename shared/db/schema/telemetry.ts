@@ -1,10 +1,27 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { tenants, traceServices } from "./tenancy.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
-const tenantId = () => uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" });
-const traceServiceId = () => uuid("trace_service_id").notNull().references(() => traceServices.id, { onDelete: "cascade" });
+const tenantId = () =>
+  uuid("tenant_id")
+    .notNull()
+    .references(() => tenants.id, { onDelete: "cascade" });
+const traceServiceId = () =>
+  uuid("trace_service_id")
+    .notNull()
+    .references(() => traceServices.id, { onDelete: "cascade" });
 /**
  * Rows under a session (traces, events) or a trace (spans) carry tenant, service and session
  * columns for filtering only, without foreign keys: the parent's key already cascades deletes,
@@ -66,7 +83,9 @@ export const traces = pgTable(
     id: uuid("id").primaryKey().defaultRandom(),
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
-    sessionPk: uuid("session_pk").notNull().references(() => sessions.id, { onDelete: "cascade" }),
+    sessionPk: uuid("session_pk")
+      .notNull()
+      .references(() => sessions.id, { onDelete: "cascade" }),
     traceId: text("trace_id").notNull(),
     sessionId: text("session_id").notNull(),
     environment: text("environment"),
@@ -101,7 +120,9 @@ export const spans = pgTable(
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
     sessionPk: denormalized("session_pk"),
-    tracePk: uuid("trace_pk").notNull().references(() => traces.id, { onDelete: "cascade" }),
+    tracePk: uuid("trace_pk")
+      .notNull()
+      .references(() => traces.id, { onDelete: "cascade" }),
     spanId: text("span_id").notNull(),
     parentSpanId: text("parent_span_id"),
     traceId: text("trace_id").notNull(),
@@ -129,7 +150,9 @@ export const events = pgTable(
     id: uuid("id").primaryKey().defaultRandom(),
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
-    sessionPk: uuid("session_pk").notNull().references(() => sessions.id, { onDelete: "cascade" }),
+    sessionPk: uuid("session_pk")
+      .notNull()
+      .references(() => sessions.id, { onDelete: "cascade" }),
     sessionId: text("session_id").notNull(),
     traceId: text("trace_id"),
     eventKey: text("event_key").notNull(),
@@ -147,4 +170,3 @@ export const events = pgTable(
     index("events_trace_idx").on(t.traceServiceId, t.traceId),
   ],
 );
-

@@ -1,24 +1,43 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
 /** An organization. `plan` gates features (intents); `webhooksEnabled` is the webhook entitlement. */
-export const tenants = pgTable("tenants", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  name: text("name").notNull(),
-  plan: text("plan", { enum: ["free", "pro"] }).notNull().default("free"),
-  webhooksEnabled: boolean("webhooks_enabled").notNull().default(false),
-  /** Days telemetry is kept; null = the plan's default (RETENTION_DAYS). docs/retention.md */
-  retentionDays: integer("retention_days"),
-  createdAt: createdAt(),
-}, (t) => [check("tenants_retention_days_positive", sql`${t.retentionDays} IS NULL OR ${t.retentionDays} >= 1`)]);
+export const tenants = pgTable(
+  "tenants",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    plan: text("plan", { enum: ["free", "pro"] })
+      .notNull()
+      .default("free"),
+    webhooksEnabled: boolean("webhooks_enabled").notNull().default(false),
+    /** Days telemetry is kept; null = the plan's default (RETENTION_DAYS). docs/retention.md */
+    retentionDays: integer("retention_days"),
+    createdAt: createdAt(),
+  },
+  (t) => [check("tenants_retention_days_positive", sql`${t.retentionDays} IS NULL OR ${t.retentionDays} >= 1`)],
+);
 
 export const projects = pgTable(
   "projects",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** Ingestion creates unknown services in the tenant's default project. */
     isDefault: boolean("is_default").notNull().default(false),
@@ -35,8 +54,12 @@ export const traceServices = pgTable(
   "trace_services",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     createdAt: createdAt(),
   },
@@ -50,7 +73,9 @@ export const users = pgTable(
   "users",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     role: text("role", { enum: ROLES }).notNull(),
     deprovisionedAt: timestamp("deprovisioned_at", { withTimezone: true, mode: "date" }),
@@ -61,15 +86,22 @@ export const users = pgTable(
     failedSignIns: integer("failed_sign_ins").notNull().default(0),
     lockedUntil: timestamp("locked_until", { withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("users_tenant_email_uq").on(t.tenantId, t.email), index("users_email_lower_idx").on(sql`lower(${t.email})`)],
+  (t) => [
+    uniqueIndex("users_tenant_email_uq").on(t.tenantId, t.email),
+    index("users_email_lower_idx").on(sql`lower(${t.email})`),
+  ],
 );
 
 /** Which projects a user can see. Admins and owners see every project of their tenant. */
 export const projectMemberships = pgTable(
   "project_memberships",
   {
-    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.userId, t.projectId] })],
 );
@@ -82,7 +114,9 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     /** Set for platform keys: the key acts as this user. */
     userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: KEY_KINDS }).notNull(),

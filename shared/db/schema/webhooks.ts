@@ -7,8 +7,12 @@ export const webhookSubscriptions = pgTable(
   "webhook_subscriptions",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    traceServiceId: uuid("trace_service_id").notNull().references(() => traceServices.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    traceServiceId: uuid("trace_service_id")
+      .notNull()
+      .references(() => traceServices.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     url: text("url").notNull(),
     eventTypes: text("event_types").array().notNull(),
@@ -33,33 +37,49 @@ export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: text("id").primaryKey(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    subscriptionId: uuid("subscription_id").notNull().references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
     eventType: text("event_type").notNull(),
     /** e.g. `session:<pk>:2`; the dedup record. */
     eventKey: text("event_key").notNull(),
     /** The exact serialized body that is signed and sent on every attempt. */
     body: text("body").notNull(),
     enqueuedAt: ts("enqueued_at").notNull(),
-    status: text("status", { enum: ["pending", "delivered", "failed", "stopped"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "delivered", "failed", "stopped"] })
+      .notNull()
+      .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: ts("next_attempt_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("webhook_deliveries_sub_event_uq").on(t.subscriptionId, t.eventKey), index("webhook_deliveries_created_idx").on(t.createdAt)],
+  (t) => [
+    uniqueIndex("webhook_deliveries_sub_event_uq").on(t.subscriptionId, t.eventKey),
+    index("webhook_deliveries_created_idx").on(t.createdAt),
+  ],
 );
 
 export const webhookAttempts = pgTable(
   "webhook_attempts",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    deliveryId: text("delivery_id").notNull().references(() => webhookDeliveries.id, { onDelete: "cascade" }),
-    subscriptionId: uuid("subscription_id").notNull().references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
     attempt: integer("attempt").notNull(),
     statusCode: integer("status_code"),
     durationMs: integer("duration_ms").notNull(),
     error: text("error"),
     attemptedAt: ts("attempted_at").notNull(),
   },
-  (t) => [uniqueIndex("webhook_attempts_delivery_attempt_uq").on(t.deliveryId, t.attempt), index("webhook_attempts_sub_idx").on(t.subscriptionId, t.attemptedAt)],
+  (t) => [
+    uniqueIndex("webhook_attempts_delivery_attempt_uq").on(t.deliveryId, t.attempt),
+    index("webhook_attempts_sub_idx").on(t.subscriptionId, t.attemptedAt),
+  ],
 );

@@ -11,28 +11,62 @@ export function IssuesPage({ me }: { me: Me }) {
   const [params] = useSearchParams();
   const paging = usePaging(PAGE);
   const { data, error, loading } = useLoad(
-    (signal) => (service ? api("/telemetry/otel/issues/filtered", { body: { service_name: service, limit: PAGE, ...paging.position }, signal }) : Promise.resolve(null)),
+    (signal) =>
+      service
+        ? api("/telemetry/otel/issues/filtered", {
+            body: { service_name: service, limit: PAGE, ...paging.position },
+            signal,
+          })
+        : Promise.resolve(null),
     [service, params.toString()],
   );
-  if (!me.services.length) return (<><PageTitle>Issues</PageTitle><FirstTraceHelp me={me} /></>);
+  if (!me.services.length)
+    return (
+      <>
+        <PageTitle>Issues</PageTitle>
+        <FirstTraceHelp me={me} />
+      </>
+    );
   const issues: any[] = data?.issues ?? [];
   return (
     <>
       <PageTitle>Issues</PageTitle>
-      <div class="filters"><ServicePicker me={me} value={service} onChange={setService} /></div>
+      <div class="filters">
+        <ServicePicker me={me} value={service} onChange={setService} />
+      </div>
       <ErrorBox error={error} />
       {loading && !data && <Loading what="Loading issues" />}
-      {data && !issues.length && <p class="muted">No issues in {service}. Problems the analysis finds in sessions are grouped here.</p>}
+      {data && !issues.length && (
+        <p class="muted">No issues in {service}. Problems the analysis finds in sessions are grouped here.</p>
+      )}
       {issues.length > 0 && (
         <div class="table-wrap">
           <table class="list">
             <caption class="sr-only">Issues of {service}</caption>
-            <thead><tr><th scope="col">Issue</th><th scope="col">Severity</th><th scope="col" class="n">Occurrences</th><th scope="col" class="n">Sessions</th><th scope="col">First seen</th><th scope="col">Last seen</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Issue</th>
+                <th scope="col">Severity</th>
+                <th scope="col" class="n">
+                  Occurrences
+                </th>
+                <th scope="col" class="n">
+                  Sessions
+                </th>
+                <th scope="col">First seen</th>
+                <th scope="col">Last seen</th>
+              </tr>
+            </thead>
             <tbody>
               {issues.map((i) => (
                 <tr key={i.issueId}>
-                  <td><Link href={`/issues/${enc(service!)}/${enc(i.issueId)}`}>{i.title}</Link><div class="muted small">{i.detector}</div></td>
-                  <td><Badge kind={i.severity}>{i.severity}</Badge></td>
+                  <td>
+                    <Link href={`/issues/${enc(service!)}/${enc(i.issueId)}`}>{i.title}</Link>
+                    <div class="muted small">{i.detector}</div>
+                  </td>
+                  <td>
+                    <Badge kind={i.severity}>{i.severity}</Badge>
+                  </td>
                   <td class="n">{num(i.occurrences)}</td>
                   <td class="n">{num(i.affectedSessions)}</td>
                   <td>{when(i.firstSeenAt)}</td>
@@ -43,9 +77,7 @@ export function IssuesPage({ me }: { me: Me }) {
           </table>
         </div>
       )}
-      {data?.pagination && issues.length > 0 && (
-        <Pager pg={data.pagination} count={issues.length} paging={paging} />
-      )}
+      {data?.pagination && issues.length > 0 && <Pager pg={data.pagination} count={issues.length} paging={paging} />}
     </>
   );
 }
@@ -55,29 +87,73 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
     (signal) => api(`/telemetry/otel/issues/${enc(issueId)}/breakdown?service_name=${enc(service)}`, { signal }),
     [service, issueId],
   );
-  if (!data) return (<><PageTitle>Issue</PageTitle><ErrorBox error={error} />{loading && <Loading what="Loading issue" />}</>);
+  if (!data)
+    return (
+      <>
+        <PageTitle>Issue</PageTitle>
+        <ErrorBox error={error} />
+        {loading && <Loading what="Loading issue" />}
+      </>
+    );
   const { issue } = data;
   const peak = Math.max(1, ...data.byDay.map((d: any) => d.occurrences));
   return (
     <>
-      <p class="crumbs"><Link href={`/issues?service=${enc(service)}`}>Issues</Link> / {service}</p>
+      <p class="crumbs">
+        <Link href={`/issues?service=${enc(service)}`}>Issues</Link> / {service}
+      </p>
       <PageTitle>{issue.title}</PageTitle>
       <dl class="metrics inline">
-        <div><dt>Severity</dt><dd><Badge kind={issue.severity}>{issue.severity}</Badge></dd></div>
-        <div><dt>Occurrences</dt><dd>{num(issue.occurrences)}</dd></div>
-        <div><dt>Sessions</dt><dd>{num(issue.affectedSessions)}</dd></div>
-        <div><dt>First seen</dt><dd>{when(issue.firstSeenAt)}</dd></div>
-        <div><dt>Last seen</dt><dd>{when(issue.lastSeenAt)}</dd></div>
-        <div><dt>Detector</dt><dd>{issue.detector}</dd></div>
+        <div>
+          <dt>Severity</dt>
+          <dd>
+            <Badge kind={issue.severity}>{issue.severity}</Badge>
+          </dd>
+        </div>
+        <div>
+          <dt>Occurrences</dt>
+          <dd>{num(issue.occurrences)}</dd>
+        </div>
+        <div>
+          <dt>Sessions</dt>
+          <dd>{num(issue.affectedSessions)}</dd>
+        </div>
+        <div>
+          <dt>First seen</dt>
+          <dd>{when(issue.firstSeenAt)}</dd>
+        </div>
+        <div>
+          <dt>Last seen</dt>
+          <dd>{when(issue.lastSeenAt)}</dd>
+        </div>
+        <div>
+          <dt>Detector</dt>
+          <dd>{issue.detector}</dd>
+        </div>
       </dl>
       <div class="two">
         <section class="panel" aria-labelledby="byday-h">
           <h2 id="byday-h">Occurrences by day</h2>
           <table class="list compact">
-            <thead><tr><th scope="col">Day</th><th scope="col">Occurrences</th><th scope="col" class="n">Sessions</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Occurrences</th>
+                <th scope="col" class="n">
+                  Sessions
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {data.byDay.map((d: any) => (
-                <tr key={d.date}><td>{d.date}</td><td><span class="bar" style={{ width: `${(d.occurrences / peak) * 100}%` }} aria-hidden="true" /> {num(d.occurrences)}</td><td class="n">{num(d.sessions)}</td></tr>
+                <tr key={d.date}>
+                  <td>{d.date}</td>
+                  <td>
+                    <span class="bar" style={{ width: `${(d.occurrences / peak) * 100}%` }} aria-hidden="true" />{" "}
+                    {num(d.occurrences)}
+                  </td>
+                  <td class="n">{num(d.sessions)}</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -86,11 +162,22 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
           <h2 id="top-h">Affected sessions</h2>
           <ul class="plain">
             {data.topSessions.map((s: any) => (
-              <li key={s.sessionId}><Link href={`/sessions/${enc(service)}/${enc(s.sessionId)}`}>{s.sessionId}</Link> <span class="muted small">{num(s.occurrences)}× · last {when(s.lastOccurredAt)}</span></li>
+              <li key={s.sessionId}>
+                <Link href={`/sessions/${enc(service)}/${enc(s.sessionId)}`}>{s.sessionId}</Link>{" "}
+                <span class="muted small">
+                  {num(s.occurrences)}× · last {when(s.lastOccurredAt)}
+                </span>
+              </li>
             ))}
           </ul>
           <h2>By environment</h2>
-          <ul class="plain">{data.byEnvironment.map((e: any) => <li key={e.environment}>{e.environment ?? "—"}: {num(e.occurrences)}</li>)}</ul>
+          <ul class="plain">
+            {data.byEnvironment.map((e: any) => (
+              <li key={e.environment}>
+                {e.environment ?? "—"}: {num(e.occurrences)}
+              </li>
+            ))}
+          </ul>
         </section>
       </div>
     </>

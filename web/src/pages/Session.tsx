@@ -8,8 +8,14 @@ import { Transcript, type Item } from "./Transcript";
 /** Items per transcript read: the API's maximum page (docs/platform-api.md). */
 export const TRANSCRIPT_PAGE = 500;
 const METRICS: Array<[string, string, (v: any) => string]> = [
-  ["turns", "Turns", num], ["modelCalls", "Model calls", num], ["toolCalls", "Tool calls", num], ["totalTokens", "Tokens", num],
-  ["durationMs", "Duration", ms], ["errors", "Errors", num], ["problems", "Problems", num], ["costUsd", "Cost", usd],
+  ["turns", "Turns", num],
+  ["modelCalls", "Model calls", num],
+  ["toolCalls", "Tool calls", num],
+  ["totalTokens", "Tokens", num],
+  ["durationMs", "Duration", ms],
+  ["errors", "Errors", num],
+  ["problems", "Problems", num],
+  ["costUsd", "Cost", usd],
 ];
 
 export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: string; sessionId: string }) {
@@ -17,18 +23,21 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
   const [items, setItems] = useState<Item[]>([]);
   const [more, setMore] = useState<number | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
-  const main = useLoad(async (signal) => {
-    const [transcript, tldr, cost, problems, metrics] = await Promise.all([
-      api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}`, { signal }),
-      api(`${S}/tldr`, { signal }),
-      api(`${S}/cost-by-model`, { signal }),
-      api(`${S}/problem-analysis`, { signal }),
-      api(`/telemetry/metrics/session/${enc(service)}/${enc(sessionId)}`, { signal }),
-    ]);
-    setItems(transcript.items);
-    setMore(transcript.pagination.nextOffset);
-    return { transcript, tldr, cost, problems, metrics };
-  }, [S]);
+  const main = useLoad(
+    async (signal) => {
+      const [transcript, tldr, cost, problems, metrics] = await Promise.all([
+        api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}`, { signal }),
+        api(`${S}/tldr`, { signal }),
+        api(`${S}/cost-by-model`, { signal }),
+        api(`${S}/problem-analysis`, { signal }),
+        api(`/telemetry/metrics/session/${enc(service)}/${enc(sessionId)}`, { signal }),
+      ]);
+      setItems(transcript.items);
+      setMore(transcript.pagination.nextOffset);
+      return { transcript, tldr, cost, problems, metrics };
+    },
+    [S],
+  );
   const d = main.data;
 
   // Not complete yet: read again when the server says to (retryAfterSeconds), within 2-30 s.
@@ -53,7 +62,9 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
 
   return (
     <>
-      <p class="crumbs"><Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> / {service}</p>
+      <p class="crumbs">
+        <Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> / {service}
+      </p>
       <PageTitle>Session {sessionId}</PageTitle>
       <ErrorBox error={main.error} />
       {!d && main.loading && <Loading what="Loading session" />}
@@ -62,15 +73,27 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
           <section class="panel transcript-panel" aria-labelledby="transcript-h">
             <div class="panel-head">
               <h2 id="transcript-h">Transcript</h2>
-              <span role="status" aria-live="polite"><StatusBadge status={d.transcript.status} /></span>
+              <span role="status" aria-live="polite">
+                <StatusBadge status={d.transcript.status} />
+              </span>
             </div>
-            {d.transcript.status === "processing" && <p class="muted">This session has not been analysed yet; this page refreshes by itself.</p>}
-            {d.transcript.truncated && <p class="notice">This transcript is longer than the stored cap; the tail is not shown.</p>}
-            <p class="muted small">{num(d.transcript.counts?.total ?? items.length)} items{d.tldr.computedAt && <> · analysed {when(d.tldr.computedAt)}</>}{d.tldr.maturationCount > 0 && <> · maturation {d.tldr.maturationCount}</>}</p>
+            {d.transcript.status === "processing" && (
+              <p class="muted">This session has not been analysed yet; this page refreshes by itself.</p>
+            )}
+            {d.transcript.truncated && (
+              <p class="notice">This transcript is longer than the stored cap; the tail is not shown.</p>
+            )}
+            <p class="muted small">
+              {num(d.transcript.counts?.total ?? items.length)} items
+              {d.tldr.computedAt && <> · analysed {when(d.tldr.computedAt)}</>}
+              {d.tldr.maturationCount > 0 && <> · maturation {d.tldr.maturationCount}</>}
+            </p>
             <Transcript items={items} service={service} sessionId={sessionId} />
             {more !== null && (
               <button type="button" onClick={loadMore} disabled={loadingMore}>
-                {loadingMore ? "Loading…" : `Show more (${num((d.transcript.counts?.total ?? 0) - items.length)} more items)`}
+                {loadingMore
+                  ? "Loading…"
+                  : `Show more (${num((d.transcript.counts?.total ?? 0) - items.length)} more items)`}
               </button>
             )}
           </section>
@@ -78,29 +101,70 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
             <section class="panel" aria-labelledby="tldr-h">
               <h2 id="tldr-h">TL;DR</h2>
               <p>{d.tldr.tldr ?? <span class="muted">Not written yet.</span>}</p>
-              {d.tldr.source && <p class="muted small">{d.tldr.source === "llm" ? "written by a model" : "extracted from the conversation"}</p>}
+              {d.tldr.source && (
+                <p class="muted small">
+                  {d.tldr.source === "llm" ? "written by a model" : "extracted from the conversation"}
+                </p>
+              )}
             </section>
             <section class="panel" aria-labelledby="metrics-h">
               <h2 id="metrics-h">Metrics</h2>
               {d.metrics.metrics ? (
                 <dl class="metrics">
-                  {METRICS.map(([k, label, f]) => <div key={k}><dt>{label}</dt><dd>{f(d.metrics.metrics[k])}</dd></div>)}
+                  {METRICS.map(([k, label, f]) => (
+                    <div key={k}>
+                      <dt>{label}</dt>
+                      <dd>{f(d.metrics.metrics[k])}</dd>
+                    </div>
+                  ))}
                 </dl>
-              ) : <p class="muted">Not computed yet.</p>}
+              ) : (
+                <p class="muted">Not computed yet.</p>
+              )}
             </section>
             <section class="panel" aria-labelledby="cost-h">
               <h2 id="cost-h">Cost by model</h2>
               {d.cost.models.length ? (
                 <table class="list compact">
-                  <thead><tr><th scope="col">Model</th><th scope="col" class="n">Calls</th><th scope="col" class="n">Tokens</th><th scope="col" class="n">Cost</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th scope="col">Model</th>
+                      <th scope="col" class="n">
+                        Calls
+                      </th>
+                      <th scope="col" class="n">
+                        Tokens
+                      </th>
+                      <th scope="col" class="n">
+                        Cost
+                      </th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {d.cost.models.map((m: any) => (
-                      <tr key={m.model}><td>{m.model}{m.note && <span class="muted small"> ({m.note})</span>}</td><td class="n">{num(m.calls)}</td><td class="n">{num(m.totalTokens ?? ((m.promptTokens ?? 0) + (m.completionTokens ?? 0)))}</td><td class="n">{usd(m.costUsd)}</td></tr>
+                      <tr key={m.model}>
+                        <td>
+                          {m.model}
+                          {m.note && <span class="muted small"> ({m.note})</span>}
+                        </td>
+                        <td class="n">{num(m.calls)}</td>
+                        <td class="n">{num(m.totalTokens ?? (m.promptTokens ?? 0) + (m.completionTokens ?? 0))}</td>
+                        <td class="n">{usd(m.costUsd)}</td>
+                      </tr>
                     ))}
                   </tbody>
-                  <tfoot><tr><th scope="row" colSpan={3}>Total</th><td class="n">{usd(d.cost.totalCostUsd)}</td></tr></tfoot>
+                  <tfoot>
+                    <tr>
+                      <th scope="row" colSpan={3}>
+                        Total
+                      </th>
+                      <td class="n">{usd(d.cost.totalCostUsd)}</td>
+                    </tr>
+                  </tfoot>
                 </table>
-              ) : <p class="muted">No model calls priced yet.</p>}
+              ) : (
+                <p class="muted">No model calls priced yet.</p>
+              )}
             </section>
             <section class="panel" aria-labelledby="findings-h">
               <h2 id="findings-h">Findings</h2>
@@ -111,13 +175,30 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
                       <Badge kind={f.severity}>{f.severity}</Badge> <strong>{f.title}</strong>
                       <div class="muted small">
                         {f.detector} · {when(f.occurredAt)}
-                        {f.traceId && <> · <Link href={`/traces/${enc(service)}/${enc(f.traceId)}${f.spanId ? `#span-${f.spanId}` : ""}`}>{f.spanId ? "open span" : "open trace"}</Link></>}
-                        {f.issueId && <> · <Link href={`/issues/${enc(service)}/${enc(f.issueId)}`}>issue</Link></>}
+                        {f.traceId && (
+                          <>
+                            {" "}
+                            ·{" "}
+                            <Link
+                              href={`/traces/${enc(service)}/${enc(f.traceId)}${f.spanId ? `#span-${f.spanId}` : ""}`}
+                            >
+                              {f.spanId ? "open span" : "open trace"}
+                            </Link>
+                          </>
+                        )}
+                        {f.issueId && (
+                          <>
+                            {" "}
+                            · <Link href={`/issues/${enc(service)}/${enc(f.issueId)}`}>issue</Link>
+                          </>
+                        )}
                       </div>
                     </li>
                   ))}
                 </ul>
-              ) : <p class="muted">No problems found.</p>}
+              ) : (
+                <p class="muted">No problems found.</p>
+              )}
             </section>
           </aside>
         </div>

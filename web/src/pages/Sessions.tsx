@@ -44,13 +44,25 @@ export function SessionsPage({ me }: { me: Me }) {
     (signal) =>
       service
         ? api("/telemetry/otel/sessions/filtered", {
-            body: { serviceName: service, filters: filtersFrom(params), sort: { field: sort, direction: dir }, limit: PAGE_SIZE, ...paging.position },
+            body: {
+              serviceName: service,
+              filters: filtersFrom(params),
+              sort: { field: sort, direction: dir },
+              limit: PAGE_SIZE,
+              ...paging.position,
+            },
             signal,
           })
         : Promise.resolve(null),
     [service, query],
   );
-  if (!me.services.length) return (<><PageTitle>Sessions</PageTitle><FirstTraceHelp me={me} /></>);
+  if (!me.services.length)
+    return (
+      <>
+        <PageTitle>Sessions</PageTitle>
+        <FirstTraceHelp me={me} />
+      </>
+    );
 
   const apply = (e: Event) => {
     e.preventDefault();
@@ -73,51 +85,109 @@ export function SessionsPage({ me }: { me: Me }) {
       <PageTitle>Sessions</PageTitle>
       <form class="filters" onSubmit={apply} aria-label="Filter sessions">
         <ServicePicker me={me} value={service} onChange={setService} />
-        <label class="field"><span>Environment</span><input name="environment" defaultValue={params.get("environment") ?? ""} placeholder="any" /></label>
-        <label class="field"><span>From</span><input name="from" type="datetime-local" defaultValue={params.get("from") ?? ""} /></label>
-        <label class="field"><span>To</span><input name="to" type="datetime-local" defaultValue={params.get("to") ?? ""} /></label>
-        <label class="field"><span>Min cost (USD)</span><input name="minCost" type="number" min="0" step="any" defaultValue={params.get("minCost") ?? ""} /></label>
-        <label class="field"><span>Max cost (USD)</span><input name="maxCost" type="number" min="0" step="any" defaultValue={params.get("maxCost") ?? ""} /></label>
-        <label class="field"><span>Model</span><input name="model" defaultValue={params.get("model") ?? ""} placeholder="any" /></label>
-        <label class="check"><input name="problems" type="checkbox" defaultChecked={params.get("problems") === "1"} /> Has problems</label>
-        <label class="field"><span>Sort by</span>
-          <select name="sort" defaultValue={sort}>{SORTS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select>
+        <label class="field">
+          <span>Environment</span>
+          <input name="environment" defaultValue={params.get("environment") ?? ""} placeholder="any" />
         </label>
-        <label class="field"><span>Order</span>
-          <select name="dir" defaultValue={dir}><option value="desc">Descending</option><option value="asc">Ascending</option></select>
+        <label class="field">
+          <span>From</span>
+          <input name="from" type="datetime-local" defaultValue={params.get("from") ?? ""} />
+        </label>
+        <label class="field">
+          <span>To</span>
+          <input name="to" type="datetime-local" defaultValue={params.get("to") ?? ""} />
+        </label>
+        <label class="field">
+          <span>Min cost (USD)</span>
+          <input name="minCost" type="number" min="0" step="any" defaultValue={params.get("minCost") ?? ""} />
+        </label>
+        <label class="field">
+          <span>Max cost (USD)</span>
+          <input name="maxCost" type="number" min="0" step="any" defaultValue={params.get("maxCost") ?? ""} />
+        </label>
+        <label class="field">
+          <span>Model</span>
+          <input name="model" defaultValue={params.get("model") ?? ""} placeholder="any" />
+        </label>
+        <label class="check">
+          <input name="problems" type="checkbox" defaultChecked={params.get("problems") === "1"} /> Has problems
+        </label>
+        <label class="field">
+          <span>Sort by</span>
+          <select name="sort" defaultValue={sort}>
+            {SORTS.map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span>Order</span>
+          <select name="dir" defaultValue={dir}>
+            <option value="desc">Descending</option>
+            <option value="asc">Ascending</option>
+          </select>
         </label>
         <button type="submit">Apply</button>
       </form>
       <ErrorBox error={error} />
       {loading && !data && <Loading what="Loading sessions" />}
-      {data && !sessions.length && (filtered || paging.deep ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
+      {data &&
+        !sessions.length &&
+        (filtered || paging.deep ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
       {sessions.length > 0 && (
         <div class="table-wrap">
           <table class="list" aria-busy={loading}>
             <caption class="sr-only">Sessions of {service}</caption>
             <thead>
-              <tr><th scope="col">Session</th><th scope="col">Environment</th><th scope="col">Status</th><th scope="col">Last activity</th><th scope="col" class="n">Turns</th><th scope="col" class="n">Duration</th><th scope="col" class="n">Cost</th><th scope="col" class="n">Problems</th></tr>
+              <tr>
+                <th scope="col">Session</th>
+                <th scope="col">Environment</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last activity</th>
+                <th scope="col" class="n">
+                  Turns
+                </th>
+                <th scope="col" class="n">
+                  Duration
+                </th>
+                <th scope="col" class="n">
+                  Cost
+                </th>
+                <th scope="col" class="n">
+                  Problems
+                </th>
+              </tr>
             </thead>
             <tbody>
               {sessions.map((s) => (
                 <tr key={s.sessionId}>
-                  <td><Link href={`/sessions/${enc(service!)}/${enc(s.sessionId)}`}>{s.sessionId}</Link></td>
+                  <td>
+                    <Link href={`/sessions/${enc(service!)}/${enc(s.sessionId)}`}>{s.sessionId}</Link>
+                  </td>
                   <td>{s.environment ?? "—"}</td>
-                  <td><Badge kind={s.status}>{s.status}</Badge></td>
+                  <td>
+                    <Badge kind={s.status}>{s.status}</Badge>
+                  </td>
                   <td>{when(s.lastActivityAt)}</td>
                   <td class="n">{num(s.metrics?.turns)}</td>
                   <td class="n">{ms(s.metrics?.durationMs)}</td>
                   <td class="n">{usd(s.metrics?.costUsd)}</td>
-                  <td class="n">{s.metrics?.problems ? <Badge kind="problem">{s.metrics.problems}</Badge> : num(s.metrics?.problems)}</td>
+                  <td class="n">
+                    {s.metrics?.problems ? (
+                      <Badge kind="problem">{s.metrics.problems}</Badge>
+                    ) : (
+                      num(s.metrics?.problems)
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {pg && sessions.length > 0 && (
-        <Pager pg={pg} count={sessions.length} paging={paging} />
-      )}
+      {pg && sessions.length > 0 && <Pager pg={pg} count={sessions.length} paging={paging} />}
     </>
   );
 }

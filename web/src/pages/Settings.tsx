@@ -15,16 +15,18 @@ export function SettingsPage({ me }: { me: Me }) {
       setError(err instanceof ApiError ? err.message : String(err));
     }
   };
-  const create = () => run(async () => {
-    const r = await auth("/platform-keys", { method: "POST" });
-    setCreated(r.key);
-    keys.reload();
-  });
-  const revoke = (id: string, prefix: string) => run(async () => {
-    if (!confirm(`Revoke key ${prefix}…? Programs using it stop working.`)) return;
-    await auth(`/platform-keys/${id}`, { method: "DELETE" });
-    keys.reload();
-  });
+  const create = () =>
+    run(async () => {
+      const r = await auth("/platform-keys", { method: "POST" });
+      setCreated(r.key);
+      keys.reload();
+    });
+  const revoke = (id: string, prefix: string) =>
+    run(async () => {
+      if (!confirm(`Revoke key ${prefix}…? Programs using it stop working.`)) return;
+      await auth(`/platform-keys/${id}`, { method: "DELETE" });
+      keys.reload();
+    });
   const list: any[] = keys.data?.keys ?? [];
   return (
     <>
@@ -32,41 +34,86 @@ export function SettingsPage({ me }: { me: Me }) {
       <section class="panel" aria-labelledby="me-h">
         <h2 id="me-h">You</h2>
         <dl class="metrics inline">
-          <div><dt>Email</dt><dd>{me.user.email}</dd></div>
-          <div><dt>Role</dt><dd>{me.user.role}</dd></div>
-          <div><dt>Organization</dt><dd>{me.tenant.name}</dd></div>
-          <div><dt>Signed in until</dt><dd>{when(me.expiresAt)}</dd></div>
+          <div>
+            <dt>Email</dt>
+            <dd>{me.user.email}</dd>
+          </div>
+          <div>
+            <dt>Role</dt>
+            <dd>{me.user.role}</dd>
+          </div>
+          <div>
+            <dt>Organization</dt>
+            <dd>{me.tenant.name}</dd>
+          </div>
+          <div>
+            <dt>Signed in until</dt>
+            <dd>{when(me.expiresAt)}</dd>
+          </div>
         </dl>
       </section>
       <section class="panel" aria-labelledby="keys-h">
         <h2 id="keys-h">Platform API keys</h2>
-        <p class="muted">A key reads the API as you (<code>Authorization: Token &lt;key&gt;</code>), with your role and projects.</p>
+        <p class="muted">
+          A key reads the API as you (<code>Authorization: Token &lt;key&gt;</code>), with your role and projects.
+        </p>
         {created && (
           <div class="secret" role="alert">
-            <p><strong>Your new key — copy it now, it is not shown again:</strong></p>
-            <pre class="code" tabIndex={0} data-testid="new-key">{created}</pre>
-            <button type="button" onClick={() => setCreated(null)}>I have saved it</button>
+            <p>
+              <strong>Your new key — copy it now, it is not shown again:</strong>
+            </p>
+            <pre class="code" tabIndex={0} data-testid="new-key">
+              {created}
+            </pre>
+            <button type="button" onClick={() => setCreated(null)}>
+              I have saved it
+            </button>
           </div>
         )}
-        {error && <p class="error" role="alert">{error}</p>}
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
         <ErrorBox error={keys.error} />
         {keys.loading && !keys.data && <Loading what="Loading keys" />}
         {keys.data && !list.length && <p class="muted">You have no platform keys.</p>}
         {list.length > 0 && (
           <table class="list compact">
-            <thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {list.map((k) => (
                 <tr key={k.id}>
-                  <td><code>{k.prefix}…</code></td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
                   <td>{when(k.createdAt)}</td>
-                  <td><button type="button" class="small danger" onClick={() => revoke(k.id, k.prefix)} aria-label={`Revoke key ${k.prefix}`}>Revoke</button></td>
+                  <td>
+                    <button
+                      type="button"
+                      class="small danger"
+                      onClick={() => revoke(k.id, k.prefix)}
+                      aria-label={`Revoke key ${k.prefix}`}
+                    >
+                      Revoke
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         )}
-        <button type="button" onClick={create}>Create a platform key</button>
+        <button type="button" onClick={create}>
+          Create a platform key
+        </button>
       </section>
     </>
   );

@@ -22,8 +22,14 @@ function Form({ title, intro, submit, children, busyLabel, label }: any) {
         <h1 id="signin-title">{title}</h1>
         {intro}
         {children}
-        {error && <p class="error" role="alert">{error}</p>}
-        <button type="submit" disabled={busy}>{busy ? busyLabel : label}</button>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? busyLabel : label}
+        </button>
       </form>
     </main>
   );
@@ -31,15 +37,34 @@ function Form({ title, intro, submit, children, busyLabel, label }: any) {
 
 export function SignInPage({ expired, onSignedIn }: { expired: boolean; onSignedIn: () => void }) {
   const submit = async (form: FormData) => {
-    const r = await auth<{ token: string }>("/sign-in", { body: { email: form.get("email"), password: form.get("password") } });
+    const r = await auth<{ token: string }>("/sign-in", {
+      body: { email: form.get("email"), password: form.get("password") },
+    });
     session.set(r.token);
     onSignedIn();
   };
   return (
-    <Form title="Sign in to Cellar" submit={submit} label="Sign in" busyLabel="Signing in…"
-      intro={expired && <p class="notice" role="status">Your session has ended. Sign in again.</p>}>
-      <label class="field"><span>Email</span><input name="email" type="email" autocomplete="username" required autoFocus /></label>
-      <label class="field"><span>Password</span><input name="password" type="password" autocomplete="current-password" required /></label>
+    <Form
+      title="Sign in to Cellar"
+      submit={submit}
+      label="Sign in"
+      busyLabel="Signing in…"
+      intro={
+        expired && (
+          <p class="notice" role="status">
+            Your session has ended. Sign in again.
+          </p>
+        )
+      }
+    >
+      <label class="field">
+        <span>Email</span>
+        <input name="email" type="email" autocomplete="username" required autoFocus />
+      </label>
+      <label class="field">
+        <span>Password</span>
+        <input name="password" type="password" autocomplete="current-password" required />
+      </label>
     </Form>
   );
 }
@@ -55,10 +80,21 @@ export function InvitePage({ onSignedIn }: { onSignedIn: () => void }) {
     onSignedIn();
   };
   return (
-    <Form title="Choose your password" submit={submit} label="Set password and sign in" busyLabel="Saving…"
-      intro={<p class="muted">At least 12 characters. You will use it with your email to sign in.</p>}>
-      <label class="field"><span>New password</span><input name="password" type="password" autocomplete="new-password" minLength={12} required autoFocus /></label>
-      <label class="field"><span>Repeat it</span><input name="confirm" type="password" autocomplete="new-password" minLength={12} required /></label>
+    <Form
+      title="Choose your password"
+      submit={submit}
+      label="Set password and sign in"
+      busyLabel="Saving…"
+      intro={<p class="muted">At least 12 characters. You will use it with your email to sign in.</p>}
+    >
+      <label class="field">
+        <span>New password</span>
+        <input name="password" type="password" autocomplete="new-password" minLength={12} required autoFocus />
+      </label>
+      <label class="field">
+        <span>Repeat it</span>
+        <input name="confirm" type="password" autocomplete="new-password" minLength={12} required />
+      </label>
     </Form>
   );
 }

@@ -37,19 +37,29 @@ export function spanRows(spans: Span[]): Array<{ span: Span; depth: number }> {
 }
 
 export function TracePage({ service, traceId }: { service: string; traceId: string }) {
-  const { data, error, loading } = useLoad(async (signal) => {
-    const [trace, spans] = await Promise.all([
-      api(`/telemetry/otel/trace/${enc(traceId)}?serviceName=${enc(service)}`, { signal }),
-      api(`/telemetry/otel/spans/${enc(service)}/${enc(traceId)}`, { signal }),
-    ]);
-    return { trace, spans: spans.spans as Span[] };
-  }, [service, traceId]);
+  const { data, error, loading } = useLoad(
+    async (signal) => {
+      const [trace, spans] = await Promise.all([
+        api(`/telemetry/otel/trace/${enc(traceId)}?serviceName=${enc(service)}`, { signal }),
+        api(`/telemetry/otel/spans/${enc(service)}/${enc(traceId)}`, { signal }),
+      ]);
+      return { trace, spans: spans.spans as Span[] };
+    },
+    [service, traceId],
+  );
   const target = location.hash.startsWith("#span-") ? location.hash.slice(6) : null;
   useEffect(() => {
     if (data && target) document.getElementById(`span-${target}`)?.scrollIntoView({ block: "center" });
   }, [data, target]);
 
-  if (!data) return (<><PageTitle>Trace {traceId}</PageTitle><ErrorBox error={error} />{loading && <Loading what="Loading trace" />}</>);
+  if (!data)
+    return (
+      <>
+        <PageTitle>Trace {traceId}</PageTitle>
+        <ErrorBox error={error} />
+        {loading && <Loading what="Loading trace" />}
+      </>
+    );
   const { trace, spans } = data;
   const rows = spanRows(spans);
   const start = Math.min(...spans.map((s) => Date.parse(s.startTime)));
@@ -58,16 +68,42 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
   return (
     <>
       <p class="crumbs">
-        <Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> / {trace.sessionId && <><Link href={`/sessions/${enc(service)}/${enc(trace.sessionId)}`}>{trace.sessionId}</Link> / </>}trace
+        <Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> /{" "}
+        {trace.sessionId && (
+          <>
+            <Link href={`/sessions/${enc(service)}/${enc(trace.sessionId)}`}>{trace.sessionId}</Link> /{" "}
+          </>
+        )}
+        trace
       </p>
       <PageTitle>Trace {traceId}</PageTitle>
       <dl class="metrics inline">
-        <div><dt>Model</dt><dd>{trace.model ?? "—"}</dd></div>
-        <div><dt>Started</dt><dd>{when(trace.startTime)}</dd></div>
-        <div><dt>Duration</dt><dd>{ms(trace.durationMs)}</dd></div>
-        <div><dt>Tokens</dt><dd>{num(trace.usage?.totalTokens)}</dd></div>
-        <div><dt>Cost</dt><dd>{usd(trace.costUsd)}</dd></div>
-        <div><dt>Status</dt><dd><Badge kind={trace.status}>{trace.status}</Badge></dd></div>
+        <div>
+          <dt>Model</dt>
+          <dd>{trace.model ?? "—"}</dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{when(trace.startTime)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{ms(trace.durationMs)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>{num(trace.usage?.totalTokens)}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{usd(trace.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <Badge kind={trace.status}>{trace.status}</Badge>
+          </dd>
+        </div>
       </dl>
       <section class="panel" aria-labelledby="spans-h">
         <h2 id="spans-h">Spans ({spans.length})</h2>
@@ -82,7 +118,9 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
                     <span class="span-name" style={{ paddingLeft: `${depth * 1.1}rem` }}>
                       <Badge kind="kind">{span.kind}</Badge> {span.name}
                     </span>
-                    <span class="span-bar" aria-hidden="true"><span style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} /></span>
+                    <span class="span-bar" aria-hidden="true">
+                      <span style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} />
+                    </span>
                     <span class="span-ms">{ms(span.durationMs)}</span>
                   </summary>
                   <pre class="code">{JSON.stringify(span.attributes, null, 2)}</pre>

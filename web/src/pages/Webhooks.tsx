@@ -9,9 +9,15 @@ const EVENT_TYPES = ["session.matured", "trace.matured"];
 function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
   return (
     <div class="secret" role="alert">
-      <p><strong>Signing secret — copy it now, it is not shown again:</strong></p>
-      <pre class="code" tabIndex={0} data-testid="secret">{secret}</pre>
-      <button type="button" onClick={onDone}>I have saved it</button>
+      <p>
+        <strong>Signing secret — copy it now, it is not shown again:</strong>
+      </p>
+      <pre class="code" tabIndex={0} data-testid="secret">
+        {secret}
+      </pre>
+      <button type="button" onClick={onDone}>
+        I have saved it
+      </button>
     </div>
   );
 }
@@ -21,7 +27,9 @@ function EventTypeChecks({ selected }: { selected: string[] }) {
     <fieldset class="checks">
       <legend>Events</legend>
       {EVENT_TYPES.map((e) => (
-        <label key={e} class="check"><input type="checkbox" name="event_types" value={e} defaultChecked={selected.includes(e)} /> {e}</label>
+        <label key={e} class="check">
+          <input type="checkbox" name="event_types" value={e} defaultChecked={selected.includes(e)} /> {e}
+        </label>
       ))}
     </fieldset>
   );
@@ -53,9 +61,16 @@ export function WebhooksPage({ me }: { me: Me }) {
   const create = async (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
-    const created = await action.run(() => api("/webhooks", {
-      body: { trace_service_id: form.get("service"), name: form.get("name"), url: form.get("url"), event_types: form.getAll("event_types") },
-    }));
+    const created = await action.run(() =>
+      api("/webhooks", {
+        body: {
+          trace_service_id: form.get("service"),
+          name: form.get("name"),
+          url: form.get("url"),
+          event_types: form.getAll("event_types"),
+        },
+      }),
+    );
     if (created) {
       (e.target as HTMLFormElement).reset();
       setSecret(created.secret);
@@ -66,25 +81,53 @@ export function WebhooksPage({ me }: { me: Me }) {
   return (
     <>
       <PageTitle>Webhooks</PageTitle>
-      {!me.tenant.webhooksEnabled && <p class="notice">Outbound webhooks are not enabled for {me.tenant.name}; ask your provider to turn them on.</p>}
+      {!me.tenant.webhooksEnabled && (
+        <p class="notice">Outbound webhooks are not enabled for {me.tenant.name}; ask your provider to turn them on.</p>
+      )}
       {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
       <ErrorBox error={list.error} />
       {list.loading && !list.data && <Loading what="Loading subscriptions" />}
-      {list.data && !subs.length && <p class="muted">No subscriptions yet. Create one below to receive a signed POST when a session or trace has settled.</p>}
+      {list.data && !subs.length && (
+        <p class="muted">
+          No subscriptions yet. Create one below to receive a signed POST when a session or trace has settled.
+        </p>
+      )}
       {subs.length > 0 && (
         <div class="table-wrap">
           <table class="list">
             <caption class="sr-only">Webhook subscriptions</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Service</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Last delivery</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Service</th>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col">State</th>
+                <th scope="col">Last delivery</th>
+              </tr>
+            </thead>
             <tbody>
               {subs.map((s) => (
                 <tr key={s.id}>
-                  <td><Link href={`/webhooks/${s.id}`}>{s.name}</Link></td>
+                  <td>
+                    <Link href={`/webhooks/${s.id}`}>{s.name}</Link>
+                  </td>
                   <td>{serviceName(s.trace_service_id)}</td>
                   <td class="url">{s.url}</td>
                   <td>{s.event_types.join(", ")}</td>
-                  <td>{s.enabled ? <Badge kind="complete">enabled</Badge> : <Badge kind="problem">disabled{s.disabled_reason ? `: ${s.disabled_reason}` : ""}</Badge>}</td>
-                  <td>{s.last_delivery_status ?? "—"}{s.consecutive_failures > 0 && <span class="muted small"> ({s.consecutive_failures} failures)</span>}</td>
+                  <td>
+                    {s.enabled ? (
+                      <Badge kind="complete">enabled</Badge>
+                    ) : (
+                      <Badge kind="problem">disabled{s.disabled_reason ? `: ${s.disabled_reason}` : ""}</Badge>
+                    )}
+                  </td>
+                  <td>
+                    {s.last_delivery_status ?? "—"}
+                    {s.consecutive_failures > 0 && (
+                      <span class="muted small"> ({s.consecutive_failures} failures)</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -93,14 +136,33 @@ export function WebhooksPage({ me }: { me: Me }) {
       )}
       <form class="panel form" onSubmit={create} aria-labelledby="new-webhook">
         <h2 id="new-webhook">New subscription</h2>
-        <label class="field"><span>Service</span>
-          <select name="service" required>{me.services.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}</select>
+        <label class="field">
+          <span>Service</span>
+          <select name="service" required>
+            {me.services.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
         </label>
-        <label class="field"><span>Name</span><input name="name" required maxLength={200} /></label>
-        <label class="field"><span>URL (https)</span><input name="url" type="url" required placeholder="https://example.com/hooks/cellar" /></label>
+        <label class="field">
+          <span>Name</span>
+          <input name="name" required maxLength={200} />
+        </label>
+        <label class="field">
+          <span>URL (https)</span>
+          <input name="url" type="url" required placeholder="https://example.com/hooks/cellar" />
+        </label>
         <EventTypeChecks selected={EVENT_TYPES} />
-        {action.error && <p class="error" role="alert">{action.error}</p>}
-        <button type="submit" disabled={action.busy}>Create subscription</button>
+        {action.error && (
+          <p class="error" role="alert">
+            {action.error}
+          </p>
+        )}
+        <button type="submit" disabled={action.busy}>
+          Create subscription
+        </button>
       </form>
     </>
   );
@@ -121,13 +183,28 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
     return () => clearTimeout(t);
   }, [log.data, notice]);
 
-  if (!sub.data) return (<><PageTitle>Webhook</PageTitle><ErrorBox error={sub.error} />{sub.loading && <Loading />}</>);
+  if (!sub.data)
+    return (
+      <>
+        <PageTitle>Webhook</PageTitle>
+        <ErrorBox error={sub.error} />
+        {sub.loading && <Loading />}
+      </>
+    );
   const s = sub.data;
   const save = async (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
-    const r = await action.run(() => api(`/webhooks/${enc(id)}`, { method: "PUT", body: { name: form.get("name"), url: form.get("url"), event_types: form.getAll("event_types") } }));
-    if (r) { setNotice("Saved."); sub.reload(); }
+    const r = await action.run(() =>
+      api(`/webhooks/${enc(id)}`, {
+        method: "PUT",
+        body: { name: form.get("name"), url: form.get("url"), event_types: form.getAll("event_types") },
+      }),
+    );
+    if (r) {
+      setNotice("Saved.");
+      sub.reload();
+    }
   };
   const post = (path: string, done: (r: any) => void) => async () => {
     const r = await action.run(() => api(`/webhooks/${enc(id)}${path}`, { method: "POST" }));
@@ -141,51 +218,160 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
   const serviceName = me.services.find((x) => x.id === s.trace_service_id)?.name ?? s.trace_service_id;
   return (
     <>
-      <p class="crumbs"><Link href="/webhooks">Webhooks</Link> / {serviceName}</p>
+      <p class="crumbs">
+        <Link href="/webhooks">Webhooks</Link> / {serviceName}
+      </p>
       <PageTitle>{s.name}</PageTitle>
       {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
-      {notice && <p class="notice" role="status">{notice}</p>}
-      {action.error && <p class="error" role="alert">{action.error}</p>}
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {action.error && (
+        <p class="error" role="alert">
+          {action.error}
+        </p>
+      )}
       <div class="actions">
-        <span>{s.enabled ? <Badge kind="complete">enabled</Badge> : <Badge kind="problem">disabled{s.disabled_reason ? `: ${s.disabled_reason}` : ""}</Badge>}</span>
-        {s.enabled
-          ? <button type="button" disabled={action.busy} onClick={post("/disable", () => { setNotice("Disabled."); sub.reload(); })}>Disable</button>
-          : <button type="button" disabled={action.busy} onClick={post("/enable", () => { setNotice("Enabled."); sub.reload(); })}>Enable</button>}
-        <button type="button" disabled={action.busy} onClick={post("/test", () => { setNotice("Test event sent; it appears in the log below."); log.reload(); })}>Send test event</button>
-        <button type="button" disabled={action.busy} onClick={post("/rotate-secret", (r) => { setSecret(r.secret); sub.reload(); })}>Rotate secret</button>
-        <button type="button" class="danger" disabled={action.busy} onClick={remove}>Delete</button>
+        <span>
+          {s.enabled ? (
+            <Badge kind="complete">enabled</Badge>
+          ) : (
+            <Badge kind="problem">disabled{s.disabled_reason ? `: ${s.disabled_reason}` : ""}</Badge>
+          )}
+        </span>
+        {s.enabled ? (
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={post("/disable", () => {
+              setNotice("Disabled.");
+              sub.reload();
+            })}
+          >
+            Disable
+          </button>
+        ) : (
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={post("/enable", () => {
+              setNotice("Enabled.");
+              sub.reload();
+            })}
+          >
+            Enable
+          </button>
+        )}
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={post("/test", () => {
+            setNotice("Test event sent; it appears in the log below.");
+            log.reload();
+          })}
+        >
+          Send test event
+        </button>
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={post("/rotate-secret", (r) => {
+            setSecret(r.secret);
+            sub.reload();
+          })}
+        >
+          Rotate secret
+        </button>
+        <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+          Delete
+        </button>
       </div>
       <div class="two">
         <form class="panel form" onSubmit={save} aria-labelledby="edit-h">
           <h2 id="edit-h">Settings</h2>
-          <label class="field"><span>Name</span><input name="name" required maxLength={200} defaultValue={s.name} /></label>
-          <label class="field"><span>URL (https)</span><input name="url" type="url" required defaultValue={s.url} /></label>
+          <label class="field">
+            <span>Name</span>
+            <input name="name" required maxLength={200} defaultValue={s.name} />
+          </label>
+          <label class="field">
+            <span>URL (https)</span>
+            <input name="url" type="url" required defaultValue={s.url} />
+          </label>
           <EventTypeChecks selected={s.event_types} />
-          <button type="submit" disabled={action.busy}>Save</button>
+          <button type="submit" disabled={action.busy}>
+            Save
+          </button>
         </form>
         <section class="panel" aria-labelledby="log-h">
           <div class="panel-head">
             <h2 id="log-h">Delivery log</h2>
-            <button type="button" class="small" onClick={log.reload}>Refresh</button>
+            <button type="button" class="small" onClick={log.reload}>
+              Refresh
+            </button>
           </div>
           <ErrorBox error={log.error} />
           {log.data && !attempts.length && <p class="muted">No deliveries yet. Send a test event to see one here.</p>}
           {attempts.length > 0 && (
             <div class="table-wrap">
               <table class="list compact" aria-label="Delivery attempts, newest first">
-                <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col" class="n">Attempt</th><th scope="col">Response</th><th scope="col">Delivery</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Event</th>
+                    <th scope="col" class="n">
+                      Attempt
+                    </th>
+                    <th scope="col">Response</th>
+                    <th scope="col">Delivery</th>
+                    <th scope="col">
+                      <span class="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
                 <tbody>
                   {attempts.map((a) => (
                     <tr key={a.id} data-delivery={a.delivery_id}>
                       <td>{when(a.attempted_at)}</td>
                       <td>{a.event_type}</td>
                       <td class="n">{a.attempt}</td>
-                      <td>{a.status_code ?? "no response"} <span class="muted small">{ms(a.duration_ms)}{a.error ? ` · ${a.error}` : ""}</span></td>
-                      <td><Badge kind={a.delivery_status === "delivered" ? "complete" : a.delivery_status === "pending" ? "processing" : "problem"}>{a.delivery_status}</Badge></td>
-                      <td>{a.delivery_status !== "pending" && (
-                        <button type="button" class="small" disabled={action.busy} aria-label={`Retry delivery ${a.delivery_id}`}
-                          onClick={post(`/deliveries/${enc(a.delivery_id)}/retry`, () => { setNotice("Retry queued."); log.reload(); })}>Retry</button>
-                      )}</td>
+                      <td>
+                        {a.status_code ?? "no response"}{" "}
+                        <span class="muted small">
+                          {ms(a.duration_ms)}
+                          {a.error ? ` · ${a.error}` : ""}
+                        </span>
+                      </td>
+                      <td>
+                        <Badge
+                          kind={
+                            a.delivery_status === "delivered"
+                              ? "complete"
+                              : a.delivery_status === "pending"
+                                ? "processing"
+                                : "problem"
+                          }
+                        >
+                          {a.delivery_status}
+                        </Badge>
+                      </td>
+                      <td>
+                        {a.delivery_status !== "pending" && (
+                          <button
+                            type="button"
+                            class="small"
+                            disabled={action.busy}
+                            aria-label={`Retry delivery ${a.delivery_id}`}
+                            onClick={post(`/deliveries/${enc(a.delivery_id)}/retry`, () => {
+                              setNotice("Retry queued.");
+                              log.reload();
+                            })}
+                          >
+                            Retry
+                          </button>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -9,11 +9,18 @@ export async function readOtlpBody(request: Request, maxBytes: number): Promise<
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   const coding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
-  if (coding !== "identity" && coding !== "gzip") throw new HttpError(415, `content-encoding ${JSON.stringify(coding.slice(0, 50))} is not supported; use gzip or none`);
+  if (coding !== "identity" && coding !== "gzip")
+    throw new HttpError(
+      415,
+      `content-encoding ${JSON.stringify(coding.slice(0, 50))} is not supported; use gzip or none`,
+    );
   const wire = await readCapped(request.body, maxBytes);
   if (coding === "identity" || wire.byteLength === 0) return wire;
   try {
-    return await readCapped(new Blob([wire as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")), maxBytes);
+    return await readCapped(
+      new Blob([wire as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")),
+      maxBytes,
+    );
   } catch (err) {
     if (err instanceof HttpError) throw err;
     throw new HttpError(400, "body is not valid gzip");

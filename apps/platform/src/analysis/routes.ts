@@ -5,13 +5,30 @@ import { platformAuth } from "../auth/plugin.ts";
 import { resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, optionalIsoQuery, requiredQuery } from "../http/schemas.ts";
-import { FindingsFilteredBody, FindingsPage, findingStats, FindingStats, filterFindings, filterIssues, issueBreakdown, IssueBreakdown, IssuesFilteredBody, IssuesPage, issueStats, IssueStats, type Range } from "./service.ts";
+import {
+  FindingsFilteredBody,
+  FindingsPage,
+  findingStats,
+  FindingStats,
+  filterFindings,
+  filterIssues,
+  issueBreakdown,
+  IssueBreakdown,
+  IssuesFilteredBody,
+  IssuesPage,
+  issueStats,
+  IssueStats,
+  type Range,
+} from "./service.ts";
 
 const TAG = "Analysis";
-const StatsBody = t.Object({
-  from: t.Optional(t.String({ format: "date-time", error: "invalid from: must be an ISO 8601 date-time" })),
-  to: t.Optional(t.String({ format: "date-time", error: "invalid to: must be an ISO 8601 date-time" })),
-}, { additionalProperties: false });
+const StatsBody = t.Object(
+  {
+    from: t.Optional(t.String({ format: "date-time", error: "invalid from: must be an ISO 8601 date-time" })),
+    to: t.Optional(t.String({ format: "date-time", error: "invalid to: must be an ISO 8601 date-time" })),
+  },
+  { additionalProperties: false },
+);
 
 function range(from?: string, to?: string): Range {
   const r = { from: from ? new Date(from) : null, to: to ? new Date(to) : null };
@@ -21,17 +38,26 @@ function range(from?: string, to?: string): Range {
 
 /** Issues (a problem across sessions) and findings (one occurrence in one session). */
 export function analysisRoutes(deps: PlatformDeps) {
-  const service = async (p: Principal, name: string) => ({ ...(await resolveService(deps.sql, p, name)), tenantId: p.tenantId });
+  const service = async (p: Principal, name: string) => ({
+    ...(await resolveService(deps.sql, p, name)),
+    tenantId: p.tenantId,
+  });
   return new Elysia({ prefix: "/telemetry/otel" })
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
-    .post("/issues/filtered", async ({ body, principal }) => filterIssues(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {
-      body: IssuesFilteredBody,
-      transform: strictBody(IssuesFilteredBody),
-      detail: doc(TAG, "Search issues of a service", IssuesPage),
-    })
+    .post(
+      "/issues/filtered",
+      async ({ body, principal }) =>
+        filterIssues(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")),
+      {
+        body: IssuesFilteredBody,
+        transform: strictBody(IssuesFilteredBody),
+        detail: doc(TAG, "Search issues of a service", IssuesPage),
+      },
+    )
     .post(
       "/issues/:serviceName/stats",
-      async ({ params, body, principal }) => issueStats(deps.sql, await service(principal, params.serviceName), range(body?.from, body?.to)),
+      async ({ params, body, principal }) =>
+        issueStats(deps.sql, await service(principal, params.serviceName), range(body?.from, body?.to)),
       {
         params: t.Object({ serviceName: t.String() }),
         transform: strictBody(StatsBody),
@@ -41,21 +67,28 @@ export function analysisRoutes(deps: PlatformDeps) {
     )
     .get(
       "/issues/:serviceName/breakdown",
-      async ({ params, query, principal }) => issueBreakdown(deps.sql, await service(principal, query.service_name), params.serviceName),
+      async ({ params, query, principal }) =>
+        issueBreakdown(deps.sql, await service(principal, query.service_name), params.serviceName),
       {
         params: t.Object({ serviceName: t.String({ description: "The issue id" }) }),
         query: t.Object({ service_name: requiredQuery("service_name") }),
         detail: doc(TAG, "One issue's breakdown", IssueBreakdown, { rename: { serviceName: "issueId" } }),
       },
     )
-    .post("/findings/filtered", async ({ body, principal }) => filterFindings(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")), {
-      body: FindingsFilteredBody,
-      transform: strictBody(FindingsFilteredBody),
-      detail: doc(TAG, "Search findings of a service", FindingsPage),
-    })
+    .post(
+      "/findings/filtered",
+      async ({ body, principal }) =>
+        filterFindings(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")),
+      {
+        body: FindingsFilteredBody,
+        transform: strictBody(FindingsFilteredBody),
+        detail: doc(TAG, "Search findings of a service", FindingsPage),
+      },
+    )
     .get(
       "/findings/:serviceName/stats",
-      async ({ params, query, principal }) => findingStats(deps.sql, await service(principal, params.serviceName), range(query.from, query.to)),
+      async ({ params, query, principal }) =>
+        findingStats(deps.sql, await service(principal, params.serviceName), range(query.from, query.to)),
       {
         params: t.Object({ serviceName: t.String() }),
         query: t.Object({ from: optionalIsoQuery("from"), to: optionalIsoQuery("to") }),

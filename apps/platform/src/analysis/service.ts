@@ -9,7 +9,8 @@ import type { ServiceRef } from "../auth/principal.ts";
 
 type Svc = ServiceRef & { tenantId: string };
 const SEVERITY = ["low", "medium", "high", "critical"] as const;
-const severityRank = (alias: string) => `(case ${alias}.severity when 'critical' then 4 when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end)`;
+const severityRank = (alias: string) =>
+  `(case ${alias}.severity when 'critical' then 4 when 'high' then 3 when 'medium' then 2 when 'low' then 1 else 0 end)`;
 
 export const ISSUE_FILTERS: FilterSet = {
   fields: {
@@ -48,28 +49,36 @@ export const FindingsPage = t.Object({ findings: t.Array(Finding), pagination: P
 
 /** Issues with at least one occurrence (an issue can drop to 0 on re-maturation: hidden). */
 export async function filterIssues(sql: postgres.Sql, svc: Svc, q: PagedQuery) {
-  const { rows, pagination } = await runFiltered(sql, {
-    set: ISSUE_FILTERS,
-    columns: ISSUE_COLUMNS,
-    table: "issues",
-    alias: "i",
-    scope: sql`i.tenant_id = ${svc.tenantId} and i.trace_service_id = ${svc.id} and i.occurrences > 0`,
-    defaultSort: "lastSeenAt",
-    tiebreak: "i.id",
-  }, q);
+  const { rows, pagination } = await runFiltered(
+    sql,
+    {
+      set: ISSUE_FILTERS,
+      columns: ISSUE_COLUMNS,
+      table: "issues",
+      alias: "i",
+      scope: sql`i.tenant_id = ${svc.tenantId} and i.trace_service_id = ${svc.id} and i.occurrences > 0`,
+      defaultSort: "lastSeenAt",
+      tiebreak: "i.id",
+    },
+    q,
+  );
   return { issues: rows.map((r) => issueOut(r, svc.name)), pagination };
 }
 
 export async function filterFindings(sql: postgres.Sql, svc: Svc, q: PagedQuery) {
-  const { rows, pagination } = await runFiltered(sql, {
-    set: FINDING_FILTERS,
-    columns: FINDING_COLUMNS,
-    table: "findings",
-    alias: "f",
-    scope: sql`f.tenant_id = ${svc.tenantId} and f.trace_service_id = ${svc.id}`,
-    defaultSort: "occurredAt",
-    tiebreak: "f.id",
-  }, q);
+  const { rows, pagination } = await runFiltered(
+    sql,
+    {
+      set: FINDING_FILTERS,
+      columns: FINDING_COLUMNS,
+      table: "findings",
+      alias: "f",
+      scope: sql`f.tenant_id = ${svc.tenantId} and f.trace_service_id = ${svc.id}`,
+      defaultSort: "occurredAt",
+      tiebreak: "f.id",
+    },
+    q,
+  );
   return { findings: rows.map((r) => findingOut(r, svc.name)), pagination };
 }
 
@@ -159,7 +168,11 @@ export const IssueBreakdown = t.Object({
 /** One issue: when, where and in which sessions it happens, and its latest findings. */
 export async function issueBreakdown(sql: postgres.Sql, svc: Svc, issueId: string) {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(issueId)) throw notFound("no such issue");
-  const [issue] = await prepared(sql, `select ${ISSUE_COLUMNS} from issues i where i.id = $1 and i.tenant_id = $2 and i.trace_service_id = $3 and i.occurrences > 0`, [issueId, svc.tenantId, svc.id]);
+  const [issue] = await prepared(
+    sql,
+    `select ${ISSUE_COLUMNS} from issues i where i.id = $1 and i.tenant_id = $2 and i.trace_service_id = $3 and i.occurrences > 0`,
+    [issueId, svc.tenantId, svc.id],
+  );
   if (!issue) throw notFound("no such issue");
   const [days, envs, sessions, recent] = await Promise.all([
     sql`select to_char(f.occurred_at at time zone 'UTC', 'YYYY-MM-DD') as d, count(*)::int as n, count(distinct f.session_pk)::int as s
@@ -172,7 +185,11 @@ export async function issueBreakdown(sql: postgres.Sql, svc: Svc, issueId: strin
     issue: issueOut(issue, svc.name),
     byDay: days.map((r) => ({ date: r.d, occurrences: r.n, sessions: r.s })),
     byEnvironment: envs.map((r) => ({ environment: r.environment ?? null, occurrences: r.n })),
-    topSessions: sessions.map((r) => ({ sessionId: r.session_id, occurrences: r.n, lastOccurredAt: new Date(r.last).toISOString() })),
+    topSessions: sessions.map((r) => ({
+      sessionId: r.session_id,
+      occurrences: r.n,
+      lastOccurredAt: new Date(r.last).toISOString(),
+    })),
     recentFindings: recent.map((r) => findingOut(r, svc.name)),
   };
 }

@@ -25,7 +25,12 @@ export interface SignInTokens {
  * wired (the scheme name is case-insensitive, RFC 9110). A platform key under Bearer is not a
  * sign-in token, so it is 401 like every other failure (contract: Authentication rules 2-4).
  */
-export async function authenticatePlatform(keys: KeyResolver, header: string | null, client?: string, signIns?: SignInTokens): Promise<Principal> {
+export async function authenticatePlatform(
+  keys: KeyResolver,
+  header: string | null,
+  client?: string,
+  signIns?: SignInTokens,
+): Promise<Principal> {
   const match = /^(Token|Bearer) ([^\s]+)$/i.exec(header ?? "");
   if (!match) throw unauthorized();
   if (match[1].toLowerCase() === "bearer") {
@@ -44,7 +49,11 @@ export async function authenticatePlatform(keys: KeyResolver, header: string | n
  * of a project the user is not a member of is 403. One raw query: this runs on every read, and
  * building it with drizzle cost more CPU (~1.8 ms) than the rest of a small read.
  */
-export async function resolveService(sql: postgres.Sql, p: Principal, name: string): Promise<{ id: string; name: string; projectId: string }> {
+export async function resolveService(
+  sql: postgres.Sql,
+  p: Principal,
+  name: string,
+): Promise<{ id: string; name: string; projectId: string }> {
   const [svc] = await sql<{ id: string; name: string; project_id: string; member: boolean }[]>`
     select ts.id, ts.name, ts.project_id,
       exists (select 1 from project_memberships pm where pm.user_id = ${p.userId} and pm.project_id = ts.project_id) as member
@@ -87,6 +96,7 @@ export async function candidateServices(sql: postgres.Sql, p: Principal, name?: 
 /** Exactly one match, else 404 (none) or 400 (the id exists in several services: name one). */
 export function pickOne<T>(matches: T[], what: string, idName: string): T {
   if (matches.length === 0) throw notFound(`no such ${what}`);
-  if (matches.length > 1) throw badRequest(`${idName} matches ${what}s in several services; add the serviceName query parameter`);
+  if (matches.length > 1)
+    throw badRequest(`${idName} matches ${what}s in several services; add the serviceName query parameter`);
   return matches[0];
 }

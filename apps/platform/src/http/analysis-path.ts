@@ -52,7 +52,8 @@ export interface AnalysisPageArgs {
 }
 
 /** The left join of the plain query, restricted to the service's analysis rows (same rows: see above). */
-export const analysisJoin = (sql: Sql, a: AnalysisTable) => sql`left join ${sql.unsafe(a.table)} on ${sql.unsafe(a.on)} and ${a.scope}`;
+export const analysisJoin = (sql: Sql, a: AnalysisTable) =>
+  sql`left join ${sql.unsafe(a.table)} on ${sql.unsafe(a.on)} and ${a.scope}`;
 
 /** Rows of one page ordered `sortExpr dir nulls last, tiebreak dir`, read as part A then part B. */
 export async function analysisSortedPage(p: AnalysisPageArgs): Promise<postgres.Row[]> {

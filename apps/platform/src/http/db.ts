@@ -5,6 +5,10 @@ import type postgres from "postgres";
  * input) with `$n` parameters as a prepared statement. postgres.js re-parses and re-describes an
  * unprepared `unsafe` query on every call, which cost ~1.4 ms of CPU per read.
  */
-export function prepared<T extends postgres.Row = postgres.Row>(sql: postgres.Sql, text: string, params: postgres.ParameterOrJSON<never>[]) {
+export function prepared<T extends postgres.Row = postgres.Row>(
+  sql: postgres.Sql,
+  text: string,
+  params: postgres.ParameterOrJSON<never>[],
+) {
   return sql.unsafe<T[]>(text, params as never[], { prepare: true });
 }

@@ -16,10 +16,16 @@ export function withDeadline(fetch: Fetch, deadlineMs: number): Fetch {
   return (request) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<Response>((resolve) => {
-      timer = setTimeout(() => resolve(Response.json(
-        { error: "the database did not answer in time; retry later" },
-        { status: 503, headers: { "retry-after": String(DATABASE_DOWN_RETRY_AFTER_SECONDS) } },
-      )), deadlineMs);
+      timer = setTimeout(
+        () =>
+          resolve(
+            Response.json(
+              { error: "the database did not answer in time; retry later" },
+              { status: 503, headers: { "retry-after": String(DATABASE_DOWN_RETRY_AFTER_SECONDS) } },
+            ),
+          ),
+        deadlineMs,
+      );
     });
     const answer = Promise.resolve(fetch(request));
     // The abandoned handler's failure is already logged by the app's error handler.

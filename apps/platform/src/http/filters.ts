@@ -3,7 +3,15 @@ import { t } from "elysia";
 import type { TBoolean, TInteger, TObject, TOptional, TString } from "@sinclair/typebox";
 import { badRequest } from "@cellar/shared/errors";
 import { paginate } from "./schemas.ts";
-import { afterCursor, CURSOR_MAX_CHARS, cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "./keyset.ts";
+import {
+  afterCursor,
+  CURSOR_MAX_CHARS,
+  cursorAfter,
+  cursorQuery,
+  decodeCursor,
+  keyColumns,
+  queryHash,
+} from "./keyset.ts";
 import { analysisJoin, analysisSortedPage, countsOnAnalysis, type AnalysisTable } from "./analysis-path.ts";
 
 type Sql = postgres.Sql;
@@ -38,22 +46,49 @@ export interface FilterSet {
   dynamic?: { prefix: string; expr: (sql: Sql, name: string) => Fragment };
 }
 
-export const FilterItem = t.Object({
-  field: t.String({ minLength: 1, maxLength: 100, error: "invalid filters: each filter needs a field string" }),
-  operator: t.String({ minLength: 1, maxLength: 32, error: "invalid filters: each filter needs an operator string" }),
-  value: t.Union([t.String({ maxLength: 1000 }), t.Number(), t.Boolean(), t.Array(t.Union([t.String({ maxLength: 1000 }), t.Number()]), { maxItems: 100 })], {
-    error: "invalid filters: value must be a string, number, boolean or array of up to 100 strings/numbers",
-  }),
-}, { additionalProperties: false });
+export const FilterItem = t.Object(
+  {
+    field: t.String({ minLength: 1, maxLength: 100, error: "invalid filters: each filter needs a field string" }),
+    operator: t.String({ minLength: 1, maxLength: 32, error: "invalid filters: each filter needs an operator string" }),
+    value: t.Union(
+      [
+        t.String({ maxLength: 1000 }),
+        t.Number(),
+        t.Boolean(),
+        t.Array(t.Union([t.String({ maxLength: 1000 }), t.Number()]), { maxItems: 100 }),
+      ],
+      {
+        error: "invalid filters: value must be a string, number, boolean or array of up to 100 strings/numbers",
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
 export type FilterItem = { field: string; operator: string; value: unknown };
 
-export const Filters = t.Optional(t.Array(FilterItem, { maxItems: 50, error: "invalid filters: must be an array of up to 50 {field, operator, value} objects" }));
+export const Filters = t.Optional(
+  t.Array(FilterItem, {
+    maxItems: 50,
+    error: "invalid filters: must be an array of up to 50 {field, operator, value} objects",
+  }),
+);
 export const Sort = (fields: string[], name = "sort") =>
   t.Optional(
-    t.Object({
-      field: t.String({ minLength: 1, maxLength: 100, description: `One of: ${fields.join(", ")}` }),
-      direction: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { default: "desc", error: `invalid ${name}.direction: must be asc or desc` })),
-    }, { additionalProperties: false, error: `invalid ${name}: must be {"field": <sortable field>, "direction": "asc"|"desc"}` }),
+    t.Object(
+      {
+        field: t.String({ minLength: 1, maxLength: 100, description: `One of: ${fields.join(", ")}` }),
+        direction: t.Optional(
+          t.Union([t.Literal("asc"), t.Literal("desc")], {
+            default: "desc",
+            error: `invalid ${name}.direction: must be asc or desc`,
+          }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        error: `invalid ${name}: must be {"field": <sortable field>, "direction": "asc"|"desc"}`,
+      },
+    ),
   );
 
 /**
@@ -63,9 +98,10 @@ export const Sort = (fields: string[], name = "sort") =>
  */
 export const metricsField = (alias: string, typed: Record<string, string> = {}): NonNullable<FilterSet["dynamic"]> => ({
   prefix: "metrics.",
-  expr: (sql, name) => Object.hasOwn(typed, name)
-    ? sql.unsafe(`${alias}.${typed[name]}`)
-    : sql`(case when jsonb_typeof(${sql.unsafe(alias)}.metrics -> ${name}) = 'number' then (${sql.unsafe(alias)}.metrics ->> ${name})::float8 end)`,
+  expr: (sql, name) =>
+    Object.hasOwn(typed, name)
+      ? sql.unsafe(`${alias}.${typed[name]}`)
+      : sql`(case when jsonb_typeof(${sql.unsafe(alias)}.metrics -> ${name}) = 'number' then (${sql.unsafe(alias)}.metrics ->> ${name})::float8 end)`,
 });
 
 const DYNAMIC_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
@@ -81,13 +117,15 @@ function resolveField(set: FilterSet, field: string, at: string): FieldSpec {
   throw badRequest(`unknown filter field ${JSON.stringify(field)} in ${at}; known fields: ${names.join(", ")}`);
 }
 
-const exprOf = (sql: Sql, spec: FieldSpec): Fragment => (typeof spec.expr === "string" ? sql.unsafe(spec.expr) : spec.expr(sql));
+const exprOf = (sql: Sql, spec: FieldSpec): Fragment =>
+  typeof spec.expr === "string" ? sql.unsafe(spec.expr) : spec.expr(sql);
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function scalar(f: FilterItem, spec: FieldSpec, at: string): string | number | Date {
   const v = f.value;
   if (spec.type === "number") {
-    if (typeof v !== "number" || !Number.isFinite(v)) throw badRequest(`invalid ${at}.value: ${f.field} takes a number`);
+    if (typeof v !== "number" || !Number.isFinite(v))
+      throw badRequest(`invalid ${at}.value: ${f.field} takes a number`);
     return v;
   }
   if (spec.type === "datetime") {
@@ -96,7 +134,8 @@ function scalar(f: FilterItem, spec: FieldSpec, at: string): string | number | D
     return new Date(ms);
   }
   if (typeof v !== "string") throw badRequest(`invalid ${at}.value: ${f.field} with ${f.operator} takes a string`);
-  if (spec.type === "enum" && !spec.values!.includes(v)) throw badRequest(`invalid ${at}.value: ${f.field} is one of ${spec.values!.join(", ")}`);
+  if (spec.type === "enum" && !spec.values!.includes(v))
+    throw badRequest(`invalid ${at}.value: ${f.field} is one of ${spec.values!.join(", ")}`);
   return v;
 }
 
@@ -107,7 +146,8 @@ function list(f: FilterItem, spec: FieldSpec, at: string): string[] {
   }
   const values = v as string[];
   const bad = spec.type === "enum" ? values.find((x) => !spec.values!.includes(x)) : undefined;
-  if (bad !== undefined) throw badRequest(`invalid ${at}.value: ${JSON.stringify(bad)} is not one of ${spec.values!.join(", ")}`);
+  if (bad !== undefined)
+    throw badRequest(`invalid ${at}.value: ${JSON.stringify(bad)} is not one of ${spec.values!.join(", ")}`);
   return values;
 }
 
@@ -115,7 +155,9 @@ function one(sql: Sql, set: FilterSet, f: FilterItem, at: string): Fragment {
   const spec = resolveField(set, f.field, `${at}.field`);
   const allowed = OPERATORS[spec.type];
   if (!allowed.includes(f.operator)) {
-    throw badRequest(`unknown operator ${JSON.stringify(f.operator)} for field ${JSON.stringify(f.field)} in ${at}.operator; allowed: ${allowed.join(", ")}`);
+    throw badRequest(
+      `unknown operator ${JSON.stringify(f.operator)} for field ${JSON.stringify(f.field)} in ${at}.operator; allowed: ${allowed.join(", ")}`,
+    );
   }
   const e = exprOf(sql, spec);
   if (spec.type === "labels") {
@@ -150,12 +192,22 @@ export function compileFilters(sql: Sql, set: FilterSet, filters: FilterItem[] |
 }
 
 /** ORDER BY for `sort`; ties broken by `tiebreak` so offset pages are stable. */
-export function compileSort(sql: Sql, set: FilterSet, sort: { field: string; direction?: "asc" | "desc" } | undefined, fallback: string, tiebreak: string): Fragment {
+export function compileSort(
+  sql: Sql,
+  set: FilterSet,
+  sort: { field: string; direction?: "asc" | "desc" } | undefined,
+  fallback: string,
+  tiebreak: string,
+): Fragment {
   const field = sort?.field ?? fallback;
   const spec = set.fields[field];
   if (!spec?.sortable) {
-    const sortable = Object.entries(set.fields).filter(([, s]) => s.sortable).map(([n]) => n);
-    throw badRequest(`invalid sort.field: ${JSON.stringify(field)} is not sortable; sortable fields: ${sortable.join(", ")}`);
+    const sortable = Object.entries(set.fields)
+      .filter(([, s]) => s.sortable)
+      .map(([n]) => n);
+    throw badRequest(
+      `invalid sort.field: ${JSON.stringify(field)} is not sortable; sortable fields: ${sortable.join(", ")}`,
+    );
   }
   const dir = sql.unsafe(sort?.direction === "asc" ? "asc" : "desc");
   const nulls = sql.unsafe(spec.notNull ? "" : "nulls last");
@@ -164,7 +216,9 @@ export function compileSort(sql: Sql, set: FilterSet, sort: { field: string; dir
 
 /** A human-readable list for docs and OpenAPI descriptions. */
 export function describeFields(set: FilterSet): string {
-  const rows = Object.entries(set.fields).map(([n, s]) => `${n} (${s.type}${s.values ? `: ${s.values.join("|")}` : ""}; ${OPERATORS[s.type].join(", ")})`);
+  const rows = Object.entries(set.fields).map(
+    ([n, s]) => `${n} (${s.type}${s.values ? `: ${s.values.join("|")}` : ""}; ${OPERATORS[s.type].join(", ")})`,
+  );
   if (set.dynamic) rows.push(`${set.dynamic.prefix}<name> (number; ${OPERATORS.number.join(", ")})`);
   return rows.join("; ");
 }
@@ -176,18 +230,43 @@ export function describeFields(set: FilterSet): string {
 export function filteredBody<K extends string, C extends string>(serviceKey: K, countKey: C, set: FilterSet) {
   return t.Object(
     {
-      [serviceKey]: t.String({ minLength: 1, maxLength: 200, error: `invalid ${serviceKey}: required, a non-empty string` }),
+      [serviceKey]: t.String({
+        minLength: 1,
+        maxLength: 200,
+        error: `invalid ${serviceKey}: required, a non-empty string`,
+      }),
       filters: Filters,
       sort: Sort(Object.keys(set.fields)),
-      limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50, error: "invalid limit: must be an integer from 1 to 500" })),
-      offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_FILTERED_OFFSET, default: 0, error: `invalid offset: must be an integer from 0 to ${MAX_FILTERED_OFFSET}; page deeper with cursor (pagination.nextCursor)` })),
-      cursor: t.Optional(t.String({ minLength: 1, maxLength: CURSOR_MAX_CHARS, error: "invalid cursor: must be the pagination.nextCursor string of a previous page" })),
+      limit: t.Optional(
+        t.Integer({ minimum: 1, maximum: 500, default: 50, error: "invalid limit: must be an integer from 1 to 500" }),
+      ),
+      offset: t.Optional(
+        t.Integer({
+          minimum: 0,
+          maximum: MAX_FILTERED_OFFSET,
+          default: 0,
+          error: `invalid offset: must be an integer from 0 to ${MAX_FILTERED_OFFSET}; page deeper with cursor (pagination.nextCursor)`,
+        }),
+      ),
+      cursor: t.Optional(
+        t.String({
+          minLength: 1,
+          maxLength: CURSOR_MAX_CHARS,
+          error: "invalid cursor: must be the pagination.nextCursor string of a previous page",
+        }),
+      ),
       [countKey]: t.Optional(t.Boolean({ default: false, error: `invalid ${countKey}: must be a boolean` })),
     },
     // Unknown keys are 400 naming them: a typo (`filter`) must not silently return everything.
     { additionalProperties: false, description: `Filter fields (field: type; operators): ${describeFields(set)}` },
   ) as unknown as TObject<
-    { [P in K]: TString } & { [P in C]: TOptional<TBoolean> } & { filters: typeof Filters; sort: ReturnType<typeof Sort>; limit: TOptional<TInteger>; offset: TOptional<TInteger>; cursor: TOptional<TString> }
+    { [P in K]: TString } & { [P in C]: TOptional<TBoolean> } & {
+      filters: typeof Filters;
+      sort: ReturnType<typeof Sort>;
+      limit: TOptional<TInteger>;
+      offset: TOptional<TInteger>;
+      cursor: TOptional<TString>;
+    }
   >;
 }
 
@@ -216,7 +295,16 @@ export const MAX_FILTERED_OFFSET = 100_000;
  */
 export async function runFiltered(
   sql: Sql,
-  spec: { set: FilterSet; columns: string; table: string; alias: string; scope: Fragment; analysis?: AnalysisTable; defaultSort: string; tiebreak: string },
+  spec: {
+    set: FilterSet;
+    columns: string;
+    table: string;
+    alias: string;
+    scope: Fragment;
+    analysis?: AnalysisTable;
+    defaultSort: string;
+    tiebreak: string;
+  },
   q: PagedQuery,
 ) {
   const where = compileFilters(sql, spec.set, q.filters);
@@ -225,16 +313,23 @@ export async function runFiltered(
   const direction = q.sort?.direction === "asc" ? "asc" : "desc";
   const used = [...(q.filters ?? []).map((f) => f.field), sortField];
   const needsJoin = used.some((f) => resolveField(spec.set, f, "").joined);
-  const byAnalysis = (q.filters ?? []).map((f) => ({ joined: Boolean(resolveField(spec.set, f.field, "").joined), operator: f.operator }));
+  const byAnalysis = (q.filters ?? []).map((f) => ({
+    joined: Boolean(resolveField(spec.set, f.field, "").joined),
+    operator: f.operator,
+  }));
   // Keyset: the sort expression and the tiebreak of the page's last row make the next cursor.
   const sortSpec = spec.set.fields[sortField];
   const sortExpr = typeof sortSpec.expr === "string" ? sortSpec.expr : null;
   const hash = queryHash([spec.table, q.service ?? null, q.filters ?? [], sortField, direction]);
-  if (q.cursor && q.offset > 0) throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
+  if (q.cursor && q.offset > 0)
+    throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
   if (q.cursor && !sortExpr) throw badRequest(`invalid cursor: sorting by ${sortField} pages by offset only`);
   const cursor = q.cursor ? decodeCursor(q.cursor, hash, 2) : null;
   const offset = cursor ? cursor.o : q.offset;
-  const seek = cursor && sortExpr ? afterCursor(sql, sortExpr, spec.tiebreak, direction, Boolean(sortSpec.notNull), cursor) : sql`true`;
+  const seek =
+    cursor && sortExpr
+      ? afterCursor(sql, sortExpr, spec.tiebreak, direction, Boolean(sortSpec.notNull), cursor)
+      : sql`true`;
   const keys = sortExpr ? `, ${keyColumns([sortExpr, spec.tiebreak])}` : "";
   const baseTable = `${spec.table} ${spec.alias}`;
   const base = sql`${sql.unsafe(baseTable)}`;
@@ -245,24 +340,40 @@ export async function runFiltered(
   const pageQuery = () => {
     if (spec.analysis && sortSpec.joined && sortExpr) {
       return analysisSortedPage({
-        sql, analysis: spec.analysis, base: baseTable, scope: spec.scope, where, select, sortExpr, tiebreak: spec.tiebreak, direction,
-        want: q.limit + 1, offset: q.offset, cursor, seek: (tiebreak, notNull) => afterCursor(sql, sortExpr, tiebreak, direction, notNull, cursor!),
+        sql,
+        analysis: spec.analysis,
+        base: baseTable,
+        scope: spec.scope,
+        where,
+        select,
+        sortExpr,
+        tiebreak: spec.tiebreak,
+        direction,
+        want: q.limit + 1,
+        offset: q.offset,
+        cursor,
+        seek: (tiebreak, notNull) => afterCursor(sql, sortExpr, tiebreak, direction, notNull, cursor!),
       });
     }
     return needsJoin || !spec.analysis
       ? sql`select ${sql.unsafe(select)} from ${filtered} and ${seek} order by ${order} ${limit}`
       : sql`select ${sql.unsafe(select)} from (select ${sql.unsafe(`${spec.alias}.*`)} from ${filtered} and ${seek} order by ${order} ${limit}) ${sql.unsafe(spec.alias)} ${join} order by ${order}`;
   };
-  const countQuery = () => spec.analysis && countsOnAnalysis(byAnalysis)
-    ? sql<{ n: number }[]>`select count(*)::int as n from ${sql.unsafe(spec.analysis.table)} where ${spec.analysis.scope} and ${where}`
-    : sql<{ n: number }[]>`select count(*)::int as n from ${filtered}`;
-  const [rows, count] = await cursorQuery(Boolean(cursor), () => Promise.all([
-    pageQuery(),
-    q.skipTotalCount ? Promise.resolve(null) : countQuery(),
-  ]));
+  const countQuery = () =>
+    spec.analysis && countsOnAnalysis(byAnalysis)
+      ? sql<
+          { n: number }[]
+        >`select count(*)::int as n from ${sql.unsafe(spec.analysis.table)} where ${spec.analysis.scope} and ${where}`
+      : sql<{ n: number }[]>`select count(*)::int as n from ${filtered}`;
+  const [rows, count] = await cursorQuery(Boolean(cursor), () =>
+    Promise.all([pageQuery(), q.skipTotalCount ? Promise.resolve(null) : countQuery()]),
+  );
   const page = rows.slice(0, q.limit);
   const pagination = paginate(q.limit, offset, page.length, rows.length > q.limit, count ? count[0].n : null);
-  const nextCursor = pagination.hasMore && sortExpr && page.length > 0 ? cursorAfter(page[page.length - 1], hash, offset + page.length, 2) : null;
+  const nextCursor =
+    pagination.hasMore && sortExpr && page.length > 0
+      ? cursorAfter(page[page.length - 1], hash, offset + page.length, 2)
+      : null;
   return { rows: page, pagination: { ...pagination, nextCursor } };
 }
 
@@ -307,7 +418,9 @@ export function unknownKey(schema: any, value: unknown, path = ""): string | nul
  * A route `transform` that rejects unknown body keys with a 400 naming them. Elysia's validation
  * strips undeclared keys silently, and a typo (`filter` for `filters`) must not return everything.
  */
-export const strictBody = (schema: unknown) => ({ body }: { body: unknown }) => {
-  const key = unknownKey(schema, body);
-  if (key) throw badRequest(`invalid ${key}: unknown field`);
-};
+export const strictBody =
+  (schema: unknown) =>
+  ({ body }: { body: unknown }) => {
+    const key = unknownKey(schema, body);
+    if (key) throw badRequest(`invalid ${key}: unknown field`);
+  };

@@ -15,7 +15,19 @@ import { badRequest } from "@cellar/shared/errors";
  */
 
 /** Postgres types a key may have; the cursor names one and it is spliced only after this check. */
-const KEY_TYPES = new Set(["timestamp with time zone", "timestamp without time zone", "integer", "bigint", "smallint", "numeric", "double precision", "real", "text", "uuid", "character varying"]);
+const KEY_TYPES = new Set([
+  "timestamp with time zone",
+  "timestamp without time zone",
+  "integer",
+  "bigint",
+  "smallint",
+  "numeric",
+  "double precision",
+  "real",
+  "text",
+  "uuid",
+  "character varying",
+]);
 
 /** A decoded cursor: the last row's sort value (null for a null sort value) and tiebreak, as text with their types. */
 export interface Cursor {
@@ -47,12 +59,21 @@ export function decodeCursor(raw: string, q: string, keyCount: number, field = "
   } catch {
     throw badRequest(`invalid ${field}: not a cursor returned by this endpoint (pagination.nextCursor)`);
   }
-  const ok = c && typeof c === "object" && typeof c.q === "string" && Number.isInteger(c.o) && c.o >= 0
-    && Array.isArray(c.k) && Array.isArray(c.t) && c.k.length === keyCount && c.t.length === keyCount
-    && c.k.every((v) => v === null || (typeof v === "string" && v.length <= 1000))
-    && c.t.every((x) => typeof x === "string" && KEY_TYPES.has(x));
+  const ok =
+    c &&
+    typeof c === "object" &&
+    typeof c.q === "string" &&
+    Number.isInteger(c.o) &&
+    c.o >= 0 &&
+    Array.isArray(c.k) &&
+    Array.isArray(c.t) &&
+    c.k.length === keyCount &&
+    c.t.length === keyCount &&
+    c.k.every((v) => v === null || (typeof v === "string" && v.length <= 1000)) &&
+    c.t.every((x) => typeof x === "string" && KEY_TYPES.has(x));
   if (!ok) throw badRequest(`invalid ${field}: not a cursor returned by this endpoint (pagination.nextCursor)`);
-  if (c.q !== q) throw badRequest(`invalid ${field}: it belongs to a different query (same filters, sort and service are required)`);
+  if (c.q !== q)
+    throw badRequest(`invalid ${field}: it belongs to a different query (same filters, sort and service are required)`);
   return c;
 }
 
@@ -77,7 +98,14 @@ export function cursorAfter(row: postgres.Row, q: string, nextOffset: number, ke
  * Written as `sort <= v and (sort < v or tb < id)` (desc) so the sort column's b-tree serves it
  * as an index bound; nulls sort last, so after a non-null value every null row still follows.
  */
-export function afterCursor(sql: postgres.Sql, sortExpr: string, tiebreak: string, dir: "asc" | "desc", notNull: boolean, c: Cursor) {
+export function afterCursor(
+  sql: postgres.Sql,
+  sortExpr: string,
+  tiebreak: string,
+  dir: "asc" | "desc",
+  notNull: boolean,
+  c: Cursor,
+) {
   const [v, id] = c.k;
   const [vt, idt] = c.t;
   const s = sql.unsafe(sortExpr);
@@ -104,7 +132,8 @@ export async function cursorQuery<T>(usedCursor: boolean, run: () => Promise<T>,
     return await run();
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (usedCursor && typeof code === "string" && (code.startsWith("22") || CURSOR_ERRORS.has(code))) throw badRequest(`invalid ${field}: not a cursor returned by this endpoint (pagination.nextCursor)`);
+    if (usedCursor && typeof code === "string" && (code.startsWith("22") || CURSOR_ERRORS.has(code)))
+      throw badRequest(`invalid ${field}: not a cursor returned by this endpoint (pagination.nextCursor)`);
     throw e;
   }
 }

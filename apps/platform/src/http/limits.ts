@@ -16,9 +16,19 @@ export interface PlatformLimiter {
   sends: RateLimiter;
 }
 
-export function createPlatformLimiter(limits: { perKey: { perSecond: number; burst: number }; sendsPerTenant: { perSecond: number; burst: number } } = PLATFORM_LIMITS, now: () => number = Date.now): PlatformLimiter {
+export function createPlatformLimiter(
+  limits: {
+    perKey: { perSecond: number; burst: number };
+    sendsPerTenant: { perSecond: number; burst: number };
+  } = PLATFORM_LIMITS,
+  now: () => number = Date.now,
+): PlatformLimiter {
   return {
     perKey: createRateLimiter({ ...limits.perKey, now, subject: "this platform key" }),
-    sends: createRateLimiter({ ...limits.sendsPerTenant, now, subject: "webhook test sends and retries of this tenant" }),
+    sends: createRateLimiter({
+      ...limits.sendsPerTenant,
+      now,
+      subject: "webhook test sends and retries of this tenant",
+    }),
   };
 }

@@ -17,23 +17,46 @@ export const Pagination = t.Object({
   hasMore: t.Boolean(),
   nextOffset: Nullable(t.Integer()),
   // Keyset paging (docs/platform-api.md): present on the reads that take `cursor`.
-  nextCursor: t.Optional(Nullable(t.String({ description: "Pass back as `cursor` for the next page; null on the last page" }))),
+  nextCursor: t.Optional(
+    Nullable(t.String({ description: "Pass back as `cursor` for the next page; null on the last page" })),
+  ),
 });
 
 /** An integer query parameter whose 400 names it (Elysia's own message cannot). */
 export const intQuery = (name: string, min: number, max: number, def: number) =>
-  t.Optional(t.Integer({ minimum: min, maximum: max, default: def, error: `invalid ${name}: must be an integer from ${min} to ${max}` }));
+  t.Optional(
+    t.Integer({
+      minimum: min,
+      maximum: max,
+      default: def,
+      error: `invalid ${name}: must be an integer from ${min} to ${max}`,
+    }),
+  );
 
 export const offsetQuery = (name = "offset", max = 1_000_000, hint = "") =>
-  t.Optional(t.Integer({ minimum: 0, maximum: max, default: 0, error: `invalid ${name}: must be an integer from 0 to ${max}${hint}` }));
+  t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: max,
+      default: 0,
+      error: `invalid ${name}: must be an integer from 0 to ${max}${hint}`,
+    }),
+  );
 
 /** A required, non-empty query parameter: missing or empty is 400 "<name> query parameter is required". */
-export const requiredQuery = (name: string) => t.String({ minLength: 1, maxLength: 512, error: `${name} query parameter is required` });
+export const requiredQuery = (name: string) =>
+  t.String({ minLength: 1, maxLength: 512, error: `${name} query parameter is required` });
 
 export const optionalIsoQuery = (name: string) =>
   t.Optional(t.String({ format: "date-time", error: `invalid ${name}: must be an ISO 8601 date-time` }));
 
-export const ERROR_STATUSES = { 400: "Invalid request", 401: "Missing or invalid Token", 402: "Plan does not include the endpoint", 403: "Role or project membership does not cover the service", 404: "Not found in the key's tenant" } as const;
+export const ERROR_STATUSES = {
+  400: "Invalid request",
+  401: "Missing or invalid Token",
+  402: "Plan does not include the endpoint",
+  403: "Role or project membership does not cover the service",
+  404: "Not found in the key's tenant",
+} as const;
 
 /**
  * Route documentation: summary, tag and the success body schema. The OpenAPI builder reads it from
@@ -43,7 +66,12 @@ export function doc(
   tag: string,
   summary: string,
   response: TSchema,
-  extra: { description?: string; errors?: Array<keyof typeof ERROR_STATUSES>; rename?: Record<string, string>; status?: number } = {},
+  extra: {
+    description?: string;
+    errors?: Array<keyof typeof ERROR_STATUSES>;
+    rename?: Record<string, string>;
+    status?: number;
+  } = {},
 ) {
   return {
     tags: [tag],
@@ -59,7 +87,8 @@ export function doc(
   } as Record<string, unknown>;
 }
 
-export const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());
+export const iso = (d: Date | string | null | undefined): string | null =>
+  d == null ? null : new Date(d).toISOString();
 export const isoNN = (d: Date | string): string => new Date(d).toISOString();
 
 /** Offset pagination from a page of rows (fetch limit + 1 to know `hasMore` without a count). */

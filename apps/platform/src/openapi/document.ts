@@ -12,7 +12,12 @@ interface RouteLike {
 const STATUS_TEXT: Record<number, string> = { ...ERROR_STATUSES, 500: "Server error (never carries internals)" };
 
 /** Query or path parameters from an object schema. */
-function parameters(where: "query" | "path", schema: Record<string, any> | undefined, names: string[], rename: Record<string, string> = {}): unknown[] {
+function parameters(
+  where: "query" | "path",
+  schema: Record<string, any> | undefined,
+  names: string[],
+  rename: Record<string, string> = {},
+): unknown[] {
   const props: Record<string, any> = schema?.properties ?? {};
   const required = new Set<string>(schema?.required ?? []);
   const list = where === "path" ? names : Object.keys(props);
@@ -26,16 +31,31 @@ function parameters(where: "query" | "path", schema: Record<string, any> | undef
 }
 
 function operation(route: RouteLike, openPath: string, pathNames: string[], hooks: Record<string, any>) {
-  const { "x-cellar-response": response, "x-cellar-errors": errors, "x-cellar-rename": rename, "x-cellar-status": status, ...detail } = (hooks.detail ?? {}) as Record<string, any>;
-  const declared = hooks.response && typeof hooks.response === "object" ? (hooks.response[200] ?? hooks.response) : undefined;
+  const {
+    "x-cellar-response": response,
+    "x-cellar-errors": errors,
+    "x-cellar-rename": rename,
+    "x-cellar-status": status,
+    ...detail
+  } = (hooks.detail ?? {}) as Record<string, any>;
+  const declared =
+    hooks.response && typeof hooks.response === "object" ? (hooks.response[200] ?? hooks.response) : undefined;
   const ok = response ?? (declared && "type" in declared ? declared : undefined);
   const statuses = (errors as number[] | undefined) ?? [400, 401, 403, 404];
   const op: Record<string, unknown> = {
-    operationId: `${route.method.toLowerCase()}${openPath.replace(/[{}]/g, "").split(/[^A-Za-z0-9]+/).filter(Boolean).map((s) => s[0].toUpperCase() + s.slice(1)).join("")}`,
+    operationId: `${route.method.toLowerCase()}${openPath
+      .replace(/[{}]/g, "")
+      .split(/[^A-Za-z0-9]+/)
+      .filter(Boolean)
+      .map((s) => s[0].toUpperCase() + s.slice(1))
+      .join("")}`,
     ...detail,
     parameters: [...parameters("path", hooks.params, pathNames, rename), ...parameters("query", hooks.query, [])],
     responses: {
-      [status ?? 200]: { description: status === 204 ? "No content" : "OK", ...(ok && status !== 204 ? { content: jsonContent(jsonSchema(ok)) } : {}) },
+      [status ?? 200]: {
+        description: status === 204 ? "No content" : "OK",
+        ...(ok && status !== 204 ? { content: jsonContent(jsonSchema(ok)) } : {}),
+      },
       ...errorResponses(Object.fromEntries([...statuses, 500].map((s) => [s, STATUS_TEXT[s] ?? "Error"]))),
     },
   };
@@ -57,7 +77,9 @@ export function buildOpenApi(routes: RouteLike[]) {
     const hooks = route.hooks ?? {};
     const rename: Record<string, string> = hooks.detail?.["x-cellar-rename"] ?? {};
     const pathNames: string[] = [];
-    const openPath = route.path.slice(API_PREFIX.length).replace(/:([A-Za-z0-9_]+)/g, (_, n) => (pathNames.push(n), `{${rename[n] ?? n}}`));
+    const openPath = route.path
+      .slice(API_PREFIX.length)
+      .replace(/:([A-Za-z0-9_]+)/g, (_, n) => (pathNames.push(n), `{${rename[n] ?? n}}`));
     (paths[openPath] ??= {})[method] = operation(route, openPath, pathNames, hooks);
   }
   return {
@@ -65,13 +87,19 @@ export function buildOpenApi(routes: RouteLike[]) {
     info: {
       title: "Cellar platform API",
       version: "1.0.0",
-      description: "Reads of sessions, traces, spans, events, metrics, costs, issues and findings; webhook subscription management. See docs/platform-api.md.",
+      description:
+        "Reads of sessions, traces, spans, events, metrics, costs, issues and findings; webhook subscription management. See docs/platform-api.md.",
     },
     servers: [{ url: API_PREFIX }],
     security: [{ platformToken: [] }],
     components: {
       securitySchemes: {
-        platformToken: { type: "apiKey", in: "header", name: "Authorization", description: "`Token <platform API key>`. Any other scheme, key kind or a revoked key is a bare 401." },
+        platformToken: {
+          type: "apiKey",
+          in: "header",
+          name: "Authorization",
+          description: "`Token <platform API key>`. Any other scheme, key kind or a revoked key is a bare 401.",
+        },
       },
       schemas: { Error: ERROR_SCHEMA },
     },

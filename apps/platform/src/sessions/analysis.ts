@@ -36,7 +36,11 @@ async function analysisColumns(sql: postgres.Sql, session: SessionRow, columns: 
   return row ?? null;
 }
 
-export const Tldr = t.Object({ ...Header, tldr: Nullable(t.String()), source: Nullable(t.String({ description: "extractive | llm" })) });
+export const Tldr = t.Object({
+  ...Header,
+  tldr: Nullable(t.String()),
+  source: Nullable(t.String({ description: "extractive | llm" })),
+});
 export async function sessionTldr(ctx: Ctx) {
   const row = await analysisColumns(ctx.sql, ctx.session, "tldr, tldr_source");
   return { ...header(ctx), tldr: row?.tldr ?? null, source: row?.tldr_source ?? null };
@@ -50,7 +54,8 @@ export const ProblemAnalysis = t.Object({
 });
 /** The session's findings, most severe first, each with the issue it belongs to. */
 export async function sessionProblems(ctx: Ctx) {
-  const rows = await prepared(ctx.sql, 
+  const rows = await prepared(
+    ctx.sql,
     `select ${FINDING_COLUMNS}, i.title as issue_title from findings f join issues i on i.id = f.issue_id
      where f.session_pk = $1
      order by case f.severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 else 4 end, f.occurred_at, f.id`,
@@ -70,24 +75,41 @@ export const CostByModel = t.Object({
   ...Header,
   currency: t.Literal("USD"),
   totalCostUsd: Nullable(t.Number({ description: "null when a model of the session has no price" })),
-  models: t.Array(JsonObject, { description: "{model, calls, promptTokens, cachedTokens, completionTokens, reasoningTokens, totalTokens, costUsd, priced, note}" }),
+  models: t.Array(JsonObject, {
+    description:
+      "{model, calls, promptTokens, cachedTokens, completionTokens, reasoningTokens, totalTokens, costUsd, priced, note}",
+  }),
 });
 export async function sessionCostByModel(ctx: Ctx) {
   const row = await analysisColumns(ctx.sql, ctx.session, "cost_usd, cost_by_model");
-  return { ...header(ctx), currency: "USD" as const, totalCostUsd: row?.cost_usd ?? null, models: (row?.cost_by_model as Record<string, unknown>[]) ?? [] };
+  return {
+    ...header(ctx),
+    currency: "USD" as const,
+    totalCostUsd: row?.cost_usd ?? null,
+    models: (row?.cost_by_model as Record<string, unknown>[]) ?? [],
+  };
 }
 
 export const ToolCosts = t.Object({
   ...Header,
   currency: t.Literal("USD"),
-  tools: t.Array(JsonObject, { description: "{toolName, calls, modelCalls, promptTokens, completionTokens, totalTokens, costUsd}" }),
+  tools: t.Array(JsonObject, {
+    description: "{toolName, calls, modelCalls, promptTokens, completionTokens, totalTokens, costUsd}",
+  }),
 });
 export async function sessionToolCosts(ctx: Ctx) {
   const row = await analysisColumns(ctx.sql, ctx.session, "tool_costs");
   return { ...header(ctx), currency: "USD" as const, tools: (row?.tool_costs as Record<string, unknown>[]) ?? [] };
 }
 
-export const ToolSchema = t.Object({ toolSchemaId: t.String(), name: t.String(), schemaHash: t.String(), schema: JsonObject, firstSeenAt: Iso, lastSeenAt: Iso });
+export const ToolSchema = t.Object({
+  toolSchemaId: t.String(),
+  name: t.String(),
+  schemaHash: t.String(),
+  schema: JsonObject,
+  firstSeenAt: Iso,
+  lastSeenAt: Iso,
+});
 export const ToolSchemas = t.Object({ ...Header, toolSchemas: t.Array(ToolSchema) });
 export async function sessionToolSchemas(ctx: Ctx) {
   const rows = await ctx.sql`
@@ -96,28 +118,59 @@ export async function sessionToolSchemas(ctx: Ctx) {
     where sts.session_pk = ${ctx.session.pk} order by ts.name, ts.first_seen_at`;
   return {
     ...header(ctx),
-    toolSchemas: rows.map((r) => ({ toolSchemaId: r.id, name: r.name, schemaHash: r.schema_hash, schema: r.schema, firstSeenAt: isoNN(r.first_seen_at), lastSeenAt: isoNN(r.last_seen_at) })),
+    toolSchemas: rows.map((r) => ({
+      toolSchemaId: r.id,
+      name: r.name,
+      schemaHash: r.schema_hash,
+      schema: r.schema,
+      firstSeenAt: isoNN(r.first_seen_at),
+      lastSeenAt: isoNN(r.last_seen_at),
+    })),
   };
 }
 
 export const Intents = t.Object({
   ...Header,
-  intents: t.Array(t.Object({ intentId: t.String(), name: t.String(), description: t.String(), score: t.Number({ minimum: 0, maximum: 1 }), evidence: JsonObject })),
+  intents: t.Array(
+    t.Object({
+      intentId: t.String(),
+      name: t.String(),
+      description: t.String(),
+      score: t.Number({ minimum: 0, maximum: 1 }),
+      evidence: JsonObject,
+    }),
+  ),
 });
 export async function sessionIntents(ctx: Ctx) {
   const rows = await ctx.sql`
     select d.id, d.name, d.description, si.score, si.evidence
     from session_intents si join intent_definitions d on d.id = si.intent_id
     where si.session_pk = ${ctx.session.pk} order by si.score desc, d.name`;
-  return { ...header(ctx), intents: rows.map((r) => ({ intentId: r.id, name: r.name, description: r.description, score: r.score, evidence: r.evidence ?? {} })) };
+  return {
+    ...header(ctx),
+    intents: rows.map((r) => ({
+      intentId: r.id,
+      name: r.name,
+      description: r.description,
+      score: r.score,
+      evidence: r.evidence ?? {},
+    })),
+  };
 }
 
 export const SessionMetricsRead = t.Object({ ...Header, metrics: Nullable(JsonObject) });
 /** The flat metrics object of docs/analysis.md; null until the first maturation. */
 export async function sessionMetrics(ctx: Ctx) {
   const row = await analysisColumns(ctx.sql, ctx.session, "metrics, cost_usd, problems");
-  return { ...header(ctx), metrics: row ? { costUsd: row.cost_usd ?? null, problems: row.problems, ...(row.metrics as object) } : null };
+  return {
+    ...header(ctx),
+    metrics: row ? { costUsd: row.cost_usd ?? null, problems: row.problems, ...(row.metrics as object) } : null,
+  };
 }
 
-export const SessionMetric = t.Object({ ...Header, name: t.String(), value: t.Unknown({ description: "number, boolean, string, array or object as computed" }) });
+export const SessionMetric = t.Object({
+  ...Header,
+  name: t.String(),
+  value: t.Unknown({ description: "number, boolean, string, array or object as computed" }),
+});
 export { header as sessionHeader };

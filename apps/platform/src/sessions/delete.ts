@@ -9,7 +9,13 @@ import { doc } from "../http/schemas.ts";
 export const SessionDeleted = t.Object({
   serviceName: t.String(),
   sessionId: t.String(),
-  deleted: t.Object({ traces: t.Integer(), spans: t.Integer(), events: t.Integer(), transcriptItems: t.Integer(), findings: t.Integer() }),
+  deleted: t.Object({
+    traces: t.Integer(),
+    spans: t.Integer(),
+    events: t.Integer(),
+    transcriptItems: t.Integer(),
+    findings: t.Integer(),
+  }),
 });
 
 /**
@@ -20,7 +26,9 @@ export const SessionDeleted = t.Object({
  */
 export async function deleteSession(sql: postgres.Sql, serviceId: string, sessionId: string) {
   return sql.begin(async (tx) => {
-    const [s] = await tx<{ id: string }[]>`select id from sessions where trace_service_id = ${serviceId} and session_id = ${sessionId} for update`;
+    const [s] = await tx<
+      { id: string }[]
+    >`select id from sessions where trace_service_id = ${serviceId} and session_id = ${sessionId} for update`;
     if (!s) return null;
     const [counts] = await tx<{ traces: number; spans: number; events: number; items: number; findings: number }[]>`
       select (select count(*) from traces where session_pk = ${s.id})::int as traces,
@@ -29,7 +37,13 @@ export async function deleteSession(sql: postgres.Sql, serviceId: string, sessio
         (select count(*) from transcript_items where session_pk = ${s.id})::int as items,
         (select count(*) from findings where session_pk = ${s.id})::int as findings`;
     await tx`delete from sessions where id = ${s.id}`;
-    return { traces: counts.traces, spans: counts.spans, events: counts.events, transcriptItems: counts.items, findings: counts.findings };
+    return {
+      traces: counts.traces,
+      spans: counts.spans,
+      events: counts.events,
+      transcriptItems: counts.items,
+      findings: counts.findings,
+    };
   });
 }
 
@@ -44,12 +58,21 @@ export function sessionDeleteRoutes(deps: PlatformDeps) {
         const svc = await resolveService(deps.sql, principal, params.serviceName);
         const deleted = await deleteSession(deps.sql, svc.id, params.sessionId);
         if (!deleted) throw notFound("no such session");
-        deps.logger.info("session deleted on request", { serviceName: svc.name, sessionId: params.sessionId, keyId: principal.keyId, ...deleted });
+        deps.logger.info("session deleted on request", {
+          serviceName: svc.name,
+          sessionId: params.sessionId,
+          keyId: principal.keyId,
+          ...deleted,
+        });
         return { serviceName: svc.name, sessionId: params.sessionId, deleted };
       },
       {
         params: t.Object({ serviceName: t.String(), sessionId: t.String() }),
-        detail: doc("Sessions", "Delete a session and everything stored under it (admin role; data subject requests)", SessionDeleted),
+        detail: doc(
+          "Sessions",
+          "Delete a session and everything stored under it (admin role; data subject requests)",
+          SessionDeleted,
+        ),
       },
     );
 }

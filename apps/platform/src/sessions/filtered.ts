@@ -24,11 +24,19 @@ export const SESSION_FILTERS: FilterSet = {
     problems: { type: "number", expr: "a.problems", sortable: true, joined: true },
     costUsd: { type: "number", expr: "a.cost_usd", sortable: true, joined: true },
     // Models the session called (names of cost_by_model, docs/analysis.md); empty before maturation.
-    model: { type: "labels", expr: "(select coalesce(jsonb_agg(m -> 'model'), '[]'::jsonb) from jsonb_array_elements(a.cost_by_model) m)", joined: true },
+    model: {
+      type: "labels",
+      expr: "(select coalesce(jsonb_agg(m -> 'model'), '[]'::jsonb) from jsonb_array_elements(a.cost_by_model) m)",
+      joined: true,
+    },
   },
   // Any numeric key of the metrics object (docs/analysis.md), e.g. metrics.latencyP95Ms.
   // Latency keys have typed, indexed columns (migration 0009); the rest are read from the jsonb.
-  dynamic: metricsField("a", { latencyP50Ms: "latency_p50_ms", latencyP95Ms: "latency_p95_ms", latencyMaxMs: "latency_max_ms" }),
+  dynamic: metricsField("a", {
+    latencyP50Ms: "latency_p50_ms",
+    latencyP95Ms: "latency_p95_ms",
+    latencyMaxMs: "latency_max_ms",
+  }),
 };
 
 export const SessionsFilteredBody = filteredBody("serviceName", "skipTotalCount", SESSION_FILTERS);
@@ -36,16 +44,29 @@ export const SessionsFilteredBody = filteredBody("serviceName", "skipTotalCount"
 export const SessionsPage = t.Object({ sessions: t.Array(Session), pagination: Pagination });
 
 /** Sessions of one service; default order newest activity first. */
-export async function filterSessions(sql: postgres.Sql, svc: { id: string; name: string; tenantId: string }, q: PagedQuery) {
-  const { rows, pagination } = await runFiltered(sql, {
-    set: SESSION_FILTERS,
-    columns: SESSION_COLUMNS,
-    table: "sessions",
-    alias: "s",
-    scope: sql`s.tenant_id = ${svc.tenantId} and s.trace_service_id = ${svc.id}`,
-    analysis: { table: "session_analyses a", on: "a.session_pk = s.id", pk: "a.session_pk", scope: sql`a.trace_service_id = ${svc.id}` },
-    defaultSort: "lastActivityAt",
-    tiebreak: "s.id",
-  }, q);
+export async function filterSessions(
+  sql: postgres.Sql,
+  svc: { id: string; name: string; tenantId: string },
+  q: PagedQuery,
+) {
+  const { rows, pagination } = await runFiltered(
+    sql,
+    {
+      set: SESSION_FILTERS,
+      columns: SESSION_COLUMNS,
+      table: "sessions",
+      alias: "s",
+      scope: sql`s.tenant_id = ${svc.tenantId} and s.trace_service_id = ${svc.id}`,
+      analysis: {
+        table: "session_analyses a",
+        on: "a.session_pk = s.id",
+        pk: "a.session_pk",
+        scope: sql`a.trace_service_id = ${svc.id}`,
+      },
+      defaultSort: "lastActivityAt",
+      tiebreak: "s.id",
+    },
+    q,
+  );
   return { sessions: rows.map((r) => sessionOut(r, svc.name)), pagination };
 }

@@ -2,7 +2,17 @@ import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { t } from "elysia";
 import { Iso, Pagination, paginate } from "../http/schemas.ts";
-import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources.ts";
+import {
+  Event,
+  EVENT_COLUMNS,
+  eventOut,
+  Span,
+  SPAN_COLUMNS,
+  spanOut,
+  TRACE_COLUMNS,
+  TraceSummary,
+  traceSummaryOut,
+} from "../resources.ts";
 import type { SessionRow } from "./lookup.ts";
 import { cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
@@ -38,53 +48,117 @@ async function listPage<T>(
   map: (r: postgres.Row, serviceName: string) => T,
 ) {
   const hash = queryHash([list.name, serviceName, session.session_id]);
-  if (p.cursor && p.offset > 0) throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
+  if (p.cursor && p.offset > 0)
+    throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
   const cursor = p.cursor ? decodeCursor(p.cursor, hash, 2) : null;
   const [k0, k1] = list.keys;
   const select = `select ${list.select}, ${keyColumns(list.keys)} ${list.from}`;
   const order = `order by ${k0}, ${k1} limit $2`;
   const rows = await cursorQuery(Boolean(cursor), () =>
     cursor
-      ? prepared(sql, `${select} and ${k0} >= $3::text::${cursor.t[0]} and (${k0} > $3::text::${cursor.t[0]} or ${k1} > $4::text::${cursor.t[1]}) ${order}`, [session.pk, p.limit + 1, cursor.k[0], cursor.k[1]])
-      : prepared(sql, `${select} ${order} offset $3`, [session.pk, p.limit + 1, p.offset]));
+      ? prepared(
+          sql,
+          `${select} and ${k0} >= $3::text::${cursor.t[0]} and (${k0} > $3::text::${cursor.t[0]} or ${k1} > $4::text::${cursor.t[1]}) ${order}`,
+          [session.pk, p.limit + 1, cursor.k[0], cursor.k[1]],
+        )
+      : prepared(sql, `${select} ${order} offset $3`, [session.pk, p.limit + 1, p.offset]),
+  );
   const page = rows.slice(0, p.limit);
   const offset = cursor ? cursor.o : p.offset;
   const pagination = paginate(p.limit, offset, page.length, rows.length > p.limit, null);
   const nextCursor = pagination.hasMore ? cursorAfter(page[page.length - 1], hash, offset + page.length, 2) : null;
-  return { sessionId: session.session_id, serviceName, items: page.map((r) => map(r, serviceName)), pagination: { ...pagination, nextCursor } };
+  return {
+    sessionId: session.session_id,
+    serviceName,
+    items: page.map((r) => map(r, serviceName)),
+    pagination: { ...pagination, nextCursor },
+  };
 }
 
-export const SessionTraces = t.Object({ sessionId: t.String(), serviceName: t.String(), traces: t.Array(TraceSummary), pagination: Pagination });
+export const SessionTraces = t.Object({
+  sessionId: t.String(),
+  serviceName: t.String(),
+  traces: t.Array(TraceSummary),
+  pagination: Pagination,
+});
 export async function sessionTraces(ctx: Ctx, p: Page) {
-  const { items, ...rest } = await listPage(ctx, p, {
-    name: "session-traces",
-    select: TRACE_COLUMNS,
-    from: "from traces tr left join trace_analyses ta on ta.trace_pk = tr.id where tr.session_pk = $1",
-    keys: ["tr.start_time", "tr.trace_id"],
-  }, traceSummaryOut);
+  const { items, ...rest } = await listPage(
+    ctx,
+    p,
+    {
+      name: "session-traces",
+      select: TRACE_COLUMNS,
+      from: "from traces tr left join trace_analyses ta on ta.trace_pk = tr.id where tr.session_pk = $1",
+      keys: ["tr.start_time", "tr.trace_id"],
+    },
+    traceSummaryOut,
+  );
   return { ...rest, traces: items };
 }
 
-export const SessionSpans = t.Object({ sessionId: t.String(), serviceName: t.String(), spans: t.Array(Span), pagination: Pagination });
+export const SessionSpans = t.Object({
+  sessionId: t.String(),
+  serviceName: t.String(),
+  spans: t.Array(Span),
+  pagination: Pagination,
+});
 export async function sessionSpans(ctx: Ctx, p: Page) {
-  const { items, ...rest } = await listPage(ctx, p, { name: "session-spans", select: SPAN_COLUMNS, from: "from spans sp where sp.session_pk = $1", keys: ["sp.start_time", "sp.span_id"] }, spanOut);
+  const { items, ...rest } = await listPage(
+    ctx,
+    p,
+    {
+      name: "session-spans",
+      select: SPAN_COLUMNS,
+      from: "from spans sp where sp.session_pk = $1",
+      keys: ["sp.start_time", "sp.span_id"],
+    },
+    spanOut,
+  );
   return { ...rest, spans: items };
 }
 
-export const SessionEvents = t.Object({ sessionId: t.String(), serviceName: t.String(), events: t.Array(Event), pagination: Pagination });
+export const SessionEvents = t.Object({
+  sessionId: t.String(),
+  serviceName: t.String(),
+  events: t.Array(Event),
+  pagination: Pagination,
+});
 export async function sessionEvents(ctx: Ctx, p: Page) {
-  const { items, ...rest } = await listPage(ctx, p, { name: "session-events", select: EVENT_COLUMNS, from: "from events e where e.session_pk = $1", keys: ["e.timestamp", "e.id"] }, eventOut);
+  const { items, ...rest } = await listPage(
+    ctx,
+    p,
+    {
+      name: "session-events",
+      select: EVENT_COLUMNS,
+      from: "from events e where e.session_pk = $1",
+      keys: ["e.timestamp", "e.id"],
+    },
+    eventOut,
+  );
   return { ...rest, events: items };
 }
 
 async function loadSpans(sql: postgres.Sql, session: SessionRow) {
-  const rows = await prepared(sql, `select ${SPAN_COLUMNS} from spans sp where sp.session_pk = $1 order by sp.start_time, sp.span_id limit $2`, [session.pk, SPAN_GRAPH_CAP + 1]);
+  const rows = await prepared(
+    sql,
+    `select ${SPAN_COLUMNS} from spans sp where sp.session_pk = $1 order by sp.start_time, sp.span_id limit $2`,
+    [session.pk, SPAN_GRAPH_CAP + 1],
+  );
   return { rows: rows.slice(0, SPAN_GRAPH_CAP), truncated: rows.length > SPAN_GRAPH_CAP };
 }
 
 /** A span with its children, depth-first in start order. Children are the same shape. */
-export const SpanNode = t.Composite([Span, t.Object({ children: t.Array(t.Record(t.String(), t.Unknown()), { description: "SpanNode objects (recursive)" }) })]);
-export const SessionTree = t.Object({ sessionId: t.String(), serviceName: t.String(), spanCount: t.Integer(), truncated: t.Boolean(), roots: t.Array(SpanNode) });
+export const SpanNode = t.Composite([
+  Span,
+  t.Object({ children: t.Array(t.Record(t.String(), t.Unknown()), { description: "SpanNode objects (recursive)" }) }),
+]);
+export const SessionTree = t.Object({
+  sessionId: t.String(),
+  serviceName: t.String(),
+  spanCount: t.Integer(),
+  truncated: t.Boolean(),
+  roots: t.Array(SpanNode),
+});
 
 type Node = ReturnType<typeof spanOut> & { children: Node[] };
 /** Spans nested under their parents; a span whose parent is missing is a root. */
@@ -104,8 +178,20 @@ export const SessionGraph = t.Object({
   sessionId: t.String(),
   serviceName: t.String(),
   truncated: t.Boolean(),
-  nodes: t.Array(t.Object({ id: t.String(), label: t.String(), kind: t.String(), traceId: t.String(), startTime: Iso, endTime: Iso, durationMs: t.Number() })),
-  edges: t.Array(t.Object({ source: t.String(), target: t.String(), kind: t.Union([t.Literal("child"), t.Literal("next")]) })),
+  nodes: t.Array(
+    t.Object({
+      id: t.String(),
+      label: t.String(),
+      kind: t.String(),
+      traceId: t.String(),
+      startTime: Iso,
+      endTime: Iso,
+      durationMs: t.Number(),
+    }),
+  ),
+  edges: t.Array(
+    t.Object({ source: t.String(), target: t.String(), kind: t.Union([t.Literal("child"), t.Literal("next")]) }),
+  ),
 });
 /**
  * Nodes are spans; `child` edges follow the parent links and `next` edges join consecutive root
@@ -125,6 +211,14 @@ export async function sessionGraph({ sql, serviceName, session }: Ctx) {
       previousRoot = s.spanId;
     }
   }
-  const nodes = spans.map((s) => ({ id: s.spanId, label: s.name, kind: s.kind, traceId: s.traceId, startTime: s.startTime, endTime: s.endTime, durationMs: s.durationMs }));
+  const nodes = spans.map((s) => ({
+    id: s.spanId,
+    label: s.name,
+    kind: s.kind,
+    traceId: s.traceId,
+    startTime: s.startTime,
+    endTime: s.endTime,
+    durationMs: s.durationMs,
+  }));
   return { sessionId: session.session_id, serviceName, truncated, nodes, edges };
 }

@@ -5,21 +5,61 @@ import { platformAuth } from "../auth/plugin.ts";
 import { resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, intQuery, offsetQuery, requiredQuery } from "../http/schemas.ts";
-import { CostByModel, Intents, ProblemAnalysis, sessionCostByModel, sessionIntents, sessionProblems, sessionTldr, sessionToolCosts, sessionToolSchemas, Tldr, ToolCosts, ToolSchemas } from "./analysis.ts";
+import {
+  CostByModel,
+  Intents,
+  ProblemAnalysis,
+  sessionCostByModel,
+  sessionIntents,
+  sessionProblems,
+  sessionTldr,
+  sessionToolCosts,
+  sessionToolSchemas,
+  Tldr,
+  ToolCosts,
+  ToolSchemas,
+} from "./analysis.ts";
 import { filterSessions, SessionsFilteredBody, SessionsPage } from "./filtered.ts";
 import { loadSession } from "./lookup.ts";
 import { CURSOR_MAX_CHARS } from "../http/keyset.ts";
-import { MAX_LIST_OFFSET, SessionEvents, sessionEvents, SessionGraph, sessionGraph, SessionSpans, sessionSpans, SessionTraces, sessionTraces, SessionTree, sessionTree } from "./reads.ts";
+import {
+  MAX_LIST_OFFSET,
+  SessionEvents,
+  sessionEvents,
+  SessionGraph,
+  sessionGraph,
+  SessionSpans,
+  sessionSpans,
+  SessionTraces,
+  sessionTraces,
+  SessionTree,
+  sessionTree,
+} from "./reads.ts";
 import { readTranscript, readTranscriptItem, TranscriptItemDetail, TranscriptPage } from "./transcript.ts";
 
-const CursorQuery = t.Optional(t.String({ minLength: 1, maxLength: CURSOR_MAX_CHARS, error: "invalid cursor: must be the pagination.nextCursor string of a previous page" }));
+const CursorQuery = t.Optional(
+  t.String({
+    minLength: 1,
+    maxLength: CURSOR_MAX_CHARS,
+    error: "invalid cursor: must be the pagination.nextCursor string of a previous page",
+  }),
+);
 export const TranscriptQuery = t.Object({
   limit: intQuery("limit", 1, 500, 100),
   offset: offsetQuery(),
   cursor: CursorQuery,
-  content: t.Optional(t.Union([t.Literal("lean"), t.Literal("full")], { default: "lean", error: "invalid content: must be lean or full" })),
+  content: t.Optional(
+    t.Union([t.Literal("lean"), t.Literal("full")], {
+      default: "lean",
+      error: "invalid content: must be lean or full",
+    }),
+  ),
 });
-const ListQuery = t.Object({ limit: intQuery("limit", 1, 1000, 500), offset: offsetQuery("offset", MAX_LIST_OFFSET, "; page deeper with cursor (pagination.nextCursor)"), cursor: CursorQuery });
+const ListQuery = t.Object({
+  limit: intQuery("limit", 1, 1000, 500),
+  offset: offsetQuery("offset", MAX_LIST_OFFSET, "; page deeper with cursor (pagination.nextCursor)"),
+  cursor: CursorQuery,
+});
 const SessionParams = t.Object({ serviceName: t.String(), sessionId: t.String() });
 const TAG = "Sessions";
 
@@ -35,17 +75,37 @@ export async function sessionContext(deps: PlatformDeps, principal: Principal, s
  * search and intents. There is deliberately no GET on S itself (contract: it is 404).
  */
 export function sessionRoutes(deps: PlatformDeps) {
-  const ctx = (p: Principal, params: { serviceName: string; sessionId: string }) => sessionContext(deps, p, params.serviceName, params.sessionId);
-  const page = (q: { limit?: number; offset?: number; cursor?: string }) => ({ limit: q.limit ?? 500, offset: q.offset ?? 0, cursor: q.cursor });
+  const ctx = (p: Principal, params: { serviceName: string; sessionId: string }) =>
+    sessionContext(deps, p, params.serviceName, params.sessionId);
+  const page = (q: { limit?: number; offset?: number; cursor?: string }) => ({
+    limit: q.limit ?? 500,
+    offset: q.offset ?? 0,
+    cursor: q.cursor,
+  });
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/:serviceName/:sessionId/transcript",
       async ({ params, query, principal }) => {
         const svc = await resolveService(deps.sql, principal, params.serviceName);
-        return readTranscript(deps.sql, svc.id, params.sessionId, { limit: query.limit ?? 100, offset: query.offset ?? 0, cursor: query.cursor, content: query.content ?? "lean" }, deps.windowSeconds);
+        return readTranscript(
+          deps.sql,
+          svc.id,
+          params.sessionId,
+          {
+            limit: query.limit ?? 100,
+            offset: query.offset ?? 0,
+            cursor: query.cursor,
+            content: query.content ?? "lean",
+          },
+          deps.windowSeconds,
+        );
       },
-      { params: SessionParams, query: TranscriptQuery, detail: doc(TAG, "Transcript: conversation items, paged", TranscriptPage) },
+      {
+        params: SessionParams,
+        query: TranscriptQuery,
+        detail: doc(TAG, "Transcript: conversation items, paged", TranscriptPage),
+      },
     )
     .get(
       "/:serviceName/:sessionId/transcript/items/:itemId",
@@ -53,41 +113,90 @@ export function sessionRoutes(deps: PlatformDeps) {
         const svc = await resolveService(deps.sql, principal, params.serviceName);
         return readTranscriptItem(deps.sql, svc.id, params.sessionId, params.itemId);
       },
-      { params: t.Object({ serviceName: t.String(), sessionId: t.String(), itemId: t.String() }), detail: doc(TAG, "One transcript item in full, with reasoning and raw span attributes", TranscriptItemDetail) },
+      {
+        params: t.Object({ serviceName: t.String(), sessionId: t.String(), itemId: t.String() }),
+        detail: doc(TAG, "One transcript item in full, with reasoning and raw span attributes", TranscriptItemDetail),
+      },
     )
-    .get("/:serviceName/:sessionId/traces", async ({ params, query, principal }) => sessionTraces(await ctx(principal, params), page(query)), {
-      params: SessionParams, query: ListQuery, detail: doc(TAG, "Traces that make up the session", SessionTraces),
-    })
-    .get("/:serviceName/:sessionId/spans", async ({ params, query, principal }) => sessionSpans(await ctx(principal, params), page(query)), {
-      params: SessionParams, query: ListQuery, detail: doc(TAG, "Raw spans of the session", SessionSpans),
-    })
+    .get(
+      "/:serviceName/:sessionId/traces",
+      async ({ params, query, principal }) => sessionTraces(await ctx(principal, params), page(query)),
+      {
+        params: SessionParams,
+        query: ListQuery,
+        detail: doc(TAG, "Traces that make up the session", SessionTraces),
+      },
+    )
+    .get(
+      "/:serviceName/:sessionId/spans",
+      async ({ params, query, principal }) => sessionSpans(await ctx(principal, params), page(query)),
+      {
+        params: SessionParams,
+        query: ListQuery,
+        detail: doc(TAG, "Raw spans of the session", SessionSpans),
+      },
+    )
     .get("/:serviceName/:sessionId/tree", async ({ params, principal }) => sessionTree(await ctx(principal, params)), {
-      params: SessionParams, detail: doc(TAG, "Span hierarchy as a tree", SessionTree),
-    })
-    .get("/:serviceName/:sessionId/graph", async ({ params, principal }) => sessionGraph(await ctx(principal, params)), {
-      params: SessionParams, detail: doc(TAG, "Span hierarchy as nodes and edges", SessionGraph),
-    })
-    .get("/:serviceName/:sessionId/events", async ({ params, query, principal }) => sessionEvents(await ctx(principal, params), page(query)), {
-      params: SessionParams, query: ListQuery, detail: doc(TAG, "Events emitted during the session", SessionEvents),
-    })
-    .get("/:serviceName/:sessionId/tldr", async ({ params, principal }) => sessionTldr(await ctx(principal, params)), {
-      params: SessionParams, detail: doc(TAG, "Summary of the session", Tldr),
-    })
-    .get("/:serviceName/:sessionId/problem-analysis", async ({ params, principal }) => sessionProblems(await ctx(principal, params)), {
-      params: SessionParams, detail: doc(TAG, "Problems detected in the session", ProblemAnalysis),
-    })
-    .get("/:serviceName/:sessionId/cost-by-model", async ({ params, principal }) => sessionCostByModel(await ctx(principal, params)), {
-      params: SessionParams, detail: doc(TAG, "Cost breakdown by model", CostByModel),
-    })
-    .get("/:serviceName/:sessionId/tool-costs", async ({ params, principal }) => sessionToolCosts(await ctx(principal, params)), {
-      params: SessionParams, detail: doc(TAG, "Cost attributed to tools", ToolCosts),
-    })
-    .get("/:serviceName/:sessionId/tool-schemas", async ({ params, principal }) => sessionToolSchemas(await ctx(principal, params)), {
-      params: SessionParams, detail: doc(TAG, "Tool schemas seen in the session", ToolSchemas),
+      params: SessionParams,
+      detail: doc(TAG, "Span hierarchy as a tree", SessionTree),
     })
     .get(
+      "/:serviceName/:sessionId/graph",
+      async ({ params, principal }) => sessionGraph(await ctx(principal, params)),
+      {
+        params: SessionParams,
+        detail: doc(TAG, "Span hierarchy as nodes and edges", SessionGraph),
+      },
+    )
+    .get(
+      "/:serviceName/:sessionId/events",
+      async ({ params, query, principal }) => sessionEvents(await ctx(principal, params), page(query)),
+      {
+        params: SessionParams,
+        query: ListQuery,
+        detail: doc(TAG, "Events emitted during the session", SessionEvents),
+      },
+    )
+    .get("/:serviceName/:sessionId/tldr", async ({ params, principal }) => sessionTldr(await ctx(principal, params)), {
+      params: SessionParams,
+      detail: doc(TAG, "Summary of the session", Tldr),
+    })
+    .get(
+      "/:serviceName/:sessionId/problem-analysis",
+      async ({ params, principal }) => sessionProblems(await ctx(principal, params)),
+      {
+        params: SessionParams,
+        detail: doc(TAG, "Problems detected in the session", ProblemAnalysis),
+      },
+    )
+    .get(
+      "/:serviceName/:sessionId/cost-by-model",
+      async ({ params, principal }) => sessionCostByModel(await ctx(principal, params)),
+      {
+        params: SessionParams,
+        detail: doc(TAG, "Cost breakdown by model", CostByModel),
+      },
+    )
+    .get(
+      "/:serviceName/:sessionId/tool-costs",
+      async ({ params, principal }) => sessionToolCosts(await ctx(principal, params)),
+      {
+        params: SessionParams,
+        detail: doc(TAG, "Cost attributed to tools", ToolCosts),
+      },
+    )
+    .get(
+      "/:serviceName/:sessionId/tool-schemas",
+      async ({ params, principal }) => sessionToolSchemas(await ctx(principal, params)),
+      {
+        params: SessionParams,
+        detail: doc(TAG, "Tool schemas seen in the session", ToolSchemas),
+      },
+    )
+    .get(
       "/:serviceName/intents",
-      async ({ params, query, principal }) => sessionIntents(await ctx(principal, { serviceName: query.trace_service_name, sessionId: params.serviceName })),
+      async ({ params, query, principal }) =>
+        sessionIntents(await ctx(principal, { serviceName: query.trace_service_name, sessionId: params.serviceName })),
       {
         // In transform (before validation): on a plan without intents every call is 402.
         transform: ({ principal }) => {
@@ -95,7 +204,10 @@ export function sessionRoutes(deps: PlatformDeps) {
         },
         params: t.Object({ serviceName: t.String({ description: "The session id" }) }),
         query: t.Object({ trace_service_name: requiredQuery("trace_service_name") }),
-        detail: doc(TAG, "Intents matched to the session (plan pro)", Intents, { errors: [400, 401, 402, 403, 404], rename: { serviceName: "sessionId" } }),
+        detail: doc(TAG, "Intents matched to the session (plan pro)", Intents, {
+          errors: [400, 401, 402, 403, 404],
+          rename: { serviceName: "sessionId" },
+        }),
       },
     )
     .post(
@@ -104,6 +216,10 @@ export function sessionRoutes(deps: PlatformDeps) {
         const svc = await resolveService(deps.sql, principal, body.serviceName);
         return filterSessions(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
       },
-      { body: SessionsFilteredBody, transform: strictBody(SessionsFilteredBody), detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage) },
+      {
+        body: SessionsFilteredBody,
+        transform: strictBody(SessionsFilteredBody),
+        detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage),
+      },
     );
 }

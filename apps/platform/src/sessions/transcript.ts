@@ -28,7 +28,9 @@ export const TranscriptItem = t.Object(
     traceId: Nullable(t.String()),
     spanId: Nullable(t.String()),
     content: AnyJson,
-    contentLength: t.Optional(t.Integer({ description: "lean reads of tool_call/tool_result: length of the full content" })),
+    contentLength: t.Optional(
+      t.Integer({ description: "lean reads of tool_call/tool_result: length of the full content" }),
+    ),
     contentTruncated: t.Optional(t.Boolean()),
   },
   { additionalProperties: true },
@@ -73,9 +75,16 @@ const LEAN_ITEM = `case when ti.kind in ('tool_call', 'tool_result') then
  * The page is serialized by Postgres and spliced into the body as text: items are stored as
  * JSON already, and parsing then re-serializing a 500-item page in JS dominated the latency.
  */
-export async function readTranscript(sql: postgres.Sql, serviceId: string, sessionId: string, q: TranscriptQuery, windowSeconds: number): Promise<Response> {
+export async function readTranscript(
+  sql: postgres.Sql,
+  serviceId: string,
+  sessionId: string,
+  q: TranscriptQuery,
+  windowSeconds: number,
+): Promise<Response> {
   const hash = queryHash(["transcript", serviceId, sessionId]);
-  if (q.cursor && q.offset > 0) throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
+  if (q.cursor && q.offset > 0)
+    throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
   const cursor = q.cursor ? decodeCursor(q.cursor, hash, 1) : null;
   const offset = cursor ? cursor.o : q.offset;
   const s = await loadSession(sql, serviceId, sessionId);
@@ -89,27 +98,37 @@ export async function readTranscript(sql: postgres.Sql, serviceId: string, sessi
     const cut = cursor
       ? `select position, kind, item from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
       : `select position, kind, item from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
-    const [page] = await cursorQuery(Boolean(cursor), () => prepared<{ items: string | null; n: number; last: string | null }>(sql,
-      `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items, count(*)::int as n, max(ti.position)::text as last
+    const [page] = await cursorQuery(Boolean(cursor), () =>
+      prepared<{ items: string | null; n: number; last: string | null }>(
+        sql,
+        `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items, count(*)::int as n, max(ti.position)::text as last
        from (${cut}) ti
        cross join lateral (select ${CONTENT_TEXT} as text) c`,
-      [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
-    ));
+        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
+      ),
+    );
     items = page.items ?? "";
     returned = page.n;
     last = page.last;
   }
   const total = ready.status === "processing" ? 0 : (s.item_count ?? 0);
   const nextOffset = offset + returned < total ? offset + returned : null;
-  const nextCursor = nextOffset !== null && last !== null ? encodeCursor({ q: hash, o: nextOffset, k: [last], t: ["integer"] }) : null;
+  const nextCursor =
+    nextOffset !== null && last !== null ? encodeCursor({ q: hash, o: nextOffset, k: [last], t: ["integer"] }) : null;
   // docs/platform-api.md: every materialized read says which maturation it shows.
-  const head = JSON.stringify({ ...ready, maturationCount: Number(s.maturation_count), computedAt: s.computed_at ? new Date(s.computed_at).toISOString() : null });
+  const head = JSON.stringify({
+    ...ready,
+    maturationCount: Number(s.maturation_count),
+    computedAt: s.computed_at ? new Date(s.computed_at).toISOString() : null,
+  });
   const tail = JSON.stringify({
     truncated: ready.status !== "processing" && Boolean(s.truncated),
     counts: { total, returned },
     pagination: { limit: q.limit, offset, total, hasMore: nextOffset !== null, nextOffset, nextCursor },
   });
-  return new Response(`${head.slice(0, -1)},"items":[${items}],${tail.slice(1)}`, { headers: { "content-type": "application/json" } });
+  return new Response(`${head.slice(0, -1)},"items":[${items}],${tail.slice(1)}`, {
+    headers: { "content-type": "application/json" },
+  });
 }
 
 /**
@@ -118,7 +137,14 @@ export async function readTranscript(sql: postgres.Sql, serviceId: string, sessi
  */
 export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, sessionId: string, itemId: string) {
   const s = await loadSession(sql, serviceId, sessionId);
-  const [row] = await sql<{ position: number; item: Record<string, any>; attributes: Record<string, unknown> | null; payload: Record<string, any> | null }[]>`
+  const [row] = await sql<
+    {
+      position: number;
+      item: Record<string, any>;
+      attributes: Record<string, unknown> | null;
+      payload: Record<string, any> | null;
+    }[]
+  >`
     select ti.position, ti.item, sp.attributes, tr.payload
     from transcript_items ti
     left join spans sp on sp.trace_service_id = ${serviceId} and sp.span_id = ti.span_id

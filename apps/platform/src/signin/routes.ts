@@ -9,25 +9,35 @@ import type { SignInService } from "./service.ts";
 
 /** Signed-in requests only: a platform key cannot sign out, list or mint keys (docs/dashboard.md). */
 function signedIn(signIns: SignInService) {
-  return new Elysia({ name: "dashboard-signed-in" }).derive({ as: "scoped" }, async ({ request, server }): Promise<{ principal: Principal }> => {
-    const m = /^Bearer ([^\s]+)$/i.exec(request.headers.get("authorization") ?? "");
-    const principal = m ? await signIns.resolve(m[1], server?.requestIP(request)?.address) : null;
-    if (!principal) throw unauthorized();
-    return { principal };
-  });
+  return new Elysia({ name: "dashboard-signed-in" }).derive(
+    { as: "scoped" },
+    async ({ request, server }): Promise<{ principal: Principal }> => {
+      const m = /^Bearer ([^\s]+)$/i.exec(request.headers.get("authorization") ?? "");
+      const principal = m ? await signIns.resolve(m[1], server?.requestIP(request)?.address) : null;
+      if (!principal) throw unauthorized();
+      return { principal };
+    },
+  );
 }
 
 const Credentials = t.Object(
   {
     email: t.String({ minLength: 1, maxLength: 320, error: "invalid email: must be a string of 1 to 320 characters" }),
-    password: t.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH, error: `invalid password: must be a string of 1 to ${PASSWORD_MAX_LENGTH} characters` }),
+    password: t.String({
+      minLength: 1,
+      maxLength: PASSWORD_MAX_LENGTH,
+      error: `invalid password: must be a string of 1 to ${PASSWORD_MAX_LENGTH} characters`,
+    }),
   },
   { additionalProperties: false, error: 'invalid body: must be {"email", "password"}' },
 );
 const Acceptance = t.Object(
   {
     token: t.String({ minLength: 1, maxLength: 128, error: "invalid token: must be a string" }),
-    password: t.String({ maxLength: PASSWORD_MAX_LENGTH, error: `invalid password: must be a string of at most ${PASSWORD_MAX_LENGTH} characters` }),
+    password: t.String({
+      maxLength: PASSWORD_MAX_LENGTH,
+      error: `invalid password: must be a string of at most ${PASSWORD_MAX_LENGTH} characters`,
+    }),
   },
   { additionalProperties: false, error: 'invalid body: must be {"token", "password"}' },
 );
@@ -45,7 +55,11 @@ async function cappedBody<T extends TSchema>(request: Request, schema: T): Promi
   if (Value.Check(schema, value)) return value;
   const first = Value.Errors(schema, value).First();
   const custom = (first?.schema as { error?: unknown } | undefined)?.error;
-  throw badRequest(typeof custom === "string" ? custom : `invalid ${first?.path.replace(/^\//, "") || "body"}: ${first?.message ?? "does not match the schema"}`);
+  throw badRequest(
+    typeof custom === "string"
+      ? custom
+      : `invalid ${first?.path.replace(/^\//, "") || "body"}: ${first?.message ?? "does not match the schema"}`,
+  );
 }
 
 /**

@@ -88,7 +88,9 @@ export class SignInService {
   /** Bounded: argon2id is memory-hard on purpose, so a flood of sign-ins must queue, not pile up. */
   private hashSlot<T>(fn: () => Promise<T>): Promise<T> {
     if (this.limit.pendingCount >= (this.options.maxQueuedHashes ?? 32)) {
-      return Promise.reject(new HttpError(429, "too many sign-ins in progress; try again shortly", { "retry-after": "1" }));
+      return Promise.reject(
+        new HttpError(429, "too many sign-ins in progress; try again shortly", { "retry-after": "1" }),
+      );
     }
     return this.limit(fn);
   }
@@ -116,7 +118,9 @@ export class SignInService {
 
   private async checkPassword(email: string, password: string): Promise<SignedIn> {
     const now = new Date(this.now());
-    const accounts = await this.sql<{ id: string; password_hash: string; failed_sign_ins: number; locked_until: Date | null }[]>`
+    const accounts = await this.sql<
+      { id: string; password_hash: string; failed_sign_ins: number; locked_until: Date | null }[]
+    >`
       select id, password_hash, failed_sign_ins, locked_until from users
       where lower(email) = lower(${email}) and password_hash is not null and deprovisioned_at is null
       order by created_at limit ${MAX_ACCOUNTS_PER_EMAIL}`;
@@ -124,7 +128,9 @@ export class SignInService {
     if (accounts.length && !open.length) {
       const until = Math.min(...accounts.map((a) => a.locked_until!.getTime()));
       const seconds = Math.max(1, Math.ceil((until - now.getTime()) / 1000));
-      throw new HttpError(429, `too many failed sign-ins; try again in ${seconds} s`, { "retry-after": String(seconds) });
+      throw new HttpError(429, `too many failed sign-ins; try again in ${seconds} s`, {
+        "retry-after": String(seconds),
+      });
     }
     if (!open.length) {
       await this.hashSlot(async () => verifyPassword(password, await decoyHash()));
@@ -141,7 +147,8 @@ export class SignInService {
       const [row] = await this.sql<{ failed_sign_ins: number }[]>`
         update users set failed_sign_ins = failed_sign_ins + 1 where id = ${account.id} returning failed_sign_ins`;
       const lockMs = lockDurationMs(row.failed_sign_ins);
-      if (lockMs > 0) await this.sql`update users set locked_until = ${new Date(now.getTime() + lockMs)} where id = ${account.id}`;
+      if (lockMs > 0)
+        await this.sql`update users set locked_until = ${new Date(now.getTime() + lockMs)} where id = ${account.id}`;
     }
     throw new HttpError(401, WRONG);
   }
@@ -149,7 +156,8 @@ export class SignInService {
   private async openSession(userId: string, now: Date): Promise<SignedIn> {
     const token = DASHBOARD_TOKEN_PREFIX + randomToken(32);
     const expiresAt = new Date(now.getTime() + this.ttlMs);
-    await this.sql`insert into dashboard_sessions (user_id, token_hash, expires_at) values (${userId}, ${hashKey(token)}, ${expiresAt})`;
+    await this
+      .sql`insert into dashboard_sessions (user_id, token_hash, expires_at) values (${userId}, ${hashKey(token)}, ${expiresAt})`;
     this.recentlyValid.set(hashKey(token), true);
     // Housekeeping on the user's own rows: ended sign-ins older than a day go (kept that long for
     // audits of "who was signed in"), so the table grows with sign-ins of the last day only.
@@ -166,7 +174,9 @@ export class SignInService {
     if (!token.startsWith(DASHBOARD_TOKEN_PREFIX) || token.length > 128) return null;
     const hash = hashKey(token);
     if (!this.recentlyValid.has(hash)) this.misses.take(client);
-    const [row] = await this.sql<{ id: string; user_id: string; tenant_id: string; role: Role; plan: "free" | "pro" }[]>`
+    const [row] = await this.sql<
+      { id: string; user_id: string; tenant_id: string; role: Role; plan: "free" | "pro" }[]
+    >`
       select s.id, u.id as user_id, u.tenant_id, u.role, t.plan
       from dashboard_sessions s join users u on u.id = s.user_id join tenants t on t.id = u.tenant_id
       where s.token_hash = ${hash} and s.revoked_at is null and s.expires_at > ${new Date(this.now())}
@@ -177,7 +187,8 @@ export class SignInService {
   }
 
   async signOut(p: Principal): Promise<void> {
-    await this.sql`update dashboard_sessions set revoked_at = ${new Date(this.now())} where id = ${p.keyId} and revoked_at is null`;
+    await this
+      .sql`update dashboard_sessions set revoked_at = ${new Date(this.now())} where id = ${p.keyId} and revoked_at is null`;
   }
 
   /** Sets the password of the invitation's user (once) and signs them in. */
@@ -193,13 +204,25 @@ export class SignInService {
         and u.id = i.user_id and u.deprovisioned_at is null
       returning i.user_id`;
     if (!row) throw new HttpError(400, "invalid token: the invitation is unknown, used or expired");
-    await this.sql`update users set password_hash = ${passwordHash}, failed_sign_ins = 0, locked_until = null where id = ${row.user_id}`;
+    await this
+      .sql`update users set password_hash = ${passwordHash}, failed_sign_ins = 0, locked_until = null where id = ${row.user_id}`;
     return this.openSession(row.user_id, now);
   }
 
   /** Who is signed in, and the trace services they can see (what the dashboard's pickers list). */
   async me(p: Principal) {
-    const [user] = await this.sql<{ id: string; email: string; role: Role; tenant_id: string; tenant_name: string; plan: string; webhooks_enabled: boolean; expires_at: Date }[]>`
+    const [user] = await this.sql<
+      {
+        id: string;
+        email: string;
+        role: Role;
+        tenant_id: string;
+        tenant_name: string;
+        plan: string;
+        webhooks_enabled: boolean;
+        expires_at: Date;
+      }[]
+    >`
       select u.id, u.email, u.role, t.id as tenant_id, t.name as tenant_name, t.plan, t.webhooks_enabled, s.expires_at
       from users u join tenants t on t.id = u.tenant_id join dashboard_sessions s on s.id = ${p.keyId}
       where u.id = ${p.userId}`;

@@ -5,10 +5,31 @@ import { candidateServices, pickOne, resolveService } from "../auth/principal.ts
 import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
 import { Span } from "../resources.ts";
-import { filterTraces, findSpans, findTraceMetrics, readTrace, Trace, TraceEvents, traceEvents, TraceMetrics, TracesFilteredBody, TracesPage, TraceSpans, traceSpans } from "./service.ts";
+import {
+  filterTraces,
+  findSpans,
+  findTraceMetrics,
+  readTrace,
+  Trace,
+  TraceEvents,
+  traceEvents,
+  TraceMetrics,
+  TracesFilteredBody,
+  TracesPage,
+  TraceSpans,
+  traceSpans,
+} from "./service.ts";
 
 const TAG = "Traces";
-const optionalService = t.Object({ serviceName: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "Narrows the lookup to one service (needed only when the id exists in several)" })) });
+const optionalService = t.Object({
+  serviceName: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Narrows the lookup to one service (needed only when the id exists in several)",
+    }),
+  ),
+});
 
 /**
  * Trace reads. The trace itself is singular `/trace/{traceId}`; nothing is mounted on plural
@@ -19,13 +40,22 @@ export function traceRoutes(deps: PlatformDeps) {
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/otel/trace/:traceId",
-      async ({ params, query, principal }) => readTrace(deps.sql, await resolveService(deps.sql, principal, query.serviceName), params.traceId),
-      { params: t.Object({ traceId: t.String() }), query: t.Object({ serviceName: requiredQuery("serviceName") }), detail: doc(TAG, "The trace, with request and responses as ingested", Trace) },
+      async ({ params, query, principal }) =>
+        readTrace(deps.sql, await resolveService(deps.sql, principal, query.serviceName), params.traceId),
+      {
+        params: t.Object({ traceId: t.String() }),
+        query: t.Object({ serviceName: requiredQuery("serviceName") }),
+        detail: doc(TAG, "The trace, with request and responses as ingested", Trace),
+      },
     )
     .get(
       "/otel/spans/:serviceName/:traceId",
-      async ({ params, principal }) => traceSpans(deps.sql, await resolveService(deps.sql, principal, params.serviceName), params.traceId),
-      { params: t.Object({ serviceName: t.String(), traceId: t.String() }), detail: doc(TAG, "Spans of the trace", TraceSpans) },
+      async ({ params, principal }) =>
+        traceSpans(deps.sql, await resolveService(deps.sql, principal, params.serviceName), params.traceId),
+      {
+        params: t.Object({ serviceName: t.String(), traceId: t.String() }),
+        detail: doc(TAG, "Spans of the trace", TraceSpans),
+      },
     )
     .get(
       "/otel/spans/:serviceName",
@@ -41,8 +71,12 @@ export function traceRoutes(deps: PlatformDeps) {
     )
     .get(
       "/otel/events/:serviceName/:traceId",
-      async ({ params, principal }) => traceEvents(deps.sql, await resolveService(deps.sql, principal, params.serviceName), params.traceId),
-      { params: t.Object({ serviceName: t.String(), traceId: t.String() }), detail: doc(TAG, "Events of the trace", TraceEvents) },
+      async ({ params, principal }) =>
+        traceEvents(deps.sql, await resolveService(deps.sql, principal, params.serviceName), params.traceId),
+      {
+        params: t.Object({ serviceName: t.String(), traceId: t.String() }),
+        detail: doc(TAG, "Events of the trace", TraceEvents),
+      },
     )
     .get(
       "/metrics/trace/:traceId",
@@ -50,7 +84,11 @@ export function traceRoutes(deps: PlatformDeps) {
         const services = await candidateServices(deps.sql, principal, query.serviceName);
         return pickOne(await findTraceMetrics(deps.sql, services, params.traceId), "trace", "traceId");
       },
-      { params: t.Object({ traceId: t.String() }), query: optionalService, detail: doc("Metrics", "Metrics of the trace", TraceMetrics) },
+      {
+        params: t.Object({ traceId: t.String() }),
+        query: optionalService,
+        detail: doc("Metrics", "Metrics of the trace", TraceMetrics),
+      },
     )
     .post(
       "/otel/traces/filtered",
@@ -58,6 +96,10 @@ export function traceRoutes(deps: PlatformDeps) {
         const svc = await resolveService(deps.sql, principal, body.serviceName);
         return filterTraces(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
       },
-      { body: TracesFilteredBody, transform: strictBody(TracesFilteredBody), detail: doc(TAG, "Search traces of a service", TracesPage) },
+      {
+        body: TracesFilteredBody,
+        transform: strictBody(TracesFilteredBody),
+        detail: doc(TAG, "Search traces of a service", TracesPage),
+      },
     );
 }

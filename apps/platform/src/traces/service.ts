@@ -4,12 +4,24 @@ import { t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
 import { Iso, iso, JsonObject, Nullable, Pagination } from "../http/schemas.ts";
-import { Event, EVENT_COLUMNS, eventOut, Span, SPAN_COLUMNS, spanOut, Trace, TRACE_COLUMNS, TraceSummary, traceSummaryOut } from "../resources.ts";
+import {
+  Event,
+  EVENT_COLUMNS,
+  eventOut,
+  Span,
+  SPAN_COLUMNS,
+  spanOut,
+  Trace,
+  TRACE_COLUMNS,
+  TraceSummary,
+  traceSummaryOut,
+} from "../resources.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 
 /** The trace with its request and responses as ingested, usage, cost and metrics. */
 export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
-  const [r] = await prepared(sql, 
+  const [r] = await prepared(
+    sql,
     `select ${TRACE_COLUMNS}, tr.payload->'request' as request, tr.payload->'responses' as responses, ta.metrics,
        (select count(*) from spans sp where sp.trace_pk = tr.id)::int as span_count
      from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
@@ -17,11 +29,19 @@ export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: str
     [svc.id, traceId],
   );
   if (!r) throw notFound("no such trace");
-  return { ...traceSummaryOut(r, svc.name), request: r.request ?? null, responses: r.responses ?? [], metrics: r.metrics ?? null, spanCount: r.span_count };
+  return {
+    ...traceSummaryOut(r, svc.name),
+    request: r.request ?? null,
+    responses: r.responses ?? [],
+    metrics: r.metrics ?? null,
+    spanCount: r.span_count,
+  };
 }
 
 async function tracePk(sql: postgres.Sql, svc: ServiceRef, traceId: string): Promise<string | null> {
-  const [r] = await sql<{ id: string }[]>`select id from traces where trace_service_id = ${svc.id} and trace_id = ${traceId}`;
+  const [r] = await sql<
+    { id: string }[]
+  >`select id from traces where trace_service_id = ${svc.id} and trace_id = ${traceId}`;
   return r?.id ?? null;
 }
 
@@ -29,14 +49,19 @@ export const TraceSpans = t.Object({ traceId: t.String(), serviceName: t.String(
 export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
   const pk = await tracePk(sql, svc, traceId);
   if (!pk) throw notFound("no such trace");
-  const rows = await prepared(sql, `select ${SPAN_COLUMNS} from spans sp where sp.trace_pk = $1 order by sp.start_time, sp.span_id`, [pk]);
+  const rows = await prepared(
+    sql,
+    `select ${SPAN_COLUMNS} from spans sp where sp.trace_pk = $1 order by sp.start_time, sp.span_id`,
+    [pk],
+  );
   return { traceId, serviceName: svc.name, spans: rows.map((r) => spanOut(r, svc.name)) };
 }
 
 /** Events that name the trace (`trace_id` on the event payload). 404 only if neither exists. */
 export const TraceEvents = t.Object({ traceId: t.String(), serviceName: t.String(), events: t.Array(Event) });
 export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
-  const rows = await prepared(sql, 
+  const rows = await prepared(
+    sql,
     `select ${EVENT_COLUMNS} from events e where e.trace_service_id = $1 and e.trace_id = $2 order by e.timestamp, e.id limit 5000`,
     [svc.id, traceId],
   );
@@ -48,7 +73,8 @@ export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: s
 export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanId: string) {
   if (services.length === 0) return [];
   const names = new Map(services.map((s) => [s.id, s.name]));
-  const rows = await prepared(sql, 
+  const rows = await prepared(
+    sql,
     `select ${SPAN_COLUMNS}, sp.trace_service_id from spans sp where sp.trace_service_id = any($1::uuid[]) and sp.span_id = $2`,
     [services.map((s) => s.id), spanId],
   );
@@ -92,7 +118,12 @@ export const TRACE_FILTERS: FilterSet = {
     startTime: { type: "datetime", expr: "tr.start_time", sortable: true, notNull: true },
     endTime: { type: "datetime", expr: "tr.end_time", sortable: true, notNull: true },
     maturedAt: { type: "datetime", expr: "tr.matured_at", sortable: true },
-    durationMs: { type: "number", expr: "(extract(epoch from tr.end_time - tr.start_time) * 1000)", sortable: true, notNull: true },
+    durationMs: {
+      type: "number",
+      expr: "(extract(epoch from tr.end_time - tr.start_time) * 1000)",
+      sortable: true,
+      notNull: true,
+    },
     costUsd: { type: "number", expr: "ta.cost_usd", sortable: true, joined: true },
   },
   dynamic: metricsField("ta"),
@@ -103,16 +134,25 @@ export const TracesPage = t.Object({ traces: t.Array(TraceSummary), pagination: 
 
 /** Traces of one service; default order newest first. */
 export async function filterTraces(sql: postgres.Sql, svc: ServiceRef & { tenantId: string }, q: PagedQuery) {
-  const { rows, pagination } = await runFiltered(sql, {
-    set: TRACE_FILTERS,
-    columns: TRACE_COLUMNS,
-    table: "traces",
-    alias: "tr",
-    scope: sql`tr.tenant_id = ${svc.tenantId} and tr.trace_service_id = ${svc.id}`,
-    analysis: { table: "trace_analyses ta", on: "ta.trace_pk = tr.id", pk: "ta.trace_pk", scope: sql`ta.trace_service_id = ${svc.id}` },
-    defaultSort: "startTime",
-    tiebreak: "tr.id",
-  }, q);
+  const { rows, pagination } = await runFiltered(
+    sql,
+    {
+      set: TRACE_FILTERS,
+      columns: TRACE_COLUMNS,
+      table: "traces",
+      alias: "tr",
+      scope: sql`tr.tenant_id = ${svc.tenantId} and tr.trace_service_id = ${svc.id}`,
+      analysis: {
+        table: "trace_analyses ta",
+        on: "ta.trace_pk = tr.id",
+        pk: "ta.trace_pk",
+        scope: sql`ta.trace_service_id = ${svc.id}`,
+      },
+      defaultSort: "startTime",
+      tiebreak: "tr.id",
+    },
+    q,
+  );
   return { traces: rows.map((r) => traceSummaryOut(r, svc.name)), pagination };
 }
 

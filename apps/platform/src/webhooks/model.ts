@@ -22,12 +22,20 @@ export const Subscription = t.Object({
   enabled: t.Boolean(),
   consecutive_failures: t.Integer({ description: "Failed attempts since the last success" }),
   last_delivery_status: Nullable(t.Union([t.Literal("delivered"), t.Literal("failed")])),
-  disabled_reason: Nullable(t.String({ description: "Set when the platform disabled it: redirect, gone, failing, private_address" })),
+  disabled_reason: Nullable(
+    t.String({ description: "Set when the platform disabled it: redirect, gone, failing, private_address" }),
+  ),
   created_at: Iso,
   updated_at: Iso,
 });
-export const SubscriptionWithSecret = t.Composite([Subscription, t.Object({ secret: t.String({ description: "whsec_ + base64 of 32 bytes; shown only here" }) })]);
-export const RotatedSubscription = t.Composite([SubscriptionWithSecret, t.Object({ previous_secret_expires_at: Nullable(Iso) })]);
+export const SubscriptionWithSecret = t.Composite([
+  Subscription,
+  t.Object({ secret: t.String({ description: "whsec_ + base64 of 32 bytes; shown only here" }) }),
+]);
+export const RotatedSubscription = t.Composite([
+  SubscriptionWithSecret,
+  t.Object({ previous_secret_expires_at: Nullable(Iso) }),
+]);
 export const SubscriptionList = t.Object({ data: t.Array(Subscription) });
 export const Attempt = t.Object({
   id: t.String(),
@@ -146,7 +154,9 @@ export function parseUrlField(value: unknown): string {
 export function parseTtlHours(value: unknown): number {
   if (value === undefined) return DEFAULT_PREVIOUS_SECRET_TTL_HOURS;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_PREVIOUS_SECRET_TTL_HOURS) {
-    throw badRequest(`invalid previous_secret_ttl_hours: must be an integer from 0 to ${MAX_PREVIOUS_SECRET_TTL_HOURS}`);
+    throw badRequest(
+      `invalid previous_secret_ttl_hours: must be an integer from 0 to ${MAX_PREVIOUS_SECRET_TTL_HOURS}`,
+    );
   }
   return value;
 }

@@ -16,4 +16,3 @@ export interface WebhookOptions {
   js?: JetStreamClient;
   topology?: Topology;
 }
-

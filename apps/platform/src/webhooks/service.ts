@@ -4,7 +4,12 @@ import type { SecretBox } from "@cellar/shared/crypto";
 import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "@cellar/shared/errors";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Cidr } from "@cellar/shared/webhooks/address";
-import { deliveryBody, newDeliveryId, publishDeliveryJobs, type WebhookEventType } from "@cellar/shared/webhooks/deliveries";
+import {
+  deliveryBody,
+  newDeliveryId,
+  publishDeliveryJobs,
+  type WebhookEventType,
+} from "@cellar/shared/webhooks/deliveries";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 import { checkDestination, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { generateWebhookSecret } from "@cellar/shared/webhooks/signing";
@@ -32,7 +37,9 @@ const SELECT = (sql: postgres.Sql | postgres.TransactionSql) => sql`
 /** Projects the principal can see, or null for "all" (admins and owners). */
 async function visibleProjects(sql: postgres.Sql, p: Principal): Promise<string[] | null> {
   if (hasRole(p, "admin")) return null;
-  const rows = await sql<{ project_id: string }[]>`select project_id from project_memberships where user_id = ${p.userId}`;
+  const rows = await sql<
+    { project_id: string }[]
+  >`select project_id from project_memberships where user_id = ${p.userId}`;
   return rows.map((r) => r.project_id);
 }
 
@@ -46,10 +53,13 @@ export async function listSubscriptions(deps: WebhookServiceDeps, p: Principal):
 /** Another tenant's subscription is indistinguishable from a missing one. */
 export async function getSubscription(deps: WebhookServiceDeps, p: Principal, id: string): Promise<SubscriptionRow> {
   if (!isUuid(id)) throw notFound("no such webhook subscription");
-  const [row] = await deps.sql<SubscriptionRow[]>`${SELECT(deps.sql)} where s.tenant_id = ${p.tenantId} and s.id = ${id}`;
+  const [row] = await deps.sql<
+    SubscriptionRow[]
+  >`${SELECT(deps.sql)} where s.tenant_id = ${p.tenantId} and s.id = ${id}`;
   if (!row) throw notFound("no such webhook subscription");
   const projects = await visibleProjects(deps.sql, p);
-  if (projects && !projects.includes(row.project_id)) throw forbidden("your project membership does not cover this service");
+  if (projects && !projects.includes(row.project_id))
+    throw forbidden("your project membership does not cover this service");
   return row;
 }
 
@@ -87,11 +97,16 @@ export async function createSubscription(
   const now = deps.now();
   const id = await deps.sql.begin(async (tx) => {
     // The row lock serializes creates on one service, so two at once cannot both take slot 5.
-    const [svc] = await tx`select id from trace_services where id = ${input.traceServiceId} and tenant_id = ${p.tenantId} for update`;
+    const [svc] =
+      await tx`select id from trace_services where id = ${input.traceServiceId} and tenant_id = ${p.tenantId} for update`;
     if (!svc) throw badRequest("invalid trace_service_id: no such trace service");
-    const [{ n }] = await tx<{ n: number }[]>`select count(*)::int as n from webhook_subscriptions where trace_service_id = ${input.traceServiceId}`;
+    const [{ n }] = await tx<
+      { n: number }[]
+    >`select count(*)::int as n from webhook_subscriptions where trace_service_id = ${input.traceServiceId}`;
     if (n >= MAX_SUBSCRIPTIONS_PER_SERVICE) {
-      throw conflict(`trace service already has ${MAX_SUBSCRIPTIONS_PER_SERVICE} webhook subscriptions (disabled ones count); delete one to free a slot`);
+      throw conflict(
+        `trace service already has ${MAX_SUBSCRIPTIONS_PER_SERVICE} webhook subscriptions (disabled ones count); delete one to free a slot`,
+      );
     }
     const [row] = await tx<{ id: string }[]>`
       insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, created_at, updated_at)
@@ -102,7 +117,12 @@ export async function createSubscription(
   return { row: await getSubscription(deps, p, id), secret };
 }
 
-export async function updateSubscription(deps: WebhookServiceDeps, p: Principal, id: string, patch: { name?: string; url?: string; eventTypes?: string[] }) {
+export async function updateSubscription(
+  deps: WebhookServiceDeps,
+  p: Principal,
+  id: string,
+  patch: { name?: string; url?: string; eventTypes?: string[] },
+) {
   const current = await getSubscription(deps, p, id);
   if (patch.url !== undefined && patch.url !== current.url) await validateUrl(deps, patch.url);
   await deps.sql`update webhook_subscriptions set
@@ -168,7 +188,12 @@ function sender(deps: WebhookServiceDeps) {
 }
 
 /** A signed example event through the dispatcher: one attempt, shown in the delivery history. */
-export async function sendTestEvent(deps: WebhookServiceDeps, p: Principal, id: string, type: WebhookEventType | undefined) {
+export async function sendTestEvent(
+  deps: WebhookServiceDeps,
+  p: Principal,
+  id: string,
+  type: WebhookEventType | undefined,
+) {
   const { js, topology } = sender(deps);
   const sub = await getSubscription(deps, p, id);
   if (!sub.enabled) throw conflict("the subscription is disabled; enable it first");
@@ -185,10 +210,20 @@ export async function sendTestEvent(deps: WebhookServiceDeps, p: Principal, id: 
     ...(eventType === "session.matured" ? { session_id: "test_session" } : { trace_id: "test_trace" }),
   };
   await deliveryState.insert(deps.sql, [
-    { id: deliveryId, tenant_id: p.tenantId, subscription_id: id, event_type: eventType, event_key: `test:${deliveryId}`, body: deliveryBody({ id: deliveryId, type: eventType, timestamp: now, data }), enqueued_at: now },
+    {
+      id: deliveryId,
+      tenant_id: p.tenantId,
+      subscription_id: id,
+      event_type: eventType,
+      event_key: `test:${deliveryId}`,
+      body: deliveryBody({ id: deliveryId, type: eventType, timestamp: now, data }),
+      enqueued_at: now,
+    },
   ]);
   try {
-    await publishDeliveryJobs(js, topology, [{ job: { deliveryId, tenantId: p.tenantId, manual: true }, msgID: deliveryId }]);
+    await publishDeliveryJobs(js, topology, [
+      { job: { deliveryId, tenantId: p.tenantId, manual: true }, msgID: deliveryId },
+    ]);
   } catch (err) {
     await deliveryState.discardUnsent(deps.sql, deliveryId); // nothing will ever attempt it
     throw err;
@@ -205,7 +240,9 @@ export async function retryDelivery(deps: WebhookServiceDeps, p: Principal, id: 
   if (claimed === undefined) throw notFound("no such delivery");
   if (claimed === null) throw conflict("the delivery is still being attempted");
   try {
-    await publishDeliveryJobs(js, topology, [{ job: { deliveryId, tenantId: p.tenantId, manual: true }, msgID: `${deliveryId}:resend:${claimed.attempts}` }]);
+    await publishDeliveryJobs(js, topology, [
+      { job: { deliveryId, tenantId: p.tenantId, manual: true }, msgID: `${deliveryId}:resend:${claimed.attempts}` },
+    ]);
   } catch (err) {
     // Put it back, or it would look "in progress" forever and refuse every later retry.
     await deliveryState.releaseClaim(deps.sql, deliveryId, claimed.previousStatus);

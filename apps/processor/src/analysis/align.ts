@@ -41,7 +41,8 @@ function lcsMatches(a: string[], b: string[]): { inB: Set<number>; lastA: number
   }
   const inB = new Set<number>();
   let lastA = -1;
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < n && j < m) {
     if (a[i] === b[j]) {
       inB.add(j);

@@ -46,7 +46,11 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0
  * The model calls of one trace; `consumedTools` = what the transcript saw its request consume;
  * `prices`: the tenant's price book (built-in table plus its own entries, shared/pricing/tenant.ts).
  */
-export function callsOfTrace(t: TraceInput, consumedTools: string[], prices: PriceBook = DEFAULT_PRICE_BOOK): ModelCall[] {
+export function callsOfTrace(
+  t: TraceInput,
+  consumedTools: string[],
+  prices: PriceBook = DEFAULT_PRICE_BOOK,
+): ModelCall[] {
   const { canonicalModel, costOf } = prices;
   const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
   const startMs = t.startTime.getTime();
@@ -58,7 +62,8 @@ export function callsOfTrace(t: TraceInput, consumedTools: string[], prices: Pri
     const usage = r?.usage ?? {};
     const model = typeof r?.model === "string" ? r.model : requestModel;
     const toolCalls = toolCallsOf(message);
-    const consumed = ri === 0 ? consumedTools : toolCallsOf(responses[ri - 1]?.choices?.[0]?.message).map((c) => c.name ?? "unknown");
+    const consumed =
+      ri === 0 ? consumedTools : toolCallsOf(responses[ri - 1]?.choices?.[0]?.message).map((c) => c.name ?? "unknown");
     const text = contentText(message?.content);
     const promptTokens = num(usage.prompt_tokens);
     const completionTokens = num(usage.completion_tokens);
@@ -89,10 +94,18 @@ export function callsOfTrace(t: TraceInput, consumedTools: string[], prices: Pri
       hasMessage: Boolean(message),
       toolCalls,
       consumedTools: consumed,
-      costUsd: costOf(canonicalModel(model) ? model : requestModel, { promptTokens, completionTokens, cachedTokens, cacheWriteTokens }, at),
-      itemId: !message ? null
-        : text.trim() || toolCalls.length === 0 ? itemId(origin)
-        : firstCall.id ? itemId("tool_call", firstCall.id, String(firstCall.name ?? "")) : itemId(origin, "call", "0"),
+      costUsd: costOf(
+        canonicalModel(model) ? model : requestModel,
+        { promptTokens, completionTokens, cachedTokens, cacheWriteTokens },
+        at,
+      ),
+      itemId: !message
+        ? null
+        : text.trim() || toolCalls.length === 0
+          ? itemId(origin)
+          : firstCall.id
+            ? itemId("tool_call", firstCall.id, String(firstCall.name ?? ""))
+            : itemId(origin, "call", "0"),
     };
   });
 }

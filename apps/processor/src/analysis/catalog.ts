@@ -16,7 +16,9 @@ export class ToolSchemaCollector {
   add(t: TraceInput): void {
     const req = t.payload.request ?? {};
     const defs: any[] = [
-      ...(Array.isArray(req.tools) ? req.tools.map((tool: any) => (tool?.type === "function" || tool?.function ? tool.function : null)) : []),
+      ...(Array.isArray(req.tools)
+        ? req.tools.map((tool: any) => (tool?.type === "function" || tool?.function ? tool.function : null))
+        : []),
       ...(Array.isArray(req.functions) ? req.functions : []),
     ].filter((d) => d && typeof d === "object" && typeof d.name === "string" && d.name);
     for (const def of defs) {
@@ -28,11 +30,19 @@ export class ToolSchemaCollector {
         if (at > prior.lastSeenAt) prior.lastSeenAt = at;
         continue;
       }
-      this.seen.set(canonical, { name: def.name, schemaHash: createHash("sha256").update(canonical).digest("hex"), schema: def, firstSeenAt: at, lastSeenAt: at });
+      this.seen.set(canonical, {
+        name: def.name,
+        schemaHash: createHash("sha256").update(canonical).digest("hex"),
+        schema: def,
+        firstSeenAt: at,
+        lastSeenAt: at,
+      });
     }
   }
   result(): ToolSchemaSeen[] {
-    return [...this.seen.values()].sort((a, b) => a.name.localeCompare(b.name) || a.schemaHash.localeCompare(b.schemaHash));
+    return [...this.seen.values()].sort(
+      (a, b) => a.name.localeCompare(b.name) || a.schemaHash.localeCompare(b.schemaHash),
+    );
   }
 }
 
@@ -51,11 +61,23 @@ export interface IntentMatch {
 
 /** Minimum share of a phrase's words found in one user message for a match. */
 export const INTENT_MATCH_THRESHOLD = 0.6;
-const STOPWORDS = new Set("a an the i me my we our you your it its is are was were be been to of in on at for from by with and or but not no do does did can could would should will shall may might this that these those there here please hi hello hey thanks thank just so".split(" "));
+const STOPWORDS = new Set(
+  "a an the i me my we our you your it its is are was were be been to of in on at for from by with and or but not no do does did can could would should will shall may might this that these those there here please hi hello hey thanks thank just so".split(
+    " ",
+  ),
+);
 
 export function intentTokens(text: string): Set<string> {
-  const words = text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").split(/[^\p{L}\p{N}]+/u);
-  return new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w)).map((w) => (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") ? w.slice(0, -1) : w)));
+  const words = text
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .split(/[^\p{L}\p{N}]+/u);
+  return new Set(
+    words
+      .filter((w) => w.length > 1 && !STOPWORDS.has(w))
+      .map((w) => (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") ? w.slice(0, -1) : w)),
+  );
 }
 
 /**
@@ -69,7 +91,9 @@ export class IntentMatcher {
   private best = new Map<string, IntentMatch>();
   constructor(intents: IntentDefinition[]) {
     this.phrases = intents.flatMap((intent) => {
-      const list = intent.examples.length ? intent.examples : [intent.name.replace(/[_-]+/g, " "), intent.description].filter(Boolean);
+      const list = intent.examples.length
+        ? intent.examples
+        : [intent.name.replace(/[_-]+/g, " "), intent.description].filter(Boolean);
       return list.map((phrase) => ({ intent, phrase, want: intentTokens(phrase) })).filter((p) => p.want.size > 0);
     });
   }
@@ -83,7 +107,12 @@ export class IntentMatcher {
       const score = Math.round((hit / want.size) * 1000) / 1000;
       const prior = this.best.get(intent.id);
       if (score >= INTENT_MATCH_THRESHOLD && (!prior || score > prior.score)) {
-        this.best.set(intent.id, { intentId: intent.id, name: intent.name, score, evidence: { itemId: item.id, text: text.slice(0, 200), matched: phrase } });
+        this.best.set(intent.id, {
+          intentId: intent.id,
+          name: intent.name,
+          score,
+          evidence: { itemId: item.id, text: text.slice(0, 200), matched: phrase },
+        });
       }
     }
   }

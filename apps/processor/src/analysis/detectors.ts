@@ -31,11 +31,24 @@ export interface LatencyBaseline {
 }
 
 const fp = (detector: string, key: string) => `${detector}:${stableId(detector, key).slice(0, 16)}`;
-export const modelKey = (c: { pricedModel: string | null; model: string | null }) => c.pricedModel ?? c.model ?? "unknown";
+export const modelKey = (c: { pricedModel: string | null; model: string | null }) =>
+  c.pricedModel ?? c.model ?? "unknown";
 
-function callFinding(c: ModelCall, detector: string, severity: Severity, title: string, evidence: Record<string, unknown>): Finding {
+function callFinding(
+  c: ModelCall,
+  detector: string,
+  severity: Severity,
+  title: string,
+  evidence: Record<string, unknown>,
+): Finding {
   return {
-    detector, fingerprint: fp(detector, modelKey(c)), severity, title, traceId: c.traceId, spanId: c.spanId, occurredAt: c.at,
+    detector,
+    fingerprint: fp(detector, modelKey(c)),
+    severity,
+    title,
+    traceId: c.traceId,
+    spanId: c.spanId,
+    occurredAt: c.at,
     evidence: { itemId: c.itemId, model: c.model, ...evidence },
   };
 }
@@ -44,13 +57,36 @@ function callFinding(c: ModelCall, detector: string, severity: Severity, title: 
 export function callFindings(c: ModelCall, config: DetectorConfig, norms: LatencyNorms | undefined): Finding[] {
   const out: Finding[] = [];
   if (c.finishReason === "length" && config.response_cut_off.enabled) {
-    out.push(callFinding(c, "response_cut_off", "medium", `Response cut off at the token limit (${modelKey(c)})`, { finishReason: c.finishReason, completionTokens: c.completionTokens }));
+    out.push(
+      callFinding(c, "response_cut_off", "medium", `Response cut off at the token limit (${modelKey(c)})`, {
+        finishReason: c.finishReason,
+        completionTokens: c.completionTokens,
+      }),
+    );
   } else if (c.finishReason === "content_filter" && config.content_filtered.enabled) {
-    out.push(callFinding(c, "content_filtered", "high", `Response blocked by the content filter (${modelKey(c)})`, { finishReason: c.finishReason }));
+    out.push(
+      callFinding(c, "content_filtered", "high", `Response blocked by the content filter (${modelKey(c)})`, {
+        finishReason: c.finishReason,
+      }),
+    );
   }
-  if (config.empty_response.enabled && c.hasMessage && c.finishReason !== "length" && c.finishReason !== "content_filter" && c.finishReason !== "refusal"
-    && c.toolCalls.length === 0 && c.textHead.trim() === "" && !c.refusal && !c.nonTextContent) {
-    out.push(callFinding(c, "empty_response", "medium", `Empty assistant response (${modelKey(c)})`, { finishReason: c.finishReason, completionTokens: c.completionTokens }));
+  if (
+    config.empty_response.enabled &&
+    c.hasMessage &&
+    c.finishReason !== "length" &&
+    c.finishReason !== "content_filter" &&
+    c.finishReason !== "refusal" &&
+    c.toolCalls.length === 0 &&
+    c.textHead.trim() === "" &&
+    !c.refusal &&
+    !c.nonTextContent
+  ) {
+    out.push(
+      callFinding(c, "empty_response", "medium", `Empty assistant response (${modelKey(c)})`, {
+        finishReason: c.finishReason,
+        completionTokens: c.completionTokens,
+      }),
+    );
   }
   if (config.refusal.enabled) {
     const verdict = isRefusal(c, config.refusal.maxChars);
@@ -58,15 +94,20 @@ export function callFindings(c: ModelCall, config: DetectorConfig, norms: Latenc
   }
   if (config.latency_outlier.enabled) {
     const hit = latencyOutlier(c, config.latency_outlier, norms?.get(modelKey(c)));
-    if (hit) out.push(callFinding(c, "latency_outlier", "medium", `Latency far above the service norm (${modelKey(c)})`, hit));
+    if (hit)
+      out.push(callFinding(c, "latency_outlier", "medium", `Latency far above the service norm (${modelKey(c)})`, hit));
   }
   if (config.context_window_near.enabled) {
     // From the tenant's price book (calls.ts), else the built-in table.
     const window = c.contextWindow ?? priceFor(c.pricedModel, c.at)?.contextWindow;
     if (window && c.promptTokens >= config.context_window_near.share * window) {
-      out.push(callFinding(c, "context_window_near", "medium", `Prompt near the context window (${modelKey(c)})`, {
-        promptTokens: c.promptTokens, contextWindow: window, share: Math.round((c.promptTokens / window) * 1000) / 1000,
-      }));
+      out.push(
+        callFinding(c, "context_window_near", "medium", `Prompt near the context window (${modelKey(c)})`, {
+          promptTokens: c.promptTokens,
+          contextWindow: window,
+          share: Math.round((c.promptTokens / window) * 1000) / 1000,
+        }),
+      );
     }
   }
   return out;
@@ -78,7 +119,11 @@ export function msPerToken(latencyMs: number, completionTokens: number, tokenFlo
 }
 
 /** Robust outlier rule (docs/analysis.md): evidence when the call is an outlier, else null. */
-export function latencyOutlier(c: Pick<ModelCall, "latencyMs" | "completionTokens">, r: DetectorConfig["latency_outlier"], base: LatencyBaseline | undefined): Record<string, unknown> | null {
+export function latencyOutlier(
+  c: Pick<ModelCall, "latencyMs" | "completionTokens">,
+  r: DetectorConfig["latency_outlier"],
+  base: LatencyBaseline | undefined,
+): Record<string, unknown> | null {
   if (!base || base.samples < r.minSamples || base.medianMsPerToken <= 0) return null;
   const x = msPerToken(c.latencyMs, c.completionTokens, r.tokenFloor);
   const spread = Math.max(base.madMsPerToken, r.minSpreadShare * base.medianMsPerToken);
@@ -87,13 +132,22 @@ export function latencyOutlier(c: Pick<ModelCall, "latencyMs" | "completionToken
   if (x <= limit || c.latencyMs - expectedMs < r.minExcessMs) return null;
   const round = (v: number, d = 1) => Math.round(v * 10 ** d) / 10 ** d;
   return {
-    latencyMs: c.latencyMs, completionTokens: c.completionTokens, msPerToken: round(x, 2), baselineMedianMsPerToken: round(base.medianMsPerToken, 2),
-    baselineMadMsPerToken: round(base.madMsPerToken, 2), limitMsPerToken: round(limit, 2), expectedMs: Math.round(expectedMs), samples: base.samples,
+    latencyMs: c.latencyMs,
+    completionTokens: c.completionTokens,
+    msPerToken: round(x, 2),
+    baselineMedianMsPerToken: round(base.medianMsPerToken, 2),
+    baselineMadMsPerToken: round(base.madMsPerToken, 2),
+    limitMsPerToken: round(limit, 2),
+    expectedMs: Math.round(expectedMs),
+    samples: base.samples,
   };
 }
 
 /** Median and scaled MAD (x 1.4826, consistent with a standard deviation) of ms-per-token samples. */
-export function latencyBaseline(samples: Array<{ latencyMs: number; completionTokens: number }>, tokenFloor: number): LatencyBaseline {
+export function latencyBaseline(
+  samples: Array<{ latencyMs: number; completionTokens: number }>,
+  tokenFloor: number,
+): LatencyBaseline {
   const xs = samples.map((s) => msPerToken(s.latencyMs, s.completionTokens, tokenFloor)).sort((a, b) => a - b);
   const median = medianOf(xs);
   const mad = medianOf(xs.map((v) => Math.abs(v - median)).sort((a, b) => a - b)) * 1.4826;
@@ -110,9 +164,20 @@ export function eventFinding(e: EventInput, config: DetectorConfig): Finding | n
   const r = config.error_event;
   if (!r.enabled || (e.severityNumber ?? 0) < r.minSeverity) return null;
   return {
-    detector: "error_event", fingerprint: fp("error_event", e.name), severity: (e.severityNumber ?? 0) >= r.criticalSeverity ? "critical" : "high",
-    title: `Error event: ${e.name}`, traceId: e.traceId, spanId: null, occurredAt: e.timestamp,
-    evidence: { itemId: eventItemId(e.id), name: e.name, severityNumber: e.severityNumber, attributes: e.attributes, body: e.body },
+    detector: "error_event",
+    fingerprint: fp("error_event", e.name),
+    severity: (e.severityNumber ?? 0) >= r.criticalSeverity ? "critical" : "high",
+    title: `Error event: ${e.name}`,
+    traceId: e.traceId,
+    spanId: null,
+    occurredAt: e.timestamp,
+    evidence: {
+      itemId: eventItemId(e.id),
+      name: e.name,
+      severityNumber: e.severityNumber,
+      attributes: e.attributes,
+      body: e.body,
+    },
   };
 }
 
@@ -136,7 +201,14 @@ export class ToolCallDetectors {
 
   add(i: TranscriptItem): void {
     if (i.type !== "tool_call") return;
-    const seen: CallSeen = { itemId: i.id, toolName: (i.toolName as string | null) ?? null, toolCallId: (i.toolCallId as string | null) ?? null, traceId: i.traceId, spanId: i.spanId, timestamp: i.timestamp };
+    const seen: CallSeen = {
+      itemId: i.id,
+      toolName: (i.toolName as string | null) ?? null,
+      toolCallId: (i.toolCallId as string | null) ?? null,
+      traceId: i.traceId,
+      spanId: i.spanId,
+      timestamp: i.timestamp,
+    };
     this.calls.push(seen);
     const args = canonicalArgs(i.content);
     const key = stableId(String(seen.toolName), args);
@@ -153,8 +225,13 @@ export class ToolCallDetectors {
       for (const i of ordered) {
         if (!i.toolCallId || answered.has(i.toolCallId) || impliedAnswered.has(i.toolCallId)) continue;
         out.push({
-          detector: "tool_call_unanswered", fingerprint: fp("tool_call_unanswered", String(i.toolName)), severity: "medium",
-          title: `Tool call never answered: ${i.toolName ?? "unknown tool"}`, traceId: i.traceId, spanId: i.spanId, occurredAt: new Date(i.timestamp),
+          detector: "tool_call_unanswered",
+          fingerprint: fp("tool_call_unanswered", String(i.toolName)),
+          severity: "medium",
+          title: `Tool call never answered: ${i.toolName ?? "unknown tool"}`,
+          traceId: i.traceId,
+          spanId: i.spanId,
+          occurredAt: new Date(i.timestamp),
           evidence: { itemId: i.itemId, toolName: i.toolName, toolCallId: i.toolCallId },
         });
       }
@@ -166,9 +243,20 @@ export class ToolCallDetectors {
         const items = [...g.items].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
         const at = items[Math.min(repeats, items.length) - 1];
         out.push({
-          detector: "tool_loop", fingerprint: fp("tool_loop", String(at.toolName)), severity: "medium",
-          title: `Tool loop: ${at.toolName ?? "unknown tool"} called repeatedly with the same arguments`, traceId: at.traceId, spanId: at.spanId, occurredAt: new Date(at.timestamp),
-          evidence: { itemId: at.itemId, toolName: at.toolName, arguments: g.args, count: g.count, itemIds: items.map((i) => i.itemId) },
+          detector: "tool_loop",
+          fingerprint: fp("tool_loop", String(at.toolName)),
+          severity: "medium",
+          title: `Tool loop: ${at.toolName ?? "unknown tool"} called repeatedly with the same arguments`,
+          traceId: at.traceId,
+          spanId: at.spanId,
+          occurredAt: new Date(at.timestamp),
+          evidence: {
+            itemId: at.itemId,
+            toolName: at.toolName,
+            arguments: g.args,
+            count: g.count,
+            itemIds: items.map((i) => i.itemId),
+          },
         });
       }
     }

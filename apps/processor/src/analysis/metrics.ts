@@ -82,7 +82,11 @@ export interface SessionCounts {
   problems: number;
 }
 
-export function sessionMetrics(calls: ModelCall[], counts: SessionCounts, span: { first: number; last: number } | null) {
+export function sessionMetrics(
+  calls: ModelCall[],
+  counts: SessionCounts,
+  span: { first: number; last: number } | null,
+) {
   return {
     durationMs: span ? span.last - span.first : 0,
     turns: counts.turns,
@@ -101,21 +105,26 @@ export function costByModel(calls: ModelCall[]): CostByModel[] {
     const key = c.pricedModel ?? c.model ?? "unknown";
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
-  return [...groups].map(([model, list]) => {
-    const cost = sumCost(list.map((c) => c.costUsd));
-    return {
-      model,
-      calls: list.length,
-      promptTokens: list.reduce((a, c) => a + c.promptTokens, 0),
-      cachedTokens: list.reduce((a, c) => a + c.cachedTokens, 0),
-      completionTokens: list.reduce((a, c) => a + c.completionTokens, 0),
-      reasoningTokens: list.reduce((a, c) => a + c.reasoningTokens, 0),
-      totalTokens: list.reduce((a, c) => a + c.totalTokens, 0),
-      costUsd: cost,
-      priced: cost !== null,
-      note: cost === null ? `unknown model ${JSON.stringify(model)}: not in price table ${PRICE_TABLE_VERSION}, cost not computed` : null,
-    };
-  }).sort((a, b) => (b.costUsd ?? -1) - (a.costUsd ?? -1) || a.model.localeCompare(b.model));
+  return [...groups]
+    .map(([model, list]) => {
+      const cost = sumCost(list.map((c) => c.costUsd));
+      return {
+        model,
+        calls: list.length,
+        promptTokens: list.reduce((a, c) => a + c.promptTokens, 0),
+        cachedTokens: list.reduce((a, c) => a + c.cachedTokens, 0),
+        completionTokens: list.reduce((a, c) => a + c.completionTokens, 0),
+        reasoningTokens: list.reduce((a, c) => a + c.reasoningTokens, 0),
+        totalTokens: list.reduce((a, c) => a + c.totalTokens, 0),
+        costUsd: cost,
+        priced: cost !== null,
+        note:
+          cost === null
+            ? `unknown model ${JSON.stringify(model)}: not in price table ${PRICE_TABLE_VERSION}, cost not computed`
+            : null,
+      };
+    })
+    .sort((a, b) => (b.costUsd ?? -1) - (a.costUsd ?? -1) || a.model.localeCompare(b.model));
 }
 
 /**
@@ -126,7 +135,20 @@ export function toolCosts(calls: ModelCall[]): ToolCost[] {
   const out = new Map<string, ToolCost & { unknownCost: boolean }>();
   const entry = (name: string) => {
     let e = out.get(name);
-    if (!e) out.set(name, (e = { toolName: name, calls: 0, modelCalls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0, unknownCost: false }));
+    if (!e)
+      out.set(
+        name,
+        (e = {
+          toolName: name,
+          calls: 0,
+          modelCalls: 0,
+          promptTokens: 0,
+          completionTokens: 0,
+          totalTokens: 0,
+          costUsd: 0,
+          unknownCost: false,
+        }),
+      );
     return e;
   };
   for (const c of calls) {

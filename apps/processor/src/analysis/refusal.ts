@@ -52,7 +52,10 @@ export const REFUSAL_PATTERNS: Record<string, RegExp[]> = {
     /^(?:لا أستطيع|لا يمكنني) (?:مساعدتك|المساعدة|تقديم|الإجابة)/,
   ],
   hi: [/^(?:क्षमा करें|माफ़ कीजिए|माफ करें|मुझे खेद है)[^।!?\n]{0,60}(?:नहीं कर सकता|नहीं कर सकती|असमर्थ)/],
-  id: [/^(?:maaf|mohon maaf)[^.!?\n]{0,40}\b(?:saya|aku) tidak (?:bisa|dapat)\b/i, /^(?:saya|aku) tidak (?:bisa|dapat) (?:membantu|memberikan|menjawab)/i],
+  id: [
+    /^(?:maaf|mohon maaf)[^.!?\n]{0,40}\b(?:saya|aku) tidak (?:bisa|dapat)\b/i,
+    /^(?:saya|aku) tidak (?:bisa|dapat) (?:membantu|memberikan|menjawab)/i,
+  ],
   tr: [/^(?:üzgünüm|kusura bakmayın|maalesef)[^.!?\n]{0,50}(?:yardımcı olamam|yapamam|sağlayamam)/i],
   nl: [/^(?:sorry|het spijt me)[^.!?\n]{0,40}\bik kan\b[^.!?\n]{0,30}\bniet\b/i],
   pl: [/^(?:przepraszam|niestety)[^.!?\n]{0,40}\bnie (?:mogę|jestem w stanie)\b/i],
@@ -64,9 +67,13 @@ const ALL_PATTERNS = Object.entries(REFUSAL_PATTERNS).flatMap(([lang, list]) => 
  * the reply opens with it and stays short (`maxChars`): a long reply that apologises and then
  * helps is not a refusal.
  */
-export function isRefusal(c: Pick<ModelCall, "refusal" | "finishReason" | "textHead" | "textLength">, maxChars: number): Record<string, unknown> | null {
+export function isRefusal(
+  c: Pick<ModelCall, "refusal" | "finishReason" | "textHead" | "textLength">,
+  maxChars: number,
+): Record<string, unknown> | null {
   if (c.refusal) return { refusal: c.refusal, text: null, source: "message.refusal", language: null };
-  if (c.finishReason === "refusal") return { refusal: null, text: c.textHead.slice(0, 300) || null, source: "finish_reason", language: null };
+  if (c.finishReason === "refusal")
+    return { refusal: null, text: c.textHead.slice(0, 300) || null, source: "finish_reason", language: null };
   if (c.textLength > maxChars) return null;
   const head = c.textHead.trimStart().slice(0, 300);
   const hit = ALL_PATTERNS.find((p) => p.re.test(head));

@@ -1,11 +1,25 @@
 import type { PriceBook } from "@cellar/shared/pricing/table";
 import { callsOfTrace, type ModelCall } from "./calls.ts";
-import { IntentMatcher, ToolSchemaCollector, type IntentDefinition, type IntentMatch, type ToolSchemaSeen } from "./catalog.ts";
+import {
+  IntentMatcher,
+  ToolSchemaCollector,
+  type IntentDefinition,
+  type IntentMatch,
+  type ToolSchemaSeen,
+} from "./catalog.ts";
 import { DEFAULT_DETECTOR_CONFIG, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { callFindings, eventFinding, ToolCallDetectors, type Finding, type LatencyNorms } from "./detectors.ts";
 import { callMetrics, costByModel, sessionMetrics, toolCosts, type CostByModel, type ToolCost } from "./metrics.ts";
 import { CondensedTranscript, condensedLine, extractiveTldr, type TldrFacts } from "./tldr.ts";
-import { contentText, DEFAULT_TRANSCRIPT_CAPS, TranscriptBuilder, type EventInput, type TraceInput, type TranscriptCaps, type TranscriptItem } from "./transcript.ts";
+import {
+  contentText,
+  DEFAULT_TRANSCRIPT_CAPS,
+  TranscriptBuilder,
+  type EventInput,
+  type TraceInput,
+  type TranscriptCaps,
+  type TranscriptItem,
+} from "./transcript.ts";
 
 /** Per-read item cap: a session with more items is stored up to the cap and marked truncated. */
 export const TRANSCRIPT_ITEM_CAP = DEFAULT_TRANSCRIPT_CAPS.maxItems;
@@ -72,7 +86,11 @@ export class SessionAnalyzer {
     for (const c of callsOfTrace(t, step.consumedTools, this.ctx.prices)) {
       this.findings.push(...callFindings(c, this.config, this.ctx.latencyNorms));
       // Keep the numbers; drop the text and the arguments (bounded memory per call).
-      this.calls.push({ ...c, textHead: "", toolCalls: c.toolCalls.map((tc) => ({ id: null, name: tc.name, arguments: "" })) });
+      this.calls.push({
+        ...c,
+        textHead: "",
+        toolCalls: c.toolCalls.map((tc) => ({ id: null, name: tc.name, arguments: "" })),
+      });
     }
   }
 
@@ -87,20 +105,46 @@ export class SessionAnalyzer {
 
   finish(): SessionAnalysis {
     const built = this.transcript.finish();
-    const findings = [...this.findings, ...this.toolDetectors.findings(this.config, this.transcript.answeredCalls, this.transcript.impliedAnswered)]
-      .sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || a.detector.localeCompare(b.detector) || String(a.evidence.itemId).localeCompare(String(b.evidence.itemId)));
+    const findings = [
+      ...this.findings,
+      ...this.toolDetectors.findings(this.config, this.transcript.answeredCalls, this.transcript.impliedAnswered),
+    ].sort(
+      (a, b) =>
+        a.occurredAt.getTime() - b.occurredAt.getTime() ||
+        a.detector.localeCompare(b.detector) ||
+        String(a.evidence.itemId).localeCompare(String(b.evidence.itemId)),
+    );
     const span = this.counts.traces + this.counts.events > 0 ? { first: this.first, last: this.last } : null;
     const metrics = sessionMetrics(this.calls, { ...this.counts, problems: findings.length }, span);
     const condensed = new CondensedTranscript();
     for (const item of built.items) condensed.add(condensedLine(item));
     const tldrFacts: TldrFacts = {
-      firstUser: this.firstUser, lastAssistant: this.lastAssistant && { text: this.lastAssistant.text, finishReason: this.lastAssistant.finishReason },
-      tools: [...this.tools], turns: metrics.turns, modelCalls: metrics.modelCalls, toolCalls: metrics.toolCalls, totalTokens: metrics.totalTokens,
-      costUsd: metrics.costUsd, findingTitles: findings.map((f) => f.title), condensed: condensed.text(),
+      firstUser: this.firstUser,
+      lastAssistant: this.lastAssistant && {
+        text: this.lastAssistant.text,
+        finishReason: this.lastAssistant.finishReason,
+      },
+      tools: [...this.tools],
+      turns: metrics.turns,
+      modelCalls: metrics.modelCalls,
+      toolCalls: metrics.toolCalls,
+      totalTokens: metrics.totalTokens,
+      costUsd: metrics.costUsd,
+      findingTitles: findings.map((f) => f.title),
+      condensed: condensed.text(),
     };
     return {
-      items: built.items, truncated: built.truncated, totalItems: this.counts.items, metrics, costByModel: costByModel(this.calls),
-      toolCosts: toolCosts(this.calls), findings, toolSchemas: this.schemas.result(), intents: this.intents.result(), tldr: extractiveTldr(tldrFacts), tldrFacts,
+      items: built.items,
+      truncated: built.truncated,
+      totalItems: this.counts.items,
+      metrics,
+      costByModel: costByModel(this.calls),
+      toolCosts: toolCosts(this.calls),
+      findings,
+      toolSchemas: this.schemas.result(),
+      intents: this.intents.result(),
+      tldr: extractiveTldr(tldrFacts),
+      tldrFacts,
     };
   }
 
@@ -114,13 +158,18 @@ export class SessionAnalyzer {
     this.counts.items++;
     if (item.type === "user") {
       this.counts.turns++;
-      if (this.firstUser === null && contentText(item.content).trim()) this.firstUser = contentText(item.content).slice(0, 1_000);
+      if (this.firstUser === null && contentText(item.content).trim())
+        this.firstUser = contentText(item.content).slice(0, 1_000);
     } else if (item.type === "tool_result") this.counts.toolResults++;
     else if (item.type === "tool_call") this.tools.add(String(item.toolName ?? "unknown"));
     else if (item.type === "assistant" && contentText(item.content).trim()) {
       const ms = Date.parse(item.timestamp);
       if (!this.lastAssistant || ms >= this.lastAssistant.ms) {
-        this.lastAssistant = { text: contentText(item.content).slice(0, 1_000), finishReason: typeof item.finishReason === "string" ? item.finishReason : null, ms };
+        this.lastAssistant = {
+          text: contentText(item.content).slice(0, 1_000),
+          finishReason: typeof item.finishReason === "string" ? item.finishReason : null,
+          ms,
+        };
       }
     }
     this.toolDetectors.add(item);
@@ -132,13 +181,19 @@ export class SessionAnalyzer {
  * Feeds a whole (small) history in the order the maturation store streams it: traces by
  * (start, trace id) and events by (time, id), merged by time (a trace first on a tie).
  */
-export function feedHistory(a: Pick<SessionAnalyzer, "addTrace" | "addEvent">, traces: TraceInput[], events: EventInput[]): void {
+export function feedHistory(
+  a: Pick<SessionAnalyzer, "addTrace" | "addEvent">,
+  traces: TraceInput[],
+  events: EventInput[],
+): void {
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   const ts = [...traces].sort((x, y) => x.startTime.getTime() - y.startTime.getTime() || cmp(x.traceId, y.traceId));
   const es = [...events].sort((x, y) => x.timestamp.getTime() - y.timestamp.getTime() || cmp(x.id, y.id));
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < ts.length || j < es.length) {
-    if (i < ts.length && (j >= es.length || ts[i].startTime.getTime() <= es[j].timestamp.getTime())) a.addTrace(ts[i++]);
+    if (i < ts.length && (j >= es.length || ts[i].startTime.getTime() <= es[j].timestamp.getTime()))
+      a.addTrace(ts[i++]);
     else a.addEvent(es[j++]);
   }
 }

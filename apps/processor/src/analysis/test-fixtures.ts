@@ -24,12 +24,19 @@ export function trace(opts: {
       session_id: "s1",
       start_time: start.toISOString(),
       end_time: new Date(start.getTime() + (opts.durationMs ?? 1000)).toISOString(),
-      request: { model: opts.model ?? "gpt-4o-mini", messages: opts.messages, ...(opts.tools ? { tools: opts.tools } : {}) },
+      request: {
+        model: opts.model ?? "gpt-4o-mini",
+        messages: opts.messages,
+        ...(opts.tools ? { tools: opts.tools } : {}),
+      },
       responses: opts.responses.map((r, i) => ({
         id: `chatcmpl-${traceId}-${i}`,
         object: "chat.completion",
         model: r.model ?? `${opts.model ?? "gpt-4o-mini"}-2024-07-18`,
-        choices: r.message === undefined ? [] : [{ index: 0, message: r.message, finish_reason: r.finish === undefined ? "stop" : r.finish }],
+        choices:
+          r.message === undefined
+            ? []
+            : [{ index: 0, message: r.message, finish_reason: r.finish === undefined ? "stop" : r.finish }],
         usage: r.usage ?? { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
       })),
     },
@@ -53,6 +60,14 @@ export const user = (content: string) => ({ role: "user", content });
 export const assistant = (content: string | null, toolCalls?: Array<{ id: string; name: string; args: unknown }>) => ({
   role: "assistant",
   content,
-  ...(toolCalls ? { tool_calls: toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) } : {}),
+  ...(toolCalls
+    ? {
+        tool_calls: toolCalls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: JSON.stringify(c.args) },
+        })),
+      }
+    : {}),
 });
 export const toolResult = (id: string, content: string) => ({ role: "tool", tool_call_id: id, content });

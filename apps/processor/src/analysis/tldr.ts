@@ -38,7 +38,9 @@ export function extractiveTldr(f: TldrFacts): string {
   }
   if (f.findingTitles.length) {
     const titles = [...new Set(f.findingTitles)];
-    parts.push(`${plural(f.findingTitles.length, "problem")}: ${titles.slice(0, 3).join("; ")}${titles.length > 3 ? "; …" : ""}.`);
+    parts.push(
+      `${plural(f.findingTitles.length, "problem")}: ${titles.slice(0, 3).join("; ")}${titles.length > 3 ? "; …" : ""}.`,
+    );
   }
   return parts.join(" ");
 }
@@ -46,7 +48,8 @@ export function extractiveTldr(f: TldrFacts): string {
 /** One short line per item, for the summarizer. */
 export function condensedLine(i: TranscriptItem): string {
   if (i.type === "tool_call") return `tool_call ${i.toolName}(${oneLine(String(i.content ?? ""), 200)})`;
-  if (i.type === "tool_result") return `tool_result ${i.toolName ?? ""}: ${oneLine(contentText(i.content) || JSON.stringify(i.content ?? ""), 300)}`;
+  if (i.type === "tool_result")
+    return `tool_result ${i.toolName ?? ""}: ${oneLine(contentText(i.content) || JSON.stringify(i.content ?? ""), 300)}`;
   if (i.type === "event") return `event ${i.name} severity=${i.severityNumber ?? "-"}`;
   return `${i.type}: ${oneLine(contentText(i.content), 500)}`;
 }

@@ -80,13 +80,19 @@ export class TranscriptBuilder {
   private callNames = new Map<string, string | null>();
   private answered = new Set<string>();
   /** Calls answered inside a 2-response trace: call id -> when their result was consumed. */
-  private impliedAt = new Map<string, { ms: number; traceId: string; spanId: string | null; spanAttributes: Record<string, unknown> }>();
+  private impliedAt = new Map<
+    string,
+    { ms: number; traceId: string; spanId: string | null; spanAttributes: Record<string, unknown> }
+  >();
   private bytes = 0;
   private dropped = 0;
   private lastStartMs = -Infinity;
 
   /** `onItem` sees every item, kept or past the caps (metrics and detectors cover the whole history). */
-  constructor(private caps: TranscriptCaps = DEFAULT_TRANSCRIPT_CAPS, private onItem?: (item: TranscriptItem) => void) {}
+  constructor(
+    private caps: TranscriptCaps = DEFAULT_TRANSCRIPT_CAPS,
+    private onItem?: (item: TranscriptItem) => void,
+  ) {}
 
   /** Tool calls answered inside a 2-response trace (the payload need not carry their results). */
   get impliedAnswered(): ReadonlySet<string> {
@@ -107,18 +113,35 @@ export class TranscriptBuilder {
     const responseMessages = responses.map((r) => r?.choices?.[0]?.message).filter(Boolean);
     const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
     // Calls this trace's responses make: a request message echoing them is left to the response.
-    const respondedKeys = new Set(responseMessages.flatMap((m) => toolCallsOf(m).filter((c) => c.id).map((c) => callKey(c.id!, c.name, c.arguments))));
+    const respondedKeys = new Set(
+      responseMessages.flatMap((m) =>
+        toolCallsOf(m)
+          .filter((c) => c.id)
+          .map((c) => callKey(c.id!, c.name, c.arguments)),
+      ),
+    );
     // Calls of the 1st response of a 2-response trace are answered before its 2nd call starts.
     if (responses.length > 1) {
-      const at = { ms: Math.round(startMs + step), traceId: t.traceId, spanId: spans.responses[1]?.id ?? null, spanAttributes: spans.responses[1]?.attributes ?? {} };
-      for (const c of toolCallsOf(responses[0]?.choices?.[0]?.message)) if (c.id && !this.impliedAt.has(c.id)) this.impliedAt.set(c.id, at);
+      const at = {
+        ms: Math.round(startMs + step),
+        traceId: t.traceId,
+        spanId: spans.responses[1]?.id ?? null,
+        spanAttributes: spans.responses[1]?.attributes ?? {},
+      };
+      for (const c of toolCallsOf(responses[0]?.choices?.[0]?.message))
+        if (c.id && !this.impliedAt.has(c.id)) this.impliedAt.set(c.id, at);
     }
     const echoed = new Set<string>();
 
     const fingerprints = messages.map(messageFingerprint);
     const { fresh, rewritten } = alignMessages(this.conversation, fingerprints);
     const consumed: string[] = [];
-    const base = { traceId: t.traceId, spanId: spans.rootId, timestamp: t.startTime.toISOString(), spanAttributes: spans.root };
+    const base = {
+      traceId: t.traceId,
+      spanId: spans.rootId,
+      timestamp: t.startTime.toISOString(),
+      spanAttributes: spans.root,
+    };
     const deferredResults: Array<{ item: TranscriptItem; ms: number }> = [];
     for (const j of fresh) {
       const m = messages[j];
@@ -126,17 +149,36 @@ export class TranscriptBuilder {
       if (m?.role === "tool" || m?.role === "function") {
         const callId = typeof m.tool_call_id === "string" ? m.tool_call_id : null;
         if (callId && this.answered.has(callId)) continue; // re-sent (maybe reworded) result of an answered call
-        const toolName = (callId ? this.callNames.get(callId) : undefined) ?? (typeof m.name === "string" ? m.name : null);
-        const occurrence = callId ? this.occurrences.get(callId) ?? 0 : 0;
-        const id = callId ? (occurrence > 0 ? itemId("tool_result", callId, String(occurrence)) : itemId("tool_result", callId)) : itemId(origin);
-        const item: TranscriptItem = { id, type: "tool_result", role: m.role, content: m.content ?? null, toolCallId: callId, toolName, ...base };
+        const toolName =
+          (callId ? this.callNames.get(callId) : undefined) ?? (typeof m.name === "string" ? m.name : null);
+        const occurrence = callId ? (this.occurrences.get(callId) ?? 0) : 0;
+        const id = callId
+          ? occurrence > 0
+            ? itemId("tool_result", callId, String(occurrence))
+            : itemId("tool_result", callId)
+          : itemId(origin);
+        const item: TranscriptItem = {
+          id,
+          type: "tool_result",
+          role: m.role,
+          content: m.content ?? null,
+          toolCallId: callId,
+          toolName,
+          ...base,
+        };
         if (callId) this.answered.add(callId);
         const implied = callId ? this.impliedAt.get(callId) : undefined;
         if (implied) {
           // Consumed by the 2nd call of the trace that made the call: shown there, whichever
           // request carries it (this one or a later one), so both conventions agree.
-          Object.assign(item, { timestamp: new Date(implied.ms).toISOString(), traceId: implied.traceId, spanId: implied.spanId, spanAttributes: implied.spanAttributes });
-          if (respondedKeys.size && callId && this.isRespondedHere(callId, respondedKeys)) deferredResults.push({ item, ms: implied.ms });
+          Object.assign(item, {
+            timestamp: new Date(implied.ms).toISOString(),
+            traceId: implied.traceId,
+            spanId: implied.spanId,
+            spanAttributes: implied.spanAttributes,
+          });
+          if (respondedKeys.size && callId && this.isRespondedHere(callId, respondedKeys))
+            deferredResults.push({ item, ms: implied.ms });
           else this.place(item, implied.ms);
           continue;
         }
@@ -147,7 +189,15 @@ export class TranscriptBuilder {
       const calls = toolCallsOf(m);
       // An assistant message whose tool calls are all known (shown already, or made by this
       // trace's responses) is the same message again: one item per tool call id.
-      if (calls.length && calls.every((c) => c.id && (this.callKeys.has(callKey(c.id, c.name, c.arguments)) || respondedKeys.has(callKey(c.id, c.name, c.arguments))))) {
+      if (
+        calls.length &&
+        calls.every(
+          (c) =>
+            c.id &&
+            (this.callKeys.has(callKey(c.id, c.name, c.arguments)) ||
+              respondedKeys.has(callKey(c.id, c.name, c.arguments))),
+        )
+      ) {
         echoed.add(fingerprints[j]);
         continue;
       }
@@ -165,7 +215,12 @@ export class TranscriptBuilder {
       if (!message) return;
       const endMs = Math.round(startMs + step * (ri + 1));
       const span = spans.responses[ri];
-      const rbase = { traceId: t.traceId, spanId: span?.id ?? null, timestamp: new Date(endMs).toISOString(), spanAttributes: span?.attributes ?? {} };
+      const rbase = {
+        traceId: t.traceId,
+        spanId: span?.id ?? null,
+        timestamp: new Date(endMs).toISOString(),
+        spanAttributes: span?.attributes ?? {},
+      };
       const extra = {
         finishReason: choice?.finish_reason ?? null,
         model: typeof r?.model === "string" ? r.model : null,
@@ -232,7 +287,10 @@ export class TranscriptBuilder {
     this.occurrences.set(id, occurrence);
     if (occurrence > 0) this.answered.delete(id);
     this.callNames.set(id, (item.toolName as string | null) ?? null);
-    item.id = occurrence > 0 ? itemId("tool_call", id, String(item.toolName ?? ""), String(occurrence)) : itemId("tool_call", id, String(item.toolName ?? ""));
+    item.id =
+      occurrence > 0
+        ? itemId("tool_call", id, String(item.toolName ?? ""), String(occurrence))
+        : itemId("tool_call", id, String(item.toolName ?? ""));
     return true;
   }
 
@@ -250,7 +308,8 @@ export class TranscriptBuilder {
 }
 
 /** One tool call: its id, tool and (canonical) arguments. */
-const callKey = (id: string, name: string | null, args: string) => `${id}\u0000${name ?? ""}\u0000${canonicalArgs(args)}`;
+const callKey = (id: string, name: string | null, args: string) =>
+  `${id}\u0000${name ?? ""}\u0000${canonicalArgs(args)}`;
 
 /** Arguments as canonical JSON (sorted keys), or whitespace-normalized text when not JSON. */
 export function canonicalArgs(args: unknown): string {
@@ -285,12 +344,21 @@ export function toolCallsOf(message: any): ToolCallRef[] {
     return message.tool_calls.map((c: any) => ({
       id: typeof c?.id === "string" ? c.id : null,
       name: typeof c?.function?.name === "string" ? c.function.name : null,
-      arguments: typeof c?.function?.arguments === "string" ? c.function.arguments : canonicalJson(c?.function?.arguments ?? null),
+      arguments:
+        typeof c?.function?.arguments === "string"
+          ? c.function.arguments
+          : canonicalJson(c?.function?.arguments ?? null),
     }));
   }
   if (message.function_call) {
     const f = message.function_call;
-    return [{ id: null, name: typeof f.name === "string" ? f.name : null, arguments: typeof f.arguments === "string" ? f.arguments : canonicalJson(f.arguments ?? null) }];
+    return [
+      {
+        id: null,
+        name: typeof f.name === "string" ? f.name : null,
+        arguments: typeof f.arguments === "string" ? f.arguments : canonicalJson(f.arguments ?? null),
+      },
+    ];
   }
   return [];
 }
@@ -309,8 +377,11 @@ export function contentText(content: unknown): string {
 
 /** Identity of a message for alignment: role, whitespace-normalized content, tool calls, call id. */
 export function messageFingerprint(m: any): string {
-  const content = Array.isArray(m?.content) ? m.content.map((p: any) => (typeof p?.text === "string" ? p.text : canonicalJson(p))).join("\n") : m?.content;
-  const text = typeof content === "string" ? content.replace(/\s+/g, " ").trim() : content == null ? "" : canonicalJson(content);
+  const content = Array.isArray(m?.content)
+    ? m.content.map((p: any) => (typeof p?.text === "string" ? p.text : canonicalJson(p))).join("\n")
+    : m?.content;
+  const text =
+    typeof content === "string" ? content.replace(/\s+/g, " ").trim() : content == null ? "" : canonicalJson(content);
   const role = m?.role === "developer" ? "system" : m?.role;
   const calls = toolCallsOf(m).map((c) => [c.id, c.name, c.arguments.replace(/\s+/g, "")]);
   return canonicalJson([role ?? null, text, calls, m?.tool_call_id ?? null]);
@@ -333,17 +404,38 @@ function reasoningOf(message: any): string | null {
   return null;
 }
 
-function messageItems(m: any, origin: string, base: Record<string, unknown>, extra: Record<string, unknown> = {}): TranscriptItem[] {
+function messageItems(
+  m: any,
+  origin: string,
+  base: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): TranscriptItem[] {
   const role = typeof m?.role === "string" ? m.role : "unknown";
   const out: TranscriptItem[] = [];
-  const type: ItemType = role === "system" || role === "developer" ? "system" : role === "assistant" ? "assistant" : "user";
+  const type: ItemType =
+    role === "system" || role === "developer" ? "system" : role === "assistant" ? "assistant" : "user";
   const calls = toolCallsOf(m);
   const hasContent = contentText(m?.content).trim() !== "" || (Array.isArray(m?.content) && m.content.length > 0);
   if (hasContent || calls.length === 0) {
-    out.push({ id: itemId(origin), type, role, content: m?.content ?? null, ...(base as any), ...(type === "assistant" ? extra : {}) });
+    out.push({
+      id: itemId(origin),
+      type,
+      role,
+      content: m?.content ?? null,
+      ...(base as any),
+      ...(type === "assistant" ? extra : {}),
+    });
   }
   calls.forEach((call, i) => {
-    out.push({ id: itemId(origin, "call", String(i)), type: "tool_call", role, content: call.arguments, toolName: call.name, toolCallId: call.id, ...(base as any) });
+    out.push({
+      id: itemId(origin, "call", String(i)),
+      type: "tool_call",
+      role,
+      content: call.arguments,
+      toolName: call.name,
+      toolCallId: call.id,
+      ...(base as any),
+    });
   });
   return out;
 }
@@ -365,9 +457,16 @@ function spanAttributesOf(t: TraceInput) {
 }
 
 /** Whole-history form (tests): traces sorted by start time, then events. */
-export function buildTranscript(traces: TraceInput[], events: EventInput[], caps: TranscriptCaps = DEFAULT_TRANSCRIPT_CAPS) {
+export function buildTranscript(
+  traces: TraceInput[],
+  events: EventInput[],
+  caps: TranscriptCaps = DEFAULT_TRANSCRIPT_CAPS,
+) {
   const b = new TranscriptBuilder(caps);
-  for (const t of [...traces].sort((x, y) => x.startTime.getTime() - y.startTime.getTime() || x.traceId.localeCompare(y.traceId))) b.addTrace(t);
+  for (const t of [...traces].sort(
+    (x, y) => x.startTime.getTime() - y.startTime.getTime() || x.traceId.localeCompare(y.traceId),
+  ))
+    b.addTrace(t);
   for (const e of events) b.addEvent(e);
   return { ...b.finish(), impliedAnswered: b.impliedAnswered };
 }

@@ -24,15 +24,23 @@ export async function resolveTraceServices(
     // creator waits for its commit, but a select in the same statement would still use the older
     // snapshot and miss the row; a new statement (read committed) sees it.
     const project =
-      (await sql<{ id: string }[]>`
+      (
+        await sql<{ id: string }[]>`
         insert into projects (tenant_id, name, is_default) values (${m.tenantId}, 'default', true)
-        on conflict do nothing returning id`)[0] ??
+        on conflict do nothing returning id`
+      )[0] ??
       (await sql<{ id: string }[]>`select id from projects where tenant_id = ${m.tenantId} and is_default limit 1`)[0];
     const svc =
-      (await sql<{ id: string }[]>`
+      (
+        await sql<{ id: string }[]>`
         insert into trace_services (tenant_id, project_id, name) values (${m.tenantId}, ${project.id}, ${m.serviceName})
-        on conflict (tenant_id, name) do nothing returning id`)[0] ??
-      (await sql<{ id: string }[]>`select id from trace_services where tenant_id = ${m.tenantId} and name = ${m.serviceName}`)[0];
+        on conflict (tenant_id, name) do nothing returning id`
+      )[0] ??
+      (
+        await sql<
+          { id: string }[]
+        >`select id from trace_services where tenant_id = ${m.tenantId} and name = ${m.serviceName}`
+      )[0];
     out.set(serviceKey(m.tenantId, m.serviceName), svc.id);
   }
   return out;

@@ -17,8 +17,10 @@ export interface DerivedSpan {
  */
 export function stableId(...parts: string[]): string {
   const text = parts.join("\u0000");
-  let lo1 = 0x84222325, hi1 = 0xcbf29ce4; // 0xcbf29ce484222325
-  let lo2 = 0xcbf29ce4, hi2 = 0x84222325; // 0x84222325cbf29ce4
+  let lo1 = 0x84222325,
+    hi1 = 0xcbf29ce4; // 0xcbf29ce484222325
+  let lo2 = 0xcbf29ce4,
+    hi2 = 0x84222325; // 0x84222325cbf29ce4
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     lo1 = (lo1 ^ c) >>> 0;
@@ -51,7 +53,16 @@ export function deriveSpans(traceId: string, payload: TracePayload | OtlpTracePa
   const start = new Date(payload.start_time);
   const end = new Date(payload.end_time);
   const rootId = stableId(traceId, "root").slice(0, 16);
-  const otel = (payload as OtlpTracePayload).otel as { trace_id: string; span_id: string; parent_span_id: string | null; name: string; operation: string; attributes: Record<string, unknown> } | undefined;
+  const otel = (payload as OtlpTracePayload).otel as
+    | {
+        trace_id: string;
+        span_id: string;
+        parent_span_id: string | null;
+        name: string;
+        operation: string;
+        attributes: Record<string, unknown>;
+      }
+    | undefined;
   const common = {
     "gen_ai.provider.name": payload.provider,
     "gen_ai.operation.name": otel?.operation ?? "chat",
@@ -66,7 +77,14 @@ export function deriveSpans(traceId: string, payload: TracePayload | OtlpTracePa
       kind: "trace",
       startTime: start,
       endTime: end,
-      attributes: otel ? { ...common, "otel.trace_id": otel.trace_id, "otel.span_id": otel.span_id, "otel.parent_span_id": otel.parent_span_id } : common,
+      attributes: otel
+        ? {
+            ...common,
+            "otel.trace_id": otel.trace_id,
+            "otel.span_id": otel.span_id,
+            "otel.parent_span_id": otel.parent_span_id,
+          }
+        : common,
     },
   ];
   const n = payload.responses.length;
@@ -78,7 +96,9 @@ export function deriveSpans(traceId: string, payload: TracePayload | OtlpTracePa
       ...common,
       "gen_ai.response.model": response.model,
       "gen_ai.response.id": response.id,
-      "gen_ai.response.finish_reasons": response.choices.map((c) => c.finish_reason).filter((r): r is string => typeof r === "string"),
+      "gen_ai.response.finish_reasons": response.choices
+        .map((c) => c.finish_reason)
+        .filter((r): r is string => typeof r === "string"),
       "gen_ai.usage.input_tokens": usage.prompt_tokens,
       "gen_ai.usage.output_tokens": usage.completion_tokens,
       "response.index": i,

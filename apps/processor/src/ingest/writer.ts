@@ -20,15 +20,28 @@ export interface WriteResult {
 export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessage[]): Promise<WriteResult> {
   if (messages.length === 0) return { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
   return sql.begin(async (tx) => {
-    const services = await resolveTraceServices(tx, messages.map((m) => ({ tenantId: m.tenantId, serviceName: m.serviceName })));
+    const services = await resolveTraceServices(
+      tx,
+      messages.map((m) => ({ tenantId: m.tenantId, serviceName: m.serviceName })),
+    );
 
     // Sessions: make sure a row exists (without touching activity yet).
-    const sessionSeeds = new Map<string, { tenant_id: string; trace_service_id: string; session_id: string; environment: string | null; at: string }>();
+    const sessionSeeds = new Map<
+      string,
+      { tenant_id: string; trace_service_id: string; session_id: string; environment: string | null; at: string }
+    >();
     for (const m of messages) {
       const svc = services.get(serviceKey(m.tenantId, m.serviceName))!;
       const at = m.kind === "trace" ? m.payload.start_time : m.payload.timestamp;
       const k = `${svc}\u0000${m.payload.session_id}`;
-      if (!sessionSeeds.has(k)) sessionSeeds.set(k, { tenant_id: m.tenantId, trace_service_id: svc, session_id: m.payload.session_id, environment: m.payload.environment ?? null, at });
+      if (!sessionSeeds.has(k))
+        sessionSeeds.set(k, {
+          tenant_id: m.tenantId,
+          trace_service_id: svc,
+          session_id: m.payload.session_id,
+          environment: m.payload.environment ?? null,
+          at,
+        });
     }
     const seeds = [...sessionSeeds.values()];
     await tx`
@@ -53,29 +66,65 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
         const p = m.payload;
         const traceId = traceIdFor(p, m.messageId);
         traceRows.push({
-          tenant_id: m.tenantId, trace_service_id: svc, session_pk: sessionPk, trace_id: traceId, session_id: p.session_id,
-          environment: p.environment ?? null, provider: p.provider, model: p.request.model, start_time: p.start_time,
-          end_time: p.end_time, payload: p, received_at: m.receivedAt,
+          tenant_id: m.tenantId,
+          trace_service_id: svc,
+          session_pk: sessionPk,
+          trace_id: traceId,
+          session_id: p.session_id,
+          environment: p.environment ?? null,
+          provider: p.provider,
+          model: p.request.model,
+          start_time: p.start_time,
+          end_time: p.end_time,
+          payload: p,
+          received_at: m.receivedAt,
         });
         for (const s of deriveSpans(traceId, p)) {
           spanRows.push({
-            tenant_id: m.tenantId, trace_service_id: svc, session_pk: sessionPk, trace_id: traceId, session_id: p.session_id,
-            span_id: s.spanId, parent_span_id: s.parentSpanId, name: s.name, kind: s.kind,
-            start_time: s.startTime.toISOString(), end_time: s.endTime.toISOString(), attributes: s.attributes,
+            tenant_id: m.tenantId,
+            trace_service_id: svc,
+            session_pk: sessionPk,
+            trace_id: traceId,
+            session_id: p.session_id,
+            span_id: s.spanId,
+            parent_span_id: s.parentSpanId,
+            name: s.name,
+            kind: s.kind,
+            start_time: s.startTime.toISOString(),
+            end_time: s.endTime.toISOString(),
+            attributes: s.attributes,
           });
         }
       } else {
         const p = m.payload;
         eventRows.push({
-          tenant_id: m.tenantId, trace_service_id: svc, session_pk: sessionPk, session_id: p.session_id, trace_id: p.trace_id ?? null,
-          event_key: m.messageId, name: p.name, timestamp: p.timestamp, severity_number: p.severity_number ?? null,
-          attributes: p.attributes ?? {}, body: p.body ?? null, environment: p.environment ?? null,
+          tenant_id: m.tenantId,
+          trace_service_id: svc,
+          session_pk: sessionPk,
+          session_id: p.session_id,
+          trace_id: p.trace_id ?? null,
+          event_key: m.messageId,
+          name: p.name,
+          timestamp: p.timestamp,
+          severity_number: p.severity_number ?? null,
+          attributes: p.attributes ?? {},
+          body: p.body ?? null,
+          environment: p.environment ?? null,
         });
       }
     }
 
     const newTraces = traceRows.length
-      ? await tx<{ id: string; trace_id: string; trace_service_id: string; session_pk: string; start_ms: number; end_ms: number }[]>`
+      ? await tx<
+          {
+            id: string;
+            trace_id: string;
+            trace_service_id: string;
+            session_pk: string;
+            start_ms: number;
+            end_ms: number;
+          }[]
+        >`
           insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at)
           select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at
           from jsonb_to_recordset(${tx.json(traceRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
@@ -86,7 +135,9 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
             (extract(epoch from start_time) * 1000)::float8 as start_ms, (extract(epoch from end_time) * 1000)::float8 as end_ms`
       : [];
     const tracePkOf = new Map(newTraces.map((t) => [`${t.trace_service_id}\u0000${t.trace_id}`, t.id]));
-    const freshSpans = spanRows.filter((s) => tracePkOf.has(`${s.trace_service_id}\u0000${s.trace_id}`)).map((s) => ({ ...s, trace_pk: tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`) }));
+    const freshSpans = spanRows
+      .filter((s) => tracePkOf.has(`${s.trace_service_id}\u0000${s.trace_id}`))
+      .map((s) => ({ ...s, trace_pk: tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`) }));
     if (freshSpans.length) {
       await tx`
         insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes)
@@ -119,7 +170,11 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
     for (const e of newEvents) note(e.session_pk, e.at_ms, e.at_ms);
     const reopened = new Set<string>();
     if (activity.size) {
-      const rows = [...activity].map(([pk, a]) => ({ pk, first: new Date(a.first).toISOString(), last: new Date(a.last).toISOString() }));
+      const rows = [...activity].map(([pk, a]) => ({
+        pk,
+        first: new Date(a.first).toISOString(),
+        last: new Date(a.last).toISOString(),
+      }));
       // Rows locked in id order, as maturation locks them, and FOR NO KEY UPDATE (as maturation):
       // the trace inserts above took FOR KEY SHARE on these sessions (the foreign key check), which
       // FOR UPDATE conflicts with, so two writes, or a write and a maturation, holding key-share
@@ -137,7 +192,9 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
     // active (a crash may have come between an earlier write and its refresh); look those up only.
     const replayedSessions = [...new Set(sessionRows.map((r) => r.id))].filter((id) => !reopened.has(id));
     const active = replayedSessions.length
-      ? await tx<{ id: string }[]>`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`
+      ? await tx<
+          { id: string }[]
+        >`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`
       : [];
     const replayedTraces = traceRows.filter((t) => !tracePkOf.has(`${t.trace_service_id}\u0000${t.trace_id}`));
     const activeTraces = replayedTraces.length
@@ -146,7 +203,13 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
             on t.trace_service_id = x.s and t.trace_id = x.id where t.status = 'active'`
       : [];
     // now() is the transaction time: every trace inserted here has exactly this ingested_at.
-    const [batch] = newTraces.length ? await tx<{ micros: string }[]>`select (extract(epoch from now()) * 1000000)::bigint::text as micros` : [];
-    return { activeSessionPks: [...reopened, ...active.map((r) => r.id)], activeTracePks: activeTraces.map((r) => r.id), traceBatchMicros: batch?.micros ?? null };
+    const [batch] = newTraces.length
+      ? await tx<{ micros: string }[]>`select (extract(epoch from now()) * 1000000)::bigint::text as micros`
+      : [];
+    return {
+      activeSessionPks: [...reopened, ...active.map((r) => r.id)],
+      activeTracePks: activeTraces.map((r) => r.id),
+      traceBatchMicros: batch?.micros ?? null,
+    };
   });
 }

@@ -8,8 +8,19 @@ import { ActivityCoalescer } from "./coalesce.ts";
 function harness(windowSeconds: number, minIntervalMs: number) {
   let clock = 1_000_000;
   const puts: Array<{ at: number; subject: string; ttl: number }> = [];
-  const js = { publish: async (subject: string, _d: unknown, o: { ttl: string }) => void puts.push({ at: clock, subject, ttl: Number(o.ttl.replace("s", "")) }) } as unknown as JetStreamClient;
-  const c = new ActivityCoalescer({ js, topology: createTopology("co"), windowSeconds, logger: createLogger("silent"), minIntervalMs, now: () => clock, tickMs: 50 });
+  const js = {
+    publish: async (subject: string, _d: unknown, o: { ttl: string }) =>
+      void puts.push({ at: clock, subject, ttl: Number(o.ttl.replace("s", "")) }),
+  } as unknown as JetStreamClient;
+  const c = new ActivityCoalescer({
+    js,
+    topology: createTopology("co"),
+    windowSeconds,
+    logger: createLogger("silent"),
+    minIntervalMs,
+    now: () => clock,
+    tickMs: 50,
+  });
   /** Moves the clock in 50 ms ticks, flushing as the timer would. */
   const advance = async (ms: number) => {
     for (let t = 0; t < ms; t += 50) {
@@ -33,7 +44,8 @@ describe("activity put coalescing", () => {
     await h.advance(10_000);
     const sessionPuts = h.puts.filter((p) => p.subject.endsWith(".s.a"));
     expect(sessionPuts.length).toBeLessThanOrEqual(5); // 20 writes over 20 s
-    for (let i = 1; i < sessionPuts.length; i++) expect(sessionPuts[i].at - sessionPuts[i - 1].at).toBeGreaterThanOrEqual(5000);
+    for (let i = 1; i < sessionPuts.length; i++)
+      expect(sessionPuts[i].at - sessionPuts[i - 1].at).toBeGreaterThanOrEqual(5000);
     // The key that stands last expires at last write + window (never before it).
     const last = h.expiries("a").at(-1)!;
     expect(last).toBeGreaterThanOrEqual(lastWrite + 30_000);
@@ -43,8 +55,14 @@ describe("activity put coalescing", () => {
 
   test("a write after the interval puts at once; batch and trace keys are never coalesced", async () => {
     const h = harness(30, 5000);
-    await h.c.refresh([{ kind: "session", pk: "a" }, { kind: "batch", pk: "123" }]);
-    await h.c.refresh([{ kind: "batch", pk: "124" }, { kind: "trace", pk: "t1" }]);
+    await h.c.refresh([
+      { kind: "session", pk: "a" },
+      { kind: "batch", pk: "123" },
+    ]);
+    await h.c.refresh([
+      { kind: "batch", pk: "124" },
+      { kind: "trace", pk: "t1" },
+    ]);
     expect(h.puts.map((p) => p.subject.split(".").slice(-2).join("."))).toEqual(["s.a", "b.123", "b.124", "t.t1"]);
     await h.advance(6000);
     await h.c.refresh([{ kind: "session", pk: "a" }]);
@@ -67,7 +85,11 @@ describe("activity put coalescing", () => {
   });
 
   test("off when the window is too short for a trailing put, or when asked", async () => {
-    for (const [w, i] of [[1, 5000], [5, 5000], [30, 0]] as const) {
+    for (const [w, i] of [
+      [1, 5000],
+      [5, 5000],
+      [30, 0],
+    ] as const) {
       const h = harness(w, i);
       expect(h.c.enabled).toBe(false);
       await h.c.refresh([{ kind: "session", pk: "a" }]);

@@ -104,7 +104,10 @@ export class ActivityCoalescer {
   async rearm(pk: string, dueInMs: number): Promise<void> {
     const ttl = Math.max(1, Math.ceil(dueInMs / 1000));
     this.lastPut.set(pk, this.now());
-    await this.deps.js.publish(activitySubject(this.deps.topology, "session", pk), "1", { ttl: `${ttl}s`, timeout: 10_000 });
+    await this.deps.js.publish(activitySubject(this.deps.topology, "session", pk), "1", {
+      ttl: `${ttl}s`,
+      timeout: 10_000,
+    });
   }
 
   private get tickMs(): number {
@@ -122,7 +125,11 @@ export class ActivityCoalescer {
   }
 
   private tick(): void {
-    this.flushing = this.flushing.then(() => this.flush(this.now())).catch((err) => this.deps.logger.warn("trailing activity puts failed; markers re-arm them", { err: err as Error }));
+    this.flushing = this.flushing
+      .then(() => this.flush(this.now()))
+      .catch((err) =>
+        this.deps.logger.warn("trailing activity puts failed; markers re-arm them", { err: err as Error }),
+      );
   }
 
   private async flush(until: number): Promise<void> {
@@ -139,12 +146,18 @@ export class ActivityCoalescer {
         // rounded up: a marker must never come before the session is due.
         const ttl = Math.max(1, Math.ceil((t.due + t.ttl * 1000 - now) / 1000));
         this.lastPut.set(pk, now);
-        due.push(this.deps.js.publish(activitySubject(this.deps.topology, "session", pk), "1", { ttl: `${ttl}s`, timeout: 10_000 }));
+        due.push(
+          this.deps.js.publish(activitySubject(this.deps.topology, "session", pk), "1", {
+            ttl: `${ttl}s`,
+            timeout: 10_000,
+          }),
+        );
       }
     }
     if (now - this.lastPrune >= 1000) {
       this.lastPrune = now;
-      for (const [pk, at] of this.lastPut) if (now - at >= this.deps.minIntervalMs && !this.trailing.has(pk)) this.lastPut.delete(pk);
+      for (const [pk, at] of this.lastPut)
+        if (now - at >= this.deps.minIntervalMs && !this.trailing.has(pk)) this.lastPut.delete(pk);
     }
     await Promise.all(due);
   }

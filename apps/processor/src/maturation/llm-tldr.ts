@@ -14,7 +14,12 @@ export interface SummaryLlm {
  * AI-written TL;DR through an OpenAI-compatible chat endpoint. Null on any failure (HTTP error,
  * timeout, empty answer), so the caller keeps the extractive one.
  */
-export async function llmTldr(llm: SummaryLlm, f: TldrFacts, extractive: string, logger: Logger): Promise<string | null> {
+export async function llmTldr(
+  llm: SummaryLlm,
+  f: TldrFacts,
+  extractive: string,
+  logger: Logger,
+): Promise<string | null> {
   const url = /\/chat\/completions\/?$/.test(llm.url) ? llm.url : `${llm.url.replace(/\/+$/, "")}/chat/completions`;
   try {
     const res = await (llm.fetch ?? fetch)(url, {
@@ -25,7 +30,11 @@ export async function llmTldr(llm: SummaryLlm, f: TldrFacts, extractive: string,
         temperature: 0,
         max_tokens: 200,
         messages: [
-          { role: "system", content: "Summarize this AI assistant session in at most 3 short sentences: what the user wanted, what happened (tools, problems), and how it ended. Plain text." },
+          {
+            role: "system",
+            content:
+              "Summarize this AI assistant session in at most 3 short sentences: what the user wanted, what happened (tools, problems), and how it ended. Plain text.",
+          },
           { role: "user", content: `Facts: ${extractive}\n\nTranscript:\n${f.condensed}` },
         ],
       }),

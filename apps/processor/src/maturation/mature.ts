@@ -9,8 +9,27 @@ import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 import type { Logger } from "@cellar/shared/logger";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session.ts";
 import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
-import { persistSessionAnalyses, persistTraceAnalyses, persistTranscriptItems, type Materialization, type SessionSummary } from "./persist.ts";
-import { DEFAULT_HISTORY_PAGING, historySizes, loadHistoryBatch, loadServiceContext, loadTracesForMetrics, planHistoryReads, selectMaturing, streamHistory, type HistoryPaging, type LatencyNormsSource, type SessionRow, type TraceRow } from "./store.ts";
+import {
+  persistSessionAnalyses,
+  persistTraceAnalyses,
+  persistTranscriptItems,
+  type Materialization,
+  type SessionSummary,
+} from "./persist.ts";
+import {
+  DEFAULT_HISTORY_PAGING,
+  historySizes,
+  loadHistoryBatch,
+  loadServiceContext,
+  loadTracesForMetrics,
+  planHistoryReads,
+  selectMaturing,
+  streamHistory,
+  type HistoryPaging,
+  type LatencyNormsSource,
+  type SessionRow,
+  type TraceRow,
+} from "./store.ts";
 
 export interface MaturationDeps {
   sql: postgres.Sql;
@@ -39,12 +58,21 @@ export const COUNT_RESTART_AFTER = "30 days";
 
 /** `republished`: committed earlier but its MATURED publish was still owed (crash replay). */
 /** `backing-off`: a failed session waiting out its retry delay; `parked`: failed for good until new activity. */
-export type MaturationOutcome = "matured" | "republished" | "already-published" | "still-active" | "backing-off" | "parked" | "missing";
+export type MaturationOutcome =
+  | "matured"
+  | "republished"
+  | "already-published"
+  | "still-active"
+  | "backing-off"
+  | "parked"
+  | "missing";
 
 /** Outcome per entity; `dueInMs`: for still-active ones, how long until they are idle for the window. */
 export type Outcomes = Map<string, MaturationOutcome> & { dueInMs: Map<string, number> };
-const newOutcomes = (ids: string[]): Outcomes => Object.assign(new Map(ids.map((id) => [id, "missing" as MaturationOutcome])), { dueInMs: new Map<string, number>() });
-const owed = (row: { maturation_count: number; published_count?: number }) => Number(row.published_count ?? 0) < Number(row.maturation_count);
+const newOutcomes = (ids: string[]): Outcomes =>
+  Object.assign(new Map(ids.map((id) => [id, "missing" as MaturationOutcome])), { dueInMs: new Map<string, number>() });
+const owed = (row: { maturation_count: number; published_count?: number }) =>
+  Number(row.published_count ?? 0) < Number(row.maturation_count);
 
 /** Locked rows -> due for maturation, or an outcome now (a matured row may still owe its publish). */
 function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes, message: (row: R) => MaturedMessage) {
@@ -90,7 +118,10 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     if (due.length === 0) return { republish, matured: [] as Materialization[] };
     const [context, pricesOf] = await Promise.all([
       loadServiceContext(tx, [...new Set(due.map((s) => s.trace_service_id))]),
-      loadPriceBooks(tx, due.map((s) => s.tenant_id)),
+      loadPriceBooks(
+        tx,
+        due.map((s) => s.tenant_id),
+      ),
     ]);
     const analysed: Array<{ row: SessionRow; analysis: SessionSummary }> = [];
     // One session at a time: its history streams through the analyzer page by page, and its
@@ -99,20 +130,32 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     const rowOf = new Map(due.map((r) => [r.id, r]));
     const analyse = async (row: SessionRow, feed: (a: SessionAnalyzer) => Promise<void> | void) => {
       const { config, intents } = context.get(row.trace_service_id)!;
-      const latencyNorms = config.latency_outlier.enabled ? await deps.latencyNorms?.(row.trace_service_id, config) : undefined;
+      const latencyNorms = config.latency_outlier.enabled
+        ? await deps.latencyNorms?.(row.trace_service_id, config)
+        : undefined;
       const analyzer = new SessionAnalyzer({ config, intents, latencyNorms, prices: pricesOf(row.tenant_id) });
       await feed(analyzer);
       const { items, ...summary } = analyzer.finish();
       await persistTranscriptItems(tx, row, items, row.maturation_count > 0);
       analysed.push({ row, analysis: { ...summary, keptItems: items.length } });
     };
-    for (const step of planHistoryReads(due.map((r) => r.id), await historySizes(tx, due.map((r) => r.id)), paging)) {
+    for (const step of planHistoryReads(
+      due.map((r) => r.id),
+      await historySizes(
+        tx,
+        due.map((r) => r.id),
+      ),
+      paging,
+    )) {
       if ("stream" in step) {
         const row = rowOf.get(step.stream)!;
         await analyse(row, (a) => streamHistory(tx, row, a, paging));
         continue;
       }
-      const histories = await loadHistoryBatch(tx, step.batch.map((id) => rowOf.get(id)!));
+      const histories = await loadHistoryBatch(
+        tx,
+        step.batch.map((id) => rowOf.get(id)!),
+      );
       for (const id of step.batch) {
         const h = histories.get(id)!;
         histories.delete(id);
@@ -130,8 +173,11 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     const list: Materialization[] = updated.map((u) => {
       const { row, analysis } = before.get(u.id)!;
       return {
-        row: { ...u, service_name: row.service_name }, analysis, replace: row.maturation_count > 0,
-        throughActivitySeq: Number(row.activity_seq), throughIngestedAt: new Date(row.last_ingested_at!),
+        row: { ...u, service_name: row.service_name },
+        analysis,
+        replace: row.maturation_count > 0,
+        throughActivitySeq: Number(row.activity_seq),
+        throughIngestedAt: new Date(row.last_ingested_at!),
       };
     });
     await persistSessionAnalyses(tx, list);
@@ -162,15 +208,28 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
     const locked = await selectMaturing(tx, "trace", { lockIds: ids, windowSeconds: deps.windowSeconds });
     const { republish, due } = triage(locked, outcomes, traceMessage);
     if (due.length === 0) return { republish, matured: [] as TraceRow[] };
-    const pricesOf = await loadPriceBooks(tx, due.map((t) => t.tenant_id));
+    const pricesOf = await loadPriceBooks(
+      tx,
+      due.map((t) => t.tenant_id),
+    );
     const tenantOf = new Map(due.map((t) => [t.id, t.tenant_id]));
-    const analyses = new Map((await loadTracesForMetrics(tx, due.map((t) => t.id))).map((t) => [t.id, analyzeTrace(t, pricesOf(tenantOf.get(t.id)!))]));
+    const analyses = new Map(
+      (
+        await loadTracesForMetrics(
+          tx,
+          due.map((t) => t.id),
+        )
+      ).map((t) => [t.id, analyzeTrace(t, pricesOf(tenantOf.get(t.id)!))]),
+    );
     const updated = await tx<TraceRow[]>`
       update traces set status = 'matured', maturation_count = 1, matured_at = now() where id = any(${tx.array(due.map((t) => t.id))}::uuid[])
       returning id, tenant_id, trace_service_id, trace_id, session_id, status, maturation_count, matured_at`;
     const before = new Map(due.map((t) => [t.id, t]));
     const rows = updated.map((u) => ({ ...u, service_name: before.get(u.id)!.service_name }));
-    await persistTraceAnalyses(tx, rows.map((row) => ({ row, analysis: analyses.get(row.id)! })));
+    await persistTraceAnalyses(
+      tx,
+      rows.map((row) => ({ row, analysis: analyses.get(row.id)! })),
+    );
     for (const r of rows) outcomes.set(r.id, "matured");
     return { republish, matured: rows };
   });
@@ -188,9 +247,11 @@ export async function tracesOfBatch(sql: postgres.Sql, micros: string): Promise<
 
 async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 /**
@@ -201,12 +262,18 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
 export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[]): Promise<void> {
   if (messages.length === 0) return;
   for (const m of messages) await deps.afterCommit?.(m);
-  await Promise.all(messages.map((message) => publish(deps.js, deps.topology, maturedStream, message, { msgID: maturationKey(message) })));
+  await Promise.all(
+    messages.map((message) =>
+      publish(deps.js, deps.topology, maturedStream, message, { msgID: maturationKey(message) }),
+    ),
+  );
   // One row per session, its highest count: a reopened session publishes its owed count and its
   // new one together, and an UPDATE joined to two rows of the same target applies only one of them,
   // which one unpredictably (published_count stayed behind, and the sweep re-published).
   const highest = new Map<string, number>();
-  for (const m of messages) if (m.type === "session.matured") highest.set(m.entityPk, Math.max(highest.get(m.entityPk) ?? 0, m.maturationCount));
+  for (const m of messages)
+    if (m.type === "session.matured")
+      highest.set(m.entityPk, Math.max(highest.get(m.entityPk) ?? 0, m.maturationCount));
   const sessions = [...highest].map(([pk, count]) => ({ pk, count }));
   const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
   // Rows locked in id order, like the maturation transactions (no deadlock with them).
@@ -225,14 +292,26 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
 
 export function sessionMessage(s: SessionRow): MaturedMessage {
   return {
-    type: "session.matured", tenantId: s.tenant_id, traceServiceId: s.trace_service_id, serviceName: s.service_name,
-    entityPk: s.id, sessionId: s.session_id, maturationCount: s.maturation_count, occurredAt: new Date(s.matured_at!).toISOString(),
+    type: "session.matured",
+    tenantId: s.tenant_id,
+    traceServiceId: s.trace_service_id,
+    serviceName: s.service_name,
+    entityPk: s.id,
+    sessionId: s.session_id,
+    maturationCount: s.maturation_count,
+    occurredAt: new Date(s.matured_at!).toISOString(),
   };
 }
 export function traceMessage(t: TraceRow): MaturedMessage {
   return {
-    type: "trace.matured", tenantId: t.tenant_id, traceServiceId: t.trace_service_id, serviceName: t.service_name,
-    entityPk: t.id, traceId: t.trace_id, maturationCount: 1, occurredAt: new Date(t.matured_at!).toISOString(),
+    type: "trace.matured",
+    tenantId: t.tenant_id,
+    traceServiceId: t.trace_service_id,
+    serviceName: t.service_name,
+    entityPk: t.id,
+    traceId: t.trace_id,
+    maturationCount: 1,
+    occurredAt: new Date(t.matured_at!).toISOString(),
   };
 }
 
@@ -263,7 +342,11 @@ export function retryDelayForFailure(failures: number, policy: FailurePolicy = D
  * parked. New activity after that un-parks it and restarts the count. Returns how long to wait
  * before the next attempt, or null when parked.
  */
-export async function recordMaturationFailure(deps: MaturationDeps, sessionPk: string, err: unknown): Promise<number | null> {
+export async function recordMaturationFailure(
+  deps: MaturationDeps,
+  sessionPk: string,
+  err: unknown,
+): Promise<number | null> {
   const policy = deps.failurePolicy ?? DEFAULT_FAILURE_POLICY;
   const message = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 1_000);
   const [row] = await deps.sql<{ failures: number }[]>`
@@ -278,8 +361,19 @@ export async function recordMaturationFailure(deps: MaturationDeps, sessionPk: s
     update sessions set maturation_retry_at = ${parked ? null : new Date(Date.now() + delay)},
       maturation_failed_at = ${parked ? deps.sql`now()` : null}
     where id = ${sessionPk}`;
-  if (parked) deps.logger.error("session maturation failed for good; parked until new activity (admin: maturation failures)", { sessionPk, failures: row.failures, err: message });
-  else deps.logger.warn("session maturation failed; will retry", { sessionPk, failures: row.failures, retryInMs: delay, err: message });
+  if (parked)
+    deps.logger.error("session maturation failed for good; parked until new activity (admin: maturation failures)", {
+      sessionPk,
+      failures: row.failures,
+      err: message,
+    });
+  else
+    deps.logger.warn("session maturation failed; will retry", {
+      sessionPk,
+      failures: row.failures,
+      retryInMs: delay,
+      err: message,
+    });
   return parked ? null : delay;
 }
 
@@ -289,12 +383,17 @@ export async function recordMaturationFailure(deps: MaturationDeps, sessionPk: s
  * and reported as `backing-off` (with its delay in dueInMs) or `parked`; a trace that fails alone
  * is reported `missing` and left to the next marker or sweep.
  */
-export async function matureIsolated(deps: MaturationDeps, kind: "session" | "trace", pks: string[]): Promise<Outcomes> {
+export async function matureIsolated(
+  deps: MaturationDeps,
+  kind: "session" | "trace",
+  pks: string[],
+): Promise<Outcomes> {
   const mature = kind === "session" ? matureSessions : matureTraces;
   try {
     return await mature(deps, pks);
   } catch (err) {
-    if (pks.length > 1) deps.logger.warn("maturation chunk failed; retrying one by one", { kind, size: pks.length, err: err as Error });
+    if (pks.length > 1)
+      deps.logger.warn("maturation chunk failed; retrying one by one", { kind, size: pks.length, err: err as Error });
     const outcomes = newOutcomes(pks);
     for (const pk of pks) {
       try {

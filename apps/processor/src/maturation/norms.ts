@@ -11,7 +11,10 @@ import type { LatencyNormsSource } from "./store.ts";
  * (a norm moves slowly and maturations come in bursts); a small per-service cache, nothing per
  * session. A failed load gives no baseline (the detector stays quiet) rather than a failed maturation.
  */
-export function createLatencyNorms(sql: postgres.Sql, opts: { ttlMs?: number; maxServices?: number } = {}): LatencyNormsSource {
+export function createLatencyNorms(
+  sql: postgres.Sql,
+  opts: { ttlMs?: number; maxServices?: number } = {},
+): LatencyNormsSource {
   const ttlMs = opts.ttlMs ?? 60_000;
   const cache = new Map<string, { at: number; norms: Promise<LatencyNorms> }>();
   async function load(serviceId: string, r: DetectorConfig["latency_outlier"]): Promise<LatencyNorms> {

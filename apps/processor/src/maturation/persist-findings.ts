@@ -21,7 +21,10 @@ interface IssueDelta {
  * new ones added, so occurrences and affected sessions stay exact across re-maturations. Issue
  * rows are locked in (service, fingerprint) order so concurrent maturations cannot deadlock.
  */
-export async function persistFindings(tx: postgres.TransactionSql, list: Array<{ row: SessionRow; findings: Finding[]; replace: boolean }>): Promise<void> {
+export async function persistFindings(
+  tx: postgres.TransactionSql,
+  list: Array<{ row: SessionRow; findings: Finding[]; replace: boolean }>,
+): Promise<void> {
   const replaced = list.filter((x) => x.replace).map((x) => x.row.id);
   const old = replaced.length
     ? await tx<{ session_pk: string; fingerprint: string; n: number }[]>`
@@ -35,7 +38,22 @@ export async function persistFindings(tx: postgres.TransactionSql, list: Array<{
   const delta = (row: SessionRow, fingerprint: string) => {
     const key = `${row.trace_service_id}\u0000${fingerprint}`;
     let d = deltas.get(key);
-    if (!d) deltas.set(key, (d = { trace_service_id: row.trace_service_id, tenant_id: row.tenant_id, fingerprint, occ: 0, sessions: 0, detector: null, title: null, severity: null, first: null, last: null }));
+    if (!d)
+      deltas.set(
+        key,
+        (d = {
+          trace_service_id: row.trace_service_id,
+          tenant_id: row.tenant_id,
+          fingerprint,
+          occ: 0,
+          sessions: 0,
+          detector: null,
+          title: null,
+          severity: null,
+          first: null,
+          last: null,
+        }),
+      );
     return d;
   };
   for (const { row, findings } of list) {
@@ -60,7 +78,9 @@ export async function persistFindings(tx: postgres.TransactionSql, list: Array<{
     }
   }
   if (deltas.size === 0) return;
-  const rows = [...deltas.values()].sort((x, y) => x.trace_service_id.localeCompare(y.trace_service_id) || x.fingerprint.localeCompare(y.fingerprint));
+  const rows = [...deltas.values()].sort(
+    (x, y) => x.trace_service_id.localeCompare(y.trace_service_id) || x.fingerprint.localeCompare(y.fingerprint),
+  );
   // New problems get a row (counts 0); then every touched issue moves by its delta. A removal-only
   // delta carries no times: infinity / -infinity leave first/last seen as they were.
   await tx`
@@ -90,9 +110,19 @@ export async function persistFindings(tx: postgres.TransactionSql, list: Array<{
   const issueOf = new Map(issues.map((r) => [`${r.trace_service_id}\u0000${r.fingerprint}`, r.id]));
   const findingRows = list.flatMap(({ row: s, findings }) =>
     findings.map((f) => ({
-      tenant_id: s.tenant_id, trace_service_id: s.trace_service_id, session_pk: s.id, session_id: s.session_id,
-      issue_id: issueOf.get(`${s.trace_service_id}\u0000${f.fingerprint}`), trace_id: f.traceId, span_id: f.spanId, detector: f.detector,
-      fingerprint: f.fingerprint, severity: f.severity, title: f.title, evidence: f.evidence, occurred_at: f.occurredAt.toISOString(),
+      tenant_id: s.tenant_id,
+      trace_service_id: s.trace_service_id,
+      session_pk: s.id,
+      session_id: s.session_id,
+      issue_id: issueOf.get(`${s.trace_service_id}\u0000${f.fingerprint}`),
+      trace_id: f.traceId,
+      span_id: f.spanId,
+      detector: f.detector,
+      fingerprint: f.fingerprint,
+      severity: f.severity,
+      title: f.title,
+      evidence: f.evidence,
+      occurred_at: f.occurredAt.toISOString(),
     })),
   );
   if (findingRows.length === 0) return;

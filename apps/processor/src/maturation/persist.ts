@@ -25,7 +25,12 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
  * Replaces one session's transcript items. Called per session right after its analysis, so a
  * chunk of sessions never holds more than one session's items in memory.
  */
-export async function persistTranscriptItems(tx: postgres.TransactionSql, s: SessionRow, items: TranscriptItem[], replace: boolean): Promise<void> {
+export async function persistTranscriptItems(
+  tx: postgres.TransactionSql,
+  s: SessionRow,
+  items: TranscriptItem[],
+  replace: boolean,
+): Promise<void> {
   if (replace) await tx`delete from transcript_items where session_pk = ${s.id}`;
   let chunk: Record<string, unknown>[] = [];
   let bytes = 0;
@@ -43,7 +48,18 @@ export async function persistTranscriptItems(tx: postgres.TransactionSql, s: Ses
   };
   for (let position = 0; position < items.length; position++) {
     const item = items[position];
-    chunk.push({ session_pk: s.id, position, tenant_id: s.tenant_id, item_id: item.id, kind: item.type, role: item.role, timestamp: item.timestamp, trace_id: item.traceId, span_id: item.spanId, item });
+    chunk.push({
+      session_pk: s.id,
+      position,
+      tenant_id: s.tenant_id,
+      item_id: item.id,
+      kind: item.type,
+      role: item.role,
+      timestamp: item.timestamp,
+      trace_id: item.traceId,
+      span_id: item.spanId,
+      item,
+    });
     bytes += 300 + approxSize(item.content) + approxSize(item.reasoning);
     if (chunk.length >= 2_000 || bytes >= CHUNK_BYTES) await flush();
   }
@@ -65,10 +81,27 @@ export async function persistSessionAnalyses(tx: postgres.TransactionSql, list: 
     const { row: s, analysis: a } = m0;
     const m = a.metrics;
     return {
-      session_pk: s.id, tenant_id: s.tenant_id, trace_service_id: s.trace_service_id, session_id: s.session_id, maturation_count: s.maturation_count,
-      through_ingested_at: m0.throughIngestedAt.toISOString(), through_activity_seq: m0.throughActivitySeq, item_count: a.keptItems, truncated: a.truncated,
-      duration_ms: clampInt(m.durationMs), turns: m.turns, model_calls: m.modelCalls, tool_calls: m.toolCalls, total_tokens: clampInt(m.totalTokens),
-      errors: m.errors, problems: m.problems, cost_usd: m.costUsd, metrics: m, cost_by_model: a.costByModel, tool_costs: a.toolCosts, tldr: a.tldr,
+      session_pk: s.id,
+      tenant_id: s.tenant_id,
+      trace_service_id: s.trace_service_id,
+      session_id: s.session_id,
+      maturation_count: s.maturation_count,
+      through_ingested_at: m0.throughIngestedAt.toISOString(),
+      through_activity_seq: m0.throughActivitySeq,
+      item_count: a.keptItems,
+      truncated: a.truncated,
+      duration_ms: clampInt(m.durationMs),
+      turns: m.turns,
+      model_calls: m.modelCalls,
+      tool_calls: m.toolCalls,
+      total_tokens: clampInt(m.totalTokens),
+      errors: m.errors,
+      problems: m.problems,
+      cost_usd: m.costUsd,
+      metrics: m,
+      cost_by_model: a.costByModel,
+      tool_costs: a.toolCosts,
+      tldr: a.tldr,
     };
   });
   await tx`
@@ -90,10 +123,19 @@ export async function persistSessionAnalyses(tx: postgres.TransactionSql, list: 
       cost_usd = excluded.cost_usd, latency_p50_ms = excluded.latency_p50_ms, latency_p95_ms = excluded.latency_p95_ms,
       latency_max_ms = excluded.latency_max_ms, metrics = excluded.metrics, cost_by_model = excluded.cost_by_model, tool_costs = excluded.tool_costs,
       tldr = excluded.tldr, tldr_source = excluded.tldr_source`;
-  await persistToolSchemas(tx, list.map((m) => ({ row: m.row, schemas: m.analysis.toolSchemas, replace: m.replace })));
-  await persistIntents(tx, list.map((m) => ({ row: m.row, matches: m.analysis.intents, replace: m.replace })));
+  await persistToolSchemas(
+    tx,
+    list.map((m) => ({ row: m.row, schemas: m.analysis.toolSchemas, replace: m.replace })),
+  );
+  await persistIntents(
+    tx,
+    list.map((m) => ({ row: m.row, matches: m.analysis.intents, replace: m.replace })),
+  );
   // Last: issue rows are shared by every session with the same problem; lock them as late as possible.
-  await persistFindings(tx, list.map((m) => ({ row: m.row, findings: m.analysis.findings, replace: m.replace })));
+  await persistFindings(
+    tx,
+    list.map((m) => ({ row: m.row, findings: m.analysis.findings, replace: m.replace })),
+  );
 }
 
 /**
@@ -101,15 +143,38 @@ export async function persistSessionAnalyses(tx: postgres.TransactionSql, list: 
  * session to what it used. Rows go in sorted, so concurrent maturations lock shared schema rows
  * in the same order (no deadlock).
  */
-export async function persistToolSchemas(tx: postgres.TransactionSql, list: Array<{ row: SessionRow; schemas: ToolSchemaSeen[]; replace: boolean }>): Promise<void> {
+export async function persistToolSchemas(
+  tx: postgres.TransactionSql,
+  list: Array<{ row: SessionRow; schemas: ToolSchemaSeen[]; replace: boolean }>,
+): Promise<void> {
   const replaced = list.filter((x) => x.replace).map((x) => x.row.id);
   if (replaced.length) await tx`delete from session_tool_schemas where session_pk = any(${tx.array(replaced)}::uuid[])`;
-  const merged = new Map<string, { tenant_id: string; trace_service_id: string; name: string; schema_hash: string; schema: unknown; first: string; last: string }>();
+  const merged = new Map<
+    string,
+    {
+      tenant_id: string;
+      trace_service_id: string;
+      name: string;
+      schema_hash: string;
+      schema: unknown;
+      first: string;
+      last: string;
+    }
+  >();
   for (const { row, schemas } of list) {
     for (const x of schemas) {
       const key = `${row.trace_service_id}\u0000${x.name}\u0000${x.schemaHash}`;
       const m = merged.get(key);
-      if (!m) merged.set(key, { tenant_id: row.tenant_id, trace_service_id: row.trace_service_id, name: x.name, schema_hash: x.schemaHash, schema: x.schema, first: x.firstSeenAt, last: x.lastSeenAt });
+      if (!m)
+        merged.set(key, {
+          tenant_id: row.tenant_id,
+          trace_service_id: row.trace_service_id,
+          name: x.name,
+          schema_hash: x.schemaHash,
+          schema: x.schema,
+          first: x.firstSeenAt,
+          last: x.lastSeenAt,
+        });
       else {
         if (x.firstSeenAt < m.first) m.first = x.firstSeenAt;
         if (x.lastSeenAt > m.last) m.last = x.lastSeenAt;
@@ -120,20 +185,34 @@ export async function persistToolSchemas(tx: postgres.TransactionSql, list: Arra
   // Every maturation of a service sees the same few schemas: an upsert would lock the same rows
   // in every concurrent transaction and serialize them. Insert what is new, read the ids, and
   // widen first/last seen only when they move by more than a minute (rows a WHERE skips stay unlocked).
-  const rows = [...merged.values()].sort((a, b) => a.trace_service_id.localeCompare(b.trace_service_id) || a.name.localeCompare(b.name) || a.schema_hash.localeCompare(b.schema_hash));
+  const rows = [...merged.values()].sort(
+    (a, b) =>
+      a.trace_service_id.localeCompare(b.trace_service_id) ||
+      a.name.localeCompare(b.name) ||
+      a.schema_hash.localeCompare(b.schema_hash),
+  );
   await tx`
     insert into tool_schemas (tenant_id, trace_service_id, name, schema_hash, schema, first_seen_at, last_seen_at)
     select tenant_id, trace_service_id, name, schema_hash, schema, first, last
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, name text, schema_hash text, schema jsonb, first timestamptz, last timestamptz)
     order by trace_service_id, name, schema_hash
     on conflict (trace_service_id, name, schema_hash) do nothing`;
-  const keys = rows.map((r) => ({ trace_service_id: r.trace_service_id, name: r.name, schema_hash: r.schema_hash, first: r.first, last: r.last }));
+  const keys = rows.map((r) => ({
+    trace_service_id: r.trace_service_id,
+    name: r.name,
+    schema_hash: r.schema_hash,
+    first: r.first,
+    last: r.last,
+  }));
   const saved = await tx<{ id: string; trace_service_id: string; name: string; schema_hash: string; stale: boolean }[]>`
     select t.id, t.trace_service_id, t.name, t.schema_hash,
       (t.last_seen_at < x.last - interval '1 minute' or t.first_seen_at > x.first + interval '1 minute') as stale
     from tool_schemas t join jsonb_to_recordset(${tx.json(keys as any)}::jsonb) as x(trace_service_id uuid, name text, schema_hash text, first timestamptz, last timestamptz)
       on t.trace_service_id = x.trace_service_id and t.name = x.name and t.schema_hash = x.schema_hash`;
-  const stale = saved.filter((r) => r.stale).map((r) => r.id).sort();
+  const stale = saved
+    .filter((r) => r.stale)
+    .map((r) => r.id)
+    .sort();
   if (stale.length) {
     await tx`
       with x as (select * from jsonb_to_recordset(${tx.json(keys as any)}::jsonb) as x(trace_service_id uuid, name text, schema_hash text, first timestamptz, last timestamptz)),
@@ -142,7 +221,12 @@ export async function persistToolSchemas(tx: postgres.TransactionSql, list: Arra
       from x where t.id in (select id from locked) and t.trace_service_id = x.trace_service_id and t.name = x.name and t.schema_hash = x.schema_hash`;
   }
   const idOf = new Map(saved.map((r) => [`${r.trace_service_id}\u0000${r.name}\u0000${r.schema_hash}`, r.id]));
-  const links = list.flatMap(({ row, schemas }) => schemas.map((x) => ({ session_pk: row.id, tool_schema_id: idOf.get(`${row.trace_service_id}\u0000${x.name}\u0000${x.schemaHash}`) })));
+  const links = list.flatMap(({ row, schemas }) =>
+    schemas.map((x) => ({
+      session_pk: row.id,
+      tool_schema_id: idOf.get(`${row.trace_service_id}\u0000${x.name}\u0000${x.schemaHash}`),
+    })),
+  );
   if (links.length) {
     await tx`
       insert into session_tool_schemas (session_pk, tool_schema_id)
@@ -151,11 +235,21 @@ export async function persistToolSchemas(tx: postgres.TransactionSql, list: Arra
   }
 }
 
-
-export async function persistIntents(tx: postgres.TransactionSql, list: Array<{ row: SessionRow; matches: IntentMatch[]; replace: boolean }>): Promise<void> {
+export async function persistIntents(
+  tx: postgres.TransactionSql,
+  list: Array<{ row: SessionRow; matches: IntentMatch[]; replace: boolean }>,
+): Promise<void> {
   const replaced = list.filter((x) => x.replace).map((x) => x.row.id);
   if (replaced.length) await tx`delete from session_intents where session_pk = any(${tx.array(replaced)}::uuid[])`;
-  const rows = list.flatMap(({ row, matches }) => matches.map((m) => ({ session_pk: row.id, tenant_id: row.tenant_id, intent_id: m.intentId, score: m.score, evidence: m.evidence })));
+  const rows = list.flatMap(({ row, matches }) =>
+    matches.map((m) => ({
+      session_pk: row.id,
+      tenant_id: row.tenant_id,
+      intent_id: m.intentId,
+      score: m.score,
+      evidence: m.evidence,
+    })),
+  );
   if (rows.length === 0) return;
   await tx`
     insert into session_intents (session_pk, intent_id, tenant_id, score, evidence)
@@ -164,9 +258,19 @@ export async function persistIntents(tx: postgres.TransactionSql, list: Array<{ 
     on conflict do nothing`;
 }
 
-export async function persistTraceAnalyses(tx: postgres.TransactionSql, list: Array<{ row: TraceRow; analysis: TraceAnalysis }>): Promise<void> {
+export async function persistTraceAnalyses(
+  tx: postgres.TransactionSql,
+  list: Array<{ row: TraceRow; analysis: TraceAnalysis }>,
+): Promise<void> {
   if (list.length === 0) return;
-  const rows = list.map(({ row: t, analysis: a }) => ({ trace_pk: t.id, tenant_id: t.tenant_id, trace_service_id: t.trace_service_id, trace_id: t.trace_id, cost_usd: a.costUsd, metrics: a.metrics }));
+  const rows = list.map(({ row: t, analysis: a }) => ({
+    trace_pk: t.id,
+    tenant_id: t.tenant_id,
+    trace_service_id: t.trace_service_id,
+    trace_id: t.trace_id,
+    cost_usd: a.costUsd,
+    metrics: a.metrics,
+  }));
   await tx`
     insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics)
     select trace_pk, tenant_id, trace_service_id, trace_id, now(), cost_usd, metrics

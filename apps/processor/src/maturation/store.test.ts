@@ -12,6 +12,9 @@ test("history reads: small sessions share a batch within one page, big ones stre
     ["d", { id: "d", traces: 0, traceBytes: 0, events: 0 }],
   ]);
   expect(planHistoryReads(["a", "b", "c", "big", "fat", "d"], sizes, paging)).toEqual([
-    { batch: ["a", "b"] }, { stream: "big" }, { stream: "fat" }, { batch: ["c", "d"] },
+    { batch: ["a", "b"] },
+    { stream: "big" },
+    { stream: "fat" },
+    { batch: ["c", "d"] },
   ]);
 });

@@ -87,7 +87,11 @@ export interface HistoryPaging {
  * The byte budget counts stored bytes (`pg_column_size`, after TOAST compression); the trace
  * count caps what a fully compressible payload can expand to: 16 x INGEST_MAX_BODY_BYTES.
  */
-export const DEFAULT_HISTORY_PAGING: HistoryPaging = { traceBytesPerPage: 8 * 1024 * 1024, tracesPerPage: 16, eventsPerPage: 500 };
+export const DEFAULT_HISTORY_PAGING: HistoryPaging = {
+  traceBytesPerPage: 8 * 1024 * 1024,
+  tracesPerPage: 16,
+  eventsPerPage: 500,
+};
 
 export interface HistorySize {
   id: string;
@@ -104,7 +108,9 @@ export async function historySizes(tx: Sql, ids: string[]): Promise<Map<string, 
       (select coalesce(sum(pg_column_size(t.payload)), 0)::float8 from traces t where t.session_pk = s.id) as trace_bytes,
       (select count(*)::int from events e where e.session_pk = s.id) as events
     from sessions s where s.id = any(${tx.array(ids)}::uuid[])`;
-  return new Map(rows.map((r) => [r.id, { id: r.id, traces: r.traces, traceBytes: Number(r.trace_bytes), events: r.events }]));
+  return new Map(
+    rows.map((r) => [r.id, { id: r.id, traces: r.traces, traceBytes: Number(r.trace_bytes), events: r.events }]),
+  );
 }
 
 /**
@@ -112,10 +118,16 @@ export async function historySizes(tx: Sql, ids: string[]): Promise<Map<string, 
  * batch (two queries for the group, as cheap as before for the many small sessions), any other
  * session is streamed alone page by page. Pure.
  */
-export function planHistoryReads(ids: string[], sizes: Map<string, HistorySize>, paging: HistoryPaging): Array<{ batch: string[] } | { stream: string }> {
+export function planHistoryReads(
+  ids: string[],
+  sizes: Map<string, HistorySize>,
+  paging: HistoryPaging,
+): Array<{ batch: string[] } | { stream: string }> {
   const plan: Array<{ batch: string[] } | { stream: string }> = [];
   let group: string[] = [];
-  let traces = 0, bytes = 0, events = 0;
+  let traces = 0,
+    bytes = 0,
+    events = 0;
   const flush = () => {
     if (group.length) plan.push({ batch: group });
     group = [];
@@ -127,7 +139,12 @@ export function planHistoryReads(ids: string[], sizes: Map<string, HistorySize>,
       plan.push({ stream: id });
       continue;
     }
-    if (traces + s.traces > paging.tracesPerPage || bytes + s.traceBytes > paging.traceBytesPerPage || events + s.events > paging.eventsPerPage) flush();
+    if (
+      traces + s.traces > paging.tracesPerPage ||
+      bytes + s.traceBytes > paging.traceBytesPerPage ||
+      events + s.events > paging.eventsPerPage
+    )
+      flush();
     group.push(id);
     traces += s.traces;
     bytes += s.traceBytes;
@@ -138,20 +155,48 @@ export function planHistoryReads(ids: string[], sizes: Map<string, HistorySize>,
 }
 
 /** The whole history of a few small sessions (planHistoryReads keeps the group within one page). */
-export async function loadHistoryBatch(tx: Sql, sessions: Array<{ id: string; trace_service_id: string }>): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
+export async function loadHistoryBatch(
+  tx: Sql,
+  sessions: Array<{ id: string; trace_service_id: string }>,
+): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
   const ids = sessions.map((s) => s.id);
   const [traces, events] = await Promise.all([
     tx<{ session_pk: string; trace_id: string; start_time: Date; end_time: Date; payload: Record<string, any> }[]>`
       select session_pk, trace_id, start_time, end_time, payload from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
-    tx<{ session_pk: string; id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }[]>`
+    tx<
+      {
+        session_pk: string;
+        id: string;
+        name: string;
+        timestamp: Date;
+        severity_number: number | null;
+        attributes: Record<string, unknown>;
+        body: Record<string, unknown> | null;
+        trace_id: string | null;
+      }[]
+    >`
       select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events where session_pk = any(${tx.array(ids)}::uuid[])`,
   ]);
   const out = new Map(ids.map((id) => [id, { traces: [] as TraceInput[], events: [] as EventInput[] }]));
-  for (const r of traces) out.get(r.session_pk)?.traces.push({ traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload });
+  for (const r of traces)
+    out.get(r.session_pk)?.traces.push({
+      traceId: r.trace_id,
+      startTime: new Date(r.start_time),
+      endTime: new Date(r.end_time),
+      payload: r.payload,
+    });
   const conversation = await otelConversationTraceIds(tx, ids);
   for (const e of events) {
     if (isConversationEvent(e.name, e.trace_id, conversation.get(e.session_pk))) continue;
-    out.get(e.session_pk)?.events.push({ id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id });
+    out.get(e.session_pk)?.events.push({
+      id: e.id,
+      name: e.name,
+      timestamp: new Date(e.timestamp),
+      severityNumber: e.severity_number,
+      attributes: e.attributes,
+      body: e.body,
+      traceId: e.trace_id,
+    });
   }
   for (const s of sessions) {
     const h = out.get(s.id)!;
@@ -192,10 +237,28 @@ export async function otelConversationTraceIds(tx: Sql, sessionPks: string[]): P
 export async function withOtelMessages(tx: Sql, serviceId: string, traces: TraceInput[]): Promise<TraceInput[]> {
   const waiting = traces.filter((t) => t.payload?.otel?.messages === "none").map((t) => t.traceId);
   if (waiting.length === 0) return traces;
-  const rows = await tx<{ id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }[]>`
+  const rows = await tx<
+    {
+      id: string;
+      name: string;
+      timestamp: Date;
+      severity_number: number | null;
+      attributes: Record<string, unknown>;
+      body: Record<string, unknown> | null;
+      trace_id: string | null;
+    }[]
+  >`
     select id, name, timestamp, severity_number, attributes, body, trace_id from events
     where trace_service_id = ${serviceId} and trace_id = any(${tx.array(waiting)}::text[]) and name = any(${tx.array(MESSAGE_EVENT_NAMES)}::text[])`;
-  const events: EventInput[] = rows.map((e) => ({ id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id }));
+  const events: EventInput[] = rows.map((e) => ({
+    id: e.id,
+    name: e.name,
+    timestamp: new Date(e.timestamp),
+    severityNumber: e.severity_number,
+    attributes: e.attributes,
+    body: e.body,
+    traceId: e.trace_id,
+  }));
   return mergeOtelMessageEvents(traces, events).traces;
 }
 
@@ -207,7 +270,12 @@ type TraceKey = { start_time: Date; trace_id: string };
  * range. Only one page of payloads is in memory at a time. Runs in the maturation transaction,
  * under the session's row lock (ingest writes to the session wait for it).
  */
-export async function streamHistory(tx: Sql, session: { id: string; trace_service_id: string }, analyzer: Pick<SessionAnalyzer, "addTrace" | "addEvent">, paging: HistoryPaging = DEFAULT_HISTORY_PAGING): Promise<void> {
+export async function streamHistory(
+  tx: Sql,
+  session: { id: string; trace_service_id: string },
+  analyzer: Pick<SessionAnalyzer, "addTrace" | "addEvent">,
+  paging: HistoryPaging = DEFAULT_HISTORY_PAGING,
+): Promise<void> {
   const sessionPk = session.id;
   const conversationEvents = (await otelConversationTraceIds(tx, [sessionPk])).get(sessionPk);
   const traces = tracePages(tx, sessionPk, session.trace_service_id, paging)[Symbol.asyncIterator]();
@@ -227,7 +295,12 @@ export async function streamHistory(tx: Sql, session: { id: string; trace_servic
   }
 }
 
-async function* tracePages(tx: Sql, sessionPk: string, serviceId: string, paging: HistoryPaging): AsyncGenerator<TraceInput> {
+async function* tracePages(
+  tx: Sql,
+  sessionPk: string,
+  serviceId: string,
+  paging: HistoryPaging,
+): AsyncGenerator<TraceInput> {
   let after: TraceKey | null = null;
   for (;;) {
     // Sizes first (no payload read), then the payloads of a prefix that fits the byte budget.
@@ -246,22 +319,48 @@ async function* tracePages(tx: Sql, sessionPk: string, serviceId: string, paging
         ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
         and (start_time, trace_id collate "C") <= (${last.start_time}, ${last.trace_id} collate "C")
       order by start_time, trace_id collate "C"`;
-    const page = rows.map((r) => ({ traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload }));
+    const page = rows.map((r) => ({
+      traceId: r.trace_id,
+      startTime: new Date(r.start_time),
+      endTime: new Date(r.end_time),
+      payload: r.payload,
+    }));
     for (const t of await withOtelMessages(tx, serviceId, page)) yield t;
     after = { start_time: last.start_time, trace_id: last.trace_id };
   }
 }
 
-async function* eventPages(tx: Sql, sessionPk: string, paging: HistoryPaging, conversation?: Set<string>): AsyncGenerator<EventInput> {
+async function* eventPages(
+  tx: Sql,
+  sessionPk: string,
+  paging: HistoryPaging,
+  conversation?: Set<string>,
+): AsyncGenerator<EventInput> {
   let after: { timestamp: Date; id: string } | null = null;
   for (;;) {
-    const rows: Array<{ id: string; name: string; timestamp: Date; severity_number: number | null; attributes: Record<string, unknown>; body: Record<string, unknown> | null; trace_id: string | null }> = await tx`
+    const rows: Array<{
+      id: string;
+      name: string;
+      timestamp: Date;
+      severity_number: number | null;
+      attributes: Record<string, unknown>;
+      body: Record<string, unknown> | null;
+      trace_id: string | null;
+    }> = await tx`
       select id, name, timestamp, severity_number, attributes, body, trace_id from events
       where session_pk = ${sessionPk} ${after ? tx`and (timestamp, id) > (${after.timestamp}, ${after.id}::uuid)` : tx``}
       order by timestamp, id limit ${paging.eventsPerPage}`;
     for (const e of rows) {
       if (isConversationEvent(e.name, e.trace_id, conversation)) continue;
-      yield { id: e.id, name: e.name, timestamp: new Date(e.timestamp), severityNumber: e.severity_number, attributes: e.attributes, body: e.body, traceId: e.trace_id };
+      yield {
+        id: e.id,
+        name: e.name,
+        timestamp: new Date(e.timestamp),
+        severityNumber: e.severity_number,
+        attributes: e.attributes,
+        body: e.body,
+        traceId: e.trace_id,
+      };
     }
     if (rows.length < paging.eventsPerPage) return;
     const last = rows[rows.length - 1];
@@ -271,22 +370,37 @@ async function* eventPages(tx: Sql, sessionPk: string, paging: HistoryPaging, co
 
 /** The payload parts a trace's own metrics need (responses and model, not the request's history). */
 export async function loadTracesForMetrics(tx: Sql, ids: string[]): Promise<Array<{ id: string } & TraceInput>> {
-  const rows = await tx<{ id: string; trace_id: string; payload: Record<string, any>; start_time: Date; end_time: Date }[]>`
+  const rows = await tx<
+    { id: string; trace_id: string; payload: Record<string, any>; start_time: Date; end_time: Date }[]
+  >`
     select id, trace_id, start_time, end_time,
       jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') as payload
     from traces where id = any(${tx.array(ids)}::uuid[])`;
-  return rows.map((r) => ({ id: r.id, traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time), payload: r.payload }));
+  return rows.map((r) => ({
+    id: r.id,
+    traceId: r.trace_id,
+    startTime: new Date(r.start_time),
+    endTime: new Date(r.end_time),
+    payload: r.payload,
+  }));
 }
 
 /** Per service: detector thresholds (defaults + overrides) and intent definitions. */
-export async function loadServiceContext(tx: Sql, serviceIds: string[]): Promise<Map<string, { config: DetectorConfig; intents: IntentDefinition[] }>> {
+export async function loadServiceContext(
+  tx: Sql,
+  serviceIds: string[],
+): Promise<Map<string, { config: DetectorConfig; intents: IntentDefinition[] }>> {
   const [settings, intents] = await Promise.all([
-    tx<{ trace_service_id: string; settings: unknown }[]>`select trace_service_id, settings from detector_settings where trace_service_id = any(${tx.array(serviceIds)}::uuid[])`,
+    tx<
+      { trace_service_id: string; settings: unknown }[]
+    >`select trace_service_id, settings from detector_settings where trace_service_id = any(${tx.array(serviceIds)}::uuid[])`,
     tx<(IntentDefinition & { trace_service_id: string })[]>`
       select id, trace_service_id, name, description, examples from intent_definitions
       where trace_service_id = any(${tx.array(serviceIds)}::uuid[]) order by name`,
   ]);
-  const out = new Map(serviceIds.map((id) => [id, { config: resolveDetectorConfig(null), intents: [] as IntentDefinition[] }]));
+  const out = new Map(
+    serviceIds.map((id) => [id, { config: resolveDetectorConfig(null), intents: [] as IntentDefinition[] }]),
+  );
   for (const s of settings) out.get(s.trace_service_id)!.config = resolveDetectorConfig(s.settings);
   for (const i of intents) out.get(i.trace_service_id)!.intents.push(i);
   return out;

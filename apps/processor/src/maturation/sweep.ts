@@ -27,20 +27,36 @@ export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limi
   const traces = await deps.sql<{ id: string }[]>`
     select id from traces where status = 'active' and ingested_at < now() - make_interval(secs => ${idleFor})
     order by ingested_at limit ${limit}`;
-  const count = (outcomes: Map<string, string>, what: string[]) => [...outcomes.values()].filter((o) => what.includes(o)).length;
-  let s = 0, t = 0, failed = 0;
+  const count = (outcomes: Map<string, string>, what: string[]) =>
+    [...outcomes.values()].filter((o) => what.includes(o)).length;
+  let s = 0,
+    t = 0,
+    failed = 0;
   for (let i = 0; i < sessions.length; i += 50) {
-    const outcomes = await matureIsolated(deps, "session", sessions.slice(i, i + 50).map((r) => r.id));
+    const outcomes = await matureIsolated(
+      deps,
+      "session",
+      sessions.slice(i, i + 50).map((r) => r.id),
+    );
     s += count(outcomes, ["matured"]);
     failed += count(outcomes, ["backing-off", "parked"]);
   }
-  for (let i = 0; i < traces.length; i += 50) t += count(await matureIsolated(deps, "trace", traces.slice(i, i + 50).map((r) => r.id)), ["matured"]);
+  for (let i = 0; i < traces.length; i += 50)
+    t += count(
+      await matureIsolated(
+        deps,
+        "trace",
+        traces.slice(i, i + 50).map((r) => r.id),
+      ),
+      ["matured"],
+    );
 
   const owedSessions = await selectMaturing(deps.sql, "session", { owedOlderThanSeconds: graceSeconds, limit });
   await publishAll(deps, owedSessions.map(sessionMessage));
   const owedTraces = await selectMaturing(deps.sql, "trace", { owedOlderThanSeconds: graceSeconds, limit });
   await publishAll(deps, owedTraces.map(traceMessage));
   const r = owedSessions.length + owedTraces.length;
-  if (s || t || r) deps.logger.warn("sweep matured or published what its marker missed", { sessions: s, traces: t, republished: r });
+  if (s || t || r)
+    deps.logger.warn("sweep matured or published what its marker missed", { sessions: s, traces: t, republished: r });
   return { sessions: s, traces: t, republished: r, failed };
 }

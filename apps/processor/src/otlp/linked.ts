@@ -6,4 +6,8 @@ import { CHOICE_EVENT, PER_MESSAGE_EVENTS } from "@cellar/shared/otlp/messages";
  * (maturation/store.ts: otelConversationTraceIds, withOtelMessages) gives them back to their call,
  * in whichever session they were stored, and keeps them out of the sessions' event streams.
  */
-export const MESSAGE_EVENT_NAMES = [...Object.keys(PER_MESSAGE_EVENTS), CHOICE_EVENT, "gen_ai.client.inference.operation.details"];
+export const MESSAGE_EVENT_NAMES = [
+  ...Object.keys(PER_MESSAGE_EVENTS),
+  CHOICE_EVENT,
+  "gen_ai.client.inference.operation.details",
+];

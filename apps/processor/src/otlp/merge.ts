@@ -1,4 +1,14 @@
-import { CHOICE_EVENT, choiceFromEvent, choicesFromValue, messageFromEvent, messagesFromValue, PER_MESSAGE_EVENTS, systemFromValue, type ChatMessage, type OutputChoice } from "@cellar/shared/otlp/messages";
+import {
+  CHOICE_EVENT,
+  choiceFromEvent,
+  choicesFromValue,
+  messageFromEvent,
+  messagesFromValue,
+  PER_MESSAGE_EVENTS,
+  systemFromValue,
+  type ChatMessage,
+  type OutputChoice,
+} from "@cellar/shared/otlp/messages";
 import type { EventInput, TraceInput } from "../analysis/transcript.ts";
 
 /**
@@ -22,7 +32,10 @@ function order(a: EventInput, b: EventInput): number {
   return Number(a.attributes["otel.record_index"] ?? 0) - Number(b.attributes["otel.record_index"] ?? 0);
 }
 
-export function mergeOtelMessageEvents(traces: TraceInput[], events: EventInput[]): { traces: TraceInput[]; events: EventInput[] } {
+export function mergeOtelMessageEvents(
+  traces: TraceInput[],
+  events: EventInput[],
+): { traces: TraceInput[]; events: EventInput[] } {
   const waiting = new Map<string, TraceInput>();
   for (const t of traces) if (t.payload?.otel?.messages === "none") waiting.set(t.traceId, t);
   if (waiting.size === 0) return { traces, events };
@@ -60,8 +73,14 @@ export function mergeOtelMessageEvents(traces: TraceInput[], events: EventInput[
     if (!payload.request.messages?.length) payload.request.messages = messages;
     const response = payload.responses?.[0];
     if (response && (!response.choices || response.choices.length === 0) && choices.length) {
-      const reasons: unknown[] = Array.isArray(payload.otel?.attributes?.["gen_ai.response.finish_reasons"]) ? payload.otel.attributes["gen_ai.response.finish_reasons"] : [];
-      response.choices = choices.map((c, i) => ({ index: i, message: c.message, finish_reason: c.finishReason ?? (reasons[i] as string | undefined) ?? null }));
+      const reasons: unknown[] = Array.isArray(payload.otel?.attributes?.["gen_ai.response.finish_reasons"])
+        ? payload.otel.attributes["gen_ai.response.finish_reasons"]
+        : [];
+      response.choices = choices.map((c, i) => ({
+        index: i,
+        message: c.message,
+        finish_reason: c.finishReason ?? (reasons[i] as string | undefined) ?? null,
+      }));
     }
     payload.otel = { ...payload.otel, messages: "events" };
     return { ...t, payload };

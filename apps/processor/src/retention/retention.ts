@@ -5,7 +5,10 @@ export type Plan = "free" | "pro";
 export type RetentionDefaults = Record<Plan, number>;
 
 /** `RETENTION_DAYS`: one number for every plan, or `free=30,pro=90` (plans left out keep the default). */
-export function parseRetentionDays(spec: string, fallback: RetentionDefaults = { free: 30, pro: 90 }): RetentionDefaults {
+export function parseRetentionDays(
+  spec: string,
+  fallback: RetentionDefaults = { free: 30, pro: 90 },
+): RetentionDefaults {
   if (/^\d+$/.test(spec)) return { free: Number(spec), pro: Number(spec) };
   const out = { ...fallback };
   for (const part of spec.split(",")) {
@@ -13,7 +16,8 @@ export function parseRetentionDays(spec: string, fallback: RetentionDefaults = {
     if ((plan === "free" || plan === "pro") && /^\d+$/.test(days ?? "")) out[plan] = Number(days);
     else throw new Error(`invalid RETENTION_DAYS part ${JSON.stringify(part)}: expected free=N or pro=N`);
   }
-  for (const [plan, days] of Object.entries(out)) if (days < 1) throw new Error(`invalid RETENTION_DAYS: ${plan} must keep at least 1 day`);
+  for (const [plan, days] of Object.entries(out))
+    if (days < 1) throw new Error(`invalid RETENTION_DAYS: ${plan} must keep at least 1 day`);
   return out;
 }
 
@@ -50,11 +54,24 @@ export interface RetentionResult {
  * enforce with the partition key inside the key. Space freed by deletes is reused by new rows
  * after (auto)vacuum; docs/performance.md has the measurements.
  */
-export async function runRetention(sql: postgres.Sql, o: { defaults: RetentionDefaults; batchSize?: number; logger?: Logger; now?: Date }): Promise<RetentionResult> {
+export async function runRetention(
+  sql: postgres.Sql,
+  o: { defaults: RetentionDefaults; batchSize?: number; logger?: Logger; now?: Date },
+): Promise<RetentionResult> {
   const batch = o.batchSize ?? 500;
   const now = o.now ?? new Date();
-  const result: RetentionResult = { tenants: 0, sessions: 0, traces: 0, events: 0, transcriptItems: 0, issues: 0, longestBatchMs: 0 };
-  const tenants = await sql<{ id: string; plan: Plan; retention_days: number | null }[]>`select id, plan, retention_days from tenants`;
+  const result: RetentionResult = {
+    tenants: 0,
+    sessions: 0,
+    traces: 0,
+    events: 0,
+    transcriptItems: 0,
+    issues: 0,
+    longestBatchMs: 0,
+  };
+  const tenants = await sql<
+    { id: string; plan: Plan; retention_days: number | null }[]
+  >`select id, plan, retention_days from tenants`;
   /** Runs `step` until it removes fewer than a batch; returns rows removed. */
   const drain = async (step: () => Promise<number>) => {
     let total = 0;
@@ -70,33 +87,60 @@ export async function runRetention(sql: postgres.Sql, o: { defaults: RetentionDe
     const days = t.retention_days ?? o.defaults[t.plan] ?? o.defaults.free;
     const cutoff = new Date(now.getTime() - days * 86_400_000);
     result.tenants++;
-    result.sessions += await drain(async () => (await sql`
+    result.sessions += await drain(
+      async () =>
+        (
+          await sql`
       with doomed as (
         select id from sessions where status = 'matured' and last_ingested_at < ${cutoff} and tenant_id = ${t.id}
         limit ${batch} for update skip locked)
-      delete from sessions s using doomed where s.id = doomed.id`).count);
+      delete from sessions s using doomed where s.id = doomed.id`
+        ).count,
+    );
     // Sessions that began before the cutoff but live on: their old rows only.
-    const longLived = (await sql<{ id: string }[]>`
-      select id from sessions where tenant_id = ${t.id} and created_at < ${cutoff} and last_ingested_at >= ${cutoff}`).map((r) => r.id);
+    const longLived = (
+      await sql<{ id: string }[]>`
+      select id from sessions where tenant_id = ${t.id} and created_at < ${cutoff} and last_ingested_at >= ${cutoff}`
+    ).map((r) => r.id);
     for (let i = 0; i < longLived.length; i += 100) {
       const ids = longLived.slice(i, i + 100);
-      result.traces += await drain(async () => (await sql`
+      result.traces += await drain(
+        async () =>
+          (
+            await sql`
         with doomed as (
           select id from traces where session_pk = any(${ids}::uuid[]) and ingested_at < ${cutoff} and status = 'matured'
           limit ${batch} for update skip locked)
-        delete from traces t using doomed where t.id = doomed.id`).count);
-      result.events += await drain(async () => (await sql`
+        delete from traces t using doomed where t.id = doomed.id`
+          ).count,
+      );
+      result.events += await drain(
+        async () =>
+          (
+            await sql`
         with doomed as (select id from events where session_pk = any(${ids}::uuid[]) and ingested_at < ${cutoff} limit ${batch} for update skip locked)
-        delete from events e using doomed where e.id = doomed.id`).count);
-      result.transcriptItems += await drain(async () => (await sql`
+        delete from events e using doomed where e.id = doomed.id`
+          ).count,
+      );
+      result.transcriptItems += await drain(
+        async () =>
+          (
+            await sql`
         with doomed as (
           select session_pk, position from transcript_items where session_pk = any(${ids}::uuid[]) and timestamp < ${cutoff}
           limit ${batch} for update skip locked)
-        delete from transcript_items x using doomed where x.session_pk = doomed.session_pk and x.position = doomed.position`).count);
+        delete from transcript_items x using doomed where x.session_pk = doomed.session_pk and x.position = doomed.position`
+          ).count,
+      );
     }
-    result.issues += await drain(async () => (await sql`
+    result.issues += await drain(
+      async () =>
+        (
+          await sql`
       with doomed as (select id from issues where tenant_id = ${t.id} and last_seen_at < ${cutoff} limit ${batch} for update skip locked)
-      delete from issues i using doomed where i.id = doomed.id`).count);
+      delete from issues i using doomed where i.id = doomed.id`
+        ).count,
+    );
   }
   const removed = result.sessions + result.traces + result.events + result.transcriptItems + result.issues;
   if (removed > 0) o.logger?.info("retention removed expired telemetry", { ...result });
@@ -104,13 +148,19 @@ export async function runRetention(sql: postgres.Sql, o: { defaults: RetentionDe
 }
 
 /** Runs the retention job every `intervalSeconds` (first run after one interval); stop() waits for a run. */
-export function startRetention(sql: postgres.Sql, o: { defaults: RetentionDefaults; intervalSeconds: number; logger: Logger }) {
+export function startRetention(
+  sql: postgres.Sql,
+  o: { defaults: RetentionDefaults; intervalSeconds: number; logger: Logger },
+) {
   let running: Promise<unknown> = Promise.resolve();
-  const timer = o.intervalSeconds > 0
-    ? setInterval(() => {
-        running = running.then(() => runRetention(sql, { defaults: o.defaults, logger: o.logger })).catch((err) => o.logger.error("retention run failed; next run retries", { err: err as Error }));
-      }, o.intervalSeconds * 1000)
-    : undefined;
+  const timer =
+    o.intervalSeconds > 0
+      ? setInterval(() => {
+          running = running
+            .then(() => runRetention(sql, { defaults: o.defaults, logger: o.logger }))
+            .catch((err) => o.logger.error("retention run failed; next run retries", { err: err as Error }));
+        }, o.intervalSeconds * 1000)
+      : undefined;
   return {
     async stop() {
       if (timer) clearInterval(timer);
