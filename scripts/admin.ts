@@ -16,7 +16,7 @@ import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
 import { keyringFromConfig } from "@cellar/shared/crypto";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
-import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "@cellar/shared/admin/dead-letters-cli";
+import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "./dead-letters-cli.ts";
 
 const USAGE = `usage: npm run admin -- <command>
   tenant create --name N [--plan free|pro] [--webhooks]
@@ -90,6 +90,7 @@ const { positionals, values } = (() => {
         "cache-write": { type: "string" },
         "context-window": { type: "string" },
         source: { type: "string" },
+        reason: { type: "string" },
       },
       // `--webhooks` alone means "on" for tenant create.
       args: process.argv
@@ -159,10 +160,10 @@ async function run(): Promise<unknown> {
   if (values.help || positionals.length < 2) throw new UsageError(USAGE);
   const [resource, action] = positionals;
   if (resource === "dead-letters") {
-    const { seq, stream, limit, from, all, namespace } = values;
+    const { seq, stream, limit, from, all, namespace, tenant, reason } = values;
     return runDeadLetters(
       action,
-      { seq, stream, limit, from, all, newId: values["new-id"], namespace },
+      { seq, stream, limit, from, all, newId: values["new-id"], namespace, tenant, reason },
       serverUrl("NATS_URL"),
     );
   }

@@ -106,30 +106,65 @@ export function specFor(t: Topology, nameOrKey: string): StreamSpec<unknown> | u
   );
 }
 
-/** Dead letters in sequence order, from `fromSeq`, optionally of one origin stream. */
+/** Which dead letters a listing or a replay takes (every filter optional; all must match). */
+export interface DeadLetterFilter {
+  /** The origin stream: a catalogue key (`ingest`) or its stream name. */
+  stream?: string;
+  /** The tenant the dead letter was recorded with (`Cellar-DL-Tenant`). */
+  tenant?: string;
+  /** Text the recorded reason contains (`Cellar-DL-Error`), e.g. `has the wrong type`. */
+  reasonContains?: string;
+}
+
+/**
+ * Dead letters in sequence order, from `fromSeq`, that match `filter`; at most `limit`, and at
+ * most `maxScanned` stored messages read (default 100,000: a listing stays bounded however
+ * many there are). With a stream the server skips to that stream's next dead letter
+ * (`next_by_subj`), so other streams' dead letters cost nothing.
+ */
 export async function listDeadLetters(
   jsm: JetStreamManager,
   t: Topology,
-  opts: { stream?: string; limit?: number; fromSeq?: number } = {},
+  opts: DeadLetterFilter & { limit?: number; fromSeq?: number; maxScanned?: number } = {},
 ): Promise<DeadLetter[]> {
-  // A catalogue key (`ingest`) or a stream name as the dead letters record it.
-  const origin = opts.stream ? (specFor(t, opts.stream)?.name(t) ?? opts.stream) : undefined;
+  return (await scanDeadLetters(jsm, t, opts)).letters;
+}
+
+/** `listDeadLetters` plus whether the scan stopped at `maxScanned` before the stream's end. */
+export async function scanDeadLetters(
+  jsm: JetStreamManager,
+  t: Topology,
+  opts: DeadLetterFilter & { limit?: number; fromSeq?: number; maxScanned?: number } = {},
+): Promise<{ letters: DeadLetter[]; truncated: boolean }> {
+  const spec = opts.stream ? specFor(t, opts.stream) : undefined;
+  // A stream name as the dead letters record it (an unknown one matches nothing it names).
+  const origin = opts.stream ? (spec?.name(t) ?? opts.stream) : undefined;
+  const nextBySubject = spec ? deadLetterSubject(t, spec) : undefined;
   const name = deadLetterStream.name(t);
   const info = await jsm.streams.info(name);
   const limit = opts.limit ?? 100;
-  const out: DeadLetter[] = [];
-  if (info.state.messages === 0) return out;
-  for (
-    let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 1, 1);
-    seq <= info.state.last_seq && out.length < limit;
-    seq++
-  ) {
-    const m = await jsm.streams.getMessage(name, { seq });
-    if (!m) continue; // deleted (replayed or purged)
+  const maxScanned = opts.maxScanned ?? 100_000;
+  const letters: DeadLetter[] = [];
+  if (info.state.messages === 0) return { letters, truncated: false };
+  let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 1, 1);
+  for (let scanned = 0; seq <= info.state.last_seq && letters.length < limit; scanned++) {
+    if (scanned >= maxScanned) return { letters, truncated: true };
+    // The server's next message on the subject at or after seq (the client's type lacks it).
+    const query = (nextBySubject ? { seq, next_by_subj: nextBySubject } : { seq }) as { seq: number };
+    const m = await jsm.streams.getMessage(name, query);
+    if (!m) {
+      if (nextBySubject) break; // none left on the subject
+      seq++;
+      continue; // deleted (replayed or purged)
+    }
+    seq = m.seq + 1;
     const dl = toDeadLetter(m);
-    if (!origin || dl.stream === origin) out.push(dl);
+    if (origin && dl.stream !== origin) continue;
+    if (opts.tenant !== undefined && dl.tenant !== opts.tenant) continue;
+    if (opts.reasonContains && !dl.error.includes(opts.reasonContains)) continue;
+    letters.push(dl);
   }
-  return out;
+  return { letters, truncated: false };
 }
 
 export async function getDeadLetter(jsm: JetStreamManager, t: Topology, seq: number): Promise<DeadLetter | null> {

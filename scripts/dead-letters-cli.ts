@@ -1,17 +1,18 @@
-import { connectNats, createTopology, ensureTopology } from "../nats/topology.ts";
-import { natsClientOptions, natsSettingsFromEnv } from "../deploy/nats.ts";
+import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
+import { natsClientOptions, natsSettingsFromEnv } from "@cellar/shared/deploy/nats";
 import {
   getDeadLetter,
   listDeadLetters,
   purgeDeadLetters,
   replayDeadLetter,
   specFor,
+  type DeadLetterFilter,
   type ReplayResult,
-} from "../nats/dead-letters.ts";
+} from "@cellar/shared/nats/dead-letters";
 
-export const DEAD_LETTERS_USAGE = `  dead-letters list [--stream ingest|matured|deliveries|activity] [--limit N] [--from SEQ]
+export const DEAD_LETTERS_USAGE = `  dead-letters list [--stream ingest|matured|deliveries|activity] [--tenant T] [--reason TEXT] [--limit N] [--from SEQ]
   dead-letters show --seq N
-  dead-letters replay --seq N [--new-id] | --all [--stream S] [--new-id]
+  dead-letters replay --seq N [--new-id] | --all [--stream S] [--tenant T] [--reason TEXT] [--new-id]
   dead-letters purge --seq N | --stream S | --all`;
 
 export interface DeadLetterArgs {
@@ -21,6 +22,10 @@ export interface DeadLetterArgs {
   from?: string;
   all?: boolean;
   newId?: boolean;
+  /** Only the dead letters of this tenant (list, replay --all). */
+  tenant?: string;
+  /** Only dead letters whose recorded reason contains this text (list, replay --all). */
+  reason?: string;
   /** Stream-name namespace (tests, side-by-side installs); production uses none. */
   namespace?: string;
 }
@@ -35,8 +40,8 @@ const positive = (name: string, v: string | undefined): number | undefined => {
 };
 
 /**
- * `admin dead-letters <action>` (docs/dead-letters.md): inspect, replay and purge the
- * DEAD_LETTERS stream. Connects to NATS only; returns what the CLI prints as JSON.
+ * `npm run admin -- dead-letters <action>` (docs/dead-letters.md): inspect, replay and purge
+ * the DEAD_LETTERS stream. Connects to NATS only; returns what the CLI prints as JSON.
  */
 export async function runDeadLetters(action: string, args: DeadLetterArgs, natsUrl: string): Promise<unknown> {
   const topology = createTopology(args.namespace ?? "");
@@ -54,10 +59,11 @@ export async function runDeadLetters(action: string, args: DeadLetterArgs, natsU
   });
   try {
     const { js, jsm } = await ensureTopology(nc, topology);
+    const filter: DeadLetterFilter = { stream: args.stream, tenant: args.tenant, reasonContains: args.reason };
     switch (action) {
       case "list": {
         const letters = await listDeadLetters(jsm, topology, {
-          stream: args.stream,
+          ...filter,
           limit: positive("limit", args.limit) ?? 100,
           fromSeq: positive("from", args.from),
         });
@@ -74,7 +80,7 @@ export async function runDeadLetters(action: string, args: DeadLetterArgs, natsU
         let seqs: number[];
         if (seq !== undefined) seqs = [seq];
         else if (args.all)
-          seqs = (await listDeadLetters(jsm, topology, { stream: args.stream, limit: 100_000 })).map((d) => d.seq);
+          seqs = (await listDeadLetters(jsm, topology, { ...filter, limit: 100_000 })).map((d) => d.seq);
         else throw new DeadLetterUsageError("--seq or --all is required");
         const results: ReplayResult[] = [];
         for (const s of seqs) results.push(await replayDeadLetter(js, jsm, topology, s, { newId: args.newId }));
