@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { consumersOf, ingestStream } from "@cellar/shared/nats/catalogue";
-import { writeDeadLetter } from "@cellar/shared/nats/dead-letters";
 import { runAdmin } from "./helpers/admin-cli";
+import { deadLetterIngest, PRE_FIX_REASON as OLD_REASON } from "./helpers/dead-letters";
 import { exportSpans, expectedCost, modelCallSpan, type ModelCall } from "./helpers/genai-spans";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -14,7 +13,6 @@ import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
  * durable consumer, stored with `writeDeadLetter` under the reason the old decoder gave, then
  * acked (shared/nats/consume.ts, `deadLetter`). After the upgrade `dead-letters replay` lands them.
  */
-const OLD_REASON = "invalid message: invalid payload: has the wrong type";
 let stack: TestStack;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
 let server: ReturnType<typeof Bun.serve>;
@@ -33,23 +31,6 @@ afterAll(async () => {
 
 const admin = (...args: string[]) =>
   runAdmin(["dead-letters", ...args, "--namespace", namespace], { databaseUrl: "postgres://unused" });
-
-/** What the pre-fix processor did with every message it pulled: dead-letter it as invalid, then ack. */
-async function deadLetterAsTheOldProcessorDid(expected: number): Promise<Array<Record<string, any>>> {
-  const { js, topology } = stack.nats;
-  const consumer = await js.consumers.get(topology.ingestStream, consumersOf(ingestStream, topology)[0].durable);
-  const bodies: Array<Record<string, any>> = [];
-  while (bodies.length < expected) {
-    const batch = await consumer.fetch({ max_messages: expected - bodies.length, expires: 5_000 });
-    for await (const m of batch) {
-      const body = m.json<Record<string, any>>();
-      await writeDeadLetter(js, topology, ingestStream, m, { error: OLD_REASON, tenant: body.tenantId });
-      m.ack();
-      bodies.push(body);
-    }
-  }
-  return bodies;
-}
 
 const transcriptOf = (sessionId: string) =>
   stack.platformRequest(`/telemetry/otel/sessions/claude-desk/${sessionId}/transcript`, { token: tenant.platformKey });
@@ -71,7 +52,7 @@ test("dead letters the old processor left for Anthropic OTLP spans replay and la
     serviceName: "claude-desk",
     spans: [modelCallSpan("genai", "anthropic", call)],
   });
-  const [body] = await deadLetterAsTheOldProcessorDid(1);
+  const [body] = await deadLetterIngest(stack.nats, 1);
   expect(body).toMatchObject({ kind: "trace", tenantId: tenant.tenantId, payload: { provider: "anthropic" } });
 
   // The upgrade: the fixed processor starts. The dead letter stays where it is: nothing landed.

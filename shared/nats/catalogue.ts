@@ -49,6 +49,11 @@ export interface ConsumerSpec {
    * all with a fair share of the in-flight budget each. `each` mode only.
    */
   lanes?: LaneSpec;
+  /**
+   * The level a dead letter of this stream is logged at (default warn): `error` where it means
+   * data a client was told is stored did not land (INGEST, docs/dead-letters.md).
+   */
+  deadLetterLogLevel?: "warn" | "error";
 }
 
 export interface LaneSpec {
@@ -178,6 +183,7 @@ export const ingestStream: StreamSpec<IngestMessage> = {
     maxDeliver: 5,
     backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE],
     mode: "batch",
+    deadLetterLogLevel: "error",
   },
 };
 

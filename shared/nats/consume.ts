@@ -179,7 +179,7 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
       tenant,
       reason,
     };
-    log.warn("message dead-lettered", {
+    log[spec.consumer?.deadLetterLogLevel ?? "warn"]("message dead-lettered", {
       tenant: tenant ?? null,
       reason,
       seq: m.seq,

@@ -117,38 +117,45 @@ export interface DeadLetterFilter {
 }
 
 /**
- * Dead letters in sequence order, from `fromSeq`, that match `filter`; at most `limit`, and at
- * most `maxScanned` stored messages read (default 100,000: a listing stays bounded however
- * many there are). With a stream the server skips to that stream's next dead letter
- * (`next_by_subj`), so other streams' dead letters cost nothing.
+ * Dead letters in sequence order, from `fromSeq`, that match `filter`; at most `limit` (default
+ * 100) and at most `maxScanned` stored messages read (default 100,000).
  */
 export async function listDeadLetters(
   jsm: JetStreamManager,
   t: Topology,
   opts: DeadLetterFilter & { limit?: number; fromSeq?: number; maxScanned?: number } = {},
 ): Promise<DeadLetter[]> {
-  return (await scanDeadLetters(jsm, t, opts)).letters;
+  const limit = opts.limit ?? 100;
+  const letters: DeadLetter[] = [];
+  if (limit <= 0) return letters;
+  await scanDeadLetters(jsm, t, opts, (dl) => letters.push(dl) < limit);
+  return letters;
 }
 
-/** `listDeadLetters` plus whether the scan stopped at `maxScanned` before the stream's end. */
+/**
+ * Visits the dead letters that match `filter` in sequence order, from `fromSeq`, until `visit`
+ * returns false or `maxScanned` stored messages were read (default 100,000: bounded however many
+ * there are; `truncated` then says the stream goes on). Nothing is kept between visits. With a
+ * stream the server skips to that stream's next dead letter (`next_by_subj`), so other streams'
+ * dead letters cost nothing.
+ */
 export async function scanDeadLetters(
   jsm: JetStreamManager,
   t: Topology,
-  opts: DeadLetterFilter & { limit?: number; fromSeq?: number; maxScanned?: number } = {},
-): Promise<{ letters: DeadLetter[]; truncated: boolean }> {
+  opts: DeadLetterFilter & { fromSeq?: number; maxScanned?: number },
+  visit: (dl: DeadLetter) => boolean,
+): Promise<{ truncated: boolean }> {
   const spec = opts.stream ? specFor(t, opts.stream) : undefined;
   // A stream name as the dead letters record it (an unknown one matches nothing it names).
   const origin = opts.stream ? (spec?.name(t) ?? opts.stream) : undefined;
   const nextBySubject = spec ? deadLetterSubject(t, spec) : undefined;
   const name = deadLetterStream.name(t);
   const info = await jsm.streams.info(name);
-  const limit = opts.limit ?? 100;
   const maxScanned = opts.maxScanned ?? 100_000;
-  const letters: DeadLetter[] = [];
-  if (info.state.messages === 0) return { letters, truncated: false };
+  if (info.state.messages === 0) return { truncated: false };
   let seq = Math.max(info.state.first_seq, opts.fromSeq ?? 1, 1);
-  for (let scanned = 0; seq <= info.state.last_seq && letters.length < limit; scanned++) {
-    if (scanned >= maxScanned) return { letters, truncated: true };
+  for (let scanned = 0; seq <= info.state.last_seq; scanned++) {
+    if (scanned >= maxScanned) return { truncated: true };
     // The server's next message on the subject at or after seq (the client's type lacks it).
     const query = (nextBySubject ? { seq, next_by_subj: nextBySubject } : { seq }) as { seq: number };
     const m = await jsm.streams.getMessage(name, query);
@@ -157,14 +164,16 @@ export async function scanDeadLetters(
       seq++;
       continue; // deleted (replayed or purged)
     }
+    // Dead letters stored after the scan began (a replay that failed again) wait for the next scan.
+    if (m.seq > info.state.last_seq) break;
     seq = m.seq + 1;
     const dl = toDeadLetter(m);
     if (origin && dl.stream !== origin) continue;
     if (opts.tenant !== undefined && dl.tenant !== opts.tenant) continue;
     if (opts.reasonContains && !dl.error.includes(opts.reasonContains)) continue;
-    letters.push(dl);
+    if (!visit(dl)) break;
   }
-  return { letters, truncated: false };
+  return { truncated: false };
 }
 
 export async function getDeadLetter(jsm: JetStreamManager, t: Topology, seq: number): Promise<DeadLetter | null> {

@@ -45,6 +45,13 @@ export function createMetrics(app: string) {
     registers,
   });
 
+  const ingestDeadLetters = new Counter({
+    name: "cellar_ingest_dead_letters_total",
+    help: "INGEST messages dead-lettered by this process, by tenant: data a client was told is stored that did not land",
+    labelNames: ["tenant"] as const,
+    registers,
+  });
+
   return {
     registry,
     observeHttp(route: string, method: string, status: number, seconds: number) {
@@ -60,6 +67,10 @@ export function createMetrics(app: string) {
     },
     webhookAttempt(outcome: "delivered" | "retry" | "failed") {
       webhookAttempts.inc({ outcome });
+    },
+    /** One INGEST dead letter; a tenant that is not a uuid (an unreadable message) counts as `unknown`. */
+    ingestDeadLetter(tenant: string | undefined) {
+      ingestDeadLetters.inc({ tenant: tenant && UUID.test(tenant) ? tenant.toLowerCase() : "unknown" });
     },
     /** Pending, ack-pending and redelivered counts of these durable consumers, read at scrape. */
     watchConsumers(jsm: JetStreamManager, consumers: Array<{ stream: string; name: string }>, timeoutMs = 2_000) {
@@ -190,6 +201,8 @@ export function createMetrics(app: string) {
   };
 }
 export type AppMetrics = ReturnType<typeof createMetrics>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Concurrent scrapes (and the several gauges of one scrape) share one read. */
 function oneReadAtATime<T>(fn: () => Promise<T>): () => Promise<T> {

@@ -62,6 +62,7 @@ export async function createTestStack(
     logger,
     windowSeconds,
     webhooks: { secretBox, js: nats.js, topology, ...opts.webhooks },
+    deadLetters: { js: nats.js, topology },
   });
   const processors: Processor[] = [];
   const dispatchers: Dispatcher[] = [];

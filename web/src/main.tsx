@@ -10,13 +10,19 @@ import { TracePage } from "./pages/Trace";
 import { IssuesPage, IssuePage } from "./pages/Issues";
 import { WebhooksPage, WebhookPage } from "./pages/Webhooks";
 import { SettingsPage } from "./pages/Settings";
+import { DeadLettersPage } from "./pages/DeadLetters";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
   const nav = [
     ["/sessions", "Sessions"],
     ["/issues", "Issues"],
-    ...(isAdmin(me) ? [["/webhooks", "Webhooks"]] : []),
+    ...(isAdmin(me)
+      ? [
+          ["/webhooks", "Webhooks"],
+          ["/dead-letters", "Dead letters"],
+        ]
+      : []),
     ["/settings", "Settings"],
   ];
   return (
@@ -59,6 +65,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/issues/:service/:issueId">{(p) => <IssuePage service={p.service} issueId={p.issueId} />}</Route>
           <Route path="/webhooks">{() => (isAdmin(me) ? <WebhooksPage me={me} /> : <Forbidden />)}</Route>
           <Route path="/webhooks/:id">{(p) => (isAdmin(me) ? <WebhookPage me={me} id={p.id} /> : <Forbidden />)}</Route>
+          <Route path="/dead-letters">{() => (isAdmin(me) ? <DeadLettersPage /> : <Forbidden />)}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
           <Route path="/">
             <Redirect to="/sessions" replace />

@@ -5,6 +5,7 @@ import type { Logger } from "@cellar/shared/logger";
 import type { WebhookOptions } from "./webhooks/options.ts";
 import type { PlatformLimiter } from "./http/limits.ts";
 import type { SignInService } from "./signin/service.ts";
+import type { DeadLetterAccess } from "./dead-letters/service.ts";
 
 /**
  * What the platform app is built from. Its own module so route modules can name it without
@@ -22,6 +23,8 @@ export interface PlatformDeps {
   limiter?: PlatformLimiter;
   /** Dashboard sign-in (Bearer tokens on /api/v1, /auth routes); built from db/sql when absent. */
   signIns?: SignInService;
+  /** JetStream for the dead-letter view and replay (/dead-letters); without it those answer 503. */
+  deadLetters?: DeadLetterAccess;
   /** Every request is answered within this (503 past it); default PLATFORM_REQUEST_DEADLINE_MS. */
   requestDeadlineMs?: number;
 }

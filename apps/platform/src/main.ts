@@ -4,7 +4,8 @@ import { keyringFromConfig } from "@cellar/shared/crypto";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app.ts";
 
-// Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES).
+// Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES) and the
+// dashboard's dead-letter view and replay (DEAD_LETTERS, INGEST).
 // Every statement is cancelled past PLATFORM_STATEMENT_TIMEOUT_MS (answered 503 + Retry-After).
 const { config, logger, database, nats, ops } = await bootApp("platform", {
   nats: true,
@@ -22,6 +23,7 @@ const app = createPlatformApp({
     js: nats.js,
     topology: nats.topology,
   },
+  deadLetters: { js: nats.js, topology: nats.topology },
 });
 const server = ops.serve(app);
 logger.info("listening", { url: `http://127.0.0.1:${server.port}/api/v1` });

@@ -21,6 +21,8 @@ const processor = createProcessor({
     },
     markerDone: (dueAtMs) => ops.metrics.maturationLateness((Date.now() - dueAtMs) / 1000),
   },
+  // Loss is loud: an INGEST dead letter is counted per tenant (logged at error by the runtime).
+  consume: { onDeadLetter: (d) => d.stream === nats.topology.ingestStream && ops.metrics.ingestDeadLetter(d.tenant) },
   summaryLlm:
     config.SUMMARY_LLM_URL && config.SUMMARY_LLM_API_KEY
       ? { url: config.SUMMARY_LLM_URL, apiKey: config.SUMMARY_LLM_API_KEY, model: config.SUMMARY_LLM_MODEL }

@@ -1,0 +1,80 @@
+import { Elysia, t } from "elysia";
+import type { KeyResolver } from "@cellar/shared/auth/keys";
+import { badRequest } from "@cellar/shared/errors";
+import { platformAuth } from "../auth/plugin.ts";
+import type { SignInTokens } from "../auth/principal.ts";
+import type { PlatformLimiter } from "../http/limits.ts";
+import { doc, Iso, Nullable } from "../http/schemas.ts";
+import {
+  DEAD_LETTER_LIMITS,
+  listTenantDeadLetters,
+  replayTenantDeadLetter,
+  replayTenantDeadLetters,
+  type DeadLetterAccess,
+} from "./service.ts";
+
+const TAG = "Dead letters";
+
+export interface DeadLetterRouteDeps {
+  keys: KeyResolver;
+  signIns?: SignInTokens;
+  limiter?: PlatformLimiter;
+  /** JetStream for DEAD_LETTERS; without it every route answers 503. */
+  deadLetters?: DeadLetterAccess;
+}
+
+const DeadLetterItem = t.Object({
+  seq: t.Integer({ description: "Its sequence in DEAD_LETTERS: what replay takes" }),
+  at: Iso,
+  reason: t.String(),
+  deliveries: t.Integer(),
+  kind: Nullable(t.String({ description: "trace or event" })),
+  serviceName: Nullable(t.String()),
+  sessionId: Nullable(t.String()),
+});
+const DeadLetterList = t.Object({
+  count: t.Integer({ description: "The tenant's ingest dead letters found" }),
+  truncated: t.Boolean({ description: `True when the scan stopped after ${DEAD_LETTER_LIMITS.SCANNED} stored ones` }),
+  data: t.Array(DeadLetterItem, { description: `The oldest ${DEAD_LETTER_LIMITS.LISTED}` }),
+});
+const ReplayResult = t.Object({
+  replayed: t.Integer(),
+  more: t.Boolean({ description: "Some remain: call again" }),
+  results: t.Array(t.Object({ seq: t.Integer(), status: t.Union([t.Literal("replayed"), t.Literal("missing")]) })),
+});
+
+const seqParam = (v: string): number => {
+  if (!/^[1-9]\d{0,15}$/.test(v)) throw badRequest("invalid seq: must be a positive integer");
+  return Number(v);
+};
+
+/**
+ * /dead-letters (docs/dead-letters.md, "In the dashboard"): the tenant's telemetry that ingest
+ * answered as stored and the processor set aside, and replaying it. Role admin or owner;
+ * every answer is scoped to the key's tenant (another tenant's dead letter is a missing one).
+ */
+export function deadLetterRoutes(deps: DeadLetterRouteDeps) {
+  return new Elysia({ prefix: "/dead-letters" })
+    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
+    .get("", ({ principal }) => listTenantDeadLetters(deps.deadLetters, principal), {
+      detail: doc(TAG, "Your tenant's ingested data the pipeline set aside", DeadLetterList, {
+        errors: [401, 403],
+        description: "403 below role admin. 503 when the platform has no NATS connection.",
+      }),
+    })
+    .post("/replay", ({ principal }) => replayTenantDeadLetters(deps.deadLetters, principal), {
+      detail: doc(TAG, "Replay your tenant's dead letters, oldest first", ReplayResult, {
+        errors: [401, 403],
+        description: `At most ${DEAD_LETTER_LIMITS.REPLAYED_PER_CALL} per call; \`more\` says some remain.`,
+      }),
+    })
+    .post(
+      "/:seq/replay",
+      ({ principal, params }) => replayTenantDeadLetter(deps.deadLetters, principal, seqParam(params.seq)),
+      {
+        detail: doc(TAG, "Replay one dead letter", ReplayResult, {
+          description: "404 when it is not one of your tenant's ingest dead letters (or was replayed already).",
+        }),
+      },
+    );
+}

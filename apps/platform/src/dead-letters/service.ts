@@ -1,0 +1,128 @@
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import { forbidden, notFound, serviceUnavailable } from "@cellar/shared/errors";
+import { getDeadLetter, replayDeadLetter, scanDeadLetters, type DeadLetter } from "@cellar/shared/nats/dead-letters";
+import type { Topology } from "@cellar/shared/nats/topology";
+import { hasRole, type Principal } from "../auth/principal.ts";
+
+/** JetStream as the platform reaches DEAD_LETTERS (deploy/nats/users.conf, PLATFORM). */
+export interface DeadLetterAccess {
+  js: JetStreamClient;
+  topology: Topology;
+}
+
+/**
+ * Bounds of one request (every tenant is hostile to every other): a read lists at most
+ * LISTED and reads at most SCANNED stored ingest dead letters of all tenants; a replay of
+ * all takes at most REPLAYED_PER_CALL (call again while `more`).
+ */
+export const DEAD_LETTER_LIMITS = { LISTED: 100, SCANNED: 20_000, REPLAYED_PER_CALL: 500 } as const;
+
+export interface DeadLetterView {
+  seq: number;
+  at: string;
+  reason: string;
+  deliveries: number;
+  kind: string | null;
+  serviceName: string | null;
+  sessionId: string | null;
+}
+
+/** Only data a client was told is stored: the INGEST stream's dead letters. */
+const INGEST = "ingest";
+
+export function requireDeadLetterAdmin(p: Principal): void {
+  if (!hasRole(p, "admin")) throw forbidden("dead letters need role admin or higher");
+}
+
+async function manager(access: DeadLetterAccess | undefined): Promise<JetStreamManager> {
+  if (!access) throw serviceUnavailable("dead letters are unavailable: the platform has no NATS connection", 30);
+  return access.js.jetstreamManager(false);
+}
+
+function view(dl: DeadLetter): DeadLetterView {
+  let body: { kind?: unknown; serviceName?: unknown; payload?: { session_id?: unknown } } = {};
+  try {
+    body = JSON.parse(dl.body) ?? {};
+  } catch {}
+  const text = (v: unknown) => (typeof v === "string" ? v : null);
+  return {
+    seq: dl.seq,
+    at: dl.at,
+    reason: dl.error,
+    deliveries: dl.deliveries,
+    kind: text(body.kind),
+    serviceName: text(body.serviceName),
+    sessionId: text(body.payload?.session_id),
+  };
+}
+
+/** The principal's tenant's ingest dead letters: how many, and the oldest LISTED of them. */
+export async function listTenantDeadLetters(access: DeadLetterAccess | undefined, p: Principal) {
+  requireDeadLetterAdmin(p);
+  const jsm = await manager(access);
+  const data: DeadLetterView[] = [];
+  let count = 0;
+  const { truncated } = await scanDeadLetters(
+    jsm,
+    access!.topology,
+    { stream: INGEST, tenant: p.tenantId, maxScanned: DEAD_LETTER_LIMITS.SCANNED },
+    (dl) => {
+      count++;
+      if (data.length < DEAD_LETTER_LIMITS.LISTED) data.push(view(dl));
+      return true;
+    },
+  );
+  return { count, truncated, data };
+}
+
+export type TenantReplay = { seq: number; status: "replayed" | "missing" };
+
+/**
+ * Replays one dead letter of the tenant. Within INGEST's duplicate window the original id is
+ * still remembered, so a `duplicate` is sent again with a fresh id: the processor writes by
+ * natural keys, so a call that did land is not stored twice (docs/dead-letters.md).
+ */
+async function replayOne(access: DeadLetterAccess, jsm: JetStreamManager, seq: number): Promise<TenantReplay> {
+  const first = await replayDeadLetter(access.js, jsm, access.topology, seq);
+  const result =
+    first.status === "duplicate"
+      ? await replayDeadLetter(access.js, jsm, access.topology, seq, { newId: true })
+      : first;
+  return { seq, status: result.status === "missing" ? "missing" : "replayed" };
+}
+
+/** `seq` when it is one of the tenant's ingest dead letters; another tenant's is a missing one (404). */
+export async function replayTenantDeadLetter(access: DeadLetterAccess | undefined, p: Principal, seq: number) {
+  requireDeadLetterAdmin(p);
+  const jsm = await manager(access);
+  const dl = await getDeadLetter(jsm, access!.topology, seq);
+  const ingestStream = access!.topology.ingestStream;
+  if (!dl || dl.tenant !== p.tenantId || dl.stream !== ingestStream) throw notFound("no such dead letter");
+  const result = await replayOne(access!, jsm, seq);
+  if (result.status === "missing") throw notFound("no such dead letter");
+  return { replayed: 1, more: false, results: [result] };
+}
+
+/** Up to REPLAYED_PER_CALL of the tenant's ingest dead letters, oldest first; `more` when some remain. */
+export async function replayTenantDeadLetters(access: DeadLetterAccess | undefined, p: Principal) {
+  requireDeadLetterAdmin(p);
+  const jsm = await manager(access);
+  const seqs: number[] = [];
+  let more = false;
+  const { truncated } = await scanDeadLetters(
+    jsm,
+    access!.topology,
+    { stream: INGEST, tenant: p.tenantId, maxScanned: DEAD_LETTER_LIMITS.SCANNED },
+    (dl) => {
+      if (seqs.length === DEAD_LETTER_LIMITS.REPLAYED_PER_CALL) {
+        more = true;
+        return false;
+      }
+      seqs.push(dl.seq);
+      return true;
+    },
+  );
+  const results: TenantReplay[] = [];
+  for (const seq of seqs) results.push(await replayOne(access!, jsm, seq));
+  return { replayed: results.filter((r) => r.status === "replayed").length, more: more || truncated, results };
+}
