@@ -1,4 +1,7 @@
-import { SpanKind, type Attributes } from "@opentelemetry/api";
+import { context, SpanKind, trace, type Attributes } from "@opentelemetry/api";
+import { BatchLogRecordProcessor, LoggerProvider } from "@opentelemetry/sdk-logs";
+import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
+import { OTLPLogExporter as JsonLogExporter } from "@opentelemetry/exporter-logs-otlp-http";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { OTLPTraceExporter as ProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -139,4 +142,69 @@ export async function exportSpans(opts: {
   await provider.forceFlush();
   await provider.shutdown();
   if (failure) throw failure;
+}
+
+/**
+ * A model call the way `@opentelemetry/instrumentation-openai` reports it: a span with usage and
+ * no messages, and the messages as log records in the span's context (`gen_ai.system.message`,
+ * `gen_ai.user.message`, `gen_ai.choice`), exported through `/v1/logs` in `encoding` by the SDK's
+ * own log exporter. The call's session is its OTLP trace id (no session attribute): returned.
+ */
+export async function exportCallWithMessageLogs(opts: {
+  baseUrl: string;
+  credential: string;
+  encoding: "protobuf" | "json";
+  serviceName: string;
+  call: ModelCall;
+}): Promise<string> {
+  const headers = { Authorization: `Bearer ${opts.credential}` };
+  const resource = resourceFromAttributes({ "service.name": opts.serviceName });
+  const spanConfig = { url: `${opts.baseUrl}/v1/traces`, headers };
+  const logConfig = { url: `${opts.baseUrl}/v1/logs`, headers };
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [
+      new BatchSpanProcessor(
+        opts.encoding === "protobuf" ? new ProtoTraceExporter(spanConfig) : new JsonTraceExporter(spanConfig),
+      ),
+    ],
+  });
+  const loggerProvider = new LoggerProvider({
+    resource,
+    processors: [
+      new BatchLogRecordProcessor({
+        exporter: opts.encoding === "protobuf" ? new ProtoLogExporter(logConfig) : new JsonLogExporter(logConfig),
+      }),
+    ],
+  });
+  const { call } = opts;
+  const span = tracerProvider.getTracer("cellar-e2e").startSpan("chat gpt-4o-mini", {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.system": "openai",
+      "gen_ai.request.model": "gpt-4o-mini",
+      "gen_ai.response.model": "gpt-4o-mini",
+      "gen_ai.response.finish_reasons": ["stop"],
+      "gen_ai.usage.input_tokens": call.inputTokens,
+      "gen_ai.usage.output_tokens": call.outputTokens,
+    },
+  });
+  const logger = loggerProvider.getLogger("cellar-e2e");
+  const inSpan = trace.setSpan(context.active(), span);
+  const attributes = { "gen_ai.system": "openai" };
+  logger.emit({ eventName: "gen_ai.system.message", body: { content: call.system }, attributes, context: inSpan });
+  logger.emit({ eventName: "gen_ai.user.message", body: { content: call.user }, attributes, context: inSpan });
+  logger.emit({
+    eventName: "gen_ai.choice",
+    body: { index: 0, finish_reason: "stop", message: { role: "assistant", content: call.answer } },
+    attributes,
+    context: inSpan,
+  });
+  span.end();
+  await tracerProvider.forceFlush();
+  await loggerProvider.forceFlush();
+  await tracerProvider.shutdown();
+  await loggerProvider.shutdown();
+  return span.spanContext().traceId;
 }
