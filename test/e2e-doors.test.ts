@@ -214,3 +214,143 @@ test("every door, every provider, both encodings and every convention: stored an
 }, 120_000);
 
 test.todo("/raw/batch: the batch door's cases (issue 23), stored and readable");
+
+// ---- Across the process boundary, for generated inputs: stored means readable, nothing lost. ----
+
+type Door = "raw-traces" | "raw-events" | "otlp-json" | "otlp-protobuf";
+const DOORS: Door[] = ["raw-traces", "raw-events", "otlp-json", "otlp-protobuf"];
+/** Any text: every code point (lone surrogates included) or whole graphemes. */
+const anyText = fc.oneof(
+  fc.string({ unit: "binary", minLength: 1, maxLength: 120 }),
+  fc.string({ unit: "grapheme", minLength: 1, maxLength: 120 }),
+);
+const generated = fc.record({
+  session: fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 24 }),
+  user: anyText,
+  answer: anyText,
+  provider: fc.constantFrom(...(Object.keys(PROVIDERS) as Provider[])),
+  tokens: fc.integer({ min: 0, max: 2_000_000 }),
+});
+type Generated = typeof generated extends fc.Arbitrary<infer T> ? T : never;
+
+const asCall = (g: Generated, sessionId: string): ModelCall => ({
+  sessionId,
+  system: "Be brief.",
+  user: g.user,
+  answer: g.answer,
+  inputTokens: g.tokens,
+  outputTokens: 1,
+});
+
+/** Sends one generated input through `door`; true when ingest answered it as stored. */
+async function send(t: Tenant, door: Door, g: Generated, sessionId: string): Promise<boolean> {
+  if (door === "raw-traces") {
+    const trace = chatTrace({
+      sessionId,
+      serviceName: SERVICE,
+      messages: [{ role: "user", content: g.user }],
+      reply: g.answer,
+      usage: { prompt_tokens: g.tokens, completion_tokens: 1 },
+    });
+    return (await raw(t, "traces", trace)).status === 200;
+  }
+  if (door === "raw-events") {
+    const event = { name: g.user, service_name: SERVICE, session_id: sessionId, timestamp: new Date().toISOString() };
+    return (await raw(t, "events", { ...event, attributes: { answer: g.answer } })).status === 200;
+  }
+  const { rejected } = await exportSpans({
+    url: `${ingestUrl}/v1/traces`,
+    credential: t.telemetryKey,
+    encoding: door === "otlp-json" ? "json" : "protobuf",
+    serviceName: SERVICE,
+    spans: [modelCallSpan("genai", g.provider, asCall(g, sessionId))],
+  });
+  return rejected === 0;
+}
+
+async function expectReadable(t: Tenant, door: Door, g: Generated, sessionId: string): Promise<void> {
+  const { items, metrics } = await readBack(t, sessionId);
+  if (door === "raw-events") {
+    expect(items.map((i) => [i.type, i.name, i.content.attributes])).toEqual([["event", g.user, { answer: g.answer }]]);
+    return;
+  }
+  const expected = door === "raw-traces" ? [] : [["system", "Be brief."]];
+  expect(items.map((i) => [i.type, i.content])).toEqual([...expected, ["user", g.user], ["assistant", g.answer]]);
+  expect(metrics).toMatchObject({ modelCalls: 1, promptTokens: g.tokens, completionTokens: 1 });
+}
+
+test("property: on every door, what ingest answered as stored is readable later, and nothing is dead-lettered", async () => {
+  const seed = Number(process.env.FC_SEED ?? Date.now() % 2_147_483_647);
+  const t = await newTenant("property");
+  const counts = Object.fromEntries(DOORS.map((d) => [d, { sent: 0, stored: 0, refused: 0, readable: 0 }]));
+  const perDoor = fc.record(
+    Object.fromEntries(DOORS.map((d) => [d, fc.array(generated, { minLength: 2, maxLength: 4 })])) as Record<
+      Door,
+      fc.Arbitrary<Generated[]>
+    >,
+  );
+  let run = 0;
+  try {
+    await fc.assert(
+      fc.asyncProperty(perDoor, async (inputs) => {
+        run++;
+        const stored: Array<[Door, Generated, string]> = [];
+        for (const door of DOORS)
+          for (const [i, g] of inputs[door].entries()) {
+            const sessionId = `p${run}-${door}-${i}-${g.session}`;
+            counts[door].sent++;
+            if (await send(t, door, g, sessionId)) {
+              counts[door].stored++;
+              stored.push([door, g, sessionId]);
+            } else counts[door].refused++;
+          }
+        for (const [door, g, sessionId] of stored) {
+          await expectReadable(t, door, g, sessionId);
+          counts[door].readable++;
+        }
+      }),
+      // Each run waits for maturation; a failure is reported as found, not shrunk.
+      { seed, numRuns: 6, endOnFailure: true },
+    );
+  } finally {
+    console.log(`e2e-doors property: ${JSON.stringify({ seed, runs: run, counts })}`);
+  }
+  expect(await deadLetterCount(t)).toBe(0);
+  expect(await processorSample("cellar_ingest_dead_letters_total", { tenant: t.tenantId })).toBe(0);
+}, 150_000);
+
+test("an INGEST dead letter is loud: logged at error, counted per tenant, shown and replayed on the platform", async () => {
+  const t = await newTenant("loud");
+  // Only a bug or a foreign publisher can put such a message on INGEST (ingest validates everything).
+  const nc = await connect({
+    servers: `nats://127.0.0.1:${stack.local.port(4222)}`,
+    user: "admin",
+    pass: stack.env.NATS_ADMIN_PASSWORD,
+    reconnect: false,
+  });
+  try {
+    const broken = { kind: "trace", tenantId: t.tenantId, serviceName: SERVICE, payload: { session_id: "loud-1" } };
+    await jetstream(nc).publish("ingest.trace", JSON.stringify(broken));
+  } finally {
+    await nc.close();
+  }
+  const counted = (n: number) => async () =>
+    (await processorSample("cellar_ingest_dead_letters_total", { tenant: t.tenantId })) === n;
+  await waitFor(counted(1), { what: "the dead letter counted for the tenant", timeoutMs: 30_000 });
+  const logged = stack.running
+    .get("processor")!
+    .output()
+    .split("\n")
+    .filter((l) => l.includes("message dead-lettered") && l.includes(t.tenantId))
+    .map((l) => JSON.parse(l));
+  expect(logged).toMatchObject([{ level: "error", tenant: t.tenantId, stream: "INGEST" }]);
+  expect(await deadLetterCount(t)).toBe(1);
+  expect(await deadLetterCount(tenant)).toBe(0);
+
+  // The platform replays it under its own NATS user; still broken, it comes back as a new one.
+  const replay = await platform(t, "/dead-letters/replay", { method: "POST" });
+  expect(replay.status).toBe(200);
+  expect(await replay.json()).toMatchObject({ replayed: 1, more: false });
+  await waitFor(counted(2), { what: "the replayed message dead-lettered again", timeoutMs: 30_000 });
+  expect(await deadLetterCount(t)).toBe(1);
+}, 90_000);

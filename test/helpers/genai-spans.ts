@@ -1,4 +1,4 @@
-import { context, SpanKind, trace, type Attributes } from "@opentelemetry/api";
+import { context, diag, DiagLogLevel, SpanKind, trace, type Attributes } from "@opentelemetry/api";
 import { BatchLogRecordProcessor, LoggerProvider } from "@opentelemetry/sdk-logs";
 import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
 import { OTLPLogExporter as JsonLogExporter } from "@opentelemetry/exporter-logs-otlp-http";
@@ -110,8 +110,9 @@ export function modelCallSpan(convention: Convention, provider: Provider, call: 
 
 /**
  * Exports `spans` with the SDK's own OTLP/HTTP exporter (protobuf or JSON) through a batch
- * processor (one request for up to 512 spans) and resolves once the export is done. Throws when
- * the exporter reported a failure.
+ * processor (one request for up to 512 spans) and resolves once the export is done, with how
+ * many spans ingest refused in a partial success (the exporter reports those only to its
+ * diagnostic logger). Throws when the exporter reported a failure.
  */
 export async function exportSpans(opts: {
   url: string;
@@ -119,8 +120,23 @@ export async function exportSpans(opts: {
   encoding: "protobuf" | "json";
   serviceName: string;
   spans: Array<{ name: string; attributes: Attributes }>;
-}): Promise<void> {
+}): Promise<{ rejected: number }> {
   const config = { url: opts.url, headers: { Authorization: `Bearer ${opts.credential}` } };
+  let rejected = 0;
+  const quiet = () => {};
+  diag.setLogger(
+    {
+      warn: (message: string, details?: unknown) => {
+        if (message.startsWith("Received Partial Success"))
+          rejected += Number(JSON.parse(String(details)).rejectedSpans ?? 0);
+      },
+      error: quiet,
+      info: quiet,
+      debug: quiet,
+      verbose: quiet,
+    },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
   const exporter = opts.encoding === "protobuf" ? new ProtoTraceExporter(config) : new JsonTraceExporter(config);
   let failure: unknown;
   const original = exporter.export.bind(exporter);
@@ -141,7 +157,9 @@ export async function exportSpans(opts: {
   }
   await provider.forceFlush();
   await provider.shutdown();
+  diag.disable();
   if (failure) throw failure;
+  return { rejected };
 }
 
 /**
