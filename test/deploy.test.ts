@@ -17,6 +17,8 @@ import {
   APP_PORTS,
   baseEnv,
   bunArgv,
+  metricSample,
+  publishAsNatsAdmin,
   startComposeStack,
   startReceiver,
   traceThrough,
@@ -36,16 +38,7 @@ afterAll(async () => {
 
 const url = (containerPort: number, path: string) => stack.url(containerPort, path);
 
-/** One sample's value from a Prometheus text exposition (0 when absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  let total = 0;
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
-      total += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return total;
-}
+const sample = metricSample;
 const scrape = async (app: keyof typeof APP_PORTS) => {
   const r = await fetch(url(APP_PORTS[app], "/metrics"));
   expect(r.status).toBe(200);
@@ -217,18 +210,7 @@ describe("the compose stack", () => {
 });
 
 test("a message the processor cannot use is dead-lettered under its own user, and counted", async () => {
-  const { jetstream } = await import("@nats-io/jetstream");
-  const nc = await connect({
-    servers: `nats://127.0.0.1:${stack.local.port(4222)}`,
-    user: "admin",
-    pass: stack.env.NATS_ADMIN_PASSWORD,
-    reconnect: false,
-  });
-  try {
-    await jetstream(nc).publish("ingest.trace", "this is not JSON");
-  } finally {
-    await nc.close();
-  }
+  await publishAsNatsAdmin(stack, "ingest.trace", "this is not JSON");
   await waitFor(async () => sample(await scrape("processor"), "cellar_dead_letters", { stream: "INGEST" }) === 1, {
     what: "the dead letter counted",
     timeoutMs: 15_000,

@@ -10,11 +10,15 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
-import { connect } from "@nats-io/transport-node";
-import { jetstream } from "@nats-io/jetstream";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createDatabase } from "@cellar/shared/db/client";
-import { APP_PORTS, startComposeStack, type ComposeStack } from "./helpers/compose-stack";
+import {
+  APP_PORTS,
+  metricSample,
+  publishAsNatsAdmin,
+  startComposeStack,
+  type ComposeStack,
+} from "./helpers/compose-stack";
 import {
   exportCallWithMessageLogs,
   exportSpans,
@@ -98,15 +102,8 @@ async function expectCall(t: Tenant, c: ModelCall, provider: Provider) {
   expect(metrics.costUsd).toBeCloseTo(expectedCost(provider, c), 12);
 }
 
-/** One sample's value from the processor's Prometheus text (0 when absent). */
-async function processorSample(name: string, labels: Record<string, string>): Promise<number> {
-  const text = await (await fetch(stack.url(APP_PORTS.processor, "/metrics"))).text();
-  let total = 0;
-  for (const line of text.split("\n"))
-    if (line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
-      total += Number(line.slice(line.lastIndexOf(" ") + 1));
-  return total;
-}
+const processorSample = async (name: string, labels: Record<string, string>) =>
+  metricSample(await (await fetch(stack.url(APP_PORTS.processor, "/metrics"))).text(), name, labels);
 const deadLetterCount = async (t: Tenant) => (await (await platform(t, "/dead-letters")).json()).count as number;
 
 test("the issue's scenario: an Anthropic span in the current conventions from the JSON exporter lands", async () => {
@@ -322,18 +319,8 @@ test("property: on every door, what ingest answered as stored is readable later,
 test("an INGEST dead letter is loud: logged at error, counted per tenant, shown and replayed on the platform", async () => {
   const t = await newTenant("loud");
   // Only a bug or a foreign publisher can put such a message on INGEST (ingest validates everything).
-  const nc = await connect({
-    servers: `nats://127.0.0.1:${stack.local.port(4222)}`,
-    user: "admin",
-    pass: stack.env.NATS_ADMIN_PASSWORD,
-    reconnect: false,
-  });
-  try {
-    const broken = { kind: "trace", tenantId: t.tenantId, serviceName: SERVICE, payload: { session_id: "loud-1" } };
-    await jetstream(nc).publish("ingest.trace", JSON.stringify(broken));
-  } finally {
-    await nc.close();
-  }
+  const broken = { kind: "trace", tenantId: t.tenantId, serviceName: SERVICE, payload: { session_id: "loud-1" } };
+  await publishAsNatsAdmin(stack, "ingest.trace", JSON.stringify(broken));
   const counted = (n: number) => async () =>
     (await processorSample("cellar_ingest_dead_letters_total", { tenant: t.tenantId })) === n;
   await waitFor(counted(1), { what: "the dead letter counted for the tenant", timeoutMs: 30_000 });

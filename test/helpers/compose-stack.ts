@@ -7,6 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { jetstream } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { Webhook } from "standardwebhooks";
 import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { createDatabase } from "@cellar/shared/db/client";
@@ -255,4 +257,30 @@ export async function traceThrough(stack: ComposeStack, receiver: ReturnType<typ
   });
   const verified = new Webhook(secret).verify(hook.body, Object.fromEntries(hook.headers)) as { type: string };
   return { ingestAnswer, transcript, webhookType: verified.type };
+}
+
+/** Publishes to JetStream as the NATS `admin` user: what only an operator, or a bug, can put on a stream. */
+export async function publishAsNatsAdmin(stack: ComposeStack, subject: string, data: string): Promise<void> {
+  const nc = await connect({
+    servers: `nats://127.0.0.1:${stack.local.port(4222)}`,
+    user: "admin",
+    pass: stack.env.NATS_ADMIN_PASSWORD,
+    reconnect: false,
+  });
+  try {
+    await jetstream(nc).publish(subject, data);
+  } finally {
+    await nc.close();
+  }
+}
+
+/** One sample's value from a Prometheus text exposition, summed over the series matching `labels` (0 when absent). */
+export function metricSample(text: string, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+      total += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return total;
 }
