@@ -4,9 +4,7 @@
  * migrate step, and `bun run apps/<app>/src/main.ts` for each of the four apps). Real clients
  * send through every door; each case ends with the transcript, tokens and cost read back through
  * the platform API over HTTP. One stack for the whole file, a 1-second maturation window.
- *
- * The batch door (`/raw/batch`, docs/sdks.md) is being built on another branch: its cases go in
- * the marked place below once it exists.
+ * The batch door (`/raw/batch`, docs/sdks.md, issue 23) is driven like the single doors.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -59,7 +57,7 @@ const platform = (t: Tenant, path: string, init: RequestInit = {}) =>
     ...init,
     headers: { authorization: `Token ${t.platformKey}`, "content-type": "application/json", ...init.headers },
   });
-const raw = (t: Tenant, door: "traces" | "events", body: unknown) =>
+const raw = (t: Tenant, door: "traces" | "events" | "batch", body: unknown) =>
   fetch(`${ingestUrl}/raw/${door}`, {
     method: "POST",
     headers: { authorization: `Bearer ${t.telemetryKey}`, "content-type": "application/json" },
@@ -196,7 +194,32 @@ test("every door, every provider, both encodings and every convention: stored an
     );
   }
 
-  // ---- /raw/batch: cases go here once the batch door lands (issue 23). ----
+  // /raw/batch: a trace and an event in one request (docs/sdks.md).
+  const batchCall = call("batch-openai", 3);
+  const batched = await raw(tenant, "batch", {
+    items: [
+      {
+        type: "trace",
+        body: chatTrace({
+          sessionId: batchCall.sessionId,
+          serviceName: SERVICE,
+          messages: [
+            { role: "system", content: batchCall.system },
+            { role: "user", content: batchCall.user },
+          ],
+          reply: batchCall.answer,
+          usage: { prompt_tokens: batchCall.inputTokens, completion_tokens: batchCall.outputTokens },
+        }),
+      },
+      { type: "event", body: { ...event, session_id: batchCall.sessionId, name: "parcel.batched" } },
+    ],
+  });
+  expect(await batched.json()).toEqual({ status: "success", items: [{ status: "accepted" }, { status: "accepted" }] });
+  row("/raw/batch", "fetch (JSON), a trace and an event", "openai", async () => {
+    await expectCall(tenant, batchCall, "openai");
+    const { items } = await readBack(tenant, batchCall.sessionId);
+    expect(items.filter((i) => i.type === "event").map((i) => i.name)).toEqual(["parcel.batched"]);
+  });
 
   for (const check of checks) await check();
   console.log(
@@ -206,16 +229,14 @@ test("every door, every provider, both encodings and every convention: stored an
       ...table.map((r) => `| ${r.join(" | ")} |`),
     ].join("\n"),
   );
-  expect(table).toHaveLength(2 + 2 * 3 * 4 + 2);
+  expect(table).toHaveLength(2 + 2 * 3 * 4 + 2 + 1);
   expect(await deadLetterCount(tenant)).toBe(0);
 }, 120_000);
 
-test.todo("/raw/batch: the batch door's cases (issue 23), stored and readable");
-
 // ---- Across the process boundary, for generated inputs: stored means readable, nothing lost. ----
 
-type Door = "raw-traces" | "raw-events" | "otlp-json" | "otlp-protobuf";
-const DOORS: Door[] = ["raw-traces", "raw-events", "otlp-json", "otlp-protobuf"];
+type Door = "raw-traces" | "raw-events" | "raw-batch" | "otlp-json" | "otlp-protobuf";
+const DOORS: Door[] = ["raw-traces", "raw-events", "raw-batch", "otlp-json", "otlp-protobuf"];
 /** Any text: every code point (lone surrogates included) or whole graphemes. */
 const anyText = fc.oneof(
   fc.string({ unit: "binary", minLength: 1, maxLength: 120 }),
@@ -239,21 +260,25 @@ const asCall = (g: Generated, sessionId: string): ModelCall => ({
   outputTokens: 1,
 });
 
+const generatedTrace = (g: Generated, sessionId: string) =>
+  chatTrace({
+    sessionId,
+    serviceName: SERVICE,
+    messages: [{ role: "user", content: g.user }],
+    reply: g.answer,
+    usage: { prompt_tokens: g.tokens, completion_tokens: 1 },
+  });
+
 /** Sends one generated input through `door`; true when ingest answered it as stored. */
 async function send(t: Tenant, door: Door, g: Generated, sessionId: string): Promise<boolean> {
-  if (door === "raw-traces") {
-    const trace = chatTrace({
-      sessionId,
-      serviceName: SERVICE,
-      messages: [{ role: "user", content: g.user }],
-      reply: g.answer,
-      usage: { prompt_tokens: g.tokens, completion_tokens: 1 },
-    });
-    return (await raw(t, "traces", trace)).status === 200;
-  }
+  if (door === "raw-traces") return (await raw(t, "traces", generatedTrace(g, sessionId))).status === 200;
   if (door === "raw-events") {
     const event = { name: g.user, service_name: SERVICE, session_id: sessionId, timestamp: new Date().toISOString() };
     return (await raw(t, "events", { ...event, attributes: { answer: g.answer } })).status === 200;
+  }
+  if (door === "raw-batch") {
+    const r = await raw(t, "batch", { items: [{ type: "trace", body: generatedTrace(g, sessionId) }] });
+    return r.status === 200 && (await r.json()).items[0].status === "accepted";
   }
   const { rejected } = await exportSpans({
     url: `${ingestUrl}/v1/traces`,
@@ -271,7 +296,7 @@ async function expectReadable(t: Tenant, door: Door, g: Generated, sessionId: st
     expect(items.map((i) => [i.type, i.name, i.content.attributes])).toEqual([["event", g.user, { answer: g.answer }]]);
     return;
   }
-  const expected = door === "raw-traces" ? [] : [["system", "Be brief."]];
+  const expected = door.startsWith("raw-") ? [] : [["system", "Be brief."]];
   expect(items.map((i) => [i.type, i.content])).toEqual([...expected, ["user", g.user], ["assistant", g.answer]]);
   expect(metrics).toMatchObject({ modelCalls: 1, promptTokens: g.tokens, completionTokens: 1 });
 }
