@@ -88,6 +88,19 @@ const call = (sessionId: string, i = 0): ModelCall => ({
   outputTokens: 7 + i,
 });
 
+/** The call as a `/raw/traces` payload (OpenAI's shape). */
+const rawTraceOf = (c: ModelCall) =>
+  chatTrace({
+    sessionId: c.sessionId,
+    serviceName: SERVICE,
+    messages: [
+      { role: "system", content: c.system },
+      { role: "user", content: c.user },
+    ],
+    reply: c.answer,
+    usage: { prompt_tokens: c.inputTokens, completion_tokens: c.outputTokens },
+  });
+
 /** The three messages, the call's tokens and its cost at the provider's public price. */
 async function expectCall(t: Tenant, c: ModelCall, provider: Provider) {
   const { items, metrics } = await readBack(t, c.sessionId);
@@ -127,17 +140,7 @@ test("every door, every provider, both encodings and every convention: stored an
 
   // /raw/traces and /raw/events: the contract's JSON doors, with fetch.
   const rawCall = call("raw-openai");
-  const rawTrace = chatTrace({
-    sessionId: rawCall.sessionId,
-    serviceName: SERVICE,
-    messages: [
-      { role: "system", content: rawCall.system },
-      { role: "user", content: rawCall.user },
-    ],
-    reply: rawCall.answer,
-    usage: { prompt_tokens: rawCall.inputTokens, completion_tokens: rawCall.outputTokens },
-  });
-  expect((await raw(tenant, "traces", rawTrace)).status).toBe(200);
+  expect((await raw(tenant, "traces", rawTraceOf(rawCall))).status).toBe(200);
   const event = {
     name: "parcel.lookup",
     service_name: SERVICE,
@@ -198,19 +201,7 @@ test("every door, every provider, both encodings and every convention: stored an
   const batchCall = call("batch-openai", 3);
   const batched = await raw(tenant, "batch", {
     items: [
-      {
-        type: "trace",
-        body: chatTrace({
-          sessionId: batchCall.sessionId,
-          serviceName: SERVICE,
-          messages: [
-            { role: "system", content: batchCall.system },
-            { role: "user", content: batchCall.user },
-          ],
-          reply: batchCall.answer,
-          usage: { prompt_tokens: batchCall.inputTokens, completion_tokens: batchCall.outputTokens },
-        }),
-      },
+      { type: "trace", body: rawTraceOf(batchCall) },
       { type: "event", body: { ...event, session_id: batchCall.sessionId, name: "parcel.batched" } },
     ],
   });
