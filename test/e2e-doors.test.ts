@@ -20,13 +20,13 @@ import {
 import {
   exportCallWithMessageLogs,
   exportSpans,
-  expectedCost,
   modelCallSpan,
   PROVIDERS,
   type Convention,
   type ModelCall,
   type Provider,
 } from "./helpers/genai-spans";
+import { instrumentedCall, INSTRUMENTED_MODELS } from "./helpers/instrumented-calls";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
 
@@ -102,7 +102,12 @@ const rawTraceOf = (c: ModelCall) =>
   });
 
 /** The three messages, the call's tokens and its cost at the provider's public price. */
-async function expectCall(t: Tenant, c: ModelCall, provider: Provider) {
+async function expectCall(
+  t: Tenant,
+  c: ModelCall,
+  provider: Provider,
+  price: { input: number; output: number } = PROVIDERS[provider],
+) {
   const { items, metrics } = await readBack(t, c.sessionId);
   expect(items.filter((i) => i.type !== "event").map((i) => [i.type, i.content])).toEqual([
     ["system", c.system],
@@ -110,7 +115,7 @@ async function expectCall(t: Tenant, c: ModelCall, provider: Provider) {
     ["assistant", c.answer],
   ]);
   expect(metrics).toMatchObject({ modelCalls: 1, promptTokens: c.inputTokens, completionTokens: c.outputTokens });
-  expect(metrics.costUsd).toBeCloseTo(expectedCost(provider, c), 12);
+  expect(metrics.costUsd).toBeCloseTo((c.inputTokens * price.input + c.outputTokens * price.output) / 1_000_000, 12);
 }
 
 const processorSample = async (name: string, labels: Record<string, string>) =>
@@ -197,6 +202,25 @@ test("every door, every provider, both encodings and every convention: stored an
     );
   }
 
+  // Real instrumentations over the providers' own clients (their APIs faked by msw).
+  for (const [via, provider, encoding, label] of [
+    ["traceloop-anthropic", "anthropic", "protobuf", "@traceloop/instrumentation-anthropic + @anthropic-ai/sdk"],
+    ["openinference-openai", "openai", "json", "@arizeai/openinference-instrumentation-openai + openai"],
+  ] as const) {
+    const c = call(`instrumented-${via}`, 5);
+    await instrumentedCall({
+      via,
+      baseUrl: ingestUrl,
+      credential: tenant.telemetryKey,
+      encoding,
+      serviceName: SERVICE,
+      call: c,
+    });
+    row("/v1/traces", `${label}, OTel SDK ${encoding} exporter`, provider, () =>
+      expectCall(tenant, c, provider, INSTRUMENTED_MODELS[via]),
+    );
+  }
+
   // /raw/batch: a trace and an event in one request (docs/sdks.md).
   const batchCall = call("batch-openai", 3);
   const batched = await raw(tenant, "batch", {
@@ -220,7 +244,7 @@ test("every door, every provider, both encodings and every convention: stored an
       ...table.map((r) => `| ${r.join(" | ")} |`),
     ].join("\n"),
   );
-  expect(table).toHaveLength(2 + 2 * 3 * 4 + 2 + 1);
+  expect(table).toHaveLength(2 + 2 * 3 * 4 + 2 + 2 + 1);
   expect(await deadLetterCount(tenant)).toBe(0);
 }, 120_000);
 
