@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { setPassword } from "@cellar/shared/admin/signin";
 import { bootstrapTenant, createApiKey, createUser } from "@cellar/shared/admin/tenancy";
 import type { Role } from "@cellar/shared/db/schema";
+import { scanDeadLetters } from "@cellar/shared/nats/dead-letters";
 import { launchChromium, testOutputDir } from "./helpers/browser";
 import { deadLetterIngest, PRE_FIX_REASON } from "./helpers/dead-letters";
 import { chatTrace } from "./helpers/payloads";
@@ -73,6 +74,22 @@ test("only admins and owners see the dead letters, each only their own tenant's"
   }
   const theirs = await (await get(b.platformKey)).json();
   expect(theirs.data.map((d: any) => d.sessionId)).toEqual(["b-1"]);
+});
+
+test("a scan reads at most maxScanned stored dead letters and says when it stopped early", async () => {
+  const { jsm, topology } = stack.nats;
+  const scan = async (maxScanned: number, tenant?: string) => {
+    const seen: string[] = [];
+    const { truncated } = await scanDeadLetters(jsm, topology, { stream: "ingest", tenant, maxScanned }, (dl) => {
+      seen.push(dl.tenant!);
+      return true;
+    });
+    return { truncated, seen: seen.length };
+  };
+  expect(await scan(2)).toEqual({ truncated: true, seen: 2 });
+  expect(await scan(3)).toEqual({ truncated: false, seen: 3 });
+  // Another tenant's dead letters are read (they count against the bound) but not visited.
+  expect(await scan(3, b.tenantId)).toEqual({ truncated: false, seen: 1 });
 });
 
 test("a tenant cannot replay another's dead letter; bad seqs name the field", async () => {
