@@ -284,16 +284,18 @@ const generatedTrace = (g: Generated, sessionId: string) =>
     usage: { prompt_tokens: g.tokens, completion_tokens: 1 },
   });
 
-/** Sends one generated input through `door`; true when ingest answered it as stored. */
-async function send(t: Tenant, door: Door, g: Generated, sessionId: string): Promise<boolean> {
-  if (door === "raw-traces") return (await raw(t, "traces", generatedTrace(g, sessionId))).status === 200;
+/** Sends one generated input through `door`: null when ingest answered it as stored, else why not. */
+async function send(t: Tenant, door: Door, g: Generated, sessionId: string): Promise<string | null> {
+  const verdict = async (r: Response) => (r.status === 200 ? null : `${r.status} ${(await r.json()).error}`);
+  if (door === "raw-traces") return verdict(await raw(t, "traces", generatedTrace(g, sessionId)));
   if (door === "raw-events") {
     const event = { name: g.user, service_name: SERVICE, session_id: sessionId, timestamp: new Date().toISOString() };
-    return (await raw(t, "events", { ...event, attributes: { answer: g.answer } })).status === 200;
+    return verdict(await raw(t, "events", { ...event, attributes: { answer: g.answer } }));
   }
   if (door === "raw-batch") {
     const r = await raw(t, "batch", { items: [{ type: "trace", body: generatedTrace(g, sessionId) }] });
-    return r.status === 200 && (await r.json()).items[0].status === "accepted";
+    const item = r.status === 200 ? (await r.json()).items[0] : null;
+    return item?.status === "accepted" ? null : (item?.error ?? `${r.status}`);
   }
   const { rejected } = await exportSpans({
     url: `${ingestUrl}/v1/traces`,
@@ -302,7 +304,7 @@ async function send(t: Tenant, door: Door, g: Generated, sessionId: string): Pro
     serviceName: SERVICE,
     spans: [modelCallSpan("genai", g.provider, asCall(g, sessionId))],
   });
-  return rejected === 0;
+  return rejected === 0 ? null : "partial success: span rejected";
 }
 
 async function expectReadable(t: Tenant, door: Door, g: Generated, sessionId: string): Promise<void> {
@@ -327,6 +329,7 @@ test("property: on every door, what ingest answered as stored is readable later,
     >,
   );
   let run = 0;
+  const refusals: string[] = [];
   try {
     await fc.assert(
       fc.asyncProperty(perDoor, async (inputs) => {
@@ -336,10 +339,14 @@ test("property: on every door, what ingest answered as stored is readable later,
           for (const [i, g] of inputs[door].entries()) {
             const sessionId = `p${run}-${door}-${i}-${g.session}`;
             counts[door].sent++;
-            if (await send(t, door, g, sessionId)) {
+            const refusal = await send(t, door, g, sessionId);
+            if (refusal === null) {
               counts[door].stored++;
               stored.push([door, g, sessionId]);
-            } else counts[door].refused++;
+            } else {
+              counts[door].refused++;
+              refusals.push(`${door}: ${refusal.slice(0, 120)}`);
+            }
           }
         for (const [door, g, sessionId] of stored) {
           await expectReadable(t, door, g, sessionId);
@@ -350,7 +357,7 @@ test("property: on every door, what ingest answered as stored is readable later,
       { seed, numRuns: 6, endOnFailure: true },
     );
   } finally {
-    console.log(`e2e-doors property: ${JSON.stringify({ seed, runs: run, counts })}`);
+    console.log(`e2e-doors property: ${JSON.stringify({ seed, runs: run, counts, refusals })}`);
   }
   expect(await deadLetterCount(t)).toBe(0);
   expect(await processorSample("cellar_ingest_dead_letters_total", { tenant: t.tenantId })).toBe(0);
