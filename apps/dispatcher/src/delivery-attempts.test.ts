@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import type { DeliveryJob } from "@cellar/shared/payloads";
 import { handleDeliveryAttempt, moveRetiredJob } from "./delivery-attempts.ts";
 import { MAX_RETRY_AFTER_MS } from "./retry.ts";
-import { fakePieces, msgWith, row } from "./test-pieces.ts";
+import { fakePieces, msgWith, row } from "../../../test/helpers/dispatch-pieces.ts";
 
 const job = (deliveryId: string, over: Partial<DeliveryJob> = {}) => ({
   value: { deliveryId, tenantId: "tenant-1", ...over } as DeliveryJob,

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import type { MaturedMessage } from "@cellar/shared/payloads";
 import type { PendingDelivery } from "./fanout.ts";
 import { firstAttempt, handleMatured } from "./matured.ts";
-import { fakePieces, msgWith, row } from "./test-pieces.ts";
+import { fakePieces, msgWith, row } from "../../../test/helpers/dispatch-pieces.ts";
 
 const event = { type: "session.matured", tenantId: "tenant-1", sessionId: "conv-1" } as MaturedMessage;
 const pending = (id: string, over: Partial<PendingDelivery> = {}): PendingDelivery => ({

@@ -1,7 +1,13 @@
 import { afterEach, expect, test } from "bun:test";
 import { PermanentMessageError } from "../failure.ts";
 import { batchRunner, runBatch } from "./batch.ts";
-import { deliveries, fakeMsg, runtimesClosedAfterEach, transientError, type Item } from "./test-support.ts";
+import {
+  deliveries,
+  fakeMsg,
+  runtimesClosedAfterEach,
+  transientError,
+  type Item,
+} from "../../../test/helpers/consume-fakes.ts";
 import type { Delivery } from "./types.ts";
 
 const runtime = runtimesClosedAfterEach(afterEach);

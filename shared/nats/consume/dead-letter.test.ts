@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { listDeadLetters } from "../dead-letters.ts";
 import { deadLetter, tenantOf } from "./dead-letter.ts";
-import { fakeMsg, itemSpec, openTestNats, until } from "./test-support.ts";
+import { fakeMsg, itemSpec, openTestNats, until } from "../../../test/helpers/consume-fakes.ts";
 import type { DeadLetterInfo } from "./types.ts";
 
 let t: Awaited<ReturnType<typeof openTestNats>>;

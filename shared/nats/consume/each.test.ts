@@ -1,7 +1,14 @@
 import { afterEach, expect, test } from "bun:test";
 import { PermanentMessageError } from "../failure.ts";
 import { eachRunner, runOne } from "./each.ts";
-import { deliveries, fakeMsg, itemSpec, runtimesClosedAfterEach, transientError, type Item } from "./test-support.ts";
+import {
+  deliveries,
+  fakeMsg,
+  itemSpec,
+  runtimesClosedAfterEach,
+  transientError,
+  type Item,
+} from "../../../test/helpers/consume-fakes.ts";
 import type { StreamSpec } from "../catalogue.ts";
 
 const runtime = runtimesClosedAfterEach(afterEach);

@@ -3,7 +3,7 @@ import type { ConsumerInfo } from "@nats-io/jetstream";
 import type { StreamSpec } from "../catalogue.ts";
 import { eachRunner } from "./each.ts";
 import { drainRetired, lastActive, pullLanes } from "./lanes.ts";
-import { openTestNats, until, type Item } from "./test-support.ts";
+import { openTestNats, until, type Item } from "../../../test/helpers/consume-fakes.ts";
 
 let t: Awaited<ReturnType<typeof openTestNats>>;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { isNotFound, pullLoop } from "./pull.ts";
 import { settle } from "./settle.ts";
-import { openTestNats, until, type Item } from "./test-support.ts";
+import { openTestNats, until, type Item } from "../../../test/helpers/consume-fakes.ts";
 import type { DeadLetterInfo, Delivery } from "./types.ts";
 
 let t: Awaited<ReturnType<typeof openTestNats>>;

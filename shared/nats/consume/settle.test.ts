@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { PermanentMessageError } from "../failure.ts";
 import { settle, failed, giveBack, waitTransient } from "./settle.ts";
-import { deliveries, fakeMsg, runtimesClosedAfterEach, transientError } from "./test-support.ts";
+import { deliveries, fakeMsg, runtimesClosedAfterEach, transientError } from "../../../test/helpers/consume-fakes.ts";
 
 const runtime = runtimesClosedAfterEach(afterEach);
 

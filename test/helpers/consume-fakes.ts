@@ -1,12 +1,12 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { Type } from "@sinclair/typebox";
-import { createLogger } from "../../logger.ts";
-import { jsonCodec, type StreamSpec } from "../catalogue.ts";
-import { createTopology } from "../names.ts";
-import { connectNats, ensureTopology } from "../topology.ts";
-import { deadLetter } from "./dead-letter.ts";
-import { createRuntime, type ConsumeRuntime } from "./runtime.ts";
-import type { ConsumeDeps, Delivery } from "./types.ts";
+import { createLogger } from "@cellar/shared/logger";
+import { jsonCodec, type StreamSpec } from "@cellar/shared/nats/catalogue";
+import { createTopology } from "@cellar/shared/nats/names";
+import { connectNats, ensureTopology } from "@cellar/shared/nats/topology";
+import { deadLetter } from "@cellar/shared/nats/consume/dead-letter";
+import { createRuntime, type ConsumeRuntime } from "@cellar/shared/nats/consume/runtime";
+import type { ConsumeDeps, Delivery } from "@cellar/shared/nats/consume/types";
 
 /** Test-only: fake messages and runtimes, and test streams on a real server, for the consume parts' tests. */
 export interface FakeMsg {

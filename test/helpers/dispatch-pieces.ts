@@ -1,8 +1,8 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { createLogger } from "@cellar/shared/logger";
 import { createTopology } from "@cellar/shared/nats/topology";
-import type { Loaded, Verdict } from "./attempt.ts";
-import type { DispatchPieces } from "./pieces.ts";
+import type { Loaded, Verdict } from "../../apps/dispatcher/src/attempt.ts";
+import type { DispatchPieces } from "../../apps/dispatcher/src/pieces.ts";
 
 /** Test-only: dispatcher pieces with the database, the receivers and NATS replaced by records. */
 export function fakePieces(
