@@ -287,6 +287,3 @@ export const CATALOGUE: readonly StreamSpec<any>[] = [
   activityStream,
   deadLetterStream,
 ];
-
-/** The streams whose consumers dead-letter (the KV activity stream has nothing invalid to park). */
-export const DEAD_LETTERING: readonly StreamSpec<any>[] = [ingestStream, maturedStream, deliveriesStream];
