@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { bootstrapTenant, createApiKey, createService, createUser } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant, createService, createUser } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
 import { stubDns } from "./helpers/dns";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { webhookApi } from "./helpers/webhooks";

@@ -4,7 +4,8 @@ import { dashboardSessions, invitations, users, type Role } from "../db/schema/i
 import { hashKey } from "../auth/keys.ts";
 import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { randomToken } from "../crypto.ts";
-import { AdminError, createUser } from "./tenancy.ts";
+import { AdminError } from "../errors.ts";
+import { createUser } from "./tenancy.ts";
 
 /** How long an invitation link stays valid. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import pLimit from "p-limit";
 import { LRUCache } from "lru-cache";
 import { createRateLimiter, type RateLimiter } from "@cellar/shared/rate-limit";
-import { createApiKey } from "@cellar/shared/admin/tenancy";
+import { createApiKey, revokeOwnPlatformKey } from "@cellar/shared/auth/key-store";
 import { hashKey } from "@cellar/shared/auth/keys";
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from "@cellar/shared/auth/passwords";
 import { randomToken } from "@cellar/shared/crypto";
@@ -253,9 +253,7 @@ export class SignInService {
 
   async revokePlatformKey(p: Principal, id: string): Promise<void> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound("no such key");
-    const rows = await this.sql`
-      update api_keys set revoked_at = ${new Date(this.now())}
-      where id = ${id} and user_id = ${p.userId} and kind = 'platform' and revoked_at is null returning id`;
-    if (!rows.length) throw notFound("no such key");
+    if (!(await revokeOwnPlatformKey(this.db, { id, userId: p.userId, at: new Date(this.now()) })))
+      throw notFound("no such key");
   }
 }
