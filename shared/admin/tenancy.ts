@@ -1,7 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { projectMemberships, projects, ROLES, tenants, traceServices, users, type Role } from "../db/schema/index.ts";
+import { projectMemberships, projects, ROLES, tenants, traceServices, type Role } from "../db/schema/index.ts";
 import { createApiKey } from "../auth/key-store.ts";
+import { insertUser, markUserDeprovisioned } from "../auth/user-store.ts";
 import { AdminError } from "../errors.ts";
 
 /** Operations behind the admin CLI (the stand-in for the dashboard's settings pages). */
@@ -79,11 +80,7 @@ export async function createUser(
   if (!ROLES.includes(input.role)) throw new AdminError(`--role must be one of ${ROLES.join(", ")}`);
   if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new AdminError("--email is not an email address");
   return db.transaction(async (tx) => {
-    const [u] = await tx
-      .insert(users)
-      .values({ tenantId: input.tenantId, email: input.email, role: input.role })
-      .onConflictDoNothing()
-      .returning({ id: users.id });
+    const u = await insertUser(tx, input);
     if (!u) throw new AdminError(`user ${input.email} already exists in this tenant`);
     for (const projectId of input.projectIds ?? []) {
       const [proj] = await tx
@@ -98,13 +95,9 @@ export async function createUser(
 }
 
 export async function deprovisionUser(db: Db, input: { id: string }) {
-  const rows = await db
-    .update(users)
-    .set({ deprovisionedAt: new Date() })
-    .where(eq(users.id, input.id))
-    .returning({ id: users.id });
-  if (!rows.length) throw new AdminError(`no user ${input.id}`);
-  return rows[0];
+  const u = await markUserDeprovisioned(db, input.id, new Date());
+  if (!u) throw new AdminError(`no user ${input.id}`);
+  return u;
 }
 
 async function mustFindTenant(db: Db, id: string) {
