@@ -5,34 +5,27 @@
  * reading one field of every payload back.
  * Rounds alternate the two on one scratch cluster.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
-import { copyField, cpuByProcess, cpuDelta, postmasterPid } from "./lib/proc";
+import { runBench } from "./lib/harness";
+import { copyField, cpuByProcess } from "./lib/proc";
 import { makeTemplates } from "./lib/traces";
 
 const { values: args } = parseArgs({
   options: { rows: { type: "string", default: "20000" }, rounds: { type: "string", default: "3" } },
 });
 const ROWS = Number(args.rows);
-const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-compression-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-const { sql, close } = createDatabase(pg.url, { max: 2 });
-try {
+await runBench("compression", { poolMax: 2 }, async (bench) => {
+  const { sql } = bench.database;
   const templates = makeTemplates(200);
   const bodies = Array.from({ length: ROWS }, (_, i) =>
     templates[i % templates.length].replace("__SESSION__", `s-${i}`),
   );
-  const pm = postmasterPid(join(scratch, "pg"));
+  const pm = bench.pg.pid();
   const cpu = () => cpuByProcess({}, pm).postgres;
   const raw = bodies.reduce((s, b) => s + b.length, 0) / ROWS;
   console.log(`${ROWS} payloads per round, raw JSON ${Math.round(raw)} bytes each on average`);
-  await runMigrations(pg.url);
   // Trace rows as the pipeline writes them: inserted, then updated twice (matured, published).
   // Inline, each update copies the compressed payload into a new tuple (and, not being HOT, an
   // entry into every index); out of line (toast_tuple_target = 128), only its TOAST pointer.
@@ -127,9 +120,4 @@ try {
       );
     }
   }
-} finally {
-  await close();
-  await pg.stop();
-  rmSync(scratch, { recursive: true, force: true });
-}
-process.exit(0);
+});

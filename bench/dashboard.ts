@@ -14,58 +14,35 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { chromium, type Page } from "playwright-core";
 import { setPassword } from "@cellar/shared/admin/signin";
-import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { CHROMIUM_FLAGS, ensureChromium } from "../scripts/infra/chromium";
-import { startNatsServer } from "../scripts/infra/nats-server";
-import { freePort, waitForPort } from "../scripts/infra/ports";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { runBench } from "./lib/harness";
+import { seedMaturedSessions, seedService } from "./lib/seed";
 
 const { values: args } = parseArgs({
   options: { sessions: { type: "string", default: "10000" }, runs: { type: "string", default: "10" } },
 });
 const SESSIONS = Number(args.sessions);
 const RUNS = Number(args.runs);
-const ROOT = resolve(import.meta.dir, "..");
 const PASSWORD = "bench password 1234";
-
-const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-dashboard-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-const url = pg.databaseUrl("postgres");
-const database = createDatabase(url, { max: 4 });
-const stops: Array<() => Promise<unknown>> = [];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
-try {
-  await runMigrations(url);
+await runBench("dashboard", { nats: true }, async (bench) => {
+  const { database } = bench;
   const sql = database.sql;
-  const tenant = await bootstrapTenant(database.db, { name: "bench", email: "owner@bench.test" });
+  const tenant = await bench.tenant({ email: "owner@bench.test" });
   await setPassword(database.db, { userId: tenant.ownerId, password: PASSWORD });
-  const svc = await createService(database.db, { tenantId: tenant.tenantId, name: "bench-bot" });
+  const svc = await seedService(database.db, tenant.tenantId, "bench-bot");
   const T = tenant.tenantId;
   const S = svc.id;
   // Same shapes as bench/reads.ts: matured sessions with rollups; one 1,000-item transcript with a
   // 3 KB tool result every fourth item (lean reads preview it).
-  await sql`
-    insert into sessions (tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at, maturation_count, matured_at, activity_seq, labels)
-    select ${T}, ${S}, 'sess-' || g, case when g % 3 = 0 then 'prod' else 'staging' end, 'matured',
-      now() - (g % 43200) * interval '1 minute' - interval '10 minutes', now() - (g % 43200) * interval '1 minute',
-      now() - (g % 43200) * interval '1 minute', 1, now() - (g % 43200) * interval '1 minute' + interval '3 minutes', 1, '[]'::jsonb
-    from generate_series(1, ${SESSIONS}) g`;
-  await sql`
-    insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at,
-      through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, metrics)
-    select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, s.matured_at, s.last_ingested_at, 1, 12, false,
-      (n % 600) * 1000, 1 + n % 9, 2 + n % 17, n % 7, 500 + (n * 37) % 40000, (n % 23 = 0)::int, n % 4, ((n * 37) % 40000) / 1e6, '{}'::jsonb
-    from (select s.*, substr(s.session_id, 6)::int as n from sessions s where s.trace_service_id = ${S}) s`;
+  await seedMaturedSessions(sql, { tenantId: T, serviceId: S, count: SESSIONS });
   const [long] = await sql<{ id: string }[]>`
     insert into sessions (tenant_id, trace_service_id, session_id, status, first_activity_at, last_activity_at, last_ingested_at, maturation_count, matured_at, activity_seq)
     values (${T}, ${S}, 'long-1', 'matured', now() - interval '20 days', now() - interval '20 days', now() - interval '20 days', 1, now(), 1) returning id`;
@@ -83,26 +60,10 @@ try {
       (array['user', 'assistant', 'assistant', 'tool'])[g % 4 + 1] as role) k`;
   await sql`vacuum analyze`;
 
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "apps/platform/src/main.ts")], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      NATS_URL: nats.url,
-      PLATFORM_PORT: String(port),
-      INGEST_PORT: "0",
-      LOG_LEVEL: "warn",
-      SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-    },
+  const { port } = await bench.spawnApp("platform", {
+    env: { LOG_LEVEL: "warn" },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  stops.push(
-    () =>
-      new Promise<void>((res) =>
-        child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")),
-      ),
-  );
-  await waitForPort(port, 30_000);
   const base = `http://127.0.0.1:${port}`;
   const signIn = await fetch(`${base}/auth/sign-in`, {
     method: "POST",
@@ -118,7 +79,7 @@ try {
     fetch: () =>
       new Response("<!doctype html><title>bare</title><p>bare</p>", { headers: { "content-type": "text/html" } }),
   });
-  stops.push(async () => bare.stop(true));
+  bench.onStop(() => bare.stop(true));
   const bareBase = `http://127.0.0.1:${bare.port}/`;
   const profile = mkdtempSync(join(tmpdir(), "cellar-bench-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -127,7 +88,7 @@ try {
     args: CHROMIUM_FLAGS,
     viewport: { width: 1280, height: 800 },
   });
-  stops.push(async () => {
+  bench.onStop(async () => {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
   });
@@ -246,9 +207,4 @@ try {
     },
   };
   console.log(JSON.stringify(report, null, 2));
-} finally {
-  for (const stop of stops.reverse()) await stop().catch(() => {});
-  await database.close();
-  await Promise.allSettled([nats.stop(), pg.stop()]);
-  rmSync(scratch, { recursive: true, force: true });
-}
+});

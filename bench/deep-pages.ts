@@ -11,16 +11,12 @@
  *     [--platform-root DIR]   run another checkout's platform and migrations (a `git archive` of
  *                             main, node_modules linked): the before/after on the same machine
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { spawn } from "node:child_process";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
-import { startNatsServer } from "../scripts/infra/nats-server";
-import { freePort, waitForPort } from "../scripts/infra/ports";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { runMigrations } from "@cellar/shared/db/client";
+import { runBench } from "./lib/harness";
+import { seedService } from "./lib/seed";
 
 const { values: args } = parseArgs({
   options: {
@@ -37,22 +33,17 @@ const REPEAT = Number(args.repeat);
 const SAMPLES = Number(args.samples);
 const ROOT = resolve(args["platform-root"] ?? resolve(import.meta.dir, ".."));
 
-const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-deep-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-const url = pg.databaseUrl("postgres");
-const database = createDatabase(url, { max: 4 });
-let stopApp: (() => Promise<void>) | undefined;
-
-try {
+// Migrated here: `--platform-root` runs another checkout's migrations and platform.
+await runBench("deep", { nats: true, migrate: false }, async (bench) => {
+  const { database, databaseUrl: url } = bench;
   if (args["platform-root"]) {
     const { migrate } = await import("drizzle-orm/postgres-js/migrator");
     const { drizzle } = await import("drizzle-orm/postgres-js");
     await migrate(drizzle(database.sql), { migrationsFolder: join(ROOT, "shared/db/migrations") });
   } else await runMigrations(url);
   const sql = database.sql;
-  const tenant = await bootstrapTenant(database.db, { name: "bench", plan: "pro" });
-  const svc = await createService(database.db, { tenantId: tenant.tenantId, name: "deep-bot" });
+  const tenant = await bench.tenant({ plan: "pro" });
+  const svc = await seedService(database.db, tenant.tenantId, "deep-bot");
   const T = tenant.tenantId;
   const S = svc.id;
   const t0 = performance.now();
@@ -86,24 +77,11 @@ try {
     `seeded ${SESSIONS} sessions and ${SPANS} spans in one session in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
 
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "apps/platform/src/main.ts")], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      NATS_URL: nats.url,
-      PLATFORM_PORT: String(port),
-      INGEST_PORT: "0",
-      LOG_LEVEL: "warn",
-      SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-    },
+  const { port } = await bench.spawnApp("platform", {
+    cwd: ROOT,
+    env: { LOG_LEVEL: "warn" },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  stopApp = () =>
-    new Promise<void>((res) =>
-      child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")),
-    );
-  await waitForPort(port, 30_000);
   const base = `http://127.0.0.1:${port}/api/v1`;
   const headers = { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" };
 
@@ -253,11 +231,4 @@ try {
     "| read | total | floor p50 / p99 ms | p50 / p99 ms (status) | ratio to floor p50 / p99 |\n|---|---|---|---|---|",
   );
   for (const r of analysisRows) console.log(r);
-} finally {
-  await stopApp?.();
-  await database.close();
-  await pg.stop();
-  await nats.stop();
-  rmSync(scratch, { recursive: true, force: true });
-}
-process.exit(0);
+});

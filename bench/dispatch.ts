@@ -11,21 +11,16 @@
  *
  *   bun run bench/dispatch.ts [--events 3000] [--rounds 3] [--subscriptions 8] [--rate 100] [--paced-seconds 5]
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { canonicalJson, randomBytes, SecretBox, toBase64 } from "@cellar/shared/crypto";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { createLogger } from "@cellar/shared/logger";
 import { connectNats, createTopology, ensureTopology, subjects } from "@cellar/shared/nats/topology";
 import { deliveryHeaders, generateWebhookSecret } from "@cellar/shared/webhooks/signing";
 import { createDispatcher, DEFAULT_ENDPOINT_CONCURRENCY } from "../apps/dispatcher/src/dispatcher";
-import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { runBench } from "./lib/harness";
+import { seedService, seedWebhookSubscription } from "./lib/seed";
 
 // Child mode: the receiver. Answers 204 at once; keeps (session_id, arrival ms) for /stats.
 if (process.argv[2] === "--receiver") {
@@ -98,29 +93,26 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-dispatch-"));
-  const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-  const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-  const port = await freePort();
-  const receiver: ChildProcess = spawn(process.execPath, [import.meta.path, "--receiver", String(port)], {
-    stdio: "inherit",
-  });
-  try {
+  await runBench("dispatch", { nats: true, poolMax: 20 }, async (bench) => {
+    const nats = bench.nats!;
+    const port = await freePort();
+    bench.spawnScript(["bench/dispatch.ts", "--receiver", String(port)], { stdio: "inherit" });
     await waitForPort(port);
-    await runMigrations(pg.url);
-    const database = createDatabase(pg.url, { max: 20 });
+    const { database } = bench;
     const nc = await connectNats(nats.url, "bench-dispatch");
     const topology = createTopology("bench");
     const { js } = await ensureTopology(nc, topology);
     const secretBox = new SecretBox(toBase64(randomBytes(32)));
-    const tenant = await bootstrapTenant(database.db, { name: "bench", webhooks: true });
+    const tenant = await bench.tenant({ webhooks: true });
     const services: Array<{ id: string; name: string }> = [];
     for (let i = 0; i < SUBS; i++) {
-      const svc = await createService(database.db, { tenantId: tenant.tenantId, name: `svc-${i}` });
+      const svc = await seedService(database.db, tenant.tenantId, `svc-${i}`);
       services.push({ id: svc.id, name: `svc-${i}` });
-      const subId = crypto.randomUUID();
-      await database.sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted)
-        values (${subId}, ${tenant.tenantId}, ${svc.id}, ${`bench-${i}`}, ${`http://127.0.0.1:${port}/hook/${i}`}, ${["session.matured"]}, ${await secretBox.seal(generateWebhookSecret(), subId)})`;
+      await seedWebhookSubscription({ sql: database.sql, secretBox }, tenant, {
+        traceServiceId: svc.id,
+        name: `bench-${i}`,
+        url: `http://127.0.0.1:${port}/hook/${i}`,
+      });
     }
     const newDispatcher = async () => {
       const d = createDispatcher({
@@ -180,8 +172,8 @@ async function main() {
     const dispatcherRounds: number[] = [];
     const ceilingRounds: number[] = [];
     const stages: Array<Record<string, number>> = [];
-    const pgMarker = join(scratch, "pg");
-    const natsMarker = join(scratch, "nats");
+    const pgMarker = join(bench.scratch, "pg");
+    const natsMarker = join(bench.scratch, "nats");
     const receiverMarker = "--receiver";
     const cpuNow = () => ({
       bench: selfCpu(),
@@ -288,13 +280,7 @@ async function main() {
       ),
     );
     await nc.drain();
-    await database.close();
-  } finally {
-    receiver.kill("SIGTERM");
-    await Promise.allSettled([nats.stop(), pg.stop()]);
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();
-process.exit(0);

@@ -14,19 +14,13 @@
  *
  * `--root` runs the dispatcher of another checkout (before/after comparisons).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { randomBytes, toBase64 } from "@cellar/shared/crypto";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { createLogger } from "@cellar/shared/logger";
-import { generateWebhookSecret } from "@cellar/shared/webhooks/signing";
-import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { runBench } from "./lib/harness";
+import { seedService, seedWebhookSubscription } from "./lib/seed";
 
 if (process.argv[2] === "--receivers") {
   Bun.serve({ port: Number(process.argv[3]), hostname: "127.0.0.1", fetch: () => new Response(null, { status: 204 }) });
@@ -63,48 +57,39 @@ const { connectNats, createTopology, ensureTopology } = await import(join(root, 
 const { publish: publishTo } = await import(join(root, "shared/nats/publish.ts"));
 const { maturedStream, laneConsumerOf } = await import(join(root, "shared/nats/catalogue.ts"));
 
-const scratch = mkdtempSync(join(tmpdir(), "cellar-fairness-"));
-const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-const livePort = await freePort();
-const deadPort = await freePort();
-let receivers: ChildProcess | undefined;
-try {
-  receivers = spawn(process.execPath, [import.meta.path, "--receivers", String(livePort), String(deadPort)], {
-    stdio: "inherit",
-  });
+await runBench("fairness", { nats: true, poolMax: 20 }, async (bench) => {
+  const nats = bench.nats!;
+  const livePort = await freePort();
+  const deadPort = await freePort();
+  bench.spawnScript(["bench/fairness.ts", "--receivers", String(livePort), String(deadPort)], { stdio: "inherit" });
   await waitForPort(livePort);
   await waitForPort(deadPort);
-  await runMigrations(pg.url);
-  const database = createDatabase(pg.url, { max: 20 });
+  const { database } = bench;
   const sql = database.sql;
   const nc = await connectNats(nats.url, "bench-fairness");
   const topology = createTopology("bench");
   const { js } = await ensureTopology(nc, topology);
   const secretBox = new SecretBox(toBase64(randomBytes(32)));
-  const subscribe = async (tenantId: string, serviceId: string, url: string) => {
-    const id = crypto.randomUUID();
-    await sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted)
-      values (${id}, ${tenantId}, ${serviceId}, ${url}, ${url}, ${["session.matured"]}, ${await secretBox.seal(generateWebhookSecret(), id)})`;
-  };
+  const subscribe = (owner: { tenantId: string; ownerId: string }, serviceId: string, url: string) =>
+    seedWebhookSubscription({ sql, secretBox }, owner, { traceServiceId: serviceId, url });
 
-  const a = await bootstrapTenant(database.db, { name: "flood", webhooks: true, email: "a@flood.test" });
+  const a = await bench.tenant({ name: "flood", webhooks: true, email: "a@flood.test" });
   const aServices: Array<{ id: string; name: string }> = [];
   for (let s = 0; s < 20; s++) {
-    const svc = await createService(database.db, { tenantId: a.tenantId, name: `a-${s}` });
+    const svc = await seedService(database.db, a.tenantId, `a-${s}`);
     aServices.push({ id: svc.id, name: `a-${s}` });
-    for (let k = 0; k < 5; k++) await subscribe(a.tenantId, svc.id, `http://127.0.0.${2 + s * 5 + k}:${deadPort}/dead`);
+    for (let k = 0; k < 5; k++) await subscribe(a, svc.id, `http://127.0.0.${2 + s * 5 + k}:${deadPort}/dead`);
   }
   // With tenant lanes, B is a tenant in another lane than A (1 in 16 share A's, and then share its
   // backlog: docs/webhooks.md); `--same-lane` measures that case instead.
   const laneOf = (tenantId: string): string =>
     laneConsumerOf ? laneConsumerOf(maturedStream, topology, tenantId).durable : "one consumer";
-  let b = await bootstrapTenant(database.db, { name: "bystander", webhooks: true, email: "b@bystander.test" });
+  let b = await bench.tenant({ name: "bystander", webhooks: true, email: "b@bystander.test" });
   for (let i = 0; laneConsumerOf && i < 100 && (laneOf(b.tenantId) === laneOf(a.tenantId)) !== args["same-lane"]; i++) {
-    b = await bootstrapTenant(database.db, { name: `bystander-${i}`, webhooks: true, email: `b${i}@bystander.test` });
+    b = await bench.tenant({ name: `bystander-${i}`, webhooks: true, email: `b${i}@bystander.test` });
   }
-  const bService = await createService(database.db, { tenantId: b.tenantId, name: "b-0" });
-  await subscribe(b.tenantId, bService.id, `http://127.0.0.1:${livePort}/live`);
+  const bService = await seedService(database.db, b.tenantId, "b-0");
+  await subscribe(b, bService.id, `http://127.0.0.1:${livePort}/live`);
 
   let seq = 0;
   const publish = (tenantId: string, svc: { id: string; name: string }) =>
@@ -194,10 +179,4 @@ try {
   console.log(`  A after ${elapsedS} s: ${aStats.deliveries} delivery rows, ${aStats.attempts} attempts`);
   await nc.drain();
   await database.close();
-} finally {
-  receivers?.kill("SIGTERM");
-  await nats.stop();
-  await pg.stop();
-  rmSync(scratch, { recursive: true, force: true });
-}
-process.exit(0);
+});

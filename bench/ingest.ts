@@ -8,28 +8,21 @@
  *
  *   bun run bench/ingest.ts [--duration 10] [--connections 32] [--warmup 2] [--rounds 3] [--profile <dir>]
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 // @ts-expect-error autocannon ships no types; the little used here is typed below.
 import autocannonUntyped from "autocannon";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { createIngestApp } from "../apps/ingest/src/app";
-import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { KeyResolver } from "@cellar/shared/auth/keys";
-import { randomBytes, toBase64 } from "@cellar/shared/crypto";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import { createDatabase } from "@cellar/shared/db/client";
 import { createLogger } from "@cellar/shared/logger";
 import { connectNats, createTopology } from "@cellar/shared/nats/topology";
-import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { runBench } from "./lib/harness";
 import { makeTemplates } from "./lib/traces";
-import { stopChild } from "../scripts/infra/processes";
-
-const ROOT = resolve(import.meta.dir, "..");
 
 // Child mode: the ceiling. Parse the JSON (as ingest must) and answer what ingest answers.
 if (process.argv[2] === "--bare-server") {
@@ -174,28 +167,10 @@ async function runLoad(
   };
 }
 
-function spawnChild(argv: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, argv, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  child.once("exit", (code, sig) => {
-    if (code && code !== 0) console.error(`${argv.join(" ")} exited with ${code ?? sig}`);
-  });
-  return child;
-}
-
 async function main() {
-  const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-ingest-"));
-  const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-  const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-  const children: ChildProcess[] = [];
-  try {
-    await runMigrations(pg.url);
-    const database = createDatabase(pg.url, { max: 2 });
-    const tenant = await bootstrapTenant(database.db, { name: "bench" });
-    await database.close();
+  await runBench("ingest", { nats: true, poolMax: 2 }, async (bench) => {
+    const nats = bench.nats!;
+    const tenant = await bench.tenant();
 
     const templates = makeTemplates(200);
     const sizes = templates.map((t) => t.length).sort((a, b) => a - b);
@@ -203,26 +178,17 @@ async function main() {
       `bodies: ${templates.length} templates, ${sizes[0]}-${sizes[sizes.length - 1]} bytes (median ${sizes[sizes.length >> 1]}); ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per target after ${WARMUP} s warm-up`,
     );
 
-    const ingestPort = await freePort();
     const profileFlags = args.profile ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(args.profile)}`] : [];
-    const ingest = spawnChild([...profileFlags, "apps/ingest/src/main.ts"], {
-      NATS_URL: nats.url,
-      DATABASE_URL: pg.url,
-      INGEST_PORT: String(ingestPort),
-      PLATFORM_PORT: "0",
-      SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
-      // Measure the pipeline, not the limiter: one credential would otherwise cap at 500/s.
-      INGEST_RATE_LIMIT_PER_SECOND: "0",
-      LOG_LEVEL: "error",
-    });
     const barePort = await freePort();
-    const bareServer = spawnChild(["bench/ingest.ts", "--bare-server", String(barePort)], {});
+    const bareServer = bench.spawnScript(["bench/ingest.ts", "--bare-server", String(barePort)]);
     const stubPort = await freePort();
-    const stubServer = spawnChild(["bench/ingest.ts", "--no-durability-server", String(stubPort)], {
-      DATABASE_URL: pg.url,
+    const stubServer = bench.spawnScript(["bench/ingest.ts", "--no-durability-server", String(stubPort)]);
+    const { child: ingest, port: ingestPort } = await bench.spawnApp("ingest", {
+      bunFlags: profileFlags,
+      // Measure the pipeline, not the limiter: one credential would otherwise cap at 500/s.
+      env: { INGEST_RATE_LIMIT_PER_SECOND: "0" },
     });
-    children.push(ingest, bareServer, stubServer);
-    await Promise.all([waitForPort(ingestPort, 30_000), waitForPort(barePort), waitForPort(stubPort)]);
+    await Promise.all([waitForPort(barePort), waitForPort(stubPort)]);
 
     const auth = { authorization: `Bearer ${tenant.telemetryKey}` };
     const targets: Array<{ name: string; url: string; pids: Array<number | undefined> }> = [
@@ -283,12 +249,7 @@ async function main() {
     console.log(
       `INGEST stream holds ${info.state.messages} messages for ${ingestOk} measured 200s plus the warm-up's (every 200 is a stored message)`,
     );
-  } finally {
-    await Promise.allSettled(children.map((c) => stopChild(c, 5_000)));
-    await Promise.allSettled([nats.stop(), pg.stop()]);
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();
-process.exit(0);

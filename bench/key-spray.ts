@@ -14,19 +14,12 @@
  * before/after comparison); its node_modules must resolve @cellar/shared to its own shared/.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 // @ts-expect-error autocannon ships no types; the little used here is typed below.
 import autocannonUntyped from "autocannon";
 import postgres from "postgres";
-import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { randomBytes, toBase64 } from "@cellar/shared/crypto";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
-import { startNatsServer } from "../scripts/infra/nats-server";
-import { freePort, waitForPort } from "../scripts/infra/ports";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { runBench } from "./lib/harness";
 
 // Child mode: the sprayer, in its own process so its CPU is not the real client's event loop.
 if (process.argv[2] === "--spray") {
@@ -70,33 +63,11 @@ const autocannon = autocannonUntyped as (
   opts: Record<string, unknown>,
 ) => Promise<{ requests: { average: number }; statusCodeStats?: Record<string, { count: number }>; errors: number }>;
 
-const scratch = mkdtempSync(join(tmpdir(), "cellar-key-spray-"));
-const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-const port = await freePort();
-let child: ReturnType<typeof spawn> | undefined;
-try {
-  await runMigrations(pg.url);
-  const database = createDatabase(pg.url, { max: 2 });
-  const tenant = await bootstrapTenant(database.db, { name: "bench", plan: "pro" });
-  await database.close();
-  child = spawn(process.execPath, ["run", join(args.root!, "apps/ingest/src/main.ts")], {
-    cwd: args.root,
-    env: {
-      ...process.env,
-      NATS_URL: nats.url,
-      DATABASE_URL: pg.url,
-      INGEST_PORT: String(port),
-      PLATFORM_PORT: "0",
-      SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
-      LOG_LEVEL: "error",
-      INGEST_RATE_LIMIT_PER_SECOND: "0",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  await waitForPort(port, 30_000);
+await runBench("key-spray", { nats: true, poolMax: 2 }, async (bench) => {
+  const tenant = await bench.tenant({ plan: "pro" });
+  const { port } = await bench.spawnApp("ingest", { cwd: args.root, env: { INGEST_RATE_LIMIT_PER_SECOND: "0" } });
   const url = `http://127.0.0.1:${port}/raw/traces`;
-  const stats = postgres(pg.url, { max: 1, onnotice: () => {} });
+  const stats = postgres(bench.databaseUrl, { max: 1, onnotice: () => {} });
   const xacts = async () =>
     Number((await stats`select sum(xact_commit + xact_rollback)::bigint as n from pg_stat_database`)[0].n);
 
@@ -197,10 +168,4 @@ try {
     `  spray: ${f(spray.requests.average)} req/s answered ${JSON.stringify(sprayStatuses)} errors ${spray.errors}; postgres ${f(sprayTps)} xact/s`,
   );
   await stats.end();
-} finally {
-  child?.kill("SIGTERM");
-  await nats.stop();
-  await pg.stop();
-  rmSync(scratch, { recursive: true, force: true });
-}
-process.exit(0);
+});

@@ -14,20 +14,13 @@
  *   bun run bench/maturation-memory.ts [--session-mb 2048] [--trace-mb 3.5] [--other-rate 20] [--window 15]
  *   BENCH_PROCESSOR_ROOT=/path/to/other/checkout runs that checkout's processor instead (before/after).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { randomBytes, toBase64 } from "@cellar/shared/crypto";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
 import { connectNats, createTopology, ensureTopology, subjects } from "@cellar/shared/nats/topology";
 import type { IngestMessage } from "@cellar/shared/payloads";
-import { startNatsServer } from "../scripts/infra/nats-server";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
-import { stopChild } from "../scripts/infra/processes";
+import { runBench, type BenchApp } from "./lib/harness";
 
 const ROOT = process.env.BENCH_PROCESSOR_ROOT ?? resolve(import.meta.dir, "..");
 const { values: args } = parseArgs({
@@ -71,37 +64,28 @@ function document(bytes: number, seed: number): string {
 }
 
 async function main() {
-  const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-memory-"));
-  const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-  const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-  let child: ChildProcess | undefined;
-  const env = {
-    NATS_URL: nats.url,
-    DATABASE_URL: pg.url,
-    SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
-    INGEST_PORT: "0",
-    PLATFORM_PORT: "0",
-    MATURATION_WINDOW_SECONDS: String(WINDOW),
-  };
-  const startProcessor = () => {
-    child = spawn(process.execPath, ["apps/processor/src/main.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-  };
-  const stopProcessor = async () => {
-    const c = child;
-    child = undefined;
-    if (c) await stopChild(c);
-  };
-  try {
-    await runMigrations(pg.url);
-    const database = createDatabase(pg.url, { max: 4 });
+  await runBench("memory", { nats: true }, async (bench) => {
+    const nats = bench.nats!;
+    let processor: BenchApp | undefined;
+    let child: BenchApp["child"] | undefined;
+    const startProcessor = async () => {
+      processor = await bench.spawnApp("processor", {
+        cwd: ROOT,
+        env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error", MATURATION_WINDOW_SECONDS: String(WINDOW) },
+        graceMs: 10_000,
+      });
+      child = processor.child;
+    };
+    const stopProcessor = async () => {
+      const p = processor;
+      processor = undefined;
+      child = undefined;
+      await p?.stop();
+    };
+    const { database } = bench;
     const { sql } = database;
-    const big = await bootstrapTenant(database.db, { name: "big" });
-    const other = await bootstrapTenant(database.db, { name: "other" });
+    const big = await bench.tenant({ name: "big" });
+    const other = await bench.tenant({ name: "other" });
     const nc = await connectNats(nats.url, "bench-memory");
     const topology = createTopology();
     const { js, jsm } = await ensureTopology(nc, topology);
@@ -128,7 +112,7 @@ async function main() {
     // 1. The big session, written at the pace the processor stores it (a small INGEST backlog).
     const traces = Math.max(1, Math.round(SESSION_MB / TRACE_MB));
     const t0 = Date.now() - traces * 60_000;
-    startProcessor();
+    await startProcessor();
     await sleep(1500);
     let ingestPeak = 0;
     const started = performance.now();
@@ -177,7 +161,7 @@ async function main() {
     await stopProcessor();
 
     // 2. A fresh processor matures it while the other tenant keeps sending.
-    startProcessor();
+    await startProcessor();
     const sent = new Map<string, number>();
     let otherSeq = 0;
     let offering = true;
@@ -256,13 +240,8 @@ async function main() {
       `other tenant ingest lag (publish -> row in Postgres), ${OTHER_RATE}/s: floor before the marker p50 ${pct(before, 50)} ms p99 ${pct(before, 99)} ms (n=${before.length}); while maturing p50 ${pct(during, 50)} ms p99 ${pct(during, 99)} ms max ${Math.max(0, ...during)} ms (n=${during.length})`,
     );
     await nc.drain();
-    await database.close();
-  } finally {
     await stopProcessor();
-    await Promise.allSettled([nats.stop(), pg.stop()]);
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();
-process.exit(0);

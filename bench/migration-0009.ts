@@ -5,23 +5,20 @@
  * sessions with analyses seeded by SQL, then the real migrator; prints the time beside the floor
  * of the same run: one bare `update` that rewrites every analysis row unchanged.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
-import { createDatabase, MIGRATIONS_DIR, runMigrations } from "@cellar/shared/db/client";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { MIGRATIONS_DIR, runMigrations } from "@cellar/shared/db/client";
+import { runBench } from "./lib/harness";
 
 const { values: args } = parseArgs({ options: { sessions: { type: "string", default: "200000" } } });
 const SESSIONS = Number(args.sessions);
-const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-mig-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-const url = pg.databaseUrl("postgres");
-const database = createDatabase(url, { max: 2 });
-const { sql } = database;
-try {
+// The schema stops at 0008 (the migrations are run by hand here), so the seed is SQL of that schema.
+await runBench("mig", { migrate: false, poolMax: 2 }, async ({ scratch, database, databaseUrl: url }) => {
+  const { sql } = database;
   const upTo8 = join(scratch, "migrations");
   cpSync(MIGRATIONS_DIR, upTo8, { recursive: true });
   const journal = JSON.parse(readFileSync(join(upTo8, "meta/_journal.json"), "utf8"));
@@ -60,9 +57,4 @@ try {
       .map((x) => x.toFixed(1))
       .join(" ")}`,
   );
-} finally {
-  await database.close();
-  await pg.stop();
-  rmSync(scratch, { recursive: true, force: true });
-}
-process.exit(0);
+});

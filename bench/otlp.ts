@@ -7,23 +7,14 @@
  *
  *   bun run bench/otlp.ts [--duration 8] [--connections 32] [--rounds 2] [--spans 10]
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 // @ts-expect-error autocannon ships no types
 import autocannonUntyped from "autocannon";
-import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { randomBytes, toBase64 } from "@cellar/shared/crypto";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
-import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
-import { stopChild } from "../scripts/infra/processes";
-
-const ROOT = resolve(import.meta.dir, "..");
+import { runBench } from "./lib/harness";
 
 if (process.argv[2] === "--bare-server") {
   const server = Bun.serve({
@@ -194,38 +185,15 @@ async function load(
   };
 }
 
-function spawnChild(argv: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, argv, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-}
-
 async function main() {
-  const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-otlp-"));
-  const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-  const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-  const children: ChildProcess[] = [];
-  try {
-    await runMigrations(pg.url);
-    const database = createDatabase(pg.url, { max: 2 });
-    const tenant = await bootstrapTenant(database.db, { name: "bench" });
-    await database.close();
-    const ingestPort = await freePort();
+  await runBench("otlp", { nats: true, poolMax: 2 }, async (bench) => {
+    const nats = bench.nats!;
+    const tenant = await bench.tenant();
     const barePort = await freePort();
-    const ingest = spawnChild(["apps/ingest/src/main.ts"], {
-      NATS_URL: nats.url,
-      DATABASE_URL: pg.url,
-      INGEST_PORT: String(ingestPort),
-      PLATFORM_PORT: "0",
-      SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
-      INGEST_RATE_LIMIT_PER_SECOND: "0",
-      LOG_LEVEL: "error",
-    });
-    const bare = spawnChild(["bench/otlp.ts", "--bare-server", String(barePort)], {});
-    children.push(ingest, bare);
-    await Promise.all([waitForPort(ingestPort, 30_000), waitForPort(barePort)]);
+    const bare = bench.spawnScript(["bench/otlp.ts", "--bare-server", String(barePort)]);
+    const ingestApp = await bench.spawnApp("ingest", { env: { INGEST_RATE_LIMIT_PER_SECOND: "0" } });
+    const { child: ingest, port: ingestPort } = ingestApp;
+    await waitForPort(barePort);
 
     const json = otlpRequest();
     const jsonText = JSON.stringify(json);
@@ -305,13 +273,7 @@ async function main() {
     console.log(
       `\n/v1/traces protobuf requests / floor: ${(100 * ratio(1)).toFixed(0)}%; JSON: ${(100 * ratio(2)).toFixed(0)}%; spans/s via protobuf per /raw/traces trace/s: ${((med(results[1].map((f) => f.rps)) * SPANS) / med(results[3].map((f) => f.rps))).toFixed(2)}x`,
     );
-  } finally {
-    // Children first (ingest drains its NATS connection on SIGTERM), then the servers.
-    await Promise.all(children.map((c) => stopChild(c, 5_000)));
-    await Promise.allSettled([nats.stop(), pg.stop()]);
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();
-process.exit(0);

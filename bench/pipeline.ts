@@ -15,23 +15,15 @@
  *   bun run bench/pipeline.ts [--backlog 20000] [--rate 1000] [--duration 15] [--sessions 10000] [--open-rate 200] [--window 60]
  *     [--processor-dir DIR]  run the processor of another checkout (before/after comparisons)
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { randomBytes, toBase64 } from "@cellar/shared/crypto";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { connectNats, createTopology, ensureTopology, subjects } from "@cellar/shared/nats/topology";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
-import { startNatsServer } from "../scripts/infra/nats-server";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
-import { stopChild } from "../scripts/infra/processes";
+import { ROOT, runBench, type BenchApp } from "./lib/harness";
 
-const ROOT = resolve(import.meta.dir, "..");
 const { values: args } = parseArgs({
   options: {
     backlog: { type: "string", default: "20000" },
@@ -189,38 +181,27 @@ function tracePayload(sessionId: string, turn: number) {
 }
 
 async function main() {
-  const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-pipeline-"));
-  const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-  const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-  let child: ChildProcess | undefined;
-  const env = {
-    NATS_URL: nats.url,
-    DATABASE_URL: pg.url,
-    SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
-    INGEST_PORT: "0",
-    PLATFORM_PORT: "0",
-    PROCESSOR_PORT: "0",
-  };
-  const startProcessor = (windowSeconds: number) => {
-    // BENCH_PROCESSOR_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles the processor.
-    const flags = (process.env.BENCH_PROCESSOR_FLAGS ?? "").split(" ").filter(Boolean);
-    child = spawn(process.execPath, [...flags, "apps/processor/src/main.ts"], {
-      cwd: PROCESSOR_DIR,
-      env: { ...process.env, ...env, MATURATION_WINDOW_SECONDS: String(windowSeconds) },
-      stdio: ["ignore", process.env.BENCH_LOG_LEVEL ? "inherit" : "ignore", "inherit"],
-    });
-  };
-  const stopProcessor = async () => {
-    const c = child;
-    child = undefined;
-    if (c) await stopChild(c);
-  };
-  try {
-    await runMigrations(pg.url);
-    const database = createDatabase(pg.url, { max: 4 });
+  await runBench("pipeline", { nats: true }, async (bench) => {
+    const nats = bench.nats!;
+    let processor: BenchApp | undefined;
+    const startProcessor = async (windowSeconds: number) => {
+      processor = await bench.spawnApp("processor", {
+        cwd: PROCESSOR_DIR,
+        // BENCH_PROCESSOR_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles the processor.
+        bunFlags: (process.env.BENCH_PROCESSOR_FLAGS ?? "").split(" ").filter(Boolean),
+        env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error", MATURATION_WINDOW_SECONDS: String(windowSeconds) },
+        stdio: ["ignore", process.env.BENCH_LOG_LEVEL ? "inherit" : "ignore", "inherit"],
+        graceMs: 10_000,
+      });
+    };
+    const stopProcessor = async () => {
+      const p = processor;
+      processor = undefined;
+      await p?.stop();
+    };
+    const { database } = bench;
     const { sql } = database;
-    const tenant = await bootstrapTenant(database.db, { name: "bench" });
+    const tenant = await bench.tenant();
     const nc = await connectNats(nats.url, "bench-pipeline");
     const topology = createTopology();
     const { js, jsm } = await ensureTopology(nc, topology);
@@ -276,9 +257,9 @@ async function main() {
         ),
       );
     }
-    const pgDir = join(scratch, "pg");
-    const cpu = () => cpuSeconds(child?.pid, nats.process.pid, pgDir);
-    startProcessor(3600);
+    const pgDir = join(bench.scratch, "pg");
+    const cpu = () => cpuSeconds(processor?.child.pid, nats.process.pid, pgDir);
+    await startProcessor(3600);
     await sleep(1500); // start-up (migrations, topology) is not pipeline work
     const cpu0 = cpu();
     const drainStart = performance.now();
@@ -345,7 +326,7 @@ async function main() {
     await sql`update sessions set status = 'matured', maturation_count = 1, published_count = 1, matured_at = now()`;
     await sql`update traces set status = 'matured', maturation_count = 1, published_count = 1, matured_at = now()`;
     await jsm.streams.purge(`KV_${topology.activityBucket}`);
-    startProcessor(WINDOW);
+    await startProcessor(WINDOW);
     await sleep(1000);
     const cpuOpen = cpu();
     const openSeconds = await offer(SESSIONS, OPEN_RATE, (i) => [`lat-${i}`, 0]);
@@ -380,12 +361,7 @@ async function main() {
     await stopProcessor();
     await nc.close();
     await database.close();
-  } finally {
-    await stopProcessor();
-    await Promise.allSettled([nats.stop(), pg.stop()]);
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();
-process.exit(0);

@@ -5,16 +5,12 @@
  *
  *   bun run bench/reads.ts [--requests 1000] [--concurrency 16] [--sessions 100000] [--only <read name part>]
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
-import { startNatsServer } from "../scripts/infra/nats-server";
-import { freePort, waitForPort } from "../scripts/infra/ports";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { runBench } from "./lib/harness";
+import { seedMaturedSessions, seedService } from "./lib/seed";
 
 const { values: args } = parseArgs({
   options: {
@@ -28,41 +24,19 @@ const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);
 const SESSIONS = Number(args.sessions);
 const TRACES = 2_000;
-const ROOT = resolve(import.meta.dir, "..");
 
-const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-reads-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
 // Reads never touch NATS, but the platform main connects to it (webhook test sends).
-const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
-const url = pg.databaseUrl("postgres");
-let app: { stop(): unknown } | undefined;
-const database = createDatabase(url, { max: 10 });
-
-try {
-  await runMigrations(url);
+await runBench("reads", { nats: true, poolMax: 10 }, async (bench) => {
+  const { database, scratch } = bench;
   const sql = database.sql;
-  const tenant = await bootstrapTenant(database.db, { name: "bench", plan: "pro" });
-  const svc = await createService(database.db, { tenantId: tenant.tenantId, name: "bench-bot" });
+  const tenant = await bench.tenant({ plan: "pro" });
+  const svc = await seedService(database.db, tenant.tenantId, "bench-bot");
   const T = tenant.tenantId;
   const S = svc.id;
 
   let t0 = performance.now();
   // 100,000 matured sessions over 30 days; 10% labelled vip; rollups vary so filters select subsets.
-  await sql`
-    insert into sessions (tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at,
-      maturation_count, matured_at, activity_seq, labels)
-    select ${T}, ${S}, 'sess-' || g, case when g % 3 = 0 then 'prod' else 'staging' end, 'matured',
-      now() - (g % 43200) * interval '1 minute' - interval '10 minutes', now() - (g % 43200) * interval '1 minute',
-      now() - (g % 43200) * interval '1 minute', 1, now() - (g % 43200) * interval '1 minute' + interval '3 minutes', 1,
-      case when g % 10 = 0 then '["vip"]'::jsonb else '[]'::jsonb end
-    from generate_series(1, ${SESSIONS}) g`;
-  await sql`
-    insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at,
-      through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, metrics)
-    select s.id, s.tenant_id, s.trace_service_id, s.session_id, 1, s.matured_at, s.last_ingested_at, 1, 12, false,
-      (n % 600) * 1000, 1 + n % 9, 2 + n % 17, n % 7, 500 + (n * 37) % 40000, (n % 23 = 0)::int, n % 4, ((n * 37) % 40000) / 1e6,
-      jsonb_build_object('turns', 1 + n % 9, 'latencyP95Ms', (n * 13) % 5000, 'totalTokens', 500 + (n * 37) % 40000)
-    from (select s.*, substr(s.session_id, 6)::int as n from sessions s where s.trace_service_id = ${S}) s`;
+  await seedMaturedSessions(sql, { tenantId: T, serviceId: S, count: SESSIONS, vip: true, metrics: true });
   await sql`vacuum analyze`;
   const seedSessions = performance.now() - t0;
 
@@ -129,26 +103,10 @@ try {
 
   // The real apps/platform/src/main.ts in its own process, so the load generator here does not
   // share its event loop.
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "apps/platform/src/main.ts")], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      NATS_URL: nats.url,
-      PLATFORM_PORT: String(port),
-      INGEST_PORT: "0",
-      LOG_LEVEL: "warn",
-      SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-    },
+  const { child, port } = await bench.spawnApp("platform", {
+    env: { LOG_LEVEL: "warn" },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  app = {
-    stop: () =>
-      new Promise<void>((res) =>
-        child.exitCode !== null ? res() : (child.once("exit", () => res()), child.kill("SIGTERM")),
-      ),
-  };
-  await waitForPort(port, 30_000);
   const base = `http://127.0.0.1:${port}/api/v1`;
   const headers = { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" };
 
@@ -303,11 +261,4 @@ try {
     console.log(
       `| ${r.read} | ${r.concurrency} | ${r.requests} | ${r.p50} | ${r.p99} | ${r.max} | ${r.rps} | ${r.appCpuMs} | ${r.dbCpuMs} |`,
     );
-} finally {
-  await app?.stop();
-  await database.close();
-  await pg.stop();
-  await nats.stop();
-  rmSync(scratch, { recursive: true, force: true });
-}
-process.exit(0);
+});

@@ -8,11 +8,11 @@
 import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import { createDatabase } from "@cellar/shared/db/client";
 import { runRetention } from "../apps/processor/src/retention/retention";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { fastSettings } from "./e2e/cluster";
-import { cpuByProcess, postmasterPid } from "./lib/proc";
+import { runBench } from "./lib/harness";
+import { cpuByProcess } from "./lib/proc";
 
 const { values: args } = parseArgs({
   options: {
@@ -24,18 +24,16 @@ const { values: args } = parseArgs({
 });
 if (!args["data-dir"]) throw new Error("--data-dir is required");
 const dataDir = resolve(args["data-dir"]);
-const pg = await startEmbeddedPostgres({ dataDir, persistent: true });
-const database = createDatabase(pg.url, { max: 2 });
-const { sql } = database;
-const size = async () =>
-  Number((await sql<{ b: string }[]>`select pg_database_size(current_database())::text as b`)[0].b);
-const gb = (b: number) => `${(b / 1e9).toFixed(2)} GB`;
-try {
+await runBench("retention", { dataDir, poolMax: 2 }, async (bench) => {
+  const { pg, database } = bench;
+  const { sql } = database;
+  const size = async () =>
+    Number((await sql<{ b: string }[]>`select pg_database_size(current_database())::text as b`)[0].b);
+  const gb = (b: number) => `${(b / 1e9).toFixed(2)} GB`;
   await fastSettings(sql);
-  await runMigrations(pg.url);
   const [{ n: before }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
   const s0 = await size();
-  const pm = postmasterPid(dataDir);
+  const pm = pg.pid();
   const c0 = cpuByProcess({}, pm).postgres;
   const t0 = performance.now();
   const r = await runRetention(sql, {
@@ -63,16 +61,11 @@ try {
     cwd: resolve(import.meta.dir, ".."),
     stdio: ["ignore", "ignore", "inherit"],
   });
-  const pg2 = await startEmbeddedPostgres({ dataDir, persistent: true });
-  const db2 = createDatabase(pg2.url, { max: 1 });
+  await pg.start();
+  const db2 = createDatabase(pg.url, { max: 1 });
   const s3 = Number((await db2.sql<{ b: string }[]>`select pg_database_size(current_database())::text as b`)[0].b);
   console.log(
     `after re-seeding ${reseed} traces: ${gb(s3)}; growth ${Math.round((s3 - s2) / reseed)} bytes per re-seeded trace, against ${Math.round(s0 / before)} bytes per trace before retention`,
   );
   await db2.close();
-  await pg2.stop();
-} finally {
-  await database.close().catch(() => {});
-  await pg.stop().catch(() => {});
-}
-process.exit(0);
+});

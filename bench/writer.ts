@@ -5,16 +5,11 @@
  * alternate the variants named by WRITER_VARIANTS (comma-separated values of the
  * CELLAR_WRITER_TRACES switch in writer.ts), default "insert,copy".
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
-import { startEmbeddedPostgres } from "../scripts/infra/postgres";
-import { cpuByProcess, postmasterPid } from "./lib/proc";
+import { runBench } from "./lib/harness";
+import { cpuByProcess } from "./lib/proc";
 import { makeTemplates } from "./lib/traces";
 
 const { values: args } = parseArgs({
@@ -26,14 +21,11 @@ const { values: args } = parseArgs({
 });
 const N = Number(args.traces);
 const BATCH = Number(args.batch);
-const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-writer-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
-const database = createDatabase(pg.url, { max: 4 });
-try {
-  await runMigrations(pg.url);
-  const tenant = await bootstrapTenant(database.db, { name: "w" });
+await runBench("writer", {}, async (bench) => {
+  const { database } = bench;
+  const tenant = await bench.tenant({ name: "w" });
   const templates = makeTemplates(200);
-  const pm = postmasterPid(join(scratch, "pg"));
+  const pm = bench.pg.pid();
   let run = 0;
   for (let r = 0; r < Number(args.rounds); r++) {
     {
@@ -66,9 +58,4 @@ try {
       );
     }
   }
-} finally {
-  await database.close();
-  await pg.stop();
-  rmSync(scratch, { recursive: true, force: true });
-}
-process.exit(0);
+});

@@ -8,6 +8,8 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
+import { createApiKey, revokeApiKey } from "@cellar/shared/auth/key-store";
+import { AdminError } from "@cellar/shared/errors";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
 import { listKeys, listProjects, updateUserProjects } from "@cellar/shared/admin/operators";
 import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
@@ -259,7 +261,7 @@ async function run(): Promise<unknown> {
       case "key create": {
         const kind = need("kind");
         if (!KEY_KINDS.includes(kind as KeyKind)) throw new UsageError(`--kind must be one of ${KEY_KINDS.join(", ")}`);
-        return await admin.createApiKey(db, {
+        return await createApiKey(db, {
           kind: kind as KeyKind,
           tenantId: values.tenant,
           userId: values.user,
@@ -269,7 +271,7 @@ async function run(): Promise<unknown> {
         });
       }
       case "key revoke":
-        return await admin.revokeApiKey(db, { id: need("id") });
+        return await revokeApiKey(db, { id: need("id") });
       case "intent define":
         return await defineIntent(db, {
           tenantId: need("tenant"),
@@ -343,8 +345,7 @@ try {
   console.log(JSON.stringify(await run()));
   process.exit(0);
 } catch (err) {
-  if (err instanceof UsageError || err instanceof admin.AdminError || err instanceof DeadLetterUsageError)
-    fail(err.message);
+  if (err instanceof UsageError || err instanceof AdminError || err instanceof DeadLetterUsageError) fail(err.message);
   const pgMessage =
     (err as { code?: string; message?: string })?.code === "22P02"
       ? "an id is not a valid uuid"

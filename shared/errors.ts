@@ -21,3 +21,8 @@ export const forbidden = (message = "forbidden") => new HttpError(403, message);
 export const notFound = (message = "not found") => new HttpError(404, message);
 export const serviceUnavailable = (message: string, retryAfterSeconds: number) =>
   new HttpError(503, message, { "retry-after": String(retryAfterSeconds) });
+
+/** An admin operation's input is refused: the admin CLI prints the message (it names the flag). */
+export class AdminError extends Error {
+  override name = "AdminError";
+}

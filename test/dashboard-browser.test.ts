@@ -5,6 +5,7 @@ import { setPassword } from "@cellar/shared/admin/signin";
 import { createUser } from "@cellar/shared/admin/tenancy";
 import { chatTrace } from "./helpers/payloads";
 import { seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { stubDns } from "./helpers/dns";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { createReceiver } from "./helpers/webhooks";
 import { launchChromium, testOutputDir } from "./helpers/browser";
@@ -16,7 +17,7 @@ import { launchChromium, testOutputDir } from "./helpers/browser";
 
 const PASSWORD = "correct horse battery staple";
 const EXTRA_SESSIONS = 60; // + 2 seeded = 62: two pages of 50
-const resolveDns = async () => ["93.184.216.34"];
+const resolveDns = stubDns();
 let stack: TestStack;
 let f: PlatformFixture;
 let receiver: Awaited<ReturnType<typeof createReceiver>>;

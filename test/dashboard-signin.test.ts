@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createApiKey, createUser } from "@cellar/shared/admin/tenancy";
+import { createUser } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
 import { createLogger } from "@cellar/shared/logger";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { setPassword } from "@cellar/shared/admin/signin";
-import { bootstrapTenant, createApiKey, createUser } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant, createUser } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
 import type { Role } from "@cellar/shared/db/schema";
 import { scanDeadLetters } from "@cellar/shared/nats/dead-letters";
 import { launchChromium, testOutputDir } from "./helpers/browser";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { revokeApiKey } from "@cellar/shared/admin/tenancy";
+import { revokeApiKey } from "@cellar/shared/auth/key-store";
 import { hashKey, KeyResolver } from "@cellar/shared/auth/keys";
 import { apiKeys } from "@cellar/shared/db/schema";
 import { createIngestFixture, type IngestFixture } from "../apps/ingest/test/fixture";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import protobuf from "protobufjs";
-import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
 import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createLogger } from "@cellar/shared/logger";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { bootstrapTenant, createApiKey, createUser } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant, createUser } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
 import type { Role } from "@cellar/shared/db/schema";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { bootstrapTenant, createApiKey, createService, createUser } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant, createService, createUser } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
+import { stubDns } from "./helpers/dns";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { webhookApi } from "./helpers/webhooks";
 
@@ -9,10 +11,7 @@ const DNS: Record<string, string[]> = {
   "internal.example.com": ["10.0.0.7"],
   "sneaky.example.com": ["93.184.216.34", "169.254.169.254"],
 };
-const resolveDns = async (host: string) => {
-  if (!DNS[host]) throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
-  return DNS[host];
-};
+const resolveDns = stubDns(DNS, null);
 
 let stack: TestStack;
 let req: ReturnType<typeof webhookApi>;

@@ -6,40 +6,33 @@ import { canonicalJson } from "@cellar/shared/crypto";
 import { subjects } from "@cellar/shared/nats/topology";
 import { consumersOf, laneConsumerOf, maturedStream } from "@cellar/shared/nats/catalogue";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
-import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
+import { stubDns, type DnsAnswer } from "./helpers/dns";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
-import { createReceiver, webhookApi } from "./helpers/webhooks";
+import { createReceiver, dispatcherSlot, webhookApi } from "./helpers/webhooks";
 
 /** Scripted DNS: each host answers its list in turn, repeating the last entry. */
-const dns: Record<string, string[][]> = {};
-const resolveDns = async (host: string) => {
-  const script = dns[host] ?? [["93.184.216.34"]];
-  return script.length > 1 ? script.shift()! : script[0];
-};
+const dns: Record<string, DnsAnswer> = {};
+const resolveDns = stubDns(dns);
 
 let stack: TestStack;
 let req: ReturnType<typeof webhookApi>;
 let receiver: Awaited<ReturnType<typeof createReceiver>>;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
 let serviceId: string;
-let dispatcher: Dispatcher | undefined;
 let clockOffsetMs = 0;
 const now = () => new Date(Date.now() + clockOffsetMs);
 const pinnedTargets: string[] = [];
 
-async function startDispatcher(overrides: Partial<DispatcherDeps> = {}) {
-  await dispatcher?.stop();
-  dispatcher = await stack.startDispatcher({
-    resolveDns,
-    now,
-    retryTimeScale: 0.0001,
-    fetch: (url, init, target) => {
-      pinnedTargets.push(`${new URL(url).hostname}=${target.address}`);
-      return fetch(url, init);
-    },
-    ...overrides,
-  });
-}
+const dispatchers = dispatcherSlot(() => stack, {
+  resolveDns,
+  now,
+  retryTimeScale: 0.0001,
+  fetch: (url, init, target) => {
+    pinnedTargets.push(`${new URL(url).hostname}=${target.address}`);
+    return fetch(url, init);
+  },
+});
+const startDispatcher = dispatchers.start;
 
 beforeAll(async () => {
   stack = await createTestStack({ startProcessor: false });
@@ -50,7 +43,7 @@ beforeAll(async () => {
   await startDispatcher();
 });
 afterAll(async () => {
-  await dispatcher?.stop();
+  await dispatchers.stop();
   receiver.close();
   await stack.stop();
 });
@@ -274,7 +267,7 @@ describe("dispatcher", () => {
   }
 
   test("DNS turning private between attempts disables with private_address and nothing is sent there", async () => {
-    dns["rebind.example.com"] = [["93.184.216.34"], ["93.184.216.34"], ["10.0.0.9"]]; // create, attempt 1, attempt 2+
+    dns["rebind.example.com"] = { script: [["93.184.216.34"], ["93.184.216.34"], ["10.0.0.9"]] }; // create, attempt 1, attempt 2+
     receiver.behave["/rebind"] = () => new Response("busy", { status: 503 });
     const s = await subscribe("/rebind", ["session.matured"], "rebind.example.com");
     await publish(matured("session"));
@@ -428,7 +421,7 @@ describe("dispatcher", () => {
       JSON.stringify({ data: {}, id, timestamp: "2026-11-21T10:00:00.000Z", type: "trace.matured" });
     // The crashed dispatcher had inserted both rows; one it had also tried once (failed) but
     // died before publishing the retry job.
-    await dispatcher!.stop();
+    await dispatchers.current!.stop();
     await stack.database
       .sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempts, next_attempt_at)
       values ('msg_crashed', ${tenant.tenantId}, ${s.id}, 'trace.matured', ${maturationKey(t)}, ${body("msg_crashed")}, now(), 0, null),
@@ -479,10 +472,10 @@ describe("dispatcher", () => {
     await publish(t);
     await waitFor(async () => receiver.hits("/pruned").length === 1, { what: "delivery" });
     clockOffsetMs = 29 * 24 * 3600_000;
-    await dispatcher!.prune();
+    await dispatchers.current!.prune();
     expect(await deliveries(s.id)).toHaveLength(1);
     clockOffsetMs = 31 * 24 * 3600_000;
-    await dispatcher!.prune();
+    await dispatchers.current!.prune();
     clockOffsetMs = 0;
     expect(await deliveries(s.id)).toHaveLength(0);
     await publish(t, `after-retention-${t.entityPk}`);

@@ -3,45 +3,41 @@ import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { randomBytes, SecretBox, toBase64 } from "@cellar/shared/crypto";
 import { subjects } from "@cellar/shared/nats/topology";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
-import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
 import { DELIVERY_JOB_LIFETIME_MS } from "../apps/dispatcher/src/retry";
+import { stubDns, type DnsAnswer } from "./helpers/dns";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
-import { createReceiver, webhookApi } from "./helpers/webhooks";
+import { createReceiver, dispatcherSlot, webhookApi } from "./helpers/webhooks";
 
 // Captured before msw patches fetch: loopback receivers below are real servers.
 const nativeFetch = globalThis.fetch;
 
 /** Per-host DNS behaviour; unlisted hosts answer one public address at once. */
-const dns: Record<string, () => Promise<string[]>> = {};
-const resolveDns = (host: string) => (dns[host] ?? (async () => ["93.184.216.34"]))();
+const dns: Record<string, DnsAnswer> = {};
+const resolveDns = stubDns(dns);
 
 let stack: TestStack;
 let req: ReturnType<typeof webhookApi>;
 let receiver: Awaited<ReturnType<typeof createReceiver>>;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
 let serviceId: string;
-let dispatcher: Dispatcher | undefined;
 
-async function startDispatcher(overrides: Partial<DispatcherDeps> = {}) {
-  await dispatcher?.stop();
-  dispatcher = await stack.startDispatcher({
-    resolveDns,
-    retryTimeScale: 0.0001,
-    fetch: (url, init) => (new URL(url).hostname === "127.0.0.1" ? nativeFetch : fetch)(url, init),
-    ...overrides,
-  });
-}
+const dispatchers = dispatcherSlot(() => stack, {
+  resolveDns,
+  retryTimeScale: 0.0001,
+  fetch: (url, init) => (new URL(url).hostname === "127.0.0.1" ? nativeFetch : fetch)(url, init),
+});
+const startDispatcher = dispatchers.start;
 
 beforeAll(async () => {
   stack = await createTestStack({ startProcessor: false });
-  req = webhookApi(stack, { resolveDns: async () => ["93.184.216.34"], insecureAllowlist: "127.0.0.0/8" });
+  req = webhookApi(stack, { resolveDns: stubDns(), insecureAllowlist: "127.0.0.0/8" });
   receiver = await createReceiver();
   tenant = await bootstrapTenant(stack.database.db, { name: "acme", webhooks: true });
   serviceId = (await createService(stack.database.db, { tenantId: tenant.tenantId, name: "support-bot" })).id;
   await startDispatcher({ timeoutMs: 1_000, insecureAllowlist: "127.0.0.0/8" });
 });
 afterAll(async () => {
-  await dispatcher?.stop();
+  await dispatchers.stop();
   receiver.close();
   await stack.stop();
 });
@@ -194,7 +190,7 @@ describe("dispatcher: no delivery stays pending forever", () => {
       .sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, status, attempts, next_attempt_at, created_at)
       values (${id}, ${tenant.tenantId}, ${s.id}, 'session.matured', ${`orphan:${id}`}, '{}', ${created}, 'pending', 3, ${created}, ${created})`;
     expect((await req(`/webhooks/${s.id}/deliveries/${id}/retry`, tenant.platformKey, "POST")).status).toBe(409);
-    await dispatcher!.prune();
+    await dispatchers.current!.prune();
     const [row] = await stack.database.sql`select status, next_attempt_at from webhook_deliveries where id = ${id}`;
     expect(row).toEqual({ status: "failed", next_attempt_at: null });
     expect((await req(`/webhooks/${s.id}/deliveries/${id}/retry`, tenant.platformKey, "POST")).status).toBe(202);

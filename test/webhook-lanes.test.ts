@@ -8,36 +8,32 @@ import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { consumersOf, deliveriesStream, maturedStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
-import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { DL, replayDeadLetter } from "@cellar/shared/nats/dead-letters";
 import { ensureTopology } from "@cellar/shared/nats/topology";
+import { stubDns } from "./helpers/dns";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
-import { webhookApi } from "./helpers/webhooks";
+import { dispatcherSlot, webhookApi } from "./helpers/webhooks";
 
-const resolveDns = async () => ["93.184.216.34"];
+const resolveDns = stubDns();
 let stack: TestStack;
 let req: ReturnType<typeof webhookApi>;
-let dispatcher: Dispatcher | undefined;
 
 type Tenant = Awaited<ReturnType<typeof bootstrapTenant>> & { serviceId: string; serviceName: string };
 /** Receivers by host: what each answers. Default 204. */
 const answer: Record<string, (path: string) => Response | Promise<Response>> = {};
 const hits: Array<{ host: string; path: string; body: string }> = [];
 
-async function startDispatcher(overrides: Partial<DispatcherDeps> = {}) {
-  await dispatcher?.stop();
-  dispatcher = await stack.startDispatcher({
-    resolveDns,
-    fetch: async (url, init) => {
-      const u = new URL(url);
-      hits.push({ host: u.hostname, path: u.pathname, body: String(init?.body ?? "") });
-      return (await answer[u.hostname]?.(u.pathname)) ?? new Response(null, { status: 204 });
-    },
-    ...overrides,
-  });
-}
+const dispatchers = dispatcherSlot(() => stack, {
+  resolveDns,
+  fetch: async (url, init) => {
+    const u = new URL(url);
+    hits.push({ host: u.hostname, path: u.pathname, body: String(init?.body ?? "") });
+    return (await answer[u.hostname]?.(u.pathname)) ?? new Response(null, { status: 204 });
+  },
+});
+const startDispatcher = dispatchers.start;
 
 let n = 0;
 async function tenant(name: string): Promise<Tenant> {
@@ -92,14 +88,13 @@ beforeAll(async () => {
   req = webhookApi(stack, { resolveDns });
 });
 afterAll(async () => {
-  await dispatcher?.stop();
+  await dispatchers.stop();
   await stack.stop();
 });
 
 describe("tenant lanes", () => {
   test("MATURED: a tenant's event is fanned out and attempted before another tenant's earlier backlog is drained", async () => {
-    await dispatcher?.stop();
-    dispatcher = undefined;
+    await dispatchers.stop();
     const a = await tenantBeside("flood");
     const b = await tenantBeside("bystander");
     await subscribe(a, "a-dead.example.com");
@@ -138,8 +133,7 @@ describe("tenant lanes", () => {
   }, 120_000);
 
   test("DELIVERIES: one tenant's retries waiting out their delay cannot hold another tenant's retries back", async () => {
-    await dispatcher?.stop();
-    dispatcher = undefined;
+    await dispatchers.stop();
     const { jsm, topology } = stack.nats;
     await jsm.streams.purge(topology.deliveriesStream); // the first test's retry jobs
     const a = await tenantBeside("waiting");
@@ -189,8 +183,7 @@ describe("tenant lanes", () => {
 
 describe("upgrade from the single consumers", () => {
   test("messages on the old subjects are delivered once, handled ones are not replayed, and the old consumers are drained and deleted", async () => {
-    await dispatcher?.stop();
-    dispatcher = undefined;
+    await dispatchers.stop();
     const { js, jsm, nc, topology } = stack.nats;
     const p = topology.subjectPrefix;
     // The old consumer had handled everything before (the earlier tests' messages): start empty.

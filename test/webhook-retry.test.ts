@@ -2,35 +2,31 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { subjects } from "@cellar/shared/nats/topology";
-import type { Dispatcher, DispatcherDeps } from "../apps/dispatcher/src/dispatcher";
 import { RETRY_STEPS_MS } from "../apps/dispatcher/src/retry";
+import { stubDns } from "./helpers/dns";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
-import { createReceiver, webhookApi } from "./helpers/webhooks";
+import { createReceiver, dispatcherSlot, webhookApi } from "./helpers/webhooks";
 
-const resolveDns = async () => ["93.184.216.34"];
+const resolveDns = stubDns();
 let stack: TestStack;
 let req: ReturnType<typeof webhookApi>;
 let receiver: Awaited<ReturnType<typeof createReceiver>>;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
-let dispatcher: Dispatcher | undefined;
 /** Every nak delay the dispatcher asked for, per delivery, in attempt order. */
 const planned: Record<string, Array<{ attempt: number; action: string; delayMs?: number }>> = {};
 
-async function startDispatcher(overrides: Partial<DispatcherDeps>) {
-  await dispatcher?.stop();
-  dispatcher = await stack.startDispatcher({
-    resolveDns,
-    fetch: (url, init) => fetch(url, init),
-    onAttempt: ({ deliveryId, attempt, verdict }) => {
-      (planned[deliveryId] ??= []).push({
-        attempt,
-        action: verdict.action,
-        delayMs: verdict.action === "nak" ? verdict.delayMs : undefined,
-      });
-    },
-    ...overrides,
-  });
-}
+const dispatchers = dispatcherSlot(() => stack, {
+  resolveDns,
+  fetch: (url, init) => fetch(url, init),
+  onAttempt: ({ deliveryId, attempt, verdict }) => {
+    (planned[deliveryId] ??= []).push({
+      attempt,
+      action: verdict.action,
+      delayMs: verdict.action === "nak" ? verdict.delayMs : undefined,
+    });
+  },
+});
+const startDispatcher = dispatchers.start;
 
 beforeAll(async () => {
   stack = await createTestStack({ startProcessor: false });
@@ -39,7 +35,7 @@ beforeAll(async () => {
   tenant = await bootstrapTenant(stack.database.db, { name: "acme", webhooks: true });
 });
 afterAll(async () => {
-  await dispatcher?.stop();
+  await dispatchers.stop();
   receiver.close();
   await stack.stop();
 });

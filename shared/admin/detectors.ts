@@ -8,7 +8,7 @@ import {
   type DetectorName,
 } from "../analysis/detector-config.ts";
 import { serviceIdFor } from "./intents.ts";
-import { AdminError } from "./tenancy.ts";
+import { AdminError } from "../errors.ts";
 
 /**
  * Detector thresholds per trace service (docs/analysis.md, "Configuration"): overrides stored

@@ -1,7 +1,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { intentDefinitions, traceServices } from "../db/schema/index.ts";
-import { AdminError, createService } from "./tenancy.ts";
+import { AdminError } from "../errors.ts";
+import { createService } from "./tenancy.ts";
 
 /**
  * Intent definitions per trace service (what users come to do). The processor matches them

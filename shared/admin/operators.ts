@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { apiKeys, projectMemberships, projects, traceServices, users } from "../db/schema/index.ts";
-import { AdminError } from "./tenancy.ts";
+import { AdminError } from "../errors.ts";
 
 /**
  * Operator reads and the one membership edit behind the admin CLI's `project list`,

@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { tenantModelPrices, tenants } from "../db/schema/index.ts";
-import { AdminError } from "./tenancy.ts";
+import { AdminError } from "../errors.ts";
 
 /**
  * A tenant's own model prices (docs/otlp.md, "Prices"): a negotiated price for a known model, or a

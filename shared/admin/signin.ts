@@ -1,10 +1,13 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { dashboardSessions, invitations, users, type Role } from "../db/schema/index.ts";
+import { invitations, users, type Role } from "../db/schema/index.ts";
 import { hashKey } from "../auth/keys.ts";
+import { endSignInSessionsOf } from "../auth/signin-session-store.ts";
+import { setUserPasswordHash } from "../auth/user-store.ts";
 import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { randomToken } from "../crypto.ts";
-import { AdminError, createUser } from "./tenancy.ts";
+import { AdminError } from "../errors.ts";
+import { createUser } from "./tenancy.ts";
 
 /** How long an invitation link stays valid. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -18,17 +21,10 @@ export async function setPassword(db: Db, input: { userId: string; password: str
   if (problem) throw new AdminError(problem);
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
-    const rows = await tx
-      .update(users)
-      .set({ passwordHash, failedSignIns: 0, lockedUntil: null })
-      .where(and(eq(users.id, input.userId), isNull(users.deprovisionedAt)))
-      .returning({ id: users.id });
-    if (!rows.length) throw new AdminError(`no active user ${input.userId}`);
-    await tx
-      .update(dashboardSessions)
-      .set({ revokedAt: new Date() })
-      .where(and(eq(dashboardSessions.userId, input.userId), isNull(dashboardSessions.revokedAt)));
-    return { id: rows[0].id };
+    const u = await setUserPasswordHash(tx, { userId: input.userId, passwordHash, activeOnly: true });
+    if (!u) throw new AdminError(`no active user ${input.userId}`);
+    await endSignInSessionsOf(tx, input.userId, new Date());
+    return { id: u.id };
   });
 }
 

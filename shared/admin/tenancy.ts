@@ -1,22 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import {
-  apiKeys,
-  projectMemberships,
-  projects,
-  ROLES,
-  tenants,
-  traceServices,
-  users,
-  type KeyKind,
-  type Role,
-} from "../db/schema/index.ts";
-import { generateKey } from "../auth/keys.ts";
+import { projectMemberships, projects, ROLES, tenants, traceServices, type Role } from "../db/schema/index.ts";
+import { createApiKey } from "../auth/key-store.ts";
+import { insertUser, markUserDeprovisioned } from "../auth/user-store.ts";
+import { AdminError } from "../errors.ts";
 
 /** Operations behind the admin CLI (the stand-in for the dashboard's settings pages). */
-export class AdminError extends Error {
-  override name = "AdminError";
-}
 
 export async function createTenant(db: Db, input: { name: string; plan?: "free" | "pro"; webhooks?: boolean }) {
   if (!input.name.trim()) throw new AdminError("--name must not be empty");
@@ -91,11 +80,7 @@ export async function createUser(
   if (!ROLES.includes(input.role)) throw new AdminError(`--role must be one of ${ROLES.join(", ")}`);
   if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new AdminError("--email is not an email address");
   return db.transaction(async (tx) => {
-    const [u] = await tx
-      .insert(users)
-      .values({ tenantId: input.tenantId, email: input.email, role: input.role })
-      .onConflictDoNothing()
-      .returning({ id: users.id });
+    const u = await insertUser(tx, input);
     if (!u) throw new AdminError(`user ${input.email} already exists in this tenant`);
     for (const projectId of input.projectIds ?? []) {
       const [proj] = await tx
@@ -110,79 +95,9 @@ export async function createUser(
 }
 
 export async function deprovisionUser(db: Db, input: { id: string }) {
-  const rows = await db
-    .update(users)
-    .set({ deprovisionedAt: new Date() })
-    .where(eq(users.id, input.id))
-    .returning({ id: users.id });
-  if (!rows.length) throw new AdminError(`no user ${input.id}`);
-  return rows[0];
-}
-
-export async function createApiKey(
-  db: Db,
-  input: {
-    kind: KeyKind;
-    tenantId?: string;
-    userId?: string;
-    serviceName?: string;
-    origins?: string[];
-    /** The ingest host's public URL, carried by a DSN (INGEST_PUBLIC_URL); without it: a legacy DSN. */
-    endpoint?: string;
-  },
-) {
-  let tenantId = input.tenantId;
-  if (input.kind === "platform") {
-    if (!input.userId) throw new AdminError("platform keys need --user");
-    const [u] = await db
-      .select({ tenantId: users.tenantId, gone: users.deprovisionedAt })
-      .from(users)
-      .where(eq(users.id, input.userId));
-    if (!u) throw new AdminError(`no user ${input.userId}`);
-    if (u.gone) throw new AdminError("user is deprovisioned");
-    tenantId = u.tenantId;
-  } else {
-    if (!tenantId) throw new AdminError(`${input.kind} keys need --tenant`);
-    await mustFindTenant(db, tenantId);
-    if (input.kind !== "telemetry" && !input.serviceName) throw new AdminError(`${input.kind} keys need --service`);
-  }
-  if (input.origins?.length && input.kind !== "dsn-client")
-    throw new AdminError("--origins applies to dsn-client keys only");
-  for (const o of input.origins ?? []) {
-    let ok = false;
-    try {
-      const u = new URL(o);
-      ok = (u.protocol === "https:" || u.protocol === "http:") && u.origin === o;
-    } catch {}
-    if (!ok) throw new AdminError(`--origins: ${JSON.stringify(o)} is not an origin like https://app.example.com`);
-  }
-  const { key, keyHash, displayPrefix } = await generateKey(input.kind, {
-    endpoint: input.endpoint,
-    serviceName: input.serviceName,
-  });
-  const [row] = await db
-    .insert(apiKeys)
-    .values({
-      tenantId: tenantId!,
-      userId: input.kind === "platform" ? input.userId : null,
-      kind: input.kind,
-      keyHash,
-      displayPrefix,
-      serviceName: input.kind === "telemetry" || input.kind === "platform" ? null : input.serviceName,
-      allowedOrigins: input.origins?.length ? input.origins : null,
-    })
-    .returning({ id: apiKeys.id });
-  return { id: row.id, key };
-}
-
-export async function revokeApiKey(db: Db, input: { id: string }) {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(eq(apiKeys.id, input.id))
-    .returning({ id: apiKeys.id });
-  if (!rows.length) throw new AdminError(`no key ${input.id}`);
-  return rows[0];
+  const u = await markUserDeprovisioned(db, input.id, new Date());
+  if (!u) throw new AdminError(`no user ${input.id}`);
+  return u;
 }
 
 async function mustFindTenant(db: Db, id: string) {

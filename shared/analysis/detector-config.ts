@@ -35,9 +35,6 @@ export type DetectorConfig = typeof DEFAULT_DETECTOR_CONFIG;
 export type DetectorName = keyof DetectorConfig;
 export const DETECTOR_NAMES = Object.keys(DEFAULT_DETECTOR_CONFIG) as DetectorName[];
 
-/** Overrides as stored: `{ "latency_outlier": { "minSamples": 40 } }` (only known keys). */
-export type DetectorOverrides = { [D in DetectorName]?: Partial<DetectorConfig[D]> };
-
 /** Defaults with a service's overrides applied (unknown keys ignored: a stored override never breaks maturation). */
 export function resolveDetectorConfig(overrides: unknown): DetectorConfig {
   const out = structuredClone(DEFAULT_DETECTOR_CONFIG) as Record<string, Record<string, unknown>>;

@@ -4,7 +4,7 @@ import { DeliveryJob, MaturedMessage, type IngestMessage } from "../payloads.ts"
 import { ingestMessageProblem } from "../ingest-rules.ts";
 import { compileValidator } from "../validation.ts";
 import { LANE_COUNT, laneOf, laneToken } from "./lanes.ts";
-import type { Topology } from "./topology.ts";
+import type { Topology } from "./names.ts";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -293,6 +293,3 @@ export const CATALOGUE: readonly StreamSpec<any>[] = [
   activityStream,
   deadLetterStream,
 ];
-
-/** The streams whose consumers dead-letter (the KV activity stream has nothing invalid to park). */
-export const DEAD_LETTERING: readonly StreamSpec<any>[] = [ingestStream, maturedStream, deliveriesStream];

@@ -14,44 +14,11 @@ import {
 } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import { CATALOGUE, consumersOf, INGEST_DUPLICATE_WINDOW_MS, type StreamSpec } from "./catalogue.ts";
-import { laneOf, laneToken } from "./lanes.ts";
+import type { Topology } from "./names.ts";
 
 const NS_PER_MS = 1_000_000;
 
-/**
- * Names of every stream, subject and bucket. Production uses the contract's names (`INGEST`,
- * `MATURED`, `DELIVERIES`, `activity`); tests pass a namespace so each file gets its own. What
- * each stream holds and how it is consumed is declared once, in the catalogue (catalogue.ts).
- */
-export interface Topology {
-  ingestStream: string;
-  maturedStream: string;
-  deliveriesStream: string;
-  deadLetterStream: string;
-  activityBucket: string;
-  /** Subjects: `<prefix>ingest.trace`, `<prefix>ingest.event`, `<prefix>matured.session`, ... */
-  subjectPrefix: string;
-}
-
-export function createTopology(namespace = ""): Topology {
-  const n = namespace ? `${namespace}_` : "";
-  return {
-    ingestStream: `${n}INGEST`,
-    maturedStream: `${n}MATURED`,
-    deliveriesStream: `${n}DELIVERIES`,
-    deadLetterStream: `${n}DEAD_LETTERS`,
-    activityBucket: `${n}activity`,
-    subjectPrefix: namespace ? `${namespace}.` : "",
-  };
-}
-
-export const subjects = {
-  ingestTrace: (t: Topology) => `${t.subjectPrefix}ingest.trace`,
-  ingestEvent: (t: Topology) => `${t.subjectPrefix}ingest.event`,
-  /** The tenant's lane subject (catalogue.ts, lanes.ts). */
-  matured: (t: Topology, kind: "session" | "trace", tenantId: string) =>
-    `${t.subjectPrefix}matured.${kind}.${laneToken(laneOf(tenantId))}`,
-};
+export { createTopology, subjects, type Topology } from "./names.ts";
 
 /** How long an activity delete marker lives: a processor may be down this long and miss nothing. */
 export const ACTIVITY_MARKER_TTL_MS = 3 * 24 * 3600 * 1000;

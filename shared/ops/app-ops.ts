@@ -82,4 +82,3 @@ export function createAppOps(
     },
   };
 }
-export type AppOps = ReturnType<typeof createAppOps>;

@@ -30,7 +30,6 @@ export interface ModelPrice {
 
 export const PRICE_TABLE_VERSION: string = table.version;
 export const PRICES: readonly ModelPrice[] = table.prices as ModelPrice[];
-export const PROVIDER_CACHE_SEMANTICS: Record<string, { inputIncludesCached: boolean; note: string }> = table.providers;
 
 /** `gpt-4o-mini-2024-07-18` -> `gpt-4o-mini`; `gpt-4-0613` -> `gpt-4`; `claude-sonnet-4-20250514` -> `claude-sonnet-4`. */
 const DATED_SUFFIX = /-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$/;

@@ -2,13 +2,12 @@ import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import {
   bootstrapTenant,
-  createApiKey,
   createProject,
   createService,
   createUser,
   deprovisionUser,
-  revokeApiKey,
 } from "@cellar/shared/admin/tenancy";
+import { createApiKey, revokeApiKey } from "@cellar/shared/auth/key-store";
 import type { Role } from "@cellar/shared/db/schema";
 import { chatTrace } from "./payloads";
 import { waitFor, type TestStack } from "./stack";

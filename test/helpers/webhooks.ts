@@ -3,6 +3,7 @@ import { KeyResolver } from "@cellar/shared/auth/keys";
 import { httpBasics } from "@cellar/shared/http";
 import { createLogger } from "@cellar/shared/logger";
 import { webhookRoutes, type WebhookOptions } from "../../apps/platform/src/webhooks/routes";
+import type { Dispatcher, DispatcherDeps } from "../../apps/dispatcher/src/dispatcher";
 import type { TestStack } from "./stack";
 
 /**
@@ -86,5 +87,27 @@ export async function createReceiver() {
     /** Highest number of requests in flight at once on `path`. */
     maxConcurrent: (path: string) => maxActive[path] ?? 0,
     close: () => server.close(),
+  };
+}
+
+/**
+ * One dispatcher at a time on a test file's stack: `start(overrides)` stops the running one and
+ * starts another with the file's `defaults` plus `overrides`; `current` is the running one.
+ */
+export function dispatcherSlot(stack: () => TestStack, defaults: Partial<DispatcherDeps> = {}) {
+  let current: Dispatcher | undefined;
+  return {
+    get current() {
+      return current;
+    },
+    async start(overrides: Partial<DispatcherDeps> = {}): Promise<Dispatcher> {
+      await current?.stop();
+      current = await stack().startDispatcher({ ...defaults, ...overrides });
+      return current;
+    },
+    async stop() {
+      await current?.stop();
+      current = undefined;
+    },
   };
 }

@@ -1,4 +1,5 @@
-import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import type { KeyKind } from "@cellar/shared/db/schema";
 import { createLogger, type LogLevel } from "@cellar/shared/logger";

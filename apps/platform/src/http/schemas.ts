@@ -7,8 +7,6 @@ export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Nul
 export const AnyJson = t.Unknown();
 export const JsonObject = t.Record(t.String(), t.Unknown());
 
-export const ErrorBody = t.Object({ error: t.String() }, { $id: "Error" });
-
 /** Offset paging block shared by every list read. `total` is null when the count was skipped. */
 export const Pagination = t.Object({
   limit: t.Integer(),

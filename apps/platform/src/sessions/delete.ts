@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type postgres from "postgres";
 import { forbidden, notFound } from "@cellar/shared/errors";
-import type { PlatformDeps } from "../app.ts";
+import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { hasRole, resolveService } from "../auth/principal.ts";
 import { doc } from "../http/schemas.ts";

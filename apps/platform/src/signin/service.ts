@@ -2,8 +2,15 @@ import type postgres from "postgres";
 import pLimit from "p-limit";
 import { LRUCache } from "lru-cache";
 import { createRateLimiter, type RateLimiter } from "@cellar/shared/rate-limit";
-import { createApiKey } from "@cellar/shared/admin/tenancy";
+import { createApiKey, revokeOwnPlatformKey } from "@cellar/shared/auth/key-store";
 import { hashKey } from "@cellar/shared/auth/keys";
+import { endSignInSession, openSignInSession } from "@cellar/shared/auth/signin-session-store";
+import {
+  clearFailedSignIns,
+  countFailedSignIn,
+  lockUserUntil,
+  setUserPasswordHash,
+} from "@cellar/shared/auth/user-store";
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from "@cellar/shared/auth/passwords";
 import { randomToken } from "@cellar/shared/crypto";
 import type { Db } from "@cellar/shared/db/client";
@@ -138,17 +145,14 @@ export class SignInService {
     }
     for (const account of open) {
       if (await this.hashSlot(() => verifyPassword(password, account.password_hash))) {
-        await this.sql`update users set failed_sign_ins = 0, locked_until = null where id = ${account.id}`;
+        await clearFailedSignIns(this.db, account.id);
         return this.openSession(account.id, now);
       }
     }
     for (const account of open) {
       // Counted in SQL so concurrent failures all count.
-      const [row] = await this.sql<{ failed_sign_ins: number }[]>`
-        update users set failed_sign_ins = failed_sign_ins + 1 where id = ${account.id} returning failed_sign_ins`;
-      const lockMs = lockDurationMs(row.failed_sign_ins);
-      if (lockMs > 0)
-        await this.sql`update users set locked_until = ${new Date(now.getTime() + lockMs)} where id = ${account.id}`;
+      const lockMs = lockDurationMs(await countFailedSignIn(this.db, account.id));
+      if (lockMs > 0) await lockUserUntil(this.db, account.id, new Date(now.getTime() + lockMs));
     }
     throw new HttpError(401, WRONG);
   }
@@ -156,13 +160,8 @@ export class SignInService {
   private async openSession(userId: string, now: Date): Promise<SignedIn> {
     const token = DASHBOARD_TOKEN_PREFIX + randomToken(32);
     const expiresAt = new Date(now.getTime() + this.ttlMs);
-    await this
-      .sql`insert into dashboard_sessions (user_id, token_hash, expires_at) values (${userId}, ${hashKey(token)}, ${expiresAt})`;
+    await openSignInSession(this.db, { userId, tokenHash: hashKey(token), expiresAt, now });
     this.recentlyValid.set(hashKey(token), true);
-    // Housekeeping on the user's own rows: ended sign-ins older than a day go (kept that long for
-    // audits of "who was signed in"), so the table grows with sign-ins of the last day only.
-    await this.sql`delete from dashboard_sessions where user_id = ${userId}
-      and (expires_at < ${new Date(now.getTime() - 86_400_000)} or revoked_at < ${new Date(now.getTime() - 86_400_000)})`;
     return { token, expiresAt: expiresAt.toISOString() };
   }
 
@@ -187,8 +186,7 @@ export class SignInService {
   }
 
   async signOut(p: Principal): Promise<void> {
-    await this
-      .sql`update dashboard_sessions set revoked_at = ${new Date(this.now())} where id = ${p.keyId} and revoked_at is null`;
+    await endSignInSession(this.db, p.keyId, new Date(this.now()));
   }
 
   /** Sets the password of the invitation's user (once) and signs them in. */
@@ -204,8 +202,7 @@ export class SignInService {
         and u.id = i.user_id and u.deprovisioned_at is null
       returning i.user_id`;
     if (!row) throw new HttpError(400, "invalid token: the invitation is unknown, used or expired");
-    await this
-      .sql`update users set password_hash = ${passwordHash}, failed_sign_ins = 0, locked_until = null where id = ${row.user_id}`;
+    await setUserPasswordHash(this.db, { userId: row.user_id, passwordHash });
     return this.openSession(row.user_id, now);
   }
 
@@ -253,9 +250,7 @@ export class SignInService {
 
   async revokePlatformKey(p: Principal, id: string): Promise<void> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound("no such key");
-    const rows = await this.sql`
-      update api_keys set revoked_at = ${new Date(this.now())}
-      where id = ${id} and user_id = ${p.userId} and kind = 'platform' and revoked_at is null returning id`;
-    if (!rows.length) throw notFound("no such key");
+    if (!(await revokeOwnPlatformKey(this.db, { id, userId: p.userId, at: new Date(this.now()) })))
+      throw notFound("no such key");
   }
 }

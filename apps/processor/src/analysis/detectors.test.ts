@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { analyzeSession } from "./session.ts";
 import { latencyBaseline, type LatencyNorms } from "./detectors.ts";
 import { resolveDetectorConfig } from "@cellar/shared/analysis/detector-config";
-import { assistant, event, toolResult, trace, user } from "./test-fixtures.ts";
+import { assistant, event, toolResult, trace, user } from "../../../../test/fixtures/analysis-history.ts";
 
 const detectorsOf = (traces: any[], events: any[] = [], norms?: LatencyNorms) =>
   analyzeSession(traces, events, { latencyNorms: norms }).findings.map((f) => f.detector);

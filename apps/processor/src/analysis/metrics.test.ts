@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
-import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "@cellar/shared/pricing/openai";
+import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "@cellar/shared/pricing/table";
 import { analyzeSession } from "./session.ts";
-import { assistant, event, toolResult, trace, user } from "./test-fixtures.ts";
+import { assistant, event, toolResult, trace, user } from "../../../../test/fixtures/analysis-history.ts";
 
 test("price table: dated snapshots resolve to their model; unknown models are null", () => {
   expect(canonicalModel("gpt-4o-mini-2024-07-18")).toBe("gpt-4o-mini");

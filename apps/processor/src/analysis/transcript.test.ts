@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { buildTranscript } from "./transcript.ts";
-import { assistant, event, sys, toolResult, trace, user } from "./test-fixtures.ts";
+import { assistant, event, sys, toolResult, trace, user } from "../../../../test/fixtures/analysis-history.ts";
 
 const view = (items: any[]) => items.map((i) => [i.type, i.type === "tool_call" ? i.toolName : i.content]);
 

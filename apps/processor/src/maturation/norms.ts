@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { canonicalModel } from "@cellar/shared/pricing/openai";
+import { canonicalModel } from "@cellar/shared/pricing/table";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { latencyBaseline, type LatencyNorms } from "../analysis/detectors.ts";
 import type { LatencyNormsSource } from "./store.ts";

@@ -1,0 +1,47 @@
+import type postgres from "postgres";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { SecretBox } from "@cellar/shared/crypto";
+import type { Db } from "@cellar/shared/db/client";
+import type { Logger } from "@cellar/shared/logger";
+import type { Topology } from "@cellar/shared/nats/topology";
+import type { ConsumeDeps } from "@cellar/shared/nats/consume";
+import type { Cidr } from "@cellar/shared/webhooks/address";
+import type { ResolveDns } from "@cellar/shared/webhooks/destination";
+import type { DeliveryFetch, Verdict } from "./attempt.ts";
+
+export interface DispatcherDeps {
+  sql: postgres.Sql;
+  /** Accepted for symmetry with the other apps; the dispatcher uses raw `sql` only. */
+  db?: Db;
+  js: JetStreamClient;
+  topology: Topology;
+  logger: Logger;
+  secretBox: SecretBox;
+  /** Defaults to a fetch pinned to the validated address (pinned-fetch.ts). */
+  fetch?: DeliveryFetch;
+  resolveDns?: ResolveDns;
+  now?: () => Date;
+  random?: () => number;
+  /** WEBHOOK_RETRY_TIME_SCALE: multiplies every retry delay. */
+  retryTimeScale?: number;
+  /** WEBHOOK_TIMEOUT_SECONDS x 1000. */
+  timeoutMs?: number;
+  /** WEBHOOK_INSECURE_ALLOWLIST (comma-separated CIDRs) or parsed CIDRs. */
+  insecureAllowlist?: string | string[] | Cidr[];
+  /** Attempts in flight per process. */
+  concurrency?: number;
+  /** Attempts in flight per destination host per process (contract: platform-set). */
+  endpointConcurrency?: number;
+  /** Attempts in flight per tenant per process (default: TENANT_SHARE of `concurrency`). */
+  tenantConcurrency?: number;
+  pruneIntervalMs?: number;
+  retentionMs?: number;
+  /** Test and metrics hook: runs after each attempt is recorded. */
+  onAttempt?: (info: { deliveryId: string; attempt: number; verdict: Verdict }) => void;
+  /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
+  consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
+}
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_CONCURRENCY = 256;
+export const DEFAULT_ENDPOINT_CONCURRENCY = 32;

@@ -1,0 +1,44 @@
+import { expect, test } from "bun:test";
+import type { MaturedMessage } from "@cellar/shared/payloads";
+import type { PendingDelivery } from "./fanout.ts";
+import { firstAttempt, handleMatured } from "./matured.ts";
+import { fakePieces, msgWith, row } from "../../../test/helpers/dispatch-pieces.ts";
+
+const event = { type: "session.matured", tenantId: "tenant-1", sessionId: "conv-1" } as MaturedMessage;
+const pending = (id: string, over: Partial<PendingDelivery> = {}): PendingDelivery => ({
+  id,
+  eventKey: "k",
+  tenantId: "tenant-1",
+  attempts: 0,
+  fresh: true,
+  row: row(id),
+  ...over,
+});
+
+test("a fresh MATURED message attempts only the deliveries it inserted; a redelivered one takes over every pending one", async () => {
+  const fanned = [pending("mine"), pending("theirs", { fresh: false, row: undefined })];
+  const f = fakePieces({ rows: { theirs: row("theirs") } });
+  await handleMatured(f.pieces, async () => fanned, { value: event, msg: msgWith(1) });
+  expect(f.attempted.map((a) => a.id)).toEqual(["mine"]);
+  await handleMatured(f.pieces, async () => fanned, { value: event, msg: msgWith(2) });
+  expect(f.attempted.map((a) => a.id).sort()).toEqual(["mine", "mine", "theirs"]);
+});
+
+test("a failed first attempt hands the delivery to DELIVERIES after attempt 1; a crowded destination before any", async () => {
+  const failing = fakePieces({ verdict: { action: "nak", delayMs: 1_000 } });
+  await firstAttempt(failing.pieces, pending("d1"));
+  expect(failing.jobs).toEqual([{ deliveryId: "d1", tenantId: "tenant-1", afterAttempt: 1 }]);
+  const crowded = fakePieces({ crowded: true });
+  await firstAttempt(crowded.pieces, pending("d2"));
+  expect(crowded.jobs).toEqual([{ deliveryId: "d2", tenantId: "tenant-1", afterAttempt: 0 }]);
+  expect(crowded.attempted).toEqual([]);
+});
+
+test("a delivery already retried is handed back to its retry curve; one gone or done is left alone", async () => {
+  const f = fakePieces({ rows: { done: row("done", { status: "delivered" }) } });
+  await firstAttempt(f.pieces, pending("retried", { attempts: 3, row: undefined }));
+  await firstAttempt(f.pieces, pending("done", { row: undefined }));
+  await firstAttempt(f.pieces, pending("gone", { row: undefined }));
+  expect(f.jobs).toEqual([{ deliveryId: "retried", tenantId: "tenant-1", afterAttempt: 3 }]);
+  expect(f.attempted).toEqual([]);
+});

@@ -1,0 +1,63 @@
+import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
+import type { MaturedMessage } from "@cellar/shared/payloads";
+import { createBatcher } from "./batcher.ts";
+import { eventKey, fanOut, type PendingDelivery } from "./fanout.ts";
+import type { DispatchPieces } from "./pieces.ts";
+
+/** Fan-out of one MATURED event; many events share two queries (fanout.ts). */
+export type FanOutOne = (event: MaturedMessage) => Promise<PendingDelivery[]>;
+
+/** Batches the fan-out of concurrent MATURED messages: up to 200 events, a lone one waits 5 ms. */
+export function batchedFanOut(p: DispatchPieces): FanOutOne {
+  return createBatcher(
+    async (events: MaturedMessage[]) => {
+      const byEvent = new Map<string, PendingDelivery[]>();
+      for (const d of await fanOut({ sql: p.deps.sql, now: p.now }, events))
+        byEvent.set(d.eventKey, [...(byEvent.get(d.eventKey) ?? []), d]);
+      // Two MATURED messages for one event (a replay) must not both attempt its deliveries.
+      return events.map((e) => {
+        const mine = byEvent.get(eventKey(e)) ?? [];
+        byEvent.delete(eventKey(e));
+        return mine;
+      });
+    },
+    { maxSize: 200, maxWaitMs: 5 },
+  );
+}
+
+/**
+ * First attempts run right here, without a trip through DELIVERIES: most receivers answer 2xx
+ * and then a delivery costs one row insert and one attempt record. A failed first attempt (or
+ * a crowded endpoint) hands the delivery to DELIVERIES, whose consumer waits out
+ * `next_attempt_at` and runs the retry curve. MATURED is acked only once every delivery is
+ * attempted or handed on.
+ */
+export async function firstAttempt(p: DispatchPieces, d: PendingDelivery): Promise<void> {
+  if (d.attempts > 0) return p.publishJob(d.id, d.tenantId, d.attempts); // replay after a crash mid-retry
+  const row = d.row ?? (await p.loadDelivery(d.id));
+  if (!row || row.status !== "pending") return;
+  if (p.crowded(row)) return p.publishJob(d.id, row.tenant_id, 0);
+  const verdict = await p.attemptNow(row, false);
+  if (verdict.action === "nak") await p.publishJob(d.id, row.tenant_id, row.attempts + 1);
+}
+
+/**
+ * The MATURED consumer: fans the event out to its deliveries and runs their first attempts.
+ *
+ * Who finishes a delivery that already existed? A fresh MATURED message for an event that has
+ * rows (a re-selected trace) owns nothing: those rows belong to the message that inserted
+ * them, which is either done, still working (heartbeats keep it), or unacked and coming back.
+ * A redelivered message (deliveryCount > 1) is that original after a crash or a nak, so it
+ * takes over every pending row of its event; retry jobs it re-publishes carry the same
+ * message id as the lost one would have, so the stream drops true duplicates.
+ */
+export async function handleMatured(
+  p: DispatchPieces,
+  fanOutOne: FanOutOne,
+  { value: event, msg }: Delivery<MaturedMessage>,
+): Promise<Outcome> {
+  // Fan-out is idempotent: a redelivery cannot make a second delivery.
+  const takeOver = msg.info.deliveryCount > 1;
+  const pending = (await fanOutOne(event)).filter((d) => d.fresh || takeOver);
+  await Promise.all(pending.map((d) => firstAttempt(p, d)));
+}

@@ -1,0 +1,99 @@
+import type { SecretBox } from "@cellar/shared/crypto";
+import { toCidrs } from "@cellar/shared/webhooks/address";
+import { publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
+import { systemResolveDns } from "@cellar/shared/webhooks/destination";
+import { recordSuccesses } from "@cellar/shared/webhooks/delivery-state";
+import { attemptDelivery, loadDeliveries, type AttemptDeps, type Loaded, type Verdict } from "./attempt.ts";
+import { createBatcher } from "./batcher.ts";
+import { DEFAULT_CONCURRENCY, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_TIMEOUT_MS, type DispatcherDeps } from "./deps.ts";
+import { createFairness, TENANT_SHARE } from "./fairness.ts";
+import { pinnedFetch } from "./pinned-fetch.ts";
+
+/**
+ * What the dispatcher's consumers share (matured.ts, delivery-attempts.ts): one batched loader of
+ * delivery rows, the fairness caps, one attempt within them, and the retry job publisher.
+ */
+export interface DispatchPieces {
+  deps: DispatcherDeps;
+  now: () => Date;
+  attemptDeps: AttemptDeps;
+  /** Attempts in flight per process. */
+  concurrency: number;
+  /** A delivery row with its subscription (undefined = gone); many loads share one query. */
+  loadDelivery(id: string): Promise<Loaded | undefined>;
+  /** The destination host or the tenant already holds its share of slots (fairness.ts). */
+  crowded(row: Loaded): boolean;
+  /** One attempt within the destination host's, the tenant's and the process's caps. */
+  attemptNow(row: Loaded, manual: boolean): Promise<Verdict>;
+  /** Hands the delivery to DELIVERIES after attempt `afterAttempt` (its message id dedups a replay). */
+  publishJob(deliveryId: string, tenantId: string, afterAttempt: number): Promise<void>;
+}
+
+/**
+ * Opens sealed subscription secrets, cached by (subscription, ciphertext) so a rotation is picked
+ * up at once; a failure is not remembered (the keyring may be fixed). At most 10,000 entries.
+ */
+export function cachedSecretOpener(secretBox: SecretBox): (sealed: string, subscriptionId: string) => Promise<string> {
+  const secrets = new Map<string, Promise<string>>();
+  return (sealed, subscriptionId) => {
+    if (secrets.size > 10_000) secrets.clear();
+    const cacheKey = `${subscriptionId}|${sealed}`;
+    let p = secrets.get(cacheKey);
+    if (!p) {
+      secrets.set(cacheKey, (p = secretBox.open(sealed, subscriptionId)));
+      p.catch(() => secrets.delete(cacheKey)); // a failure is not remembered: the keyring may be fixed
+    }
+    return p;
+  };
+}
+
+export function createDispatchPieces(deps: DispatcherDeps): DispatchPieces {
+  const now = deps.now ?? (() => new Date());
+  // Under load many attempts share one query; a lone attempt waits at most 2 ms.
+  const loadDelivery = createBatcher((ids: string[]) => loadDeliveries(deps.sql, ids), { maxSize: 200, maxWaitMs: 2 });
+  const attemptDeps: AttemptDeps = {
+    sql: deps.sql,
+    logger: deps.logger,
+    openSecret: cachedSecretOpener(deps.secretBox),
+    recordSuccess: createBatcher((recs) => recordSuccesses(deps.sql, recs), { maxSize: 200, maxWaitMs: 2 }),
+    fetch: deps.fetch ?? pinnedFetch,
+    resolveDns: deps.resolveDns ?? systemResolveDns,
+    allowlist: toCidrs(deps.insecureAllowlist),
+    literalCache: new Map(),
+    now,
+    retryTimeScale: deps.retryTimeScale ?? 1,
+    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    random: deps.random ?? Math.random,
+  };
+  const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  const fairness = createFairness({
+    concurrency,
+    hostCap: deps.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY,
+    tenantCap: deps.tenantConcurrency ?? Math.max(1, Math.floor(concurrency * TENANT_SHARE)),
+  });
+  const fairKey = (row: Loaded) => ({ tenantId: row.tenant_id, url: row.url });
+  return {
+    deps,
+    now,
+    attemptDeps,
+    concurrency,
+    loadDelivery,
+    crowded: (row) => fairness.crowded(fairKey(row)),
+    async attemptNow(row, manual) {
+      const release = await fairness.acquire(fairKey(row));
+      try {
+        const verdict = await attemptDelivery(attemptDeps, row, manual);
+        deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
+        if (verdict.action === "term")
+          deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
+        return verdict;
+      } finally {
+        release();
+      }
+    },
+    publishJob: (deliveryId, tenantId, afterAttempt) =>
+      publishDeliveryJobs(deps.js, deps.topology, [
+        { job: { deliveryId, tenantId }, msgID: `${deliveryId}:a${afterAttempt}` },
+      ]),
+  };
+}

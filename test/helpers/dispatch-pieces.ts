@@ -1,0 +1,58 @@
+import type { JsMsg } from "@nats-io/jetstream";
+import { createLogger } from "@cellar/shared/logger";
+import { createTopology } from "@cellar/shared/nats/topology";
+import type { Loaded, Verdict } from "../../apps/dispatcher/src/attempt.ts";
+import type { DispatchPieces } from "../../apps/dispatcher/src/pieces.ts";
+
+/** Test-only: dispatcher pieces with the database, the receivers and NATS replaced by records. */
+export function fakePieces(
+  opts: { rows?: Record<string, Loaded>; crowded?: boolean; verdict?: Verdict; now?: Date } = {},
+) {
+  const attempted: Array<{ id: string; manual: boolean }> = [];
+  const jobs: Array<{ deliveryId: string; tenantId: string; afterAttempt: number }> = [];
+  const published: Array<{ subject: string; body: unknown; msgID?: string }> = [];
+  const now = () => opts.now ?? new Date("2026-11-21T10:00:00Z");
+  const js = {
+    publish: async (subject: string, data: string, o: { msgID?: string }) => {
+      published.push({ subject, body: JSON.parse(data), msgID: o.msgID });
+      return { seq: published.length };
+    },
+  };
+  const pieces = {
+    deps: { js, topology: createTopology("fake"), logger: createLogger("silent") },
+    now,
+    attemptDeps: { random: () => 0.5 },
+    concurrency: 8,
+    loadDelivery: async (id: string) => opts.rows?.[id],
+    crowded: () => opts.crowded ?? false,
+    async attemptNow(row: Loaded, manual: boolean) {
+      attempted.push({ id: row.id, manual });
+      return opts.verdict ?? { action: "ack" };
+    },
+    async publishJob(deliveryId: string, tenantId: string, afterAttempt: number) {
+      jobs.push({ deliveryId, tenantId, afterAttempt });
+    },
+  } as unknown as DispatchPieces;
+  return { pieces, attempted, jobs, published };
+}
+
+export function row(id: string, over: Partial<Loaded> = {}): Loaded {
+  return {
+    id,
+    tenant_id: "tenant-1",
+    body: "{}",
+    status: "pending",
+    attempts: 0,
+    subscription_id: "sub-1",
+    url: "https://hooks.example.com/x",
+    enabled: true,
+    secret_encrypted: "sealed",
+    previous_secret_encrypted: null,
+    previous_secret_expires_at: null,
+    next_attempt_at: null,
+    created_at: new Date("2026-11-21T09:59:00Z"),
+    ...over,
+  };
+}
+
+export const msgWith = (deliveryCount: number, seq = 1) => ({ seq, info: { deliveryCount } }) as unknown as JsMsg;
