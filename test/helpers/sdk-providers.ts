@@ -70,7 +70,9 @@ async function chat({ request }: { request: Request }) {
       ...extra,
     },
   });
-  const events = [chunk({ role: "assistant", content: message.content === null ? null : "" })];
+  const events: Array<{ data: unknown }> = [
+    chunk({ role: "assistant", content: message.content === null ? null : "" }),
+  ];
   if (message.content) for (const part of message.content.match(/.{1,7}/g)) events.push(chunk({ content: part }));
   for (const [index, call] of (message.tool_calls ?? []).entries()) {
     events.push(
