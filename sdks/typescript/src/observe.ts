@@ -79,19 +79,23 @@ export function watchStream(stream: any, onChunk: (chunk: any) => void, onEnd: (
   const original = stream.iterator;
   stream.iterator = function (this: unknown) {
     const inner: AsyncIterator<unknown> = original.call(this);
-    return (async function* () {
-      for (;;) {
-        const step = await inner.next();
-        if (step.done) break;
+    // The iterator itself, its `next` watched: no generator of ours in between (one promise
+    // reaction per chunk), and return()/throw() stay the client's own.
+    const next = inner.next;
+    let ended = false;
+    inner.next = function (this: unknown, ...args: [] | [unknown]) {
+      return next.apply(this, args).then((step) => {
         try {
-          onChunk(step.value);
+          if (!step.done) onChunk(step.value);
+          else if (!ended) {
+            ended = true;
+            onEnd();
+          }
         } catch {}
-        yield step.value;
-      }
-      try {
-        onEnd();
-      } catch {}
-    })();
+        return step;
+      });
+    };
+    return inner;
   };
 }
 
