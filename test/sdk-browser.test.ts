@@ -17,6 +17,7 @@ let chromium: Awaited<ReturnType<typeof launchChromium>>;
 const pages: Array<ReturnType<typeof Bun.serve>> = [];
 let clientDsn = "";
 let serverDsn = "";
+let leavingPage: ReturnType<typeof Bun.serve>;
 
 /** A page server: / runs `script` with the browser build importable as /cellar.js. */
 function servePage(bundle: string, script: () => string) {
@@ -62,6 +63,16 @@ beforeAll(async () => {
   allowed = `http://127.0.0.1:${allowedPage.port}`;
   servePage(bundle, () => pageScript(clientDsn, "browser-other"));
   servePage(bundle, () => pageScript(serverDsn, "browser-server-dsn"));
+  // Queues an event and never flushes: only the pagehide hook can send it.
+  leavingPage = servePage(
+    bundle,
+    () => `
+      import { Cellar } from "/cellar.js";
+      const cellar = new Cellar({ dsn: ${JSON.stringify(clientDsn)}, flushIntervalMs: 600000 });
+      cellar.event({ name: "left", session_id: "browser-pagehide" });
+      window.ready = true;
+    `,
+  );
   const mint = (kind: "dsn-client" | "dsn-server", origins?: string[]) =>
     createApiKey(apps.database.db, {
       kind,
@@ -70,7 +81,7 @@ beforeAll(async () => {
       origins,
       endpoint: apps.ingestUrl,
     });
-  clientDsn = (await mint("dsn-client", [allowed])).key;
+  clientDsn = (await mint("dsn-client", [allowed, `http://127.0.0.1:${leavingPage.port}`])).key;
   serverDsn = (await mint("dsn-server")).key;
   chromium = await launchChromium();
 });
@@ -130,4 +141,22 @@ test("a server DSN in a browser is refused at construction, before anything is s
   const { report, batches } = await visit(2);
   expect(report.thrown).toContain("server DSN");
   expect(batches).toEqual([]);
+});
+
+test("leaving the page sends what is queued (pagehide, keepalive)", async () => {
+  const page = await chromium.context.newPage();
+  const sent: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().endsWith("/raw/batch") && r.method() === "POST") sent.push(r.url());
+  });
+  await page.goto(`http://127.0.0.1:${leavingPage.port}/`);
+  await page.waitForFunction(() => (window as any).ready === true);
+  expect(sent).toEqual([]);
+  await page.goto("about:blank");
+  const rows = await waitFor(async () => {
+    const r = await stored("browser-pagehide");
+    return r.length ? r : null;
+  });
+  expect(rows.map((r) => r.name)).toEqual(["left"]);
+  await page.close();
 });
