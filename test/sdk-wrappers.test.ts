@@ -92,4 +92,21 @@ describe("provider wrappers", () => {
     await w.cellar.flush();
     expect(w.ingest.items().length).toBe(2);
   });
+
+  test("the session is read at each call; a session sampled out or undefined costs no trace", async () => {
+    const ingest = fakeIngest();
+    const cellar = new Cellar({ dsn: DSN, fetch: ingest.fetch, serverless: true, sampleRate: 0.5 });
+    let current: string | undefined;
+    const openai = observeOpenAI(bare().openai, cellar, { sessionId: () => current });
+    const ids = Array.from({ length: 40 }, (_, i) => `s-${i}`);
+    for (const id of [...ids, undefined]) {
+      current = id;
+      await openai.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] });
+    }
+    await cellar.flush();
+    const traced = ingest.items().map((i) => i.body.session_id);
+    expect(traced).toEqual(ids.filter((id) => cellar.sampled(id)));
+    expect(traced.length).toBeGreaterThan(5);
+    expect(traced.length).toBeLessThan(35);
+  });
 });
