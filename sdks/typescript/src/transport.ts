@@ -201,6 +201,8 @@ export class Transport {
       this.o.debug(`retrying ${batch.length} items in ${Math.round(wait)} ms: ${outcome.why}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, wait);
+        // A backoff never keeps a process alive on its own: at exit the hook's flush cuts it short.
+        (t as { unref?: () => void }).unref?.();
         // flush() may cut a backoff short, never a wait the server asked for (Retry-After).
         if (outcome.retryAfterMs === undefined)
           this.wake = () => {
