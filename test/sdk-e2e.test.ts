@@ -8,6 +8,7 @@ import OpenAI from "openai";
 import { setupServer } from "msw/node";
 import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
 import { costOf } from "@cellar/shared/pricing/table";
+import { findDeno } from "../scripts/infra/deno";
 import { freePort } from "../scripts/infra/ports";
 import { Cellar, type CellarError } from "../sdks/typescript/src/index";
 import { observeAnthropic } from "../sdks/typescript/src/anthropic";
@@ -175,20 +176,22 @@ describe("@cellar/sdk against the apps as processes", () => {
     expect([...counts.keys()].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
   });
 
-  test("a process that exits right after its last call has its data stored (Bun, and Node on the built package)", async () => {
+  test("a process that exits right after its last call has its data stored (Bun; Node and Deno on the built package)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cellar-sdk-exit-"));
     try {
       const build = spawnSync(process.execPath, ["run", join(SDK, "scripts/build.ts")], { encoding: "utf8" });
       expect(build.status).toBe(0);
       const script = (from: string, runtime: string) => `
         import { Cellar } from ${JSON.stringify(from)};
-        const cellar = new Cellar({ dsn: process.env.CELLAR_DSN });
+        const dsn = typeof Deno !== "undefined" ? Deno.env.get("CELLAR_DSN") : process.env.CELLAR_DSN;
+        const cellar = new Cellar({ dsn });
         for (let n = 0; n < 3; n++) cellar.event({ name: "last", session_id: "exit-${runtime}", attributes: { n } });
         console.log("done, no flush");
       `;
       for (const [runtime, argv, from] of [
         ["bun", [process.execPath, "run"], join(SDK, "src/index.ts")],
         ["node", ["node"], join(SDK, "dist/index.js")],
+        ["deno", [findDeno(), "run", "-A"], join(SDK, "dist/index.js")],
       ] as const) {
         const file = join(dir, `${runtime}.mjs`);
         writeFileSync(file, script(from, runtime));

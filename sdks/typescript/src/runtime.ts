@@ -1,11 +1,14 @@
 /**
  * Where the SDK runs, and the hooks that send what is queued before the runtime stops: Node and
  * Bun (`beforeExit`: the event loop is empty, more work may still be scheduled), Deno
- * (`beforeunload`, same semantics), browsers (`visibilitychange` to hidden and `pagehide`, sent
+ * (`beforeunload`, cancelled while there is something to send), browsers (`visibilitychange` to hidden and `pagehide`, sent
  * with keepalive so the request outlives the page).
  */
 
 declare const Deno: unknown;
+
+/** How long the exit hooks may keep a runtime alive to send what is queued. */
+export const EXIT_FLUSH_MS = 10_000;
 
 export function isBrowser(): boolean {
   return typeof window !== "undefined" && typeof document !== "undefined";
@@ -28,8 +31,16 @@ export function installExitHooks(send: (keepalive: boolean) => void, pending: ()
       g.removeEventListener("pagehide", onPageHide);
     };
   }
-  const onExit = () => {
-    if (pending() > 0) send(false);
+  // At most EXIT_FLUSH_MS of keeping the runtime alive after its work is done, however the
+  // sends go (the ingest host may be away).
+  let deadline = 0;
+  const onExit = (event?: Event) => {
+    if (pending() === 0) return;
+    deadline ||= Date.now() + EXIT_FLUSH_MS;
+    if (Date.now() >= deadline) return;
+    // Deno ends the process after `beforeunload` unless a listener cancels it.
+    event?.preventDefault?.();
+    send(false);
   };
   if (typeof Deno !== "undefined" && typeof g.addEventListener === "function") {
     g.addEventListener("beforeunload", onExit);
