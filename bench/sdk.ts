@@ -136,8 +136,65 @@ async function overhead() {
       `   ${kind.padEnd(21)} bare p50 ${us(pct(b, 50))} p99 ${us(pct(b, 99))} | wrapped p50 ${us(pct(w, 50))} p99 ${us(pct(w, 99))} | added p50 ${us(pct(w, 50) - pct(b, 50))}; CPU per call bare ${cpu(rounds.bareCpu).toFixed(1)} us, wrapped ${cpu(rounds.wrappedCpu).toFixed(1)} us (added ${(cpu(rounds.wrappedCpu) - cpu(rounds.bareCpu)).toFixed(1)} us)`,
     );
   }
+  await sdkWorkAlone();
   const built = cellar.stats.dropped + (cellar as unknown as { transport: { pending: number } }).transport.pending;
   console.log(`   traces built by the wrapped calls: ${built.toLocaleString()} (at most 1,000 kept queued)`);
+}
+
+/**
+ * The SDK's own work per call, with the provider client replaced by a stub answering at once
+ * (floor: the same stub unwrapped): proxy, hooks, trace built, serialised and queued.
+ */
+async function sdkWorkAlone() {
+  const parsed = JSON.parse(completion);
+  const chunks = JSON.parse(
+    `[${sse
+      .split("\n\n")
+      .filter((l) => l.startsWith("data: {"))
+      .map((l) => l.slice(6))
+      .join(",")}]`,
+  );
+  const stub = {
+    chat: {
+      completions: {
+        create(params: { stream?: boolean }) {
+          if (!params.stream) return Promise.resolve(parsed);
+          return Promise.resolve({
+            iterator: async function* () {
+              yield* chunks;
+            },
+            [Symbol.asyncIterator]() {
+              return (this as { iterator: () => AsyncIterator<unknown> }).iterator();
+            },
+          });
+        },
+      },
+    },
+  };
+  const cellar = new Cellar({ dsn: DSN, serverless: true, fetch: never, maxQueueItems: 1000 });
+  const wrapped = observeOpenAI(stub, cellar, { sessionId: "bench" });
+  const once = async (client: typeof stub, stream: boolean) => {
+    const r: any = await client.chat.completions.create({ model: "gpt-4o-mini", messages, stream } as never);
+    if (stream) for await (const _ of r);
+  };
+  console.log("   the SDK's work alone (the client replaced by a stub answering at once; floor: the stub unwrapped):");
+  for (const stream of [false, true]) {
+    const lat = { bare: [] as number[], wrapped: [] as number[] };
+    for (let r = 0; r < 10; r++)
+      for (const [name, client] of [
+        ["bare", stub],
+        ["wrapped", wrapped],
+      ] as const)
+        for (let i = 0; i < 1000; i++) {
+          const t = performance.now();
+          await once(client, stream);
+          lat[name].push(performance.now() - t);
+        }
+    const [b, w] = [lat.bare.sort((x, y) => x - y), lat.wrapped.sort((x, y) => x - y)];
+    console.log(
+      `   ${(stream ? "streamed (20 chunks)" : "plain").padEnd(21)} stub p50 ${us(pct(b, 50))} p99 ${us(pct(b, 99))} | wrapped stub p50 ${us(pct(w, 50))} p99 ${us(pct(w, 99))}`,
+    );
+  }
 }
 
 // ---- 2. memory --------------------------------------------------------------------------------
