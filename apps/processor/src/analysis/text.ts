@@ -25,7 +25,7 @@ export function unicodePattern(source: string, flags = "iu"): RegExp {
 export const normalizeText = (text: string) => text.normalize("NFC");
 
 /** Sentence and line ends in the scripts supported (Latin, Cyrillic, Arabic, Devanagari, CJK, Thai uses spaces). */
-const SENTENCE_END = new Set([...".!?;。！？；।॥؟۔…\n"]);
+const SENTENCE_END = /[.!?;。！？；।॥؟۔…\n]/g;
 
 export interface Sentence {
   text: string;
@@ -39,15 +39,12 @@ export function sentencesOf(text: string): Sentence[] {
   let from = 0;
   const push = (to: number) => {
     const raw = text.slice(from, to);
-    const lead = raw.length - raw.trimStart().length;
     const body = raw.trim();
-    if (body) out.push({ text: body, start: from + lead });
+    if (body) out.push({ text: body, start: from + raw.length - raw.trimStart().length });
   };
-  for (let i = 0; i < text.length; i++) {
-    if (SENTENCE_END.has(text[i])) {
-      push(i);
-      from = i + 1;
-    }
+  for (const m of text.matchAll(SENTENCE_END)) {
+    push(m.index);
+    from = m.index + 1;
   }
   push(text.length);
   return out;
@@ -65,71 +62,49 @@ const QUOTE_PAIRS: Record<string, string> = {
   "`": "`",
 };
 
+const QUOTE_OPEN = /["“„«»「『‘`]/g;
+
 /**
  * The text with what it only quotes blanked out (same length, so offsets still point into the
  * original): quoted spans on one line ("…", “…”, „…“, «…», 「…」, 『…』, ‘…’, `…`), lines that
  * open with `>` (e-mail and Markdown quotes) and fenced code blocks. A quote left open at the end
- * of its line quotes nothing. One pass, linear.
+ * of its line quotes nothing. One pass, linear; the output is built from slices.
  */
 export function maskQuoted(text: string): string {
-  const out: string[] = [];
-  let lineStart = true;
+  const blanks: Array<[number, number]> = [];
   let inFence = false;
-  let quoteOpen: string | null = null;
-  let quoteAt = -1;
-  let lineBuf: string[] = [];
-  const blank = (from: number) => {
-    for (let k = from; k < lineBuf.length; k++) if (lineBuf[k] !== "\n") lineBuf[k] = " ";
-  };
-  const flushLine = () => {
-    out.push(lineBuf.join(""));
-    lineBuf = [];
-  };
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (lineStart) {
-      lineStart = false;
-      // A fence or a quote line: the whole line is blanked (and a fence toggles code mode).
-      let j = i;
-      while (j < text.length && (text[j] === " " || text[j] === "\t")) j++;
-      if (text.startsWith("```", j) || text.startsWith("~~~", j)) {
-        inFence = !inFence;
-        const end = text.indexOf("\n", i);
-        const stop = end === -1 ? text.length : end;
-        for (let k = i; k < stop; k++) lineBuf.push(" ");
-        i = stop - 1;
-        continue;
-      }
-      if (inFence || text[j] === ">") {
-        const end = text.indexOf("\n", i);
-        const stop = end === -1 ? text.length : end;
-        for (let k = i; k < stop; k++) lineBuf.push(" ");
-        i = stop - 1;
-        continue;
+  let lineStart = 0;
+  while (lineStart <= text.length) {
+    const nl = text.indexOf("\n", lineStart);
+    const lineEnd = nl === -1 ? text.length : nl;
+    let j = lineStart;
+    while (j < lineEnd && (text[j] === " " || text[j] === "\t")) j++;
+    const fence = text.startsWith("```", j) || text.startsWith("~~~", j);
+    if (fence) inFence = !inFence;
+    if (fence || inFence || text[j] === ">") blanks.push([lineStart, lineEnd]);
+    else {
+      const line = text.slice(lineStart, lineEnd);
+      QUOTE_OPEN.lastIndex = 0;
+      for (let m = QUOTE_OPEN.exec(line); m; m = QUOTE_OPEN.exec(line)) {
+        const i = m.index;
+        // An apostrophe inside a word (can't, l’homme) opens nothing: ‘ only after a non-letter.
+        if (m[0] === "‘" && i > 0 && WORD_CHAR.test(line[i - 1])) continue;
+        const close = line.indexOf(QUOTE_PAIRS[m[0]], i + 1);
+        if (close === -1) break; // open to the end of the line: quotes nothing, and holds the rest
+        blanks.push([lineStart + i, lineStart + close + 1]);
+        QUOTE_OPEN.lastIndex = close + 1;
       }
     }
-    if (ch === "\n") {
-      quoteOpen = null;
-      lineBuf.push(ch);
-      flushLine();
-      lineStart = true;
-      continue;
-    }
-    lineBuf.push(ch);
-    if (quoteOpen !== null) {
-      if (ch === quoteOpen) {
-        blank(quoteAt);
-        quoteOpen = null;
-      }
-      continue;
-    }
-    const close = QUOTE_PAIRS[ch];
-    // An apostrophe inside a word (can't, l’homme) opens nothing: ‘ only after a non-letter.
-    if (close && !(ch === "‘" && i > 0 && WORD_CHAR.test(text[i - 1]))) {
-      quoteOpen = close;
-      quoteAt = lineBuf.length - 1;
-    }
+    if (nl === -1) break;
+    lineStart = nl + 1;
   }
-  flushLine();
-  return out.join("");
+  if (blanks.length === 0) return text;
+  const parts: string[] = [];
+  let at = 0;
+  for (const [from, to] of blanks) {
+    parts.push(text.slice(at, from), " ".repeat(to - from));
+    at = to;
+  }
+  parts.push(text.slice(at));
+  return parts.join("");
 }
