@@ -212,7 +212,7 @@ function modelCall(
     : typeof finishReasons === "string"
       ? [finishReasons]
       : [];
-  const usage = normaliseUsage(a, provider, requestModel);
+  const usage = normaliseUsage(a, provider, requestModel, span.scope);
   const tools = jsonValue(first(a, "gen_ai.tool.definitions", "llm.tools"));
   const kept: Attributes = {};
   for (const k in a) if (!MESSAGE_KEYS.test(k)) kept[k] = a[k];
