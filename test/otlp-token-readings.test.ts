@@ -13,6 +13,7 @@ import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { decodeTraces, type OtlpSpan } from "@cellar/shared/otlp/decode";
 import { mapSpans } from "@cellar/shared/otlp/map";
+import { testSpan } from "@cellar/shared/otlp/test-span";
 import { INSTRUMENTATION_TOKENS, inputTokenReading, versionAtMost } from "@cellar/shared/otlp/usage";
 
 /**
@@ -166,20 +167,11 @@ describe("instrumentations that run here", () => {
 
 describe("recorded spans of the instrumentations that cannot run here", () => {
   // Anthropic call: 1,500 new input tokens, 3,000 read from the cache, 500 written (5,000 in all).
-  const anthropicSpan = (scope: string, version: string | null, attrs: Record<string, unknown>): OtlpSpan => ({
-    traceId: "ab".repeat(16),
-    spanId: "cd".repeat(8),
-    parentSpanId: null,
-    name: "chat",
-    kind: 3,
-    startTimeUnixNano: "1760000000000000000",
-    endTimeUnixNano: "1760000002000000000",
-    attributes: { "gen_ai.request.model": "claude-haiku-4-5", "gen_ai.usage.output_tokens": 7, ...attrs },
-    events: [],
-    status: { code: 0, message: null },
-    resource: { "service.name": "svc" },
-    scope: { name: scope, version },
-  });
+  const anthropicSpan = (scope: string, version: string | null, attrs: Record<string, unknown>): OtlpSpan =>
+    testSpan(
+      { "gen_ai.request.model": "claude-haiku-4-5", "gen_ai.usage.output_tokens": 7, ...attrs },
+      { scope: { name: scope, version } },
+    );
   const promptOf = (s: OtlpSpan) => (mapSpans([s]).accepted[0] as any).payload.responses[0].usage.prompt_tokens;
   const cache = { "gen_ai.usage.cache_read.input_tokens": 3_000, "gen_ai.usage.cache_creation.input_tokens": 500 };
   const cases: Array<[string, string | null, Record<string, unknown>]> = [

@@ -1,22 +1,9 @@
 import { expect, test } from "bun:test";
 import type { OtlpSpan } from "./decode.ts";
 import { mapSpans } from "./map.ts";
+import { testSpan } from "./test-span.ts";
 
-const span = (attributes: Record<string, unknown>, extra: Partial<OtlpSpan> = {}): OtlpSpan => ({
-  traceId: "ab".repeat(16),
-  spanId: "cd".repeat(8),
-  parentSpanId: null,
-  name: "chat",
-  kind: 3,
-  startTimeUnixNano: "1760000000000000000",
-  endTimeUnixNano: "1760000002000000000",
-  attributes,
-  events: [],
-  status: { code: 0, message: null },
-  resource: { "service.name": "svc" },
-  scope: { name: null, version: null },
-  ...extra,
-});
+const span = testSpan;
 const one = (s: OtlpSpan) => {
   const r = mapSpans([s]);
   expect(r.rejected).toBe(0);
