@@ -97,7 +97,15 @@ export function callsOfTrace(
       consumedTools: consumed,
       costUsd: costOf(
         canonicalModel(model) ? model : requestModel,
-        { promptTokens, completionTokens, cachedTokens, cacheWriteTokens },
+        {
+          promptTokens,
+          completionTokens,
+          cachedTokens,
+          cacheWriteTokens,
+          audioInputTokens: num(usage.prompt_tokens_details?.audio_tokens),
+          audioOutputTokens: num(usage.completion_tokens_details?.audio_tokens),
+          reasoningTokens: num(usage.completion_tokens_details?.reasoning_tokens),
+        },
         at,
       ),
       itemId: !message

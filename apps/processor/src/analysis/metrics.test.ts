@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "@cellar/shared/pricing/openai";
+import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "@cellar/shared/pricing/table";
 import { analyzeSession } from "./session.ts";
 import { assistant, event, toolResult, trace, user } from "./test-fixtures.ts";
 

@@ -1,4 +1,4 @@
-import { PRICE_TABLE_VERSION, roundUsd } from "@cellar/shared/pricing/openai";
+import { PRICE_TABLE_VERSION, roundUsd } from "@cellar/shared/pricing/table";
 import type { ModelCall } from "./calls.ts";
 
 export interface CostByModel {
