@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { resolveDetectorConfig } from "@cellar/shared/analysis/detector-config";
+import { parseDetectorSetting, resolveDetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { injectionInContent, injectionInText } from "./injection.ts";
 import { analyzeSession } from "./session.ts";
 import { assistant, toolResult, trace, user } from "./test-fixtures.ts";
@@ -105,6 +105,12 @@ describe("the detector in a session", () => {
   });
 
   test("configurable per service like the other detectors", () => {
+    expect(parseDetectorSetting("prompt_injection.enabled=false")).toEqual({
+      detector: "prompt_injection",
+      key: "enabled",
+      value: false,
+    });
+    expect(() => parseDetectorSetting("prompt_injection.minScore=1")).toThrow(/unknown key "minScore"/);
     expect(session(page, assistant("ok"), { prompt_injection: { enabled: false } })).toEqual([]);
     // Only the first scanChars characters of a result are read.
     expect(session(`${"x ".repeat(100)}${page}`, assistant("ok"), { prompt_injection: { scanChars: 100 } })).toEqual(
