@@ -100,7 +100,13 @@ describe("instrumentations that run here", () => {
       });
     otelOpenAI.setTracerProvider(provider);
     otelOpenAI.enable(); // patches openai as it loads (require hook)
+    // Another test file of the same run may have loaded (and wrapped) openai already: load a fresh
+    // copy, so each instrumentation wraps the real methods.
+    for (const key of Object.keys(require.cache))
+      if (/[\\/]node_modules[\\/]openai[\\/]/.test(key)) delete require.cache[key];
     const openai = require("openai");
+    if (!(openai.OpenAI.Chat.Completions.prototype.create as { __wrapped?: boolean }).__wrapped)
+      otelOpenAI.getModuleDefinitions()[0].patch?.(openai, require("openai/package.json").version);
     try {
       await ask(openai);
     } finally {
