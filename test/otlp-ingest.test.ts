@@ -69,7 +69,8 @@ const request = (spans: unknown[], service = "notes-app") => ({
   resourceSpans: [
     {
       resource: { attributes: [kv("service.name", service), kv("deployment.environment.name", "prod")] },
-      scopeSpans: [{ scope: { name: "test" }, spans }],
+      // OpenLLMetry JS up to 0.27.0 copies Anthropic's own input count (docs/otlp.md, "Tokens").
+      scopeSpans: [{ scope: { name: "@traceloop/instrumentation-anthropic", version: "0.27.0" }, spans }],
     },
   ],
 });
@@ -125,7 +126,7 @@ describe("same spans, two encodings", () => {
       provider: "anthropic",
       model: "claude-sonnet-4-5",
     });
-    // Anthropic's input count leaves the cache out: prompt = 1200 new + 1000 read from the cache.
+    // That instrumentation's input count leaves the cache out: prompt = 1200 new + 1000 read from the cache.
     expect(fromJson.rows[0].payload.responses[0].usage).toMatchObject({
       prompt_tokens: 2200,
       completion_tokens: 80,

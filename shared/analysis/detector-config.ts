@@ -30,6 +30,11 @@ export const DEFAULT_DETECTOR_CONFIG = {
   },
   /** Prompt tokens at or above `share` of the model's context window. */
   context_window_near: { enabled: true, share: 0.9 },
+  /**
+   * Instructions aimed at the model inside tool results (pages, documents, e-mails); at most
+   * `scanChars` characters of each result are read, and at most `maxPerSession` findings kept.
+   */
+  prompt_injection: { enabled: true, scanChars: 1_000_000, maxPerSession: 50 },
 };
 export type DetectorConfig = typeof DEFAULT_DETECTOR_CONFIG;
 export type DetectorName = keyof DetectorConfig;

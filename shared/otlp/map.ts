@@ -49,6 +49,8 @@ export interface MappedModelCall {
     status_code: number;
     status_message: string | null;
     scope: string | null;
+    /** The instrumentation's version: with `scope`, what says how its token counts read (usage.ts). */
+    scope_version: string | null;
     messages: "span" | "none";
     attributes: Attributes;
   };
@@ -212,7 +214,7 @@ function modelCall(
     : typeof finishReasons === "string"
       ? [finishReasons]
       : [];
-  const usage = normaliseUsage(a, provider, requestModel);
+  const usage = normaliseUsage(a, provider, requestModel, span.scope);
   const tools = jsonValue(first(a, "gen_ai.tool.definitions", "llm.tools"));
   const kept: Attributes = {};
   for (const k in a) if (!MESSAGE_KEYS.test(k)) kept[k] = a[k];
@@ -246,6 +248,7 @@ function modelCall(
       status_code: span.status.code,
       status_message: span.status.message,
       scope: span.scope.name,
+      scope_version: span.scope.version,
       messages: messages.length || choices.length ? "span" : "none",
       attributes: kept,
     },

@@ -22,6 +22,12 @@ export interface ModelPrice {
   /** Cache writes; null = billed as input. */
   cacheWrite: number | null;
   output: number;
+  /** Reasoning (thinking) output tokens, when billed apart from other output; absent or null = as output. */
+  reasoningOutput?: number | null;
+  /** Audio input tokens (not cached); absent or null = as input. Cached audio is billed as cached input. */
+  audioInput?: number | null;
+  /** Audio output tokens; absent or null = as output. */
+  audioOutput?: number | null;
   /** Context window in tokens (for the "prompt near the context window" detector). */
   contextWindow: number;
   source: string;
@@ -40,7 +46,9 @@ const REVISION_SUFFIX = /-(latest|\d{3,4}|preview(-[\w-]+)?|exp(-[\w-]+)?)$/;
 function unprefixed(model: string): string {
   let name = model.trim().toLowerCase();
   name = name.replace(/^.*\/models\//, "").replace(/^(openai|anthropic|google|mistralai|mistral)\//, "");
-  name = name.replace(/^(us|eu|apac|global|us-gov)\.(?=[a-z]+\.)/, "").replace(/^(anthropic|mistral|google)\./, "");
+  name = name
+    .replace(/^(us|eu|apac|global|us-gov|jp|au|ca)\.(?=[a-z0-9]+\.)/, "")
+    .replace(/^(anthropic|mistral|google|amazon|meta|cohere|ai21)\./, "");
   return name.replace(/-v\d+(:\d+)?$/, "").replace(/@.*$/, "");
 }
 
@@ -52,6 +60,12 @@ export interface TokenUsage {
   cachedTokens: number;
   /** Cache writes (part of promptTokens). */
   cacheWriteTokens?: number;
+  /** Audio input tokens (part of promptTokens; OpenAI's prompt_tokens_details.audio_tokens). */
+  audioInputTokens?: number;
+  /** Audio output tokens (part of completionTokens). */
+  audioOutputTokens?: number;
+  /** Reasoning tokens (part of completionTokens). */
+  reasoningTokens?: number;
 }
 
 export interface PriceBook {
@@ -104,14 +118,23 @@ export function createPriceBook(own: readonly ModelPrice[] = []): PriceBook {
   const costOf = (model: string | null | undefined, usage: TokenUsage, at?: Date): number | null => {
     const price = priceFor(model, at);
     if (!price) return null;
-    const cached = Math.min(Math.max(usage.cachedTokens, 0), usage.promptTokens);
-    const written = Math.min(Math.max(usage.cacheWriteTokens ?? 0, 0), usage.promptTokens - cached);
-    const uncached = usage.promptTokens - cached - written;
+    const part = (n: number | undefined, of: number) => Math.min(Math.max(n ?? 0, 0), of);
+    const cached = part(usage.cachedTokens, usage.promptTokens);
+    const written = part(usage.cacheWriteTokens, usage.promptTokens - cached);
+    // Audio and reasoning are parts of the prompt and completion counts, priced apart only where the entry has a rate.
+    const audioIn = price.audioInput != null ? part(usage.audioInputTokens, usage.promptTokens - cached - written) : 0;
+    const audioOut = price.audioOutput != null ? part(usage.audioOutputTokens, usage.completionTokens) : 0;
+    const reasoning =
+      price.reasoningOutput != null ? part(usage.reasoningTokens, usage.completionTokens - audioOut) : 0;
+    const uncached = usage.promptTokens - cached - written - audioIn;
     const usd =
       (uncached * price.input +
         cached * (price.cachedInput ?? price.input) +
         written * (price.cacheWrite ?? price.input) +
-        usage.completionTokens * price.output) /
+        audioIn * (price.audioInput ?? 0) +
+        (usage.completionTokens - audioOut - reasoning) * price.output +
+        audioOut * (price.audioOutput ?? 0) +
+        reasoning * (price.reasoningOutput ?? 0)) /
       1_000_000;
     return roundUsd(usd);
   };

@@ -19,11 +19,17 @@ export const DETECTORS = [
   "refusal",
   "latency_outlier",
   "context_window_near",
+  "prompt_injection",
 ] as const;
+
+type Counts = { tp: number; fp: number; fn: number };
 
 export interface SessionScore {
   sessionId: string;
   kind: string;
+  channel: "raw" | "otlp";
+  language: string | null;
+  findings: Counts;
   transcriptMatch: boolean;
   costMatch: boolean;
   maturationCount: number;
@@ -40,7 +46,7 @@ export interface ScoreReport {
   ms: number;
 }
 
-type Send = (path: "/raw/traces" | "/raw/events", body: unknown) => Promise<void>;
+type Send = (path: "/raw/traces" | "/raw/events" | "/v1/traces", body: unknown) => Promise<void>;
 
 export async function replayCorpus(
   stack: TestStack,
@@ -52,7 +58,14 @@ export async function replayCorpus(
   const send: Send = async (path, body) => {
     for (let attempt = 0; ; attempt++) {
       const r = await stack.ingestRequest(path, body, { authorization: `Bearer ${tenant.telemetryKey}` });
-      if (r.status === 200) return;
+      if (r.status === 200) {
+        // OTLP answers 200 with a partial success when it refused some spans: the corpus sends none it may refuse.
+        if (path === "/v1/traces") {
+          const answer = await r.json();
+          if (answer?.partialSuccess?.rejectedSpans) throw new Error(`OTLP refused spans: ${JSON.stringify(answer)}`);
+        }
+        return;
+      }
       if (r.status === 429 && attempt < 50) {
         await new Promise((res) => setTimeout(res, 100));
         continue;
@@ -103,7 +116,7 @@ async function sendAll(send: Send, parts: Array<{ w: SessionWriter; from: number
     Array.from({ length: 8 }, async () => {
       while (next < parts.length) {
         const p = parts[next++];
-        for (const t of p.w.traces.slice(p.from, p.to)) await send("/raw/traces", t);
+        for (const t of p.w.sends.slice(p.from, p.to)) await send(t.path, t.body);
         if (p.events) for (const e of p.w.events) await send("/raw/events", e);
       }
     }),
@@ -152,7 +165,8 @@ async function score(
   const falsePositives: string[] = [];
   const falseNegatives: string[] = [];
   const results: SessionScore[] = [];
-  for (const { kind, w } of sessions) {
+  for (const { kind, w, language } of sessions) {
+    const mine: Counts = { tp: 0, fp: 0, fn: 0 };
     const base = `/telemetry/otel/sessions/${encodeURIComponent(w.serviceName)}/${encodeURIComponent(w.sessionId)}`;
     const items: any[] = [];
     let page: any;
@@ -174,20 +188,27 @@ async function score(
     for (const k of got) {
       const d = k.split("|")[0];
       if (!(d in counts)) continue;
-      if (want.has(k)) counts[d].tp++;
-      else {
+      if (want.has(k)) {
+        counts[d].tp++;
+        mine.tp++;
+      } else {
         counts[d].fp++;
+        mine.fp++;
         falsePositives.push(`${w.sessionId} ${k}`);
       }
     }
     for (const k of want) {
       if (got.has(k)) continue;
       counts[k.split("|")[0]].fn++;
+      mine.fn++;
       falseNegatives.push(`${w.sessionId} ${k}`);
     }
     results.push({
       sessionId: w.sessionId,
       kind,
+      channel: w.channel,
+      language: language ?? null,
+      findings: mine,
       transcriptMatch,
       costMatch,
       maturationCount: page.maturationCount,
@@ -254,6 +275,8 @@ function findingKey(f: any): string {
       return String(f.evidence.toolName);
     case "error_event":
       return `${f.evidence.name}@${Date.parse(f.occurredAt)}`;
+    case "prompt_injection":
+      return `${f.traceId}@${Date.parse(f.occurredAt)}:${f.severity}`;
     default:
       return `${f.traceId}@${Date.parse(f.occurredAt)}`;
   }
@@ -299,6 +322,31 @@ function costMatches(cost: any, w: SessionWriter): boolean {
   return close(cost.totalCostUsd, w.calls.length ? total : 0) || (w.calls.length === 0 && cost.totalCostUsd === null);
 }
 
+/** Sessions, exact transcripts and costs, and findings (all detectors) per channel or language. */
+function breakdown(r: ScoreReport, by: (s: SessionScore) => string | null, title: string): string[] {
+  const groups = new Map<string, SessionScore[]>();
+  for (const s of r.sessions) {
+    const key = by(s);
+    if (key !== null) groups.set(key, [...(groups.get(key) ?? []), s]);
+  }
+  const pct = (n: number, d: number) => (d === 0 ? "    -" : (n / d).toFixed(3).padStart(5));
+  const lines = [`${title.padEnd(10)} sessions  transcript  cost   tp  fp  fn  precision  recall`];
+  for (const [key, list] of [...groups].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const c = list.reduce(
+      (acc, s) => ({ tp: acc.tp + s.findings.tp, fp: acc.fp + s.findings.fp, fn: acc.fn + s.findings.fn }),
+      {
+        tp: 0,
+        fp: 0,
+        fn: 0,
+      },
+    );
+    lines.push(
+      `${key.padEnd(10)} ${String(list.length).padStart(8)}  ${`${list.filter((s) => s.transcriptMatch).length}/${list.length}`.padStart(10)}  ${`${list.filter((s) => s.costMatch).length}/${list.length}`.padStart(5)} ${String(c.tp).padStart(4)} ${String(c.fp).padStart(3)} ${String(c.fn).padStart(3)}  ${pct(c.tp, c.tp + c.fp).padStart(9)}  ${pct(c.tp, c.tp + c.fn).padStart(6)}`,
+    );
+  }
+  return lines;
+}
+
 export function formatReport(r: ScoreReport): string {
   const lines = [
     `corpus: ${r.total} sessions replayed through ingest -> processor -> platform in ${(r.ms / 1000).toFixed(1)} s`,
@@ -309,6 +357,10 @@ export function formatReport(r: ScoreReport): string {
       ([d, c]) =>
         `${d.padEnd(22)} ${String(c.tp).padStart(3)} ${String(c.fp).padStart(3)} ${String(c.fn).padStart(3)}  ${c.precision.toFixed(3).padStart(9)}  ${c.recall.toFixed(3).padStart(6)}`,
     ),
+    "",
+    ...breakdown(r, (s) => s.channel, "channel"),
+    "",
+    ...breakdown(r, (s) => s.language, "language"),
   ];
   for (const s of r.sessions) if (!s.transcriptMatch || !s.costMatch) lines.push(`MISMATCH ${s.sessionId}: ${s.diff}`);
   for (const f of r.falsePositives) lines.push(`FALSE POSITIVE ${f}`);

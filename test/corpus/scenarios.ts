@@ -1,3 +1,5 @@
+import type { Instrumentation } from "./otlp-writer";
+import { worldScenarios } from "./scenarios-world";
 import { SessionWriter, type CallSpec, type History } from "./session-writer";
 
 /**
@@ -8,6 +10,8 @@ import { SessionWriter, type CallSpec, type History } from "./session-writer";
 export interface CorpusSession {
   kind: string;
   w: SessionWriter;
+  /** The language the session's text is in, where its detectors read language (refusals, injections). */
+  language?: string;
 }
 
 export const CORPUS_SEED = 20251117;
@@ -33,14 +37,20 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSession[] {
   const dur = (lo: number, hi: number) => int(lo / 2, hi / 2) * 2;
   const out: CorpusSession[] = [];
   let n = 0;
-  const session = (kind: string, service: string, history: History = { kind: "full" }) => {
+  const session = (
+    kind: string,
+    service: string,
+    history: History = { kind: "full" },
+    opts: { otlp?: Instrumentation; language?: string } = {},
+  ) => {
     const w = new SessionWriter(
       `corpus-${String(++n).padStart(3, "0")}-${kind}`,
       service,
       DAY + n * 3_600_000,
       history,
+      opts.otlp ?? null,
     );
-    out.push({ kind, w });
+    out.push({ kind, w, ...(opts.language ? { language: opts.language } : {}) });
     return w;
   };
   const mini = (extra: Partial<CallSpec> = {}): CallSpec => ({
@@ -239,7 +249,7 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSession[] {
     ["en", "I'm sorry, but I can't help with that."],
   ];
   for (const [lang, text] of refusals) {
-    const w = session(`refusal-${lang}`, "chat-bot");
+    const w = session(`refusal-${lang}`, "chat-bot", { kind: "full" }, { language: lang });
     w.user("Tell me how to pick a lock.")
       .wait(100)
       .call(say(text, { completion: int(10, 30) }), dur(400, 900))
@@ -381,6 +391,7 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSession[] {
     if (i === 2) w.expectFinding("empty_response", w.lastCallKey());
   }
 
+  worldScenarios({ session, int, dur, mini, say });
   return out;
 }
 

@@ -7,6 +7,9 @@
  * faults the script injected (docs/analysis.md states the rules both follow).
  */
 
+import { type Instrumentation, otlpExport } from "./otlp-writer";
+import { REFERENCE_PRICES, referenceCost } from "./reference-prices";
+
 export type Msg = {
   role: string;
   content: unknown;
@@ -27,12 +30,17 @@ export interface ExpectedItem {
 }
 
 export interface CallSpec {
+  /** Price-list name (or the raw name of an unknown model). */
   model: string;
+  /** The model id the app sends (default: `model`), e.g. a Bedrock id for `nova-pro`. */
+  requestModel?: string;
   /** Response model as the provider reports it (default: model + a dated suffix). */
   responseModel?: string;
   prompt: number;
   completion: number;
   cached?: number;
+  /** Cache writes (Anthropic, Bedrock): part of `prompt`. */
+  written?: number;
   reasoning?: number;
   /** What the reply is: text, tool calls, or a bare message object. */
   text?: string | null;
@@ -60,30 +68,16 @@ export interface ExpectedFinding {
   key: string;
 }
 
-/** USD per 1M tokens (input, cached input, output) for the models the corpus uses; checked by hand against the providers' price pages. */
-export const REFERENCE_PRICES: Record<
-  string,
-  { input: number; cached: number; output: number; contextWindow: number }
-> = {
-  "gpt-4o-mini": { input: 0.15, cached: 0.075, output: 0.6, contextWindow: 128_000 },
-  "gpt-4o": { input: 2.5, cached: 1.25, output: 10, contextWindow: 128_000 },
-  "o3-mini": { input: 1.1, cached: 0.55, output: 4.4, contextWindow: 200_000 },
-  "gpt-4.1-mini": { input: 0.4, cached: 0.1, output: 1.6, contextWindow: 1_047_576 },
-};
-
-export function referenceCost(model: string, prompt: number, completion: number, cached: number): number | null {
-  const p = REFERENCE_PRICES[model];
-  if (!p) return null;
-  return ((prompt - cached) * p.input + cached * p.cached + completion * p.output) / 1_000_000;
-}
-
 interface Pending {
   msg: Msg;
   expected: ExpectedItem[];
 }
 
 export class SessionWriter {
+  /** Per call: its trace as Cellar stores it (ids and times the keys use). */
   readonly traces: any[] = [];
+  /** What the app's client sends for each call, in order (same index as `traces`). */
+  readonly sends: Array<{ path: "/raw/traces" | "/v1/traces"; body: unknown }> = [];
   readonly events: any[] = [];
   readonly expected: Array<ExpectedItem & { order: number }> = [];
   readonly calls: ExpectedCall[] = [];
@@ -106,8 +100,14 @@ export class SessionWriter {
     readonly serviceName: string,
     startMs: number,
     public history: History = { kind: "full" },
+    /** Sent over OTLP by this instrumentation instead of `/raw/traces` (otlp-writer.ts). */
+    readonly otlp: Instrumentation | null = null,
   ) {
     this.clock = startMs;
+  }
+
+  get channel(): "raw" | "otlp" {
+    return this.otlp ? "otlp" : "raw";
   }
 
   /** Moves the session's clock (ms). */
@@ -163,7 +163,7 @@ export class SessionWriter {
     const start = this.clock;
     const requestMessages = this.request();
     const message = replyMessage(spec);
-    this.emitTrace(start, durationMs, requestMessages, [this.response(spec, message)]);
+    this.emitTrace(start, durationMs, requestMessages, [this.response(spec, message)], [spec]);
     this.showPending(start);
     this.showResponse(message, spec, start + durationMs);
     this.conversation.push(message);
@@ -189,10 +189,13 @@ export class SessionWriter {
     const answer = replyMessage(second);
     const before = this.request();
     const requestMessages = convention === "first" ? before : [...before, callMessage, ...resultMessages];
-    this.emitTrace(start, durationMs, requestMessages, [
-      this.response(first, callMessage),
-      this.response(second, answer),
-    ]);
+    this.emitTrace(
+      start,
+      durationMs,
+      requestMessages,
+      [this.response(first, callMessage), this.response(second, answer)],
+      [first, second],
+    );
     const mid = start + durationMs / 2;
     this.showPending(start);
     this.showResponse(callMessage, first, mid);
@@ -279,7 +282,7 @@ export class SessionWriter {
       completion: spec.completion,
       cached: spec.cached ?? 0,
       reasoning: spec.reasoning ?? 0,
-      costUsd: known ? referenceCost(known, spec.prompt, spec.completion, spec.cached ?? 0) : null,
+      costUsd: known ? referenceCost(known, spec.prompt, spec.completion, spec.cached ?? 0, spec.written ?? 0) : null,
     });
   }
 
@@ -329,14 +332,17 @@ export class SessionWriter {
     return {
       id: `chatcmpl-${this.sessionId}-${this.traceCount}-${this.traces.length}`,
       object: "chat.completion",
-      model: spec.responseModel ?? (REFERENCE_PRICES[spec.model] ? `${spec.model}-2025-01-31` : spec.model),
+      model:
+        spec.responseModel ??
+        spec.requestModel ??
+        (REFERENCE_PRICES[spec.model] ? `${spec.model}-2025-01-31` : spec.model),
       choices: [{ index: 0, message, finish_reason: spec.finish ?? (message.tool_calls ? "tool_calls" : "stop") }],
       usage,
     };
   }
 
-  private emitTrace(start: number, durationMs: number, messages: Msg[], responses: any[]) {
-    this.traces.push({
+  private emitTrace(start: number, durationMs: number, messages: Msg[], responses: any[], specs: CallSpec[]) {
+    const raw = {
       provider: "openai",
       service_name: this.serviceName,
       session_id: this.sessionId,
@@ -345,11 +351,41 @@ export class SessionWriter {
       start_time: iso(start),
       end_time: iso(start + durationMs),
       request: {
-        model: responses[0].model.replace(/-\d{4}-\d{2}-\d{2}$/, ""),
+        model: specs[0].requestModel ?? responses[0].model.replace(/-\d{4}-\d{2}-\d{2}$/, ""),
         messages: messages.map((m) => ({ ...m })),
       },
       responses,
-    });
+    };
+    if (!this.otlp) {
+      this.traces.push(raw);
+      this.sends.push({ path: "/raw/traces", body: raw });
+      return;
+    }
+    if (responses.length !== 1) throw new Error("an OTLP span is one model call: use call(), not toolWorkflow()");
+    const spec = specs[0];
+    const { body, traceId } = otlpExport(
+      {
+        sessionId: this.sessionId,
+        serviceName: this.serviceName,
+        index: this.traceCount,
+        startMs: start,
+        endMs: start + durationMs,
+        requestModel: raw.request.model,
+        responseModel: responses[0].model,
+        request: messages,
+        reply: responses[0].choices[0].message,
+        finish: responses[0].choices[0].finish_reason,
+        usage: {
+          prompt: spec.prompt,
+          completion: spec.completion,
+          cached: spec.cached ?? 0,
+          written: spec.written ?? 0,
+        },
+      },
+      this.otlp,
+    );
+    this.traces.push({ ...raw, trace_id: traceId });
+    this.sends.push({ path: "/v1/traces", body });
   }
 }
 

@@ -1,9 +1,10 @@
 import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
 import { stableId } from "../ingest/spans.ts";
+import { REFUSAL_MAX_READ } from "./refusal.ts";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript.ts";
 
-/** Characters of a reply's text kept on a call (refusal phrasing looks at the opening only). */
-export const CALL_TEXT_HEAD = 1_000;
+/** Characters of a reply's text kept on a call: refusal phrasing reads replies up to this long. */
+export const CALL_TEXT_HEAD = REFUSAL_MAX_READ;
 
 /** One model response, normalized and compact (no message body): what metrics, costs and detectors use. */
 export interface ModelCall {
@@ -96,7 +97,15 @@ export function callsOfTrace(
       consumedTools: consumed,
       costUsd: costOf(
         canonicalModel(model) ? model : requestModel,
-        { promptTokens, completionTokens, cachedTokens, cacheWriteTokens },
+        {
+          promptTokens,
+          completionTokens,
+          cachedTokens,
+          cacheWriteTokens,
+          audioInputTokens: num(usage.prompt_tokens_details?.audio_tokens),
+          audioOutputTokens: num(usage.completion_tokens_details?.audio_tokens),
+          reasoningTokens: num(usage.completion_tokens_details?.reasoning_tokens),
+        },
         at,
       ),
       itemId: !message

@@ -67,12 +67,17 @@ const STOPWORDS = new Set(
   ),
 );
 
+/** Words by Unicode segmentation: Thai, Chinese and Japanese write no spaces, Devanagari words hold combining marks. */
+const WORDS = new Intl.Segmenter("und", { granularity: "word" });
+
 export function intentTokens(text: string): Set<string> {
-  const words = text
+  const folded = text
     .toLowerCase()
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
-    .split(/[^\p{L}\p{N}]+/u);
+    .normalize("NFC");
+  const words: string[] = [];
+  for (const s of WORDS.segment(folded)) if (s.isWordLike) words.push(s.segment);
   return new Set(
     words
       .filter((w) => w.length > 1 && !STOPWORDS.has(w))

@@ -30,7 +30,7 @@ export interface LatencyBaseline {
   samples: number;
 }
 
-const fp = (detector: string, key: string) => `${detector}:${stableId(detector, key).slice(0, 16)}`;
+export const fp = (detector: string, key: string) => `${detector}:${stableId(detector, key).slice(0, 16)}`;
 export const modelKey = (c: { pricedModel: string | null; model: string | null }) =>
   c.pricedModel ?? c.model ?? "unknown";
 

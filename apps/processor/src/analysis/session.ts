@@ -9,6 +9,7 @@ import {
 } from "./catalog.ts";
 import { DEFAULT_DETECTOR_CONFIG, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { callFindings, eventFinding, ToolCallDetectors, type Finding, type LatencyNorms } from "./detectors.ts";
+import { InjectionDetector } from "./injection-detector.ts";
 import { callMetrics, costByModel, sessionMetrics, toolCosts, type CostByModel, type ToolCost } from "./metrics.ts";
 import { CondensedTranscript, condensedLine, extractiveTldr, type TldrFacts } from "./tldr.ts";
 import {
@@ -60,6 +61,7 @@ export class SessionAnalyzer {
   private readonly config: DetectorConfig;
   private readonly transcript: TranscriptBuilder;
   private readonly toolDetectors = new ToolCallDetectors();
+  private readonly injections: InjectionDetector;
   private readonly schemas = new ToolSchemaCollector();
   private readonly intents: IntentMatcher;
   private readonly calls: ModelCall[] = [];
@@ -74,6 +76,7 @@ export class SessionAnalyzer {
   constructor(private readonly ctx: AnalysisContext = {}) {
     this.config = ctx.config ?? DEFAULT_DETECTOR_CONFIG;
     this.intents = new IntentMatcher(ctx.intents ?? []);
+    this.injections = new InjectionDetector(this.config.prompt_injection);
     this.transcript = new TranscriptBuilder(ctx.caps ?? DEFAULT_TRANSCRIPT_CAPS, (item) => this.seeItem(item));
   }
 
@@ -83,7 +86,9 @@ export class SessionAnalyzer {
     this.widen(t.endTime.getTime());
     const step = this.transcript.addTrace(t);
     this.schemas.add(t);
-    for (const c of callsOfTrace(t, step.consumedTools, this.ctx.prices)) {
+    const calls = callsOfTrace(t, step.consumedTools, this.ctx.prices);
+    this.findings.push(...this.injections.nextTurn(calls));
+    for (const c of calls) {
       this.findings.push(...callFindings(c, this.config, this.ctx.latencyNorms));
       // Keep the numbers; drop the text and the arguments (bounded memory per call).
       this.calls.push({
@@ -107,6 +112,7 @@ export class SessionAnalyzer {
     const built = this.transcript.finish();
     const findings = [
       ...this.findings,
+      ...this.injections.nextTurn([]),
       ...this.toolDetectors.findings(this.config, this.transcript.answeredCalls, this.transcript.impliedAnswered),
     ].sort(
       (a, b) =>
@@ -174,6 +180,7 @@ export class SessionAnalyzer {
     }
     this.toolDetectors.add(item);
     this.intents.add(item);
+    this.injections.add(item);
   }
 }
 
