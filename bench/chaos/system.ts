@@ -11,7 +11,7 @@ import { runMigrations } from "@cellar/shared/db/client";
 import { startNatsCluster, type RunningNatsCluster } from "../../scripts/infra/nats-cluster";
 import { startEmbeddedPostgres, type RunningPostgres } from "../../scripts/infra/postgres";
 import { freePort } from "../../scripts/infra/ports";
-import { processState, processTree, signalProcess, waitForExit } from "../../scripts/infra/processes";
+import { processState, processTree, signalProcess, stopChild, waitForExit } from "../../scripts/infra/processes";
 
 const ROOT = resolve(import.meta.dir, "../..");
 export const APP_NAMES = ["ingest", "platform", "processor", "dispatcher"] as const;
@@ -207,11 +207,8 @@ export class ChaosSystem {
       this.apps.map(async (a) => {
         const p = a.process;
         if (!p) return;
-        signalProcess(p.pid, "SIGCONT");
-        p.kill("SIGTERM");
-        const t = setTimeout(() => p.kill("SIGKILL"), 8_000);
-        await waitForExit(p);
-        clearTimeout(t);
+        signalProcess(p.pid, "SIGCONT"); // a paused app cannot act on SIGTERM
+        await stopChild(p, 8_000);
       }),
     );
     await Promise.allSettled([this.nats?.stop(), this.pg?.stop()]);

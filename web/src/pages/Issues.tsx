@@ -1,5 +1,6 @@
 import { Link, useSearchParams } from "wouter-preact";
 import { api, enc, type Me } from "../api";
+import type { IssueBreakdown, IssuesPage as IssuesPageBody } from "../api-types";
 import { num, when } from "../format";
 import { Pager, usePaging } from "../pager";
 import { Badge, ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
@@ -13,7 +14,7 @@ export function IssuesPage({ me }: { me: Me }) {
   const { data, error, loading } = useLoad(
     (signal) =>
       service
-        ? api("/telemetry/otel/issues/filtered", {
+        ? api<IssuesPageBody>("/telemetry/otel/issues/filtered", {
             body: { service_name: service, limit: PAGE, ...paging.position },
             signal,
           })
@@ -27,7 +28,7 @@ export function IssuesPage({ me }: { me: Me }) {
         <FirstTraceHelp me={me} />
       </>
     );
-  const issues: any[] = data?.issues ?? [];
+  const issues = data?.issues ?? [];
   return (
     <>
       <PageTitle>Issues</PageTitle>
@@ -84,7 +85,8 @@ export function IssuesPage({ me }: { me: Me }) {
 
 export function IssuePage({ service, issueId }: { service: string; issueId: string }) {
   const { data, error, loading } = useLoad(
-    (signal) => api(`/telemetry/otel/issues/${enc(issueId)}/breakdown?service_name=${enc(service)}`, { signal }),
+    (signal) =>
+      api<IssueBreakdown>(`/telemetry/otel/issues/${enc(issueId)}/breakdown?service_name=${enc(service)}`, { signal }),
     [service, issueId],
   );
   if (!data)
@@ -96,7 +98,7 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
       </>
     );
   const { issue } = data;
-  const peak = Math.max(1, ...data.byDay.map((d: any) => d.occurrences));
+  const peak = Math.max(1, ...data.byDay.map((d) => d.occurrences));
   return (
     <>
       <p class="crumbs">
@@ -145,7 +147,7 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
               </tr>
             </thead>
             <tbody>
-              {data.byDay.map((d: any) => (
+              {data.byDay.map((d) => (
                 <tr key={d.date}>
                   <td>{d.date}</td>
                   <td>
@@ -161,7 +163,7 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
         <section class="panel" aria-labelledby="top-h">
           <h2 id="top-h">Affected sessions</h2>
           <ul class="plain">
-            {data.topSessions.map((s: any) => (
+            {data.topSessions.map((s) => (
               <li key={s.sessionId}>
                 <Link href={`/sessions/${enc(service)}/${enc(s.sessionId)}`}>{s.sessionId}</Link>{" "}
                 <span class="muted small">
@@ -172,7 +174,7 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
           </ul>
           <h2>By environment</h2>
           <ul class="plain">
-            {data.byEnvironment.map((e: any) => (
+            {data.byEnvironment.map((e) => (
               <li key={e.environment}>
                 {e.environment ?? "—"}: {num(e.occurrences)}
               </li>

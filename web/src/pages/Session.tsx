@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, enc, type Me } from "../api";
+import type { ProblemAnalysis } from "../api-types";
 import { ms, num, usd, when } from "../format";
 import { Badge, ErrorBox, Loading, PageTitle, StatusBadge, useLoad } from "../ui";
 import { Transcript, type Item } from "./Transcript";
@@ -28,8 +29,9 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
       const [transcript, tldr, cost, problems, metrics] = await Promise.all([
         api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}`, { signal }),
         api(`${S}/tldr`, { signal }),
+        // Its `models` are loose JSON objects in the platform's schema (sessions/analysis.ts).
         api(`${S}/cost-by-model`, { signal }),
-        api(`${S}/problem-analysis`, { signal }),
+        api<ProblemAnalysis>(`${S}/problem-analysis`, { signal }),
         api(`/telemetry/metrics/session/${enc(service)}/${enc(sessionId)}`, { signal }),
       ]);
       setItems(transcript.items);
@@ -170,7 +172,7 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
               <h2 id="findings-h">Findings</h2>
               {d.problems.problems.length ? (
                 <ul class="findings">
-                  {d.problems.problems.map((f: any) => (
+                  {d.problems.problems.map((f) => (
                     <li key={f.findingId}>
                       <Badge kind={f.severity}>{f.severity}</Badge> <strong>{f.title}</strong>
                       <div class="muted small">

@@ -1,10 +1,11 @@
 import { useState } from "preact/hooks";
 import { ApiError, auth, type Me } from "../api";
+import type { CreatedPlatformKey, PlatformKeys } from "../api-types";
 import { when } from "../format";
 import { ErrorBox, Loading, PageTitle, useLoad } from "../ui";
 
 export function SettingsPage({ me }: { me: Me }) {
-  const keys = useLoad(() => auth("/platform-keys"), []);
+  const keys = useLoad(() => auth<PlatformKeys>("/platform-keys"), []);
   const [created, setCreated] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const run = async (fn: () => Promise<void>) => {
@@ -17,7 +18,7 @@ export function SettingsPage({ me }: { me: Me }) {
   };
   const create = () =>
     run(async () => {
-      const r = await auth("/platform-keys", { method: "POST" });
+      const r = await auth<CreatedPlatformKey>("/platform-keys", { method: "POST" });
       setCreated(r.key);
       keys.reload();
     });
@@ -27,7 +28,7 @@ export function SettingsPage({ me }: { me: Me }) {
       await auth(`/platform-keys/${id}`, { method: "DELETE" });
       keys.reload();
     });
-  const list: any[] = keys.data?.keys ?? [];
+  const list = keys.data?.keys ?? [];
   return (
     <>
       <PageTitle>Settings</PageTitle>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { api, ApiError, enc, type Me } from "../api";
+import type { Attempts, CreatedSubscription, RotatedSubscription, Subscription, Subscriptions } from "../api-types";
 import { ms, when } from "../format";
 import { Badge, ErrorBox, Loading, PageTitle, useLoad } from "../ui";
 
@@ -54,7 +55,7 @@ function useAction() {
 }
 
 export function WebhooksPage({ me }: { me: Me }) {
-  const list = useLoad((signal) => api("/webhooks", { signal }), []);
+  const list = useLoad((signal) => api<Subscriptions>("/webhooks", { signal }), []);
   const [secret, setSecret] = useState<string | null>(null);
   const action = useAction();
   const serviceName = (id: string) => me.services.find((s) => s.id === id)?.name ?? id;
@@ -62,7 +63,7 @@ export function WebhooksPage({ me }: { me: Me }) {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
     const created = await action.run(() =>
-      api("/webhooks", {
+      api<CreatedSubscription>("/webhooks", {
         body: {
           trace_service_id: form.get("service"),
           name: form.get("name"),
@@ -77,7 +78,7 @@ export function WebhooksPage({ me }: { me: Me }) {
       list.reload();
     }
   };
-  const subs: any[] = list.data?.data ?? [];
+  const subs = list.data?.data ?? [];
   return (
     <>
       <PageTitle>Webhooks</PageTitle>
@@ -169,13 +170,13 @@ export function WebhooksPage({ me }: { me: Me }) {
 }
 
 export function WebhookPage({ me, id }: { me: Me; id: string }) {
-  const sub = useLoad((signal) => api(`/webhooks/${enc(id)}`, { signal }), [id]);
-  const log = useLoad((signal) => api(`/webhooks/${enc(id)}/deliveries`, { signal }), [id]);
+  const sub = useLoad((signal) => api<Subscription>(`/webhooks/${enc(id)}`, { signal }), [id]);
+  const log = useLoad((signal) => api<Attempts>(`/webhooks/${enc(id)}/deliveries`, { signal }), [id]);
   const [secret, setSecret] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [, navigate] = useLocation();
   const action = useAction();
-  const attempts: any[] = log.data?.data ?? [];
+  const attempts = log.data?.data ?? [];
   // Deliveries still pending: look again shortly (retries run in the dispatcher).
   useEffect(() => {
     if (!attempts.some((a) => a.delivery_status === "pending") && !notice) return;
@@ -206,10 +207,12 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
       sub.reload();
     }
   };
-  const post = (path: string, done: (r: any) => void) => async () => {
-    const r = await action.run(() => api(`/webhooks/${enc(id)}${path}`, { method: "POST" }));
-    if (r !== undefined) done(r);
-  };
+  const post =
+    <R,>(path: string, done: (r: R) => void) =>
+    async () => {
+      const r = await action.run(() => api<R>(`/webhooks/${enc(id)}${path}`, { method: "POST" }));
+      if (r !== undefined) done(r);
+    };
   const remove = async () => {
     if (!confirm(`Delete subscription "${s.name}" and its delivery log?`)) return;
     const r = await action.run(() => api(`/webhooks/${enc(id)}`, { method: "DELETE" }).then(() => true));
@@ -277,7 +280,7 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
         <button
           type="button"
           disabled={action.busy}
-          onClick={post("/rotate-secret", (r) => {
+          onClick={post<RotatedSubscription>("/rotate-secret", (r) => {
             setSecret(r.secret);
             sub.reload();
           })}
