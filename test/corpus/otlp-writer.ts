@@ -5,7 +5,7 @@
  * (docs/otlp.md, "Tokens"), not from Cellar's mapper: each `Instrumentation` writes its own input
  * count, the cache left in or out, as the real one does.
  */
-import type { Msg } from "./session-writer";
+import type { Msg } from "./message.ts";
 
 export interface Instrumentation {
   scope: { name: string; version: string };

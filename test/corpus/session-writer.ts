@@ -7,18 +7,11 @@
  * faults the script injected (docs/analysis.md states the rules both follow).
  */
 
+import type { Msg } from "./message.ts";
 import { type Instrumentation, otlpExport } from "./otlp-writer";
 import { REFERENCE_PRICES, referenceCost } from "./reference-prices";
 
-export type Msg = {
-  role: string;
-  content: unknown;
-  tool_calls?: any[];
-  tool_call_id?: string;
-  name?: string;
-  refusal?: string | null;
-  reasoning_content?: string;
-};
+export type { Msg } from "./message.ts";
 
 export interface ExpectedItem {
   type: "system" | "user" | "assistant" | "tool_call" | "tool_result" | "event";

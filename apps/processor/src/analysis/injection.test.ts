@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { parseDetectorSetting, resolveDetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { injectionInContent, injectionInText } from "./injection.ts";
 import { analyzeSession } from "./session.ts";
-import { assistant, toolResult, trace, user } from "./test-fixtures.ts";
+import { assistant, toolResult, trace, user } from "../../../../test/fixtures/analysis-history.ts";
 
 describe("injection phrases: positives in several languages and scripts", () => {
   const positives: Array<[string, string, string]> = [
