@@ -148,6 +148,7 @@ class Script:
     def __init__(self, answers: List[Any]) -> None:
         self.answers = list(answers)
         self.requests: List[Dict[str, Any]] = []
+        self.returned: List[Any] = []  # every object handed to the caller, to check identity
 
     def next(self, kwargs: Dict[str, Any]) -> wire.Answer:
         self.requests.append(kwargs)
@@ -187,23 +188,28 @@ class _Responses(_Completions):
 
 
 def _with_create(cls: type, async_style: Optional[str]) -> type:
+    def answer(self: Any, kwargs: Dict[str, Any]) -> Any:
+        result = self._answer(kwargs)
+        self._script.returned.append(result)
+        return result
+
     if async_style == "async-def":
 
         async def create(self: Any, **kwargs: Any) -> Any:
-            return self._answer(kwargs)
+            return answer(self, kwargs)
 
     elif async_style == "coroutine-returning":
 
         def create(self: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
             async def run() -> Any:
-                return self._answer(kwargs)
+                return answer(self, kwargs)
 
             return run()
 
     else:
 
         def create(self: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
-            return self._answer(kwargs)
+            return answer(self, kwargs)
 
     return type(cls.__name__, (cls,), {"create": create})
 
