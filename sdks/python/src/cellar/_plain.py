@@ -9,15 +9,37 @@ _MAX_DEPTH = 64
 
 
 def to_plain(value: Any, depth: int = 0) -> Any:
-    """JSON-ready data from a provider object: ``model_dump()`` when it has one, else its fields."""
+    """JSON-ready data from a provider object: ``model_dump()`` when it has one, else its fields.
+
+    Copy-on-write: dicts and lists that are already plain are returned as they are (the sender
+    thread reads them; nothing here mutates them), so a plain request costs one walk, no copies.
+    """
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if depth > _MAX_DEPTH:
         return None
     if isinstance(value, dict):
-        return {str(k): to_plain(v, depth + 1) for k, v in value.items()}
+        out = None
+        for k, v in value.items():
+            p = to_plain(v, depth + 1)
+            if out is None and (p is not v or not isinstance(k, str)):
+                out = {}
+                for k2, v2 in value.items():
+                    if k2 is k:
+                        break
+                    out[str(k2)] = v2
+            if out is not None:
+                out[str(k)] = p
+        return value if out is None else out
     if isinstance(value, (list, tuple)):
-        return [to_plain(v, depth + 1) for v in value]
+        items = None
+        for i, v in enumerate(value):
+            p = to_plain(v, depth + 1)
+            if items is None and (p is not v or isinstance(value, tuple)):
+                items = list(value[:i])
+            if items is not None:
+                items.append(p)
+        return value if items is None else items
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         try:

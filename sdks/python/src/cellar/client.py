@@ -19,7 +19,7 @@ from ._plain import iso
 from .dsn import ConfigError, parse_credential
 from .errors import CellarError, FlushResult
 from .pipeline import Encoded, Pipeline, PipelineOptions
-from .redact import Redactor, map_content, resolve_redactors, truncate_text
+from .redact import Redactor, map_content, resolve_redactors, truncation_marker
 from .sampling import session_sampled
 from .session import current_session_id
 from .transport import Connection
@@ -231,16 +231,7 @@ class Client:
         """Queues a payload built later on the sender thread (the integrations' path)."""
         if self._shut:
             return False
-
-        def encode_later() -> Optional[Encoded]:
-            payload = build()
-            if payload is None:
-                return None
-            if self.environment:
-                payload.setdefault("environment", self.environment)
-            return self.encode(kind, payload)
-
-        return self._pipeline.put(encode_later)
+        return self._pipeline.put(_Deferred(self, kind, build))
 
     # --- payload processing --------------------------------------------------------------------
 
@@ -260,16 +251,15 @@ class Client:
             payload = masked
         limit = self._max_string_chars
         redactors = self._redactors
-
-        def text(value: str) -> str:
-            value = _clean(value)
-            for r in redactors:
-                value = r(value)
-            return value
-
-        payload = map_content(payload, text)
         while True:
-            cut = map_content(payload, truncate_text(limit))
+
+            def text(value: str, limit: int = limit) -> str:
+                value = _clean(value)
+                for r in redactors:
+                    value = r(value)
+                return value if len(value) <= limit else value[:limit] + truncation_marker(len(value) - limit)
+
+            cut = map_content(payload, text)
             try:
                 data = json.dumps(cut, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
             except ValueError as err:
@@ -354,6 +344,25 @@ class Client:
                 self.flush()
 
         return cast(F, run)
+
+
+class _Deferred:
+    """A capture: built, masked and encoded on the sender thread."""
+
+    __slots__ = ("client", "kind", "build")
+
+    def __init__(self, client: Client, kind: str, build: Callable[[], Optional[Dict[str, Any]]]) -> None:
+        self.client = client
+        self.kind = kind
+        self.build = build
+
+    def __call__(self) -> Optional[Encoded]:
+        payload = self.build()
+        if payload is None:
+            return None
+        if self.client.environment:
+            payload.setdefault("environment", self.client.environment)
+        return self.client.encode(self.kind, payload)
 
 
 _at_exit: "weakref.WeakSet[Client]" = weakref.WeakSet()

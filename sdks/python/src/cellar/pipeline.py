@@ -127,9 +127,8 @@ class Pipeline:
             self._queue.append(entry)
             self._queued_bytes += size
             self._accepted += 1
-            backlog = len(self._queue)
-            if backlog >= self._opts.max_batch_items:
-                self._wake.notify()
+            if len(self._queue) == self._opts.max_batch_items and self._worker is not None:
+                self._wake.notify()  # once per batch's worth: the worker sends without waiting
         if self._worker is None and not self._opts.serverless:
             self._start_worker()
         return True
@@ -237,15 +236,19 @@ class Pipeline:
         if n:
             self._report(CellarError("dropped", f"{n} items dropped: the queue was full", count=n))
 
-    def _take(self) -> List[Entry]:
+    def _take(self, n: int) -> List[Entry]:
         with self._lock:
-            taken = list(self._queue)
-            self._queue.clear()
-            self._queued_bytes = 0
+            taken: List[Entry] = []
+            while self._queue and len(taken) < n:
+                entry = self._queue.popleft()
+                if isinstance(entry, Encoded):
+                    self._queued_bytes -= len(entry.data)
+                taken.append(entry)
         return taken
 
     def _encode_pending(self) -> None:
-        for entry in self._take():
+        """Encodes queued entries until a batch's worth is ready (one batch at a time: bounded work)."""
+        for entry in self._take(max(0, self._opts.max_batch_items - len(self._ready))):
             encoded: Optional[Encoded]
             if isinstance(entry, Encoded):
                 encoded = entry
@@ -284,6 +287,8 @@ class Pipeline:
                 if not self._ready or self._stopping:
                     return
                 if until is not None and self._finished >= until:
+                    return
+                if deadline is not None and time.monotonic() >= deadline:
                     return
                 batch = self._next_batch()
                 unsent = self._deliver(batch, deadline)

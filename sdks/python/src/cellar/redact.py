@@ -95,13 +95,28 @@ _STRUCTURAL_KEYS = frozenset(
 
 
 def map_text(value: Any, fn: Callable[[str], str], key: str = "") -> Any:
-    """A copy of ``value`` (dicts and lists rebuilt) with ``fn`` applied to each content string."""
+    """``value`` with ``fn`` applied to each content string; containers are copied only where a
+    string changed (the caller's own dicts are never mutated, and unchanged ones are not copied)."""
     if isinstance(value, str):
         return value if key in _STRUCTURAL_KEYS else fn(value)
     if isinstance(value, dict):
-        return {k: map_text(v, fn, k) for k, v in value.items()}
+        out = None
+        for k, v in value.items():
+            m = map_text(v, fn, k)
+            if m is not v and out is None:
+                out = dict(value)
+            if out is not None:
+                out[k] = m
+        return value if out is None else out
     if isinstance(value, list):
-        return [map_text(v, fn, key) for v in value]
+        items = None
+        for i, v in enumerate(value):
+            m = map_text(v, fn, key)
+            if m is not v and items is None:
+                items = list(value)
+            if items is not None:
+                items[i] = m
+        return value if items is None else items
     return value
 
 

@@ -22,35 +22,75 @@ if TYPE_CHECKING:
 Mapper = Callable[[Dict[str, Any], Any, bool], Optional[Dict[str, Any]]]
 ClientRef = Callable[[], "Optional[Client]"]
 
-_DROP_KWARGS = ("extra_headers", "extra_query", "extra_body", "timeout")
+_DROP_KWARGS = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
 
 
 def snapshot_kwargs(kwargs: Dict[str, Any], list_keys: tuple) -> Dict[str, Any]:
-    req = {k: v for k, v in kwargs.items() if k not in _DROP_KWARGS and type(v).__name__ not in ("NotGiven", "Omit")}
+    """On the caller's path: a shallow copy, and copies of the lists callers append to later."""
+    req = dict(kwargs)
     for key in list_keys:
         value = req.get(key)
-        if isinstance(value, list):
+        if type(value) is list:
             req[key] = list(value)
     return req
+
+
+def request_of(req: Dict[str, Any]) -> Dict[str, Any]:
+    """On the sender thread: the call's arguments without transport options and SDK sentinels."""
+    return {k: v for k, v in req.items() if k not in _DROP_KWARGS and type(v).__name__ not in ("NotGiven", "Omit")}
+
+
+class _Call:
+    """One finished call waiting for the sender thread to turn it into a trace."""
+
+    __slots__ = ("mapper", "req", "data", "streamed", "sid", "t0", "t1")
+
+    def __init__(self, mapper: Mapper, req: Dict[str, Any], data: Any, streamed: bool, sid: str, t0: float, t1: float) -> None:
+        self.mapper = mapper
+        self.req = req
+        self.data = data
+        self.streamed = streamed
+        self.sid = sid
+        self.t0 = t0
+        self.t1 = t1
+
+    def __call__(self) -> Optional[Dict[str, Any]]:
+        mapped = self.mapper(request_of(self.req), self.data, self.streamed)
+        if mapped is None:
+            return None
+        payload: Dict[str, Any] = {
+            "provider": "openai",
+            "session_id": self.sid,
+            "start_time": iso(self.t0),
+            "end_time": iso(max(self.t1, self.t0)),
+        }
+        payload.update(mapped)
+        return payload
+
+
+# What a call's result is, decided once per result type: "stream", "awaitable" or "value".
+_kinds: Dict[type, str] = {}
+
+
+def kind_of(result: Any) -> str:
+    t = type(result)
+    kind = _kinds.get(t)
+    if kind is None:
+        if hasattr(t, "__next__") or hasattr(t, "__anext__") or inspect.isgenerator(result) or inspect.isasyncgen(result):
+            kind = "stream"
+        elif inspect.isawaitable(result):
+            kind = "awaitable"
+        else:
+            kind = "value"
+        if len(_kinds) < 1000:
+            _kinds[t] = kind
+    return kind
 
 
 def _queue(
     cellar: "Client", mapper: Mapper, req: Dict[str, Any], data: Any, streamed: bool, sid: str, t0: float, t1: float
 ) -> None:
-    def build() -> Optional[Dict[str, Any]]:
-        mapped = mapper(req, data, streamed)
-        if mapped is None:
-            return None
-        payload: Dict[str, Any] = {
-            "provider": "openai",
-            "session_id": sid,
-            "start_time": iso(t0),
-            "end_time": iso(max(t1, t0)),
-        }
-        payload.update(mapped)
-        return payload
-
-    cellar.capture("trace", build)
+    cellar.capture("trace", _Call(mapper, req, data, streamed, sid, t0, t1))
 
 
 def _after(
@@ -65,7 +105,7 @@ def _after(
         if not cellar.sampled(sid):
             return result
         req = snapshot_kwargs(kwargs, list_keys)
-        if kwargs.get("stream") is True or _is_stream(result):
+        if kind_of(result) == "stream":
 
             def finish(chunks: List[Any], t1: float, error: Optional[BaseException]) -> None:
                 if chunks:
@@ -79,11 +119,6 @@ def _after(
         except Exception:  # noqa: BLE001
             pass
     return result
-
-
-def _is_stream(result: Any) -> bool:
-    # Streams iterate; completed responses (pydantic models) do not define __next__/__anext__.
-    return hasattr(result, "__next__") or hasattr(result, "__anext__") or inspect.isgenerator(result)
 
 
 def wrap_call(original: Callable[..., Any], client_ref: ClientRef, mapper: Mapper, list_keys: tuple) -> Callable[..., Any]:
@@ -100,7 +135,7 @@ def wrap_call(original: Callable[..., Any], client_ref: ClientRef, mapper: Mappe
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         t0 = time.time()
         result = original(*args, **kwargs)
-        if inspect.isawaitable(result) and not _is_stream(result):
+        if kind_of(result) == "awaitable":
             # An async client whose method is a plain function returning a coroutine.
             async def settle() -> Any:
                 value = await result
