@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import subprocess
 import sys
@@ -131,11 +132,9 @@ class ClientTest(unittest.TestCase):
             self.ingest, self.errors, serverless=True, mask=mask, redact=["emails", "cards", "secrets"], max_string_chars=1000
         )
         text = "mail jane.doe@example.com card 4242-4242-4242-4242 not 4242-4242-4242-4241 key sk-proj-Abcdefghijklmnopqrstuvwxyz123"
-        client.trace(
-            request={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": text}, {"role": "user", "content": "y" * 5000}]},
-            responses=[chat_response("ok")],
-            session_id="jane.doe@example.com",
-        )
+        request = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": text}, {"role": "user", "content": "y" * 5000}]}
+        untouched = copy.deepcopy(request)
+        client.trace(request=request, responses=[chat_response("ok")], session_id="jane.doe@example.com")
         client.event("drop-me", session_id="s")
         client.event("kept", session_id="s", body={"note": "call 4111111111111111"})
         self.assertEqual(client.flush(10).sent, 2)
@@ -149,6 +148,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(trace["attributes"], {"masked": True})
         self.assertEqual(event["body"], {"note": "call [card]"})
         self.assertEqual(seen, ["trace", "event", "event"])
+        self.assertEqual(request, untouched, "the caller's own objects are never edited")
 
     def test_an_item_too_large_even_truncated_is_refused_locally(self) -> None:
         client = client_for(self.ingest, self.errors, serverless=True, max_item_bytes=20_000)

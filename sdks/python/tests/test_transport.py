@@ -125,6 +125,11 @@ class TransportTest(unittest.TestCase):
         self.assertEqual((result.sent, result.refused), (8, 0))
         accepted = [len(r.items) for r in self.ingest.received if len(r.items) <= 2]
         self.assertEqual(sum(accepted), 8)
+        # Later batches start at the size that fitted: no more 413 round trips.
+        before = len(self.ingest.received)
+        send_traces(client, 6)
+        self.assertEqual(client.flush(10).sent, 6)
+        self.assertEqual([len(r.items) for r in self.ingest.received[before:]], [2, 2, 2])
 
     def test_network_errors_are_retried_until_the_host_answers(self) -> None:
         port = self.ingest.server.server_address[1]

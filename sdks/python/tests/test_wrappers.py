@@ -155,6 +155,21 @@ class WrapperTest(unittest.TestCase):
         self.assertIs(again.chat.completions.create(model="m", messages=[]), again.script.returned[0])
         dead.shutdown(0.1)
 
+    def test_a_mask_that_edits_in_place_never_edits_the_callers_messages(self) -> None:
+        def scrub(kind: str, payload: dict) -> dict:
+            for m in payload["request"]["messages"]:
+                m["content"] = "[scrubbed]"
+            return payload
+
+        client = client_for(self.ingest, self.errors, serverless=True, mask=scrub)
+        openai = cellar.wrap_openai(FakeOpenAI([self.a["text"]]), client)
+        messages = [{"role": "user", "content": "my secret"}]
+        openai.chat.completions.create(model="m", messages=messages)
+        client.flush(10)
+        self.assertEqual(messages, [{"role": "user", "content": "my secret"}])
+        [trace] = self.ingest.items("trace")
+        self.assertEqual(trace["request"]["messages"], [{"role": "user", "content": "[scrubbed]"}])
+
     def test_without_a_cellar_client_the_wrapper_passes_through(self) -> None:
         self.assertIsNone(cellar.get_client())
         openai = cellar.wrap_openai(FakeOpenAI([self.a["text"]]))

@@ -54,6 +54,15 @@ def to_plain(value: Any, depth: int = 0) -> Any:
     return str(value)
 
 
+def copy_plain(value: Any) -> Any:
+    """A copy of plain data (dicts and lists rebuilt), for code that may edit it in place."""
+    if isinstance(value, dict):
+        return {k: copy_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_plain(v) for v in value]
+    return value
+
+
 def field(obj: Any, name: str, default: Any = None) -> Any:
     """``obj[name]`` for dicts, ``obj.name`` otherwise."""
     if obj is None:

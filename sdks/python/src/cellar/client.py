@@ -15,7 +15,7 @@ import uuid
 import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar, Union, cast
 
-from ._plain import iso
+from ._plain import copy_plain, iso
 from .dsn import ConfigError, parse_credential
 from .errors import CellarError, FlushResult
 from .pipeline import Encoded, Pipeline, PipelineOptions
@@ -241,7 +241,8 @@ class Client:
             payload["service_name"] = self.service
         if self._mask is not None:
             try:
-                masked = self._mask(kind, payload)
+                # The hook gets its own copy: payloads share the caller's unchanged dicts.
+                masked = self._mask(kind, copy_plain(payload))
             except Exception as err:  # noqa: BLE001 - a failing hook drops the item, never the caller
                 self._pipeline.count_dropped(1)
                 self._report(CellarError("dropped", f"mask hook raised {err!r}; item dropped", count=1, cause=err))

@@ -91,6 +91,7 @@ class Pipeline:
         self._pid = os.getpid()
         self._batch_door = True
         self._batch_door_probe_at = 0.0
+        self._batch_cap = self._opts.max_batch_items  # lowered by a 413 (the host's burst or body limit)
         self._stats = {"sent": 0, "refused": 0, "dropped": 0, "retried": 0}
         self._since_flush = dict(self._stats)
         self._unreported_drops = 0
@@ -302,7 +303,7 @@ class Pipeline:
     def _next_batch(self) -> List[Encoded]:
         batch: List[Encoded] = []
         size = 0
-        while self._ready and len(batch) < self._opts.max_batch_items:
+        while self._ready and len(batch) < self._batch_cap:
             item = self._ready[0]
             if batch and size + len(item.data) > self._opts.max_batch_bytes:
                 break
@@ -399,6 +400,8 @@ class Pipeline:
             return
         if answer.status == 413 and len(batch) > 1:
             half = len(batch) // 2
+            # Later batches start at the size that may fit, not at the one that did not.
+            self._batch_cap = max(1, min(self._batch_cap, half))
             for part in (batch[:half], batch[half:]):
                 self._deliver(part, None)
             return

@@ -46,12 +46,13 @@ def chat_response(data: Any) -> Dict[str, Any]:
     response = to_plain(data)
     if not isinstance(response, dict):
         raise TypeError(f"chat completion: expected an object, got {type(data).__name__}")
+    response = dict(response)  # to_plain may hand back the caller's own dict: never edit it
     response.setdefault("object", "chat.completion")
     if not isinstance(response.get("usage"), dict):
         response["usage"] = _unreported_usage()
-    for choice in response.get("choices") or []:
-        if isinstance(choice, dict):
-            choice.setdefault("finish_reason", None)
+    choices = response.get("choices")
+    if isinstance(choices, list):
+        response["choices"] = [{"finish_reason": None, **c} if isinstance(c, dict) else c for c in choices]
     return response
 
 
