@@ -132,6 +132,39 @@ def overhead(calls: int) -> None:
     ingest.close()
 
 
+def real_openai(calls: int) -> None:
+    """The official client (when installed) against a local API: bare vs wrapped, caller CPU."""
+    try:
+        import openai
+    except ImportError:
+        print("official openai package not installed: the real-client comparison is skipped")
+        return
+    from tests.test_real_clients import ProviderAPI
+
+    api = ProviderAPI()
+    api.answers = [ANSWER] * (calls * 2 + 400)
+    ingest = FakeIngest()
+    client = cellar.Client(cellar.build_dsn(ingest.url, "bench", "s" * 32), flush_at_exit=False, serverless=True)
+    bare = openai.OpenAI(api_key="sk-test", base_url=api.url + "/v1", max_retries=0)
+    wrapped = cellar.wrap_openai(openai.OpenAI(api_key="sk-test", base_url=api.url + "/v1", max_retries=0), client)
+    settle = lambda: client.flush(60)  # noqa: E731
+
+    def call(c):
+        return lambda: c.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, tools=TOOLS)
+
+    with cellar.session("bench"):
+        per_call_ns(call(wrapped), 200, settle)
+        per_call_ns(call(bare), 200, settle)
+        floor = per_call_ns(call(bare), calls, settle)
+        got = per_call_ns(call(wrapped), calls, settle)
+    print(f"the official openai {openai.__version__} client over local HTTP ({calls} calls each, caller thread CPU):")
+    show("bare create() [floor]", floor)
+    show("wrapped create()", got, floor)
+    client.shutdown(5)
+    api.close()
+    ingest.close()
+
+
 def rss() -> int:
     gc.collect()
     with open("/proc/self/statm") as f:
@@ -197,6 +230,7 @@ def main() -> None:
     t = time.monotonic()
     overhead(args.calls)
     print(f"  ({time.monotonic() - t:.0f} s)")
+    real_openai(max(200, args.calls // 10))
     t = time.monotonic()
     memory(args.queued)
     print(f"  ({time.monotonic() - t:.0f} s)")
