@@ -323,7 +323,7 @@ class Pipeline:
         return not self._stopping
 
     def _backoff(self, attempt: int) -> float:
-        step = min(self._opts.backoff_max, self._opts.backoff_base * (2 ** (attempt - 1)))
+        step = min(self._opts.backoff_max, self._opts.backoff_base * float(2 ** (attempt - 1)))
         return step * (0.5 + random.random() / 2)  # equal jitter: spreads clients, never zero
 
     def _deliver(self, batch: List[Encoded], deadline: Optional[float]) -> List[Encoded]:

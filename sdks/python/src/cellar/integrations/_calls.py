@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from .._plain import iso
 from ._observe import watch_stream
@@ -25,7 +25,7 @@ ClientRef = Callable[[], "Optional[Client]"]
 _DROP_KWARGS = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
 
 
-def snapshot_kwargs(kwargs: Dict[str, Any], list_keys: tuple) -> Dict[str, Any]:
+def snapshot_kwargs(kwargs: Dict[str, Any], list_keys: Tuple[str, ...]) -> Dict[str, Any]:
     """On the caller's path: a shallow copy, and copies of the lists callers append to later."""
     req = dict(kwargs)
     for key in list_keys:
@@ -94,7 +94,7 @@ def _queue(
 
 
 def _after(
-    client_ref: ClientRef, mapper: Mapper, list_keys: tuple, kwargs: Dict[str, Any], result: Any, t0: float
+    client_ref: ClientRef, mapper: Mapper, list_keys: Tuple[str, ...], kwargs: Dict[str, Any], result: Any, t0: float
 ) -> Any:
     """Notes a finished call (or watches its stream) and returns what the caller must get."""
     cellar = client_ref()
@@ -121,7 +121,7 @@ def _after(
     return result
 
 
-def wrap_call(original: Callable[..., Any], client_ref: ClientRef, mapper: Mapper, list_keys: tuple) -> Callable[..., Any]:
+def wrap_call(original: Callable[..., Any], client_ref: ClientRef, mapper: Mapper, list_keys: Tuple[str, ...]) -> Callable[..., Any]:
     """A function that calls ``original`` and notes the call; sync or async like the original."""
     if inspect.iscoroutinefunction(original):
 

@@ -45,7 +45,8 @@ _classes_lock = threading.Lock()
 
 def _watch_of(obj: Any) -> Optional[StreamWatch]:
     try:
-        return object.__getattribute__(obj, _WATCH)
+        watch: Optional[StreamWatch] = object.__getattribute__(obj, _WATCH)
+        return watch
     except AttributeError:
         return None
 
@@ -85,7 +86,7 @@ def _subclass(base: type) -> type:
             def __next__(self: Any) -> Any:  # noqa: N807
                 watch = _watch_of(self)
                 try:
-                    item = base.__next__(self)  # type: ignore[attr-defined]
+                    item = base.__next__(self)
                 except StopIteration:
                     if watch:
                         watch.end()
@@ -102,7 +103,7 @@ def _subclass(base: type) -> type:
         if hasattr(base, "__iter__"):
 
             def __iter__(self: Any) -> Any:  # noqa: N807
-                inner = base.__iter__(self)  # type: ignore[attr-defined]
+                inner = base.__iter__(self)
                 watch = _watch_of(self)
                 if inner is self or watch is None:
                     return inner  # our __next__ notes the chunks
@@ -114,7 +115,7 @@ def _subclass(base: type) -> type:
             async def __anext__(self: Any) -> Any:  # noqa: N807
                 watch = _watch_of(self)
                 try:
-                    item = await base.__anext__(self)  # type: ignore[attr-defined]
+                    item = await base.__anext__(self)
                 except StopAsyncIteration:
                     if watch:
                         watch.end()
@@ -131,7 +132,7 @@ def _subclass(base: type) -> type:
         if hasattr(base, "__aiter__"):
 
             def __aiter__(self: Any) -> Any:  # noqa: N807
-                inner = base.__aiter__(self)  # type: ignore[attr-defined]
+                inner = base.__aiter__(self)
                 watch = _watch_of(self)
                 if inner is self or watch is None:
                     return inner
@@ -139,7 +140,7 @@ def _subclass(base: type) -> type:
 
             ns["__aiter__"] = __aiter__
         if hasattr(base, "close"):
-            base_close = base.close  # type: ignore[attr-defined]
+            base_close = base.close
             if inspect.iscoroutinefunction(base_close):
 
                 async def aclose_(self: Any, *a: Any, **k: Any) -> Any:
@@ -166,7 +167,7 @@ def _subclass(base: type) -> type:
 
             def __exit__(self: Any, *exc: Any) -> Any:  # noqa: N807
                 try:
-                    return base.__exit__(self, *exc)  # type: ignore[attr-defined]
+                    return base.__exit__(self, *exc)
                 finally:
                     watch = _watch_of(self)
                     if watch:
@@ -177,7 +178,7 @@ def _subclass(base: type) -> type:
 
             async def __aexit__(self: Any, *exc: Any) -> Any:  # noqa: N807
                 try:
-                    return await base.__aexit__(self, *exc)  # type: ignore[attr-defined]
+                    return await base.__aexit__(self, *exc)
                 finally:
                     watch = _watch_of(self)
                     if watch:
