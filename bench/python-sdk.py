@@ -34,7 +34,8 @@ from tests.fake_providers import Model, Stream  # noqa: E402
 
 ANSWER = wire.Answer(text="Your order ships tomorrow; tracking follows by email.", id="bench")
 RESPONSE = Model(json.loads(wire.chat_completion_json(ANSWER)))
-SSE = wire.chat_completion_sse(wire.Answer(text=" ".join(["word"] * 38), id="bench"), True)
+STREAM_ANSWER = wire.Answer(text=" ".join(["word"] * 38), id="bench")
+SSE = wire.chat_completion_sse(STREAM_ANSWER, True)
 MESSAGES = [{"role": "system", "content": "You are a support agent for an online shop. " * 4}] + [
     {"role": "user" if i % 2 == 0 else "assistant", "content": f"Message {i}: " + "some text " * 20} for i in range(11)
 ]
@@ -142,7 +143,7 @@ def real_openai(calls: int) -> None:
     from tests.test_real_clients import ProviderAPI
 
     api = ProviderAPI()
-    api.answers = [ANSWER] * (calls * 2 + 400)
+    api.answers = [STREAM_ANSWER if i % 2 else ANSWER for i in range(calls * 4 + 800)]
     ingest = FakeIngest()
     client = cellar.Client(cellar.build_dsn(ingest.url, "bench", "s" * 32), flush_at_exit=False, serverless=True)
     bare = openai.OpenAI(api_key="sk-test", base_url=api.url + "/v1", max_retries=0)
@@ -152,14 +153,25 @@ def real_openai(calls: int) -> None:
     def call(c):
         return lambda: c.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, tools=TOOLS)
 
+    def stream(c):
+        def run():
+            for _ in c.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True, stream_options={"include_usage": True}):
+                pass
+
+        return run
+
     with cellar.session("bench"):
         per_call_ns(call(wrapped), 200, settle)
         per_call_ns(call(bare), 200, settle)
         floor = per_call_ns(call(bare), calls, settle)
         got = per_call_ns(call(wrapped), calls, settle)
+        sfloor = per_call_ns(stream(bare), calls, settle, 20)
+        sgot = per_call_ns(stream(wrapped), calls, settle, 20)
     print(f"the official openai {openai.__version__} client over local HTTP ({calls} calls each, caller thread CPU):")
     show("bare create() [floor]", floor)
     show("wrapped create()", got, floor)
+    show("bare 40-chunk stream [floor]", sfloor)
+    show("wrapped 40-chunk stream", sgot, sfloor)
     client.shutdown(5)
     api.close()
     ingest.close()

@@ -94,7 +94,13 @@ def _queue(
 
 
 def _after(
-    client_ref: ClientRef, mapper: Mapper, list_keys: Tuple[str, ...], kwargs: Dict[str, Any], result: Any, t0: float
+    client_ref: ClientRef,
+    mapper: Mapper,
+    list_keys: Tuple[str, ...],
+    kwargs: Dict[str, Any],
+    result: Any,
+    t0: float,
+    compact: Callable[[Any], Any],
 ) -> Any:
     """Notes a finished call (or watches its stream) and returns what the caller must get."""
     cellar = client_ref()
@@ -111,7 +117,7 @@ def _after(
                 if chunks:
                     _queue(cellar, mapper, req, chunks, True, sid, t0, t1)
 
-            return watch_stream(result, finish)
+            return watch_stream(result, finish, compact)
         _queue(cellar, mapper, req, result, False, sid, t0, time.time())
     except Exception as err:  # noqa: BLE001 - never fail the caller because of Cellar
         try:
@@ -121,14 +127,24 @@ def _after(
     return result
 
 
-def wrap_call(original: Callable[..., Any], client_ref: ClientRef, mapper: Mapper, list_keys: Tuple[str, ...]) -> Callable[..., Any]:
+def _same(item: Any) -> Any:
+    return item
+
+
+def wrap_call(
+    original: Callable[..., Any],
+    client_ref: ClientRef,
+    mapper: Mapper,
+    list_keys: Tuple[str, ...],
+    compact: Callable[[Any], Any] = _same,
+) -> Callable[..., Any]:
     """A function that calls ``original`` and notes the call; sync or async like the original."""
     if inspect.iscoroutinefunction(original):
 
         async def wrapped_async(*args: Any, **kwargs: Any) -> Any:
             t0 = time.time()
             result = await original(*args, **kwargs)
-            return _after(client_ref, mapper, list_keys, kwargs, result, t0)
+            return _after(client_ref, mapper, list_keys, kwargs, result, t0, compact)
 
         return wrapped_async
 
@@ -139,9 +155,9 @@ def wrap_call(original: Callable[..., Any], client_ref: ClientRef, mapper: Mappe
             # An async client whose method is a plain function returning a coroutine.
             async def settle() -> Any:
                 value = await result
-                return _after(client_ref, mapper, list_keys, kwargs, value, t0)
+                return _after(client_ref, mapper, list_keys, kwargs, value, t0, compact)
 
             return settle()
-        return _after(client_ref, mapper, list_keys, kwargs, result, t0)
+        return _after(client_ref, mapper, list_keys, kwargs, result, t0, compact)
 
     return wrapped

@@ -20,13 +20,27 @@ from typing import Any, Callable, Dict, List, Optional
 Finish = Callable[[List[Any], float, Optional[BaseException]], None]
 
 
-class StreamWatch:
-    __slots__ = ("chunks", "_finish", "_done")
+def _same(item: Any) -> Any:
+    return item
 
-    def __init__(self, finish: Finish) -> None:
+
+class StreamWatch:
+    """The chunks of one stream so far. ``compact`` may turn a chunk into a small tuple of strings
+    (a text delta): kept chunk objects are traced by the garbage collector until the sender has
+    built the trace, strings are not."""
+
+    __slots__ = ("chunks", "compact", "_finish", "_done")
+
+    def __init__(self, finish: Finish, compact: Callable[[Any], Any] = _same) -> None:
         self.chunks: List[Any] = []
+        self.compact = compact
         self._finish = finish
         self._done = False
+
+    def add(self, item: Any) -> None:
+        kept = self.compact(item)
+        if kept is not None:  # None: a chunk the trace does not need
+            self.chunks.append(kept)
 
     def end(self, error: Optional[BaseException] = None) -> None:
         if self._done:
@@ -54,7 +68,7 @@ def _watch_of(obj: Any) -> Optional[StreamWatch]:
 def _watched_iter(inner: Any, watch: StreamWatch) -> Any:
     try:
         for item in inner:
-            watch.chunks.append(item)
+            watch.add(item)
             yield item
     except BaseException as err:
         watch.end(err if not isinstance(err, GeneratorExit) else None)
@@ -65,7 +79,7 @@ def _watched_iter(inner: Any, watch: StreamWatch) -> Any:
 async def _watched_aiter(inner: Any, watch: StreamWatch) -> Any:
     try:
         async for item in inner:
-            watch.chunks.append(item)
+            watch.add(item)
             yield item
     except BaseException as err:
         watch.end(err if not isinstance(err, GeneratorExit) else None)
@@ -96,7 +110,7 @@ def _subclass(base: type) -> type:
                         watch.end(err)
                     raise
                 if watch:
-                    watch.chunks.append(item)
+                    watch.add(item)
                 return item
 
             ns["__next__"] = __next__
@@ -125,7 +139,7 @@ def _subclass(base: type) -> type:
                         watch.end(err)
                     raise
                 if watch:
-                    watch.chunks.append(item)
+                    watch.add(item)
                 return item
 
             ns["__anext__"] = __anext__
@@ -227,9 +241,9 @@ class _Proxy:
             _watch_of(self).end()  # type: ignore[union-attr]
 
 
-def watch_stream(stream: Any, finish: Finish) -> Any:
+def watch_stream(stream: Any, finish: Finish, compact: Callable[[Any], Any] = _same) -> Any:
     """The same stream object, its chunks noted; a generator or an odd object gets a proxy."""
-    watch = StreamWatch(finish)
+    watch = StreamWatch(finish, compact)
     if inspect.isgenerator(stream):
         return _watched_iter(stream, watch)
     if inspect.isasyncgen(stream):

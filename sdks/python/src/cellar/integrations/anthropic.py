@@ -139,6 +139,25 @@ def message_to_chat(data: Any) -> Dict[str, Any]:
     }
 
 
+_DELTAS = {"text_delta": ("text", "text"), "input_json_delta": ("json", "partial_json"), "thinking_delta": ("thinking", "thinking")}
+
+
+def compact_event(event: Any) -> Any:
+    """On the caller's path: deltas as ``(kind, block index, text)``; pings and stops dropped."""
+    if isinstance(event, dict):
+        return event
+    kind = getattr(event, "type", None)
+    if kind == "content_block_delta":
+        delta = getattr(event, "delta", None)
+        known = _DELTAS.get(getattr(delta, "type", None))  # type: ignore[arg-type]
+        if known is not None:
+            text = getattr(delta, known[1], None)
+            if type(text) is str:
+                return (known[0], event.index, text)
+        return event
+    return None if kind in ("ping", "content_block_stop", "message_stop") else event
+
+
 def message_from_events(events: List[Any]) -> Dict[str, Any]:
     """The ``Message`` a stream of message_start / content_block_* / message_delta events describes."""
     message: Dict[str, Any] = {"content": []}
@@ -146,6 +165,14 @@ def message_from_events(events: List[Any]) -> Dict[str, Any]:
     partial_json: Dict[int, List[str]] = {}
     usage: Dict[str, Any] = {}
     for raw in events:
+        if type(raw) is tuple:
+            what, index, text = raw
+            if what == "json":
+                partial_json.setdefault(index, []).append(text)
+            else:
+                block = blocks.setdefault(index, {"type": what, what: ""})
+                block[what] = str(block.get(what, "")) + text
+            continue
         event = to_plain(raw)
         if not isinstance(event, dict):
             continue
@@ -319,6 +346,6 @@ def wrap_anthropic(client: Any, cellar: "Optional[Client]" = None) -> Any:
     if messages is None:
         return client
     mapper: Mapper = map_messages
-    patch_method(messages, "create", lambda orig: wrap_call(orig, ref, mapper, ("messages",)))
+    patch_method(messages, "create", lambda orig: wrap_call(orig, ref, mapper, ("messages",), compact_event))
     patch_method(messages, "stream", lambda orig: _wrap_stream_helper(orig, ref))
     return client

@@ -56,12 +56,44 @@ def chat_response(data: Any) -> Dict[str, Any]:
     return response
 
 
+def compact_chat_chunk(chunk: Any) -> Any:
+    """On the caller's path: a plain text delta as ``(choice index, text)``, anything else as is."""
+    if isinstance(chunk, dict):
+        return chunk
+    try:
+        choices = chunk.choices
+        if len(choices) != 1 or getattr(chunk, "usage", None) is not None:
+            return chunk
+        choice = choices[0]
+        delta = choice.delta
+        text = getattr(delta, "content", None)
+        if (
+            type(text) is str
+            and getattr(choice, "finish_reason", None) is None
+            and getattr(delta, "role", None) is None
+            and getattr(delta, "tool_calls", None) is None
+            and getattr(delta, "refusal", None) is None
+            and not getattr(delta, "model_extra", None)
+        ):
+            return (choice.index, text)
+    except Exception:  # noqa: BLE001 - an unexpected shape is kept whole
+        pass
+    return chunk
+
+
+def _chat_slot() -> Dict[str, Any]:
+    return {"role": "assistant", "content": [], "refusal": [], "reasoning": [], "tools": {}, "finish": None}
+
+
 def chat_from_chunks(chunks: List[Any]) -> Dict[str, Any]:
     """A ``chat.completion`` assembled from ``chat.completion.chunk`` objects, as OpenAI would return it."""
     head: Dict[str, Any] = {}
     usage: Optional[Dict[str, Any]] = None
     choices: Dict[int, Dict[str, Any]] = {}
     for raw in chunks:
+        if type(raw) is tuple:
+            choices.setdefault(raw[0], _chat_slot())["content"].append(raw[1])
+            continue
         chunk = to_plain(raw)
         if not isinstance(chunk, dict):
             continue
@@ -72,9 +104,7 @@ def chat_from_chunks(chunks: List[Any]) -> Dict[str, Any]:
             usage = chunk["usage"]
         for choice in chunk.get("choices") or []:
             index = choice.get("index", 0)
-            slot = choices.setdefault(
-                index, {"role": "assistant", "content": [], "refusal": [], "reasoning": [], "tools": {}, "finish": None}
-            )
+            slot = choices.setdefault(index, _chat_slot())
             delta = choice.get("delta") or {}
             if delta.get("role"):
                 slot["role"] = delta["role"]
@@ -295,12 +325,31 @@ def response_to_chat(data: Any) -> Dict[str, Any]:
 _FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 
 
+_KEPT_EVENTS = frozenset(
+    {"response.created", "response.in_progress", "response.output_item.done", *_FINAL_EVENTS}
+)
+
+
+def compact_response_event(event: Any) -> Any:
+    """On the caller's path: text deltas as ``("delta", text)``, events the trace needs as they are."""
+    if isinstance(event, dict):
+        return event
+    kind = getattr(event, "type", None)
+    if kind == "response.output_text.delta":
+        delta = getattr(event, "delta", None)
+        return ("delta", delta) if type(delta) is str else event
+    return event if kind in _KEPT_EVENTS or kind is None else None
+
+
 def response_from_events(events: List[Any]) -> Dict[str, Any]:
     """The final ``Response`` of a stream (``response.completed`` carries it), else one pieced together."""
     latest: Optional[Dict[str, Any]] = None
     items: Dict[int, Any] = {}
     deltas: List[str] = []
     for raw in events:
+        if type(raw) is tuple:
+            deltas.append(raw[1])
+            continue
         event = to_plain(raw)
         if not isinstance(event, dict):
             continue
@@ -344,8 +393,8 @@ def wrap_openai(client: Any, cellar: "Optional[Client]" = None) -> Any:
     ref: ClientRef = (lambda: cellar) if cellar is not None else get_client
     chat = field(field(client, "chat"), "completions")
     if chat is not None:
-        patch_method(chat, "create", lambda orig: wrap_call(orig, ref, map_chat, ("messages",)))
+        patch_method(chat, "create", lambda orig: wrap_call(orig, ref, map_chat, ("messages",), compact_chat_chunk))
     responses = field(client, "responses")
     if responses is not None:
-        patch_method(responses, "create", lambda orig: wrap_call(orig, ref, map_responses, ("input",)))
+        patch_method(responses, "create", lambda orig: wrap_call(orig, ref, map_responses, ("input",), compact_response_event))
     return client
