@@ -1,4 +1,4 @@
-import { forbidden, HttpError, serviceUnavailable, unauthorized } from "@cellar/shared/errors";
+import { HttpError, serviceUnavailable, unauthorized } from "@cellar/shared/errors";
 import type { KeyResolver, ResolvedKey } from "@cellar/shared/auth/keys";
 import type { Logger } from "@cellar/shared/logger";
 import { createLastKnownKeys } from "./last-known-keys.ts";
@@ -68,10 +68,16 @@ function withinLookupTime<T>(lookup: Promise<T>, ms: number): Promise<T> {
   return Promise.race([lookup, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The CORS headers for this response, or a 403. A 403 to a browser carries CORS headers too, so
+ * the page's SDK can read why (its onError hook) instead of seeing an opaque network error it
+ * would retry; the answer says nothing about the key beyond the origin rule.
+ */
 function originPolicy(key: ResolvedKey, origin: string | null): Record<string, string> {
+  const refuse = (message: string) => new HttpError(403, message, origin === null ? {} : corsHeaders(origin));
   if (key.kind !== "dsn-client") {
     if (origin !== null)
-      throw forbidden(
+      throw refuse(
         "this credential is for servers and is refused from browsers (request has an Origin header); use a client DSN (svc-ing-c-...)",
       );
     return {};
@@ -79,11 +85,11 @@ function originPolicy(key: ResolvedKey, origin: string | null): Record<string, s
   const allowed = key.allowedOrigins?.length ? key.allowedOrigins : null;
   if (origin === null) {
     if (allowed)
-      throw forbidden("this client DSN is restricted to its allowed origins and the request has no Origin header");
+      throw refuse("this client DSN is restricted to its allowed origins and the request has no Origin header");
     return {};
   }
   if (allowed && !allowed.some((o) => o.toLowerCase() === origin.toLowerCase())) {
-    throw forbidden(`origin ${JSON.stringify(origin.slice(0, 200))} is not in this DSN's allowed origins`);
+    throw refuse(`origin ${JSON.stringify(origin.slice(0, 200))} is not in this DSN's allowed origins`);
   }
   return corsHeaders(origin);
 }

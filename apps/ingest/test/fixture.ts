@@ -48,7 +48,7 @@ export async function createIngestFixture(overrides: Partial<IngestDeps> = {}) {
         }),
       );
     },
-    async key(kind: KeyKind, opts: { serviceName?: string; origins?: string[] } = {}) {
+    async key(kind: KeyKind, opts: { serviceName?: string; origins?: string[]; endpoint?: string } = {}) {
       return createApiKey(stack.database.db, {
         kind,
         tenantId: tenant.tenantId,
