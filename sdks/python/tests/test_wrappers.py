@@ -200,6 +200,7 @@ class WrapperTest(unittest.TestCase):
         one, two = self.traces()
         self.assertEqual(one["request"]["messages"], [{"role": "system", "content": "Be kind."}, {"role": "user", "content": "Weather in Paris?"}])
         self.assertEqual(one["request"]["tools"][0]["function"]["name"], "get_weather")
+        self.assertEqual((one["request"]["api"], one["responses"][0]["source_object"]), ("responses", "response"))
         r1 = one["responses"][0]
         self.assertEqual((r1["object"], r1["id"], r1["choices"][0]["finish_reason"]), ("chat.completion", "resp_t2", "tool_calls"))
         [tc] = r1["choices"][0]["message"]["tool_calls"]
@@ -294,7 +295,8 @@ class WrapperTest(unittest.TestCase):
         one, two = self.traces()
         self.assertEqual(one["provider"], "openai")
         self.assertEqual(one["request"]["model"], "claude-sonnet-4-20250514")
-        self.assertEqual(one["request"]["provider_name"], "anthropic")
+        self.assertEqual(one["request"]["api"], "anthropic.messages")
+        self.assertEqual(one["responses"][0]["source_object"], "anthropic.message")
         self.assertEqual(one["request"]["messages"], [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Hi"}])
         r = one["responses"][0]
         self.assertEqual((r["model"], r["choices"][0]["message"]["content"], r["choices"][0]["finish_reason"]), ("claude-sonnet-4-20250514", "Bonjour.", "stop"))

@@ -136,6 +136,7 @@ def message_to_chat(data: Any) -> Dict[str, Any]:
         "model": m.get("model") or "unknown",
         "choices": [{"index": 0, "message": message, "finish_reason": FINISH.get(stop, stop) if stop else None}],
         "usage": chat_usage(m.get("usage")),
+        "source_object": "anthropic.message",
     }
 
 
@@ -229,7 +230,7 @@ def _request(req: Dict[str, Any]) -> Dict[str, Any]:
             else t
             for t in tools
         ]
-    request["provider_name"] = "anthropic"
+    request["api"] = "anthropic.messages"
     return request
 
 

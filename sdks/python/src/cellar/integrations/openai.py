@@ -244,6 +244,7 @@ def responses_request(req: Dict[str, Any]) -> Dict[str, Any]:
     plain = _plain_request(req)
     request: Dict[str, Any] = {k: v for k, v in plain.items() if k not in ("input", "instructions", "tools")}
     request["messages"] = responses_messages(plain)
+    request["api"] = "responses"
     if "tools" in plain:
         request["tools"] = _chat_tools(plain["tools"])
     return request
@@ -319,6 +320,7 @@ def response_to_chat(data: Any) -> Dict[str, Any]:
         "model": r.get("model") or "unknown",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": usage,
+        "source_object": "response",
     }
 
 
