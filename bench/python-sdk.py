@@ -2,7 +2,7 @@
 
     python3 bench/python-sdk.py [--calls 20000] [--queued 100000]
 
-Overhead: the caller thread's CPU time (``time.thread_time_ns``: the sender thread's work is not
+Overhead (bare and wrapped calls alternated): the caller thread's CPU time (``time.thread_time_ns``: the sender thread's work is not
 counted, it runs on its own thread) of each call of a fake OpenAI client that returns a prebuilt
 ChatCompletion at once, bare and wrapped, with a realistic request (a 12-message conversation,
 tools). The floor is the bare call measured in the same run. Streams: the whole iteration of a
@@ -74,6 +74,24 @@ def per_call_ns(fn, n: int, between=None, chunk: int = 200):
     return samples
 
 
+def paired(bare_fn, wrapped_fn, n: int, between=None, chunk: int = 200):
+    """Bare and wrapped calls alternated (one each, in turn), so drift on a shared machine hits both."""
+    floor, got = [], []
+    clock = time.thread_time_ns
+    for i in range(n):
+        if between is not None and i % chunk == 0:
+            between()
+        t = clock()
+        bare_fn()
+        floor.append(clock() - t)
+        t = clock()
+        wrapped_fn()
+        got.append(clock() - t)
+    floor.sort()
+    got.sort()
+    return floor, got
+
+
 def show(label: str, samples, floor=None) -> None:
     p50 = samples[len(samples) // 2] / 1000
     p99 = samples[int(len(samples) * 0.99)] / 1000
@@ -107,11 +125,9 @@ def overhead(calls: int) -> None:
         settle = lambda: client.flush(60)  # noqa: E731
         with cellar.session("bench"):
             per_call_ns(plain_call(wrapped), 2000, settle)  # warm-up
-            floor = per_call_ns(plain_call(bare), calls, settle)
-            got = per_call_ns(plain_call(wrapped), calls, settle)
+            floor, got = paired(plain_call(bare), plain_call(wrapped), calls, settle)
             n = max(500, calls // 20)
-            sfloor = per_call_ns(stream_call(bare), n, settle, 20)
-            sgot = per_call_ns(stream_call(wrapped), n, settle, 20)
+            sfloor, sgot = paired(stream_call(bare), stream_call(wrapped), n, settle, 20)
         if serverless:
             print(f"caller-path CPU per call, the sender idle while timed ({calls} calls each, caller thread only):")
         else:
@@ -163,11 +179,9 @@ def real_openai(calls: int) -> None:
     with cellar.session("bench"):
         per_call_ns(call(wrapped), 200, settle)
         per_call_ns(call(bare), 200, settle)
-        floor = per_call_ns(call(bare), calls, settle)
-        got = per_call_ns(call(wrapped), calls, settle)
-        sfloor = per_call_ns(stream(bare), calls, settle, 20)
-        sgot = per_call_ns(stream(wrapped), calls, settle, 20)
-    print(f"the official openai {openai.__version__} client over local HTTP ({calls} calls each, caller thread CPU):")
+        floor, got = paired(call(bare), call(wrapped), calls, settle)
+        sfloor, sgot = paired(stream(bare), stream(wrapped), calls, settle, 20)
+    print(f"the official openai {openai.__version__} client over local HTTP ({calls} calls each, alternated, caller thread CPU):")
     show("bare create() [floor]", floor)
     show("wrapped create()", got, floor)
     show("bare 40-chunk stream [floor]", sfloor)

@@ -275,7 +275,8 @@ class Pipeline:
         if n <= 0:
             return
         if outcome is not None:
-            self._stats[outcome] += n
+            with self._lock:  # callers count drops under the same lock
+                self._stats[outcome] += n
         with self._done:
             self._finished += n
             self._done.notify_all()
@@ -376,7 +377,8 @@ class Pipeline:
             )
             if not self._wait(delay, deadline):
                 return batch
-            self._stats["retried"] += len(batch) if self._batch_door else 1
+            with self._lock:
+                self._stats["retried"] += len(batch) if self._batch_door else 1
         return []
 
     def _settle_batch(self, batch: List[Encoded], answer: Answer) -> None:
