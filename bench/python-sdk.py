@@ -105,7 +105,7 @@ def show(label: str, samples, floor=None) -> None:
 
 
 def overhead(calls: int) -> None:
-    ingest = FakeIngest()
+    ingest = FakeIngest(keep=False)
     dsn = cellar.build_dsn(ingest.url, "bench", "s" * 32)
     bare = Bare()
 
@@ -160,7 +160,7 @@ def real_openai(calls: int) -> None:
 
     api = ProviderAPI()
     api.answers = [STREAM_ANSWER if i % 2 else ANSWER for i in range(calls * 4 + 800)]
-    ingest = FakeIngest()
+    ingest = FakeIngest(keep=False)
     client = cellar.Client(cellar.build_dsn(ingest.url, "bench", "s" * 32), flush_at_exit=False, serverless=True)
     bare = openai.OpenAI(api_key="sk-test", base_url=api.url + "/v1", max_retries=0)
     wrapped = cellar.wrap_openai(openai.OpenAI(api_key="sk-test", base_url=api.url + "/v1", max_retries=0), client)

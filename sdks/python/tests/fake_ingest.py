@@ -40,7 +40,8 @@ class Received:
 
 
 class FakeIngest:
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = True) -> None:
+        """``keep=False``: answer without recording (benches: a growing record slows every gc pass)."""
         self.received: List[Received] = []
         self.script: List[Any] = []  # Reply or Rule, used once each, then accept_all
         self.default: Rule = accept_all
@@ -66,7 +67,8 @@ class FakeIngest:
                     body = None
                 rec = Received(self.path, {k.lower(): v for k, v in self.headers.items()}, raw, body, time.monotonic())
                 with outer.lock:
-                    outer.received.append(rec)
+                    if keep:
+                        outer.received.append(rec)
                     step = outer.script.pop(0) if outer.script else outer.default
                 reply = step(self.path, body) if callable(step) else step
                 if reply is None:
