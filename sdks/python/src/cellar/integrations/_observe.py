@@ -1,0 +1,278 @@
+"""Watching a provider call without changing it.
+
+A wrapped method calls the original with the same arguments and returns its result: the same
+object. Exceptions are never caught on the way out. For a stream, the object the client
+returned is kept too: its class is swapped for a subclass that notes each chunk (a list
+append, the only work on the caller's path) and hands the chunks to Cellar when the stream
+ends, is closed or leaves its ``with`` block; ``isinstance`` checks and every attribute behave
+as before. An object whose class cannot be swapped is returned inside a transparent proxy.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional
+
+# Called once per finished stream: (chunks, end time, error or None).
+Finish = Callable[[List[Any], float, Optional[BaseException]], None]
+
+
+def _same(item: Any) -> Any:
+    return item
+
+
+class StreamWatch:
+    """The chunks of one stream so far. ``compact`` may turn a chunk into a small tuple of strings
+    (a text delta): kept chunk objects are traced by the garbage collector until the sender has
+    built the trace, strings are not."""
+
+    __slots__ = ("chunks", "compact", "_finish", "_done")
+
+    def __init__(self, finish: Finish, compact: Callable[[Any], Any] = _same) -> None:
+        self.chunks: List[Any] = []
+        self.compact = compact
+        self._finish = finish
+        self._done = False
+
+    def add(self, item: Any) -> None:
+        kept = self.compact(item)
+        if kept is not None:  # None: a chunk the trace does not need
+            self.chunks.append(kept)
+
+    def end(self, error: Optional[BaseException] = None) -> None:
+        if self._done:
+            return
+        self._done = True
+        try:
+            self._finish(self.chunks, time.time(), error)
+        except Exception:  # noqa: BLE001 - Cellar never breaks the caller's stream
+            pass
+
+
+_WATCH = "_cellar_watch"
+_classes: Dict[type, type] = {}
+_classes_lock = threading.Lock()
+
+
+def _watch_of(obj: Any) -> Optional[StreamWatch]:
+    try:
+        watch: Optional[StreamWatch] = object.__getattribute__(obj, _WATCH)
+        return watch
+    except AttributeError:
+        return None
+
+
+def _watched_iter(inner: Any, watch: StreamWatch) -> Any:
+    try:
+        for item in inner:
+            watch.add(item)
+            yield item
+    except BaseException as err:
+        watch.end(err if not isinstance(err, GeneratorExit) else None)
+        raise
+    watch.end()
+
+
+async def _watched_aiter(inner: Any, watch: StreamWatch) -> Any:
+    try:
+        async for item in inner:
+            watch.add(item)
+            yield item
+    except BaseException as err:
+        watch.end(err if not isinstance(err, GeneratorExit) else None)
+        raise
+    watch.end()
+
+
+def _subclass(base: type) -> type:
+    """``base`` with iteration, close and context exit noted; made once per provider class."""
+    with _classes_lock:
+        known = _classes.get(base)
+        if known is not None:
+            return known
+        ns: Dict[str, Any] = {"__module__": base.__module__, "__qualname__": base.__qualname__}
+
+        if hasattr(base, "__next__"):
+
+            def __next__(self: Any) -> Any:  # noqa: N807
+                watch = _watch_of(self)
+                try:
+                    item = base.__next__(self)
+                except StopIteration:
+                    if watch:
+                        watch.end()
+                    raise
+                except BaseException as err:
+                    if watch:
+                        watch.end(err)
+                    raise
+                if watch:
+                    watch.add(item)
+                return item
+
+            ns["__next__"] = __next__
+        if hasattr(base, "__iter__"):
+
+            def __iter__(self: Any) -> Any:  # noqa: N807
+                inner = base.__iter__(self)
+                watch = _watch_of(self)
+                if inner is self or watch is None:
+                    return inner  # our __next__ notes the chunks
+                return _watched_iter(inner, watch)
+
+            ns["__iter__"] = __iter__
+        if hasattr(base, "__anext__"):
+
+            async def __anext__(self: Any) -> Any:  # noqa: N807
+                watch = _watch_of(self)
+                try:
+                    item = await base.__anext__(self)
+                except StopAsyncIteration:
+                    if watch:
+                        watch.end()
+                    raise
+                except BaseException as err:
+                    if watch:
+                        watch.end(err)
+                    raise
+                if watch:
+                    watch.add(item)
+                return item
+
+            ns["__anext__"] = __anext__
+        if hasattr(base, "__aiter__"):
+
+            def __aiter__(self: Any) -> Any:  # noqa: N807
+                inner = base.__aiter__(self)
+                watch = _watch_of(self)
+                if inner is self or watch is None:
+                    return inner
+                return _watched_aiter(inner, watch)
+
+            ns["__aiter__"] = __aiter__
+        if hasattr(base, "close"):
+            base_close = base.close
+            if inspect.iscoroutinefunction(base_close):
+
+                async def aclose_(self: Any, *a: Any, **k: Any) -> Any:
+                    try:
+                        return await base_close(self, *a, **k)
+                    finally:
+                        watch = _watch_of(self)
+                        if watch:
+                            watch.end()
+
+                ns["close"] = aclose_
+            else:
+
+                def close_(self: Any, *a: Any, **k: Any) -> Any:
+                    try:
+                        return base_close(self, *a, **k)
+                    finally:
+                        watch = _watch_of(self)
+                        if watch:
+                            watch.end()
+
+                ns["close"] = close_
+        if hasattr(base, "__exit__"):
+
+            def __exit__(self: Any, *exc: Any) -> Any:  # noqa: N807
+                try:
+                    return base.__exit__(self, *exc)
+                finally:
+                    watch = _watch_of(self)
+                    if watch:
+                        watch.end(exc[1] if len(exc) > 1 and isinstance(exc[1], BaseException) else None)
+
+            ns["__exit__"] = __exit__
+        if hasattr(base, "__aexit__"):
+
+            async def __aexit__(self: Any, *exc: Any) -> Any:  # noqa: N807
+                try:
+                    return await base.__aexit__(self, *exc)
+                finally:
+                    watch = _watch_of(self)
+                    if watch:
+                        watch.end(exc[1] if len(exc) > 1 and isinstance(exc[1], BaseException) else None)
+
+            ns["__aexit__"] = __aexit__
+        sub = type(base.__name__, (base,), ns)
+        _classes[base] = sub
+        return sub
+
+
+class _Proxy:
+    """Last resort for objects whose class cannot be swapped: forwards everything."""
+
+    def __init__(self, inner: Any, watch: StreamWatch) -> None:
+        object.__setattr__(self, "_inner", inner)
+        object.__setattr__(self, _WATCH, watch)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(object.__getattribute__(self, "_inner"), name)
+
+    def __iter__(self) -> Any:
+        return _watched_iter(object.__getattribute__(self, "_inner"), _watch_of(self))  # type: ignore[arg-type]
+
+    def __aiter__(self) -> Any:
+        return _watched_aiter(object.__getattribute__(self, "_inner"), _watch_of(self))  # type: ignore[arg-type]
+
+    def __enter__(self) -> Any:
+        object.__getattribute__(self, "_inner").__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        try:
+            return object.__getattribute__(self, "_inner").__exit__(*exc)
+        finally:
+            _watch_of(self).end()  # type: ignore[union-attr]
+
+    async def __aenter__(self) -> Any:
+        await object.__getattribute__(self, "_inner").__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        try:
+            return await object.__getattribute__(self, "_inner").__aexit__(*exc)
+        finally:
+            _watch_of(self).end()  # type: ignore[union-attr]
+
+
+def watch_stream(stream: Any, finish: Finish, compact: Callable[[Any], Any] = _same) -> Any:
+    """The same stream object, its chunks noted; a generator or an odd object gets a proxy."""
+    watch = StreamWatch(finish, compact)
+    if inspect.isgenerator(stream):
+        return _watched_iter(stream, watch)
+    if inspect.isasyncgen(stream):
+        return _watched_aiter(stream, watch)
+    base = type(stream)
+    try:
+        sub = _subclass(base)
+        stream.__class__ = sub
+    except Exception:  # noqa: BLE001 - slots, builtins, C types: proxy instead
+        return _Proxy(stream, watch)
+    try:
+        object.__setattr__(stream, _WATCH, watch)
+    except Exception:  # noqa: BLE001 - no room for the watch: put the class back
+        stream.__class__ = base
+        return _Proxy(stream, watch)
+    return stream
+
+
+def patch_method(owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]) -> bool:
+    """Replaces ``owner.name`` (an instance attribute shadowing the class's method) once."""
+    original = getattr(owner, name, None)
+    if original is None or not callable(original) or getattr(original, "__cellar_wrapped__", False):
+        return False
+    wrapped = make(original)
+    functools.update_wrapper(wrapped, original)
+    wrapped.__cellar_wrapped__ = True  # type: ignore[attr-defined]
+    setattr(owner, name, wrapped)
+    return True
+
+
+def now() -> float:
+    return time.time()
