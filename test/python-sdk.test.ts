@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { bootstrapTenant, createApiKey } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { ROOT, run, type Running } from "./helpers/compose";
