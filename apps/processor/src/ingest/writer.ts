@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
+import { reopen } from "@cellar/shared/maturation/state";
 import { resolveTraceServices, serviceKey } from "./services.ts";
 import { deriveSpans, traceIdFor } from "./spans.ts";
 
@@ -175,17 +176,8 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
         first: new Date(a.first).toISOString(),
         last: new Date(a.last).toISOString(),
       }));
-      // Rows locked in id order, as maturation locks them, and FOR NO KEY UPDATE (as maturation):
-      // the trace inserts above took FOR KEY SHARE on these sessions (the foreign key check), which
-      // FOR UPDATE conflicts with, so two writes, or a write and a maturation, holding key-share
-      // locks on each other's sessions deadlocked under load (bench/e2e.ts, lag above the window).
-      const updated = await tx<{ id: string }[]>`
-        with x as (select * from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(pk uuid, first timestamptz, last timestamptz)),
-          locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
-        update sessions s set status = 'active', last_ingested_at = now(), activity_seq = s.activity_seq + 1,
-          first_activity_at = least(s.first_activity_at, x.first), last_activity_at = greatest(s.last_activity_at, x.last)
-        from x where s.id = x.pk and s.id in (select id from locked)
-        returning s.id`;
+      // Locked in id order as maturation locks them; also un-parks a parked session.
+      const updated = await reopen(tx, rows);
       for (const r of updated) reopened.add(r.id);
     }
     // Sessions and traces that only got replayed rows still need their key refreshed when they are

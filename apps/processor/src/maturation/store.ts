@@ -4,6 +4,7 @@ import type { IntentDefinition } from "../analysis/catalog.ts";
 import type { LatencyNorms } from "../analysis/detectors.ts";
 import type { SessionAnalyzer } from "../analysis/session.ts";
 import type { EventInput, TraceInput } from "../analysis/transcript.ts";
+import { parked, type MaturedRow } from "@cellar/shared/maturation/state";
 import { MESSAGE_EVENT_NAMES } from "../otlp/linked.ts";
 import { mergeOtelMessageEvents } from "../otlp/merge.ts";
 
@@ -13,14 +14,7 @@ import { mergeOtelMessageEvents } from "../otlp/merge.ts";
  */
 
 /** A session or trace row as the maturation queries select it (selectMaturing, one query shape). */
-export interface MaturingRow {
-  id: string;
-  tenant_id: string;
-  trace_service_id: string;
-  session_id: string;
-  status: "active" | "matured";
-  maturation_count: number;
-  matured_at: Date | null;
+export interface MaturingRow extends MaturedRow {
   published_count?: number;
   service_name: string;
   activity_seq?: number;
@@ -56,7 +50,7 @@ export function selectMaturing(sql: Sql, kind: "session" | "trace", filter: Matu
   const ingested = sql(session ? "last_ingested_at" : "ingested_at");
   const cols = session
     ? sql`, s.activity_seq, s.last_ingested_at, s.maturation_failures,
-        (s.maturation_failed_at is not null and s.last_ingested_at <= s.maturation_failed_at) as failed,
+        ${parked(sql)} as failed,
         greatest(0, extract(epoch from coalesce(s.maturation_retry_at, now()) - now()) * 1000)::float8 as retry_in_ms`
     : sql`, t.trace_id`;
   if ("lockIds" in filter) {
