@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
+  customType,
   index,
   integer,
   jsonb,
@@ -29,6 +31,9 @@ const traceServiceId = () =>
  * trace, docs/performance.md).
  */
 const denormalized = (name: string) => uuid(name).notNull();
+
+/** Bytes (a deflated payload, shared/db/payload-codec.ts). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 
 export const ENTITY_STATUSES = ["active", "matured"] as const;
 
@@ -93,8 +98,18 @@ export const traces = pgTable(
     model: text("model"),
     startTime: ts("start_time").notNull(),
     endTime: ts("end_time").notNull(),
-    /** The whole payload as received, unknown fields included. */
-    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    /**
+     * The whole payload as received, unknown fields included: deflated JSON in `payloadZ` (rows
+     * since migration 0015), or jsonb in `payload` (older rows until the backfill moves them).
+     * Read through decodePayload (shared/db/payload-codec.ts).
+     */
+    payload: jsonb("payload").$type<Record<string, unknown>>(),
+    payloadZ: bytea("payload_z"),
+    /** Token usage summed over the responses, and whether an OTLP call waits for its messages (null on rows not yet backfilled). */
+    promptTokens: bigint("prompt_tokens", { mode: "number" }),
+    completionTokens: bigint("completion_tokens", { mode: "number" }),
+    totalTokens: bigint("total_tokens", { mode: "number" }),
+    awaitsMessages: boolean("awaits_messages"),
     receivedAt: ts("received_at").notNull(),
     ingestedAt: ts("ingested_at").notNull().defaultNow(),
     status: text("status", { enum: ENTITY_STATUSES }).notNull().default("active"),

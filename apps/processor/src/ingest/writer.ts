@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
+import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
 import { reopen } from "@cellar/shared/maturation/state";
 import { resolveTraceServices, serviceKey } from "./services.ts";
 import { deriveSpans, traceIdFor } from "./spans.ts";
@@ -66,6 +67,7 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
       if (m.kind === "trace") {
         const p = m.payload;
         const traceId = traceIdFor(p, m.messageId);
+        const usage = usageTotals(p);
         traceRows.push({
           tenant_id: m.tenantId,
           trace_service_id: svc,
@@ -77,7 +79,12 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
           model: p.request.model,
           start_time: p.start_time,
           end_time: p.end_time,
-          payload: p,
+          // Deflated by the app, not parsed and pglz-compressed by Postgres (shared/db/payload-codec.ts).
+          payload_z: encodePayload(p).toString("base64"),
+          prompt_tokens: usage.prompt,
+          completion_tokens: usage.completion,
+          total_tokens: usage.total,
+          awaits_messages: (p as { otel?: { messages?: unknown } }).otel?.messages === "none",
           received_at: m.receivedAt,
         });
         for (const s of deriveSpans(traceId, p)) {
@@ -126,10 +133,13 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
             end_ms: number;
           }[]
         >`
-          insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at)
-          select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at
-          from jsonb_to_recordset(${tx.json(traceRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
-            session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz, payload jsonb, received_at timestamptz)
+          insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
+            payload_z, prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at)
+          select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
+            decode(payload_z, 'base64'), prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at
+          from json_to_recordset(${tx.json(traceRows as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
+            session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz, payload_z text,
+            prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz)
           order by trace_service_id, trace_id
           on conflict (trace_service_id, trace_id) do nothing
           returning id, trace_id, trace_service_id, session_pk,
@@ -143,7 +153,7 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
       await tx`
         insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes)
         select tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes
-        from jsonb_to_recordset(${tx.json(freshSpans as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
+        from json_to_recordset(${tx.json(freshSpans as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
           parent_span_id text, trace_id text, session_id text, name text, kind text, start_time timestamptz, end_time timestamptz, attributes jsonb)
         order by trace_service_id, span_id
         on conflict (trace_service_id, span_id) do nothing`;
