@@ -334,7 +334,7 @@ async function main() {
       const kvPerTrace = ((await activitySeq()) - kv0) / Math.max(1, lg.ok ?? 1);
       if (args["pg-stats"]) {
         const top = await sql<{ calls: number; ms: number; rows: number; q: string }[]>`
-          select calls::int, round(total_exec_time)::int as ms, rows::int, regexp_replace(left(query, 110), '\s+', ' ', 'g') as q
+          select calls::int, round(total_exec_time)::int as ms, rows::int, regexp_replace(left(query, 110), '\\s+', ' ', 'g') as q
           from pg_stat_statements order by total_exec_time desc limit 15`;
         const okNow = JSON.parse(out.trim().split("\n").pop() || "{}").ok || 1;
         console.log(`postgres statements (execution time per accepted trace, us):`);
