@@ -194,20 +194,21 @@ async function main() {
       ),
     };
     // BENCH_<APP>_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles one app.
-    const start = (app: string) => {
+    // Each app's /health port picked free: the defaults (3300, 3400) may be taken on a shared machine.
+    const start = async (app: string) => {
       const flags = (process.env[`BENCH_${app.toUpperCase()}_FLAGS`] ?? "").split(" ").filter(Boolean);
       const c = spawn(process.execPath, [...flags, `apps/${app}/src/main.ts`], {
         cwd: ROOT,
-        env,
+        env: { ...env, HEALTH_PORT: String(await freePort()) },
         stdio: ["ignore", "ignore", "inherit"],
       });
       children.push(c);
       return c;
     };
-    const ingest = start("ingest");
-    const platform = start("platform");
-    const dispatcher = start("dispatcher");
-    const processors = Array.from({ length: PROCESSORS }, () => start("processor"));
+    const ingest = await start("ingest");
+    const platform = await start("platform");
+    const dispatcher = await start("dispatcher");
+    const processors = await Promise.all(Array.from({ length: PROCESSORS }, () => start("processor")));
     await Promise.all([waitForPort(ingestPort, 60_000), waitForPort(platformPort, 60_000)]);
     await sleep(2000);
     const postmaster = postmasterPid(pgDir);

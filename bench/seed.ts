@@ -138,12 +138,15 @@ try {
         cross join generate_series(0, ${PER_SESSION - 1}) k`;
       await tx`analyze chunk_traces`;
       await tx`
-        insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload_z,
+        insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
           prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, ingested_at, status, maturation_count, matured_at, published_count)
         select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
-          t.payload_z, (t.usage->>'prompt')::bigint, (t.usage->>'completion')::bigint, (t.usage->>'total')::bigint, false,
+          (t.usage->>'prompt')::bigint, (t.usage->>'completion')::bigint, (t.usage->>'total')::bigint, false,
           c.at, c.at, 'matured', 1, c.at + interval '4 minutes', 1
         from chunk_traces c join seed_templates t on t.k = c.tk`;
+      await tx`
+        insert into trace_payloads (trace_pk, tenant_id, payload_z)
+        select c.id, ${T}, t.payload_z from chunk_traces c join seed_templates t on t.k = c.tk`;
       await tx`
         insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes, ingested_at)
         select ${T}, ${S}, c.session_pk, c.id, md5(c.trace_id || (sp->>'suffix')), case when sp->>'parent' is not null then md5(c.trace_id || (sp->>'parent')) end,

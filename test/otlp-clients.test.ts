@@ -421,6 +421,7 @@ test("OpenInference (@arizeai/openinference-instrumentation-openai, llm.* attrib
     await tracerProvider.shutdown();
   }
   await expectConversation("phoenix-1", { promptTokens: 360, completionTokens: 44, costUsd: EXPECTED_COST });
-  const [row] = await stack.database.sql`select payload, payload_z from traces where session_id = 'phoenix-1' limit 1`;
+  const [row] = await stack.database
+    .sql`select payload, (select z.payload_z from trace_payloads z where z.trace_pk = traces.id) as payload_z from traces where session_id = 'phoenix-1' limit 1`;
   expect(decodePayload(row as any).otel.scope).toContain("openinference");
 });

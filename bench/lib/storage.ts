@@ -11,6 +11,7 @@ export interface StorageReport {
 
 const TABLES = [
   "traces",
+  "trace_payloads",
   "spans",
   "events",
   "sessions",
@@ -32,8 +33,9 @@ export async function storageReport(sql: postgres.Sql): Promise<StorageReport> {
   type Stored = { payload: unknown; payload_z: Uint8Array | null };
   const rawOf = (rows: Stored[]) =>
     rows.length ? rows.reduce((s, r) => s + Buffer.byteLength(JSON.stringify(decodePayload(r))), 0) / rows.length : 0;
-  let rawPerTrace = rawOf(await sql<Stored[]>`select payload, payload_z from traces tablesample system (1) limit 5000`);
-  if (!rawPerTrace) rawPerTrace = rawOf(await sql<Stored[]>`select payload, payload_z from traces limit 5000`);
+  const z = sql.unsafe("(select z.payload_z from trace_payloads z where z.trace_pk = traces.id) as payload_z");
+  let rawPerTrace = rawOf(await sql<Stored[]>`select payload, ${z} from traces tablesample system (1) limit 5000`);
+  if (!rawPerTrace) rawPerTrace = rawOf(await sql<Stored[]>`select payload, ${z} from traces limit 5000`);
   const tables = [];
   let total = 0;
   for (const table of TABLES) {

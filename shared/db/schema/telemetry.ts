@@ -99,12 +99,11 @@ export const traces = pgTable(
     startTime: ts("start_time").notNull(),
     endTime: ts("end_time").notNull(),
     /**
-     * The whole payload as received, unknown fields included: deflated JSON in `payloadZ` (rows
-     * since migration 0015), or jsonb in `payload` (older rows until the backfill moves them).
+     * The whole payload as received, unknown fields included: in `trace_payloads` (deflated,
+     * rows since migration 0015), or jsonb here (older rows until the backfill moves them).
      * Read through decodePayload (shared/db/payload-codec.ts).
      */
     payload: jsonb("payload").$type<Record<string, unknown>>(),
-    payloadZ: bytea("payload_z"),
     /** Token usage summed over the responses, and whether an OTLP call waits for its messages (null on rows not yet backfilled). */
     promptTokens: bigint("prompt_tokens", { mode: "number" }),
     completionTokens: bigint("completion_tokens", { mode: "number" }),
@@ -127,6 +126,18 @@ export const traces = pgTable(
     index("traces_unpublished_idx").on(t.maturedAt).where(sql`published_count < maturation_count`),
   ],
 );
+
+/**
+ * A trace's payload as the app stored it (migration 0015): the JSON text in jsonb key order,
+ * deflated (shared/db/payload-codec.ts). Written once with the trace, never updated.
+ */
+export const tracePayloads = pgTable("trace_payloads", {
+  tracePk: uuid("trace_pk")
+    .primaryKey()
+    .references(() => traces.id, { onDelete: "cascade" }),
+  tenantId: denormalized("tenant_id"),
+  payloadZ: bytea("payload_z").notNull(),
+});
 
 /** Spans derived from trace payloads (one per model response; tool spans per tool call). */
 export const spans = pgTable(

@@ -134,11 +134,11 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
           }[]
         >`
           insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-            payload_z, prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at)
+            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at)
           select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-            decode(payload_z, 'base64'), prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at
-          from json_to_recordset(${tx.json(traceRows as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
-            session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz, payload_z text,
+            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at
+          from json_to_recordset(${tx.json(traceRows.map(({ payload_z: _, ...row }) => row) as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
+            session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz,
             prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz)
           order by trace_service_id, trace_id
           on conflict (trace_service_id, trace_id) do nothing
@@ -146,6 +146,18 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
             (extract(epoch from start_time) * 1000)::float8 as start_ms, (extract(epoch from end_time) * 1000)::float8 as end_ms`
       : [];
     const tracePkOf = new Map(newTraces.map((t) => [`${t.trace_service_id}\u0000${t.trace_id}`, t.id]));
+    // The new traces' payloads, deflated by the app, in a table of their own: written once, never updated.
+    const payloads = traceRows.flatMap((t) => {
+      const pk = tracePkOf.get(`${t.trace_service_id}\u0000${t.trace_id}`);
+      return pk ? [{ trace_pk: pk, tenant_id: t.tenant_id, payload_z: t.payload_z }] : [];
+    });
+    if (payloads.length) {
+      await tx`
+        insert into trace_payloads (trace_pk, tenant_id, payload_z)
+        select trace_pk, tenant_id, decode(payload_z, 'base64')
+        from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text)
+        order by trace_pk`;
+    }
     const freshSpans = spanRows
       .filter((s) => tracePkOf.has(`${s.trace_service_id}\u0000${s.trace_id}`))
       .map((s) => ({ ...s, trace_pk: tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`) }));

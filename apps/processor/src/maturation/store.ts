@@ -34,7 +34,13 @@ export interface TraceRow extends MaturingRow {
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 /** Stored bytes of a trace's payload, whichever column holds it (no payload read). */
-const storedBytes = (sql: Sql) => sql.unsafe("coalesce(pg_column_size(payload_z), pg_column_size(payload))");
+const storedBytes = (sql: Sql) =>
+  sql.unsafe(
+    "coalesce((select pg_column_size(z.payload_z) from trace_payloads z where z.trace_pk = traces.id), pg_column_size(traces.payload))",
+  );
+/** A trace row's deflated payload (migration 0015), null on a row still holding jsonb. */
+const payloadZ = (sql: Sql) =>
+  sql.unsafe("(select z.payload_z from trace_payloads z where z.trace_pk = traces.id) as payload_z");
 export type MaturingFilter =
   | { lockIds: string[]; windowSeconds: number }
   | { owedOlderThanSeconds: number; limit: number };
@@ -102,7 +108,7 @@ export async function historySizes(tx: Sql, ids: string[]): Promise<Map<string, 
   const rows = await tx<{ id: string; traces: number; trace_bytes: number; events: number }[]>`
     select s.id,
       (select count(*)::int from traces t where t.session_pk = s.id) as traces,
-      (select coalesce(sum(${storedBytes(tx)}), 0)::float8 from traces t where t.session_pk = s.id) as trace_bytes,
+      (select coalesce(sum(${storedBytes(tx)}), 0)::float8 from traces where traces.session_pk = s.id) as trace_bytes,
       (select count(*)::int from events e where e.session_pk = s.id) as events
     from sessions s where s.id = any(${tx.array(ids)}::uuid[])`;
   return new Map(
@@ -168,7 +174,7 @@ export async function loadHistoryBatch(
         payload_z: Uint8Array | null;
       }[]
     >`
-      select session_pk, trace_id, start_time, end_time, payload, payload_z from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
+      select session_pk, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
     tx<
       {
         session_pk: string;
@@ -326,7 +332,7 @@ async function* tracePages(
       payload: unknown;
       payload_z: Uint8Array | null;
     }> = await tx`
-      select trace_id, start_time, end_time, payload, payload_z from traces
+      select trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces
       where session_pk = ${sessionPk}
         ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
         and (start_time, trace_id collate "C") <= (${last.start_time}, ${last.trace_id} collate "C")
@@ -385,7 +391,7 @@ export async function loadTracesForMetrics(tx: Sql, ids: string[]): Promise<Arra
   const rows = await tx<
     { id: string; trace_id: string; payload: unknown; payload_z: Uint8Array | null; start_time: Date; end_time: Date }[]
   >`
-    select id, trace_id, start_time, end_time, payload_z,
+    select id, trace_id, start_time, end_time, ${payloadZ(tx)},
       case when payload is not null then jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') end as payload
     from traces where id = any(${tx.array(ids)}::uuid[])`;
   return rows.map((r) => {

@@ -19,14 +19,15 @@ export async function backfillPayloads(
   for (;;) {
     if (o.stopped?.()) return moved;
     const { n, last } = await sql.begin(async (tx) => {
-      const rows = await tx<{ id: string; payload: Record<string, unknown> }[]>`
-        select id, payload from traces where id > ${after} and payload is not null
+      const rows = await tx<{ id: string; tenant_id: string; payload: Record<string, unknown> }[]>`
+        select id, tenant_id, payload from traces where id > ${after} and payload is not null
         order by id limit ${batch} for update skip locked`;
       if (rows.length === 0) return { n: 0, last: null };
       const moved = rows.map((r) => {
         const usage = usageTotals(r.payload);
         return {
           id: r.id,
+          tenant_id: r.tenant_id,
           z: encodePayload(r.payload).toString("base64"),
           prompt: usage.prompt,
           completion: usage.completion,
@@ -35,10 +36,12 @@ export async function backfillPayloads(
         };
       });
       await tx`
-        update traces t set payload_z = decode(x.z, 'base64'), payload = null, prompt_tokens = x.prompt,
-          completion_tokens = x.completion, total_tokens = x.total, awaits_messages = x.awaits
-        from json_to_recordset(${JSON.stringify(moved)}::text::json) as x(id uuid, z text, prompt bigint, completion bigint, total bigint, awaits boolean)
-        where t.id = x.id`;
+        with x as (select * from json_to_recordset(${JSON.stringify(moved)}::text::json)
+            as x(id uuid, tenant_id uuid, z text, prompt bigint, completion bigint, total bigint, awaits boolean)),
+          stored as (insert into trace_payloads (trace_pk, tenant_id, payload_z) select id, tenant_id, decode(z, 'base64') from x)
+        update traces t set payload = null, prompt_tokens = x.prompt, completion_tokens = x.completion, total_tokens = x.total,
+          awaits_messages = x.awaits
+        from x where t.id = x.id`;
       return { n: rows.length, last: rows[rows.length - 1].id };
     });
     if (!last) return moved;
