@@ -13,6 +13,11 @@ import type { SignInService } from "./signin/service.ts";
 export interface PlatformDeps {
   db: Db;
   sql: postgres.Sql;
+  /**
+   * Telemetry and analysis reads: a streaming replica (DATABASE_READ_URL), with read-your-writes
+   * where an answer needs it (replica.ts). Default: `sql`.
+   */
+  readSql?: postgres.Sql;
   keys: KeyResolver;
   logger: Logger;
   windowSeconds: number;
