@@ -33,7 +33,9 @@ export async function storageReport(sql: postgres.Sql): Promise<StorageReport> {
   type Stored = { payload: unknown; payload_z: Uint8Array | null };
   const rawOf = (rows: Stored[]) =>
     rows.length ? rows.reduce((s, r) => s + Buffer.byteLength(JSON.stringify(decodePayload(r))), 0) / rows.length : 0;
-  const z = sql.unsafe("(select z.payload_z from trace_payloads z where z.trace_pk = traces.id) as payload_z");
+  const z = sql.unsafe(
+    "(select z.payload_z from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id) as payload_z",
+  );
   let rawPerTrace = rawOf(await sql<Stored[]>`select payload, ${z} from traces tablesample system (1) limit 5000`);
   if (!rawPerTrace) rawPerTrace = rawOf(await sql<Stored[]>`select payload, ${z} from traces limit 5000`);
   const tables = [];

@@ -10,10 +10,13 @@
 -- read takes either. What reads computed from the jsonb in SQL becomes a column written with the
 -- row: the token sums of the responses, and whether an OTLP call still waits for its messages.
 -- Catalog changes only (no table rewrite, no scan).
+-- Its key includes tenant_id (every new key does: test/tenant-keys.test.ts, docs/scaling.md),
+-- after trace_pk so the cascade from a deleted trace finds its row through the key.
 CREATE TABLE "trace_payloads" (
-	"trace_pk" uuid PRIMARY KEY NOT NULL REFERENCES "traces"("id") ON DELETE CASCADE,
 	"tenant_id" uuid NOT NULL,
-	"payload_z" bytea NOT NULL
+	"trace_pk" uuid NOT NULL REFERENCES "traces"("id") ON DELETE CASCADE,
+	"payload_z" bytea NOT NULL,
+	CONSTRAINT "trace_payloads_pkey" PRIMARY KEY ("trace_pk", "tenant_id")
 );--> statement-breakpoint
 ALTER TABLE "trace_payloads" ALTER COLUMN "payload_z" SET STORAGE EXTERNAL;--> statement-breakpoint
 ALTER TABLE "traces" ALTER COLUMN "payload" DROP NOT NULL;--> statement-breakpoint

@@ -131,13 +131,18 @@ export const traces = pgTable(
  * A trace's payload as the app stored it (migration 0015): the JSON text in jsonb key order,
  * deflated (shared/db/payload-codec.ts). Written once with the trace, never updated.
  */
-export const tracePayloads = pgTable("trace_payloads", {
-  tracePk: uuid("trace_pk")
-    .primaryKey()
-    .references(() => traces.id, { onDelete: "cascade" }),
-  tenantId: denormalized("tenant_id"),
-  payloadZ: bytea("payload_z").notNull(),
-});
+export const tracePayloads = pgTable(
+  "trace_payloads",
+  {
+    tenantId: denormalized("tenant_id"),
+    tracePk: uuid("trace_pk")
+      .notNull()
+      .references(() => traces.id, { onDelete: "cascade" }),
+    payloadZ: bytea("payload_z").notNull(),
+  },
+  // tenant_id in the key (docs/scaling.md), after trace_pk: a deleted trace's cascade seeks by trace_pk.
+  (t) => [primaryKey({ name: "trace_payloads_pkey", columns: [t.tracePk, t.tenantId] })],
+);
 
 /** Spans derived from trace payloads (one per model response; tool spans per tool call). */
 export const spans = pgTable(

@@ -147,7 +147,7 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
       payload_z: Uint8Array | null;
     }[]
   >`
-    select ti.position, ti.item, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.trace_pk = tr.id) as payload_z
+    select ti.position, ti.item, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
     from transcript_items ti
     left join spans sp on sp.trace_service_id = ${serviceId} and sp.span_id = ti.span_id
     left join traces tr on tr.trace_service_id = ${serviceId} and tr.trace_id = ti.trace_id

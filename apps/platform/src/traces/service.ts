@@ -23,7 +23,7 @@ import type { ServiceRef } from "../auth/principal.ts";
 export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
   const [r] = await prepared(
     sql,
-    `select ${TRACE_COLUMNS}, (select z.payload_z from trace_payloads z where z.trace_pk = tr.id) as payload_z, tr.payload->'request' as request, tr.payload->'responses' as responses, ta.metrics,
+    `select ${TRACE_COLUMNS}, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z, tr.payload->'request' as request, tr.payload->'responses' as responses, ta.metrics,
        (select count(*) from spans sp where sp.trace_pk = tr.id)::int as span_count
      from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
      where tr.trace_service_id = $1 and tr.trace_id = $2`,

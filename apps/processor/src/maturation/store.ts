@@ -36,11 +36,13 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 /** Stored bytes of a trace's payload, whichever column holds it (no payload read). */
 const storedBytes = (sql: Sql) =>
   sql.unsafe(
-    "coalesce((select pg_column_size(z.payload_z) from trace_payloads z where z.trace_pk = traces.id), pg_column_size(traces.payload))",
+    "coalesce((select pg_column_size(z.payload_z) from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id), pg_column_size(traces.payload))",
   );
 /** A trace row's deflated payload (migration 0015), null on a row still holding jsonb. */
 const payloadZ = (sql: Sql) =>
-  sql.unsafe("(select z.payload_z from trace_payloads z where z.trace_pk = traces.id) as payload_z");
+  sql.unsafe(
+    "(select z.payload_z from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id) as payload_z",
+  );
 export type MaturingFilter =
   | { lockIds: string[]; windowSeconds: number }
   | { owedOlderThanSeconds: number; limit: number };
