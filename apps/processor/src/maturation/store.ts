@@ -89,7 +89,7 @@ export interface HistoryPaging {
   eventsPerPage: number;
 }
 /**
- * The byte budget counts stored bytes (`pg_column_size`, after TOAST compression); the trace
+ * The byte budget counts stored bytes (`pg_column_size`: deflated, or TOAST-compressed jsonb on older rows); the trace
  * count caps what a fully compressible payload can expand to: 16 x INGEST_MAX_BODY_BYTES.
  */
 export const DEFAULT_HISTORY_PAGING: HistoryPaging = {
