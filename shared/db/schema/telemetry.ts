@@ -124,6 +124,8 @@ export const traces = pgTable(
     // Recent traces of a service (latency norms, trace lists).
     index("traces_service_start_idx").on(t.traceServiceId, t.startTime),
     index("traces_unpublished_idx").on(t.maturedAt).where(sql`published_count < maturation_count`),
+    // Rows written before migration 0015, for the payload backfill (empty once it has run).
+    index("traces_jsonb_payload_idx").on(t.id).where(sql`payload is not null`),
   ],
 );
 

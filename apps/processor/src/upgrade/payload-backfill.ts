@@ -4,7 +4,8 @@ import type { Logger } from "@cellar/shared/logger";
 
 /**
  * Moves trace rows written before migration 0015 to the compressed shape, online: small batches
- * walked in id order (one pass over the primary key), each a short transaction that skips rows
+ * walked in id order over `traces_jsonb_payload_idx` (only the rows still to move: a finished
+ * backfill costs nothing at the next start), each a short transaction that skips rows
  * another transaction holds (a maturation; the next pass takes them). Reads take either shape
  * (shared/db/payload-codec.ts), so answers are the same before, during and after. Returns the
  * rows moved by this pass.
