@@ -16,6 +16,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
 import type { TracePayload } from "@cellar/shared/payloads";
 import { deriveSpans } from "../apps/processor/src/ingest/spans";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
@@ -79,6 +80,12 @@ try {
     });
     await sql`insert into seed_templates ${sql(rows.map((r) => ({ k: r.k, payload: sql.json(r.payload as never), spans: sql.json(r.spans as never) })) as never)}`;
   }
+  // The stored shape since migration 0015: the payload deflated by the app, token sums as columns.
+  await sql`alter table seed_templates add column if not exists payload_z bytea, add column if not exists usage jsonb`;
+  for (const t of await sql<
+    { k: number; payload: TracePayload }[]
+  >`select k, payload from seed_templates where payload_z is null`)
+    await sql`update seed_templates set payload_z = ${encodePayload(t.payload)}, usage = ${sql.json(usageTotals(t.payload))} where k = ${t.k}`;
   // Issues the seeded findings point at.
   await sql`
     insert into issues (tenant_id, trace_service_id, fingerprint, detector, title, severity, first_seen_at, last_seen_at, occurrences, affected_sessions)
@@ -131,12 +138,15 @@ try {
         cross join generate_series(0, ${PER_SESSION - 1}) k`;
       await tx`analyze chunk_traces`;
       await tx`
-        insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload,
-          received_at, ingested_at, status, maturation_count, matured_at, published_count)
+        insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
+          prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, ingested_at, status, maturation_count, matured_at, published_count)
         select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
-          t.payload,
+          (t.usage->>'prompt')::bigint, (t.usage->>'completion')::bigint, (t.usage->>'total')::bigint, false,
           c.at, c.at, 'matured', 1, c.at + interval '4 minutes', 1
         from chunk_traces c join seed_templates t on t.k = c.tk`;
+      await tx`
+        insert into trace_payloads (trace_pk, tenant_id, payload_z)
+        select c.id, ${T}, t.payload_z from chunk_traces c join seed_templates t on t.k = c.tk`;
       await tx`
         insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes, ingested_at)
         select ${T}, ${S}, c.session_pk, c.id, md5(c.trace_id || (sp->>'suffix')), case when sp->>'parent' is not null then md5(c.trace_id || (sp->>'parent')) end,

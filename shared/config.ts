@@ -21,6 +21,11 @@ export const ConfigSchema = Type.Object({
     pattern: "^postgres(ql)?://",
     default: "postgres://cellar:cellar@127.0.0.1:5432/cellar",
   }),
+  /**
+   * Optional: the platform's telemetry and analysis reads go to this server (a streaming replica
+   * of DATABASE_URL), with read-your-writes where an answer needs it (docs/scaling.md).
+   */
+  DATABASE_READ_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
   INGEST_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3100 }),
   /**
    * The ingest host's public base URL (https://ingest.example.com): new DSNs carry it
@@ -81,6 +86,7 @@ const SECRET_KEYS = [
   "SECRET_ENCRYPTION_KEYS_PREVIOUS",
   "SUMMARY_LLM_API_KEY",
   "DATABASE_URL",
+  "DATABASE_READ_URL",
   ...DEPLOYMENT_SECRETS,
 ] as const;
 
@@ -100,7 +106,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (firstError) {
     const name = firstError.path.replace(/^\//, "") || "config";
     const shown =
-      name in converted ? ` (got ${JSON.stringify(name === "DATABASE_URL" ? "<redacted>" : converted[name])})` : "";
+      name in converted
+        ? ` (got ${JSON.stringify(name.startsWith("DATABASE_") ? "<redacted>" : converted[name])})`
+        : "";
     throw new ConfigError(`invalid ${name}: ${firstError.message}${shown}`);
   }
   const config = converted as Config;

@@ -1,3 +1,4 @@
+import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { subjects } from "@cellar/shared/nats/topology";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createRequire } from "node:module";
@@ -421,6 +422,6 @@ test("OpenInference (@arizeai/openinference-instrumentation-openai, llm.* attrib
   }
   await expectConversation("phoenix-1", { promptTokens: 360, completionTokens: 44, costUsd: EXPECTED_COST });
   const [row] = await stack.database
-    .sql`select payload->'otel'->>'scope' as scope from traces where session_id = 'phoenix-1' limit 1`;
-  expect(row.scope).toContain("openinference");
+    .sql`select payload, (select z.payload_z from trace_payloads z where z.trace_pk = traces.id) as payload_z from traces where session_id = 'phoenix-1' limit 1`;
+  expect(decodePayload(row as any).otel.scope).toContain("openinference");
 });

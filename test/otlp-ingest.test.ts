@@ -1,3 +1,4 @@
+import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import protobuf from "protobufjs";
@@ -88,12 +89,16 @@ const statusType = new protobuf.Type("Status")
 /** A service's stored traces and spans, every column but the row and service ids. */
 async function storedRows(service: string) {
   const rows = await stack.database
-    .sql`select t.trace_id, t.session_id, t.environment, t.provider, t.model, t.start_time, t.end_time, t.payload from traces t
+    .sql`select t.trace_id, t.session_id, t.environment, t.provider, t.model, t.start_time, t.end_time, t.payload, (select z.payload_z from trace_payloads z where z.trace_pk = t.id) as payload_z from traces t
     join trace_services s on s.id = t.trace_service_id where s.name = ${service} order by t.trace_id`;
   const spans = await stack.database
     .sql`select x.span_id, x.parent_span_id, x.trace_id, x.name, x.kind, x.start_time, x.end_time, x.attributes from spans x
     join trace_services s on s.id = x.trace_service_id where s.name = ${service} order by x.span_id`;
-  return { rows: rows.map((r: any) => ({ ...r })), spans: spans.map((r: any) => ({ ...r })) };
+  // The payload as stored, whichever shape holds it (shared/db/payload-codec.ts).
+  return {
+    rows: rows.map(({ payload_z, ...r }: any) => ({ ...r, payload: decodePayload({ payload: r.payload, payload_z }) })),
+    spans: spans.map((r: any) => ({ ...r })),
+  };
 }
 
 describe("same spans, two encodings", () => {

@@ -7,7 +7,8 @@
  * end at a steady rate (slots / genSeconds per second) rather than all at once: lateness is then
  * measured in steady state, not as the drain of a burst. The sessions still open when the run
  * stops all end together; the bench reports them apart.
- * Every trace carries its own `trace_id`. Prints one JSON line with the result.
+ * Every trace carries its own `trace_id`; slots are spread over `keys` (one telemetry key per
+ * tenant), so a slot's sessions stay in one tenant. Prints one JSON line with the result.
  *
  *   bun run bench/e2e/loadgen.ts '<json options>'
  */
@@ -17,7 +18,7 @@ import { makeTemplates } from "../lib/traces";
 
 interface Options {
   url: string;
-  key: string;
+  keys: string[];
   rate: number;
   seconds: number;
   prefix: string;
@@ -39,7 +40,7 @@ const result = await autocannon({
   overallRate: o.rate,
   duration: o.seconds,
   method: "POST",
-  headers: { "content-type": "application/json", authorization: `Bearer ${o.key}` },
+  headers: { "content-type": "application/json" },
   requests: [
     {
       setupRequest: (req: Record<string, unknown>) => {
@@ -49,6 +50,7 @@ const result = await autocannon({
         const session = `${o.prefix}-s${slot}-g${generation}`;
         return {
           ...req,
+          headers: { ...(req.headers as object), authorization: `Bearer ${o.keys[slot % o.keys.length]}` },
           body: templates[i % templates.length]
             .replace("__SESSION__", session)
             .replace("__TRACE__", `${o.prefix}-t${i}`),

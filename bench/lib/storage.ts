@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { decodePayload } from "@cellar/shared/db/payload-codec";
 
 export interface StorageReport {
   traces: number;
@@ -10,6 +11,7 @@ export interface StorageReport {
 
 const TABLES = [
   "traces",
+  "trace_payloads",
   "spans",
   "events",
   "sessions",
@@ -27,13 +29,15 @@ const TABLES = [
 export async function storageReport(sql: postgres.Sql): Promise<StorageReport> {
   await sql`vacuum analyze`;
   const [{ n: traces }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
-  const [{ raw }] = await sql<{ raw: number }[]>`
-    select coalesce(avg(octet_length(payload::text)), 0)::float8 as raw from (select payload from traces tablesample system (1) limit 5000) s`;
-  let rawPerTrace = raw;
-  if (!rawPerTrace)
-    [{ raw: rawPerTrace }] = await sql<
-      { raw: number }[]
-    >`select coalesce(avg(octet_length(payload::text)), 0)::float8 as raw from (select payload from traces limit 5000) s`;
+  // Raw JSON = the compact text of the payload (as clients send it), whichever shape stores it.
+  type Stored = { payload: unknown; payload_z: Uint8Array | null };
+  const rawOf = (rows: Stored[]) =>
+    rows.length ? rows.reduce((s, r) => s + Buffer.byteLength(JSON.stringify(decodePayload(r))), 0) / rows.length : 0;
+  const z = sql.unsafe(
+    "(select z.payload_z from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id) as payload_z",
+  );
+  let rawPerTrace = rawOf(await sql<Stored[]>`select payload, ${z} from traces tablesample system (1) limit 5000`);
+  if (!rawPerTrace) rawPerTrace = rawOf(await sql<Stored[]>`select payload, ${z} from traces limit 5000`);
   const tables = [];
   let total = 0;
   for (const table of TABLES) {

@@ -1,5 +1,5 @@
-import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import { and, desc, eq, sql } from "drizzle-orm";
+import { sqlOf, type Db } from "../db/client.ts";
 import { detectorSettings, sessions, traceServices } from "../db/schema/index.ts";
 import {
   DETECTOR_NAMES,
@@ -7,6 +7,7 @@ import {
   resolveDetectorConfig,
   type DetectorName,
 } from "../analysis/detector-config.ts";
+import { PARKED_SQL, unpark } from "../maturation/state.ts";
 import { serviceIdFor } from "./intents.ts";
 import { AdminError } from "../errors.ts";
 
@@ -83,7 +84,7 @@ export async function listMaturationFailures(db: Db, input: { tenantId?: string;
       error: sessions.maturationError,
       retryAt: sessions.maturationRetryAt,
       failedAt: sessions.maturationFailedAt,
-      parked: sql<boolean>`${sessions.maturationFailedAt} is not null and ${sessions.lastIngestedAt} <= ${sessions.maturationFailedAt}`,
+      parked: sql<boolean>`${sql.raw(PARKED_SQL)}`,
     })
     .from(sessions)
     .innerJoin(traceServices, eq(traceServices.id, sessions.traceServiceId))
@@ -97,11 +98,7 @@ export async function listMaturationFailures(db: Db, input: { tenantId?: string;
 
 /** Un-parks a failed session: the next sweep (or marker) tries again from a fresh count. */
 export async function retryMaturation(db: Db, input: { sessionPk: string }) {
-  const rows = await db
-    .update(sessions)
-    .set({ maturationFailures: 0, maturationRetryAt: null, maturationFailedAt: null })
-    .where(and(eq(sessions.id, input.sessionPk), isNotNull(sessions.maturationError)))
-    .returning({ sessionPk: sessions.id, sessionId: sessions.sessionId });
-  if (!rows.length) throw new AdminError(`no failed maturation for session ${input.sessionPk}`);
-  return rows[0];
+  const row = await unpark(sqlOf(db), input.sessionPk);
+  if (!row) throw new AdminError(`no failed maturation for session ${input.sessionPk}`);
+  return { sessionPk: row.id, sessionId: row.session_id };
 }

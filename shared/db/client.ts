@@ -10,6 +10,8 @@ export interface ConnectionExtras {
 }
 
 export type Db = PostgresJsDatabase<typeof schema>;
+/** The postgres.js client under a Db (createDatabase builds it with drizzle(client): always set). */
+export const sqlOf = (db: Db): postgres.Sql => (db as Db & { $client: postgres.Sql }).$client;
 export interface Database {
   db: Db;
   sql: postgres.Sql;

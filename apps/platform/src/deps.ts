@@ -14,6 +14,11 @@ import type { DeadLetterAccess } from "./dead-letters/service.ts";
 export interface PlatformDeps {
   db: Db;
   sql: postgres.Sql;
+  /**
+   * Telemetry and analysis reads: a streaming replica (DATABASE_READ_URL), with read-your-writes
+   * where an answer needs it (replica.ts). Default: `sql`.
+   */
+  readSql?: postgres.Sql;
   keys: KeyResolver;
   logger: Logger;
   windowSeconds: number;

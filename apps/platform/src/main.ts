@@ -1,6 +1,7 @@
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { splitList } from "@cellar/shared/config";
 import { keyringFromConfig } from "@cellar/shared/crypto";
+import { createDatabase } from "@cellar/shared/db/client";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app.ts";
 
@@ -11,9 +12,17 @@ const { config, logger, database, nats, ops } = await bootApp("platform", {
   nats: true,
   statementTimeoutMs: (c) => c.PLATFORM_STATEMENT_TIMEOUT_MS,
 });
+// Telemetry and analysis reads on a streaming replica when one is configured (docs/scaling.md).
+const replica = config.DATABASE_READ_URL
+  ? createDatabase(config.DATABASE_READ_URL, {
+      max: config.DATABASE_POOL_MAX || 10,
+      statementTimeoutMs: config.PLATFORM_STATEMENT_TIMEOUT_MS,
+    })
+  : undefined;
 const app = createPlatformApp({
   db: database.db,
   sql: database.sql,
+  readSql: replica?.sql,
   keys: new KeyResolver(database.db),
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
@@ -32,4 +41,5 @@ onShutdown(logger, [
   ["http", () => server.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
+  ["postgres replica", async () => replica?.close()],
 ]);

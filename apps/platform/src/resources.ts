@@ -87,11 +87,14 @@ export const Trace = t.Composite([
   TraceSummary,
   t.Object({ request: AnyJson, responses: t.Array(AnyJson), metrics: Nullable(JsonObject), spanCount: t.Integer() }),
 ]);
-/** Token usage summed over the payload's responses (validated integers at ingest). */
+/**
+ * Token usage summed over the payload's responses (validated integers at ingest): the columns
+ * written with the row since migration 0015, else summed from an older row's jsonb payload.
+ */
+const usageSum = (key: string) =>
+  `coalesce(tr.${key}, (select coalesce(sum((r->'usage'->>'${key}')::bigint), 0) from jsonb_array_elements(tr.payload->'responses') r))::int8 as ${key}`;
 export const TRACE_COLUMNS = `tr.trace_id, tr.session_id, tr.environment, tr.provider, tr.model, tr.status, tr.matured_at, tr.start_time, tr.end_time, tr.received_at,
-  ta.cost_usd, (select coalesce(sum((r->'usage'->>'prompt_tokens')::bigint), 0) from jsonb_array_elements(tr.payload->'responses') r)::int8 as prompt_tokens,
-  (select coalesce(sum((r->'usage'->>'completion_tokens')::bigint), 0) from jsonb_array_elements(tr.payload->'responses') r)::int8 as completion_tokens,
-  (select coalesce(sum((r->'usage'->>'total_tokens')::bigint), 0) from jsonb_array_elements(tr.payload->'responses') r)::int8 as total_tokens`;
+  ta.cost_usd, ${usageSum("prompt_tokens")}, ${usageSum("completion_tokens")}, ${usageSum("total_tokens")}`;
 export const traceSummaryOut = (r: postgres.Row, serviceName: string) => ({
   traceId: r.trace_id,
   sessionId: r.session_id,

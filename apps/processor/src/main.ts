@@ -1,6 +1,7 @@
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor.ts";
 import { parseRetentionDays, startRetention } from "./retention/retention.ts";
+import { startPayloadBackfill } from "./upgrade/payload-backfill.ts";
 
 // No stack capture per publish/ack: the processor publishes on every batch.
 const { config, logger, database, nats, ops } = await bootApp("processor", {
@@ -34,6 +35,8 @@ const retention = startRetention(database.sql, {
   intervalSeconds: config.RETENTION_INTERVAL_SECONDS,
   logger,
 });
+// Rows written before migration 0015 move to the compressed shape in the background.
+const backfill = startPayloadBackfill(database.sql, logger);
 const server = ops.serve(); // /health, /ready, /metrics on PROCESSOR_PORT
 logger.info("listening", { url: `http://127.0.0.1:${server.port}/metrics` });
 
@@ -41,6 +44,7 @@ onShutdown(logger, [
   ["http", () => server.stop()],
   ["consumers", () => processor.stop()],
   ["retention", () => retention.stop()],
+  ["backfill", () => backfill.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);

@@ -1,20 +1,14 @@
 import type postgres from "postgres";
-import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
-import { activityStream, ingestStream, type ActivityKey } from "@cellar/shared/nats/catalogue";
-import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcome } from "@cellar/shared/nats/consume";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import { activityStream, ingestStream } from "@cellar/shared/nats/catalogue";
+import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
-import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
-import { writeIngestBatch } from "./ingest/writer.ts";
-import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity.ts";
+import type { MaturedMessage } from "@cellar/shared/payloads";
+import { activityHandler } from "./consumers/activity.ts";
+import { ingestHandler } from "./consumers/ingest.ts";
 import { ActivityCoalescer } from "./maturation/coalesce.ts";
-import {
-  matureIsolated,
-  matureTraces,
-  tracesOfBatch,
-  type MaturationDeps,
-  type Outcomes,
-} from "./maturation/mature.ts";
+import type { MaturationDeps, Outcomes } from "./maturation/mature.ts";
 import { sweepIdle, type SweepResult } from "./maturation/sweep.ts";
 import { createLatencyNorms } from "./maturation/norms.ts";
 import type { LatencyNormsSource } from "./maturation/store.ts";
@@ -60,7 +54,10 @@ export interface ProcessorDeps {
   consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
 }
 
-/** INGEST -> Postgres + activity keys; activity markers -> maturation -> MATURED; plus the sweep. */
+/**
+ * INGEST -> Postgres + activity keys (consumers/ingest.ts); activity markers -> maturation ->
+ * MATURED (consumers/activity.ts); plus the sweep.
+ */
 export function createProcessor(deps: ProcessorDeps) {
   const loops: ConsumeLoop[] = [];
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
@@ -84,124 +81,6 @@ export function createProcessor(deps: ProcessorDeps) {
     ...deps.maturation,
   };
 
-  /**
-   * Writes a batch of decoded INGEST messages, then refreshes their activity keys (after the
-   * write: an expired key then means every span before it is in Postgres). Throws on failure;
-   * the consume runtime isolates the culprit and retries or dead-letters it (shared/nats).
-   */
-  async function writeIngest(items: Delivery<IngestMessage>[]): Promise<void> {
-    const written = await writeIngestBatch(
-      deps.sql,
-      items.map((d) => d.value),
-    );
-    await coalescer.refresh([
-      ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
-      ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
-      ...(written.traceBatchMicros ? [{ kind: "batch" as EntityKind, pk: written.traceBatchMicros }] : []),
-    ]);
-  }
-
-  /**
-   * Expiry markers, matured in chunks (a transaction per chunk). A failing chunk is retried one
-   * entity at a time, so one bad session cannot hold back the others; what still fails is naked
-   * and comes back later.
-   */
-  async function handleActivityBatch(batch: Delivery<ActivityKey>[]): Promise<Outcome[]> {
-    type Work = { m: JsMsg; pk: string };
-    const decided = new Map<JsMsg, Outcome>();
-    const byKind: Record<EntityKind, Work[]> = { session: [], trace: [], batch: [] };
-    for (const { value, msg: m } of batch) {
-      const target = isExpiryMarker(value.headers) ? parseActivitySubject(deps.topology, value.subject) : null;
-      if (!target)
-        decided.set(m, "ack"); // a refresh, not an expiry
-      else byKind[target.kind].push({ m, pk: target.pk });
-    }
-    const chunks: Array<{ kind: EntityKind; work: Array<{ m: JsMsg; pk: string }> }> = [];
-    const size = deps.maturationChunk ?? 50;
-    for (const kind of ["session", "trace"] as const) {
-      for (let i = 0; i < byKind[kind].length; i += size) chunks.push({ kind, work: byKind[kind].slice(i, i + size) });
-    }
-    // A batch key stands for the traces its write inserted: one chunk per batch.
-    for (const w of byKind.batch) chunks.push({ kind: "batch", work: [w] });
-    // Resolves to how long to wait before the marker is retried: 0 = done (ack), else the time
-    // until the entity is due (a marker that came early, see markerTtlSeconds).
-    const early = (outcomes: Outcomes, pk: string) =>
-      EARLY_SECONDS > 0 &&
-      outcomes.get(pk) === "still-active" &&
-      (outcomes.dueInMs.get(pk) ?? Infinity) <= (EARLY_SECONDS + 1) * 1000
-        ? outcomes.dueInMs.get(pk)!
-        : 0;
-    const mature = async (kind: EntityKind, pks: string[]): Promise<Map<string, number>> => {
-      const retryIn = new Map<string, number>();
-      if (kind === "batch") {
-        for (const micros of pks) {
-          const due = await tracesOfBatch(deps.sql, micros);
-          let wait = 0;
-          for (let i = 0; i < due.length; i += size) {
-            const outcomes = await matureTraces(maturation, due.slice(i, i + size));
-            deps.observe?.outcomes("trace", outcomes);
-            for (const pk of due.slice(i, i + size)) wait = Math.max(wait, early(outcomes, pk));
-          }
-          retryIn.set(micros, wait);
-        }
-        return retryIn;
-      }
-      // Sessions: a failing one is recorded and its marker naked for its backoff (acked once parked).
-      const outcomes =
-        kind === "session" ? await matureIsolated(maturation, "session", pks) : await matureTraces(maturation, pks);
-      deps.observe?.outcomes(kind, outcomes);
-      for (const pk of pks)
-        retryIn.set(pk, outcomes.get(pk) === "backing-off" ? outcomes.dueInMs.get(pk)! : early(outcomes, pk));
-      // A session whose key expired while it is still active (its coalesced trailing put was
-      // lost to a crash): put the key again for the time it still has.
-      if (kind === "session") {
-        await Promise.all(
-          pks
-            .filter((pk) => outcomes.get(pk) === "still-active" && retryIn.get(pk) === 0)
-            .map((pk) => coalescer.rearm(pk, outcomes.dueInMs.get(pk) ?? 0)),
-        );
-      }
-      return retryIn;
-    };
-    const settle = (w: Work, retryIn: Map<string, number>) => {
-      const wait = retryIn.get(w.pk) ?? 0;
-      decided.set(w.m, wait > 0 ? { retryInMs: Math.ceil(wait) + 20 } : "ack");
-      if (wait <= 0) deps.observe?.markerDone(w.m.time.getTime());
-    };
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(deps.maturationConcurrency ?? 4, chunks.length) }, async () => {
-        while (next < chunks.length) {
-          const { kind, work } = chunks[next++];
-          try {
-            const retryIn = await mature(
-              kind,
-              work.map((w) => w.pk),
-            );
-            for (const w of work) settle(w, retryIn);
-          } catch (err) {
-            deps.logger.warn("maturation chunk failed; retrying one by one", {
-              kind,
-              size: work.length,
-              err: err as Error,
-            });
-            for (const w of work) {
-              try {
-                settle(w, await mature(kind, [w.pk]));
-              } catch (oneErr) {
-                deps.logger.error("maturation failed; will retry", { kind, pk: w.pk, err: oneErr as Error });
-                // The runtime retries it with backoff, or dead-letters it (a data error at once,
-                // anything else after the stream's max deliveries); the sweep is the safety net.
-                decided.set(w.m, { fail: oneErr });
-              }
-            }
-          }
-        }
-      }),
-    );
-    return batch.map((d) => decided.get(d.msg) ?? { retryInMs: 2_000 });
-  }
-
   return {
     async start(): Promise<void> {
       coalescer.start();
@@ -213,11 +92,22 @@ export function createProcessor(deps: ProcessorDeps) {
             maxWaitMs: deps.ingestMaxWaitMs ?? 100,
             concurrency: deps.ingestConcurrency ?? 2,
           },
-          handle: writeIngest,
+          handle: ingestHandler(deps.sql, coalescer),
         }),
       );
       loops.push(
-        consume(activityStream, runtime, { batch: { maxBatch: 200, maxWaitMs: 50 }, handle: handleActivityBatch }),
+        consume(activityStream, runtime, {
+          batch: { maxBatch: 200, maxWaitMs: 50 },
+          handle: activityHandler({
+            maturation,
+            topology: deps.topology,
+            logger: deps.logger,
+            coalescer,
+            concurrency: deps.maturationConcurrency ?? 4,
+            chunk: deps.maturationChunk ?? 50,
+            observe: deps.observe,
+          }),
+        }),
       );
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {

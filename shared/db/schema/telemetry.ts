@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
+  customType,
   index,
   integer,
   jsonb,
@@ -29,6 +31,9 @@ const traceServiceId = () =>
  * trace, docs/performance.md).
  */
 const denormalized = (name: string) => uuid(name).notNull();
+
+/** Bytes (a deflated payload, shared/db/payload-codec.ts). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 
 export const ENTITY_STATUSES = ["active", "matured"] as const;
 
@@ -93,8 +98,17 @@ export const traces = pgTable(
     model: text("model"),
     startTime: ts("start_time").notNull(),
     endTime: ts("end_time").notNull(),
-    /** The whole payload as received, unknown fields included. */
-    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    /**
+     * The whole payload as received, unknown fields included: in `trace_payloads` (deflated,
+     * rows since migration 0015), or jsonb here (older rows until the backfill moves them).
+     * Read through decodePayload (shared/db/payload-codec.ts).
+     */
+    payload: jsonb("payload").$type<Record<string, unknown>>(),
+    /** Token usage summed over the responses, and whether an OTLP call waits for its messages (null on rows not yet backfilled). */
+    promptTokens: bigint("prompt_tokens", { mode: "number" }),
+    completionTokens: bigint("completion_tokens", { mode: "number" }),
+    totalTokens: bigint("total_tokens", { mode: "number" }),
+    awaitsMessages: boolean("awaits_messages"),
     receivedAt: ts("received_at").notNull(),
     ingestedAt: ts("ingested_at").notNull().defaultNow(),
     status: text("status", { enum: ENTITY_STATUSES }).notNull().default("active"),
@@ -110,7 +124,26 @@ export const traces = pgTable(
     // Recent traces of a service (latency norms, trace lists).
     index("traces_service_start_idx").on(t.traceServiceId, t.startTime),
     index("traces_unpublished_idx").on(t.maturedAt).where(sql`published_count < maturation_count`),
+    // Rows written before migration 0015, for the payload backfill (empty once it has run).
+    index("traces_jsonb_payload_idx").on(t.id).where(sql`payload is not null`),
   ],
+);
+
+/**
+ * A trace's payload as the app stored it (migration 0015): the JSON text in jsonb key order,
+ * deflated (shared/db/payload-codec.ts). Written once with the trace, never updated.
+ */
+export const tracePayloads = pgTable(
+  "trace_payloads",
+  {
+    tenantId: denormalized("tenant_id"),
+    tracePk: uuid("trace_pk")
+      .notNull()
+      .references(() => traces.id, { onDelete: "cascade" }),
+    payloadZ: bytea("payload_z").notNull(),
+  },
+  // tenant_id in the key (docs/scaling.md), after trace_pk: a deleted trace's cascade seeks by trace_pk.
+  (t) => [primaryKey({ name: "trace_payloads_pkey", columns: [t.tracePk, t.tenantId] })],
 );
 
 /** Spans derived from trace payloads (one per model response; tool spans per tool call). */

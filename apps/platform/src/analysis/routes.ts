@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { badRequest } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../deps.ts";
+import { readPool, replicaOrPrimary } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
@@ -47,7 +48,7 @@ export function analysisRoutes(deps: PlatformDeps) {
     .post(
       "/issues/filtered",
       async ({ body, principal }) =>
-        filterIssues(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")),
+        filterIssues(readPool(deps), await service(principal, body.service_name), pagedQuery(body, "skip_total_count")),
       {
         body: IssuesFilteredBody,
         transform: strictBody(IssuesFilteredBody),
@@ -57,7 +58,7 @@ export function analysisRoutes(deps: PlatformDeps) {
     .post(
       "/issues/:serviceName/stats",
       async ({ params, body, principal }) =>
-        issueStats(deps.sql, await service(principal, params.serviceName), range(body?.from, body?.to)),
+        issueStats(readPool(deps), await service(principal, params.serviceName), range(body?.from, body?.to)),
       {
         params: t.Object({ serviceName: t.String() }),
         transform: strictBody(StatsBody),
@@ -68,7 +69,9 @@ export function analysisRoutes(deps: PlatformDeps) {
     .get(
       "/issues/:serviceName/breakdown",
       async ({ params, query, principal }) =>
-        issueBreakdown(deps.sql, await service(principal, query.service_name), params.serviceName),
+        replicaOrPrimary(deps, async (sql) =>
+          issueBreakdown(sql, await service(principal, query.service_name), params.serviceName),
+        ),
       {
         params: t.Object({ serviceName: t.String({ description: "The issue id" }) }),
         query: t.Object({ service_name: requiredQuery("service_name") }),
@@ -78,7 +81,11 @@ export function analysisRoutes(deps: PlatformDeps) {
     .post(
       "/findings/filtered",
       async ({ body, principal }) =>
-        filterFindings(deps.sql, await service(principal, body.service_name), pagedQuery(body, "skip_total_count")),
+        filterFindings(
+          readPool(deps),
+          await service(principal, body.service_name),
+          pagedQuery(body, "skip_total_count"),
+        ),
       {
         body: FindingsFilteredBody,
         transform: strictBody(FindingsFilteredBody),
@@ -88,7 +95,7 @@ export function analysisRoutes(deps: PlatformDeps) {
     .get(
       "/findings/:serviceName/stats",
       async ({ params, query, principal }) =>
-        findingStats(deps.sql, await service(principal, params.serviceName), range(query.from, query.to)),
+        findingStats(readPool(deps), await service(principal, params.serviceName), range(query.from, query.to)),
       {
         params: t.Object({ serviceName: t.String() }),
         query: t.Object({ from: optionalIsoQuery("from"), to: optionalIsoQuery("to") }),

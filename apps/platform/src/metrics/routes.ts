@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../deps.ts";
+import { sessionReadPool } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { candidateServices, pickOne, resolveService, type Principal } from "../auth/principal.ts";
 import { doc } from "../http/schemas.ts";
@@ -22,9 +23,10 @@ export function metricsRoutes(deps: PlatformDeps) {
       select trace_service_id from sessions where trace_service_id = any(${services.map((s) => s.id)}::uuid[]) and session_id = ${sessionId}`;
     const hit = pickOne(matches, "session", "sessionId");
     const svc = services.find((s) => s.id === hit.trace_service_id)!;
-    const session = await loadSession(deps.sql, svc.id, sessionId);
+    const sql = await sessionReadPool(deps, svc.id, sessionId);
+    const session = await loadSession(sql, svc.id, sessionId);
     const read = await sessionMetrics({
-      sql: deps.sql,
+      sql,
       serviceName: svc.name,
       session,
       windowSeconds: deps.windowSeconds,

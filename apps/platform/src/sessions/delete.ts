@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type postgres from "postgres";
 import { forbidden, notFound } from "@cellar/shared/errors";
+import * as maturationState from "@cellar/shared/maturation/state";
 import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { hasRole, resolveService } from "../auth/principal.ts";
@@ -36,7 +37,7 @@ export async function deleteSession(sql: postgres.Sql, serviceId: string, sessio
         (select count(*) from events where session_pk = ${s.id})::int as events,
         (select count(*) from transcript_items where session_pk = ${s.id})::int as items,
         (select count(*) from findings where session_pk = ${s.id})::int as findings`;
-    await tx`delete from sessions where id = ${s.id}`;
+    await maturationState.deleteSession(tx, s.id);
     return {
       traces: counts.traces,
       spans: counts.spans,

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { paymentRequired } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../deps.ts";
+import { readPool, sessionReadPool } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
@@ -66,8 +67,10 @@ const TAG = "Sessions";
 /** Authorizes the service, then loads the session in it (404 when it has no such session). */
 export async function sessionContext(deps: PlatformDeps, principal: Principal, serviceName: string, sessionId: string) {
   const svc = await resolveService(deps.sql, principal, serviceName);
-  const session = await loadSession(deps.sql, svc.id, sessionId);
-  return { sql: deps.sql, serviceName: svc.name, session, windowSeconds: deps.windowSeconds };
+  // The replica when it has this session as the primary has it (read-your-writes, replica.ts).
+  const sql = await sessionReadPool(deps, svc.id, sessionId);
+  const session = await loadSession(sql, svc.id, sessionId);
+  return { sql, serviceName: svc.name, session, windowSeconds: deps.windowSeconds };
 }
 
 /**
@@ -89,7 +92,7 @@ export function sessionRoutes(deps: PlatformDeps) {
       async ({ params, query, principal }) => {
         const svc = await resolveService(deps.sql, principal, params.serviceName);
         return readTranscript(
-          deps.sql,
+          await sessionReadPool(deps, svc.id, params.sessionId),
           svc.id,
           params.sessionId,
           {
@@ -111,7 +114,8 @@ export function sessionRoutes(deps: PlatformDeps) {
       "/:serviceName/:sessionId/transcript/items/:itemId",
       async ({ params, principal }) => {
         const svc = await resolveService(deps.sql, principal, params.serviceName);
-        return readTranscriptItem(deps.sql, svc.id, params.sessionId, params.itemId);
+        const sql = await sessionReadPool(deps, svc.id, params.sessionId);
+        return readTranscriptItem(sql, svc.id, params.sessionId, params.itemId);
       },
       {
         params: t.Object({ serviceName: t.String(), sessionId: t.String(), itemId: t.String() }),
@@ -214,7 +218,11 @@ export function sessionRoutes(deps: PlatformDeps) {
       "/filtered",
       async ({ body, principal }) => {
         const svc = await resolveService(deps.sql, principal, body.serviceName);
-        return filterSessions(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
+        return filterSessions(
+          readPool(deps),
+          { ...svc, tenantId: principal.tenantId },
+          pagedQuery(body, "skipTotalCount"),
+        );
       },
       {
         body: SessionsFilteredBody,

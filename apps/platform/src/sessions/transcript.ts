@@ -1,3 +1,4 @@
+import { decodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { t } from "elysia";
@@ -143,9 +144,10 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
       item: Record<string, any>;
       attributes: Record<string, unknown> | null;
       payload: Record<string, any> | null;
+      payload_z: Uint8Array | null;
     }[]
   >`
-    select ti.position, ti.item, sp.attributes, tr.payload
+    select ti.position, ti.item, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
     from transcript_items ti
     left join spans sp on sp.trace_service_id = ${serviceId} and sp.span_id = ti.span_id
     left join traces tr on tr.trace_service_id = ${serviceId} and tr.trace_id = ti.trace_id
@@ -153,9 +155,10 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
   if (!row) throw notFound("no such transcript item");
   const item = row.item;
   let reasoning: unknown = item.reasoning ?? null;
-  if (reasoning == null && item.type === "assistant" && row.payload && row.attributes) {
+  const payload = row.payload || row.payload_z ? decodePayload(row) : null;
+  if (reasoning == null && item.type === "assistant" && payload && row.attributes) {
     const index = Number(row.attributes["response.index"] ?? 0);
-    const message = row.payload.responses?.[index]?.choices?.[0]?.message;
+    const message = payload.responses?.[index]?.choices?.[0]?.message;
     reasoning = message?.reasoning_content ?? message?.reasoning ?? null;
   }
   return {

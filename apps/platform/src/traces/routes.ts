@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { PlatformDeps } from "../deps.ts";
+import { readPool, replicaOrPrimary } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { candidateServices, pickOne, resolveService } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
@@ -40,8 +41,10 @@ export function traceRoutes(deps: PlatformDeps) {
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/otel/trace/:traceId",
-      async ({ params, query, principal }) =>
-        readTrace(deps.sql, await resolveService(deps.sql, principal, query.serviceName), params.traceId),
+      async ({ params, query, principal }) => {
+        const svc = await resolveService(deps.sql, principal, query.serviceName);
+        return replicaOrPrimary(deps, (sql) => readTrace(sql, svc, params.traceId));
+      },
       {
         params: t.Object({ traceId: t.String() }),
         query: t.Object({ serviceName: requiredQuery("serviceName") }),
@@ -50,8 +53,10 @@ export function traceRoutes(deps: PlatformDeps) {
     )
     .get(
       "/otel/spans/:serviceName/:traceId",
-      async ({ params, principal }) =>
-        traceSpans(deps.sql, await resolveService(deps.sql, principal, params.serviceName), params.traceId),
+      async ({ params, principal }) => {
+        const svc = await resolveService(deps.sql, principal, params.serviceName);
+        return replicaOrPrimary(deps, (sql) => traceSpans(sql, svc, params.traceId));
+      },
       {
         params: t.Object({ serviceName: t.String(), traceId: t.String() }),
         detail: doc(TAG, "Spans of the trace", TraceSpans),
@@ -61,7 +66,9 @@ export function traceRoutes(deps: PlatformDeps) {
       "/otel/spans/:serviceName",
       async ({ params, query, principal }) => {
         const services = await candidateServices(deps.sql, principal, query.serviceName);
-        return pickOne(await findSpans(deps.sql, services, params.serviceName), "span", "spanId");
+        return replicaOrPrimary(deps, async (sql) =>
+          pickOne(await findSpans(sql, services, params.serviceName), "span", "spanId"),
+        );
       },
       {
         params: t.Object({ serviceName: t.String({ description: "The span id" }) }),
@@ -71,8 +78,10 @@ export function traceRoutes(deps: PlatformDeps) {
     )
     .get(
       "/otel/events/:serviceName/:traceId",
-      async ({ params, principal }) =>
-        traceEvents(deps.sql, await resolveService(deps.sql, principal, params.serviceName), params.traceId),
+      async ({ params, principal }) => {
+        const svc = await resolveService(deps.sql, principal, params.serviceName);
+        return replicaOrPrimary(deps, (sql) => traceEvents(sql, svc, params.traceId));
+      },
       {
         params: t.Object({ serviceName: t.String(), traceId: t.String() }),
         detail: doc(TAG, "Events of the trace", TraceEvents),
@@ -82,7 +91,9 @@ export function traceRoutes(deps: PlatformDeps) {
       "/metrics/trace/:traceId",
       async ({ params, query, principal }) => {
         const services = await candidateServices(deps.sql, principal, query.serviceName);
-        return pickOne(await findTraceMetrics(deps.sql, services, params.traceId), "trace", "traceId");
+        return replicaOrPrimary(deps, async (sql) =>
+          pickOne(await findTraceMetrics(sql, services, params.traceId), "trace", "traceId"),
+        );
       },
       {
         params: t.Object({ traceId: t.String() }),
@@ -94,7 +105,11 @@ export function traceRoutes(deps: PlatformDeps) {
       "/otel/traces/filtered",
       async ({ body, principal }) => {
         const svc = await resolveService(deps.sql, principal, body.serviceName);
-        return filterTraces(deps.sql, { ...svc, tenantId: principal.tenantId }, pagedQuery(body, "skipTotalCount"));
+        return filterTraces(
+          readPool(deps),
+          { ...svc, tenantId: principal.tenantId },
+          pagedQuery(body, "skipTotalCount"),
+        );
       },
       {
         body: TracesFilteredBody,

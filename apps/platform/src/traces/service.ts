@@ -1,3 +1,4 @@
+import { decodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { t } from "elysia";
@@ -22,17 +23,19 @@ import type { ServiceRef } from "../auth/principal.ts";
 export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
   const [r] = await prepared(
     sql,
-    `select ${TRACE_COLUMNS}, tr.payload->'request' as request, tr.payload->'responses' as responses, ta.metrics,
+    `select ${TRACE_COLUMNS}, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z, tr.payload->'request' as request, tr.payload->'responses' as responses, ta.metrics,
        (select count(*) from spans sp where sp.trace_pk = tr.id)::int as span_count
      from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
      where tr.trace_service_id = $1 and tr.trace_id = $2`,
     [svc.id, traceId],
   );
   if (!r) throw notFound("no such trace");
+  // Rows since migration 0015 carry the payload deflated; older ones as jsonb (shared/db/payload-codec.ts).
+  const payload = r.payload_z ? decodePayload(r) : { request: r.request, responses: r.responses };
   return {
     ...traceSummaryOut(r, svc.name),
-    request: r.request ?? null,
-    responses: r.responses ?? [],
+    request: payload.request ?? null,
+    responses: payload.responses ?? [],
     metrics: r.metrics ?? null,
     spanCount: r.span_count,
   };

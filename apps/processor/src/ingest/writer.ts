@@ -1,5 +1,7 @@
 import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
+import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
+import { reopen } from "@cellar/shared/maturation/state";
 import { resolveTraceServices, serviceKey } from "./services.ts";
 import { deriveSpans, traceIdFor } from "./spans.ts";
 
@@ -65,6 +67,7 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
       if (m.kind === "trace") {
         const p = m.payload;
         const traceId = traceIdFor(p, m.messageId);
+        const usage = usageTotals(p);
         traceRows.push({
           tenant_id: m.tenantId,
           trace_service_id: svc,
@@ -76,7 +79,12 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
           model: p.request.model,
           start_time: p.start_time,
           end_time: p.end_time,
-          payload: p,
+          // Deflated by the app, not parsed and pglz-compressed by Postgres (shared/db/payload-codec.ts).
+          payload_z: encodePayload(p).toString("base64"),
+          prompt_tokens: usage.prompt,
+          completion_tokens: usage.completion,
+          total_tokens: usage.total,
+          awaits_messages: (p as { otel?: { messages?: unknown } }).otel?.messages === "none",
           received_at: m.receivedAt,
         });
         for (const s of deriveSpans(traceId, p)) {
@@ -125,16 +133,31 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
             end_ms: number;
           }[]
         >`
-          insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at)
-          select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time, payload, received_at
-          from jsonb_to_recordset(${tx.json(traceRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
-            session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz, payload jsonb, received_at timestamptz)
+          insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
+            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at)
+          select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
+            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at
+          from json_to_recordset(${tx.json(traceRows.map(({ payload_z: _, ...row }) => row) as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
+            session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz,
+            prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz)
           order by trace_service_id, trace_id
           on conflict (trace_service_id, trace_id) do nothing
           returning id, trace_id, trace_service_id, session_pk,
             (extract(epoch from start_time) * 1000)::float8 as start_ms, (extract(epoch from end_time) * 1000)::float8 as end_ms`
       : [];
     const tracePkOf = new Map(newTraces.map((t) => [`${t.trace_service_id}\u0000${t.trace_id}`, t.id]));
+    // The new traces' payloads, deflated by the app, in a table of their own: written once, never updated.
+    const payloads = traceRows.flatMap((t) => {
+      const pk = tracePkOf.get(`${t.trace_service_id}\u0000${t.trace_id}`);
+      return pk ? [{ trace_pk: pk, tenant_id: t.tenant_id, payload_z: t.payload_z }] : [];
+    });
+    if (payloads.length) {
+      await tx`
+        insert into trace_payloads (trace_pk, tenant_id, payload_z)
+        select trace_pk, tenant_id, decode(payload_z, 'base64')
+        from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text)
+        order by trace_pk`;
+    }
     const freshSpans = spanRows
       .filter((s) => tracePkOf.has(`${s.trace_service_id}\u0000${s.trace_id}`))
       .map((s) => ({ ...s, trace_pk: tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`) }));
@@ -142,7 +165,7 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
       await tx`
         insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes)
         select tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes
-        from jsonb_to_recordset(${tx.json(freshSpans as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
+        from json_to_recordset(${tx.json(freshSpans as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
           parent_span_id text, trace_id text, session_id text, name text, kind text, start_time timestamptz, end_time timestamptz, attributes jsonb)
         order by trace_service_id, span_id
         on conflict (trace_service_id, span_id) do nothing`;
@@ -175,17 +198,8 @@ export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessag
         first: new Date(a.first).toISOString(),
         last: new Date(a.last).toISOString(),
       }));
-      // Rows locked in id order, as maturation locks them, and FOR NO KEY UPDATE (as maturation):
-      // the trace inserts above took FOR KEY SHARE on these sessions (the foreign key check), which
-      // FOR UPDATE conflicts with, so two writes, or a write and a maturation, holding key-share
-      // locks on each other's sessions deadlocked under load (bench/e2e.ts, lag above the window).
-      const updated = await tx<{ id: string }[]>`
-        with x as (select * from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(pk uuid, first timestamptz, last timestamptz)),
-          locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
-        update sessions s set status = 'active', last_ingested_at = now(), activity_seq = s.activity_seq + 1,
-          first_activity_at = least(s.first_activity_at, x.first), last_activity_at = greatest(s.last_activity_at, x.last)
-        from x where s.id = x.pk and s.id in (select id from locked)
-        returning s.id`;
+      // Locked in id order as maturation locks them; also un-parks a parked session.
+      const updated = await reopen(tx, rows);
       for (const r of updated) reopened.add(r.id);
     }
     // Sessions and traces that only got replayed rows still need their key refreshed when they are

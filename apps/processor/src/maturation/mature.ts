@@ -4,10 +4,11 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import { maturedStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
-import { classifyFailure, sqlState } from "@cellar/shared/nats/failure";
+import * as maturationState from "@cellar/shared/maturation/state";
 import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 import type { Logger } from "@cellar/shared/logger";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session.ts";
+import type { FailurePolicy } from "./failure-policy.ts";
 import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
 import {
   persistSessionAnalyses,
@@ -50,14 +51,10 @@ export interface MaturationDeps {
 }
 
 /**
- * Webhook delivery history, and with it the dedup record, is kept 30 days; a maturation after
- * that restarts the count at 1 (contract: Delivery rules 7). The new event stays distinct from
- * the old one because maturationKey() carries the maturation time.
+ * `republished`: committed earlier but its MATURED publish was still owed (crash replay).
+ * `backing-off`: a failed session waiting out its retry delay; `parked`: failed for good until
+ * new activity; `failed`: a trace whose maturation failed alone (its error in `errors`).
  */
-export const COUNT_RESTART_AFTER = "30 days";
-
-/** `republished`: committed earlier but its MATURED publish was still owed (crash replay). */
-/** `backing-off`: a failed session waiting out its retry delay; `parked`: failed for good until new activity. */
 export type MaturationOutcome =
   | "matured"
   | "republished"
@@ -65,12 +62,19 @@ export type MaturationOutcome =
   | "still-active"
   | "backing-off"
   | "parked"
+  | "failed"
   | "missing";
 
-/** Outcome per entity; `dueInMs`: for still-active ones, how long until they are idle for the window. */
-export type Outcomes = Map<string, MaturationOutcome> & { dueInMs: Map<string, number> };
-const newOutcomes = (ids: string[]): Outcomes =>
-  Object.assign(new Map(ids.map((id) => [id, "missing" as MaturationOutcome])), { dueInMs: new Map<string, number>() });
+/**
+ * Outcome per entity; `dueInMs`: for still-active ones, how long until they are idle for the
+ * window (for backing-off ones, until their retry); `errors`: why a `failed` one failed.
+ */
+export type Outcomes = Map<string, MaturationOutcome> & { dueInMs: Map<string, number>; errors: Map<string, unknown> };
+export const newOutcomes = (ids: string[]): Outcomes =>
+  Object.assign(new Map(ids.map((id) => [id, "missing" as MaturationOutcome])), {
+    dueInMs: new Map<string, number>(),
+    errors: new Map<string, unknown>(),
+  });
 const owed = (row: { maturation_count: number; published_count?: number }) =>
   Number(row.published_count ?? 0) < Number(row.maturation_count);
 
@@ -162,13 +166,10 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
         await analyse(rowOf.get(id)!, (a) => feedHistory(a, h.traces, h.events));
       }
     }
-    const updated = await tx<SessionRow[]>`
-      update sessions set status = 'matured', matured_at = now(),
-        maturation_count = case when matured_at < now() - ${COUNT_RESTART_AFTER}::interval then 1 else maturation_count + 1 end,
-        published_count = case when matured_at < now() - ${COUNT_RESTART_AFTER}::interval then 0 else published_count end,
-        maturation_failures = 0, maturation_retry_at = null, maturation_failed_at = null, maturation_error = null
-      where id = any(${tx.array(due.map((s) => s.id))}::uuid[])
-      returning id, tenant_id, trace_service_id, session_id, status, maturation_count, matured_at`;
+    const updated = await maturationState.matureSessions(
+      tx,
+      due.map((s) => s.id),
+    );
     const before = new Map(analysed.map((a) => [a.row.id, a]));
     const list: Materialization[] = updated.map((u) => {
       const { row, analysis } = before.get(u.id)!;
@@ -221,9 +222,10 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
         )
       ).map((t) => [t.id, analyzeTrace(t, pricesOf(tenantOf.get(t.id)!))]),
     );
-    const updated = await tx<TraceRow[]>`
-      update traces set status = 'matured', maturation_count = 1, matured_at = now() where id = any(${tx.array(due.map((t) => t.id))}::uuid[])
-      returning id, tenant_id, trace_service_id, trace_id, session_id, status, maturation_count, matured_at`;
+    const updated = await maturationState.matureTraces(
+      tx,
+      due.map((t) => t.id),
+    );
     const before = new Map(due.map((t) => [t.id, t]));
     const rows = updated.map((u) => ({ ...u, service_name: before.get(u.id)!.service_name }));
     await persistTraceAnalyses(
@@ -268,26 +270,14 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
     ),
   );
   // One row per session, its highest count: a reopened session publishes its owed count and its
-  // new one together, and an UPDATE joined to two rows of the same target applies only one of them,
-  // which one unpredictably (published_count stayed behind, and the sweep re-published).
+  // new one together (published_count would stay behind, and the sweep re-publish).
   const highest = new Map<string, number>();
   for (const m of messages)
     if (m.type === "session.matured")
       highest.set(m.entityPk, Math.max(highest.get(m.entityPk) ?? 0, m.maturationCount));
   const sessions = [...highest].map(([pk, count]) => ({ pk, count }));
   const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
-  // Rows locked in id order, like the maturation transactions (no deadlock with them).
-  if (sessions.length) {
-    await deps.sql`
-      with x as (select * from jsonb_to_recordset(${deps.sql.json(sessions as any)}::jsonb) as x(pk uuid, count int)),
-        locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
-      update sessions s set published_count = greatest(s.published_count, x.count) from x where s.id = x.pk and s.id in (select id from locked)`;
-  }
-  if (traces.length) {
-    await deps.sql`
-      with locked as (select id from traces where id = any(${deps.sql.array(traces)}::uuid[]) order by id for update)
-      update traces set published_count = 1 where id in (select id from locked)`;
-  }
+  await maturationState.recordPublished(deps.sql, sessions, traces);
 }
 
 export function sessionMessage(s: SessionRow): MaturedMessage {
@@ -313,113 +303,4 @@ export function traceMessage(t: TraceRow): MaturedMessage {
     maturationCount: 1,
     occurredAt: new Date(t.matured_at!).toISOString(),
   };
-}
-
-/** Retry policy of a session whose maturation fails (docs/maturation.md, "Failure isolation"). */
-export interface FailurePolicy {
-  /** Attempts before the session is parked as failed. */
-  maxAttempts: number;
-  /** Delay after the n-th failure: baseMs x 2^(n-1), at most maxMs. */
-  baseMs: number;
-  maxMs: number;
-}
-export const DEFAULT_FAILURE_POLICY: FailurePolicy = { maxAttempts: 5, baseMs: 10_000, maxMs: 10 * 60_000 };
-
-const TRANSIENT_RETRY_MS = 2_000;
-/** Failures that say nothing about the session: a dependency down, or a lock conflict. */
-function notTheSessionsFault(err: unknown): boolean {
-  const state = sqlState(err);
-  return classifyFailure(err) === "transient" || state === "40P01" || state === "40001";
-}
-
-export function retryDelayForFailure(failures: number, policy: FailurePolicy = DEFAULT_FAILURE_POLICY): number {
-  return Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, failures - 1));
-}
-
-/**
- * Records a failed maturation of one session in its own statement (the failed transaction rolled
- * back): the attempt count, the error, when to retry, and after `maxAttempts` the time it was
- * parked. New activity after that un-parks it and restarts the count. Returns how long to wait
- * before the next attempt, or null when parked.
- */
-export async function recordMaturationFailure(
-  deps: MaturationDeps,
-  sessionPk: string,
-  err: unknown,
-): Promise<number | null> {
-  const policy = deps.failurePolicy ?? DEFAULT_FAILURE_POLICY;
-  const message = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 1_000);
-  const [row] = await deps.sql<{ failures: number }[]>`
-    update sessions set
-      maturation_failures = case when maturation_failed_at is not null and last_ingested_at > maturation_failed_at then 1 else maturation_failures + 1 end,
-      maturation_error = ${message}
-    where id = ${sessionPk} returning maturation_failures as failures`;
-  if (!row) return null;
-  const parked = row.failures >= policy.maxAttempts;
-  const delay = retryDelayForFailure(row.failures, policy);
-  await deps.sql`
-    update sessions set maturation_retry_at = ${parked ? null : new Date(Date.now() + delay)},
-      maturation_failed_at = ${parked ? deps.sql`now()` : null}
-    where id = ${sessionPk}`;
-  if (parked)
-    deps.logger.error("session maturation failed for good; parked until new activity (admin: maturation failures)", {
-      sessionPk,
-      failures: row.failures,
-      err: message,
-    });
-  else
-    deps.logger.warn("session maturation failed; will retry", {
-      sessionPk,
-      failures: row.failures,
-      retryInMs: delay,
-      err: message,
-    });
-  return parked ? null : delay;
-}
-
-/**
- * Matures a chunk in one transaction; if that throws, each entity alone, so one bad session
- * never holds back the others. A session that fails alone is recorded (recordMaturationFailure)
- * and reported as `backing-off` (with its delay in dueInMs) or `parked`; a trace that fails alone
- * is reported `missing` and left to the next marker or sweep.
- */
-export async function matureIsolated(
-  deps: MaturationDeps,
-  kind: "session" | "trace",
-  pks: string[],
-): Promise<Outcomes> {
-  const mature = kind === "session" ? matureSessions : matureTraces;
-  try {
-    return await mature(deps, pks);
-  } catch (err) {
-    if (pks.length > 1)
-      deps.logger.warn("maturation chunk failed; retrying one by one", { kind, size: pks.length, err: err as Error });
-    const outcomes = newOutcomes(pks);
-    for (const pk of pks) {
-      try {
-        // A chunk of one has failed alone already: record it, no second attempt.
-        if (pks.length === 1) throw err;
-        const one = await mature(deps, [pk]);
-        outcomes.set(pk, one.get(pk)!);
-        if (one.dueInMs.has(pk)) outcomes.dueInMs.set(pk, one.dueInMs.get(pk)!);
-      } catch (oneErr) {
-        if (kind === "trace") {
-          deps.logger.error("trace maturation failed; will retry", { pk, err: oneErr as Error });
-          continue;
-        }
-        if (notTheSessionsFault(oneErr)) {
-          // Postgres or NATS unavailable, a deadlock, a serialization failure: not this
-          // session's fault, so not counted toward parking it. Retried shortly.
-          deps.logger.warn("session maturation hit a transient failure; will retry", { pk, err: oneErr as Error });
-          outcomes.set(pk, "backing-off");
-          outcomes.dueInMs.set(pk, TRANSIENT_RETRY_MS);
-          continue;
-        }
-        const delay = await recordMaturationFailure(deps, pk, oneErr);
-        outcomes.set(pk, delay === null ? "parked" : "backing-off");
-        if (delay !== null) outcomes.dueInMs.set(pk, delay);
-      }
-    }
-    return outcomes;
-  }
 }

@@ -4,6 +4,8 @@ import type { IntentDefinition } from "../analysis/catalog.ts";
 import type { LatencyNorms } from "../analysis/detectors.ts";
 import type { SessionAnalyzer } from "../analysis/session.ts";
 import type { EventInput, TraceInput } from "../analysis/transcript.ts";
+import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { parked, type MaturedRow } from "@cellar/shared/maturation/state";
 import { MESSAGE_EVENT_NAMES } from "../otlp/linked.ts";
 import { mergeOtelMessageEvents } from "../otlp/merge.ts";
 
@@ -13,14 +15,7 @@ import { mergeOtelMessageEvents } from "../otlp/merge.ts";
  */
 
 /** A session or trace row as the maturation queries select it (selectMaturing, one query shape). */
-export interface MaturingRow {
-  id: string;
-  tenant_id: string;
-  trace_service_id: string;
-  session_id: string;
-  status: "active" | "matured";
-  maturation_count: number;
-  matured_at: Date | null;
+export interface MaturingRow extends MaturedRow {
   published_count?: number;
   service_name: string;
   activity_seq?: number;
@@ -38,6 +33,16 @@ export interface TraceRow extends MaturingRow {
 }
 
 type Sql = postgres.Sql | postgres.TransactionSql;
+/** Stored bytes of a trace's payload, whichever column holds it (no payload read). */
+const storedBytes = (sql: Sql) =>
+  sql.unsafe(
+    "coalesce((select pg_column_size(z.payload_z) from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id), pg_column_size(traces.payload))",
+  );
+/** A trace row's deflated payload (migration 0015), null on a row still holding jsonb. */
+const payloadZ = (sql: Sql) =>
+  sql.unsafe(
+    "(select z.payload_z from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id) as payload_z",
+  );
 export type MaturingFilter =
   | { lockIds: string[]; windowSeconds: number }
   | { owedOlderThanSeconds: number; limit: number };
@@ -56,7 +61,7 @@ export function selectMaturing(sql: Sql, kind: "session" | "trace", filter: Matu
   const ingested = sql(session ? "last_ingested_at" : "ingested_at");
   const cols = session
     ? sql`, s.activity_seq, s.last_ingested_at, s.maturation_failures,
-        (s.maturation_failed_at is not null and s.last_ingested_at <= s.maturation_failed_at) as failed,
+        ${parked(sql)} as failed,
         greatest(0, extract(epoch from coalesce(s.maturation_retry_at, now()) - now()) * 1000)::float8 as retry_in_ms`
     : sql`, t.trace_id`;
   if ("lockIds" in filter) {
@@ -84,7 +89,7 @@ export interface HistoryPaging {
   eventsPerPage: number;
 }
 /**
- * The byte budget counts stored bytes (`pg_column_size`, after TOAST compression); the trace
+ * The byte budget counts stored bytes (`pg_column_size`: deflated, or TOAST-compressed jsonb on older rows); the trace
  * count caps what a fully compressible payload can expand to: 16 x INGEST_MAX_BODY_BYTES.
  */
 export const DEFAULT_HISTORY_PAGING: HistoryPaging = {
@@ -105,7 +110,7 @@ export async function historySizes(tx: Sql, ids: string[]): Promise<Map<string, 
   const rows = await tx<{ id: string; traces: number; trace_bytes: number; events: number }[]>`
     select s.id,
       (select count(*)::int from traces t where t.session_pk = s.id) as traces,
-      (select coalesce(sum(pg_column_size(t.payload)), 0)::float8 from traces t where t.session_pk = s.id) as trace_bytes,
+      (select coalesce(sum(${storedBytes(tx)}), 0)::float8 from traces where traces.session_pk = s.id) as trace_bytes,
       (select count(*)::int from events e where e.session_pk = s.id) as events
     from sessions s where s.id = any(${tx.array(ids)}::uuid[])`;
   return new Map(
@@ -161,8 +166,17 @@ export async function loadHistoryBatch(
 ): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
   const ids = sessions.map((s) => s.id);
   const [traces, events] = await Promise.all([
-    tx<{ session_pk: string; trace_id: string; start_time: Date; end_time: Date; payload: Record<string, any> }[]>`
-      select session_pk, trace_id, start_time, end_time, payload from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
+    tx<
+      {
+        session_pk: string;
+        trace_id: string;
+        start_time: Date;
+        end_time: Date;
+        payload: unknown;
+        payload_z: Uint8Array | null;
+      }[]
+    >`
+      select session_pk, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
     tx<
       {
         session_pk: string;
@@ -183,7 +197,7 @@ export async function loadHistoryBatch(
       traceId: r.trace_id,
       startTime: new Date(r.start_time),
       endTime: new Date(r.end_time),
-      payload: r.payload,
+      payload: decodePayload(r),
     });
   const conversation = await otelConversationTraceIds(tx, ids);
   for (const e of events) {
@@ -227,7 +241,7 @@ export async function otelConversationTraceIds(tx: Sql, sessionPks: string[]): P
     select distinct e.session_pk, e.trace_id from events e
     where e.session_pk = any(${tx.array(sessionPks)}::uuid[]) and e.trace_id is not null and e.name = any(${tx.array(MESSAGE_EVENT_NAMES)}::text[])
       and exists (select 1 from traces t where t.trace_service_id = e.trace_service_id and t.trace_id = e.trace_id
-        and (t.session_pk <> e.session_pk or t.payload->'otel'->>'messages' = 'none'))`;
+        and (t.session_pk <> e.session_pk or coalesce(t.awaits_messages, t.payload->'otel'->>'messages' = 'none')))`;
   const out = new Map<string, Set<string>>();
   for (const r of rows) out.set(r.session_pk, (out.get(r.session_pk) ?? new Set()).add(r.trace_id));
   return out;
@@ -305,7 +319,7 @@ async function* tracePages(
   for (;;) {
     // Sizes first (no payload read), then the payloads of a prefix that fits the byte budget.
     const heads: Array<TraceKey & { bytes: number }> = await tx`
-      select trace_id, start_time, pg_column_size(payload)::int as bytes from traces
+      select trace_id, start_time, ${storedBytes(tx)}::int as bytes from traces
       where session_pk = ${sessionPk} ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
       order by start_time, trace_id collate "C" limit ${paging.tracesPerPage}`;
     if (heads.length === 0) return;
@@ -313,8 +327,14 @@ async function* tracePages(
     let bytes = heads[0].bytes;
     while (take < heads.length && bytes + heads[take].bytes <= paging.traceBytesPerPage) bytes += heads[take++].bytes;
     const last = heads[take - 1];
-    const rows: Array<{ trace_id: string; start_time: Date; end_time: Date; payload: Record<string, any> }> = await tx`
-      select trace_id, start_time, end_time, payload from traces
+    const rows: Array<{
+      trace_id: string;
+      start_time: Date;
+      end_time: Date;
+      payload: unknown;
+      payload_z: Uint8Array | null;
+    }> = await tx`
+      select trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces
       where session_pk = ${sessionPk}
         ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
         and (start_time, trace_id collate "C") <= (${last.start_time}, ${last.trace_id} collate "C")
@@ -323,7 +343,7 @@ async function* tracePages(
       traceId: r.trace_id,
       startTime: new Date(r.start_time),
       endTime: new Date(r.end_time),
-      payload: r.payload,
+      payload: decodePayload(r),
     }));
     for (const t of await withOtelMessages(tx, serviceId, page)) yield t;
     after = { start_time: last.start_time, trace_id: last.trace_id };
@@ -371,18 +391,21 @@ async function* eventPages(
 /** The payload parts a trace's own metrics need (responses and model, not the request's history). */
 export async function loadTracesForMetrics(tx: Sql, ids: string[]): Promise<Array<{ id: string } & TraceInput>> {
   const rows = await tx<
-    { id: string; trace_id: string; payload: Record<string, any>; start_time: Date; end_time: Date }[]
+    { id: string; trace_id: string; payload: unknown; payload_z: Uint8Array | null; start_time: Date; end_time: Date }[]
   >`
-    select id, trace_id, start_time, end_time,
-      jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') as payload
+    select id, trace_id, start_time, end_time, ${payloadZ(tx)},
+      case when payload is not null then jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') end as payload
     from traces where id = any(${tx.array(ids)}::uuid[])`;
-  return rows.map((r) => ({
-    id: r.id,
-    traceId: r.trace_id,
-    startTime: new Date(r.start_time),
-    endTime: new Date(r.end_time),
-    payload: r.payload,
-  }));
+  return rows.map((r) => {
+    const p = decodePayload(r);
+    return {
+      id: r.id,
+      traceId: r.trace_id,
+      startTime: new Date(r.start_time),
+      endTime: new Date(r.end_time),
+      payload: r.payload_z ? { request: { model: p.request?.model ?? null }, responses: p.responses ?? null } : p,
+    };
+  });
 }
 
 /** Per service: detector thresholds (defaults + overrides) and intent definitions. */

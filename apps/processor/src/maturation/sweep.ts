@@ -1,4 +1,6 @@
-import { matureIsolated, publishAll, sessionMessage, traceMessage, type MaturationDeps } from "./mature.ts";
+import { sweepCandidates } from "@cellar/shared/maturation/state";
+import { matureIsolated } from "./isolate.ts";
+import { publishAll, sessionMessage, traceMessage, type MaturationDeps } from "./mature.ts";
 import { selectMaturing } from "./store.ts";
 
 export interface SweepResult {
@@ -19,11 +21,7 @@ export interface SweepResult {
  */
 export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limit = 500): Promise<SweepResult> {
   const idleFor = deps.windowSeconds + graceSeconds;
-  const sessions = await deps.sql<{ id: string }[]>`
-    select id from sessions where status = 'active' and last_ingested_at < now() - make_interval(secs => ${idleFor})
-      and (maturation_retry_at is null or maturation_retry_at <= now())
-      and (maturation_failed_at is null or last_ingested_at > maturation_failed_at)
-    order by last_ingested_at limit ${limit}`;
+  const sessions = await sweepCandidates(deps.sql, idleFor, limit);
   const traces = await deps.sql<{ id: string }[]>`
     select id from traces where status = 'active' and ingested_at < now() - make_interval(secs => ${idleFor})
     order by ingested_at limit ${limit}`;

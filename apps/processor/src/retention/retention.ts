@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { Logger } from "@cellar/shared/logger";
+import { expireSessions, expireTraces } from "@cellar/shared/maturation/state";
 
 export type Plan = "free" | "pro";
 export type RetentionDefaults = Record<Plan, number>;
@@ -87,16 +88,7 @@ export async function runRetention(
     const days = t.retention_days ?? o.defaults[t.plan] ?? o.defaults.free;
     const cutoff = new Date(now.getTime() - days * 86_400_000);
     result.tenants++;
-    result.sessions += await drain(
-      async () =>
-        (
-          await sql`
-      with doomed as (
-        select id from sessions where status = 'matured' and last_ingested_at < ${cutoff} and tenant_id = ${t.id}
-        limit ${batch} for update skip locked)
-      delete from sessions s using doomed where s.id = doomed.id`
-        ).count,
-    );
+    result.sessions += await drain(() => expireSessions(sql, t.id, cutoff, batch));
     // Sessions that began before the cutoff but live on: their old rows only.
     const longLived = (
       await sql<{ id: string }[]>`
@@ -104,16 +96,7 @@ export async function runRetention(
     ).map((r) => r.id);
     for (let i = 0; i < longLived.length; i += 100) {
       const ids = longLived.slice(i, i + 100);
-      result.traces += await drain(
-        async () =>
-          (
-            await sql`
-        with doomed as (
-          select id from traces where session_pk = any(${ids}::uuid[]) and ingested_at < ${cutoff} and status = 'matured'
-          limit ${batch} for update skip locked)
-        delete from traces t using doomed where t.id = doomed.id`
-          ).count,
-      );
+      result.traces += await drain(() => expireTraces(sql, ids, cutoff, batch));
       result.events += await drain(
         async () =>
           (

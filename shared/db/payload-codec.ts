@@ -1,0 +1,61 @@
+import { Buffer } from "node:buffer";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+
+/**
+ * Trace payloads as stored (docs/performance.md, "Payloads compressed by the app"): the JSON
+ * text, keys in jsonb's order, deflated (raw, level 1) by the processor into
+ * `traces.payload_z` (bytea). Measured on the bench's payloads (bench/app-compression.ts):
+ * 0.34x the raw JSON against 0.43x for jsonb with Postgres' pglz, and about 20 us of Postgres
+ * CPU per insert against 170 us (jsonb parse + pglz), for about 35 us of app CPU; node:zlib runs
+ * under Bun and Deno alike. Rows written before migration 0015 keep their jsonb `payload` until
+ * the processor's backfill rewrites them (apps/processor/src/upgrade/payload-backfill.ts); every
+ * read goes through decodePayload, which takes either.
+ */
+
+/** jsonb's key order: shorter keys first (in UTF-8 bytes), then bytewise. */
+function jsonbKeyOrder(a: string, b: string): number {
+  const la = Buffer.byteLength(a);
+  const lb = Buffer.byteLength(b);
+  if (la !== lb) return la - lb;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * A value with every object's keys in the order Postgres jsonb keeps them: a payload read back
+ * serializes exactly as it did when it was stored as jsonb (platform answers unchanged).
+ */
+export function inJsonbOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(inJsonbOrder);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort(jsonbKeyOrder)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = inJsonbOrder(v);
+  }
+  return out;
+}
+
+/** The stored bytes of a payload. */
+export function encodePayload(payload: unknown): Buffer {
+  return deflateRawSync(JSON.stringify(inJsonbOrder(payload)), { level: 1 });
+}
+
+/** A stored payload back: `payload_z` when the row has it, else the jsonb `payload` of an older row. */
+export function decodePayload<T = Record<string, any>>(row: { payload?: unknown; payload_z?: Uint8Array | null }): T {
+  if (row.payload_z) return JSON.parse(inflateRawSync(row.payload_z).toString("utf8")) as T;
+  return row.payload as T;
+}
+
+/** Token usage summed over a payload's responses, as the platform reports it. */
+export function usageTotals(payload: { responses?: unknown }): { prompt: number; completion: number; total: number } {
+  const sum = { prompt: 0, completion: 0, total: 0 };
+  if (!Array.isArray(payload.responses)) return sum;
+  for (const r of payload.responses) {
+    const usage = (r as { usage?: Record<string, unknown> } | null)?.usage;
+    if (!usage || typeof usage !== "object") continue;
+    if (typeof usage.prompt_tokens === "number") sum.prompt += usage.prompt_tokens;
+    if (typeof usage.completion_tokens === "number") sum.completion += usage.completion_tokens;
+    if (typeof usage.total_tokens === "number") sum.total += usage.total_tokens;
+  }
+  return sum;
+}
