@@ -10,6 +10,7 @@ import { TracePage } from "./pages/Trace";
 import { IssuesPage, IssuePage } from "./pages/Issues";
 import { WebhooksPage, WebhookPage } from "./pages/Webhooks";
 import { SettingsPage } from "./pages/Settings";
+import { OrganizationPage } from "./pages/Organization";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
@@ -17,6 +18,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
     ["/sessions", "Sessions"],
     ["/issues", "Issues"],
     ...(isAdmin(me) ? [["/webhooks", "Webhooks"]] : []),
+    ["/organization", "Organization"],
     ["/settings", "Settings"],
   ];
   return (
@@ -60,6 +62,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/webhooks">{() => (isAdmin(me) ? <WebhooksPage me={me} /> : <Forbidden />)}</Route>
           <Route path="/webhooks/:id">{(p) => (isAdmin(me) ? <WebhookPage me={me} id={p.id} /> : <Forbidden />)}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
+          <Route path="/organization">{() => <OrganizationPage me={me} />}</Route>
           <Route path="/">
             <Redirect to="/sessions" replace />
           </Route>

@@ -16,6 +16,7 @@ export const DASHBOARD_PAGES = [
   "/webhooks",
   "/webhooks/*",
   "/settings",
+  "/organization",
 ];
 
 /**
