@@ -212,6 +212,8 @@ export async function createApiKey(
     serviceName?: string;
     origins?: string[];
     name?: string;
+    /** The ingest host's public URL, carried by a DSN (INGEST_PUBLIC_URL); without it: a legacy DSN. */
+    endpoint?: string;
   },
 ) {
   let tenantId = input.tenantId;
@@ -239,7 +241,10 @@ export async function createApiKey(
   const name = input.name?.trim() || null;
   const nameProblem = name && keyNameProblem(name);
   if (nameProblem) throw new AdminError(`--name ${nameProblem}`);
-  const { key, keyHash, displayPrefix } = await generateKey(input.kind);
+  const { key, keyHash, displayPrefix } = await generateKey(input.kind, {
+    endpoint: input.endpoint,
+    serviceName: input.serviceName,
+  });
   const [row] = await db
     .insert(apiKeys)
     .values({

@@ -22,6 +22,8 @@ export interface PlatformDeps {
   limiter?: PlatformLimiter;
   /** Dashboard sign-in (Bearer tokens on /api/v1, /auth routes); built from db/sql when absent. */
   signIns?: SignInService;
+  /** The ingest host's public URL (INGEST_PUBLIC_URL): DSNs minted in the dashboard carry it; "" = legacy DSNs. */
+  ingestPublicUrl?: string;
   /** Every request is answered within this (503 past it); default PLATFORM_REQUEST_DEADLINE_MS. */
   requestDeadlineMs?: number;
 }

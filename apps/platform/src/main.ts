@@ -16,6 +16,7 @@ const app = createPlatformApp({
   keys: new KeyResolver(database.db),
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
+  ingestPublicUrl: config.INGEST_PUBLIC_URL,
   webhooks: {
     secretBox: keyringFromConfig(config),
     insecureAllowlist: splitList(config.WEBHOOK_INSECURE_ALLOWLIST),

@@ -30,6 +30,7 @@ export interface OrgRouteDeps {
   keys: KeyResolver;
   signIns?: SignInTokens;
   limiter?: PlatformLimiter;
+  ingestPublicUrl?: string;
 }
 
 /**
@@ -225,6 +226,7 @@ export function orgRoutes(deps: OrgRouteDeps) {
             serviceName: body.serviceName,
             name: body.name,
             origins: body.allowedOrigins,
+            endpoint: body.kind === "telemetry" ? undefined : deps.ingestPublicUrl || undefined,
           }),
         );
         set.status = 201;
