@@ -152,6 +152,7 @@ function pages(): Array<{ name: string; path: string; ready: string }> {
     { name: "webhook", path: `/webhooks/${webhookId}`, ready: "Delivery" },
     { name: "settings", path: "/settings", ready: "Platform API keys" },
     { name: "organization", path: "/organization", ready: "Every service (telemetry keys)" },
+    { name: "first-trace", path: "/first-trace", ready: "A DSN for your service" },
   ];
 }
 

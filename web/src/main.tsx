@@ -11,6 +11,8 @@ import { IssuesPage, IssuePage } from "./pages/Issues";
 import { WebhooksPage, WebhookPage } from "./pages/Webhooks";
 import { SettingsPage } from "./pages/Settings";
 import { OrganizationPage } from "./pages/Organization";
+import { SetupPage } from "./pages/Setup";
+import { FirstTracePage } from "./pages/FirstTrace";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
@@ -63,6 +65,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/webhooks/:id">{(p) => (isAdmin(me) ? <WebhookPage me={me} id={p.id} /> : <Forbidden />)}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
           <Route path="/organization">{() => <OrganizationPage me={me} />}</Route>
+          <Route path="/first-trace">{() => <FirstTracePage me={me} />}</Route>
           <Route path="/">
             <Redirect to="/sessions" replace />
           </Route>
@@ -96,6 +99,15 @@ function App() {
   const [signedIn, setSignedIn] = useState(!!session.token);
   const [expired, setExpired] = useState(false);
   const [location, navigate] = useLocation();
+  // First run: a deployment without an organization shows the setup page (docs/dashboard.md).
+  const [setupNeeded, setSetupNeeded] = useState<boolean | null>(signedIn ? false : null);
+  useEffect(() => {
+    if (setupNeeded === null)
+      auth<{ needed: boolean }>("/setup").then(
+        (r) => setSetupNeeded(r.needed),
+        () => setSetupNeeded(false),
+      );
+  }, [setupNeeded]);
 
   useEffect(() => {
     whenUnauthorized(() => {
@@ -116,6 +128,22 @@ function App() {
           setExpired(false);
           setSignedIn(true);
           navigate("/sessions");
+        }}
+      />
+    );
+  if (!signedIn && setupNeeded === null)
+    return (
+      <main id="main">
+        <Loading />
+      </main>
+    );
+  if (!signedIn && setupNeeded)
+    return (
+      <SetupPage
+        onSignedIn={() => {
+          setSetupNeeded(false);
+          setSignedIn(true);
+          navigate("/first-trace");
         }}
       />
     );

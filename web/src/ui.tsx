@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { useSearchParams } from "wouter-preact";
+import { Link, useSearchParams } from "wouter-preact";
 import { ApiError, type Me } from "./api";
 import { withoutPosition } from "./pager";
 
@@ -79,6 +79,12 @@ curl -s -X POST $INGEST/raw/traces -H "Authorization: Bearer $KEY" \\
       <pre class="code" tabIndex={0}>
         {curl}
       </pre>
+      {me && (me.user.role === "admin" || me.user.role === "owner") && (
+        <p>
+          Or get a DSN with SDK, curl and OpenTelemetry snippets and wait for it live:{" "}
+          <Link href="/first-trace">Send your first trace</Link>.
+        </p>
+      )}
       <p class="muted">
         The session shows up here once it has been idle for the maturation window (20 s in development, 3 min by
         default).

@@ -15,6 +15,7 @@ import { orgRoutes } from "./org/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { SignInService } from "./signin/service.ts";
 import { signInRoutes } from "./signin/routes.ts";
+import { setupRoutes } from "./setup/routes.ts";
 
 export type { PlatformDeps } from "./deps.ts";
 
@@ -42,6 +43,7 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(api)
     // The dashboard (issue 15): its sign-in endpoints under /auth, its pages at /.
     .use(signInRoutes(deps.signIns))
+    .use(setupRoutes(deps))
     .use(dashboardRoutes({ logger: deps.logger }))
     // Public like the docs it describes; built on first request so every mounted route is in it.
     .get(`${API_PREFIX}/openapi.json`, () => (openapi ??= buildOpenApi(root!.routes)));

@@ -3,6 +3,7 @@ import { splitList } from "@cellar/shared/config";
 import { keyringFromConfig } from "@cellar/shared/crypto";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app.ts";
+import { issueSetupToken } from "./setup/service.ts";
 
 // Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES).
 // Every statement is cancelled past PLATFORM_STATEMENT_TIMEOUT_MS (answered 503 + Retry-After).
@@ -26,6 +27,10 @@ const app = createPlatformApp({
 });
 const server = ops.serve(app);
 logger.info("listening", { url: `http://127.0.0.1:${server.port}/api/v1` });
+// First run: with no organization yet, print a one-time setup token for the dashboard's /setup.
+await issueSetupToken(database.db, logger, `http://127.0.0.1:${server.port}`).catch((err) =>
+  logger.error("could not issue a setup token; restart the platform to try again", { err }),
+);
 
 onShutdown(logger, [
   ["http", () => server.stop()],

@@ -31,14 +31,16 @@ const originsOf = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function OriginsField({ name, value, label }: { name: string; value?: string[]; label: string }) {
+function OriginsField({ id, value, label }: { id: string; value?: string[]; label: string }) {
   const [problems, setProblems] = useState<string[]>([]);
   return (
-    <label class="field">
-      <span>{label}</span>
+    <div class="field">
+      <label for={id}>{label}</label>
       <textarea
-        name={name}
+        id={id}
+        name="allowedOrigins"
         rows={3}
+        aria-describedby={`${id}-rule`}
         defaultValue={(value ?? []).join("\n")}
         placeholder="https://app.example.com"
         onInput={(e) =>
@@ -49,7 +51,7 @@ function OriginsField({ name, value, label }: { name: string; value?: string[]; 
           )
         }
       />
-      <span class="muted small">
+      <span id={`${id}-rule`} class="muted small">
         One per line. A browser's <code>Origin</code> header must equal one of them exactly: scheme, host and port (
         <code>https://app.example.com</code>, <code>http://localhost:5173</code>), no path, no trailing slash, no
         wildcard. Empty: any origin.
@@ -59,7 +61,7 @@ function OriginsField({ name, value, label }: { name: string; value?: string[]; 
           {p}
         </span>
       ))}
-    </label>
+    </div>
   );
 }
 
@@ -172,7 +174,7 @@ export function KeysSection({ projects }: { projects: Project[] }) {
                                 </label>
                                 {k.kind === "dsn-client" && (
                                   <OriginsField
-                                    name="allowedOrigins"
+                                    id={`origins-${k.id}`}
                                     value={k.allowedOrigins}
                                     label={`Allowed origins of ${k.prefix}…`}
                                   />
@@ -228,7 +230,7 @@ export function KeysSection({ projects }: { projects: Project[] }) {
           <span>Name (what it is for)</span>
           <input name="name" maxLength={200} />
         </label>
-        {kind === "dsn-client" && <OriginsField name="allowedOrigins" label="Allowed origins" />}
+        {kind === "dsn-client" && <OriginsField id="new-origins" label="Allowed origins" />}
         <button type="submit" disabled={action.busy}>
           Create
         </button>

@@ -300,7 +300,7 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
             <input name="email" type="email" required maxLength={320} />
           </label>
           <label class="field">
-            <span>Role</span>
+            <span>Role of the new member</span>
             <select name="role" defaultValue="member">
               {roles.map((r) => (
                 <option key={r} value={r}>

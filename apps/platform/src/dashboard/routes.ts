@@ -17,6 +17,8 @@ export const DASHBOARD_PAGES = [
   "/webhooks/*",
   "/settings",
   "/organization",
+  "/setup",
+  "/first-trace",
 ];
 
 /**
