@@ -12,6 +12,7 @@ import { sessionDeleteRoutes } from "./sessions/delete.ts";
 import { traceRoutes } from "./traces/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { orgRoutes } from "./org/routes.ts";
+import { overviewRoutes } from "./overview/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { SignInService } from "./signin/service.ts";
 import { signInRoutes } from "./signin/routes.ts";
@@ -33,7 +34,8 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(metricsRoutes(deps))
     .use(analysisRoutes(deps))
     .use(webhookRoutes(deps))
-    .use(orgRoutes(deps));
+    .use(orgRoutes(deps))
+    .use(overviewRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })

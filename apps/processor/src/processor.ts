@@ -1,11 +1,12 @@
 import type postgres from "postgres";
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
-import { activityStream, ingestStream, type ActivityKey } from "@cellar/shared/nats/catalogue";
+import { activityStream, ingestStream, maturedRollupsStream, type ActivityKey } from "@cellar/shared/nats/catalogue";
 import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcome } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
 import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "./ingest/writer.ts";
+import { rollupHandler } from "./rollups/rollups.ts";
 import { EARLY_SECONDS, isExpiryMarker, parseActivitySubject, type EntityKind } from "./maturation/activity.ts";
 import { ActivityCoalescer } from "./maturation/coalesce.ts";
 import {
@@ -219,6 +220,8 @@ export function createProcessor(deps: ProcessorDeps) {
       loops.push(
         consume(activityStream, runtime, { batch: { maxBatch: 200, maxWaitMs: 50 }, handle: handleActivityBatch }),
       );
+      // The overview's rollups (apps/processor/src/rollups): their own durable consumer of MATURED.
+      loops.push(consume(maturedRollupsStream, runtime, { each: { maxInFlight: 8 }, handle: rollupHandler(deps.sql) }));
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));
