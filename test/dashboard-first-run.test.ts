@@ -205,6 +205,39 @@ test("send your first trace: a DSN carrying its endpoint, the snippets, the live
   await shot("04-first-transcript");
 });
 
+test("the overview: the first session in totals and charts (each with a text summary and keyboard focus), and a service with none", async () => {
+  await page.goto(`${base}/overview?service=shop-assistant&window=1h`);
+  await page.getByRole("heading", { name: "Overview" }).waitFor();
+  await page.getByTestId("total-sessions").filter({ hasText: /^1$/ }).waitFor({ timeout: 30_000 });
+  const traffic = page.getByRole("figure", { name: "Traces and sessions" });
+  expect(await traffic.getAttribute("tabindex")).toBe("0");
+  expect(await page.getByTestId("summary-traffic").textContent()).toMatch(
+    /^Traces: 1 in total, highest 1 at .*; Sessions: 1 in total/,
+  );
+  expect(await traffic.locator("canvas").count()).toBe(1);
+  await traffic.focus();
+  expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-describedby"))).toBe("traffic-s");
+  expect(await page.locator("section[aria-labelledby=models-h]").getByText("gpt-4o-mini").isVisible()).toBe(true);
+  await shot("04b-overview");
+  // A service nothing was sent to yet: zeros and a note, no chart.
+  const created = await page.evaluate(async () => {
+    const r = await fetch("/api/v1/organization/services", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${localStorage.getItem("cellar.dashboard.token")}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ name: "quiet-service" }),
+    });
+    return r.status;
+  });
+  expect(created).toBe(201);
+  await page.goto(`${base}/overview?service=quiet-service`);
+  await page.getByText("No session of quiet-service matured in this window.").waitFor();
+  expect(await page.getByTestId("summary-traffic").textContent()).toBe("No data in this window.");
+  await shot("04c-overview-empty");
+});
+
 test("a client DSN with an allowed origin: stored from that origin's page, 403 from another", async () => {
   const allowedOrigin = `http://127.0.0.1:${allowedSite.port}`;
   await page.goto(`${base}/organization`);

@@ -143,6 +143,7 @@ const q = (s: string) => encodeURIComponent(s);
 /** Every page a signed-in owner can open, and text that shows it has rendered its data. */
 function pages(): Array<{ name: string; path: string; ready: string }> {
   return [
+    { name: "overview", path: `/overview?service=${q(SERVICE)}`, ready: "By model" },
     { name: "sessions", path: `/sessions?service=${q(SERVICE)}`, ready: "1–1 of 1" },
     { name: "session", path: `/sessions/${q(SERVICE)}/${q(SESSION)}`, ready: "See https://example.com/" },
     { name: "trace", path: `/traces/${q(SERVICE)}/${q(TRACE)}`, ready: "Spans (" },

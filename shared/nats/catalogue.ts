@@ -217,10 +217,18 @@ export const maturedStream: StreamSpec<MaturedMessage> = {
  * durable consumer on maturedStream's stream (which that spec creates), session maturations
  * only. Its handler recomputes a session's contribution, so redelivery and replay are harmless.
  */
-export const maturedRollupsStream: StreamSpec<MaturedMessage> = {
+export const maturedRollupsStream: StreamSpec<MaturedMessage | null> = {
   key: "maturedRollups",
   name: (t) => t.maturedStream,
-  codec: jsonCodec(MaturedMessage, tenantField),
+  // An invalid message is the dispatcher's consumer's to dead-letter (one copy is enough): here it
+  // decodes to null and is acked.
+  codec: {
+    decode: (subject, data, headers) => {
+      const decoded = maturedStream.codec.decode(subject, data, headers);
+      return decoded.ok ? decoded : { ok: true, value: null };
+    },
+    tenantOf: (v) => v?.tenantId,
+  },
   consumer: {
     durable: "processor-rollups",
     ackWaitMs: 30 * SECOND,

@@ -13,10 +13,12 @@ import { SettingsPage } from "./pages/Settings";
 import { OrganizationPage } from "./pages/Organization";
 import { SetupPage } from "./pages/Setup";
 import { FirstTracePage } from "./pages/FirstTrace";
+import { OverviewPage } from "./pages/Overview";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
   const nav = [
+    ["/overview", "Overview"],
     ["/sessions", "Sessions"],
     ["/issues", "Issues"],
     ...(isAdmin(me) ? [["/webhooks", "Webhooks"]] : []),
@@ -29,7 +31,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         Skip to content
       </a>
       <header class="top">
-        <Link href="/sessions" class="brand">
+        <Link href="/overview" class="brand">
           Cellar
         </Link>
         <nav aria-label="Main">
@@ -54,6 +56,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
       </header>
       <main id="main">
         <Switch>
+          <Route path="/overview">{() => <OverviewPage me={me} />}</Route>
           <Route path="/sessions">{() => <SessionsPage me={me} />}</Route>
           <Route path="/sessions/:service/:sessionId">
             {(p) => <SessionPage me={me} service={p.service} sessionId={p.sessionId} />}
@@ -67,10 +70,10 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/organization">{() => <OrganizationPage me={me} />}</Route>
           <Route path="/first-trace">{() => <FirstTracePage me={me} />}</Route>
           <Route path="/">
-            <Redirect to="/sessions" replace />
+            <Redirect to="/overview" replace />
           </Route>
           <Route path="/sign-in">
-            <Redirect to="/sessions" replace />
+            <Redirect to="/overview" replace />
           </Route>
           <Route>
             <h1>Page not found</h1>
@@ -154,7 +157,7 @@ function App() {
         onSignedIn={() => {
           setExpired(false);
           setSignedIn(true);
-          if (location === "/" || location === "/sign-in") navigate("/sessions");
+          if (location === "/" || location === "/sign-in") navigate("/overview");
         }}
       />
     );

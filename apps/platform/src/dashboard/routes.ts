@@ -19,6 +19,7 @@ export const DASHBOARD_PAGES = [
   "/organization",
   "/setup",
   "/first-trace",
+  "/overview",
 ];
 
 /**

@@ -183,8 +183,8 @@ export async function applySessionRollup(sql: postgres.Sql, sessionPk: string): 
 
 /** The consumer's handler: session maturations only (the catalogue's filter), acked once applied. */
 export function rollupHandler(sql: postgres.Sql) {
-  return async (d: Delivery<MaturedMessage>): Promise<Outcome> => {
-    if (d.value.type !== "session.matured") return "ack";
+  return async (d: Delivery<MaturedMessage | null>): Promise<Outcome> => {
+    if (d.value?.type !== "session.matured") return "ack";
     await applySessionRollup(sql, d.value.entityPk);
     return "ack";
   };
