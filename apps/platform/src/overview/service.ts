@@ -3,11 +3,12 @@ import { t, type Static } from "elysia";
 import { Iso, Nullable } from "../http/schemas.ts";
 
 /** The windows the overview offers: its length, the rollup rows it reads, and its chart step. */
+/** `rows`: the rollup granularity read, one row per chart point (apps/processor/src/rollups). */
 export const WINDOWS = {
   "1h": { seconds: 3600, rows: 300, step: "5 minutes" },
   "24h": { seconds: 86_400, rows: 3600, step: "1 hour" },
-  "7d": { seconds: 7 * 86_400, rows: 3600, step: "6 hours" },
-  "30d": { seconds: 30 * 86_400, rows: 3600, step: "1 day" },
+  "7d": { seconds: 7 * 86_400, rows: 21_600, step: "6 hours" },
+  "30d": { seconds: 30 * 86_400, rows: 86_400, step: "1 day" },
 } as const;
 export type OverviewWindow = keyof typeof WINDOWS;
 
@@ -79,7 +80,7 @@ export const Overview = t.Object({
 
 /**
  * The overview of one service over a window, from the rollups only (overview_rollups, kept as
- * sessions mature), never from raw rows: a 30-day window reads at most 720 hourly rows per
+ * sessions mature), never from raw rows: every window reads one row per point (12 to 30) per
  * environment and model. Session numbers count at the session's first activity.
  */
 export async function readOverview(
@@ -94,12 +95,11 @@ export async function readOverview(
   const env = input.environment;
   const where = sql`trace_service_id = ${input.serviceId} and bucket_seconds = ${w.rows}
     and bucket_start >= ${from} and bucket_start <= ${to} ${env === undefined ? sql`` : sql`and environment = ${env}`}`;
-  const step = sql`date_bin(${w.step}::interval, bucket_start, timestamptz '2000-01-01')`;
   const [series, models, hist, environments, issues] = await Promise.all([
     sql<
       { t: Date; sessions: string; traces: string; errors: string; problems: string; cost: number; tokens: string }[]
     >`
-      select ${step} as t, sum(sessions) as sessions, sum(traces) as traces, sum(error_sessions) as errors,
+      select bucket_start as t, sum(sessions) as sessions, sum(traces) as traces, sum(error_sessions) as errors,
         sum(problem_sessions) as problems, sum(cost_usd) as cost, sum(prompt_tokens + completion_tokens) as tokens
       from overview_rollups where ${where} and model = '' group by 1 order by 1`,
     sql<{ model: string; traces: string; cost: number; prompt: string; completion: string }[]>`
@@ -112,8 +112,8 @@ export async function readOverview(
       where ${where} group by model, u.i`,
     sql<{ environment: string }[]>`
       select distinct environment from overview_rollups
-      where trace_service_id = ${input.serviceId} and bucket_seconds = 3600 and model = ''
-        and bucket_start >= ${new Date(to.getTime() - 30 * 86_400_000)} order by 1 limit 100`,
+      where trace_service_id = ${input.serviceId} and bucket_seconds = 86400 and model = ''
+        and bucket_start >= ${new Date(to.getTime() - 31 * 86_400_000)} order by 1 limit 100`,
     sql<
       {
         id: string;

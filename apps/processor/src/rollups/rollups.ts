@@ -5,7 +5,7 @@ import { addTo, emptyHistogram } from "./histogram.ts";
 
 /**
  * The overview's rollups (docs/dashboard.md, Overview): what each matured session adds to
- * per-service, per-environment, per-model buckets of 5 minutes and 1 hour. A session's numbers
+ * per-service, per-environment, per-model buckets (BUCKET_SECONDS). A session's numbers
  * count at its first activity. Kept by the `processor-rollups` consumer of MATURED; the
  * maturation code itself is untouched (it owns the analyses these read).
  *
@@ -15,7 +15,8 @@ import { addTo, emptyHistogram } from "./histogram.ts";
  * subtracts the old contribution and adds the new one, in one transaction under the session's
  * advisory lock.
  */
-export const BUCKET_SECONDS = [300, 3600] as const;
+/** 5 minutes (the 1 h window), 1 hour (24 h), 6 hours (7 d), 1 day (30 d): a window reads 12 to 30 rows per environment and model. */
+export const BUCKET_SECONDS = [300, 3600, 21_600, 86_400] as const;
 
 export interface RollupPart {
   environment: string;
