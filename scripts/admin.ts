@@ -8,10 +8,16 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import * as admin from "@cellar/shared/admin/tenancy";
-import { createApiKey, revokeApiKey } from "@cellar/shared/auth/key-store";
+import { createApiKey, revokeApiKey, updateApiKey } from "@cellar/shared/auth/key-store";
 import { AdminError } from "@cellar/shared/errors";
 import { defineIntent, deleteIntent, listIntents } from "@cellar/shared/admin/intents";
-import { listKeys, listProjects, updateUserProjects } from "@cellar/shared/admin/operators";
+import {
+  listKeys,
+  listMembers,
+  listProjects,
+  updateUserProjects,
+  updateUserRole,
+} from "@cellar/shared/admin/operators";
 import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
 import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
@@ -28,13 +34,15 @@ const USAGE = `usage: npm run admin -- <command>
   project list --tenant T
   service create --tenant T --name N [--project P]
   user create --tenant T --email E --role viewer|member|admin|owner [--projects P1,P2]
-  user update --id U --projects P1,P2   (replaces the user's projects; --projects "" = none)
+  user list --tenant T
+  user update --id U [--projects P1,P2] [--role R]   (replaces the user's projects; --projects "" = none)
   user deprovision --id U
   user password --id U            (reads the new password from standard input)
   user invite --tenant T --email E --role R [--projects P1,P2]   |   user invite --id U
-  key create --tenant T --kind telemetry
-  key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2] [--endpoint URL]
+  key create --tenant T --kind telemetry [--name N]
+  key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2] [--endpoint URL] [--name N]
       (the DSN carries --endpoint, else INGEST_PUBLIC_URL: the ingest host's public URL; neither: a legacy DSN)
+  key update --id K [--name N] [--origins O1,O2]   (--origins "" = any origin)
   key create --user U --kind platform
   key list --tenant T
   key revoke --id K
@@ -123,6 +131,10 @@ function plan(v: string | undefined): "free" | "pro" | undefined {
   if (v === undefined) return undefined;
   if (v !== "free" && v !== "pro") throw new UsageError("--plan must be free or pro");
   return v;
+}
+function role(v: string): Role {
+  if (!ROLES.includes(v as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+  return v as Role;
 }
 function onOff(v: string | undefined): boolean | undefined {
   if (v === undefined) return undefined;
@@ -222,21 +234,31 @@ async function run(): Promise<unknown> {
           projectId: values.project,
         });
       case "user create": {
-        const role = need("role");
-        if (!ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
         return await admin.createUser(db, {
           tenantId: need("tenant"),
           email: need("email"),
-          role: role as Role,
+          role: role(need("role")),
           projectIds: list(values.projects),
         });
       }
       case "project list":
         return { projects: await listProjects(db, { tenantId: need("tenant") }) };
-      case "user update":
-        if (values.projects === undefined)
-          throw new UsageError('--projects is required (a comma-separated list of project ids, or "" for none)');
-        return await updateUserProjects(db, { id: need("id"), projectIds: list(values.projects) ?? [] });
+      case "user list":
+        return { users: await listMembers(db, { tenantId: need("tenant") }) };
+      case "user update": {
+        if (values.projects === undefined && values.role === undefined)
+          throw new UsageError(
+            '--projects is required (a comma-separated list of project ids, or "" for none), or --role',
+          );
+        const id = need("id");
+        const changed =
+          values.role === undefined ? undefined : await updateUserRole(db, { id, role: role(values.role) });
+        const projects =
+          values.projects === undefined
+            ? undefined
+            : await updateUserProjects(db, { id, projectIds: list(values.projects) ?? [] });
+        return { id, ...(changed && { role: changed.role }), ...(projects && { projects: projects.projects }) };
+      }
       case "key list":
         return { keys: await listKeys(db, { tenantId: need("tenant") }) };
       case "user deprovision":
@@ -247,14 +269,11 @@ async function run(): Promise<unknown> {
         return await setPassword(db, { userId: need("id"), password });
       }
       case "user invite": {
-        const role = values.role;
-        if (role !== undefined && !ROLES.includes(role as Role))
-          throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
         return await createInvitation(db, {
           userId: values.id,
           tenantId: values.tenant,
           email: values.email,
-          role: role as Role | undefined,
+          role: values.role === undefined ? undefined : role(values.role),
           projectIds: list(values.projects),
         });
       }
@@ -267,9 +286,16 @@ async function run(): Promise<unknown> {
           userId: values.user,
           serviceName: values.service,
           origins: list(values.origins),
+          name: values.name,
           endpoint: kind.startsWith("dsn-") ? dsnEndpoint() : undefined,
         });
       }
+      case "key update":
+        return await updateApiKey(db, {
+          id: need("id"),
+          name: values.name,
+          origins: values.origins === undefined ? undefined : (list(values.origins) ?? []),
+        });
       case "key revoke":
         return await revokeApiKey(db, { id: need("id") });
       case "intent define":

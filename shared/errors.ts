@@ -25,4 +25,11 @@ export const serviceUnavailable = (message: string, retryAfterSeconds: number) =
 /** An admin operation's input is refused: the admin CLI prints the message (it names the flag). */
 export class AdminError extends Error {
   override name = "AdminError";
+  /** What the platform answers with when the dashboard calls it: 400 bad input, 404 no such row, 409 a conflict. */
+  constructor(
+    message: string,
+    readonly status: 400 | 404 | 409 = 400,
+  ) {
+    super(message);
+  }
 }

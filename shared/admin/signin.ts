@@ -50,8 +50,13 @@ export async function createInvitation(
       })
     ).id;
   } else {
-    const [u] = await db.select({ gone: users.deprovisionedAt }).from(users).where(eq(users.id, userId));
-    if (!u) throw new AdminError(`no user ${userId}`);
+    const [u] = await db
+      .select({ gone: users.deprovisionedAt, tenantId: users.tenantId })
+      .from(users)
+      .where(eq(users.id, userId));
+    // With a tenant scope (the dashboard's own tenant), another tenant's user is no user.
+    if (!u || (input.tenantId !== undefined && u.tenantId !== input.tenantId))
+      throw new AdminError(`no user ${userId}`, 404);
     if (u.gone) throw new AdminError("user is deprovisioned");
   }
   const token = `cel_inv_${randomToken(24)}`;

@@ -1,11 +1,27 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { projectMemberships, projects, ROLES, tenants, traceServices, type Role } from "../db/schema/index.ts";
-import { createApiKey } from "../auth/key-store.ts";
+import {
+  apiKeys,
+  projectMemberships,
+  projects,
+  ROLES,
+  tenants,
+  traceServices,
+  users,
+  type KeyKind,
+  type Role,
+} from "../db/schema/index.ts";
+import { createApiKey, keyNameProblem } from "../auth/key-store.ts";
 import { insertUser, markUserDeprovisioned } from "../auth/user-store.ts";
 import { AdminError } from "../errors.ts";
+import { inTenant, mustBeUuid, mustFindTenant, serviceNameProblem } from "./guards.ts";
 
-/** Operations behind the admin CLI (the stand-in for the dashboard's settings pages). */
+/**
+ * Operations behind the admin CLI and the dashboard's organization settings
+ * (apps/platform/src/org): one implementation, called by both. An AdminError's `status` is what
+ * the platform answers with (400 bad input, 404 no such row in the tenant, 409 a conflict).
+ * API keys are written by shared/auth/key-store.ts, users by shared/auth/user-store.ts.
+ */
 
 export async function createTenant(db: Db, input: { name: string; plan?: "free" | "pro"; webhooks?: boolean }) {
   if (!input.name.trim()) throw new AdminError("--name must not be empty");
@@ -45,30 +61,35 @@ export async function updateTenant(
 }
 
 export async function createProject(db: Db, input: { tenantId: string; name: string }) {
+  const problem = keyNameProblem(input.name) ?? (input.name.trim() ? null : "must not be blank");
+  if (problem) throw new AdminError(`--name ${problem}`);
   await mustFindTenant(db, input.tenantId);
   const [p] = await db
     .insert(projects)
     .values({ tenantId: input.tenantId, name: input.name })
     .onConflictDoNothing()
     .returning({ id: projects.id });
-  if (!p) throw new AdminError(`project ${JSON.stringify(input.name)} already exists in this tenant`);
+  if (!p) throw new AdminError(`project ${JSON.stringify(input.name)} already exists in this tenant`, 409);
   return p;
 }
 
 export async function createService(db: Db, input: { tenantId: string; name: string; projectId?: string }) {
+  const problem = serviceNameProblem(input.name);
+  if (problem) throw new AdminError(`--name ${problem}`);
+  if (input.projectId) mustBeUuid(input.projectId, "--project");
   await mustFindTenant(db, input.tenantId);
   const projectId = input.projectId ?? (await defaultProjectId(db, input.tenantId));
   const [proj] = await db
     .select({ id: projects.id })
     .from(projects)
     .where(and(eq(projects.id, projectId), eq(projects.tenantId, input.tenantId)));
-  if (!proj) throw new AdminError(`no project ${projectId} in tenant ${input.tenantId}`);
+  if (!proj) throw new AdminError(`no project ${projectId} in tenant ${input.tenantId}`, 404);
   const [svc] = await db
     .insert(traceServices)
     .values({ tenantId: input.tenantId, projectId, name: input.name })
     .onConflictDoNothing()
     .returning({ id: traceServices.id });
-  if (!svc) throw new AdminError(`service ${JSON.stringify(input.name)} already exists in this tenant`);
+  if (!svc) throw new AdminError(`service ${JSON.stringify(input.name)} already exists in this tenant`, 409);
   return svc;
 }
 
@@ -78,32 +99,53 @@ export async function createUser(
 ) {
   await mustFindTenant(db, input.tenantId);
   if (!ROLES.includes(input.role)) throw new AdminError(`--role must be one of ${ROLES.join(", ")}`);
-  if (!/^[^\s@]+@[^\s@]+$/.test(input.email)) throw new AdminError("--email is not an email address");
+  if (input.email.length > 320 || !/^[^\s@]+@[^\s@]+$/.test(input.email))
+    throw new AdminError("--email is not an email address");
+  for (const p of input.projectIds ?? []) mustBeUuid(p, "--projects");
   return db.transaction(async (tx) => {
     const u = await insertUser(tx, input);
-    if (!u) throw new AdminError(`user ${input.email} already exists in this tenant`);
+    if (!u) throw new AdminError(`user ${input.email} already exists in this tenant`, 409);
     for (const projectId of input.projectIds ?? []) {
       const [proj] = await tx
         .select({ id: projects.id })
         .from(projects)
         .where(and(eq(projects.id, projectId), eq(projects.tenantId, input.tenantId)));
-      if (!proj) throw new AdminError(`no project ${projectId} in tenant ${input.tenantId}`);
+      if (!proj) throw new AdminError(`no project ${projectId} in tenant ${input.tenantId}`, 404);
       await tx.insert(projectMemberships).values({ userId: u.id, projectId }).onConflictDoNothing();
     }
     return u;
   });
 }
 
-export async function deprovisionUser(db: Db, input: { id: string }) {
-  const u = await markUserDeprovisioned(db, input.id, new Date());
-  if (!u) throw new AdminError(`no user ${input.id}`);
-  return u;
+/**
+ * Deprovisions a user: their platform keys and dashboard sign-ins stop working at once (both
+ * are checked against `deprovisioned_at`). `tenantId` scopes the lookup (the dashboard's own
+ * tenant); the last active owner of a tenant cannot be deprovisioned.
+ */
+export async function deprovisionUser(db: Db, input: { id: string; tenantId?: string }) {
+  mustBeUuid(input.id, "--id");
+  return db.transaction(async (tx) => {
+    const [u] = await tx
+      .select({ id: users.id, tenantId: users.tenantId, role: users.role })
+      .from(users)
+      .where(and(eq(users.id, input.id), isNull(users.deprovisionedAt), inTenant(users.tenantId, input.tenantId)))
+      .for("update");
+    if (!u) throw new AdminError(`no active user ${input.id}`, 404);
+    if (u.role === "owner") await mustKeepAnOwner(tx, u.tenantId, u.id);
+    await markUserDeprovisioned(tx, u.id, new Date());
+    return { id: u.id };
+  });
 }
 
-async function mustFindTenant(db: Db, id: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new AdminError(`--tenant ${JSON.stringify(id)} is not a tenant id`);
-  const [t] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, id));
-  if (!t) throw new AdminError(`no tenant ${id}`);
+/** Refuses when `userId` is the tenant's last active owner (locks the owners' rows). */
+export async function mustKeepAnOwner(tx: Pick<Db, "select">, tenantId: string, userId: string) {
+  const owners = await tx
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.tenantId, tenantId), eq(users.role, "owner"), isNull(users.deprovisionedAt)))
+    .for("update");
+  if (!owners.some((o) => o.id !== userId))
+    throw new AdminError("an organization keeps at least one owner: make another member owner first", 409);
 }
 
 async function defaultProjectId(db: Db, tenantId: string): Promise<string> {

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { apiKeys, tenants, users, type KeyKind, type Role } from "../db/schema/index.ts";
 import { createHash } from "node:crypto";
@@ -163,9 +163,31 @@ export class KeyResolver {
       const { userDeprovisionedAt: _, ...rest } = row;
       value = rest as ResolvedKey;
     }
-    if (value) this.recentlyValid.set(hash, true);
+    if (value) {
+      this.recentlyValid.set(hash, true);
+      this.touch(value.id);
+    }
     const ttl = readAt + this.ttlMs - (this.options.now ?? Date.now)();
     if (ttl > 0) this.cache.set(hash, { value }, { ttl });
     return value;
+  }
+
+  /**
+   * "Last used" for the dashboard's key lists: written off the request path, at most once a
+   * minute per key (the condition makes other attempts a no-op), and only on a cache miss (once
+   * per TTL per instance). A failure is ignored: a working key matters more than its timestamp.
+   */
+  private touch(id: string) {
+    this.db
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`now()` })
+      .where(
+        and(
+          eq(apiKeys.id, id),
+          or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '1 minute'`)),
+        ),
+      )
+      .execute()
+      .catch(() => {});
   }
 }

@@ -111,9 +111,9 @@ export function laneConsumerOf(spec: StreamSpec<any>, t: Topology, tenantId: str
 
 export interface StreamSpec<T = unknown> {
   /** Catalogue key (also used in logs and dead-letter headers). */
-  key: "ingest" | "matured" | "deliveries" | "activity" | "deadLetters";
+  key: "ingest" | "matured" | "maturedRollups" | "deliveries" | "activity" | "deadLetters";
   name(t: Topology): string;
-  /** Absent for the KV stream, which the KV client creates. */
+  /** Absent for the KV stream, which the KV client creates, and for a second consumer of another spec's stream. */
   subjects?(t: Topology): string[];
   /** Where `publish` puts a message (absent: not published through the catalogue). */
   subjectOf?(t: Topology, value: T): string;
@@ -218,6 +218,34 @@ export const maturedStream: StreamSpec<MaturedMessage> = {
   },
 };
 
+/**
+ * MATURED again, for the processor's overview rollups (apps/processor/src/rollups): a second
+ * durable consumer on maturedStream's stream (which that spec creates), session maturations
+ * only. Its handler recomputes a session's contribution, so redelivery and replay are harmless.
+ */
+export const maturedRollupsStream: StreamSpec<MaturedMessage | null> = {
+  key: "maturedRollups",
+  name: (t) => t.maturedStream,
+  // An invalid message is the dispatcher's consumer's to dead-letter (one copy is enough): here it
+  // decodes to null and is acked.
+  codec: {
+    decode: (subject, data, headers) => {
+      const decoded = maturedStream.codec.decode(subject, data, headers);
+      return decoded.ok ? decoded : { ok: true, value: null };
+    },
+    tenantOf: (v) => v?.tenantId,
+  },
+  consumer: {
+    durable: "processor-rollups",
+    ackWaitMs: 30 * SECOND,
+    maxAckPending: 1_000,
+    maxDeliver: 10,
+    backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE],
+    mode: "each",
+    filterSubject: (t) => `${t.subjectPrefix}matured.session.>`,
+  },
+};
+
 /** DELIVERIES: webhook attempts waiting on the retry curve (nak(delay) is the curve). */
 export const deliveriesStream: StreamSpec<DeliveryJob> = {
   key: "deliveries",
@@ -289,6 +317,7 @@ export const deadLetterStream: StreamSpec<never> = {
 export const CATALOGUE: readonly StreamSpec<any>[] = [
   ingestStream,
   maturedStream,
+  maturedRollupsStream,
   deliveriesStream,
   activityStream,
   deadLetterStream,

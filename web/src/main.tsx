@@ -11,10 +11,15 @@ import { IssuesPage, IssuePage } from "./pages/Issues";
 import { WebhooksPage, WebhookPage } from "./pages/Webhooks";
 import { SettingsPage } from "./pages/Settings";
 import { DeadLettersPage } from "./pages/DeadLetters";
+import { OrganizationPage } from "./pages/Organization";
+import { SetupPage } from "./pages/Setup";
+import { FirstTracePage } from "./pages/FirstTrace";
+import { OverviewPage } from "./pages/Overview";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
   const nav = [
+    ["/overview", "Overview"],
     ["/sessions", "Sessions"],
     ["/issues", "Issues"],
     ...(isAdmin(me)
@@ -23,6 +28,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           ["/dead-letters", "Dead letters"],
         ]
       : []),
+    ["/organization", "Organization"],
     ["/settings", "Settings"],
   ];
   return (
@@ -31,7 +37,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         Skip to content
       </a>
       <header class="top">
-        <Link href="/sessions" class="brand">
+        <Link href="/overview" class="brand">
           Cellar
         </Link>
         <nav aria-label="Main">
@@ -56,6 +62,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
       </header>
       <main id="main">
         <Switch>
+          <Route path="/overview">{() => <OverviewPage me={me} />}</Route>
           <Route path="/sessions">{() => <SessionsPage me={me} />}</Route>
           <Route path="/sessions/:service/:sessionId">
             {(p) => <SessionPage me={me} service={p.service} sessionId={p.sessionId} />}
@@ -67,11 +74,13 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/webhooks/:id">{(p) => (isAdmin(me) ? <WebhookPage me={me} id={p.id} /> : <Forbidden />)}</Route>
           <Route path="/dead-letters">{() => (isAdmin(me) ? <DeadLettersPage /> : <Forbidden />)}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
+          <Route path="/organization">{() => <OrganizationPage me={me} />}</Route>
+          <Route path="/first-trace">{() => <FirstTracePage me={me} />}</Route>
           <Route path="/">
-            <Redirect to="/sessions" replace />
+            <Redirect to="/overview" replace />
           </Route>
           <Route path="/sign-in">
-            <Redirect to="/sessions" replace />
+            <Redirect to="/overview" replace />
           </Route>
           <Route>
             <h1>Page not found</h1>
@@ -100,6 +109,15 @@ function App() {
   const [signedIn, setSignedIn] = useState(!!session.token);
   const [expired, setExpired] = useState(false);
   const [location, navigate] = useLocation();
+  // First run: a deployment without an organization shows the setup page (docs/dashboard.md).
+  const [setupNeeded, setSetupNeeded] = useState<boolean | null>(signedIn ? false : null);
+  useEffect(() => {
+    if (setupNeeded === null)
+      auth<{ needed: boolean }>("/setup").then(
+        (r) => setSetupNeeded(r.needed),
+        () => setSetupNeeded(false),
+      );
+  }, [setupNeeded]);
 
   useEffect(() => {
     whenUnauthorized(() => {
@@ -123,6 +141,22 @@ function App() {
         }}
       />
     );
+  if (!signedIn && setupNeeded === null)
+    return (
+      <main id="main">
+        <Loading />
+      </main>
+    );
+  if (!signedIn && setupNeeded)
+    return (
+      <SetupPage
+        onSignedIn={() => {
+          setSetupNeeded(false);
+          setSignedIn(true);
+          navigate("/first-trace");
+        }}
+      />
+    );
   if (!signedIn) {
     return (
       <SignInPage
@@ -130,7 +164,7 @@ function App() {
         onSignedIn={() => {
           setExpired(false);
           setSignedIn(true);
-          if (location === "/" || location === "/sign-in") navigate("/sessions");
+          if (location === "/" || location === "/sign-in") navigate("/overview");
         }}
       />
     );

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { useSearchParams } from "wouter-preact";
-import type { Me } from "./api";
+import { Link, useSearchParams } from "wouter-preact";
+import { ApiError, type Me } from "./api";
 import { withoutPosition } from "./pager";
 
 /** Loads data for a page; re-runs when `deps` change; the latest call wins. */
@@ -79,6 +79,12 @@ curl -s -X POST $INGEST/raw/traces -H "Authorization: Bearer $KEY" \\
       <pre class="code" tabIndex={0}>
         {curl}
       </pre>
+      {me && (me.user.role === "admin" || me.user.role === "owner") && (
+        <p>
+          Or get a DSN with SDK, curl and OpenTelemetry snippets and wait for it live:{" "}
+          <Link href="/first-trace">Send your first trace</Link>.
+        </p>
+      )}
       <p class="muted">
         The session shows up here once it has been idle for the maturation window (20 s in development, 3 min by
         default).
@@ -138,5 +144,88 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
     <h1 tabIndex={-1} ref={ref}>
       {children}
     </h1>
+  );
+}
+
+/** Runs a write, shows its error; returns the answer or undefined. */
+export function useAction() {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async <T,>(fn: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(null);
+    try {
+      return await fn();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, run };
+}
+
+export function ActionError({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  );
+}
+
+/** Copies `value` to the clipboard and says whether it worked (http pages may not allow it). */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setState("copied");
+    } catch {
+      setState("failed");
+    }
+  };
+  return (
+    <>
+      <button type="button" class="small" onClick={copy} aria-label={label}>
+        Copy
+      </button>
+      <span role="status" aria-live="polite" class="muted small">
+        {state === "copied" ? " Copied." : state === "failed" ? " Copy failed: select the text and copy it." : ""}
+      </span>
+    </>
+  );
+}
+
+/** A secret shown once (a key, a DSN, a signing secret, an invitation link) with a copy button. */
+export function ShownOnce({
+  label,
+  value,
+  testId,
+  onDone,
+  children,
+}: {
+  label: string;
+  value: string;
+  testId: string;
+  onDone: () => void;
+  children?: ComponentChildren;
+}) {
+  return (
+    <div class="secret" role="alert">
+      <p>
+        <strong>{label} — copy it now, it is not shown again:</strong>
+      </p>
+      <pre class="code" tabIndex={0} data-testid={testId}>
+        {value}
+      </pre>
+      {children}
+      <p class="actions">
+        <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
+        <button type="button" onClick={onDone}>
+          I have saved it
+        </button>
+      </p>
+    </div>
   );
 }

@@ -11,10 +11,13 @@ import { sessionRoutes } from "./sessions/routes.ts";
 import { sessionDeleteRoutes } from "./sessions/delete.ts";
 import { traceRoutes } from "./traces/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
+import { orgRoutes } from "./org/routes.ts";
+import { overviewRoutes } from "./overview/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { deadLetterRoutes } from "./dead-letters/routes.ts";
 import { SignInService } from "./signin/service.ts";
 import { signInRoutes } from "./signin/routes.ts";
+import { setupRoutes } from "./setup/routes.ts";
 
 export type { PlatformDeps } from "./deps.ts";
 
@@ -32,7 +35,9 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(metricsRoutes(deps))
     .use(analysisRoutes(deps))
     .use(webhookRoutes(deps))
-    .use(deadLetterRoutes(deps));
+    .use(deadLetterRoutes(deps))
+    .use(orgRoutes(deps))
+    .use(overviewRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })
@@ -42,6 +47,7 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(api)
     // The dashboard (issue 15): its sign-in endpoints under /auth, its pages at /.
     .use(signInRoutes(deps.signIns))
+    .use(setupRoutes(deps))
     .use(dashboardRoutes({ logger: deps.logger }))
     // Public like the docs it describes; built on first request so every mounted route is in it.
     .get(`${API_PREFIX}/openapi.json`, () => (openapi ??= buildOpenApi(root!.routes)));

@@ -30,6 +30,8 @@ export interface PlatformDeps {
   signIns?: SignInService;
   /** JetStream for the dead-letter view and replay (/dead-letters); without it those answer 503. */
   deadLetters?: DeadLetterAccess;
+  /** The ingest host's public URL (INGEST_PUBLIC_URL): DSNs minted in the dashboard carry it; "" = legacy DSNs. */
+  ingestPublicUrl?: string;
   /** Every request is answered within this (503 past it); default PLATFORM_REQUEST_DEADLINE_MS. */
   requestDeadlineMs?: number;
 }

@@ -4,6 +4,7 @@ import { keyringFromConfig } from "@cellar/shared/crypto";
 import { createDatabase } from "@cellar/shared/db/client";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app.ts";
+import { issueSetupToken } from "./setup/service.ts";
 
 // Reads need only Postgres; NATS is for the webhook test and retry sends (DELIVERIES) and the
 // dashboard's dead-letter view and replay (DEAD_LETTERS, INGEST).
@@ -26,6 +27,7 @@ const app = createPlatformApp({
   keys: new KeyResolver(database.db),
   logger,
   windowSeconds: config.MATURATION_WINDOW_SECONDS,
+  ingestPublicUrl: config.INGEST_PUBLIC_URL,
   webhooks: {
     secretBox: keyringFromConfig(config),
     insecureAllowlist: splitList(config.WEBHOOK_INSECURE_ALLOWLIST),
@@ -36,6 +38,10 @@ const app = createPlatformApp({
 });
 const server = ops.serve(app);
 logger.info("listening", { url: `http://127.0.0.1:${server.port}/api/v1` });
+// First run: with no organization yet, print a one-time setup token for the dashboard's /setup.
+await issueSetupToken(database.db, logger, `http://127.0.0.1:${server.port}`).catch((err) =>
+  logger.error("could not issue a setup token; restart the platform to try again", { err }),
+);
 
 onShutdown(logger, [
   ["http", () => server.stop()],

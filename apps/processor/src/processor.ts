@@ -1,12 +1,13 @@
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { activityStream, ingestStream } from "@cellar/shared/nats/catalogue";
+import { activityStream, ingestStream, maturedRollupsStream } from "@cellar/shared/nats/catalogue";
 import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
 import type { MaturedMessage } from "@cellar/shared/payloads";
 import { activityHandler } from "./consumers/activity.ts";
 import { ingestHandler } from "./consumers/ingest.ts";
+import { rollupHandler } from "./rollups/rollups.ts";
 import { ActivityCoalescer } from "./maturation/coalesce.ts";
 import type { MaturationDeps, Outcomes } from "./maturation/mature.ts";
 import { sweepIdle, type SweepResult } from "./maturation/sweep.ts";
@@ -109,6 +110,8 @@ export function createProcessor(deps: ProcessorDeps) {
           }),
         }),
       );
+      // The overview's rollups (apps/processor/src/rollups): their own durable consumer of MATURED.
+      loops.push(consume(maturedRollupsStream, runtime, { each: { maxInFlight: 8 }, handle: rollupHandler(deps.sql) }));
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));

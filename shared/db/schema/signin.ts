@@ -37,3 +37,18 @@ export const invitations = pgTable(
   },
   (t) => [uniqueIndex("invitations_token_uq").on(t.tokenHash)],
 );
+
+/**
+ * First run: the one-time setup token the platform prints while no organization exists
+ * (apps/platform/src/setup). SHA-256 only; `usedAt` is set with the first organization.
+ */
+export const setupTokens = pgTable(
+  "setup_tokens",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    usedAt: ts("used_at"),
+  },
+  (t) => [uniqueIndex("setup_tokens_hash_uq").on(t.tokenHash)],
+);

@@ -127,6 +127,10 @@ export const apiKeys = pgTable(
     serviceName: text("service_name"),
     /** Client DSNs: browser origins allowed to use the key; null or empty = any. */
     allowedOrigins: text("allowed_origins").array(),
+    /** A label chosen in the dashboard or with `key create --name` (telemetry keys and DSNs). */
+    name: text("name"),
+    /** Written by the key resolver at most once a minute per key (docs/dashboard.md). */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
     createdAt: createdAt(),
   },

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { ApiError, auth, type Me } from "../api";
 import type { CreatedPlatformKey, PlatformKeys } from "../api-types";
 import { when } from "../format";
-import { ErrorBox, Loading, PageTitle, useLoad } from "../ui";
+import { ErrorBox, Loading, PageTitle, ShownOnce, useLoad } from "../ui";
 
 export function SettingsPage({ me }: { me: Me }) {
   const keys = useLoad(() => auth<PlatformKeys>("/platform-keys"), []);
@@ -58,19 +58,7 @@ export function SettingsPage({ me }: { me: Me }) {
         <p class="muted">
           A key reads the API as you (<code>Authorization: Token &lt;key&gt;</code>), with your role and projects.
         </p>
-        {created && (
-          <div class="secret" role="alert">
-            <p>
-              <strong>Your new key — copy it now, it is not shown again:</strong>
-            </p>
-            <pre class="code" tabIndex={0} data-testid="new-key">
-              {created}
-            </pre>
-            <button type="button" onClick={() => setCreated(null)}>
-              I have saved it
-            </button>
-          </div>
-        )}
+        {created && <ShownOnce label="Your new key" value={created} testId="new-key" onDone={() => setCreated(null)} />}
         {error && (
           <p class="error" role="alert">
             {error}

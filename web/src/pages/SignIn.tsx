@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { ApiError, auth, session } from "../api";
 
-function Form({ title, intro, submit, children, busyLabel, label }: any) {
+export function Form({ title, intro, submit, children, busyLabel, label }: any) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const onSubmit = async (e: Event) => {

@@ -3,24 +3,12 @@ import { Link, useLocation } from "wouter-preact";
 import { api, ApiError, enc, type Me } from "../api";
 import type { Attempts, CreatedSubscription, RotatedSubscription, Subscription, Subscriptions } from "../api-types";
 import { ms, when } from "../format";
-import { Badge, ErrorBox, Loading, PageTitle, useLoad } from "../ui";
+import { Badge, ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
 
 const EVENT_TYPES = ["session.matured", "trace.matured"];
 
 function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
-  return (
-    <div class="secret" role="alert">
-      <p>
-        <strong>Signing secret — copy it now, it is not shown again:</strong>
-      </p>
-      <pre class="code" tabIndex={0} data-testid="secret">
-        {secret}
-      </pre>
-      <button type="button" onClick={onDone}>
-        I have saved it
-      </button>
-    </div>
-  );
+  return <ShownOnce label="Signing secret" value={secret} testId="secret" onDone={onDone} />;
 }
 
 function EventTypeChecks({ selected }: { selected: string[] }) {
@@ -34,24 +22,6 @@ function EventTypeChecks({ selected }: { selected: string[] }) {
       ))}
     </fieldset>
   );
-}
-
-/** Runs a write, shows its error; returns the answer or undefined. */
-function useAction() {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async <T,>(fn: () => Promise<T>): Promise<T | undefined> => {
-    setBusy(true);
-    setError(null);
-    try {
-      return await fn();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { error, busy, run };
 }
 
 export function WebhooksPage({ me }: { me: Me }) {

@@ -30,7 +30,11 @@ export async function buildDashboard(webRoot = WEB_ROOT): Promise<BuiltDashboard
   const entry = result.outputs.find((o) => o.kind === "entry-point");
   if (!entry) throw new Error("dashboard build produced no entry point");
   const js = await entry.text();
-  const css = await readFile(join(webRoot, "src/styles.css"), "utf8");
+  // uPlot's own rules first (the overview's charts), then ours; one stylesheet, as the CSP wants.
+  const css = [
+    await readFile(join(webRoot, "../node_modules/uplot/dist/uPlot.min.css"), "utf8"),
+    await readFile(join(webRoot, "src/styles.css"), "utf8"),
+  ].join("\n");
   const jsName = `app.${contentHash(js)}.js`;
   const cssName = `app.${contentHash(css)}.css`;
   const html = `<!doctype html>

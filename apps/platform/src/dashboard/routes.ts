@@ -16,6 +16,10 @@ export const DASHBOARD_PAGES = [
   "/webhooks",
   "/webhooks/*",
   "/settings",
+  "/organization",
+  "/setup",
+  "/first-trace",
+  "/overview",
 ];
 
 /**

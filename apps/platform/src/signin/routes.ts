@@ -50,7 +50,7 @@ export const SIGN_IN_MAX_BODY_BYTES = 4096;
  * `schema` (400 with the schema's message). Declaring `body` on the route instead would let
  * Elysia buffer any size before validation.
  */
-async function cappedBody<T extends TSchema>(request: Request, schema: T): Promise<Static<T>> {
+export async function cappedBody<T extends TSchema>(request: Request, schema: T): Promise<Static<T>> {
   const value = await readCappedJson(request, SIGN_IN_MAX_BODY_BYTES);
   if (Value.Check(schema, value)) return value;
   const first = Value.Errors(schema, value).First();

@@ -1,0 +1,188 @@
+import type postgres from "postgres";
+import { t, type Static } from "elysia";
+import { Iso, Nullable } from "../http/schemas.ts";
+
+/** The windows the overview offers: its length, the rollup rows it reads, and its chart step. */
+/** `rows`: the rollup granularity read, one row per chart point (apps/processor/src/rollups). */
+export const WINDOWS = {
+  "1h": { seconds: 3600, rows: 300, step: "5 minutes" },
+  "24h": { seconds: 86_400, rows: 3600, step: "1 hour" },
+  "7d": { seconds: 7 * 86_400, rows: 21_600, step: "6 hours" },
+  "30d": { seconds: 30 * 86_400, rows: 86_400, step: "1 day" },
+} as const;
+export type OverviewWindow = keyof typeof WINDOWS;
+
+/** Must match apps/processor/src/rollups/histogram.ts (4 buckets per doubling of ms). */
+const PER_DOUBLING = 4;
+function percentileOf(hist: number[], p: number): number | null {
+  const total = hist.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  const rank = Math.max(1, Math.ceil((p / 100) * total));
+  let seen = 0;
+  for (let i = 0; i < hist.length; i++) {
+    seen += hist[i];
+    if (seen >= rank) return i === 0 ? 0.5 : Math.round(2 ** ((i - 0.5) / PER_DOUBLING));
+  }
+  return null;
+}
+
+export const Overview = t.Object({
+  window: t.String(),
+  from: Iso,
+  to: Iso,
+  step: t.String({ description: "Width of one point of `series`" }),
+  environment: Nullable(t.String()),
+  environments: t.Array(t.String(), { description: "Environments seen in the last 30 days" }),
+  totals: t.Object({
+    sessions: t.Integer(),
+    traces: t.Integer(),
+    errorSessions: t.Integer(),
+    problemSessions: t.Integer(),
+    costUsd: t.Number(),
+    promptTokens: t.Integer(),
+    completionTokens: t.Integer(),
+    latencyP50Ms: Nullable(t.Number()),
+    latencyP95Ms: Nullable(t.Number()),
+  }),
+  series: t.Array(
+    t.Object({
+      t: Iso,
+      sessions: t.Integer(),
+      traces: t.Integer(),
+      errorSessions: t.Integer(),
+      problemSessions: t.Integer(),
+      costUsd: t.Number(),
+      tokens: t.Integer(),
+    }),
+  ),
+  byModel: t.Array(
+    t.Object({
+      model: t.String(),
+      traces: t.Integer(),
+      costUsd: t.Number(),
+      promptTokens: t.Integer(),
+      completionTokens: t.Integer(),
+      latencyP50Ms: Nullable(t.Number()),
+      latencyP95Ms: Nullable(t.Number()),
+    }),
+  ),
+  topIssues: t.Array(
+    t.Object({
+      id: t.String(),
+      title: t.String(),
+      severity: t.String(),
+      occurrences: t.Integer(),
+      affectedSessions: t.Integer(),
+      lastSeenAt: Iso,
+    }),
+  ),
+});
+
+/**
+ * The overview of one service over a window, from the rollups only (overview_rollups, kept as
+ * sessions mature), never from raw rows: every window reads one row per point (12 to 30) per
+ * environment and model. Session numbers count at the session's first activity.
+ */
+export async function readOverview(
+  sql: postgres.Sql,
+  input: { serviceId: string; window: OverviewWindow; environment?: string; now: Date },
+): Promise<Static<typeof Overview>> {
+  const w = WINDOWS[input.window];
+  const to = input.now;
+  // Whole buckets: the window starts at the bucket boundary at or before now - window.
+  const fromMs = to.getTime() - w.seconds * 1000;
+  const from = new Date(fromMs - (fromMs % (w.rows * 1000)));
+  const env = input.environment;
+  const where = sql`trace_service_id = ${input.serviceId} and bucket_seconds = ${w.rows}
+    and bucket_start >= ${from} and bucket_start <= ${to} ${env === undefined ? sql`` : sql`and environment = ${env}`}`;
+  const [series, models, hist, environments, issues] = await Promise.all([
+    sql<
+      { t: Date; sessions: string; traces: string; errors: string; problems: string; cost: number; tokens: string }[]
+    >`
+      select bucket_start as t, sum(sessions) as sessions, sum(traces) as traces, sum(error_sessions) as errors,
+        sum(problem_sessions) as problems, sum(cost_usd) as cost, sum(prompt_tokens + completion_tokens) as tokens
+      from overview_rollups where ${where} and model = '' group by 1 order by 1`,
+    sql<{ model: string; traces: string; cost: number; prompt: string; completion: string }[]>`
+      select model, sum(traces) as traces, sum(cost_usd) as cost, sum(prompt_tokens) as prompt,
+        sum(completion_tokens) as completion
+      from overview_rollups where ${where} group by model`,
+    sql<{ model: string; i: number; n: string }[]>`
+      select model, u.i::int as i, sum(u.n) as n
+      from overview_rollups, unnest(latency_hist) with ordinality as u(n, i)
+      where ${where} group by model, u.i`,
+    sql<{ environment: string }[]>`
+      select distinct environment from overview_rollups
+      where trace_service_id = ${input.serviceId} and bucket_seconds = 86400 and model = ''
+        and bucket_start >= ${new Date(to.getTime() - 31 * 86_400_000)} order by 1 limit 100`,
+    sql<
+      {
+        id: string;
+        title: string;
+        severity: string;
+        occurrences: number;
+        affected_sessions: number;
+        last_seen_at: Date;
+      }[]
+    >`
+      select id, title, severity, occurrences, affected_sessions, last_seen_at from issues
+      where trace_service_id = ${input.serviceId} and last_seen_at >= ${from}
+      order by occurrences desc, last_seen_at desc limit 5`,
+  ]);
+  const hists = new Map<string, number[]>();
+  for (const h of hist) {
+    if (!hists.has(h.model)) hists.set(h.model, []);
+    hists.get(h.model)![h.i - 1] = Number(h.n);
+  }
+  const dense = (model: string) => Array.from(hists.get(model) ?? [], (n) => n ?? 0);
+  const all = models.find((m) => m.model === "");
+  const totalHist = dense("");
+  const sum = (f: (s: (typeof series)[number]) => number) => series.reduce((a, s) => a + f(s), 0);
+  return {
+    window: input.window,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    step: w.step,
+    environment: env ?? null,
+    environments: environments.map((e) => e.environment),
+    totals: {
+      sessions: sum((s) => Number(s.sessions)),
+      traces: Number(all?.traces ?? 0),
+      errorSessions: sum((s) => Number(s.errors)),
+      problemSessions: sum((s) => Number(s.problems)),
+      costUsd: all?.cost ?? 0,
+      promptTokens: Number(all?.prompt ?? 0),
+      completionTokens: Number(all?.completion ?? 0),
+      latencyP50Ms: percentileOf(totalHist, 50),
+      latencyP95Ms: percentileOf(totalHist, 95),
+    },
+    series: series.map((s) => ({
+      t: s.t.toISOString(),
+      sessions: Number(s.sessions),
+      traces: Number(s.traces),
+      errorSessions: Number(s.errors),
+      problemSessions: Number(s.problems),
+      costUsd: s.cost,
+      tokens: Number(s.tokens),
+    })),
+    byModel: models
+      .filter((m) => m.model !== "")
+      .map((m) => ({
+        model: m.model,
+        traces: Number(m.traces),
+        costUsd: m.cost,
+        promptTokens: Number(m.prompt),
+        completionTokens: Number(m.completion),
+        latencyP50Ms: percentileOf(dense(m.model), 50),
+        latencyP95Ms: percentileOf(dense(m.model), 95),
+      }))
+      .sort((a, b) => b.costUsd - a.costUsd || b.traces - a.traces),
+    topIssues: issues.map((i) => ({
+      id: i.id,
+      title: i.title,
+      severity: i.severity,
+      occurrences: i.occurrences,
+      affectedSessions: i.affected_sessions,
+      lastSeenAt: i.last_seen_at.toISOString(),
+    })),
+  };
+}

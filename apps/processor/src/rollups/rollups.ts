@@ -1,0 +1,223 @@
+import type postgres from "postgres";
+import type { MaturedMessage } from "@cellar/shared/payloads";
+import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
+import { addTo, emptyHistogram } from "./histogram.ts";
+
+/**
+ * The overview's rollups (docs/dashboard.md, Overview): what each matured session adds to
+ * per-service, per-environment, per-model buckets (BUCKET_SECONDS). A session's numbers
+ * count at its first activity. Kept by the `processor-rollups` consumer of MATURED; the
+ * maturation code itself is untouched (it owns the analyses these read).
+ *
+ * Idempotent by recomputing: each session's last applied contribution is stored with the
+ * maturation it came from (`overview_session_parts`). A redelivered or replayed message finds
+ * the session's current maturation already applied and changes nothing; a later maturation
+ * subtracts the old contribution and adds the new one, in one transaction under the session's
+ * advisory lock.
+ */
+/** 5 minutes (the 1 h window), 1 hour (24 h), 6 hours (7 d), 1 day (30 d): a window reads 12 to 30 rows per environment and model. */
+export const BUCKET_SECONDS = [300, 3600, 21_600, 86_400] as const;
+
+export interface RollupPart {
+  environment: string;
+  bucket_seconds: number;
+  bucket_start: string;
+  model: string;
+  sessions: number;
+  error_sessions: number;
+  problem_sessions: number;
+  traces: number;
+  cost_usd: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  latency_hist: number[];
+}
+
+interface SessionSource {
+  id: string;
+  tenant_id: string;
+  trace_service_id: string;
+  environment: string | null;
+  first_activity_at: Date;
+  maturation_count: number;
+  matured_at: Date | null;
+  errors: number;
+  problems: number;
+  cost_by_model: Array<{
+    model: string;
+    calls: number;
+    promptTokens: number;
+    completionTokens: number;
+    costUsd: number | null;
+  }>;
+}
+
+/** The cost table's model a trace's model belongs to: equal, or the longest `<name>-` prefix (dated versions). */
+function costModelOf(traceModel: string, costModels: string[]): string {
+  let best = "";
+  for (const m of costModels)
+    if ((traceModel === m || traceModel.startsWith(`${m}-`)) && m.length > best.length) best = m;
+  return best || traceModel;
+}
+
+/** One session's contribution: a session row (model '') with totals, and one row per model. */
+export function sessionParts(s: SessionSource, traces: Array<{ model: string | null; ms: number }>): RollupPart[] {
+  const environment = s.environment ?? "";
+  const costModels = s.cost_by_model.map((c) => c.model);
+  const total = emptyHistogram();
+  const byModel = new Map<string, number[]>();
+  for (const t of traces) {
+    const model = costModelOf(t.model ?? "unknown", costModels);
+    addTo(total, t.ms);
+    if (!byModel.has(model)) byModel.set(model, emptyHistogram());
+    addTo(byModel.get(model)!, t.ms);
+  }
+  const sum = (f: (c: SessionSource["cost_by_model"][number]) => number) =>
+    s.cost_by_model.reduce((a, c) => a + (f(c) || 0), 0);
+  const rows: Array<Omit<RollupPart, "bucket_seconds" | "bucket_start" | "environment">> = [
+    {
+      model: "",
+      sessions: 1,
+      error_sessions: s.errors > 0 ? 1 : 0,
+      problem_sessions: s.problems > 0 ? 1 : 0,
+      traces: traces.length,
+      cost_usd: sum((c) => c.costUsd ?? 0),
+      prompt_tokens: sum((c) => c.promptTokens),
+      completion_tokens: sum((c) => c.completionTokens),
+      latency_hist: total,
+    },
+  ];
+  for (const model of new Set([...costModels, ...byModel.keys()])) {
+    const c = s.cost_by_model.find((x) => x.model === model);
+    const hist = byModel.get(model) ?? emptyHistogram();
+    rows.push({
+      model,
+      sessions: 0,
+      error_sessions: 0,
+      problem_sessions: 0,
+      traces: hist.reduce((a, b) => a + b, 0),
+      cost_usd: c?.costUsd ?? 0,
+      prompt_tokens: c?.promptTokens ?? 0,
+      completion_tokens: c?.completionTokens ?? 0,
+      latency_hist: hist,
+    });
+  }
+  const at = s.first_activity_at.getTime();
+  return BUCKET_SECONDS.flatMap((seconds) => {
+    const bucket_start = new Date(at - (at % (seconds * 1000))).toISOString();
+    return rows.map((r) => ({ environment, bucket_seconds: seconds, bucket_start, ...r }));
+  });
+}
+
+const negate = (p: RollupPart): RollupPart => ({
+  ...p,
+  sessions: -p.sessions,
+  error_sessions: -p.error_sessions,
+  problem_sessions: -p.problem_sessions,
+  traces: -p.traces,
+  cost_usd: -p.cost_usd,
+  prompt_tokens: -p.prompt_tokens,
+  completion_tokens: -p.completion_tokens,
+  latency_hist: p.latency_hist.map((n) => -n),
+});
+
+/** Adds parts to the rollup rows, in key order (two sessions' transactions never wait on each other in a cycle). */
+async function addParts(
+  tx: postgres.TransactionSql,
+  s: { tenant_id: string; trace_service_id: string },
+  parts: RollupPart[],
+) {
+  if (!parts.length) return;
+  await tx`
+    insert into overview_rollups as r (tenant_id, trace_service_id, environment, bucket_seconds, bucket_start, model,
+      sessions, error_sessions, problem_sessions, traces, cost_usd, prompt_tokens, completion_tokens, latency_hist)
+    select ${s.tenant_id}, ${s.trace_service_id}, environment, bucket_seconds, bucket_start, model,
+      sessions, error_sessions, problem_sessions, traces, cost_usd, prompt_tokens, completion_tokens, latency_hist
+    from jsonb_to_recordset(${tx.json(parts as any)}::jsonb) as x(environment text, bucket_seconds int, bucket_start timestamptz,
+      model text, sessions int, error_sessions int, problem_sessions int, traces int, cost_usd float8, prompt_tokens bigint,
+      completion_tokens bigint, latency_hist int[])
+    order by bucket_seconds, bucket_start, environment, model
+    on conflict (trace_service_id, bucket_seconds, bucket_start, environment, model) do update set
+      sessions = r.sessions + excluded.sessions,
+      error_sessions = r.error_sessions + excluded.error_sessions,
+      problem_sessions = r.problem_sessions + excluded.problem_sessions,
+      traces = r.traces + excluded.traces,
+      cost_usd = r.cost_usd + excluded.cost_usd,
+      prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
+      completion_tokens = r.completion_tokens + excluded.completion_tokens,
+      latency_hist = (select array_agg(a + b order by i)
+        from unnest(r.latency_hist, excluded.latency_hist) with ordinality as u(a, b, i))`;
+}
+
+export type RollupResult = "applied" | "already applied" | "not analysed";
+
+/** Brings the rollups up to date with one session's current maturation (see the module comment). */
+export async function applySessionRollup(sql: postgres.Sql, sessionPk: string): Promise<RollupResult> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtextextended(${sessionPk}::text, 25))`;
+    const [s] = await tx<SessionSource[]>`
+      select s.id, s.tenant_id, s.trace_service_id, s.environment, s.first_activity_at, s.maturation_count, s.matured_at,
+        sa.errors, sa.problems, sa.cost_by_model
+      from sessions s join session_analyses sa on sa.session_pk = s.id
+      where s.id = ${sessionPk}`;
+    if (!s || !s.matured_at) return "not analysed";
+    const [old] = await tx<{ maturation_count: number; matured_at: Date; parts: RollupPart[] }[]>`
+      select maturation_count, matured_at, parts from overview_session_parts where session_pk = ${sessionPk}`;
+    if (old && old.maturation_count === s.maturation_count && old.matured_at.getTime() === s.matured_at.getTime())
+      return "already applied";
+    const traces = await tx<{ model: string | null; ms: number }[]>`
+      select model, extract(epoch from end_time - start_time) * 1000 as ms from traces where session_pk = ${sessionPk}`;
+    const parts = sessionParts(
+      s,
+      traces.map((t) => ({ model: t.model, ms: Number(t.ms) })),
+    );
+    if (old) await addParts(tx, s, old.parts.map(negate));
+    await addParts(tx, s, parts);
+    await tx`
+      insert into overview_session_parts (session_pk, trace_service_id, maturation_count, matured_at, parts)
+      values (${sessionPk}, ${s.trace_service_id}, ${s.maturation_count}, ${s.matured_at}, ${tx.json(parts as any)})
+      on conflict (session_pk) do update set maturation_count = excluded.maturation_count,
+        matured_at = excluded.matured_at, parts = excluded.parts`;
+    return "applied";
+  });
+}
+
+/** The consumer's handler: session maturations only (the catalogue's filter), acked once applied. */
+export function rollupHandler(sql: postgres.Sql) {
+  return async (d: Delivery<MaturedMessage | null>): Promise<Outcome> => {
+    if (d.value?.type !== "session.matured") return "ack";
+    await applySessionRollup(sql, d.value.entityPk);
+    return "ack";
+  };
+}
+
+/**
+ * Rolls up every analysed session whose current maturation is not applied yet: after an
+ * upgrade (sessions matured before the rollups existed), or to rebuild. Keyset over session ids,
+ * `batch` at a time, `concurrency` sessions at once; returns how many were applied.
+ */
+export async function backfillRollups(
+  sql: postgres.Sql,
+  opts: { batch?: number; concurrency?: number; onProgress?: (done: number) => void } = {},
+): Promise<number> {
+  const batch = opts.batch ?? 1000;
+  let after = "00000000-0000-0000-0000-000000000000";
+  let applied = 0;
+  for (;;) {
+    const rows = await sql<{ id: string }[]>`
+      select sa.session_pk as id from session_analyses sa
+      left join overview_session_parts p on p.session_pk = sa.session_pk and p.maturation_count = sa.maturation_count
+      where sa.session_pk > ${after} and p.session_pk is null
+      order by sa.session_pk limit ${batch}`;
+    if (!rows.length) return applied;
+    after = rows[rows.length - 1].id;
+    const queue = rows.map((r) => r.id);
+    await Promise.all(
+      Array.from({ length: opts.concurrency ?? 4 }, async () => {
+        for (let id = queue.shift(); id; id = queue.shift())
+          if ((await applySessionRollup(sql, id)) === "applied") applied++;
+      }),
+    );
+    opts.onProgress?.(applied);
+  }
+}

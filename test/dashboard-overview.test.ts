@@ -1,0 +1,110 @@
+// The overview read and the rollups behind it: kept by the processor's own MATURED consumer as
+// sessions mature, idempotent on redelivery, corrected on re-maturation, empty without data.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { applySessionRollup, backfillRollups } from "../apps/processor/src/rollups/rollups";
+import { chatTrace } from "./helpers/payloads";
+import { assertDocumented, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
+
+let stack: TestStack;
+let f: PlatformFixture;
+
+beforeAll(async () => {
+  stack = await createTestStack({ windowSeconds: 1 });
+  f = await seedPlatform(stack);
+}, 90_000);
+afterAll(() => stack?.stop());
+
+const overview = async (service: string, query = "", token = f.keys.owner) => {
+  const res = await stack.platformRequest(`/overview/${service}${query}`, { token });
+  return { status: res.status, body: (await res.json()) as any };
+};
+/** The overview without its clock (`from`, `to`), to compare two reads. */
+const figures = async (service: string) => {
+  const { from: _f, to: _t, ...rest } = (await overview(service)).body;
+  return rest;
+};
+const sessionCount = async () => {
+  const [r] = await stack.database.sql<{ n: number }[]>`
+    select count(*)::int as n from session_analyses sa join trace_services ts on ts.id = sa.trace_service_id
+    where ts.name = 'support-bot' and ts.tenant_id = ${f.a.tenantId}`;
+  return r.n;
+};
+
+test("the overview answers from the rollups the processor keeps as sessions mature", async () => {
+  const matured = await sessionCount();
+  const o = await waitFor(
+    async () => {
+      const r = await overview("support-bot", "?window=24h");
+      return r.body.totals?.sessions === matured ? r : null;
+    },
+    { what: "every matured session rolled up", timeoutMs: 30_000 },
+  );
+  expect(o.status).toBe(200);
+  assertDocumented(stack, "GET", "/overview/support-bot", o.body);
+  expect(o.body.totals.traces).toBe(3); // conv-1 (2 model calls) and conv-2 (1)
+  expect(o.body.totals.problemSessions).toBeGreaterThanOrEqual(0);
+  expect(o.body.totals.promptTokens).toBe(120 + 120 + 5000);
+  const mini = o.body.byModel.find((m: any) => m.model.startsWith("gpt-4o-mini"));
+  expect(mini.traces).toBe(3);
+  // chatTrace calls last 800 ms: the histogram reads it back within 9%.
+  expect(Math.abs(mini.latencyP50Ms - 800) / 800).toBeLessThan(0.1);
+  expect(o.body.series.reduce((a: number, s: any) => a + s.sessions, 0)).toBe(matured);
+  expect(o.body.environments).toEqual(["test"]);
+  expect(o.body.topIssues[0].title).toBe("Customer reports double charge");
+  // Every window answers the same totals for data of the last hour.
+  for (const w of ["1h", "7d", "30d"])
+    expect((await overview("support-bot", `?window=${w}`)).body.totals.sessions).toBe(matured);
+  expect((await overview("support-bot", "?window=24h&environment=prod")).body.totals.sessions).toBe(0);
+});
+
+test("a redelivered maturation changes nothing; the backfill finds nothing left to do", async () => {
+  const before = await figures("support-bot");
+  const [conv1] = await stack.database.sql<{ id: string }[]>`select id from sessions where session_id = 'conv-1'`;
+  expect(await applySessionRollup(stack.database.sql, conv1.id)).toBe("already applied");
+  expect(await backfillRollups(stack.database.sql)).toBe(0);
+  expect(await figures("support-bot")).toEqual(before);
+});
+
+test("a re-matured session replaces its contribution instead of adding a second one", async () => {
+  const before = (await overview("support-bot")).body;
+  const r = await stack.ingestRequest(
+    "/raw/traces",
+    chatTrace({ sessionId: "conv-2", messages: [{ role: "user", content: "again" }], reply: "sure" }),
+    { authorization: `Bearer ${f.a.telemetryKey}` },
+  );
+  expect(r.status).toBe(200);
+  const after = await waitFor(
+    async () => {
+      const o = (await overview("support-bot")).body;
+      return o.totals.traces === before.totals.traces + 1 ? o : null;
+    },
+    { what: "the re-maturation rolled up", timeoutMs: 30_000 },
+  );
+  expect(after.totals.sessions).toBe(before.totals.sessions);
+});
+
+test("the backfill rebuilds the same rollups from the analyses", async () => {
+  const before = await figures("support-bot");
+  await stack.database.sql`delete from overview_rollups`;
+  await stack.database.sql`delete from overview_session_parts`;
+  expect((await overview("support-bot")).body.totals.sessions).toBe(0);
+  expect(await backfillRollups(stack.database.sql, { batch: 2 })).toBeGreaterThanOrEqual(before.totals.sessions);
+  expect(await figures("support-bot")).toEqual(before);
+});
+
+test("a service without data answers zeros; roles and bad input as the API does", async () => {
+  await stack.database.sql`insert into trace_services (tenant_id, project_id, name)
+    select tenant_id, id, 'quiet-bot' from projects where tenant_id = ${f.a.tenantId} and is_default`;
+  const empty = await overview("quiet-bot", "?window=7d");
+  expect(empty.status).toBe(200);
+  expect(empty.body.totals).toMatchObject({ sessions: 0, traces: 0, costUsd: 0, latencyP50Ms: null });
+  expect(empty.body.series).toEqual([]);
+  expect((await overview("support-bot", "", f.keys.outsider)).status).toBe(403);
+  expect((await overview("nope")).status).toBe(404);
+  expect((await overview("support-bot", "?window=2w")).body).toEqual({
+    error: "invalid window: must be one of 1h, 24h, 7d, 30d",
+  });
+  expect((await overview("other-bot", "", f.b.platformKey)).status).toBe(200);
+  expect((await overview("support-bot", "", f.b.platformKey)).status).toBe(404);
+});

@@ -1,0 +1,247 @@
+import { useState } from "preact/hooks";
+import { api } from "../api";
+import { when } from "../format";
+import { ActionError, Badge, ErrorBox, Loading, ShownOnce, useAction, useLoad } from "../ui";
+
+/** A project of the organization, as GET /organization lists it. */
+export interface Project {
+  id: string;
+  name: string;
+  isDefault: boolean;
+  services: string[];
+}
+
+const KIND_LABEL: Record<string, string> = {
+  telemetry: "Telemetry key (any service)",
+  "dsn-server": "Server DSN",
+  "dsn-client": "Client DSN (browsers)",
+};
+
+/**
+ * The exact-origin rule the ingest host applies (shared/admin/tenancy.ts `originProblem`, checked
+ * again by the server): scheme, host and optional port, nothing else.
+ */
+export function originProblem(origin: string): string | null {
+  try {
+    const u = new URL(origin);
+    if (u.protocol !== "https:" && u.protocol !== "http:") return `${origin}: must start with https:// (or http://)`;
+    if (u.origin !== origin) return `${origin}: not an exact origin; did you mean ${u.origin}?`;
+    return null;
+  } catch {
+    return `${origin}: not an origin like https://app.example.com`;
+  }
+}
+
+const originsOf = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+function OriginsField({ id, value, label }: { id: string; value?: string[]; label: string }) {
+  const [problems, setProblems] = useState<string[]>([]);
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <textarea
+        id={id}
+        name="allowedOrigins"
+        rows={3}
+        aria-describedby={`${id}-rule`}
+        defaultValue={(value ?? []).join("\n")}
+        placeholder="https://app.example.com"
+        onInput={(e) =>
+          setProblems(
+            originsOf((e.target as HTMLTextAreaElement).value)
+              .map(originProblem)
+              .filter((p): p is string => !!p),
+          )
+        }
+      />
+      <span id={`${id}-rule`} class="muted small">
+        One per line. A browser's <code>Origin</code> header must equal one of them exactly: scheme, host and port (
+        <code>https://app.example.com</code>, <code>http://localhost:5173</code>), no path, no trailing slash, no
+        wildcard. Empty: any origin.
+      </span>
+      {problems.map((p) => (
+        <span key={p} class="error" role="alert">
+          {p}
+        </span>
+      ))}
+    </div>
+  );
+}
+
+export function KeysSection({ projects }: { projects: Project[] }) {
+  const keys = useLoad((signal) => api("/organization/keys", { signal }), []);
+  const action = useAction();
+  const [created, setCreated] = useState<{ key: string; kind: string } | null>(null);
+  const [kind, setKind] = useState("dsn-server");
+  const services = [...new Set(projects.flatMap((p) => p.services))].sort();
+  const create = async (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const f = new FormData(form);
+    const body: Record<string, unknown> = { kind, name: f.get("name") || undefined };
+    if (kind !== "telemetry") body.serviceName = f.get("serviceName");
+    if (kind === "dsn-client") body.allowedOrigins = originsOf(String(f.get("allowedOrigins") ?? ""));
+    const r = await action.run(() => api("/organization/keys", { body }));
+    if (r) {
+      form.reset();
+      setCreated({ key: r.key, kind });
+      keys.reload();
+    }
+  };
+  const patch = async (id: string, body: unknown) => {
+    if (await action.run(() => api(`/organization/keys/${id}`, { method: "PATCH", body }))) keys.reload();
+  };
+  const revoke = async (id: string, label: string) => {
+    if (!confirm(`Revoke ${label}? Programs sending with it get 401 within seconds.`)) return;
+    if (await action.run(() => api(`/organization/keys/${id}`, { method: "DELETE" }))) keys.reload();
+  };
+  const list: any[] = keys.data?.keys ?? [];
+  const groups = [...new Set(list.map((k) => k.serviceName ?? ""))].sort();
+  return (
+    <section class="panel" aria-labelledby="keys-h">
+      <h2 id="keys-h">Telemetry keys and DSNs</h2>
+      <p class="muted">
+        What your apps send with (<code>Authorization: Bearer …</code>). A DSN is bound to one service; a server DSN is
+        for backends, a client DSN is safe in a browser bundle and can be limited to your site's origins.
+      </p>
+      {created && (
+        <ShownOnce
+          label={created.kind === "telemetry" ? "Telemetry key" : "DSN"}
+          value={created.key}
+          testId="new-dsn"
+          onDone={() => setCreated(null)}
+        />
+      )}
+      <ErrorBox error={keys.error} />
+      {keys.loading && !keys.data && <Loading what="Loading keys" />}
+      {keys.data && !list.length && <p class="muted">No telemetry keys or DSNs yet.</p>}
+      {groups.map((g) => (
+        <div key={g || "-"} class="table-wrap">
+          <table class="list compact">
+            <caption>{g ? `Service ${g}` : "Every service (telemetry keys)"}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Allowed origins</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list
+                .filter((k) => (k.serviceName ?? "") === g)
+                .map((k) => {
+                  const label = `${k.name ?? KIND_LABEL[k.kind]} (${k.prefix}…)`;
+                  return (
+                    <tr key={k.id} data-key={k.id}>
+                      <td>
+                        {k.name ?? <span class="muted">unnamed</span>}
+                        <div>
+                          <code>{k.prefix}…</code>
+                        </div>
+                      </td>
+                      <td>
+                        {KIND_LABEL[k.kind]}
+                        {k.revokedAt && <Badge kind="problem">revoked {when(k.revokedAt)}</Badge>}
+                      </td>
+                      <td>
+                        {k.kind !== "dsn-client" ? "—" : k.allowedOrigins.length ? k.allowedOrigins.join(" ") : "any"}
+                      </td>
+                      <td>{when(k.createdAt)}</td>
+                      <td>{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
+                      <td>
+                        {!k.revokedAt && (
+                          <>
+                            <details>
+                              <summary>Edit</summary>
+                              <form
+                                class="form"
+                                onSubmit={(e) => {
+                                  e.preventDefault();
+                                  const f = new FormData(e.target as HTMLFormElement);
+                                  patch(k.id, {
+                                    name: String(f.get("name") ?? "") || null,
+                                    ...(k.kind === "dsn-client" && {
+                                      allowedOrigins: originsOf(String(f.get("allowedOrigins") ?? "")),
+                                    }),
+                                  });
+                                }}
+                              >
+                                <label class="field">
+                                  <span>Name of {k.prefix}…</span>
+                                  <input name="name" defaultValue={k.name ?? ""} maxLength={200} />
+                                </label>
+                                {k.kind === "dsn-client" && (
+                                  <OriginsField
+                                    id={`origins-${k.id}`}
+                                    value={k.allowedOrigins}
+                                    label={`Allowed origins of ${k.prefix}…`}
+                                  />
+                                )}
+                                <button type="submit" class="small">
+                                  Save {k.prefix}…
+                                </button>
+                              </form>
+                            </details>
+                            <button
+                              type="button"
+                              class="small danger"
+                              onClick={() => revoke(k.id, label)}
+                              aria-label={`Revoke ${label}`}
+                            >
+                              Revoke
+                            </button>
+                          </>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+            </tbody>
+          </table>
+        </div>
+      ))}
+      <ActionError error={action.error} />
+      <form class="form" onSubmit={create} aria-labelledby="new-key-h">
+        <h3 id="new-key-h">New key or DSN</h3>
+        <label class="field">
+          <span>Kind</span>
+          <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+            {Object.entries(KIND_LABEL).map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        {kind !== "telemetry" && (
+          <label class="field">
+            <span>Service (an existing one, or a new name: ingestion creates it)</span>
+            <input name="serviceName" list="known-services" required maxLength={200} />
+            <datalist id="known-services">
+              {services.map((s) => (
+                <option key={s} value={s} />
+              ))}
+            </datalist>
+          </label>
+        )}
+        <label class="field">
+          <span>Name (what it is for)</span>
+          <input name="name" maxLength={200} />
+        </label>
+        {kind === "dsn-client" && <OriginsField id="new-origins" label="Allowed origins" />}
+        <button type="submit" disabled={action.busy}>
+          Create
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,316 @@
+import { useState } from "preact/hooks";
+import { api, isAdmin, type Me } from "../api";
+import { when } from "../format";
+import { ActionError, Badge, ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
+import { KeysSection } from "./OrgKeys";
+
+const ROLES = ["viewer", "member", "admin", "owner"] as const;
+
+export type { Project } from "./OrgKeys";
+import type { Project } from "./OrgKeys";
+
+/**
+ * Organization settings (docs/dashboard.md): plan and entitlement (set by the provider),
+ * projects and services, telemetry keys and DSNs, members. Every role may look; admins and
+ * owners change things; the API answers 403 to anyone else anyway.
+ */
+export function OrganizationPage({ me }: { me: Me }) {
+  const org = useLoad((signal) => api("/organization", { signal }), []);
+  const admin = isAdmin(me);
+  const o = org.data;
+  return (
+    <>
+      <PageTitle>Organization</PageTitle>
+      <ErrorBox error={org.error} />
+      {!o && org.loading && <Loading what="Loading organization" />}
+      {o && (
+        <>
+          <section class="panel" aria-labelledby="org-h">
+            <h2 id="org-h">{o.name}</h2>
+            <dl class="metrics inline">
+              <div>
+                <dt>Plan</dt>
+                <dd>{o.plan}</dd>
+              </div>
+              <div>
+                <dt>Outbound webhooks</dt>
+                <dd>{o.webhooksEnabled ? "enabled" : "not enabled"}</dd>
+              </div>
+              <div>
+                <dt>Retention</dt>
+                <dd>{o.retentionDays ? `${o.retentionDays} days` : "the plan's default"}</dd>
+              </div>
+            </dl>
+            <p class="muted small">
+              The plan, the webhook entitlement and retention are set by your provider (the operator's admin CLI).
+            </p>
+          </section>
+          <ProjectsSection projects={o.projects} admin={admin} reload={org.reload} />
+          {admin ? (
+            <KeysSection projects={o.projects} />
+          ) : (
+            <section class="panel" aria-labelledby="keys-h">
+              <h2 id="keys-h">Telemetry keys and DSNs</h2>
+              <p class="muted">Keys and DSNs are managed by the admins and owners of {o.name}.</p>
+            </section>
+          )}
+          <MembersSection me={me} projects={o.projects} admin={admin} />
+        </>
+      )}
+    </>
+  );
+}
+
+function ProjectsSection({ projects, admin, reload }: { projects: Project[]; admin: boolean; reload: () => void }) {
+  const action = useAction();
+  const submit = (path: string, body: (f: FormData) => unknown) => async (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    if (await action.run(() => api(path, { body: body(new FormData(form)) }))) {
+      form.reset();
+      reload();
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="projects-h">
+      <h2 id="projects-h">Projects and services</h2>
+      <ul class="plain">
+        {projects.map((p) => (
+          <li key={p.id}>
+            <strong>{p.name}</strong> {p.isDefault && <Badge kind="low">default</Badge>}
+            <div class="muted small">
+              {p.services.length ? p.services.join(", ") : "no services yet"}
+              {p.isDefault && " · a service first seen by ingestion lands here"}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {admin && (
+        <div class="two">
+          <form class="form" onSubmit={submit("/organization/projects", (f) => ({ name: f.get("name") }))}>
+            <label class="field">
+              <span>New project name</span>
+              <input name="name" required maxLength={200} />
+            </label>
+            <button type="submit" disabled={action.busy}>
+              Create project
+            </button>
+          </form>
+          <form
+            class="form"
+            onSubmit={submit("/organization/services", (f) => ({
+              name: f.get("name"),
+              projectId: f.get("projectId"),
+            }))}
+          >
+            <label class="field">
+              <span>New service name</span>
+              <input name="name" required maxLength={200} />
+            </label>
+            <label class="field">
+              <span>In project</span>
+              <select name="projectId">
+                {projects.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" disabled={action.busy}>
+              Create service
+            </button>
+          </form>
+        </div>
+      )}
+      <ActionError error={action.error} />
+    </section>
+  );
+}
+
+function ProjectChecks({ projects, selected, legend }: { projects: Project[]; selected: string[]; legend: string }) {
+  return (
+    <fieldset class="checks">
+      <legend>{legend}</legend>
+      {projects.map((p) => (
+        <label key={p.id} class="check">
+          <input type="checkbox" name="projectIds" value={p.id} defaultChecked={selected.includes(p.id)} /> {p.name}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; admin: boolean }) {
+  const members = useLoad((signal) => api("/organization/members", { signal }), []);
+  const action = useAction();
+  const [link, setLink] = useState<string | null>(null);
+  const roles = ROLES.filter((r) => r !== "owner" || me.user.role === "owner");
+  const projectName = (id: string) => projects.find((p) => p.id === id)?.name ?? id;
+  const showLink = (r: { path: string } | undefined) => r && setLink(`${location.origin}${r.path}`);
+  const invite = async (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const f = new FormData(form);
+    const r = await action.run(() =>
+      api("/organization/members", {
+        body: { email: f.get("email"), role: f.get("role"), projectIds: f.getAll("projectIds") },
+      }),
+    );
+    if (r) {
+      form.reset();
+      showLink(r);
+      members.reload();
+    }
+  };
+  const change = async (id: string, body: unknown) => {
+    if (await action.run(() => api(`/organization/members/${id}`, { method: "PATCH", body }))) members.reload();
+  };
+  const deprovision = async (id: string, email: string) => {
+    if (!confirm(`Deprovision ${email}? Their sign-ins and platform keys stop working at once.`)) return;
+    if (await action.run(() => api(`/organization/members/${id}/deprovision`, { method: "POST" }))) members.reload();
+  };
+  const reinvite = async (id: string) =>
+    showLink(await action.run(() => api(`/organization/members/${id}/invitation`, { method: "POST" })));
+  const list: any[] = members.data?.members ?? [];
+  return (
+    <section class="panel" aria-labelledby="members-h">
+      <h2 id="members-h">Members</h2>
+      {link && (
+        <ShownOnce label="Invitation link" value={link} testId="invitation-link" onDone={() => setLink(null)}>
+          <p class="muted small">Send it to the new member: it is valid for 7 days, once.</p>
+        </ShownOnce>
+      )}
+      <ErrorBox error={members.error} />
+      {members.loading && !members.data && <Loading what="Loading members" />}
+      {list.length > 0 && (
+        <div class="table-wrap">
+          <table class="list compact">
+            <caption class="sr-only">Members</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Projects</th>
+                <th scope="col">State</th>
+                {admin && (
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((u) => {
+                const editable = admin && u.state !== "deprovisioned" && u.id !== me.user.id;
+                const ownerOnly = u.role === "owner" && me.user.role !== "owner";
+                return (
+                  <tr key={u.id} data-member={u.email}>
+                    <td>{u.email}</td>
+                    <td>
+                      {editable && !ownerOnly ? (
+                        <select
+                          aria-label={`Role of ${u.email}`}
+                          value={u.role}
+                          onChange={(e) => change(u.id, { role: (e.target as HTMLSelectElement).value })}
+                        >
+                          {roles.map((r) => (
+                            <option key={r} value={r}>
+                              {r}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        u.role
+                      )}
+                    </td>
+                    <td>
+                      {u.role === "admin" || u.role === "owner"
+                        ? "all (by role)"
+                        : u.projectIds.map(projectName).join(", ") || "none"}
+                      {editable && !ownerOnly && u.role !== "admin" && u.role !== "owner" && (
+                        <details>
+                          <summary>Change projects</summary>
+                          <form
+                            onSubmit={(e) => {
+                              e.preventDefault();
+                              change(u.id, {
+                                projectIds: new FormData(e.target as HTMLFormElement).getAll("projectIds"),
+                              });
+                            }}
+                          >
+                            <ProjectChecks
+                              projects={projects}
+                              selected={u.projectIds}
+                              legend={`Projects of ${u.email}`}
+                            />
+                            <button type="submit" class="small">
+                              Save projects
+                            </button>
+                          </form>
+                        </details>
+                      )}
+                    </td>
+                    <td>
+                      <Badge
+                        kind={u.state === "active" ? "complete" : u.state === "deprovisioned" ? "problem" : "partial"}
+                      >
+                        {u.state}
+                      </Badge>
+                      <div class="muted small">since {when(u.createdAt)}</div>
+                    </td>
+                    {admin && (
+                      <td>
+                        {editable && !ownerOnly && (
+                          <span class="actions">
+                            {u.state !== "active" && (
+                              <button type="button" class="small" onClick={() => reinvite(u.id)}>
+                                New invitation link
+                              </button>
+                            )}
+                            <button
+                              type="button"
+                              class="small danger"
+                              onClick={() => deprovision(u.id, u.email)}
+                              aria-label={`Deprovision ${u.email}`}
+                            >
+                              Deprovision
+                            </button>
+                          </span>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ActionError error={action.error} />
+      {admin && (
+        <form class="form" onSubmit={invite} aria-labelledby="invite-h">
+          <h3 id="invite-h">Invite a member</h3>
+          <label class="field">
+            <span>Email of the new member</span>
+            <input name="email" type="email" required maxLength={320} />
+          </label>
+          <label class="field">
+            <span>Role of the new member</span>
+            <select name="role" defaultValue="member">
+              {roles.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </label>
+          <ProjectChecks projects={projects} selected={[]} legend="Projects (viewers and members see only these)" />
+          <button type="submit" disabled={action.busy}>
+            Invite
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
