@@ -1,4 +1,4 @@
-import { LANE_COUNT } from "@cellar/shared/nats/lanes";
+import { CATALOGUE, consumersOf } from "@cellar/shared/nats/catalogue";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,8 +45,11 @@ test("NATS_URL with several servers connects, and every stream, consumer and the
   expect(cluster.url.split(",")).toHaveLength(3);
   const one = await ensureTopology(nc, topology, { replicas: 1 });
   const counts1 = await replicaCounts(one);
-  // 4 streams + the processor's 2 consumers + the dispatcher's lanes on MATURED and DELIVERIES
-  expect(Object.keys(counts1)).toHaveLength(4 + 2 + 2 * LANE_COUNT);
+  // 4 streams + every durable consumer the catalogue declares (the processor's, the dispatcher's
+  // lanes on MATURED and DELIVERIES, and any later one such as the overview's rollups)
+  const consumers = CATALOGUE.flatMap((spec) => consumersOf(spec, topology)).length;
+  expect(consumers).toBeGreaterThanOrEqual(3);
+  expect(Object.keys(counts1)).toHaveLength(4 + consumers);
   expect(new Set(Object.values(counts1))).toEqual(new Set([1]));
 
   const three = await ensureTopology(nc, topology, { replicas: 3 });
