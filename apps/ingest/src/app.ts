@@ -11,6 +11,7 @@ import { createPublisher } from "./publish.ts";
 import { createRateLimiter } from "@cellar/shared/rate-limit";
 import { validateEvent, validateTrace } from "./validate.ts";
 import { createOtlpIngest } from "./otlp/routes.ts";
+import { scoreIngestRoutes } from "./scores.ts";
 
 export interface IngestDeps {
   js: JetStreamClient;
@@ -101,6 +102,15 @@ export function createIngestApp(deps: IngestDeps) {
         throw methodNotAllowed(request.method, path);
       });
   }
+  app.use(
+    scoreIngestRoutes({
+      authenticate,
+      takeRateToken: (id) => limiter.take(id),
+      store,
+      serviceNameFor,
+      maxBodyBytes: deps.maxBodyBytes,
+    }),
+  ); // docs/scores.md
   // OTLP/HTTP beside /raw/* (docs/otlp.md): same credentials, limits and durability.
   const otlp = createOtlpIngest({
     authenticate,

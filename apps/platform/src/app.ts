@@ -11,6 +11,7 @@ import { sessionRoutes } from "./sessions/routes.ts";
 import { sessionDeleteRoutes } from "./sessions/delete.ts";
 import { traceRoutes } from "./traces/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
+import { scoreRoutes } from "./scores/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { SignInService } from "./signin/service.ts";
 import { signInRoutes } from "./signin/routes.ts";
@@ -30,7 +31,8 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(traceRoutes(deps))
     .use(metricsRoutes(deps))
     .use(analysisRoutes(deps))
-    .use(webhookRoutes(deps));
+    .use(webhookRoutes(deps))
+    .use(scoreRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })

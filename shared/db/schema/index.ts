@@ -4,3 +4,4 @@ export * from "./analysis.ts";
 export * from "./webhooks.ts";
 export * from "./signin.ts";
 export * from "./pricing.ts";
+export * from "./scores.ts";

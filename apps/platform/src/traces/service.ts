@@ -17,6 +17,7 @@ import {
   traceSummaryOut,
 } from "../resources.ts";
 import type { ServiceRef } from "../auth/principal.ts";
+import { listScores } from "../scores/service.ts";
 
 /** The trace with its request and responses as ingested, usage, cost and metrics. */
 export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
@@ -35,6 +36,8 @@ export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: str
     responses: r.responses ?? [],
     metrics: r.metrics ?? null,
     spanCount: r.span_count,
+    // Additive (docs/scores.md): the trace's scores, oldest first.
+    scores: await listScores(sql, svc, { traceId }),
   };
 }
 
