@@ -15,6 +15,7 @@ import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
 import { keyringFromConfig } from "@cellar/shared/crypto";
+import { normalizeEndpoint } from "@cellar/shared/auth/dsn";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
 import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "@cellar/shared/admin/dead-letters-cli";
 
@@ -30,7 +31,8 @@ const USAGE = `usage: npm run admin -- <command>
   user password --id U            (reads the new password from standard input)
   user invite --tenant T --email E --role R [--projects P1,P2]   |   user invite --id U
   key create --tenant T --kind telemetry
-  key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2]
+  key create --tenant T --kind dsn-server|dsn-client --service N [--origins O1,O2] [--endpoint URL]
+      (the DSN carries --endpoint, else INGEST_PUBLIC_URL: the ingest host's public URL; neither: a legacy DSN)
   key create --user U --kind platform
   key list --tenant T
   key revoke --id K
@@ -67,6 +69,7 @@ const { positionals, values } = (() => {
         kind: { type: "string" },
         service: { type: "string" },
         origins: { type: "string" },
+        endpoint: { type: "string" },
         user: { type: "string" },
         description: { type: "string" },
         example: { type: "string", multiple: true },
@@ -139,7 +142,7 @@ const list = (v: string | undefined) =>
     : undefined;
 
 /** `name` from the environment, else from a running `npm run dev` (.data/dev.env). */
-function serverUrl(name: "DATABASE_URL" | "NATS_URL"): string {
+function serverUrl(name: "DATABASE_URL" | "NATS_URL" | "INGEST_PUBLIC_URL"): string {
   if (process.env[name]) return process.env[name]!;
   const devEnv = join(resolve(import.meta.dir, ".."), ".data/dev.env");
   if (existsSync(devEnv)) {
@@ -154,6 +157,29 @@ function serverUrl(name: "DATABASE_URL" | "NATS_URL"): string {
   throw new UsageError(`${name} is not set and no \`npm run dev\` server was found (.data/dev.env)`);
 }
 const databaseUrl = () => serverUrl("DATABASE_URL");
+
+/**
+ * The endpoint a new DSN carries: --endpoint, else INGEST_PUBLIC_URL (environment or a running
+ * `npm run dev`). Neither: a legacy DSN, with a warning (SDKs then need their endpoint setting).
+ */
+function dsnEndpoint(): string | undefined {
+  let given = values.endpoint;
+  if (given === undefined) {
+    try {
+      given = serverUrl("INGEST_PUBLIC_URL");
+    } catch {
+      console.error(
+        "warning: neither --endpoint nor INGEST_PUBLIC_URL is set: this is a legacy DSN without its endpoint (SDKs need their endpoint setting)",
+      );
+      return undefined;
+    }
+  }
+  try {
+    return normalizeEndpoint(given);
+  } catch (err) {
+    throw new UsageError(`--endpoint / INGEST_PUBLIC_URL: ${(err as Error).message}`);
+  }
+}
 
 async function run(): Promise<unknown> {
   if (values.help || positionals.length < 2) throw new UsageError(USAGE);
@@ -238,6 +264,7 @@ async function run(): Promise<unknown> {
           userId: values.user,
           serviceName: values.service,
           origins: list(values.origins),
+          endpoint: kind.startsWith("dsn-") ? dsnEndpoint() : undefined,
         });
       }
       case "key revoke":

@@ -95,7 +95,13 @@ async function main() {
   state.secretKey ??= toBase64(randomBytes(32));
   saveState();
   const adminNats = natsUsers ? `NATS_USER=admin\nNATS_PASSWORD=${natsUsers.appEnv("admin").NATS_PASSWORD}\n` : "";
-  writeFileSync(join(DATA, "dev.env"), `DATABASE_URL=${databaseUrl}\nNATS_URL=${natsUrl}\n${adminNats}`);
+  const ingestPort = Number(process.env.INGEST_PORT ?? 3100);
+  const ingestPublicUrl = process.env.INGEST_PUBLIC_URL || `http://127.0.0.1:${ingestPort}`;
+  // INGEST_PUBLIC_URL too: `npm run admin -- key create` against dev mints DSNs that carry it.
+  writeFileSync(
+    join(DATA, "dev.env"),
+    `DATABASE_URL=${databaseUrl}\nNATS_URL=${natsUrl}\nINGEST_PUBLIC_URL=${ingestPublicUrl}\n${adminNats}`,
+  );
 
   await runMigrations(databaseUrl);
   if (!state.tenant) {
@@ -106,15 +112,29 @@ async function main() {
       webhooks: true,
       email: "admin@cellar.local",
     });
-    const dsn = await createApiKey(database.db, { kind: "dsn-server", tenantId: t.tenantId, serviceName: "demo-app" });
     await database.close();
     state.tenant = {
       tenantId: t.tenantId,
       ownerId: t.ownerId,
       telemetryKey: t.telemetryKey,
       platformKey: t.platformKey,
-      serverDsn: dsn.key,
     };
+    saveState();
+  }
+  // DSNs carry the ingest URL (docs/sdks.md): minted again when it changed (or was never carried).
+  if (state.tenant!.dsnEndpoint !== ingestPublicUrl) {
+    const database = createDatabase(databaseUrl, { max: 2 });
+    const dsn = (kind: "dsn-server" | "dsn-client") =>
+      createApiKey(database.db, {
+        kind,
+        tenantId: state.tenant!.tenantId,
+        serviceName: "demo-app",
+        endpoint: ingestPublicUrl,
+      });
+    state.tenant!.serverDsn = (await dsn("dsn-server")).key;
+    state.tenant!.clientDsn = (await dsn("dsn-client")).key;
+    state.tenant!.dsnEndpoint = ingestPublicUrl;
+    await database.close();
     saveState();
   }
   if (!state.tenant!.dashboardPassword) {
@@ -127,7 +147,6 @@ async function main() {
     saveState();
   }
 
-  const ingestPort = Number(process.env.INGEST_PORT ?? 3100);
   const platformPort = Number(process.env.PLATFORM_PORT ?? 3200);
   // /health, /ready and /metrics of the processor and dispatcher; another free port when taken.
   const processorPort = process.env.PROCESSOR_PORT ? Number(process.env.PROCESSOR_PORT) : await portOr(undefined, 3300);
@@ -147,6 +166,7 @@ async function main() {
     NATS_REPLICAS: replicas,
     DATABASE_URL: databaseUrl,
     INGEST_PORT: String(ingestPort),
+    INGEST_PUBLIC_URL: ingestPublicUrl,
     PLATFORM_PORT: String(platformPort),
     PROCESSOR_PORT: String(processorPort),
     DISPATCHER_PORT: String(dispatcherPort),
@@ -177,7 +197,8 @@ Cellar is running (maturation window ${env.MATURATION_WINDOW_SECONDS}s)
   dashboard      http://127.0.0.1:${platformPort}/   (admin@cellar.local / ${t.dashboardPassword})
   tenant id      ${t.tenantId}
   telemetry key  ${t.telemetryKey}
-  server DSN     ${t.serverDsn}   (service "demo-app")
+  server DSN     ${t.serverDsn}   (service "demo-app", for servers)
+  client DSN     ${t.clientDsn}   (service "demo-app", for browsers; any origin)
   platform key   ${t.platformKey}   (owner admin@cellar.local)
   metrics        http://127.0.0.1:${ingestPort}/metrics (ingest), :${platformPort} (platform), :${processorPort} (processor), :${dispatcherPort} (dispatcher)
   NATS           ${natsUrl}${cluster ? "   (3-node cluster, replicas " + env.NATS_REPLICAS + ")" : ""}

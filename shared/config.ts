@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { DeploymentSettings, checkDeploymentSettings, DEPLOYMENT_SECRETS } from "./deploy/settings.ts";
+import { normalizeEndpoint } from "./auth/dsn.ts";
 import { parseCidrList } from "./webhooks/address.ts";
 
 function isCidr(text: string): boolean {
@@ -21,6 +22,11 @@ export const ConfigSchema = Type.Object({
     default: "postgres://cellar:cellar@127.0.0.1:5432/cellar",
   }),
   INGEST_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3100 }),
+  /**
+   * The ingest host's public base URL (https://ingest.example.com): new DSNs carry it
+   * (docs/sdks.md). Unset: DSNs are minted in the legacy form, without an endpoint.
+   */
+  INGEST_PUBLIC_URL: Type.String({ default: "" }),
   PLATFORM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3200 }),
   /** /health and /ready of the apps without an HTTP API; unset: processor 3300, dispatcher 3400. */
   HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
@@ -110,6 +116,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     for (const cidr of splitList(config[name])) {
       if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr) || !isCidr(cidr))
         throw new ConfigError(`invalid ${name}: ${JSON.stringify(cidr)} is not a CIDR`);
+    }
+  }
+  if (config.INGEST_PUBLIC_URL !== "") {
+    try {
+      config.INGEST_PUBLIC_URL = normalizeEndpoint(config.INGEST_PUBLIC_URL);
+    } catch (err) {
+      throw new ConfigError(`invalid INGEST_PUBLIC_URL: ${(err as Error).message}`);
     }
   }
   if (config.INGEST_PORT !== 0 && config.INGEST_PORT === config.PLATFORM_PORT) {

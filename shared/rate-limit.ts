@@ -14,8 +14,11 @@ export interface RateLimitOptions {
 }
 
 export interface RateLimiter {
-  /** Takes one token for `id`: the RateLimit headers to send, or throws 429 with Retry-After. */
-  take(id: string): Record<string, string>;
+  /**
+   * Takes `count` tokens (default 1; the batch door takes one per item) for `id`: the RateLimit
+   * headers to send, or throws 429 with Retry-After and takes nothing.
+   */
+  take(id: string, count?: number): Record<string, string>;
   /** True when `take(id)` would succeed now; takes nothing. */
   allows(id: string): boolean;
 }
@@ -54,7 +57,7 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       refill(b, now());
       return b.tokens >= 1;
     },
-    take(id) {
+    take(id, count = 1) {
       const t = now();
       let b = buckets.get(id);
       if (!b) {
@@ -64,8 +67,8 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       } else {
         refill(b, t);
       }
-      const allowed = b.tokens >= 1;
-      if (allowed) b.tokens -= 1;
+      const allowed = b.tokens >= count;
+      if (allowed) b.tokens -= count;
       const headers: Record<string, string> = {
         "ratelimit-limit": String(burst),
         "ratelimit-remaining": String(Math.floor(b.tokens)),
@@ -74,7 +77,7 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
         "ratelimit-policy": policy,
       };
       if (allowed) return headers;
-      const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
+      const retryAfter = Math.max(1, Math.ceil((count - b.tokens) / perSecond));
       throw new HttpError(
         429,
         `rate limit exceeded for ${opts.subject ?? "this credential"}: ${rate}, burst ${burst}`,

@@ -280,3 +280,37 @@ describe("platform API", () => {
     expect(read.scores).toEqual([expect.objectContaining({ name: "correct", value: true, dataType: "boolean" })]);
   }, 60_000);
 });
+
+test("a score is one item type of the batch door: same checks, source rule and stored row as /raw/scores", async () => {
+  const res = await stack.ingestRequest(
+    "/raw/batch",
+    {
+      items: [
+        { type: "score", body: { session_id: "batch-1", name: "thumbs", value: true } },
+        { type: "score", body: { session_id: "batch-1", name: "thumbs", value: true, source: "reviewer" } },
+        { type: "score", body: { name: "thumbs", value: true } },
+      ],
+    },
+    bearer(serverDsn),
+  );
+  expect(res.status).toBe(200);
+  const answer = (await res.json()) as any;
+  expect(answer.status).toBe("partial");
+  expect(answer.items[0]).toEqual({ status: "accepted" });
+  expect(answer.items[1].status).toBe("refused");
+  expect(answer.items[2].error).toContain("body.session_id");
+  // The same body again through the single door: the same derived idempotency key, one row.
+  const single = await stack.ingestRequest(
+    "/raw/scores",
+    { session_id: "batch-1", name: "thumbs", value: true },
+    bearer(serverDsn),
+  );
+  expect(single.status).toBe(200);
+  const rows = await waitFor(async () => {
+    const r = await scoreRows(`session_id = 'batch-1'`);
+    return r.length ? r : null;
+  });
+  await Bun.sleep(300);
+  expect((await scoreRows(`session_id = 'batch-1'`)).length).toBe(1);
+  expect(rows[0]).toMatchObject({ source: "api", value: 1 });
+});

@@ -121,7 +121,15 @@ export async function deprovisionUser(db: Db, input: { id: string }) {
 
 export async function createApiKey(
   db: Db,
-  input: { kind: KeyKind; tenantId?: string; userId?: string; serviceName?: string; origins?: string[] },
+  input: {
+    kind: KeyKind;
+    tenantId?: string;
+    userId?: string;
+    serviceName?: string;
+    origins?: string[];
+    /** The ingest host's public URL, carried by a DSN (INGEST_PUBLIC_URL); without it: a legacy DSN. */
+    endpoint?: string;
+  },
 ) {
   let tenantId = input.tenantId;
   if (input.kind === "platform") {
@@ -148,7 +156,10 @@ export async function createApiKey(
     } catch {}
     if (!ok) throw new AdminError(`--origins: ${JSON.stringify(o)} is not an origin like https://app.example.com`);
   }
-  const { key, keyHash, displayPrefix } = await generateKey(input.kind);
+  const { key, keyHash, displayPrefix } = await generateKey(input.kind, {
+    endpoint: input.endpoint,
+    serviceName: input.serviceName,
+  });
   const [row] = await db
     .insert(apiKeys)
     .values({

@@ -4,6 +4,7 @@ import { apiKeys, tenants, users, type KeyKind, type Role } from "../db/schema/i
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { randomToken } from "../crypto.ts";
+import { encodeDsn } from "./dsn.ts";
 import { createRateLimiter, type RateLimiter } from "../rate-limit.ts";
 
 /** Key prefixes by kind. DSN prefixes are the contract's; only the hash is stored. */
@@ -14,9 +15,30 @@ export const KEY_PREFIX: Record<KeyKind, string> = {
   platform: "cel_pk_",
 };
 
-export async function generateKey(kind: KeyKind): Promise<{ key: string; keyHash: string; displayPrefix: string }> {
-  const key = KEY_PREFIX[kind] + randomToken(24);
-  return { key, keyHash: hashKey(key), displayPrefix: key.slice(0, KEY_PREFIX[kind].length + 4) };
+/** Longest credential the resolver looks up: a DSN with a 200-character endpoint and service fits. */
+export const MAX_KEY_CHARS = 2048;
+
+/**
+ * A new key. A DSN given `dsn.endpoint` (the ingest host's public URL) carries it and its service
+ * (docs/sdks.md: `svc-ing-s-<config>.<secret>`); without an endpoint it is a legacy DSN (the
+ * secret alone), which SDKs accept with a separate endpoint setting.
+ */
+export async function generateKey(
+  kind: KeyKind,
+  dsn?: { endpoint?: string; serviceName?: string },
+): Promise<{ key: string; keyHash: string; displayPrefix: string }> {
+  const prefix = KEY_PREFIX[kind];
+  const secret = randomToken(24);
+  const isDsn = kind === "dsn-server" || kind === "dsn-client";
+  if (isDsn && dsn?.endpoint) {
+    if (!dsn.serviceName) throw new Error(`a ${kind} key needs its service name`);
+    const key = encodeDsn(prefix, { endpoint: dsn.endpoint, serviceName: dsn.serviceName }, secret);
+    if (key.length > MAX_KEY_CHARS) throw new Error(`the DSN would be longer than ${MAX_KEY_CHARS} characters`);
+    // The config part is the same for every DSN of a service: show the secret's start instead.
+    return { key, keyHash: hashKey(key), displayPrefix: `${prefix}...${secret.slice(0, 4)}` };
+  }
+  const key = prefix + secret;
+  return { key, keyHash: hashKey(key), displayPrefix: key.slice(0, prefix.length + 4) };
 }
 
 /**
@@ -102,7 +124,7 @@ export class KeyResolver {
    * address's bucket before it may cost a query (429 with Retry-After once it is empty).
    */
   async resolve(presented: string, client = "unknown"): Promise<ResolvedKey | null> {
-    if (!presented || presented.length > 512) return null;
+    if (!presented || presented.length > MAX_KEY_CHARS) return null;
     const hash = hashKey(presented);
     const hit = this.cache.get(hash);
     if (hit) return hit.value;

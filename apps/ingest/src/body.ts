@@ -20,19 +20,42 @@ export function requireJsonContentType(request: Request): void {
 }
 
 /**
- * Reads at most `maxBytes` of the body: a declared Content-Length over the limit is refused before
- * reading, and a chunked body is cut off as soon as it passes the limit.
+ * The request body as bytes, at most `maxBytes` of it: a declared Content-Length over the limit is
+ * refused before reading, a chunked body is cut off as soon as it passes the limit. A gzip body
+ * (Content-Encoding: gzip) is inflated under the same bound, so a small gzip bomb is refused as
+ * it grows; other codings get 415.
  */
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  let bytes: Uint8Array;
+  const coding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
+  if (coding !== "identity" && coding !== "gzip")
+    throw new HttpError(
+      415,
+      `content-encoding ${JSON.stringify(coding.slice(0, 50))} is not supported; use gzip or none`,
+    );
+  let wire: Uint8Array;
   if (declared !== null && request.body) {
-    bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    wire = new Uint8Array(await request.arrayBuffer());
+    if (wire.byteLength > maxBytes) throw tooLarge(maxBytes);
   } else {
-    bytes = await readCapped(request.body, maxBytes);
+    wire = await readCapped(request.body, maxBytes);
   }
+  if (coding === "identity" || wire.byteLength === 0) return wire;
+  try {
+    return await readCapped(
+      new Blob([wire as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")),
+      maxBytes,
+    );
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    throw badRequest("body is not valid gzip");
+  }
+}
+
+/** The body as UTF-8 text (gzip inflated), within `maxBytes`; 400 when empty or not UTF-8. */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const bytes = await readBodyBytes(request, maxBytes);
   if (bytes.byteLength === 0) throw badRequest("body is empty: expected a JSON object");
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -53,6 +76,15 @@ export function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: 
  * double). Every failure names the field.
  */
 export function parseJsonStrict(text: string): unknown {
+  const value = parseJsonObject(text);
+  const inspection = inspectJson(value);
+  if (!inspection.ok) throw badRequest(inspection.error);
+  assertNoDuplicateKeys(text, inspection.keys);
+  return value;
+}
+
+/** JSON.parse of a body that must be an object; 400 otherwise. */
+export function parseJsonObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -61,13 +93,18 @@ export function parseJsonStrict(text: string): unknown {
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw badRequest("body must be a JSON object");
-  const inspection = inspectJson(value);
-  if (!inspection.ok) throw badRequest(inspection.error);
-  const parsedKeys = inspection.keys;
-  // Cheap fast path: count key tokens in the text; only a mismatch pays for locating the duplicate.
-  if (countKeyTokens(text) !== parsedKeys)
-    throw badRequest(`invalid ${describeField(findDuplicateKey(text))}: duplicate key`);
-  return value;
+  return value as Record<string, unknown>;
+}
+
+/**
+ * 400 naming the first repeated key. `parsedKeys`: the object keys JSON.parse kept, when known
+ * (the cheap check: a mismatch with the key tokens in the text means a duplicate); null: unknown,
+ * so the text is searched for one.
+ */
+export function assertNoDuplicateKeys(text: string, parsedKeys: number | null): void {
+  if (parsedKeys !== null && countKeyTokens(text) === parsedKeys) return;
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== null) throw badRequest(`invalid ${describeField(duplicate)}: duplicate key`);
 }
 
 /**
@@ -99,8 +136,8 @@ function countKeyTokens(text: string): number {
 
 const TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]:,]|[^\s{}[\]:,"]+/g;
 
-/** Slow path: the JSON pointer of the first repeated key. */
-function findDuplicateKey(text: string): string {
+/** Slow path: the JSON pointer of the first repeated key, or null when there is none. */
+function findDuplicateKey(text: string): string | null {
   type Frame = { keys: Set<string> | null; path: string; index: number; pendingKey: string | null };
   const stack: Frame[] = [];
   let lastString: string | null = null;
@@ -125,5 +162,5 @@ function findDuplicateKey(text: string): string {
       lastString = tok;
     }
   }
-  return "";
+  return null;
 }

@@ -1,12 +1,13 @@
 import { errorResponses, ERROR_SCHEMA, jsonContent, jsonSchema } from "@cellar/shared/openapi";
-import { EventPayload, TracePayload } from "@cellar/shared/payloads";
+import { EventPayload, ScorePayload, TracePayload } from "@cellar/shared/payloads";
+import { BATCH_ITEM_TYPES, MAX_BATCH_ITEMS } from "./batch.ts";
 
 const ERRORS = {
   400: "Invalid payload (the message names the field)",
   401: "Missing or invalid API key",
   403: "DSN origin rule violation, or service_name not the DSN's service",
   413: "Body too large",
-  415: "Content-Type is not application/json",
+  415: "Content-Type is not application/json, or Content-Encoding is neither gzip nor absent",
   429: "Rate limited (Retry-After)",
   503: "Storage temporarily unavailable (Retry-After)",
 };
@@ -50,6 +51,60 @@ function otlpOperation(summary: string, request: string, response: string) {
   };
 }
 
+/** POST /raw/batch (docs/sdks.md): the item types from the batch door's own table. */
+function batchOperation() {
+  const item = (type: string, schema: unknown) => ({
+    type: "object",
+    required: ["type", "body"],
+    properties: { type: { const: type }, body: jsonSchema(schema as Record<string, unknown>) },
+  });
+  const answer = {
+    oneOf: [
+      { type: "object", required: ["status"], properties: { status: { const: "accepted" } } },
+      {
+        type: "object",
+        required: ["status", "error"],
+        properties: { status: { const: "refused" }, error: { type: "string" } },
+      },
+    ],
+  };
+  return {
+    summary: "Ingest many traces and events in one request (beyond the contract; the SDKs use it)",
+    description:
+      "Each item is validated exactly as its single door (/raw/traces, /raw/events) validates a body and answered on its own, in order; refused items name the field under `body.`. The 200 comes once every accepted item is stored; each is stored with the message id its single door gives the same body, so a retry is stored once. The rate limit counts items (a batch larger than the burst: 413). Whole-batch errors: a broken envelope (400 naming `items[i]`), 401, 403, 413, 415, 429, 503 (nothing stored as accepted: retry the batch). Content-Encoding: gzip accepted; the body limit applies before and after inflating.",
+    requestBody: {
+      required: true,
+      content: jsonContent({
+        type: "object",
+        required: ["items"],
+        properties: {
+          items: {
+            type: "array",
+            minItems: 1,
+            maxItems: MAX_BATCH_ITEMS,
+            items: { oneOf: Object.entries(BATCH_ITEM_TYPES).map(([type, t]) => item(type, t.schema)) },
+          },
+        },
+      }),
+    },
+    responses: {
+      200: {
+        description: "Every item answered; every accepted one stored durably",
+        content: jsonContent({
+          type: "object",
+          required: ["status", "items"],
+          properties: { status: { enum: ["success", "partial"] }, items: { type: "array", items: answer } },
+        }),
+      },
+      ...errorResponses({
+        ...ERRORS,
+        400: "Broken envelope: not JSON, no items array, too many items, an item that is not an object or names an unknown type",
+        413: "Body too large (on the wire or after gunzip), or more items than the rate-limit burst",
+      }),
+    },
+  };
+}
+
 let cached: Record<string, unknown> | undefined;
 
 /**
@@ -84,6 +139,13 @@ export function ingestOpenApi(): Record<string, unknown> {
       },
       "/raw/events": {
         post: { operationId: "postRawEvents", ...ingestOperation("Ingest one application event", EventPayload) },
+      },
+      "/raw/batch": { post: { operationId: "postRawBatch", ...batchOperation() } },
+      "/raw/scores": {
+        post: {
+          operationId: "postRawScores",
+          ...ingestOperation("Record a score of a session or a trace (docs/scores.md)", ScorePayload),
+        },
       },
       "/v1/traces": {
         post: {

@@ -19,14 +19,14 @@ test("the message id ignores key order but not content, tenant, service or kind"
   expect(id).toMatch(/^[0-9a-f]{64}$/);
 });
 
-test("with the raw body, the message id is the same for the same bytes and differs for any other bytes", () => {
+test("with an id source, the message id is the same for the same text and differs for any other text", () => {
   const raw = JSON.stringify(base.payload);
-  const id = messageIdFor({ ...base, raw });
-  expect(messageIdFor({ ...base, raw })).toBe(id);
-  expect(messageIdFor({ ...base, raw: JSON.stringify({ b: base.payload.b, a: 1 }) })).not.toBe(id);
-  expect(messageIdFor({ ...base, raw: `${raw} ` })).not.toBe(id);
-  expect(messageIdFor({ ...base, raw, tenantId: "t2" })).not.toBe(id);
-  expect(messageIdFor({ ...base, raw, kind: "event" })).not.toBe(id);
+  const id = messageIdFor({ ...base, idSource: raw });
+  expect(messageIdFor({ ...base, idSource: raw })).toBe(id);
+  expect(messageIdFor({ ...base, idSource: JSON.stringify({ b: base.payload.b, a: 1 }) })).not.toBe(id);
+  expect(messageIdFor({ ...base, idSource: `${raw} ` })).not.toBe(id);
+  expect(messageIdFor({ ...base, idSource: raw, tenantId: "t2" })).not.toBe(id);
+  expect(messageIdFor({ ...base, idSource: raw, kind: "event" })).not.toBe(id);
 });
 
 test("start-up refuses a nats-server whose max_payload cannot carry the largest body", () => {

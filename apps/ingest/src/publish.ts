@@ -41,21 +41,26 @@ export interface StoreInput {
   tenantId: string;
   serviceName: string;
   payload: TracePayload | EventPayload | OtlpTracePayload | IngestScoreMessage["payload"];
-  /** The request body the payload was parsed from, when there is one: the message id hashes it. */
-  raw?: string;
+  /**
+   * The text the message id hashes: JSON.stringify of the body as parsed, before validation
+   * normalised it (the single and batch doors both give it), or what a door derives from its
+   * input deterministically (OTLP). Absent: the canonical JSON of the payload.
+   */
+  idSource?: string;
 }
 
 /**
  * Same tenant + service + kind + body = same Nats-Msg-Id, so a client retry within the stream's
- * duplicate window is stored once (and counted once downstream). The body is the request's raw
- * text when there is one (a retry sends the same bytes; hashing them costs ~6 us against ~35-55
- * us for sorted-key canonical JSON of a 3.5 KB trace, docs/performance.md), else the canonical
- * JSON of the payload (callers that build payloads themselves).
+ * duplicate window is stored once (and counted once downstream), whichever door (/raw/traces or
+ * an item of /raw/batch) each attempt came through. The body is hashed as JSON.stringify of its
+ * parse: the same text for the same body in both doors, equal to the raw bytes for a compact
+ * body (what JSON.stringify-based clients send), ~3 us for a 3.5 KB trace against ~35-55 us for
+ * sorted-key canonical JSON (docs/performance.md).
  */
 export function messageIdFor(input: Omit<StoreInput, "payload"> & { payload: unknown }): string {
   // node:crypto rather than crypto.subtle: synchronous and ~4x faster on the hot path.
   const h = createHash("sha256").update(`${input.tenantId}\n${input.kind}\n${input.serviceName}\n`);
-  return h.update(input.raw ?? canonicalJson(input.payload)).digest("hex");
+  return h.update(input.idSource ?? canonicalJson(input.payload)).digest("hex");
 }
 
 /** Publishes to INGEST and resolves only after the PubAck; every failure is a 503 (or 413). */
@@ -82,7 +87,6 @@ export function createPublisher(deps: PublisherDeps) {
     if (deps.connected && !deps.connected()) throw unavailable();
     if (inFlight >= deps.maxInFlight) throw unavailable();
     const messageId = messageIdFor(input);
-    // The raw body is hashed into the id, not carried in the message.
     const message = {
       kind: input.kind,
       tenantId: input.tenantId,

@@ -1,24 +1,19 @@
-import { Elysia } from "elysia";
-import { badRequest, forbidden, HttpError } from "@cellar/shared/errors";
-import { jsonResponse } from "@cellar/shared/http";
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import { scoreProblem } from "@cellar/shared/ingest-rules";
-import type { IngestScoreMessage, ScorePayload } from "@cellar/shared/payloads";
+import { badRequest, forbidden } from "@cellar/shared/errors";
+import { type IngestScoreMessage, ScorePayload } from "@cellar/shared/payloads";
 import { parseJsonStrict, readBodyText, requireJsonContentType } from "./body.ts";
-import { methodNotAllowed, preflightResponse, type Authenticated } from "./credentials.ts";
+import { answerErrors, type IngestPipeline, serviceNameFor } from "./pipeline.ts";
 import { messageIdFor, type StoreInput } from "./publish.ts";
 
-export interface ScoreIngestDeps {
-  authenticate: (request: Request, client?: string) => Promise<Authenticated>;
-  takeRateToken: (keyId: string) => Record<string, string>;
-  store: (input: StoreInput) => Promise<unknown>;
-  /** The service a payload names, checked against a DSN's own (403 on a mismatch). */
-  serviceNameFor: (key: ResolvedKey, given: string | undefined) => string;
-  maxBodyBytes: number;
-}
-
-const PATH = "/raw/scores";
 const SUCCESS = JSON.stringify({ status: "success" });
+
+/** The schema, the storability rules and "exactly one of session_id, trace_id"; 400 naming the field. */
+export function validateScore(body: unknown): ScorePayload {
+  const problem = scoreProblem(body);
+  if (problem) throw badRequest(problem);
+  return body as ScorePayload;
+}
 
 /**
  * Who may say a score came from whom (docs/scores.md): a client DSN speaks for end users only;
@@ -40,54 +35,56 @@ export function scoreSourceFor(
 }
 
 /**
- * POST /raw/scores (beyond the contract; docs/scores.md): same credentials, origin rules, CORS,
- * rate limit, body limit and durability as /raw/traces: 200 only after JetStream stored the
- * score. Without an `idempotency_key` the key is derived from the body, so a retried request is
- * one score however late it comes.
+ * What ingest stores for a validated score: its source resolved for the credential, and its
+ * idempotency key, derived from the body when the client gave none (the message id's hash, so a
+ * retry whenever it comes, through this door or an item of /raw/batch, is one score).
  */
-export function scoreIngestRoutes(deps: ScoreIngestDeps) {
-  async function ingestScore(request: Request, requestId: string, client: string | undefined): Promise<Response> {
-    let headers: Record<string, string> = { "x-request-id": requestId };
-    try {
-      const { key, cors } = await deps.authenticate(request, client);
-      headers = { ...headers, ...cors, ...deps.takeRateToken(key.id) };
-      requireJsonContentType(request);
-      const raw = await readBodyText(request, deps.maxBodyBytes);
-      const body = parseJsonStrict(raw);
-      const problem = scoreProblem(body);
-      if (problem) throw badRequest(problem);
-      const given = body as ScorePayload;
-      const serviceName = deps.serviceNameFor(key, given.service_name);
-      const source = scoreSourceFor(key, given.source);
-      const idempotency_key =
-        given.idempotency_key ??
-        `body:${messageIdFor({ kind: "score", tenantId: key.tenantId, serviceName, payload: given, raw })}`;
-      await deps.store({
-        kind: "score",
-        tenantId: key.tenantId,
-        serviceName,
-        payload: { ...given, source, idempotency_key },
-        raw,
-      });
-      return new Response(SUCCESS, { status: 200, headers: { "content-type": "application/json", ...headers } });
-    } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
-      return jsonResponse(err.status, { error: err.message }, { ...headers, ...err.headers });
-    }
-  }
+export function scoreToStore(
+  key: ResolvedKey,
+  given: ScorePayload,
+  serviceName: string,
+  idSource: string,
+): StoreInput & { kind: "score" } {
+  const source = scoreSourceFor(key, given.source);
+  const idempotency_key =
+    given.idempotency_key ??
+    `body:${messageIdFor({ kind: "score", tenantId: key.tenantId, serviceName, payload: given, idSource })}`;
+  return {
+    kind: "score",
+    tenantId: key.tenantId,
+    serviceName,
+    payload: { ...given, source, idempotency_key },
+    idSource,
+  };
+}
 
-  return (
-    new Elysia({ name: "ingest-scores" })
-      // x-request-id: set by httpBasics (mounted globally by the ingest app) before this runs.
-      .post(
-        PATH,
-        ({ request, set, server }) =>
-          ingestScore(request, String(set.headers["x-request-id"] ?? ""), server?.requestIP(request)?.address),
-        { parse: "none" },
-      )
-      .options(PATH, ({ request }) => preflightResponse(request))
-      .all(PATH, ({ request }) => {
-        throw methodNotAllowed(request.method, PATH);
-      })
-  );
+/** The batch door's `score` item (batch.ts): the same checks and the same stored message as this door. */
+export const SCORE_BATCH_ITEM = {
+  kind: "score" as const,
+  schema: ScorePayload,
+  validate: validateScore,
+  toStore: (key: ResolvedKey, payload: unknown, serviceName: string, idSource: string) =>
+    scoreToStore(key, payload as ScorePayload, serviceName, idSource),
+};
+
+/**
+ * POST /raw/scores (beyond the contract; docs/scores.md): same credentials, origin rules, CORS,
+ * rate limit, body limit and durability as /raw/traces: 200 only after JetStream stored it.
+ */
+export async function postScore(
+  pipeline: IngestPipeline,
+  request: Request,
+  requestId: string,
+  client: string | undefined,
+): Promise<Response> {
+  return answerErrors(requestId, async (headers) => {
+    const { key, cors } = await pipeline.authenticate(request, client);
+    Object.assign(headers, cors, pipeline.takeRateTokens(key.id));
+    requireJsonContentType(request);
+    const body = parseJsonStrict(await readBodyText(request, pipeline.maxBodyBytes));
+    const idSource = JSON.stringify(body);
+    const payload = validateScore(body);
+    await pipeline.store(scoreToStore(key, payload, serviceNameFor(key, payload.service_name), idSource));
+    return new Response(SUCCESS, { status: 200, headers: { "content-type": "application/json", ...headers } });
+  });
 }

@@ -14,7 +14,7 @@ import { ingestMessageProblem } from "@cellar/shared/ingest-rules";
 import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
 import type { Authenticated } from "../credentials.ts";
 import type { StoreInput } from "../publish.ts";
-import { readOtlpBody } from "./body.ts";
+import { readBodyBytes } from "../body.ts";
 
 /**
  * POST /v1/traces and /v1/logs (OTLP/HTTP 1.x, docs/otlp.md). Same credentials, rate limit, body
@@ -78,7 +78,7 @@ export function createOtlpIngest(deps: OtlpDeps) {
       const { key, cors } = await deps.authenticate(request, client);
       headers = { ...headers, ...cors, ...deps.takeRateToken(key.id) };
       if (!encoding) throw new HttpError(415, "content-type must be application/x-protobuf or application/json");
-      const bytes = await readOtlpBody(request, deps.maxBodyBytes);
+      const bytes = await readBodyBytes(request, deps.maxBodyBytes);
       const mapped: MapResult<Record<string, unknown>> =
         signal === "traces"
           ? (mapSpans(decodeTraces(bytes, encoding)) as any)
@@ -112,7 +112,7 @@ export function createOtlpIngest(deps: OtlpDeps) {
           tenantId: key.tenantId,
           serviceName: serviceName!,
           payload: item.payload as any,
-          raw: `otlp\n${JSON.stringify(item.payload)}`,
+          idSource: `otlp\n${JSON.stringify(item.payload)}`,
         });
       }
       // Every message or none answered as stored: a retry of a half-stored request is deduplicated

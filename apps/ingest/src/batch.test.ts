@@ -1,0 +1,149 @@
+import { describe, expect, test } from "bun:test";
+import { chatTrace } from "../../../test/helpers/payloads.ts";
+import { fakePipeline, jsonRequest } from "../test/fake-pipeline.ts";
+import { BATCH_ITEM_TYPES, MAX_BATCH_ITEMS, postBatch } from "./batch.ts";
+import { postRaw } from "./raw.ts";
+
+const trace = (sessionId = "s-1") =>
+  chatTrace({ sessionId, messages: [{ role: "user", content: "Hi" }], reply: "Hello." }) as Record<string, any>;
+const event = (sessionId = "s-1") => ({
+  name: "checkout",
+  service_name: "support-bot",
+  session_id: sessionId,
+  timestamp: "2025-03-01T10:00:00+02:00",
+});
+
+async function batch(body: unknown, opts: Parameters<typeof fakePipeline>[0] = {}, headers = {}) {
+  const fake = fakePipeline(opts);
+  const res = await postBatch(fake.pipeline, jsonRequest("/raw/batch", body, headers), "req-1", "127.0.0.1");
+  return { status: res.status, body: (await res.json()) as any, headers: res.headers, stored: fake.stored };
+}
+
+describe("postBatch", () => {
+  test("answers each item on its own and stores only the accepted ones, in order", async () => {
+    const bad = trace();
+    delete bad.session_id;
+    const r = await batch({
+      items: [
+        { type: "trace", body: trace("a") },
+        { type: "event", body: event("b") },
+        { type: "trace", body: bad },
+        { type: "event", body: "not an object" },
+      ],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      status: "partial",
+      items: [
+        { status: "accepted" },
+        { status: "accepted" },
+        { status: "refused", error: "invalid body.session_id: required" },
+        { status: "refused", error: "body must be a JSON object" },
+      ],
+    });
+    expect(r.stored.map((s) => [s.kind, (s.payload as any).session_id])).toEqual([
+      ["trace", "a"],
+      ["event", "b"],
+    ]);
+    // Validation normalised the event's timestamp to UTC, as the single door does.
+    expect((r.stored[1].payload as any).timestamp).toBe("2025-03-01T08:00:00.000Z");
+  });
+
+  test("an item gets the message id its single door gives the same body", async () => {
+    for (const [type, body, path] of [
+      ["trace", trace(), "/raw/traces"],
+      ["event", event(), "/raw/events"],
+    ] as const) {
+      const text = JSON.stringify(body);
+      const single = fakePipeline();
+      const kind = type === "trace" ? "trace" : "event";
+      expect((await postRaw(single.pipeline, kind, jsonRequest(path, text), "r", undefined)).status).toBe(200);
+      const r = await batch(`{"items":[{"type":"${type}","body":${text}}]}`);
+      expect(r.body.status).toBe("success");
+      expect(r.stored[0].messageId).toBe(single.stored[0].messageId);
+    }
+  });
+
+  test("the whole batch is refused for a broken envelope, naming the field", async () => {
+    const cases: Array<[unknown, string]> = [
+      ["[]", "body must be a JSON object"],
+      ["{", "body is not valid JSON"],
+      [{}, "invalid items: required"],
+      [{ items: {} }, "invalid items: required"],
+      [{ items: [] }, "invalid items: must hold at least 1 item"],
+      [{ items: Array(MAX_BATCH_ITEMS + 1).fill({ type: "event", body: event() }) }, "invalid items: at most 1000"],
+      [{ items: [{ type: "trace", body: trace() }, 7] }, "invalid items[1]: must be an object"],
+      [{ items: [{ type: "span", body: {} }] }, 'invalid items[0].type: must be one of "trace", "event", "score"'],
+      [{ items: [{ type: "__proto__", body: {} }] }, "invalid items[0].type"],
+      [{ items: [{ body: {} }] }, "invalid items[0].type"],
+      ['{"items":[{"type":"event","body":{"name":"a","name":"b"}}]}', "invalid items[0].body.name: duplicate key"],
+    ];
+    for (const [body, error] of cases) {
+      const r = await batch(body);
+      expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: expect.stringContaining(error) });
+      expect(r.stored).toEqual([]);
+    }
+  });
+
+  test("the rate limit counts items; a batch larger than the burst is told to split", async () => {
+    const items = (n: number) => ({
+      items: Array.from({ length: n }, (_, i) => ({ type: "event", body: event(`s${i}`) })),
+    });
+    const fake = fakePipeline({ rateLimit: { perSecond: 1, burst: 5 } });
+    const send = (n: number) => postBatch(fake.pipeline, jsonRequest("/raw/batch", items(n)), "r", undefined);
+    expect((await send(6)).status).toBe(413);
+    const three = await send(3);
+    expect(three.status).toBe(200);
+    expect(three.headers.get("ratelimit-remaining")).toBe("2");
+    const tooMany = await send(3);
+    expect(tooMany.status).toBe(429);
+    expect(tooMany.headers.get("retry-after")).toBe("1");
+    expect((await send(2)).status).toBe(200);
+    expect(fake.stored.length).toBe(5);
+  });
+
+  test("storage unavailable: 503 for the whole batch, nothing reported accepted", async () => {
+    const r = await batch({ items: [{ type: "trace", body: trace() }] }, { failStore: true });
+    expect(r.status).toBe(503);
+    expect(r.headers.get("retry-after")).toBe("5");
+    expect(r.body).toEqual({ error: expect.stringContaining("retry later") });
+  });
+
+  test("a gzip body is read like a plain one; a gzip bomb is refused at the body limit", async () => {
+    const plain = JSON.stringify({ items: [{ type: "trace", body: trace() }] });
+    const r = await batch(Bun.gzipSync(new TextEncoder().encode(plain)), {}, { "content-encoding": "gzip" });
+    expect(r.body.status).toBe("success");
+    const bomb = Bun.gzipSync(new TextEncoder().encode(`{"items":[${" ".repeat(1024 * 1024)}]}`));
+    const big = await batch(bomb, { maxBodyBytes: 64 * 1024 }, { "content-encoding": "gzip" });
+    expect(big.status).toBe(413);
+    const other = await batch(plain, {}, { "content-encoding": "br" });
+    expect(other.status).toBe(415);
+  });
+
+  test("a DSN's service applies per item: another service_name refuses that item only", async () => {
+    const other = { ...event(), service_name: "other" };
+    const r = await batch(
+      {
+        items: [
+          { type: "event", body: event() },
+          { type: "event", body: other },
+        ],
+      },
+      { key: { kind: "dsn-server", serviceName: "support-bot" } },
+    );
+    expect(r.body.items[1]).toEqual({
+      status: "refused",
+      error: 'invalid body.service_name: "other" does not match this DSN\'s service',
+    });
+    expect(r.stored.map((s) => s.serviceName)).toEqual(["support-bot"]);
+  });
+
+  test("unauthenticated and non-JSON requests are refused whole", async () => {
+    expect((await batch({ items: [] }, {}, { authorization: "Bearer bad" })).status).toBe(401);
+    expect((await batch({ items: [] }, {}, { "content-type": "text/plain" })).status).toBe(415);
+  });
+
+  test("the item types are a table keyed by type", () => {
+    expect(Object.keys(BATCH_ITEM_TYPES)).toEqual(["trace", "event", "score"]);
+  });
+});

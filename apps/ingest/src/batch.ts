@@ -1,0 +1,153 @@
+import { badRequest, HttpError } from "@cellar/shared/errors";
+import { jsonResponse } from "@cellar/shared/http";
+import { inspectJson } from "@cellar/shared/json-limits";
+import type { ResolvedKey } from "@cellar/shared/auth/keys";
+import { EventPayload, TracePayload } from "@cellar/shared/payloads";
+import type { TSchema } from "@sinclair/typebox";
+import { assertNoDuplicateKeys, parseJsonObject, readBodyText, requireJsonContentType } from "./body.ts";
+import { answerErrors, type IngestPipeline, serviceNameFor } from "./pipeline.ts";
+import type { StoreInput } from "./publish.ts";
+import { SCORE_BATCH_ITEM } from "./scores.ts";
+import { validateEvent, validateTrace } from "./validate.ts";
+
+/**
+ * POST /raw/batch (docs/sdks.md, docs/ingestion.md "The batch door"): many traces and events in
+ * one request, each validated by exactly the function its single door uses, answered on its
+ * own, and every accepted one stored in JetStream (same message id as the single door) before
+ * the 200.
+ */
+
+/** One kind of item: how the single door validates its body, and the message kind it becomes. */
+export interface BatchItemType {
+  kind: StoreInput["kind"];
+  /** The body's schema, for the OpenAPI document (openapi.ts). */
+  schema: TSchema;
+  /** The single door's validator: the payload (normalised in place), or throws a 400 naming the field. */
+  validate(body: unknown): { service_name?: string };
+  /** What to store for a valid payload, when it needs the credential (scores: source, key). */
+  toStore?(key: ResolvedKey, payload: unknown, serviceName: string, idSource: string): StoreInput;
+}
+
+/** The item types by their `type`; a new door adds one entry here (e.g. `score`). */
+export const BATCH_ITEM_TYPES: Record<string, BatchItemType> = {
+  trace: { kind: "trace", schema: TracePayload, validate: validateTrace },
+  event: { kind: "event", schema: EventPayload, validate: validateEvent },
+  score: SCORE_BATCH_ITEM, // docs/scores.md
+};
+
+export const MAX_BATCH_ITEMS = 1_000;
+
+export type BatchItemAnswer = { status: "accepted" } | { status: "refused"; error: string };
+
+interface CheckedItem {
+  type: BatchItemType;
+  body: unknown;
+  /** Set when the body's storability walk failed (depth, keys, NUL ...): the item is refused. */
+  problem: string | null;
+}
+
+/** The envelope's shape, or a 400 naming `items` or `items[i]`: the whole batch is refused. */
+function readEnvelope(envelope: Record<string, unknown>): { items: CheckedItem[]; keys: number | null } {
+  const items = envelope.items;
+  if (!Array.isArray(items))
+    throw badRequest(`invalid items: required (an array of 1 to ${MAX_BATCH_ITEMS} {"type", "body"} objects)`);
+  if (items.length === 0) throw badRequest("invalid items: must hold at least 1 item");
+  if (items.length > MAX_BATCH_ITEMS)
+    throw badRequest(`invalid items: at most ${MAX_BATCH_ITEMS} items per batch (got ${items.length})`);
+  let keys: number | null = Object.keys(envelope).length;
+  const checked: CheckedItem[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Record<string, unknown>;
+    if (item === null || typeof item !== "object" || Array.isArray(item))
+      throw badRequest(`invalid items[${i}]: must be an object {"type", "body"}`);
+    const type = typeof item.type === "string" && Object.hasOwn(BATCH_ITEM_TYPES, item.type) ? item.type : null;
+    if (type === null)
+      throw badRequest(
+        `invalid items[${i}].type: must be one of ${Object.keys(BATCH_ITEM_TYPES)
+          .map((t) => JSON.stringify(t))
+          .join(", ")}`,
+      );
+    const inspection = inspectJson(item.body, "/body");
+    if (keys !== null) keys = inspection.ok ? keys + Object.keys(item).length + inspection.keys : null;
+    checked.push({ type: BATCH_ITEM_TYPES[type], body: item.body, problem: inspection.ok ? null : inspection.error });
+  }
+  return { items: checked, keys };
+}
+
+/** The single door's error for this body, its field names under `body.`. */
+const asItemError = (message: string) => message.replace(/^invalid /, "invalid body.");
+
+export async function postBatch(
+  pipeline: IngestPipeline,
+  request: Request,
+  requestId: string,
+  client: string | undefined,
+): Promise<Response> {
+  return answerErrors(requestId, async (headers) => {
+    const { key, cors } = await pipeline.authenticate(request, client);
+    Object.assign(headers, cors);
+    // An empty bucket is refused before the body is read; the batch's own count is taken below.
+    if (!pipeline.hasRateToken(key.id)) pipeline.takeRateTokens(key.id);
+    requireJsonContentType(request);
+    const text = await readBodyText(request, pipeline.maxBodyBytes);
+    const envelope = readEnvelope(parseJsonObject(text));
+    assertNoDuplicateKeys(text, envelope.keys);
+    const count = envelope.items.length;
+    if (pipeline.rateBurst !== null && count > pipeline.rateBurst)
+      throw new HttpError(
+        413,
+        `a batch of ${count} items exceeds this credential's rate-limit burst of ${pipeline.rateBurst}: send at most ${pipeline.rateBurst} items per batch`,
+      );
+    Object.assign(headers, pipeline.takeRateTokens(key.id, count));
+    const { answers, accepted } = checkItems(key, envelope.items);
+    await storeAll(pipeline, accepted);
+    const status = accepted.length === count ? "success" : "partial";
+    return jsonResponse(200, { status, items: answers }, headers);
+  });
+}
+
+/** Each item through its single door's checks: an answer per item and what to store. */
+export function checkItems(
+  key: ResolvedKey,
+  items: CheckedItem[],
+): { answers: BatchItemAnswer[]; accepted: StoreInput[] } {
+  const answers: BatchItemAnswer[] = [];
+  const accepted: StoreInput[] = [];
+  for (const item of items) {
+    if (item.problem) {
+      answers.push({ status: "refused", error: item.problem });
+      continue;
+    }
+    try {
+      // Before validation rewrites timestamps: the single door hashes its body the same way.
+      const idSource = JSON.stringify(item.body);
+      const payload = item.type.validate(item.body);
+      const serviceName = serviceNameFor(key, payload.service_name);
+      accepted.push(
+        item.type.toStore?.(key, payload, serviceName, idSource) ?? {
+          kind: item.type.kind,
+          tenantId: key.tenantId,
+          serviceName,
+          payload: payload as any,
+          idSource,
+        },
+      );
+      answers.push({ status: "accepted" });
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      answers.push({ status: "refused", error: asItemError(err.message) });
+    }
+  }
+  return { answers, accepted };
+}
+
+/**
+ * Publishes every accepted item (one event-loop turn: the publisher sends them in one socket
+ * write) and waits for every PubAck. Any failure fails the whole batch (503, or 413): nothing is
+ * reported accepted, and the client's retry is deduplicated by the message ids.
+ */
+async function storeAll(pipeline: IngestPipeline, accepted: StoreInput[]): Promise<void> {
+  const results = await Promise.allSettled(accepted.map((input) => pipeline.store(input)));
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}

@@ -1,0 +1,105 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { KeyResolver, ResolvedKey } from "@cellar/shared/auth/keys";
+import { badRequest, forbidden, HttpError } from "@cellar/shared/errors";
+import { jsonResponse } from "@cellar/shared/http";
+import type { Logger } from "@cellar/shared/logger";
+import type { Topology } from "@cellar/shared/nats/topology";
+import { createRateLimiter } from "@cellar/shared/rate-limit";
+import { type Authenticated, createAuthenticator } from "./credentials.ts";
+import { createPublisher, type StoreInput } from "./publish.ts";
+
+export interface IngestDeps {
+  js: JetStreamClient;
+  topology: Topology;
+  keys: KeyResolver;
+  logger: Logger;
+  maxBodyBytes: number;
+  /** How long to wait for JetStream's PubAck before answering 503 (default 5 s). */
+  publishTimeoutMs?: number;
+  /** Per-credential token bucket; omitted or perSecond 0 = no limit. */
+  rateLimit?: { perSecond: number; burst: number };
+  /** From watchConnection(nc): lets the app answer 503 at once while NATS is down. */
+  connected?: () => boolean;
+  /** Publishes awaiting a PubAck beyond this get 503 (default 10,000). */
+  maxInFlightPublishes?: number;
+  now?: () => Date;
+}
+
+/**
+ * What every ingestion door shares: one authenticator (and its last-known-keys memory), one rate
+ * limiter, one publisher. The route handlers (raw.ts, batch.ts, otlp/routes.ts) take it as their
+ * first argument, so each can be driven on its own with a pipeline of fakes.
+ */
+export interface IngestPipeline {
+  authenticate(request: Request, client?: string): Promise<Authenticated>;
+  /** Takes `count` tokens of the credential's bucket: RateLimit headers, or throws 429. */
+  takeRateTokens(keyId: string, count?: number): Record<string, string>;
+  /** True when the credential's bucket has a token now (takes nothing). */
+  hasRateToken(keyId: string): boolean;
+  /** The bucket size, or null without a limit: the most items one batch can ever take. */
+  rateBurst: number | null;
+  /** Publishes to INGEST; resolves after JetStream's PubAck, throws 503 (or 413) otherwise. */
+  store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }>;
+  maxBodyBytes: number;
+  logger: Logger;
+}
+
+export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
+  const now = deps.now ?? (() => new Date());
+  const limited = (deps.rateLimit?.perSecond ?? 0) > 0;
+  const limiter = createRateLimiter({
+    perSecond: deps.rateLimit?.perSecond ?? 0,
+    burst: deps.rateLimit?.burst ?? 1,
+    now: () => now().getTime(),
+  });
+  return {
+    authenticate: createAuthenticator(deps.keys, deps.logger),
+    takeRateTokens: (id, count) => limiter.take(id, count),
+    hasRateToken: (id) => limiter.allows(id),
+    rateBurst: limited ? (deps.rateLimit?.burst ?? 1) : null,
+    store: createPublisher({
+      js: deps.js,
+      topology: deps.topology,
+      logger: deps.logger,
+      now,
+      maxBodyBytes: deps.maxBodyBytes,
+      publishTimeoutMs: deps.publishTimeoutMs ?? 5_000,
+      connected: deps.connected,
+      maxInFlight: deps.maxInFlightPublishes ?? 10_000,
+    }),
+    maxBodyBytes: deps.maxBodyBytes,
+    logger: deps.logger,
+  };
+}
+
+/**
+ * The service a payload is stored under: a DSN's own (403 when the payload names another), else
+ * the payload's `service_name` (400 when a telemetry key sends none).
+ */
+export function serviceNameFor(key: ResolvedKey, given: string | undefined): string {
+  if (key.kind === "dsn-server" || key.kind === "dsn-client") {
+    if (given !== undefined && given !== key.serviceName) {
+      throw forbidden(`invalid service_name: ${JSON.stringify(given)} does not match this DSN's service`);
+    }
+    return key.serviceName!;
+  }
+  if (given === undefined) throw badRequest("invalid service_name: required (only a DSN carries its own service)");
+  return given;
+}
+
+/**
+ * Runs a door with the response headers it gathers (request id, CORS, rate limit: `run` adds to
+ * them); an HttpError becomes the contract's `{"error"}` answer with those headers kept.
+ */
+export async function answerErrors(
+  requestId: string,
+  run: (headers: Record<string, string>) => Promise<Response>,
+): Promise<Response> {
+  const headers: Record<string, string> = { "x-request-id": requestId };
+  try {
+    return await run(headers);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    return jsonResponse(err.status, { error: err.message }, { ...headers, ...err.headers });
+  }
+}
