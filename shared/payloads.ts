@@ -216,6 +216,33 @@ export const MaturedMessage = Type.Object({
 });
 export type MaturedMessage = Static<typeof MaturedMessage>;
 
+export const MONITOR_EVENT_TYPES = ["monitor.triggered", "monitor.resolved"] as const;
+
+/**
+ * What the processor publishes to MATURED (subject `matured.monitor.<lane>`) when a monitor's
+ * state change notifies (docs/monitors.md); the dispatcher fans it out to the subscriptions that
+ * opted into its type. `data` is the webhook body's `data`, snake_case as the contract's events.
+ */
+export const MonitorEventMessage = Type.Object({
+  type: Type.Union([Type.Literal("monitor.triggered"), Type.Literal("monitor.resolved")]),
+  tenantId: Type.String(),
+  traceServiceId: Type.String(),
+  monitorId: Type.String(),
+  /** The state change's number in the monitor's history: the dedup key with monitorId. */
+  seq: Type.Integer({ minimum: 1 }),
+  occurredAt: Type.String(),
+  data: Type.Record(Type.String(), Type.Unknown()),
+});
+export type MonitorEventMessage = Static<typeof MonitorEventMessage>;
+
+/** Everything on MATURED: maturations (the contract's events) and monitor state changes. */
+export const MaturedStreamMessage = Type.Union([MaturedMessage, MonitorEventMessage]);
+export type MaturedStreamMessage = Static<typeof MaturedStreamMessage>;
+export const isMonitorEvent = (m: MaturedStreamMessage): m is MonitorEventMessage =>
+  m.type === "monitor.triggered" || m.type === "monitor.resolved";
+/** The dedup key (and MATURED message id) of a monitor event. */
+export const monitorEventKey = (m: Pick<MonitorEventMessage, "monitorId" | "seq">) => `monitor:${m.monitorId}:${m.seq}`;
+
 /**
  * One maturation of one entity: the MATURED message id and the webhook dedup key. The count
  * alone is not unique (it restarts at 1 after 30 days); the maturation time is, and a replay of

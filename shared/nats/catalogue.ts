@@ -1,6 +1,6 @@
 import type { MsgHdrs } from "@nats-io/transport-node";
 import type { TSchema, Static } from "@sinclair/typebox";
-import { DeliveryJob, MaturedMessage, type IngestMessage } from "../payloads.ts";
+import { DeliveryJob, isMonitorEvent, MaturedStreamMessage, type IngestMessage } from "../payloads.ts";
 import { ingestMessageProblem } from "../ingest-rules.ts";
 import { compileValidator } from "../validation.ts";
 import { LANE_COUNT, laneOf, laneToken } from "./lanes.ts";
@@ -181,17 +181,23 @@ export const ingestStream: StreamSpec<IngestMessage> = {
   },
 };
 
-/** MATURED: a session or trace settled; the dispatcher fans it out to subscriptions. */
-export const maturedStream: StreamSpec<MaturedMessage> = {
+/** The `<kind>` token of a MATURED subject. */
+const maturedKind = (m: MaturedStreamMessage) =>
+  isMonitorEvent(m) ? "monitor" : m.type === "session.matured" ? "session" : "trace";
+
+/**
+ * MATURED: a session or trace settled, or a monitor's state changed (docs/monitors.md); the
+ * dispatcher fans each out to subscriptions.
+ */
+export const maturedStream: StreamSpec<MaturedStreamMessage> = {
   key: "matured",
   name: (t) => t.maturedStream,
   subjects: (t) => [`${t.subjectPrefix}matured.>`],
   // `matured.<kind>.<lane>` (lanes.ts); `matured.<kind>` was the subject before lanes.
-  subjectOf: (t, m) =>
-    `${t.subjectPrefix}matured.${m.type === "session.matured" ? "session" : "trace"}.${laneToken(laneOf(m.tenantId))}`,
+  subjectOf: (t, m) => `${t.subjectPrefix}matured.${maturedKind(m)}.${laneToken(laneOf(m.tenantId))}`,
   duplicateWindowMs: DAY,
   maxAgeMs: 7 * DAY,
-  codec: jsonCodec(MaturedMessage, tenantField),
+  codec: jsonCodec(MaturedStreamMessage, tenantField),
   consumer: {
     // Lanes `dispatcher-matured-00` .. `-15`.
     durable: "dispatcher-matured",
@@ -209,6 +215,24 @@ export const maturedStream: StreamSpec<MaturedMessage> = {
         subjects: (t) => [`${t.subjectPrefix}matured.session`, `${t.subjectPrefix}matured.trace`],
       },
     },
+  },
+};
+
+/**
+ * The processor's monitor evaluation (apps/processor/src/monitors/): a second durable consumer
+ * of MATURED, beside the dispatcher's lanes. It reads maturations only (monitor events on
+ * `matured.monitor.*` are acked unread by the handler) and is idempotent: a sample per entity
+ * and monitor, state changes under the monitor's row lock.
+ */
+export const monitorsConsumer: StreamSpec<MaturedStreamMessage> = {
+  ...maturedStream,
+  consumer: {
+    durable: "processor-monitors",
+    ackWaitMs: 30 * SECOND,
+    maxAckPending: 2_000,
+    maxDeliver: 10,
+    backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE],
+    mode: "each",
   },
 };
 
@@ -283,6 +307,7 @@ export const deadLetterStream: StreamSpec<never> = {
 export const CATALOGUE: readonly StreamSpec<any>[] = [
   ingestStream,
   maturedStream,
+  monitorsConsumer,
   deliveriesStream,
   activityStream,
   deadLetterStream,

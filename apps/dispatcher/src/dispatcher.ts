@@ -6,7 +6,12 @@ import type { Logger } from "@cellar/shared/logger";
 import type { Topology } from "@cellar/shared/nats/topology";
 import { deliveriesStream, maturedStream } from "@cellar/shared/nats/catalogue";
 import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcome } from "@cellar/shared/nats/consume";
-import type { DeliveryJob, MaturedMessage } from "@cellar/shared/payloads";
+import {
+  isMonitorEvent,
+  type DeliveryJob,
+  type MaturedMessage,
+  type MaturedStreamMessage,
+} from "@cellar/shared/payloads";
 import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
 import { publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
@@ -21,6 +26,7 @@ import {
 } from "./attempt.ts";
 import { createBatcher } from "./batcher.ts";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout.ts";
+import { fanOutMonitorEvent } from "./monitor-fanout.ts";
 import { createFairness, crowdedDelayMs, TENANT_SHARE } from "./fairness.ts";
 import { pinnedFetch } from "./pinned-fetch.ts";
 import { pruneHistory, RETENTION_MS } from "./prune.ts";
@@ -165,10 +171,11 @@ export function createDispatcher(deps: DispatcherDeps) {
    * takes over every pending row of its event; retry jobs it re-publishes carry the same
    * message id as the lost one would have, so the stream drops true duplicates.
    */
-  async function handleMatured({ value: event, msg }: Delivery<MaturedMessage>): Promise<Outcome> {
+  async function handleMatured({ value: event, msg }: Delivery<MaturedStreamMessage>): Promise<Outcome> {
     // Fan-out is idempotent: a redelivery cannot make a second delivery.
     const takeOver = msg.info.deliveryCount > 1;
-    const pending = (await fanOutBatched(event)).filter((d) => d.fresh || takeOver);
+    const fanned = isMonitorEvent(event) ? fanOutMonitorEvent({ sql: deps.sql, now }, event) : fanOutBatched(event);
+    const pending = (await fanned).filter((d) => d.fresh || takeOver);
     await Promise.all(pending.map(firstAttempt));
   }
 

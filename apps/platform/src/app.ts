@@ -12,6 +12,7 @@ import { sessionDeleteRoutes } from "./sessions/delete.ts";
 import { traceRoutes } from "./traces/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { scoreRoutes } from "./scores/routes.ts";
+import { monitorRoutes } from "./monitors/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { SignInService } from "./signin/service.ts";
 import { signInRoutes } from "./signin/routes.ts";
@@ -32,7 +33,8 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(metricsRoutes(deps))
     .use(analysisRoutes(deps))
     .use(webhookRoutes(deps))
-    .use(scoreRoutes(deps));
+    .use(scoreRoutes(deps))
+    .use(monitorRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })

@@ -19,6 +19,7 @@ import { sweepIdle, type SweepResult } from "./maturation/sweep.ts";
 import { createLatencyNorms } from "./maturation/norms.ts";
 import type { LatencyNormsSource } from "./maturation/store.ts";
 import type { SummaryLlm } from "./maturation/llm-tldr.ts";
+import { startMonitorEvaluation, type MonitorOptions } from "./monitors/consumer.ts";
 
 export interface ProcessorDeps {
   sql: postgres.Sql;
@@ -58,6 +59,8 @@ export interface ProcessorDeps {
   maturation?: Pick<MaturationDeps, "historyPaging" | "failurePolicy">;
   /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
   consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
+  /** Monitor evaluation settings (monitors/consumer.ts). */
+  monitors?: MonitorOptions;
 }
 
 /** INGEST -> Postgres + activity keys; activity markers -> maturation -> MATURED; plus the sweep. */
@@ -219,6 +222,7 @@ export function createProcessor(deps: ProcessorDeps) {
       loops.push(
         consume(activityStream, runtime, { batch: { maxBatch: 200, maxWaitMs: 50 }, handle: handleActivityBatch }),
       );
+      loops.push(startMonitorEvaluation({ ...deps, runtime, options: deps.monitors })); // docs/monitors.md
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));

@@ -5,3 +5,4 @@ export * from "./webhooks.ts";
 export * from "./signin.ts";
 export * from "./pricing.ts";
 export * from "./scores.ts";
+export * from "./monitors.ts";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
+import { SUBSCRIBABLE_EVENT_TYPES } from "@cellar/shared/webhooks/monitor-events";
 import { badRequest } from "@cellar/shared/errors";
 import { Iso, Nullable } from "../http/schemas.ts";
 
@@ -12,7 +12,8 @@ export const DELIVERIES_LISTED = 10;
 const DELIVERIES_LISTED_MAX = DELIVERIES_LISTED;
 
 // Response schemas: the OpenAPI document is built from them (route `detail`).
-const EventType = t.Union(MATURED_EVENT_TYPES.map((e) => t.Literal(e)));
+// The contract's two, and the monitor events a subscription may opt into (docs/monitors.md).
+const EventType = t.Union(SUBSCRIBABLE_EVENT_TYPES.map((e) => t.Literal(e)));
 export const Subscription = t.Object({
   id: t.String(),
   trace_service_id: t.String(),
@@ -137,7 +138,7 @@ export function parseName(value: unknown): string {
 }
 
 export function parseEventTypes(value: unknown): string[] {
-  const allowed = MATURED_EVENT_TYPES as readonly string[];
+  const allowed = SUBSCRIBABLE_EVENT_TYPES as readonly string[];
   const message = `invalid event_types: must be a non-empty array of ${allowed.join(", ")}`;
   if (!Array.isArray(value) || value.length === 0) throw badRequest(message);
   for (const v of value) {
