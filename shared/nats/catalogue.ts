@@ -1,6 +1,13 @@
 import type { MsgHdrs } from "@nats-io/transport-node";
 import type { TSchema, Static } from "@sinclair/typebox";
-import { DeliveryJob, isMonitorEvent, MaturedStreamMessage, type IngestMessage } from "../payloads.ts";
+import {
+  DeliveryJob,
+  isMonitorEvent,
+  MaturedMessage,
+  MonitorEventMessage,
+  type IngestMessage,
+  type MaturedStreamMessage,
+} from "../payloads.ts";
 import { ingestMessageProblem } from "../ingest-rules.ts";
 import { compileValidator } from "../validation.ts";
 import { LANE_COUNT, laneOf, laneToken } from "./lanes.ts";
@@ -181,6 +188,17 @@ export const ingestStream: StreamSpec<IngestMessage> = {
   },
 };
 
+/** A MATURED body checked against its type's schema (a union's error would not name the field). */
+const maturedValidators = {
+  maturation: compileValidator(MaturedMessage),
+  monitor: compileValidator(MonitorEventMessage),
+};
+const maturedCodec = checkedJsonCodec<MaturedStreamMessage>((v) => {
+  const type = (v as { type?: unknown } | null)?.type;
+  const monitor = type === "monitor.triggered" || type === "monitor.resolved";
+  return (monitor ? maturedValidators.monitor : maturedValidators.maturation).firstError(v);
+}, tenantField);
+
 /** The `<kind>` token of a MATURED subject. */
 const maturedKind = (m: MaturedStreamMessage) =>
   isMonitorEvent(m) ? "monitor" : m.type === "session.matured" ? "session" : "trace";
@@ -197,7 +215,7 @@ export const maturedStream: StreamSpec<MaturedStreamMessage> = {
   subjectOf: (t, m) => `${t.subjectPrefix}matured.${maturedKind(m)}.${laneToken(laneOf(m.tenantId))}`,
   duplicateWindowMs: DAY,
   maxAgeMs: 7 * DAY,
-  codec: jsonCodec(MaturedStreamMessage, tenantField),
+  codec: maturedCodec,
   consumer: {
     // Lanes `dispatcher-matured-00` .. `-15`.
     durable: "dispatcher-matured",
@@ -221,11 +239,20 @@ export const maturedStream: StreamSpec<MaturedStreamMessage> = {
 /**
  * The processor's monitor evaluation (apps/processor/src/monitors/): a second durable consumer
  * of MATURED, beside the dispatcher's lanes. It reads maturations only (monitor events on
- * `matured.monitor.*` are acked unread by the handler) and is idempotent: a sample per entity
+ * `matured.monitor.*`, and invalid messages, are acked unread) and is idempotent: a sample per entity
  * and monitor, state changes under the monitor's row lock.
  */
-export const monitorsConsumer: StreamSpec<MaturedStreamMessage> = {
+export const monitorsConsumer: StreamSpec<MaturedStreamMessage | null> = {
   ...maturedStream,
+  // An invalid message is the dispatcher's to dead-letter (once): here it decodes to null and
+  // is acked, so a poison message is not parked twice and a replay is not read twice.
+  codec: {
+    decode: (subject, data, headers) => {
+      const decoded = maturedCodec.decode(subject, data, headers);
+      return decoded.ok ? decoded : { ok: true, value: null };
+    },
+    tenantOf: (v) => v?.tenantId,
+  },
   consumer: {
     durable: "processor-monitors",
     ackWaitMs: 30 * SECOND,

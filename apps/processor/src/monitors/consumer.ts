@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import { monitorsConsumer } from "@cellar/shared/nats/catalogue";
 import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats/consume";
-import { isMonitorEvent, type MonitorEventMessage } from "@cellar/shared/payloads";
-import { createMonitorCache, evaluateMaturation } from "./evaluate.ts";
+import { isMonitorEvent, type MaturedMessage, type MonitorEventMessage } from "@cellar/shared/payloads";
+import { createMonitorCache, evaluateMaturations } from "./evaluate.ts";
 import { publishMonitorEvents, relayUnpublished, type OutboxDeps } from "./outbox.ts";
 
 export interface MonitorOptions {
@@ -10,7 +10,7 @@ export interface MonitorOptions {
   definitionsCacheMs?: number;
   /** How often the outbox relay looks for unpublished state changes (default 10 s). */
   relayIntervalMs?: number;
-  /** Evaluations in flight (default 16). */
+  /** MATURED messages in hand (default 64): those of one service are evaluated together. */
   concurrency?: number;
   /** Runs after a state change committed, before it is published (tests: a crash right there). */
   afterStateCommit?: (events: MonitorEventMessage[]) => Promise<void> | void;
@@ -26,14 +26,17 @@ export function startMonitorEvaluation(
 ): ConsumeLoop {
   const o = deps.options ?? {};
   const monitorsOf = createMonitorCache(deps.sql as postgres.Sql, o.definitionsCacheMs ?? 5_000);
+  const evaluate = coalescePerService(async (batch) => {
+    const events = await evaluateMaturations(deps.sql, monitorsOf, batch);
+    if (events.length === 0) return;
+    await o.afterStateCommit?.(events);
+    await publishMonitorEvents(deps, events);
+  });
   const loop = consume(monitorsConsumer, deps.runtime, {
-    each: { maxInFlight: o.concurrency ?? 16 },
+    each: { maxInFlight: o.concurrency ?? 64 },
     async handle({ value }) {
-      if (isMonitorEvent(value)) return "ack"; // our own output, for the dispatcher
-      const events = await evaluateMaturation(deps.sql, monitorsOf, value);
-      if (events.length === 0) return;
-      await o.afterStateCommit?.(events);
-      await publishMonitorEvents(deps, events);
+      if (value === null || isMonitorEvent(value)) return "ack"; // invalid (the dispatcher parks it), or our own output
+      await evaluate(value);
     },
   });
   let relaying: Promise<unknown> = Promise.resolve();
@@ -51,4 +54,41 @@ export function startMonitorEvaluation(
       await relaying;
     },
   };
+}
+
+/**
+ * Runs `work` for one service at a time with every maturation of that service that arrived while
+ * the previous run was busy: a burst of N maturations costs a few evaluations, not N (each reads
+ * the whole window of every monitor), and no connection waits on the service's lock meanwhile.
+ * Each caller's promise settles with the run that included its message (a failure fails them
+ * all: each message is then retried by the consume runtime).
+ */
+export function coalescePerService(work: (batch: MaturedMessage[]) => Promise<void>) {
+  const queues = new Map<string, Array<{ m: MaturedMessage; done: (err?: unknown) => void }>>();
+  const drain = async (service: string) => {
+    for (;;) {
+      const taken = queues.get(service)!;
+      if (taken.length === 0) {
+        queues.delete(service);
+        return;
+      }
+      queues.set(service, []);
+      try {
+        await work(taken.map((t) => t.m));
+        for (const t of taken) t.done();
+      } catch (err) {
+        for (const t of taken) t.done(err);
+      }
+    }
+  };
+  return (m: MaturedMessage) =>
+    new Promise<void>((resolve, reject) => {
+      const done = (err?: unknown) => (err === undefined ? resolve() : reject(err));
+      const queue = queues.get(m.traceServiceId);
+      if (queue) queue.push({ m, done });
+      else {
+        queues.set(m.traceServiceId, [{ m, done }]);
+        void drain(m.traceServiceId);
+      }
+    });
 }

@@ -88,7 +88,7 @@ function eventData(
 }
 
 /**
- * One maturation through every monitor of its service: the entity's sample per monitor whose
+ * Maturations of one service through every monitor of it: the entity's sample per monitor whose
  * filters it matches, each such monitor's aggregate over its window ending at the maturation,
  * and the state machine's transitions, all in one transaction: a state change and its history /
  * outbox row commit together or not at all. Idempotent: samples are keyed by (monitor, entity),
@@ -96,38 +96,51 @@ function eventData(
  * with its maturation time; the window is the last `window_seconds` as of the evaluation.
  * Returns the committed state changes that notify, for the caller to publish.
  */
-export async function evaluateMaturation(
+export async function evaluateMaturations(
   sql: postgres.Sql,
   monitorsOf: (serviceId: string) => Promise<MonitorRow[]>,
-  m: MaturedMessage,
+  batch: MaturedMessage[],
 ): Promise<MonitorEventMessage[]> {
-  const entity = m.type === "session.matured" ? "session" : "trace";
-  const monitors = (await monitorsOf(m.traceServiceId)).filter((x) => x.entity === entity);
-  if (monitors.length === 0) return [];
-  const [facts] =
-    entity === "session"
-      ? await loadSessionFacts(sql, sql`s.id = ${m.entityPk}`, 1)
-      : await loadTraceFacts(sql, sql`tr.id = ${m.entityPk}`, 1);
-  if (!facts) return []; // deleted since (session DELETE, retention)
-  const sampled = monitors
-    .filter((x) => matchesFilters(x.filters, facts))
-    .map((x) => ({
-      monitor: x,
-      value: sampleOf({ metric: x.metric, metricArg: x.metric_arg, filters: x.filters }, facts),
-    }))
-    .filter((s): s is { monitor: MonitorRow; value: number } => s.value !== null && Number.isFinite(s.value));
-  if (sampled.length === 0) return [];
-  const at = m.occurredAt;
+  if (batch.length === 0) return [];
+  const { traceServiceId, serviceName } = batch[0];
+  const all = await monitorsOf(traceServiceId);
+  // One sample per (monitor, entity): the latest maturation of an entity in the batch wins.
+  const bySample = new Map<string, { monitor: MonitorRow; entityPk: string; at: string; value: number }>();
+  for (const entity of ["session", "trace"] as const) {
+    const messages = batch.filter((m) => (m.type === "session.matured" ? "session" : "trace") === entity);
+    const monitors = all.filter((x) => x.entity === entity);
+    if (messages.length === 0 || monitors.length === 0) continue;
+    const pks = [...new Set(messages.map((m) => m.entityPk))];
+    const atOf = new Map<string, string>();
+    for (const m of messages) if ((atOf.get(m.entityPk) ?? "") < m.occurredAt) atOf.set(m.entityPk, m.occurredAt);
+    // Entities deleted since (session DELETE, retention) have no facts and no sample.
+    const facts =
+      entity === "session"
+        ? await loadSessionFacts(sql, sql`s.id = any(${pks}::uuid[])`, pks.length)
+        : await loadTraceFacts(sql, sql`tr.id = any(${pks}::uuid[])`, pks.length);
+    for (const f of facts) {
+      for (const x of monitors) {
+        if (!matchesFilters(x.filters, f)) continue;
+        const value = sampleOf({ metric: x.metric, metricArg: x.metric_arg, filters: x.filters }, f);
+        if (value === null || !Number.isFinite(value)) continue;
+        bySample.set(`${x.id}|${f.entityPk}`, { monitor: x, entityPk: f.entityPk, at: atOf.get(f.entityPk)!, value });
+      }
+    }
+  }
+  const rows = [...bySample.values()];
+  if (rows.length === 0) return [];
+  const sampled = [...new Map(rows.map((r) => [r.monitor.id, { monitor: r.monitor }])).values()];
+  const at = batch.reduce((latest, m) => (m.occurredAt > latest ? m.occurredAt : latest), batch[0].occurredAt);
   const ids = sampled.map((s) => s.monitor.id);
   return sql.begin(async (tx) => {
     // One evaluation of a service at a time: the aggregate below then sees every sample committed
     // before it, so the last evaluation of a burst decides on the whole window (concurrent ones
     // would each miss the others' uncommitted samples and could all decide on a partial set).
-    await tx`select pg_advisory_xact_lock(hashtextextended(${`monitors:${m.traceServiceId}`}, 0))`;
+    await tx`select pg_advisory_xact_lock(hashtextextended(${`monitors:${traceServiceId}`}, 0))`;
     await tx`
       insert into monitor_samples (monitor_id, entity_pk, at, value)
-      select * from unnest(${ids}::uuid[], ${ids.map(() => m.entityPk)}::uuid[], ${ids.map(() => at)}::timestamptz[],
-        ${sampled.map((s) => s.value)}::float8[])
+      select * from unnest(${rows.map((r) => r.monitor.id)}::uuid[], ${rows.map((r) => r.entityPk)}::uuid[],
+        ${rows.map((r) => r.at)}::timestamptz[], ${rows.map((r) => r.value)}::float8[])
       on conflict (monitor_id, entity_pk) do update set at = excluded.at, value = excluded.value`;
     // The window is the last window_seconds as of this evaluation (the database's clock).
     const aggregates = new Map<string, { value: number | null; samples: number }>();
@@ -174,7 +187,7 @@ export async function evaluateMaturation(
         const value = agg.value!;
         const data = eventData(
           monitor,
-          m.serviceName,
+          serviceName,
           { seq, from: row.state, to, transition },
           { value, samples: agg.samples },
           at,
