@@ -5,12 +5,11 @@
 // neither loses nor duplicates the notification. Signatures are checked with svix, a Standard
 // Webhooks implementation independent of ours.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { Webhook } from "svix";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { freePort, waitForPort } from "../scripts/infra/ports";
+import { startAppProcesses } from "./helpers/app-processes";
 import { createTestDatabase } from "./helpers/infra";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
@@ -19,26 +18,10 @@ const ROOT = join(import.meta.dir, "..");
 const SERVICE = "mon-app";
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
-const apps = new Map<string, { child: ChildProcess; output: string[] }>();
-let env: Record<string, string | undefined>;
-let ingestUrl = "";
-let platformUrl = "";
+let stack: Awaited<ReturnType<typeof startAppProcesses>>;
 let receiver: ReturnType<typeof Bun.serve>;
 const received: Array<{ path: string; headers: Record<string, string>; body: string }> = [];
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
-
-function startApp(name: string, script = join(ROOT, `apps/${name}/src/main.ts`)) {
-  const child = spawn(process.execPath, ["run", script], { env, stdio: ["ignore", "pipe", "pipe"] });
-  const output: string[] = [];
-  child.stdout!.on("data", (c) => output.push(String(c)));
-  child.stderr!.on("data", (c) => output.push(String(c)));
-  apps.set(name, { child, output });
-  return child;
-}
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -55,37 +38,19 @@ beforeAll(async () => {
       return new Response("ok");
     },
   });
-  const [ingestPort, platformPort] = [await freePort(), await freePort()];
-  ingestUrl = `http://127.0.0.1:${ingestPort}`;
-  platformUrl = `http://127.0.0.1:${platformPort}/api/v1`;
-  env = {
-    ...process.env,
-    DATABASE_URL: testDb.url,
-    NATS_URL: process.env.NATS_URL!,
-    INGEST_PORT: String(ingestPort),
-    PLATFORM_PORT: String(platformPort),
-    PROCESSOR_PORT: "0",
-    DISPATCHER_PORT: "0",
-    MATURATION_WINDOW_SECONDS: "1",
-    SECRET_ENCRYPTION_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-    WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8",
-    LOG_LEVEL: "warn",
-  };
-  for (const name of ["ingest", "platform", "processor", "dispatcher"]) startApp(name);
-  await Promise.all([waitForPort(ingestPort, 30_000), waitForPort(platformPort, 30_000)]);
+  stack = await startAppProcesses(testDb.url, ["ingest", "platform", "processor", "dispatcher"]);
   tenant = await bootstrapTenant(database.db, { name: "mon", webhooks: true });
 }, 60_000);
 
 afterAll(async () => {
-  for (const { child } of apps.values())
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  stack?.killAll();
   receiver?.stop(true);
   await database?.close();
   await testDb?.drop();
 });
 
 const platform = async (path: string, method = "GET", body?: unknown) => {
-  const res = await fetch(`${platformUrl}${path}`, {
+  const res = await fetch(`${stack.platformUrl}${path}`, {
     method,
     headers: { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -93,7 +58,7 @@ const platform = async (path: string, method = "GET", body?: unknown) => {
   return { status: res.status, body: (await res.json().catch(() => null)) as any };
 };
 const ingest = async (path: string, body: unknown) => {
-  const res = await fetch(`${ingestUrl}${path}`, {
+  const res = await fetch(`${stack.ingestUrl}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${tenant.telemetryKey}`, "content-type": "application/json" },
     body: JSON.stringify(body),
@@ -199,22 +164,22 @@ test("score mean and latency p95 monitors: one triggered, one resolved, none whi
   }
 
   // Fast sessions bring p95 back under; the processor dies right after the resolve commits.
-  apps.get("processor")!.child.kill("SIGTERM");
-  await exited(apps.get("processor")!.child);
-  const crashing = startApp("processor-crash", join(ROOT, "test/fixtures/processor-crash-after-monitor-commit.ts"));
+  stack.apps.get("processor")!.child.kill("SIGTERM");
+  await stack.exited(stack.apps.get("processor")!.child);
+  const crashing = stack.start("processor-crash", join(ROOT, "test/fixtures/processor-crash-after-monitor-commit.ts"));
   await Promise.all(Array.from({ length: 60 }, (_, i) => session(`fast-${i}`, "latency", 300)));
   await waitFor(async () => crashing.signalCode === "SIGKILL", {
     what: "the crash after the state change",
     timeoutMs: 90_000,
   }).catch(async (err) => {
     const state = await database.sql`select state, transitions from monitors where id = ${latencyMonitor}`;
-    const output = apps.get("processor-crash")!.output.join("").slice(-2000);
+    const output = stack.apps.get("processor-crash")!.output.join("").slice(-2000);
     throw new Error(`${err}; samples ${await samples(latencyMonitor)}; ${JSON.stringify(state)}\n${output}`);
   });
   const [change] = await database.sql<{ event_type: string; published_at: Date | null }[]>`
     select event_type, published_at from monitor_events where monitor_id = ${latencyMonitor} and seq = 2`;
   expect(change).toEqual({ event_type: "monitor.resolved", published_at: null });
-  startApp("processor");
+  stack.start("processor");
   await untilSamples(latencyMonitor, 63);
   await waitFor(async () => typesOf(latencyMonitor).length === 2, {
     what: "resolved after the crash",
