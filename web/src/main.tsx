@@ -10,12 +10,15 @@ import { TracePage } from "./pages/Trace";
 import { IssuesPage, IssuePage } from "./pages/Issues";
 import { WebhooksPage, WebhookPage } from "./pages/Webhooks";
 import { SettingsPage } from "./pages/Settings";
+import { MonitorsPage } from "./pages/Monitors";
+import { MonitorPage } from "./pages/MonitorPage";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
   const nav = [
     ["/sessions", "Sessions"],
     ["/issues", "Issues"],
+    ["/monitors", "Monitors"],
     ...(isAdmin(me) ? [["/webhooks", "Webhooks"]] : []),
     ["/settings", "Settings"],
   ];
@@ -59,6 +62,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/issues/:service/:issueId">{(p) => <IssuePage service={p.service} issueId={p.issueId} />}</Route>
           <Route path="/webhooks">{() => (isAdmin(me) ? <WebhooksPage me={me} /> : <Forbidden />)}</Route>
           <Route path="/webhooks/:id">{(p) => (isAdmin(me) ? <WebhookPage me={me} id={p.id} /> : <Forbidden />)}</Route>
+          <Route path="/monitors">{() => <MonitorsPage me={me} />}</Route>
+          <Route path="/monitors/:id">{(p) => <MonitorPage me={me} id={p.id} />}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
           <Route path="/">
             <Redirect to="/sessions" replace />
