@@ -88,10 +88,10 @@ export function SessionScores({ me, service, sessionId }: { me: Me; service: str
               ))}
             </datalist>
           </label>
-          <label class="field">
+          <label class="field" htmlFor="score-value">
             <span>Value</span>
             {config?.dataType === "categorical" ? (
-              <select name="value" required>
+              <select id="score-value" name="value" required>
                 {(config.categories ?? []).map((c: string) => (
                   <option key={c} value={c}>
                     {c}
@@ -99,12 +99,18 @@ export function SessionScores({ me, service, sessionId }: { me: Me; service: str
                 ))}
               </select>
             ) : config?.dataType === "boolean" ? (
-              <select name="value" required>
+              <select id="score-value" name="value" required>
                 <option value="true">yes</option>
                 <option value="false">no</option>
               </select>
             ) : (
-              <input name="value" required maxLength={128} inputMode={config ? "decimal" : undefined} />
+              <input
+                id="score-value"
+                name="value"
+                required
+                maxLength={128}
+                inputMode={config ? "decimal" : undefined}
+              />
             )}
           </label>
           <label class="field">
