@@ -3,6 +3,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { SecretBox } from "@cellar/shared/crypto";
 import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "@cellar/shared/errors";
 import type { Topology } from "@cellar/shared/nats/topology";
+import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
 import type { Cidr } from "@cellar/shared/webhooks/address";
 import {
   deliveryBody,
@@ -197,7 +198,12 @@ export async function sendTestEvent(
   const { js, topology } = sender(deps);
   const sub = await getSubscription(deps, p, id);
   if (!sub.enabled) throw conflict("the subscription is disabled; enable it first");
-  const eventType = type ?? (sub.event_types[0] as WebhookEventType);
+  // Test sends carry a maturation's example data: default to the first such type the subscription
+  // lists (one listing only monitor events gets session.matured; docs/monitors.md).
+  const eventType =
+    type ??
+    ((sub.event_types.find((t) => (MATURED_EVENT_TYPES as readonly string[]).includes(t)) ??
+      "session.matured") as WebhookEventType);
   const [svc] = await deps.sql<{ name: string }[]>`select name from trace_services where id = ${sub.trace_service_id}`;
   const deliveryId = newDeliveryId();
   const now = deps.now();

@@ -11,6 +11,9 @@ import {
 } from "@cellar/shared/monitors/state-machine";
 import type { Aggregate } from "@cellar/shared/monitors/definition";
 
+/** Chart points are kept this long (a point a minute per monitor: at most 10,080 rows each). */
+export const POINTS_KEPT_DAYS = 7;
+
 /** An enabled monitor as evaluation reads it. */
 export interface MonitorRow {
   id: string;
@@ -230,7 +233,8 @@ export async function evaluateMaturations(
             from_state text, to_state text, event_type text, value float8, samples int, occurred_at timestamptz, payload jsonb)`;
       }
     }
-    // The chart: the last evaluation of each minute. Samples older than twice the window go.
+    // The chart: the last evaluation of each minute, kept POINTS_KEPT_DAYS. Samples older than
+    // twice the window go.
     const points = sampled
       .filter((s) => stateNow.has(s.monitor.id))
       .map((s) => ({
@@ -244,6 +248,7 @@ export async function evaluateMaturations(
       select monitor_id, date_trunc('minute', now()), value, samples, state
       from jsonb_to_recordset(${tx.json(points as any)}::jsonb) as x(monitor_id uuid, value float8, samples int, state text)
       on conflict (monitor_id, bucket) do update set value = excluded.value, samples = excluded.samples, state = excluded.state`;
+    await tx`delete from monitor_points where monitor_id = any(${ids}::uuid[]) and bucket < now() - ${POINTS_KEPT_DAYS} * interval '1 day'`;
     await tx`
       delete from monitor_samples s using monitors m
       where m.id = s.monitor_id and s.monitor_id = any(${ids}::uuid[]) and s.at < now() - 2 * m.window_seconds * interval '1 second'`;
