@@ -23,7 +23,9 @@ const call = async (path: string, token: string, method = "GET", body?: unknown)
 const valid = { service_name: SERVICE, name: "slow", metric: "latency_p95", window_seconds: 600, threshold: 1000 };
 
 beforeAll(async () => {
-  stack = await createTestStack({ windowSeconds: 1 });
+  stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
+  // Definitions read fresh on every evaluation (production caches them 5 s).
+  await stack.startProcessor({ monitors: { definitionsCacheMs: 1 } });
   acme = await bootstrapTenant(stack.database.db, { name: "acme" });
   globex = await bootstrapTenant(stack.database.db, { name: "globex", email: "o@globex.test" });
   const trace = chatTrace({
@@ -35,8 +37,11 @@ beforeAll(async () => {
   expect(
     (await stack.ingestRequest("/raw/traces", trace, { authorization: `Bearer ${acme.telemetryKey}` })).status,
   ).toBe(200);
+  // The seed trace matured and published before any monitor exists: no monitor samples it.
   await waitFor(
-    async () => (await stack.database.sql`select 1 from trace_services where name = ${SERVICE}`).length > 0,
+    async () =>
+      (await stack.database.sql`select 1 from traces where status = 'matured' and published_count = 1`).length === 1,
+    { what: "the seed trace matured", timeoutMs: 30_000 },
   );
   const [project] = await stack.database.sql<
     { id: string }[]
@@ -124,7 +129,6 @@ test("a trace monitor is evaluated from the stream; the preview reads the window
   });
   expect(created.status).toBe(201);
   const id = created.body.id;
-  await Bun.sleep(5_500); // the processor caches definitions for 5 s
   for (const [i, durationMs] of [4000, 5000, 200].entries()) {
     const trace = chatTrace({
       sessionId: `t-${i}`,

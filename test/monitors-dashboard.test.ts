@@ -20,7 +20,12 @@ let base: string;
 const shots = testOutputDir("monitors");
 
 beforeAll(async () => {
-  [browser, stack] = await Promise.all([launchChromium(), createTestStack({ windowSeconds: 1 })]);
+  [browser, stack] = await Promise.all([
+    launchChromium(),
+    createTestStack({ windowSeconds: 1, startProcessor: false }),
+  ]);
+  // Definitions read fresh on every evaluation (production caches them 5 s).
+  await stack.startProcessor({ monitors: { definitionsCacheMs: 1 } });
   tenant = await bootstrapTenant(stack.database.db, { name: "acme" });
   await setPassword(stack.database.db, { userId: tenant.ownerId, password: PASSWORD });
   for (let i = 0; i < 3; i++) {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Webhook } from "svix";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { DEFINITIONS_CACHE_MS } from "../apps/processor/src/monitors/consumer";
 import { startAppProcesses } from "./helpers/app-processes";
 import { createTestDatabase } from "./helpers/infra";
 import { chatTrace } from "./helpers/payloads";
@@ -131,6 +132,9 @@ test("score mean and latency p95 monitors: one triggered, one resolved, none whi
     hysteresis: 500,
     min_samples: 2,
   });
+
+  // The processor (its own process) reads monitor definitions at most this stale.
+  await Bun.sleep(DEFINITIONS_CACHE_MS + 500);
 
   // Score mean: each session's score is sent before its trace (kept, then sampled at maturation).
   // Means 0.2 (alert) 0.55 0.467 0.575 0.66 (inside the band, across the threshold) 0.717 (resolved).

@@ -5,6 +5,9 @@ import { isMonitorEvent, type MaturedMessage, type MonitorEventMessage } from "@
 import { createMonitorCache, evaluateMaturations } from "./evaluate.ts";
 import { publishMonitorEvents, relayUnpublished, type OutboxDeps } from "./outbox.ts";
 
+/** A new or changed monitor applies to maturations from at most this long after it was saved. */
+export const DEFINITIONS_CACHE_MS = 5_000;
+
 export interface MonitorOptions {
   /** How long a service's monitor definitions are cached (default 5 s). */
   definitionsCacheMs?: number;
@@ -25,7 +28,7 @@ export function startMonitorEvaluation(
   deps: OutboxDeps & { runtime: ConsumeDeps; options?: MonitorOptions },
 ): ConsumeLoop {
   const o = deps.options ?? {};
-  const monitorsOf = createMonitorCache(deps.sql as postgres.Sql, o.definitionsCacheMs ?? 5_000);
+  const monitorsOf = createMonitorCache(deps.sql as postgres.Sql, o.definitionsCacheMs ?? DEFINITIONS_CACHE_MS);
   const evaluate = coalescePerService(async (batch) => {
     const events = await evaluateMaturations(deps.sql, monitorsOf, batch);
     if (events.length === 0) return;
