@@ -97,18 +97,20 @@ test("score mean and latency p95 monitors: one triggered, one resolved, none whi
     const rows = await database.sql<{ id: string }[]>`select id from trace_services where name = ${SERVICE}`;
     return rows.length ? rows : null;
   });
-  const subscribe = async (path: string, eventTypes: string[]) => {
+  const subscribe = async (path: string, eventTypes: string[], format?: string) => {
     const r = await platform("/webhooks", "POST", {
       trace_service_id: svc.id,
       name: path,
       url: `http://127.0.0.1:${receiver.port}${path}`,
       event_types: eventTypes,
+      ...(format ? { payload_format: format } : {}),
     });
     expect(r.status).toBe(201);
     return r.body.secret as string;
   };
   const secret = await subscribe("/monitors", ["monitor.triggered", "monitor.resolved"]);
   await subscribe("/matured", ["session.matured"]); // an existing-style subscription: gets no monitor event
+  const chatSecret = await subscribe("/chat", ["monitor.triggered"], "chat");
 
   const create = async (def: Record<string, unknown>) => {
     const r = await platform("/monitors", "POST", { service_name: SERVICE, window_seconds: 3600, ...def });
@@ -223,6 +225,18 @@ test("score mean and latency p95 monitors: one triggered, one resolved, none whi
   expect(
     received.filter((r) => r.path === "/matured").every((r) => JSON.parse(r.body).type === "session.matured"),
   ).toBe(true);
+
+  // The chat-shaped subscription: one signed {"text"} per triggered monitor, nothing else.
+  const chat = received.filter((r) => r.path === "/chat");
+  expect(chat.length).toBe(2);
+  for (const hook of chat) {
+    expect(Object.keys(JSON.parse(hook.body))).toEqual(["text"]);
+    new Webhook(chatSecret).verify(hook.body, hook.headers);
+  }
+  expect(chat.map((h) => JSON.parse(h.body).text).sort()).toEqual([
+    expect.stringContaining('"helpfulness drops" on mon-app is ALERT: score_mean (helpfulness) = 0.2'),
+    expect.stringContaining('"slow answers" on mon-app is ALERT: latency_p95'),
+  ]);
 
   // The history and the chart behind the dashboard's monitor page.
   const history = await platform(`/monitors/${latencyMonitor}`);

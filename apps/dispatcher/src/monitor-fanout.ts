@@ -1,7 +1,7 @@
 import { monitorEventKey, type MonitorEventMessage } from "@cellar/shared/payloads";
 import { newDeliveryId } from "@cellar/shared/webhooks/deliveries";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
-import { monitorDeliveryBody } from "@cellar/shared/webhooks/monitor-events";
+import { monitorChatBody, monitorDeliveryBody } from "@cellar/shared/webhooks/monitor-events";
 import type { FanoutDeps, PendingDelivery } from "./fanout.ts";
 
 /**
@@ -12,8 +12,8 @@ import type { FanoutDeps, PendingDelivery } from "./fanout.ts";
  * deliveries, `fresh` when inserted here (the caller's ownership rule is handleMatured's).
  */
 export async function fanOutMonitorEvent(deps: FanoutDeps, event: MonitorEventMessage): Promise<PendingDelivery[]> {
-  const subs = await deps.sql<{ id: string }[]>`
-    select s.id from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+  const subs = await deps.sql<{ id: string; payload_format: string }[]>`
+    select s.id, s.payload_format from webhook_subscriptions s join tenants t on t.id = s.tenant_id
     where s.trace_service_id = ${event.traceServiceId} and s.tenant_id = ${event.tenantId} and s.enabled
       and t.webhooks_enabled and ${event.type} = any(s.event_types)`;
   if (subs.length === 0) return [];
@@ -30,7 +30,10 @@ export async function fanOutMonitorEvent(deps: FanoutDeps, event: MonitorEventMe
           subscription_id: s.id,
           event_type: event.type,
           event_key: key,
-          body: monitorDeliveryBody({ id, type: event.type, timestamp, data: event.data }),
+          body:
+            s.payload_format === "chat"
+              ? monitorChatBody(event.type, event.data)
+              : monitorDeliveryBody({ id, type: event.type, timestamp, data: event.data }),
           enqueued_at: timestamp,
         };
       }),

@@ -59,6 +59,10 @@ CREATE TABLE "monitor_events" (
 --> statement-breakpoint
 CREATE INDEX "monitor_events_unpublished_idx" ON "monitor_events" USING btree ("created_at") WHERE "event_type" IS NOT NULL AND "published_at" IS NULL;--> statement-breakpoint
 -- The aggregate as evaluated, one point per monitor per minute (the last evaluation in it): the chart.
+-- Per subscription: how monitor events are shaped (docs/monitors.md). `chat`: {"text": ...} for a
+-- chat tool's incoming webhook; the contract's maturation events keep their body whatever this says.
+ALTER TABLE "webhook_subscriptions" ADD COLUMN "payload_format" text DEFAULT 'standard' NOT NULL;--> statement-breakpoint
+ALTER TABLE "webhook_subscriptions" ADD CONSTRAINT "webhook_subscriptions_payload_format_check" CHECK ("payload_format" IN ('standard', 'chat'));--> statement-breakpoint
 CREATE TABLE "monitor_points" (
 	"monitor_id" uuid NOT NULL REFERENCES "monitors"("id") ON DELETE cascade,
 	"bucket" timestamp with time zone NOT NULL,

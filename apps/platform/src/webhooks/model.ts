@@ -20,6 +20,8 @@ export const Subscription = t.Object({
   name: t.String(),
   url: t.String(),
   event_types: t.Array(EventType),
+  // Beyond the contract (docs/monitors.md): `chat` shapes monitor events as {"text": ...}.
+  payload_format: t.Optional(t.Union([t.Literal("standard"), t.Literal("chat")])),
   enabled: t.Boolean(),
   consecutive_failures: t.Integer({ description: "Failed attempts since the last success" }),
   last_delivery_status: Nullable(t.Union([t.Literal("delivered"), t.Literal("failed")])),
@@ -61,6 +63,7 @@ export interface SubscriptionRow {
   name: string;
   url: string;
   event_types: string[];
+  payload_format: string;
   enabled: boolean;
   consecutive_failures: number;
   last_delivery_status: string | null;
@@ -77,6 +80,7 @@ export function subscriptionView(row: SubscriptionRow) {
     name: row.name,
     url: row.url,
     event_types: row.event_types,
+    payload_format: row.payload_format,
     enabled: row.enabled,
     consecutive_failures: row.consecutive_failures,
     last_delivery_status: row.last_delivery_status,
@@ -145,6 +149,13 @@ export function parseEventTypes(value: unknown): string[] {
     if (typeof v !== "string" || !allowed.includes(v)) throw badRequest(`${message} (got ${JSON.stringify(v)})`);
   }
   return [...new Set(value as string[])];
+}
+
+/** `standard` (default) or `chat`: how monitor events are shaped for the subscription. */
+export function parsePayloadFormat(value: unknown): "standard" | "chat" {
+  if (value !== "standard" && value !== "chat")
+    throw badRequest('invalid payload_format: must be "standard" or "chat"');
+  return value;
 }
 
 export function parseUrlField(value: unknown): string {

@@ -31,7 +31,7 @@ export interface WebhookServiceDeps {
 const conflict = (message: string) => new HttpError(409, message);
 
 const SELECT = (sql: postgres.Sql | postgres.TransactionSql) => sql`
-  select s.id, s.trace_service_id, ts.project_id, s.name, s.url, s.event_types, s.enabled, s.consecutive_failures,
+  select s.id, s.trace_service_id, ts.project_id, s.name, s.url, s.event_types, s.payload_format, s.enabled, s.consecutive_failures,
     s.last_delivery_status, s.disabled_reason, s.created_at, s.updated_at
   from webhook_subscriptions s join trace_services ts on ts.id = s.trace_service_id`;
 
@@ -87,7 +87,7 @@ function box(deps: WebhookServiceDeps): SecretBox {
 export async function createSubscription(
   deps: WebhookServiceDeps,
   p: Principal,
-  input: { traceServiceId: string; name: string; url: string; eventTypes: string[] },
+  input: { traceServiceId: string; name: string; url: string; eventTypes: string[]; payloadFormat?: string },
 ): Promise<{ row: SubscriptionRow; secret: string }> {
   if (!isUuid(input.traceServiceId)) throw badRequest("invalid trace_service_id: no such trace service");
   await validateUrl(deps, input.url);
@@ -110,8 +110,8 @@ export async function createSubscription(
       );
     }
     const [row] = await tx<{ id: string }[]>`
-      insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, created_at, updated_at)
-      values (${newId}, ${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${sealed}, ${now}, ${now})
+      insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, payload_format, secret_encrypted, created_at, updated_at)
+      values (${newId}, ${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${input.payloadFormat ?? "standard"}, ${sealed}, ${now}, ${now})
       returning id`;
     return row.id;
   });
@@ -122,13 +122,14 @@ export async function updateSubscription(
   deps: WebhookServiceDeps,
   p: Principal,
   id: string,
-  patch: { name?: string; url?: string; eventTypes?: string[] },
+  patch: { name?: string; url?: string; eventTypes?: string[]; payloadFormat?: string },
 ) {
   const current = await getSubscription(deps, p, id);
   if (patch.url !== undefined && patch.url !== current.url) await validateUrl(deps, patch.url);
   await deps.sql`update webhook_subscriptions set
       name = ${patch.name ?? current.name}, url = ${patch.url ?? current.url},
-      event_types = ${patch.eventTypes ?? current.event_types}, updated_at = ${deps.now()}
+      event_types = ${patch.eventTypes ?? current.event_types}, payload_format = ${patch.payloadFormat ?? current.payload_format},
+      updated_at = ${deps.now()}
     where id = ${id} and tenant_id = ${p.tenantId}`;
   return getSubscription(deps, p, id);
 }
