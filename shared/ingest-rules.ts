@@ -1,5 +1,12 @@
 import { inspectJson } from "./json-limits.ts";
-import { EventPayload, IngestEventMessage, IngestTraceMessage, TracePayload } from "./payloads.ts";
+import {
+  EventPayload,
+  IngestEventMessage,
+  IngestScoreMessage,
+  IngestTraceMessage,
+  ScorePayload,
+  TracePayload,
+} from "./payloads.ts";
 import { parseInstant } from "./timestamps.ts";
 import { compileValidator } from "./validation.ts";
 
@@ -12,6 +19,7 @@ import { compileValidator } from "./validation.ts";
  */
 const traceValidator = compileValidator(TracePayload);
 const eventValidator = compileValidator(EventPayload);
+const scoreValidator = compileValidator(ScorePayload);
 
 // TypeBox's wording for patterns and unions names the regex; say what the client must send.
 const FRIENDLIER: Array<[RegExp, string]> = [
@@ -96,6 +104,19 @@ function eventChecks(body: unknown, schema: boolean): string | null {
   return schema ? schemaProblem(eventValidator, body) : null;
 }
 
+/** A /raw/scores body, or a platform score body (docs/scores.md). */
+export function scoreProblem(body: unknown): string | null {
+  if (!isObject(body)) return "body must be a JSON object";
+  return schemaProblem(scoreValidator, body) ?? scoreTargetProblem(body);
+}
+
+/** Exactly one of session_id and trace_id: a score names one thing. */
+function scoreTargetProblem(body: Record<string, unknown>): string | null {
+  if ((body.session_id === undefined) === (body.trace_id === undefined))
+    return "invalid session_id: give exactly one of session_id and trace_id";
+  return null;
+}
+
 /** OpenAI omits or nulls content only on assistant messages (tool calls, refusals). */
 function contentProblem(message: { role: string; content?: unknown }, field: string): string | null {
   if (message.role !== "assistant" && (message.content === undefined || message.content === null)) {
@@ -106,6 +127,7 @@ function contentProblem(message: { role: string; content?: unknown }, field: str
 
 const traceMessageValidator = compileValidator(IngestTraceMessage);
 const eventMessageValidator = compileValidator(IngestEventMessage);
+const scoreMessageValidator = compileValidator(IngestScoreMessage);
 
 /**
  * The processor's check of a decoded INGEST message: the envelope, then exactly what ingest
@@ -114,13 +136,19 @@ const eventMessageValidator = compileValidator(IngestEventMessage);
  */
 export function ingestMessageProblem(message: unknown): string | null {
   if (!isObject(message)) return "invalid body: expected an object";
-  if (message.kind !== "trace" && message.kind !== "event") return 'invalid kind: must be "trace" or "event"';
+  if (message.kind !== "trace" && message.kind !== "event" && message.kind !== "score")
+    return 'invalid kind: must be "trace", "event" or "score"';
   const inspection = inspectJson(message.payload, "/payload");
   if (!inspection.ok) return inspection.error;
   if (typeof message.receivedAt === "string") {
     const received = parseInstant(message.receivedAt);
     if (!received.ok) return `invalid receivedAt: ${received.reason}`;
     message.receivedAt = received.iso;
+  }
+  if (message.kind === "score") {
+    const problem =
+      schemaProblem(scoreMessageValidator, message) ?? scoreTargetProblem(message.payload as Record<string, unknown>);
+    return problem ? problem.replace(/^invalid (?!payload\.)/, "invalid payload.") : null;
   }
   const trace = message.kind === "trace";
   if (isObject(message.payload)) {

@@ -131,6 +131,31 @@ export const EventPayload = Type.Object(
 );
 export type EventPayload = Static<typeof EventPayload>;
 
+export const SCORE_LIMITS = { name: 128, label: 128, comment: 2_000, idempotencyKey: 128 } as const;
+export const ScoreSource = Type.Union([Type.Literal("api"), Type.Literal("end_user"), Type.Literal("reviewer")]);
+const ScoreIdempotencyKey = NonEmpty(SCORE_LIMITS.idempotencyKey);
+
+/**
+ * A score of a session or a trace (docs/scores.md): exactly one of `session_id` / `trace_id`
+ * (shared/ingest-rules.ts), a name, and a value that is a finite number, a boolean or a
+ * category's label. Unknown fields are refused: a score is small and fully ours.
+ */
+export const ScorePayload = Type.Object(
+  {
+    service_name: Type.Optional(NonEmpty(LIMITS.serviceName)),
+    session_id: Type.Optional(NonEmpty(LIMITS.sessionId)),
+    trace_id: Type.Optional(NonEmpty(LIMITS.traceId)),
+    name: NonEmpty(SCORE_LIMITS.name),
+    value: Type.Union([Type.Number({ minimum: -1e15, maximum: 1e15 }), Type.Boolean(), NonEmpty(SCORE_LIMITS.label)]),
+    comment: Type.Optional(Type.String({ maxLength: SCORE_LIMITS.comment })),
+    source: Type.Optional(ScoreSource),
+    idempotency_key: Type.Optional(ScoreIdempotencyKey),
+    environment: Type.Optional(NonEmpty(LIMITS.environment)),
+  },
+  { additionalProperties: false },
+);
+export type ScorePayload = Static<typeof ScorePayload>;
+
 const Uuid = Type.String({ pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$" });
 const Envelope = {
   /** sha256 hex of tenant, kind, service and canonical body (apps/ingest/src/publish.ts). */
@@ -151,7 +176,17 @@ export const IngestTraceMessage = Type.Object({
   payload: Type.Union([TracePayload, OtlpTracePayload]),
 });
 export const IngestEventMessage = Type.Object({ kind: Type.Literal("event"), ...Envelope, payload: EventPayload });
-export const IngestMessage = Type.Union([IngestTraceMessage, IngestEventMessage]);
+/** A score from POST /raw/scores; `payload.source` is resolved by ingest (docs/scores.md). */
+export const IngestScoreMessage = Type.Object({
+  kind: Type.Literal("score"),
+  ...Envelope,
+  payload: Type.Object(
+    { ...ScorePayload.properties, source: ScoreSource, idempotency_key: ScoreIdempotencyKey },
+    { additionalProperties: false },
+  ),
+});
+export type IngestScoreMessage = Static<typeof IngestScoreMessage>;
+export const IngestMessage = Type.Union([IngestTraceMessage, IngestEventMessage, IngestScoreMessage]);
 export type IngestMessage = Static<typeof IngestMessage>;
 
 export const MATURED_EVENT_TYPES = ["session.matured", "trace.matured"] as const;
@@ -180,6 +215,33 @@ export const MaturedMessage = Type.Object({
   occurredAt: Type.String(),
 });
 export type MaturedMessage = Static<typeof MaturedMessage>;
+
+export const MONITOR_EVENT_TYPES = ["monitor.triggered", "monitor.resolved"] as const;
+
+/**
+ * What the processor publishes to MATURED (subject `matured.monitor.<lane>`) when a monitor's
+ * state change notifies (docs/monitors.md); the dispatcher fans it out to the subscriptions that
+ * opted into its type. `data` is the webhook body's `data`, snake_case as the contract's events.
+ */
+export const MonitorEventMessage = Type.Object({
+  type: Type.Union([Type.Literal("monitor.triggered"), Type.Literal("monitor.resolved")]),
+  tenantId: Type.String(),
+  traceServiceId: Type.String(),
+  monitorId: Type.String(),
+  /** The state change's number in the monitor's history: the dedup key with monitorId. */
+  seq: Type.Integer({ minimum: 1 }),
+  occurredAt: Type.String(),
+  data: Type.Record(Type.String(), Type.Unknown()),
+});
+export type MonitorEventMessage = Static<typeof MonitorEventMessage>;
+
+/** Everything on MATURED: maturations (the contract's events) and monitor state changes. */
+export const MaturedStreamMessage = Type.Union([MaturedMessage, MonitorEventMessage]);
+export type MaturedStreamMessage = Static<typeof MaturedStreamMessage>;
+export const isMonitorEvent = (m: MaturedStreamMessage): m is MonitorEventMessage =>
+  m.type === "monitor.triggered" || m.type === "monitor.resolved";
+/** The dedup key (and MATURED message id) of a monitor event. */
+export const monitorEventKey = (m: Pick<MonitorEventMessage, "monitorId" | "seq">) => `monitor:${m.monitorId}:${m.seq}`;
 
 /**
  * One maturation of one entity: the MATURED message id and the webhook dedup key. The count

@@ -1,6 +1,13 @@
 import type { MsgHdrs } from "@nats-io/transport-node";
 import type { TSchema, Static } from "@sinclair/typebox";
-import { DeliveryJob, MaturedMessage, type IngestMessage } from "../payloads.ts";
+import {
+  DeliveryJob,
+  isMonitorEvent,
+  MaturedMessage,
+  MonitorEventMessage,
+  type IngestMessage,
+  type MaturedStreamMessage,
+} from "../payloads.ts";
 import { ingestMessageProblem } from "../ingest-rules.ts";
 import { compileValidator } from "../validation.ts";
 import { LANE_COUNT, laneOf, laneToken } from "./lanes.ts";
@@ -187,17 +194,34 @@ export const ingestStream: StreamSpec<IngestMessage> = {
   },
 };
 
-/** MATURED: a session or trace settled; the dispatcher fans it out to subscriptions. */
-export const maturedStream: StreamSpec<MaturedMessage> = {
+/** A MATURED body checked against its type's schema (a union's error would not name the field). */
+const maturedValidators = {
+  maturation: compileValidator(MaturedMessage),
+  monitor: compileValidator(MonitorEventMessage),
+};
+const maturedCodec = checkedJsonCodec<MaturedStreamMessage>((v) => {
+  const type = (v as { type?: unknown } | null)?.type;
+  const monitor = type === "monitor.triggered" || type === "monitor.resolved";
+  return (monitor ? maturedValidators.monitor : maturedValidators.maturation).firstError(v);
+}, tenantField);
+
+/** The `<kind>` token of a MATURED subject. */
+const maturedKind = (m: MaturedStreamMessage) =>
+  isMonitorEvent(m) ? "monitor" : m.type === "session.matured" ? "session" : "trace";
+
+/**
+ * MATURED: a session or trace settled, or a monitor's state changed (docs/monitors.md); the
+ * dispatcher fans each out to subscriptions.
+ */
+export const maturedStream: StreamSpec<MaturedStreamMessage> = {
   key: "matured",
   name: (t) => t.maturedStream,
   subjects: (t) => [`${t.subjectPrefix}matured.>`],
   // `matured.<kind>.<lane>` (lanes.ts); `matured.<kind>` was the subject before lanes.
-  subjectOf: (t, m) =>
-    `${t.subjectPrefix}matured.${m.type === "session.matured" ? "session" : "trace"}.${laneToken(laneOf(m.tenantId))}`,
+  subjectOf: (t, m) => `${t.subjectPrefix}matured.${maturedKind(m)}.${laneToken(laneOf(m.tenantId))}`,
   duplicateWindowMs: DAY,
   maxAgeMs: 7 * DAY,
-  codec: jsonCodec(MaturedMessage, tenantField),
+  codec: maturedCodec,
   consumer: {
     // Lanes `dispatcher-matured-00` .. `-15`.
     durable: "dispatcher-matured",
@@ -227,11 +251,13 @@ export const maturedRollupsStream: StreamSpec<MaturedMessage | null> = {
   key: "maturedRollups",
   name: (t) => t.maturedStream,
   // An invalid message is the dispatcher's consumer's to dead-letter (one copy is enough): here it
-  // decodes to null and is acked.
+  // decodes to null and is acked; so is a monitor event (not a maturation).
   codec: {
     decode: (subject, data, headers) => {
-      const decoded = maturedStream.codec.decode(subject, data, headers);
-      return decoded.ok ? decoded : { ok: true, value: null };
+      const decoded = maturedCodec.decode(subject, data, headers);
+      return decoded.ok && !isMonitorEvent(decoded.value)
+        ? { ok: true, value: decoded.value }
+        : { ok: true, value: null };
     },
     tenantOf: (v) => v?.tenantId,
   },
@@ -243,6 +269,33 @@ export const maturedRollupsStream: StreamSpec<MaturedMessage | null> = {
     backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE],
     mode: "each",
     filterSubject: (t) => `${t.subjectPrefix}matured.session.>`,
+  },
+};
+
+/**
+ * The processor's monitor evaluation (apps/processor/src/monitors/): a second durable consumer
+ * of MATURED, beside the dispatcher's lanes. It reads maturations only (monitor events on
+ * `matured.monitor.*`, and invalid messages, are acked unread) and is idempotent: a sample per entity
+ * and monitor, state changes under the monitor's row lock.
+ */
+export const monitorsConsumer: StreamSpec<MaturedStreamMessage | null> = {
+  ...maturedStream,
+  // An invalid message is the dispatcher's to dead-letter (once): here it decodes to null and
+  // is acked, so a poison message is not parked twice and a replay is not read twice.
+  codec: {
+    decode: (subject, data, headers) => {
+      const decoded = maturedCodec.decode(subject, data, headers);
+      return decoded.ok ? decoded : { ok: true, value: null };
+    },
+    tenantOf: (v) => v?.tenantId,
+  },
+  consumer: {
+    durable: "processor-monitors",
+    ackWaitMs: 30 * SECOND,
+    maxAckPending: 2_000,
+    maxDeliver: 10,
+    backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE],
+    mode: "each",
   },
 };
 
@@ -318,6 +371,7 @@ export const CATALOGUE: readonly StreamSpec<any>[] = [
   ingestStream,
   maturedStream,
   maturedRollupsStream,
+  monitorsConsumer,
   deliveriesStream,
   activityStream,
   deadLetterStream,

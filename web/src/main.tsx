@@ -15,6 +15,8 @@ import { OrganizationPage } from "./pages/Organization";
 import { SetupPage } from "./pages/Setup";
 import { FirstTracePage } from "./pages/FirstTrace";
 import { OverviewPage } from "./pages/Overview";
+import { MonitorsPage } from "./pages/Monitors";
+import { MonitorPage } from "./pages/MonitorPage";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
@@ -22,6 +24,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
     ["/overview", "Overview"],
     ["/sessions", "Sessions"],
     ["/issues", "Issues"],
+    ["/monitors", "Monitors"],
     ...(isAdmin(me)
       ? [
           ["/webhooks", "Webhooks"],
@@ -73,6 +76,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/webhooks">{() => (isAdmin(me) ? <WebhooksPage me={me} /> : <Forbidden />)}</Route>
           <Route path="/webhooks/:id">{(p) => (isAdmin(me) ? <WebhookPage me={me} id={p.id} /> : <Forbidden />)}</Route>
           <Route path="/dead-letters">{() => (isAdmin(me) ? <DeadLettersPage /> : <Forbidden />)}</Route>
+          <Route path="/monitors">{() => <MonitorsPage me={me} />}</Route>
+          <Route path="/monitors/:id">{(p) => <MonitorPage me={me} id={p.id} />}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
           <Route path="/organization">{() => <OrganizationPage me={me} />}</Route>
           <Route path="/first-trace">{() => <FirstTracePage me={me} />}</Route>

@@ -1,7 +1,8 @@
 import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
-import type { MaturedMessage } from "@cellar/shared/payloads";
+import { isMonitorEvent, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { createBatcher } from "./batcher.ts";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout.ts";
+import { fanOutMonitorEvent } from "./monitor-fanout.ts";
 import type { DispatchPieces } from "./pieces.ts";
 
 /** Fan-out of one MATURED event; many events share two queries (fanout.ts). */
@@ -54,10 +55,12 @@ export async function firstAttempt(p: DispatchPieces, d: PendingDelivery): Promi
 export async function handleMatured(
   p: DispatchPieces,
   fanOutOne: FanOutOne,
-  { value: event, msg }: Delivery<MaturedMessage>,
+  { value: event, msg }: Delivery<MaturedStreamMessage>,
 ): Promise<Outcome> {
   // Fan-out is idempotent: a redelivery cannot make a second delivery.
   const takeOver = msg.info.deliveryCount > 1;
-  const pending = (await fanOutOne(event)).filter((d) => d.fresh || takeOver);
+  // A monitor's state change (docs/monitors.md) fans out to the subscriptions that opted in.
+  const fanned = isMonitorEvent(event) ? fanOutMonitorEvent({ sql: p.deps.sql, now: p.now }, event) : fanOutOne(event);
+  const pending = (await fanned).filter((d) => d.fresh || takeOver);
   await Promise.all(pending.map((d) => firstAttempt(p, d)));
 }

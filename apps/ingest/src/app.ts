@@ -5,6 +5,7 @@ import { methodNotAllowed, preflightResponse } from "./credentials.ts";
 import { createOtlpIngest } from "./otlp/routes.ts";
 import { createIngestPipeline, type IngestDeps } from "./pipeline.ts";
 import { postRaw } from "./raw.ts";
+import { postScore } from "./scores.ts";
 
 export type { IngestDeps } from "./pipeline.ts";
 
@@ -37,6 +38,7 @@ export function createIngestApp(deps: IngestDeps) {
     ["/raw/traces", (...a) => postRaw(pipeline, "trace", ...a)],
     ["/raw/events", (...a) => postRaw(pipeline, "event", ...a)],
     ["/raw/batch", (...a) => postBatch(pipeline, ...a)],
+    ["/raw/scores", (...a) => postScore(pipeline, ...a)], // docs/scores.md
     // OTLP/HTTP beside /raw/*: same credentials, limits and durability.
     ["/v1/traces", (...a) => otlp("traces", ...a)],
     ["/v1/logs", (...a) => otlp("logs", ...a)],

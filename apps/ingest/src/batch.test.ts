@@ -73,7 +73,7 @@ describe("postBatch", () => {
       [{ items: [] }, "invalid items: must hold at least 1 item"],
       [{ items: Array(MAX_BATCH_ITEMS + 1).fill({ type: "event", body: event() }) }, "invalid items: at most 1000"],
       [{ items: [{ type: "trace", body: trace() }, 7] }, "invalid items[1]: must be an object"],
-      [{ items: [{ type: "score", body: {} }] }, 'invalid items[0].type: must be one of "trace", "event"'],
+      [{ items: [{ type: "span", body: {} }] }, 'invalid items[0].type: must be one of "trace", "event", "score"'],
       [{ items: [{ type: "__proto__", body: {} }] }, "invalid items[0].type"],
       [{ items: [{ body: {} }] }, "invalid items[0].type"],
       ['{"items":[{"type":"event","body":{"name":"a","name":"b"}}]}', "invalid items[0].body.name: duplicate key"],
@@ -144,6 +144,6 @@ describe("postBatch", () => {
   });
 
   test("the item types are a table keyed by type", () => {
-    expect(Object.keys(BATCH_ITEM_TYPES)).toEqual(["trace", "event"]);
+    expect(Object.keys(BATCH_ITEM_TYPES)).toEqual(["trace", "event", "score"]);
   });
 });

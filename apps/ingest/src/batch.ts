@@ -7,6 +7,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { assertNoDuplicateKeys, parseJsonObject, readBodyText, requireJsonContentType } from "./body.ts";
 import { answerErrors, type IngestPipeline, serviceNameFor } from "./pipeline.ts";
 import type { StoreInput } from "./publish.ts";
+import { SCORE_BATCH_ITEM } from "./scores.ts";
 import { validateEvent, validateTrace } from "./validate.ts";
 
 /**
@@ -23,12 +24,15 @@ export interface BatchItemType {
   schema: TSchema;
   /** The single door's validator: the payload (normalised in place), or throws a 400 naming the field. */
   validate(body: unknown): { service_name?: string };
+  /** What to store for a valid payload, when it needs the credential (scores: source, key). */
+  toStore?(key: ResolvedKey, payload: unknown, serviceName: string, idSource: string): StoreInput;
 }
 
 /** The item types by their `type`; a new door adds one entry here (e.g. `score`). */
 export const BATCH_ITEM_TYPES: Record<string, BatchItemType> = {
   trace: { kind: "trace", schema: TracePayload, validate: validateTrace },
   event: { kind: "event", schema: EventPayload, validate: validateEvent },
+  score: SCORE_BATCH_ITEM, // docs/scores.md
 };
 
 export const MAX_BATCH_ITEMS = 1_000;
@@ -119,7 +123,15 @@ export function checkItems(
       const idSource = JSON.stringify(item.body);
       const payload = item.type.validate(item.body);
       const serviceName = serviceNameFor(key, payload.service_name);
-      accepted.push({ kind: item.type.kind, tenantId: key.tenantId, serviceName, payload: payload as any, idSource });
+      accepted.push(
+        item.type.toStore?.(key, payload, serviceName, idSource) ?? {
+          kind: item.type.kind,
+          tenantId: key.tenantId,
+          serviceName,
+          payload: payload as any,
+          idSource,
+        },
+      );
       answers.push({ status: "accepted" });
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;

@@ -1,5 +1,5 @@
 import { errorResponses, ERROR_SCHEMA, jsonContent, jsonSchema } from "@cellar/shared/openapi";
-import { EventPayload, TracePayload } from "@cellar/shared/payloads";
+import { EventPayload, ScorePayload, TracePayload } from "@cellar/shared/payloads";
 import { BATCH_ITEM_TYPES, MAX_BATCH_ITEMS } from "./batch.ts";
 
 const ERRORS = {
@@ -141,6 +141,12 @@ export function ingestOpenApi(): Record<string, unknown> {
         post: { operationId: "postRawEvents", ...ingestOperation("Ingest one application event", EventPayload) },
       },
       "/raw/batch": { post: { operationId: "postRawBatch", ...batchOperation() } },
+      "/raw/scores": {
+        post: {
+          operationId: "postRawScores",
+          ...ingestOperation("Record a score of a session or a trace (docs/scores.md)", ScorePayload),
+        },
+      },
       "/v1/traces": {
         post: {
           operationId: "postOtlpTraces",

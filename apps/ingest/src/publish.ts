@@ -7,7 +7,13 @@ import type { Logger } from "@cellar/shared/logger";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import type { Topology } from "@cellar/shared/nats/topology";
-import type { EventPayload, IngestMessage, OtlpTracePayload, TracePayload } from "@cellar/shared/payloads";
+import type {
+  EventPayload,
+  IngestMessage,
+  IngestScoreMessage,
+  OtlpTracePayload,
+  TracePayload,
+} from "@cellar/shared/payloads";
 import { tooLarge } from "./body.ts";
 
 const nextTurn: (fn: () => void) => void =
@@ -31,10 +37,10 @@ export interface PublisherDeps {
 }
 
 export interface StoreInput {
-  kind: "trace" | "event";
+  kind: IngestMessage["kind"];
   tenantId: string;
   serviceName: string;
-  payload: TracePayload | EventPayload | OtlpTracePayload;
+  payload: TracePayload | EventPayload | OtlpTracePayload | IngestScoreMessage["payload"];
   /**
    * The text the message id hashes: JSON.stringify of the body as parsed, before validation
    * normalised it (the single and batch doors both give it), or what a door derives from its

@@ -13,6 +13,8 @@ import { traceRoutes } from "./traces/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { orgRoutes } from "./org/routes.ts";
 import { overviewRoutes } from "./overview/routes.ts";
+import { scoreRoutes } from "./scores/routes.ts";
+import { monitorRoutes } from "./monitors/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { deadLetterRoutes } from "./dead-letters/routes.ts";
 import { SignInService } from "./signin/service.ts";
@@ -37,7 +39,9 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(webhookRoutes(deps))
     .use(deadLetterRoutes(deps))
     .use(orgRoutes(deps))
-    .use(overviewRoutes(deps));
+    .use(overviewRoutes(deps))
+    .use(scoreRoutes(deps))
+    .use(monitorRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })

@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { t } from "elysia";
 import { AnyJson, Iso, iso, isoNN, JsonObject, Nullable } from "./http/schemas.ts";
+import { Score, ScoreRollups } from "./scores/model.ts";
 
 /**
  * Response shapes of the read resources (camelCase, ISO 8601 times) and the row mappers that
@@ -85,7 +86,14 @@ export const TraceSummary = t.Object({
 });
 export const Trace = t.Composite([
   TraceSummary,
-  t.Object({ request: AnyJson, responses: t.Array(AnyJson), metrics: Nullable(JsonObject), spanCount: t.Integer() }),
+  t.Object({
+    request: AnyJson,
+    responses: t.Array(AnyJson),
+    metrics: Nullable(JsonObject),
+    spanCount: t.Integer(),
+    // Additive (docs/scores.md): the trace's scores.
+    scores: t.Optional(t.Array(Score)),
+  }),
 ]);
 /**
  * Token usage summed over the payload's responses (validated integers at ingest): the columns
@@ -200,6 +208,8 @@ export const Session = t.Object({
   labels: t.Array(t.String()),
   itemCount: Nullable(t.Integer()),
   metrics: Nullable(SessionMetrics),
+  // Additive (docs/scores.md): count and mean per score name; `{}` when the session has none.
+  scores: t.Optional(ScoreRollups),
 });
 export const SESSION_COLUMNS = `s.session_id, s.environment, s.status, s.first_activity_at, s.last_activity_at, s.matured_at, s.maturation_count, s.labels,
   a.session_pk as analysed, a.item_count, a.duration_ms, a.turns, a.model_calls, a.tool_calls, a.total_tokens, a.errors, a.problems, a.cost_usd`;

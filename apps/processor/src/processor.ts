@@ -14,6 +14,7 @@ import { sweepIdle, type SweepResult } from "./maturation/sweep.ts";
 import { createLatencyNorms } from "./maturation/norms.ts";
 import type { LatencyNormsSource } from "./maturation/store.ts";
 import type { SummaryLlm } from "./maturation/llm-tldr.ts";
+import { startMonitorEvaluation, type MonitorOptions } from "./monitors/consumer.ts";
 
 export interface ProcessorDeps {
   sql: postgres.Sql;
@@ -53,6 +54,8 @@ export interface ProcessorDeps {
   maturation?: Pick<MaturationDeps, "historyPaging" | "failurePolicy">;
   /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
   consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
+  /** Monitor evaluation settings (monitors/consumer.ts). */
+  monitors?: MonitorOptions;
 }
 
 /**
@@ -112,6 +115,7 @@ export function createProcessor(deps: ProcessorDeps) {
       );
       // The overview's rollups (apps/processor/src/rollups): their own durable consumer of MATURED.
       loops.push(consume(maturedRollupsStream, runtime, { each: { maxInFlight: 8 }, handle: rollupHandler(deps.sql) }));
+      loops.push(startMonitorEvaluation({ ...deps, runtime, options: deps.monitors })); // docs/monitors.md
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));

@@ -4,3 +4,5 @@ export * from "./analysis.ts";
 export * from "./webhooks.ts";
 export * from "./signin.ts";
 export * from "./pricing.ts";
+export * from "./scores.ts";
+export * from "./monitors.ts";

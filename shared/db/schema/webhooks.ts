@@ -16,6 +16,10 @@ export const webhookSubscriptions = pgTable(
     name: text("name").notNull(),
     url: text("url").notNull(),
     eventTypes: text("event_types").array().notNull(),
+    /** How monitor events are shaped for this subscription (migration 0014, docs/monitors.md). */
+    payloadFormat: text("payload_format", { enum: ["standard", "chat"] })
+      .notNull()
+      .default("standard"),
     enabled: boolean("enabled").notNull().default(true),
     /** AES-GCM ciphertext of the `whsec_` secret (signing needs it in clear). */
     secretEncrypted: text("secret_encrypted").notNull(),

@@ -5,6 +5,7 @@ import type { ProblemAnalysis } from "../api-types";
 import { ms, num, usd, when } from "../format";
 import { Badge, ErrorBox, Loading, PageTitle, StatusBadge, useLoad } from "../ui";
 import { Transcript, type Item } from "./Transcript";
+import { SessionScores } from "./SessionScores";
 
 /** Items per transcript read: the API's maximum page (docs/platform-api.md). */
 export const TRANSCRIPT_PAGE = 500;
@@ -19,7 +20,7 @@ const METRICS: Array<[string, string, (v: any) => string]> = [
   ["costUsd", "Cost", usd],
 ];
 
-export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: string; sessionId: string }) {
+export function SessionPage({ me, service, sessionId }: { me: Me; service: string; sessionId: string }) {
   const S = `/telemetry/otel/sessions/${enc(service)}/${enc(sessionId)}`;
   const [items, setItems] = useState<Item[]>([]);
   const [more, setMore] = useState<number | null>(null);
@@ -100,6 +101,7 @@ export function SessionPage({ me: _me, service, sessionId }: { me: Me; service: 
             )}
           </section>
           <aside class="side">
+            <SessionScores me={me} service={service} sessionId={sessionId} />
             <section class="panel" aria-labelledby="tldr-h">
               <h2 id="tldr-h">TL;DR</h2>
               <p>{d.tldr.tldr ?? <span class="muted">Not written yet.</span>}</p>

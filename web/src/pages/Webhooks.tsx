@@ -5,7 +5,7 @@ import type { Attempts, CreatedSubscription, RotatedSubscription, Subscription, 
 import { ms, when } from "../format";
 import { Badge, ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
 
-const EVENT_TYPES = ["session.matured", "trace.matured"];
+const EVENT_TYPES = ["session.matured", "trace.matured", "monitor.triggered", "monitor.resolved"];
 
 function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
   return <ShownOnce label="Signing secret" value={secret} testId="secret" onDone={onDone} />;
@@ -125,7 +125,7 @@ export function WebhooksPage({ me }: { me: Me }) {
           <span>URL (https)</span>
           <input name="url" type="url" required placeholder="https://example.com/hooks/cellar" />
         </label>
-        <EventTypeChecks selected={EVENT_TYPES} />
+        <EventTypeChecks selected={["session.matured", "trace.matured"]} />
         {action.error && (
           <p class="error" role="alert">
             {action.error}

@@ -15,6 +15,8 @@ export const DASHBOARD_PAGES = [
   "/issues/*",
   "/webhooks",
   "/webhooks/*",
+  "/monitors",
+  "/monitors/*",
   "/settings",
   "/organization",
   "/setup",

@@ -40,11 +40,24 @@ export interface FieldSpec {
   joined?: boolean;
 }
 
+/** A family of numeric fields named by a prefix, e.g. `metrics.` -> `metrics.costUsd`. */
+export interface DynamicField {
+  prefix: string;
+  expr: (sql: Sql, name: string) => Fragment;
+  /** Names after the prefix this family takes (default: a letter, then letters, digits, `_`). */
+  name?: RegExp;
+  sortable?: boolean;
+  /** Reads the joined analysis table (default true). */
+  joined?: boolean;
+}
+
 export interface FilterSet {
   fields: Record<string, FieldSpec>;
-  /** Prefix of a dynamic numeric field, e.g. `metrics.` -> `metrics.costUsd`. */
-  dynamic?: { prefix: string; expr: (sql: Sql, name: string) => Fragment };
+  dynamic?: DynamicField | DynamicField[];
 }
+
+const dynamicsOf = (set: FilterSet): DynamicField[] =>
+  set.dynamic === undefined ? [] : Array.isArray(set.dynamic) ? set.dynamic : [set.dynamic];
 
 export const FilterItem = t.Object(
   {
@@ -96,7 +109,7 @@ export const Sort = (fields: string[], name = "sort") =>
  * `typed` names keys that also have a typed column holding exactly that value (migration 0009):
  * those filters read the column, which has an index.
  */
-export const metricsField = (alias: string, typed: Record<string, string> = {}): NonNullable<FilterSet["dynamic"]> => ({
+export const metricsField = (alias: string, typed: Record<string, string> = {}): DynamicField => ({
   prefix: "metrics.",
   expr: (sql, name) =>
     Object.hasOwn(typed, name)
@@ -109,11 +122,13 @@ const DYNAMIC_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 function resolveField(set: FilterSet, field: string, at: string): FieldSpec {
   const known = set.fields[field];
   if (known) return known;
-  if (set.dynamic && field.startsWith(set.dynamic.prefix)) {
-    const name = field.slice(set.dynamic.prefix.length);
-    if (DYNAMIC_NAME.test(name)) return { type: "number", expr: (sql) => set.dynamic!.expr(sql, name), joined: true };
+  for (const d of dynamicsOf(set)) {
+    if (!field.startsWith(d.prefix)) continue;
+    const name = field.slice(d.prefix.length);
+    if ((d.name ?? DYNAMIC_NAME).test(name))
+      return { type: "number", expr: (sql) => d.expr(sql, name), joined: d.joined ?? true, sortable: d.sortable };
   }
-  const names = Object.keys(set.fields).concat(set.dynamic ? [`${set.dynamic.prefix}<name>`] : []);
+  const names = Object.keys(set.fields).concat(dynamicsOf(set).map((d) => `${d.prefix}<name>`));
   throw badRequest(`unknown filter field ${JSON.stringify(field)} in ${at}; known fields: ${names.join(", ")}`);
 }
 
@@ -200,7 +215,7 @@ export function compileSort(
   tiebreak: string,
 ): Fragment {
   const field = sort?.field ?? fallback;
-  const spec = set.fields[field];
+  const spec = sortableField(set, field);
   if (!spec?.sortable) {
     const sortable = Object.entries(set.fields)
       .filter(([, s]) => s.sortable)
@@ -214,12 +229,22 @@ export function compileSort(
   return sql`${exprOf(sql, spec)} ${dir} ${nulls}, ${sql.unsafe(tiebreak)} ${dir}`;
 }
 
+/** A sort key: a declared field, or a sortable dynamic one (`scores.<name>`). */
+function sortableField(set: FilterSet, field: string): FieldSpec | undefined {
+  if (set.fields[field]) return set.fields[field];
+  try {
+    return resolveField(set, field, "sort.field");
+  } catch {
+    return undefined;
+  }
+}
+
 /** A human-readable list for docs and OpenAPI descriptions. */
 export function describeFields(set: FilterSet): string {
   const rows = Object.entries(set.fields).map(
     ([n, s]) => `${n} (${s.type}${s.values ? `: ${s.values.join("|")}` : ""}; ${OPERATORS[s.type].join(", ")})`,
   );
-  if (set.dynamic) rows.push(`${set.dynamic.prefix}<name> (number; ${OPERATORS.number.join(", ")})`);
+  for (const d of dynamicsOf(set)) rows.push(`${d.prefix}<name> (number; ${OPERATORS.number.join(", ")})`);
   return rows.join("; ");
 }
 
@@ -318,7 +343,7 @@ export async function runFiltered(
     operator: f.operator,
   }));
   // Keyset: the sort expression and the tiebreak of the page's last row make the next cursor.
-  const sortSpec = spec.set.fields[sortField];
+  const sortSpec = sortableField(spec.set, sortField)!;
   const sortExpr = typeof sortSpec.expr === "string" ? sortSpec.expr : null;
   const hash = queryHash([spec.table, q.service ?? null, q.filters ?? [], sortField, direction]);
   if (q.cursor && q.offset > 0)

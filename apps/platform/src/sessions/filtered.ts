@@ -3,6 +3,7 @@ import { t } from "elysia";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
 import { Pagination } from "../http/schemas.ts";
 import { Session, SESSION_COLUMNS, sessionOut } from "../resources.ts";
+import { SCORE_MEAN_FIELD, withScoreRollups } from "../scores/rollups.ts";
 
 /** Filterable session fields (s = sessions, a = session_analyses). */
 export const SESSION_FILTERS: FilterSet = {
@@ -32,11 +33,14 @@ export const SESSION_FILTERS: FilterSet = {
   },
   // Any numeric key of the metrics object (docs/analysis.md), e.g. metrics.latencyP95Ms.
   // Latency keys have typed, indexed columns (migration 0009); the rest are read from the jsonb.
-  dynamic: metricsField("a", {
-    latencyP50Ms: "latency_p50_ms",
-    latencyP95Ms: "latency_p95_ms",
-    latencyMaxMs: "latency_max_ms",
-  }),
+  dynamic: [
+    metricsField("a", {
+      latencyP50Ms: "latency_p50_ms",
+      latencyP95Ms: "latency_p95_ms",
+      latencyMaxMs: "latency_max_ms",
+    }),
+    SCORE_MEAN_FIELD,
+  ],
 };
 
 export const SessionsFilteredBody = filteredBody("serviceName", "skipTotalCount", SESSION_FILTERS);
@@ -68,5 +72,12 @@ export async function filterSessions(
     },
     q,
   );
-  return { sessions: rows.map((r) => sessionOut(r, svc.name)), pagination };
+  return {
+    sessions: await withScoreRollups(
+      sql,
+      svc.id,
+      rows.map((r) => sessionOut(r, svc.name)),
+    ),
+    pagination,
+  };
 }

@@ -18,6 +18,7 @@ import {
   traceSummaryOut,
 } from "../resources.ts";
 import type { ServiceRef } from "../auth/principal.ts";
+import { listScores } from "../scores/service.ts";
 
 /** The trace with its request and responses as ingested, usage, cost and metrics. */
 export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
@@ -38,6 +39,8 @@ export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: str
     responses: payload.responses ?? [],
     metrics: r.metrics ?? null,
     spanCount: r.span_count,
+    // Additive (docs/scores.md): the trace's scores, oldest first.
+    scores: await listScores(sql, svc, { traceId }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
+import { SUBSCRIBABLE_EVENT_TYPES } from "@cellar/shared/webhooks/monitor-events";
 import { badRequest } from "@cellar/shared/errors";
 import { Iso, Nullable } from "../http/schemas.ts";
 
@@ -12,13 +12,16 @@ export const DELIVERIES_LISTED = 10;
 const DELIVERIES_LISTED_MAX = DELIVERIES_LISTED;
 
 // Response schemas: the OpenAPI document is built from them (route `detail`).
-const EventType = t.Union(MATURED_EVENT_TYPES.map((e) => t.Literal(e)));
+// The contract's two, and the monitor events a subscription may opt into (docs/monitors.md).
+const EventType = t.Union(SUBSCRIBABLE_EVENT_TYPES.map((e) => t.Literal(e)));
 export const Subscription = t.Object({
   id: t.String(),
   trace_service_id: t.String(),
   name: t.String(),
   url: t.String(),
   event_types: t.Array(EventType),
+  // Beyond the contract (docs/monitors.md): `chat` shapes monitor events as {"text": ...}.
+  payload_format: t.Optional(t.Union([t.Literal("standard"), t.Literal("chat")])),
   enabled: t.Boolean(),
   consecutive_failures: t.Integer({ description: "Failed attempts since the last success" }),
   last_delivery_status: Nullable(t.Union([t.Literal("delivered"), t.Literal("failed")])),
@@ -60,6 +63,7 @@ export interface SubscriptionRow {
   name: string;
   url: string;
   event_types: string[];
+  payload_format: string;
   enabled: boolean;
   consecutive_failures: number;
   last_delivery_status: string | null;
@@ -76,6 +80,7 @@ export function subscriptionView(row: SubscriptionRow) {
     name: row.name,
     url: row.url,
     event_types: row.event_types,
+    payload_format: row.payload_format,
     enabled: row.enabled,
     consecutive_failures: row.consecutive_failures,
     last_delivery_status: row.last_delivery_status,
@@ -137,13 +142,20 @@ export function parseName(value: unknown): string {
 }
 
 export function parseEventTypes(value: unknown): string[] {
-  const allowed = MATURED_EVENT_TYPES as readonly string[];
+  const allowed = SUBSCRIBABLE_EVENT_TYPES as readonly string[];
   const message = `invalid event_types: must be a non-empty array of ${allowed.join(", ")}`;
   if (!Array.isArray(value) || value.length === 0) throw badRequest(message);
   for (const v of value) {
     if (typeof v !== "string" || !allowed.includes(v)) throw badRequest(`${message} (got ${JSON.stringify(v)})`);
   }
   return [...new Set(value as string[])];
+}
+
+/** `standard` (default) or `chat`: how monitor events are shaped for the subscription. */
+export function parsePayloadFormat(value: unknown): "standard" | "chat" {
+  if (value !== "standard" && value !== "chat")
+    throw badRequest('invalid payload_format: must be "standard" or "chat"');
+  return value;
 }
 
 export function parseUrlField(value: unknown): string {

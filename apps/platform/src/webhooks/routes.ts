@@ -19,6 +19,7 @@ import {
   objectBody,
   parseEventTypes,
   parseName,
+  parsePayloadFormat,
   parseTtlHours,
   parseUrlField,
   rejectUnknown,
@@ -75,7 +76,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       async ({ principal, body, set }) => {
         await guard(principal, true);
         const b = objectBody(body);
-        rejectUnknown(b, ["trace_service_id", "name", "url", "event_types"]);
+        rejectUnknown(b, ["trace_service_id", "name", "url", "event_types", "payload_format"]);
         if (typeof b.trace_service_id !== "string" || !b.trace_service_id)
           throw badRequest("invalid trace_service_id: must be a string");
         const input = {
@@ -83,6 +84,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           name: parseName(b.name),
           url: parseUrlField(b.url),
           eventTypes: parseEventTypes(b.event_types),
+          payloadFormat: b.payload_format === undefined ? undefined : parsePayloadFormat(b.payload_format),
         };
         const { row, secret } = await svc.createSubscription(s, principal, input);
         set.status = 201;
@@ -108,12 +110,13 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       async ({ principal, params, body }) => {
         await guard(principal, true);
         const b = objectBody(body);
-        rejectUnknown(b, ["name", "url", "event_types"]);
+        rejectUnknown(b, ["name", "url", "event_types", "payload_format"]);
         if (Object.keys(b).length === 0) throw badRequest("invalid body: give at least one of name, url, event_types");
         const patch = {
           name: b.name === undefined ? undefined : parseName(b.name),
           url: b.url === undefined ? undefined : parseUrlField(b.url),
           eventTypes: b.event_types === undefined ? undefined : parseEventTypes(b.event_types),
+          payloadFormat: b.payload_format === undefined ? undefined : parsePayloadFormat(b.payload_format),
         };
         return subscriptionView(await svc.updateSubscription(s, principal, params.id, patch));
       },

@@ -3,6 +3,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { SecretBox } from "@cellar/shared/crypto";
 import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "@cellar/shared/errors";
 import type { Topology } from "@cellar/shared/nats/topology";
+import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
 import type { Cidr } from "@cellar/shared/webhooks/address";
 import {
   deliveryBody,
@@ -30,7 +31,7 @@ export interface WebhookServiceDeps {
 const conflict = (message: string) => new HttpError(409, message);
 
 const SELECT = (sql: postgres.Sql | postgres.TransactionSql) => sql`
-  select s.id, s.trace_service_id, ts.project_id, s.name, s.url, s.event_types, s.enabled, s.consecutive_failures,
+  select s.id, s.trace_service_id, ts.project_id, s.name, s.url, s.event_types, s.payload_format, s.enabled, s.consecutive_failures,
     s.last_delivery_status, s.disabled_reason, s.created_at, s.updated_at
   from webhook_subscriptions s join trace_services ts on ts.id = s.trace_service_id`;
 
@@ -86,7 +87,7 @@ function box(deps: WebhookServiceDeps): SecretBox {
 export async function createSubscription(
   deps: WebhookServiceDeps,
   p: Principal,
-  input: { traceServiceId: string; name: string; url: string; eventTypes: string[] },
+  input: { traceServiceId: string; name: string; url: string; eventTypes: string[]; payloadFormat?: string },
 ): Promise<{ row: SubscriptionRow; secret: string }> {
   if (!isUuid(input.traceServiceId)) throw badRequest("invalid trace_service_id: no such trace service");
   await validateUrl(deps, input.url);
@@ -109,8 +110,8 @@ export async function createSubscription(
       );
     }
     const [row] = await tx<{ id: string }[]>`
-      insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, created_at, updated_at)
-      values (${newId}, ${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${sealed}, ${now}, ${now})
+      insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, payload_format, secret_encrypted, created_at, updated_at)
+      values (${newId}, ${p.tenantId}, ${input.traceServiceId}, ${input.name}, ${input.url}, ${input.eventTypes}, ${input.payloadFormat ?? "standard"}, ${sealed}, ${now}, ${now})
       returning id`;
     return row.id;
   });
@@ -121,13 +122,14 @@ export async function updateSubscription(
   deps: WebhookServiceDeps,
   p: Principal,
   id: string,
-  patch: { name?: string; url?: string; eventTypes?: string[] },
+  patch: { name?: string; url?: string; eventTypes?: string[]; payloadFormat?: string },
 ) {
   const current = await getSubscription(deps, p, id);
   if (patch.url !== undefined && patch.url !== current.url) await validateUrl(deps, patch.url);
   await deps.sql`update webhook_subscriptions set
       name = ${patch.name ?? current.name}, url = ${patch.url ?? current.url},
-      event_types = ${patch.eventTypes ?? current.event_types}, updated_at = ${deps.now()}
+      event_types = ${patch.eventTypes ?? current.event_types}, payload_format = ${patch.payloadFormat ?? current.payload_format},
+      updated_at = ${deps.now()}
     where id = ${id} and tenant_id = ${p.tenantId}`;
   return getSubscription(deps, p, id);
 }
@@ -197,7 +199,12 @@ export async function sendTestEvent(
   const { js, topology } = sender(deps);
   const sub = await getSubscription(deps, p, id);
   if (!sub.enabled) throw conflict("the subscription is disabled; enable it first");
-  const eventType = type ?? (sub.event_types[0] as WebhookEventType);
+  // Test sends carry a maturation's example data: default to the first such type the subscription
+  // lists (one listing only monitor events gets session.matured; docs/monitors.md).
+  const eventType =
+    type ??
+    ((sub.event_types.find((t) => (MATURED_EVENT_TYPES as readonly string[]).includes(t)) ??
+      "session.matured") as WebhookEventType);
   const [svc] = await deps.sql<{ name: string }[]>`select name from trace_services where id = ${sub.trace_service_id}`;
   const deliveryId = newDeliveryId();
   const now = deps.now();

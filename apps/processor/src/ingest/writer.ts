@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
 import { reopen } from "@cellar/shared/maturation/state";
+import { writeScores } from "./scores.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
 import { deriveSpans, traceIdFor } from "./spans.ts";
 
@@ -19,7 +20,8 @@ export interface WriteResult {
  * natural keys + ON CONFLICT DO NOTHING, and only rows that were really new touch a session's
  * activity, so a replayed message neither re-opens a matured session nor moves its clock.
  */
-export async function writeIngestBatch(sql: postgres.Sql, messages: IngestMessage[]): Promise<WriteResult> {
+export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]): Promise<WriteResult> {
+  const messages = await writeScores(sql, batch); // scores: their own table (./scores.ts); traces and events below
   if (messages.length === 0) return { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
   return sql.begin(async (tx) => {
     const services = await resolveTraceServices(

@@ -1,0 +1,46 @@
+import type postgres from "postgres";
+import type { IngestMessage, IngestScoreMessage } from "@cellar/shared/payloads";
+import { scoreValueColumns } from "@cellar/shared/scores/values";
+import { resolveTraceServices, serviceKey } from "./services.ts";
+
+type TelemetryMessage = Exclude<IngestMessage, IngestScoreMessage>;
+
+/**
+ * Writes the scores of an INGEST batch (their own transaction, before the batch's traces and
+ * events) and returns the other messages. By natural key and idempotency key, `ON CONFLICT DO
+ * NOTHING`: a replayed or retried score is stored once, and a score that names a session or
+ * trace not written yet is kept (the reads join by session id / trace id). Touches no session:
+ * a score is not activity and neither opens nor delays a maturation.
+ */
+export async function writeScores(sql: postgres.Sql, messages: IngestMessage[]): Promise<TelemetryMessage[]> {
+  const scores = messages.filter((m): m is IngestScoreMessage => m.kind === "score");
+  if (scores.length === 0) return messages as TelemetryMessage[];
+  await sql.begin(async (tx) => {
+    const services = await resolveTraceServices(tx, scores);
+    const rows = scores.map((m) => {
+      const p = m.payload;
+      return {
+        tenant_id: m.tenantId,
+        trace_service_id: services.get(serviceKey(m.tenantId, m.serviceName))!,
+        target: p.session_id !== undefined ? "session" : "trace",
+        session_id: p.session_id ?? null,
+        trace_id: p.trace_id ?? null,
+        name: p.name,
+        ...scoreValueColumns(p.value),
+        comment: p.comment ?? null,
+        source: p.source,
+        idempotency_key: p.idempotency_key,
+        environment: p.environment ?? null,
+        created_at: m.receivedAt,
+      };
+    });
+    await tx`
+      insert into scores (tenant_id, trace_service_id, target, session_id, trace_id, name, data_type, value, label, comment, source, idempotency_key, environment, created_at)
+      select tenant_id, trace_service_id, target, session_id, trace_id, name, data_type, value, label, comment, source, idempotency_key, environment, created_at
+      from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, target text, session_id text, trace_id text,
+        name text, data_type text, value float8, label text, comment text, source text, idempotency_key text, environment text, created_at timestamptz)
+      order by trace_service_id, idempotency_key
+      on conflict (trace_service_id, idempotency_key) do nothing`;
+  });
+  return messages.filter((m): m is TelemetryMessage => m.kind !== "score");
+}

@@ -1,0 +1,108 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { tenants, traceServices } from "./tenancy.ts";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const monitorId = () =>
+  uuid("monitor_id")
+    .notNull()
+    .references(() => monitors.id, { onDelete: "cascade" });
+
+/** A monitor's definition and its state (migration 0014, docs/monitors.md). */
+export const monitors = pgTable(
+  "monitors",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    traceServiceId: uuid("trace_service_id")
+      .notNull()
+      .references(() => traceServices.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    entity: text("entity", { enum: ["session", "trace"] }).notNull(),
+    metric: text("metric").notNull(),
+    metricArg: text("metric_arg"),
+    filters: jsonb("filters").$type<Record<string, string>>().notNull().default({}),
+    windowSeconds: integer("window_seconds").notNull(),
+    direction: text("direction", { enum: ["above", "below"] }).notNull(),
+    threshold: doublePrecision("threshold").notNull(),
+    warningThreshold: doublePrecision("warning_threshold"),
+    hysteresis: doublePrecision("hysteresis").notNull().default(0),
+    minSamples: integer("min_samples").notNull().default(1),
+    enabled: boolean("enabled").notNull().default(true),
+    /** Written only by shared/monitors/state-machine.ts's transitions. */
+    state: text("state", { enum: ["ok", "warning", "alert"] })
+      .notNull()
+      .default("ok"),
+    stateSince: ts("state_since").notNull().defaultNow(),
+    transitions: integer("transitions").notNull().default(0),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("monitors_service_idx").on(t.traceServiceId).where(sql`enabled`),
+    index("monitors_tenant_idx").on(t.tenantId),
+  ],
+);
+
+export const monitorSamples = pgTable(
+  "monitor_samples",
+  {
+    monitorId: monitorId(),
+    entityPk: uuid("entity_pk").notNull(),
+    at: ts("at").notNull(),
+    value: doublePrecision("value").notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "monitor_samples_pk", columns: [t.monitorId, t.entityPk] }),
+    index("monitor_samples_window_idx").on(t.monitorId, t.at),
+  ],
+);
+
+/** State changes (history) and the outbox of their notifications. */
+export const monitorEvents = pgTable(
+  "monitor_events",
+  {
+    monitorId: monitorId(),
+    seq: integer("seq").notNull(),
+    tenantId: uuid("tenant_id").notNull(),
+    transition: text("transition").notNull(),
+    fromState: text("from_state").notNull(),
+    toState: text("to_state").notNull(),
+    eventType: text("event_type"),
+    value: doublePrecision("value").notNull(),
+    samples: integer("samples").notNull(),
+    occurredAt: ts("occurred_at").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>(),
+    publishedAt: ts("published_at"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "monitor_events_pk", columns: [t.monitorId, t.seq] }),
+    index("monitor_events_unpublished_idx").on(t.createdAt).where(sql`event_type is not null and published_at is null`),
+  ],
+);
+
+export const monitorPoints = pgTable(
+  "monitor_points",
+  {
+    monitorId: monitorId(),
+    bucket: ts("bucket").notNull(),
+    value: doublePrecision("value"),
+    samples: integer("samples").notNull(),
+    state: text("state").notNull(),
+  },
+  (t) => [primaryKey({ name: "monitor_points_pk", columns: [t.monitorId, t.bucket] })],
+);

@@ -1,0 +1,67 @@
+import { sql } from "drizzle-orm";
+import { doublePrecision, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { tenants, traceServices } from "./tenancy.ts";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const tenantId = () =>
+  uuid("tenant_id")
+    .notNull()
+    .references(() => tenants.id, { onDelete: "cascade" });
+const traceServiceId = () =>
+  uuid("trace_service_id")
+    .notNull()
+    .references(() => traceServices.id, { onDelete: "cascade" });
+
+export const SCORE_SOURCES = ["api", "end_user", "reviewer"] as const;
+export const SCORE_DATA_TYPES = ["numeric", "boolean", "categorical"] as const;
+
+/**
+ * One score of a session or a trace (migration 0013, docs/scores.md). Keyed by the natural key
+ * (service + session id or trace id), not by the session or trace row, so a score that arrives
+ * first is kept. `value` holds numbers and booleans (1/0), `label` a category's label.
+ */
+export const scores = pgTable(
+  "scores",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    target: text("target", { enum: ["session", "trace"] }).notNull(),
+    sessionId: text("session_id"),
+    traceId: text("trace_id"),
+    name: text("name").notNull(),
+    dataType: text("data_type", { enum: SCORE_DATA_TYPES }).notNull(),
+    value: doublePrecision("value"),
+    label: text("label"),
+    comment: text("comment"),
+    source: text("source", { enum: SCORE_SOURCES }).notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    authorUserId: uuid("author_user_id"),
+    environment: text("environment"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("scores_service_idempotency_uq").on(t.traceServiceId, t.idempotencyKey),
+    index("scores_session_idx").on(t.traceServiceId, t.sessionId, t.name).where(sql`session_id is not null`),
+    index("scores_trace_idx").on(t.traceServiceId, t.traceId, t.name).where(sql`trace_id is not null`),
+    index("scores_tenant_created_idx").on(t.tenantId, t.createdAt),
+  ],
+);
+
+/** A score name a service declares: the dashboard offers it, the platform API checks against it. */
+export const scoreConfigs = pgTable(
+  "score_configs",
+  {
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
+    name: text("name").notNull(),
+    dataType: text("data_type", { enum: SCORE_DATA_TYPES }).notNull(),
+    categories: text("categories").array(),
+    minValue: doublePrecision("min_value"),
+    maxValue: doublePrecision("max_value"),
+    description: text("description"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: "score_configs_pk", columns: [t.traceServiceId, t.name] })],
+);
