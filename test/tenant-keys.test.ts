@@ -47,6 +47,19 @@ const NOT_YET: string[] = [
   "webhook_deliveries.webhook_deliveries_pkey",
   "webhook_deliveries.webhook_deliveries_sub_event_uq",
   "webhook_subscriptions.webhook_subscriptions_pkey",
+  // Written in the same round as this rule (issues 25, 26), keyed like the tables above: to move with them.
+  "monitor_events.monitor_events_pk",
+  "monitor_points.monitor_points_pk",
+  "monitor_samples.monitor_samples_pk",
+  "monitors.monitors_pkey",
+  "overview_rollups.overview_rollups_pkey",
+  "overview_session_parts.overview_session_parts_pkey",
+  "score_configs.score_configs_pk",
+  "scores.scores_pkey",
+  "scores.scores_service_idempotency_uq",
+  // Deployment-wide, not a tenant's: the first-run token exists before any tenant does.
+  "setup_tokens.setup_tokens_hash_uq",
+  "setup_tokens.setup_tokens_pkey",
 ];
 
 const db = useTestDatabase();
