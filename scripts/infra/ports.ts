@@ -1,7 +1,26 @@
 import { createServer } from "node:net";
 
-/** A port the OS says is free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
+/**
+ * Ports this process has handed out. The OS may give back the port it gave the previous call (that
+ * socket is closed by then), so a stack choosing one port per app could give two apps one port:
+ * the second fails to bind and the first answers for both (CI saw ingest's URL answered by another
+ * app). No port is handed out twice in a process.
+ */
+const handedOut = new Set<number>();
+
+/** A port the OS says is free right now on 127.0.0.1, never one this process handed out before. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await osFreePort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error("no free port the OS offered was new to this process (100 tries)");
+}
+
+function osFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once("error", reject);
