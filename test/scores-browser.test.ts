@@ -92,9 +92,10 @@ test("a client DSN scores from its allowed origin, not from another; before its 
   // Before the trace exists; sent twice (a retry), from the allowed origin.
   expect(await sendFrom(allowed, thumbsDown)).toEqual({ status: 200, body: '{"status":"success"}' });
   expect(await sendFrom(allowed, thumbsDown)).toEqual({ status: 200, body: '{"status":"success"}' });
-  // Another origin: the server refuses it and grants no CORS, so the page learns nothing.
+  // Another origin: the server refuses it; the 403 carries CORS headers (docs/ingestion.md), so the
+  // page sees the refusal itself rather than an opaque network error (and an SDK does not retry).
   const refused = await sendFrom(other, { ...thumbsDown, idempotency_key: "fb-2" });
-  expect(refused).toHaveProperty("blocked");
+  expect(refused).toMatchObject({ status: 403 });
   const direct = await fetch(`${stack.ingestUrl}/raw/scores`, {
     method: "POST",
     headers: { authorization: `Bearer ${dsn}`, "content-type": "application/json", origin: other },
