@@ -9,7 +9,7 @@ import type { SignInService } from "../../apps/platform/src/signin/service.ts";
 import type {
   IssueBreakdown as IssueBreakdownSchema,
   IssuesPage as IssuesPageSchema,
-} from "../../apps/platform/src/analysis/service.ts";
+} from "../../apps/platform/src/analysis/model.ts";
 import type {
   AttemptList,
   RotatedSubscription as RotatedSubscriptionSchema,

@@ -6,19 +6,15 @@ import { platformAuth } from "../auth/plugin.ts";
 import { resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, optionalIsoQuery, requiredQuery } from "../http/schemas.ts";
+import { FindingsPage, FindingStats, IssueBreakdown, IssuesPage, IssueStats } from "./model.ts";
 import {
   FindingsFilteredBody,
-  FindingsPage,
   findingStats,
-  FindingStats,
   filterFindings,
   filterIssues,
   issueBreakdown,
-  IssueBreakdown,
   IssuesFilteredBody,
-  IssuesPage,
   issueStats,
-  IssueStats,
   type Range,
 } from "./service.ts";
 

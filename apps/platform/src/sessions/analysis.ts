@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { t } from "elysia";
 import { Iso, iso, isoNN, JsonObject, Nullable } from "../http/schemas.ts";
-import { Finding, FINDING_COLUMNS, findingOut } from "../resources.ts";
+import { Finding, FINDING_COLUMNS, findingOut } from "../analysis/model.ts";
 import { readiness, ReadinessFields, type SessionRow } from "./lookup.ts";
 
 interface Ctx {

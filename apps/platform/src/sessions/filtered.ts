@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import { t } from "elysia";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
 import { Pagination } from "../http/schemas.ts";
-import { Session, SESSION_COLUMNS, sessionOut } from "../resources.ts";
+import { Session, SESSION_COLUMNS, sessionOut } from "./model.ts";
 import { SCORE_MEAN_FIELD, withScoreRollups } from "../scores/rollups.ts";
 
 /** Filterable session fields (s = sessions, a = session_analyses). */

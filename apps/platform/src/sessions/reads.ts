@@ -12,7 +12,7 @@ import {
   TRACE_COLUMNS,
   TraceSummary,
   traceSummaryOut,
-} from "../resources.ts";
+} from "../traces/model.ts";
 import type { SessionRow } from "./lookup.ts";
 import { cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";

@@ -5,19 +5,14 @@ import { platformAuth } from "../auth/plugin.ts";
 import { candidateServices, pickOne, resolveService } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
-import { Span } from "../resources.ts";
+import { Span, Trace, TraceEvents, TraceMetrics, TracesPage, TraceSpans } from "./model.ts";
 import {
   filterTraces,
   findSpans,
   findTraceMetrics,
   readTrace,
-  Trace,
-  TraceEvents,
   traceEvents,
-  TraceMetrics,
   TracesFilteredBody,
-  TracesPage,
-  TraceSpans,
   traceSpans,
 } from "./service.ts";
 
