@@ -94,3 +94,11 @@ export const IssueBreakdown = t.Object({
   topSessions: t.Array(t.Object({ sessionId: t.String(), occurrences: t.Integer(), lastOccurredAt: Iso })),
   recentFindings: t.Array(Finding),
 });
+
+export const StatsBody = t.Object(
+  {
+    from: t.Optional(t.String({ format: "date-time", error: "invalid from: must be an ISO 8601 date-time" })),
+    to: t.Optional(t.String({ format: "date-time", error: "invalid to: must be an ISO 8601 date-time" })),
+  },
+  { additionalProperties: false },
+);

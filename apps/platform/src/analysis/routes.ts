@@ -6,7 +6,7 @@ import { platformAuth } from "../auth/plugin.ts";
 import { resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, optionalIsoQuery, requiredQuery } from "../http/schemas.ts";
-import { FindingsPage, FindingStats, IssueBreakdown, IssuesPage, IssueStats } from "./model.ts";
+import { FindingsPage, FindingStats, IssueBreakdown, IssuesPage, IssueStats, StatsBody } from "./model.ts";
 import {
   FindingsFilteredBody,
   findingStats,
@@ -19,13 +19,6 @@ import {
 } from "./service.ts";
 
 const TAG = "Analysis";
-const StatsBody = t.Object(
-  {
-    from: t.Optional(t.String({ format: "date-time", error: "invalid from: must be an ISO 8601 date-time" })),
-    to: t.Optional(t.String({ format: "date-time", error: "invalid to: must be an ISO 8601 date-time" })),
-  },
-  { additionalProperties: false },
-);
 
 function range(from?: string, to?: string): Range {
   const r = { from: from ? new Date(from) : null, to: to ? new Date(to) : null };

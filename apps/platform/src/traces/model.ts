@@ -136,3 +136,13 @@ export const TraceMetrics = t.Object({
   metrics: Nullable(JsonObject),
 });
 export const TracesPage = t.Object({ traces: t.Array(TraceSummary), pagination: Pagination });
+
+export const OptionalService = t.Object({
+  serviceName: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Narrows the lookup to one service (needed only when the id exists in several)",
+    }),
+  ),
+});
