@@ -4,12 +4,12 @@
  * answer breaks the dashboard's typecheck instead of its pages. Nothing here reaches the bundle.
  */
 import type { Static } from "@sinclair/typebox";
-import type { ProblemAnalysis as ProblemAnalysisSchema } from "../../apps/platform/src/sessions/analysis.ts";
+import type { ProblemAnalysis as ProblemAnalysisSchema } from "../../apps/platform/src/sessions/model.ts";
 import type { SignInService } from "../../apps/platform/src/signin/service.ts";
 import type {
   IssueBreakdown as IssueBreakdownSchema,
   IssuesPage as IssuesPageSchema,
-} from "../../apps/platform/src/analysis/service.ts";
+} from "../../apps/platform/src/analysis/model.ts";
 import type {
   AttemptList,
   RotatedSubscription as RotatedSubscriptionSchema,

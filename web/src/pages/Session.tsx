@@ -30,7 +30,7 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
       const [transcript, tldr, cost, problems, metrics] = await Promise.all([
         api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}`, { signal }),
         api(`${S}/tldr`, { signal }),
-        // Its `models` are loose JSON objects in the platform's schema (sessions/analysis.ts).
+        // Its `models` are loose JSON objects in the platform's schema (sessions/model.ts).
         api(`${S}/cost-by-model`, { signal }),
         api<ProblemAnalysis>(`${S}/problem-analysis`, { signal }),
         api(`/telemetry/metrics/session/${enc(service)}/${enc(sessionId)}`, { signal }),

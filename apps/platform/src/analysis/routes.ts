@@ -6,30 +6,19 @@ import { platformAuth } from "../auth/plugin.ts";
 import { resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, optionalIsoQuery, requiredQuery } from "../http/schemas.ts";
+import { FindingsPage, FindingStats, IssueBreakdown, IssuesPage, IssueStats, StatsBody } from "./model.ts";
 import {
   FindingsFilteredBody,
-  FindingsPage,
   findingStats,
-  FindingStats,
   filterFindings,
   filterIssues,
   issueBreakdown,
-  IssueBreakdown,
   IssuesFilteredBody,
-  IssuesPage,
   issueStats,
-  IssueStats,
   type Range,
 } from "./service.ts";
 
 const TAG = "Analysis";
-const StatsBody = t.Object(
-  {
-    from: t.Optional(t.String({ format: "date-time", error: "invalid from: must be an ISO 8601 date-time" })),
-    to: t.Optional(t.String({ format: "date-time", error: "invalid to: must be an ISO 8601 date-time" })),
-  },
-  { additionalProperties: false },
-);
 
 function range(from?: string, to?: string): Range {
   const r = { from: from ? new Date(from) : null, to: to ? new Date(to) : null };

@@ -1,10 +1,8 @@
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
-import { t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
 import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
-import { Iso, Nullable, Pagination } from "../http/schemas.ts";
-import { Finding, FINDING_COLUMNS, findingOut, Issue, ISSUE_COLUMNS, issueOut } from "../resources.ts";
+import { FINDING_COLUMNS, findingOut, ISSUE_COLUMNS, issueOut } from "./model.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 
 type Svc = ServiceRef & { tenantId: string };
@@ -44,8 +42,6 @@ export const FINDING_FILTERS: FilterSet = {
 
 export const IssuesFilteredBody = filteredBody("service_name", "skip_total_count", ISSUE_FILTERS);
 export const FindingsFilteredBody = filteredBody("service_name", "skip_total_count", FINDING_FILTERS);
-export const IssuesPage = t.Object({ issues: t.Array(Issue), pagination: Pagination });
-export const FindingsPage = t.Object({ findings: t.Array(Finding), pagination: Pagination });
 
 /** Issues with at least one occurrence (an issue can drop to 0 on re-maturation: hidden). */
 export async function filterIssues(sql: postgres.Sql, svc: Svc, q: PagedQuery) {
@@ -86,23 +82,10 @@ export interface Range {
   from: Date | null;
   to: Date | null;
 }
-const Counts = t.Record(t.String(), t.Integer());
 const inRange = (sql: postgres.Sql, col: string, r: Range) =>
   sql`${r.from ? sql`${sql.unsafe(col)} >= ${r.from}` : sql`true`} and ${r.to ? sql`${sql.unsafe(col)} < ${r.to}` : sql`true`}`;
 const countBy = (rows: postgres.Row[]) => Object.fromEntries(rows.map((r) => [r.k, r.n]));
 
-export const IssueStats = t.Object({
-  serviceName: t.String(),
-  from: Nullable(Iso),
-  to: Nullable(Iso),
-  totalIssues: t.Integer({ description: "issues with a finding in the range" }),
-  newIssues: t.Integer({ description: "issues first seen in the range" }),
-  occurrences: t.Integer(),
-  affectedSessions: t.Integer(),
-  bySeverity: Counts,
-  byDetector: Counts,
-  topIssues: t.Array(t.Composite([Issue, t.Object({ occurrencesInRange: t.Integer() })])),
-});
 /** Counts over findings in the range (all time when no range), so the numbers add up. */
 export async function issueStats(sql: postgres.Sql, svc: Svc, range: Range) {
   const where = sql`f.tenant_id = ${svc.tenantId} and f.trace_service_id = ${svc.id} and ${inRange(sql, "f.occurred_at", range)}`;
@@ -128,16 +111,6 @@ export async function issueStats(sql: postgres.Sql, svc: Svc, range: Range) {
   };
 }
 
-export const FindingStats = t.Object({
-  serviceName: t.String(),
-  from: Nullable(Iso),
-  to: Nullable(Iso),
-  total: t.Integer(),
-  sessionsWithFindings: t.Integer(),
-  bySeverity: Counts,
-  byDetector: Counts,
-  byDay: t.Array(t.Object({ date: t.String({ format: "date" }), count: t.Integer() })),
-});
 export async function findingStats(sql: postgres.Sql, svc: Svc, range: Range) {
   const where = sql`f.tenant_id = ${svc.tenantId} and f.trace_service_id = ${svc.id} and ${inRange(sql, "f.occurred_at", range)}`;
   const [totals, sev, det, days] = await Promise.all([
@@ -158,13 +131,6 @@ export async function findingStats(sql: postgres.Sql, svc: Svc, range: Range) {
   };
 }
 
-export const IssueBreakdown = t.Object({
-  issue: Issue,
-  byDay: t.Array(t.Object({ date: t.String({ format: "date" }), occurrences: t.Integer(), sessions: t.Integer() })),
-  byEnvironment: t.Array(t.Object({ environment: Nullable(t.String()), occurrences: t.Integer() })),
-  topSessions: t.Array(t.Object({ sessionId: t.String(), occurrences: t.Integer(), lastOccurredAt: Iso })),
-  recentFindings: t.Array(Finding),
-});
 /** One issue: when, where and in which sessions it happens, and its latest findings. */
 export async function issueBreakdown(sql: postgres.Sql, svc: Svc, issueId: string) {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(issueId)) throw notFound("no such issue");

@@ -1,10 +1,10 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { KeyResolver } from "@cellar/shared/auth/keys";
 import { badRequest } from "@cellar/shared/errors";
 import { platformAuth } from "../auth/plugin.ts";
 import type { SignInTokens } from "../auth/principal.ts";
 import type { PlatformLimiter } from "../http/limits.ts";
-import { doc, Iso, Nullable } from "../http/schemas.ts";
+import { doc } from "../http/schemas.ts";
 import {
   DEAD_LETTER_LIMITS,
   listTenantDeadLetters,
@@ -12,6 +12,7 @@ import {
   replayTenantDeadLetters,
   type DeadLetterAccess,
 } from "./service.ts";
+import { DeadLetterList, ReplayResult } from "./model.ts";
 
 const TAG = "Dead letters";
 
@@ -22,26 +23,6 @@ export interface DeadLetterRouteDeps {
   /** JetStream for DEAD_LETTERS; without it every route answers 503. */
   deadLetters?: DeadLetterAccess;
 }
-
-const DeadLetterItem = t.Object({
-  seq: t.Integer({ description: "Its sequence in DEAD_LETTERS: what replay takes" }),
-  at: Iso,
-  reason: t.String(),
-  deliveries: t.Integer(),
-  kind: Nullable(t.String({ description: "trace or event" })),
-  serviceName: Nullable(t.String()),
-  sessionId: Nullable(t.String()),
-});
-const DeadLetterList = t.Object({
-  count: t.Integer({ description: "The tenant's ingest dead letters found" }),
-  truncated: t.Boolean({ description: `True when the scan stopped after ${DEAD_LETTER_LIMITS.SCANNED} stored ones` }),
-  data: t.Array(DeadLetterItem, { description: `The oldest ${DEAD_LETTER_LIMITS.LISTED}` }),
-});
-const ReplayResult = t.Object({
-  replayed: t.Integer(),
-  more: t.Boolean({ description: "Some remain: call again" }),
-  results: t.Array(t.Object({ seq: t.Integer(), status: t.Union([t.Literal("replayed"), t.Literal("missing")]) })),
-});
 
 const seqParam = (v: string): number => {
   if (!/^[1-9]\d{0,15}$/.test(v)) throw badRequest("invalid seq: must be a positive integer");

@@ -5,9 +5,9 @@ import { sessionReadPool } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { candidateServices, pickOne, resolveService, type Principal } from "../auth/principal.ts";
 import { doc } from "../http/schemas.ts";
-import { sessionMetrics, SessionMetric, SessionMetricsRead } from "../sessions/analysis.ts";
-import { loadSession } from "../sessions/lookup.ts";
-import { sessionContext } from "../sessions/routes.ts";
+import { sessionMetrics } from "../sessions/analysis.ts";
+import { SessionMetric, SessionMetricsRead } from "../sessions/model.ts";
+import { loadSession, sessionContext } from "../sessions/service.ts";
 
 /**
  * GET /telemetry/metrics/session/{serviceName}/{sessionId} and

@@ -4,10 +4,10 @@ import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { hasRole, type Principal } from "../auth/principal.ts";
 import { doc } from "../http/schemas.ts";
+import { Any } from "./model.ts";
 import * as svc from "./service.ts";
 
 const TAG = "Monitors";
-const Any = t.Record(t.String(), t.Unknown());
 const member = (p: Principal) => {
   if (!hasRole(p, "member")) throw forbidden("changing monitors needs role member or higher");
 };

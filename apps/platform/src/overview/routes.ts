@@ -1,25 +1,12 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type postgres from "postgres";
 import type { KeyResolver } from "@cellar/shared/auth/keys";
 import { platformAuth } from "../auth/plugin.ts";
 import { resolveService, type SignInTokens } from "../auth/principal.ts";
 import type { PlatformLimiter } from "../http/limits.ts";
 import { doc } from "../http/schemas.ts";
-import { Overview, readOverview, WINDOWS, type OverviewWindow } from "./service.ts";
-
-const WINDOW_NAMES = Object.keys(WINDOWS) as OverviewWindow[];
-
-const OverviewQuery = t.Object({
-  window: t.Optional(
-    t.Union(
-      WINDOW_NAMES.map((w) => t.Literal(w)),
-      { default: "24h", error: `invalid window: must be one of ${WINDOW_NAMES.join(", ")}` },
-    ),
-  ),
-  environment: t.Optional(
-    t.String({ maxLength: 128, error: "invalid environment: must be a string of at most 128 characters" }),
-  ),
-});
+import { Overview, OverviewQuery } from "./model.ts";
+import { readOverview } from "./service.ts";
 
 /** GET /overview/:serviceName: the dashboard's home, from rollups (beyond the contract; docs/dashboard.md). */
 export function overviewRoutes(deps: {

@@ -1,9 +1,10 @@
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
-import { t } from "elysia";
-import { Iso, iso, isoNN, JsonObject, Nullable } from "../http/schemas.ts";
-import { Finding, FINDING_COLUMNS, findingOut } from "../resources.ts";
-import { readiness, ReadinessFields, type SessionRow } from "./lookup.ts";
+import { iso, isoNN } from "../http/schemas.ts";
+import { FINDING_COLUMNS, findingOut } from "../analysis/model.ts";
+import { readiness, type SessionRow } from "./service.ts";
+
+/** A session's materialized analysis reads: tldr, problems, costs, tool schemas, intents, metrics. */
 
 interface Ctx {
   sql: postgres.Sql;
@@ -12,14 +13,6 @@ interface Ctx {
   windowSeconds: number;
 }
 
-/** Every materialized session read carries the same header: readiness plus which maturation it is. */
-const Header = {
-  sessionId: t.String(),
-  serviceName: t.String(),
-  ...ReadinessFields,
-  maturationCount: t.Integer(),
-  computedAt: Nullable(Iso),
-};
 function header({ serviceName, session, windowSeconds }: Ctx) {
   return {
     sessionId: session.session_id,
@@ -36,22 +29,11 @@ async function analysisColumns(sql: postgres.Sql, session: SessionRow, columns: 
   return row ?? null;
 }
 
-export const Tldr = t.Object({
-  ...Header,
-  tldr: Nullable(t.String()),
-  source: Nullable(t.String({ description: "extractive | llm" })),
-});
 export async function sessionTldr(ctx: Ctx) {
   const row = await analysisColumns(ctx.sql, ctx.session, "tldr, tldr_source");
   return { ...header(ctx), tldr: row?.tldr ?? null, source: row?.tldr_source ?? null };
 }
 
-export const ProblemAnalysis = t.Object({
-  ...Header,
-  problemCount: t.Integer(),
-  bySeverity: t.Record(t.String(), t.Integer()),
-  problems: t.Array(t.Composite([Finding, t.Object({ issueTitle: t.String() })])),
-});
 /** The session's findings, most severe first, each with the issue it belongs to. */
 export async function sessionProblems(ctx: Ctx) {
   const rows = await prepared(
@@ -71,15 +53,6 @@ export async function sessionProblems(ctx: Ctx) {
   };
 }
 
-export const CostByModel = t.Object({
-  ...Header,
-  currency: t.Literal("USD"),
-  totalCostUsd: Nullable(t.Number({ description: "null when a model of the session has no price" })),
-  models: t.Array(JsonObject, {
-    description:
-      "{model, calls, promptTokens, cachedTokens, completionTokens, reasoningTokens, totalTokens, costUsd, priced, note}",
-  }),
-});
 export async function sessionCostByModel(ctx: Ctx) {
   const row = await analysisColumns(ctx.sql, ctx.session, "cost_usd, cost_by_model");
   return {
@@ -90,27 +63,11 @@ export async function sessionCostByModel(ctx: Ctx) {
   };
 }
 
-export const ToolCosts = t.Object({
-  ...Header,
-  currency: t.Literal("USD"),
-  tools: t.Array(JsonObject, {
-    description: "{toolName, calls, modelCalls, promptTokens, completionTokens, totalTokens, costUsd}",
-  }),
-});
 export async function sessionToolCosts(ctx: Ctx) {
   const row = await analysisColumns(ctx.sql, ctx.session, "tool_costs");
   return { ...header(ctx), currency: "USD" as const, tools: (row?.tool_costs as Record<string, unknown>[]) ?? [] };
 }
 
-export const ToolSchema = t.Object({
-  toolSchemaId: t.String(),
-  name: t.String(),
-  schemaHash: t.String(),
-  schema: JsonObject,
-  firstSeenAt: Iso,
-  lastSeenAt: Iso,
-});
-export const ToolSchemas = t.Object({ ...Header, toolSchemas: t.Array(ToolSchema) });
 export async function sessionToolSchemas(ctx: Ctx) {
   const rows = await ctx.sql`
     select ts.id, ts.name, ts.schema_hash, ts.schema, ts.first_seen_at, ts.last_seen_at
@@ -129,18 +86,6 @@ export async function sessionToolSchemas(ctx: Ctx) {
   };
 }
 
-export const Intents = t.Object({
-  ...Header,
-  intents: t.Array(
-    t.Object({
-      intentId: t.String(),
-      name: t.String(),
-      description: t.String(),
-      score: t.Number({ minimum: 0, maximum: 1 }),
-      evidence: JsonObject,
-    }),
-  ),
-});
 export async function sessionIntents(ctx: Ctx) {
   const rows = await ctx.sql`
     select d.id, d.name, d.description, si.score, si.evidence
@@ -158,7 +103,6 @@ export async function sessionIntents(ctx: Ctx) {
   };
 }
 
-export const SessionMetricsRead = t.Object({ ...Header, metrics: Nullable(JsonObject) });
 /** The flat metrics object of docs/analysis.md; null until the first maturation. */
 export async function sessionMetrics(ctx: Ctx) {
   const row = await analysisColumns(ctx.sql, ctx.session, "metrics, cost_usd, problems");
@@ -168,9 +112,4 @@ export async function sessionMetrics(ctx: Ctx) {
   };
 }
 
-export const SessionMetric = t.Object({
-  ...Header,
-  name: t.String(),
-  value: t.Unknown({ description: "number, boolean, string, array or object as computed" }),
-});
 export { header as sessionHeader };

@@ -1,77 +1,45 @@
 import { Elysia, t } from "elysia";
-import { paymentRequired } from "@cellar/shared/errors";
+import { forbidden, notFound, paymentRequired } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../deps.ts";
 import { readPool, sessionReadPool } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
-import { resolveService, type Principal } from "../auth/principal.ts";
+import { hasRole, resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
-import { doc, intQuery, offsetQuery, requiredQuery } from "../http/schemas.ts";
+import { doc, requiredQuery } from "../http/schemas.ts";
 import {
-  CostByModel,
-  Intents,
-  ProblemAnalysis,
   sessionCostByModel,
   sessionIntents,
   sessionProblems,
   sessionTldr,
   sessionToolCosts,
   sessionToolSchemas,
+} from "./analysis.ts";
+import {
+  CostByModel,
+  Intents,
+  ListQuery,
+  ProblemAnalysis,
+  SessionDeleted,
+  SessionEvents,
+  SessionGraph,
+  SessionParams,
+  SessionsPage,
+  SessionSpans,
+  SessionTraces,
+  SessionTree,
   Tldr,
   ToolCosts,
   ToolSchemas,
-} from "./analysis.ts";
-import { filterSessions, SessionsFilteredBody, SessionsPage } from "./filtered.ts";
-import { loadSession } from "./lookup.ts";
-import { CURSOR_MAX_CHARS } from "../http/keyset.ts";
-import {
-  MAX_LIST_OFFSET,
-  SessionEvents,
-  sessionEvents,
-  SessionGraph,
-  sessionGraph,
-  SessionSpans,
-  sessionSpans,
-  SessionTraces,
-  sessionTraces,
-  SessionTree,
-  sessionTree,
-} from "./reads.ts";
-import { readTranscript, readTranscriptItem, TranscriptItemDetail, TranscriptPage } from "./transcript.ts";
+  TranscriptItemDetail,
+  TranscriptPage,
+  TranscriptQuery,
+} from "./model.ts";
+import { filterSessions, SessionsFilteredBody } from "./search.ts";
+import { deleteSession, sessionContext } from "./service.ts";
+import { sessionEvents, sessionGraph, sessionSpans, sessionTraces, sessionTree } from "./telemetry.ts";
+import { readTranscript, readTranscriptItem } from "./transcript.ts";
 
-const CursorQuery = t.Optional(
-  t.String({
-    minLength: 1,
-    maxLength: CURSOR_MAX_CHARS,
-    error: "invalid cursor: must be the pagination.nextCursor string of a previous page",
-  }),
-);
-export const TranscriptQuery = t.Object({
-  limit: intQuery("limit", 1, 500, 100),
-  offset: offsetQuery(),
-  cursor: CursorQuery,
-  content: t.Optional(
-    t.Union([t.Literal("lean"), t.Literal("full")], {
-      default: "lean",
-      error: "invalid content: must be lean or full",
-    }),
-  ),
-});
-const ListQuery = t.Object({
-  limit: intQuery("limit", 1, 1000, 500),
-  offset: offsetQuery("offset", MAX_LIST_OFFSET, "; page deeper with cursor (pagination.nextCursor)"),
-  cursor: CursorQuery,
-});
-const SessionParams = t.Object({ serviceName: t.String(), sessionId: t.String() });
 const TAG = "Sessions";
-
-/** Authorizes the service, then loads the session in it (404 when it has no such session). */
-export async function sessionContext(deps: PlatformDeps, principal: Principal, serviceName: string, sessionId: string) {
-  const svc = await resolveService(deps.sql, principal, serviceName);
-  // The replica when it has this session as the primary has it (read-your-writes, replica.ts).
-  const sql = await sessionReadPool(deps, svc.id, sessionId);
-  const session = await loadSession(sql, svc.id, sessionId);
-  return { sql, serviceName: svc.name, session, windowSeconds: deps.windowSeconds };
-}
 
 /**
  * Session reads under S = /telemetry/otel/sessions/{serviceName}/{sessionId}, the sessions
@@ -228,6 +196,41 @@ export function sessionRoutes(deps: PlatformDeps) {
         body: SessionsFilteredBody,
         transform: strictBody(SessionsFilteredBody),
         detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage),
+      },
+    );
+}
+
+/**
+ * `DELETE /telemetry/otel/sessions/{serviceName}/{sessionId}`: data subject requests; admin role.
+ * A plugin of its own because its authentication differs from the reads': it is not counted
+ * against the per-key read limit (platformAuth without a limiter), and one Elysia instance gives
+ * all its routes the same auth hook.
+ */
+export function sessionDeleteRoutes(deps: PlatformDeps) {
+  return new Elysia({ prefix: "/telemetry/otel/sessions" })
+    .use(platformAuth(deps.keys, undefined, deps.signIns))
+    .delete(
+      "/:serviceName/:sessionId",
+      async ({ params, principal }) => {
+        if (!hasRole(principal, "admin")) throw forbidden("deleting a session needs the admin or owner role");
+        const svc = await resolveService(deps.sql, principal, params.serviceName);
+        const deleted = await deleteSession(deps.sql, svc.id, params.sessionId);
+        if (!deleted) throw notFound("no such session");
+        deps.logger.info("session deleted on request", {
+          serviceName: svc.name,
+          sessionId: params.sessionId,
+          keyId: principal.keyId,
+          ...deleted,
+        });
+        return { serviceName: svc.name, sessionId: params.sessionId, deleted };
+      },
+      {
+        params: t.Object({ serviceName: t.String(), sessionId: t.String() }),
+        detail: doc(
+          "Sessions",
+          "Delete a session and everything stored under it (admin role; data subject requests)",
+          SessionDeleted,
+        ),
       },
     );
 }

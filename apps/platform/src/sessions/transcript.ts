@@ -1,12 +1,12 @@
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
-import { t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
-import { AnyJson, JsonObject, Nullable, Pagination } from "../http/schemas.ts";
-import { loadSession, readiness, ReadinessFields } from "./lookup.ts";
+import { loadSession, readiness } from "./service.ts";
 import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
+
+/** A session's transcript: paged conversation items and one item in full. */
 
 /** Characters of a heavy tool input/result kept in `content=lean` reads. */
 export const LEAN_PREVIEW_CHARS = 500;
@@ -18,42 +18,6 @@ export interface TranscriptQuery {
   cursor?: string;
   content: "lean" | "full";
 }
-
-/** Items are documented in docs/analysis.md; only the fields every item has are pinned here. */
-export const TranscriptItem = t.Object(
-  {
-    id: t.String(),
-    type: t.Union(["system", "user", "assistant", "tool_call", "tool_result", "event"].map((v) => t.Literal(v))),
-    role: Nullable(t.String()),
-    timestamp: t.String({ format: "date-time" }),
-    traceId: Nullable(t.String()),
-    spanId: Nullable(t.String()),
-    content: AnyJson,
-    contentLength: t.Optional(
-      t.Integer({ description: "lean reads of tool_call/tool_result: length of the full content" }),
-    ),
-    contentTruncated: t.Optional(t.Boolean()),
-  },
-  { additionalProperties: true },
-);
-
-export const TranscriptPage = t.Object({
-  ...ReadinessFields,
-  maturationCount: t.Integer(),
-  computedAt: Nullable(t.String({ format: "date-time" })),
-  items: t.Array(TranscriptItem),
-  truncated: t.Boolean(),
-  counts: t.Object({ total: t.Integer(), returned: t.Integer() }),
-  pagination: Pagination,
-});
-
-export const TranscriptItemDetail = t.Object({
-  sessionId: t.String(),
-  position: t.Integer(),
-  item: TranscriptItem,
-  reasoning: Nullable(t.String()),
-  spanAttributes: Nullable(JsonObject),
-});
 
 /** Content of an item as text (strings as they are, other JSON serialized), for lean previews. */
 const CONTENT_TEXT = `case jsonb_typeof(ti.item -> 'content') when 'string' then ti.item ->> 'content' when 'null' then null else (ti.item -> 'content')::text end`;

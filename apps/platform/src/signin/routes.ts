@@ -1,10 +1,10 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { badRequest, unauthorized } from "@cellar/shared/errors";
 import { readCappedJson } from "../http/body.ts";
-import { PASSWORD_MAX_LENGTH } from "@cellar/shared/auth/passwords";
 import type { Principal } from "../auth/principal.ts";
+import { Acceptance, Credentials } from "./model.ts";
 import type { SignInService } from "./service.ts";
 
 /** Signed-in requests only: a platform key cannot sign out, list or mint keys (docs/dashboard.md). */
@@ -19,28 +19,6 @@ function signedIn(signIns: SignInService) {
     },
   );
 }
-
-const Credentials = t.Object(
-  {
-    email: t.String({ minLength: 1, maxLength: 320, error: "invalid email: must be a string of 1 to 320 characters" }),
-    password: t.String({
-      minLength: 1,
-      maxLength: PASSWORD_MAX_LENGTH,
-      error: `invalid password: must be a string of 1 to ${PASSWORD_MAX_LENGTH} characters`,
-    }),
-  },
-  { additionalProperties: false, error: 'invalid body: must be {"email", "password"}' },
-);
-const Acceptance = t.Object(
-  {
-    token: t.String({ minLength: 1, maxLength: 128, error: "invalid token: must be a string" }),
-    password: t.String({
-      maxLength: PASSWORD_MAX_LENGTH,
-      error: `invalid password: must be a string of at most ${PASSWORD_MAX_LENGTH} characters`,
-    }),
-  },
-  { additionalProperties: false, error: 'invalid body: must be {"token", "password"}' },
-);
 
 /** Sign-in bodies are two short strings; they are read before anyone is authenticated. */
 export const SIGN_IN_MAX_BODY_BYTES = 4096;

@@ -5,32 +5,18 @@ import { platformAuth } from "../auth/plugin.ts";
 import { candidateServices, pickOne, resolveService } from "../auth/principal.ts";
 import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
-import { Span } from "../resources.ts";
+import { OptionalService, Span, Trace, TraceEvents, TraceMetrics, TracesPage, TraceSpans } from "./model.ts";
 import {
   filterTraces,
   findSpans,
   findTraceMetrics,
   readTrace,
-  Trace,
-  TraceEvents,
   traceEvents,
-  TraceMetrics,
   TracesFilteredBody,
-  TracesPage,
-  TraceSpans,
   traceSpans,
 } from "./service.ts";
 
 const TAG = "Traces";
-const optionalService = t.Object({
-  serviceName: t.Optional(
-    t.String({
-      minLength: 1,
-      maxLength: 200,
-      description: "Narrows the lookup to one service (needed only when the id exists in several)",
-    }),
-  ),
-});
 
 /**
  * Trace reads. The trace itself is singular `/trace/{traceId}`; nothing is mounted on plural
@@ -72,7 +58,7 @@ export function traceRoutes(deps: PlatformDeps) {
       },
       {
         params: t.Object({ serviceName: t.String({ description: "The span id" }) }),
-        query: optionalService,
+        query: OptionalService,
         detail: doc(TAG, "One span", Span, { rename: { serviceName: "spanId" } }),
       },
     )
@@ -97,7 +83,7 @@ export function traceRoutes(deps: PlatformDeps) {
       },
       {
         params: t.Object({ traceId: t.String() }),
-        query: optionalService,
+        query: OptionalService,
         detail: doc("Metrics", "Metrics of the trace", TraceMetrics),
       },
     )

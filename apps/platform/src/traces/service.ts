@@ -1,22 +1,10 @@
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
-import { t } from "elysia";
 import { notFound } from "@cellar/shared/errors";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
-import { Iso, iso, JsonObject, Nullable, Pagination } from "../http/schemas.ts";
-import {
-  Event,
-  EVENT_COLUMNS,
-  eventOut,
-  Span,
-  SPAN_COLUMNS,
-  spanOut,
-  Trace,
-  TRACE_COLUMNS,
-  TraceSummary,
-  traceSummaryOut,
-} from "../resources.ts";
+import { iso } from "../http/schemas.ts";
+import { EVENT_COLUMNS, eventOut, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, traceSummaryOut } from "./model.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 import { listScores } from "../scores/service.ts";
 
@@ -51,7 +39,6 @@ async function tracePk(sql: postgres.Sql, svc: ServiceRef, traceId: string): Pro
   return r?.id ?? null;
 }
 
-export const TraceSpans = t.Object({ traceId: t.String(), serviceName: t.String(), spans: t.Array(Span) });
 export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
   const pk = await tracePk(sql, svc, traceId);
   if (!pk) throw notFound("no such trace");
@@ -64,7 +51,6 @@ export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: st
 }
 
 /** Events that name the trace (`trace_id` on the event payload). 404 only if neither exists. */
-export const TraceEvents = t.Object({ traceId: t.String(), serviceName: t.String(), events: t.Array(Event) });
 export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
   const rows = await prepared(
     sql,
@@ -87,14 +73,6 @@ export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanI
   return rows.map((r) => spanOut(r, names.get(r.trace_service_id)!));
 }
 
-export const TraceMetrics = t.Object({
-  traceId: t.String(),
-  serviceName: t.String(),
-  status: t.Union([t.Literal("complete"), t.Literal("processing")]),
-  computedAt: Nullable(Iso),
-  costUsd: Nullable(t.Number()),
-  metrics: Nullable(JsonObject),
-});
 /** Trace metrics are written once at trace maturation; before that `processing` with null metrics. */
 export async function findTraceMetrics(sql: postgres.Sql, services: ServiceRef[], traceId: string) {
   if (services.length === 0) return [];
@@ -136,7 +114,6 @@ export const TRACE_FILTERS: FilterSet = {
 };
 
 export const TracesFilteredBody = filteredBody("serviceName", "skipTotalCount", TRACE_FILTERS);
-export const TracesPage = t.Object({ traces: t.Array(TraceSummary), pagination: Pagination });
 
 /** Traces of one service; default order newest first. */
 export async function filterTraces(sql: postgres.Sql, svc: ServiceRef & { tenantId: string }, q: PagedQuery) {
@@ -161,5 +138,3 @@ export async function filterTraces(sql: postgres.Sql, svc: ServiceRef & { tenant
   );
   return { traces: rows.map((r) => traceSummaryOut(r, svc.name)), pagination };
 }
-
-export { Trace };

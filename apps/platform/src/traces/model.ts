@@ -1,11 +1,12 @@
 import type postgres from "postgres";
 import { t } from "elysia";
-import { AnyJson, Iso, iso, isoNN, JsonObject, Nullable } from "./http/schemas.ts";
-import { Score, ScoreRollups } from "./scores/model.ts";
+import { AnyJson, Iso, iso, isoNN, JsonObject, Nullable, Pagination } from "../http/schemas.ts";
+import { Score } from "../scores/model.ts";
 
 /**
- * Response shapes of the read resources (camelCase, ISO 8601 times) and the row mappers that
- * produce them: the schema and its mapper sit together so they cannot drift apart.
+ * Response shapes of traces, their spans and events (camelCase, ISO 8601 times), and the row
+ * mappers that produce them: the schema and its mapper sit together so they cannot drift apart.
+ * Sessions answer spans, events and trace summaries in these same shapes.
  */
 
 export const Span = t.Object({
@@ -124,116 +125,24 @@ export const traceSummaryOut = (r: postgres.Row, serviceName: string) => ({
   receivedAt: isoNN(r.received_at),
 });
 
-export const Issue = t.Object({
-  issueId: t.String(),
+export const TraceSpans = t.Object({ traceId: t.String(), serviceName: t.String(), spans: t.Array(Span) });
+export const TraceEvents = t.Object({ traceId: t.String(), serviceName: t.String(), events: t.Array(Event) });
+export const TraceMetrics = t.Object({
+  traceId: t.String(),
   serviceName: t.String(),
-  fingerprint: t.String(),
-  detector: t.String(),
-  title: t.String(),
-  severity: t.String({ description: "low | medium | high | critical" }),
-  firstSeenAt: Iso,
-  lastSeenAt: Iso,
-  occurrences: t.Integer(),
-  affectedSessions: t.Integer(),
-});
-export const ISSUE_COLUMNS =
-  "i.id, i.fingerprint, i.detector, i.title, i.severity, i.first_seen_at, i.last_seen_at, i.occurrences, i.affected_sessions";
-export const issueOut = (r: postgres.Row, serviceName: string) => ({
-  issueId: r.id,
-  serviceName,
-  fingerprint: r.fingerprint,
-  detector: r.detector,
-  title: r.title,
-  severity: r.severity,
-  firstSeenAt: isoNN(r.first_seen_at),
-  lastSeenAt: isoNN(r.last_seen_at),
-  occurrences: r.occurrences,
-  affectedSessions: r.affected_sessions,
-});
-
-export const Finding = t.Object({
-  findingId: t.String(),
-  issueId: t.String(),
-  serviceName: t.String(),
-  sessionId: t.String(),
-  traceId: Nullable(t.String()),
-  spanId: Nullable(t.String()),
-  detector: t.String(),
-  fingerprint: t.String(),
-  severity: t.String({ description: "low | medium | high | critical" }),
-  title: t.String(),
-  evidence: JsonObject,
-  occurredAt: Iso,
-  createdAt: Iso,
-});
-export const FINDING_COLUMNS =
-  "f.id, f.issue_id, f.session_id, f.trace_id, f.span_id, f.detector, f.fingerprint, f.severity, f.title, f.evidence, f.occurred_at, f.created_at";
-export const findingOut = (r: postgres.Row, serviceName: string) => ({
-  findingId: r.id,
-  issueId: r.issue_id,
-  serviceName,
-  sessionId: r.session_id,
-  traceId: r.trace_id ?? null,
-  spanId: r.span_id ?? null,
-  detector: r.detector,
-  fingerprint: r.fingerprint,
-  severity: r.severity,
-  title: r.title,
-  evidence: r.evidence ?? {},
-  occurredAt: isoNN(r.occurred_at),
-  createdAt: isoNN(r.created_at),
-});
-
-export const SessionMetrics = t.Object({
-  durationMs: t.Integer(),
-  turns: t.Integer(),
-  modelCalls: t.Integer(),
-  toolCalls: t.Integer(),
-  totalTokens: t.Integer(),
-  errors: t.Integer(),
-  problems: t.Integer(),
+  status: t.Union([t.Literal("complete"), t.Literal("processing")]),
+  computedAt: Nullable(Iso),
   costUsd: Nullable(t.Number()),
+  metrics: Nullable(JsonObject),
 });
+export const TracesPage = t.Object({ traces: t.Array(TraceSummary), pagination: Pagination });
 
-/** A session row as sessions/filtered returns it. `metrics` is null until the first maturation. */
-export const Session = t.Object({
-  sessionId: t.String(),
-  serviceName: t.String(),
-  environment: Nullable(t.String()),
-  status: t.Union([t.Literal("active"), t.Literal("matured")]),
-  firstActivityAt: Iso,
-  lastActivityAt: Iso,
-  maturedAt: Nullable(Iso),
-  maturationCount: t.Integer(),
-  labels: t.Array(t.String()),
-  itemCount: Nullable(t.Integer()),
-  metrics: Nullable(SessionMetrics),
-  // Additive (docs/scores.md): count and mean per score name; `{}` when the session has none.
-  scores: t.Optional(ScoreRollups),
-});
-export const SESSION_COLUMNS = `s.session_id, s.environment, s.status, s.first_activity_at, s.last_activity_at, s.matured_at, s.maturation_count, s.labels,
-  a.session_pk as analysed, a.item_count, a.duration_ms, a.turns, a.model_calls, a.tool_calls, a.total_tokens, a.errors, a.problems, a.cost_usd`;
-export const sessionOut = (r: postgres.Row, serviceName: string) => ({
-  sessionId: r.session_id,
-  serviceName,
-  environment: r.environment ?? null,
-  status: r.status,
-  firstActivityAt: isoNN(r.first_activity_at),
-  lastActivityAt: isoNN(r.last_activity_at),
-  maturedAt: iso(r.matured_at),
-  maturationCount: r.maturation_count,
-  labels: Array.isArray(r.labels) ? r.labels : [],
-  itemCount: r.item_count ?? null,
-  metrics: r.analysed
-    ? {
-        durationMs: r.duration_ms,
-        turns: r.turns,
-        modelCalls: r.model_calls,
-        toolCalls: r.tool_calls,
-        totalTokens: r.total_tokens,
-        errors: r.errors,
-        problems: r.problems,
-        costUsd: r.cost_usd ?? null,
-      }
-    : null,
+export const OptionalService = t.Object({
+  serviceName: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Narrows the lookup to one service (needed only when the id exists in several)",
+    }),
+  ),
 });

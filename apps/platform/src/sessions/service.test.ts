@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readiness, type SessionRow } from "./lookup.ts";
+import { readiness, type SessionRow } from "./service.ts";
 
 const row = (over: Partial<SessionRow>): SessionRow => ({
   pk: "p",

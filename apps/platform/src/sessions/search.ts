@@ -1,9 +1,9 @@
 import type postgres from "postgres";
-import { t } from "elysia";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
-import { Pagination } from "../http/schemas.ts";
-import { Session, SESSION_COLUMNS, sessionOut } from "../resources.ts";
+import { SESSION_COLUMNS, sessionOut } from "./model.ts";
 import { SCORE_MEAN_FIELD, withScoreRollups } from "../scores/rollups.ts";
+
+/** The sessions search (POST sessions/filtered): filterable fields, body and query. */
 
 /** Filterable session fields (s = sessions, a = session_analyses). */
 export const SESSION_FILTERS: FilterSet = {
@@ -44,8 +44,6 @@ export const SESSION_FILTERS: FilterSet = {
 };
 
 export const SessionsFilteredBody = filteredBody("serviceName", "skipTotalCount", SESSION_FILTERS);
-
-export const SessionsPage = t.Object({ sessions: t.Array(Session), pagination: Pagination });
 
 /** Sessions of one service; default order newest activity first. */
 export async function filterSessions(

@@ -1,21 +1,12 @@
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
-import { t } from "elysia";
-import { Iso, Pagination, paginate } from "../http/schemas.ts";
-import {
-  Event,
-  EVENT_COLUMNS,
-  eventOut,
-  Span,
-  SPAN_COLUMNS,
-  spanOut,
-  TRACE_COLUMNS,
-  TraceSummary,
-  traceSummaryOut,
-} from "../resources.ts";
-import type { SessionRow } from "./lookup.ts";
+import { paginate } from "../http/schemas.ts";
+import { EVENT_COLUMNS, eventOut, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, traceSummaryOut } from "../traces/model.ts";
+import type { SessionRow } from "./service.ts";
 import { cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
+
+/** A session's raw telemetry: its traces, spans and events (keyset-paged), and its span tree and graph. */
 
 export interface Page {
   limit: number;
@@ -24,8 +15,6 @@ export interface Page {
   cursor?: string;
 }
 
-/** Deepest offset of a session list read; past it the 400 points at `cursor`. */
-export const MAX_LIST_OFFSET = 100_000;
 interface Ctx {
   sql: postgres.Sql;
   serviceName: string;
@@ -75,12 +64,6 @@ async function listPage<T>(
   };
 }
 
-export const SessionTraces = t.Object({
-  sessionId: t.String(),
-  serviceName: t.String(),
-  traces: t.Array(TraceSummary),
-  pagination: Pagination,
-});
 export async function sessionTraces(ctx: Ctx, p: Page) {
   const { items, ...rest } = await listPage(
     ctx,
@@ -96,12 +79,6 @@ export async function sessionTraces(ctx: Ctx, p: Page) {
   return { ...rest, traces: items };
 }
 
-export const SessionSpans = t.Object({
-  sessionId: t.String(),
-  serviceName: t.String(),
-  spans: t.Array(Span),
-  pagination: Pagination,
-});
 export async function sessionSpans(ctx: Ctx, p: Page) {
   const { items, ...rest } = await listPage(
     ctx,
@@ -117,12 +94,6 @@ export async function sessionSpans(ctx: Ctx, p: Page) {
   return { ...rest, spans: items };
 }
 
-export const SessionEvents = t.Object({
-  sessionId: t.String(),
-  serviceName: t.String(),
-  events: t.Array(Event),
-  pagination: Pagination,
-});
 export async function sessionEvents(ctx: Ctx, p: Page) {
   const { items, ...rest } = await listPage(
     ctx,
@@ -147,19 +118,6 @@ async function loadSpans(sql: postgres.Sql, session: SessionRow) {
   return { rows: rows.slice(0, SPAN_GRAPH_CAP), truncated: rows.length > SPAN_GRAPH_CAP };
 }
 
-/** A span with its children, depth-first in start order. Children are the same shape. */
-export const SpanNode = t.Composite([
-  Span,
-  t.Object({ children: t.Array(t.Record(t.String(), t.Unknown()), { description: "SpanNode objects (recursive)" }) }),
-]);
-export const SessionTree = t.Object({
-  sessionId: t.String(),
-  serviceName: t.String(),
-  spanCount: t.Integer(),
-  truncated: t.Boolean(),
-  roots: t.Array(SpanNode),
-});
-
 type Node = ReturnType<typeof spanOut> & { children: Node[] };
 /** Spans nested under their parents; a span whose parent is missing is a root. */
 export async function sessionTree({ sql, serviceName, session }: Ctx) {
@@ -174,25 +132,6 @@ export async function sessionTree({ sql, serviceName, session }: Ctx) {
   return { sessionId: session.session_id, serviceName, spanCount: nodes.size, truncated, roots };
 }
 
-export const SessionGraph = t.Object({
-  sessionId: t.String(),
-  serviceName: t.String(),
-  truncated: t.Boolean(),
-  nodes: t.Array(
-    t.Object({
-      id: t.String(),
-      label: t.String(),
-      kind: t.String(),
-      traceId: t.String(),
-      startTime: Iso,
-      endTime: Iso,
-      durationMs: t.Number(),
-    }),
-  ),
-  edges: t.Array(
-    t.Object({ source: t.String(), target: t.String(), kind: t.Union([t.Literal("child"), t.Literal("next")]) }),
-  ),
-});
 /**
  * Nodes are spans; `child` edges follow the parent links and `next` edges join consecutive root
  * spans in time, so a client can draw the session's flow as well as each call's hierarchy.

@@ -1,0 +1,88 @@
+import type postgres from "postgres";
+import { notFound } from "@cellar/shared/errors";
+import * as maturationState from "@cellar/shared/maturation/state";
+import type { PlatformDeps } from "../deps.ts";
+import { sessionReadPool } from "../replica.ts";
+import { resolveService, type Principal } from "../auth/principal.ts";
+
+/** Loading one session (with its readiness), the read context of a session route, and deleting a session. */
+
+/** The session row plus its last materialization (null fields when never matured). */
+export interface SessionRow {
+  pk: string;
+  session_id: string;
+  trace_service_id: string;
+  status: "active" | "matured";
+  maturation_count: number;
+  matured_at: Date | null;
+  activity_seq: number;
+  idle_seconds: number;
+  through_activity_seq: number | null;
+  computed_at: Date | null;
+  item_count: number | null;
+  truncated: boolean | null;
+}
+
+/** One query: the session in the (already authorized) service, with its analysis header. */
+export async function loadSession(sql: postgres.Sql, serviceId: string, sessionId: string): Promise<SessionRow> {
+  const [s] = await sql<SessionRow[]>`
+    select s.id as pk, s.session_id, s.trace_service_id, s.status, s.maturation_count, s.matured_at, s.activity_seq,
+      extract(epoch from now() - s.last_ingested_at)::float8 as idle_seconds,
+      a.through_activity_seq, a.computed_at, a.item_count, a.truncated
+    from sessions s left join session_analyses a on a.session_pk = s.id
+    where s.trace_service_id = ${serviceId} and s.session_id = ${sessionId}`;
+  if (!s) throw notFound("no such session");
+  return s;
+}
+
+export type Readiness = { status: "processing" | "partial" | "complete"; retryAfterSeconds?: number };
+
+/**
+ * Contract "Transcript readiness", applied to every materialized read of a session: nothing
+ * materialized = `processing`, activity newer than the materialization = `partial`, else
+ * `complete`. Until the window has passed since the last activity, maturation cannot happen.
+ */
+export function readiness(s: SessionRow, windowSeconds: number): Readiness {
+  const retryAfterSeconds = Math.max(1, Math.ceil(windowSeconds - s.idle_seconds) + 1);
+  if (s.through_activity_seq === null) return { status: "processing", retryAfterSeconds };
+  if (Number(s.activity_seq) > Number(s.through_activity_seq)) return { status: "partial", retryAfterSeconds };
+  return { status: "complete" };
+}
+
+/** Authorizes the service, then loads the session in it (404 when it has no such session). */
+export async function sessionContext(deps: PlatformDeps, principal: Principal, serviceName: string, sessionId: string) {
+  const svc = await resolveService(deps.sql, principal, serviceName);
+  // The replica when it has this session as the primary has it (read-your-writes, replica.ts).
+  const sql = await sessionReadPool(deps, svc.id, sessionId);
+  const session = await loadSession(sql, svc.id, sessionId);
+  return { sql, serviceName: svc.name, session, windowSeconds: deps.windowSeconds };
+}
+
+/**
+ * Removes one session and everything stored under it (traces, spans, events, transcript,
+ * analyses, findings, tool and intent links: foreign keys cascade) in one transaction, and
+ * says how many rows of each kind went. Issues keep their counts (history, not telemetry).
+ * Telemetry for the same session id still in flight, or sent later, makes a new session.
+ */
+export async function deleteSession(sql: postgres.Sql, serviceId: string, sessionId: string) {
+  return sql.begin(async (tx) => {
+    const [s] = await tx<
+      { id: string }[]
+    >`select id from sessions where trace_service_id = ${serviceId} and session_id = ${sessionId} for update`;
+    if (!s) return null;
+    const [counts] = await tx<{ traces: number; spans: number; events: number; items: number; findings: number }[]>`
+      select (select count(*) from traces where session_pk = ${s.id})::int as traces,
+        (select count(*) from spans sp join traces tr on sp.trace_pk = tr.id where tr.session_pk = ${s.id})::int as spans,
+        (select count(*) from events where session_pk = ${s.id})::int as events,
+        (select count(*) from transcript_items where session_pk = ${s.id})::int as items,
+        (select count(*) from findings where session_pk = ${s.id})::int as findings`;
+    await maturationState.deleteSession(tx, s.id);
+    return {
+      traces: counts.traces,
+      spans: counts.spans,
+      events: counts.events,
+      transcriptItems: counts.items,
+      findings: counts.findings,
+    };
+  });
+}
