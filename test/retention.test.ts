@@ -157,3 +157,33 @@ test("issues last seen before the cutoff go; recent ones keep their counts", asy
   >`select fingerprint, occurrences from issues where trace_service_id = ${svc.id} and fingerprint in ('old', 'recent')`;
   expect([...left]).toEqual([{ fingerprint: "recent", occurrences: 7 }]);
 });
+
+test("scores stored before the cutoff go, and monitor history too, but never an unpublished notification", async () => {
+  const sql = stack.database.sql;
+  const [svc] = await sql<{ id: string }[]>`select id from trace_services where tenant_id = ${free.tenantId} limit 1`;
+  const score = (key: string, daysAgo: number) => sql`
+    insert into scores (tenant_id, trace_service_id, target, session_id, name, data_type, value, source, idempotency_key, created_at)
+    values (${free.tenantId}, ${svc.id}, 'session', 'retention-scored', 'helpful', 'numeric', 1, 'api', ${key}, now() - ${daysAgo} * interval '1 day')`;
+  await score("old-score", 45);
+  await score("new-score", 1);
+  const [m] = await sql<{ id: string }[]>`
+    insert into monitors (tenant_id, trace_service_id, name, entity, metric, window_seconds, threshold, direction)
+    values (${free.tenantId}, ${svc.id}, 'retention-monitor', 'session', 'cost', 3600, 1, 'above') returning id`;
+  const history = (seq: number, daysAgo: number, eventType: string | null, published: boolean) => sql`
+    insert into monitor_events (monitor_id, seq, tenant_id, transition, from_state, to_state, event_type, value, samples, occurred_at, published_at)
+    values (${m.id}, ${seq}, ${free.tenantId}, 'alert', 'ok', 'alert', ${eventType}, 2, 10,
+            now() - ${daysAgo} * interval '1 day', ${published ? sql`now()` : null})`;
+  await history(1, 45, null, false); // old history without a notification: goes
+  await history(2, 45, "monitor.triggered", true); // old, notification sent: goes
+  await history(3, 45, "monitor.resolved", false); // old, notification not yet sent: stays
+  await history(4, 1, null, false); // recent: stays
+  const r = await runRetention(sql, { defaults: parseRetentionDays("30") });
+  expect(r.scores).toBe(1);
+  expect(r.monitorEvents).toBe(2);
+  const keys = await sql<
+    { idempotency_key: string }[]
+  >`select idempotency_key from scores where trace_service_id = ${svc.id}`;
+  expect(keys.map((k) => k.idempotency_key)).toEqual(["new-score"]);
+  const seqs = await sql<{ seq: number }[]>`select seq from monitor_events where monitor_id = ${m.id} order by seq`;
+  expect(seqs.map((s) => s.seq)).toEqual([3, 4]);
+});

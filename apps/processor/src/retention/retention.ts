@@ -29,6 +29,8 @@ export interface RetentionResult {
   events: number;
   transcriptItems: number;
   issues: number;
+  scores: number;
+  monitorEvents: number;
   /** Longest single delete transaction (ms): what any lock was held for at most. */
   longestBatchMs: number;
 }
@@ -49,6 +51,9 @@ export interface RetentionResult {
  *    maturation rewrites it.
  * 3. Issues last seen before the cutoff go (with any finding left under them); newer issues
  *    keep their counts, which are history, not telemetry.
+ * 4. Scores stored before the cutoff go (docs/scores.md), and so does monitor history older than
+ *    it, except a state change whose notification is not yet published (the outbox keeps it
+ *    until the relay has sent it). Monitor samples and chart points are pruned by the evaluator.
  *
  * Batched deletes rather than dropping time partitions: the dedupe keys (`(trace_service_id,
  * trace_id)`, span ids) must be unique across all time, which a partitioned table can only
@@ -68,6 +73,8 @@ export async function runRetention(
     events: 0,
     transcriptItems: 0,
     issues: 0,
+    scores: 0,
+    monitorEvents: 0,
     longestBatchMs: 0,
   };
   const tenants = await sql<
@@ -124,8 +131,34 @@ export async function runRetention(
       delete from issues i using doomed where i.id = doomed.id`
         ).count,
     );
+    result.scores += await drain(
+      async () =>
+        (
+          await sql`
+      with doomed as (select id from scores where tenant_id = ${t.id} and created_at < ${cutoff} limit ${batch} for update skip locked)
+      delete from scores s using doomed where s.id = doomed.id`
+        ).count,
+    );
+    result.monitorEvents += await drain(
+      async () =>
+        (
+          await sql`
+      with doomed as (
+        select monitor_id, seq from monitor_events
+        where tenant_id = ${t.id} and occurred_at < ${cutoff} and (event_type is null or published_at is not null)
+        limit ${batch} for update skip locked)
+      delete from monitor_events e using doomed where e.monitor_id = doomed.monitor_id and e.seq = doomed.seq`
+        ).count,
+    );
   }
-  const removed = result.sessions + result.traces + result.events + result.transcriptItems + result.issues;
+  const removed =
+    result.sessions +
+    result.traces +
+    result.events +
+    result.transcriptItems +
+    result.issues +
+    result.scores +
+    result.monitorEvents;
   if (removed > 0) o.logger?.info("retention removed expired telemetry", { ...result });
   return result;
 }
