@@ -33,6 +33,27 @@ export interface TraceRow extends MaturingRow {
 }
 
 type Sql = postgres.Sql | postgres.TransactionSql;
+
+/** An events row as the three history reads below select it. */
+type EventRow = {
+  id: string;
+  name: string;
+  timestamp: Date;
+  severity_number: number | null;
+  attributes: Record<string, unknown>;
+  body: Record<string, unknown> | null;
+  trace_id: string | null;
+};
+
+const eventInput = (e: EventRow): EventInput => ({
+  id: e.id,
+  name: e.name,
+  timestamp: new Date(e.timestamp),
+  severityNumber: e.severity_number,
+  attributes: e.attributes,
+  body: e.body,
+  traceId: e.trace_id,
+});
 /** Stored bytes of a trace's payload, whichever column holds it (no payload read). */
 const storedBytes = (sql: Sql) =>
   sql.unsafe(
@@ -177,18 +198,7 @@ export async function loadHistoryBatch(
       }[]
     >`
       select session_pk, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
-    tx<
-      {
-        session_pk: string;
-        id: string;
-        name: string;
-        timestamp: Date;
-        severity_number: number | null;
-        attributes: Record<string, unknown>;
-        body: Record<string, unknown> | null;
-        trace_id: string | null;
-      }[]
-    >`
+    tx<(EventRow & { session_pk: string })[]>`
       select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events where session_pk = any(${tx.array(ids)}::uuid[])`,
   ]);
   const out = new Map(ids.map((id) => [id, { traces: [] as TraceInput[], events: [] as EventInput[] }]));
@@ -202,15 +212,7 @@ export async function loadHistoryBatch(
   const conversation = await otelConversationTraceIds(tx, ids);
   for (const e of events) {
     if (isConversationEvent(e.name, e.trace_id, conversation.get(e.session_pk))) continue;
-    out.get(e.session_pk)?.events.push({
-      id: e.id,
-      name: e.name,
-      timestamp: new Date(e.timestamp),
-      severityNumber: e.severity_number,
-      attributes: e.attributes,
-      body: e.body,
-      traceId: e.trace_id,
-    });
+    out.get(e.session_pk)?.events.push(eventInput(e));
   }
   for (const s of sessions) {
     const h = out.get(s.id)!;
@@ -251,28 +253,10 @@ export async function otelConversationTraceIds(tx: Sql, sessionPks: string[]): P
 export async function withOtelMessages(tx: Sql, serviceId: string, traces: TraceInput[]): Promise<TraceInput[]> {
   const waiting = traces.filter((t) => t.payload?.otel?.messages === "none").map((t) => t.traceId);
   if (waiting.length === 0) return traces;
-  const rows = await tx<
-    {
-      id: string;
-      name: string;
-      timestamp: Date;
-      severity_number: number | null;
-      attributes: Record<string, unknown>;
-      body: Record<string, unknown> | null;
-      trace_id: string | null;
-    }[]
-  >`
+  const rows = await tx<EventRow[]>`
     select id, name, timestamp, severity_number, attributes, body, trace_id from events
     where trace_service_id = ${serviceId} and trace_id = any(${tx.array(waiting)}::text[]) and name = any(${tx.array(MESSAGE_EVENT_NAMES)}::text[])`;
-  const events: EventInput[] = rows.map((e) => ({
-    id: e.id,
-    name: e.name,
-    timestamp: new Date(e.timestamp),
-    severityNumber: e.severity_number,
-    attributes: e.attributes,
-    body: e.body,
-    traceId: e.trace_id,
-  }));
+  const events = rows.map(eventInput);
   return mergeOtelMessageEvents(traces, events).traces;
 }
 
@@ -358,29 +342,13 @@ async function* eventPages(
 ): AsyncGenerator<EventInput> {
   let after: { timestamp: Date; id: string } | null = null;
   for (;;) {
-    const rows: Array<{
-      id: string;
-      name: string;
-      timestamp: Date;
-      severity_number: number | null;
-      attributes: Record<string, unknown>;
-      body: Record<string, unknown> | null;
-      trace_id: string | null;
-    }> = await tx`
+    const rows: EventRow[] = await tx`
       select id, name, timestamp, severity_number, attributes, body, trace_id from events
       where session_pk = ${sessionPk} ${after ? tx`and (timestamp, id) > (${after.timestamp}, ${after.id}::uuid)` : tx``}
       order by timestamp, id limit ${paging.eventsPerPage}`;
     for (const e of rows) {
       if (isConversationEvent(e.name, e.trace_id, conversation)) continue;
-      yield {
-        id: e.id,
-        name: e.name,
-        timestamp: new Date(e.timestamp),
-        severityNumber: e.severity_number,
-        attributes: e.attributes,
-        body: e.body,
-        traceId: e.trace_id,
-      };
+      yield eventInput(e);
     }
     if (rows.length < paging.eventsPerPage) return;
     const last = rows[rows.length - 1];
