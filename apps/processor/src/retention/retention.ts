@@ -91,6 +91,9 @@ export async function runRetention(
       if (n < batch) return total;
     }
   };
+  /** `drain` over one batched `delete ... using doomed` statement: its row count is the step's. */
+  const drainRows = (statement: () => postgres.PendingQuery<postgres.Row[]>) =>
+    drain(async () => (await statement()).count);
   for (const t of tenants) {
     const days = t.retention_days ?? o.defaults[t.plan] ?? o.defaults.free;
     const cutoff = new Date(now.getTime() - days * 86_400_000);
@@ -104,51 +107,36 @@ export async function runRetention(
     for (let i = 0; i < longLived.length; i += 100) {
       const ids = longLived.slice(i, i + 100);
       result.traces += await drain(() => expireTraces(sql, ids, cutoff, batch));
-      result.events += await drain(
-        async () =>
-          (
-            await sql`
+      result.events += await drainRows(
+        () => sql`
         with doomed as (select id from events where session_pk = any(${ids}::uuid[]) and ingested_at < ${cutoff} limit ${batch} for update skip locked)
-        delete from events e using doomed where e.id = doomed.id`
-          ).count,
+        delete from events e using doomed where e.id = doomed.id`,
       );
-      result.transcriptItems += await drain(
-        async () =>
-          (
-            await sql`
+      result.transcriptItems += await drainRows(
+        () => sql`
         with doomed as (
           select session_pk, position from transcript_items where session_pk = any(${ids}::uuid[]) and timestamp < ${cutoff}
           limit ${batch} for update skip locked)
-        delete from transcript_items x using doomed where x.session_pk = doomed.session_pk and x.position = doomed.position`
-          ).count,
+        delete from transcript_items x using doomed where x.session_pk = doomed.session_pk and x.position = doomed.position`,
       );
     }
-    result.issues += await drain(
-      async () =>
-        (
-          await sql`
+    result.issues += await drainRows(
+      () => sql`
       with doomed as (select id from issues where tenant_id = ${t.id} and last_seen_at < ${cutoff} limit ${batch} for update skip locked)
-      delete from issues i using doomed where i.id = doomed.id`
-        ).count,
+      delete from issues i using doomed where i.id = doomed.id`,
     );
-    result.scores += await drain(
-      async () =>
-        (
-          await sql`
+    result.scores += await drainRows(
+      () => sql`
       with doomed as (select id from scores where tenant_id = ${t.id} and created_at < ${cutoff} limit ${batch} for update skip locked)
-      delete from scores s using doomed where s.id = doomed.id`
-        ).count,
+      delete from scores s using doomed where s.id = doomed.id`,
     );
-    result.monitorEvents += await drain(
-      async () =>
-        (
-          await sql`
+    result.monitorEvents += await drainRows(
+      () => sql`
       with doomed as (
         select monitor_id, seq from monitor_events
         where tenant_id = ${t.id} and occurred_at < ${cutoff} and (event_type is null or published_at is not null)
         limit ${batch} for update skip locked)
-      delete from monitor_events e using doomed where e.monitor_id = doomed.monitor_id and e.seq = doomed.seq`
-        ).count,
+      delete from monitor_events e using doomed where e.monitor_id = doomed.monitor_id and e.seq = doomed.seq`,
     );
   }
   const removed =
