@@ -93,6 +93,30 @@ test("the backfill rebuilds the same rollups from the analyses", async () => {
   expect(await figures("support-bot")).toEqual(before);
 });
 
+test("the batched backfill replaces a stale contribution as the consumer would", async () => {
+  const before = await figures("support-bot");
+  // Every session's applied parts marked as from an older maturation, and one session's parts
+  // doubled: the backfill must subtract what was applied (the doubled parts) and add the current ones.
+  const [one] = await stack.database.sql<
+    { session_pk: string }[]
+  >`select session_pk from overview_session_parts limit 1`;
+  const [{ parts }] = await stack.database.sql<{ parts: any[] }[]>`
+    select parts from overview_session_parts where session_pk = ${one.session_pk}`;
+  const doubled = parts.map((p) => ({ ...p, sessions: p.sessions * 2, traces: p.traces * 2 }));
+  await stack.database.sql`update overview_session_parts set maturation_count = maturation_count - 1`;
+  await stack.database
+    .sql`update overview_session_parts set parts = ${stack.database.sql.json(doubled)} where session_pk = ${one.session_pk}`;
+  await stack.database.sql`
+    update overview_rollups r set sessions = r.sessions + x.sessions, traces = r.traces + x.traces
+    from jsonb_to_recordset(${stack.database.sql.json(parts)}::jsonb) as x(bucket_seconds int, bucket_start timestamptz, environment text, model text, sessions int, traces int)
+    where r.bucket_seconds = x.bucket_seconds and r.bucket_start = x.bucket_start and r.environment = x.environment and r.model = x.model`;
+  expect((await figures("support-bot")).totals.sessions).toBe(before.totals.sessions + 1);
+  expect(await backfillRollups(stack.database.sql, { batch: 3, concurrency: 2 })).toBeGreaterThanOrEqual(
+    before.totals.sessions,
+  );
+  expect(await figures("support-bot")).toEqual(before);
+});
+
 test("a service without data answers zeros; roles and bad input as the API does", async () => {
   await stack.database.sql`insert into trace_services (tenant_id, project_id, name)
     select tenant_id, id, 'quiet-bot' from projects where tenant_id = ${f.a.tenantId} and is_default`;

@@ -153,33 +153,113 @@ export type RollupResult = "applied" | "already applied" | "not analysed";
 
 /** Brings the rollups up to date with one session's current maturation (see the module comment). */
 export async function applySessionRollup(sql: postgres.Sql, sessionPk: string): Promise<RollupResult> {
-  return sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(hashtextextended(${sessionPk}::text, 25))`;
-    const [s] = await tx<SessionSource[]>`
+  return (await applySessionRollups(sql, [sessionPk])).get(sessionPk)!;
+}
+
+/** The sum of parts by rollup key (one upsert per key, not per session). */
+function mergeParts(parts: RollupPart[]): RollupPart[] {
+  const byKey = new Map<string, RollupPart>();
+  for (const p of parts) {
+    const key = `${p.bucket_seconds}\u0000${p.bucket_start}\u0000${p.environment}\u0000${p.model}`;
+    const m = byKey.get(key);
+    if (!m) {
+      byKey.set(key, { ...p, latency_hist: [...p.latency_hist] });
+      continue;
+    }
+    m.sessions += p.sessions;
+    m.error_sessions += p.error_sessions;
+    m.problem_sessions += p.problem_sessions;
+    m.traces += p.traces;
+    m.cost_usd += p.cost_usd;
+    m.prompt_tokens += p.prompt_tokens;
+    m.completion_tokens += p.completion_tokens;
+    p.latency_hist.forEach((n, i) => {
+      m.latency_hist[i] += n;
+    });
+  }
+  return [...byKey.values()];
+}
+
+/**
+ * The same for many sessions in one transaction: their locks taken in one order, their traces
+ * read in one statement, and their contributions summed per rollup row before one upsert per
+ * service (a backfill of 600,000 sessions into the same few rows otherwise queues every
+ * transaction on the same row locks). Same result as applying them one by one.
+ */
+export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[]): Promise<Map<string, RollupResult>> {
+  const result = new Map<string, RollupResult>(sessionPks.map((pk) => [pk, "not analysed"]));
+  if (!sessionPks.length) return result;
+  await sql.begin(async (tx) => {
+    // Sorted inside the subquery (offset 0 keeps it from being flattened), so two batches take
+    // shared session locks in the same order; rollup rows are then upserted in key order.
+    await tx`
+      select count(pg_advisory_xact_lock(k)) from (
+        select distinct hashtextextended(id::text, 25) as k from unnest(${tx.array(sessionPks)}::uuid[]) id order by k offset 0) l`;
+    const sessions = await tx<SessionSource[]>`
       select s.id, s.tenant_id, s.trace_service_id, s.environment, s.first_activity_at, s.maturation_count, s.matured_at,
         sa.errors, sa.problems, sa.cost_by_model
       from sessions s join session_analyses sa on sa.session_pk = s.id
-      where s.id = ${sessionPk}`;
-    if (!s || !s.matured_at) return "not analysed";
-    const [old] = await tx<{ maturation_count: number; matured_at: Date; parts: RollupPart[] }[]>`
-      select maturation_count, matured_at, parts from overview_session_parts where session_pk = ${sessionPk}`;
-    if (old && old.maturation_count === s.maturation_count && old.matured_at.getTime() === s.matured_at.getTime())
-      return "already applied";
-    const traces = await tx<{ model: string | null; ms: number }[]>`
-      select model, extract(epoch from end_time - start_time) * 1000 as ms from traces where session_pk = ${sessionPk}`;
-    const parts = sessionParts(
-      s,
-      traces.map((t) => ({ model: t.model, ms: Number(t.ms) })),
+      where s.id = any(${tx.array(sessionPks)}::uuid[]) and s.matured_at is not null`;
+    if (!sessions.length) return;
+    const ids = sessions.map((s) => s.id);
+    const old = new Map(
+      (
+        await tx<{ session_pk: string; maturation_count: number; matured_at: Date; parts: RollupPart[] }[]>`
+          select session_pk, maturation_count, matured_at, parts from overview_session_parts where session_pk = any(${tx.array(ids)}::uuid[])`
+      ).map((o) => [o.session_pk, o]),
     );
-    if (old) await addParts(tx, s, old.parts.map(negate));
-    await addParts(tx, s, parts);
+    const due = sessions.filter((s) => {
+      const o = old.get(s.id);
+      const current =
+        o && o.maturation_count === s.maturation_count && o.matured_at.getTime() === s.matured_at!.getTime();
+      if (current) result.set(s.id, "already applied");
+      return !current;
+    });
+    if (!due.length) return;
+    const tracesOf = new Map<string, Array<{ model: string | null; ms: number }>>();
+    for (const t of await tx<{ session_pk: string; model: string | null; ms: number }[]>`
+      select session_pk, model, extract(epoch from end_time - start_time) * 1000 as ms
+      from traces where session_pk = any(${tx.array(due.map((s) => s.id))}::uuid[])`) {
+      if (!tracesOf.has(t.session_pk)) tracesOf.set(t.session_pk, []);
+      tracesOf.get(t.session_pk)!.push({ model: t.model, ms: Number(t.ms) });
+    }
+    const byService = new Map<string, { s: SessionSource; parts: RollupPart[] }>();
+    const written: Array<{
+      session_pk: string;
+      trace_service_id: string;
+      maturation_count: number;
+      matured_at: Date;
+      parts: RollupPart[];
+    }> = [];
+    for (const s of due) {
+      const parts = sessionParts(s, tracesOf.get(s.id) ?? []);
+      const group = byService.get(s.trace_service_id) ?? { s, parts: [] };
+      byService.set(s.trace_service_id, group);
+      const o = old.get(s.id);
+      if (o) group.parts.push(...o.parts.map(negate));
+      group.parts.push(...parts);
+      written.push({
+        session_pk: s.id,
+        trace_service_id: s.trace_service_id,
+        maturation_count: s.maturation_count,
+        matured_at: s.matured_at!,
+        parts,
+      });
+      result.set(s.id, "applied");
+    }
+    for (const { s, parts } of [...byService.values()].sort((a, b) =>
+      a.s.trace_service_id.localeCompare(b.s.trace_service_id),
+    ))
+      await addParts(tx, s, mergeParts(parts));
     await tx`
       insert into overview_session_parts (session_pk, trace_service_id, maturation_count, matured_at, parts)
-      values (${sessionPk}, ${s.trace_service_id}, ${s.maturation_count}, ${s.matured_at}, ${tx.json(parts as any)})
+      select session_pk, trace_service_id, maturation_count, matured_at, parts
+      from jsonb_to_recordset(${tx.json(written as any)}::jsonb) as x(session_pk uuid, trace_service_id uuid, maturation_count int, matured_at timestamptz, parts jsonb)
+      order by session_pk
       on conflict (session_pk) do update set maturation_count = excluded.maturation_count,
         matured_at = excluded.matured_at, parts = excluded.parts`;
-    return "applied";
   });
+  return result;
 }
 
 /** The consumer's handler: session maturations only (the catalogue's filter), acked once applied. */
@@ -194,13 +274,15 @@ export function rollupHandler(sql: postgres.Sql) {
 /**
  * Rolls up every analysed session whose current maturation is not applied yet: after an
  * upgrade (sessions matured before the rollups existed), or to rebuild. Keyset over session ids,
- * `batch` at a time, `concurrency` sessions at once; returns how many were applied.
+ * `batch` at a time, split into `concurrency` transactions of applySessionRollups; returns how
+ * many were applied.
  */
 export async function backfillRollups(
   sql: postgres.Sql,
   opts: { batch?: number; concurrency?: number; onProgress?: (done: number) => void } = {},
 ): Promise<number> {
   const batch = opts.batch ?? 1000;
+  const lanes = Math.max(1, opts.concurrency ?? 4);
   let after = "00000000-0000-0000-0000-000000000000";
   let applied = 0;
   for (;;) {
@@ -211,13 +293,16 @@ export async function backfillRollups(
       order by sa.session_pk limit ${batch}`;
     if (!rows.length) return applied;
     after = rows[rows.length - 1].id;
-    const queue = rows.map((r) => r.id);
-    await Promise.all(
-      Array.from({ length: opts.concurrency ?? 4 }, async () => {
-        for (let id = queue.shift(); id; id = queue.shift())
-          if ((await applySessionRollup(sql, id)) === "applied") applied++;
-      }),
+    const per = Math.ceil(rows.length / lanes);
+    const results = await Promise.all(
+      Array.from({ length: lanes }, (_, i) =>
+        applySessionRollups(
+          sql,
+          rows.slice(i * per, (i + 1) * per).map((r) => r.id),
+        ),
+      ),
     );
+    for (const r of results) for (const v of r.values()) if (v === "applied") applied++;
     opts.onProgress?.(applied);
   }
 }
