@@ -15,7 +15,7 @@ export const REFERENCE_PRICES: Record<
   "claude-sonnet-4-5": { input: 3, cached: 0.3, write: 3.75, output: 15, contextWindow: 200_000 },
   "nova-pro": { input: 0.8, cached: 0.2, output: 3.2, contextWindow: 300_000 },
   "llama3-3-70b-instruct": { input: 0.72, cached: 0.72, output: 0.72, contextWindow: 128_000 },
-  "gemini-2.5-flash": { input: 0.3, cached: 0.075, output: 2.5, contextWindow: 1_048_576 },
+  "gemini-2.5-flash": { input: 0.3, cached: 0.03, output: 2.5, contextWindow: 1_048_576 },
   "mistral-small": { input: 0.1, cached: 0.1, output: 0.3, contextWindow: 128_000 },
 };
 
