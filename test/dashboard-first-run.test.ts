@@ -5,21 +5,19 @@
 // on its allowed origin (stored) and from another origin (403), and an invited member's role.
 // Screenshots: test-output/dashboard-first-run/ (or $TEST_OUTPUT_DIR/dashboard-first-run/).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
-import { freePort, waitForPort } from "../scripts/infra/ports";
+import { type AppProcesses, startAppProcesses } from "./helpers/app-processes";
 import { launchChromium, testOutputDir } from "./helpers/browser";
 import { createTestDatabase } from "./helpers/infra";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
 
-const ROOT = join(import.meta.dir, "..");
 const PASSWORD = "correct horse battery staple";
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
-const apps: Array<{ name: string; child: ChildProcess; output: string[] }> = [];
+let stack: AppProcesses;
 let ingestUrl = "";
 let base = "";
 let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -42,44 +40,20 @@ beforeAll(async () => {
     });
   allowedSite = site();
   otherSite = site();
-  const [ingestPort, platformPort] = [await freePort(), await freePort()];
-  ingestUrl = `http://127.0.0.1:${ingestPort}`;
-  base = `http://127.0.0.1:${platformPort}`;
-  const env = {
-    ...process.env,
-    DATABASE_URL: testDb.url,
-    NATS_URL: process.env.NATS_URL!,
-    INGEST_PORT: String(ingestPort),
-    PLATFORM_PORT: String(platformPort),
-    PROCESSOR_PORT: "0",
-    INGEST_PUBLIC_URL: ingestUrl,
-    MATURATION_WINDOW_SECONDS: "1",
-    SECRET_ENCRYPTION_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-    LOG_LEVEL: "warn",
-  };
-  const [launched] = await Promise.all([
+  const [launched, started] = await Promise.all([
     launchChromium(),
-    (async () => {
-      for (const name of ["ingest", "platform", "processor"]) {
-        const child = spawn(process.execPath, ["run", join(ROOT, `apps/${name}/src/main.ts`)], {
-          env,
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        const output: string[] = [];
-        child.stdout!.on("data", (c) => output.push(String(c)));
-        child.stderr!.on("data", (c) => output.push(String(c)));
-        apps.push({ name, child, output });
-      }
-      await Promise.all([waitForPort(ingestPort, 30_000), waitForPort(platformPort, 30_000)]);
-    })(),
+    startAppProcesses(testDb.url, ["ingest", "platform", "processor"]),
   ]);
+  stack = started;
+  ingestUrl = stack.ingestUrl;
+  base = stack.platformUrl.replace("/api/v1", "");
   browser = launched;
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  for (const a of apps) if (a.child.exitCode === null) a.child.kill("SIGTERM");
+  await stack?.stop("SIGTERM");
   allowedSite?.stop(true);
   otherSite?.stop(true);
   await database?.close();
@@ -88,10 +62,9 @@ afterAll(async () => {
 
 /** The setup token the platform printed ("first run: ..."), read from its log as an operator would. */
 async function setupTokenFromLog(): Promise<string> {
-  const platform = apps.find((a) => a.name === "platform")!;
   return waitFor(
     async () => {
-      for (const line of platform.output.join("").split("\n")) {
+      for (const line of stack.output("platform").split("\n")) {
         if (!line.includes("first run")) continue;
         const token = JSON.parse(line).setupToken;
         if (token) return token as string;

@@ -44,7 +44,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  stack?.killAll();
+  await stack?.stop();
   receiver?.stop(true);
   await database?.close();
   await testDb?.drop();
@@ -170,22 +170,26 @@ test("score mean and latency p95 monitors: one triggered, one resolved, none whi
   }
 
   // Fast sessions bring p95 back under; the processor dies right after the resolve commits.
-  stack.apps.get("processor")!.child.kill("SIGTERM");
-  await stack.exited(stack.apps.get("processor")!.child);
-  const crashing = stack.start("processor-crash", join(ROOT, "test/fixtures/processor-crash-after-monitor-commit.ts"));
+  await stack.kill("processor", "SIGTERM");
+  const crashing = (
+    await stack.start("processor", {
+      name: "processor-crash",
+      script: join(ROOT, "test/fixtures/processor-crash-after-monitor-commit.ts"),
+    })
+  ).child;
   await Promise.all(Array.from({ length: 60 }, (_, i) => session(`fast-${i}`, "latency", 300)));
   await waitFor(async () => crashing.signalCode === "SIGKILL", {
     what: "the crash after the state change",
     timeoutMs: 90_000,
   }).catch(async (err) => {
     const state = await database.sql`select state, transitions from monitors where id = ${latencyMonitor}`;
-    const output = stack.apps.get("processor-crash")!.output.join("").slice(-2000);
+    const output = stack.output("processor-crash").slice(-2000);
     throw new Error(`${err}; samples ${await samples(latencyMonitor)}; ${JSON.stringify(state)}\n${output}`);
   });
   const [change] = await database.sql<{ event_type: string; published_at: Date | null }[]>`
     select event_type, published_at from monitor_events where monitor_id = ${latencyMonitor} and seq = 2`;
   expect(change).toEqual({ event_type: "monitor.resolved", published_at: null });
-  stack.start("processor");
+  await stack.start("processor");
   await untilSamples(latencyMonitor, 63);
   await waitFor(async () => typesOf(latencyMonitor).length === 2, {
     what: "resolved after the crash",

@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createApiKey } from "@cellar/shared/auth/key-store";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
-import { freePort, waitForPort } from "../scripts/infra/ports";
-import { ROOT, run, type Running } from "./helpers/compose";
+import { freePort } from "../scripts/infra/ports";
+import { type AppProcesses, startAppProcesses } from "./helpers/app-processes";
+import { ROOT } from "./helpers/compose";
 import { createTestDatabase } from "./helpers/infra";
 
 const SDK = join(ROOT, "sdks/python");
@@ -21,63 +22,26 @@ const LIMITED = { perSecond: "2", burst: "5" };
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
 let control: ReturnType<typeof Bun.serve>;
-const apps = new Map<string, Running>();
-const ports = { ingest: 0, limited: 0, platform: 0 };
-let env: Record<string, string> = {};
+let stack: AppProcesses;
+let limitedPort = 0;
 
 const python = spawnSync("python3", ["--version"], { encoding: "utf8" });
-
-function startApp(name: string, app: string, extra: Record<string, string> = {}): Running {
-  const proc = run(name, [process.execPath, "run", join(ROOT, `apps/${app}/src/main.ts`)], { ...env, ...extra });
-  apps.set(name, proc);
-  return proc;
-}
-
-async function ready(port: number, name: string): Promise<void> {
-  await waitForPort(port, 60_000).catch((err) => {
-    throw new Error(`${name} did not listen: ${err}\n${apps.get(name)?.output() ?? ""}`);
-  });
-}
-
-async function stopApp(name: string): Promise<void> {
-  const proc = apps.get(name);
-  if (!proc || proc.child.exitCode !== null) return;
-  proc.child.kill("SIGKILL");
-  await proc.exited;
-}
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
   database = createDatabase(testDb.url, { max: 2 });
-  ports.ingest = await freePort();
-  ports.limited = await freePort();
-  ports.platform = await freePort();
-  env = {
-    ...(process.env as Record<string, string>),
-    DATABASE_URL: testDb.url,
-    NATS_URL: process.env.NATS_URL!,
-    INGEST_PORT: String(ports.ingest),
-    PLATFORM_PORT: String(ports.platform),
-    PROCESSOR_PORT: "0",
-    INGEST_RATE_LIMIT_PER_SECOND: "0",
-    MATURATION_WINDOW_SECONDS: "1",
-    SECRET_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-    LOG_LEVEL: "warn",
-  };
-  startApp("ingest", "ingest");
-  startApp("ingest-limited", "ingest", {
-    INGEST_PORT: String(ports.limited),
-    PLATFORM_PORT: String(await freePort()),
-    INGEST_RATE_LIMIT_PER_SECOND: LIMITED.perSecond,
-    INGEST_RATE_LIMIT_BURST: LIMITED.burst,
+  limitedPort = await freePort();
+  stack = await startAppProcesses(testDb.url, ["ingest", "platform", "processor"], {
+    env: { INGEST_RATE_LIMIT_PER_SECOND: "0" },
   });
-  startApp("platform", "platform");
-  startApp("processor", "processor");
-  await Promise.all([
-    ready(ports.ingest, "ingest"),
-    ready(ports.limited, "ingest-limited"),
-    ready(ports.platform, "platform"),
-  ]);
+  await stack.start("ingest", {
+    name: "ingest-limited",
+    env: {
+      INGEST_PORT: String(limitedPort),
+      INGEST_RATE_LIMIT_PER_SECOND: LIMITED.perSecond,
+      INGEST_RATE_LIMIT_BURST: LIMITED.burst,
+    },
+  });
   // Kills and restarts the main ingest instance on request of the Python tests.
   control = Bun.serve({
     port: 0,
@@ -85,22 +49,21 @@ beforeAll(async () => {
     fetch: async (req) => {
       const path = new URL(req.url).pathname;
       if (req.method === "POST" && path === "/ingest/kill") {
-        await stopApp("ingest");
+        await stack.kill("ingest");
         return Response.json({ ok: true });
       }
       if (req.method === "POST" && path === "/ingest/start") {
-        startApp("ingest", "ingest");
-        await ready(ports.ingest, "ingest");
+        await stack.start("ingest");
         return Response.json({ ok: true });
       }
       return Response.json({ error: "not found" }, { status: 404 });
     },
   });
-});
+}, 120_000);
 
 afterAll(async () => {
   control?.stop(true);
-  await Promise.all([...apps.keys()].map(stopApp));
+  await stack?.stop();
   await database?.close();
   await testDb?.drop();
 });
@@ -123,10 +86,10 @@ test("python3 -m unittest: the Python SDK's suite, end-to-end tests included, pa
   const childEnv = {
     ...(process.env as Record<string, string>),
     PYTHONDONTWRITEBYTECODE: "1",
-    CELLAR_E2E_DSN: await dsn(ports.ingest),
-    CELLAR_E2E_LIMITED_DSN: await dsn(ports.limited),
+    CELLAR_E2E_DSN: await dsn(Number(stack.env.INGEST_PORT)),
+    CELLAR_E2E_LIMITED_DSN: await dsn(limitedPort),
     CELLAR_E2E_LIMITED_BURST: LIMITED.burst,
-    CELLAR_E2E_PLATFORM_URL: `http://127.0.0.1:${ports.platform}/api/v1`,
+    CELLAR_E2E_PLATFORM_URL: stack.platformUrl,
     CELLAR_E2E_PLATFORM_KEY: tenant.platformKey,
     CELLAR_E2E_CONTROL_URL: `http://127.0.0.1:${control.port}`,
     CELLAR_E2E_PRICES: join(ROOT, "shared/pricing/prices.json"),

@@ -41,7 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  stack?.killAll();
+  await stack?.stop();
   for (const p of pages) p.stop(true);
   await database?.close();
   await testDb?.drop();

@@ -1,20 +1,17 @@
 // The four apps as real processes (how containers run them): HTTP in, signed webhook out,
 // clean exit on SIGTERM.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { freePort, waitForPort } from "../scripts/infra/ports";
+import { type AppProcesses, startAppProcesses } from "./helpers/app-processes";
 import { createTestDatabase } from "./helpers/infra";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
 
-const ROOT = join(import.meta.dir, "..");
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
-const apps: Array<{ name: string; child: ChildProcess; output: string[] }> = [];
+let stack: AppProcesses;
 let ingestUrl = "";
 let platformUrl = "";
 let receiver: ReturnType<typeof Bun.serve>;
@@ -31,38 +28,13 @@ beforeAll(async () => {
       return new Response("ok");
     },
   });
-  const [ingestPort, platformPort] = [await freePort(), await freePort()];
-  ingestUrl = `http://127.0.0.1:${ingestPort}`;
-  platformUrl = `http://127.0.0.1:${platformPort}/api/v1`;
-  const env = {
-    ...process.env,
-    DATABASE_URL: testDb.url,
-    NATS_URL: process.env.NATS_URL!,
-    INGEST_PORT: String(ingestPort),
-    PLATFORM_PORT: String(platformPort),
-    // Ops ports of the processor and dispatcher: any free one (other runs share this machine).
-    PROCESSOR_PORT: "0",
-    DISPATCHER_PORT: "0",
-    MATURATION_WINDOW_SECONDS: "1",
-    SECRET_ENCRYPTION_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-    WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8",
-    LOG_LEVEL: "warn",
-  };
-  for (const name of ["ingest", "platform", "processor", "dispatcher"]) {
-    const child = spawn(process.execPath, ["run", join(ROOT, `apps/${name}/src/main.ts`)], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const output: string[] = [];
-    child.stdout!.on("data", (c) => output.push(String(c)));
-    child.stderr!.on("data", (c) => output.push(String(c)));
-    apps.push({ name, child, output });
-  }
-  await Promise.all([waitForPort(ingestPort, 30_000), waitForPort(platformPort, 30_000)]);
+  stack = await startAppProcesses(testDb.url, ["ingest", "platform", "processor", "dispatcher"]);
+  ingestUrl = stack.ingestUrl;
+  platformUrl = stack.platformUrl;
 });
 
 afterAll(async () => {
-  for (const a of apps) if (a.child.exitCode === null) a.child.kill("SIGKILL");
+  await stack?.stop();
   receiver?.stop(true);
   await database.close();
   await testDb.drop();
@@ -134,14 +106,6 @@ test("trace in over HTTP, transcript and signed webhook out, every app exits cle
     data: { session_id: "sys-1", service_name: "sys-app", maturation_count: 1, tenant_id: tenant.tenantId },
   });
 
-  const exits = await Promise.all(
-    apps.map(
-      (a) =>
-        new Promise<number | null>((resolve) => {
-          a.child.once("exit", (code) => resolve(code));
-          a.child.kill("SIGTERM");
-        }),
-    ),
-  );
+  const exits = await stack.stop("SIGTERM");
   expect(exits).toEqual([0, 0, 0, 0]);
 });
