@@ -298,7 +298,7 @@ async function main() {
             postgres_exec_us_per_delivery_by_statement: statementRounds,
             postgres_table_writes_per_delivery: tableRounds,
             floor_bare_insert_us_per_delivery: floorRounds,
-            app_us_per_delivery: appParts(EVENTS),
+            app_us_per_delivery: appParts(Math.max(EVENTS, 20_000)),
             median_ratio: `${Math.round((d / c) * 100)}%`,
             paced_rate_per_s: RATE,
             maturation_to_first_attempt_ms: {
