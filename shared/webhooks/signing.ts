@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { Buffer } from "node:buffer";
 import { randomBytes, toBase64 } from "../crypto.ts";
 
 /** `whsec_` + base64 of 32 random bytes (the Standard Webhooks / Svix secret format). */
@@ -10,14 +11,14 @@ export function generateWebhookSecret(): string {
  * HMAC keys by secret, decoded once: a secret is used for every delivery of its subscription.
  * Bounded like the dispatcher's secret cache (cleared past 10,000 entries).
  */
-const keys = new Map<string, KeyObject>();
-function hmacKey(secret: string): KeyObject {
+const keys = new Map<string, Buffer>();
+function hmacKey(secret: string): Buffer {
   let key = keys.get(secret);
   if (!key) {
     if (keys.size >= 10_000) keys.clear();
     const encoded = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
-    key = createSecretKey(Buffer.from(encoded, "base64"));
-    if (key.symmetricKeySize === 0) throw new Error("Secret can't be empty.");
+    key = Buffer.from(encoded, "base64");
+    if (key.length === 0) throw new Error("Secret can't be empty.");
     keys.set(secret, key);
   }
   return key;
