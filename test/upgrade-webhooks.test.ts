@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/postgres-js";
-import { migrate } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
 import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { MIGRATIONS_DIR } from "@cellar/shared/db/client";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 import { stubDns } from "./helpers/dns";
+import { withDatabaseBefore } from "./helpers/migrated-before";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { webhookApi } from "./helpers/webhooks";
 
@@ -38,31 +35,12 @@ const DROPPED_KEYS = [
  * migrated only that far (so this holds whatever earlier migrations make of them).
  */
 async function keysBefore0020(): Promise<Map<string, string>> {
-  const adminUrl = process.env.DATABASE_URL!;
-  const name = `t_up20_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  const dir = mkdtempSync(join(tmpdir(), "cellar-mig20-"));
-  try {
-    cpSync(MIGRATIONS_DIR, dir, { recursive: true });
-    const journalPath = join(dir, "meta/_journal.json");
-    const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-    journal.entries = journal.entries.filter((e: { idx: number }) => e.idx < 20);
-    writeFileSync(journalPath, JSON.stringify(journal));
-    await migrate(drizzle(sql), { migrationsFolder: dir });
+  return withDatabaseBefore(20, async (sql) => {
     const rows = await sql<{ conname: string; def: string }[]>`
       select conname, pg_get_constraintdef(oid) as def from pg_constraint
       where conname = any(${DROPPED_KEYS.map(([, k]) => k)})`;
     return new Map(rows.map((r) => [r.conname, r.def]));
-  } finally {
-    await sql.end({ timeout: 5 });
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end({ timeout: 5 });
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The schema before 0020, on the migrated test database. */
