@@ -20,6 +20,14 @@ import { deliveryHeaders, generateWebhookSecret } from "@cellar/shared/webhooks/
 import { createDispatcher, DEFAULT_ENDPOINT_CONCURRENCY } from "../apps/dispatcher/src/dispatcher";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { runBench } from "./lib/harness";
+import {
+  appParts,
+  bareInsertFloor,
+  statementsPerDelivery,
+  tableDelta,
+  tableWrites,
+  waitForRecorded,
+} from "./lib/dispatch-parts";
 import { seedService, seedWebhookSubscription } from "./lib/seed";
 
 // Child mode: the receiver. Answers 204 at once; keeps (session_id, arrival ms) for /stats.
@@ -93,194 +101,220 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  await runBench("dispatch", { nats: true, poolMax: 20 }, async (bench) => {
-    const nats = bench.nats!;
-    const port = await freePort();
-    bench.spawnScript(["bench/dispatch.ts", "--receiver", String(port)], { stdio: "inherit" });
-    await waitForPort(port);
-    const { database } = bench;
-    const nc = await connectNats(nats.url, "bench-dispatch");
-    const topology = createTopology("bench");
-    const { js } = await ensureTopology(nc, topology);
-    const secretBox = new SecretBox(toBase64(randomBytes(32)));
-    const tenant = await bench.tenant({ webhooks: true });
-    const services: Array<{ id: string; name: string }> = [];
-    for (let i = 0; i < SUBS; i++) {
-      const svc = await seedService(database.db, tenant.tenantId, `svc-${i}`);
-      services.push({ id: svc.id, name: `svc-${i}` });
-      await seedWebhookSubscription({ sql: database.sql, secretBox }, tenant, {
-        traceServiceId: svc.id,
-        name: `bench-${i}`,
-        url: `http://127.0.0.1:${port}/hook/${i}`,
-      });
-    }
-    const newDispatcher = async () => {
-      const d = createDispatcher({
-        sql: database.sql,
-        js,
-        topology,
-        logger: createLogger("error"),
-        secretBox,
-        insecureAllowlist: "127.0.0.0/8",
-        concurrency: CONCURRENCY,
-      });
-      await d.start();
-      return d;
-    };
-    let dispatcher = await newDispatcher();
-
-    let n = 0;
-    const publish = (sentAt: Map<string, number>) => {
-      const i = n++;
-      const svc = services[i % services.length];
-      const sid = `s${i}`;
-      sentAt.set(sid, Date.now());
-      return js.publish(
-        subjects.matured(topology, "session", tenant.tenantId),
-        JSON.stringify({
-          type: "session.matured",
-          tenantId: tenant.tenantId,
+  await runBench(
+    "dispatch",
+    { nats: true, poolMax: 20, postgresSettings: { shared_preload_libraries: "pg_stat_statements" } },
+    async (bench) => {
+      const nats = bench.nats!;
+      const port = await freePort();
+      bench.spawnScript(["bench/dispatch.ts", "--receiver", String(port)], { stdio: "inherit" });
+      await waitForPort(port);
+      const { database } = bench;
+      await database.sql`create extension if not exists pg_stat_statements`;
+      const nc = await connectNats(nats.url, "bench-dispatch");
+      const topology = createTopology("bench");
+      const { js } = await ensureTopology(nc, topology);
+      const secretBox = new SecretBox(toBase64(randomBytes(32)));
+      const tenant = await bench.tenant({ webhooks: true });
+      const services: Array<{ id: string; name: string }> = [];
+      for (let i = 0; i < SUBS; i++) {
+        const svc = await seedService(database.db, tenant.tenantId, `svc-${i}`);
+        services.push({ id: svc.id, name: `svc-${i}` });
+        await seedWebhookSubscription({ sql: database.sql, secretBox }, tenant, {
           traceServiceId: svc.id,
-          serviceName: svc.name,
-          entityPk: crypto.randomUUID(),
-          sessionId: sid,
-          maturationCount: 1,
-          occurredAt: new Date().toISOString(),
-        }),
-      );
-    };
-    const collect = async (expect: number, timeoutMs = 120_000) => {
-      const got: Array<[string, number]> = [];
-      const deadline = Date.now() + timeoutMs;
-      while (got.length < expect && Date.now() < deadline) {
-        await sleep(100);
-        got.push(...((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as Array<[string, number]>));
+          name: `bench-${i}`,
+          url: `http://127.0.0.1:${port}/hook/${i}`,
+        });
       }
-      if (got.length < expect) throw new Error(`only ${got.length} of ${expect} deliveries arrived`);
-      return got;
-    };
-
-    // Warm-up: connections, prepared statements, JIT.
-    const warm = new Map<string, number>();
-    await Promise.all(Array.from({ length: 300 }, () => publish(warm)));
-    await collect(300);
-
-    // 1. Throughput: a backlog of EVENTS MATURED messages is published while the dispatcher is
-    // stopped (so the bench's own publishing is not on the clock), then a dispatcher starts and
-    // drains it: start -> last delivery arrived. Alternating with 2. the ceiling: the same
-    // signed POSTs from a bare loop, same concurrency, same receiver.
-    const dispatcherRounds: number[] = [];
-    const ceilingRounds: number[] = [];
-    const stages: Array<Record<string, number>> = [];
-    const pgMarker = join(bench.scratch, "pg");
-    const natsMarker = join(bench.scratch, "nats");
-    const receiverMarker = "--receiver";
-    const cpuNow = () => ({
-      bench: selfCpu(),
-      postgres: cpuSeconds(pgMarker),
-      nats: cpuSeconds(natsMarker),
-      receiver: cpuSeconds(receiverMarker),
-    });
-    const cpuDelta = (a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>) =>
-      Object.fromEntries(
-        Object.keys(a).map((k) => [k, Math.round(((((b as any)[k] - (a as any)[k]) * 1000) / EVENTS) * 1000) / 1000]),
-      ) as Record<string, number>;
-    const cpuPer1000: Array<{ dispatcher: Record<string, number>; ceiling?: Record<string, number> }> = [];
-    const secrets = [generateWebhookSecret()];
-    for (let round = 0; round < ROUNDS; round++) {
-      const burst = new Map<string, number>();
-      await dispatcher.stop();
-      const [{ n: rowsBefore }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
-      for (let i = 0; i < EVENTS; i += 500)
-        await Promise.all(Array.from({ length: Math.min(500, EVENTS - i) }, () => publish(burst)));
-      const cpu0 = cpuNow();
-      const t0 = Date.now();
-      dispatcher = await newDispatcher();
-      // When the fan-out had written every delivery row (the first stage's share of the time).
-      let fannedOut = 0;
-      while (!fannedOut) {
-        const [{ n }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
-        if (n - rowsBefore >= EVENTS) fannedOut = Date.now() - t0;
-        else await sleep(20);
-      }
-      const arrived = await collect(EVENTS);
-      stages.push({ fanned_out_ms: fannedOut, all_arrived_ms: Math.max(...arrived.map((a) => a[1])) - t0 });
-      dispatcherRounds.push(EVENTS / ((Math.max(...arrived.map((a) => a[1])) - t0) / 1000));
-      cpuPer1000.push({ dispatcher: cpuDelta(cpu0, cpuNow()) });
-      if (args["no-ceiling"]) continue;
-
-      let next = 0;
-      const ccpu0 = cpuNow();
-      const c0 = Date.now();
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next < EVENTS) {
-            const i = next++;
-            const id = `msg_bench${round}_${i}`;
-            const at = new Date();
-            const body = canonicalJson({
-              id,
-              type: "session.matured",
-              timestamp: at.toISOString(),
-              data: { session_id: `c${i}`, maturation_count: 1, tenant_id: tenant.tenantId },
-            });
-            const res = await fetch(`http://127.0.0.1:${port}/hook/${i % SUBS}`, {
-              method: "POST",
-              headers: deliveryHeaders(secrets, id, at, body),
-              body,
-              redirect: "manual",
-            });
-            await res.arrayBuffer();
-          }
-        }),
-      );
-      ceilingRounds.push(EVENTS / ((Date.now() - c0) / 1000));
-      cpuPer1000.at(-1)!.ceiling = cpuDelta(ccpu0, cpuNow());
-      await collect(EVENTS);
-    }
-
-    // 3. Paced: MATURED publish -> first attempt arrives at the receiver.
-    const paced = new Map<string, number>();
-    const total = RATE * PACED_SECONDS;
-    const start = Date.now();
-    for (let i = 0; i < total; i++) {
-      const due = start + (i * 1000) / RATE;
-      if (due > Date.now()) await sleep(due - Date.now());
-      void publish(paced);
-    }
-    const pacedArrivals = await collect(total);
-    const latencies = pacedArrivals.map(([sid, at]) => at - paced.get(sid)!).sort((a, b) => a - b);
-    await dispatcher.stop();
-
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const d = median(dispatcherRounds);
-    const c = ceilingRounds.length ? median(ceilingRounds) : NaN;
-    console.log(
-      JSON.stringify(
-        {
-          events_per_round: EVENTS,
-          rounds: ROUNDS,
-          subscriptions: SUBS,
+      const newDispatcher = async () => {
+        const d = createDispatcher({
+          sql: database.sql,
+          js,
+          topology,
+          logger: createLogger("error"),
+          secretBox,
+          insecureAllowlist: "127.0.0.0/8",
           concurrency: CONCURRENCY,
-          dispatcher_deliveries_per_s: dispatcherRounds.map(Math.round),
-          bare_signed_fetch_per_s: ceilingRounds.map(Math.round),
-          dispatcher_stages: stages,
-          cpu_seconds_per_1000_deliveries: cpuPer1000,
-          median_ratio: `${Math.round((d / c) * 100)}%`,
-          paced_rate_per_s: RATE,
-          maturation_to_first_attempt_ms: {
-            p50: pct(latencies, 50),
-            p90: pct(latencies, 90),
-            p99: pct(latencies, 99),
-            max: latencies.at(-1),
+        });
+        await d.start();
+        return d;
+      };
+      let dispatcher = await newDispatcher();
+      // Jobs published to DELIVERIES so far (retries and crowded first attempts handed on).
+      const jsm = await js.jetstreamManager();
+      const deliveryJobsSoFar = async () => (await jsm.streams.info(topology.deliveriesStream)).state.last_seq;
+
+      let n = 0;
+      const publish = (sentAt: Map<string, number>) => {
+        const i = n++;
+        const svc = services[i % services.length];
+        const sid = `s${i}`;
+        sentAt.set(sid, Date.now());
+        return js.publish(
+          subjects.matured(topology, "session", tenant.tenantId),
+          JSON.stringify({
+            type: "session.matured",
+            tenantId: tenant.tenantId,
+            traceServiceId: svc.id,
+            serviceName: svc.name,
+            entityPk: crypto.randomUUID(),
+            sessionId: sid,
+            maturationCount: 1,
+            occurredAt: new Date().toISOString(),
+          }),
+        );
+      };
+      const collect = async (expect: number, timeoutMs = 120_000) => {
+        const got: Array<[string, number]> = [];
+        const deadline = Date.now() + timeoutMs;
+        while (got.length < expect && Date.now() < deadline) {
+          await sleep(100);
+          got.push(...((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as Array<[string, number]>));
+        }
+        if (got.length < expect) throw new Error(`only ${got.length} of ${expect} deliveries arrived`);
+        return got;
+      };
+
+      // Warm-up: connections, prepared statements, JIT.
+      const warm = new Map<string, number>();
+      await Promise.all(Array.from({ length: 300 }, () => publish(warm)));
+      await collect(300);
+
+      // 1. Throughput: a backlog of EVENTS MATURED messages is published while the dispatcher is
+      // stopped (so the bench's own publishing is not on the clock), then a dispatcher starts and
+      // drains it: start -> last delivery arrived. Alternating with 2. the ceiling: the same
+      // signed POSTs from a bare loop, same concurrency, same receiver.
+      const dispatcherRounds: number[] = [];
+      const ceilingRounds: number[] = [];
+      const stages: Array<Record<string, number>> = [];
+      const pgMarker = join(bench.scratch, "pg");
+      const natsMarker = join(bench.scratch, "nats");
+      const receiverMarker = "--receiver";
+      const cpuNow = () => ({
+        bench: selfCpu(),
+        postgres: cpuSeconds(pgMarker),
+        nats: cpuSeconds(natsMarker),
+        receiver: cpuSeconds(receiverMarker),
+      });
+      const cpuDelta = (a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>) =>
+        Object.fromEntries(
+          Object.keys(a).map((k) => [k, Math.round(((((b as any)[k] - (a as any)[k]) * 1000) / EVENTS) * 1000) / 1000]),
+        ) as Record<string, number>;
+      const statementRounds: Array<Record<string, number>> = [];
+      const tableRounds: Array<Record<string, number>> = [];
+      const floorRounds: Array<Record<string, number>> = [];
+      const cpuPer1000: Array<{ dispatcher: Record<string, number>; ceiling?: Record<string, number> }> = [];
+      const secrets = [generateWebhookSecret()];
+      for (let round = 0; round < ROUNDS; round++) {
+        const burst = new Map<string, number>();
+        await dispatcher.stop();
+        const [{ n: rowsBefore }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
+        for (let i = 0; i < EVENTS; i += 500)
+          await Promise.all(Array.from({ length: Math.min(500, EVENTS - i) }, () => publish(burst)));
+        await database.sql`select pg_stat_statements_reset()`;
+        const jobs0 = await deliveryJobsSoFar();
+        const tables0 = await tableWrites(database.sql);
+        const cpu0 = cpuNow();
+        const t0 = Date.now();
+        dispatcher = await newDispatcher();
+        // When the fan-out had written every delivery row (the first stage's share of the time).
+        let fannedOut = 0;
+        while (!fannedOut) {
+          const [{ n }] = await database.sql`select count(*)::int as n from webhook_deliveries`;
+          if (n - rowsBefore >= EVENTS) fannedOut = Date.now() - t0;
+          else await sleep(20);
+        }
+        const arrived = await collect(EVENTS);
+        stages.push({ fanned_out_ms: fannedOut, all_arrived_ms: Math.max(...arrived.map((a) => a[1])) - t0 });
+        dispatcherRounds.push(EVENTS / ((Math.max(...arrived.map((a) => a[1])) - t0) / 1000));
+        cpuPer1000.push({ dispatcher: cpuDelta(cpu0, cpuNow()) });
+        // Let the last success records land before reading what Postgres spent.
+        await waitForRecorded(database.sql, rowsBefore + EVENTS);
+        statementRounds.push(await statementsPerDelivery(database.sql, EVENTS));
+        tableRounds.push({
+          ...tableDelta(tables0, await tableWrites(database.sql), EVENTS),
+          deliveries_jobs: Math.round((((await deliveryJobsSoFar()) - jobs0) / EVENTS) * 1000) / 1000,
+        });
+        floorRounds.push(await bareInsertFloor(database.sql, tenant.tenantId, EVENTS));
+        if (args["no-ceiling"]) continue;
+
+        let next = 0;
+        const ccpu0 = cpuNow();
+        const c0 = Date.now();
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            while (next < EVENTS) {
+              const i = next++;
+              const id = `msg_bench${round}_${i}`;
+              const at = new Date();
+              const body = canonicalJson({
+                id,
+                type: "session.matured",
+                timestamp: at.toISOString(),
+                data: { session_id: `c${i}`, maturation_count: 1, tenant_id: tenant.tenantId },
+              });
+              const res = await fetch(`http://127.0.0.1:${port}/hook/${i % SUBS}`, {
+                method: "POST",
+                headers: deliveryHeaders(secrets, id, at, body),
+                body,
+                redirect: "manual",
+              });
+              await res.arrayBuffer();
+            }
+          }),
+        );
+        ceilingRounds.push(EVENTS / ((Date.now() - c0) / 1000));
+        cpuPer1000.at(-1)!.ceiling = cpuDelta(ccpu0, cpuNow());
+        await collect(EVENTS);
+      }
+
+      // 3. Paced: MATURED publish -> first attempt arrives at the receiver.
+      const paced = new Map<string, number>();
+      const total = RATE * PACED_SECONDS;
+      const start = Date.now();
+      for (let i = 0; i < total; i++) {
+        const due = start + (i * 1000) / RATE;
+        if (due > Date.now()) await sleep(due - Date.now());
+        void publish(paced);
+      }
+      const pacedArrivals = await collect(total);
+      const latencies = pacedArrivals.map(([sid, at]) => at - paced.get(sid)!).sort((a, b) => a - b);
+      await dispatcher.stop();
+
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      const d = median(dispatcherRounds);
+      const c = ceilingRounds.length ? median(ceilingRounds) : NaN;
+      console.log(
+        JSON.stringify(
+          {
+            events_per_round: EVENTS,
+            rounds: ROUNDS,
+            subscriptions: SUBS,
+            concurrency: CONCURRENCY,
+            dispatcher_deliveries_per_s: dispatcherRounds.map(Math.round),
+            bare_signed_fetch_per_s: ceilingRounds.map(Math.round),
+            dispatcher_stages: stages,
+            cpu_seconds_per_1000_deliveries: cpuPer1000,
+            postgres_exec_us_per_delivery_by_statement: statementRounds,
+            postgres_table_writes_per_delivery: tableRounds,
+            floor_bare_insert_us_per_delivery: floorRounds,
+            app_us_per_delivery: appParts(Math.max(EVENTS, 20_000)),
+            median_ratio: `${Math.round((d / c) * 100)}%`,
+            paced_rate_per_s: RATE,
+            maturation_to_first_attempt_ms: {
+              p50: pct(latencies, 50),
+              p90: pct(latencies, 90),
+              p99: pct(latencies, 99),
+              max: latencies.at(-1),
+            },
           },
-        },
-        null,
-        2,
-      ),
-    );
-    await nc.drain();
-  });
+          null,
+          2,
+        ),
+      );
+      await nc.drain();
+    },
+  );
 }
 
 await main();

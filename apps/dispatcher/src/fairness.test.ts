@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createFairness, crowdedDelayMs } from "./fairness.ts";
+import { CROWDED_HARD_FACTOR, CROWDED_WAIT_MS, createFairness, crowdedDelayMs } from "./fairness.ts";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -59,4 +59,43 @@ test("a crowded job backs off: ~1 s on its first delivery, doubling up to ~32 s"
   ]);
   expect(crowdedDelayMs(1, () => 0)).toBe(500);
   expect(crowdedDelayMs(9, () => 0.999)).toBeLessThan(48_000);
+});
+
+test("a long queue to a host that answers fast stays in line; once its slots hang, it is crowded", async () => {
+  let clock = 0;
+  const f = createFairness({ concurrency: 1000, hostCap: 2, tenantCap: 1000, now: () => clock });
+  const k = { tenantId: "A", url: "https://busy.example/" };
+  // History: slots held 10 ms each.
+  for (let i = 0; i < 4; i++) {
+    const release = await f.acquire(k);
+    clock += 10;
+    release();
+  }
+  const held = [await f.acquire(k), await f.acquire(k)];
+  for (let i = 0; i < 2 * 4 + 3; i++) void f.acquire(k);
+  await tick();
+  // 11 queued, past the soft bound of 4 x 2, but (11 + 1) x 10 ms / 2 slots is far under a second.
+  expect(f.crowded(k)).toBe(false);
+  // Nothing comes back for longer than the wait bound: the host is hung, not busy.
+  clock += CROWDED_WAIT_MS + 1;
+  expect(f.crowded(k)).toBe(true);
+  held[0]();
+  await tick();
+  // A slot came back, but after a hold of over a second: the average says a long wait.
+  clock += 1;
+  expect(f.crowded(k)).toBe(true);
+});
+
+test("a fast queue is crowded anyway past the hard bound", async () => {
+  let clock = 0;
+  const f = createFairness({ concurrency: 1000, hostCap: 1, tenantCap: 1000, now: () => clock });
+  const k = { tenantId: "A", url: "https://busy.example/" };
+  (await f.acquire(k))();
+  await f.acquire(k);
+  for (let i = 0; i < 4 * CROWDED_HARD_FACTOR - 1; i++) void f.acquire(k);
+  await tick();
+  expect(f.crowded(k)).toBe(false);
+  void f.acquire(k);
+  await tick();
+  expect(f.crowded(k)).toBe(true);
 });

@@ -14,6 +14,8 @@ export interface FairnessOptions {
   hostCap: number;
   /** Attempts in flight per tenant: no tenant holds more than this share of `concurrency`. */
   tenantCap: number;
+  /** Clock in ms for the hold times (tests); default performance.now. */
+  now?: () => number;
 }
 
 /** The share of the process's attempt slots one tenant may hold (the rest stay free for others). */
@@ -26,13 +28,13 @@ export const TENANT_SHARE = 0.25;
  * - per tenant: a tenant whose destinations hang (each attempt holds a slot up to the timeout)
  *   fills at most `tenantCap` of the process's `concurrency` slots;
  * - `crowded` says when a delivery should not even queue here (its host's or tenant's queue is
- *   long): the caller hands it to DELIVERIES or naks it briefly, freeing the consumer's slot, and
+ *   long and slow to move, crowdedQueue): the caller hands it to DELIVERIES or naks it briefly, freeing the consumer's slot, and
  *   the retry curve stays nak(delay).
  * In-process, like every cap here: N dispatcher instances allow N times each.
  */
 export function createFairness(opts: FairnessOptions) {
-  const hosts = createKeyedLimiter(opts.hostCap);
-  const tenants = createKeyedLimiter(opts.tenantCap);
+  const hosts = createKeyedLimiter(opts.hostCap, { now: opts.now });
+  const tenants = createKeyedLimiter(opts.tenantCap, { now: opts.now });
   const global = createKeyedLimiter(opts.concurrency);
   const hostOf = (url: string) => {
     try {
@@ -43,7 +45,13 @@ export function createFairness(opts: FairnessOptions) {
   };
   return {
     crowded(k: FairnessKey): boolean {
-      return hosts.queued(hostOf(k.url)) >= opts.hostCap * 4 || tenants.queued(k.tenantId) >= opts.tenantCap * 2;
+      const host = hostOf(k.url);
+      return (
+        crowdedQueue(hosts.queued(host), opts.hostCap * 4, () => hosts.expectedWaitMs(host, CROWDED_WAIT_MS)) ||
+        crowdedQueue(tenants.queued(k.tenantId), opts.tenantCap * 2, () =>
+          tenants.expectedWaitMs(k.tenantId, CROWDED_WAIT_MS),
+        )
+      );
     },
     /** Waits for a host slot, then a tenant slot, then a process slot; returns the release. */
     async acquire(k: FairnessKey): Promise<() => void> {
@@ -58,6 +66,23 @@ export function createFairness(opts: FairnessOptions) {
     },
   };
 }
+
+/**
+ * A queue past `soft` is crowded unless it moves: its slots come back often enough that a caller
+ * queuing now waits under CROWDED_WAIT_MS (a busy, answering receiver). Without history, when
+ * every slot has been held past that wait (a hung receiver), or past CROWDED_HARD_FACTOR x `soft`,
+ * it is crowded as before. Handing a delivery to DELIVERIES costs a publish, a consume, an ack and
+ * a load query; a backlog to one busy host used to hand on 70% of its first attempts.
+ */
+function crowdedQueue(queued: number, soft: number, expectedWaitMs: () => number): boolean {
+  if (queued < soft) return false;
+  return queued >= soft * CROWDED_HARD_FACTOR || expectedWaitMs() >= CROWDED_WAIT_MS;
+}
+
+/** A queue whose expected wait is under this stays in line (see crowdedQueue). */
+export const CROWDED_WAIT_MS = 1000;
+/** Past this multiple of the soft queue bound, a queue is crowded however fast it moves. */
+export const CROWDED_HARD_FACTOR = 8;
 
 /** Longest wait before a crowded retry job looks again (before jitter). */
 export const CROWDED_MAX_DELAY_MS = 32_000;

@@ -36,14 +36,16 @@ export const webhookSubscriptions = pgTable(
   (t) => [index("webhook_subscriptions_service_idx").on(t.traceServiceId)],
 );
 
-/** One event to one subscription. Unique on (subscription, event key) so re-selection dedupes. */
+/**
+ * One event to one subscription. Unique on (subscription, event key) so re-selection dedupes.
+ * `fillfactor = 50` (migration 0020): room on every page so the one update after the attempt is
+ * HOT. No key to `tenants`: the tenant's deletion cascades here through the subscription.
+ */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: text("id").primaryKey(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id").notNull(),
     subscriptionId: uuid("subscription_id")
       .notNull()
       .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
@@ -73,9 +75,8 @@ export const webhookAttempts = pgTable(
     deliveryId: text("delivery_id")
       .notNull()
       .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
-    subscriptionId: uuid("subscription_id")
-      .notNull()
-      .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    /** Its delivery's subscription (no key of its own: the delivery's cascades, migration 0020). */
+    subscriptionId: uuid("subscription_id").notNull(),
     attempt: integer("attempt").notNull(),
     statusCode: integer("status_code"),
     durationMs: integer("duration_ms").notNull(),
