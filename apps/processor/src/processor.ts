@@ -113,8 +113,14 @@ export function createProcessor(deps: ProcessorDeps) {
           }),
         }),
       );
-      // The overview's rollups (apps/processor/src/rollups): their own durable consumer of MATURED.
-      loops.push(consume(maturedRollupsStream, runtime, { each: { maxInFlight: 8 }, handle: rollupHandler(deps.sql) }));
+      // The overview's rollups (apps/processor/src/rollups): their own durable consumer of MATURED,
+      // one batch at a time (its sessions share rollup rows: concurrent batches would queue on them).
+      loops.push(
+        consume(maturedRollupsStream, runtime, {
+          batch: { maxBatch: 200, maxWaitMs: 100, concurrency: 1 },
+          handle: rollupHandler(deps.sql),
+        }),
+      );
       loops.push(startMonitorEvaluation({ ...deps, runtime, options: deps.monitors })); // docs/monitors.md
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {

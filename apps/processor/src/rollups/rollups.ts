@@ -262,12 +262,17 @@ export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[
   return result;
 }
 
-/** The consumer's handler: session maturations only (the catalogue's filter), acked once applied. */
+/**
+ * The consumer's handler: session maturations only (the catalogue's filter), a batch at a time
+ * in one transaction (applySessionRollups), acked once applied. Every session of a service adds
+ * to the same few rollup rows: one transaction per message, several at once, queued on those
+ * rows' locks (13.5 ms per upsert at 300 traces/s, docs/performance.md).
+ */
 export function rollupHandler(sql: postgres.Sql) {
-  return async (d: Delivery<MaturedMessage | null>): Promise<Outcome> => {
-    if (d.value?.type !== "session.matured") return "ack";
-    await applySessionRollup(sql, d.value.entityPk);
-    return "ack";
+  return async (items: Delivery<MaturedMessage | null>[]): Promise<Outcome[]> => {
+    const pks = items.flatMap((d) => (d.value?.type === "session.matured" ? [d.value.entityPk] : []));
+    await applySessionRollups(sql, [...new Set(pks)]);
+    return items.map(() => "ack");
   };
 }
 
