@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { canonicalJson } from "@cellar/shared/crypto";
 import { serviceUnavailable } from "@cellar/shared/errors";
 import type { Logger } from "@cellar/shared/logger";
-import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { ingestCheckedHeaders, ingestStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type {
@@ -104,6 +104,8 @@ export function createPublisher(deps: PublisherDeps) {
             publish(deps.js, deps.topology, ingestStream, message, {
               msgID: messageId,
               timeout: deps.publishTimeoutMs,
+              // Every door checked the body with shared/ingest-rules.ts: the processor trusts that.
+              headers: ingestCheckedHeaders(),
             }).then(resolve, reject);
           } catch (err) {
             reject(err);
