@@ -14,7 +14,7 @@ import { AckPolicy, DeliverPolicy, jetstreamManager } from "@nats-io/jetstream";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { encodePayload } from "@cellar/shared/db/payload-codec";
 import { createLogger } from "@cellar/shared/logger";
-import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { ingestCheckedHeaders, ingestStream } from "@cellar/shared/nats/catalogue";
 import { consume } from "@cellar/shared/nats/consume";
 import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
 import type { IngestMessage, TracePayload } from "@cellar/shared/payloads";
@@ -120,6 +120,7 @@ await runBench("message-cost", { nats: true, poolMax: 2 }, async (bench) => {
     wire = wireText.map((t) => encoder.encode(t));
   };
   const decoder = new TextDecoder();
+  const marked = ingestCheckedHeaders();
   let sink = 0;
 
   const consumeAll = async (durable: string, bare: boolean) => {
@@ -211,8 +212,12 @@ await runBench("message-cost", { nats: true, poolMax: 2 }, async (bench) => {
       run: () => wire.forEach((w) => (sink += JSON.parse(decoder.decode(w)) ? 1 : 0)),
     },
     {
-      name: "processor: decode (parse + ingest rules)",
+      name: "processor: decode, another publisher's message (parse + every ingest rule)",
       run: () => wire.forEach((w) => ingestStream.codec.decode(subject, w, undefined)),
+    },
+    {
+      name: "processor: decode, ingest's marked message (parse + shape check)",
+      run: () => wire.forEach((w) => ingestStream.codec.decode(subject, w, marked)),
     },
     {
       name: "processor: span derivation",
@@ -256,8 +261,9 @@ await runBench("message-cost", { nats: true, poolMax: 2 }, async (bench) => {
     }
     for (const s of consumeStages) {
       await jsm.streams.purge(topology.ingestStream);
-      // The runtime's durable consumer starts from the purge; the bare one is made fresh.
-      await inChunks(wireText, 500, (t) => js.publish(subject, t));
+      // The runtime's durable consumer starts from the purge; the bare one is made fresh. Marked
+      // as ingest marks them (the runtime decodes them as the processor does).
+      await inChunks(wireText, 500, (t) => js.publish(subject, t, { headers: ingestCheckedHeaders() }));
       const c0 = cpuUs();
       const n0 = procCpuUs(nats.process.pid);
       await consumeAll(`bench-bare-${round}`, s.bare);

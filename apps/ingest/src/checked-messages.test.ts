@@ -8,7 +8,7 @@ import { createTopology } from "@cellar/shared/nats/topology";
 import { chatTrace } from "../../../test/helpers/payloads.ts";
 import { fakePipeline, jsonRequest } from "../test/fake-pipeline.ts";
 import { postBatch } from "./batch.ts";
-import { createPublisher } from "./publish.ts";
+import { createPublisher, ingestMessage, messageText } from "./publish.ts";
 import { postRaw } from "./raw.ts";
 
 /**
@@ -153,6 +153,11 @@ test("everything ingest publishes is marked checked and passes every rule the pr
           const full = ingestStream.codec.decode(m.subject, m.data, undefined);
           expect(full).toEqual({ ok: true, value: expect.anything() });
           expect(marked).toEqual(full);
+          // The text itself is the normalised message (the full decode rewrites timestamps in
+          // place), whether the publisher serialised the payload or spliced in the door's text.
+          const text = new TextDecoder().decode(m.data);
+          expect(JSON.parse(text)).toEqual((full as { value: unknown }).value);
+          expect(JSON.stringify(JSON.parse(text))).toBe(text);
         }
       },
     ),
@@ -180,6 +185,13 @@ const decode = (value: unknown, marked: boolean) =>
     encoder.encode(JSON.stringify(value)),
     marked ? ingestCheckedHeaders() : undefined,
   );
+
+test("messageText splices the payload's JSON into the same text as JSON.stringify of the message", () => {
+  const payload = { session_id: 's\u2028"q"', name: "é😀", timestamp: "2026-11-25T12:00:00.000Z", n: [1, 2.5, null] };
+  const input = { kind: "event" as const, tenantId: "t", serviceName: 'sv"c\n', payload: payload as never };
+  const m = ingestMessage(input, "m-1", "2026-11-25T12:00:00.000Z");
+  expect(messageText(m, JSON.stringify(payload))).toBe(JSON.stringify(m));
+});
 
 test("a marked message gets the shape check only, an unmarked one every rule; a wrong shape is refused either way", () => {
   // A rule only the full walk sees: the mark decides which check runs.
