@@ -20,7 +20,7 @@ import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats
 import type { IngestMessage, TracePayload } from "@cellar/shared/payloads";
 import { createIngestApp } from "../apps/ingest/src/app";
 import { parseJsonStrict } from "../apps/ingest/src/body";
-import { messageIdFor } from "../apps/ingest/src/publish";
+import { messageIdFor, messageText } from "../apps/ingest/src/publish";
 import { validateTrace } from "../apps/ingest/src/validate";
 import { analyzeTrace, SessionAnalyzer } from "../apps/processor/src/analysis/session";
 import { deriveSpans, traceIdFor } from "../apps/processor/src/ingest/spans";
@@ -179,6 +179,10 @@ await runBench("message-cost", { nats: true, poolMax: 2 }, async (bench) => {
       run: () => messages.forEach((m, i) => (sink += messageIdFor({ ...m, idSource: texts[i] }).length)),
     },
     { name: "ingest: envelope JSON.stringify", run: () => messages.forEach((m) => (sink += JSON.stringify(m).length)) },
+    {
+      name: "ingest: envelope with the body's text spliced in (messageText)",
+      run: () => messages.forEach((m, i) => (sink += messageText(m, texts[i]).length)),
+    },
     {
       name: "floor: bare JetStream publish (client + nats-server)",
       floor: true,
