@@ -19,7 +19,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { connectNats, createTopology, ensureTopology, subjects } from "@cellar/shared/nats/topology";
-import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { ingestCheckedHeaders, ingestStream } from "@cellar/shared/nats/catalogue";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { ROOT, runBench, type BenchApp } from "./lib/harness";
@@ -215,9 +215,11 @@ async function main() {
         receivedAt: new Date().toISOString(),
         payload: tracePayload(sessionId, turn),
       };
+      // Marked as ingest marks what it publishes: the processor decodes it as it decodes ingest's.
       return js.publish(subjects.ingestTrace(topology), JSON.stringify(message), {
         msgID: message.messageId,
         timeout: 30_000,
+        headers: ingestCheckedHeaders(),
       });
     };
     const lag = async () => {

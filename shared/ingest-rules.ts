@@ -160,3 +160,56 @@ export function ingestMessageProblem(message: unknown): string | null {
   const problem = trace ? traceChecks(message.payload, false) : eventChecks(message.payload, false);
   return problem ? problem.replace(/^invalid /, "invalid payload.") : null;
 }
+
+/**
+ * What ingest's messages carry to say "checked": the header, and the version of these rules
+ * that checked them (bump it whenever what ingest accepts changes, so a message an older ingest
+ * checked is checked again in full). Set by apps/ingest/src/publish.ts on every message it
+ * publishes, after exactly the checks of this module; a dead letter replayed with its original
+ * headers keeps it, and its body is the one ingest checked.
+ */
+export const INGEST_CHECKED_HEADER = "Cellar-Checked";
+export const INGEST_CHECKED = "ingest-rules/1";
+
+const need = (ok: boolean, field: string, expected: string) => (ok ? null : `invalid ${field}: expected ${expected}`);
+
+/**
+ * The processor's check of a message ingest checked (INGEST_CHECKED): only the shape the writer
+ * and the maturation walk, so a message that is not what ingest publishes (a foreign publisher
+ * copying the header, a truncated body) is dead-lettered rather than written. Not the second
+ * full walk (schema, storability of every string, timestamps): ingest applied exactly
+ * ingestMessageProblem's rules to the body before publishing it (docs/performance.md). Scores,
+ * small and rare, get the full check.
+ */
+export function ingestMessageShapeProblem(message: unknown): string | null {
+  if (!isObject(message)) return "invalid body: expected an object";
+  if (message.kind === "score") return ingestMessageProblem(message);
+  if (message.kind !== "trace" && message.kind !== "event") return 'invalid kind: must be "trace", "event" or "score"';
+  for (const field of ["messageId", "tenantId", "serviceName", "receivedAt"] as const) {
+    const problem = need(typeof message[field] === "string", field, "string");
+    if (problem) return problem;
+  }
+  const p = message.payload;
+  if (!isObject(p)) return "invalid payload: expected object";
+  const strings =
+    message.kind === "trace"
+      ? ["session_id", "start_time", "end_time", "provider"]
+      : ["session_id", "name", "timestamp"];
+  for (const field of strings) {
+    const problem = need(typeof p[field] === "string", `payload.${field}`, "string");
+    if (problem) return problem;
+  }
+  if (message.kind === "event") return null;
+  const request = p.request;
+  if (!isObject(request) || typeof request.model !== "string" || !Array.isArray(request.messages))
+    return "invalid payload.request: expected an object with a model and messages";
+  for (let i = 0; i < request.messages.length; i++)
+    if (!isObject(request.messages[i])) return `invalid payload.request.messages[${i}]: expected object`;
+  if (!Array.isArray(p.responses)) return "invalid payload.responses: expected array";
+  for (let i = 0; i < p.responses.length; i++) {
+    const r = p.responses[i];
+    if (!isObject(r) || !Array.isArray(r.choices) || !isObject(r.usage) || !r.choices.every(isObject))
+      return `invalid payload.responses[${i}]: expected an object with choices (objects) and usage`;
+  }
+  return null;
+}

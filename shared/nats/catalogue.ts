@@ -1,4 +1,4 @@
-import type { MsgHdrs } from "@nats-io/transport-node";
+import { headers as natsHeaders, type MsgHdrs } from "@nats-io/transport-node";
 import type { TSchema, Static } from "@sinclair/typebox";
 import {
   DeliveryJob,
@@ -8,7 +8,12 @@ import {
   type IngestMessage,
   type MaturedStreamMessage,
 } from "../payloads.ts";
-import { ingestMessageProblem } from "../ingest-rules.ts";
+import {
+  INGEST_CHECKED,
+  INGEST_CHECKED_HEADER,
+  ingestMessageProblem,
+  ingestMessageShapeProblem,
+} from "../ingest-rules.ts";
 import { compileValidator } from "../validation.ts";
 import { LANE_COUNT, laneOf, laneToken } from "./lanes.ts";
 import type { Topology } from "./names.ts";
@@ -133,19 +138,19 @@ export interface StreamSpec<T = unknown> {
 
 /** A JSON body whose `check` returns a problem or null (and may normalise the value in place). */
 export function checkedJsonCodec<T>(
-  check: (value: unknown) => string | null,
+  check: (value: unknown, headers: MsgHdrs | undefined) => string | null,
   tenantOf?: (v: T) => string | undefined,
 ): MessageCodec<T> {
   const text = new TextDecoder();
   return {
-    decode(_subject, data) {
+    decode(_subject, data, headers) {
       let value: unknown;
       try {
         value = JSON.parse(text.decode(data));
       } catch {
         return { ok: false, error: "body is not valid JSON" };
       }
-      const problem = check(value);
+      const problem = check(value, headers);
       return problem ? { ok: false, error: problem } : { ok: true, value: value as T };
     },
     tenantOf,
@@ -181,8 +186,16 @@ export const ingestStream: StreamSpec<IngestMessage> = {
   duplicateWindowMs: INGEST_DUPLICATE_WINDOW_MS,
   maxAgeMs: 7 * DAY,
   // The same schema, storability rules and timestamp normalisation ingest applies at the HTTP
-  // edge (shared/ingest-rules.ts): what ingest accepted always decodes here.
-  codec: checkedJsonCodec<IngestMessage>(ingestMessageProblem, tenantField),
+  // edge (shared/ingest-rules.ts): what ingest accepted always decodes here. A message ingest
+  // marked as checked by these rules (ingestCheckedHeaders) gets only the shape check: its body
+  // passed the full rules once, at the edge; any other publisher's gets them all.
+  codec: checkedJsonCodec<IngestMessage>(
+    (value, headers) =>
+      headers?.get(INGEST_CHECKED_HEADER) === INGEST_CHECKED
+        ? ingestMessageShapeProblem(value)
+        : ingestMessageProblem(value),
+    tenantField,
+  ),
   consumer: {
     durable: "processor-ingest",
     ackWaitMs: 30 * SECOND,
@@ -193,6 +206,16 @@ export const ingestStream: StreamSpec<IngestMessage> = {
     deadLetterLogLevel: "error",
   },
 };
+
+/**
+ * The headers ingest publishes each message with: its body passed every rule of
+ * shared/ingest-rules.ts at the edge (a fresh object per message: the client adds Nats-Msg-Id).
+ */
+export function ingestCheckedHeaders(): MsgHdrs {
+  const h = natsHeaders();
+  h.set(INGEST_CHECKED_HEADER, INGEST_CHECKED);
+  return h;
+}
 
 /** A MATURED body checked against its type's schema (a union's error would not name the field). */
 const maturedValidators = {

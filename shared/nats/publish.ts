@@ -9,6 +9,8 @@ export interface PublishOptions {
   /** How long to wait for the PubAck (ms). */
   timeout?: number;
   headers?: MsgHdrs;
+  /** The value's JSON when the caller already has it (must equal JSON.stringify(value)). */
+  text?: string;
 }
 
 /**
@@ -23,5 +25,6 @@ export function publish<T>(
   opts: PublishOptions = {},
 ): Promise<PubAck> {
   if (!spec.subjectOf) throw new Error(`stream ${spec.key} is not published through the catalogue`);
-  return js.publish(spec.subjectOf(t, value), JSON.stringify(value), { timeout: 10_000, ...opts });
+  const { text, ...publishOpts } = opts;
+  return js.publish(spec.subjectOf(t, value), text ?? JSON.stringify(value), { timeout: 10_000, ...publishOpts });
 }

@@ -8,7 +8,7 @@ import { assertNoDuplicateKeys, parseJsonObject, readBodyText, requireJsonConten
 import { answerErrors, type IngestPipeline, serviceNameFor } from "./pipeline.ts";
 import type { StoreInput } from "./publish.ts";
 import { SCORE_BATCH_ITEM } from "./scores.ts";
-import { validateEvent, validateTrace } from "./validate.ts";
+import { validateEvent, validateKeepingText, validateTrace } from "./validate.ts";
 
 /**
  * POST /raw/batch (docs/sdks.md, docs/ingestion.md "The batch door"): many traces and events in
@@ -121,7 +121,7 @@ export function checkItems(
     try {
       // Before validation rewrites timestamps: the single door hashes its body the same way.
       const idSource = JSON.stringify(item.body);
-      const payload = item.type.validate(item.body);
+      const { payload, payloadText } = validateKeepingText(item.type.validate, item.body, idSource);
       const serviceName = serviceNameFor(key, payload.service_name);
       accepted.push(
         item.type.toStore?.(key, payload, serviceName, idSource) ?? {
@@ -130,6 +130,7 @@ export function checkItems(
           serviceName,
           payload: payload as any,
           idSource,
+          payloadText,
         },
       );
       answers.push({ status: "accepted" });

@@ -1,6 +1,7 @@
 import { parseJsonStrict, readBodyText, requireJsonContentType } from "./body.ts";
 import { answerErrors, type IngestPipeline, serviceNameFor } from "./pipeline.ts";
-import { validateEvent, validateTrace } from "./validate.ts";
+import type { EventPayload, TracePayload } from "@cellar/shared/payloads";
+import { validateEvent, validateKeepingText, validateTrace } from "./validate.ts";
 
 export type RawKind = "trace" | "event";
 
@@ -25,9 +26,13 @@ export async function postRaw(
     const body = parseJsonStrict(await readBodyText(request, pipeline.maxBodyBytes));
     // Before validation rewrites timestamps: the batch door hashes an item's body the same way.
     const idSource = JSON.stringify(body);
-    const payload = kind === "trace" ? validateTrace(body) : validateEvent(body);
+    const { payload, payloadText } = validateKeepingText<TracePayload | EventPayload>(
+      kind === "trace" ? validateTrace : validateEvent,
+      body,
+      idSource,
+    );
     const serviceName = serviceNameFor(key, payload.service_name);
-    await pipeline.store({ kind, tenantId: key.tenantId, serviceName, payload, idSource });
+    await pipeline.store({ kind, tenantId: key.tenantId, serviceName, payload, idSource, payloadText });
     return new Response(SUCCESS, { status: 200, headers: { "content-type": "application/json", ...headers } });
   });
 }

@@ -107,12 +107,14 @@ export function createOtlpIngest(deps: OtlpDeps) {
         const kind = isTrace ? "trace" : "event";
         // The mapping is deterministic (attribute order is the request's, the same in protobuf and
         // JSON): its JSON is the body the message id hashes, so a retry gets the same ids.
+        const payloadText = JSON.stringify(item.payload);
         inputs.push({
           kind,
           tenantId: key.tenantId,
           serviceName: serviceName!,
           payload: item.payload as any,
-          idSource: `otlp\n${JSON.stringify(item.payload)}`,
+          idSource: `otlp\n${payloadText}`,
+          payloadText,
         });
       }
       // Every message or none answered as stored: a retry of a half-stored request is deduplicated

@@ -56,16 +56,24 @@ function lcsMatches(a: string[], b: string[]): { inB: Set<number>; lastA: number
 }
 
 function greedyMatches(a: string[], b: string[]): { inB: Set<number>; lastA: number } {
+  // Positions of each fingerprint in `a`, taken in order by `used` (linear: no copy per push, no
+  // shift per match, which were quadratic in a long conversation of repeated messages).
   const positions = new Map<string, number[]>();
-  a.forEach((fp, i) => positions.set(fp, [...(positions.get(fp) ?? []), i]));
+  a.forEach((fp, i) => {
+    const list = positions.get(fp);
+    if (list) list.push(i);
+    else positions.set(fp, [i]);
+  });
+  const used = new Map<string, number>();
   const inB = new Set<number>();
   let lastA = -1;
   b.forEach((fp, j) => {
     const list = positions.get(fp);
-    const i = list?.shift();
-    if (i === undefined) return;
+    const k = used.get(fp) ?? 0;
+    if (!list || k >= list.length) return;
+    used.set(fp, k + 1);
     inB.add(j);
-    lastA = Math.max(lastA, i);
+    lastA = Math.max(lastA, list[k]);
   });
   return { inB, lastA };
 }

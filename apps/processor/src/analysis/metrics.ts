@@ -103,7 +103,9 @@ export function costByModel(calls: ModelCall[]): CostByModel[] {
   const groups = new Map<string, ModelCall[]>();
   for (const c of calls) {
     const key = c.pricedModel ?? c.model ?? "unknown";
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    const list = groups.get(key);
+    if (list) list.push(c);
+    else groups.set(key, [c]); // not a copy per call: quadratic in a long session
   }
   return [...groups]
     .map(([model, list]) => {

@@ -15,8 +15,24 @@ export interface TldrFacts {
   condensed: string;
 }
 
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim();
+/** Whitespace that `oneLine` would change: a run, a non-space whitespace, or at either end. */
+const UNFLAT = /\s\s|[^\S ]|^\s|\s$/;
+
+/**
+ * The text on one line (whitespace runs as one space, trimmed), cut to `max` with an ellipsis.
+ * It runs for every transcript item of every maturation, so it reads only the head a long text
+ * can show (flattening a prefix gives a prefix of the flattened text) and skips the rewrite when
+ * there is nothing to flatten: the same result as flattening the whole text.
+ */
+export const oneLine = (text: string, max: number) => {
+  if (text.length > 2 * max) {
+    const head = text
+      .slice(0, 2 * max)
+      .replace(/\s+/g, " ")
+      .trimStart();
+    if (head.trimEnd().length > max) return `${head.slice(0, max - 1)}…`;
+  }
+  const flat = UNFLAT.test(text) ? text.replace(/\s+/g, " ").trim() : text;
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
