@@ -1,4 +1,5 @@
-import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcript-source";
+import { decodePayload, inJsonbOrder } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { notFound } from "@cellar/shared/errors";
@@ -21,6 +22,9 @@ export interface TranscriptQuery {
 
 /** Content of an item as text (strings as they are, other JSON serialized), for lean previews. */
 const CONTENT_TEXT = `case jsonb_typeof(ti.item -> 'content') when 'string' then ti.item ->> 'content' when 'null' then null else (ti.item -> 'content')::text end`;
+
+/** The stored columns an item is rebuilt from (shared/analysis/transcript-source.ts). */
+const ITEM_COLUMNS = "position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source";
 
 /**
  * Lean items, computed in Postgres: tool inputs and results longer than the preview are cut to
@@ -58,23 +62,26 @@ export async function readTranscript(
   let returned = 0;
   let last: string | null = null;
   if (ready.status !== "processing") {
-    // The page is cut first, so the lean expression runs on `limit` rows, not offset + limit.
     // A cursor seeks by position on the primary key instead of skipping `offset` rows.
     const cut = cursor
-      ? `select position, kind, item from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
-      : `select position, kind, item from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
-    const [page] = await cursorQuery(Boolean(cursor), () =>
-      prepared<{ items: string | null; n: number; last: string | null }>(
-        sql,
-        `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items, count(*)::int as n, max(ti.position)::text as last
-       from (${cut}) ti
+      ? `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
+      : `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
+    const rows = await cursorQuery(Boolean(cursor), () =>
+      prepared<StoredRow>(sql, cut, [s.pk, q.limit, cursor ? cursor.k[0] : q.offset]),
+    );
+    const full = await resolveItems(sql, rows);
+    // Serialized by Postgres from jsonb, as the items were when they were stored in full: the
+    // same text, and the lean previews count characters as Postgres does.
+    const [page] = await prepared<{ items: string | null }>(
+      sql,
+      `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items
+       from (select e.item, e.item ->> 'type' as kind, e.position from jsonb_array_elements($1::text::jsonb) with ordinality as e(item, position)) ti
        cross join lateral (select ${CONTENT_TEXT} as text) c`,
-        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
-      ),
+      [JSON.stringify(full) as never],
     );
     items = page.items ?? "";
-    returned = page.n;
-    last = page.last;
+    returned = rows.length;
+    last = rows.length ? String(rows[rows.length - 1].position) : null;
   }
   const total = ready.status === "processing" ? 0 : (s.item_count ?? 0);
   const nextOffset = offset + returned < total ? offset + returned : null;
@@ -96,6 +103,49 @@ export async function readTranscript(
   });
 }
 
+type StoredRow = StoredItemRow & { position: number; source_trace_pk: string | null };
+
+/** Payloads decoded at a time while a page's references are resolved (the bound on a read's memory). */
+const PAYLOADS_AT_ONCE = 8;
+
+/**
+ * The full items of a page: rows that reference a payload get their sourced fields from it.
+ * Payloads are read a few at a time and dropped once their items have their fields, so a page
+ * holds at most PAYLOADS_AT_ONCE decoded payloads beside its own items.
+ */
+async function resolveItems(sql: postgres.Sql, rows: StoredRow[]): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = new Array(rows.length);
+  const byTrace = new Map<string, number[]>();
+  rows.forEach((r, i) => {
+    if (r.source_trace_pk && r.source && !("id" in r.item)) {
+      const list = byTrace.get(r.source_trace_pk);
+      if (list) list.push(i);
+      else byTrace.set(r.source_trace_pk, [i]);
+    } else out[i] = itemFromRow(r);
+  });
+  const pks = [...byTrace.keys()];
+  for (let at = 0; at < pks.length; at += PAYLOADS_AT_ONCE) {
+    const payloads = await storedPayloads(sql, pks.slice(at, at + PAYLOADS_AT_ONCE));
+    for (const pk of pks.slice(at, at + PAYLOADS_AT_ONCE)) {
+      const row = payloads.get(pk);
+      const payload = row ? decodePayload(row) : undefined;
+      for (const i of byTrace.get(pk)!) out[i] = itemFromRow(rows[i], payload);
+    }
+  }
+  return out;
+}
+
+/** Stored payloads of some traces, by trace pk (either form: docs/performance.md). */
+async function storedPayloads(sql: postgres.Sql, pks: string[]) {
+  const rows = await prepared<{ id: string; payload: unknown; payload_z: Uint8Array | null }>(
+    sql,
+    `select tr.id, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+     from traces tr where tr.id = any($1::uuid[])`,
+    [pks as never],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /**
  * One item in full. Reasoning and span attributes come from the item when the processor put them
  * there, else from the span and the trace payload (items written before those fields existed).
@@ -103,23 +153,25 @@ export async function readTranscript(
 export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, sessionId: string, itemId: string) {
   const s = await loadSession(sql, serviceId, sessionId);
   const [row] = await sql<
-    {
-      position: number;
-      item: Record<string, any>;
+    (StoredRow & {
+      trace_pk: string | null;
       attributes: Record<string, unknown> | null;
       payload: Record<string, any> | null;
       payload_z: Uint8Array | null;
-    }[]
+    })[]
   >`
-    select ti.position, ti.item, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+    select ti.position, ti.item_id, ti.kind, ti.role, ti.timestamp, ti.trace_id, ti.span_id, ti.item, ti.source_trace_pk, ti.source, tr.id as trace_pk, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
     from transcript_items ti
     left join spans sp on sp.trace_service_id = ${serviceId} and sp.span_id = ti.span_id
     left join traces tr on tr.trace_service_id = ${serviceId} and tr.trace_id = ti.trace_id
     where ti.session_pk = ${s.pk} and ti.item_id = ${itemId}`;
   if (!row) throw notFound("no such transcript item");
-  const item = row.item;
-  let reasoning: unknown = item.reasoning ?? null;
   const payload = row.payload || row.payload_z ? decodePayload(row) : null;
+  const item: Record<string, any> =
+    row.source_trace_pk && row.source_trace_pk !== row.trace_pk
+      ? (await resolveItems(sql, [row]))[0]
+      : itemFromRow(row, payload ?? undefined);
+  let reasoning: unknown = item.reasoning ?? null;
   if (reasoning == null && item.type === "assistant" && payload && row.attributes) {
     const index = Number(row.attributes["response.index"] ?? 0);
     const message = payload.responses?.[index]?.choices?.[0]?.message;
@@ -128,7 +180,8 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
   return {
     sessionId: s.session_id,
     position: row.position,
-    item,
+    // Keys in the order jsonb kept them when items were stored in full (the same answer).
+    item: inJsonbOrder(item) as Record<string, unknown>,
     reasoning: typeof reasoning === "string" ? reasoning : reasoning == null ? null : JSON.stringify(reasoning),
     spanAttributes: (item.spanAttributes as Record<string, unknown> | undefined) ?? row.attributes ?? null,
   };

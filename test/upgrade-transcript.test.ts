@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcript-source";
+import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { buildTranscript } from "../apps/processor/src/analysis/transcript";
+import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
+import { loadHistoryBatch, type SessionRow } from "../apps/processor/src/maturation/store";
+import { readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { createTestStack, type TestStack } from "./helpers/stack";
+
+/**
+ * Upgrade without loss (issue 28, migration 0018): transcript items become references into the
+ * stored payloads. Rows in the old shape (the whole item copied) answer byte for byte as the new
+ * rows do; a re-maturation moves them to the new shape with the same answers, and a maturation
+ * that changes nothing writes no row.
+ */
+let stack: TestStack;
+let f: PlatformFixture;
+const SESSIONS = ["conv-1", "conv-2"];
+
+beforeAll(async () => {
+  stack = await createTestStack({ windowSeconds: 1 });
+  f = await seedPlatform(stack);
+});
+afterAll(() => stack.stop());
+
+/** Every transcript read (pages both ways, every item alone) and every platform read, as exact text. */
+async function answers(): Promise<string[]> {
+  const { sql } = stack.database;
+  const paths = readEndpoints(f)
+    .filter((e) => e.method === "GET")
+    .map((e) => e.path);
+  for (const id of SESSIONS) {
+    const base = `/telemetry/otel/sessions/support-bot/${id}/transcript`;
+    paths.push(base, `${base}?content=full&limit=500`, `${base}?limit=1&offset=1`, `${base}?content=full&limit=2`);
+    const items = await sql<{ item_id: string }[]>`
+      select ti.item_id from transcript_items ti join sessions s on s.id = ti.session_pk where s.session_id = ${id} order by ti.position`;
+    for (const i of items) paths.push(`${base}/items/${i.item_id}`);
+  }
+  const out: string[] = [];
+  for (const path of paths) {
+    const r = await stack.platformRequest(path, { headers: { authorization: `Token ${f.keys.owner}` } });
+    out.push(`${path} -> ${r.status} ${await r.text()}`);
+  }
+  return out;
+}
+
+type Row = StoredItemRow & { session_pk: string; position: number; source_trace_pk: string | null; xmin: string };
+
+async function transcriptRows(): Promise<Row[]> {
+  return stack.database.sql<Row[]>`
+    select session_pk, position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, xmin::text
+    from transcript_items order by session_pk, position`;
+}
+
+/** Matures every session's transcript again, as the processor does. */
+async function rematureTranscripts(): Promise<void> {
+  const { sql } = stack.database;
+  const sessions = await sql<{ id: string; tenant_id: string; trace_service_id: string }[]>`
+    select id, tenant_id, trace_service_id from sessions where id in (select session_pk from session_analyses)`;
+  await sql.begin(async (tx) => {
+    const history = await loadHistoryBatch(tx, sessions);
+    for (const s of sessions) {
+      const h = history.get(s.id)!;
+      const { items } = buildTranscript(h.traces, h.events);
+      await persistTranscriptItems(tx, s as unknown as SessionRow, items, true);
+    }
+  });
+}
+
+test("transcript rows in the old shape answer as references do; a re-maturation moves them and rewrites only what changed", async () => {
+  const { sql } = stack.database;
+  const fresh = await answers();
+  expect(fresh.every((a) => / -> 200 /.test(a))).toBe(true);
+  const rows = await transcriptRows();
+  expect(rows.filter((r) => r.source).length).toBeGreaterThan(3);
+  // Only what the payload does not hold is stored: no content copied into a referenced row.
+  expect(rows.filter((r) => r.source).every((r) => !("content" in r.item) && !("id" in r.item))).toBe(true);
+
+  // Back to what a database written before migration 0018 holds: the whole item, no reference.
+  for (const r of rows) {
+    const [p] = r.source_trace_pk
+      ? await sql<{ payload: unknown; payload_z: Uint8Array | null }[]>`
+          select t.payload, z.payload_z from traces t left join trace_payloads z on z.trace_pk = t.id where t.id = ${r.source_trace_pk}`
+      : [];
+    const item = itemFromRow(r, p ? decodePayload(p) : undefined);
+    await sql`update transcript_items set item = ${sql.json(item as never)}, source_trace_pk = null, source = null, digest = null
+      where session_pk = ${r.session_pk} and position = ${r.position}`;
+  }
+  expect((await transcriptRows()).every((r) => r.source === null && "id" in r.item)).toBe(true);
+  expect(await answers()).toEqual(fresh);
+
+  // The next maturation writes them in the new shape; the answers stay.
+  await rematureTranscripts();
+  const moved = await transcriptRows();
+  expect(moved.length).toBe(rows.length);
+  expect(moved.filter((r) => r.source).length).toBe(rows.filter((r) => r.source).length);
+  expect(moved.every((r) => !("id" in r.item))).toBe(true);
+  expect(await answers()).toEqual(fresh);
+
+  // A maturation that finds nothing new keeps every row as it is (no row version written).
+  await rematureTranscripts();
+  expect((await transcriptRows()).map((r) => r.xmin)).toEqual(moved.map((r) => r.xmin));
+
+  // One changed item: only its row is written again.
+  const [one] = moved.filter((r) => r.source);
+  await sql`update transcript_items set digest = 0 where session_pk = ${one.session_pk} and position = ${one.position}`;
+  await rematureTranscripts();
+  const after = await transcriptRows();
+  const rewritten = after.filter((r, i) => r.xmin !== moved[i].xmin);
+  expect(rewritten.map((r) => [r.session_pk, r.position])).toEqual([[one.session_pk, one.position]]);
+  expect(await answers()).toEqual(fresh);
+});
+
+test("an item whose trace is gone answers with null content rather than failing", async () => {
+  const [r] = await transcriptRows().then((rows) => rows.filter((x) => x.source && x.kind === "user"));
+  const detached = { ...r, source_trace_pk: crypto.randomUUID() };
+  expect(itemFromRow(detached, undefined).content).toBeNull();
+  expect(itemFromRow(detached, undefined).id).toBe(r.item_id);
+});
