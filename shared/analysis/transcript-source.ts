@@ -1,10 +1,15 @@
 import { canonicalJson } from "@cellar/shared/crypto";
+import type { TracePayload } from "@cellar/shared/payloads";
+import { type DerivedSpan, deriveSpans } from "@cellar/shared/spans";
 
 /**
  * Where a transcript item's content lives in its trace's stored payload (docs/analysis.md,
  * "Items as references"). Maturation stores the reference and what only it computes (ids,
  * order, time, links, flags); a read puts back the fields below from the payload, with the same
  * functions maturation used to build them, so the answer is the one a copy would give.
+ *
+ * The item's `spanAttributes` are left to the payload too when its span is one of that trace's
+ * (every item but a tool result shown at an earlier trace's second call).
  *
  * `req:<j>`: message j of the request; `res:<i>`: the message of response i's first choice; either
  * with `:call:<k>`: the k-th tool call of that message (its arguments).
@@ -100,12 +105,35 @@ export function sourcedFields(payload: any, source: TranscriptSource, type: stri
 /** Item fields stored as columns of `transcript_items` (and not again in its `item`). */
 const COLUMN_FIELDS = ["id", "type", "role", "timestamp", "traceId", "spanId"] as const;
 
-/** An item as `transcript_items.item` stores it: no column fields, no sourced fields when referenced. */
-export function storedItem(item: Record<string, unknown>, referenced: boolean): Record<string, unknown> {
+/**
+ * An item as `transcript_items.item` stores it: no column fields; when it references the payload
+ * of trace `source.traceId`, no sourced fields, and no span attributes if its span is that trace's.
+ */
+export function storedItem(item: Record<string, unknown>, source?: { traceId: string }): Record<string, unknown> {
   const out: Record<string, unknown> = { ...item };
   for (const key of COLUMN_FIELDS) delete out[key];
-  if (referenced) for (const key of SOURCED_FIELDS) delete out[key];
+  if (source) {
+    for (const key of SOURCED_FIELDS) delete out[key];
+    if (item.traceId === source.traceId) delete out.spanAttributes;
+  }
   return out;
+}
+
+const derived = new WeakMap<object, DerivedSpan[]>();
+
+/** Attributes of span `spanId` as the trace's payload derives them (`{}` when none), as maturation set them. */
+function spanAttributes(traceId: string | null, spanId: string | null, payload: unknown): Record<string, unknown> {
+  if (!spanId || !traceId || !payload || typeof payload !== "object") return {};
+  let spans = derived.get(payload);
+  if (!spans) {
+    try {
+      spans = deriveSpans(traceId, payload as TracePayload);
+    } catch {
+      spans = [];
+    }
+    derived.set(payload, spans);
+  }
+  return spans.find((s) => s.spanId === spanId)?.attributes ?? {};
 }
 
 /** A `transcript_items` row as a read sees it. */
@@ -134,6 +162,9 @@ export function itemFromRow(row: StoredItemRow, payload?: unknown): Record<strin
     timestamp: new Date(row.timestamp).toISOString(),
     traceId: row.trace_id,
     spanId: row.span_id,
+    ...(row.source && !("spanAttributes" in row.item)
+      ? { spanAttributes: spanAttributes(row.trace_id, row.span_id, payload) }
+      : {}),
     ...row.item,
     ...(row.source ? sourcedFields(payload, row.source, row.kind) : {}),
   };

@@ -167,10 +167,12 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
     where ti.session_pk = ${s.pk} and ti.item_id = ${itemId}`;
   if (!row) throw notFound("no such transcript item");
   const payload = row.payload || row.payload_z ? decodePayload(row) : null;
-  const item: Record<string, any> =
+  // Keys in the order jsonb kept them when items were stored in full (the same answer).
+  const item = inJsonbOrder(
     row.source_trace_pk && row.source_trace_pk !== row.trace_pk
       ? (await resolveItems(sql, [row]))[0]
-      : itemFromRow(row, payload ?? undefined);
+      : itemFromRow(row, payload ?? undefined),
+  ) as Record<string, any>;
   let reasoning: unknown = item.reasoning ?? null;
   if (reasoning == null && item.type === "assistant" && payload && row.attributes) {
     const index = Number(row.attributes["response.index"] ?? 0);
@@ -180,8 +182,7 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
   return {
     sessionId: s.session_id,
     position: row.position,
-    // Keys in the order jsonb kept them when items were stored in full (the same answer).
-    item: inJsonbOrder(item) as Record<string, unknown>,
+    item,
     reasoning: typeof reasoning === "string" ? reasoning : reasoning == null ? null : JSON.stringify(reasoning),
     spanAttributes: (item.spanAttributes as Record<string, unknown> | undefined) ?? row.attributes ?? null,
   };

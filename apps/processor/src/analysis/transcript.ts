@@ -61,6 +61,7 @@ export interface TraceStep {
 /** Where a kept item's content is in a stored payload (items with none hold their content). */
 export interface ItemReference {
   tracePk: string;
+  traceId: string;
   source: TranscriptSource;
 }
 const references = new WeakMap<TranscriptItem, ItemReference>();
@@ -186,7 +187,7 @@ export class TranscriptBuilder {
           toolName,
           ...base,
         };
-        if (t.pk) references.set(item, { tracePk: t.pk, source: requestSource(j) });
+        if (t.pk) references.set(item, { tracePk: t.pk, traceId: t.traceId, source: requestSource(j) });
         if (callId) this.answered.add(callId);
         const implied = callId ? this.impliedAt.get(callId) : undefined;
         if (implied) {
@@ -395,7 +396,7 @@ function messageItems(
   const calls = toolCallsOf(m);
   const hasContent = contentText(m?.content).trim() !== "" || (Array.isArray(m?.content) && m.content.length > 0);
   const refer = (item: TranscriptItem, at: TranscriptSource) => {
-    if (t.pk) references.set(item, { tracePk: t.pk, source: at });
+    if (t.pk) references.set(item, { tracePk: t.pk, traceId: t.traceId, source: at });
     return item;
   };
   if (hasContent || calls.length === 0) {

@@ -96,7 +96,7 @@ function storedItemRow(s: SessionRow, item: TranscriptItem, position: number): S
     timestamp: item.timestamp,
     trace_id: item.traceId,
     span_id: item.spanId,
-    item: storedItem(item, ref !== undefined),
+    item: storedItem(item, ref),
     source_trace_pk: ref?.tracePk ?? null,
     source: ref?.source ?? null,
   };
