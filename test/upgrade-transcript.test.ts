@@ -3,6 +3,7 @@ import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcr
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { buildTranscript } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
+import { parseRetentionDays, runRetention } from "../apps/processor/src/retention/retention";
 import { loadHistoryBatch, type SessionRow } from "../apps/processor/src/maturation/store";
 import { readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
@@ -111,9 +112,45 @@ test("transcript rows in the old shape answer as references do; a re-maturation 
   expect(await answers()).toEqual(fresh);
 });
 
-test("an item whose trace is gone answers with null content rather than failing", async () => {
-  const [r] = await transcriptRows().then((rows) => rows.filter((x) => x.source && x.kind === "user"));
-  const detached = { ...r, source_trace_pk: crypto.randomUUID() };
-  expect(itemFromRow(detached, undefined).content).toBeNull();
-  expect(itemFromRow(detached, undefined).id).toBe(r.item_id);
+test("retention that removes a trace of a session still written to removes the items showing its messages", async () => {
+  const { sql } = stack.database;
+  // conv-1 began 40 days ago and is still written to; its first trace (tr-1) was stored then.
+  await sql`update sessions set created_at = now() - interval '40 days' where session_id = 'conv-1'`;
+  await sql`update traces set ingested_at = now() - interval '40 days' where trace_id = 'tr-1'`;
+  const before = await sql<{ source_trace_pk: string | null; tr: string | null }[]>`
+    select ti.source_trace_pk, t.trace_id as tr from transcript_items ti join sessions s on s.id = ti.session_pk
+    left join traces t on t.id = ti.source_trace_pk where s.session_id = 'conv-1'`;
+  const fromFirst = before.filter((r) => r.tr === "tr-1").length;
+  expect(fromFirst).toBeGreaterThan(0);
+  const r = await runRetention(sql, { defaults: parseRetentionDays("30") });
+  expect(r.traces).toBe(1);
+  expect(r.transcriptItems).toBe(fromFirst);
+  const left = await sql<{ n: number; dangling: number }[]>`
+    select count(*)::int as n, count(*) filter (where ti.source_trace_pk is not null and t.id is null)::int as dangling
+    from transcript_items ti join sessions s on s.id = ti.session_pk left join traces t on t.id = ti.source_trace_pk
+    where s.session_id = 'conv-1'`;
+  expect(left[0]).toEqual({ n: before.length - fromFirst, dangling: 0 });
+});
+
+test("an item whose payload is gone answers with null content rather than failing", () => {
+  const row = {
+    item_id: "itm_1",
+    kind: "user",
+    role: "user",
+    timestamp: new Date(0),
+    trace_id: "tr-x",
+    span_id: "s1",
+    item: {},
+    source: "req:0",
+  };
+  expect(itemFromRow(row, undefined)).toEqual({
+    id: "itm_1",
+    type: "user",
+    role: "user",
+    timestamp: "1970-01-01T00:00:00.000Z",
+    traceId: "tr-x",
+    spanId: "s1",
+    spanAttributes: {},
+    content: null,
+  });
 });

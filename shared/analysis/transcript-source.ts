@@ -151,9 +151,10 @@ export interface StoredItemRow {
 /**
  * The full item of a row. Rows written before migration 0018 hold the whole item (their `item`
  * has an `id`); later rows get their column fields back, and their sourced fields from `payload`
- * (the decoded payload of `source_trace_pk`; undefined when retention removed it).
+ * (the decoded payload of `source_trace_pk`; undefined when retention removed it). `lean` reads
+ * drop span attributes (platform LEAN_ITEM): they are not derived for them.
  */
-export function itemFromRow(row: StoredItemRow, payload?: unknown): Record<string, unknown> {
+export function itemFromRow(row: StoredItemRow, payload?: unknown, lean = false): Record<string, unknown> {
   if ("id" in row.item) return row.item;
   return {
     id: row.item_id,
@@ -162,7 +163,7 @@ export function itemFromRow(row: StoredItemRow, payload?: unknown): Record<strin
     timestamp: new Date(row.timestamp).toISOString(),
     traceId: row.trace_id,
     spanId: row.span_id,
-    ...(row.source && !("spanAttributes" in row.item)
+    ...(row.source && !lean && !("spanAttributes" in row.item)
       ? { spanAttributes: spanAttributes(row.trace_id, row.span_id, payload) }
       : {}),
     ...row.item,

@@ -69,7 +69,7 @@ export async function readTranscript(
     const rows = await cursorQuery(Boolean(cursor), () =>
       prepared<StoredRow>(sql, cut, [s.pk, q.limit, cursor ? cursor.k[0] : q.offset]),
     );
-    const full = await resolveItems(sql, rows);
+    const full = await resolveItems(sql, rows, q.content === "lean");
     // Serialized by Postgres from jsonb, as the items were when they were stored in full: the
     // same text, and the lean previews count characters as Postgres does.
     const [page] = await prepared<{ items: string | null }>(
@@ -113,7 +113,7 @@ const PAYLOADS_AT_ONCE = 8;
  * Payloads are read a few at a time and dropped once their items have their fields, so a page
  * holds at most PAYLOADS_AT_ONCE decoded payloads beside its own items.
  */
-async function resolveItems(sql: postgres.Sql, rows: StoredRow[]): Promise<Record<string, unknown>[]> {
+async function resolveItems(sql: postgres.Sql, rows: StoredRow[], lean = false): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = new Array(rows.length);
   const byTrace = new Map<string, number[]>();
   rows.forEach((r, i) => {
@@ -129,7 +129,7 @@ async function resolveItems(sql: postgres.Sql, rows: StoredRow[]): Promise<Recor
     for (const pk of pks.slice(at, at + PAYLOADS_AT_ONCE)) {
       const row = payloads.get(pk);
       const payload = row ? decodePayload(row) : undefined;
-      for (const i of byTrace.get(pk)!) out[i] = itemFromRow(rows[i], payload);
+      for (const i of byTrace.get(pk)!) out[i] = itemFromRow(rows[i], payload, lean);
     }
   }
   return out;
