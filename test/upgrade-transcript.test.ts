@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcript-source";
+import { jsonbText } from "@cellar/shared/db/jsonb-text";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
+import fc from "fast-check";
+import { leanItem } from "../apps/platform/src/sessions/transcript";
 import { buildTranscript } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
 import { parseRetentionDays, runRetention } from "../apps/processor/src/retention/retention";
@@ -153,4 +156,63 @@ test("an item whose payload is gone answers with null content rather than failin
     spanAttributes: {},
     content: null,
   });
+});
+
+/** JSON Postgres stores as jsonb: no NUL and no lone surrogate in any string (jsonb refuses both). */
+const storable = (v: unknown) => {
+  const text = JSON.stringify(v);
+  return !/\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(text);
+};
+const json = fc.jsonValue({ maxDepth: 3, stringUnit: "binary" }).filter(storable);
+
+test("items print as Postgres prints them from jsonb, whatever the values", async () => {
+  const { sql } = stack.database;
+  const numbers = [0, -0, 1e21, 1.5e-7, -2.5e-10, 5e-324, 1.7976931348623157e308, 123456789012345680000, 0.1 + 0.2];
+  await fc.assert(
+    fc.asyncProperty(fc.array(json, { maxLength: 20 }), async (values) => {
+      const all = [...values, numbers];
+      const rows = await sql<{ text: string }[]>`
+        select e::text as text from jsonb_array_elements(${JSON.stringify(all)}::text::jsonb) with ordinality as x(e, n) order by n`;
+      expect(all.map(jsonbText)).toEqual(rows.map((r) => r.text));
+    }),
+    { numRuns: 60 },
+  );
+});
+
+/** Main's lean expression (before migration 0018, items stored whole), the oracle for leanItem. */
+const LEAN_SQL = `case when ti.kind in ('tool_call', 'tool_result') then
+    (ti.item - 'spanAttributes' - 'reasoning') || jsonb_build_object(
+      'content', case when length(c.text) > 500 then to_jsonb(left(c.text, 500)) else ti.item -> 'content' end,
+      'contentLength', coalesce(length(c.text), 0),
+      'contentTruncated', coalesce(length(c.text), 0) > 500)
+  else ti.item - 'spanAttributes' - 'reasoning' end`;
+
+test("lean items are cut as Postgres cut them, counting characters as it does", async () => {
+  const { sql } = stack.database;
+  const long = fc
+    .tuple(fc.string({ unit: "binary", minLength: 480, maxLength: 520 }), fc.constantFrom("", "😀", "é"))
+    .map(([a, b]) => a + b)
+    .filter(storable);
+  const item = fc.record(
+    {
+      type: fc.constantFrom("tool_call", "tool_result", "user", "assistant", "event"),
+      content: fc.oneof(json, long),
+      spanAttributes: json,
+      reasoning: fc.option(fc.string()),
+      toolName: fc.string(),
+    },
+    { requiredKeys: ["type"] },
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(item, { minLength: 1, maxLength: 10 }), async (items) => {
+      const rows = await sql<{ text: string }[]>`
+        select (${sql.unsafe(LEAN_SQL)})::text as text
+        from (select e as item, e ->> 'type' as kind, n from jsonb_array_elements(${JSON.stringify(items)}::text::jsonb) with ordinality as x(e, n)) ti
+        cross join lateral (select case jsonb_typeof(ti.item -> 'content') when 'string' then ti.item ->> 'content' when 'null' then null
+          else (ti.item -> 'content')::text end as text) c
+        order by ti.n`;
+      expect(items.map((i) => jsonbText(leanItem(i, i.type)))).toEqual(rows.map((r) => r.text));
+    }),
+    { numRuns: 60 },
+  );
 });

@@ -1,4 +1,5 @@
 import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcript-source";
+import { jsonbText } from "@cellar/shared/db/jsonb-text";
 import { decodePayload, inJsonbOrder } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
@@ -20,29 +21,34 @@ export interface TranscriptQuery {
   content: "lean" | "full";
 }
 
-/** Content of an item as text (strings as they are, other JSON serialized), for lean previews. */
-const CONTENT_TEXT = `case jsonb_typeof(ti.item -> 'content') when 'string' then ti.item ->> 'content' when 'null' then null else (ti.item -> 'content')::text end`;
-
 /** The stored columns an item is rebuilt from (shared/analysis/transcript-source.ts). */
 const ITEM_COLUMNS = "position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source";
 
 /**
- * Lean items, computed in Postgres: tool inputs and results longer than the preview are cut to
- * a string preview with their original length (characters) kept; reasoning and raw span
- * attributes are left to the item endpoint.
+ * A lean item: tool inputs and results longer than the preview are cut to a string preview with
+ * their original length (characters, as Postgres counts them: code points) kept; reasoning and
+ * raw span attributes are left to the item endpoint. `kind` is the row's.
  */
-const LEAN_ITEM = `case when ti.kind in ('tool_call', 'tool_result') then
-    (ti.item - 'spanAttributes' - 'reasoning') || jsonb_build_object(
-      'content', case when length(c.text) > ${LEAN_PREVIEW_CHARS} then to_jsonb(left(c.text, ${LEAN_PREVIEW_CHARS})) else ti.item -> 'content' end,
-      'contentLength', coalesce(length(c.text), 0),
-      'contentTruncated', coalesce(length(c.text), 0) > ${LEAN_PREVIEW_CHARS})
-  else ti.item - 'spanAttributes' - 'reasoning' end`;
+export function leanItem(item: Record<string, unknown>, kind: string): Record<string, unknown> {
+  const out = { ...item };
+  delete out.spanAttributes;
+  delete out.reasoning;
+  if (kind !== "tool_call" && kind !== "tool_result") return out;
+  const content = item.content ?? null;
+  const text = content === null ? null : typeof content === "string" ? content : jsonbText(content);
+  const chars = text === null ? [] : Array.from(text);
+  out.content = chars.length > LEAN_PREVIEW_CHARS ? chars.slice(0, LEAN_PREVIEW_CHARS).join("") : content;
+  out.contentLength = chars.length;
+  out.contentTruncated = chars.length > LEAN_PREVIEW_CHARS;
+  return out;
+}
 
 /**
  * Transcript read: `processing` when nothing is materialized yet, `partial` when the session has
  * activity newer than the materialization, else `complete` (contract: Transcript readiness).
- * The page is serialized by Postgres and spliced into the body as text: items are stored as
- * JSON already, and parsing then re-serializing a 500-item page in JS dominated the latency.
+ * The page is one statement (its rows, and the payloads of the first traces they reference);
+ * items are printed as Postgres prints jsonb (shared/db/jsonb-text.ts), the text pages had when
+ * items were stored in full, and spliced into the body.
  */
 export async function readTranscript(
   sql: postgres.Sql,
@@ -67,19 +73,20 @@ export async function readTranscript(
       ? `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
       : `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
     const rows = await cursorQuery(Boolean(cursor), () =>
-      prepared<StoredRow>(sql, cut, [s.pk, q.limit, cursor ? cursor.k[0] : q.offset]),
+      prepared<StoredRow & CarriedPayload>(
+        sql,
+        `with page as (${cut}),
+           firsts as (select source_trace_pk as pk, min(position) as first from page where source is not null
+             group by source_trace_pk order by first limit ${PAYLOADS_AT_ONCE})
+         select page.*, tr.id as carried_pk, tr.payload,
+           (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+         from page left join firsts f on f.first = page.position left join traces tr on tr.id = f.pk
+         order by page.position`,
+        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
+      ),
     );
     const full = await resolveItems(sql, rows, q.content === "lean");
-    // Serialized by Postgres from jsonb, as the items were when they were stored in full: the
-    // same text, and the lean previews count characters as Postgres does.
-    const [page] = await prepared<{ items: string | null }>(
-      sql,
-      `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items
-       from (select e.item, e.item ->> 'type' as kind, e.position from jsonb_array_elements($1::text::jsonb) with ordinality as e(item, position)) ti
-       cross join lateral (select ${CONTENT_TEXT} as text) c`,
-      [JSON.stringify(full) as never],
-    );
-    items = page.items ?? "";
+    items = full.map((item, i) => jsonbText(q.content === "lean" ? leanItem(item, rows[i].kind) : item)).join(",");
     returned = rows.length;
     last = rows.length ? String(rows[rows.length - 1].position) : null;
   }
@@ -104,16 +111,23 @@ export async function readTranscript(
 }
 
 type StoredRow = StoredItemRow & { position: number; source_trace_pk: string | null };
+/** A page row may carry the stored payload of a trace it references (the first few traces). */
+type CarriedPayload = { carried_pk?: string | null; payload?: unknown; payload_z?: Uint8Array | null };
 
 /** Payloads decoded at a time while a page's references are resolved (the bound on a read's memory). */
 const PAYLOADS_AT_ONCE = 8;
 
 /**
  * The full items of a page: rows that reference a payload get their sourced fields from it.
- * Payloads are read a few at a time and dropped once their items have their fields, so a page
- * holds at most PAYLOADS_AT_ONCE decoded payloads beside its own items.
+ * Payloads come a few at a time (the first few with the page's rows) and each is dropped once its
+ * items have their fields, so a page holds at most PAYLOADS_AT_ONCE stored payloads and one
+ * decoded payload beside its own items.
  */
-async function resolveItems(sql: postgres.Sql, rows: StoredRow[], lean = false): Promise<Record<string, unknown>[]> {
+async function resolveItems(
+  sql: postgres.Sql,
+  rows: Array<StoredRow & CarriedPayload>,
+  lean = false,
+): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = new Array(rows.length);
   const byTrace = new Map<string, number[]>();
   rows.forEach((r, i) => {
@@ -123,14 +137,16 @@ async function resolveItems(sql: postgres.Sql, rows: StoredRow[], lean = false):
       else byTrace.set(r.source_trace_pk, [i]);
     } else out[i] = itemFromRow(r);
   });
+  const resolve = (pk: string, row: CarriedPayload | undefined) => {
+    const payload = row && (row.payload || row.payload_z) ? decodePayload(row) : undefined;
+    for (const i of byTrace.get(pk)!) out[i] = itemFromRow(rows[i], payload, lean);
+    byTrace.delete(pk);
+  };
+  for (const r of rows) if (r.carried_pk && byTrace.has(r.carried_pk)) resolve(r.carried_pk, r);
   const pks = [...byTrace.keys()];
   for (let at = 0; at < pks.length; at += PAYLOADS_AT_ONCE) {
     const payloads = await storedPayloads(sql, pks.slice(at, at + PAYLOADS_AT_ONCE));
-    for (const pk of pks.slice(at, at + PAYLOADS_AT_ONCE)) {
-      const row = payloads.get(pk);
-      const payload = row ? decodePayload(row) : undefined;
-      for (const i of byTrace.get(pk)!) out[i] = itemFromRow(rows[i], payload, lean);
-    }
+    for (const pk of pks.slice(at, at + PAYLOADS_AT_ONCE)) resolve(pk, payloads.get(pk));
   }
   return out;
 }
