@@ -8,8 +8,13 @@
  * per maturation (beside a bare `select 1` per maturation), and the p50/p99 of a lean transcript
  * page (`limit=100`) read both ways, interleaved, beside a bare primary-key read of the table.
  *
+ * With `--data-dir` (a cluster bench/seed.ts filled), only the reads: lean first pages of random
+ * seeded sessions beside a bare `select 1` and a bare primary-key read, at the seeded size.
+ *
  *   bun run bench/transcript-items.ts [--sessions 300] [--traces 6] [--reads 600]
+ *   bun run bench/transcript-items.ts --data-dir <seeded cluster> [--reads 2000]
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
@@ -18,6 +23,7 @@ import { persistTranscriptItems } from "../apps/processor/src/maturation/persist
 import type { SessionRow } from "../apps/processor/src/maturation/store";
 import { loadSession } from "../apps/platform/src/sessions/service";
 import { readTranscript } from "../apps/platform/src/sessions/transcript";
+import { readSeedKeys } from "./e2e/cluster";
 import { runBench } from "./lib/harness";
 import { seedService } from "./lib/seed";
 import { makeTemplates } from "./lib/traces";
@@ -27,6 +33,7 @@ const { values: args } = parseArgs({
     sessions: { type: "string", default: "300" },
     traces: { type: "string", default: "6" },
     reads: { type: "string", default: "600" },
+    "data-dir": { type: "string" },
   },
 });
 const SESSIONS = Number(args.sessions);
@@ -71,6 +78,49 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 const ms = (x: number) => x.toFixed(2);
+
+if (args["data-dir"]) await seededReads(resolve(args["data-dir"]));
+
+/** Lean first pages of random sessions of a seeded cluster, beside `select 1` and a primary-key read. */
+async function seededReads(dataDir: string): Promise<never> {
+  return runBench("transcript-items", { dataDir, poolMax: 4 }, async (bench) => {
+    const sql = bench.database.sql;
+    const keys = readSeedKeys(dataDir);
+    const [svc] = await sql<{ id: string }[]>`
+      select id from trace_services where tenant_id = ${keys.tenantId} and name = ${keys.service}`;
+    const [{ traces, sessions }] = await sql<{ traces: number; sessions: number }[]>`
+      select (select count(*) from traces)::int as traces,
+        (select coalesce(max(substr(session_id, 6)::int), 0) from sessions where session_id like 'seed-%')::int as sessions`;
+    const page: number[] = [];
+    const one: number[] = [];
+    const pk: number[] = [];
+    for (let i = 0; i < READS; i++) {
+      const sessionId = `seed-${1 + Math.floor(Math.random() * sessions)}`;
+      let a = performance.now();
+      const r = await readTranscript(sql, svc.id, sessionId, { limit: 100, offset: 0, content: "lean" }, 1).catch(
+        () => null,
+      );
+      if (!r) continue; // a session retention removed
+      await r.text();
+      page.push(performance.now() - a);
+      a = performance.now();
+      await sql.unsafe("select 1", [], { prepare: true });
+      one.push(performance.now() - a);
+      a = performance.now();
+      await sql.unsafe(
+        "select position from transcript_items where session_pk = (select id from sessions where trace_service_id = $1 and session_id = $2) and position = 0",
+        [svc.id, sessionId],
+        { prepare: true },
+      );
+      pk.push(performance.now() - a);
+    }
+    const p = (xs: number[]) => `${ms(pct(xs, 50))}/${ms(pct(xs, 99))}`;
+    console.log(
+      `seeded: ${traces.toLocaleString("en")} traces; ${page.length} lean first pages p50/p99 ${p(page)} ms;` +
+        ` floors: select 1 ${p(one)} ms, session + primary-key read ${p(pk)} ms`,
+    );
+  });
+}
 
 await runBench("transcript-items", { poolMax: 4 }, async (bench) => {
   const sql = bench.database.sql;
