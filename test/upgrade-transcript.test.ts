@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { runMigrations } from "@cellar/shared/db/client";
 import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcript-source";
 import { jsonbText } from "@cellar/shared/db/jsonb-text";
-import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
 import fc from "fast-check";
 import { leanItem } from "../apps/platform/src/sessions/transcript";
 import { buildTranscript } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
 import { parseRetentionDays, runRetention } from "../apps/processor/src/retention/retention";
 import { loadHistoryBatch, type SessionRow } from "../apps/processor/src/maturation/store";
+import { makeTemplates } from "../bench/lib/traces";
+import { insertSession, withSchemaBefore } from "./helpers/schema-before";
 import { readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
@@ -215,4 +218,50 @@ test("lean items are cut as Postgres cut them, counting characters as it does", 
     }),
     { numRuns: 60 },
   );
+});
+
+test("a database at the schema before 0018 with transcript rows in it upgrades; its rows keep answering and move at the next maturation", async () => {
+  await withSchemaBefore(18, async ({ sql, url }) => {
+    const payload = JSON.parse(makeTemplates(1)[0].replace("__SESSION__", "up-1"));
+    const ids = await insertSession(sql, "up-1");
+    const tenant = { id: ids.tenantId };
+    const svc = { id: ids.serviceId };
+    const s = { id: ids.sessionPk };
+    const [tr] = await sql`
+      insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, provider, model, start_time, end_time, received_at)
+      values (${tenant.id}, ${svc.id}, ${s.id}, 'tr-up', 'up-1', 'openai', 'gpt-4o-mini', ${payload.start_time}, ${payload.end_time}, now()) returning id`;
+    await sql`insert into trace_payloads (trace_pk, tenant_id, payload_z) values (${tr.id}, ${tenant.id}, ${encodePayload(payload)})`;
+    const history = [
+      {
+        pk: tr.id as string,
+        traceId: "tr-up",
+        startTime: new Date(payload.start_time),
+        endTime: new Date(payload.end_time),
+        payload: decodePayload({ payload_z: encodePayload(payload) }),
+      },
+    ];
+    const { items } = buildTranscript(history, []);
+    // Written as the processor wrote them before 0018: every item whole.
+    for (const [position, item] of items.entries())
+      await sql`
+        insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item)
+        values (${s.id}, ${position}, ${tenant.id}, ${item.id}, ${item.type}, ${item.role}, ${item.timestamp}, ${item.traceId}, ${item.spanId}, ${sql.json(item as never)})`;
+
+    await runMigrations(url);
+    const old = await sql<Row[]>`
+      select session_pk, position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, xmin::text
+      from transcript_items order by position`;
+    expect(old.every((r) => r.source === null && r.source_trace_pk === null)).toBe(true);
+    expect(old.map((r) => jsonbText(itemFromRow(r)))).toEqual(items.map(jsonbText));
+
+    await sql.begin((tx) =>
+      persistTranscriptItems(tx, { id: s.id, tenant_id: tenant.id } as unknown as SessionRow, items, true),
+    );
+    const moved = await sql<Row[]>`
+      select session_pk, position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, xmin::text
+      from transcript_items order by position`;
+    expect(moved.every((r) => r.source_trace_pk === tr.id && !("content" in r.item))).toBe(true);
+    const decoded = decodePayload({ payload_z: encodePayload(payload) });
+    expect(moved.map((r) => jsonbText(itemFromRow(r, decoded)))).toEqual(items.map(jsonbText));
+  });
 });
