@@ -4,7 +4,8 @@
  * the cluster holds --traces. Per trace: the realistic 2-6 KB chat payloads the benches ingest
  * (bench/lib/traces.ts, stored as they are: their session_id and times are the template's,
  * the row's columns carry the real ones), the spans the processor derives from that payload, a trace analysis,
- * two transcript items; per 5 traces a matured session with its analysis rollups; 10% of
+ * two transcript items (the request's last message and the response, stored as maturation stores
+ * them: references into the payload, docs/analysis.md "Items as references"); per 5 traces a matured session with its analysis rollups; 10% of
  * sessions carry a finding under one of 40 issues. Rows are generated inside Postgres from 200
  * template payloads (INSERT ... SELECT, no parsing of JSON per row), in chunks of 50,000 traces,
  * ingestion times spread back over --days so retention has something to remove.
@@ -18,6 +19,8 @@ import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
 import type { TracePayload } from "@cellar/shared/payloads";
+import { storedItem } from "@cellar/shared/analysis/transcript-source";
+import { buildTranscript, referenceOf } from "../apps/processor/src/analysis/transcript";
 import { deriveSpans } from "../apps/processor/src/ingest/spans";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { fastSettings, readSeedKeys, writeSeedKeys } from "./e2e/cluster";
@@ -86,6 +89,37 @@ try {
     { k: number; payload: TracePayload }[]
   >`select k, payload from seed_templates where payload_z is null`)
     await sql`update seed_templates set payload_z = ${encodePayload(t.payload)}, usage = ${sql.json(usageTotals(t.payload))} where k = ${t.k}`;
+  // The two transcript rows of a trace as maturation stores them: the request's last message and
+  // the response, each a reference into the payload with what only maturation knows.
+  await sql`alter table seed_templates add column if not exists items jsonb`;
+  for (const t of await sql<
+    { k: number; payload: TracePayload }[]
+  >`select k, payload from seed_templates where items is null`) {
+    const p = t.payload as unknown as Record<string, any>;
+    const { items } = buildTranscript(
+      [
+        {
+          traceId: "seedtrace",
+          pk: "seed",
+          startTime: new Date(p.start_time),
+          endTime: new Date(p.end_time),
+          payload: p,
+        },
+      ],
+      [],
+    );
+    const last = `req:${p.request.messages.length - 1}`;
+    const rows = items
+      .filter((i) => [last, "res:0"].includes(referenceOf(i)?.source ?? ""))
+      .map((i) => ({
+        kind: i.type,
+        role: i.role,
+        source: referenceOf(i)!.source,
+        response: referenceOf(i)!.source === "res:0",
+        item: storedItem(i, referenceOf(i)),
+      }));
+    await sql`update seed_templates set items = ${sql.json(rows as never)} where k = ${t.k}`;
+  }
   // Issues the seeded findings point at.
   await sql`
     insert into issues (tenant_id, trace_service_id, fingerprint, detector, title, severity, first_seen_at, last_seen_at, occurrences, affected_sessions)
@@ -157,14 +191,15 @@ try {
         select id, ${T}, ${S}, trace_id, at + interval '4 minutes', 0.0003 + (g % 50) / 1e5,
           jsonb_build_object('modelCalls', 1, 'totalTokens', 600 + g % 900, 'latencyMs', 900 + g % 3000, 'toolCalls', (tk % 3 = 0)::int)
         from chunk_traces`;
+      // Span ids as the seeded spans have them (md5, not the processor's): a full read of a
+      // seeded item derives empty span attributes, a lean read (the benches') never derives them.
       await tx`
-        insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item)
-        select c.session_pk, c.k * 2 + r, ${T}, 'itm_' || md5(c.trace_id || r), (array['user','assistant'])[r + 1], (array['user','assistant'])[r + 1], c.at, c.trace_id, null,
-          jsonb_build_object('id', 'itm_' || md5(c.trace_id || r), 'type', (array['user','assistant'])[r + 1], 'role', (array['user','assistant'])[r + 1],
-            'timestamp', c.at, 'traceId', c.trace_id, 'spanId', null,
-            'content', case when r = 0 then 'Where is my order? I ordered a mechanical keyboard last week and the page still says processing. Order number A-10' || c.g % 100 || '.'
-              else 'Let me check that order for you. It left our warehouse and is on its way; the carrier expects delivery within two business days.' end)
-        from chunk_traces c cross join generate_series(0, 1) r`;
+        insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source)
+        select c.session_pk, c.k * 2 + (i.n - 1)::int, ${T}, 'itm_' || left(md5(c.trace_id || i.n), 16), i.x->>'kind', i.x->>'role',
+          case when (i.x->>'response')::boolean then c.at + interval '900 ms' else c.at end, c.trace_id,
+          md5(c.trace_id || case when (i.x->>'response')::boolean then (t.spans->1->>'suffix') else (t.spans->0->>'suffix') end),
+          i.x->'item', c.id, i.x->>'source'
+        from chunk_traces c join seed_templates t on t.k = c.tk cross join lateral jsonb_array_elements(t.items) with ordinality i(x, n)`;
       await tx`
         insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at,
           through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, latency_p95_ms, metrics)

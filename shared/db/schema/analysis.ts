@@ -43,8 +43,16 @@ export const transcriptItems = pgTable(
     timestamp: ts("timestamp").notNull(),
     traceId: text("trace_id"),
     spanId: text("span_id"),
-    /** Everything about the item in full; `lean` reads preview it. */
+    /**
+     * What maturation computed about the item (shared/analysis/transcript-source.ts); rows
+     * written before migration 0018 hold the item in full.
+     */
     item: jsonb("item").$type<Record<string, unknown>>().notNull(),
+    /** The trace whose stored payload holds the item's content, at `source` (null: `item` holds it). */
+    sourceTracePk: uuid("source_trace_pk"),
+    source: text("source"),
+    /** Hash of the row but its position: a re-maturation rewrites only rows whose digest changed. */
+    digest: bigint("digest", { mode: "bigint" }),
   },
   (t) => [
     primaryKey({ columns: [t.sessionPk, t.position] }),

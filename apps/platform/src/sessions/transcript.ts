@@ -1,4 +1,6 @@
-import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcript-source";
+import { jsonbText } from "@cellar/shared/db/jsonb-text";
+import { decodePayload, inJsonbOrder } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { notFound } from "@cellar/shared/errors";
@@ -19,26 +21,34 @@ export interface TranscriptQuery {
   content: "lean" | "full";
 }
 
-/** Content of an item as text (strings as they are, other JSON serialized), for lean previews. */
-const CONTENT_TEXT = `case jsonb_typeof(ti.item -> 'content') when 'string' then ti.item ->> 'content' when 'null' then null else (ti.item -> 'content')::text end`;
+/** The stored columns an item is rebuilt from (shared/analysis/transcript-source.ts). */
+const ITEM_COLUMNS = "position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source";
 
 /**
- * Lean items, computed in Postgres: tool inputs and results longer than the preview are cut to
- * a string preview with their original length (characters) kept; reasoning and raw span
- * attributes are left to the item endpoint.
+ * A lean item: tool inputs and results longer than the preview are cut to a string preview with
+ * their original length (characters, as Postgres counts them: code points) kept; reasoning and
+ * raw span attributes are left to the item endpoint. `kind` is the row's.
  */
-const LEAN_ITEM = `case when ti.kind in ('tool_call', 'tool_result') then
-    (ti.item - 'spanAttributes' - 'reasoning') || jsonb_build_object(
-      'content', case when length(c.text) > ${LEAN_PREVIEW_CHARS} then to_jsonb(left(c.text, ${LEAN_PREVIEW_CHARS})) else ti.item -> 'content' end,
-      'contentLength', coalesce(length(c.text), 0),
-      'contentTruncated', coalesce(length(c.text), 0) > ${LEAN_PREVIEW_CHARS})
-  else ti.item - 'spanAttributes' - 'reasoning' end`;
+export function leanItem(item: Record<string, unknown>, kind: string): Record<string, unknown> {
+  const out = { ...item };
+  delete out.spanAttributes;
+  delete out.reasoning;
+  if (kind !== "tool_call" && kind !== "tool_result") return out;
+  const content = item.content ?? null;
+  const text = content === null ? null : typeof content === "string" ? content : jsonbText(content);
+  const chars = text === null ? [] : Array.from(text);
+  out.content = chars.length > LEAN_PREVIEW_CHARS ? chars.slice(0, LEAN_PREVIEW_CHARS).join("") : content;
+  out.contentLength = chars.length;
+  out.contentTruncated = chars.length > LEAN_PREVIEW_CHARS;
+  return out;
+}
 
 /**
  * Transcript read: `processing` when nothing is materialized yet, `partial` when the session has
  * activity newer than the materialization, else `complete` (contract: Transcript readiness).
- * The page is serialized by Postgres and spliced into the body as text: items are stored as
- * JSON already, and parsing then re-serializing a 500-item page in JS dominated the latency.
+ * The page is one statement (its rows, and the payloads of the first traces they reference);
+ * items are printed as Postgres prints jsonb (shared/db/jsonb-text.ts), the text pages had when
+ * items were stored in full, and spliced into the body.
  */
 export async function readTranscript(
   sql: postgres.Sql,
@@ -58,23 +68,27 @@ export async function readTranscript(
   let returned = 0;
   let last: string | null = null;
   if (ready.status !== "processing") {
-    // The page is cut first, so the lean expression runs on `limit` rows, not offset + limit.
     // A cursor seeks by position on the primary key instead of skipping `offset` rows.
     const cut = cursor
-      ? `select position, kind, item from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
-      : `select position, kind, item from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
-    const [page] = await cursorQuery(Boolean(cursor), () =>
-      prepared<{ items: string | null; n: number; last: string | null }>(
+      ? `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
+      : `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
+    const rows = await cursorQuery(Boolean(cursor), () =>
+      prepared<StoredRow & CarriedPayload>(
         sql,
-        `select string_agg((${q.content === "lean" ? LEAN_ITEM : "ti.item"})::text, ',' order by ti.position) as items, count(*)::int as n, max(ti.position)::text as last
-       from (${cut}) ti
-       cross join lateral (select ${CONTENT_TEXT} as text) c`,
+        `with page as (${cut}),
+           firsts as (select source_trace_pk as pk, min(position) as first from page where source is not null
+             group by source_trace_pk order by first limit ${PAYLOADS_AT_ONCE})
+         select page.*, tr.id as carried_pk, tr.payload,
+           (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+         from page left join firsts f on f.first = page.position left join traces tr on tr.id = f.pk
+         order by page.position`,
         [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
       ),
     );
-    items = page.items ?? "";
-    returned = page.n;
-    last = page.last;
+    const full = await resolveItems(sql, rows, q.content === "lean");
+    items = full.map((item, i) => jsonbText(q.content === "lean" ? leanItem(item, rows[i].kind) : item)).join(",");
+    returned = rows.length;
+    last = rows.length ? String(rows[rows.length - 1].position) : null;
   }
   const total = ready.status === "processing" ? 0 : (s.item_count ?? 0);
   const nextOffset = offset + returned < total ? offset + returned : null;
@@ -96,6 +110,58 @@ export async function readTranscript(
   });
 }
 
+type StoredRow = StoredItemRow & { position: number; source_trace_pk: string | null };
+/** A page row may carry the stored payload of a trace it references (the first few traces). */
+type CarriedPayload = { carried_pk?: string | null; payload?: unknown; payload_z?: Uint8Array | null };
+
+/** Payloads decoded at a time while a page's references are resolved (the bound on a read's memory). */
+const PAYLOADS_AT_ONCE = 8;
+
+/**
+ * The full items of a page: rows that reference a payload get their sourced fields from it.
+ * Payloads come a few at a time (the first few with the page's rows) and each is dropped once its
+ * items have their fields, so a page holds at most PAYLOADS_AT_ONCE stored payloads and one
+ * decoded payload beside its own items.
+ */
+async function resolveItems(
+  sql: postgres.Sql,
+  rows: Array<StoredRow & CarriedPayload>,
+  lean = false,
+): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = new Array(rows.length);
+  const byTrace = new Map<string, number[]>();
+  rows.forEach((r, i) => {
+    if (r.source_trace_pk && r.source && !("id" in r.item)) {
+      const list = byTrace.get(r.source_trace_pk);
+      if (list) list.push(i);
+      else byTrace.set(r.source_trace_pk, [i]);
+    } else out[i] = itemFromRow(r);
+  });
+  const resolve = (pk: string, row: CarriedPayload | undefined) => {
+    const payload = row && (row.payload || row.payload_z) ? decodePayload(row) : undefined;
+    for (const i of byTrace.get(pk)!) out[i] = itemFromRow(rows[i], payload, lean);
+    byTrace.delete(pk);
+  };
+  for (const r of rows) if (r.carried_pk && byTrace.has(r.carried_pk)) resolve(r.carried_pk, r);
+  const pks = [...byTrace.keys()];
+  for (let at = 0; at < pks.length; at += PAYLOADS_AT_ONCE) {
+    const payloads = await storedPayloads(sql, pks.slice(at, at + PAYLOADS_AT_ONCE));
+    for (const pk of pks.slice(at, at + PAYLOADS_AT_ONCE)) resolve(pk, payloads.get(pk));
+  }
+  return out;
+}
+
+/** Stored payloads of some traces, by trace pk (either form: docs/performance.md). */
+async function storedPayloads(sql: postgres.Sql, pks: string[]) {
+  const rows = await prepared<{ id: string; payload: unknown; payload_z: Uint8Array | null }>(
+    sql,
+    `select tr.id, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+     from traces tr where tr.id = any($1::uuid[])`,
+    [pks as never],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /**
  * One item in full. Reasoning and span attributes come from the item when the processor put them
  * there, else from the span and the trace payload (items written before those fields existed).
@@ -103,23 +169,27 @@ export async function readTranscript(
 export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, sessionId: string, itemId: string) {
   const s = await loadSession(sql, serviceId, sessionId);
   const [row] = await sql<
-    {
-      position: number;
-      item: Record<string, any>;
+    (StoredRow & {
+      trace_pk: string | null;
       attributes: Record<string, unknown> | null;
       payload: Record<string, any> | null;
       payload_z: Uint8Array | null;
-    }[]
+    })[]
   >`
-    select ti.position, ti.item, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+    select ti.position, ti.item_id, ti.kind, ti.role, ti.timestamp, ti.trace_id, ti.span_id, ti.item, ti.source_trace_pk, ti.source, tr.id as trace_pk, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
     from transcript_items ti
     left join spans sp on sp.trace_service_id = ${serviceId} and sp.span_id = ti.span_id
     left join traces tr on tr.trace_service_id = ${serviceId} and tr.trace_id = ti.trace_id
     where ti.session_pk = ${s.pk} and ti.item_id = ${itemId}`;
   if (!row) throw notFound("no such transcript item");
-  const item = row.item;
-  let reasoning: unknown = item.reasoning ?? null;
   const payload = row.payload || row.payload_z ? decodePayload(row) : null;
+  // Keys in the order jsonb kept them when items were stored in full (the same answer).
+  const item = inJsonbOrder(
+    row.source_trace_pk && row.source_trace_pk !== row.trace_pk
+      ? (await resolveItems(sql, [row]))[0]
+      : itemFromRow(row, payload ?? undefined),
+  ) as Record<string, any>;
+  let reasoning: unknown = item.reasoning ?? null;
   if (reasoning == null && item.type === "assistant" && payload && row.attributes) {
     const index = Number(row.attributes["response.index"] ?? 0);
     const message = payload.responses?.[index]?.choices?.[0]?.message;

@@ -1,5 +1,14 @@
 import { canonicalJson } from "@cellar/shared/crypto";
 import type { TracePayload } from "@cellar/shared/payloads";
+import {
+  callSource,
+  messageAt,
+  requestSource,
+  responseSource,
+  sourcedFields,
+  toolCallsOf,
+  type TranscriptSource,
+} from "@cellar/shared/analysis/transcript-source";
 import { deriveSpans, stableId } from "../ingest/spans.ts";
 import { alignMessages } from "./align.ts";
 
@@ -8,6 +17,8 @@ export interface TraceInput {
   startTime: Date;
   endTime: Date;
   payload: Record<string, any>;
+  /** The stored trace row, when `payload` is as stored (not rebuilt from OTLP message events). */
+  pk?: string;
 }
 export interface EventInput {
   id: string;
@@ -46,6 +57,16 @@ export interface TraceStep {
   /** Names of tools whose results this trace's first call consumed (new results in its request). */
   consumedTools: string[];
 }
+
+/** Where a kept item's content is in a stored payload (items with none hold their content). */
+export interface ItemReference {
+  tracePk: string;
+  traceId: string;
+  source: TranscriptSource;
+}
+const references = new WeakMap<TranscriptItem, ItemReference>();
+/** The stored payload an item's sourced fields come from, if any (persist stores the reference). */
+export const referenceOf = (item: TranscriptItem): ItemReference | undefined => references.get(item);
 
 interface Placed {
   item: TranscriptItem;
@@ -161,11 +182,12 @@ export class TranscriptBuilder {
           id,
           type: "tool_result",
           role: m.role,
-          content: m.content ?? null,
+          ...(sourcedFields(t.payload, requestSource(j), "tool_result") as { content: unknown }),
           toolCallId: callId,
           toolName,
           ...base,
         };
+        if (t.pk) references.set(item, { tracePk: t.pk, traceId: t.traceId, source: requestSource(j) });
         if (callId) this.answered.add(callId);
         const implied = callId ? this.impliedAt.get(callId) : undefined;
         if (implied) {
@@ -201,7 +223,7 @@ export class TranscriptBuilder {
         echoed.add(fingerprints[j]);
         continue;
       }
-      for (const item of messageItems(m, origin, base)) {
+      for (const item of messageItems(t, requestSource(j), origin, base)) {
         if (item.type === "tool_call" && !this.claimCall(item)) continue;
         if (rewritten && item.type !== "tool_call") item.edited = true;
         this.place(item, startMs);
@@ -221,15 +243,8 @@ export class TranscriptBuilder {
         timestamp: new Date(endMs).toISOString(),
         spanAttributes: span?.attributes ?? {},
       };
-      const extra = {
-        finishReason: choice?.finish_reason ?? null,
-        model: typeof r?.model === "string" ? r.model : null,
-        usage: r?.usage ?? null,
-        latencyMs: Math.round(step),
-        reasoning: reasoningOf(message),
-        refusal: typeof message.refusal === "string" && message.refusal ? message.refusal : null,
-      };
-      for (const item of messageItems(message, `${t.traceId}:res:${ri}`, rbase, extra)) {
+      const extra = { latencyMs: Math.round(step) };
+      for (const item of messageItems(t, responseSource(ri), `${t.traceId}:res:${ri}`, rbase, extra)) {
         if (item.type === "tool_call" && !this.claimCall(item)) continue;
         this.place(item, endMs);
       }
@@ -331,37 +346,7 @@ export function approxSize(v: unknown): number {
   }
 }
 
-export interface ToolCallRef {
-  id: string | null;
-  name: string | null;
-  arguments: string;
-}
-
-/** Tool calls of an assistant message, including the legacy single `function_call`. */
-export function toolCallsOf(message: any): ToolCallRef[] {
-  if (!message) return [];
-  if (Array.isArray(message.tool_calls)) {
-    return message.tool_calls.map((c: any) => ({
-      id: typeof c?.id === "string" ? c.id : null,
-      name: typeof c?.function?.name === "string" ? c.function.name : null,
-      arguments:
-        typeof c?.function?.arguments === "string"
-          ? c.function.arguments
-          : canonicalJson(c?.function?.arguments ?? null),
-    }));
-  }
-  if (message.function_call) {
-    const f = message.function_call;
-    return [
-      {
-        id: null,
-        name: typeof f.name === "string" ? f.name : null,
-        arguments: typeof f.arguments === "string" ? f.arguments : canonicalJson(f.arguments ?? null),
-      },
-    ];
-  }
-  return [];
-}
+export { type ToolCallRef, toolCallsOf } from "@cellar/shared/analysis/transcript-source";
 
 /** Text of a message's content (content-part arrays joined), for fingerprints, TL;DR and intents. */
 export function contentText(content: unknown): string {
@@ -395,47 +380,47 @@ export function itemId(origin: string, ...more: string[]): string {
   return `itm_${stableId(origin, ...more).slice(0, 16)}`;
 }
 
-function reasoningOf(message: any): string | null {
-  for (const key of ["reasoning", "reasoning_content"]) {
-    const v = message?.[key];
-    if (typeof v === "string" && v) return v;
-    if (v && typeof v === "object") return canonicalJson(v);
-  }
-  return null;
-}
-
+/** A message's items; their content (and a response's fields) taken from the payload at `source`. */
 function messageItems(
-  m: any,
+  t: TraceInput,
+  source: TranscriptSource,
   origin: string,
   base: Record<string, unknown>,
   extra: Record<string, unknown> = {},
 ): TranscriptItem[] {
+  const m = messageAt(t.payload, source);
   const role = typeof m?.role === "string" ? m.role : "unknown";
   const out: TranscriptItem[] = [];
   const type: ItemType =
     role === "system" || role === "developer" ? "system" : role === "assistant" ? "assistant" : "user";
   const calls = toolCallsOf(m);
   const hasContent = contentText(m?.content).trim() !== "" || (Array.isArray(m?.content) && m.content.length > 0);
+  const refer = (item: TranscriptItem, at: TranscriptSource) => {
+    if (t.pk) references.set(item, { tracePk: t.pk, traceId: t.traceId, source: at });
+    return item;
+  };
   if (hasContent || calls.length === 0) {
-    out.push({
+    const item = {
       id: itemId(origin),
       type,
       role,
-      content: m?.content ?? null,
+      ...(sourcedFields(t.payload, source, type) as { content: unknown }),
       ...(base as any),
       ...(type === "assistant" ? extra : {}),
-    });
+    };
+    out.push(refer(item, source));
   }
-  calls.forEach((call, i) => {
-    out.push({
+  calls.forEach((_, i) => {
+    const item = {
       id: itemId(origin, "call", String(i)),
-      type: "tool_call",
+      type: "tool_call" as const,
       role,
-      content: call.arguments,
-      toolName: call.name,
-      toolCallId: call.id,
+      ...(sourcedFields(t.payload, callSource(source, i), "tool_call") as { content: unknown }),
+      toolName: calls[i].name,
+      toolCallId: calls[i].id,
       ...(base as any),
-    });
+    };
+    out.push(refer(item, callSource(source, i)));
   });
   return out;
 }

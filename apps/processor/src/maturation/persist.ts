@@ -1,7 +1,9 @@
 import type postgres from "postgres";
 import type { IntentMatch, ToolSchemaSeen } from "../analysis/catalog.ts";
 import type { SessionAnalysis, TraceAnalysis } from "../analysis/session.ts";
-import { approxSize, type TranscriptItem } from "../analysis/transcript.ts";
+import { storedItem } from "@cellar/shared/analysis/transcript-source";
+import { approxSize, referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
+import { stableId } from "../ingest/spans.ts";
 import { persistFindings } from "./persist-findings.ts";
 import type { SessionRow, TraceRow } from "./store.ts";
 
@@ -22,8 +24,11 @@ export interface Materialization {
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
- * Replaces one session's transcript items. Called per session right after its analysis, so a
- * chunk of sessions never holds more than one session's items in memory.
+ * Writes one session's transcript items: each row holds what maturation computed and, where its
+ * content is in a stored payload, a reference to it instead of a copy (docs/analysis.md, "Items
+ * as references"). A re-maturation keeps the rows whose (position, digest) are unchanged and
+ * writes only the others. Called per session right after its analysis, so a chunk of sessions
+ * never holds more than one session's items in memory.
  */
 export async function persistTranscriptItems(
   tx: postgres.TransactionSql,
@@ -31,39 +36,73 @@ export async function persistTranscriptItems(
   items: TranscriptItem[],
   replace: boolean,
 ): Promise<void> {
-  if (replace) await tx`delete from transcript_items where session_pk = ${s.id}`;
-  let chunk: Record<string, unknown>[] = [];
+  const rows = items.map((item, position) => storedItemRow(s, item, position));
+  let fresh = rows;
+  if (replace) {
+    const kept = await tx<{ position: number }[]>`
+      with x as (select * from unnest(${tx.array(rows.map((r) => r.position))}::int[], ${tx.array(rows.map((r) => r.digest))}::int8[]) as x(position, digest)),
+        gone as (
+          delete from transcript_items t where t.session_pk = ${s.id}
+            and not exists (select 1 from x where x.position = t.position and x.digest = t.digest))
+      select t.position from transcript_items t join x on x.position = t.position and x.digest = t.digest where t.session_pk = ${s.id}`;
+    const same = new Set(kept.map((r) => r.position));
+    fresh = rows.filter((r) => !same.has(r.position));
+  }
+  let chunk: StoredItemRow[] = [];
   let bytes = 0;
   const flush = async () => {
     if (!chunk.length) return;
-    const rows = chunk;
+    const part = chunk;
     chunk = [];
     bytes = 0;
     await tx`
-      insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item)
-      select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item
-      from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
-        role text, timestamp timestamptz, trace_id text, span_id text, item jsonb)
+      insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest)
+      select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest
+      from jsonb_to_recordset(${tx.json(part as any)}::jsonb) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
+        role text, timestamp timestamptz, trace_id text, span_id text, item jsonb, source_trace_pk uuid, source text, digest int8)
       on conflict (session_pk, item_id) do nothing`;
   };
-  for (let position = 0; position < items.length; position++) {
-    const item = items[position];
-    chunk.push({
-      session_pk: s.id,
-      position,
-      tenant_id: s.tenant_id,
-      item_id: item.id,
-      kind: item.type,
-      role: item.role,
-      timestamp: item.timestamp,
-      trace_id: item.traceId,
-      span_id: item.spanId,
-      item,
-    });
-    bytes += 300 + approxSize(item.content) + approxSize(item.reasoning);
+  for (const row of fresh) {
+    chunk.push(row);
+    bytes += 300 + approxSize(row.item);
     if (chunk.length >= 2_000 || bytes >= CHUNK_BYTES) await flush();
   }
   await flush();
+}
+
+interface StoredItemRow {
+  session_pk: string;
+  position: number;
+  tenant_id: string;
+  item_id: string;
+  kind: string;
+  role: string | null;
+  timestamp: string;
+  trace_id: string | null;
+  span_id: string | null;
+  item: Record<string, unknown>;
+  source_trace_pk: string | null;
+  source: string | null;
+  /** Of everything the row stores but its position: an unchanged row is not written again. */
+  digest: string;
+}
+
+function storedItemRow(s: SessionRow, item: TranscriptItem, position: number): StoredItemRow {
+  const ref = referenceOf(item);
+  const row = {
+    item_id: item.id,
+    kind: item.type,
+    role: item.role,
+    timestamp: item.timestamp,
+    trace_id: item.traceId,
+    span_id: item.spanId,
+    item: storedItem(item, ref),
+    source_trace_pk: ref?.tracePk ?? null,
+    source: ref?.source ?? null,
+  };
+  // 60 bits of the row's hash: a signed int8 whatever the hex.
+  const digest = BigInt(`0x${stableId(JSON.stringify(row)).slice(0, 15)}`).toString();
+  return { session_pk: s.id, position, tenant_id: s.tenant_id, ...row, digest };
 }
 
 /**

@@ -190,6 +190,7 @@ export async function loadHistoryBatch(
     tx<
       {
         session_pk: string;
+        id: string;
         trace_id: string;
         start_time: Date;
         end_time: Date;
@@ -197,13 +198,14 @@ export async function loadHistoryBatch(
         payload_z: Uint8Array | null;
       }[]
     >`
-      select session_pk, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
+      select session_pk, id, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
     tx<(EventRow & { session_pk: string })[]>`
       select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events where session_pk = any(${tx.array(ids)}::uuid[])`,
   ]);
   const out = new Map(ids.map((id) => [id, { traces: [] as TraceInput[], events: [] as EventInput[] }]));
   for (const r of traces)
     out.get(r.session_pk)?.traces.push({
+      pk: r.id,
       traceId: r.trace_id,
       startTime: new Date(r.start_time),
       endTime: new Date(r.end_time),
@@ -257,7 +259,10 @@ export async function withOtelMessages(tx: Sql, serviceId: string, traces: Trace
     select id, name, timestamp, severity_number, attributes, body, trace_id from events
     where trace_service_id = ${serviceId} and trace_id = any(${tx.array(waiting)}::text[]) and name = any(${tx.array(MESSAGE_EVENT_NAMES)}::text[])`;
   const events = rows.map(eventInput);
-  return mergeOtelMessageEvents(traces, events).traces;
+  // A call given its messages back no longer has the stored payload: its items keep copies.
+  return mergeOtelMessageEvents(traces, events).traces.map((t, i) =>
+    t.payload === traces[i].payload ? t : { ...t, pk: undefined },
+  );
 }
 
 type TraceKey = { start_time: Date; trace_id: string };
@@ -312,18 +317,20 @@ async function* tracePages(
     while (take < heads.length && bytes + heads[take].bytes <= paging.traceBytesPerPage) bytes += heads[take++].bytes;
     const last = heads[take - 1];
     const rows: Array<{
+      id: string;
       trace_id: string;
       start_time: Date;
       end_time: Date;
       payload: unknown;
       payload_z: Uint8Array | null;
     }> = await tx`
-      select trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces
+      select id, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces
       where session_pk = ${sessionPk}
         ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
         and (start_time, trace_id collate "C") <= (${last.start_time}, ${last.trace_id} collate "C")
       order by start_time, trace_id collate "C"`;
     const page = rows.map((r) => ({
+      pk: r.id,
       traceId: r.trace_id,
       startTime: new Date(r.start_time),
       endTime: new Date(r.end_time),

@@ -115,7 +115,8 @@ export async function runRetention(
       result.transcriptItems += await drainRows(
         () => sql`
         with doomed as (
-          select session_pk, position from transcript_items where session_pk = any(${ids}::uuid[]) and timestamp < ${cutoff}
+          select session_pk, position from transcript_items x where session_pk = any(${ids}::uuid[])
+            and (timestamp < ${cutoff} or (source_trace_pk is not null and not exists (select 1 from traces t where t.id = x.source_trace_pk)))
           limit ${batch} for update skip locked)
         delete from transcript_items x using doomed where x.session_pk = doomed.session_pk and x.position = doomed.position`,
       );
