@@ -1,6 +1,7 @@
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
+import { derivedSpanRows } from "../traces/spans.ts";
 import { notFound } from "@cellar/shared/errors";
 import { loadSession, readiness } from "./service.ts";
 import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset.ts";
@@ -109,9 +110,11 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
       attributes: Record<string, unknown> | null;
       payload: Record<string, any> | null;
       payload_z: Uint8Array | null;
+      span_id: string | null;
+      trace_id: string | null;
     }[]
   >`
-    select ti.position, ti.item, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+    select ti.position, ti.item, ti.span_id, ti.trace_id, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
     from transcript_items ti
     left join spans sp on sp.trace_service_id = ${serviceId} and sp.span_id = ti.span_id
     left join traces tr on tr.trace_service_id = ${serviceId} and tr.trace_id = ti.trace_id
@@ -120,6 +123,11 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
   const item = row.item;
   let reasoning: unknown = item.reasoning ?? null;
   const payload = row.payload || row.payload_z ? decodePayload(row) : null;
+  // A span stored before migration 0017, else the one the trace's payload derives (traces/spans.ts).
+  if (!row.attributes && payload && row.span_id && row.trace_id) {
+    const t = { id: "", trace_id: row.trace_id, session_id: s.session_id, payload };
+    row.attributes = derivedSpanRows(t).find((sp) => sp.span_id === row.span_id)?.attributes ?? null;
+  }
   if (reasoning == null && item.type === "assistant" && payload && row.attributes) {
     const index = Number(row.attributes["response.index"] ?? 0);
     const message = payload.responses?.[index]?.choices?.[0]?.message;
