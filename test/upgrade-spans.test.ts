@@ -6,9 +6,10 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { MIGRATIONS_DIR, runMigrations } from "@cellar/shared/db/client";
-import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
+import { encodePayload } from "@cellar/shared/db/payload-codec";
 import { deriveSpans } from "@cellar/shared/spans";
 import { findSpans, readTrace, traceSpans } from "../apps/platform/src/traces/service";
+import { insertLegacySpanRows, legacyTraces } from "../bench/lib/legacy-spans";
 import { makeTemplates } from "../bench/lib/traces";
 import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
@@ -67,43 +68,8 @@ async function spanPages(): Promise<string[]> {
  */
 async function storeAsBefore0017(where: (traceId: string, i: number) => boolean) {
   const { sql } = stack.database;
-  const traces = await sql<
-    {
-      id: string;
-      tenant_id: string;
-      trace_service_id: string;
-      session_pk: string;
-      trace_id: string;
-      session_id: string;
-      payload_z: Uint8Array;
-    }[]
-  >`select t.id, t.tenant_id, t.trace_service_id, t.session_pk, t.trace_id, t.session_id, z.payload_z
-    from traces t join trace_payloads z on z.trace_pk = t.id order by t.trace_id, t.id`;
-  const chosen = traces.filter((t, i) => where(t.trace_id, i));
-  const rows = chosen.flatMap((t) =>
-    deriveSpans(t.trace_id, decodePayload(t) as never).map((s) => ({
-      tenant_id: t.tenant_id,
-      trace_service_id: t.trace_service_id,
-      session_pk: t.session_pk,
-      trace_pk: t.id,
-      trace_id: t.trace_id,
-      session_id: t.session_id,
-      span_id: s.spanId,
-      parent_span_id: s.parentSpanId,
-      name: s.name,
-      kind: s.kind,
-      start_time: s.startTime.toISOString(),
-      end_time: s.endTime.toISOString(),
-      attributes: s.attributes,
-    })),
-  );
-  await sql`
-    insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes)
-    select tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes
-    from json_to_recordset(${sql.json(rows as never)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
-      parent_span_id text, trace_id text, session_id text, name text, kind text, start_time timestamptz, end_time timestamptz, attributes jsonb)
-    order by trace_service_id, span_id
-    on conflict (trace_service_id, span_id) do nothing`;
+  const chosen = (await legacyTraces(sql)).filter((t, i) => where(t.trace_id, i));
+  await insertLegacySpanRows(sql, chosen);
   await sql`delete from span_ids where trace_pk = any(${chosen.map((t) => t.id)}::uuid[])`;
   return chosen.length;
 }

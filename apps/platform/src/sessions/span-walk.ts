@@ -1,6 +1,13 @@
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
-import { bySpanOrder, type SpanRow, spansOfTraces, TRACE_FOR_SPANS, type TraceForSpans } from "../traces/spans.ts";
+import {
+  bySpanOrder,
+  derivedSpanRows,
+  type SpanRow,
+  storedSpanRows,
+  TRACE_FOR_SPANS,
+  type TraceForSpans,
+} from "../traces/spans.ts";
 
 /**
  * A session's spans in span order (start time, then span id) without a row per span: its traces
@@ -11,8 +18,8 @@ import { bySpanOrder, type SpanRow, spansOfTraces, TRACE_FOR_SPANS, type TraceFo
  * bounded by the spans wanted (`need`) plus one batch of traces, whatever the session's size.
  */
 
-/** Traces decoded at a time. */
-const TRACE_BATCH = 200;
+/** Trace rows (with their payloads) read at a time; a page of n spans needs about n / 2 traces. */
+const traceBatch = (need: number) => Math.min(200, Math.max(8, Math.ceil(need / 2) + 1));
 
 /** A position in span order: the start (epoch ms) and id of the last span already seen. */
 export interface SpanPosition {
@@ -26,7 +33,7 @@ const isAfter = (s: SpanRow, p: SpanPosition | null) =>
 type WalkTrace = TraceForSpans & { start_ms: number; start_text: string };
 
 /** The session's traces in start order that can hold spans after `after`, a batch at a time. */
-async function* traceBatches(sql: postgres.Sql, sessionPk: string, after: SpanPosition | null) {
+async function* traceBatches(sql: postgres.Sql, sessionPk: string, after: SpanPosition | null, batch: number) {
   let last: WalkTrace | null = null;
   for (;;) {
     const params: unknown[] = [sessionPk];
@@ -43,11 +50,11 @@ async function* traceBatches(sql: postgres.Sql, sessionPk: string, after: SpanPo
     const rows: WalkTrace[] = await prepared<WalkTrace>(
       sql,
       `select ${TRACE_FOR_SPANS}, (extract(epoch from tr.start_time) * 1000)::float8 as start_ms, tr.start_time::text as start_text
-       from traces tr where ${where} order by tr.start_time, tr.trace_id limit ${TRACE_BATCH}`,
+       from traces tr where ${where} order by tr.start_time, tr.trace_id limit ${batch}`,
       params as never[],
     );
     if (rows.length) yield rows;
-    if (rows.length < TRACE_BATCH) return;
+    if (rows.length < batch) return;
     last = rows[rows.length - 1];
   }
 }
@@ -79,21 +86,25 @@ export async function walkSessionSpans(
   const out: SpanRow[] = [];
   let pending: SpanRow[] = [];
   if (need <= 0) return out;
-  for await (const batch of traceBatches(sql, sessionPk, after)) {
-    // Spans starting before this batch's first trace are final: no later trace can come before them.
-    const frontier = Math.floor(batch[0].start_ms);
-    let cut = 0;
-    while (cut < pending.length && pending[cut].start_ms < frontier && out.length < need) out.push(pending[cut++]);
-    pending = pending.slice(cut);
-    if (out.length === need) return out;
-    const spans = await spansOfTraces(sql, batch);
-    const fresh: SpanRow[] = [];
-    for (const t of batch)
-      for (const s of spans.get(t.id) ?? [])
+  for await (const batch of traceBatches(sql, sessionPk, after, traceBatch(need))) {
+    const stored = await storedSpanRows(
+      sql,
+      batch.map((t) => t.id),
+    );
+    for (const t of batch) {
+      // Spans starting before this trace are final: no later trace can come before them.
+      const frontier = Math.floor(t.start_ms);
+      let cut = 0;
+      while (cut < pending.length && pending[cut].start_ms < frontier && out.length < need) out.push(pending[cut++]);
+      if (cut) pending = pending.slice(cut);
+      if (out.length === need) return out;
+      const fresh: SpanRow[] = [];
+      for (const s of stored.get(t.id) ?? derivedSpanRows(t))
         if (isAfter(s, after)) fresh.push(light ? ({ span_id: s.span_id, start_ms: s.start_ms } as SpanRow) : s);
-    pending = merge(pending, fresh.sort(bySpanOrder));
-    // Only the `need - out` first can be wanted: the rest is dropped (bounded memory).
-    if (pending.length > need - out.length) pending.length = need - out.length;
+      pending = merge(pending, fresh);
+      // Only the `need - out` first can be wanted: the rest is dropped (bounded memory).
+      if (pending.length > need - out.length) pending.length = need - out.length;
+    }
   }
   for (const s of pending) {
     if (out.length === need) break;

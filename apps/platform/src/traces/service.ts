@@ -6,7 +6,7 @@ import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuer
 import { iso } from "../http/schemas.ts";
 import { EVENT_COLUMNS, eventOut, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, traceSummaryOut } from "./model.ts";
 import { spanIdKey } from "@cellar/shared/spans";
-import { derivedSpanCount, derivedSpanRows, spansOfTraces, TRACE_FOR_SPANS, type TraceForSpans } from "./spans.ts";
+import { derivedSpanCount, derivedSpanRows, spansOfTrace, TRACE_FOR_SPANS, type TraceForSpans } from "./spans.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 import { listScores } from "../scores/service.ts";
 
@@ -49,7 +49,7 @@ export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: st
     [svc.id, traceId],
   );
   if (!trace) throw notFound("no such trace");
-  const rows = (await spansOfTraces(sql, [trace])).get(trace.id)!;
+  const rows = await spansOfTrace(sql, trace);
   return { traceId, serviceName: svc.name, spans: rows.map((r) => spanOut(r, svc.name)) };
 }
 

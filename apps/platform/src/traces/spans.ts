@@ -54,26 +54,27 @@ export function derivedSpanRows(t: TraceForSpans): SpanRow[] {
     .sort(bySpanOrder) as SpanRow[];
 }
 
-/**
- * The spans of each trace, in span order: its stored rows when it has any (one query for all the
- * traces), else derived. Rows come with `trace_pk`.
- */
-export async function spansOfTraces(sql: postgres.Sql, traces: TraceForSpans[]): Promise<Map<string, SpanRow[]>> {
+/** The stored span rows of those traces that have any (traces written before 0017), by trace, in span order. */
+export async function storedSpanRows(sql: postgres.Sql, tracePks: string[]): Promise<Map<string, SpanRow[]>> {
   const out = new Map<string, SpanRow[]>();
-  if (traces.length === 0) return out;
+  if (tracePks.length === 0) return out;
   const stored = await prepared<SpanRow>(
     sql,
     `select ${SPAN_COLUMNS}, sp.trace_pk, (extract(epoch from sp.start_time) * 1000)::float8 as start_ms, sp.start_time::text as start_text
      from spans sp where sp.trace_pk = any($1::uuid[]) order by sp.start_time, sp.span_id`,
-    [traces.map((t) => t.id)],
+    [tracePks],
   );
   for (const r of stored) {
     const list = out.get(r.trace_pk) ?? [];
     list.push(r);
     out.set(r.trace_pk, list);
   }
-  for (const t of traces) if (!out.has(t.id)) out.set(t.id, derivedSpanRows(t));
   return out;
+}
+
+/** The spans of a trace, in span order: its stored rows when it has any, else derived. */
+export async function spansOfTrace(sql: postgres.Sql, t: TraceForSpans): Promise<SpanRow[]> {
+  return (await storedSpanRows(sql, [t.id])).get(t.id) ?? derivedSpanRows(t);
 }
 
 /** How many spans a trace's payload derives (the span count of a trace without stored rows). */

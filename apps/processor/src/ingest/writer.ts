@@ -4,7 +4,7 @@ import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
 import { reopen } from "@cellar/shared/maturation/state";
 import { writeScores } from "./scores.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
-import { deriveSpans, spanIdKey, traceIdFor } from "./spans.ts";
+import { deriveSpans, insertSpanIds, spanIdKey, type SpanIdRow, traceIdFor } from "./spans.ts";
 
 export interface WriteResult {
   /** Sessions still active after the write: their activity keys get refreshed. */
@@ -149,17 +149,13 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
         from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text)
         order by trace_pk`;
     }
-    const freshSpans = spanRows
-      .filter((s) => tracePkOf.has(`${s.trace_service_id}\u0000${s.trace_id}`))
-      .map((s) => ({ ...s, trace_pk: tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`) }));
-    if (freshSpans.length) {
-      await tx`
-        insert into span_ids (tenant_id, trace_service_id, span_id, trace_pk)
-        select tenant_id, trace_service_id, span_id, trace_pk
-        from json_to_recordset(${tx.json(freshSpans as any)}::json) as x(tenant_id uuid, trace_service_id uuid, span_id bigint, trace_pk uuid)
-        order by trace_service_id, span_id
-        on conflict do nothing`;
-    }
+    await insertSpanIds(
+      tx,
+      spanRows.flatMap((s) => {
+        const trace_pk = tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`);
+        return trace_pk ? [{ ...s, trace_pk } as SpanIdRow] : [];
+      }),
+    );
     const newEvents = eventRows.length
       ? await tx<{ session_pk: string; at_ms: number }[]>`
           insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)
