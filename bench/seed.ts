@@ -3,7 +3,8 @@
  * bench/e2e.ts `--data-dir` (reads and throughput at a given stored size). Adds traces until
  * the cluster holds --traces. Per trace: the realistic 2-6 KB chat payloads the benches ingest
  * (bench/lib/traces.ts, stored as they are: their session_id and times are the template's,
- * the row's columns carry the real ones), the spans the processor derives from that payload, a trace analysis,
+ * the row's columns carry the real ones, so the spans derived from it carry the template's times),
+ * where the ids of the spans the processor derives live (`span_ids`, migration 0017), a trace analysis,
  * two transcript items (the request's last message and the response, stored as maturation stores
  * them: references into the payload, docs/analysis.md "Items as references"); per 5 traces a matured session with its analysis rollups; 10% of
  * sessions carry a finding under one of 40 issues. Rows are generated inside Postgres from 200
@@ -21,7 +22,7 @@ import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
 import type { TracePayload } from "@cellar/shared/payloads";
 import { storedItem } from "@cellar/shared/analysis/transcript-source";
 import { buildTranscript, referenceOf } from "../apps/processor/src/analysis/transcript";
-import { deriveSpans } from "../apps/processor/src/ingest/spans";
+import { deriveSpans, spanIdKey } from "../apps/processor/src/ingest/spans";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { fastSettings, readSeedKeys, writeSeedKeys } from "./e2e/cluster";
 import { makeTemplates } from "./lib/traces";
@@ -120,6 +121,12 @@ try {
       }));
     await sql`update seed_templates set items = ${sql.json(rows as never)} where k = ${t.k}`;
   }
+  const templatePayloads = new Map(
+    (await sql<{ k: number; payload: TracePayload }[]>`select k, payload from seed_templates`).map((t) => [
+      t.k,
+      t.payload,
+    ]),
+  );
   // Issues the seeded findings point at.
   await sql`
     insert into issues (tenant_id, trace_service_id, fingerprint, detector, title, severity, first_seen_at, last_seen_at, occurrences, affected_sessions)
@@ -181,11 +188,22 @@ try {
       await tx`
         insert into trace_payloads (trace_pk, tenant_id, payload_z)
         select c.id, ${T}, t.payload_z from chunk_traces c join seed_templates t on t.k = c.tk`;
+      // Since migration 0017 a trace's spans are derived from its payload when read; only where each
+      // span id lives is stored (the ids the processor derives from the row's trace id).
+      const spanTraces: string[] = [];
+      const spanKeys: string[] = [];
+      for (let g = first; g <= last; g++)
+        for (let k = 0; k < PER_SESSION; k++) {
+          const traceId = `seed-${g}-${k}`;
+          for (const sp of deriveSpans(traceId, templatePayloads.get((g * 7 + k * 13) % 200)!)) {
+            spanTraces.push(traceId);
+            spanKeys.push(spanIdKey(sp.spanId)!);
+          }
+        }
       await tx`
-        insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes, ingested_at)
-        select ${T}, ${S}, c.session_pk, c.id, md5(c.trace_id || (sp->>'suffix')), case when sp->>'parent' is not null then md5(c.trace_id || (sp->>'parent')) end,
-          c.trace_id, c.session_id, sp->>'name', sp->>'kind', c.at, c.at + ((sp->>'ms')::int * interval '1 ms'), sp->'attributes', c.at
-        from chunk_traces c join seed_templates t on t.k = c.tk cross join lateral jsonb_array_elements(t.spans) sp`;
+        insert into span_ids (tenant_id, trace_service_id, span_id, trace_pk)
+        select ${T}, ${S}, x.span_id, c.id
+        from unnest(${spanTraces}::text[], ${spanKeys}::int8[]) as x(trace_id, span_id) join chunk_traces c on c.trace_id = x.trace_id`;
       await tx`
         insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics)
         select id, ${T}, ${S}, trace_id, at + interval '4 minutes', 0.0003 + (g % 50) / 1e5,

@@ -121,3 +121,13 @@ export function deriveSpans(traceId: string, payload: TracePayload | OtlpTracePa
   });
   return spans;
 }
+
+/**
+ * A span id as the `span_ids` table keys it: its 16 hex characters as a signed 64-bit integer
+ * (decimal text), half the bytes of the text in the index. Null for anything not 16 lowercase hex
+ * characters, which no derived span id is.
+ */
+export function spanIdKey(spanId: string): string | null {
+  if (!/^[0-9a-f]{16}$/.test(spanId)) return null;
+  return BigInt.asIntN(64, BigInt(`0x${spanId}`)).toString();
+}

@@ -1,4 +1,5 @@
 import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { derivedSpanRows } from "../apps/platform/src/traces/spans";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import protobuf from "protobufjs";
@@ -91,14 +92,19 @@ async function storedRows(service: string) {
   const rows = await stack.database
     .sql`select t.trace_id, t.session_id, t.environment, t.provider, t.model, t.start_time, t.end_time, t.payload, (select z.payload_z from trace_payloads z where z.trace_pk = t.id) as payload_z from traces t
     join trace_services s on s.id = t.trace_service_id where s.name = ${service} order by t.trace_id`;
-  const spans = await stack.database
-    .sql`select x.span_id, x.parent_span_id, x.trace_id, x.name, x.kind, x.start_time, x.end_time, x.attributes from spans x
-    join trace_services s on s.id = x.trace_service_id where s.name = ${service} order by x.span_id`;
   // The payload as stored, whichever shape holds it (shared/db/payload-codec.ts).
-  return {
-    rows: rows.map(({ payload_z, ...r }: any) => ({ ...r, payload: decodePayload({ payload: r.payload, payload_z }) })),
-    spans: spans.map((r: any) => ({ ...r })),
-  };
+  const stored = rows.map(({ payload_z, ...r }: any) => ({
+    ...r,
+    payload: decodePayload({ payload: r.payload, payload_z }),
+  }));
+  // The spans every read derives from it (migration 0017: no span rows).
+  const spans = stored
+    .flatMap((t: any) =>
+      derivedSpanRows({ id: "", trace_id: t.trace_id, session_id: t.session_id, payload: t.payload }),
+    )
+    .map(({ session_id: _, start_ms: __, ...r }) => r)
+    .sort((a, b) => (a.span_id < b.span_id ? -1 : 1));
+  return { rows: stored, spans };
 }
 
 describe("same spans, two encodings", () => {
@@ -137,7 +143,7 @@ describe("same spans, two encodings", () => {
       completion_tokens: 80,
       prompt_tokens_details: { cached_tokens: 1000 },
     });
-    const llm = fromJson.spans.find((s: any) => s.kind === "llm");
+    const llm = fromJson.spans.find((s: any) => s.kind === "llm")!;
     expect(llm.attributes).toMatchObject({
       "gen_ai.provider.name": "anthropic",
       "gen_ai.usage.input_tokens": 2200,

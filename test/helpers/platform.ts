@@ -9,6 +9,8 @@ import {
 } from "@cellar/shared/admin/tenancy";
 import { createApiKey, revokeApiKey } from "@cellar/shared/auth/key-store";
 import type { Role } from "@cellar/shared/db/schema";
+import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { deriveSpans } from "@cellar/shared/spans";
 import { chatTrace } from "./payloads";
 import { waitFor, type TestStack } from "./stack";
 
@@ -180,9 +182,10 @@ export async function seedPlatform(stack: TestStack) {
     values (${a.tenantId}, ${svc.id}, 'test_tool', 'hash-1', ${sql.json({ name: "test_tool" })}, ${at(0)}, ${at(0)}) returning id`;
   await sql`insert into session_tool_schemas (session_pk, tool_schema_id) values (${pk["conv-1"]}, ${schema.id}) on conflict do nothing`;
   await sql`update sessions set labels = '["vip"]'::jsonb where id = ${pk["conv-1"]}`;
-  const [span] = await sql<
-    { span_id: string }[]
-  >`select span_id from spans where trace_service_id = ${svc.id} and trace_id = 'tr-2' and kind = 'llm' limit 1`;
+  // An llm span of tr-2, derived from its stored payload as every span read does (migration 0017).
+  const [tr2] = await sql<{ payload_z: Uint8Array }[]>`
+    select z.payload_z from traces t join trace_payloads z on z.trace_pk = t.id where t.trace_service_id = ${svc.id} and t.trace_id = 'tr-2'`;
+  const span = { span_id: deriveSpans("tr-2", decodePayload(tr2)).find((s) => s.kind === "llm")!.spanId };
   const [item] = await sql<
     { item_id: string }[]
   >`select item_id from transcript_items where session_pk = ${pk["conv-1"]} and kind = 'assistant' order by position desc limit 1`;

@@ -146,7 +146,11 @@ export const tracePayloads = pgTable(
   (t) => [primaryKey({ name: "trace_payloads_pkey", columns: [t.tracePk, t.tenantId] })],
 );
 
-/** Spans derived from trace payloads (one per model response; tool spans per tool call). */
+/**
+ * Spans of traces written before migration 0017, as they were stored (one root span per trace and
+ * one `llm` span per response). Newer traces have no rows here: their spans are derived from the
+ * stored payload when read (shared/spans.ts, docs/otlp.md "Spans"); reads take these rows first.
+ */
 export const spans = pgTable(
   "spans",
   {
@@ -173,6 +177,27 @@ export const spans = pgTable(
     primaryKey({ name: "spans_pkey", columns: [t.traceServiceId, t.spanId] }),
     index("spans_trace_idx").on(t.tracePk, t.startTime),
     index("spans_session_idx").on(t.sessionPk, t.startTime),
+  ],
+);
+
+/**
+ * Where a span id lives, for the bare-id lookup (migration 0017): the id's 16 hex characters as a
+ * signed 64-bit integer (shared/spans.ts `spanIdKey`), and its trace. Written with the trace,
+ * never updated; the span itself is derived from the trace's payload.
+ */
+export const spanIds = pgTable(
+  "span_ids",
+  {
+    tenantId: denormalized("tenant_id"),
+    traceServiceId: denormalized("trace_service_id"),
+    spanId: bigint("span_id", { mode: "bigint" }).notNull(),
+    tracePk: uuid("trace_pk")
+      .notNull()
+      .references(() => traces.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    primaryKey({ name: "span_ids_pkey", columns: [t.traceServiceId, t.spanId, t.tenantId] }),
+    index("span_ids_trace_idx").on(t.tracePk),
   ],
 );
 

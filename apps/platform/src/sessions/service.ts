@@ -72,7 +72,9 @@ export async function deleteSession(sql: postgres.Sql, serviceId: string, sessio
     if (!s) return null;
     const [counts] = await tx<{ traces: number; spans: number; events: number; items: number; findings: number }[]>`
       select (select count(*) from traces where session_pk = ${s.id})::int as traces,
-        (select count(*) from spans sp join traces tr on sp.trace_pk = tr.id where tr.session_pk = ${s.id})::int as spans,
+        -- Stored span rows (traces before migration 0017) and the derived spans' ids (since).
+        ((select count(*) from spans sp join traces tr on sp.trace_pk = tr.id where tr.session_pk = ${s.id})
+          + (select count(*) from span_ids k join traces tr on k.trace_pk = tr.id where tr.session_pk = ${s.id}))::int as spans,
         (select count(*) from events where session_pk = ${s.id})::int as events,
         (select count(*) from transcript_items where session_pk = ${s.id})::int as items,
         (select count(*) from findings where session_pk = ${s.id})::int as findings`;

@@ -1,9 +1,19 @@
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { paginate } from "../http/schemas.ts";
-import { EVENT_COLUMNS, eventOut, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, traceSummaryOut } from "../traces/model.ts";
+import { EVENT_COLUMNS, eventOut, spanOut, TRACE_COLUMNS, traceSummaryOut } from "../traces/model.ts";
+import type { SpanRow } from "../traces/spans.ts";
+import { type SpanPosition, walkSessionSpans } from "./span-walk.ts";
 import type { SessionRow } from "./service.ts";
-import { cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "../http/keyset.ts";
+import {
+  type Cursor,
+  cursorAfter,
+  cursorQuery,
+  decodeCursor,
+  encodeCursor,
+  keyColumns,
+  queryHash,
+} from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
 
 /** A session's raw telemetry: its traces, spans and events (keyset-paged), and its span tree and graph. */
@@ -79,19 +89,66 @@ export async function sessionTraces(ctx: Ctx, p: Page) {
   return { ...rest, traces: items };
 }
 
-export async function sessionSpans(ctx: Ctx, p: Page) {
-  const { items, ...rest } = await listPage(
-    ctx,
-    p,
-    {
-      name: "session-spans",
-      select: SPAN_COLUMNS,
-      from: "from spans sp where sp.session_pk = $1",
-      keys: ["sp.start_time", "sp.span_id"],
-    },
-    spanOut,
+/**
+ * A page of the session's spans in span order (start time, then span id), by offset or by the
+ * cursor of the page before; the cursor is the one a page of stored span rows carried (the last
+ * span's start as Postgres text and its id), so pages answer as they did before migration 0017.
+ */
+export async function sessionSpans({ sql, serviceName, session }: Ctx, p: Page) {
+  const hash = queryHash(["session-spans", serviceName, session.session_id]);
+  if (p.cursor && p.offset > 0)
+    throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
+  const cursor = p.cursor ? decodeCursor(p.cursor, hash, 2) : null;
+  let after: SpanPosition | null = null;
+  let rows: SpanRow[] = [];
+  if (cursor) after = await cursorPosition(sql, cursor);
+  else if (p.offset > 0) {
+    const skipped = await walkSessionSpans(sql, session.pk, null, p.offset, true);
+    const last = skipped[skipped.length - 1];
+    after = skipped.length === p.offset ? { ms: last.start_ms, id: last.span_id } : null;
+  }
+  if (!cursor && p.offset > 0 && !after) rows = [];
+  else rows = await walkSessionSpans(sql, session.pk, after, p.limit + 1);
+  const page = rows.slice(0, p.limit);
+  const offset = cursor ? cursor.o : p.offset;
+  const pagination = paginate(p.limit, offset, page.length, rows.length > p.limit, null);
+  const last = page[page.length - 1];
+  const nextCursor = pagination.hasMore
+    ? encodeCursor({
+        q: hash,
+        o: offset + page.length,
+        k: [await startText(sql, last), last.span_id],
+        t: ["timestamp with time zone", "text"],
+      })
+    : null;
+  return {
+    sessionId: session.session_id,
+    serviceName,
+    spans: page.map((r) => spanOut(r, serviceName)),
+    pagination: { ...pagination, nextCursor },
+  };
+}
+
+/** Where a session-spans cursor points (400 for one no page of this read gave). */
+async function cursorPosition(sql: postgres.Sql, c: Cursor): Promise<SpanPosition> {
+  const [k0, k1] = c.k;
+  if (k0 === null || k1 === null || c.t[0] !== "timestamp with time zone" || c.t[1] !== "text")
+    throw badRequest("invalid cursor: not a cursor returned by this endpoint (pagination.nextCursor)");
+  const [r] = await cursorQuery(true, () =>
+    prepared<{ ms: number }>(sql, "select (extract(epoch from $1::text::timestamptz) * 1000)::float8 as ms", [k0]),
   );
-  return { ...rest, spans: items };
+  return { ms: r.ms, id: k1 };
+}
+
+/** A span's start as Postgres writes it (the cursor's key): a stored row's own text, else cast. */
+async function startText(sql: postgres.Sql, r: SpanRow): Promise<string> {
+  if (typeof r.start_text === "string") return r.start_text;
+  const [t] = await prepared<{ text: string }>(
+    sql,
+    "select (timestamptz 'epoch' + $1::float8 * interval '1 millisecond')::text as text",
+    [r.start_ms],
+  );
+  return t.text;
 }
 
 export async function sessionEvents(ctx: Ctx, p: Page) {
@@ -110,11 +167,7 @@ export async function sessionEvents(ctx: Ctx, p: Page) {
 }
 
 async function loadSpans(sql: postgres.Sql, session: SessionRow) {
-  const rows = await prepared(
-    sql,
-    `select ${SPAN_COLUMNS} from spans sp where sp.session_pk = $1 order by sp.start_time, sp.span_id limit $2`,
-    [session.pk, SPAN_GRAPH_CAP + 1],
-  );
+  const rows = await walkSessionSpans(sql, session.pk, null, SPAN_GRAPH_CAP + 1);
   return { rows: rows.slice(0, SPAN_GRAPH_CAP), truncated: rows.length > SPAN_GRAPH_CAP };
 }
 

@@ -3,6 +3,7 @@ import { jsonbText } from "@cellar/shared/db/jsonb-text";
 import { decodePayload, inJsonbOrder } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
+import { derivedSpanRows } from "../traces/spans.ts";
 import { notFound } from "@cellar/shared/errors";
 import { loadSession, readiness } from "./service.ts";
 import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset.ts";
@@ -183,6 +184,11 @@ export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, s
     where ti.session_pk = ${s.pk} and ti.item_id = ${itemId}`;
   if (!row) throw notFound("no such transcript item");
   const payload = row.payload || row.payload_z ? decodePayload(row) : null;
+  // A span stored before migration 0017, else the one the trace's payload derives (traces/spans.ts).
+  if (!row.attributes && payload && row.span_id && row.trace_id) {
+    const t = { id: "", trace_id: row.trace_id, session_id: s.session_id, payload };
+    row.attributes = derivedSpanRows(t).find((sp) => sp.span_id === row.span_id)?.attributes ?? null;
+  }
   // Keys in the order jsonb kept them when items were stored in full (the same answer).
   const item = inJsonbOrder(
     row.source_trace_pk && row.source_trace_pk !== row.trace_pk

@@ -5,6 +5,8 @@ import { notFound } from "@cellar/shared/errors";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
 import { iso } from "../http/schemas.ts";
 import { EVENT_COLUMNS, eventOut, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, traceSummaryOut } from "./model.ts";
+import { spanIdKey } from "@cellar/shared/spans";
+import { derivedSpanCount, derivedSpanRows, spansOfTrace, TRACE_FOR_SPANS, type TraceForSpans } from "./spans.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 import { listScores } from "../scores/service.ts";
 
@@ -26,7 +28,8 @@ export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: str
     request: payload.request ?? null,
     responses: payload.responses ?? [],
     metrics: r.metrics ?? null,
-    spanCount: r.span_count,
+    // Stored span rows of a trace written before migration 0017, else the spans its payload derives.
+    spanCount: r.span_count || derivedSpanCount({ id: "", trace_id: r.trace_id, session_id: r.session_id, payload }),
     // Additive (docs/scores.md): the trace's scores, oldest first.
     scores: await listScores(sql, svc, { traceId }),
   };
@@ -40,13 +43,13 @@ async function tracePk(sql: postgres.Sql, svc: ServiceRef, traceId: string): Pro
 }
 
 export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
-  const pk = await tracePk(sql, svc, traceId);
-  if (!pk) throw notFound("no such trace");
-  const rows = await prepared(
+  const [trace] = await prepared<TraceForSpans>(
     sql,
-    `select ${SPAN_COLUMNS} from spans sp where sp.trace_pk = $1 order by sp.start_time, sp.span_id`,
-    [pk],
+    `select ${TRACE_FOR_SPANS} from traces tr where tr.trace_service_id = $1 and tr.trace_id = $2`,
+    [svc.id, traceId],
   );
+  if (!trace) throw notFound("no such trace");
+  const rows = await spansOfTrace(sql, trace);
   return { traceId, serviceName: svc.name, spans: rows.map((r) => spanOut(r, svc.name)) };
 }
 
@@ -61,16 +64,33 @@ export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: s
   return { traceId, serviceName: svc.name, events: rows.map((r) => eventOut(r, svc.name)) };
 }
 
-/** A span by id across the candidate services (ids are unique per service). */
+/**
+ * A span by id across the candidate services (ids are unique per service): a stored row of a
+ * trace written before migration 0017, or the span derived from the trace `span_ids` points at.
+ */
 export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanId: string) {
   if (services.length === 0) return [];
   const names = new Map(services.map((s) => [s.id, s.name]));
-  const rows = await prepared(
+  const ids = services.map((s) => s.id);
+  const stored = await prepared(
     sql,
     `select ${SPAN_COLUMNS}, sp.trace_service_id from spans sp where sp.trace_service_id = any($1::uuid[]) and sp.span_id = $2`,
-    [services.map((s) => s.id), spanId],
+    [ids, spanId],
   );
-  return rows.map((r) => spanOut(r, names.get(r.trace_service_id)!));
+  const out = stored.map((r) => spanOut(r, names.get(r.trace_service_id)!));
+  const key = spanIdKey(spanId);
+  if (!key) return out;
+  const traces = await prepared<TraceForSpans & { trace_service_id: string }>(
+    sql,
+    `select ${TRACE_FOR_SPANS}, k.trace_service_id from span_ids k join traces tr on tr.id = k.trace_pk
+     where k.trace_service_id = any($1::uuid[]) and k.span_id = $2::int8`,
+    [ids, key],
+  );
+  for (const t of traces) {
+    const span = derivedSpanRows(t).find((s) => s.span_id === spanId);
+    if (span) out.push(spanOut(span, names.get(t.trace_service_id)!));
+  }
+  return out;
 }
 
 /** Trace metrics are written once at trace maturation; before that `processing` with null metrics. */

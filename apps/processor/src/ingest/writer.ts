@@ -4,7 +4,7 @@ import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
 import { reopen } from "@cellar/shared/maturation/state";
 import { writeScores } from "./scores.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
-import { deriveSpans, traceIdFor } from "./spans.ts";
+import { deriveSpans, insertSpanIds, spanIdKey, type SpanIdRow, traceIdFor } from "./spans.ts";
 
 export interface WriteResult {
   /** Sessions still active after the write: their activity keys get refreshed. */
@@ -89,21 +89,10 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
           awaits_messages: (p as { otel?: { messages?: unknown } }).otel?.messages === "none",
           received_at: m.receivedAt,
         });
+        // Spans are derived from the payload when read; only where each span id lives is written.
         for (const s of deriveSpans(traceId, p)) {
-          spanRows.push({
-            tenant_id: m.tenantId,
-            trace_service_id: svc,
-            session_pk: sessionPk,
-            trace_id: traceId,
-            session_id: p.session_id,
-            span_id: s.spanId,
-            parent_span_id: s.parentSpanId,
-            name: s.name,
-            kind: s.kind,
-            start_time: s.startTime.toISOString(),
-            end_time: s.endTime.toISOString(),
-            attributes: s.attributes,
-          });
+          const key = spanIdKey(s.spanId);
+          if (key) spanRows.push({ tenant_id: m.tenantId, trace_service_id: svc, trace_id: traceId, span_id: key });
         }
       } else {
         const p = m.payload;
@@ -160,18 +149,13 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
         from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text)
         order by trace_pk`;
     }
-    const freshSpans = spanRows
-      .filter((s) => tracePkOf.has(`${s.trace_service_id}\u0000${s.trace_id}`))
-      .map((s) => ({ ...s, trace_pk: tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`) }));
-    if (freshSpans.length) {
-      await tx`
-        insert into spans (tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes)
-        select tenant_id, trace_service_id, session_pk, trace_pk, span_id, parent_span_id, trace_id, session_id, name, kind, start_time, end_time, attributes
-        from json_to_recordset(${tx.json(freshSpans as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
-          parent_span_id text, trace_id text, session_id text, name text, kind text, start_time timestamptz, end_time timestamptz, attributes jsonb)
-        order by trace_service_id, span_id
-        on conflict (trace_service_id, span_id) do nothing`;
-    }
+    await insertSpanIds(
+      tx,
+      spanRows.flatMap((s) => {
+        const trace_pk = tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`);
+        return trace_pk ? [{ ...s, trace_pk } as SpanIdRow] : [];
+      }),
+    );
     const newEvents = eventRows.length
       ? await tx<{ session_pk: string; at_ms: number }[]>`
           insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)

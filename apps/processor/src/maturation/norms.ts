@@ -1,12 +1,14 @@
 import type postgres from "postgres";
+import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { deriveSpans } from "../ingest/spans.ts";
 import { canonicalModel } from "@cellar/shared/pricing/table";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { latencyBaseline, type LatencyNorms } from "../analysis/detectors.ts";
 import type { LatencyNormsSource } from "./store.ts";
 
 /**
- * The service's latency baseline per model, from the `llm` spans of its most recent traces
- * (`latency_outlier.baselineTraces`): duration and output tokens per call, reduced to the
+ * The service's latency baseline per model, from the `llm` spans (derived from the payloads) of
+ * its most recent traces (`latency_outlier.baselineTraces`): duration and output tokens per call, reduced to the
  * median and MAD of ms per output token (analysis/detectors.ts). Cached per service for `ttlMs`
  * (a norm moves slowly and maturations come in bursts); a small per-service cache, nothing per
  * session. A failed load gives no baseline (the detector stays quiet) rather than a failed maturation.
@@ -18,11 +20,24 @@ export function createLatencyNorms(
   const ttlMs = opts.ttlMs ?? 60_000;
   const cache = new Map<string, { at: number; norms: Promise<LatencyNorms> }>();
   async function load(serviceId: string, r: DetectorConfig["latency_outlier"]): Promise<LatencyNorms> {
-    const rows = await sql<{ model: string | null; ms: number; tokens: number | null }[]>`
-      select s.attributes->>'gen_ai.response.model' as model, extract(epoch from s.end_time - s.start_time) * 1000 as ms,
-        coalesce(s.attributes->>'gen_ai.usage.completion_tokens', s.attributes->>'gen_ai.usage.output_tokens')::float8 as tokens
-      from (select id from traces where trace_service_id = ${serviceId} order by start_time desc limit ${r.baselineTraces}) t
-      join spans s on s.trace_pk = t.id and s.kind = 'llm'`;
+    // The llm spans derived from the payloads (shared/spans.ts): the same spans stored rows held.
+    const traces = await sql<{ trace_id: string; payload: unknown; payload_z: Uint8Array | null }[]>`
+      select t.trace_id, t.payload, z.payload_z
+      from (select id, tenant_id, trace_id, payload from traces where trace_service_id = ${serviceId} order by start_time desc limit ${r.baselineTraces}) t
+      left join trace_payloads z on z.tenant_id = t.tenant_id and z.trace_pk = t.id`;
+    const rows = traces.flatMap((t) => {
+      try {
+        return deriveSpans(t.trace_id, decodePayload(t))
+          .filter((s) => s.kind === "llm")
+          .map((s) => ({
+            model: (s.attributes["gen_ai.response.model"] as string | null | undefined) ?? null,
+            ms: s.endTime.getTime() - s.startTime.getTime(),
+            tokens: (s.attributes["gen_ai.usage.output_tokens"] as number | undefined) ?? null,
+          }));
+      } catch {
+        return [];
+      }
+    });
     const byModel = new Map<string, Array<{ latencyMs: number; completionTokens: number }>>();
     for (const row of rows) {
       const key = canonicalModel(row.model) ?? row.model ?? "unknown";
