@@ -123,9 +123,12 @@ test("a trace matures once; the same trace sent again is a duplicate, not a seco
   const traces = (await maturedMessages()).filter((m) => m.type === "trace.matured" && m.traceId === "trace-fixed-1");
   expect(traces.map((m) => m.maturationCount)).toEqual([1]);
   expect(await sessionEvents("trace-once")).toHaveLength(1);
-  const [t] = await stack.database
-    .sql`select maturation_count, published_count, status from traces where trace_id = 'trace-fixed-1'`;
-  expect(t).toMatchObject({ maturation_count: 1, published_count: 1, status: "matured" });
+  // Matured and published: analysed, and no longer pending (migration 0016: the trace row is never updated).
+  const [t] = await stack.database.sql`
+    select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
+      (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
+    from traces t where trace_id = 'trace-fixed-1'`;
+  expect(t).toMatchObject({ analysed: 1, pending: 0 });
   const [a] = await stack.database.sql<
     { metrics: any }[]
   >`select metrics from trace_analyses ta join traces t on t.id = ta.trace_pk where t.trace_id = 'trace-fixed-1'`;
@@ -158,8 +161,12 @@ test("traces written together mature together, each exactly once", async () => {
   const again = (await maturedMessages()).filter((m) => m.type === "trace.matured" && ids.includes(m.traceId!));
   expect(again.map((m) => m.traceId).sort()).toEqual([...ids].sort());
   expect(matured.every((m) => m.maturationCount === 1)).toBe(true);
-  const rows = await stack.database.sql`select status, published_count from traces where trace_id = any(${ids})`;
-  expect(rows.every((r) => r.status === "matured" && r.published_count === 1)).toBe(true);
+  const rows = await stack.database.sql`
+    select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
+      (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
+    from traces t where trace_id = any(${ids})`;
+  expect(rows.length).toBe(ids.length);
+  expect(rows.every((r) => r.analysed === 1 && r.pending === 0)).toBe(true);
 });
 
 test("a processor killed between the Postgres commit and the MATURED publish replays into exactly one event", async () => {
