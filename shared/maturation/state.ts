@@ -121,11 +121,15 @@ export async function stillActiveTraces(
     where exists (select 1 from pending_traces p where ${tx.unsafe(PENDING_OF_TRACE)} and p.matured_at is null)`;
 }
 
-/** Active traces inserted by the write whose transaction time is `micros` µs since the epoch (a batch key). */
+/**
+ * Traces inserted by the write whose transaction time is `micros` µs since the epoch (a batch
+ * key) and still pending: active, or matured with the publish owed (a crash after the commit:
+ * the marker's redelivery publishes it, not only the sweep later).
+ */
 export async function tracesOfBatch(sql: Sql, micros: string): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`
     select trace_pk as id from pending_traces
-    where ingested_at = timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond' and matured_at is null`;
+    where ingested_at = timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`;
   return rows.map((r) => r.id);
 }
 

@@ -239,7 +239,7 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
   return outcomes;
 }
 
-/** Active traces inserted by the write whose transaction time is `micros` (a batch key). */
+/** Pending traces inserted by the write whose transaction time is `micros` (a batch key). */
 export async function tracesOfBatch(sql: postgres.Sql, micros: string): Promise<string[]> {
   if (!/^\d{1,20}$/.test(micros)) return [];
   return maturationState.tracesOfBatch(sql, micros);
