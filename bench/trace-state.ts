@@ -184,6 +184,14 @@ async function main() {
         us: (s.ms * 1000) / TRACES,
       }));
     }
+    // How many of the updates stayed HOT (no index entry written): the old trace row, the new pending row.
+    await new Promise((r) => setTimeout(r, 1_500)); // table stats are flushed about every second
+    const hot = async (sql: postgres.Sql, table: string) => {
+      const [r] = await sql<{ upd: number; hot: number }[]>`
+        select n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = ${table}`;
+      return `${table}: ${r.hot} of ${r.upd} updates HOT`;
+    };
+    const hotLines = [await hot(before, "traces"), await hot(after, "pending_traces")];
     const total = (shape: Shape) => perTrace[shape].reduce((a, s) => a + s.us, 0);
     const floor = total("floor");
     console.log(
@@ -194,6 +202,7 @@ async function main() {
       for (const s of perTrace[shape])
         console.log(`    ${s.us.toFixed(1).padStart(6)} us  ${s.calls} calls  ${s.query}`);
     }
+    console.log(`  ${hotLines.join("; ")} (warm-up included)`);
     await before.end();
     await after.end();
     await admin.end();
