@@ -180,10 +180,10 @@ try {
       await tx`analyze chunk_traces`;
       await tx`
         insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-          prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, ingested_at, status, maturation_count, matured_at, published_count)
+          prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, ingested_at)
         select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
           (t.usage->>'prompt')::bigint, (t.usage->>'completion')::bigint, (t.usage->>'total')::bigint, false,
-          c.at, c.at, 'matured', 1, c.at + interval '4 minutes', 1
+          c.at, c.at
         from chunk_traces c join seed_templates t on t.k = c.tk`;
       await tx`
         insert into trace_payloads (trace_pk, tenant_id, payload_z)
@@ -204,6 +204,7 @@ try {
         insert into span_ids (tenant_id, trace_service_id, span_id, trace_pk)
         select ${T}, ${S}, x.span_id, c.id
         from unnest(${spanTraces}::text[], ${spanKeys}::int8[]) as x(trace_id, span_id) join chunk_traces c on c.trace_id = x.trace_id`;
+      // Matured and published (migration 0016): no pending row; the analysis' time is the maturation time.
       await tx`
         insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics)
         select id, ${T}, ${S}, trace_id, at + interval '4 minutes', 0.0003 + (g % 50) / 1e5,

@@ -4,8 +4,8 @@ import { join, relative, resolve } from "node:path";
 
 /**
  * shared/maturation/state.ts is the one writer of sessions' and traces' maturation state
- * (docs/maturation.md): no other source file may write those columns, remove those rows, or
- * spell out what "parked" means. A grep over the code, not a runtime check: it fails the moment
+ * (docs/maturation.md): no other source file may write those columns or a trace's pending row
+ * (migration 0016), remove those rows, or spell out what "parked" means. A grep over the code, not a runtime check: it fails the moment
  * such SQL appears anywhere else.
  */
 const ROOT = resolve(import.meta.dir, "..");
@@ -26,6 +26,13 @@ const RULES: Array<{ what: string; pattern: RegExp }> = [
     pattern: new RegExp(`\\.update\\(\\s*(sessions|traces)\\s*\\)[\\s\\S]{0,300}?\\b(${STATE_KEYS})\\s*:`),
   },
   { what: "SQL delete of sessions or traces", pattern: /delete\s+from\s+(sessions|traces)\b/i },
+  {
+    // A trace's state (migration 0016): its pending row, inserted, matured, deleted only there.
+    what: "SQL write of a trace's pending row",
+    pattern: /(insert\s+into|update|delete\s+from)\s+pending_traces\b/i,
+  },
+  { what: "drizzle write of a trace's pending row", pattern: /\.(insert|update|delete)\(\s*pendingTraces\s*\)/ },
+
   { what: "drizzle delete of sessions or traces", pattern: /\.delete\(\s*(sessions|traces)\s*\)/ },
   {
     what: 'the "parked" predicate spelled out',
@@ -73,6 +80,7 @@ test("the rules find what they look for (the owner module trips every one but th
   expect(hits).toContain("SQL update of a maturation state column");
   expect(hits).toContain("SQL delete of sessions or traces");
   expect(hits).toContain('the "parked" predicate spelled out');
+  expect(hits).toContain("SQL write of a trace's pending row");
   // The drizzle spellings, and the old inline forms, as they were before the module existed.
   const before = [
     "await db.update(sessions).set({ maturationFailures: 0, maturationRetryAt: null })",
@@ -80,6 +88,9 @@ test("the rules find what they look for (the owner module trips every one but th
     "(s.maturation_failed_at is not null and s.last_ingested_at <= s.maturation_failed_at) as failed",
     "update traces set status = 'matured', maturation_count = 1 where id = any($1)",
     "await db.delete(sessions).where(eq(sessions.id, id))",
+    "delete from pending_traces p using locked where p.trace_pk = locked.trace_pk",
+    "await db.update(pendingTraces).set({ maturedAt: new Date() })",
+    "update traces set published_count = 1 where id in (select id from locked)",
   ];
   for (const snippet of before) expect(RULES.some((r) => r.pattern.test(snippet))).toBe(true);
 });

@@ -123,9 +123,12 @@ test("a trace matures once; the same trace sent again is a duplicate, not a seco
   const traces = (await maturedMessages()).filter((m) => m.type === "trace.matured" && m.traceId === "trace-fixed-1");
   expect(traces.map((m) => m.maturationCount)).toEqual([1]);
   expect(await sessionEvents("trace-once")).toHaveLength(1);
-  const [t] = await stack.database
-    .sql`select maturation_count, published_count, status from traces where trace_id = 'trace-fixed-1'`;
-  expect(t).toMatchObject({ maturation_count: 1, published_count: 1, status: "matured" });
+  // Matured and published: analysed, and no longer pending (migration 0016: the trace row is never updated).
+  const [t] = await stack.database.sql`
+    select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
+      (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
+    from traces t where trace_id = 'trace-fixed-1'`;
+  expect(t).toMatchObject({ analysed: 1, pending: 0 });
   const [a] = await stack.database.sql<
     { metrics: any }[]
   >`select metrics from trace_analyses ta join traces t on t.id = ta.trace_pk where t.trace_id = 'trace-fixed-1'`;
@@ -158,8 +161,12 @@ test("traces written together mature together, each exactly once", async () => {
   const again = (await maturedMessages()).filter((m) => m.type === "trace.matured" && ids.includes(m.traceId!));
   expect(again.map((m) => m.traceId).sort()).toEqual([...ids].sort());
   expect(matured.every((m) => m.maturationCount === 1)).toBe(true);
-  const rows = await stack.database.sql`select status, published_count from traces where trace_id = any(${ids})`;
-  expect(rows.every((r) => r.status === "matured" && r.published_count === 1)).toBe(true);
+  const rows = await stack.database.sql`
+    select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
+      (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
+    from traces t where trace_id = any(${ids})`;
+  expect(rows.length).toBe(ids.length);
+  expect(rows.every((r) => r.analysed === 1 && r.pending === 0)).toBe(true);
 });
 
 test("a processor killed between the Postgres commit and the MATURED publish replays into exactly one event", async () => {
@@ -259,4 +266,83 @@ test("two processors with racing sweeps and markers still publish each maturatio
   await second.stop();
   await processor!.stop();
   processor = undefined;
+});
+
+// A trace's state lives in its pending row (migration 0016, docs/maturation.md "A trace's state").
+const sendTrace = (sessionId: string, traceId: string) =>
+  send(
+    "/raw/traces",
+    chatTrace({ sessionId, messages: [{ role: "user", content: traceId }], reply: "a", extra: { trace_id: traceId } }),
+  );
+
+const traceEvents = async (traceId: string) =>
+  (await maturedMessages()).filter((m) => m.type === "trace.matured" && m.traceId === traceId);
+
+/** The trace's pending row (null once published) and its analysis' time (null before maturation). */
+async function traceState(traceId: string) {
+  const [row] = await stack.database.sql<{ pending: boolean; owed_since: Date | null; analysed_at: Date | null }[]>`
+    select p.trace_pk is not null as pending, p.matured_at as owed_since, ta.computed_at as analysed_at
+    from traces t left join pending_traces p on p.ingested_at = t.ingested_at and p.trace_pk = t.id
+      left join trace_analyses ta on ta.trace_pk = t.id
+    where t.trace_id = ${traceId}`;
+  return row;
+}
+
+test("a processor killed between a trace's maturation commit and its MATURED publish replays into exactly one event", async () => {
+  let crashed = 0;
+  await restartProcessor({
+    afterCommit: (m) => {
+      if (m.type === "trace.matured" && m.traceId === "crash-trace") {
+        crashed++;
+        throw new Error("simulated crash after commit");
+      }
+    },
+  });
+  await sendTrace("crash-session", "crash-trace");
+  await waitFor(async () => crashed > 0 && (await traceState("crash-trace"))?.owed_since !== null, {
+    what: "commit without publish",
+  });
+  const owed = await traceState("crash-trace");
+  expect(owed.pending).toBe(true);
+  expect(owed.analysed_at?.getTime()).toBe(owed.owed_since?.getTime());
+  expect(await traceEvents("crash-trace")).toHaveLength(0);
+
+  await restartProcessor(); // the unacked batch marker comes again
+  await waitFor(async () => (await traceState("crash-trace")).pending === false, {
+    what: "replayed publish",
+    timeoutMs: 20_000,
+  });
+  const events = await traceEvents("crash-trace");
+  expect(events.map((m) => [m.maturationCount, m.occurredAt])).toEqual([[1, owed.owed_since!.toISOString()]]);
+});
+
+test("markers lost: the sweep matures and publishes the trace once, and prunes a pending row whose trace is gone", async () => {
+  await processor?.stop();
+  processor = undefined;
+  await sendTrace("lost-session", "lost-trace");
+  // Written by the ingest consumer of a processor that then stops before the window ends.
+  await restartProcessor();
+  await waitFor(async () => (await traceState("lost-trace")) ?? false, { what: "lost-trace written", intervalMs: 20 });
+  await processor!.stop();
+  processor = undefined;
+  await stack.nats.jsm.streams.purge(`KV_${stack.nats.topology.activityBucket}`);
+  const { sql } = stack.database;
+  const [orphan] = await sql<{ id: string }[]>`
+    insert into pending_traces (ingested_at, trace_pk, tenant_id) values (now() - interval '1 hour', gen_random_uuid(), ${tenant.tenantId})
+    returning trace_pk as id`;
+  const publishedBefore = (await traceEvents("lost-trace")).length;
+  expect(publishedBefore).toBeLessThanOrEqual(1);
+
+  await new Promise((r) => setTimeout(r, 1_200));
+  await restartProcessor({ sweepIntervalMs: 200, sweepGraceSeconds: 1 });
+  await waitFor(async () => (await traceState("lost-trace")).pending === false, {
+    what: "sweep recovery",
+    timeoutMs: 20_000,
+  });
+  await waitFor(async () => (await sql`select 1 from pending_traces where trace_pk = ${orphan.id}`).length === 0, {
+    what: "orphan pruned",
+    timeoutMs: 20_000,
+  });
+  expect((await traceEvents("lost-trace")).map((m) => m.maturationCount)).toEqual([1]);
+  expect((await traceState("lost-trace")).analysed_at).not.toBeNull();
 });

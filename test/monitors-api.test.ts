@@ -41,7 +41,10 @@ beforeAll(async () => {
   // The seed trace matured and published before any monitor exists: no monitor samples it.
   await waitFor(
     async () =>
-      (await stack.database.sql`select 1 from traces where status = 'matured' and published_count = 1`).length === 1,
+      (
+        await stack.database
+          .sql`select 1 from traces t where exists (select 1 from trace_analyses ta where ta.trace_pk = t.id) and not exists (select 1 from pending_traces p where p.trace_pk = t.id)`
+      ).length === 1,
     { what: "the seed trace matured", timeoutMs: 30_000 },
   );
   const [project] = await stack.database.sql<

@@ -82,8 +82,10 @@ export async function loadStored(sql: postgres.Sql, acked: AckedItem[], sessions
   const sessionIds = [...new Set(sessions.map((s) => s.sessionId))];
   for (let i = 0; i < traceIds.length; i += CHUNK) {
     const rows = await sql<{ trace_id: string; n: number; status: string; mc: number }[]>`
-      select trace_id, count(*)::int as n, min(status) as status, max(maturation_count)::int as mc
-      from traces where trace_id = any(${traceIds.slice(i, i + CHUNK)}::text[]) group by trace_id`;
+      select t.trace_id, count(*)::int as n, min(case when p.matured_at is null and p.trace_pk is not null then 'active' else 'matured' end) as status,
+        max(case when p.matured_at is null and p.trace_pk is not null then 0 else 1 end)::int as mc
+      from traces t left join pending_traces p on p.ingested_at = t.ingested_at and p.trace_pk = t.id
+      where t.trace_id = any(${traceIds.slice(i, i + CHUNK)}::text[]) group by t.trace_id`;
     for (const r of rows) traces.set(r.trace_id, { n: r.n, status: r.status, maturationCount: r.mc });
   }
   for (let i = 0; i < eventIds.length; i += CHUNK) {

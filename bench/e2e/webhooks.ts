@@ -114,7 +114,9 @@ export async function setupWebhooks(o: {
       while (Date.now() < deadline) {
         [{ expected }] = await sql<{ expected: number }[]>`
           select (coalesce((select sum(published_count) from sessions where session_id like ${like}), 0)
-            + (select count(*) from traces where session_id like ${like} and published_count > 0))::int as expected`;
+            + (select count(*) from traces t where session_id like ${like}
+                and exists (select 1 from trace_analyses ta where ta.trace_pk = t.id)
+                and not exists (select 1 from pending_traces p where p.ingested_at = t.ingested_at and p.trace_pk = t.id)))::int as expected`;
         [rows] = await sql<{ recorded: number; delivered: number }[]>`
           select count(*)::int as recorded, count(*) filter (where status = 'delivered')::int as delivered
           from webhook_deliveries where created_at >= ${since}`;

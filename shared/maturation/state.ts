@@ -2,12 +2,13 @@ import type postgres from "postgres";
 
 /**
  * The one writer of a session's and a trace's maturation state (docs/maturation.md): the
- * columns `status`, `maturation_count`, `matured_at`, `published_count` of sessions and traces,
- * and a session's failure bookkeeping `maturation_failures`, `maturation_retry_at`,
- * `maturation_failed_at`, `maturation_error`, plus removing the rows (delete, retention). Every
- * app calls a named transition here; policy (when a failing session is parked, how long it
- * backs off) stays with the caller. test/maturation-state-owner.test.ts fails if SQL writing
- * these columns, or spelling out "parked", appears anywhere else.
+ * columns `status`, `maturation_count`, `matured_at`, `published_count` of sessions, a session's
+ * failure bookkeeping `maturation_failures`, `maturation_retry_at`, `maturation_failed_at`,
+ * `maturation_error`, a trace's `pending_traces` row (trace rows are never updated: migration
+ * 0016), plus removing the rows (delete, retention). Every app calls a named transition here;
+ * policy (when a failing session is parked, how long it backs off) stays with the caller.
+ * test/maturation-state-owner.test.ts fails if SQL writing these columns or that table, or
+ * spelling out "parked", appears anywhere else.
  *
  *   (insert: active, count 0) ──mature──► matured (count + 1) ──recordPublished──► published = count
  *        ▲                                   │
@@ -15,6 +16,10 @@ import type postgres from "postgres";
  *   active ──recordFailure──► backing off (retry_at) ── ... ──park──► parked
  *   parked ──reopen (new activity) | unpark (operator)──► active, the count of failures restarts
  *   any ──deleteSession──► gone        matured and idle past the retention ──expire*──► gone
+ *
+ * A trace: openTraces (pending row, matured_at null) ──matureTraces──► matured_at set (publish
+ * owed) ──recordPublished──► row deleted (matured, published). Its maturation time is
+ * `trace_analyses.computed_at`, written in the same transaction with the same now().
  */
 
 type Sql = postgres.Sql | postgres.TransactionSql;
@@ -78,17 +83,95 @@ export function matureSessions(tx: Sql, ids: string[]): Promise<MaturedRow[]> {
     returning id, tenant_id, trace_service_id, session_id, status, maturation_count, matured_at`;
 }
 
-/** Traces (locked by the caller) matured, once: count 1. */
+/**
+ * A trace's pending row, found through the trace's own `ingested_at` (the key's first column),
+ * for a `traces t` in the query. The one spelling of the join.
+ */
+export const PENDING_OF_TRACE = "p.ingested_at = t.ingested_at and p.trace_pk = t.id";
+/** Over `traces tr`: whether the trace is still active (its pending row not yet matured). */
+const TRACE_ACTIVE_SQL =
+  "exists (select 1 from pending_traces p where p.ingested_at = tr.ingested_at and p.trace_pk = tr.id and p.matured_at is null)";
+/** Over `traces tr`: its status as the platform answers it. */
+export const TRACE_STATUS_SQL = `(case when ${TRACE_ACTIVE_SQL} then 'active' else 'matured' end)`;
+/**
+ * Over `traces tr left join trace_analyses ta`: its maturation time. The analysis is written
+ * once, at maturation, with the same now() that set `traces.matured_at` before migration 0016.
+ */
+export const TRACE_MATURED_AT_SQL = "ta.computed_at";
+
+/** New traces, just inserted by the write (same transaction): pending and active. */
+export async function openTraces(tx: Sql, rows: Array<{ trace_pk: string; tenant_id: string }>): Promise<void> {
+  if (rows.length === 0) return;
+  // now() is the transaction time: the traces' own ingested_at.
+  await tx`
+    insert into pending_traces (ingested_at, trace_pk, tenant_id)
+    select now(), x.trace_pk, x.tenant_id
+    from unnest(${tx.array(rows.map((r) => r.trace_pk))}::uuid[], ${tx.array(rows.map((r) => r.tenant_id))}::uuid[]) as x(trace_pk, tenant_id)`;
+}
+
+/** Of these traces (by service and trace id), the ones still active (replayed writes refresh their keys). */
+export async function stillActiveTraces(
+  tx: Sql,
+  keys: Array<{ s: string; id: string }>,
+): Promise<Array<{ id: string }>> {
+  if (keys.length === 0) return [];
+  return tx<{ id: string }[]>`
+    select t.id from traces t join jsonb_to_recordset(${tx.json(keys as any)}::jsonb) as x(s uuid, id text)
+      on t.trace_service_id = x.s and t.trace_id = x.id
+    where exists (select 1 from pending_traces p where ${tx.unsafe(PENDING_OF_TRACE)} and p.matured_at is null)`;
+}
+
+/**
+ * Traces inserted by the write whose transaction time is `micros` µs since the epoch (a batch
+ * key) and still pending: active, or matured with the publish owed (a crash after the commit:
+ * the marker's redelivery publishes it, not only the sweep later).
+ */
+export async function tracesOfBatch(sql: Sql, micros: string): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select trace_pk as id from pending_traces
+    where ingested_at = timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`;
+  return rows.map((r) => r.id);
+}
+
+/** Active traces ingested longer than `idleForSeconds` ago (the sweep's candidates, oldest first). */
+export function traceSweepCandidates(sql: Sql, idleForSeconds: number, limit: number): Promise<Array<{ id: string }>> {
+  return sql<{ id: string }[]>`
+    select trace_pk as id from pending_traces where ingested_at < now() - make_interval(secs => ${idleForSeconds}) and matured_at is null
+    order by ingested_at limit ${limit}`;
+}
+
+/**
+ * Pending rows whose trace is gone (its session deleted or expired while it was pending): no
+ * foreign key removes them. Only rows older than `olderThanSeconds` (a trace is never younger
+ * than its row). Returns how many went.
+ */
+export async function prunePendingTraces(sql: Sql, olderThanSeconds: number, limit: number): Promise<number> {
+  return (
+    await sql`
+      with gone as (
+        select p.ingested_at, p.trace_pk from pending_traces p
+        where p.ingested_at < now() - make_interval(secs => ${olderThanSeconds})
+          and not exists (select 1 from traces t where t.id = p.trace_pk)
+        limit ${limit})
+      delete from pending_traces p using gone where p.ingested_at = gone.ingested_at and p.trace_pk = gone.trace_pk`
+  ).count;
+}
+
+/** Traces (pending rows locked by the caller) matured, once: count 1. */
 export function matureTraces(tx: Sql, ids: string[]): Promise<Array<MaturedRow & { trace_id: string }>> {
   return tx<Array<MaturedRow & { trace_id: string }>>`
-    update traces set status = 'matured', maturation_count = 1, matured_at = now() where id = any(${tx.array(ids)}::uuid[])
-    returning id, tenant_id, trace_service_id, trace_id, session_id, status, maturation_count, matured_at`;
+    with m as (
+      update pending_traces p set matured_at = now() from traces t
+      where t.id = any(${tx.array(ids)}::uuid[]) and ${tx.unsafe(PENDING_OF_TRACE)} and p.matured_at is null
+      returning p.trace_pk, p.matured_at)
+    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, 'matured' as status, 1 as maturation_count, m.matured_at
+    from traces t join m on m.trace_pk = t.id`;
 }
 
 /**
  * MATURED messages published: `published_count` moves up to each session's highest published
  * count (one row per session: an UPDATE joined to two rows of the same target applies only one
- * of them, unpredictably), traces to 1. Rows locked in id order, like the maturation
+ * of them, unpredictably), a trace's pending row goes. Rows locked in id order, like the maturation
  * transactions (no deadlock with them).
  */
 export async function recordPublished(
@@ -104,8 +187,10 @@ export async function recordPublished(
   }
   if (tracePks.length) {
     await sql`
-      with locked as (select id from traces where id = any(${sql.array(tracePks)}::uuid[]) order by id for update)
-      update traces set published_count = 1 where id in (select id from locked)`;
+      with locked as (
+        select p.ingested_at, p.trace_pk from pending_traces p join traces t on ${sql.unsafe(PENDING_OF_TRACE)}
+        where t.id = any(${sql.array(tracePks)}::uuid[]) and p.matured_at is not null order by p.trace_pk for update of p)
+      delete from pending_traces p using locked where p.ingested_at = locked.ingested_at and p.trace_pk = locked.trace_pk`;
   }
 }
 
@@ -153,8 +238,9 @@ export function sweepCandidates(sql: Sql, idleForSeconds: number, limit: number)
     order by last_ingested_at limit ${limit}`;
 }
 
-/** Removes one session and, through its foreign keys, everything stored under it. */
+/** Removes one session and, through its foreign keys, everything stored under it (and its traces' pending rows). */
 export async function deleteSession(tx: Sql, sessionPk: string): Promise<void> {
+  await tx`delete from pending_traces p using traces t where t.session_pk = ${sessionPk} and ${tx.unsafe(PENDING_OF_TRACE)}`;
   await tx`delete from sessions where id = ${sessionPk}`;
 }
 
@@ -172,12 +258,17 @@ export async function expireSessions(sql: Sql, tenantId: string, cutoff: Date, l
   ).count;
 }
 
-/** Retention inside a session that lives on: up to `limit` of its matured traces ingested before `cutoff`. */
+/**
+ * Retention inside a session that lives on: up to `limit` of its matured traces ingested before
+ * `cutoff` (a publish still owed goes with its trace, as before migration 0016; the sweep prunes
+ * the pending row).
+ */
 export async function expireTraces(sql: Sql, sessionPks: string[], cutoff: Date, limit: number): Promise<number> {
   return (
     await sql`
       with doomed as (
-        select id from traces where session_pk = any(${sessionPks}::uuid[]) and ingested_at < ${cutoff} and status = 'matured'
+        select t.id from traces t where t.session_pk = any(${sessionPks}::uuid[]) and t.ingested_at < ${cutoff}
+          and not exists (select 1 from pending_traces p where ${sql.unsafe(PENDING_OF_TRACE)} and p.matured_at is null)
         limit ${limit} for update skip locked)
       delete from traces t using doomed where t.id = doomed.id`
   ).count;

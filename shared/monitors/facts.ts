@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { EntityFacts } from "./samples.ts";
+import { TRACE_MATURED_AT_SQL } from "../maturation/state.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
@@ -32,7 +33,7 @@ export async function loadSessionFacts(sql: Sql, where: postgres.PendingQuery<po
   );
 }
 
-/** Facts of matured traces chosen by `where` (over `traces tr`), newest first. */
+/** Facts of matured traces chosen by `where` (over `traces tr left join trace_analyses ta`), newest first. */
 export async function loadTraceFacts(sql: Sql, where: postgres.PendingQuery<postgres.Row[]>, limit: number) {
   const rows = await sql`
     select tr.id, tr.environment, tr.model, ta.cost_usd,
@@ -40,7 +41,7 @@ export async function loadTraceFacts(sql: Sql, where: postgres.PendingQuery<post
       (select coalesce(sum((r->'usage'->>'total_tokens')::bigint), 0) from jsonb_array_elements(tr.payload->'responses') r)::int8 as total_tokens,
       case when jsonb_typeof(ta.metrics -> 'errors') = 'number' then (ta.metrics ->> 'errors')::float8 else 0 end as errors
     from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
-    where ${where} order by tr.matured_at desc nulls last limit ${limit}`;
+    where ${where} order by ${sql.unsafe(TRACE_MATURED_AT_SQL)} desc nulls last limit ${limit}`;
   return rows.map(
     (r): EntityFacts => ({
       entityPk: r.id,

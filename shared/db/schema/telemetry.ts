@@ -78,9 +78,8 @@ export const sessions = pgTable(
 );
 
 /**
- * One ingested model call (a trace payload): request plus 1-2 responses, kept whole. The table
- * has `toast_tuple_target = 128` (migration 0008, not expressed in drizzle): payloads live out
- * of line, so the two status updates after insert copy a TOAST pointer, not the payload.
+ * One ingested model call (a trace payload): request plus 1-2 responses, kept whole. Written once,
+ * never updated (migration 0016): its maturation state is in `pendingTraces`.
  */
 export const traces = pgTable(
   "traces",
@@ -111,22 +110,43 @@ export const traces = pgTable(
     awaitsMessages: boolean("awaits_messages"),
     receivedAt: ts("received_at").notNull(),
     ingestedAt: ts("ingested_at").notNull().defaultNow(),
-    status: text("status", { enum: ENTITY_STATUSES }).notNull().default("active"),
-    maturationCount: integer("maturation_count").notNull().default(0),
-    maturedAt: ts("matured_at"),
-    /** 1 once the trace's MATURED message was published. */
-    publishedCount: integer("published_count").notNull().default(0),
+    /**
+     * A trace's maturation state before migration 0016, kept for older rows, never read or
+     * written since: new rows leave them null. The state lives in `pendingTraces` (active or
+     * publish owed) and `trace_analyses.computed_at` (the maturation time).
+     */
+    legacyStatus: text("status", { enum: ENTITY_STATUSES }),
+    legacyMaturationCount: integer("maturation_count"),
+    legacyMaturedAt: ts("matured_at"),
+    legacyPublishedCount: integer("published_count"),
   },
   (t) => [
     uniqueIndex("traces_service_trace_uq").on(t.traceServiceId, t.traceId),
     index("traces_session_idx").on(t.sessionPk, t.startTime),
-    index("traces_active_ingested_idx").on(t.status, t.ingestedAt),
     // Recent traces of a service (latency norms, trace lists).
     index("traces_service_start_idx").on(t.traceServiceId, t.startTime),
-    index("traces_unpublished_idx").on(t.maturedAt).where(sql`published_count < maturation_count`),
     // Rows written before migration 0015, for the payload backfill (empty once it has run).
     index("traces_jsonb_payload_idx").on(t.id).where(sql`payload is not null`),
   ],
+);
+
+/**
+ * A trace still pending (migration 0016, shared/maturation/state.ts owns it): inserted with the
+ * trace, `maturedAt` set when it matures (the MATURED publish then owed), deleted once that
+ * publish is recorded. Keyed by `ingestedAt` first: the sweep and the batch key read by it, and
+ * a trace's row is found through the trace's own `ingested_at`. No foreign key (a locking lookup
+ * per insert); rows whose trace is gone are pruned by the sweep. fillfactor 50 (not expressed in
+ * drizzle): the one update stays HOT.
+ */
+export const pendingTraces = pgTable(
+  "pending_traces",
+  {
+    ingestedAt: ts("ingested_at").notNull(),
+    tracePk: uuid("trace_pk").notNull(),
+    tenantId: uuid("tenant_id").notNull(),
+    maturedAt: ts("matured_at"),
+  },
+  (t) => [primaryKey({ name: "pending_traces_pkey", columns: [t.ingestedAt, t.tracePk, t.tenantId] })],
 );
 
 /**

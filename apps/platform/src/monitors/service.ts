@@ -3,6 +3,7 @@ import { badRequest, notFound } from "@cellar/shared/errors";
 import { compileValidator } from "@cellar/shared/validation";
 import { definitionProblem, MonitorDefinition } from "@cellar/shared/monitors/definition";
 import { loadSessionFacts, loadTraceFacts } from "@cellar/shared/monitors/facts";
+import { TRACE_MATURED_AT_SQL } from "@cellar/shared/maturation/state";
 import { aggregateOf, aggregateValues, matchesFilters, sampleOf } from "@cellar/shared/monitors/samples";
 import { decideTransition } from "@cellar/shared/monitors/state-machine";
 import { resolveService, type Principal } from "../auth/principal.ts";
@@ -183,7 +184,7 @@ export async function previewMonitor(sql: Sql, p: Principal, d: MonitorDefinitio
         )
       : await loadTraceFacts(
           sql,
-          sql`tr.trace_service_id = ${svc.id} and tr.status = 'matured' and tr.matured_at > ${since}`,
+          sql`tr.trace_service_id = ${svc.id} and ${sql.unsafe(TRACE_MATURED_AT_SQL)} > ${since}`,
           PREVIEW_LIMIT,
         );
   const values = facts

@@ -1,5 +1,6 @@
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
+import { TRACE_MATURED_AT_SQL, TRACE_STATUS_SQL } from "@cellar/shared/maturation/state";
 import { prepared } from "../http/db.ts";
 import { notFound } from "@cellar/shared/errors";
 import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
@@ -118,10 +119,11 @@ export const TRACE_FILTERS: FilterSet = {
     environment: { type: "string", expr: "tr.environment", sortable: true },
     model: { type: "string", expr: "tr.model", sortable: true },
     provider: { type: "string", expr: "tr.provider", sortable: true, notNull: true },
-    status: { type: "enum", expr: "tr.status", values: ["active", "matured"], sortable: true, notNull: true },
+    status: { type: "enum", expr: TRACE_STATUS_SQL, values: ["active", "matured"], sortable: true, notNull: true },
     startTime: { type: "datetime", expr: "tr.start_time", sortable: true, notNull: true },
     endTime: { type: "datetime", expr: "tr.end_time", sortable: true, notNull: true },
-    maturedAt: { type: "datetime", expr: "tr.matured_at", sortable: true },
+    // The analysis' time (written once, at maturation): read after the join, and sorted off its rows.
+    maturedAt: { type: "datetime", expr: TRACE_MATURED_AT_SQL, sortable: true, joined: true },
     durationMs: {
       type: "number",
       expr: "(extract(epoch from tr.end_time - tr.start_time) * 1000)",

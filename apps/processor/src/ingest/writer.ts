@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
-import { reopen } from "@cellar/shared/maturation/state";
+import { openTraces, reopen, stillActiveTraces } from "@cellar/shared/maturation/state";
 import { writeScores } from "./scores.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
 import { deriveSpans, insertSpanIds, spanIdKey, type SpanIdRow, traceIdFor } from "./spans.ts";
@@ -137,6 +137,12 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
             (extract(epoch from start_time) * 1000)::float8 as start_ms, (extract(epoch from end_time) * 1000)::float8 as end_ms`
       : [];
     const tracePkOf = new Map(newTraces.map((t) => [`${t.trace_service_id}\u0000${t.trace_id}`, t.id]));
+    // Each new trace is pending (active) in a narrow row of its own: the trace row is never updated.
+    const tenantOfService = new Map(traceRows.map((t) => [t.trace_service_id as string, t.tenant_id as string]));
+    await openTraces(
+      tx,
+      newTraces.map((t) => ({ trace_pk: t.id, tenant_id: tenantOfService.get(t.trace_service_id)! })),
+    );
     // The new traces' payloads, deflated by the app, in a table of their own: written once, never updated.
     const payloads = traceRows.flatMap((t) => {
       const pk = tracePkOf.get(`${t.trace_service_id}\u0000${t.trace_id}`);
@@ -197,11 +203,10 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
         >`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`
       : [];
     const replayedTraces = traceRows.filter((t) => !tracePkOf.has(`${t.trace_service_id}\u0000${t.trace_id}`));
-    const activeTraces = replayedTraces.length
-      ? await tx<{ id: string }[]>`
-          select t.id from traces t join jsonb_to_recordset(${tx.json(replayedTraces.map((t) => ({ s: t.trace_service_id, id: t.trace_id })) as any)}::jsonb) as x(s uuid, id text)
-            on t.trace_service_id = x.s and t.trace_id = x.id where t.status = 'active'`
-      : [];
+    const activeTraces = await stillActiveTraces(
+      tx,
+      replayedTraces.map((t) => ({ s: t.trace_service_id as string, id: t.trace_id as string })),
+    );
     // now() is the transaction time: every trace inserted here has exactly this ingested_at.
     const [batch] = newTraces.length
       ? await tx<{ micros: string }[]>`select (extract(epoch from now()) * 1000000)::bigint::text as micros`

@@ -239,12 +239,10 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
   return outcomes;
 }
 
-/** Active traces inserted by the write whose transaction time is `micros` (a batch key). */
+/** Pending traces inserted by the write whose transaction time is `micros` (a batch key). */
 export async function tracesOfBatch(sql: postgres.Sql, micros: string): Promise<string[]> {
   if (!/^\d{1,20}$/.test(micros)) return [];
-  const rows = await sql<{ id: string }[]>`
-    select id from traces where status = 'active' and ingested_at = timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`;
-  return rows.map((r) => r.id);
+  return maturationState.tracesOfBatch(sql, micros);
 }
 
 async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {

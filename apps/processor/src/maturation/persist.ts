@@ -297,6 +297,10 @@ export async function persistIntents(
     on conflict do nothing`;
 }
 
+/**
+ * A trace's analysis, written once at its maturation: `computed_at` is its maturation time
+ * (shared/maturation/state.ts, TRACE_MATURED_AT_SQL), never rewritten.
+ */
 export async function persistTraceAnalyses(
   tx: postgres.TransactionSql,
   list: Array<{ row: TraceRow; analysis: TraceAnalysis }>,
@@ -315,5 +319,5 @@ export async function persistTraceAnalyses(
     select trace_pk, tenant_id, trace_service_id, trace_id, now(), cost_usd, metrics
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, tenant_id uuid, trace_service_id uuid, trace_id text, cost_usd float8, metrics jsonb)
     order by trace_pk
-    on conflict (trace_pk) do update set computed_at = excluded.computed_at, cost_usd = excluded.cost_usd, metrics = excluded.metrics`;
+    on conflict (trace_pk) do nothing`;
 }

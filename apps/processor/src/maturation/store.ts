@@ -5,7 +5,7 @@ import type { LatencyNorms } from "../analysis/detectors.ts";
 import type { SessionAnalyzer } from "../analysis/session.ts";
 import type { EventInput, TraceInput } from "../analysis/transcript.ts";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
-import { parked, type MaturedRow } from "@cellar/shared/maturation/state";
+import { PENDING_OF_TRACE, parked, type MaturedRow } from "@cellar/shared/maturation/state";
 import { MESSAGE_EVENT_NAMES } from "../otlp/linked.ts";
 import { mergeOtelMessageEvents } from "../otlp/merge.ts";
 
@@ -76,30 +76,57 @@ export type MaturingFilter =
 export function selectMaturing(sql: Sql, kind: "session", filter: MaturingFilter): Promise<SessionRow[]>;
 export function selectMaturing(sql: Sql, kind: "trace", filter: MaturingFilter): Promise<TraceRow[]>;
 export function selectMaturing(sql: Sql, kind: "session" | "trace", filter: MaturingFilter): Promise<MaturingRow[]> {
-  const session = kind === "session";
-  const e = sql(session ? "s" : "t");
-  const table = sql(session ? "sessions" : "traces");
-  const ingested = sql(session ? "last_ingested_at" : "ingested_at");
-  const cols = session
-    ? sql`, s.activity_seq, s.last_ingested_at, s.maturation_failures,
+  if (kind === "trace") return selectMaturingTraces(sql, filter);
+  const cols = sql`, s.activity_seq, s.last_ingested_at, s.maturation_failures,
         ${parked(sql)} as failed,
-        greatest(0, extract(epoch from coalesce(s.maturation_retry_at, now()) - now()) * 1000)::float8 as retry_in_ms`
-    : sql`, t.trace_id`;
+        greatest(0, extract(epoch from coalesce(s.maturation_retry_at, now()) - now()) * 1000)::float8 as retry_in_ms`;
   if ("lockIds" in filter) {
     return sql<MaturingRow[]>`
-      select ${e}.id, ${e}.tenant_id, ${e}.trace_service_id, ${e}.session_id, ${e}.status, ${e}.maturation_count, ${e}.matured_at, ${e}.published_count,
+      select s.id, s.tenant_id, s.trace_service_id, s.session_id, s.status, s.maturation_count, s.matured_at, s.published_count,
         ts.name as service_name ${cols},
-        ${e}.${ingested} <= now() - make_interval(secs => ${filter.windowSeconds}) as idle,
-        extract(epoch from ${e}.${ingested} + make_interval(secs => ${filter.windowSeconds}) - now())::float8 * 1000 as due_in_ms
-      from ${table} ${e} join trace_services ts on ts.id = ${e}.trace_service_id
-      where ${e}.id = any(${sql.array(filter.lockIds)}::uuid[]) order by ${e}.id ${session ? sql`for no key update of s` : sql`for no key update of t`}`;
+        s.last_ingested_at <= now() - make_interval(secs => ${filter.windowSeconds}) as idle,
+        extract(epoch from s.last_ingested_at + make_interval(secs => ${filter.windowSeconds}) - now())::float8 * 1000 as due_in_ms
+      from sessions s join trace_services ts on ts.id = s.trace_service_id
+      where s.id = any(${sql.array(filter.lockIds)}::uuid[]) order by s.id for no key update of s`;
   }
   return sql<MaturingRow[]>`
-    select ${e}.id, ${e}.tenant_id, ${e}.trace_service_id, ${e}.session_id, ${e}.status, ${e}.maturation_count, ${e}.matured_at, ${e}.published_count,
+    select s.id, s.tenant_id, s.trace_service_id, s.session_id, s.status, s.maturation_count, s.matured_at, s.published_count,
       ts.name as service_name ${cols}
-    from ${table} ${e} join trace_services ts on ts.id = ${e}.trace_service_id
-    where ${e}.published_count < ${e}.maturation_count and ${e}.matured_at < now() - make_interval(secs => ${filter.owedOlderThanSeconds})
-    order by ${e}.matured_at limit ${filter.limit}`;
+    from sessions s join trace_services ts on ts.id = s.trace_service_id
+    where s.published_count < s.maturation_count and s.matured_at < now() - make_interval(secs => ${filter.owedOlderThanSeconds})
+    order by s.matured_at limit ${filter.limit}`;
+}
+
+/**
+ * A trace's state is its pending row (migration 0016): active while `matured_at` is null,
+ * matured with the publish owed once set, matured and published once gone. Locking takes the
+ * pending rows (in trace id order): the trace row itself is never updated.
+ */
+function selectMaturingTraces(sql: Sql, filter: MaturingFilter): Promise<MaturingRow[]> {
+  const state = sql`
+    case when l.trace_pk is not null and l.matured_at is null then 'active' else 'matured' end as status,
+    case when l.trace_pk is not null and l.matured_at is null then 0 else 1 end as maturation_count,
+    case when l.trace_pk is null then 1 else 0 end as published_count,
+    coalesce(l.matured_at, ta.computed_at) as matured_at`;
+  if ("lockIds" in filter) {
+    const ids = sql.array(filter.lockIds);
+    return sql<MaturingRow[]>`
+      with l as (
+        select p.trace_pk, p.matured_at from pending_traces p join traces t on ${sql.unsafe(PENDING_OF_TRACE)}
+        where t.id = any(${ids}::uuid[]) order by p.trace_pk for update of p)
+      select t.id, t.tenant_id, t.trace_service_id, t.session_id, t.trace_id, ts.name as service_name, ${state},
+        t.ingested_at <= now() - make_interval(secs => ${filter.windowSeconds}) as idle,
+        extract(epoch from t.ingested_at + make_interval(secs => ${filter.windowSeconds}) - now())::float8 * 1000 as due_in_ms
+      from traces t join trace_services ts on ts.id = t.trace_service_id
+        left join l on l.trace_pk = t.id left join trace_analyses ta on ta.trace_pk = t.id
+      where t.id = any(${ids}::uuid[]) order by t.id`;
+  }
+  return sql<MaturingRow[]>`
+    select t.id, t.tenant_id, t.trace_service_id, t.session_id, t.trace_id, ts.name as service_name, ${state}
+    from pending_traces l join traces t on t.id = l.trace_pk and t.ingested_at = l.ingested_at
+      join trace_services ts on ts.id = t.trace_service_id left join trace_analyses ta on ta.trace_pk = t.id
+    where l.matured_at < now() - make_interval(secs => ${filter.owedOlderThanSeconds})
+    order by l.matured_at limit ${filter.limit}`;
 }
 
 /** Bounds of one page of history read into memory (docs/maturation.md, "Bounded memory"). */

@@ -1,4 +1,4 @@
-import { sweepCandidates } from "@cellar/shared/maturation/state";
+import { prunePendingTraces, sweepCandidates, traceSweepCandidates } from "@cellar/shared/maturation/state";
 import { matureIsolated } from "./isolate.ts";
 import { publishAll, sessionMessage, traceMessage, type MaturationDeps } from "./mature.ts";
 import { selectMaturing } from "./store.ts";
@@ -22,9 +22,7 @@ export interface SweepResult {
 export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limit = 500): Promise<SweepResult> {
   const idleFor = deps.windowSeconds + graceSeconds;
   const sessions = await sweepCandidates(deps.sql, idleFor, limit);
-  const traces = await deps.sql<{ id: string }[]>`
-    select id from traces where status = 'active' and ingested_at < now() - make_interval(secs => ${idleFor})
-    order by ingested_at limit ${limit}`;
+  const traces = await traceSweepCandidates(deps.sql, idleFor, limit);
   const count = (outcomes: Map<string, string>, what: string[]) =>
     [...outcomes.values()].filter((o) => what.includes(o)).length;
   let s = 0,
@@ -54,6 +52,8 @@ export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limi
   const owedTraces = await selectMaturing(deps.sql, "trace", { owedOlderThanSeconds: graceSeconds, limit });
   await publishAll(deps, owedTraces.map(traceMessage));
   const r = owedSessions.length + owedTraces.length;
+  // Pending rows of traces deleted while pending (no foreign key removes them).
+  await prunePendingTraces(deps.sql, idleFor, limit);
   if (s || t || r)
     deps.logger.warn("sweep matured or published what its marker missed", { sessions: s, traces: t, republished: r });
   return { sessions: s, traces: t, republished: r, failed };
