@@ -11,6 +11,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { tenantForeignKey } from "./tenant-keys.ts";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
@@ -34,7 +35,7 @@ export const tenants = pgTable(
 export const projects = pgTable(
   "projects",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
@@ -44,6 +45,7 @@ export const projects = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    primaryKey({ name: "projects_pkey", columns: [t.id, t.tenantId] }),
     uniqueIndex("projects_tenant_name_uq").on(t.tenantId, t.name),
     uniqueIndex("projects_one_default_uq").on(t.tenantId).where(sql`${t.isDefault}`),
   ],
@@ -53,17 +55,23 @@ export const projects = pgTable(
 export const traceServices = pgTable(
   "trace_services",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    projectId: uuid("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull(),
     name: text("name").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("trace_services_tenant_name_uq").on(t.tenantId, t.name)],
+  (t) => [
+    primaryKey({ name: "trace_services_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey(
+      "trace_services_project_id_projects_id_fk",
+      { column: t.projectId, tenantId: t.tenantId },
+      projects,
+    ),
+    uniqueIndex("trace_services_tenant_name_uq").on(t.tenantId, t.name),
+  ],
 );
 
 export const ROLES = ["viewer", "member", "admin", "owner"] as const;
@@ -99,11 +107,18 @@ export const projectMemberships = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    projectId: uuid("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull(),
+    /** The project's (migration 0019): the key and the project's foreign key include it. */
+    tenantId: uuid("tenant_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.projectId] })],
+  (t) => [
+    primaryKey({ name: "project_memberships_pkey", columns: [t.userId, t.projectId, t.tenantId] }),
+    tenantForeignKey(
+      "project_memberships_project_id_projects_id_fk",
+      { column: t.projectId, tenantId: t.tenantId },
+      projects,
+    ),
+  ],
 );
 
 export const KEY_KINDS = ["telemetry", "dsn-server", "dsn-client", "platform"] as const;

@@ -137,7 +137,7 @@ async function addParts(
       model text, sessions int, error_sessions int, problem_sessions int, traces int, cost_usd float8, prompt_tokens bigint,
       completion_tokens bigint, latency_hist int[])
     order by bucket_seconds, bucket_start, environment, model
-    on conflict (trace_service_id, bucket_seconds, bucket_start, environment, model) do update set
+    on conflict (trace_service_id, bucket_seconds, bucket_start, environment, model, tenant_id) do update set
       sessions = r.sessions + excluded.sessions,
       error_sessions = r.error_sessions + excluded.error_sessions,
       problem_sessions = r.problem_sessions + excluded.problem_sessions,
@@ -174,9 +174,9 @@ export async function applySessionRollup(sql: postgres.Sql, sessionPk: string): 
     if (old) await addParts(tx, s, old.parts.map(negate));
     await addParts(tx, s, parts);
     await tx`
-      insert into overview_session_parts (session_pk, trace_service_id, maturation_count, matured_at, parts)
-      values (${sessionPk}, ${s.trace_service_id}, ${s.maturation_count}, ${s.matured_at}, ${tx.json(parts as any)})
-      on conflict (session_pk) do update set maturation_count = excluded.maturation_count,
+      insert into overview_session_parts (session_pk, tenant_id, trace_service_id, maturation_count, matured_at, parts)
+      values (${sessionPk}, ${s.tenant_id}, ${s.trace_service_id}, ${s.maturation_count}, ${s.matured_at}, ${tx.json(parts as any)})
+      on conflict (session_pk, tenant_id) do update set maturation_count = excluded.maturation_count,
         matured_at = excluded.matured_at, parts = excluded.parts`;
     return "applied";
   });
