@@ -3,8 +3,9 @@
  * key widened by tenant_id) costs on a database seeded by bench/seed.ts (run the seed on the
  * code before 0019; this copies the cluster, the seed stays as it was). Prints each step's time
  * inside one rolled-back transaction, then runs the real migrator and prints its total beside
- * the same run's floor (one sequential read of every table it touches), the rows per table, and
- * which tables the migration held ACCESS EXCLUSIVE (everything reading or writing them waits).
+ * the same run's floor (one sequential read of every table it touches), the rows per table,
+ * which tables the migration held ACCESS EXCLUSIVE, and the longest wait of a read and of a write
+ * probing the tables meanwhile.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -24,7 +25,7 @@ const dataDir = join(scratch, "pg");
 execFileSync("cp", ["-a", resolve(args["data-dir"]), dataDir]);
 rmSync(join(dataDir, "postmaster.pid"), { force: true });
 const pg = await startEmbeddedPostgres({ dataDir, persistent: false });
-const sql = postgres(pg.url, { max: 3, onnotice: () => {} });
+const sql = postgres(pg.url, { max: 4, onnotice: () => {} });
 const statements = readFileSync(join(MIGRATIONS_DIR, "0019_tenant_keys.sql"), "utf8")
   .split("--> statement-breakpoint")
   .map((s) => s.replace(/^\s*--.*$/gm, "").trim())
@@ -58,29 +59,48 @@ try {
   for (const [s, ms] of steps.sort((a, b) => b[1] - a[1]).slice(0, 12))
     console.log(`${(ms / 1000).toFixed(2).padStart(7)} s  ${s}`);
 
-  // The real migrator, with a sampler of the locks it holds.
+  // The real migrator, with a sampler of the locks it holds and two probes that read a trace's
+  // spans and write a session row (what the platform and the processor do) and time their waits.
+  const [probe] = await sql<{ trace_pk: string; session_pk: string }[]>`select trace_pk, session_pk from spans limit 1`;
   const held = new Set<string>();
   let sampling = true;
-  const sampler = (async () => {
+  const longest = { read: 0, write: 0 };
+  const timed = async (kind: "read" | "write", run: () => Promise<unknown>) => {
     while (sampling) {
-      const locks = await sql<{ rel: string }[]>`
-        select c.relname as rel from pg_locks l join pg_class c on c.oid = l.relation
-        where l.mode = 'AccessExclusiveLock' and l.granted and c.relkind = 'r' and l.pid <> pg_backend_pid()`;
-      for (const l of locks) held.add(l.rel);
-      await Bun.sleep(100);
+      const t = performance.now();
+      await run();
+      longest[kind] = Math.max(longest[kind], performance.now() - t);
+      await Bun.sleep(50);
     }
-  })();
+  };
+  const probes = [
+    (async () => {
+      while (sampling) {
+        const locks = await sql<{ rel: string }[]>`
+          select c.relname as rel from pg_locks l join pg_class c on c.oid = l.relation
+          where l.mode = 'AccessExclusiveLock' and l.granted and c.relkind = 'r' and l.pid <> pg_backend_pid()`;
+        for (const l of locks) held.add(l.rel);
+        await Bun.sleep(100);
+      }
+    })(),
+    timed("read", () => sql`select count(*) from spans where trace_pk = ${probe.trace_pk}`),
+    timed("write", () => sql`update sessions set labels = labels where id = ${probe.session_pk}`),
+  ];
+  await Bun.sleep(300);
   t0 = performance.now();
   await runMigrations(pg.url);
   const ms = performance.now() - t0;
   sampling = false;
-  await sampler;
+  await Promise.all(probes);
   const [{ n }] = await sql`select count(*)::int as n from traces`;
   if (n !== traces) throw new Error(`traces ${traces} before, ${n} after`);
   console.log(
     `${traces.toLocaleString("en")} traces: migration 0019 ${(ms / 1000).toFixed(1)} s = ${((ms / 1000) * (1e6 / Math.max(1, traces))).toFixed(0)} s per million traces; floor (count(*) of every table it touches) ${(floor / 1000).toFixed(1)} s; ratio ${(ms / floor).toFixed(1)}x; load ${loadavg()
       .map((x) => x.toFixed(1))
       .join(" ")}`,
+  );
+  console.log(
+    `longest wait during it: a read of spans ${(longest.read / 1000).toFixed(1)} s, a write of sessions ${(longest.write / 1000).toFixed(1)} s`,
   );
   console.log(`held ACCESS EXCLUSIVE (sampled): ${[...held].sort().join(", ")}`);
 } finally {
