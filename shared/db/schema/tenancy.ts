@@ -15,7 +15,10 @@ import { tenantForeignKey } from "./tenant-keys.ts";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
-/** An organization. `plan` gates features (intents); `webhooksEnabled` is the webhook entitlement. */
+/**
+ * An organization. `plan` gates features (intents); `webhooksEnabled` is the webhook entitlement.
+ * Deployment-wide, like users and api_keys: a reference table when sharded by tenant (docs/scaling.md).
+ */
 export const tenants = pgTable(
   "tenants",
   {
@@ -77,6 +80,7 @@ export const traceServices = pgTable(
 export const ROLES = ["viewer", "member", "admin", "owner"] as const;
 export type Role = (typeof ROLES)[number];
 
+/** Sign-in finds a user by e-mail across tenants: a reference table when sharded (docs/scaling.md). */
 export const users = pgTable(
   "users",
   {
@@ -124,7 +128,10 @@ export const projectMemberships = pgTable(
 export const KEY_KINDS = ["telemetry", "dsn-server", "dsn-client", "platform"] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
 
-/** Every credential. Only the SHA-256 of the key is stored; the key is shown once at creation. */
+/**
+ * Every credential. Only the SHA-256 of the key is stored; the key is shown once at creation.
+ * Found by its hash before the tenant is known: a reference table when sharded (docs/scaling.md).
+ */
 export const apiKeys = pgTable(
   "api_keys",
   {
