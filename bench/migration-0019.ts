@@ -40,6 +40,15 @@ try {
   for (const t of tables) rows.set(t, (await sql.unsafe(`select count(*)::int as n from "${t}"`))[0].n);
   const floor = performance.now() - t0;
   const traces = rows.get("traces") ?? 0;
+  const indexBytes = async () =>
+    Number(
+      (
+        await sql.unsafe(
+          `select sum(pg_indexes_size(c.oid))::bigint as b from pg_class c where c.relname in (${tables.map((t) => `'${t}'`).join(",")})`,
+        )
+      )[0].b,
+    );
+  const indexesBefore = await indexBytes();
   console.log(`rows: ${[...rows].map(([t, n]) => `${t} ${n.toLocaleString("en")}`).join(", ")}`);
 
   // Step by step, rolled back: where the time goes.
@@ -101,6 +110,10 @@ try {
   );
   console.log(
     `longest wait during it: a read of spans ${(longest.read / 1000).toFixed(1)} s, a write of sessions ${(longest.write / 1000).toFixed(1)} s`,
+  );
+  const indexesAfter = await indexBytes();
+  console.log(
+    `indexes of these tables: ${(indexesBefore / 2 ** 20).toFixed(1)} MB before, ${(indexesAfter / 2 ** 20).toFixed(1)} MB after (${(((indexesAfter - indexesBefore) / indexesBefore) * 100).toFixed(0)}%)`,
   );
   console.log(`held ACCESS EXCLUSIVE (sampled): ${[...held].sort().join(", ")}`);
 } finally {

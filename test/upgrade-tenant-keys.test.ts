@@ -182,6 +182,17 @@ async function answers(): Promise<string[]> {
   return out;
 }
 
+/** The schema before 0019: the same migrations folder, journal cut before it. */
+async function migrateBefore19(sql: postgres.Sql) {
+  const before = join(scratch, "migrations");
+  cpSync(MIGRATIONS_DIR, before, { recursive: true });
+  const journalPath = join(before, "meta/_journal.json");
+  const journal = JSON.parse(readFileSync(journalPath, "utf8"));
+  journal.entries = journal.entries.filter((e: { idx: number }) => e.idx < 19);
+  writeFileSync(journalPath, JSON.stringify(journal));
+  await migrate(drizzle(sql), { migrationsFolder: before });
+}
+
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
@@ -201,19 +212,12 @@ test("a database written by the schema before 0019 migrates to the same rows, ke
   const freshAnswers = await answers();
   expect(freshAnswers.filter((a) => !/ -> 200 /.test(a))).toEqual([]);
 
-  // The database before 0019: same migrations folder, journal cut before it.
   const [{ db: freshName }] = await sql<{ db: string }[]>`select current_database() as db`;
   const oldName = `${freshName}_old`;
   await admin.unsafe(`create database ${oldName}`);
   const old = postgres(withDatabase(adminUrl, oldName), { max: 1, onnotice: () => {} });
   try {
-    const before = join(scratch, "migrations");
-    cpSync(MIGRATIONS_DIR, before, { recursive: true });
-    const journalPath = join(before, "meta/_journal.json");
-    const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-    journal.entries = journal.entries.filter((e: { idx: number }) => e.idx < 19);
-    writeFileSync(journalPath, JSON.stringify(journal));
-    await migrate(drizzle(old), { migrationsFolder: before });
+    await migrateBefore19(old);
     const [{ has }] = await old<{ has: boolean }[]>`
       select exists (select 1 from information_schema.columns where table_name = 'webhook_attempts' and column_name = 'tenant_id') as has`;
     expect(has).toBe(false);
@@ -258,3 +262,39 @@ test("a database written by the schema before 0019 migrates to the same rows, ke
     await admin.unsafe(`drop database if exists ${oldName} with (force)`);
   }
 }, 180_000);
+
+test("a foreign key 0019 does not name (a table another migration added) is widened the same way, name and cascade kept", async () => {
+  const name = `t_up19_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  await admin.unsafe(`create database ${name}`);
+  const sql = postgres(withDatabase(adminUrl, name), { max: 1, onnotice: () => {} });
+  try {
+    await migrateBefore19(sql);
+    await sql`create table per_span (tenant_id uuid not null, trace_pk uuid not null references traces (id) on delete cascade, n int)`;
+    const [t] = await sql`insert into tenants (name) values ('x') returning id`;
+    const [p] = await sql`insert into projects (tenant_id, name) values (${t.id}, 'p') returning id`;
+    const [svc] =
+      await sql`insert into trace_services (tenant_id, project_id, name) values (${t.id}, ${p.id}, 's') returning id`;
+    const [s] = await sql`
+      insert into sessions (tenant_id, trace_service_id, session_id, first_activity_at, last_activity_at, last_ingested_at)
+      values (${t.id}, ${svc.id}, 's1', now(), now(), now()) returning id`;
+    const [tr] = await sql`
+      insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, provider, start_time, end_time, received_at)
+      values (${t.id}, ${svc.id}, ${s.id}, 'tr', 's1', 'openai', now(), now(), now()) returning id`;
+    await sql`insert into per_span (tenant_id, trace_pk, n) values (${t.id}, ${tr.id}, 1)`;
+
+    await runMigrations(withDatabase(adminUrl, name));
+    const fks = await sql<{ name: string; def: string }[]>`
+      select conname as name, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'per_span'::regclass and contype = 'f'`;
+    expect([...fks]).toEqual([
+      {
+        name: "per_span_trace_pk_fkey",
+        def: "FOREIGN KEY (trace_pk, tenant_id) REFERENCES traces(id, tenant_id) ON DELETE CASCADE",
+      },
+    ]);
+    await sql`delete from sessions where id = ${s.id}`;
+    expect((await sql`select count(*)::int as n from per_span`)[0].n).toBe(0);
+  } finally {
+    await sql.end({ timeout: 5 });
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+  }
+});

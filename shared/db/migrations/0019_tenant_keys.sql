@@ -89,6 +89,40 @@ ALTER TABLE "session_intents" ADD CONSTRAINT "session_intents_intent_id_intent_d
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_subscription_id_webhook_subscriptions_id_fk_0019" FOREIGN KEY ("subscription_id", "tenant_id") REFERENCES "webhook_subscriptions" ("id", "tenant_id") ON DELETE CASCADE;--> statement-breakpoint
 ALTER TABLE "monitor_events" ADD CONSTRAINT "monitor_events_monitor_id_fkey_0019" FOREIGN KEY ("monitor_id", "tenant_id") REFERENCES "monitors" ("id", "tenant_id") ON DELETE CASCADE;--> statement-breakpoint
 
+-- Foreign keys into these tables that this file does not name (tables added by other migrations
+-- of the same round, e.g. a per-span table pointing at traces): widened the same way, keeping
+-- their names and delete rules; a child without tenant_id stops the migration, naming it.
+DO $$
+DECLARE fk record;
+BEGIN
+  FOR fk IN SELECT con.conname, con.conrelid::regclass AS child, con.confrelid::regclass AS parent,
+      (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
+        JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS cols,
+      (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
+        JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n) AS refcols,
+      CASE con.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE 'NO ACTION' END AS on_delete,
+      EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = con.conrelid AND a.attname = 'tenant_id' AND NOT a.attisdropped) AS child_has_tenant
+    FROM pg_constraint con
+    WHERE con.contype = 'f' AND con.connamespace = 'public'::regnamespace
+      AND con.confrelid::regclass::text IN ('projects', 'trace_services', 'sessions', 'traces', 'spans', 'events', 'transcript_items', 'session_analyses', 'trace_analyses', 'issues', 'findings', 'tool_schemas', 'intent_definitions', 'detector_settings', 'webhook_subscriptions', 'webhook_deliveries', 'overview_rollups', 'scores', 'score_configs', 'monitors', 'monitor_events')
+      AND NOT EXISTS (SELECT 1 FROM unnest(con.confkey) k(n) JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n WHERE a.attname = 'tenant_id')
+      -- (not those this file widened above: a key from the same columns plus tenant_id to the same table)
+      AND NOT EXISTS (SELECT 1 FROM pg_constraint o WHERE o.conrelid = con.conrelid AND o.confrelid = con.confrelid
+        AND o.contype = 'f' AND o.conkey = con.conkey || (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = con.conrelid AND a.attname = 'tenant_id'))
+      -- (the six tables that get tenant_id in step 4 are re-keyed there)
+      AND con.conrelid::regclass::text NOT IN ('project_memberships', 'session_tool_schemas', 'webhook_attempts',
+        'monitor_samples', 'monitor_points', 'overview_session_parts')
+  LOOP
+    IF NOT fk.child_has_tenant THEN
+      RAISE EXCEPTION 'table % has foreign key % into % but no tenant_id column: give it one before migration 0019', fk.child, fk.conname, fk.parent;
+    END IF;
+    -- A temporary name that fits in 63 bytes; the old one is kept in its comment until step 3.
+    EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I FOREIGN KEY (%s, tenant_id) REFERENCES %s (%s, tenant_id) ON DELETE %s',
+      fk.child, 'fk0019_' || md5(fk.child::text || fk.conname), fk.cols, fk.parent, fk.refcols, fk.on_delete);
+    EXECUTE format('COMMENT ON CONSTRAINT %I ON %s IS %L', 'fk0019_' || md5(fk.child::text || fk.conname), fk.child, fk.conname);
+  END LOOP;
+END $$;--> statement-breakpoint
+
 -- 3. The swap, catalog changes only: the old foreign keys and keys go, the new ones take their
 -- names (ACCESS EXCLUSIVE from here to the commit: reads wait from here on).
 ALTER TABLE "project_memberships" DROP CONSTRAINT "project_memberships_project_id_projects_id_fk";--> statement-breakpoint
@@ -126,6 +160,25 @@ ALTER TABLE "findings" DROP CONSTRAINT "findings_issue_id_issues_id_fk";--> stat
 ALTER TABLE "session_intents" DROP CONSTRAINT "session_intents_intent_id_intent_definitions_id_fk";--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" DROP CONSTRAINT "webhook_deliveries_subscription_id_webhook_subscriptions_id_fk";--> statement-breakpoint
 ALTER TABLE "monitor_events" DROP CONSTRAINT "monitor_events_monitor_id_fkey";--> statement-breakpoint
+-- Those other foreign keys' old versions go too (their widened ones were added in step 2).
+DO $$
+DECLARE fk record;
+BEGIN
+  FOR fk IN SELECT con.conname, con.conrelid::regclass AS child, con.confrelid::regclass AS parent,
+      (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
+        JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS cols,
+      (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
+        JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n) AS refcols,
+      CASE con.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE 'NO ACTION' END AS on_delete,
+      EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = con.conrelid AND a.attname = 'tenant_id' AND NOT a.attisdropped) AS child_has_tenant
+    FROM pg_constraint con
+    WHERE con.contype = 'f' AND con.connamespace = 'public'::regnamespace
+      AND con.confrelid::regclass::text IN ('projects', 'trace_services', 'sessions', 'traces', 'spans', 'events', 'transcript_items', 'session_analyses', 'trace_analyses', 'issues', 'findings', 'tool_schemas', 'intent_definitions', 'detector_settings', 'webhook_subscriptions', 'webhook_deliveries', 'overview_rollups', 'scores', 'score_configs', 'monitors', 'monitor_events')
+      AND NOT EXISTS (SELECT 1 FROM unnest(con.confkey) k(n) JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n WHERE a.attname = 'tenant_id')
+  LOOP
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', fk.child, fk.conname);
+  END LOOP;
+END $$;--> statement-breakpoint
 ALTER TABLE "projects" DROP CONSTRAINT "projects_pkey";--> statement-breakpoint
 ALTER TABLE "projects" ADD CONSTRAINT "projects_pkey" PRIMARY KEY USING INDEX "projects_pkey_0019";--> statement-breakpoint
 ALTER TABLE "trace_services" DROP CONSTRAINT "trace_services_pkey";--> statement-breakpoint
@@ -215,6 +268,18 @@ ALTER TABLE "findings" RENAME CONSTRAINT "findings_issue_id_issues_id_fk_0019" T
 ALTER TABLE "session_intents" RENAME CONSTRAINT "session_intents_intent_id_intent_definitions_id_fk_0019" TO "session_intents_intent_id_intent_definitions_id_fk";--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" RENAME CONSTRAINT "webhook_deliveries_subscription_id_webhook_subscriptions_id_fk_0019" TO "webhook_deliveries_subscription_id_webhook_subscriptions_id_fk";--> statement-breakpoint
 ALTER TABLE "monitor_events" RENAME CONSTRAINT "monitor_events_monitor_id_fkey_0019" TO "monitor_events_monitor_id_fkey";--> statement-breakpoint
+-- And their widened ones take the old names.
+DO $$
+DECLARE fk record;
+BEGIN
+  FOR fk IN SELECT con.conrelid::regclass AS child, con.conname, obj_description(con.oid, 'pg_constraint') AS old_name
+    FROM pg_constraint con
+    WHERE con.contype = 'f' AND con.connamespace = 'public'::regnamespace AND con.conname LIKE 'fk0019\_%'
+  LOOP
+    EXECUTE format('COMMENT ON CONSTRAINT %I ON %s IS NULL', fk.conname, fk.child);
+    EXECUTE format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', fk.child, fk.conname, fk.old_name);
+  END LOOP;
+END $$;--> statement-breakpoint
 
 -- 4. The six small tables without tenant_id: the column, filled from the parent, then their
 -- keys and foreign keys the same way.
