@@ -89,13 +89,8 @@ ALTER TABLE "session_intents" ADD CONSTRAINT "session_intents_intent_id_intent_d
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_subscription_id_webhook_subscriptions_id_fk_0019" FOREIGN KEY ("subscription_id", "tenant_id") REFERENCES "webhook_subscriptions" ("id", "tenant_id") ON DELETE CASCADE;--> statement-breakpoint
 ALTER TABLE "monitor_events" ADD CONSTRAINT "monitor_events_monitor_id_fkey_0019" FOREIGN KEY ("monitor_id", "tenant_id") REFERENCES "monitors" ("id", "tenant_id") ON DELETE CASCADE;--> statement-breakpoint
 
--- Foreign keys into these tables that this file does not name (tables added by other migrations
--- of the same round, e.g. a per-span table pointing at traces): widened the same way, keeping
--- their names and delete rules; a child without tenant_id stops the migration, naming it.
-DO $$
-DECLARE fk record;
-BEGIN
-  FOR fk IN SELECT con.conname, con.conrelid::regclass AS child, con.confrelid::regclass AS parent,
+-- The foreign keys into re-keyed tables that do not name tenant_id, for the two walks below.
+CREATE TEMPORARY VIEW fk0019_narrow AS SELECT con.conname, con.conrelid, con.confrelid, con.conkey, con.conrelid::regclass AS child, con.confrelid::regclass AS parent,
       (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
         JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS cols,
       (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
@@ -105,12 +100,20 @@ BEGIN
     FROM pg_constraint con
     WHERE con.contype = 'f' AND con.connamespace = 'public'::regnamespace
       AND con.confrelid::regclass::text IN ('projects', 'trace_services', 'sessions', 'traces', 'spans', 'events', 'transcript_items', 'session_analyses', 'trace_analyses', 'issues', 'findings', 'tool_schemas', 'intent_definitions', 'detector_settings', 'webhook_subscriptions', 'webhook_deliveries', 'overview_rollups', 'scores', 'score_configs', 'monitors', 'monitor_events')
-      AND NOT EXISTS (SELECT 1 FROM unnest(con.confkey) k(n) JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n WHERE a.attname = 'tenant_id')
-      -- (not those this file widened above: a key from the same columns plus tenant_id to the same table)
-      AND NOT EXISTS (SELECT 1 FROM pg_constraint o WHERE o.conrelid = con.conrelid AND o.confrelid = con.confrelid
-        AND o.contype = 'f' AND o.conkey = con.conkey || (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = con.conrelid AND a.attname = 'tenant_id'))
-      -- (the six tables that get tenant_id in step 4 are re-keyed there)
-      AND con.conrelid::regclass::text NOT IN ('project_memberships', 'session_tool_schemas', 'webhook_attempts',
+      AND NOT EXISTS (SELECT 1 FROM unnest(con.confkey) k(n) JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n WHERE a.attname = 'tenant_id');--> statement-breakpoint
+
+-- Foreign keys into these tables that this file does not name (tables added by other migrations
+-- of the same round, e.g. a per-span table pointing at traces): widened the same way, keeping
+-- their names and delete rules; a child without tenant_id stops the migration, naming it.
+DO $$
+DECLARE fk record;
+BEGIN
+  -- Not those this file widened above (a key from the same columns plus tenant_id to the same
+  -- table), nor the six tables that get tenant_id in step 4 (re-keyed there).
+  FOR fk IN SELECT * FROM fk0019_narrow v
+    WHERE NOT EXISTS (SELECT 1 FROM pg_constraint o WHERE o.conrelid = v.conrelid AND o.confrelid = v.confrelid
+        AND o.contype = 'f' AND o.conkey = v.conkey || (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = v.conrelid AND a.attname = 'tenant_id'))
+      AND v.conrelid::regclass::text NOT IN ('project_memberships', 'session_tool_schemas', 'webhook_attempts',
         'monitor_samples', 'monitor_points', 'overview_session_parts')
   LOOP
     IF NOT fk.child_has_tenant THEN
@@ -164,17 +167,7 @@ ALTER TABLE "monitor_events" DROP CONSTRAINT "monitor_events_monitor_id_fkey";--
 DO $$
 DECLARE fk record;
 BEGIN
-  FOR fk IN SELECT con.conname, con.conrelid::regclass AS child, con.confrelid::regclass AS parent,
-      (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
-        JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS cols,
-      (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
-        JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n) AS refcols,
-      CASE con.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE 'NO ACTION' END AS on_delete,
-      EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = con.conrelid AND a.attname = 'tenant_id' AND NOT a.attisdropped) AS child_has_tenant
-    FROM pg_constraint con
-    WHERE con.contype = 'f' AND con.connamespace = 'public'::regnamespace
-      AND con.confrelid::regclass::text IN ('projects', 'trace_services', 'sessions', 'traces', 'spans', 'events', 'transcript_items', 'session_analyses', 'trace_analyses', 'issues', 'findings', 'tool_schemas', 'intent_definitions', 'detector_settings', 'webhook_subscriptions', 'webhook_deliveries', 'overview_rollups', 'scores', 'score_configs', 'monitors', 'monitor_events')
-      AND NOT EXISTS (SELECT 1 FROM unnest(con.confkey) k(n) JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n WHERE a.attname = 'tenant_id')
+  FOR fk IN SELECT * FROM fk0019_narrow
   LOOP
     EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', fk.child, fk.conname);
   END LOOP;
@@ -280,6 +273,7 @@ BEGIN
     EXECUTE format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', fk.child, fk.conname, fk.old_name);
   END LOOP;
 END $$;--> statement-breakpoint
+DROP VIEW fk0019_narrow;--> statement-breakpoint
 
 -- 4. The six small tables without tenant_id: the column, filled from the parent, then their
 -- keys and foreign keys the same way.
