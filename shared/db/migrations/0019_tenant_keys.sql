@@ -18,8 +18,8 @@
 -- (SHARE ROW EXCLUSIVE): writes to these tables wait, reads do not. Steps 3-4 only change the
 -- catalog (and re-key six small tables): ACCESS EXCLUSIVE on every re-keyed table from there
 -- to the commit, a fraction of a second. Measured on bench/seed.ts --traces 200000 (a loaded
--- 2-core machine): 17 s in all, about 86 s per million traces at the seed's shape; the longest
--- wait of a read of spans 0.4 s, of a write of sessions the whole 17 s. Ingest keeps accepting
+-- 2-core machine, two runs): 17-36 s in all, about 86-180 s per million traces at the seed's
+-- shape; the longest wait of a read of spans 0.4-1.8 s, of a write of sessions the whole run. Ingest keeps accepting
 -- (JetStream holds the messages; processors write them after the commit). The reference tables
 -- are not touched: key checks and sign-in go on.
 -- Stop the previous version's processors and dispatchers before it runs: their ON CONFLICT
