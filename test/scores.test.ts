@@ -166,8 +166,8 @@ describe("platform API", () => {
   test("member writes (201, then 200 on the same key), viewer is 403, declared names are enforced", async () => {
     const [svc] = await stack.database.sql<{ id: string; project_id: string }[]>`
       select id, project_id from trace_services where name = ${SERVICE}`;
-    await stack.database.sql`insert into project_memberships (user_id, project_id)
-      select id, ${svc.project_id} from users where email in ('m@s.test', 'v@s.test')`;
+    await stack.database.sql`insert into project_memberships (user_id, project_id, tenant_id)
+      select id, ${svc.project_id}, tenant_id from users where email in ('m@s.test', 'v@s.test')`;
     const post = (body: unknown, token = memberKey) =>
       stack.platformRequest("/scores", { method: "POST", token, body: JSON.stringify(body) });
     const body = { service_name: SERVICE, session_id: "early-1", name: "quality", value: "good", source: "reviewer" };

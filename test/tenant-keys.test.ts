@@ -2,71 +2,27 @@ import { expect, test } from "bun:test";
 import { useTestDatabase } from "./helpers/test-database";
 
 /**
- * Ready for a Postgres distributed by tenant (Citus, docs/scaling.md): a table sharded by
- * tenant_id can only enforce a primary or unique key that includes tenant_id. Read from the
- * catalog of a migrated database. The keys listed below predate this rule and are still to be
- * moved (docs/scaling.md, "Sharding by tenant": they need their foreign keys widened too); any
- * other key without tenant_id fails this test, and so does a listed key once it is fixed (take
- * it off the list), so the list only shrinks.
+ * Ready for a Postgres distributed by tenant (Citus, docs/scaling.md "Sharding by tenant"), read
+ * from the catalog of a migrated database. A table sharded by tenant_id can only enforce a
+ * primary or unique key that includes tenant_id, and a foreign key to another sharded table only
+ * when both sides name tenant_id; a reference table (a full copy on every node) may only point
+ * at other reference tables. Every table is distributed by tenant but these, deployment-wide by
+ * nature: each is read before any tenant is known.
  */
-const NOT_YET: string[] = [
-  "api_keys.api_keys_hash_uq",
-  "api_keys.api_keys_pkey",
-  "dashboard_sessions.dashboard_sessions_pkey",
-  "dashboard_sessions.dashboard_sessions_token_uq",
-  "detector_settings.detector_settings_pkey",
-  "events.events_pkey",
-  "events.events_service_key_uq",
-  "findings.findings_pkey",
-  "intent_definitions.intent_definitions_pkey",
-  "intent_definitions.intent_definitions_service_name_uq",
-  "invitations.invitations_pkey",
-  "invitations.invitations_token_uq",
-  "issues.issues_pkey",
-  "issues.issues_service_fingerprint_uq",
-  "project_memberships.project_memberships_user_id_project_id_pk",
-  "projects.projects_pkey",
-  "session_analyses.session_analyses_pkey",
-  "session_intents.session_intents_session_pk_intent_id_pk",
-  "session_tool_schemas.session_tool_schemas_session_pk_tool_schema_id_pk",
-  "sessions.sessions_pkey",
-  "sessions.sessions_service_session_uq",
-  "spans.spans_pkey",
-  "tenants.tenants_pkey",
-  "tool_schemas.tool_schemas_pkey",
-  "tool_schemas.tool_schemas_service_hash_uq",
-  "trace_analyses.trace_analyses_pkey",
-  "trace_services.trace_services_pkey",
-  "traces.traces_pkey",
-  "traces.traces_service_trace_uq",
-  "transcript_items.transcript_items_item_uq",
-  "transcript_items.transcript_items_session_pk_position_pk",
-  "users.users_pkey",
-  "webhook_attempts.webhook_attempts_delivery_attempt_uq",
-  "webhook_attempts.webhook_attempts_pkey",
-  "webhook_deliveries.webhook_deliveries_pkey",
-  "webhook_deliveries.webhook_deliveries_sub_event_uq",
-  "webhook_subscriptions.webhook_subscriptions_pkey",
-  // Written in the same round as this rule (issues 25, 26), keyed like the tables above: to move with them.
-  "monitor_events.monitor_events_pk",
-  "monitor_points.monitor_points_pk",
-  "monitor_samples.monitor_samples_pk",
-  "monitors.monitors_pkey",
-  "overview_rollups.overview_rollups_pkey",
-  "overview_session_parts.overview_session_parts_pkey",
-  "score_configs.score_configs_pk",
-  "scores.scores_pkey",
-  "scores.scores_service_idempotency_uq",
-  // Deployment-wide, not a tenant's: the first-run token exists before any tenant does.
-  "setup_tokens.setup_tokens_hash_uq",
-  "setup_tokens.setup_tokens_pkey",
-];
+const REFERENCE_TABLES: Record<string, string> = {
+  tenants: "the tenants themselves: every distributed table's tenant_id points here",
+  setup_tokens: "first run: the setup token exists before any tenant does",
+  users: "sign-in finds the account by e-mail across tenants; api_keys, dashboard_sessions and invitations point here",
+  api_keys: "every request's key is found by its hash before its tenant is known",
+  dashboard_sessions: "a dashboard request's Bearer token is found by its hash before its tenant is known",
+  invitations: "an invitation link's token is found by its hash before its tenant is known",
+};
 
 const db = useTestDatabase();
 
-test("every primary and unique key includes tenant_id, but for the listed ones still to move", async () => {
-  const rows = await db.database.sql<{ key: string }[]>`
-    select c.relname || '.' || i.relname as key
+test("every primary and unique key includes tenant_id, but on the reference tables", async () => {
+  const rows = await db.database.sql<{ tbl: string; key: string }[]>`
+    select c.relname as tbl, i.relname as key
     from pg_index ix
       join pg_class c on c.oid = ix.indrelid
       join pg_class i on i.oid = ix.indexrelid
@@ -75,6 +31,43 @@ test("every primary and unique key includes tenant_id, but for the listed ones s
       and not exists (
         select 1 from unnest(ix.indkey) k join pg_attribute a on a.attrelid = c.oid and a.attnum = k where a.attname = 'tenant_id')
       and c.relname not like '\\_\\_drizzle%'
+    order by 1, 2`;
+  expect(rows.filter((r) => !(r.tbl in REFERENCE_TABLES)).map((r) => `${r.tbl}.${r.key}`)).toEqual([]);
+  // The list only names tables that need it: each one has a key without tenant_id.
+  expect([...new Set(rows.map((r) => r.tbl))].sort()).toEqual(Object.keys(REFERENCE_TABLES).sort());
+});
+
+test("every distributed table has tenant_id, and its foreign keys can be enforced on a shard", async () => {
+  const tables = await db.database.sql<{ tbl: string; has_tenant: boolean }[]>`
+    select c.relname as tbl,
+      exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'tenant_id' and not a.attisdropped and a.attnotnull) as has_tenant
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = 'public' and c.relkind = 'r' and c.relname not like '\\_\\_drizzle%'
     order by 1`;
-  expect(rows.map((r) => r.key)).toEqual([...NOT_YET].sort());
+  for (const name of Object.keys(REFERENCE_TABLES)) expect(tables.map((t) => t.tbl)).toContain(name);
+  expect(tables.filter((t) => !(t.tbl in REFERENCE_TABLES) && !t.has_tenant).map((t) => t.tbl)).toEqual([]);
+
+  const fks = await db.database.sql<{ name: string; child: string; parent: string; pairs: string[] }[]>`
+    select con.conname as name, c.relname as child, p.relname as parent,
+      array(select ca.attname || '=' || pa.attname
+            from unnest(con.conkey, con.confkey) as k(ck, pk)
+              join pg_attribute ca on ca.attrelid = con.conrelid and ca.attnum = k.ck
+              join pg_attribute pa on pa.attrelid = con.confrelid and pa.attnum = k.pk) as pairs
+    from pg_constraint con
+      join pg_class c on c.oid = con.conrelid
+      join pg_class p on p.oid = con.confrelid
+      join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = 'public' and con.contype = 'f'
+    order by 1`;
+  expect(fks.length).toBeGreaterThan(30);
+  const unenforceable = fks.flatMap((fk) => {
+    const childIsReference = fk.child in REFERENCE_TABLES;
+    const parentIsReference = fk.parent in REFERENCE_TABLES;
+    // Reference -> reference and distributed -> reference are local on every node.
+    if (parentIsReference) return [];
+    if (childIsReference) return [`${fk.name}: reference table ${fk.child} -> distributed ${fk.parent}`];
+    // Distributed -> distributed: the shard holding the child row must hold the parent row.
+    return fk.pairs.includes("tenant_id=tenant_id") ? [] : [`${fk.name}: ${fk.pairs.join(", ")}`];
+  });
+  expect(unenforceable).toEqual([]);
 });

@@ -277,8 +277,8 @@ describe("webhook subscriptions API", () => {
     await sql`insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, status, attempts)
       values ('msg_hist', ${acme.tenantId}, ${sub.id}, 'session.matured', 'session:x:1', '{}', now(), 'failed', 9)`;
     for (let i = 1; i <= 12; i++) {
-      await sql`insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
-        values ('msg_hist', ${sub.id}, ${i}, ${i === 12 ? 200 : 500}, ${10 + i}, ${i === 12 ? null : "HTTP 500"}, now() - make_interval(mins => ${100 - i}))`;
+      await sql`insert into webhook_attempts (delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
+        values ('msg_hist', ${acme.tenantId}, ${sub.id}, ${i}, ${i === 12 ? 200 : 500}, ${10 + i}, ${i === 12 ? null : "HTTP 500"}, now() - make_interval(mins => ${100 - i}))`;
     }
     const { data } = await (await req(`/webhooks/${sub.id}/deliveries`, keys.admin)).json();
     expect(data.map((a: any) => a.attempt)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);

@@ -47,7 +47,7 @@ export async function setDetectors(db: Db, input: { tenantId: string; service: s
     .insert(detectorSettings)
     .values({ traceServiceId: serviceId, tenantId: input.tenantId, settings: overrides })
     .onConflictDoUpdate({
-      target: detectorSettings.traceServiceId,
+      target: [detectorSettings.traceServiceId, detectorSettings.tenantId],
       set: { settings: overrides, updatedAt: new Date() },
     });
   return { service: input.service, overrides, effective: resolveDetectorConfig(overrides) };

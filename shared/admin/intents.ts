@@ -39,7 +39,7 @@ export async function defineIntent(db: Db, input: IntentInput) {
     .insert(intentDefinitions)
     .values({ tenantId: input.tenantId, traceServiceId: serviceId, name, description, examples })
     .onConflictDoUpdate({
-      target: [intentDefinitions.traceServiceId, intentDefinitions.name],
+      target: [intentDefinitions.traceServiceId, intentDefinitions.name, intentDefinitions.tenantId],
       set: { description, examples },
     })
     .returning({

@@ -63,7 +63,9 @@ export async function updateUserProjects(db: Db, input: { id: string; projectIds
     }
     await tx.delete(projectMemberships).where(eq(projectMemberships.userId, u.id));
     if (wanted.length)
-      await tx.insert(projectMemberships).values(wanted.map((projectId) => ({ userId: u.id, projectId })));
+      await tx
+        .insert(projectMemberships)
+        .values(wanted.map((projectId) => ({ userId: u.id, projectId, tenantId: u.tenantId })));
     return { id: u.id, projects: wanted.sort() };
   });
 }

@@ -111,7 +111,10 @@ export async function createUser(
         .from(projects)
         .where(and(eq(projects.id, projectId), eq(projects.tenantId, input.tenantId)));
       if (!proj) throw new AdminError(`no project ${projectId} in tenant ${input.tenantId}`, 404);
-      await tx.insert(projectMemberships).values({ userId: u.id, projectId }).onConflictDoNothing();
+      await tx
+        .insert(projectMemberships)
+        .values({ userId: u.id, projectId, tenantId: input.tenantId })
+        .onConflictDoNothing();
     }
     return u;
   });

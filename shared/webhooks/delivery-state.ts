@@ -39,7 +39,7 @@ export async function insert(sql: Sql, rows: NewDelivery[]): Promise<string[]> {
     insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at)
     select * from unnest(${col("id")}::text[], ${col("tenant_id")}::uuid[], ${col("subscription_id")}::uuid[], ${col("event_type")}::text[],
       ${col("event_key")}::text[], ${col("body")}::text[], ${rows.map((r) => r.enqueued_at.toISOString())}::timestamptz[])
-    on conflict (subscription_id, event_key) do nothing returning id`;
+    on conflict (subscription_id, event_key, tenant_id) do nothing returning id`;
   return inserted.map((r) => r.id);
 }
 
@@ -93,10 +93,10 @@ export async function recordSuccesses(sql: Sql, recs: SuccessRecord[]): Promise<
         as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
     ), ins as (
       -- A delivery deleted meanwhile (its subscription was deleted) has nothing left to record.
-      insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-      select v.delivery_id, v.subscription_id, v.attempt, v.status_code, v.duration_ms, v.attempted_at
+      insert into webhook_attempts (delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
+      select v.delivery_id, d.tenant_id, v.subscription_id, v.attempt, v.status_code, v.duration_ms, v.attempted_at
       from v join webhook_deliveries d on d.id = v.delivery_id
-      on conflict (delivery_id, attempt) do nothing
+      on conflict (delivery_id, attempt, tenant_id) do nothing
     ), upd as (
       update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null from v where d.id = v.delivery_id
     )
@@ -126,9 +126,11 @@ export interface FailureRecord {
 export async function recordFailure(sql: Sql, r: FailureRecord): Promise<{ failingSince: Date | null }> {
   const [sub] = await sql<{ failing_since: Date | null }[]>`
     with attempt as (
-      insert into webhook_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
-      values (${r.deliveryId}, ${r.subscriptionId}, ${r.attempt}, ${r.statusCode}, ${r.durationMs}, ${r.error}, ${r.attemptedAt})
-      on conflict (delivery_id, attempt) do nothing
+      -- tenant_id from the delivery (the attempt's key includes it: docs/scaling.md).
+      insert into webhook_attempts (delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, error, attempted_at)
+      select ${r.deliveryId}, d.tenant_id, ${r.subscriptionId}::uuid, ${r.attempt}::int, ${r.statusCode}::int, ${r.durationMs}::int, ${r.error}, ${r.attemptedAt}::timestamptz
+      from webhook_deliveries d where d.id = ${r.deliveryId}
+      on conflict (delivery_id, attempt, tenant_id) do nothing
     ), delivery as (
       update webhook_deliveries set status = ${r.status}, attempts = ${r.attempt}, next_attempt_at = ${r.nextAttemptAt} where id = ${r.deliveryId}
     )

@@ -180,7 +180,7 @@ export async function seedPlatform(stack: TestStack) {
   const [schema] = await sql<{ id: string }[]>`
     insert into tool_schemas (tenant_id, trace_service_id, name, schema_hash, schema, first_seen_at, last_seen_at)
     values (${a.tenantId}, ${svc.id}, 'test_tool', 'hash-1', ${sql.json({ name: "test_tool" })}, ${at(0)}, ${at(0)}) returning id`;
-  await sql`insert into session_tool_schemas (session_pk, tool_schema_id) values (${pk["conv-1"]}, ${schema.id}) on conflict do nothing`;
+  await sql`insert into session_tool_schemas (session_pk, tenant_id, tool_schema_id) values (${pk["conv-1"]}, ${a.tenantId}, ${schema.id}) on conflict do nothing`;
   await sql`update sessions set labels = '["vip"]'::jsonb where id = ${pk["conv-1"]}`;
   // An llm span of tr-2, derived from its stored payload as every span read does (migration 0017).
   const [tr2] = await sql<{ payload_z: Uint8Array }[]>`

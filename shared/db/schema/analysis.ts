@@ -5,6 +5,7 @@ import {
   index,
   integer,
   jsonb,
+  type PgColumn,
   pgTable,
   primaryKey,
   real,
@@ -13,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
 import { sessions, traces } from "./telemetry.ts";
 
@@ -21,14 +23,17 @@ const tenantId = () =>
   uuid("tenant_id")
     .notNull()
     .references(() => tenants.id, { onDelete: "cascade" });
-const traceServiceId = () =>
-  uuid("trace_service_id")
-    .notNull()
-    .references(() => traceServices.id, { onDelete: "cascade" });
-const sessionPk = () =>
-  uuid("session_pk")
-    .notNull()
-    .references(() => sessions.id, { onDelete: "cascade" });
+const traceServiceId = () => uuid("trace_service_id").notNull();
+const sessionPk = () => uuid("session_pk").notNull();
+/** The widened foreign keys (migration 0019): to the service and to the session, by tenant too. */
+const serviceFk = (table: string, t: { traceServiceId: PgColumn; tenantId: PgColumn }) =>
+  tenantForeignKey(
+    `${table}_trace_service_id_trace_services_id_fk`,
+    { column: t.traceServiceId, tenantId: t.tenantId },
+    traceServices,
+  );
+const sessionFk = (table: string, t: { sessionPk: PgColumn; tenantId: PgColumn }) =>
+  tenantForeignKey(`${table}_session_pk_sessions_id_fk`, { column: t.sessionPk, tenantId: t.tenantId }, sessions);
 
 /** The materialized conversation, rewritten whole at each maturation. */
 export const transcriptItems = pgTable(
@@ -55,8 +60,9 @@ export const transcriptItems = pgTable(
     digest: bigint("digest", { mode: "bigint" }),
   },
   (t) => [
-    primaryKey({ columns: [t.sessionPk, t.position] }),
-    uniqueIndex("transcript_items_item_uq").on(t.sessionPk, t.itemId),
+    primaryKey({ name: "transcript_items_pkey", columns: [t.sessionPk, t.position, t.tenantId] }),
+    sessionFk("transcript_items", t),
+    uniqueIndex("transcript_items_item_uq").on(t.sessionPk, t.itemId, t.tenantId),
   ],
 );
 
@@ -67,9 +73,7 @@ export const transcriptItems = pgTable(
 export const sessionAnalyses = pgTable(
   "session_analyses",
   {
-    sessionPk: uuid("session_pk")
-      .primaryKey()
-      .references(() => sessions.id, { onDelete: "cascade" }),
+    sessionPk: sessionPk(),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     sessionId: text("session_id").notNull(),
@@ -101,6 +105,9 @@ export const sessionAnalyses = pgTable(
     tldrSource: text("tldr_source"),
   },
   (t) => [
+    primaryKey({ name: "session_analyses_pkey", columns: [t.sessionPk, t.tenantId] }),
+    sessionFk("session_analyses", t),
+    serviceFk("session_analyses", t),
     index("session_analyses_service_idx").on(t.tenantId, t.traceServiceId),
     // One per filterable/sortable rollup: service, value, row id = the search's order and keyset.
     index("session_analyses_duration_idx").on(t.traceServiceId, t.durationMs, t.sessionPk),
@@ -120,9 +127,7 @@ export const sessionAnalyses = pgTable(
 export const traceAnalyses = pgTable(
   "trace_analyses",
   {
-    tracePk: uuid("trace_pk")
-      .primaryKey()
-      .references(() => traces.id, { onDelete: "cascade" }),
+    tracePk: uuid("trace_pk").notNull(),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     traceId: text("trace_id").notNull(),
@@ -131,14 +136,19 @@ export const traceAnalyses = pgTable(
     metrics: jsonb("metrics").$type<Record<string, unknown>>().notNull(),
   },
   // traces/filtered sorted or filtered by costUsd (migration 0009).
-  (t) => [index("trace_analyses_cost_idx").on(t.traceServiceId, t.costUsd, t.tracePk)],
+  (t) => [
+    primaryKey({ name: "trace_analyses_pkey", columns: [t.tracePk, t.tenantId] }),
+    tenantForeignKey("trace_analyses_trace_pk_traces_id_fk", { column: t.tracePk, tenantId: t.tenantId }, traces),
+    serviceFk("trace_analyses", t),
+    index("trace_analyses_cost_idx").on(t.traceServiceId, t.costUsd, t.tracePk),
+  ],
 );
 
 /** The same problem across sessions, keyed by fingerprint per service. */
 export const issues = pgTable(
   "issues",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     fingerprint: text("fingerprint").notNull(),
@@ -150,21 +160,23 @@ export const issues = pgTable(
     occurrences: integer("occurrences").notNull().default(0),
     affectedSessions: integer("affected_sessions").notNull().default(0),
   },
-  (t) => [uniqueIndex("issues_service_fingerprint_uq").on(t.traceServiceId, t.fingerprint)],
+  (t) => [
+    primaryKey({ name: "issues_pkey", columns: [t.id, t.tenantId] }),
+    serviceFk("issues", t),
+    uniqueIndex("issues_service_fingerprint_uq").on(t.traceServiceId, t.fingerprint, t.tenantId),
+  ],
 );
 
 /** One detected problem in one session (replaced at each maturation of that session). */
 export const findings = pgTable(
   "findings",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     sessionPk: sessionPk(),
     sessionId: text("session_id").notNull(),
-    issueId: uuid("issue_id")
-      .notNull()
-      .references(() => issues.id, { onDelete: "cascade" }),
+    issueId: uuid("issue_id").notNull(),
     traceId: text("trace_id"),
     spanId: text("span_id"),
     detector: text("detector").notNull(),
@@ -176,6 +188,10 @@ export const findings = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: "findings_pkey", columns: [t.id, t.tenantId] }),
+    sessionFk("findings", t),
+    serviceFk("findings", t),
+    tenantForeignKey("findings_issue_id_issues_id_fk", { column: t.issueId, tenantId: t.tenantId }, issues),
     index("findings_session_idx").on(t.sessionPk),
     index("findings_issue_idx").on(t.issueId),
     index("findings_service_idx").on(t.tenantId, t.traceServiceId, t.occurredAt),
@@ -186,7 +202,7 @@ export const findings = pgTable(
 export const toolSchemas = pgTable(
   "tool_schemas",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     name: text("name").notNull(),
@@ -195,25 +211,37 @@ export const toolSchemas = pgTable(
     firstSeenAt: ts("first_seen_at").notNull(),
     lastSeenAt: ts("last_seen_at").notNull(),
   },
-  (t) => [uniqueIndex("tool_schemas_service_hash_uq").on(t.traceServiceId, t.name, t.schemaHash)],
+  (t) => [
+    primaryKey({ name: "tool_schemas_pkey", columns: [t.id, t.tenantId] }),
+    serviceFk("tool_schemas", t),
+    uniqueIndex("tool_schemas_service_hash_uq").on(t.traceServiceId, t.name, t.schemaHash, t.tenantId),
+  ],
 );
 
 export const sessionToolSchemas = pgTable(
   "session_tool_schemas",
   {
     sessionPk: sessionPk(),
-    toolSchemaId: uuid("tool_schema_id")
-      .notNull()
-      .references(() => toolSchemas.id, { onDelete: "cascade" }),
+    toolSchemaId: uuid("tool_schema_id").notNull(),
+    /** The session's (migration 0019): the key and both foreign keys include it. */
+    tenantId: uuid("tenant_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sessionPk, t.toolSchemaId] })],
+  (t) => [
+    primaryKey({ name: "session_tool_schemas_pkey", columns: [t.sessionPk, t.toolSchemaId, t.tenantId] }),
+    sessionFk("session_tool_schemas", t),
+    tenantForeignKey(
+      "session_tool_schemas_tool_schema_id_tool_schemas_id_fk",
+      { column: t.toolSchemaId, tenantId: t.tenantId },
+      toolSchemas,
+    ),
+  ],
 );
 
 /** Per-service intent definitions: what users come to do, matched against their messages. */
 export const intentDefinitions = pgTable(
   "intent_definitions",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     name: text("name").notNull(),
@@ -221,29 +249,48 @@ export const intentDefinitions = pgTable(
     examples: text("examples").array().notNull().default([]),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("intent_definitions_service_name_uq").on(t.traceServiceId, t.name)],
+  (t) => [
+    primaryKey({ name: "intent_definitions_pkey", columns: [t.id, t.tenantId] }),
+    serviceFk("intent_definitions", t),
+    uniqueIndex("intent_definitions_service_name_uq").on(t.traceServiceId, t.name, t.tenantId),
+  ],
 );
 
 export const sessionIntents = pgTable(
   "session_intents",
   {
     sessionPk: sessionPk(),
-    intentId: uuid("intent_id")
-      .notNull()
-      .references(() => intentDefinitions.id, { onDelete: "cascade" }),
+    intentId: uuid("intent_id").notNull(),
     tenantId: tenantId(),
     score: real("score").notNull(),
     evidence: jsonb("evidence").$type<Record<string, unknown>>().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sessionPk, t.intentId] })],
+  (t) => [
+    primaryKey({ name: "session_intents_pkey", columns: [t.sessionPk, t.intentId, t.tenantId] }),
+    sessionFk("session_intents", t),
+    tenantForeignKey(
+      "session_intents_intent_id_intent_definitions_id_fk",
+      { column: t.intentId, tenantId: t.tenantId },
+      intentDefinitions,
+    ),
+  ],
 );
 
 /** Per-service detector thresholds over the defaults (apps/processor/src/analysis/config.ts). */
-export const detectorSettings = pgTable("detector_settings", {
-  traceServiceId: uuid("trace_service_id")
-    .primaryKey()
-    .references(() => traceServices.id, { onDelete: "cascade" }),
-  tenantId: tenantId(),
-  settings: jsonb("settings").$type<Record<string, Record<string, number | boolean>>>().notNull().default({}),
-  updatedAt: ts("updated_at").notNull().defaultNow(),
-});
+export const detectorSettings = pgTable(
+  "detector_settings",
+  {
+    traceServiceId: traceServiceId(),
+    tenantId: tenantId(),
+    settings: jsonb("settings").$type<Record<string, Record<string, number | boolean>>>().notNull().default({}),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "detector_settings_pkey", columns: [t.traceServiceId, t.tenantId] }),
+    tenantForeignKey(
+      "detector_settings_trace_service_id_fkey",
+      { column: t.traceServiceId, tenantId: t.tenantId },
+      traceServices,
+    ),
+  ],
+);

@@ -5,31 +5,33 @@ import {
   index,
   integer,
   jsonb,
+  type PgColumn,
   pgTable,
   primaryKey,
   text,
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
-const monitorId = () =>
-  uuid("monitor_id")
-    .notNull()
-    .references(() => monitors.id, { onDelete: "cascade" });
+const monitorId = () => uuid("monitor_id").notNull();
+/** The monitor's foreign key, widened by tenant_id (migration 0019). */
+const monitorFk = (table: string, t: { monitorId: PgColumn; tenantId: PgColumn }) =>
+  tenantForeignKey(`${table}_monitor_id_fkey`, { column: t.monitorId, tenantId: t.tenantId }, monitors);
+/** The monitor's, filled from it (migration 0019): keys and foreign keys include it. */
+const monitorTenantId = () => uuid("tenant_id").notNull();
 
 /** A monitor's definition and its state (migration 0014, docs/monitors.md). */
 export const monitors = pgTable(
   "monitors",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    traceServiceId: uuid("trace_service_id")
-      .notNull()
-      .references(() => traceServices.id, { onDelete: "cascade" }),
+    traceServiceId: uuid("trace_service_id").notNull(),
     name: text("name").notNull(),
     entity: text("entity", { enum: ["session", "trace"] }).notNull(),
     metric: text("metric").notNull(),
@@ -52,6 +54,12 @@ export const monitors = pgTable(
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: "monitors_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey(
+      "monitors_trace_service_id_fkey",
+      { column: t.traceServiceId, tenantId: t.tenantId },
+      traceServices,
+    ),
     index("monitors_service_idx").on(t.traceServiceId).where(sql`enabled`),
     index("monitors_tenant_idx").on(t.tenantId),
   ],
@@ -61,12 +69,14 @@ export const monitorSamples = pgTable(
   "monitor_samples",
   {
     monitorId: monitorId(),
+    tenantId: monitorTenantId(),
     entityPk: uuid("entity_pk").notNull(),
     at: ts("at").notNull(),
     value: doublePrecision("value").notNull(),
   },
   (t) => [
-    primaryKey({ name: "monitor_samples_pk", columns: [t.monitorId, t.entityPk] }),
+    primaryKey({ name: "monitor_samples_pk", columns: [t.monitorId, t.entityPk, t.tenantId] }),
+    monitorFk("monitor_samples", t),
     index("monitor_samples_window_idx").on(t.monitorId, t.at),
   ],
 );
@@ -77,7 +87,7 @@ export const monitorEvents = pgTable(
   {
     monitorId: monitorId(),
     seq: integer("seq").notNull(),
-    tenantId: uuid("tenant_id").notNull(),
+    tenantId: monitorTenantId(),
     transition: text("transition").notNull(),
     fromState: text("from_state").notNull(),
     toState: text("to_state").notNull(),
@@ -90,7 +100,8 @@ export const monitorEvents = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
-    primaryKey({ name: "monitor_events_pk", columns: [t.monitorId, t.seq] }),
+    primaryKey({ name: "monitor_events_pk", columns: [t.monitorId, t.seq, t.tenantId] }),
+    monitorFk("monitor_events", t),
     index("monitor_events_unpublished_idx").on(t.createdAt).where(sql`event_type is not null and published_at is null`),
   ],
 );
@@ -99,10 +110,14 @@ export const monitorPoints = pgTable(
   "monitor_points",
   {
     monitorId: monitorId(),
+    tenantId: monitorTenantId(),
     bucket: ts("bucket").notNull(),
     value: doublePrecision("value"),
     samples: integer("samples").notNull(),
     state: text("state").notNull(),
   },
-  (t) => [primaryKey({ name: "monitor_points_pk", columns: [t.monitorId, t.bucket] })],
+  (t) => [
+    primaryKey({ name: "monitor_points_pk", columns: [t.monitorId, t.bucket, t.tenantId] }),
+    monitorFk("monitor_points", t),
+  ],
 );

@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { doublePrecision, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  doublePrecision,
+  index,
+  type PgColumn,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -7,10 +18,10 @@ const tenantId = () =>
   uuid("tenant_id")
     .notNull()
     .references(() => tenants.id, { onDelete: "cascade" });
-const traceServiceId = () =>
-  uuid("trace_service_id")
-    .notNull()
-    .references(() => traceServices.id, { onDelete: "cascade" });
+const traceServiceId = () => uuid("trace_service_id").notNull();
+/** The service's foreign key, widened by tenant_id (migration 0019). */
+const serviceFk = (name: string, t: { traceServiceId: PgColumn; tenantId: PgColumn }) =>
+  tenantForeignKey(name, { column: t.traceServiceId, tenantId: t.tenantId }, traceServices);
 
 export const SCORE_SOURCES = ["api", "end_user", "reviewer"] as const;
 export const SCORE_DATA_TYPES = ["numeric", "boolean", "categorical"] as const;
@@ -23,7 +34,7 @@ export const SCORE_DATA_TYPES = ["numeric", "boolean", "categorical"] as const;
 export const scores = pgTable(
   "scores",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     target: text("target", { enum: ["session", "trace"] }).notNull(),
@@ -41,7 +52,9 @@ export const scores = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("scores_service_idempotency_uq").on(t.traceServiceId, t.idempotencyKey),
+    primaryKey({ name: "scores_pkey", columns: [t.id, t.tenantId] }),
+    serviceFk("scores_trace_service_id_fkey", t),
+    uniqueIndex("scores_service_idempotency_uq").on(t.traceServiceId, t.idempotencyKey, t.tenantId),
     index("scores_session_idx").on(t.traceServiceId, t.sessionId, t.name).where(sql`session_id is not null`),
     index("scores_trace_idx").on(t.traceServiceId, t.traceId, t.name).where(sql`trace_id is not null`),
     index("scores_tenant_created_idx").on(t.tenantId, t.createdAt),
@@ -63,5 +76,8 @@ export const scoreConfigs = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [primaryKey({ name: "score_configs_pk", columns: [t.traceServiceId, t.name] })],
+  (t) => [
+    primaryKey({ name: "score_configs_pk", columns: [t.traceServiceId, t.name, t.tenantId] }),
+    serviceFk("score_configs_trace_service_id_fkey", t),
+  ],
 );

@@ -13,6 +13,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -20,10 +21,6 @@ const tenantId = () =>
   uuid("tenant_id")
     .notNull()
     .references(() => tenants.id, { onDelete: "cascade" });
-const traceServiceId = () =>
-  uuid("trace_service_id")
-    .notNull()
-    .references(() => traceServices.id, { onDelete: "cascade" });
 /**
  * Rows under a session (traces, events) or a trace (spans) carry tenant, service and session
  * columns for filtering only, without foreign keys: the parent's key already cascades deletes,
@@ -44,9 +41,9 @@ export const ENTITY_STATUSES = ["active", "matured"] as const;
 export const sessions = pgTable(
   "sessions",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: tenantId(),
-    traceServiceId: traceServiceId(),
+    traceServiceId: uuid("trace_service_id").notNull(),
     sessionId: text("session_id").notNull(),
     environment: text("environment"),
     status: text("status", { enum: ENTITY_STATUSES }).notNull().default("active"),
@@ -69,8 +66,15 @@ export const sessions = pgTable(
     maturationError: text("maturation_error"),
   },
   (t) => [
+    // Keys and keys into keys end with tenant_id (migration 0019, docs/scaling.md "Sharding by tenant").
+    primaryKey({ name: "sessions_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey(
+      "sessions_trace_service_id_trace_services_id_fk",
+      { column: t.traceServiceId, tenantId: t.tenantId },
+      traceServices,
+    ),
     index("sessions_maturation_failed_idx").on(t.maturationFailedAt).where(sql`maturation_failed_at is not null`),
-    uniqueIndex("sessions_service_session_uq").on(t.traceServiceId, t.sessionId),
+    uniqueIndex("sessions_service_session_uq").on(t.traceServiceId, t.sessionId, t.tenantId),
     index("sessions_tenant_service_activity_idx").on(t.tenantId, t.traceServiceId, t.lastActivityAt),
     index("sessions_active_ingested_idx").on(t.status, t.lastIngestedAt),
     index("sessions_unpublished_idx").on(t.maturedAt).where(sql`published_count < maturation_count`),
@@ -84,12 +88,10 @@ export const sessions = pgTable(
 export const traces = pgTable(
   "traces",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
-    sessionPk: uuid("session_pk")
-      .notNull()
-      .references(() => sessions.id, { onDelete: "cascade" }),
+    sessionPk: uuid("session_pk").notNull(),
     traceId: text("trace_id").notNull(),
     sessionId: text("session_id").notNull(),
     environment: text("environment"),
@@ -121,7 +123,9 @@ export const traces = pgTable(
     legacyPublishedCount: integer("published_count"),
   },
   (t) => [
-    uniqueIndex("traces_service_trace_uq").on(t.traceServiceId, t.traceId),
+    primaryKey({ name: "traces_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey("traces_session_pk_sessions_id_fk", { column: t.sessionPk, tenantId: t.tenantId }, sessions),
+    uniqueIndex("traces_service_trace_uq").on(t.traceServiceId, t.traceId, t.tenantId),
     index("traces_session_idx").on(t.sessionPk, t.startTime),
     // Recent traces of a service (latency norms, trace lists).
     index("traces_service_start_idx").on(t.traceServiceId, t.startTime),
@@ -157,13 +161,14 @@ export const tracePayloads = pgTable(
   "trace_payloads",
   {
     tenantId: denormalized("tenant_id"),
-    tracePk: uuid("trace_pk")
-      .notNull()
-      .references(() => traces.id, { onDelete: "cascade" }),
+    tracePk: uuid("trace_pk").notNull(),
     payloadZ: bytea("payload_z").notNull(),
   },
   // tenant_id in the key (docs/scaling.md), after trace_pk: a deleted trace's cascade seeks by trace_pk.
-  (t) => [primaryKey({ name: "trace_payloads_pkey", columns: [t.tracePk, t.tenantId] })],
+  (t) => [
+    primaryKey({ name: "trace_payloads_pkey", columns: [t.tracePk, t.tenantId] }),
+    tenantForeignKey("trace_payloads_trace_pk_fkey", { column: t.tracePk, tenantId: t.tenantId }, traces),
+  ],
 );
 
 /**
@@ -177,9 +182,7 @@ export const spans = pgTable(
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
     sessionPk: denormalized("session_pk"),
-    tracePk: uuid("trace_pk")
-      .notNull()
-      .references(() => traces.id, { onDelete: "cascade" }),
+    tracePk: uuid("trace_pk").notNull(),
     spanId: text("span_id").notNull(),
     parentSpanId: text("parent_span_id"),
     traceId: text("trace_id").notNull(),
@@ -194,7 +197,8 @@ export const spans = pgTable(
   (t) => [
     // The natural key is the primary key: a surrogate id was never read and cost one more index
     // insert per span (docs/performance.md).
-    primaryKey({ name: "spans_pkey", columns: [t.traceServiceId, t.spanId] }),
+    primaryKey({ name: "spans_pkey", columns: [t.traceServiceId, t.spanId, t.tenantId] }),
+    tenantForeignKey("spans_trace_pk_traces_id_fk", { column: t.tracePk, tenantId: t.tenantId }, traces),
     index("spans_trace_idx").on(t.tracePk, t.startTime),
     index("spans_session_idx").on(t.sessionPk, t.startTime),
   ],
@@ -225,12 +229,10 @@ export const spanIds = pgTable(
 export const events = pgTable(
   "events",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
-    sessionPk: uuid("session_pk")
-      .notNull()
-      .references(() => sessions.id, { onDelete: "cascade" }),
+    sessionPk: uuid("session_pk").notNull(),
     sessionId: text("session_id").notNull(),
     traceId: text("trace_id"),
     eventKey: text("event_key").notNull(),
@@ -243,7 +245,9 @@ export const events = pgTable(
     ingestedAt: ts("ingested_at").notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("events_service_key_uq").on(t.traceServiceId, t.eventKey),
+    primaryKey({ name: "events_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey("events_session_pk_sessions_id_fk", { column: t.sessionPk, tenantId: t.tenantId }, sessions),
+    uniqueIndex("events_service_key_uq").on(t.traceServiceId, t.eventKey, t.tenantId),
     index("events_session_idx").on(t.sessionPk, t.timestamp),
     index("events_trace_idx").on(t.traceServiceId, t.traceId),
   ],

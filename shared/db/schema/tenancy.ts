@@ -11,10 +11,14 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { tenantForeignKey } from "./tenant-keys.ts";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 
-/** An organization. `plan` gates features (intents); `webhooksEnabled` is the webhook entitlement. */
+/**
+ * An organization. `plan` gates features (intents); `webhooksEnabled` is the webhook entitlement.
+ * Deployment-wide, like users and api_keys: a reference table when sharded by tenant (docs/scaling.md).
+ */
 export const tenants = pgTable(
   "tenants",
   {
@@ -34,7 +38,7 @@ export const tenants = pgTable(
 export const projects = pgTable(
   "projects",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
@@ -44,6 +48,7 @@ export const projects = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    primaryKey({ name: "projects_pkey", columns: [t.id, t.tenantId] }),
     uniqueIndex("projects_tenant_name_uq").on(t.tenantId, t.name),
     uniqueIndex("projects_one_default_uq").on(t.tenantId).where(sql`${t.isDefault}`),
   ],
@@ -53,22 +58,29 @@ export const projects = pgTable(
 export const traceServices = pgTable(
   "trace_services",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    projectId: uuid("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull(),
     name: text("name").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("trace_services_tenant_name_uq").on(t.tenantId, t.name)],
+  (t) => [
+    primaryKey({ name: "trace_services_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey(
+      "trace_services_project_id_projects_id_fk",
+      { column: t.projectId, tenantId: t.tenantId },
+      projects,
+    ),
+    uniqueIndex("trace_services_tenant_name_uq").on(t.tenantId, t.name),
+  ],
 );
 
 export const ROLES = ["viewer", "member", "admin", "owner"] as const;
 export type Role = (typeof ROLES)[number];
 
+/** Sign-in finds a user by e-mail across tenants: a reference table when sharded (docs/scaling.md). */
 export const users = pgTable(
   "users",
   {
@@ -99,17 +111,27 @@ export const projectMemberships = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    projectId: uuid("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id").notNull(),
+    /** The project's (migration 0019): the key and the project's foreign key include it. */
+    tenantId: uuid("tenant_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.projectId] })],
+  (t) => [
+    primaryKey({ name: "project_memberships_pkey", columns: [t.userId, t.projectId, t.tenantId] }),
+    tenantForeignKey(
+      "project_memberships_project_id_projects_id_fk",
+      { column: t.projectId, tenantId: t.tenantId },
+      projects,
+    ),
+  ],
 );
 
 export const KEY_KINDS = ["telemetry", "dsn-server", "dsn-client", "platform"] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
 
-/** Every credential. Only the SHA-256 of the key is stored; the key is shown once at creation. */
+/**
+ * Every credential. Only the SHA-256 of the key is stored; the key is shown once at creation.
+ * Found by its hash before the tenant is known: a reference table when sharded (docs/scaling.md).
+ */
 export const apiKeys = pgTable(
   "api_keys",
   {

@@ -1,4 +1,5 @@
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -6,13 +7,11 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" 
 export const webhookSubscriptions = pgTable(
   "webhook_subscriptions",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: uuid("id").notNull().defaultRandom(),
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    traceServiceId: uuid("trace_service_id")
-      .notNull()
-      .references(() => traceServices.id, { onDelete: "cascade" }),
+    traceServiceId: uuid("trace_service_id").notNull(),
     name: text("name").notNull(),
     url: text("url").notNull(),
     eventTypes: text("event_types").array().notNull(),
@@ -33,7 +32,16 @@ export const webhookSubscriptions = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("webhook_subscriptions_service_idx").on(t.traceServiceId)],
+  (t) => [
+    // Keys and keys into keys end with tenant_id (migration 0019, docs/scaling.md "Sharding by tenant").
+    primaryKey({ name: "webhook_subscriptions_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey(
+      "webhook_subscriptions_trace_service_id_trace_services_id_fk",
+      { column: t.traceServiceId, tenantId: t.tenantId },
+      traceServices,
+    ),
+    index("webhook_subscriptions_service_idx").on(t.traceServiceId),
+  ],
 );
 
 /**
@@ -44,11 +52,9 @@ export const webhookSubscriptions = pgTable(
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    id: text("id").primaryKey(),
+    id: text("id").notNull(),
     tenantId: uuid("tenant_id").notNull(),
-    subscriptionId: uuid("subscription_id")
-      .notNull()
-      .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    subscriptionId: uuid("subscription_id").notNull(),
     eventType: text("event_type").notNull(),
     /** e.g. `session:<pk>:2`; the dedup record. */
     eventKey: text("event_key").notNull(),
@@ -63,7 +69,13 @@ export const webhookDeliveries = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("webhook_deliveries_sub_event_uq").on(t.subscriptionId, t.eventKey),
+    primaryKey({ name: "webhook_deliveries_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey(
+      "webhook_deliveries_subscription_id_webhook_subscriptions_id_fk",
+      { column: t.subscriptionId, tenantId: t.tenantId },
+      webhookSubscriptions,
+    ),
+    uniqueIndex("webhook_deliveries_sub_event_uq").on(t.subscriptionId, t.eventKey, t.tenantId),
     index("webhook_deliveries_created_idx").on(t.createdAt),
   ],
 );
@@ -71,11 +83,10 @@ export const webhookDeliveries = pgTable(
 export const webhookAttempts = pgTable(
   "webhook_attempts",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    deliveryId: text("delivery_id")
-      .notNull()
-      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
-    /** Its delivery's subscription (no key of its own: the delivery's cascades, migration 0020). */
+    id: uuid("id").notNull().defaultRandom(),
+    deliveryId: text("delivery_id").notNull(),
+    /** The delivery's (migration 0019): the keys and the foreign key include it. */
+    tenantId: uuid("tenant_id").notNull(),
     subscriptionId: uuid("subscription_id").notNull(),
     attempt: integer("attempt").notNull(),
     statusCode: integer("status_code"),
@@ -84,7 +95,14 @@ export const webhookAttempts = pgTable(
     attemptedAt: ts("attempted_at").notNull(),
   },
   (t) => [
-    uniqueIndex("webhook_attempts_delivery_attempt_uq").on(t.deliveryId, t.attempt),
+    primaryKey({ name: "webhook_attempts_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey(
+      "webhook_attempts_delivery_id_webhook_deliveries_id_fk",
+      { column: t.deliveryId, tenantId: t.tenantId },
+      webhookDeliveries,
+    ),
+    // No key to the subscription: the delivery's cascades (migration 0020).
+    uniqueIndex("webhook_attempts_delivery_attempt_uq").on(t.deliveryId, t.attempt, t.tenantId),
     index("webhook_attempts_sub_idx").on(t.subscriptionId, t.attemptedAt),
   ],
 );

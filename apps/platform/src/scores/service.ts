@@ -49,7 +49,7 @@ export async function createScore(
     insert into scores (tenant_id, trace_service_id, target, session_id, trace_id, name, data_type, value, label, comment, source, idempotency_key, author_user_id, environment)
     values (${svc.tenantId}, ${svc.id}, ${input.session_id !== undefined ? "session" : "trace"}, ${input.session_id ?? null}, ${input.trace_id ?? null},
       ${input.name}, ${v.data_type}, ${v.value}, ${v.label}, ${input.comment ?? null}, ${input.source}, ${key}, ${authorUserId}, ${input.environment ?? null})
-    on conflict (trace_service_id, idempotency_key) do nothing
+    on conflict (trace_service_id, idempotency_key, tenant_id) do nothing
     returning ${sql.unsafe(SCORE_COLUMNS.replaceAll("sc.", ""))}`;
   if (inserted.length) return { created: true, score: scoreOut(inserted[0], svc.name) };
   const [existing] = await sql`
@@ -124,7 +124,7 @@ export async function putScoreConfig(
     insert into score_configs (tenant_id, trace_service_id, name, data_type, categories, min_value, max_value, description)
     values (${svc.tenantId}, ${svc.id}, ${name}, ${body.data_type}, ${body.categories ?? null}, ${body.min_value ?? null},
       ${body.max_value ?? null}, ${body.description ?? null})
-    on conflict (trace_service_id, name) do update set data_type = excluded.data_type, categories = excluded.categories,
+    on conflict (trace_service_id, name, tenant_id) do update set data_type = excluded.data_type, categories = excluded.categories,
       min_value = excluded.min_value, max_value = excluded.max_value, description = excluded.description, updated_at = now()
     returning *`;
   return scoreConfigOut(row);

@@ -40,7 +40,7 @@ export async function writeScores(sql: postgres.Sql, messages: IngestMessage[]):
       from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, target text, session_id text, trace_id text,
         name text, data_type text, value float8, label text, comment text, source text, idempotency_key text, environment text, created_at timestamptz)
       order by trace_service_id, idempotency_key
-      on conflict (trace_service_id, idempotency_key) do nothing`;
+      on conflict (trace_service_id, idempotency_key, tenant_id) do nothing`;
   });
   return messages.filter((m): m is TelemetryMessage => m.kind !== "score");
 }

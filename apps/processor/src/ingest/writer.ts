@@ -53,7 +53,7 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
       select tenant_id, trace_service_id, session_id, environment, at::timestamptz, at::timestamptz, now()
       from json_to_recordset(${tx.json(seeds as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_id text, environment text, at text)
       order by trace_service_id, session_id
-      on conflict (trace_service_id, session_id) do nothing`;
+      on conflict (trace_service_id, session_id, tenant_id) do nothing`;
     const sessionRows = await tx<{ id: string; trace_service_id: string; session_id: string }[]>`
       select s.id, s.trace_service_id, s.session_id from sessions s
       join json_to_recordset(${tx.json(seeds as any)}::json) as x(trace_service_id uuid, session_id text)
@@ -132,7 +132,7 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
             session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz,
             prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz)
           order by trace_service_id, trace_id
-          on conflict (trace_service_id, trace_id) do nothing
+          on conflict (trace_service_id, trace_id, tenant_id) do nothing
           returning id, trace_id, trace_service_id, session_pk,
             (extract(epoch from start_time) * 1000)::float8 as start_ms, (extract(epoch from end_time) * 1000)::float8 as end_ms`
       : [];
@@ -169,7 +169,7 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
           from jsonb_to_recordset(${tx.json(eventRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, session_id text,
             trace_id text, event_key text, name text, timestamp timestamptz, severity_number int, attributes jsonb, body jsonb, environment text)
           order by trace_service_id, event_key
-          on conflict (trace_service_id, event_key) do nothing
+          on conflict (trace_service_id, event_key, tenant_id) do nothing
           returning session_pk, (extract(epoch from timestamp) * 1000)::float8 as at_ms`
       : [];
 

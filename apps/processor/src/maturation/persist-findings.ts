@@ -89,7 +89,7 @@ export async function persistFindings(
     from jsonb_to_recordset(${tx.json(rows.filter((r) => r.detector) as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, fingerprint text,
       detector text, title text, severity text, first timestamptz, last timestamptz)
     order by trace_service_id, fingerprint
-    on conflict (trace_service_id, fingerprint) do nothing`;
+    on conflict (trace_service_id, fingerprint, tenant_id) do nothing`;
   const issues = await tx<{ id: string; trace_service_id: string; fingerprint: string }[]>`
     with x as (
       select * from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_service_id uuid, fingerprint text, occ int, sessions int,

@@ -60,7 +60,7 @@ export async function persistTranscriptItems(
       select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest
       from jsonb_to_recordset(${tx.json(part as any)}::jsonb) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
         role text, timestamp timestamptz, trace_id text, span_id text, item jsonb, source_trace_pk uuid, source text, digest int8)
-      on conflict (session_pk, item_id) do nothing`;
+      on conflict (session_pk, item_id, tenant_id) do nothing`;
   };
   for (const row of fresh) {
     chunk.push(row);
@@ -155,7 +155,7 @@ export async function persistSessionAnalyses(tx: postgres.TransactionSql, list: 
       turns int, model_calls int, tool_calls int, total_tokens int, errors int, problems int, cost_usd float8, metrics jsonb, cost_by_model jsonb,
       tool_costs jsonb, tldr text)
     order by session_pk
-    on conflict (session_pk) do update set maturation_count = excluded.maturation_count, computed_at = excluded.computed_at,
+    on conflict (session_pk, tenant_id) do update set maturation_count = excluded.maturation_count, computed_at = excluded.computed_at,
       through_ingested_at = excluded.through_ingested_at, through_activity_seq = excluded.through_activity_seq, item_count = excluded.item_count,
       truncated = excluded.truncated, duration_ms = excluded.duration_ms, turns = excluded.turns, model_calls = excluded.model_calls,
       tool_calls = excluded.tool_calls, total_tokens = excluded.total_tokens, errors = excluded.errors, problems = excluded.problems,
@@ -235,7 +235,7 @@ export async function persistToolSchemas(
     select tenant_id, trace_service_id, name, schema_hash, schema, first, last
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, name text, schema_hash text, schema jsonb, first timestamptz, last timestamptz)
     order by trace_service_id, name, schema_hash
-    on conflict (trace_service_id, name, schema_hash) do nothing`;
+    on conflict (trace_service_id, name, schema_hash, tenant_id) do nothing`;
   const keys = rows.map((r) => ({
     trace_service_id: r.trace_service_id,
     name: r.name,
@@ -263,13 +263,14 @@ export async function persistToolSchemas(
   const links = list.flatMap(({ row, schemas }) =>
     schemas.map((x) => ({
       session_pk: row.id,
+      tenant_id: row.tenant_id,
       tool_schema_id: idOf.get(`${row.trace_service_id}\u0000${x.name}\u0000${x.schemaHash}`),
     })),
   );
   if (links.length) {
     await tx`
-      insert into session_tool_schemas (session_pk, tool_schema_id)
-      select session_pk, tool_schema_id from jsonb_to_recordset(${tx.json(links as any)}::jsonb) as x(session_pk uuid, tool_schema_id uuid)
+      insert into session_tool_schemas (session_pk, tenant_id, tool_schema_id)
+      select session_pk, tenant_id, tool_schema_id from jsonb_to_recordset(${tx.json(links as any)}::jsonb) as x(session_pk uuid, tenant_id uuid, tool_schema_id uuid)
       on conflict do nothing`;
   }
 }
@@ -319,5 +320,5 @@ export async function persistTraceAnalyses(
     select trace_pk, tenant_id, trace_service_id, trace_id, now(), cost_usd, metrics
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, tenant_id uuid, trace_service_id uuid, trace_id text, cost_usd float8, metrics jsonb)
     order by trace_pk
-    on conflict (trace_pk) do nothing`;
+    on conflict (trace_pk, tenant_id) do nothing`;
 }

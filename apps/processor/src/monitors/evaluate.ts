@@ -141,10 +141,10 @@ export async function evaluateMaturations(
     // would each miss the others' uncommitted samples and could all decide on a partial set).
     await tx`select pg_advisory_xact_lock(hashtextextended(${`monitors:${traceServiceId}`}, 0))`;
     await tx`
-      insert into monitor_samples (monitor_id, entity_pk, at, value)
-      select * from unnest(${rows.map((r) => r.monitor.id)}::uuid[], ${rows.map((r) => r.entityPk)}::uuid[],
+      insert into monitor_samples (monitor_id, tenant_id, entity_pk, at, value)
+      select * from unnest(${rows.map((r) => r.monitor.id)}::uuid[], ${rows.map((r) => r.monitor.tenant_id)}::uuid[], ${rows.map((r) => r.entityPk)}::uuid[],
         ${rows.map((r) => r.at)}::timestamptz[], ${rows.map((r) => r.value)}::float8[])
-      on conflict (monitor_id, entity_pk) do update set at = excluded.at, value = excluded.value`;
+      on conflict (monitor_id, entity_pk, tenant_id) do update set at = excluded.at, value = excluded.value`;
     // The window is the last window_seconds as of this evaluation (the database's clock).
     const aggregates = new Map<string, { value: number | null; samples: number }>();
     const byAggregate = new Map<Aggregate, string[]>();
@@ -239,15 +239,16 @@ export async function evaluateMaturations(
       .filter((s) => stateNow.has(s.monitor.id))
       .map((s) => ({
         monitor_id: s.monitor.id,
+        tenant_id: s.monitor.tenant_id,
         value: aggregates.get(s.monitor.id)?.value ?? null,
         samples: aggregates.get(s.monitor.id)?.samples ?? 0,
         state: stateNow.get(s.monitor.id),
       }));
     await tx`
-      insert into monitor_points (monitor_id, bucket, value, samples, state)
-      select monitor_id, date_trunc('minute', now()), value, samples, state
-      from jsonb_to_recordset(${tx.json(points as any)}::jsonb) as x(monitor_id uuid, value float8, samples int, state text)
-      on conflict (monitor_id, bucket) do update set value = excluded.value, samples = excluded.samples, state = excluded.state`;
+      insert into monitor_points (monitor_id, tenant_id, bucket, value, samples, state)
+      select monitor_id, tenant_id, date_trunc('minute', now()), value, samples, state
+      from jsonb_to_recordset(${tx.json(points as any)}::jsonb) as x(monitor_id uuid, tenant_id uuid, value float8, samples int, state text)
+      on conflict (monitor_id, bucket, tenant_id) do update set value = excluded.value, samples = excluded.samples, state = excluded.state`;
     await tx`delete from monitor_points where monitor_id = any(${ids}::uuid[]) and bucket < now() - ${POINTS_KEPT_DAYS} * interval '1 day'`;
     await tx`
       delete from monitor_samples s using monitors m

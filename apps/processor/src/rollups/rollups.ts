@@ -137,7 +137,7 @@ async function addParts(
       model text, sessions int, error_sessions int, problem_sessions int, traces int, cost_usd float8, prompt_tokens bigint,
       completion_tokens bigint, latency_hist int[])
     order by bucket_seconds, bucket_start, environment, model
-    on conflict (trace_service_id, bucket_seconds, bucket_start, environment, model) do update set
+    on conflict (trace_service_id, bucket_seconds, bucket_start, environment, model, tenant_id) do update set
       sessions = r.sessions + excluded.sessions,
       error_sessions = r.error_sessions + excluded.error_sessions,
       problem_sessions = r.problem_sessions + excluded.problem_sessions,
@@ -226,6 +226,7 @@ export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[
     const byService = new Map<string, { s: SessionSource; parts: RollupPart[] }>();
     const written: Array<{
       session_pk: string;
+      tenant_id: string;
       trace_service_id: string;
       maturation_count: number;
       matured_at: Date;
@@ -240,6 +241,7 @@ export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[
       group.parts.push(...parts);
       written.push({
         session_pk: s.id,
+        tenant_id: s.tenant_id,
         trace_service_id: s.trace_service_id,
         maturation_count: s.maturation_count,
         matured_at: s.matured_at!,
@@ -252,11 +254,11 @@ export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[
     ))
       await addParts(tx, s, mergeParts(parts));
     await tx`
-      insert into overview_session_parts (session_pk, trace_service_id, maturation_count, matured_at, parts)
-      select session_pk, trace_service_id, maturation_count, matured_at, parts
-      from jsonb_to_recordset(${tx.json(written as any)}::jsonb) as x(session_pk uuid, trace_service_id uuid, maturation_count int, matured_at timestamptz, parts jsonb)
+      insert into overview_session_parts (session_pk, tenant_id, trace_service_id, maturation_count, matured_at, parts)
+      select session_pk, tenant_id, trace_service_id, maturation_count, matured_at, parts
+      from jsonb_to_recordset(${tx.json(written as any)}::jsonb) as x(session_pk uuid, tenant_id uuid, trace_service_id uuid, maturation_count int, matured_at timestamptz, parts jsonb)
       order by session_pk
-      on conflict (session_pk) do update set maturation_count = excluded.maturation_count,
+      on conflict (session_pk, tenant_id) do update set maturation_count = excluded.maturation_count,
         matured_at = excluded.matured_at, parts = excluded.parts`;
   });
   return result;
