@@ -105,4 +105,6 @@ test("pages by cursor and by offset are slices of the one span order, whatever t
     ),
     { numRuns: 25 },
   );
-});
+  // Each run pages a session one span at a time, decoding its traces per page: a loaded machine
+  // needs more than the default minute for 25 of them.
+}, 300_000);

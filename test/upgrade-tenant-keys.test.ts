@@ -1,3 +1,5 @@
+import { insertLegacySpanRows, legacyTraces } from "../bench/lib/legacy-spans";
+import { openTraces } from "@cellar/shared/maturation/state";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -130,6 +132,14 @@ async function fillEveryTable() {
   await signIns.acceptInvitation(invitation.token, "a long enough password");
   const [globex] = await sql<{ id: string }[]>`select id from tenants where name = 'globex'`;
   await createInvitation(db, { tenantId: globex.id, email: "later@globex.test", role: "viewer" });
+  // Rows the code of this round no longer leaves behind once everything matured: span rows of
+  // traces stored before migration 0017 (written as that writer wrote them), and a trace whose
+  // MATURED publish is still owed (migration 0016).
+  const stored = await legacyTraces(sql);
+  const legacy = stored.slice(0, 2);
+  await sql`delete from span_ids where trace_pk = any(${legacy.map((t) => t.id)}::uuid[])`;
+  await insertLegacySpanRows(sql, legacy);
+  await openTraces(sql, [{ trace_pk: stored[0].id, tenant_id: stored[0].tenant_id }]);
   // A used first-run token: the platform issues one only while no organization exists (apps/platform/src/setup).
   await sql`insert into setup_tokens (token_hash, used_at) values ('sha-256 of a first-run token', now())`;
 

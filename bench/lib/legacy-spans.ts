@@ -42,7 +42,7 @@ export async function insertLegacySpanRows(sql: postgres.Sql, traces: LegacyTrac
     from json_to_recordset(${sql.json(rows as never)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_pk uuid, span_id text,
       parent_span_id text, trace_id text, session_id text, name text, kind text, start_time timestamptz, end_time timestamptz, attributes jsonb)
     order by trace_service_id, span_id
-    on conflict (trace_service_id, span_id) do nothing`;
+    on conflict do nothing`;
   return rows.length;
 }
 
