@@ -10,7 +10,7 @@ import { persistTranscriptItems } from "../apps/processor/src/maturation/persist
 import { parseRetentionDays, runRetention } from "../apps/processor/src/retention/retention";
 import { loadHistoryBatch, type SessionRow } from "../apps/processor/src/maturation/store";
 import { makeTemplates } from "../bench/lib/traces";
-import { insertSession, withSchemaBefore } from "./helpers/schema-before";
+import { insertSession, withDatabaseBefore } from "./helpers/migrated-before";
 import { readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
@@ -221,7 +221,7 @@ test("lean items are cut as Postgres cut them, counting characters as it does", 
 });
 
 test("a database at the schema before 0018 with transcript rows in it upgrades; its rows keep answering and move at the next maturation", async () => {
-  await withSchemaBefore(18, async ({ sql, url }) => {
+  await withDatabaseBefore(18, async (sql, url) => {
     const payload = JSON.parse(makeTemplates(1)[0].replace("__SESSION__", "up-1"));
     const ids = await insertSession(sql, "up-1");
     const tenant = { id: ids.tenantId };
