@@ -12,7 +12,9 @@ export interface StorageReport {
 const TABLES = [
   "traces",
   "trace_payloads",
+  "pending_traces",
   "spans",
+  "span_ids",
   "events",
   "sessions",
   "trace_analyses",
