@@ -97,9 +97,12 @@ test("the batched backfill replaces a stale contribution as the consumer would",
   const before = await figures("support-bot");
   // Every session's applied parts marked as from an older maturation, and one session's parts
   // doubled: the backfill must subtract what was applied (the doubled parts) and add the current ones.
-  const [one] = await stack.database.sql<
-    { session_pk: string }[]
-  >`select session_pk from overview_session_parts limit 1`;
+  // A support-bot session that still exists (a deleted one keeps its parts, and the rows of
+  // another service would leave support-bot's figures untouched).
+  const [one] = await stack.database.sql<{ session_pk: string; trace_service_id: string }[]>`
+    select p.session_pk, p.trace_service_id from overview_session_parts p
+    join session_analyses sa using (session_pk) join trace_services ts on ts.id = p.trace_service_id
+    where ts.name = 'support-bot' and ts.tenant_id = ${f.a.tenantId} limit 1`;
   const [{ parts }] = await stack.database.sql<{ parts: any[] }[]>`
     select parts from overview_session_parts where session_pk = ${one.session_pk}`;
   const doubled = parts.map((p) => ({ ...p, sessions: p.sessions * 2, traces: p.traces * 2 }));
@@ -109,7 +112,8 @@ test("the batched backfill replaces a stale contribution as the consumer would",
   await stack.database.sql`
     update overview_rollups r set sessions = r.sessions + x.sessions, traces = r.traces + x.traces
     from jsonb_to_recordset(${stack.database.sql.json(parts)}::jsonb) as x(bucket_seconds int, bucket_start timestamptz, environment text, model text, sessions int, traces int)
-    where r.bucket_seconds = x.bucket_seconds and r.bucket_start = x.bucket_start and r.environment = x.environment and r.model = x.model`;
+    where r.trace_service_id = ${one.trace_service_id} and r.bucket_seconds = x.bucket_seconds
+      and r.bucket_start = x.bucket_start and r.environment = x.environment and r.model = x.model`;
   expect((await figures("support-bot")).totals.sessions).toBe(before.totals.sessions + 1);
   expect(await backfillRollups(stack.database.sql, { batch: 3, concurrency: 2 })).toBeGreaterThanOrEqual(
     before.totals.sessions,
