@@ -44,7 +44,9 @@ async function* traceBatches(sql: postgres.Sql, sessionPk: string, after: SpanPo
     }
     if (last) {
       params.push(last.start_text, last.trace_id);
-      const [s, id] = [`$${params.length - 1}::timestamptz`, `$${params.length}::text`];
+      // `::text` first: a parameter typed timestamptz goes through the driver's Date, which drops
+      // the microseconds, and the last trace of the batch would come back in the next one.
+      const [s, id] = [`$${params.length - 1}::text::timestamptz`, `$${params.length}::text`];
       where += ` and tr.start_time >= ${s} and (tr.start_time > ${s} or tr.trace_id > ${id})`;
     }
     const rows: WalkTrace[] = await prepared<WalkTrace>(
