@@ -234,15 +234,13 @@ describe("platform API", () => {
         ).toBe(200);
     }
     await waitFor(async () => ((await scoreRows(`session_id like 'rank-%'`)).length === 6 ? true : null));
-    const top = await waitFor(async () => {
-      const r = await filtered({
-        filters: [
-          { field: "sessionId", operator: "startsWith", value: "rank-" },
-          { field: "scores.helpfulness", operator: "gte", value: 0.3 },
-        ],
-        sort: { field: "scores.helpfulness", direction: "desc" },
-      });
-      return r.body.sessions?.length === 2 ? r : null;
+    // Scores and traces are written apart: wait for the three sessions too, then read once (it
+    // waited for two matches only, and rank-b's session could still be missing from the next read).
+    const rankFilter = { field: "sessionId", operator: "startsWith", value: "rank-" };
+    await waitFor(async () => ((await filtered({ filters: [rankFilter] })).body.sessions?.length === 3 ? true : null));
+    const top = await filtered({
+      filters: [rankFilter, { field: "scores.helpfulness", operator: "gte", value: 0.3 }],
+      sort: { field: "scores.helpfulness", direction: "desc" },
     });
     expect(top.status).toBe(200);
     expect(top.body.sessions.map((s: any) => s.sessionId)).toEqual(["rank-a", "rank-c"]);
@@ -251,7 +249,7 @@ describe("platform API", () => {
     expect(top.body.pagination.total).toBe(2);
 
     const asc = await filtered({
-      filters: [{ field: "sessionId", operator: "startsWith", value: "rank-" }],
+      filters: [rankFilter],
       sort: { field: "scores.helpfulness", direction: "asc" },
     });
     expect(asc.body.sessions.map((s: any) => s.sessionId)).toEqual(["rank-b", "rank-c", "rank-a"]);
