@@ -48,8 +48,9 @@ const traceArb = fc.record({
  * microsecond instant; the walk's next batch came back with that trace again, because the
  * driver turned its start (a parameter typed timestamptz) into a Date without the microseconds.
  */
-const zero = { startUs: 0, durationUs: 0, responses: 1, legacy: false };
-const microsecondBatchEnd: [fc.infer<typeof traceArb>[], number] = [
+type TraceCase = typeof traceArb extends fc.Arbitrary<infer T> ? T : never;
+const zero: TraceCase = { startUs: 0, durationUs: 0, responses: 1, legacy: false };
+const microsecondBatchEnd: [TraceCase[], number] = [
   [zero, zero, zero, zero, zero, { ...zero, startUs: 500_400 }, zero, zero],
   2,
 ];
