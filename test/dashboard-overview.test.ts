@@ -1,6 +1,7 @@
 // The overview read and the rollups behind it: kept by the processor's own MATURED consumer as
 // sessions mature, idempotent on redelivery, corrected on re-maturation, empty without data.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { addTo, emptyHistogram } from "../apps/processor/src/rollups/histogram";
 import { applySessionRollup, backfillRollups } from "../apps/processor/src/rollups/rollups";
 import { chatTrace } from "./helpers/payloads";
 import { assertDocumented, seedPlatform, type PlatformFixture } from "./helpers/platform";
@@ -135,4 +136,53 @@ test("a service without data answers zeros; roles and bad input as the API does"
   });
   expect((await overview("other-bot", "", f.b.platformKey)).status).toBe(200);
   expect((await overview("support-bot", "", f.b.platformKey)).status).toBe(404);
+});
+
+test("one answer is one snapshot: a rollup committed while the overview reads shows in all of it or none", async () => {
+  const { sql } = stack.database;
+  const [svc] = await sql<{ id: string; tenant_id: string }[]>`insert into trace_services (tenant_id, project_id, name)
+    select tenant_id, id, 'toggle-bot' from projects where tenant_id = ${f.a.tenantId} and is_default
+    returning id, tenant_id`;
+  const hist = emptyHistogram();
+  addTo(hist, 800);
+  const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+  // A session's contribution (its session row and its model row) added and removed, one
+  // transaction each, as fast as Postgres takes them, while the overview is read.
+  let writing = true;
+  let toggles = 0;
+  const writer = (async () => {
+    while (writing) {
+      await sql.begin(async (tx) => {
+        if (toggles++ % 2 === 0)
+          await tx`insert into overview_rollups (tenant_id, trace_service_id, environment, bucket_seconds, bucket_start, model, sessions, traces, latency_hist)
+            select ${svc.tenant_id}, ${svc.id}, 'test', 3600, ${hour}, m, case when m = '' then 1 else 0 end, 1, ${hist}::int[]
+            from unnest(array['', 'toggle-model']) m`;
+        else await tx`delete from overview_rollups where trace_service_id = ${svc.id}`;
+      });
+    }
+  })();
+  const seen = new Set<number>();
+  try {
+    for (let i = 0; i < 150; i++) {
+      const o = await overview("toggle-bot", "?window=24h");
+      expect(o.status).toBe(200);
+      const { sessions, traces, latencyP50Ms } = o.body.totals;
+      seen.add(sessions);
+      const model = o.body.byModel.map((m: any) => [m.model, m.traces, m.latencyP50Ms !== null]);
+      if (sessions === 0) expect({ traces, latencyP50Ms, model }).toEqual({ traces: 0, latencyP50Ms: null, model: [] });
+      else
+        expect({ sessions, traces, p50: latencyP50Ms !== null, model }).toEqual({
+          sessions: 1,
+          traces: 1,
+          p50: true,
+          model: [["toggle-model", 1, true]],
+        });
+    }
+  } finally {
+    writing = false;
+    await writer;
+    await sql`delete from overview_rollups where trace_service_id = ${svc.id}`;
+  }
+  // The reads did meet the contribution both present and absent.
+  expect([...seen].sort()).toEqual([0, 1]);
 });

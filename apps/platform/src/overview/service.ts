@@ -31,41 +31,12 @@ export async function readOverview(
   const fromMs = to.getTime() - w.seconds * 1000;
   const from = new Date(fromMs - (fromMs % (w.rows * 1000)));
   const env = input.environment;
-  const where = sql`trace_service_id = ${input.serviceId} and bucket_seconds = ${w.rows}
-    and bucket_start >= ${from} and bucket_start <= ${to} ${env === undefined ? sql`` : sql`and environment = ${env}`}`;
-  const [series, models, hist, environments, issues] = await Promise.all([
-    sql<
-      { t: Date; sessions: string; traces: string; errors: string; problems: string; cost: number; tokens: string }[]
-    >`
-      select bucket_start as t, sum(sessions) as sessions, sum(traces) as traces, sum(error_sessions) as errors,
-        sum(problem_sessions) as problems, sum(cost_usd) as cost, sum(prompt_tokens + completion_tokens) as tokens
-      from overview_rollups where ${where} and model = '' group by 1 order by 1`,
-    sql<{ model: string; traces: string; cost: number; prompt: string; completion: string }[]>`
-      select model, sum(traces) as traces, sum(cost_usd) as cost, sum(prompt_tokens) as prompt,
-        sum(completion_tokens) as completion
-      from overview_rollups where ${where} group by model`,
-    sql<{ model: string; i: number; n: string }[]>`
-      select model, u.i::int as i, sum(u.n) as n
-      from overview_rollups, unnest(latency_hist) with ordinality as u(n, i)
-      where ${where} group by model, u.i`,
-    sql<{ environment: string }[]>`
-      select distinct environment from overview_rollups
-      where trace_service_id = ${input.serviceId} and bucket_seconds = 86400 and model = ''
-        and bucket_start >= ${new Date(to.getTime() - 31 * 86_400_000)} order by 1 limit 100`,
-    sql<
-      {
-        id: string;
-        title: string;
-        severity: string;
-        occurrences: number;
-        affected_sessions: number;
-        last_seen_at: Date;
-      }[]
-    >`
-      select id, title, severity, occurrences, affected_sessions, last_seen_at from issues
-      where trace_service_id = ${input.serviceId} and last_seen_at >= ${from}
-      order by occurrences desc, last_seen_at desc limit 5`,
-  ]);
+  // One snapshot for the five reads: run apart (one connection each), a rollup committed between
+  // them gave a model's traces from after it and its latency histogram from before (p50 null).
+  const [series, models, hist, environments, issues] = await sql.begin(
+    "isolation level repeatable read read only",
+    (tx) => overviewReads(tx, input, w.rows, from, to),
+  );
   const hists = new Map<string, number[]>();
   for (const h of hist) {
     if (!hists.has(h.model)) hists.set(h.model, []);
@@ -123,4 +94,50 @@ export async function readOverview(
       lastSeenAt: i.last_seen_at.toISOString(),
     })),
   };
+}
+
+/** The overview's five reads, on one transaction (`tx`) so they see one snapshot. */
+function overviewReads(
+  sql: postgres.TransactionSql,
+  input: { serviceId: string; environment?: string },
+  rows: number,
+  from: Date,
+  to: Date,
+) {
+  const env = input.environment;
+  const where = sql`trace_service_id = ${input.serviceId} and bucket_seconds = ${rows}
+    and bucket_start >= ${from} and bucket_start <= ${to} ${env === undefined ? sql`` : sql`and environment = ${env}`}`;
+  return Promise.all([
+    sql<
+      { t: Date; sessions: string; traces: string; errors: string; problems: string; cost: number; tokens: string }[]
+    >`
+      select bucket_start as t, sum(sessions) as sessions, sum(traces) as traces, sum(error_sessions) as errors,
+        sum(problem_sessions) as problems, sum(cost_usd) as cost, sum(prompt_tokens + completion_tokens) as tokens
+      from overview_rollups where ${where} and model = '' group by 1 order by 1`,
+    sql<{ model: string; traces: string; cost: number; prompt: string; completion: string }[]>`
+      select model, sum(traces) as traces, sum(cost_usd) as cost, sum(prompt_tokens) as prompt,
+        sum(completion_tokens) as completion
+      from overview_rollups where ${where} group by model`,
+    sql<{ model: string; i: number; n: string }[]>`
+      select model, u.i::int as i, sum(u.n) as n
+      from overview_rollups, unnest(latency_hist) with ordinality as u(n, i)
+      where ${where} group by model, u.i`,
+    sql<{ environment: string }[]>`
+      select distinct environment from overview_rollups
+      where trace_service_id = ${input.serviceId} and bucket_seconds = 86400 and model = ''
+        and bucket_start >= ${new Date(to.getTime() - 31 * 86_400_000)} order by 1 limit 100`,
+    sql<
+      {
+        id: string;
+        title: string;
+        severity: string;
+        occurrences: number;
+        affected_sessions: number;
+        last_seen_at: Date;
+      }[]
+    >`
+      select id, title, severity, occurrences, affected_sessions, last_seen_at from issues
+      where trace_service_id = ${input.serviceId} and last_seen_at >= ${from}
+      order by occurrences desc, last_seen_at desc limit 5`,
+  ]);
 }
