@@ -96,7 +96,14 @@ test("a session matures with count 1, re-opens on new activity (trace or event) 
     { what: "third session.matured" },
   );
   expect(third.map((m) => m.maturationCount)).toEqual([1, 2, 3]);
-  const row = await sessionRow("reopen-1");
+  // The publish is recorded after JetStream acknowledged it: the event can be seen first.
+  const row = await waitFor(
+    async () => {
+      const r = await sessionRow("reopen-1");
+      return r.published_count === 3 && r;
+    },
+    { what: "third publish recorded" },
+  );
   expect(row).toMatchObject({ status: "matured", maturation_count: 3, published_count: 3 });
   const [analysis] = await stack.database
     .sql`select maturation_count, through_activity_seq from session_analyses where session_pk = ${row.id}`;
