@@ -20,7 +20,7 @@ function oracle(value: unknown): unknown {
 // Keys mixing ASCII, accents, astral characters and lone surrogates; objects of 0-8 keys.
 const key = fc.oneof(
   fc.string({ maxLength: 6 }),
-  fc.string({ unit: "binary", maxLength: 4 }),
+  fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 4 }).map((units) => String.fromCharCode(...units)),
   fc.constantFrom("a", "b", "aa", "é", "\uffff", "\ud83d\ude00", "\ud800", "z\u00e9", "id", "ID", "_", "~"),
 );
 const value = fc.letrec((tie) => ({

@@ -1,5 +1,5 @@
 import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
-import { stableId } from "../ingest/spans.ts";
+import { stableId16 } from "@cellar/shared/spans";
 import { REFUSAL_MAX_READ } from "./refusal.ts";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript.ts";
 
@@ -75,7 +75,7 @@ export function callsOfTrace(
     const firstCall = toolCalls[0];
     return {
       traceId: t.traceId,
-      spanId: stableId(t.traceId, "response", String(ri)).slice(0, 16),
+      spanId: stableId16(t.traceId, "response", String(ri)),
       index: ri,
       model,
       pricedModel: canonicalModel(model) ?? canonicalModel(requestModel),

@@ -9,7 +9,8 @@ import {
   toolCallsOf,
   type TranscriptSource,
 } from "@cellar/shared/analysis/transcript-source";
-import { deriveSpans, stableId } from "../ingest/spans.ts";
+import { stableId16 } from "@cellar/shared/spans";
+import { deriveSpans } from "../ingest/spans.ts";
 import { alignMessages } from "./align.ts";
 
 export interface TraceInput {
@@ -373,11 +374,11 @@ export function messageFingerprint(m: any): string {
 }
 
 export function eventItemId(eventPk: string): string {
-  return `evt_${stableId(eventPk).slice(0, 16)}`;
+  return `evt_${stableId16(eventPk)}`;
 }
 
 export function itemId(origin: string, ...more: string[]): string {
-  return `itm_${stableId(origin, ...more).slice(0, 16)}`;
+  return `itm_${stableId16(origin, ...more)}`;
 }
 
 /** A message's items; their content (and a response's fields) taken from the payload at `source`. */
