@@ -249,7 +249,8 @@ await runBench("message-cost", { nats: true, poolMax: 2 }, async (bench) => {
         payloads.forEach((p, i) => {
           const t = { traceId: `t${i}`, startTime: new Date(p.start_time), endTime: new Date(p.end_time), payload: p };
           analyzeTrace(t);
-          const a = new SessionAnalyzer();
+          // As maturation runs it without a summary model (no condensed transcript).
+          const a = new SessionAnalyzer({ condensedTranscript: false });
           a.addTrace(t);
           sink += a.finish().items.length;
         }),
