@@ -15,36 +15,46 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
 const hex8 = (n: number) => HEX[n >>> 24] + HEX[(n >>> 16) & 255] + HEX[(n >>> 8) & 255] + HEX[n & 255];
 
 /**
- * One FNV-1a 64-bit hash of `text` from the basis `hi:lo`, each code unit plus `add`, as 16 hex
- * digits. The 64-bit multiply by the FNV prime (2^40 + 0x1b3) is done on 32-bit halves: the same
- * result as BigInt arithmetic, an order of magnitude faster.
+ * A stable hex id from parts (FNV-1a 64-bit x2): replays derive the same ids. The 64-bit
+ * multiply by the FNV prime (2^40 + 0x1b3) is done on 32-bit halves: the same result as BigInt
+ * arithmetic, an order of magnitude faster (this runs for every span and transcript item).
  */
-function fnv64(text: string, hi: number, lo: number, add: number): string {
+export function stableId(...parts: string[]): string {
+  const text = parts.join("\u0000");
+  let lo1 = 0x84222325,
+    hi1 = 0xcbf29ce4; // 0xcbf29ce484222325
+  let lo2 = 0xcbf29ce4,
+    hi2 = 0x84222325; // 0x84222325cbf29ce4
   for (let i = 0; i < text.length; i++) {
-    // (lo ^ (c + add)) only touches the low half: c + add < 2^32.
-    lo = (lo ^ (text.charCodeAt(i) + add)) >>> 0;
+    const c = text.charCodeAt(i);
+    lo1 = (lo1 ^ c) >>> 0;
+    let m = lo1 * 0x1b3;
+    hi1 = (hi1 * 0x1b3 + Math.floor(m / 4294967296) + (lo1 << 8)) >>> 0;
+    lo1 = m >>> 0;
+    // (lo2 ^ (c + 31)) only touches the low half: c + 31 < 2^32.
+    lo2 = (lo2 ^ (c + 31)) >>> 0;
+    m = lo2 * 0x1b3;
+    hi2 = (hi2 * 0x1b3 + Math.floor(m / 4294967296) + (lo2 << 8)) >>> 0;
+    lo2 = m >>> 0;
+  }
+  return hex8(hi1) + hex8(lo1) + hex8(hi2) + hex8(lo2);
+}
+
+/**
+ * `stableId(...parts).slice(0, 16)` (span ids, item ids, finding fingerprints): the first of
+ * its two hashes only, half the work.
+ */
+export function stableId16(...parts: string[]): string {
+  const text = parts.join("\u0000");
+  let lo = 0x84222325,
+    hi = 0xcbf29ce4;
+  for (let i = 0; i < text.length; i++) {
+    lo = (lo ^ text.charCodeAt(i)) >>> 0;
     const m = lo * 0x1b3;
     hi = (hi * 0x1b3 + Math.floor(m / 4294967296) + (lo << 8)) >>> 0;
     lo = m >>> 0;
   }
   return hex8(hi) + hex8(lo);
-}
-
-/**
- * A stable hex id from parts (FNV-1a 64-bit x2): replays derive the same ids. This runs for
- * every span and transcript item.
- */
-export function stableId(...parts: string[]): string {
-  const text = parts.join("\u0000");
-  return fnv64(text, 0xcbf29ce4, 0x84222325, 0) + fnv64(text, 0x84222325, 0xcbf29ce4, 31);
-}
-
-/**
- * `stableId(...parts).slice(0, 16)` (span ids, item ids, finding fingerprints): its first hash
- * only, half the work.
- */
-export function stableId16(...parts: string[]): string {
-  return fnv64(parts.join("\u0000"), 0xcbf29ce4, 0x84222325, 0);
 }
 
 /** Trace id: the payload's own `trace_id` when it carries one, else derived from the message id. */
