@@ -6,7 +6,9 @@
  * system, so the figure holds on a loaded machine better than wall time); rounds alternate and
  * the median is printed. Real nats-server and Postgres (for the key lookup of a whole request).
  *
- *   bun run bench/message-cost.ts [--messages 3000] [--rounds 3]
+ *   bun run bench/message-cost.ts [--messages 3000] [--rounds 3] [--only analysis,deflate]
+ *     --only WORDS  only the stages whose name holds one of the comma-separated words (the floors
+ *                   always run; the consume stages only when a word names them)
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -28,8 +30,15 @@ import { runBench } from "./lib/harness";
 import { makeTemplates } from "./lib/traces";
 
 const { values: args } = parseArgs({
-  options: { messages: { type: "string", default: "3000" }, rounds: { type: "string", default: "3" } },
+  options: {
+    messages: { type: "string", default: "3000" },
+    rounds: { type: "string", default: "3" },
+    only: { type: "string" },
+  },
 });
+const ONLY = args.only?.split(",").filter(Boolean) ?? [];
+/** A stage runs when no `--only` was given, when it is a floor, or when its name holds one of the words. */
+const selected = (name: string, floor = false) => floor || ONLY.length === 0 || ONLY.some((w) => name.includes(w));
 const N = Number(args.messages);
 const ROUNDS = Number(args.rounds);
 
@@ -240,7 +249,8 @@ await runBench("message-cost", { nats: true, poolMax: 2 }, async (bench) => {
         payloads.forEach((p, i) => {
           const t = { traceId: `t${i}`, startTime: new Date(p.start_time), endTime: new Date(p.end_time), payload: p };
           analyzeTrace(t);
-          const a = new SessionAnalyzer();
+          // As maturation runs it without a summary model (no condensed transcript).
+          const a = new SessionAnalyzer({ condensedTranscript: false });
           a.addTrace(t);
           sink += a.finish().items.length;
         }),
@@ -251,12 +261,13 @@ await runBench("message-cost", { nats: true, poolMax: 2 }, async (bench) => {
   const consumeStages = [
     { name: "floor: bare JetStream consume + ack (client + nats-server)", bare: true },
     { name: "processor: consume runtime (pull, decode, batch, ack; no-op handler)", bare: false },
-  ];
+  ].filter((s) => ONLY.length === 0 || ONLY.some((w) => s.name.includes(w)));
   const results = new Map<string, number[]>();
   const note = (name: string, us: number) => results.set(name, [...(results.get(name) ?? []), us]);
   for (let round = 0; round < ROUNDS; round++) {
     prepare();
     for (const s of stages) {
+      if (!selected(s.name, s.floor)) continue;
       const c0 = cpuUs();
       const n0 = s.server ? procCpuUs(nats.process.pid) : 0;
       await s.run();

@@ -20,6 +20,32 @@ function jsonbKeyOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
+/** jsonbKeyOrder for keys of ASCII only: their UTF-8 bytes are their UTF-16 code units. */
+const asciiKeyOrder = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * An object's keys in jsonb's order. The comparison in UTF-8 bytes (two buffers per comparison)
+ * was the larger part of encoding a payload; keys of ASCII only (nearly all) compare as they are.
+ */
+function jsonbKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  if (keys.length < 2) return keys;
+  for (const key of keys) if (NON_ASCII.test(key)) return keys.sort(jsonbKeyOrder);
+  if (keys.length > 16) return keys.sort(asciiKeyOrder);
+  // Insertion sort: a payload's objects have a few keys, often in order already.
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    while (j >= 0 && asciiKeyOrder(keys[j], key) > 0) {
+      keys[j + 1] = keys[j];
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 /**
  * A value with every object's keys in the order Postgres jsonb keeps them: a payload read back
  * serializes exactly as it did when it was stored as jsonb (platform answers unchanged).
@@ -28,7 +54,7 @@ export function inJsonbOrder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(inJsonbOrder);
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort(jsonbKeyOrder)) {
+  for (const key of jsonbKeys(value)) {
     const v = (value as Record<string, unknown>)[key];
     if (v !== undefined) out[key] = inJsonbOrder(v);
   }

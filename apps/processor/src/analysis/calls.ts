@@ -1,5 +1,5 @@
 import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
-import { stableId } from "../ingest/spans.ts";
+import { stableId16 } from "@cellar/shared/spans";
 import { REFUSAL_MAX_READ } from "./refusal.ts";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript.ts";
 
@@ -57,6 +57,13 @@ export function callsOfTrace(
   const startMs = t.startTime.getTime();
   const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
   const requestModel = typeof t.payload.request?.model === "string" ? t.payload.request.model : null;
+  // Names the price book knows, looked up once per model (the lookup normalises the name).
+  const canonical = new Map<string | null, string | null>();
+  const canonicalOf = (name: string | null) => {
+    let known = canonical.get(name);
+    if (known === undefined) canonical.set(name, (known = canonicalModel(name)));
+    return known;
+  };
   return responses.map((r, ri) => {
     const choice = r?.choices?.[0];
     const message = choice?.message ?? null;
@@ -73,13 +80,15 @@ export function callsOfTrace(
     const at = new Date(startMs + step * ri);
     const origin = `${t.traceId}:res:${ri}`;
     const firstCall = toolCalls[0];
+    const pricedModel = canonicalOf(model);
+    const priceModel = pricedModel ? model : requestModel;
     return {
       traceId: t.traceId,
-      spanId: stableId(t.traceId, "response", String(ri)).slice(0, 16),
+      spanId: stableId16(t.traceId, "response", String(ri)),
       index: ri,
       model,
-      pricedModel: canonicalModel(model) ?? canonicalModel(requestModel),
-      contextWindow: prices.priceFor(canonicalModel(model) ? model : requestModel, at)?.contextWindow ?? null,
+      pricedModel: pricedModel ?? canonicalOf(requestModel),
+      contextWindow: prices.priceFor(priceModel, at)?.contextWindow ?? null,
       at,
       latencyMs: Math.round(step),
       promptTokens,
@@ -96,7 +105,7 @@ export function callsOfTrace(
       toolCalls,
       consumedTools: consumed,
       costUsd: costOf(
-        canonicalModel(model) ? model : requestModel,
+        priceModel,
         {
           promptTokens,
           completionTokens,

@@ -1,4 +1,5 @@
 import { priceFor } from "@cellar/shared/pricing/table";
+import { stableId16 } from "@cellar/shared/spans";
 import { stableId } from "../ingest/spans.ts";
 import type { ModelCall } from "./calls.ts";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
@@ -30,7 +31,7 @@ export interface LatencyBaseline {
   samples: number;
 }
 
-export const fp = (detector: string, key: string) => `${detector}:${stableId(detector, key).slice(0, 16)}`;
+export const fp = (detector: string, key: string) => `${detector}:${stableId16(detector, key)}`;
 export const modelKey = (c: { pricedModel: string | null; model: string | null }) =>
   c.pricedModel ?? c.model ?? "unknown";
 

@@ -89,6 +89,12 @@ export const REFUSAL_PATTERNS: Record<string, RegExp[]> = Object.fromEntries(
   Object.entries(SOURCES).map(([lang, list]) => [lang, list.map((source) => unicodePattern(source))]),
 );
 const ALL_PATTERNS = Object.entries(REFUSAL_PATTERNS).flatMap(([lang, list]) => list.map((re) => ({ lang, re })));
+/**
+ * Any of the patterns (each anchored at the sentence start, same flags): one test per sentence
+ * rules out every language at once (5-10x cheaper than trying each); a sentence that matches is
+ * then given to each pattern in order, for its language.
+ */
+const ANY_PATTERN = new RegExp(ALL_PATTERNS.map((p) => `(?:${p.re.source})`).join("|"), "iu");
 
 /** The longest reply whose phrasing is read: replies are kept on a call up to this many characters (calls.ts). */
 export const REFUSAL_MAX_READ = 4_000;
@@ -97,7 +103,7 @@ export const REFUSAL_MAX_READ = 4_000;
 export function refusalPhrase(text: string): { sentence: string; language: string } | null {
   const normalized = normalizeText(text);
   for (const s of sentencesOf(maskQuoted(normalized))) {
-    const hit = ALL_PATTERNS.find((p) => p.re.test(s.text));
+    const hit = ANY_PATTERN.test(s.text) ? ALL_PATTERNS.find((p) => p.re.test(s.text)) : undefined;
     if (hit) return { sentence: normalized.slice(s.start, s.start + s.text.length), language: hit.lang };
   }
   return null;

@@ -33,6 +33,12 @@ export interface AnalysisContext {
   latencyNorms?: LatencyNorms;
   intents?: IntentDefinition[];
   caps?: TranscriptCaps;
+  /**
+   * Whether `tldrFacts.condensed` is built (default true). Only the AI-written TL;DR reads it
+   * (maturation/llm-tldr.ts), and it is a line per transcript item: a maturation without a
+   * summary model leaves it empty.
+   */
+  condensedTranscript?: boolean;
 }
 
 export interface SessionAnalysis {
@@ -123,7 +129,7 @@ export class SessionAnalyzer {
     const span = this.counts.traces + this.counts.events > 0 ? { first: this.first, last: this.last } : null;
     const metrics = sessionMetrics(this.calls, { ...this.counts, problems: findings.length }, span);
     const condensed = new CondensedTranscript();
-    for (const item of built.items) condensed.add(condensedLine(item));
+    if (this.ctx.condensedTranscript ?? true) for (const item of built.items) condensed.add(condensedLine(item));
     const tldrFacts: TldrFacts = {
       firstUser: this.firstUser,
       lastAssistant: this.lastAssistant && {

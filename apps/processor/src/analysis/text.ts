@@ -25,7 +25,10 @@ export function unicodePattern(source: string, flags = "iu"): RegExp {
 export const normalizeText = (text: string) => text.normalize("NFC");
 
 /** Sentence and line ends in the scripts supported (Latin, Cyrillic, Arabic, Devanagari, CJK, Thai uses spaces). */
-const SENTENCE_END = /[.!?;。！？；।॥؟۔…\n]/g;
+export const SENTENCE_ENDS = ".!?;。！？；।॥؟۔…\n";
+/** The same ends by code unit (each is one): a lookup per character instead of a match object per end. */
+const IS_SENTENCE_END = new Uint8Array(0x10000);
+for (const c of SENTENCE_ENDS) IS_SENTENCE_END[c.charCodeAt(0)] = 1;
 
 export interface Sentence {
   text: string;
@@ -42,9 +45,11 @@ export function sentencesOf(text: string): Sentence[] {
     const body = raw.trim();
     if (body) out.push({ text: body, start: from + raw.length - raw.trimStart().length });
   };
-  for (const m of text.matchAll(SENTENCE_END)) {
-    push(m.index);
-    from = m.index + 1;
+  for (let i = 0; i < text.length; i++) {
+    if (IS_SENTENCE_END[text.charCodeAt(i)] === 1) {
+      push(i);
+      from = i + 1;
+    }
   }
   push(text.length);
   return out;

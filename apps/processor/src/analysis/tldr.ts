@@ -11,7 +11,7 @@ export interface TldrFacts {
   totalTokens: number;
   costUsd: number | null;
   findingTitles: string[];
-  /** Short lines of the transcript, head and tail kept (condensedTranscript). */
+  /** Short lines of the transcript, head and tail kept (CondensedTranscript); "" when not asked for (session.ts). */
   condensed: string;
 }
 

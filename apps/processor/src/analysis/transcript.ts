@@ -2,14 +2,14 @@ import { canonicalJson } from "@cellar/shared/crypto";
 import type { TracePayload } from "@cellar/shared/payloads";
 import {
   callSource,
-  messageAt,
   requestSource,
   responseSource,
   sourcedFields,
   toolCallsOf,
   type TranscriptSource,
 } from "@cellar/shared/analysis/transcript-source";
-import { deriveSpans, stableId } from "../ingest/spans.ts";
+import { stableId16 } from "@cellar/shared/spans";
+import { deriveSpans } from "../ingest/spans.ts";
 import { alignMessages } from "./align.ts";
 
 export interface TraceInput {
@@ -223,7 +223,7 @@ export class TranscriptBuilder {
         echoed.add(fingerprints[j]);
         continue;
       }
-      for (const item of messageItems(t, requestSource(j), origin, base)) {
+      for (const item of messageItems(t, m, requestSource(j), origin, base)) {
         if (item.type === "tool_call" && !this.claimCall(item)) continue;
         if (rewritten && item.type !== "tool_call") item.edited = true;
         this.place(item, startMs);
@@ -244,7 +244,7 @@ export class TranscriptBuilder {
         spanAttributes: span?.attributes ?? {},
       };
       const extra = { latencyMs: Math.round(step) };
-      for (const item of messageItems(t, responseSource(ri), `${t.traceId}:res:${ri}`, rbase, extra)) {
+      for (const item of messageItems(t, message, responseSource(ri), `${t.traceId}:res:${ri}`, rbase, extra)) {
         if (item.type === "tool_call" && !this.claimCall(item)) continue;
         this.place(item, endMs);
       }
@@ -311,7 +311,7 @@ export class TranscriptBuilder {
 
   private place(item: TranscriptItem, ms: number): void {
     this.onItem?.(item);
-    const size = 300 + approxSize(item.content) + approxSize(item.reasoning) + approxSize(item.spanAttributes);
+    const size = 300 + approxSize(item.content) + approxSize(item.reasoning) + attributesSize(item.spanAttributes);
     // Past a cap the transcript stops: it is the session's first items, never one with holes.
     if (this.dropped > 0 || this.placed.length >= this.caps.maxItems || this.bytes + size > this.caps.maxBytes) {
       this.dropped++;
@@ -334,6 +334,18 @@ export function canonicalArgs(args: unknown): string {
   } catch {
     return args.replace(/\s+/g, " ").trim();
   }
+}
+
+/** Sizes of span attributes: one object per span, shared by its items and never changed after derivation. */
+const attributeSizes = new WeakMap<object, number>();
+function attributesSize(v: unknown): number {
+  if (v === null || typeof v !== "object") return approxSize(v);
+  let size = attributeSizes.get(v);
+  if (size === undefined) {
+    size = approxSize(v);
+    attributeSizes.set(v, size);
+  }
+  return size;
 }
 
 export function approxSize(v: unknown): number {
@@ -360,35 +372,48 @@ export function contentText(content: unknown): string {
   return "";
 }
 
+/** Whitespace that `replace(/\s+/g, " ")` would change: a run, or a whitespace other than a space. */
+const UNSQUASHED = /\s\s|[^\S ]/;
+/** Runs of whitespace as one space; the text itself when it has none to squash (no match per word). */
+const squashSpaces = (text: string) => (UNSQUASHED.test(text) ? text.replace(/\s+/g, " ") : text);
+const WHITESPACE = /\s/;
+const isObject = (v: unknown) => v !== null && typeof v === "object";
+
 /** Identity of a message for alignment: role, whitespace-normalized content, tool calls, call id. */
 export function messageFingerprint(m: any): string {
   const content = Array.isArray(m?.content)
     ? m.content.map((p: any) => (typeof p?.text === "string" ? p.text : canonicalJson(p))).join("\n")
     : m?.content;
   const text =
-    typeof content === "string" ? content.replace(/\s+/g, " ").trim() : content == null ? "" : canonicalJson(content);
+    typeof content === "string" ? squashSpaces(content).trim() : content == null ? "" : canonicalJson(content);
   const role = m?.role === "developer" ? "system" : m?.role;
-  const calls = toolCallsOf(m).map((c) => [c.id, c.name, c.arguments.replace(/\s+/g, "")]);
-  return canonicalJson([role ?? null, text, calls, m?.tool_call_id ?? null]);
+  const calls = toolCallsOf(m).map((c) => [
+    c.id,
+    c.name,
+    WHITESPACE.test(c.arguments) ? c.arguments.replace(/\s+/g, "") : c.arguments,
+  ]);
+  const fingerprint = [role ?? null, text, calls, m?.tool_call_id ?? null];
+  // Strings, null and arrays of them: canonical JSON is plain JSON (no keys to sort).
+  return isObject(role) || isObject(m?.tool_call_id) ? canonicalJson(fingerprint) : JSON.stringify(fingerprint);
 }
 
 export function eventItemId(eventPk: string): string {
-  return `evt_${stableId(eventPk).slice(0, 16)}`;
+  return `evt_${stableId16(eventPk)}`;
 }
 
 export function itemId(origin: string, ...more: string[]): string {
-  return `itm_${stableId(origin, ...more).slice(0, 16)}`;
+  return `itm_${stableId16(origin, ...more)}`;
 }
 
-/** A message's items; their content (and a response's fields) taken from the payload at `source`. */
+/** A message's items (`m`: the payload's message at `source`); their content (and a response's fields) taken from there. */
 function messageItems(
   t: TraceInput,
+  m: any,
   source: TranscriptSource,
   origin: string,
   base: Record<string, unknown>,
   extra: Record<string, unknown> = {},
 ): TranscriptItem[] {
-  const m = messageAt(t.payload, source);
   const role = typeof m?.role === "string" ? m.role : "unknown";
   const out: TranscriptItem[] = [];
   const type: ItemType =

@@ -137,7 +137,13 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
       const latencyNorms = config.latency_outlier.enabled
         ? await deps.latencyNorms?.(row.trace_service_id, config)
         : undefined;
-      const analyzer = new SessionAnalyzer({ config, intents, latencyNorms, prices: pricesOf(row.tenant_id) });
+      const analyzer = new SessionAnalyzer({
+        config,
+        intents,
+        latencyNorms,
+        prices: pricesOf(row.tenant_id),
+        condensedTranscript: Boolean(deps.summaryLlm),
+      });
       await feed(analyzer);
       const { items, ...summary } = analyzer.finish();
       await persistTranscriptItems(tx, row, items, row.maturation_count > 0);
