@@ -47,10 +47,6 @@ const READS: Record<string, [string, Body]> = {
     { filters: [f("costUsd", "gt", 0.025)], sort: { field: "costUsd", direction: "desc" } },
   ],
   latency: ["metrics.latencyP95Ms > 4000, with total", { filters: [f("metrics.latencyP95Ms", "gt", 4000)] }],
-  latencySorted: [
-    "metrics.latencyP95Ms > 4000 sorted by it asc, with total",
-    { filters: [f("metrics.latencyP95Ms", "gt", 4000)], sort: { field: "metrics.latencyP95Ms", direction: "asc" } },
-  ],
   tokens: [
     "totalTokens >= 33000 sorted by tokens desc, with total",
     { filters: [f("totalTokens", "gte", 33000)], sort: { field: "totalTokens", direction: "desc" } },

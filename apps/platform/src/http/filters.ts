@@ -38,6 +38,8 @@ export interface FieldSpec {
   notNull?: boolean;
   /** Reads the joined table (analysis rollups): the join must happen before filtering. */
   joined?: boolean;
+  /** An integer column: a bound of any finite number compares as the integer bound it implies. */
+  integer?: boolean;
 }
 
 /** A family of numeric fields named by a prefix, e.g. `metrics.` -> `metrics.costUsd`. */
@@ -175,6 +177,7 @@ function one(sql: Sql, set: FilterSet, f: FilterItem, at: string): Fragment {
     );
   }
   const e = exprOf(sql, spec);
+  if (spec.integer) return integerCompare(sql, e, f.operator, scalar(f, spec, at) as number);
   if (spec.type === "labels") {
     if (f.operator === "in") return sql`${e} ?| ${list(f, spec, at)}::text[]`;
     const label = scalar(f, spec, at) as string;
@@ -195,6 +198,32 @@ function one(sql: Sql, set: FilterSet, f: FilterItem, at: string): Fragment {
   const v = scalar(f, spec, at);
   const op = { equals: "=", gt: ">", gte: ">=", lt: "<", lte: "<=" }[f.operator]!;
   return sql`${e} ${sql.unsafe(op)} ${v}`;
+}
+
+/**
+ * An integer column against any finite number, as the integer comparison it equals (`v > 2.5`
+ * is `v > 2`, `v = 2.5` matches nothing, `v is distinct from 2.5` everything), with the bound
+ * typed int8: the column's b-tree serves an int4-int8 comparison, and a fraction or a bound past
+ * the int4 range (which Postgres refused with a 500 when the parameter took the column's type)
+ * answers what it means. Bounds are clamped to +-2^53, far beyond any int4 value.
+ */
+function integerCompare(sql: Sql, e: Fragment, operator: string, value: number): Fragment {
+  const x = Math.max(-(2 ** 53), Math.min(2 ** 53, value));
+  const whole = Number.isInteger(x);
+  switch (operator) {
+    case "equals":
+      return whole ? sql`${e} = ${x}::int8` : sql`false`;
+    case "notEquals":
+      return whole ? sql`${e} is distinct from ${x}::int8` : sql`true`;
+    case "gt":
+      return sql`${e} > ${Math.floor(x)}::int8`;
+    case "gte":
+      return sql`${e} >= ${Math.ceil(x)}::int8`;
+    case "lt":
+      return sql`${e} < ${Math.ceil(x)}::int8`;
+    default: // lte (OPERATORS.number)
+      return sql`${e} <= ${Math.floor(x)}::int8`;
+  }
 }
 
 /** `filters` as one SQL condition (AND of all); 400 names an unknown field, operator or bad value. */
