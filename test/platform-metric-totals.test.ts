@@ -8,12 +8,15 @@ import { createTestStack, type TestStack } from "./helpers/stack";
  * filter sets and sorts equal what the seeded rows say (docs/platform-api.md), whichever plan
  * serves them: the total counted on the analysis table without parallel workers, on the
  * cost count index of migration 0023 for costUsd, or over the left join when a filter also
- * matches sessions without an analysis (notEquals). Seeded: sessions without analysis, null
+ * matches sessions without an analysis (notEquals); the page read from few matches
+ * (http/few-matches.ts) or by walking the sessions, at any offset. Seeded: sessions without analysis, null
  * costs and latencies, ties, and a second service whose rows must never count.
  */
 let stack: TestStack;
 let key: string;
-const SESSIONS = 90;
+// Enough that totals fall on both sides of FEW_MATCHES (the page read from the matches, or by
+// walking the sessions newest first).
+const SESSIONS = 1500;
 const FIELDS = {
   costUsd: "cost_usd",
   totalTokens: "total_tokens",
@@ -123,28 +126,35 @@ const sortArb = fc.option(
   { nil: undefined },
 );
 
-test("the total and first page of generated metric filters and sorts are what the rows say", async () => {
+test("the total and a page of generated metric filters, sorts and offsets are what the rows say", async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(filterArb, { minLength: 1, maxLength: 3 }), sortArb, async (filters, sort) => {
-      const want = rows.filter((r) => filters.every((f) => matches(r.values[f.field], f.operator, f.value)));
-      // docs/platform-api.md: sort direction, nulls last, ties by row id in the same direction;
-      // by default newest activity first.
-      const sign = sort?.direction === "asc" ? 1 : -1;
-      const key = (r: Row) => (sort ? r.values[sort.field] : r.lastActivityAt);
-      want.sort((a, b) => {
-        const va = key(a);
-        const vb = key(b);
-        if (va === null || vb === null) {
-          if (va !== vb) return va === null ? 1 : -1;
-        } else if (va !== vb) return sign * (va - vb);
-        return sign * (a.pk < b.pk ? -1 : a.pk > b.pk ? 1 : 0);
-      });
-      const got = await search({ serviceName: "totals-bot", filters, sort, limit: 7 });
-      expect(got.pagination.total).toBe(want.length);
-      expect(got.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual(
-        want.slice(0, 7).map((r) => r.sessionId),
-      );
-    }),
+    fc.asyncProperty(
+      fc.array(filterArb, { minLength: 1, maxLength: 3 }),
+      sortArb,
+      fc.integer({ min: 1, max: 20 }),
+      fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1600 })),
+      async (filters, sort, limit, offset) => {
+        const want = rows.filter((r) => filters.every((f) => matches(r.values[f.field], f.operator, f.value)));
+        // docs/platform-api.md: sort direction, nulls last, ties by row id in the same direction;
+        // by default newest activity first.
+        const sign = sort?.direction === "asc" ? 1 : -1;
+        const key = (r: Row) => (sort ? r.values[sort.field] : r.lastActivityAt);
+        want.sort((a, b) => {
+          const va = key(a);
+          const vb = key(b);
+          if (va === null || vb === null) {
+            if (va !== vb) return va === null ? 1 : -1;
+          } else if (va !== vb) return sign * (va - vb);
+          return sign * (a.pk < b.pk ? -1 : a.pk > b.pk ? 1 : 0);
+        });
+        const got = await search({ serviceName: "totals-bot", filters, sort, limit, offset });
+        expect(got.pagination.total).toBe(want.length);
+        expect(got.pagination.hasMore).toBe(offset + limit < want.length);
+        expect(got.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual(
+          want.slice(offset, offset + limit).map((r) => r.sessionId),
+        );
+      },
+    ),
     { numRuns: 60 },
   );
 });

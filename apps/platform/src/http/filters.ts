@@ -13,6 +13,7 @@ import {
   queryHash,
 } from "./keyset.ts";
 import { analysisJoin, analysisSortedPage, countsOnAnalysis, type AnalysisTable } from "./analysis-path.ts";
+import { fewMatchesPage } from "./few-matches.ts";
 
 type Sql = postgres.Sql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
@@ -423,9 +424,27 @@ export async function runFiltered(
             >`select count(*)::int as n from ${sql.unsafe(spec.analysis!.table)} where ${spec.analysis!.scope} and ${where}`,
         )
       : sql<{ n: number }[]>`select count(*)::int as n from ${filtered}`;
-  const [rows, count] = await cursorQuery(Boolean(cursor), () =>
-    Promise.all([pageQuery(), q.skipTotalCount ? Promise.resolve(null) : countQuery()]),
-  );
+  const few =
+    spec.analysis && countsOnAnalysis(byAnalysis) && !sortSpec.joined
+      ? await cursorQuery(Boolean(cursor), () =>
+          fewMatchesPage({
+            sql,
+            analysis: spec.analysis!,
+            base: baseTable,
+            scope: spec.scope,
+            where,
+            seek,
+            select,
+            order,
+            limit,
+          }),
+        )
+      : null;
+  const [rows, count] = few
+    ? [few.rows, q.skipTotalCount ? null : [{ n: few.total }]]
+    : await cursorQuery(Boolean(cursor), () =>
+        Promise.all([pageQuery(), q.skipTotalCount ? Promise.resolve(null) : countQuery()]),
+      );
   const page = rows.slice(0, q.limit);
   const pagination = paginate(q.limit, offset, page.length, rows.length > q.limit, count ? count[0].n : null);
   const nextCursor =
