@@ -59,6 +59,8 @@ const READS: Record<string, [string, Body]> = {
   ],
   problems: ["problems >= 1, with total", { filters: [f("problems", "gte", 1)] }],
   costLow: ["costUsd < 0.001, with total", { filters: [f("costUsd", "lt", 0.001)] }],
+  costRare: ["costUsd < 0.00005 (0.12%), newest first, with total", { filters: [f("costUsd", "lt", 0.00005)] }],
+  costRare2: ["costUsd < 0.0001 (0.25%), newest first, with total", { filters: [f("costUsd", "lt", 0.0001)] }],
   costPage: [
     "costUsd > 0.03 sorted by cost desc, skipTotalCount",
     { filters: [f("costUsd", "gt", 0.03)], sort: { field: "costUsd", direction: "desc" }, skipTotalCount: true },
