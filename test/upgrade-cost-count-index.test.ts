@@ -44,8 +44,10 @@ async function search(body: Record<string, unknown>) {
       token: key,
       body: JSON.stringify({ serviceName: "cost-bot", ...body }),
     });
-    if (res.status === 429) {
-      await Bun.sleep(200);
+    // Waited out, never answers: the per-key limit (429), and a request past the platform's
+    // deadline on an overloaded machine (503 + Retry-After: "retry later").
+    if (res.status === 429 || res.status === 503) {
+      await Bun.sleep(res.status === 429 ? 200 : 500);
       continue;
     }
     return `${res.status} ${await res.text()}`;
