@@ -118,36 +118,67 @@ const filterArb = fc.constantFrom(...(Object.keys(FIELDS) as Field[])).chain((fi
     ),
   }),
 );
-const sortArb = fc.option(
-  fc.record({
-    // metrics.* keys filter but do not sort (docs/platform-api.md).
-    field: fc.constantFrom(...(Object.keys(FIELDS) as Field[]).filter((f) => !f.startsWith("metrics."))),
-    direction: fc.constantFrom("asc" as const, "desc" as const),
-  }),
-  { nil: undefined },
-);
+/** A sort, or (one time in `nilOneIn`) none: newest first, the order the few-matches page serves. */
+const sortArb = (nilOneIn = 5) =>
+  fc.option(
+    fc.record({
+      // metrics.* keys filter but do not sort (docs/platform-api.md).
+      field: fc.constantFrom(...(Object.keys(FIELDS) as Field[]).filter((f) => !f.startsWith("metrics."))),
+      direction: fc.constantFrom("asc" as const, "desc" as const),
+    }),
+    { nil: undefined, freq: nilOneIn },
+  );
+
+type Sort = { field: Field; direction: "asc" | "desc" } | undefined;
+type GeneratedFilter = { field: Field; operator: Op; value: number };
+/** The rows a search must answer, in order (docs/platform-api.md): sort direction, nulls last,
+ * ties by row id in the same direction; by default newest activity first. */
+function expected(filters: GeneratedFilter[], sort: Sort): Row[] {
+  const want = rows.filter((r) => filters.every((f) => matches(r.values[f.field], f.operator, f.value)));
+  const sign = sort?.direction === "asc" ? 1 : -1;
+  const key = (r: Row) => (sort ? r.values[sort.field] : r.lastActivityAt);
+  return want.sort((a, b) => {
+    const va = key(a);
+    const vb = key(b);
+    if (va === null || vb === null) {
+      if (va !== vb) return va === null ? 1 : -1;
+    } else if (va !== vb) return sign * (va - vb);
+    return sign * (a.pk < b.pk ? -1 : a.pk > b.pk ? 1 : 0);
+  });
+}
+
+test("a cursor walk of generated metric filters and sorts visits exactly the matching rows, in order", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(filterArb, { minLength: 1, maxLength: 2 }),
+      sortArb(2),
+      fc.integer({ min: 60, max: 300 }),
+      async (filters, sort, limit) => {
+        const want = expected(filters, sort);
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const got = await search({ serviceName: "totals-bot", filters, sort, limit, ...(cursor ? { cursor } : {}) });
+          expect(got.pagination.total).toBe(want.length);
+          seen.push(...got.sessions.map((s: { sessionId: string }) => s.sessionId));
+          cursor = got.pagination.nextCursor ?? undefined;
+        } while (cursor);
+        expect(seen).toEqual(want.map((r) => r.sessionId));
+      },
+    ),
+    { numRuns: 20 },
+  );
+}, 300_000);
 
 test("the total and a page of generated metric filters, sorts and offsets are what the rows say", async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.array(filterArb, { minLength: 1, maxLength: 3 }),
-      sortArb,
+      sortArb(),
       fc.integer({ min: 1, max: 20 }),
       fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1600 })),
       async (filters, sort, limit, offset) => {
-        const want = rows.filter((r) => filters.every((f) => matches(r.values[f.field], f.operator, f.value)));
-        // docs/platform-api.md: sort direction, nulls last, ties by row id in the same direction;
-        // by default newest activity first.
-        const sign = sort?.direction === "asc" ? 1 : -1;
-        const key = (r: Row) => (sort ? r.values[sort.field] : r.lastActivityAt);
-        want.sort((a, b) => {
-          const va = key(a);
-          const vb = key(b);
-          if (va === null || vb === null) {
-            if (va !== vb) return va === null ? 1 : -1;
-          } else if (va !== vb) return sign * (va - vb);
-          return sign * (a.pk < b.pk ? -1 : a.pk > b.pk ? 1 : 0);
-        });
+        const want = expected(filters, sort);
         const got = await search({ serviceName: "totals-bot", filters, sort, limit, offset });
         expect(got.pagination.total).toBe(want.length);
         expect(got.pagination.hasMore).toBe(offset + limit < want.length);
