@@ -118,6 +118,8 @@ export const sessionAnalyses = pgTable(
     index("session_analyses_errors_idx").on(t.traceServiceId, t.errors, t.sessionPk),
     index("session_analyses_problems_idx").on(t.traceServiceId, t.problems, t.sessionPk),
     index("session_analyses_cost_idx").on(t.traceServiceId, t.costUsd, t.sessionPk),
+    // The total of a costUsd filter, counted on entries a third smaller (migration 0023).
+    index("session_analyses_cost_count_idx").on(t.traceServiceId, t.costUsd),
     index("session_analyses_latency_p50_idx").on(t.traceServiceId, t.latencyP50Ms, t.sessionPk),
     index("session_analyses_latency_p95_idx").on(t.traceServiceId, t.latencyP95Ms, t.sessionPk),
     index("session_analyses_latency_max_idx").on(t.traceServiceId, t.latencyMaxMs, t.sessionPk),
