@@ -33,6 +33,8 @@ function keyOrder(a: string, b: string): number {
   const la = Buffer.byteLength(a);
   const lb = Buffer.byteLength(b);
   if (la !== lb) return la - lb;
+  // Both ASCII (as many bytes as UTF-16 units): code-unit order is byte order, no copies needed.
+  if (la === a.length && lb === b.length) return a < b ? -1 : a > b ? 1 : 0;
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
@@ -46,7 +48,13 @@ const ESCAPES: Record<string, string> = {
   "\t": "\\t",
 };
 
+/** A lone surrogate (JSON.stringify escapes it, Postgres never holds one: left as it is). */
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
+
 function quote(s: string): string {
+  // JSON.stringify escapes exactly Postgres' set (the same short forms, \u00xx in lowercase) but
+  // for lone surrogates, and does it natively.
+  if (!LONE_SURROGATE.test(s)) return JSON.stringify(s);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is escaped
   return `"${s.replace(/["\\\u0000-\u001f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`;
 }
