@@ -42,14 +42,8 @@ export function encodePayload(payload: unknown): Buffer {
 
 /** A stored payload back: `payload_z` when the row has it, else the jsonb `payload` of an older row. */
 export function decodePayload<T = Record<string, any>>(row: { payload?: unknown; payload_z?: Uint8Array | null }): T {
-  if (row.payload_z) return inflatePayload<T>(row.payload_z).payload;
+  if (row.payload_z) return JSON.parse(inflateRawSync(row.payload_z).toString("utf8")) as T;
   return row.payload as T;
-}
-
-/** A deflated payload back, with the size of its JSON text (UTF-8 bytes). */
-export function inflatePayload<T = Record<string, any>>(payloadZ: Uint8Array): { payload: T; bytes: number } {
-  const text = inflateRawSync(payloadZ);
-  return { payload: JSON.parse(text.toString("utf8")) as T, bytes: text.byteLength };
 }
 
 /** Token usage summed over a payload's responses, as the platform reports it. */

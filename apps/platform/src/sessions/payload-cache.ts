@@ -1,54 +1,59 @@
-import { decodePayload, inflatePayload } from "@cellar/shared/db/payload-codec";
+import { sourcedParts, type TranscriptSource } from "@cellar/shared/analysis/transcript-source";
 import { LRUCache } from "lru-cache";
 
 /**
- * Decoded trace payloads a transcript read took items' content from, kept for the next reads of
- * the same pages (docs/performance.md, "Transcript page read (issue 28, second round)").
+ * The parts of trace payloads that lean transcript reads took items' content from (the messages
+ * and responses their sources point at: transcript-source.ts sourcedParts), kept for the next
+ * reads of the same pages (docs/performance.md, "Transcript page read (issue 28, second round)").
+ * A page of 100 items references 15-50 payloads and takes a few messages from each; decoding
+ * them (inflate, JSON.parse of the whole payload) was most of a read's CPU.
  *
  * Safe to keep: a stored payload is written once and never updated (apps/processor/src/ingest/
- * writer.ts; the backfill of migration 0015 moves the same JSON), so a cached payload is the
- * stored one for as long as its trace exists; a read only looks a payload up here for a trace
- * whose row its own statement returned, so a trace retention or a deletion removed is never
- * answered from the cache. Keyed by tenant and trace pk (the pk alone is unique; the tenant
- * keeps one tenant's entries apart from another's should pks ever be reused), filled only from
- * rows a read of that tenant's session fetched. Payloads are shared between reads: callers
- * never change them (items copy what they take).
+ * writer.ts; the backfill of migration 0015 moves the same JSON), so kept parts are the stored
+ * ones for as long as the trace exists; a read only looks a trace up here when its own statement
+ * returned that trace's row, so a trace retention or a deletion removed is never answered from
+ * here. Keyed by tenant and trace pk, filled only from rows a read of that tenant's session
+ * fetched. Kept parts are shared between reads: callers never change them (items copy fields).
  *
- * Bounded: at most PAYLOAD_CACHE_BYTES of stored JSON text (UTF-8 bytes, as inflated), least
- * recently used evicted first; a payload larger than that is not kept. Decoded objects take
- * about 3x their text in the heap (measured by bench/transcript-read.ts), so about 24 MB per
- * platform process at most.
+ * Bounded: at most PAYLOAD_PARTS_BYTES of kept parts (their JSON text length), least recently
+ * used evicted first. A long session's pages keep about 0.3-0.5 MB (bench/transcript-read.ts),
+ * so the bound holds the pages of 15-25 long sessions per platform process; in the heap the
+ * parts take 2-3x their text (about 25 MB at most).
  */
-export const PAYLOAD_CACHE_BYTES = 8 * 1024 * 1024;
+export const PAYLOAD_PARTS_BYTES = 8 * 1024 * 1024;
 
-const cache = new LRUCache<string, { payload: object; bytes: number }>({
-  maxSize: PAYLOAD_CACHE_BYTES,
-  sizeCalculation: (entry) => entry.bytes,
-});
+interface Kept {
+  parts: Record<string, unknown>;
+  sources: Set<TranscriptSource>;
+  bytes: number;
+}
+
+const cache = new LRUCache<string, Kept>({ maxSize: PAYLOAD_PARTS_BYTES, sizeCalculation: (kept) => kept.bytes });
 
 const keyOf = (tenantId: string, tracePk: string) => `${tenantId}/${tracePk}`;
 
-/** The decoded payload of an existing trace, if a read kept it. */
-export function cachedPayload(tenantId: string, tracePk: string): object | undefined {
-  return cache.get(keyOf(tenantId, tracePk))?.payload;
-}
-
-/**
- * A stored payload decoded (either stored form), kept when it was stored deflated (older jsonb
- * rows come parsed by the driver and are not kept: the backfill moves them).
- */
-export function decodeAndKeep(
+/** Kept parts of an existing trace's payload, if they hold every one of these sources. */
+export function keptParts(
   tenantId: string,
   tracePk: string,
-  row: { payload?: unknown; payload_z?: Uint8Array | null },
-): unknown {
-  if (!row.payload_z) return decodePayload(row);
-  const { payload, bytes } = inflatePayload<object>(row.payload_z);
-  if (payload && typeof payload === "object") cache.set(keyOf(tenantId, tracePk), { payload, bytes });
-  return payload;
+  sources: Iterable<TranscriptSource>,
+): Record<string, unknown> | undefined {
+  const kept = cache.get(keyOf(tenantId, tracePk));
+  if (!kept) return undefined;
+  for (const s of sources) if (!kept.sources.has(s)) return undefined;
+  return kept.parts;
 }
 
-/** Empties the cache (tests that compare reads with and without it). */
+/** Keeps the parts of a decoded payload these sources read (with those kept before for it). */
+export function keepParts(tenantId: string, tracePk: string, payload: unknown, sources: Iterable<TranscriptSource>) {
+  if (!payload || typeof payload !== "object") return;
+  const key = keyOf(tenantId, tracePk);
+  const all = new Set([...(cache.peek(key)?.sources ?? []), ...sources]);
+  const parts = sourcedParts(payload, all);
+  cache.set(key, { parts, sources: all, bytes: JSON.stringify(parts).length + 64 * all.size });
+}
+
+/** Empties the cache (benches and tests that compare reads with and without it). */
 export function clearPayloadCache(): void {
   cache.clear();
 }

@@ -5,7 +5,7 @@ import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { derivedSpanRows } from "../traces/spans.ts";
 import { notFound } from "@cellar/shared/errors";
-import { cachedPayload, decodeAndKeep } from "./payload-cache.ts";
+import { keepParts, keptParts } from "./payload-cache.ts";
 import { loadSession, readiness } from "./service.ts";
 import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
@@ -134,10 +134,10 @@ const PAYLOADS_AT_ONCE = 8;
 
 /**
  * The full items of a page: rows that reference a payload get their sourced fields from it.
- * A payload this process decoded for an earlier read is taken from the cache (payload-cache.ts)
- * when the page's statement found its trace; the others come a few at a time (the first few with
- * the page's rows) and each is decoded once, so a read holds at most PAYLOADS_AT_ONCE stored
- * payloads beside the cache's.
+ * A lean read takes the parts of a payload an earlier read kept (payload-cache.ts) when the
+ * page's statement found its trace; the others come a few at a time (the first few with the
+ * page's rows) and each is decoded once, so a read holds at most PAYLOADS_AT_ONCE stored
+ * payloads beside the kept parts.
  */
 async function resolveItems(
   sql: postgres.Sql,
@@ -157,18 +157,25 @@ async function resolveItems(
     for (const i of byTrace.get(pk)!) out[i] = itemFromRow(rows[i], payload, lean);
     byTrace.delete(pk);
   };
-  const decode = (pk: string, row: { tenant_id: string; payload?: unknown; payload_z?: Uint8Array | null }) =>
-    row.payload || row.payload_z ? decodeAndKeep(row.tenant_id, pk, row) : undefined;
+  // Lean reads take kept parts of payloads (payload-cache.ts) and keep what they decode.
+  const sourcesOf = (pk: string) => byTrace.get(pk)!.map((i) => rows[i].source!);
+  const decode = (pk: string, row: { tenant_id: string; payload?: unknown; payload_z?: Uint8Array | null }) => {
+    const payload = row.payload || row.payload_z ? decodePayload(row) : undefined;
+    if (lean) keepParts(row.tenant_id, pk, payload, sourcesOf(pk));
+    return payload;
+  };
   for (const r of rows) {
     if (!r.ref_pk || !byTrace.has(r.ref_pk)) continue;
-    if (!r.carried_pk)
-      resolve(r.ref_pk, undefined); // the trace is gone (retention, deletion)
-    else {
-      const cached = cachedPayload(r.carried_tenant!, r.carried_pk);
-      if (cached) resolve(r.carried_pk, cached);
-      else if (r.payload || r.payload_z)
-        resolve(r.carried_pk, decode(r.carried_pk, { ...r, tenant_id: r.carried_tenant! }));
+    // No trace row: retention or a deletion removed it (the sourced fields are null).
+    if (!r.carried_pk) {
+      resolve(r.ref_pk, undefined);
+      continue;
     }
+    const tenant = r.carried_tenant!;
+    const kept = lean ? keptParts(tenant, r.carried_pk, sourcesOf(r.carried_pk)) : undefined;
+    if (kept) resolve(r.carried_pk, kept);
+    else if (r.payload || r.payload_z)
+      resolve(r.carried_pk, decode(r.carried_pk, { tenant_id: tenant, payload: r.payload, payload_z: r.payload_z }));
   }
   const pks = [...byTrace.keys()];
   for (let at = 0; at < pks.length; at += PAYLOADS_AT_ONCE) {
