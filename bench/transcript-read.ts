@@ -10,7 +10,8 @@
  *   message so far): a page references a few dozen payloads that grow with the conversation.
  *
  * Per session it prints, median over rounds: the page read through the platform's own function
- * (readTranscript, p50/p99 and this process's CPU per read) beside floors measured in the same
+ * (readTranscript, p50/p99 and this process's CPU per read), cold (the payload-parts cache of
+ * apps/platform/src/sessions/payload-cache.ts emptied first) and warm (the same page again), beside floors measured in the same
  * rounds: a bare `select` of the same item rows (all their columns, as the page's query reads
  * them) and a bare JSON.stringify of the page's items; then the same page over HTTP through the
  * platform (apps/platform/src/main.ts in a child process: p50/p99, its CPU per read and
@@ -165,12 +166,16 @@ await runBench("transcript-read", { nats: true, poolMax: 4 }, async (bench) => {
       for (const xs of [r.cold, r.warm, r.select, r.stringify]) xs.sort((x, y) => x - y);
       rounds.push(r);
     }
+    // What this session's pages keep: every page read once more after emptying the cache.
+    cache?.clearPayloadCache();
+    for (let page = 0; page < pages; page++) await read(page * 100);
+    const kept = cache ? `; its ${pages} pages keep ${Math.round(cache.keptBytes() / 1024)} KB of payload parts` : "";
     const m = (pick: (r: Round) => number) => f2(median(rounds.map(pick)));
     const p = (pick: (r: Round) => number[]) => `${m((r) => pct(pick(r), 50))}/${m((r) => pct(pick(r), 99))}`;
     console.log(
       `${s.name} in-process (median of ${ROUNDS} rounds of ${READS}), p50/p99 ms and process CPU per read:` +
         ` cold ${p((r) => r.cold)}, CPU ${m((r) => r.coldCpu / READS)}; warm ${p((r) => r.warm)}, CPU ${m((r) => r.warmCpu / READS)}` +
-        ` | floors: bare select of the rows ${p((r) => r.select)}, bare JSON.stringify of the page ${p((r) => r.stringify)}`,
+        ` | floors: bare select of the rows ${p((r) => r.select)}, bare JSON.stringify of the page ${p((r) => r.stringify)}${kept}`,
     );
   }
 

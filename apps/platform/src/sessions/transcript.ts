@@ -5,7 +5,7 @@ import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { derivedSpanRows } from "../traces/spans.ts";
 import { notFound } from "@cellar/shared/errors";
-import { keepParts, keptParts } from "./payload-cache.ts";
+import { keepParts, keptParts, keptTraces } from "./payload-cache.ts";
 import { loadSession, readiness } from "./service.ts";
 import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
@@ -75,23 +75,25 @@ export async function readTranscript(
       ? `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
       : `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
     // Every trace the page references comes with its first row: whether it still exists, and its
-    // stored payload for the first PAYLOADS_AT_ONCE of them (the others come a batch at a time).
+    // stored payload for the first PAYLOADS_AT_ONCE of those whose parts this process has not
+    // kept (payload-cache.ts); the others come a batch at a time.
     const rows = await cursorQuery(Boolean(cursor), () =>
       prepared<StoredRow & CarriedPayload>(
         sql,
         `with page as (${cut}),
            refs as (select source_trace_pk as pk, min(position) as first from page where source is not null group by source_trace_pk),
-           ranked as (select pk, first, row_number() over (order by first) as n from refs)
+           wanted as (select pk, row_number() over (order by first) as n from refs where pk <> all($4::uuid[]))
          select page.*, r.pk as ref_pk, tr.id as carried_pk, tr.tenant_id as carried_tenant,
-           case when r.n <= ${PAYLOADS_AT_ONCE} then tr.payload end as payload,
-           case when r.n <= ${PAYLOADS_AT_ONCE} then
+           case when w.n <= ${PAYLOADS_AT_ONCE} then tr.payload end as payload,
+           case when w.n <= ${PAYLOADS_AT_ONCE} then
              (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) end as payload_z
-         from page left join ranked r on r.first = page.position left join traces tr on tr.id = r.pk
+         from page left join refs r on r.first = page.position left join wanted w on w.pk = r.pk
+           left join traces tr on tr.id = r.pk
          order by page.position`,
-        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
+        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset, (q.content === "lean" ? keptTraces(s.pk) : []) as never],
       ),
     );
-    const full = await resolveItems(sql, rows, q.content === "lean");
+    const full = await resolveItems(sql, rows, q.content === "lean" ? s.pk : undefined);
     items = full.map((item, i) => jsonbText(q.content === "lean" ? leanItem(item, rows[i].kind) : item)).join(",");
     returned = rows.length;
     last = rows.length ? String(rows[rows.length - 1].position) : null;
@@ -142,8 +144,9 @@ const PAYLOADS_AT_ONCE = 8;
 async function resolveItems(
   sql: postgres.Sql,
   rows: Array<StoredRow & CarriedPayload>,
-  lean = false,
+  leanSessionPk?: string,
 ): Promise<Record<string, unknown>[]> {
+  const lean = leanSessionPk !== undefined;
   const out: Record<string, unknown>[] = new Array(rows.length);
   const byTrace = new Map<string, number[]>();
   rows.forEach((r, i) => {
@@ -161,7 +164,7 @@ async function resolveItems(
   const sourcesOf = (pk: string) => byTrace.get(pk)!.map((i) => rows[i].source!);
   const decode = (pk: string, row: { tenant_id: string; payload?: unknown; payload_z?: Uint8Array | null }) => {
     const payload = row.payload || row.payload_z ? decodePayload(row) : undefined;
-    if (lean) keepParts(row.tenant_id, pk, payload, sourcesOf(pk));
+    if (lean) keepParts(row.tenant_id, leanSessionPk, pk, payload, sourcesOf(pk));
     return payload;
   };
   for (const r of rows) {
