@@ -38,11 +38,21 @@ export function leanItem(item: Record<string, unknown>, kind: string): Record<st
   if (kind !== "tool_call" && kind !== "tool_result") return out;
   const content = item.content ?? null;
   const text = content === null ? null : typeof content === "string" ? content : jsonbText(content);
-  const chars = text === null ? [] : Array.from(text);
-  out.content = chars.length > LEAN_PREVIEW_CHARS ? chars.slice(0, LEAN_PREVIEW_CHARS).join("") : content;
-  out.contentLength = chars.length;
-  out.contentTruncated = chars.length > LEAN_PREVIEW_CHARS;
+  const { length, preview } = codePoints(text ?? "", LEAN_PREVIEW_CHARS);
+  out.content = length > LEAN_PREVIEW_CHARS ? preview : content;
+  out.contentLength = length;
+  out.contentTruncated = length > LEAN_PREVIEW_CHARS;
   return out;
+}
+
+/** Any UTF-16 surrogate: a text without one has as many code points as UTF-16 units. */
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Code points of a text (as Array.from counts them: a lone surrogate is one) and its first `max`. */
+function codePoints(text: string, max: number): { length: number; preview: string } {
+  if (!SURROGATE.test(text)) return { length: text.length, preview: text.slice(0, max) };
+  const chars = Array.from(text);
+  return { length: chars.length, preview: chars.slice(0, max).join("") };
 }
 
 /**
