@@ -15,10 +15,11 @@ import { LRUCache } from "lru-cache";
  * here. Keyed by tenant and trace pk, filled only from rows a read of that tenant's session
  * fetched. Kept parts are shared between reads: callers never change them (items copy fields).
  *
- * Bounded: at most PAYLOAD_PARTS_BYTES of kept parts (their JSON text length), least recently
- * used evicted first. A long session's pages keep about 0.3-0.5 MB (bench/transcript-read.ts),
- * so the bound holds the pages of 15-25 long sessions per platform process; in the heap the
- * parts take 2-3x their text (about 25 MB at most).
+ * Bounded: at most PAYLOAD_PARTS_BYTES of kept parts (their JSON text length, plus 64 per
+ * source), least recently used evicted first. A long session's pages keep 264-368 KB
+ * (bench/transcript-read.ts), so the bound holds the pages of about 20 long sessions per
+ * platform process; in the heap the parts take about 1.9x what is counted (7.5 MiB counted,
+ * 14 MiB of heap for 5,177 bench traces' parts), so about 16 MB per process at most.
  */
 export const PAYLOAD_PARTS_BYTES = 8 * 1024 * 1024;
 
