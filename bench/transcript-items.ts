@@ -16,7 +16,6 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { buildTranscript, type TraceInput, type TranscriptItem } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
@@ -25,7 +24,7 @@ import { loadSession } from "../apps/platform/src/sessions/service";
 import { readTranscript } from "../apps/platform/src/sessions/transcript";
 import { readSeedKeys } from "./e2e/cluster";
 import { runBench } from "./lib/harness";
-import { seedService } from "./lib/seed";
+import { insertMaturedTrace, seedService } from "./lib/seed";
 import { makeTemplates } from "./lib/traces";
 
 const { values: args } = parseArgs({
@@ -152,21 +151,13 @@ await runBench("transcript-items", { poolMax: 4 }, async (bench) => {
         end_time: end.toISOString(),
         request: { ...template.request, messages: messages.slice(0, Math.ceil((messages.length * (k + 1)) / TRACES)) },
       };
-      const traceId = `${sessionId}-${k}`;
-      const [tr] = await sql<{ id: string }[]>`
-        insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-          awaits_messages, received_at, ingested_at, status, maturation_count, matured_at, published_count)
-        values (${T}, ${S}, ${s.id}, ${traceId}, ${sessionId}, 'bench', 'openai', 'gpt-4o-mini', ${start}, ${end}, false, ${start}, ${start}, 'matured', 1, ${end}, 1)
-        returning id`;
-      const payloadZ = encodePayload(payload);
-      await sql`insert into trace_payloads (trace_pk, tenant_id, payload_z) values (${tr.id}, ${T}, ${payloadZ})`;
-      history.push({
-        pk: tr.id,
-        traceId,
-        startTime: start,
-        endTime: end,
-        payload: decodePayload({ payload_z: payloadZ }),
-      });
+      history.push(
+        await insertMaturedTrace(
+          sql,
+          { tenantId: T, serviceId: S, sessionPk: s.id, sessionId, traceId: `${sessionId}-${k}`, start },
+          payload,
+        ),
+      );
     }
     sessions.push({ row: { id: s.id, tenant_id: T } as SessionRow, sessionId, history });
   }

@@ -2,8 +2,10 @@ import type postgres from "postgres";
 import { createService } from "@cellar/shared/admin/tenancy";
 import type { SecretBox } from "@cellar/shared/crypto";
 import type { Db } from "@cellar/shared/db/client";
+import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
 import { toCidrs } from "@cellar/shared/webhooks/address";
 import { createSubscription } from "../../apps/platform/src/webhooks/service";
+import type { TraceInput } from "../../apps/processor/src/analysis/transcript";
 
 /**
  * The benches' seed data, in one place. Tenants, services, users and webhook subscriptions go
@@ -71,4 +73,30 @@ export async function seedMaturedSessions(
         then jsonb_build_object('turns', 1 + n % 9, 'latencyP95Ms', (n * 13) % 5000, 'totalTokens', 500 + (n * 37) % 40000)
         else '{}'::jsonb end
     from (select s.*, substr(s.session_id, 6)::int as n from sessions s where s.trace_service_id = ${S}) s`;
+}
+
+/**
+ * One matured trace of a session with its payload stored as the processor stores it (deflated),
+ * as maturation reads it back (TraceInput of apps/processor/src/analysis/transcript.ts).
+ */
+export async function insertMaturedTrace(
+  sql: postgres.Sql,
+  o: { tenantId: string; serviceId: string; sessionPk: string; sessionId: string; traceId: string; start: Date },
+  payload: Record<string, unknown>,
+): Promise<TraceInput> {
+  const end = new Date(o.start.getTime() + 900);
+  const [tr] = await sql<{ id: string }[]>`
+    insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
+      awaits_messages, received_at, ingested_at, status, maturation_count, matured_at, published_count)
+    values (${o.tenantId}, ${o.serviceId}, ${o.sessionPk}, ${o.traceId}, ${o.sessionId}, 'bench', 'openai', 'gpt-4o-mini', ${o.start}, ${end}, false, ${o.start}, ${o.start}, 'matured', 1, ${end}, 1)
+    returning id`;
+  const payloadZ = encodePayload({ ...payload, start_time: o.start.toISOString(), end_time: end.toISOString() });
+  await sql`insert into trace_payloads (trace_pk, tenant_id, payload_z) values (${tr.id}, ${o.tenantId}, ${payloadZ})`;
+  return {
+    pk: tr.id,
+    traceId: o.traceId,
+    startTime: o.start,
+    endTime: end,
+    payload: decodePayload({ payload_z: payloadZ }),
+  };
 }

@@ -88,6 +88,24 @@ export function messageAt(payload: any, source: TranscriptSource): any {
 }
 
 /**
+ * The parts of `payload` that these sources read, in the payload's shape (messages and responses
+ * at their indexes, nothing else): sourcedFields gives on it what it gives on the whole payload
+ * for each of them. A read keeps these instead of a whole payload (platform payload-cache.ts).
+ */
+export function sourcedParts(payload: any, sources: Iterable<TranscriptSource>): Record<string, any> {
+  const messages: Record<number, unknown> = {};
+  const responses: Record<number, unknown> = {};
+  for (const source of sources) {
+    const m = SOURCE.exec(source);
+    if (!m) continue;
+    const index = Number(m[2]);
+    if (m[1] === "req") messages[index] = payload?.request?.messages?.[index];
+    else responses[index] = payload?.responses?.[index];
+  }
+  return { request: { messages }, responses };
+}
+
+/**
  * The sourced fields of an item (type `type`) whose content is at `source` in `payload`. An
  * unknown source or a payload that no longer holds it gives `content: null`.
  */

@@ -17,22 +17,42 @@ export function jsonbText(value: unknown): string {
       return Number.isFinite(value) ? numericText(value) : "null";
     case "boolean":
       return value ? "true" : "false";
-    case "object": {
-      if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : jsonbText(v))).join(", ")}]`;
-      const keys = Object.keys(value)
-        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-        .sort(keyOrder);
-      return `{${keys.map((k) => `${quote(k)}: ${jsonbText((value as Record<string, unknown>)[k])}`).join(", ")}}`;
-    }
+    case "object":
+      return Array.isArray(value) ? arrayText(value) : objectText(value as Record<string, unknown>);
     default:
       return "null";
   }
+}
+
+// Loops appending to one string (no closure, no intermediate arrays): a page prints 100 items.
+function arrayText(a: unknown[]): string {
+  let out = "[";
+  for (let i = 0; i < a.length; i++) {
+    if (i > 0) out += ", ";
+    // A hole prints as nothing (as Array.map and join leave it), undefined as null.
+    if (i in a) out += a[i] === undefined ? "null" : jsonbText(a[i]);
+  }
+  return `${out}]`;
+}
+
+function objectText(o: Record<string, unknown>): string {
+  const keys: string[] = [];
+  for (const k of Object.keys(o)) if (o[k] !== undefined) keys.push(k);
+  if (keys.length > 1) keys.sort(keyOrder);
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0) out += ", ";
+    out += `${quote(keys[i])}: ${jsonbText(o[keys[i]])}`;
+  }
+  return `${out}}`;
 }
 
 function keyOrder(a: string, b: string): number {
   const la = Buffer.byteLength(a);
   const lb = Buffer.byteLength(b);
   if (la !== lb) return la - lb;
+  // Both ASCII (as many bytes as UTF-16 units): code-unit order is byte order, no copies needed.
+  if (la === a.length && lb === b.length) return a < b ? -1 : a > b ? 1 : 0;
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
@@ -46,7 +66,13 @@ const ESCAPES: Record<string, string> = {
   "\t": "\\t",
 };
 
+/** A lone surrogate (JSON.stringify escapes it, Postgres never holds one: left as it is). */
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
+
 function quote(s: string): string {
+  // JSON.stringify escapes exactly Postgres' set (the same short forms, \u00xx in lowercase) but
+  // for lone surrogates, and does it natively.
+  if (!LONE_SURROGATE.test(s)) return JSON.stringify(s);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is escaped
   return `"${s.replace(/["\\\u0000-\u001f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`;
 }

@@ -5,6 +5,7 @@ import type postgres from "postgres";
 import { prepared } from "../http/db.ts";
 import { derivedSpanRows } from "../traces/spans.ts";
 import { notFound } from "@cellar/shared/errors";
+import { keepParts, keptParts, keptTraces } from "./payload-cache.ts";
 import { loadSession, readiness } from "./service.ts";
 import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../http/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
@@ -37,11 +38,21 @@ export function leanItem(item: Record<string, unknown>, kind: string): Record<st
   if (kind !== "tool_call" && kind !== "tool_result") return out;
   const content = item.content ?? null;
   const text = content === null ? null : typeof content === "string" ? content : jsonbText(content);
-  const chars = text === null ? [] : Array.from(text);
-  out.content = chars.length > LEAN_PREVIEW_CHARS ? chars.slice(0, LEAN_PREVIEW_CHARS).join("") : content;
-  out.contentLength = chars.length;
-  out.contentTruncated = chars.length > LEAN_PREVIEW_CHARS;
+  const { length, preview } = codePoints(text ?? "", LEAN_PREVIEW_CHARS);
+  out.content = length > LEAN_PREVIEW_CHARS ? preview : content;
+  out.contentLength = length;
+  out.contentTruncated = length > LEAN_PREVIEW_CHARS;
   return out;
+}
+
+/** Any UTF-16 surrogate: a text without one has as many code points as UTF-16 units. */
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Code points of a text (as Array.from counts them: a lone surrogate is one) and its first `max`. */
+function codePoints(text: string, max: number): { length: number; preview: string } {
+  if (!SURROGATE.test(text)) return { length: text.length, preview: text.slice(0, max) };
+  const chars = Array.from(text);
+  return { length: chars.length, preview: chars.slice(0, max).join("") };
 }
 
 /**
@@ -73,20 +84,26 @@ export async function readTranscript(
     const cut = cursor
       ? `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
       : `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
+    // Every trace the page references comes with its first row: whether it still exists, and its
+    // stored payload for the first PAYLOADS_AT_ONCE of those whose parts this process has not
+    // kept (payload-cache.ts); the others come a batch at a time.
     const rows = await cursorQuery(Boolean(cursor), () =>
       prepared<StoredRow & CarriedPayload>(
         sql,
         `with page as (${cut}),
-           firsts as (select source_trace_pk as pk, min(position) as first from page where source is not null
-             group by source_trace_pk order by first limit ${PAYLOADS_AT_ONCE})
-         select page.*, tr.id as carried_pk, tr.payload,
-           (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
-         from page left join firsts f on f.first = page.position left join traces tr on tr.id = f.pk
+           refs as (select source_trace_pk as pk, min(position) as first from page where source is not null group by source_trace_pk),
+           wanted as (select pk, row_number() over (order by first) as n from refs where pk <> all($4::uuid[]))
+         select page.*, r.pk as ref_pk, tr.id as carried_pk, tr.tenant_id as carried_tenant,
+           case when w.n <= ${PAYLOADS_AT_ONCE} then tr.payload end as payload,
+           case when w.n <= ${PAYLOADS_AT_ONCE} then
+             (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) end as payload_z
+         from page left join refs r on r.first = page.position left join wanted w on w.pk = r.pk
+           left join traces tr on tr.id = r.pk
          order by page.position`,
-        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
+        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset, (q.content === "lean" ? keptTraces(s.pk) : []) as never],
       ),
     );
-    const full = await resolveItems(sql, rows, q.content === "lean");
+    const full = await resolveItems(sql, rows, q.content === "lean" ? s.pk : undefined);
     items = full.map((item, i) => jsonbText(q.content === "lean" ? leanItem(item, rows[i].kind) : item)).join(",");
     returned = rows.length;
     last = rows.length ? String(rows[rows.length - 1].position) : null;
@@ -112,23 +129,34 @@ export async function readTranscript(
 }
 
 type StoredRow = StoredItemRow & { position: number; source_trace_pk: string | null };
-/** A page row may carry the stored payload of a trace it references (the first few traces). */
-type CarriedPayload = { carried_pk?: string | null; payload?: unknown; payload_z?: Uint8Array | null };
+/**
+ * A page row that is the first to reference a trace says whether that trace still exists
+ * (`carried_pk`, with its tenant) and may carry its stored payload (the first few traces).
+ */
+type CarriedPayload = {
+  ref_pk?: string | null;
+  carried_pk?: string | null;
+  carried_tenant?: string | null;
+  payload?: unknown;
+  payload_z?: Uint8Array | null;
+};
 
 /** Payloads decoded at a time while a page's references are resolved (the bound on a read's memory). */
 const PAYLOADS_AT_ONCE = 8;
 
 /**
  * The full items of a page: rows that reference a payload get their sourced fields from it.
- * Payloads come a few at a time (the first few with the page's rows) and each is dropped once its
- * items have their fields, so a page holds at most PAYLOADS_AT_ONCE stored payloads and one
- * decoded payload beside its own items.
+ * A lean read takes the parts of a payload an earlier read kept (payload-cache.ts) when the
+ * page's statement found its trace; the others come a few at a time (the first few with the
+ * page's rows) and each is decoded once, so a read holds at most PAYLOADS_AT_ONCE stored
+ * payloads beside the kept parts.
  */
 async function resolveItems(
   sql: postgres.Sql,
   rows: Array<StoredRow & CarriedPayload>,
-  lean = false,
+  leanSessionPk?: string,
 ): Promise<Record<string, unknown>[]> {
+  const lean = leanSessionPk !== undefined;
   const out: Record<string, unknown>[] = new Array(rows.length);
   const byTrace = new Map<string, number[]>();
   rows.forEach((r, i) => {
@@ -138,25 +166,46 @@ async function resolveItems(
       else byTrace.set(r.source_trace_pk, [i]);
     } else out[i] = itemFromRow(r);
   });
-  const resolve = (pk: string, row: CarriedPayload | undefined) => {
-    const payload = row && (row.payload || row.payload_z) ? decodePayload(row) : undefined;
+  const resolve = (pk: string, payload: unknown) => {
     for (const i of byTrace.get(pk)!) out[i] = itemFromRow(rows[i], payload, lean);
     byTrace.delete(pk);
   };
-  for (const r of rows) if (r.carried_pk && byTrace.has(r.carried_pk)) resolve(r.carried_pk, r);
+  // Lean reads take kept parts of payloads (payload-cache.ts) and keep what they decode.
+  const sourcesOf = (pk: string) => byTrace.get(pk)!.map((i) => rows[i].source!);
+  const decode = (pk: string, row: { tenant_id: string; payload?: unknown; payload_z?: Uint8Array | null }) => {
+    const payload = row.payload || row.payload_z ? decodePayload(row) : undefined;
+    if (lean) keepParts(row.tenant_id, leanSessionPk, pk, payload, sourcesOf(pk));
+    return payload;
+  };
+  for (const r of rows) {
+    if (!r.ref_pk || !byTrace.has(r.ref_pk)) continue;
+    // No trace row: retention or a deletion removed it (the sourced fields are null).
+    if (!r.carried_pk) {
+      resolve(r.ref_pk, undefined);
+      continue;
+    }
+    const tenant = r.carried_tenant!;
+    const kept = lean ? keptParts(tenant, r.carried_pk, sourcesOf(r.carried_pk)) : undefined;
+    if (kept) resolve(r.carried_pk, kept);
+    else if (r.payload || r.payload_z)
+      resolve(r.carried_pk, decode(r.carried_pk, { tenant_id: tenant, payload: r.payload, payload_z: r.payload_z }));
+  }
   const pks = [...byTrace.keys()];
   for (let at = 0; at < pks.length; at += PAYLOADS_AT_ONCE) {
     const payloads = await storedPayloads(sql, pks.slice(at, at + PAYLOADS_AT_ONCE));
-    for (const pk of pks.slice(at, at + PAYLOADS_AT_ONCE)) resolve(pk, payloads.get(pk));
+    for (const pk of pks.slice(at, at + PAYLOADS_AT_ONCE)) {
+      const row = payloads.get(pk);
+      resolve(pk, row ? decode(pk, row) : undefined);
+    }
   }
   return out;
 }
 
 /** Stored payloads of some traces, by trace pk (either form: docs/performance.md). */
 async function storedPayloads(sql: postgres.Sql, pks: string[]) {
-  const rows = await prepared<{ id: string; payload: unknown; payload_z: Uint8Array | null }>(
+  const rows = await prepared<{ id: string; tenant_id: string; payload: unknown; payload_z: Uint8Array | null }>(
     sql,
-    `select tr.id, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+    `select tr.id, tr.tenant_id, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
      from traces tr where tr.id = any($1::uuid[])`,
     [pks as never],
   );
