@@ -133,7 +133,10 @@ export const traceAnalyses = pgTable(
     traceId: text("trace_id").notNull(),
     computedAt: ts("computed_at").notNull(),
     costUsd: doublePrecision("cost_usd"),
-    metrics: jsonb("metrics").$type<Record<string, unknown>>().notNull(),
+    /** In full on rows written before migration 0021 (or that its trace row cannot rebuild), else null. */
+    metrics: jsonb("metrics").$type<Record<string, unknown>>(),
+    /** What differs from the trace row's base (migration 0021, shared/db/trace-metrics.ts); null: nothing. */
+    metricsDelta: jsonb("metrics_delta").$type<Record<string, unknown>>(),
   },
   // traces/filtered sorted or filtered by costUsd (migration 0009).
   (t) => [

@@ -315,10 +315,17 @@ export async function persistTraceAnalyses(
     cost_usd: a.costUsd,
     metrics: a.metrics,
   }));
+  // The metrics as what differs from their trace row's base (migration 0021), when that rebuilds
+  // them to the same text; else in full (so too metrics with a key "-", the delta's own). Left join: a trace gone meanwhile fails its key as before.
   await tx`
-    insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics)
-    select trace_pk, tenant_id, trace_service_id, trace_id, now(), cost_usd, metrics
+    insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics, metrics_delta)
+    select x.trace_pk, x.tenant_id, x.trace_service_id, x.trace_id, now(), x.cost_usd,
+      case when d.same then null else x.metrics end, case when d.same then d.delta end
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, tenant_id uuid, trace_service_id uuid, trace_id text, cost_usd float8, metrics jsonb)
-    order by trace_pk
+      left join traces t on t.id = x.trace_pk and t.tenant_id = x.tenant_id
+      cross join lateral (select trace_metrics_base(t.model, t.start_time, t.end_time, t.prompt_tokens, t.completion_tokens, t.total_tokens, x.cost_usd) as base) b
+      cross join lateral (select case when not x.metrics ? '-' then trace_metrics_delta(x.metrics, b.base) end as delta) d0
+      cross join lateral (select d0.delta, not x.metrics ? '-' and trace_metrics_restore(d0.delta, b.base)::text = x.metrics::text as same) d
+    order by x.trace_pk
     on conflict (trace_pk, tenant_id) do nothing`;
 }

@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import type postgres from "postgres";
+import { MIGRATIONS_DIR } from "@cellar/shared/db/client";
+import { TRACE_METRICS_SQL } from "@cellar/shared/db/trace-metrics";
+import { persistTraceAnalyses } from "../apps/processor/src/maturation/persist";
+import type { TraceRow } from "../apps/processor/src/maturation/store";
+import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { createTestStack, type TestStack } from "./helpers/stack";
+
+/**
+ * Upgrade without loss (issue 28, second round, migration 0021): a trace's metrics stored as what
+ * differs from its trace row's base. Traces whose metrics are stored in full (every row written
+ * before the migration) answer every platform read byte for byte as the same traces stored as
+ * deltas, before and after the migration runs on them; any metrics object the analysis may
+ * produce reads back as it was written.
+ */
+let stack: TestStack;
+let f: PlatformFixture;
+
+beforeAll(async () => {
+  stack = await createTestStack({ windowSeconds: 1 });
+  f = await seedPlatform(stack);
+});
+afterAll(() => stack.stop());
+
+const S = "support-bot";
+const filtered = (body: Record<string, unknown>) => ({
+  method: "POST",
+  path: "/telemetry/otel/traces/filtered",
+  body: { serviceName: S, ...body },
+});
+const metric = (field: string, operator: string, value: unknown) =>
+  filtered({ filters: [{ field: `metrics.${field}`, operator, value }] });
+/** Every read endpoint, plus trace list filters on metrics keys the base sets and keys it does not. */
+function endpoints(traceIds: string[]): Array<{ method: string; path: string; body?: unknown }> {
+  return [
+    ...readEndpoints(f),
+    ...traceIds.flatMap((id) => [
+      { method: "GET", path: `/telemetry/otel/trace/${id}?serviceName=${S}` },
+      { method: "GET", path: `/telemetry/metrics/trace/${id}` },
+    ]),
+    metric("durationMs", "gt", 0),
+    metric("promptTokens", "gte", 1),
+    metric("cachedTokens", "equals", 0),
+    metric("costUsd", "gt", 0),
+    metric("modelCalls", "equals", 1),
+    metric("latencyP95Ms", "lt", 1e9),
+    metric("models", "gt", 0),
+    metric("notAKey", "gt", 0),
+    metric("durationMs", "gt", 0),
+    { ...metric("totalTokens", "gt", 0), body: { ...metric("totalTokens", "gt", 0).body, skipTotalCount: true } },
+    filtered({ sort: { field: "costUsd", direction: "desc" } }),
+  ];
+}
+async function answers(traceIds: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of endpoints(traceIds)) {
+    const r = await call(stack, e, { authorization: `Token ${f.keys.owner}` });
+    out.push(`${e.method} ${e.path} ${JSON.stringify(e.body ?? null)} -> ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  return out;
+}
+
+/** Back to the shape before migration 0021: every row's metrics in full, no delta column, no functions. */
+async function toOldShape(sql: postgres.Sql) {
+  await sql.unsafe(`
+    update trace_analyses ta set metrics = ${TRACE_METRICS_SQL}, metrics_delta = null from traces tr
+      where tr.id = ta.trace_pk and ta.metrics is null;
+    alter table trace_analyses drop column metrics_delta, alter column metrics set not null;
+    drop function trace_metrics_delta, trace_metrics_restore, trace_metrics_by_model, trace_metrics_base;`);
+}
+
+/** The migration as drizzle runs it: its statements in order. */
+async function applyMigration(sql: postgres.Sql) {
+  const text = readFileSync(join(MIGRATIONS_DIR, "0021_trace_metrics_delta.sql"), "utf8");
+  for (const statement of text.split("--> statement-breakpoint")) await sql.unsafe(statement);
+}
+
+test("traces with metrics in full (the old shape) answer every read as the same traces stored as deltas", async () => {
+  const { sql } = stack.database;
+  const traces = await sql<{ trace_id: string; delta: boolean; bytes: number }[]>`
+    select tr.trace_id, ta.metrics is null as delta, pg_column_size(coalesce(ta.metrics, ta.metrics_delta))::int as bytes
+    from trace_analyses ta join traces tr on tr.id = ta.trace_pk join trace_services s on s.id = tr.trace_service_id
+    where s.name = ${S} and s.tenant_id = (select tenant_id from traces where trace_id = 'tr-1')
+    order by tr.trace_id`;
+  expect(traces.length).toBeGreaterThan(2);
+  // The seeded one-call traces are stored as deltas, a small fraction of the full object.
+  expect(traces.filter((t) => t.delta).length).toBeGreaterThan(0);
+  const ids = traces.map((t) => t.trace_id);
+  const texts = async () =>
+    (
+      await sql<{ m: string }[]>`
+      select ${sql.unsafe(TRACE_METRICS_SQL)}::text as m from trace_analyses ta join traces tr on tr.id = ta.trace_pk order by tr.trace_id`
+    ).map((r) => r.m);
+  const stored = await texts();
+  const fresh = await answers(ids);
+  expect(fresh.filter((a) => !/ -> 200 /.test(a))).toEqual([]);
+  expect(fresh.filter((a) => a.includes('"metrics":{')).length).toBeGreaterThan(0);
+
+  await toOldShape(sql);
+  const [full] = await sql<{ n: number }[]>`select count(*)::int as n from trace_analyses where metrics is null`;
+  expect(full.n).toBe(0);
+  await applyMigration(sql);
+  expect(await texts()).toEqual(stored);
+  expect(await answers(ids)).toEqual(fresh);
+});
+
+const number = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(0, 1, 1e-7, 0.1 + 0.2, 2 ** 53 + 2, 1100, 0.0002121, 256),
+);
+const value = fc.oneof(
+  number,
+  fc.constant(null),
+  fc.boolean(),
+  fc.string({ maxLength: 8 }),
+  fc.array(number, { maxLength: 3 }),
+);
+const KEYS = ["durationMs", "modelCalls", "toolCalls", "promptTokens", "cachedTokens", "costUsd", "costComplete"];
+/** Metrics the analysis writes today with some keys changed, dropped or added (hostile ones too). */
+const metricsArb = fc.record({
+  drop: fc.subarray([...KEYS, "costByModel", "models", "finishReasons"]),
+  set: fc.dictionary(fc.constantFrom(...KEYS, "-", "costByModel", "errors", "x y", "models"), value, { maxKeys: 4 }),
+  byModel: fc.option(fc.record({ costUsd: number, cachedTokens: number }), { nil: undefined }),
+});
+
+test("any metrics object reads back as written (property, through the writer)", async () => {
+  const { sql } = stack.database;
+  const [t] = await sql<(TraceRow & { base: Record<string, any>; cost_usd: number | null })[]>`
+    select tr.id, tr.tenant_id, tr.trace_service_id, tr.session_id, tr.trace_id, ta.cost_usd,
+      ${sql.unsafe(TRACE_METRICS_SQL)} as base
+    from traces tr join trace_analyses ta on ta.trace_pk = tr.id order by tr.trace_id limit 1`;
+  const { base } = t;
+  class Rollback extends Error {}
+  const shapes = { delta: 0, full: 0 };
+  await fc.assert(
+    fc.asyncProperty(metricsArb, fc.option(number, { nil: null }), async ({ drop, set, byModel }, cost) => {
+      const metrics: Record<string, unknown> = { ...base, ...set };
+      for (const k of drop) delete metrics[k];
+      if (byModel && Array.isArray(base.costByModel)) metrics.costByModel = [{ ...base.costByModel[0], ...byModel }];
+      const expected = JSON.parse(JSON.stringify(metrics));
+      let read: unknown;
+      await sql
+        .begin(async (tx) => {
+          await tx`delete from trace_analyses where trace_pk = ${t.id}`;
+          await persistTraceAnalyses(tx, [{ row: t as TraceRow, analysis: { metrics, costUsd: cost } }]);
+          const [r] = await tx`
+            select ${tx.unsafe(TRACE_METRICS_SQL)} as m, ${tx.json(metrics as any)}::jsonb as want, ta.metrics is null as delta
+            from traces tr join trace_analyses ta on ta.trace_pk = tr.id where tr.id = ${t.id}`;
+          read = r.m;
+          shapes[r.delta ? "delta" : "full"]++;
+          // The same value as the jsonb of the object itself (what the full shape stored and answered).
+          expect(JSON.stringify(r.m)).toBe(JSON.stringify(r.want));
+          throw new Rollback();
+        })
+        .catch((e) => {
+          if (!(e instanceof Rollback)) throw e;
+        });
+      expect(read).toEqual(expected);
+    }),
+    { numRuns: 150, examples: [[{ drop: [], set: {}, byModel: undefined }, t.cost_usd]] },
+  );
+  // Both shapes were written: deltas where the base rebuilds the object, the full object elsewhere.
+  expect(shapes.delta).toBeGreaterThan(0);
+  expect(shapes.full).toBeGreaterThan(0);
+});
