@@ -9,6 +9,8 @@ import { persistTraceAnalyses } from "../apps/processor/src/maturation/persist";
 import type { TraceRow } from "../apps/processor/src/maturation/store";
 import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
+import { storeSpanIdRows } from "../bench/lib/legacy-spans";
+import { storeMetricsInFull } from "./helpers/storage-shape";
 
 /**
  * Upgrade without loss (issue 28, second round, migration 0021): a trace's metrics stored as what
@@ -53,8 +55,11 @@ function endpoints(traceIds: string[]): Array<{ method: string; path: string; bo
     metric("durationMs", "gt", 0),
     { ...metric("totalTokens", "gt", 0), body: { ...metric("totalTokens", "gt", 0).body, skipTotalCount: true } },
     filtered({ sort: { field: "costUsd", direction: "desc" } }),
+    ...spanIds.map((id) => ({ method: "GET", path: `/telemetry/otel/spans/${id}` })),
   ];
 }
+/** Every derived span id of the support-bot traces (set by the first test). */
+let spanIds: string[] = [];
 async function answers(traceIds: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const e of endpoints(traceIds)) {
@@ -66,9 +71,8 @@ async function answers(traceIds: string[]): Promise<string[]> {
 
 /** Back to the shape before migration 0021: every row's metrics in full, no delta column, no functions. */
 async function toOldShape(sql: postgres.Sql) {
+  await storeMetricsInFull(sql);
   await sql.unsafe(`
-    update trace_analyses ta set metrics = ${TRACE_METRICS_SQL}, metrics_delta = null from traces tr
-      where tr.id = ta.trace_pk and ta.metrics is null;
     alter table trace_analyses drop column metrics_delta, alter column metrics set not null;
     drop function trace_metrics_delta, trace_metrics_restore, trace_metrics_by_model, trace_metrics_base;`);
 }
@@ -167,4 +171,40 @@ test("any metrics object reads back as written (property, through the writer)", 
   // Both shapes were written: deltas where the base rebuilds the object, the full object elsewhere.
   expect(shapes.delta).toBeGreaterThan(0);
   expect(shapes.full).toBeGreaterThan(0);
+});
+
+test("traces with span ids as rows (0017-0021) answer every span read as traces with them on the row (0022)", async () => {
+  const { sql } = stack.database;
+  const traces = await sql<{ id: string; trace_id: string; keys: string[] | null }[]>`
+    select tr.id, tr.trace_id, tr.span_keys::text[] as keys from traces tr join trace_services s on s.id = tr.trace_service_id
+    where s.name = ${S} and s.tenant_id = (select tenant_id from traces where trace_id = 'tr-1') order by tr.trace_id`;
+  expect(traces.every((t) => (t.keys?.length ?? 0) >= 2)).toBe(true);
+  const [{ rows }] = await sql<{ rows: number }[]>`select count(*)::int as rows from span_ids`;
+  expect(rows).toBe(0);
+  // Every span id of these traces, spelled as the reads spell it (16 hex characters).
+  spanIds = traces.flatMap((t) => t.keys!.map((k) => BigInt.asUintN(64, BigInt(k)).toString(16).padStart(16, "0")));
+  spanIds.push("0000000000000000", "not-a-span-id");
+  const ids = traces.map((t) => t.trace_id);
+  const fresh = await answers(ids);
+  // Each real id finds its span.
+  for (const id of spanIds.slice(0, -2))
+    expect(fresh.find((a) => a.startsWith(`GET /telemetry/otel/spans/${id} `))).toContain(`"spanId":"${id}"`);
+
+  // Half of them as the writer between 0017 and 0021 stored them, then all, then the migration again.
+  expect(
+    await storeSpanIdRows(
+      sql,
+      traces.filter((_, i) => i % 2 === 0).map((t) => t.id),
+    ),
+  ).toBeGreaterThan(0);
+  expect(await answers(ids)).toEqual(fresh);
+  await storeSpanIdRows(
+    sql,
+    traces.map((t) => t.id),
+  );
+  await sql`update traces set span_keys = null`;
+  await sql.unsafe("drop index traces_span_keys_idx; alter table traces drop column span_keys");
+  const text = readFileSync(join(MIGRATIONS_DIR, "0022_trace_span_keys.sql"), "utf8");
+  for (const statement of text.split("--> statement-breakpoint")) await sql.unsafe(statement);
+  expect(await answers(ids)).toEqual(fresh);
 });

@@ -68,7 +68,8 @@ export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: s
 
 /**
  * A span by id across the candidate services (ids are unique per service): a stored row of a
- * trace written before migration 0017, or the span derived from the trace `span_ids` points at.
+ * trace written before migration 0017, or the span derived from the trace whose id list holds it
+ * (`span_ids` rows of traces written before migration 0022, `traces.span_keys` since).
  */
 export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanId: string) {
   if (services.length === 0) return [];
@@ -85,7 +86,9 @@ export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanI
   const traces = await prepared<TraceForSpans & { trace_service_id: string }>(
     sql,
     `select ${TRACE_FOR_SPANS}, k.trace_service_id from span_ids k join traces tr on tr.id = k.trace_pk
-     where k.trace_service_id = any($1::uuid[]) and k.span_id = $2::int8`,
+     where k.trace_service_id = any($1::uuid[]) and k.span_id = $2::int8
+     union all
+     select ${TRACE_FOR_SPANS}, tr.trace_service_id from traces tr where tr.span_keys @> array[$2::int8] and tr.trace_service_id = any($1::uuid[])`,
     [ids, key],
   );
   for (const t of traces) {
