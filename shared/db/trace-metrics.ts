@@ -5,8 +5,17 @@
  * rebuilt by `trace_metrics_restore`. Every read of a trace's metrics goes through these.
  */
 
-const BASE_OF = (t: string) =>
-  `trace_metrics_base(${t}.model, ${t}.start_time, ${t}.end_time, ${t}.prompt_tokens, ${t}.completion_tokens, ${t}.total_tokens, ta.cost_usd)`;
+/**
+ * `trace_metrics_base` of trace row `t` and cost `cost`. Token sums as the trace reads answer
+ * them: the row's columns, or on a row written before migration 0015 and not yet backfilled, the
+ * sums over its jsonb payload's responses (the columns the backfill then writes are the same sums).
+ */
+export const traceMetricsBaseSql = (t: string, cost: string): string => {
+  const tokens = (key: string) =>
+    `coalesce(${t}.${key}, (select sum((r->'usage'->>'${key}')::bigint) from jsonb_array_elements(${t}.payload->'responses') r)::int8)`;
+  return `trace_metrics_base(${t}.model, ${t}.start_time, ${t}.end_time, ${tokens("prompt_tokens")}, ${tokens("completion_tokens")}, ${tokens("total_tokens")}, ${cost})`;
+};
+const BASE_OF = (t: string) => traceMetricsBaseSql(t, "ta.cost_usd");
 
 /** Over `traces tr left join trace_analyses ta`: the trace's metrics (null before its analysis). */
 export const TRACE_METRICS_SQL = `(case when ta.metrics is not null then ta.metrics when ta.trace_pk is not null then trace_metrics_restore(ta.metrics_delta, ${BASE_OF("tr")}) end)`;

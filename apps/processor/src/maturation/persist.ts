@@ -5,6 +5,7 @@ import { storedItem } from "@cellar/shared/analysis/transcript-source";
 import { approxSize, referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
 import { stableId } from "../ingest/spans.ts";
 import { persistFindings } from "./persist-findings.ts";
+import { traceMetricsBaseSql } from "@cellar/shared/db/trace-metrics";
 import type { SessionRow, TraceRow } from "./store.ts";
 
 /** The analysis of one session as persisted: everything but the items (written as soon as computed). */
@@ -323,7 +324,7 @@ export async function persistTraceAnalyses(
       case when d.same then null else x.metrics end, case when d.same then d.delta end
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, tenant_id uuid, trace_service_id uuid, trace_id text, cost_usd float8, metrics jsonb)
       left join traces t on t.id = x.trace_pk and t.tenant_id = x.tenant_id
-      cross join lateral (select trace_metrics_base(t.model, t.start_time, t.end_time, t.prompt_tokens, t.completion_tokens, t.total_tokens, x.cost_usd) as base) b
+      cross join lateral (select ${tx.unsafe(traceMetricsBaseSql("t", "x.cost_usd"))} as base) b
       cross join lateral (select case when not x.metrics ? '-' then trace_metrics_delta(x.metrics, b.base) end as delta) d0
       cross join lateral (select d0.delta, not x.metrics ? '-' and trace_metrics_restore(d0.delta, b.base)::text = x.metrics::text as same) d
     order by x.trace_pk
