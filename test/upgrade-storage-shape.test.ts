@@ -5,7 +5,9 @@ import fc from "fast-check";
 import type postgres from "postgres";
 import { MIGRATIONS_DIR } from "@cellar/shared/db/client";
 import { TRACE_METRICS_SQL } from "@cellar/shared/db/trace-metrics";
-import { persistTraceAnalyses } from "../apps/processor/src/maturation/persist";
+import { persistTraceAnalyses, persistTranscriptItems } from "../apps/processor/src/maturation/persist";
+import type { SessionRow } from "../apps/processor/src/maturation/store";
+import type { TranscriptItem } from "../apps/processor/src/analysis/transcript";
 import type { TraceRow } from "../apps/processor/src/maturation/store";
 import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
@@ -173,7 +175,7 @@ test("any metrics object reads back as written (property, through the writer)", 
   expect(shapes.full).toBeGreaterThan(0);
 });
 
-test("traces with span ids as rows (0017-0021) answer every span read as traces with them on the row (0022)", async () => {
+test("traces with span ids as rows (0017-0021) answer every span read as traces with them on the row, and the item index changed (0022)", async () => {
   const { sql } = stack.database;
   const traces = await sql<{ id: string; trace_id: string; keys: string[] | null }[]>`
     select tr.id, tr.trace_id, tr.span_keys::text[] as keys from traces tr join trace_services s on s.id = tr.trace_service_id
@@ -203,8 +205,57 @@ test("traces with span ids as rows (0017-0021) answer every span read as traces 
     traces.map((t) => t.id),
   );
   await sql`update traces set span_keys = null`;
-  await sql.unsafe("drop index traces_span_keys_idx; alter table traces drop column span_keys");
+  await sql.unsafe(`drop index traces_span_keys_idx; alter table traces drop column span_keys;
+    drop index transcript_items_item_idx;
+    create unique index transcript_items_item_uq on transcript_items (session_pk, item_id, tenant_id)`);
   const text = readFileSync(join(MIGRATIONS_DIR, "0022_trace_span_keys.sql"), "utf8");
   for (const statement of text.split("--> statement-breakpoint")) await sql.unsafe(statement);
   expect(await answers(ids)).toEqual(fresh);
+});
+
+/** A transcript item with a chosen id (a small pool, so ids repeat) and content. */
+const itemArb = fc.record({
+  id: fc.constantFrom("itm_a", "itm_b", "itm_c", "itm_d"),
+  content: fc.constantFrom("x", "y"),
+});
+
+test("the writer keeps one row per item id in a session as the unique index did (property)", async () => {
+  const { sql } = stack.database;
+  const [s] = await sql<SessionRow[]>`select id, tenant_id from sessions where session_id = 'conv-1' limit 1`;
+  const items = (list: Array<{ id: string; content: string }>): TranscriptItem[] =>
+    list.map((x, i) => ({
+      id: x.id,
+      type: "user",
+      role: "user",
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      traceId: null,
+      spanId: null,
+      content: x.content,
+    }));
+  class Rollback extends Error {}
+  /** Both maturations' rows, with or without the unique index of before migration 0022. */
+  const stored = async (first: TranscriptItem[], second: TranscriptItem[], uniqueIndex: boolean) => {
+    let rows: unknown[] = [];
+    await sql
+      .begin(async (tx) => {
+        if (uniqueIndex) await tx`create unique index t_item_uq on transcript_items (session_pk, item_id, tenant_id)`;
+        await tx`delete from transcript_items where session_pk = ${s.id}`;
+        await persistTranscriptItems(tx, s, first, false);
+        await persistTranscriptItems(tx, s, second, true);
+        rows = [
+          ...(await tx`select position, item_id, item, digest::text from transcript_items where session_pk = ${s.id} order by position`),
+        ];
+        throw new Rollback();
+      })
+      .catch((e) => {
+        if (!(e instanceof Rollback)) throw e;
+      });
+    return rows;
+  };
+  await fc.assert(
+    fc.asyncProperty(fc.array(itemArb, { maxLength: 6 }), fc.array(itemArb, { maxLength: 6 }), async (a, b) => {
+      expect(await stored(items(a), items(b), false)).toEqual(await stored(items(a), items(b), true));
+    }),
+    { numRuns: 60 },
+  );
 });

@@ -11,3 +11,13 @@
 -- blocking trace inserts while it reads: about 2 s per million traces here (docs/performance.md).
 ALTER TABLE "traces" ADD COLUMN "span_keys" int8[];--> statement-breakpoint
 CREATE INDEX "traces_span_keys_idx" ON "traces" USING gin ("span_keys") WITH (fastupdate = off) WHERE "span_keys" IS NOT NULL;
+--> statement-breakpoint
+-- Transcript items: the unique btree on (session_pk, item_id, tenant_id) was about 376 B per
+-- trace (3.4 items, ~105 B per entry at ~65% full), the largest index of the database. Every
+-- read but the item by id uses the primary key; that one is served by a hash index on item_id
+-- (filtered on the session), about 150 B per trace. One row per item id in a session is kept by
+-- the writer, which skips a row whose id the session already has exactly as the insert's
+-- conflict on this key did (persist.ts; test/upgrade-storage-shape.test.ts checks the two agree).
+-- The build reads transcript_items once while its writers (maturation, not ingestion) wait.
+DROP INDEX "transcript_items_item_uq";--> statement-breakpoint
+CREATE INDEX "transcript_items_item_idx" ON "transcript_items" USING hash ("item_id");

@@ -39,16 +39,23 @@ export async function persistTranscriptItems(
 ): Promise<void> {
   const rows = items.map((item, position) => storedItemRow(s, item, position));
   let fresh = rows;
+  let kept: StoredItemRow[] = [];
   if (replace) {
-    const kept = await tx<{ position: number }[]>`
+    const keptRows = await tx<{ position: number }[]>`
       with x as (select * from unnest(${tx.array(rows.map((r) => r.position))}::int[], ${tx.array(rows.map((r) => r.digest))}::int8[]) as x(position, digest)),
         gone as (
           delete from transcript_items t where t.session_pk = ${s.id}
             and not exists (select 1 from x where x.position = t.position and x.digest = t.digest))
       select t.position from transcript_items t join x on x.position = t.position and x.digest = t.digest where t.session_pk = ${s.id}`;
-    const same = new Set(kept.map((r) => r.position));
+    const same = new Set(keptRows.map((r) => r.position));
     fresh = rows.filter((r) => !same.has(r.position));
+    kept = rows.filter((r) => same.has(r.position));
   }
+  // One row per item id in a session (migration 0022: no unique index checks it any more): a
+  // fresh row whose id a kept row or an earlier fresh row has is not written, as the insert's
+  // conflict on (session_pk, item_id) skipped it before.
+  const ids = new Set(kept.map((r) => r.item_id));
+  fresh = fresh.filter((r) => !ids.has(r.item_id) && ids.add(r.item_id));
   let chunk: StoredItemRow[] = [];
   let bytes = 0;
   const flush = async () => {
@@ -61,7 +68,7 @@ export async function persistTranscriptItems(
       select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest
       from jsonb_to_recordset(${tx.json(part as any)}::jsonb) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
         role text, timestamp timestamptz, trace_id text, span_id text, item jsonb, source_trace_pk uuid, source text, digest int8)
-      on conflict (session_pk, item_id, tenant_id) do nothing`;
+      on conflict do nothing`;
   };
   for (const row of fresh) {
     chunk.push(row);
