@@ -8,7 +8,7 @@
 -- Traces written before keep their `span_ids` rows and every read takes those too: their answers
 -- stay byte for byte (test/upgrade-storage-shape.test.ts). Nullable column with no default: no
 -- rewrite. The index build reads the table once (every old row null, so the index stays empty),
--- blocking trace inserts while it reads: about 2 s per million traces here (docs/performance.md).
+-- blocking trace inserts while it reads: about 1 s per million traces here, warm (docs/performance.md).
 ALTER TABLE "traces" ADD COLUMN "span_keys" int8[];--> statement-breakpoint
 CREATE INDEX "traces_span_keys_idx" ON "traces" USING gin ("span_keys") WITH (fastupdate = off) WHERE "span_keys" IS NOT NULL;
 --> statement-breakpoint
