@@ -178,18 +178,9 @@ try {
         from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
         cross join generate_series(0, ${PER_SESSION - 1}) k`;
       await tx`analyze chunk_traces`;
-      await tx`
-        insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-          prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, ingested_at)
-        select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
-          (t.usage->>'prompt')::bigint, (t.usage->>'completion')::bigint, (t.usage->>'total')::bigint, false,
-          c.at, c.at
-        from chunk_traces c join seed_templates t on t.k = c.tk`;
-      await tx`
-        insert into trace_payloads (trace_pk, tenant_id, payload_z)
-        select c.id, ${T}, t.payload_z from chunk_traces c join seed_templates t on t.k = c.tk`;
       // Since migration 0017 a trace's spans are derived from its payload when read; only where each
-      // span id lives is stored (the ids the processor derives from the row's trace id).
+      // span id lives is stored: since migration 0022 as the trace row's `span_keys` (the ids the
+      // processor derives from the row's trace id).
       const spanTraces: string[] = [];
       const spanKeys: string[] = [];
       for (let g = first; g <= last; g++)
@@ -200,15 +191,26 @@ try {
             spanKeys.push(spanIdKey(sp.spanId)!);
           }
         }
+      await tx`create temp table chunk_keys on commit drop as
+        select trace_id, array_agg(span_id order by n) as span_keys
+        from unnest(${spanTraces}::text[], ${spanKeys}::int8[]) with ordinality as x(trace_id, span_id, n) group by trace_id`;
       await tx`
-        insert into span_ids (tenant_id, trace_service_id, span_id, trace_pk)
-        select ${T}, ${S}, x.span_id, c.id
-        from unnest(${spanTraces}::text[], ${spanKeys}::int8[]) as x(trace_id, span_id) join chunk_traces c on c.trace_id = x.trace_id`;
+        insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
+          prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, ingested_at, span_keys)
+        select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
+          (t.usage->>'prompt')::bigint, (t.usage->>'completion')::bigint, (t.usage->>'total')::bigint, false,
+          c.at, c.at, sk.span_keys
+        from chunk_traces c join seed_templates t on t.k = c.tk left join chunk_keys sk on sk.trace_id = c.trace_id`;
+      await tx`
+        insert into trace_payloads (trace_pk, tenant_id, payload_z)
+        select c.id, ${T}, t.payload_z from chunk_traces c join seed_templates t on t.k = c.tk`;
       // Matured and published (migration 0016): no pending row; the analysis' time is the maturation time.
+      // Metrics as the processor stores a one-call trace's (migration 0021): what differs from the
+      // base its trace row gives (every third trace called a tool), the rest rebuilt when read.
       await tx`
-        insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics)
+        insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics_delta)
         select id, ${T}, ${S}, trace_id, at + interval '4 minutes', 0.0003 + (g % 50) / 1e5,
-          jsonb_build_object('modelCalls', 1, 'totalTokens', 600 + g % 900, 'latencyMs', 900 + g % 3000, 'toolCalls', (tk % 3 = 0)::int)
+          case when tk % 3 = 0 then '{"toolCalls": 1}'::jsonb end
         from chunk_traces`;
       // Span ids as the seeded spans have them (md5, not the processor's): a full read of a
       // seeded item derives empty span attributes, a lean read (the benches') never derives them.

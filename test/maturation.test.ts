@@ -4,6 +4,7 @@ import type { MaturedMessage } from "@cellar/shared/payloads";
 import type { Processor, ProcessorDeps } from "../apps/processor/src/processor";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
+import { TRACE_METRICS_SQL } from "@cellar/shared/db/trace-metrics";
 
 let stack: TestStack;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
@@ -138,7 +139,7 @@ test("a trace matures once; the same trace sent again is a duplicate, not a seco
   expect(t).toMatchObject({ analysed: 1, pending: 0 });
   const [a] = await stack.database.sql<
     { metrics: any }[]
-  >`select metrics from trace_analyses ta join traces t on t.id = ta.trace_pk where t.trace_id = 'trace-fixed-1'`;
+  >`select ${stack.database.sql.unsafe(TRACE_METRICS_SQL)} as metrics from trace_analyses ta join traces tr on tr.id = ta.trace_pk where tr.trace_id = 'trace-fixed-1'`;
   expect(a.metrics).toMatchObject({ modelCalls: 1, promptTokens: 120, completionTokens: 40 });
 });
 

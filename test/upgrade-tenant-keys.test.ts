@@ -1,4 +1,5 @@
-import { insertLegacySpanRows, legacyTraces } from "../bench/lib/legacy-spans";
+import { insertLegacySpanRows, legacyTraces, storeSpanIdRows } from "../bench/lib/legacy-spans";
+import { storeMetricsInFull } from "./helpers/storage-shape";
 import { openTraces } from "@cellar/shared/maturation/state";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -139,6 +140,12 @@ async function fillEveryTable() {
   const legacy = stored.slice(0, 2);
   await sql`delete from span_ids where trace_pk = any(${legacy.map((t) => t.id)}::uuid[])`;
   await insertLegacySpanRows(sql, legacy);
+  // And span ids as rows of their own and metrics in full, as written between migrations 0017 and 0021.
+  await storeSpanIdRows(
+    sql,
+    stored.slice(2).map((t) => t.id),
+  );
+  await storeMetricsInFull(sql);
   await openTraces(sql, [{ trace_pk: stored[0].id, tenant_id: stored[0].tenant_id }]);
   // A used first-run token: the platform issues one only while no organization exists (apps/platform/src/setup).
   await sql`insert into setup_tokens (token_hash, used_at) values ('sha-256 of a first-run token', now())`;

@@ -15,7 +15,8 @@ export interface LegacyTrace {
 
 /**
  * Spans as the writer before migration 0017 stored them: one `spans` row per derived span, with
- * its very insert statement (for test/upgrade-spans.test.ts and bench/spans.ts).
+ * its very insert statement (for test/upgrade-spans.test.ts and bench/spans.ts), and no span ids
+ * on the trace row (migration 0022).
  */
 export async function insertLegacySpanRows(sql: postgres.Sql, traces: LegacyTrace[]): Promise<number> {
   const rows = traces.flatMap((t) =>
@@ -43,6 +44,7 @@ export async function insertLegacySpanRows(sql: postgres.Sql, traces: LegacyTrac
       parent_span_id text, trace_id text, session_id text, name text, kind text, start_time timestamptz, end_time timestamptz, attributes jsonb)
     order by trace_service_id, span_id
     on conflict do nothing`;
+  await sql`update traces set span_keys = null where id = any(${traces.map((t) => t.id)}::uuid[]) and span_keys is not null`;
   return rows.length;
 }
 
@@ -50,3 +52,17 @@ export async function insertLegacySpanRows(sql: postgres.Sql, traces: LegacyTrac
 export const legacyTraces = (sql: postgres.Sql) =>
   sql<LegacyTrace[]>`select t.id, t.tenant_id, t.trace_service_id, t.session_pk, t.trace_id, t.session_id, z.payload_z
     from traces t join trace_payloads z on z.trace_pk = t.id order by t.trace_id, t.id`;
+
+/**
+ * Span ids as the writer between migrations 0017 and 0022 stored them: one `span_ids` row per id,
+ * none on the trace row (for the upgrade tests).
+ */
+export async function storeSpanIdRows(sql: postgres.Sql, tracePks: string[]): Promise<number> {
+  const moved = await sql`
+    insert into span_ids (tenant_id, trace_service_id, span_id, trace_pk)
+    select t.tenant_id, t.trace_service_id, k.span_id, t.id from traces t cross join unnest(t.span_keys) as k(span_id)
+    where t.id = any(${tracePks}::uuid[]) order by t.trace_service_id, k.span_id
+    on conflict do nothing`;
+  await sql`update traces set span_keys = null where id = any(${tracePks}::uuid[])`;
+  return moved.count;
+}

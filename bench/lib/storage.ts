@@ -7,6 +7,8 @@ export interface StorageReport {
   bytesPerTrace: number;
   ratio: number;
   tables: Array<{ table: string; heap: number; toast: number; indexes: number; perTrace: number }>;
+  /** Each index of those tables, bytes per stored trace (where a table's index bytes go). */
+  indexes: Array<{ index: string; perTrace: number }>;
 }
 
 const TABLES = [
@@ -59,6 +61,14 @@ export async function storageReport(sql: postgres.Sql): Promise<StorageReport> {
       perTrace: traces ? Math.round(bytes / traces) : 0,
     });
   }
+  const indexRows = await sql<{ index: string; bytes: string }[]>`
+    select i.indexrelid::regclass::text as index, pg_relation_size(i.indexrelid)::text as bytes
+    from pg_index i join pg_class c on c.oid = i.indrelid
+    where c.relname = any(${TABLES}::text[]) and c.relkind = 'r' order by pg_relation_size(i.indexrelid) desc`;
+  const indexes = indexRows.map((r) => ({
+    index: r.index,
+    perTrace: traces ? Math.round(Number(r.bytes) / traces) : 0,
+  }));
   const bytesPerTrace = traces ? Math.round(total / traces) : 0;
   return {
     traces,
@@ -66,6 +76,7 @@ export async function storageReport(sql: postgres.Sql): Promise<StorageReport> {
     bytesPerTrace,
     ratio: rawPerTrace ? +(bytesPerTrace / rawPerTrace).toFixed(2) : 0,
     tables,
+    indexes,
   };
 }
 
@@ -77,4 +88,10 @@ export function printStorage(r: StorageReport): void {
   const mb = (b: number) => (b / 1e6).toFixed(1);
   for (const t of r.tables)
     console.log(`| ${t.table} | ${mb(t.heap)} | ${mb(t.toast)} | ${mb(t.indexes)} | ${t.perTrace} |`);
+  console.log(
+    `indexes, bytes per trace: ${r.indexes
+      .filter((i) => i.perTrace > 0)
+      .map((i) => `${i.index} ${i.perTrace}`)
+      .join(", ")}`,
+  );
 }

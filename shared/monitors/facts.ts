@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { EntityFacts } from "./samples.ts";
 import { TRACE_MATURED_AT_SQL } from "../maturation/state.ts";
+import { traceMetricSource } from "../db/trace-metrics.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
@@ -33,13 +34,16 @@ export async function loadSessionFacts(sql: Sql, where: postgres.PendingQuery<po
   );
 }
 
+/** Where a trace's `errors` metric is stored (shared/db/trace-metrics.ts). */
+const ERRORS = traceMetricSource("errors");
+
 /** Facts of matured traces chosen by `where` (over `traces tr left join trace_analyses ta`), newest first. */
 export async function loadTraceFacts(sql: Sql, where: postgres.PendingQuery<postgres.Row[]>, limit: number) {
   const rows = await sql`
     select tr.id, tr.environment, tr.model, ta.cost_usd,
       (extract(epoch from tr.end_time - tr.start_time) * 1000)::float8 as latency_ms,
       (select coalesce(sum((r->'usage'->>'total_tokens')::bigint), 0) from jsonb_array_elements(tr.payload->'responses') r)::int8 as total_tokens,
-      case when jsonb_typeof(ta.metrics -> 'errors') = 'number' then (ta.metrics ->> 'errors')::float8 else 0 end as errors
+      case when jsonb_typeof(${sql.unsafe(ERRORS)} -> 'errors') = 'number' then (${sql.unsafe(ERRORS)} ->> 'errors')::float8 else 0 end as errors
     from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
     where ${where} order by ${sql.unsafe(TRACE_MATURED_AT_SQL)} desc nulls last limit ${limit}`;
   return rows.map(

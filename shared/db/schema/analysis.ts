@@ -62,7 +62,9 @@ export const transcriptItems = pgTable(
   (t) => [
     primaryKey({ name: "transcript_items_pkey", columns: [t.sessionPk, t.position, t.tenantId] }),
     sessionFk("transcript_items", t),
-    uniqueIndex("transcript_items_item_uq").on(t.sessionPk, t.itemId, t.tenantId),
+    // The item read by id (migration 0022: a hash index, a quarter of the unique btree's bytes;
+    // one row per item id is the writer's, apps/processor/src/maturation/persist.ts).
+    index("transcript_items_item_idx").using("hash", t.itemId),
   ],
 );
 
@@ -135,7 +137,10 @@ export const traceAnalyses = pgTable(
     traceId: text("trace_id").notNull(),
     computedAt: ts("computed_at").notNull(),
     costUsd: doublePrecision("cost_usd"),
-    metrics: jsonb("metrics").$type<Record<string, unknown>>().notNull(),
+    /** In full on rows written before migration 0021 (or that its trace row cannot rebuild), else null. */
+    metrics: jsonb("metrics").$type<Record<string, unknown>>(),
+    /** What differs from the trace row's base (migration 0021, shared/db/trace-metrics.ts); null: nothing. */
+    metricsDelta: jsonb("metrics_delta").$type<Record<string, unknown>>(),
   },
   // traces/filtered sorted or filtered by costUsd (migration 0009).
   (t) => [

@@ -113,6 +113,12 @@ export const traces = pgTable(
     receivedAt: ts("received_at").notNull(),
     ingestedAt: ts("ingested_at").notNull().defaultNow(),
     /**
+     * Its derived spans' ids as signed 64-bit integers (shared/spans.ts `spanIdKey`), for the
+     * bare-id lookup through `traces_span_keys_idx` (migration 0022); null on traces written
+     * before, whose ids are rows of `spanIds`.
+     */
+    spanKeys: bigint("span_keys", { mode: "bigint" }).array(),
+    /**
      * A trace's maturation state before migration 0016, kept for older rows, never read or
      * written since: new rows leave them null. The state lives in `pendingTraces` (active or
      * publish owed) and `trace_analyses.computed_at` (the maturation time).
@@ -131,6 +137,8 @@ export const traces = pgTable(
     index("traces_service_start_idx").on(t.traceServiceId, t.startTime),
     // Rows written before migration 0015, for the payload backfill (empty once it has run).
     index("traces_jsonb_payload_idx").on(t.id).where(sql`payload is not null`),
+    // A span id -> its trace (migration 0022; `fastupdate = off`, not expressed here: no pending list to read).
+    index("traces_span_keys_idx").using("gin", t.spanKeys).where(sql`span_keys is not null`),
   ],
 );
 
@@ -205,7 +213,8 @@ export const spans = pgTable(
 );
 
 /**
- * Where a span id lives, for the bare-id lookup (migration 0017): the id's 16 hex characters as a
+ * Where a span id of a trace written between migrations 0017 and 0022 lives (newer traces keep
+ * their ids in `traces.span_keys`), for the bare-id lookup (migration 0017): the id's 16 hex characters as a
  * signed 64-bit integer (shared/spans.ts `spanIdKey`), and its trace. Written with the trace,
  * never updated; the span itself is derived from the trace's payload.
  */

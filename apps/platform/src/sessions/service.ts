@@ -72,9 +72,10 @@ export async function deleteSession(sql: postgres.Sql, serviceId: string, sessio
     if (!s) return null;
     const [counts] = await tx<{ traces: number; spans: number; events: number; items: number; findings: number }[]>`
       select (select count(*) from traces where session_pk = ${s.id})::int as traces,
-        -- Stored span rows (traces before migration 0017) and the derived spans' ids (since).
+        -- Stored span rows (traces before migration 0017) and the derived spans' ids (since: rows until 0022, then on the trace).
         ((select count(*) from spans sp join traces tr on sp.trace_pk = tr.id where tr.session_pk = ${s.id})
-          + (select count(*) from span_ids k join traces tr on k.trace_pk = tr.id where tr.session_pk = ${s.id}))::int as spans,
+          + (select count(*) from span_ids k join traces tr on k.trace_pk = tr.id where tr.session_pk = ${s.id})
+          + (select coalesce(sum(cardinality(span_keys)), 0) from traces where session_pk = ${s.id}))::int as spans,
         (select count(*) from events where session_pk = ${s.id})::int as events,
         (select count(*) from transcript_items where session_pk = ${s.id})::int as items,
         (select count(*) from findings where session_pk = ${s.id})::int as findings`;

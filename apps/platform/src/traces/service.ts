@@ -3,10 +3,11 @@ import type postgres from "postgres";
 import { TRACE_MATURED_AT_SQL, TRACE_STATUS_SQL } from "@cellar/shared/maturation/state";
 import { prepared } from "../http/db.ts";
 import { notFound } from "@cellar/shared/errors";
-import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
+import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
 import { iso } from "../http/schemas.ts";
 import { EVENT_COLUMNS, eventOut, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, traceSummaryOut } from "./model.ts";
 import { spanIdKey } from "@cellar/shared/spans";
+import { TRACE_METRICS_SQL, traceMetricSource } from "@cellar/shared/db/trace-metrics";
 import { derivedSpanCount, derivedSpanRows, spansOfTrace, TRACE_FOR_SPANS, type TraceForSpans } from "./spans.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 import { listScores } from "../scores/service.ts";
@@ -15,7 +16,7 @@ import { listScores } from "../scores/service.ts";
 export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
   const [r] = await prepared(
     sql,
-    `select ${TRACE_COLUMNS}, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z, tr.payload->'request' as request, tr.payload->'responses' as responses, ta.metrics,
+    `select ${TRACE_COLUMNS}, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z, tr.payload->'request' as request, tr.payload->'responses' as responses, ${TRACE_METRICS_SQL} as metrics,
        (select count(*) from spans sp where sp.trace_pk = tr.id)::int as span_count
      from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
      where tr.trace_service_id = $1 and tr.trace_id = $2`,
@@ -67,7 +68,8 @@ export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: s
 
 /**
  * A span by id across the candidate services (ids are unique per service): a stored row of a
- * trace written before migration 0017, or the span derived from the trace `span_ids` points at.
+ * trace written before migration 0017, or the span derived from the trace whose id list holds it
+ * (`span_ids` rows of traces written before migration 0022, `traces.span_keys` since).
  */
 export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanId: string) {
   if (services.length === 0) return [];
@@ -84,7 +86,9 @@ export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanI
   const traces = await prepared<TraceForSpans & { trace_service_id: string }>(
     sql,
     `select ${TRACE_FOR_SPANS}, k.trace_service_id from span_ids k join traces tr on tr.id = k.trace_pk
-     where k.trace_service_id = any($1::uuid[]) and k.span_id = $2::int8`,
+     where k.trace_service_id = any($1::uuid[]) and k.span_id = $2::int8
+     union all
+     select ${TRACE_FOR_SPANS}, tr.trace_service_id from traces tr where tr.span_keys @> array[$2::int8] and tr.trace_service_id = any($1::uuid[])`,
     [ids, key],
   );
   for (const t of traces) {
@@ -99,7 +103,7 @@ export async function findTraceMetrics(sql: postgres.Sql, services: ServiceRef[]
   if (services.length === 0) return [];
   const names = new Map(services.map((s) => [s.id, s.name]));
   const rows = await sql`
-    select tr.trace_service_id, tr.trace_id, ta.computed_at, ta.cost_usd, ta.metrics
+    select tr.trace_service_id, tr.trace_id, ta.computed_at, ta.cost_usd, ${sql.unsafe(TRACE_METRICS_SQL)} as metrics
     from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
     where tr.trace_service_id = any(${services.map((s) => s.id)}::uuid[]) and tr.trace_id = ${traceId}`;
   return rows.map((r) => ({
@@ -132,7 +136,14 @@ export const TRACE_FILTERS: FilterSet = {
     },
     costUsd: { type: "number", expr: "ta.cost_usd", sortable: true, joined: true },
   },
-  dynamic: metricsField("ta"),
+  // Any numeric key of the trace's metrics, as stored (shared/db/trace-metrics.ts).
+  dynamic: {
+    prefix: "metrics.",
+    expr: (sql, name) => {
+      const m = sql.unsafe(traceMetricSource(name));
+      return sql`(case when jsonb_typeof(${m} -> ${name}) = 'number' then (${m} ->> ${name})::float8 end)`;
+    },
+  },
 };
 
 export const TracesFilteredBody = filteredBody("serviceName", "skipTotalCount", TRACE_FILTERS);

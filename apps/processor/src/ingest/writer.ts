@@ -4,7 +4,7 @@ import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
 import { openTraces, reopen, stillActiveTraces } from "@cellar/shared/maturation/state";
 import { writeScores } from "./scores.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
-import { deriveSpans, insertSpanIds, spanIdKey, type SpanIdRow, traceIdFor } from "./spans.ts";
+import { deriveSpans, spanIdKey, traceIdFor } from "./spans.ts";
 
 export interface WriteResult {
   /** Sessions still active after the write: their activity keys get refreshed. */
@@ -61,7 +61,6 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
     const sessionPkOf = new Map(sessionRows.map((r) => [`${r.trace_service_id}\u0000${r.session_id}`, r.id]));
 
     const traceRows: Record<string, unknown>[] = [];
-    const spanRows: Record<string, unknown>[] = [];
     const eventRows: Record<string, unknown>[] = [];
     for (const m of messages) {
       const svc = services.get(serviceKey(m.tenantId, m.serviceName))!;
@@ -89,11 +88,10 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
           awaits_messages: (p as { otel?: { messages?: unknown } }).otel?.messages === "none",
           received_at: m.receivedAt,
         });
-        // Spans are derived from the payload when read; only where each span id lives is written.
-        for (const s of deriveSpans(traceId, p)) {
-          const key = spanIdKey(s.spanId);
-          if (key) spanRows.push({ tenant_id: m.tenantId, trace_service_id: svc, trace_id: traceId, span_id: key });
-        }
+        // Spans are derived from the payload when read; only where each span id lives is written:
+        // the ids as the trace row's `span_keys` (migration 0022), found by its GIN index.
+        const keys = deriveSpans(traceId, p).flatMap((s) => spanIdKey(s.spanId) ?? []);
+        traceRows[traceRows.length - 1].span_keys = keys.length ? keys : null;
       } else {
         const p = m.payload;
         eventRows.push({
@@ -125,12 +123,12 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
           }[]
         >`
           insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at)
+            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys)
           select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at
+            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys
           from json_to_recordset(${tx.json(traceRows.map(({ payload_z: _, ...row }) => row) as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
             session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz,
-            prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz)
+            prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz, span_keys int8[])
           order by trace_service_id, trace_id
           on conflict (trace_service_id, trace_id, tenant_id) do nothing
           returning id, trace_id, trace_service_id, session_pk,
@@ -155,13 +153,6 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
         from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text)
         order by trace_pk`;
     }
-    await insertSpanIds(
-      tx,
-      spanRows.flatMap((s) => {
-        const trace_pk = tracePkOf.get(`${s.trace_service_id}\u0000${s.trace_id}`);
-        return trace_pk ? [{ ...s, trace_pk } as SpanIdRow] : [];
-      }),
-    );
     const newEvents = eventRows.length
       ? await tx<{ session_pk: string; at_ms: number }[]>`
           insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)

@@ -5,6 +5,7 @@ import { storedItem } from "@cellar/shared/analysis/transcript-source";
 import { approxSize, referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
 import { stableId } from "../ingest/spans.ts";
 import { persistFindings } from "./persist-findings.ts";
+import { traceMetricsBaseSql } from "@cellar/shared/db/trace-metrics";
 import type { SessionRow, TraceRow } from "./store.ts";
 
 /** The analysis of one session as persisted: everything but the items (written as soon as computed). */
@@ -38,16 +39,23 @@ export async function persistTranscriptItems(
 ): Promise<void> {
   const rows = items.map((item, position) => storedItemRow(s, item, position));
   let fresh = rows;
+  let kept: StoredItemRow[] = [];
   if (replace) {
-    const kept = await tx<{ position: number }[]>`
+    const keptRows = await tx<{ position: number }[]>`
       with x as (select * from unnest(${tx.array(rows.map((r) => r.position))}::int[], ${tx.array(rows.map((r) => r.digest))}::int8[]) as x(position, digest)),
         gone as (
           delete from transcript_items t where t.session_pk = ${s.id}
             and not exists (select 1 from x where x.position = t.position and x.digest = t.digest))
       select t.position from transcript_items t join x on x.position = t.position and x.digest = t.digest where t.session_pk = ${s.id}`;
-    const same = new Set(kept.map((r) => r.position));
+    const same = new Set(keptRows.map((r) => r.position));
     fresh = rows.filter((r) => !same.has(r.position));
+    kept = rows.filter((r) => same.has(r.position));
   }
+  // One row per item id in a session (migration 0022: no unique index checks it any more): a
+  // fresh row whose id a kept row or an earlier fresh row has is not written, as the insert's
+  // conflict on (session_pk, item_id) skipped it before.
+  const ids = new Set(kept.map((r) => r.item_id));
+  fresh = fresh.filter((r) => !ids.has(r.item_id) && ids.add(r.item_id));
   let chunk: StoredItemRow[] = [];
   let bytes = 0;
   const flush = async () => {
@@ -60,7 +68,7 @@ export async function persistTranscriptItems(
       select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest
       from jsonb_to_recordset(${tx.json(part as any)}::jsonb) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
         role text, timestamp timestamptz, trace_id text, span_id text, item jsonb, source_trace_pk uuid, source text, digest int8)
-      on conflict (session_pk, item_id, tenant_id) do nothing`;
+      on conflict do nothing`;
   };
   for (const row of fresh) {
     chunk.push(row);
@@ -315,10 +323,17 @@ export async function persistTraceAnalyses(
     cost_usd: a.costUsd,
     metrics: a.metrics,
   }));
+  // The metrics as what differs from their trace row's base (migration 0021), when that rebuilds
+  // them to the same text; else in full (so too metrics with a key "-", the delta's own). Left join: a trace gone meanwhile fails its key as before.
   await tx`
-    insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics)
-    select trace_pk, tenant_id, trace_service_id, trace_id, now(), cost_usd, metrics
+    insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics, metrics_delta)
+    select x.trace_pk, x.tenant_id, x.trace_service_id, x.trace_id, now(), x.cost_usd,
+      case when d.same then null else x.metrics end, case when d.same then d.delta end
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, tenant_id uuid, trace_service_id uuid, trace_id text, cost_usd float8, metrics jsonb)
-    order by trace_pk
+      left join traces t on t.id = x.trace_pk and t.tenant_id = x.tenant_id
+      cross join lateral (select ${tx.unsafe(traceMetricsBaseSql("t", "x.cost_usd"))} as base) b
+      cross join lateral (select case when not x.metrics ? '-' then trace_metrics_delta(x.metrics, b.base) end as delta) d0
+      cross join lateral (select d0.delta, not x.metrics ? '-' and trace_metrics_restore(d0.delta, b.base)::text = x.metrics::text as same) d
+    order by x.trace_pk
     on conflict (trace_pk, tenant_id) do nothing`;
 }

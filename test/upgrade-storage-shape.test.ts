@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import type postgres from "postgres";
+import { MIGRATIONS_DIR } from "@cellar/shared/db/client";
+import { TRACE_METRICS_SQL } from "@cellar/shared/db/trace-metrics";
+import { persistTraceAnalyses, persistTranscriptItems } from "../apps/processor/src/maturation/persist";
+import type { SessionRow } from "../apps/processor/src/maturation/store";
+import type { TranscriptItem } from "../apps/processor/src/analysis/transcript";
+import type { TraceRow } from "../apps/processor/src/maturation/store";
+import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { createTestStack, type TestStack } from "./helpers/stack";
+import { storeSpanIdRows } from "../bench/lib/legacy-spans";
+import { storeMetricsInFull } from "./helpers/storage-shape";
+
+/**
+ * Upgrade without loss (issue 28, second round, migration 0021): a trace's metrics stored as what
+ * differs from its trace row's base. Traces whose metrics are stored in full (every row written
+ * before the migration) answer every platform read byte for byte as the same traces stored as
+ * deltas, before and after the migration runs on them; any metrics object the analysis may
+ * produce reads back as it was written.
+ */
+let stack: TestStack;
+let f: PlatformFixture;
+
+beforeAll(async () => {
+  stack = await createTestStack({ windowSeconds: 1 });
+  f = await seedPlatform(stack);
+});
+afterAll(() => stack.stop());
+
+const S = "support-bot";
+const filtered = (body: Record<string, unknown>) => ({
+  method: "POST",
+  path: "/telemetry/otel/traces/filtered",
+  body: { serviceName: S, ...body },
+});
+const metric = (field: string, operator: string, value: unknown) =>
+  filtered({ filters: [{ field: `metrics.${field}`, operator, value }] });
+/** Every read endpoint, plus trace list filters on metrics keys the base sets and keys it does not. */
+function endpoints(traceIds: string[]): Array<{ method: string; path: string; body?: unknown }> {
+  return [
+    ...readEndpoints(f),
+    ...traceIds.flatMap((id) => [
+      { method: "GET", path: `/telemetry/otel/trace/${id}?serviceName=${S}` },
+      { method: "GET", path: `/telemetry/metrics/trace/${id}` },
+    ]),
+    metric("durationMs", "gt", 0),
+    metric("promptTokens", "gte", 1),
+    metric("cachedTokens", "equals", 0),
+    metric("costUsd", "gt", 0),
+    metric("modelCalls", "equals", 1),
+    metric("latencyP95Ms", "lt", 1e9),
+    metric("models", "gt", 0),
+    metric("notAKey", "gt", 0),
+    metric("durationMs", "gt", 0),
+    { ...metric("totalTokens", "gt", 0), body: { ...metric("totalTokens", "gt", 0).body, skipTotalCount: true } },
+    filtered({ sort: { field: "costUsd", direction: "desc" } }),
+    ...spanIds.map((id) => ({ method: "GET", path: `/telemetry/otel/spans/${id}` })),
+  ];
+}
+/** Every derived span id of the support-bot traces (set by the first test). */
+let spanIds: string[] = [];
+async function answers(traceIds: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of endpoints(traceIds)) {
+    const r = await call(stack, e, { authorization: `Token ${f.keys.owner}` });
+    out.push(`${e.method} ${e.path} ${JSON.stringify(e.body ?? null)} -> ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  return out;
+}
+
+/** Back to the shape before migration 0021: every row's metrics in full, no delta column, no functions. */
+async function toOldShape(sql: postgres.Sql) {
+  await storeMetricsInFull(sql);
+  await sql.unsafe(`
+    alter table trace_analyses drop column metrics_delta, alter column metrics set not null;
+    drop function trace_metrics_delta, trace_metrics_restore, trace_metrics_by_model, trace_metrics_base;`);
+}
+
+/** The migration as drizzle runs it: its statements in order. */
+async function applyMigration(sql: postgres.Sql) {
+  const text = readFileSync(join(MIGRATIONS_DIR, "0021_trace_metrics_delta.sql"), "utf8");
+  for (const statement of text.split("--> statement-breakpoint")) await sql.unsafe(statement);
+}
+
+test("traces with metrics in full (the old shape) answer every read as the same traces stored as deltas", async () => {
+  const { sql } = stack.database;
+  const traces = await sql<{ trace_id: string; delta: boolean; bytes: number }[]>`
+    select tr.trace_id, ta.metrics is null as delta, pg_column_size(coalesce(ta.metrics, ta.metrics_delta))::int as bytes
+    from trace_analyses ta join traces tr on tr.id = ta.trace_pk join trace_services s on s.id = tr.trace_service_id
+    where s.name = ${S} and s.tenant_id = (select tenant_id from traces where trace_id = 'tr-1')
+    order by tr.trace_id`;
+  expect(traces.length).toBeGreaterThan(2);
+  // The seeded one-call traces are stored as deltas, a small fraction of the full object.
+  expect(traces.filter((t) => t.delta).length).toBeGreaterThan(0);
+  const ids = traces.map((t) => t.trace_id);
+  const texts = async () =>
+    (
+      await sql<{ m: string }[]>`
+      select ${sql.unsafe(TRACE_METRICS_SQL)}::text as m from trace_analyses ta join traces tr on tr.id = ta.trace_pk order by tr.trace_id`
+    ).map((r) => r.m);
+  const stored = await texts();
+  const fresh = await answers(ids);
+  expect(fresh.filter((a) => !/ -> 200 /.test(a))).toEqual([]);
+  expect(fresh.filter((a) => a.includes('"metrics":{')).length).toBeGreaterThan(0);
+
+  await toOldShape(sql);
+  const [full] = await sql<{ n: number }[]>`select count(*)::int as n from trace_analyses where metrics is null`;
+  expect(full.n).toBe(0);
+  await applyMigration(sql);
+  expect(await texts()).toEqual(stored);
+  expect(await answers(ids)).toEqual(fresh);
+});
+
+const number = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(0, 1, 1e-7, 0.1 + 0.2, 2 ** 53 + 2, 1100, 0.0002121, 256),
+);
+const value = fc.oneof(
+  number,
+  fc.constant(null),
+  fc.boolean(),
+  fc.string({ maxLength: 8 }),
+  fc.array(number, { maxLength: 3 }),
+);
+const KEYS = ["durationMs", "modelCalls", "toolCalls", "promptTokens", "cachedTokens", "costUsd", "costComplete"];
+/** Metrics the analysis writes today with some keys changed, dropped or added (hostile ones too). */
+const metricsArb = fc.record({
+  drop: fc.subarray([...KEYS, "costByModel", "models", "finishReasons"]),
+  set: fc.dictionary(fc.constantFrom(...KEYS, "-", "costByModel", "errors", "x y", "models"), value, { maxKeys: 4 }),
+  byModel: fc.option(fc.record({ costUsd: number, cachedTokens: number }), { nil: undefined }),
+});
+
+test("any metrics object reads back as written (property, through the writer)", async () => {
+  const { sql } = stack.database;
+  const [t] = await sql<(TraceRow & { base: Record<string, any>; cost_usd: number | null })[]>`
+    select tr.id, tr.tenant_id, tr.trace_service_id, tr.session_id, tr.trace_id, ta.cost_usd,
+      ${sql.unsafe(TRACE_METRICS_SQL)} as base
+    from traces tr join trace_analyses ta on ta.trace_pk = tr.id order by tr.trace_id limit 1`;
+  const { base } = t;
+  class Rollback extends Error {}
+  const shapes = { delta: 0, full: 0 };
+  await fc.assert(
+    fc.asyncProperty(metricsArb, fc.option(number, { nil: null }), async ({ drop, set, byModel }, cost) => {
+      const metrics: Record<string, unknown> = { ...base, ...set };
+      for (const k of drop) delete metrics[k];
+      if (byModel && Array.isArray(base.costByModel)) metrics.costByModel = [{ ...base.costByModel[0], ...byModel }];
+      const expected = JSON.parse(JSON.stringify(metrics));
+      let read: unknown;
+      await sql
+        .begin(async (tx) => {
+          await tx`delete from trace_analyses where trace_pk = ${t.id}`;
+          await persistTraceAnalyses(tx, [{ row: t as TraceRow, analysis: { metrics, costUsd: cost } }]);
+          const [r] = await tx`
+            select ${tx.unsafe(TRACE_METRICS_SQL)} as m, ${tx.json(metrics as any)}::jsonb as want, ta.metrics is null as delta
+            from traces tr join trace_analyses ta on ta.trace_pk = tr.id where tr.id = ${t.id}`;
+          read = r.m;
+          shapes[r.delta ? "delta" : "full"]++;
+          // The same value as the jsonb of the object itself (what the full shape stored and answered).
+          expect(JSON.stringify(r.m)).toBe(JSON.stringify(r.want));
+          throw new Rollback();
+        })
+        .catch((e) => {
+          if (!(e instanceof Rollback)) throw e;
+        });
+      expect(read).toEqual(expected);
+    }),
+    { numRuns: 150, examples: [[{ drop: [], set: {}, byModel: undefined }, t.cost_usd]] },
+  );
+  // Both shapes were written: deltas where the base rebuilds the object, the full object elsewhere.
+  expect(shapes.delta).toBeGreaterThan(0);
+  expect(shapes.full).toBeGreaterThan(0);
+});
+
+test("traces with span ids as rows (0017-0021) answer every span read as traces with them on the row, and the item index changed (0022)", async () => {
+  const { sql } = stack.database;
+  const traces = await sql<{ id: string; trace_id: string; keys: string[] | null }[]>`
+    select tr.id, tr.trace_id, tr.span_keys::text[] as keys from traces tr join trace_services s on s.id = tr.trace_service_id
+    where s.name = ${S} and s.tenant_id = (select tenant_id from traces where trace_id = 'tr-1') order by tr.trace_id`;
+  expect(traces.every((t) => (t.keys?.length ?? 0) >= 2)).toBe(true);
+  const [{ rows }] = await sql<{ rows: number }[]>`select count(*)::int as rows from span_ids`;
+  expect(rows).toBe(0);
+  // Every span id of these traces, spelled as the reads spell it (16 hex characters).
+  spanIds = traces.flatMap((t) => t.keys!.map((k) => BigInt.asUintN(64, BigInt(k)).toString(16).padStart(16, "0")));
+  spanIds.push("0000000000000000", "not-a-span-id");
+  const ids = traces.map((t) => t.trace_id);
+  const fresh = await answers(ids);
+  // Each real id finds its span.
+  for (const id of spanIds.slice(0, -2))
+    expect(fresh.find((a) => a.startsWith(`GET /telemetry/otel/spans/${id} `))).toContain(`"spanId":"${id}"`);
+
+  // Half of them as the writer between 0017 and 0021 stored them, then all, then the migration again.
+  expect(
+    await storeSpanIdRows(
+      sql,
+      traces.filter((_, i) => i % 2 === 0).map((t) => t.id),
+    ),
+  ).toBeGreaterThan(0);
+  expect(await answers(ids)).toEqual(fresh);
+  await storeSpanIdRows(
+    sql,
+    traces.map((t) => t.id),
+  );
+  await sql`update traces set span_keys = null`;
+  await sql.unsafe(`drop index traces_span_keys_idx; alter table traces drop column span_keys;
+    drop index transcript_items_item_idx;
+    create unique index transcript_items_item_uq on transcript_items (session_pk, item_id, tenant_id)`);
+  const text = readFileSync(join(MIGRATIONS_DIR, "0022_trace_span_keys.sql"), "utf8");
+  for (const statement of text.split("--> statement-breakpoint")) await sql.unsafe(statement);
+  expect(await answers(ids)).toEqual(fresh);
+});
+
+/** A transcript item with a chosen id (a small pool, so ids repeat) and content. */
+const itemArb = fc.record({
+  id: fc.constantFrom("itm_a", "itm_b", "itm_c", "itm_d"),
+  content: fc.constantFrom("x", "y"),
+});
+
+test("the writer keeps one row per item id in a session as the unique index did (property)", async () => {
+  const { sql } = stack.database;
+  const [s] = await sql<SessionRow[]>`select id, tenant_id from sessions where session_id = 'conv-1' limit 1`;
+  const items = (list: Array<{ id: string; content: string }>): TranscriptItem[] =>
+    list.map((x, i) => ({
+      id: x.id,
+      type: "user",
+      role: "user",
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      traceId: null,
+      spanId: null,
+      content: x.content,
+    }));
+  class Rollback extends Error {}
+  /** Both maturations' rows, with or without the unique index of before migration 0022. */
+  const stored = async (first: TranscriptItem[], second: TranscriptItem[], uniqueIndex: boolean) => {
+    let rows: unknown[] = [];
+    await sql
+      .begin(async (tx) => {
+        if (uniqueIndex) await tx`create unique index t_item_uq on transcript_items (session_pk, item_id, tenant_id)`;
+        await tx`delete from transcript_items where session_pk = ${s.id}`;
+        await persistTranscriptItems(tx, s, first, false);
+        await persistTranscriptItems(tx, s, second, true);
+        rows = [
+          ...(await tx`select position, item_id, item, digest::text from transcript_items where session_pk = ${s.id} order by position`),
+        ];
+        throw new Rollback();
+      })
+      .catch((e) => {
+        if (!(e instanceof Rollback)) throw e;
+      });
+    return rows;
+  };
+  await fc.assert(
+    fc.asyncProperty(fc.array(itemArb, { maxLength: 6 }), fc.array(itemArb, { maxLength: 6 }), async (a, b) => {
+      expect(await stored(items(a), items(b), false)).toEqual(await stored(items(a), items(b), true));
+    }),
+    { numRuns: 60 },
+  );
+});
