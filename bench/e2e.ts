@@ -34,7 +34,7 @@ import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { randomBytes, toBase64 } from "@cellar/shared/crypto";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
-import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { activityStream, ingestStream } from "@cellar/shared/nats/catalogue";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { stopChild } from "../scripts/infra/processes";
@@ -128,6 +128,8 @@ export interface StageResult {
   load: string;
   /** Activity KV messages (puts + markers) per accepted trace. */
   kvPerTrace: number;
+  /** The activity consumer's backlog, sampled each second: markers waiting is maturation behind. */
+  activityLags: number[];
   /** --webhooks: the stage's deliveries, settled. */
   webhooks: WebhookStage | null;
   /** A stage of the full --seconds that held, met the lateness target and (webhooks) delivered all. */
@@ -235,6 +237,11 @@ async function main() {
       const info = await jsm.consumers.info(topology.ingestStream, ingestStream.consumer!.durable);
       return info.num_pending + info.num_ack_pending;
     };
+    /** Markers (and puts) the processor's activity consumer has not yet acknowledged. */
+    const activityLag = async () => {
+      const info = await jsm.consumers.info(`KV_${topology.activityBucket}`, activityStream.consumer!.durable);
+      return info.num_pending + info.num_ack_pending;
+    };
     const ingestUrl = `http://127.0.0.1:${ingestPort}/raw/traces`;
     const platformBase = `http://127.0.0.1:${platformPort}/api/v1`;
     const probeBody = makeTemplates(1)[0];
@@ -284,6 +291,7 @@ async function main() {
       let loadgenCpu = 0;
       const loadgenDone = new Promise<void>((res) => loadgen.once("exit", () => res()));
       const lags: number[] = [];
+      const activityLags: number[] = [];
       const readable: number[] = [];
       let missing = 0;
       let running = true;
@@ -291,6 +299,7 @@ async function main() {
         while (running) {
           await sleep(1000);
           if (running) lags.push(await lag());
+          if (running) activityLags.push(await activityLag());
           loadgenCpu = cpu(loadgen.pid).loadgen || loadgenCpu;
         }
       })();
@@ -439,6 +448,7 @@ async function main() {
           .map((x) => x.toFixed(1))
           .join(" "),
         kvPerTrace: +kvPerTrace.toFixed(2),
+        activityLags,
         webhooks: hooks,
         sustained,
       };
@@ -535,7 +545,7 @@ function printStage(r: StageResult) {
     `stage ${r.rate}/s x ${r.seconds} s: ${r.achieved}/s accepted (${r.failed} failed), lag ${r.holds ? "FLAT" : "NOT flat"} (slope ${r.lagSlope}/s, samples ${r.lags.join(",")}), drained ${r.drainSeconds} s after; ` +
       `ingest p50 ${r.ingestP50} / p99 ${r.ingestP99} ms; readable p50 ${r.readableP50} / p99 ${r.readableP99} ms (${r.readableMissing} missing); ` +
       `lateness p50 ${r.latenessP50} / p99 ${r.latenessP99} / max ${r.latenessMax} ms over ${r.steadySessions} sessions ended during the run (the ${r.tailSessions} open at its end, all ending at once: p99 ${r.tailP99} ms; ${r.maturedSessions}/${r.sessions} matured); ` +
-      `CPU us/trace ${r.totalUsPerTrace} ${JSON.stringify(r.cpuUsPerTrace)}; activity KV messages per trace ${r.kvPerTrace}; load ${r.load}` +
+      `CPU us/trace ${r.totalUsPerTrace} ${JSON.stringify(r.cpuUsPerTrace)}; activity KV messages per trace ${r.kvPerTrace}; activity backlog samples ${r.activityLags.join(",")}; load ${r.load}` +
       (r.webhooks
         ? `; webhooks: ${r.webhooks.expected} expected, ${r.webhooks.recorded} recorded, ${r.webhooks.delivered} delivered, ${r.webhooks.receivedValid} received signed (${r.webhooks.invalid} bad signatures, ${r.webhooks.duplicates} repeats), delivery lag p50 ${r.webhooks.lagP50} / p99 ${r.webhooks.lagP99} ms`
         : "") +
