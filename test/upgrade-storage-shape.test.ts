@@ -4,7 +4,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import type postgres from "postgres";
 import { MIGRATIONS_DIR } from "@cellar/shared/db/client";
-import { TRACE_METRICS_SQL } from "@cellar/shared/db/trace-metrics";
+import { compactTraceMetrics, TRACE_METRICS_SQL } from "@cellar/shared/db/trace-metrics";
 import { persistTraceAnalyses, persistTranscriptItems } from "../apps/processor/src/maturation/persist";
 import type { SessionRow } from "../apps/processor/src/maturation/store";
 import type { TranscriptItem } from "../apps/processor/src/analysis/transcript";
@@ -87,6 +87,11 @@ async function applyMigration(sql: postgres.Sql) {
 
 test("traces with metrics in full (the old shape) answer every read as the same traces stored as deltas", async () => {
   const { sql } = stack.database;
+  // The writer stores metrics in full; compacted off its path (compactTraceMetrics) they become deltas.
+  await compactTraceMetrics(
+    sql,
+    (await sql<{ trace_pk: string }[]>`select trace_pk from trace_analyses`).map((r) => r.trace_pk),
+  );
   const traces = await sql<{ trace_id: string; delta: boolean; bytes: number }[]>`
     select tr.trace_id, ta.metrics is null as delta, pg_column_size(coalesce(ta.metrics, ta.metrics_delta))::int as bytes
     from trace_analyses ta join traces tr on tr.id = ta.trace_pk join trace_services s on s.id = tr.trace_service_id
@@ -134,7 +139,7 @@ const metricsArb = fc.record({
   byModel: fc.option(fc.record({ costUsd: number, cachedTokens: number }), { nil: undefined }),
 });
 
-test("any metrics object reads back as written (property, through the writer)", async () => {
+test("any metrics object reads back as written (property, through the writer and the compaction)", async () => {
   const { sql } = stack.database;
   const [t] = await sql<(TraceRow & { base: Record<string, any>; cost_usd: number | null })[]>`
     select tr.id, tr.tenant_id, tr.trace_service_id, tr.session_id, tr.trace_id, ta.cost_usd,
@@ -154,6 +159,7 @@ test("any metrics object reads back as written (property, through the writer)", 
         .begin(async (tx) => {
           await tx`delete from trace_analyses where trace_pk = ${t.id}`;
           await persistTraceAnalyses(tx, [{ row: t as TraceRow, analysis: { metrics, costUsd: cost } }]);
+          await compactTraceMetrics(tx, [t.id]);
           const [r] = await tx`
             select ${tx.unsafe(TRACE_METRICS_SQL)} as m, ${tx.json(metrics as any)}::jsonb as want, ta.metrics is null as delta
             from traces tr join trace_analyses ta on ta.trace_pk = tr.id where tr.id = ${t.id}`;

@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 /**
  * A trace's metrics as stored (migration 0021): `trace_analyses.metrics` in full on rows written
  * before it (and on the rare row whose metrics its trace row cannot rebuild), else
@@ -53,3 +54,26 @@ export const traceMetricSource = (name: string): string =>
   TRACE_METRICS_BASE_KEYS.has(name) || name === "costByModel"
     ? ANALYSIS_METRICS_SQL
     : "coalesce(ta.metrics, ta.metrics_delta)";
+
+/**
+ * Rewrites those traces' analyses stored in full as deltas against their trace rows (migration
+ * 0021's compact shape: ~870 B less per bench trace), wherever the delta rebuilds the metrics to
+ * the same text; any other row stays as it is. Off the write path: done in the maturation's own
+ * insert it cost ~650-800 us of Postgres execution per trace (bench/e2e.ts --pg-stats, issue 28),
+ * so the writer stores metrics in full. Nothing runs it on a schedule yet; readers take both shapes.
+ */
+export async function compactTraceMetrics(sql: postgres.Sql | postgres.TransactionSql, tracePks: string[]) {
+  if (tracePks.length === 0) return;
+  await sql.unsafe(
+    `with c as (
+      select ta.trace_pk, ta.tenant_id, d.delta from trace_analyses ta
+        join traces t on t.id = ta.trace_pk and t.tenant_id = ta.tenant_id
+        cross join lateral (select ${traceMetricsBaseSql("t", "ta.cost_usd")} as base) b
+        cross join lateral (select trace_metrics_delta(ta.metrics, b.base) as delta) d0
+        cross join lateral (select d0.delta, trace_metrics_restore(d0.delta, b.base)::text = ta.metrics::text as same) d
+      where ta.trace_pk = any($1::uuid[]) and ta.metrics is not null and not ta.metrics ? '-' and d.same)
+    update trace_analyses ta set metrics = null, metrics_delta = c.delta
+    from c where ta.trace_pk = c.trace_pk and ta.tenant_id = c.tenant_id`,
+    [tracePks],
+  );
+}

@@ -5,7 +5,6 @@ import { storedItem } from "@cellar/shared/analysis/transcript-source";
 import { approxSize, referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
 import { stableId } from "../ingest/spans.ts";
 import { persistFindings } from "./persist-findings.ts";
-import { traceMetricsBaseSql } from "@cellar/shared/db/trace-metrics";
 import type { SessionRow, TraceRow } from "./store.ts";
 
 /** The analysis of one session as persisted: everything but the items (written as soon as computed). */
@@ -323,17 +322,13 @@ export async function persistTraceAnalyses(
     cost_usd: a.costUsd,
     metrics: a.metrics,
   }));
-  // The metrics as what differs from their trace row's base (migration 0021), when that rebuilds
-  // them to the same text; else in full (so too metrics with a key "-", the delta's own). Left join: a trace gone meanwhile fails its key as before.
+  // In full: written as a delta against the trace row (migration 0021) in this statement, they
+  // cost ~650-800 us of Postgres per trace, the costliest statement of the write path, and
+  // maturation fell behind (docs/performance.md). compactTraceMetrics does it off this path.
   await tx`
     insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics, metrics_delta)
-    select x.trace_pk, x.tenant_id, x.trace_service_id, x.trace_id, now(), x.cost_usd,
-      case when d.same then null else x.metrics end, case when d.same then d.delta end
+    select x.trace_pk, x.tenant_id, x.trace_service_id, x.trace_id, now(), x.cost_usd, x.metrics, null
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, tenant_id uuid, trace_service_id uuid, trace_id text, cost_usd float8, metrics jsonb)
-      left join traces t on t.id = x.trace_pk and t.tenant_id = x.tenant_id
-      cross join lateral (select ${tx.unsafe(traceMetricsBaseSql("t", "x.cost_usd"))} as base) b
-      cross join lateral (select case when not x.metrics ? '-' then trace_metrics_delta(x.metrics, b.base) end as delta) d0
-      cross join lateral (select d0.delta, not x.metrics ? '-' and trace_metrics_restore(d0.delta, b.base)::text = x.metrics::text as same) d
     order by x.trace_pk
     on conflict (trace_pk, tenant_id) do nothing`;
 }
