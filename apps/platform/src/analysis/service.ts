@@ -17,11 +17,11 @@ export const ISSUE_FILTERS: FilterSet = {
     detector: { type: "string", expr: "i.detector", sortable: true, notNull: true },
     title: { type: "string", expr: "i.title", sortable: true, notNull: true },
     severity: { type: "enum", expr: "i.severity", values: SEVERITY },
-    severityRank: { type: "number", expr: severityRank("i"), sortable: true, notNull: true },
+    severityRank: { type: "number", expr: severityRank("i"), sortable: true, notNull: true, integer: true },
     firstSeenAt: { type: "datetime", expr: "i.first_seen_at", sortable: true, notNull: true },
     lastSeenAt: { type: "datetime", expr: "i.last_seen_at", sortable: true, notNull: true },
-    occurrences: { type: "number", expr: "i.occurrences", sortable: true, notNull: true },
-    affectedSessions: { type: "number", expr: "i.affected_sessions", sortable: true, notNull: true },
+    occurrences: { type: "number", expr: "i.occurrences", sortable: true, notNull: true, integer: true },
+    affectedSessions: { type: "number", expr: "i.affected_sessions", sortable: true, notNull: true, integer: true },
   },
 };
 export const FINDING_FILTERS: FilterSet = {
@@ -35,7 +35,7 @@ export const FINDING_FILTERS: FilterSet = {
     fingerprint: { type: "string", expr: "f.fingerprint" },
     title: { type: "string", expr: "f.title", sortable: true, notNull: true },
     severity: { type: "enum", expr: "f.severity", values: SEVERITY },
-    severityRank: { type: "number", expr: severityRank("f"), sortable: true, notNull: true },
+    severityRank: { type: "number", expr: severityRank("f"), sortable: true, notNull: true, integer: true },
     occurredAt: { type: "datetime", expr: "f.occurred_at", sortable: true, notNull: true },
   },
 };
