@@ -62,9 +62,9 @@ export const transcriptItems = pgTable(
   (t) => [
     primaryKey({ name: "transcript_items_pkey", columns: [t.sessionPk, t.position, t.tenantId] }),
     sessionFk("transcript_items", t),
-    // The item read by id (migration 0022: a hash index, a quarter of the unique btree's bytes;
-    // one row per item id is the writer's, apps/processor/src/maturation/persist.ts).
-    index("transcript_items_item_idx").using("hash", t.itemId),
+    // One row per item id in a session, and the item read by id (migration 0024: the hash index of
+    // 0022 left the rule to the writer, which let duplicates through).
+    uniqueIndex("transcript_items_item_uq").on(t.sessionPk, t.itemId, t.tenantId),
   ],
 );
 

@@ -50,9 +50,8 @@ export async function persistTranscriptItems(
     fresh = rows.filter((r) => !same.has(r.position));
     kept = rows.filter((r) => same.has(r.position));
   }
-  // One row per item id in a session (migration 0022: no unique index checks it any more): a
-  // fresh row whose id a kept row or an earlier fresh row has is not written, as the insert's
-  // conflict on (session_pk, item_id) skipped it before.
+  // One row per item id in a session: the unique index (migration 0024) skips any other row with
+  // the same id; filtering the ones known here first keeps them out of the statement.
   const ids = new Set(kept.map((r) => r.item_id));
   fresh = fresh.filter((r) => !ids.has(r.item_id) && ids.add(r.item_id));
   let chunk: StoredItemRow[] = [];
@@ -67,7 +66,7 @@ export async function persistTranscriptItems(
       select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest
       from jsonb_to_recordset(${tx.json(part as any)}::jsonb) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
         role text, timestamp timestamptz, trace_id text, span_id text, item jsonb, source_trace_pk uuid, source text, digest int8)
-      on conflict do nothing`;
+      on conflict (session_pk, item_id, tenant_id) do nothing`;
   };
   for (const row of fresh) {
     chunk.push(row);
