@@ -233,15 +233,14 @@ async function main() {
         postmaster,
       );
 
-    const lag = async () => {
-      const info = await jsm.consumers.info(topology.ingestStream, ingestStream.consumer!.durable);
+    /** Messages a durable consumer of the catalogue has not yet acknowledged. */
+    const backlog = async (spec: typeof ingestStream | typeof activityStream) => {
+      const info = await jsm.consumers.info(spec.name(topology), spec.consumer!.durable);
       return info.num_pending + info.num_ack_pending;
     };
+    const lag = () => backlog(ingestStream);
     /** Markers (and puts) the processor's activity consumer has not yet acknowledged. */
-    const activityLag = async () => {
-      const info = await jsm.consumers.info(`KV_${topology.activityBucket}`, activityStream.consumer!.durable);
-      return info.num_pending + info.num_ack_pending;
-    };
+    const activityLag = () => backlog(activityStream);
     const ingestUrl = `http://127.0.0.1:${ingestPort}/raw/traces`;
     const platformBase = `http://127.0.0.1:${platformPort}/api/v1`;
     const probeBody = makeTemplates(1)[0];
