@@ -38,6 +38,8 @@ export interface ProcessorDeps {
   /** Chunks of markers matured in parallel, and entities per chunk (one transaction each). */
   maturationConcurrency?: number;
   maturationChunk?: number;
+  /** Activity batches matured at once (default 2), each in up to maturationConcurrency chunks. */
+  maturationBatches?: number;
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
   /** Metrics hooks: each maturation outcome, and each expiry marker settled (its stream time = when it fell due). */
   observe?: { outcomes(kind: "session" | "trace", outcomes: Outcomes): void; markerDone(dueAtMs: number): void };
@@ -101,7 +103,9 @@ export function createProcessor(deps: ProcessorDeps) {
       );
       loops.push(
         consume(activityStream, runtime, {
-          batch: { maxBatch: 200, maxWaitMs: 50 },
+          // Two batches in flight: a batch's slowest chunk no longer holds the next batch back
+          // (markers waited in line behind it: docs/performance.md, "Maturation throughput").
+          batch: { maxBatch: 200, maxWaitMs: 50, concurrency: deps.maturationBatches ?? 2 },
           handle: activityHandler({
             maturation,
             topology: deps.topology,

@@ -1,4 +1,5 @@
 import type { JsMsg } from "@nats-io/jetstream";
+import pLimit from "p-limit";
 import type { ActivityKey } from "@cellar/shared/nats/catalogue";
 import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
 import type { Logger } from "@cellar/shared/logger";
@@ -44,29 +45,8 @@ export function activityHandler(deps: ActivityConsumerDeps) {
     return { retryInMs: early(outcomes, pk) };
   };
 
-  /** A batch key stands for the traces its write inserted: matured in chunks, one verdict for the key. */
-  async function matureBatch(micros: string): Promise<Verdict> {
-    const due = await tracesOfBatch(deps.maturation.sql, micros);
-    let wait = 0;
-    for (let i = 0; i < due.length; i += deps.chunk) {
-      const pks = due.slice(i, i + deps.chunk);
-      const outcomes = await matureIsolated(deps.maturation, "trace", pks);
-      deps.observe?.outcomes("trace", outcomes);
-      for (const pk of pks) {
-        const v = verdict(outcomes, pk);
-        if ("fail" in v) return v;
-        wait = Math.max(wait, v.retryInMs);
-      }
-    }
-    return { retryInMs: wait };
-  }
-
-  async function matureChunk(kind: EntityKind, pks: string[]): Promise<Map<string, Verdict>> {
+  async function matureChunk(kind: "session" | "trace", pks: string[]): Promise<Map<string, Verdict>> {
     const out = new Map<string, Verdict>();
-    if (kind === "batch") {
-      for (const micros of pks) out.set(micros, await matureBatch(micros));
-      return out;
-    }
     const outcomes = await matureIsolated(deps.maturation, kind, pks);
     deps.observe?.outcomes(kind, outcomes);
     for (const pk of pks) out.set(pk, verdict(outcomes, pk));
@@ -82,7 +62,12 @@ export function activityHandler(deps: ActivityConsumerDeps) {
     return out;
   }
 
-  return async (batch: Delivery<ActivityKey>[]): Promise<Outcome[]> => {
+  // One bound on chunks in flight for every batch in flight (the runtime runs two): a batch's
+  // slowest chunk no longer holds the next batch's markers back, and peak memory stays
+  // `concurrency` chunks (docs/maturation.md, "Bounded memory").
+  const chunkSlots = pLimit(deps.concurrency);
+  return (batch: Delivery<ActivityKey>[]): Promise<Outcome[]> => handleBatch(batch);
+  async function handleBatch(batch: Delivery<ActivityKey>[]): Promise<Outcome[]> {
     type Work = { m: JsMsg; pk: string };
     const decided = new Map<JsMsg, Outcome>();
     const byKind: Record<EntityKind, Work[]> = { session: [], trace: [], batch: [] };
@@ -92,42 +77,66 @@ export function activityHandler(deps: ActivityConsumerDeps) {
         decided.set(m, "ack"); // a refresh, not an expiry
       else byKind[target.kind].push({ m, pk: target.pk });
     }
-    const chunks: Array<{ kind: EntityKind; work: Work[] }> = [];
-    for (const kind of ["session", "trace"] as const) {
-      for (let i = 0; i < byKind[kind].length; i += deps.chunk)
-        chunks.push({ kind, work: byKind[kind].slice(i, i + deps.chunk) });
-    }
-    for (const w of byKind.batch) chunks.push({ kind: "batch", work: [w] });
-    let next = 0;
+    // A batch key stands for the traces its write inserted: they join the trace chunks, so a
+    // big write's traces mature in parallel chunks beside everything else, not one chunk after
+    // another while the rest of the batch waits. Its marker gets one verdict for all of them.
+    const ofKey = new Map<JsMsg, string[]>();
+    const resolved = await Promise.allSettled(byKind.batch.map((w) => tracesOfBatch(deps.maturation.sql, w.pk)));
+    const tracePks = new Set(byKind.trace.map((w) => w.pk));
+    byKind.batch.forEach((w, i) => {
+      const r = resolved[i];
+      if (r.status === "rejected") {
+        deps.logger.error("maturation failed; will retry", { kind: "batch", err: r.reason as Error });
+        decided.set(w.m, { fail: r.reason });
+        return;
+      }
+      ofKey.set(w.m, r.value);
+      for (const pk of r.value) tracePks.add(pk);
+    });
+    const chunks: Array<{ kind: "session" | "trace"; pks: string[] }> = [];
+    for (let i = 0; i < byKind.session.length; i += deps.chunk)
+      chunks.push({ kind: "session", pks: byKind.session.slice(i, i + deps.chunk).map((w) => w.pk) });
+    const traces = [...tracePks];
+    for (let i = 0; i < traces.length; i += deps.chunk)
+      chunks.push({ kind: "trace", pks: traces.slice(i, i + deps.chunk) });
+    const verdicts: Record<"session" | "trace", Map<string, Verdict>> = { session: new Map(), trace: new Map() };
     await Promise.all(
-      Array.from({ length: Math.min(deps.concurrency, chunks.length) }, async () => {
-        while (next < chunks.length) {
-          const { kind, work } = chunks[next++];
-          let verdicts: Map<string, Verdict>;
+      chunks.map(({ kind, pks }) =>
+        chunkSlots(async () => {
           try {
-            verdicts = await matureChunk(
-              kind,
-              work.map((w) => w.pk),
-            );
+            for (const [pk, v] of await matureChunk(kind, pks)) verdicts[kind].set(pk, v);
           } catch (err) {
             // Only what matureIsolated could not isolate gets here (recording a failure itself
             // failed: Postgres gone): the runtime retries the markers with backoff.
-            deps.logger.error("maturation failed; will retry", { kind, size: work.length, err: err as Error });
-            for (const w of work) decided.set(w.m, { fail: err });
-            continue;
+            deps.logger.error("maturation failed; will retry", { kind, size: pks.length, err: err as Error });
+            for (const pk of pks) verdicts[kind].set(pk, { fail: err });
           }
-          for (const w of work) {
-            const v = verdicts.get(w.pk) ?? { retryInMs: 0 };
-            if ("fail" in v) decided.set(w.m, { fail: v.fail });
-            else if (v.retryInMs > 0) decided.set(w.m, { retryInMs: Math.ceil(v.retryInMs) + 20 });
-            else {
-              decided.set(w.m, "ack");
-              deps.observe?.markerDone(w.m.time.getTime());
-            }
-          }
-        }
-      }),
+        }),
+      ),
     );
+    const settle = (m: JsMsg, v: Verdict) => {
+      if ("fail" in v) decided.set(m, { fail: v.fail });
+      else if (v.retryInMs > 0) decided.set(m, { retryInMs: Math.ceil(v.retryInMs) + 20 });
+      else {
+        decided.set(m, "ack");
+        deps.observe?.markerDone(m.time.getTime());
+      }
+    };
+    for (const w of byKind.session) settle(w.m, verdicts.session.get(w.pk) ?? { retryInMs: 0 });
+    for (const w of byKind.trace) settle(w.m, verdicts.trace.get(w.pk) ?? { retryInMs: 0 });
+    for (const [m, pks] of ofKey) {
+      // The key's verdict: the first trace that failed, else the longest wait of any of them.
+      let v: Verdict = { retryInMs: 0 };
+      for (const pk of pks) {
+        const one = verdicts.trace.get(pk) ?? { retryInMs: 0 };
+        if ("fail" in one) {
+          v = one;
+          break;
+        }
+        v = { retryInMs: Math.max(v.retryInMs, one.retryInMs) };
+      }
+      settle(m, v);
+    }
     return batch.map((d) => decided.get(d.msg) ?? { retryInMs: 2_000 });
-  };
+  }
 }
