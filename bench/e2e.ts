@@ -533,7 +533,8 @@ async function main() {
     await nc.close();
     await database.close();
   } finally {
-    await Promise.allSettled(children.map(stopChild));
+    // A profiled app (BENCH_<APP>_FLAGS) writes its profile at exit: give shutdown time for it.
+    await Promise.allSettled(children.map((c) => stopChild(c, 60_000)));
     await Promise.allSettled([nats.stop(), pg.stop()]);
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -18,7 +18,6 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { MIGRATIONS_DIR, runMigrations } from "@cellar/shared/db/client";
 import * as state from "@cellar/shared/maturation/state";
-import { selectMaturing } from "../apps/processor/src/maturation/store";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { fastSettings } from "./e2e/cluster";
 
@@ -92,10 +91,11 @@ async function drive(
       return inserted.map((r) => r.id);
     });
     if (shape === "floor") continue;
+    let keys: Array<{ pk: string; ingestedKey: string }> = [];
     await sql.begin(async (tx) => {
       if (shape === "after") {
-        await selectMaturing(tx, "trace", { lockIds: ids, windowSeconds: 0 });
-        await state.matureTraces(tx, ids);
+        // The claim locks and matures in one statement (selectMaturing only for what it leaves).
+        keys = (await state.matureTraces(tx, ids, 0)).map((r) => ({ pk: r.id, ingestedKey: r.ingested_key }));
       } else {
         // main before migration 0016: selectMaturing's trace lock, matureTraces.
         await tx`
@@ -108,7 +108,7 @@ async function drive(
           returning id, tenant_id, trace_service_id, trace_id, session_id, status, maturation_count, matured_at`;
       }
     });
-    if (shape === "after") await state.recordPublished(sql, [], ids);
+    if (shape === "after") await state.recordPublished(sql, [], keys);
     else
       await sql`
         with locked as (select id from traces where id = any(${sql.array(ids)}::uuid[]) order by id for update)

@@ -157,15 +157,42 @@ export async function prunePendingTraces(sql: Sql, olderThanSeconds: number, lim
   ).count;
 }
 
-/** Traces (pending rows locked by the caller) matured, once: count 1. */
-export function matureTraces(tx: Sql, ids: string[]): Promise<Array<MaturedRow & { trace_id: string }>> {
-  return tx<Array<MaturedRow & { trace_id: string }>>`
-    with m as (
-      update pending_traces p set matured_at = now() from traces t
-      where t.id = any(${tx.array(ids)}::uuid[]) and ${tx.unsafe(PENDING_OF_TRACE)} and p.matured_at is null
-      returning p.trace_pk, p.matured_at)
-    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, 'matured' as status, 1 as maturation_count, m.matured_at
-    from traces t join m on m.trace_pk = t.id`;
+/** A matured trace as matureTraces returns it: `ingested_key` is its pending row's `ingested_at` as text (exact to the microsecond, which a JS Date is not). */
+export type MaturedTrace = MaturedRow & { trace_id: string; service_name: string; ingested_key: string };
+
+/**
+ * Traces matured, once (count 1): of `ids`, those still active and idle for the window, claimed
+ * in one statement. The pending rows are locked in trace id order (no deadlock with another
+ * processor claiming an overlapping set); a row another transaction matured first no longer
+ * matches `matured_at is null` once that one commits, and is left out. The rest (still active,
+ * matured before, gone) are for the caller to look up.
+ *
+ * `withClaimed`: a data-modifying statement run in the same statement over the claimed rows, as
+ * CTE `m` (trace_pk, ingested_at, matured_at): the analyses' insert, so claim and analysis commit
+ * together without a transaction's extra round trips (one statement is atomic by itself).
+ */
+export function matureTraces(
+  tx: Sql,
+  ids: string[],
+  windowSeconds: number,
+  withClaimed?: postgres.PendingQuery<postgres.Row[]>,
+): Promise<MaturedTrace[]> {
+  return tx<MaturedTrace[]>`
+    with l as (
+      select p.ingested_at, p.trace_pk from pending_traces p join traces t on ${tx.unsafe(PENDING_OF_TRACE)}
+      where t.id = any(${tx.array(ids)}::uuid[]) and p.matured_at is null
+        and t.ingested_at <= now() - make_interval(secs => ${windowSeconds})
+      order by p.trace_pk for update of p),
+    m as (
+      update pending_traces p set matured_at = now() from l
+      where p.ingested_at = l.ingested_at and p.trace_pk = l.trace_pk
+      returning p.trace_pk, p.ingested_at, p.matured_at)
+    ${withClaimed ? tx`, written as (${withClaimed})` : tx``}
+    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, ts.name as service_name,
+      'matured' as status, 1 as maturation_count, m.matured_at, m.ingested_at::text as ingested_key
+    from m join traces t on t.ingested_at = m.ingested_at and t.id = m.trace_pk
+      join trace_services ts on ts.id = t.trace_service_id
+    order by t.id`;
 }
 
 /**
@@ -177,7 +204,7 @@ export function matureTraces(tx: Sql, ids: string[]): Promise<Array<MaturedRow &
 export async function recordPublished(
   sql: Sql,
   sessions: Array<{ pk: string; count: number }>,
-  tracePks: string[],
+  traces: Array<{ pk: string; ingestedKey?: string }>,
 ): Promise<void> {
   if (sessions.length) {
     await sql`
@@ -185,11 +212,23 @@ export async function recordPublished(
         locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
       update sessions s set published_count = greatest(s.published_count, x.count) from x where s.id = x.pk and s.id in (select id from locked)`;
   }
-  if (tracePks.length) {
+  // A trace whose pending key the caller knows goes by that key; any other is found through its trace row.
+  const keyed = traces.filter((t) => t.ingestedKey);
+  if (keyed.length) {
+    await sql`
+      with locked as (
+        select p.ingested_at, p.trace_pk from pending_traces p
+          join unnest(${sql.array(keyed.map((t) => t.ingestedKey!))}::timestamptz[], ${sql.array(keyed.map((t) => t.pk))}::uuid[]) as x(ingested_at, trace_pk)
+          on p.ingested_at = x.ingested_at and p.trace_pk = x.trace_pk
+        where p.matured_at is not null order by p.trace_pk for update of p)
+      delete from pending_traces p using locked where p.ingested_at = locked.ingested_at and p.trace_pk = locked.trace_pk`;
+  }
+  const unkeyed = traces.filter((t) => !t.ingestedKey).map((t) => t.pk);
+  if (unkeyed.length) {
     await sql`
       with locked as (
         select p.ingested_at, p.trace_pk from pending_traces p join traces t on ${sql.unsafe(PENDING_OF_TRACE)}
-        where t.id = any(${sql.array(tracePks)}::uuid[]) and p.matured_at is not null order by p.trace_pk for update of p)
+        where t.id = any(${sql.array(unkeyed)}::uuid[]) and p.matured_at is not null order by p.trace_pk for update of p)
       delete from pending_traces p using locked where p.ingested_at = locked.ingested_at and p.trace_pk = locked.trace_pk`;
   }
 }

@@ -27,6 +27,27 @@ export async function loadPriceBooks(
       >`select tenant_id, model, from_date::text as from_date, provider, input, cached_input, cache_write, output, context_window, source, created_at
         from tenant_model_prices where tenant_id = any(${sql.array(ids)}::uuid[])`
     : [];
+  return priceBooksOf(rows);
+}
+
+/**
+ * The price books of the tenants owning these traces, without knowing the tenants first: one
+ * statement that can go out beside the read of the traces themselves (one round trip).
+ */
+export async function loadPriceBooksOfTraces(
+  sql: postgres.Sql | postgres.TransactionSql,
+  tracePks: string[],
+): Promise<(tenantId: string) => PriceBook> {
+  if (tracePks.length === 0) return priceBooksOf([]);
+  return priceBooksOf(
+    await sql<Row[]>`
+      select tenant_id, model, from_date::text as from_date, provider, input, cached_input, cache_write, output, context_window, source, created_at
+      from tenant_model_prices
+      where tenant_id in (select distinct tenant_id from traces where id = any(${sql.array(tracePks)}::uuid[]))`,
+  );
+}
+
+function priceBooksOf(rows: Row[]): (tenantId: string) => PriceBook {
   const own = new Map<string, ModelPrice[]>();
   for (const r of rows) {
     const list = own.get(r.tenant_id) ?? [];

@@ -5,7 +5,7 @@ import { maturedStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import * as maturationState from "@cellar/shared/maturation/state";
-import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
+import { loadPriceBooks, loadPriceBooksOfTraces } from "@cellar/shared/pricing/tenant";
 import type { Logger } from "@cellar/shared/logger";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session.ts";
 import type { FailurePolicy } from "./failure-policy.ts";
@@ -13,7 +13,9 @@ import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
 import {
   persistSessionAnalyses,
   persistTraceAnalyses,
+  claimedTraceAnalyses,
   persistTranscriptItems,
+  TranscriptItemWriter,
   type Materialization,
   type SessionSummary,
 } from "./persist.ts";
@@ -120,11 +122,16 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     const locked = await selectMaturing(tx, "session", { lockIds: ids, windowSeconds: deps.windowSeconds });
     const { republish, due } = triage(locked, outcomes, sessionMessage);
     if (due.length === 0) return { republish, matured: [] as Materialization[] };
-    const [context, pricesOf] = await Promise.all([
+    // Three reads in one round trip (pipelined on the transaction's connection).
+    const [context, pricesOf, sizes] = await Promise.all([
       loadServiceContext(tx, [...new Set(due.map((s) => s.trace_service_id))]),
       loadPriceBooks(
         tx,
         due.map((s) => s.tenant_id),
+      ),
+      historySizes(
+        tx,
+        due.map((r) => r.id),
       ),
     ]);
     const analysed: Array<{ row: SessionRow; analysis: SessionSummary }> = [];
@@ -132,6 +139,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     // items are written before the next session is read (docs/maturation.md, "Bounded memory").
     const paging = deps.historyPaging ?? DEFAULT_HISTORY_PAGING;
     const rowOf = new Map(due.map((r) => [r.id, r]));
+    const itemWriter = new TranscriptItemWriter(tx);
     const analyse = async (row: SessionRow, feed: (a: SessionAnalyzer) => Promise<void> | void) => {
       const { config, intents } = context.get(row.trace_service_id)!;
       const latencyNorms = config.latency_outlier.enabled
@@ -146,15 +154,12 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
       });
       await feed(analyzer);
       const { items, ...summary } = analyzer.finish();
-      await persistTranscriptItems(tx, row, items, row.maturation_count > 0);
+      await persistTranscriptItems(tx, row, items, row.maturation_count > 0, itemWriter);
       analysed.push({ row, analysis: { ...summary, keptItems: items.length } });
     };
     for (const step of planHistoryReads(
       due.map((r) => r.id),
-      await historySizes(
-        tx,
-        due.map((r) => r.id),
-      ),
+      sizes,
       paging,
     )) {
       if ("stream" in step) {
@@ -172,6 +177,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
         await analyse(rowOf.get(id)!, (a) => feedHistory(a, h.traces, h.events));
       }
     }
+    await itemWriter.flush();
     const updated = await maturationState.matureSessions(
       tx,
       due.map((s) => s.id),
@@ -208,40 +214,46 @@ async function writeLlmTldr(deps: MaturationDeps, message: MaturedMessage, analy
 }
 
 /** Traces mature once (count 1); a trace seen again is the same event, never a second one. */
+/**
+ * Traces mature once (count 1); a trace seen again is the same event, never a second one.
+ * Traces never change after insert, so their payloads and price books are read first (one round
+ * trip, no lock) and analysed; then one statement claims the idle ones and writes their analyses
+ * (atomic by itself: no transaction, whose BEGIN and COMMIT were two more round trips of tens of
+ * ms each under load; docs/performance.md, "Maturation throughput"). Only what it did not claim
+ * is looked up to learn why (still active, matured before with the publish owed, gone).
+ */
 export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Promise<Outcomes> {
   const ids = [...new Set(tracePks)];
   const outcomes = newOutcomes(ids);
-  const result = await deps.sql.begin(async (tx) => {
-    const locked = await selectMaturing(tx, "trace", { lockIds: ids, windowSeconds: deps.windowSeconds });
-    const { republish, due } = triage(locked, outcomes, traceMessage);
-    if (due.length === 0) return { republish, matured: [] as TraceRow[] };
-    const pricesOf = await loadPriceBooks(
-      tx,
-      due.map((t) => t.tenant_id),
-    );
-    const tenantOf = new Map(due.map((t) => [t.id, t.tenant_id]));
-    const analyses = new Map(
-      (
-        await loadTracesForMetrics(
-          tx,
-          due.map((t) => t.id),
-        )
-      ).map((t) => [t.id, analyzeTrace(t, pricesOf(tenantOf.get(t.id)!))]),
-    );
-    const updated = await maturationState.matureTraces(
-      tx,
-      due.map((t) => t.id),
-    );
-    const before = new Map(due.map((t) => [t.id, t]));
-    const rows = updated.map((u) => ({ ...u, service_name: before.get(u.id)!.service_name }));
-    await persistTraceAnalyses(
-      tx,
-      rows.map((row) => ({ row, analysis: analyses.get(row.id)! })),
-    );
-    for (const r of rows) outcomes.set(r.id, "matured");
-    return { republish, matured: rows };
-  });
-  await publishAll(deps, [...result.republish, ...result.matured.map(traceMessage)]);
+  const [traces, pricesOf] = await Promise.all([
+    loadTracesForMetrics(deps.sql, ids),
+    loadPriceBooksOfTraces(deps.sql, ids),
+  ]);
+  const analyses = traces.map((tr) => ({ tracePk: tr.id, analysis: analyzeTrace(tr, pricesOf(tr.tenantId)) }));
+  const claimed = await maturationState.matureTraces(
+    deps.sql,
+    ids,
+    deps.windowSeconds,
+    claimedTraceAnalyses(deps.sql, analyses),
+  );
+  for (const r of claimed) outcomes.set(r.id, "matured");
+  let republish: MaturedMessage[] = [];
+  const keys = new Map(claimed.map((r) => [r.id, r.ingested_key]));
+  if (claimed.length < ids.length) {
+    const taken = new Set(claimed.map((c) => c.id));
+    const rest = ids.filter((id) => !taken.has(id));
+    const rows = await selectMaturing(deps.sql, "trace", { lockIds: rest, windowSeconds: deps.windowSeconds });
+    const triaged = triage(rows, outcomes, traceMessage);
+    republish = triaged.republish;
+    for (const r of rows) if (outcomes.get(r.id) === "republished" && r.ingested_key) keys.set(r.id, r.ingested_key);
+    // Due but not claimed: its pending row changed between the two statements (a claim that
+    // rolled back). The marker's redelivery, or the sweep, looks again.
+    for (const r of triaged.due) {
+      outcomes.set(r.id, "still-active");
+      outcomes.dueInMs.set(r.id, 1_000);
+    }
+  }
+  await publishAll(deps, [...republish, ...claimed.map(traceMessage)], keys);
   return outcomes;
 }
 
@@ -265,7 +277,12 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
  * window), then records the publishes so neither a stale marker nor the sweep publishes them
  * again later. A crash between publish and record replays into a deduplicated publish.
  */
-export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[]): Promise<void> {
+export async function publishAll(
+  deps: MaturationDeps,
+  messages: MaturedMessage[],
+  /** Trace pk -> its pending row's `ingested_at` as text, where known: the record goes by that key. */
+  traceKeys?: Map<string, string>,
+): Promise<void> {
   if (messages.length === 0) return;
   for (const m of messages) await deps.afterCommit?.(m);
   await Promise.all(
@@ -280,7 +297,9 @@ export async function publishAll(deps: MaturationDeps, messages: MaturedMessage[
     if (m.type === "session.matured")
       highest.set(m.entityPk, Math.max(highest.get(m.entityPk) ?? 0, m.maturationCount));
   const sessions = [...highest].map(([pk, count]) => ({ pk, count }));
-  const traces = messages.filter((m) => m.type === "trace.matured").map((m) => m.entityPk);
+  const traces = messages
+    .filter((m) => m.type === "trace.matured")
+    .map((m) => ({ pk: m.entityPk, ingestedKey: traceKeys?.get(m.entityPk) }));
   await maturationState.recordPublished(deps.sql, sessions, traces);
 }
 

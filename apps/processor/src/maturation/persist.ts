@@ -24,17 +24,53 @@ export interface Materialization {
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
+ * Item rows of several sessions written together: a multi-row insert each time the buffer holds
+ * 2,000 rows or CHUNK_BYTES (and once at the end), instead of one statement per session. Under
+ * load every statement is a round trip of tens of ms, and a chunk of 50 small sessions paid 50 of
+ * them (docs/performance.md, "Maturation throughput"). Memory stays bounded by the same budget.
+ */
+export class TranscriptItemWriter {
+  private rows: StoredItemRow[] = [];
+  private bytes = 0;
+  constructor(private readonly tx: postgres.TransactionSql) {}
+
+  async add(rows: StoredItemRow[]): Promise<void> {
+    for (const row of rows) {
+      this.rows.push(row);
+      this.bytes += 300 + approxSize(row.item);
+      if (this.rows.length >= 2_000 || this.bytes >= CHUNK_BYTES) await this.flush();
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (!this.rows.length) return;
+    const part = this.rows;
+    this.rows = [];
+    this.bytes = 0;
+    const tx = this.tx;
+    await tx`
+      insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest)
+      select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest
+      from jsonb_to_recordset(${tx.json(part as any)}::jsonb) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
+        role text, timestamp timestamptz, trace_id text, span_id text, item jsonb, source_trace_pk uuid, source text, digest int8)
+      on conflict (session_pk, item_id, tenant_id) do nothing`;
+  }
+}
+
+/**
  * Writes one session's transcript items: each row holds what maturation computed and, where its
  * content is in a stored payload, a reference to it instead of a copy (docs/analysis.md, "Items
  * as references"). A re-maturation keeps the rows whose (position, digest) are unchanged and
  * writes only the others. Called per session right after its analysis, so a chunk of sessions
- * never holds more than one session's items in memory.
+ * never holds more than one session's items plus the shared `writer`'s bounded buffer in memory;
+ * without a `writer` the rows are written before it returns.
  */
 export async function persistTranscriptItems(
   tx: postgres.TransactionSql,
   s: SessionRow,
   items: TranscriptItem[],
   replace: boolean,
+  writer?: TranscriptItemWriter,
 ): Promise<void> {
   const rows = items.map((item, position) => storedItemRow(s, item, position));
   let fresh = rows;
@@ -54,26 +90,9 @@ export async function persistTranscriptItems(
   // the same id; filtering the ones known here first keeps them out of the statement.
   const ids = new Set(kept.map((r) => r.item_id));
   fresh = fresh.filter((r) => !ids.has(r.item_id) && ids.add(r.item_id));
-  let chunk: StoredItemRow[] = [];
-  let bytes = 0;
-  const flush = async () => {
-    if (!chunk.length) return;
-    const part = chunk;
-    chunk = [];
-    bytes = 0;
-    await tx`
-      insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest)
-      select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest
-      from jsonb_to_recordset(${tx.json(part as any)}::jsonb) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
-        role text, timestamp timestamptz, trace_id text, span_id text, item jsonb, source_trace_pk uuid, source text, digest int8)
-      on conflict (session_pk, item_id, tenant_id) do nothing`;
-  };
-  for (const row of fresh) {
-    chunk.push(row);
-    bytes += 300 + approxSize(row.item);
-    if (chunk.length >= 2_000 || bytes >= CHUNK_BYTES) await flush();
-  }
-  await flush();
+  const out = writer ?? new TranscriptItemWriter(tx);
+  await out.add(fresh);
+  if (!writer) await out.flush();
 }
 
 interface StoredItemRow {
@@ -329,5 +348,25 @@ export async function persistTraceAnalyses(
     select x.trace_pk, x.tenant_id, x.trace_service_id, x.trace_id, now(), x.cost_usd, x.metrics, null
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, tenant_id uuid, trace_service_id uuid, trace_id text, cost_usd float8, metrics jsonb)
     order by x.trace_pk
+    on conflict (trace_pk, tenant_id) do nothing`;
+}
+
+/**
+ * The analyses of traces being claimed by the same statement (maturationState.matureTraces'
+ * `withClaimed`): joined to its CTE `m`, so only the traces it claimed get a row, with their
+ * maturation time as `computed_at`. Metrics in full, as persistTraceAnalyses writes them.
+ */
+export function claimedTraceAnalyses(
+  tx: postgres.Sql | postgres.TransactionSql,
+  list: Array<{ tracePk: string; analysis: TraceAnalysis }>,
+): postgres.PendingQuery<postgres.Row[]> {
+  const rows = list.map(({ tracePk, analysis: a }) => ({ trace_pk: tracePk, cost_usd: a.costUsd, metrics: a.metrics }));
+  return tx`
+    insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics, metrics_delta)
+    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, m.matured_at, x.cost_usd, x.metrics, null
+    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, cost_usd float8, metrics jsonb)
+      join m on m.trace_pk = x.trace_pk
+      join traces t on t.ingested_at = m.ingested_at and t.id = m.trace_pk
+    order by t.id
     on conflict (trace_pk, tenant_id) do nothing`;
 }

@@ -30,6 +30,8 @@ export interface MaturingRow extends MaturedRow {
 export type SessionRow = MaturingRow;
 export interface TraceRow extends MaturingRow {
   trace_id: string;
+  /** The pending row's key (`ingested_at` as text, exact); absent once the row is gone. */
+  ingested_key?: string | null;
 }
 
 type Sql = postgres.Sql | postgres.TransactionSql;
@@ -112,9 +114,10 @@ function selectMaturingTraces(sql: Sql, filter: MaturingFilter): Promise<Maturin
     const ids = sql.array(filter.lockIds);
     return sql<MaturingRow[]>`
       with l as (
-        select p.trace_pk, p.matured_at from pending_traces p join traces t on ${sql.unsafe(PENDING_OF_TRACE)}
+        select p.trace_pk, p.ingested_at, p.matured_at from pending_traces p join traces t on ${sql.unsafe(PENDING_OF_TRACE)}
         where t.id = any(${ids}::uuid[]) order by p.trace_pk for update of p)
       select t.id, t.tenant_id, t.trace_service_id, t.session_id, t.trace_id, ts.name as service_name, ${state},
+        l.ingested_at::text as ingested_key,
         t.ingested_at <= now() - make_interval(secs => ${filter.windowSeconds}) as idle,
         extract(epoch from t.ingested_at + make_interval(secs => ${filter.windowSeconds}) - now())::float8 * 1000 as due_in_ms
       from traces t join trace_services ts on ts.id = t.trace_service_id
@@ -122,7 +125,8 @@ function selectMaturingTraces(sql: Sql, filter: MaturingFilter): Promise<Maturin
       where t.id = any(${ids}::uuid[]) order by t.id`;
   }
   return sql<MaturingRow[]>`
-    select t.id, t.tenant_id, t.trace_service_id, t.session_id, t.trace_id, ts.name as service_name, ${state}
+    select t.id, t.tenant_id, t.trace_service_id, t.session_id, t.trace_id, ts.name as service_name, ${state},
+      l.ingested_at::text as ingested_key
     from pending_traces l join traces t on t.id = l.trace_pk and t.ingested_at = l.ingested_at
       join trace_services ts on ts.id = t.trace_service_id left join trace_analyses ta on ta.trace_pk = t.id
     where l.matured_at < now() - make_interval(secs => ${filter.owedOlderThanSeconds})
@@ -391,17 +395,29 @@ async function* eventPages(
 }
 
 /** The payload parts a trace's own metrics need (responses and model, not the request's history). */
-export async function loadTracesForMetrics(tx: Sql, ids: string[]): Promise<Array<{ id: string } & TraceInput>> {
+export async function loadTracesForMetrics(
+  tx: Sql,
+  ids: string[],
+): Promise<Array<{ id: string; tenantId: string } & TraceInput>> {
   const rows = await tx<
-    { id: string; trace_id: string; payload: unknown; payload_z: Uint8Array | null; start_time: Date; end_time: Date }[]
+    {
+      id: string;
+      tenant_id: string;
+      trace_id: string;
+      payload: unknown;
+      payload_z: Uint8Array | null;
+      start_time: Date;
+      end_time: Date;
+    }[]
   >`
-    select id, trace_id, start_time, end_time, ${payloadZ(tx)},
+    select id, tenant_id, trace_id, start_time, end_time, ${payloadZ(tx)},
       case when payload is not null then jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') end as payload
     from traces where id = any(${tx.array(ids)}::uuid[])`;
   return rows.map((r) => {
     const p = decodePayload(r);
     return {
       id: r.id,
+      tenantId: r.tenant_id,
       traceId: r.trace_id,
       startTime: new Date(r.start_time),
       endTime: new Date(r.end_time),

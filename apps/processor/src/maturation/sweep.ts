@@ -50,7 +50,11 @@ export async function sweepIdle(deps: MaturationDeps, graceSeconds: number, limi
   const owedSessions = await selectMaturing(deps.sql, "session", { owedOlderThanSeconds: graceSeconds, limit });
   await publishAll(deps, owedSessions.map(sessionMessage));
   const owedTraces = await selectMaturing(deps.sql, "trace", { owedOlderThanSeconds: graceSeconds, limit });
-  await publishAll(deps, owedTraces.map(traceMessage));
+  await publishAll(
+    deps,
+    owedTraces.map(traceMessage),
+    new Map(owedTraces.flatMap((r) => (r.ingested_key ? [[r.id, r.ingested_key] as [string, string]] : []))),
+  );
   const r = owedSessions.length + owedTraces.length;
   // Pending rows of traces deleted while pending (no foreign key removes them).
   await prunePendingTraces(deps.sql, idleFor, limit);
