@@ -17,7 +17,15 @@ beforeAll(async () => {
     latencyNorms: createLatencyNorms(stack.database.sql, { ttlMs: 0 }),
     sweepGraceSeconds: 2,
     sweepIntervalMs: 2_000,
-    maturation: { historyPaging: { traceBytesPerPage: 64 * 1024, tracesPerPage: 3, eventsPerPage: 2 } },
+    maturation: {
+      historyPaging: {
+        traceBytesPerPage: 64 * 1024,
+        tracesPerPage: 3,
+        jsonBytesPerPage: 192 * 1024,
+        tracesPerBatch: 3,
+        eventsPerPage: 2,
+      },
+    },
   });
 });
 afterAll(() => stack.stop());

@@ -165,7 +165,15 @@ beforeAll(async () => {
   // One-trace history pages: every multi-call session is streamed page by page, so the message
   // log records must join their calls across pages (docs/maturation.md, "Bounded memory").
   await stack.startProcessor({
-    maturation: { historyPaging: { traceBytesPerPage: 1, tracesPerPage: 1, eventsPerPage: 1 } },
+    maturation: {
+      historyPaging: {
+        traceBytesPerPage: 1,
+        tracesPerPage: 1,
+        jsonBytesPerPage: 1,
+        tracesPerBatch: 1,
+        eventsPerPage: 1,
+      },
+    },
   });
   tenant = await bootstrapTenant(stack.database.db, { name: "otel-co" });
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => stack.ingest.handle(req) });

@@ -63,7 +63,13 @@ export function inJsonbOrder(value: unknown): unknown {
 
 /** The stored bytes of a payload. */
 export function encodePayload(payload: unknown): Buffer {
-  return deflateRawSync(JSON.stringify(inJsonbOrder(payload)), { level: 1 });
+  return encodePayloadSized(payload).stored;
+}
+
+/** The stored bytes of a payload, and its size as JSON text (UTF-8 bytes): what `stored` inflates to. */
+export function encodePayloadSized(payload: unknown): { stored: Buffer; jsonBytes: number } {
+  const json = Buffer.from(JSON.stringify(inJsonbOrder(payload)), "utf8");
+  return { stored: deflateRawSync(json, { level: 1 }), jsonBytes: json.length };
 }
 
 /** A stored payload back: `payload_z` when the row has it, else the jsonb `payload` of an older row. */

@@ -105,6 +105,11 @@ export const traces = pgTable(
      * Read through decodePayload (shared/db/payload-codec.ts).
      */
     payload: jsonb("payload").$type<Record<string, unknown>>(),
+    /**
+     * The payload's size as JSON text (UTF-8 bytes), written with it (migration 0025): what it
+     * inflates to, so maturation can page histories by it. Null on older rows (counted at the cap).
+     */
+    payloadBytes: integer("payload_bytes"),
     /** Token usage summed over the responses, and whether an OTLP call waits for its messages (null on rows not yet backfilled). */
     promptTokens: bigint("prompt_tokens", { mode: "number" }),
     completionTokens: bigint("completion_tokens", { mode: "number" }),

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
-import { encodePayload, usageTotals } from "@cellar/shared/db/payload-codec";
+import { encodePayloadSized, usageTotals } from "@cellar/shared/db/payload-codec";
 import { openTraces, reopen, stillActiveTraces } from "@cellar/shared/maturation/state";
 import { writeScores } from "./scores.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
@@ -69,6 +69,8 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
         const p = m.payload;
         const traceId = traceIdFor(p, m.messageId);
         const usage = usageTotals(p);
+        // Deflated by the app, not parsed and pglz-compressed by Postgres (shared/db/payload-codec.ts).
+        const encoded = encodePayloadSized(p);
         traceRows.push({
           tenant_id: m.tenantId,
           trace_service_id: svc,
@@ -80,8 +82,8 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
           model: p.request.model,
           start_time: p.start_time,
           end_time: p.end_time,
-          // Deflated by the app, not parsed and pglz-compressed by Postgres (shared/db/payload-codec.ts).
-          payload_z: encodePayload(p).toString("base64"),
+          payload_z: encoded.stored.toString("base64"),
+          payload_bytes: encoded.jsonBytes,
           prompt_tokens: usage.prompt,
           completion_tokens: usage.completion,
           total_tokens: usage.total,
@@ -123,12 +125,13 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
           }[]
         >`
           insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys)
+            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys, payload_bytes)
           select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys
+            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys, payload_bytes
           from json_to_recordset(${tx.json(traceRows.map(({ payload_z: _, ...row }) => row) as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
             session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz,
-            prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz, span_keys int8[])
+            prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz, span_keys int8[],
+            payload_bytes int)
           order by trace_service_id, trace_id
           on conflict (trace_service_id, trace_id, tenant_id) do nothing
           returning id, trace_id, trace_service_id, session_pk,

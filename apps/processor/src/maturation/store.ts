@@ -137,16 +137,29 @@ function selectMaturingTraces(sql: Sql, filter: MaturingFilter): Promise<Maturin
 export interface HistoryPaging {
   /** Stored payload bytes (pg_column_size) per page of traces; a bigger single trace is read alone. */
   traceBytesPerPage: number;
+  /** Traces per page of a streamed history (each counted at the ingest cap: no size is read there). */
   tracesPerPage: number;
+  /**
+   * Payload JSON per page of small sessions read together: `traces.payload_bytes` (migration
+   * 0025), or UNSIZED_TRACE_BYTES for an older row without it.
+   */
+  jsonBytesPerPage: number;
+  /** Traces per page of small sessions read together, whatever their size. */
+  tracesPerBatch: number;
   eventsPerPage: number;
 }
+/** What a trace without `payload_bytes` is assumed to inflate to: the default ingest body cap. */
+export const UNSIZED_TRACE_BYTES = 4 * 1024 * 1024;
 /**
- * The byte budget counts stored bytes (`pg_column_size`: deflated, or TOAST-compressed jsonb on older rows); the trace
- * count caps what a fully compressible payload can expand to: 16 x INGEST_MAX_BODY_BYTES.
+ * The byte budget counts stored bytes (`pg_column_size`: deflated, or TOAST-compressed jsonb on
+ * older rows); the JSON budget what the page inflates to: 64 MiB, what 16 traces at the ingest
+ * cap came to before traces carried their size, so older rows page as they did.
  */
 export const DEFAULT_HISTORY_PAGING: HistoryPaging = {
   traceBytesPerPage: 8 * 1024 * 1024,
   tracesPerPage: 16,
+  jsonBytesPerPage: 16 * UNSIZED_TRACE_BYTES,
+  tracesPerBatch: 1_000,
   eventsPerPage: 500,
 };
 
@@ -154,26 +167,39 @@ export interface HistorySize {
   id: string;
   traces: number;
   traceBytes: number;
+  /** What the traces' payloads inflate to (UNSIZED_TRACE_BYTES each where unknown). */
+  jsonBytes: number;
   events: number;
 }
 
 /** How much history each session has (one query for a chunk; no payload read). */
 export async function historySizes(tx: Sql, ids: string[]): Promise<Map<string, HistorySize>> {
-  const rows = await tx<{ id: string; traces: number; trace_bytes: number; events: number }[]>`
-    select s.id,
-      (select count(*)::int from traces t where t.session_pk = s.id) as traces,
-      (select coalesce(sum(${storedBytes(tx)}), 0)::float8 from traces where traces.session_pk = s.id) as trace_bytes,
+  const rows = await tx<{ id: string; traces: number; trace_bytes: number; json_bytes: number; events: number }[]>`
+    select s.id, t.traces, t.trace_bytes, t.json_bytes,
       (select count(*)::int from events e where e.session_pk = s.id) as events
-    from sessions s where s.id = any(${tx.array(ids)}::uuid[])`;
+    from sessions s cross join lateral (
+      select count(*)::int as traces, coalesce(sum(${storedBytes(tx)}), 0)::float8 as trace_bytes,
+        coalesce(sum(coalesce(traces.payload_bytes, ${UNSIZED_TRACE_BYTES}::int8)), 0)::float8 as json_bytes
+      from traces where traces.session_pk = s.id) t
+    where s.id = any(${tx.array(ids)}::uuid[])`;
   return new Map(
-    rows.map((r) => [r.id, { id: r.id, traces: r.traces, traceBytes: Number(r.trace_bytes), events: r.events }]),
+    rows.map((r) => [
+      r.id,
+      {
+        id: r.id,
+        traces: r.traces,
+        traceBytes: Number(r.trace_bytes),
+        jsonBytes: Number(r.json_bytes),
+        events: r.events,
+      },
+    ]),
   );
 }
 
 /**
  * Plans how a chunk's histories are read: sessions that fit one page together are read in one
- * batch (two queries for the group, as cheap as before for the many small sessions), any other
- * session is streamed alone page by page. Pure.
+ * batch (two queries for the group), any other session is streamed alone page by page. A page
+ * is bounded in stored bytes, in the JSON its payloads inflate to, in traces and in events. Pure.
  */
 export function planHistoryReads(
   ids: string[],
@@ -184,27 +210,35 @@ export function planHistoryReads(
   let group: string[] = [];
   let traces = 0,
     bytes = 0,
+    json = 0,
     events = 0;
   const flush = () => {
     if (group.length) plan.push({ batch: group });
     group = [];
-    traces = bytes = events = 0;
+    traces = bytes = json = events = 0;
   };
   for (const id of ids) {
-    const s = sizes.get(id) ?? { id, traces: 0, traceBytes: 0, events: 0 };
-    if (s.traces > paging.tracesPerPage || s.traceBytes > paging.traceBytesPerPage || s.events > paging.eventsPerPage) {
+    const s = sizes.get(id) ?? { id, traces: 0, traceBytes: 0, jsonBytes: 0, events: 0 };
+    if (
+      s.traces > paging.tracesPerBatch ||
+      s.traceBytes > paging.traceBytesPerPage ||
+      s.jsonBytes > paging.jsonBytesPerPage ||
+      s.events > paging.eventsPerPage
+    ) {
       plan.push({ stream: id });
       continue;
     }
     if (
-      traces + s.traces > paging.tracesPerPage ||
+      traces + s.traces > paging.tracesPerBatch ||
       bytes + s.traceBytes > paging.traceBytesPerPage ||
+      json + s.jsonBytes > paging.jsonBytesPerPage ||
       events + s.events > paging.eventsPerPage
     )
       flush();
     group.push(id);
     traces += s.traces;
     bytes += s.traceBytes;
+    json += s.jsonBytes;
     events += s.events;
   }
   flush();
