@@ -23,6 +23,13 @@ const tenantId = () =>
   uuid("tenant_id")
     .notNull()
     .references(() => tenants.id, { onDelete: "cascade" });
+/**
+ * The tenant of a row whose parent key already carries it (migration 0026): a plain column, the
+ * composite key to the session or trace keeping it equal to the parent's, deletes cascading
+ * from the tenant through sessions and traces. A foreign key of its own was a locking lookup of
+ * the tenant's row per inserted row (docs/maturation.md).
+ */
+const parentTenantId = () => uuid("tenant_id").notNull();
 const traceServiceId = () => uuid("trace_service_id").notNull();
 const sessionPk = () => uuid("session_pk").notNull();
 /** The widened foreign keys (migration 0019): to the service and to the session, by tenant too. */
@@ -41,7 +48,7 @@ export const transcriptItems = pgTable(
   {
     sessionPk: sessionPk(),
     position: integer("position").notNull(),
-    tenantId: tenantId(),
+    tenantId: parentTenantId(),
     itemId: text("item_id").notNull(),
     kind: text("kind").notNull(),
     role: text("role"),
@@ -76,7 +83,7 @@ export const sessionAnalyses = pgTable(
   "session_analyses",
   {
     sessionPk: sessionPk(),
-    tenantId: tenantId(),
+    tenantId: parentTenantId(),
     traceServiceId: traceServiceId(),
     sessionId: text("session_id").notNull(),
     maturationCount: integer("maturation_count").notNull(),
@@ -109,7 +116,6 @@ export const sessionAnalyses = pgTable(
   (t) => [
     primaryKey({ name: "session_analyses_pkey", columns: [t.sessionPk, t.tenantId] }),
     sessionFk("session_analyses", t),
-    serviceFk("session_analyses", t),
     index("session_analyses_service_idx").on(t.tenantId, t.traceServiceId),
     // One per filterable/sortable rollup: service, value, row id = the search's order and keyset.
     index("session_analyses_duration_idx").on(t.traceServiceId, t.durationMs, t.sessionPk),
@@ -132,7 +138,7 @@ export const traceAnalyses = pgTable(
   "trace_analyses",
   {
     tracePk: uuid("trace_pk").notNull(),
-    tenantId: tenantId(),
+    tenantId: parentTenantId(),
     traceServiceId: traceServiceId(),
     traceId: text("trace_id").notNull(),
     computedAt: ts("computed_at").notNull(),
@@ -146,7 +152,6 @@ export const traceAnalyses = pgTable(
   (t) => [
     primaryKey({ name: "trace_analyses_pkey", columns: [t.tracePk, t.tenantId] }),
     tenantForeignKey("trace_analyses_trace_pk_traces_id_fk", { column: t.tracePk, tenantId: t.tenantId }, traces),
-    serviceFk("trace_analyses", t),
     index("trace_analyses_cost_idx").on(t.traceServiceId, t.costUsd, t.tracePk),
   ],
 );
