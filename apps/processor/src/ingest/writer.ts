@@ -48,16 +48,23 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
         });
     }
     const seeds = [...sessionSeeds.values()];
-    await tx`
+    // Statements that need no result of the one before go out together (pipelined on the
+    // transaction's connection): each still runs after the previous one, in its own snapshot, so
+    // the select sees the rows the insert just wrote or waited for. Under load each round trip
+    // cost 30-50 ms, and a write was 11 of them (docs/performance.md, "Maturation throughput").
+    const seeded = tx`
       insert into sessions (tenant_id, trace_service_id, session_id, environment, first_activity_at, last_activity_at, last_ingested_at)
       select tenant_id, trace_service_id, session_id, environment, at::timestamptz, at::timestamptz, now()
       from json_to_recordset(${tx.json(seeds as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_id text, environment text, at text)
       order by trace_service_id, session_id
       on conflict (trace_service_id, session_id, tenant_id) do nothing`;
-    const sessionRows = await tx<{ id: string; trace_service_id: string; session_id: string }[]>`
-      select s.id, s.trace_service_id, s.session_id from sessions s
-      join json_to_recordset(${tx.json(seeds as any)}::json) as x(trace_service_id uuid, session_id text)
-        on s.trace_service_id = x.trace_service_id and s.session_id = x.session_id`;
+    const [, sessionRows] = await Promise.all([
+      seeded,
+      tx<{ id: string; trace_service_id: string; session_id: string }[]>`
+        select s.id, s.trace_service_id, s.session_id from sessions s
+        join json_to_recordset(${tx.json(seeds as any)}::json) as x(trace_service_id uuid, session_id text)
+          on s.trace_service_id = x.trace_service_id and s.session_id = x.session_id`,
+    ]);
     const sessionPkOf = new Map(sessionRows.map((r) => [`${r.trace_service_id}\u0000${r.session_id}`, r.id]));
 
     const traceRows: Record<string, unknown>[] = [];
@@ -113,8 +120,8 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
       }
     }
 
-    const newTraces = traceRows.length
-      ? await tx<
+    const insertTraces = traceRows.length
+      ? tx<
           {
             id: string;
             trace_id: string;
@@ -136,11 +143,29 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
           on conflict (trace_service_id, trace_id, tenant_id) do nothing
           returning id, trace_id, trace_service_id, session_pk,
             (extract(epoch from start_time) * 1000)::float8 as start_ms, (extract(epoch from end_time) * 1000)::float8 as end_ms`
-      : [];
+      : Promise.resolve([]);
+    const insertEvents = eventRows.length
+      ? tx<{ session_pk: string; at_ms: number }[]>`
+          insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)
+          select tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment
+          from jsonb_to_recordset(${tx.json(eventRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, session_id text,
+            trace_id text, event_key text, name text, timestamp timestamptz, severity_number int, attributes jsonb, body jsonb, environment text)
+          order by trace_service_id, event_key
+          on conflict (trace_service_id, event_key, tenant_id) do nothing
+          returning session_pk, (extract(epoch from timestamp) * 1000)::float8 as at_ms`
+      : Promise.resolve([]);
+    // now() is the transaction time: every trace inserted here has exactly this ingested_at.
+    const [newTraces, newEvents, [batch]] = await Promise.all([
+      insertTraces,
+      insertEvents,
+      traceRows.length
+        ? tx<{ micros: string }[]>`select (extract(epoch from now()) * 1000000)::bigint::text as micros`
+        : Promise.resolve([] as { micros: string }[]),
+    ]);
     const tracePkOf = new Map(newTraces.map((t) => [`${t.trace_service_id}\u0000${t.trace_id}`, t.id]));
     // Each new trace is pending (active) in a narrow row of its own: the trace row is never updated.
     const tenantOfService = new Map(traceRows.map((t) => [t.trace_service_id as string, t.tenant_id as string]));
-    await openTraces(
+    const pending = openTraces(
       tx,
       newTraces.map((t) => ({ trace_pk: t.id, tenant_id: tenantOfService.get(t.trace_service_id)! })),
     );
@@ -149,24 +174,13 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
       const pk = tracePkOf.get(`${t.trace_service_id}\u0000${t.trace_id}`);
       return pk ? [{ trace_pk: pk, tenant_id: t.tenant_id, payload_z: t.payload_z }] : [];
     });
-    if (payloads.length) {
-      await tx`
+    const payloadsWritten = payloads.length
+      ? tx`
         insert into trace_payloads (trace_pk, tenant_id, payload_z)
         select trace_pk, tenant_id, decode(payload_z, 'base64')
         from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text)
-        order by trace_pk`;
-    }
-    const newEvents = eventRows.length
-      ? await tx<{ session_pk: string; at_ms: number }[]>`
-          insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)
-          select tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment
-          from jsonb_to_recordset(${tx.json(eventRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, session_id text,
-            trace_id text, event_key text, name text, timestamp timestamptz, severity_number int, attributes jsonb, body jsonb, environment text)
-          order by trace_service_id, event_key
-          on conflict (trace_service_id, event_key, tenant_id) do nothing
-          returning session_pk, (extract(epoch from timestamp) * 1000)::float8 as at_ms`
-      : [];
-
+        order by trace_pk`.execute()
+      : Promise.resolve([]);
     // Only really-new rows count as activity: they (re)open the session and move its clocks.
     const activity = new Map<string, { first: number; last: number }>();
     const note = (pk: string, from: number, to: number) => {
@@ -177,38 +191,39 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
     // form with Date(), which reads year 0050 as 1950 and gives NaN for some valid years.
     for (const t of newTraces) note(t.session_pk, t.start_ms, t.end_ms);
     for (const e of newEvents) note(e.session_pk, e.at_ms, e.at_ms);
-    const reopened = new Set<string>();
-    if (activity.size) {
-      const rows = [...activity].map(([pk, a]) => ({
+    // Locked in id order as maturation locks them; also un-parks a parked session.
+    const reopening = reopen(
+      tx,
+      [...activity].map(([pk, a]) => ({
         pk,
         first: new Date(a.first).toISOString(),
         last: new Date(a.last).toISOString(),
-      }));
-      // Locked in id order as maturation locks them; also un-parks a parked session.
-      const updated = await reopen(tx, rows);
-      for (const r of updated) reopened.add(r.id);
-    }
+      })),
+    );
     // Sessions and traces that only got replayed rows still need their key refreshed when they are
     // active (a crash may have come between an earlier write and its refresh); look those up only.
-    const replayedSessions = [...new Set(sessionRows.map((r) => r.id))].filter((id) => !reopened.has(id));
-    const active = replayedSessions.length
-      ? await tx<
-          { id: string }[]
-        >`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`
-      : [];
+    const replayedSessions = [...new Set(sessionRows.map((r) => r.id))].filter((id) => !activity.has(id));
     const replayedTraces = traceRows.filter((t) => !tracePkOf.has(`${t.trace_service_id}\u0000${t.trace_id}`));
-    const activeTraces = await stillActiveTraces(
-      tx,
-      replayedTraces.map((t) => ({ s: t.trace_service_id as string, id: t.trace_id as string })),
-    );
-    // now() is the transaction time: every trace inserted here has exactly this ingested_at.
-    const [batch] = newTraces.length
-      ? await tx<{ micros: string }[]>`select (extract(epoch from now()) * 1000000)::bigint::text as micros`
-      : [];
+    // One round trip for the five (pipelined; each runs when issued, in the order written: a
+    // postgres.js query starts at execute() or await).
+    const [, , updated, active, activeTraces] = await Promise.all([
+      pending,
+      payloadsWritten,
+      reopening,
+      replayedSessions.length
+        ? tx<
+            { id: string }[]
+          >`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`.execute()
+        : Promise.resolve([] as { id: string }[]),
+      stillActiveTraces(
+        tx,
+        replayedTraces.map((t) => ({ s: t.trace_service_id as string, id: t.trace_id as string })),
+      ),
+    ]);
     return {
-      activeSessionPks: [...reopened, ...active.map((r) => r.id)],
+      activeSessionPks: [...updated.map((r) => r.id), ...active.map((r) => r.id)],
       activeTracePks: activeTraces.map((r) => r.id),
-      traceBatchMicros: batch?.micros ?? null,
+      traceBatchMicros: newTraces.length ? (batch?.micros ?? null) : null,
     };
   });
 }
