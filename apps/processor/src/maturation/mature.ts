@@ -12,7 +12,6 @@ import type { FailurePolicy } from "./failure-policy.ts";
 import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
 import {
   persistSessionAnalyses,
-  persistTraceAnalyses,
   claimedTraceAnalyses,
   persistTranscriptItems,
   TranscriptItemWriter,
@@ -213,7 +212,6 @@ async function writeLlmTldr(deps: MaturationDeps, message: MaturedMessage, analy
     where session_pk = ${message.entityPk} and maturation_count = ${message.maturationCount}`;
 }
 
-/** Traces mature once (count 1); a trace seen again is the same event, never a second one. */
 /**
  * Traces mature once (count 1); a trace seen again is the same event, never a second one.
  * Traces never change after insert, so their payloads and price books are read first (one round
