@@ -21,13 +21,15 @@ export async function loadPriceBooks(
   tenantIds: string[],
 ): Promise<(tenantId: string) => PriceBook> {
   const ids = [...new Set(tenantIds)];
-  const rows = ids.length
-    ? await sql<
-        Row[]
-      >`select tenant_id, model, from_date::text as from_date, provider, input, cached_input, cache_write, output, context_window, source, created_at
-        from tenant_model_prices where tenant_id = any(${sql.array(ids)}::uuid[])`
-    : [];
-  return priceBooksOf(rows);
+  if (ids.length === 0) return priceBooksOf([]);
+  return priceBooksOf(await selectPrices(sql, sql`tenant_id = any(${sql.array(ids)}::uuid[])`));
+}
+
+/** The tenants' own price rows, as both loaders read them. */
+function selectPrices(sql: postgres.Sql | postgres.TransactionSql, tenants: postgres.PendingQuery<postgres.Row[]>) {
+  return sql<Row[]>`
+    select tenant_id, model, from_date::text as from_date, provider, input, cached_input, cache_write, output, context_window, source, created_at
+    from tenant_model_prices where ${tenants}`;
 }
 
 /**
@@ -40,10 +42,10 @@ export async function loadPriceBooksOfTraces(
 ): Promise<(tenantId: string) => PriceBook> {
   if (tracePks.length === 0) return priceBooksOf([]);
   return priceBooksOf(
-    await sql<Row[]>`
-      select tenant_id, model, from_date::text as from_date, provider, input, cached_input, cache_write, output, context_window, source, created_at
-      from tenant_model_prices
-      where tenant_id in (select distinct tenant_id from traces where id = any(${sql.array(tracePks)}::uuid[]))`,
+    await selectPrices(
+      sql,
+      sql`tenant_id in (select distinct tenant_id from traces where id = any(${sql.array(tracePks)}::uuid[]))`,
+    ),
   );
 }
 
