@@ -4,7 +4,13 @@ import { join } from "node:path";
 import fc from "fast-check";
 import type postgres from "postgres";
 import { MIGRATIONS_DIR } from "@cellar/shared/db/client";
-import { compactTraceMetrics, TRACE_METRICS_SQL } from "@cellar/shared/db/trace-metrics";
+import {
+  compactTraceMetrics,
+  storedTraceMetrics,
+  TRACE_METRICS_SQL,
+  traceMetricsBaseFieldsSql,
+  type TraceMetricsBaseFields,
+} from "@cellar/shared/db/trace-metrics";
 import { persistTraceAnalyses, persistTranscriptItems } from "../apps/processor/src/maturation/persist";
 import type { SessionRow } from "../apps/processor/src/maturation/store";
 import type { TranscriptItem } from "../apps/processor/src/analysis/transcript";
@@ -87,7 +93,11 @@ async function applyMigration(sql: postgres.Sql) {
 
 test("traces with metrics in full (the old shape) answer every read as the same traces stored as deltas", async () => {
   const { sql } = stack.database;
-  // The writer stores metrics in full; compacted off its path (compactTraceMetrics) they become deltas.
+  // The maturation writes the seeded one-call traces' metrics as deltas itself (storedTraceMetrics).
+  const [written] = await sql<{ delta: number; full: number }[]>`
+    select count(*) filter (where metrics is null)::int as delta, count(*) filter (where metrics is not null)::int as full from trace_analyses`;
+  expect(written.delta).toBeGreaterThan(2);
+  // A row it stored in full becomes a delta off its path (compactTraceMetrics), where one rebuilds it.
   await compactTraceMetrics(
     sql,
     (await sql<{ trace_pk: string }[]>`select trace_pk from trace_analyses`).map((r) => r.trace_pk),
@@ -178,6 +188,116 @@ test("any metrics object reads back as written (property, through the writer and
   );
   // Both shapes were written: deltas where the base rebuilds the object, the full object elsewhere.
   expect(shapes.delta).toBeGreaterThan(0);
+  expect(shapes.full).toBeGreaterThan(0);
+});
+
+/** A trace row as the base reads it: times to the microsecond, token sums or null, a model or none. */
+const traceRowArb = fc.record({
+  startUs: fc.integer({ min: 1_577_836_800_000_000, max: 1_893_456_000_000_000 }),
+  durationUs: fc.oneof(
+    fc.integer({ min: 0, max: 3_600_000_000 }),
+    fc.integer({ min: 0, max: 3_600_000 }).map((ms) => ms * 1000),
+  ),
+  tokens: fc.array(fc.option(fc.oneof(fc.nat(5_000), fc.integer({ min: 0, max: 2 ** 40 })), { nil: null }), {
+    minLength: 3,
+    maxLength: 3,
+  }),
+  model: fc.option(fc.constantFrom("gpt-4o", "claude-sonnet-4-5", "x y", "ünïcode"), { nil: null }),
+});
+const isoOfMicros = (us: number) =>
+  `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 23)}${String(us % 1000).padStart(3, "0")}Z`;
+
+test("the writer's delta (storedTraceMetrics) rebuilds any metrics object of any trace row exactly (property against Postgres)", async () => {
+  const { sql } = stack.database;
+  const [t] = await sql<{ id: string }[]>`select id from traces order by trace_id limit 1`;
+  class Rollback extends Error {}
+  const shapes = { delta: 0, full: 0, empty: 0 };
+  await fc.assert(
+    fc.asyncProperty(
+      traceRowArb,
+      metricsArb,
+      fc.option(number, { nil: null }),
+      fc.constantFrom("exact", "ms", "other"),
+      async (row, { drop, set, byModel }, cost, durationKind) => {
+        let read: unknown;
+        let want: unknown;
+        await sql
+          .begin(async (tx) => {
+            const [pt, ct, tt] = row.tokens;
+            await tx`update traces set start_time = ${isoOfMicros(row.startUs)}::timestamptz,
+              end_time = ${isoOfMicros(row.startUs + row.durationUs)}::timestamptz, model = ${row.model},
+              prompt_tokens = ${pt}, completion_tokens = ${ct}, total_tokens = ${tt} where id = ${t.id}`;
+            const [fields] = await tx<
+              (TraceMetricsBaseFields & { tenant_id: string; trace_service_id: string; trace_id: string })[]
+            >`
+              select tr.tenant_id, tr.trace_service_id, tr.trace_id, ${tx.unsafe(traceMetricsBaseFieldsSql("tr"))} from traces tr where tr.id = ${t.id}`;
+            // What the analysis writes for a one-call trace (the base's keys), then changed.
+            const model = row.model ?? "unknown";
+            const duration =
+              durationKind === "exact"
+                ? Number(fields.base_duration_ms)
+                : durationKind === "ms"
+                  ? Math.floor(row.durationUs / 1000)
+                  : 7.25;
+            const top: Record<string, unknown> = {
+              durationMs: duration,
+              modelCalls: 1,
+              toolCalls: 0,
+              promptTokens: pt,
+              completionTokens: ct,
+              totalTokens: tt,
+              cachedTokens: 0,
+              reasoningTokens: 0,
+              latencyP50Ms: duration,
+              latencyP95Ms: duration,
+              latencyMaxMs: duration,
+              costUsd: cost,
+              costComplete: cost !== null,
+              pricedCostUsd: cost ?? 0,
+              unpricedModels: cost === null ? [model] : [],
+              finishReasons: { stop: 1 },
+              models: [model],
+              priceTableVersion: "2026-11-25",
+            };
+            const implied = {
+              model,
+              calls: 1,
+              promptTokens: pt,
+              cachedTokens: 0,
+              completionTokens: ct,
+              reasoningTokens: 0,
+              totalTokens: tt,
+              costUsd: cost,
+              priced: cost !== null,
+              note: null,
+            };
+            const metrics: Record<string, unknown> = { ...top, costByModel: [implied], ...set };
+            for (const k of drop) delete metrics[k];
+            if (byModel) metrics.costByModel = [{ ...implied, ...byModel }];
+            const stored = storedTraceMetrics(metrics, cost, fields);
+            shapes[stored.metrics ? "full" : stored.delta ? "delta" : "empty"]++;
+            await tx`delete from trace_analyses where trace_pk = ${t.id}`;
+            await tx`insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics, metrics_delta)
+              values (${t.id}, ${fields.tenant_id}, ${fields.trace_service_id}, ${fields.trace_id}, now(), ${cost}::float8,
+                ${stored.metrics ? tx.json(stored.metrics as any) : null}::jsonb, ${stored.delta ? tx.json(stored.delta as any) : null}::jsonb)`;
+            const [r] = await tx`
+              select ${tx.unsafe(TRACE_METRICS_SQL)} as m, ${tx.json(metrics as any)}::jsonb as want
+              from traces tr join trace_analyses ta on ta.trace_pk = tr.id where tr.id = ${t.id}`;
+            read = r.m;
+            want = r.want;
+            throw new Rollback();
+          })
+          .catch((e) => {
+            if (!(e instanceof Rollback)) throw e;
+          });
+        // The same jsonb as the object itself (what the full shape stores and answers), key for key.
+        expect(JSON.stringify(read)).toBe(JSON.stringify(want));
+      },
+    ),
+    { numRuns: 400 },
+  );
+  // The analysis' own shape (nothing changed) is stored as a delta or nothing at all; hostile ones in full.
+  expect(shapes.delta + shapes.empty).toBeGreaterThan(100);
   expect(shapes.full).toBeGreaterThan(0);
 });
 

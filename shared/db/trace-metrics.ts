@@ -11,11 +11,10 @@ import type postgres from "postgres";
  * them: the row's columns, or on a row written before migration 0015 and not yet backfilled, the
  * sums over its jsonb payload's responses (the columns the backfill then writes are the same sums).
  */
-export const traceMetricsBaseSql = (t: string, cost: string): string => {
-  const tokens = (key: string) =>
-    `coalesce(${t}.${key}, (select sum((r->'usage'->>'${key}')::bigint) from jsonb_array_elements(${t}.payload->'responses') r)::int8)`;
-  return `trace_metrics_base(${t}.model, ${t}.start_time, ${t}.end_time, ${tokens("prompt_tokens")}, ${tokens("completion_tokens")}, ${tokens("total_tokens")}, ${cost})`;
-};
+export const traceMetricsBaseSql = (t: string, cost: string): string =>
+  `trace_metrics_base(${t}.model, ${t}.start_time, ${t}.end_time, ${baseTokensSql(t, "prompt_tokens")}, ${baseTokensSql(t, "completion_tokens")}, ${baseTokensSql(t, "total_tokens")}, ${cost})`;
+const baseTokensSql = (t: string, key: string) =>
+  `coalesce(${t}.${key}, (select sum((r->'usage'->>'${key}')::bigint) from jsonb_array_elements(${t}.payload->'responses') r)::int8)`;
 const BASE_OF = (t: string) => traceMetricsBaseSql(t, "ta.cost_usd");
 
 /** Over `traces tr left join trace_analyses ta`: the trace's metrics (null before its analysis). */
@@ -58,9 +57,10 @@ export const traceMetricSource = (name: string): string =>
 /**
  * Rewrites those traces' analyses stored in full as deltas against their trace rows (migration
  * 0021's compact shape: ~870 B less per bench trace), wherever the delta rebuilds the metrics to
- * the same text; any other row stays as it is. Off the write path: done in the maturation's own
- * insert it cost ~650-800 us of Postgres execution per trace (bench/e2e.ts --pg-stats, issue 28),
- * so the writer stores metrics in full. Nothing runs it on a schedule yet; readers take both shapes.
+ * the same text; any other row stays as it is. For rows stored in full (written before the
+ * writer computed deltas itself, storedTraceMetrics): done in SQL on the write path it cost
+ * ~650-800 us of Postgres execution per trace (bench/e2e.ts --pg-stats, issue 28). Nothing runs
+ * it on a schedule yet; readers take both shapes.
  */
 export async function compactTraceMetrics(sql: postgres.Sql | postgres.TransactionSql, tracePks: string[]) {
   if (tracePks.length === 0) return;
@@ -75,5 +75,124 @@ export async function compactTraceMetrics(sql: postgres.Sql | postgres.Transacti
     update trace_analyses ta set metrics = null, metrics_delta = c.delta
     from c where ta.trace_pk = c.trace_pk and ta.tenant_id = c.tenant_id`,
     [tracePks],
+  );
+}
+
+/**
+ * Over trace row `t`: what `trace_metrics_base` reads of it, as Postgres prints it, for
+ * storedTraceMetrics (the writer's delta). Texts, not numbers: the delta may leave a key out only
+ * where the metrics' value is exactly the base's.
+ */
+export const traceMetricsBaseFieldsSql = (t: string): string =>
+  `${t}.model as base_model, trim_scale(extract(epoch from ${t}.end_time - ${t}.start_time) * 1000)::text as base_duration_ms,
+  ${baseTokensSql(t, "prompt_tokens")}::text as base_prompt_tokens, ${baseTokensSql(t, "completion_tokens")}::text as base_completion_tokens,
+  ${baseTokensSql(t, "total_tokens")}::text as base_total_tokens`;
+
+/** A trace row's base fields, selected by traceMetricsBaseFieldsSql. */
+export interface TraceMetricsBaseFields {
+  base_model: string | null;
+  base_duration_ms: string | null;
+  base_prompt_tokens: string | null;
+  base_completion_tokens: string | null;
+  base_total_tokens: string | null;
+}
+
+/** `trace_metrics_base`'s constant price table version (migration 0021: the function never changes). */
+const BASE_PRICE_TABLE_VERSION = "2026-11-25";
+
+/**
+ * A trace's metrics as the writer stores them (migration 0021's compact shape, computed here
+ * rather than by `trace_metrics_delta` in SQL, which cost ~650-800 us of Postgres per trace):
+ * `delta` holds every key whose value is not certainly the base's, `-` the base's keys the metrics
+ * lack, and `costByModel` unless it is certainly the one entry the top level implies. A key is
+ * left out only where its value is known to equal, as jsonb, what `trace_metrics_base` builds from
+ * the same trace row and `costUsd` (the `cost_usd` written beside it): numbers compared by the
+ * text Postgres prints for the base, so `trace_metrics_restore(delta, base)` rebuilds the metrics
+ * exactly (test/upgrade-storage-shape.test.ts checks it as a property against Postgres). Metrics
+ * with a key `-` (the delta's own) are stored in full.
+ */
+export function storedTraceMetrics(
+  metrics: Record<string, unknown>,
+  costUsd: number | null,
+  row: TraceMetricsBaseFields,
+): { metrics: Record<string, unknown> | null; delta: Record<string, unknown> | null } {
+  if (metrics["-"] !== undefined) return { metrics, delta: null };
+  const model = row.base_model ?? "unknown";
+  const asText = (text: string | null) => (v: unknown) =>
+    text === null ? v === null : typeof v === "number" && String(v) === text;
+  const is = (want: unknown) => (v: unknown) => v === want;
+  const json = (want: unknown) => (v: unknown) => sameJson(v, want);
+  // float8 -> jsonb prints the shortest text that reads back as the same double, as JSON.stringify does.
+  const cost = (want: number | null) => (v: unknown) => v === want && (v === null || typeof v === "number");
+  const base: Record<string, (v: unknown) => boolean> = {
+    durationMs: asText(row.base_duration_ms),
+    modelCalls: is(1),
+    toolCalls: is(0),
+    promptTokens: asText(row.base_prompt_tokens),
+    completionTokens: asText(row.base_completion_tokens),
+    totalTokens: asText(row.base_total_tokens),
+    cachedTokens: is(0),
+    reasoningTokens: is(0),
+    latencyP50Ms: asText(row.base_duration_ms),
+    latencyP95Ms: asText(row.base_duration_ms),
+    latencyMaxMs: asText(row.base_duration_ms),
+    costUsd: cost(costUsd),
+    costComplete: is(costUsd !== null),
+    pricedCostUsd: cost(costUsd ?? 0),
+    unpricedModels: json(costUsd === null ? [model] : []),
+    finishReasons: json({ stop: 1 }),
+    models: json([model]),
+    priceTableVersion: is(BASE_PRICE_TABLE_VERSION),
+  };
+  const delta: Record<string, unknown> = {};
+  const gone: string[] = [];
+  for (const [k, same] of Object.entries(base)) {
+    const v = metrics[k];
+    if (v === undefined) gone.push(k);
+    else if (!same(v)) delta[k] = v;
+  }
+  for (const [k, v] of Object.entries(metrics))
+    if (v !== undefined && k !== "costByModel" && !(k in base)) delta[k] = v;
+  const byModel = metrics.costByModel;
+  if (byModel === undefined) gone.push("costByModel");
+  else if (!sameJson(byModel, impliedCostByModel(metrics))) delta.costByModel = byModel;
+  if (gone.length) delta["-"] = gone.sort();
+  return { metrics: null, delta: Object.keys(delta).length ? delta : null };
+}
+
+/** `trace_metrics_by_model` of the top level: `m -> key` is SQL null (JSON null) where absent. */
+function impliedCostByModel(m: Record<string, unknown>): unknown[] {
+  const at = (k: string) => (m[k] === undefined ? null : m[k]);
+  const models = m.models;
+  return [
+    {
+      model: Array.isArray(models) && models.length > 0 && models[0] !== undefined ? models[0] : null,
+      calls: at("modelCalls"),
+      promptTokens: at("promptTokens"),
+      cachedTokens: at("cachedTokens"),
+      completionTokens: at("completionTokens"),
+      reasoningTokens: at("reasoningTokens"),
+      totalTokens: at("totalTokens"),
+      costUsd: at("costUsd"),
+      priced: at("costUsd") !== null,
+      note: null,
+    },
+  ];
+}
+
+/** Equal as JSON values (what jsonb equality compares): key order ignored, undefined keys absent. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== "number" || Number.isFinite(a);
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bs = b as unknown[];
+    return a.length === bs.length && a.every((v, i) => sameJson(v ?? null, bs[i] ?? null));
+  }
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => (b as Record<string, unknown>)[k] !== undefined && sameJson((a as any)[k], (b as any)[k]))
   );
 }

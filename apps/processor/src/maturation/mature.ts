@@ -227,7 +227,11 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
     loadTracesForMetrics(deps.sql, ids),
     loadPriceBooksOfTraces(deps.sql, ids),
   ]);
-  const analyses = traces.map((tr) => ({ tracePk: tr.id, analysis: analyzeTrace(tr, pricesOf(tr.tenantId)) }));
+  const analyses = traces.map((tr) => ({
+    tracePk: tr.id,
+    base: tr.base,
+    analysis: analyzeTrace(tr, pricesOf(tr.tenantId)),
+  }));
   const claimed = await maturationState.matureTraces(
     deps.sql,
     ids,

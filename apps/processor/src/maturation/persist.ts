@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { IntentMatch, ToolSchemaSeen } from "../analysis/catalog.ts";
 import type { SessionAnalysis, TraceAnalysis } from "../analysis/session.ts";
 import { storedItem } from "@cellar/shared/analysis/transcript-source";
+import { storedTraceMetrics, type TraceMetricsBaseFields } from "@cellar/shared/db/trace-metrics";
 import { approxSize, referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
 import { stableId } from "../ingest/spans.ts";
 import { persistFindings } from "./persist-findings.ts";
@@ -325,7 +326,8 @@ export async function persistIntents(
 
 /**
  * A trace's analysis, written once at its maturation: `computed_at` is its maturation time
- * (shared/maturation/state.ts, TRACE_MATURED_AT_SQL), never rewritten.
+ * (shared/maturation/state.ts, TRACE_MATURED_AT_SQL), never rewritten. Metrics in full: the
+ * writer before claimedTraceAnalyses, for the upgrade tests.
  */
 export async function persistTraceAnalyses(
   tx: postgres.TransactionSql,
@@ -340,9 +342,8 @@ export async function persistTraceAnalyses(
     cost_usd: a.costUsd,
     metrics: a.metrics,
   }));
-  // In full: written as a delta against the trace row (migration 0021) in this statement, they
-  // cost ~650-800 us of Postgres per trace, the costliest statement of the write path, and
-  // maturation fell behind (docs/performance.md). compactTraceMetrics does it off this path.
+  // In full, as the writer stored them before it computed deltas itself (claimedTraceAnalyses):
+  // the shape of every row written before, for the upgrade tests.
   await tx`
     insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics, metrics_delta)
     select x.trace_pk, x.tenant_id, x.trace_service_id, x.trace_id, now(), x.cost_usd, x.metrics, null
@@ -354,17 +355,22 @@ export async function persistTraceAnalyses(
 /**
  * The analyses of traces being claimed by the same statement (maturationState.matureTraces'
  * `withClaimed`): joined to its CTE `m`, so only the traces it claimed get a row, with their
- * maturation time as `computed_at`. Metrics in full, as persistTraceAnalyses writes them.
+ * maturation time as `computed_at`. Metrics as what differs from the trace row's base
+ * (storedTraceMetrics, migration 0021's compact shape: about 1 KB less per trace), the trace
+ * row's base fields read with the payload (loadTracesForMetrics).
  */
 export function claimedTraceAnalyses(
   tx: postgres.Sql | postgres.TransactionSql,
-  list: Array<{ tracePk: string; analysis: TraceAnalysis }>,
+  list: Array<{ tracePk: string; base: TraceMetricsBaseFields; analysis: TraceAnalysis }>,
 ): postgres.PendingQuery<postgres.Row[]> {
-  const rows = list.map(({ tracePk, analysis: a }) => ({ trace_pk: tracePk, cost_usd: a.costUsd, metrics: a.metrics }));
+  const rows = list.map(({ tracePk, base, analysis: a }) => {
+    const stored = storedTraceMetrics(a.metrics, a.costUsd, base);
+    return { trace_pk: tracePk, cost_usd: a.costUsd, metrics: stored.metrics, metrics_delta: stored.delta };
+  });
   return tx`
     insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics, metrics_delta)
-    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, m.matured_at, x.cost_usd, x.metrics, null
-    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, cost_usd float8, metrics jsonb)
+    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, m.matured_at, x.cost_usd, x.metrics, x.metrics_delta
+    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, cost_usd float8, metrics jsonb, metrics_delta jsonb)
       join m on m.trace_pk = x.trace_pk
       join traces t on t.ingested_at = m.ingested_at and t.id = m.trace_pk
     order by t.id

@@ -5,6 +5,7 @@ import type { LatencyNorms } from "../analysis/detectors.ts";
 import type { SessionAnalyzer } from "../analysis/session.ts";
 import type { EventInput, TraceInput } from "../analysis/transcript.ts";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { traceMetricsBaseFieldsSql, type TraceMetricsBaseFields } from "@cellar/shared/db/trace-metrics";
 import { PENDING_OF_TRACE, parked, type MaturedRow } from "@cellar/shared/maturation/state";
 import { MESSAGE_EVENT_NAMES } from "../otlp/linked.ts";
 import { mergeOtelMessageEvents } from "../otlp/merge.ts";
@@ -432,9 +433,9 @@ async function* eventPages(
 export async function loadTracesForMetrics(
   tx: Sql,
   ids: string[],
-): Promise<Array<{ id: string; tenantId: string } & TraceInput>> {
+): Promise<Array<{ id: string; tenantId: string; base: TraceMetricsBaseFields } & TraceInput>> {
   const rows = await tx<
-    {
+    ({
       id: string;
       tenant_id: string;
       trace_id: string;
@@ -442,9 +443,9 @@ export async function loadTracesForMetrics(
       payload_z: Uint8Array | null;
       start_time: Date;
       end_time: Date;
-    }[]
+    } & TraceMetricsBaseFields)[]
   >`
-    select id, tenant_id, trace_id, start_time, end_time, ${payloadZ(tx)},
+    select id, tenant_id, trace_id, start_time, end_time, ${payloadZ(tx)}, ${tx.unsafe(traceMetricsBaseFieldsSql("traces"))},
       case when payload is not null then jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') end as payload
     from traces where id = any(${tx.array(ids)}::uuid[])`;
   return rows.map((r) => {
@@ -452,6 +453,7 @@ export async function loadTracesForMetrics(
     return {
       id: r.id,
       tenantId: r.tenant_id,
+      base: r,
       traceId: r.trace_id,
       startTime: new Date(r.start_time),
       endTime: new Date(r.end_time),
