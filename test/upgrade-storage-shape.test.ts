@@ -12,6 +12,7 @@ import {
   type TraceMetricsBaseFields,
 } from "@cellar/shared/db/trace-metrics";
 import { persistTraceAnalyses, persistTranscriptItems } from "../apps/processor/src/maturation/persist";
+import { compactStoredMetrics } from "../apps/processor/src/upgrade/metrics-compaction";
 import type { SessionRow } from "../apps/processor/src/maturation/store";
 import type { TranscriptItem } from "../apps/processor/src/analysis/transcript";
 import type { TraceRow } from "../apps/processor/src/maturation/store";
@@ -127,6 +128,41 @@ test("traces with metrics in full (the old shape) answer every read as the same 
   await applyMigration(sql);
   expect(await texts()).toEqual(stored);
   expect(await answers(ids)).toEqual(fresh);
+});
+
+test("the processor's compaction moves metrics stored in full to deltas, online, and every answer stays", async () => {
+  const { sql } = stack.database;
+  const ids = (await sql<{ trace_id: string }[]>`select trace_id from traces order by trace_id`).map((r) => r.trace_id);
+  const fresh = await answers(ids);
+  await storeMetricsInFull(sql);
+  // A row whose stored metrics a JavaScript number cannot carry exactly: the delta would not
+  // rebuild them, so Postgres' check leaves it in full.
+  const [odd] = await sql<{ trace_pk: string; metrics: string }[]>`
+    select trace_pk, metrics::text as metrics from trace_analyses ta join traces tr on tr.id = ta.trace_pk
+    where tr.trace_id = ${ids[0]}`;
+  await sql`update trace_analyses set metrics = metrics || '{"durationMs": 0.10000000000000000555}'::jsonb where trace_pk = ${odd.trace_pk}`;
+  const [before] = await sql<
+    { full: number }[]
+  >`select count(*)::int as full from trace_analyses where metrics is not null`;
+  expect(before.full).toBeGreaterThan(3);
+  const texts = async () =>
+    (
+      await sql<{ m: string }[]>`
+      select ${sql.unsafe(TRACE_METRICS_SQL)}::text as m from trace_analyses ta join traces tr on tr.id = ta.trace_pk order by tr.trace_id`
+    ).map((r) => r.m);
+  const stored = await texts();
+  expect(stored.some((m) => m.includes('"durationMs": 0.10000000000000000555'))).toBe(true);
+
+  expect(await compactStoredMetrics(sql, { batch: 2 })).toBe(before.full - 1);
+  const left = await sql<{ trace_pk: string }[]>`select trace_pk from trace_analyses where metrics is not null`;
+  expect(left.map((r) => r.trace_pk)).toEqual([odd.trace_pk]);
+  expect(await texts()).toEqual(stored);
+  // Its metrics as the analysis wrote them: compacted too, and every answer is what it was.
+  await sql`update trace_analyses set metrics = ${odd.metrics}::text::jsonb where trace_pk = ${odd.trace_pk}`;
+  expect(await compactStoredMetrics(sql)).toBe(1);
+  expect(await answers(ids)).toEqual(fresh);
+  // A finished compaction finds nothing at the next start.
+  expect(await compactStoredMetrics(sql)).toBe(0);
 });
 
 const number = fc.oneof(

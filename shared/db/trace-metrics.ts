@@ -109,14 +109,15 @@ const BASE_PRICE_TABLE_VERSION = "2026-11-25";
  * the same trace row and `costUsd` (the `cost_usd` written beside it): numbers compared by the
  * text Postgres prints for the base, so `trace_metrics_restore(delta, base)` rebuilds the metrics
  * exactly (test/upgrade-storage-shape.test.ts checks it as a property against Postgres). Metrics
- * with a key `-` (the delta's own) are stored in full.
+ * with a key `-` (the delta's own), or that are not an object, are stored in full.
  */
 export function storedTraceMetrics(
   metrics: Record<string, unknown>,
   costUsd: number | null,
   row: TraceMetricsBaseFields,
 ): { metrics: Record<string, unknown> | null; delta: Record<string, unknown> | null } {
-  if (metrics["-"] !== undefined) return { metrics, delta: null };
+  if (typeof metrics !== "object" || metrics === null || Array.isArray(metrics) || metrics["-"] !== undefined)
+    return { metrics, delta: null };
   const model = row.base_model ?? "unknown";
   const asText = (text: string | null) => (v: unknown) =>
     text === null ? v === null : typeof v === "number" && String(v) === text;
