@@ -153,7 +153,7 @@ test("the processor's compaction moves metrics stored in full to deltas, online,
   const stored = await texts();
   expect(stored.some((m) => m.includes('"durationMs": 0.10000000000000000555'))).toBe(true);
 
-  expect(await compactStoredMetrics(sql, { batch: 2 })).toBe(before.full - 1);
+  expect(await compactStoredMetrics(sql, { pages: 1 })).toBe(before.full - 1);
   const left = await sql<{ trace_pk: string }[]>`select trace_pk from trace_analyses where metrics is not null`;
   expect(left.map((r) => r.trace_pk)).toEqual([odd.trace_pk]);
   expect(await texts()).toEqual(stored);
