@@ -165,6 +165,20 @@ test("the processor's compaction moves metrics stored in full to deltas, online,
   expect(await compactStoredMetrics(sql)).toBe(0);
 });
 
+test("rows written on every trace get time-ordered ids (0027): version 7, carrying the time written", async () => {
+  const { sql } = stack.database;
+  const rows = await sql<{ t: string; version: number }[]>`
+    select 'sessions' as t, uuid_extract_version(id) as version from sessions
+    union all select 'traces', uuid_extract_version(id) from traces
+    union all select 'findings', uuid_extract_version(id) from findings`;
+  expect(rows.filter((r) => r.t === "traces").length).toBeGreaterThan(2);
+  expect(rows.filter((r) => r.version !== 7)).toEqual([]);
+  // The id's time is the row's own creation time (to the clock's millisecond), not a random one.
+  const traces = await sql<{ ok: boolean }[]>`
+    select abs(extract(epoch from uuid_extract_timestamp(id) - ingested_at)) < 1 as ok from traces`;
+  expect(traces.every((r) => r.ok)).toBe(true);
+});
+
 const number = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),

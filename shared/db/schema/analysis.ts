@@ -14,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
 import { sessions, traces } from "./telemetry.ts";
@@ -183,7 +184,7 @@ export const issues = pgTable(
 export const findings = pgTable(
   "findings",
   {
-    id: uuid("id").notNull().defaultRandom(),
+    id: uuid("id").notNull().default(timeOrderedId),
     tenantId: tenantId(),
     traceServiceId: traceServiceId(),
     sessionPk: sessionPk(),

@@ -13,6 +13,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
 
@@ -41,7 +42,7 @@ export const ENTITY_STATUSES = ["active", "matured"] as const;
 export const sessions = pgTable(
   "sessions",
   {
-    id: uuid("id").notNull().defaultRandom(),
+    id: uuid("id").notNull().default(timeOrderedId),
     tenantId: tenantId(),
     traceServiceId: uuid("trace_service_id").notNull(),
     sessionId: text("session_id").notNull(),
@@ -88,7 +89,7 @@ export const sessions = pgTable(
 export const traces = pgTable(
   "traces",
   {
-    id: uuid("id").notNull().defaultRandom(),
+    id: uuid("id").notNull().default(timeOrderedId),
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
     sessionPk: uuid("session_pk").notNull(),
@@ -243,7 +244,7 @@ export const spanIds = pgTable(
 export const events = pgTable(
   "events",
   {
-    id: uuid("id").notNull().defaultRandom(),
+    id: uuid("id").notNull().default(timeOrderedId),
     tenantId: denormalized("tenant_id"),
     traceServiceId: denormalized("trace_service_id"),
     sessionPk: uuid("session_pk").notNull(),

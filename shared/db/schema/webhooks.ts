@@ -1,4 +1,5 @@
 import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
 
@@ -83,7 +84,7 @@ export const webhookDeliveries = pgTable(
 export const webhookAttempts = pgTable(
   "webhook_attempts",
   {
-    id: uuid("id").notNull().defaultRandom(),
+    id: uuid("id").notNull().default(timeOrderedId),
     deliveryId: text("delivery_id").notNull(),
     /** The delivery's (migration 0019): the keys and the foreign key include it. */
     tenantId: uuid("tenant_id").notNull(),
