@@ -14,8 +14,9 @@ export interface ReadFigure {
 /**
  * Read latencies through the running platform at the database's current size, one request in
  * flight (the contract's target is for one client): a transcript page, a filtered session
- * search with a metric filter and the total count, the issues list with its count, and a
- * trace's spans.
+ * search with a metric filter and the total count, the issues list with its count, trace lists
+ * filtered by a metric the trace row's base sets (stored as a delta: each candidate rebuilt) and
+ * sorted by cost, a trace's metrics, and a trace's spans.
  */
 export async function measureReads(o: {
   sql: postgres.Sql;
@@ -80,6 +81,25 @@ export async function measureReads(o: {
       "issues/filtered, with total",
       () => ({ path: "/telemetry/otel/issues/filtered", body: { service_name: o.service } }),
     ],
+    [
+      "traces/filtered metrics.totalTokens > 0, a page without total",
+      () => ({
+        path: "/telemetry/otel/traces/filtered",
+        body: {
+          serviceName: o.service,
+          filters: [{ field: "metrics.totalTokens", operator: "gt", value: 0 }],
+          skipTotalCount: true,
+        },
+      }),
+    ],
+    [
+      "traces/filtered sorted by costUsd, a page without total",
+      () => ({
+        path: "/telemetry/otel/traces/filtered",
+        body: { serviceName: o.service, sort: { field: "costUsd", direction: "desc" }, skipTotalCount: true },
+      }),
+    ],
+    ["metrics of a random trace", () => ({ path: `/telemetry/metrics/trace/${traceIds[rnd(traceIds.length)]}` })],
     [
       "spans of a random trace",
       () => ({ path: `/telemetry/otel/spans/${o.service}/${traceIds[rnd(traceIds.length)]}` }),
