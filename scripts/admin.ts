@@ -23,6 +23,7 @@ import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
 import { keyringFromConfig } from "@cellar/shared/crypto";
+import { compactStoredMetrics } from "@cellar/shared/db/trace-metrics";
 import { normalizeEndpoint } from "@cellar/shared/auth/dsn";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
 import { DEAD_LETTERS_USAGE, DeadLetterUsageError, runDeadLetters } from "./dead-letters-cli.ts";
@@ -58,6 +59,7 @@ const USAGE = `usage: npm run admin -- <command>
   price list --tenant T
   price delete --tenant T --model M [--from YYYY-MM-DD]
   secrets reencrypt   (re-seals webhook secrets under SECRET_ENCRYPTION_KEY; old keys in SECRET_ENCRYPTION_KEYS_PREVIOUS)
+  storage compact-metrics   (trace metrics stored in full as deltas, online; the table grows first: docs/operations.md)
 ${DEAD_LETTERS_USAGE}`;
 
 class UsageError extends Error {}
@@ -359,6 +361,8 @@ async function run(): Promise<unknown> {
           }),
         );
       }
+      case "storage compact-metrics":
+        return { compacted: await compactStoredMetrics(sql, { pauseMs: 20 }) };
       default:
         throw new UsageError(`unknown command "${resource} ${action}"\n${USAGE}`);
     }

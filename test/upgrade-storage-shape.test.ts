@@ -5,14 +5,13 @@ import fc from "fast-check";
 import type postgres from "postgres";
 import { MIGRATIONS_DIR } from "@cellar/shared/db/client";
 import {
-  compactTraceMetrics,
+  compactStoredMetrics,
   storedTraceMetrics,
   TRACE_METRICS_SQL,
   traceMetricsBaseFieldsSql,
   type TraceMetricsBaseFields,
 } from "@cellar/shared/db/trace-metrics";
 import { persistTraceAnalyses, persistTranscriptItems } from "../apps/processor/src/maturation/persist";
-import { compactStoredMetrics } from "../apps/processor/src/upgrade/metrics-compaction";
 import type { SessionRow } from "../apps/processor/src/maturation/store";
 import type { TranscriptItem } from "../apps/processor/src/analysis/transcript";
 import type { TraceRow } from "../apps/processor/src/maturation/store";
@@ -98,11 +97,8 @@ test("traces with metrics in full (the old shape) answer every read as the same 
   const [written] = await sql<{ delta: number; full: number }[]>`
     select count(*) filter (where metrics is null)::int as delta, count(*) filter (where metrics is not null)::int as full from trace_analyses`;
   expect(written.delta).toBeGreaterThan(2);
-  // A row it stored in full becomes a delta off its path (compactTraceMetrics), where one rebuilds it.
-  await compactTraceMetrics(
-    sql,
-    (await sql<{ trace_pk: string }[]>`select trace_pk from trace_analyses`).map((r) => r.trace_pk),
-  );
+  // A row stored in full becomes a delta off its path (compactStoredMetrics), where one rebuilds it.
+  await compactStoredMetrics(sql);
   const traces = await sql<{ trace_id: string; delta: boolean; bytes: number }[]>`
     select tr.trace_id, ta.metrics is null as delta, pg_column_size(coalesce(ta.metrics, ta.metrics_delta))::int as bytes
     from trace_analyses ta join traces tr on tr.id = ta.trace_pk join trace_services s on s.id = tr.trace_service_id
@@ -130,7 +126,7 @@ test("traces with metrics in full (the old shape) answer every read as the same 
   expect(await answers(ids)).toEqual(fresh);
 });
 
-test("the processor's compaction moves metrics stored in full to deltas, online, and every answer stays", async () => {
+test("the compaction (admin storage compact-metrics) moves metrics stored in full to deltas, online, and every answer stays", async () => {
   const { sql } = stack.database;
   const ids = (await sql<{ trace_id: string }[]>`select trace_id from traces order by trace_id`).map((r) => r.trace_id);
   const fresh = await answers(ids);
@@ -141,6 +137,12 @@ test("the processor's compaction moves metrics stored in full to deltas, online,
     select trace_pk, metrics::text as metrics from trace_analyses ta join traces tr on tr.id = ta.trace_pk
     where tr.trace_id = ${ids[0]}`;
   await sql`update trace_analyses set metrics = metrics || '{"durationMs": 0.10000000000000000555}'::jsonb where trace_pk = ${odd.trace_pk}`;
+  // And one of another shape (two keys): as a delta it would list every base key it lacks, longer
+  // than itself, so it stays as it is.
+  const [small] = await sql<{ trace_pk: string; metrics: string }[]>`
+    select trace_pk, metrics::text as metrics from trace_analyses ta join traces tr on tr.id = ta.trace_pk
+    where tr.trace_id = ${ids[1]}`;
+  await sql`update trace_analyses set metrics = '{"totalTokens": 5, "latencyMs": 1}' where trace_pk = ${small.trace_pk}`;
   const [before] = await sql<
     { full: number }[]
   >`select count(*)::int as full from trace_analyses where metrics is not null`;
@@ -153,15 +155,16 @@ test("the processor's compaction moves metrics stored in full to deltas, online,
   const stored = await texts();
   expect(stored.some((m) => m.includes('"durationMs": 0.10000000000000000555'))).toBe(true);
 
-  expect(await compactStoredMetrics(sql, { pages: 1 })).toBe(before.full - 1);
+  expect(await compactStoredMetrics(sql, { pages: 1 })).toBe(before.full - 2);
   const left = await sql<{ trace_pk: string }[]>`select trace_pk from trace_analyses where metrics is not null`;
-  expect(left.map((r) => r.trace_pk)).toEqual([odd.trace_pk]);
+  expect(left.map((r) => r.trace_pk).sort()).toEqual([odd.trace_pk, small.trace_pk].sort());
   expect(await texts()).toEqual(stored);
-  // Its metrics as the analysis wrote them: compacted too, and every answer is what it was.
-  await sql`update trace_analyses set metrics = ${odd.metrics}::text::jsonb where trace_pk = ${odd.trace_pk}`;
-  expect(await compactStoredMetrics(sql)).toBe(1);
+  // Their metrics as the analysis wrote them: compacted too, and every answer is what it was.
+  for (const r of [odd, small])
+    await sql`update trace_analyses set metrics = ${r.metrics}::text::jsonb where trace_pk = ${r.trace_pk}`;
+  expect(await compactStoredMetrics(sql)).toBe(2);
   expect(await answers(ids)).toEqual(fresh);
-  // A finished compaction finds nothing at the next start.
+  // A finished compaction finds nothing when run again.
   expect(await compactStoredMetrics(sql)).toBe(0);
 });
 
@@ -219,7 +222,7 @@ test("any metrics object reads back as written (property, through the writer and
         .begin(async (tx) => {
           await tx`delete from trace_analyses where trace_pk = ${t.id}`;
           await persistTraceAnalyses(tx, [{ row: t as TraceRow, analysis: { metrics, costUsd: cost } }]);
-          await compactTraceMetrics(tx, [t.id]);
+          await compactStoredMetrics(tx);
           const [r] = await tx`
             select ${tx.unsafe(TRACE_METRICS_SQL)} as m, ${tx.json(metrics as any)}::jsonb as want, ta.metrics is null as delta
             from traces tr join trace_analyses ta on ta.trace_pk = tr.id where tr.id = ${t.id}`;

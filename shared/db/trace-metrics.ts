@@ -55,27 +55,55 @@ export const traceMetricSource = (name: string): string =>
     : "coalesce(ta.metrics, ta.metrics_delta)";
 
 /**
- * Rewrites those traces' analyses stored in full as deltas against their trace rows (migration
- * 0021's compact shape: ~870 B less per bench trace), wherever the delta rebuilds the metrics to
- * the same text; any other row stays as it is. For rows stored in full (written before the
- * writer computed deltas itself, storedTraceMetrics): done in SQL on the write path it cost
- * ~650-800 us of Postgres execution per trace (bench/e2e.ts --pg-stats, issue 28). Nothing runs
- * it on a schedule yet; readers take both shapes.
+ * Moves trace analyses stored with their metrics in full (every row written before the maturation
+ * wrote deltas itself) to migration 0021's compact shape: the table walked a range of pages at a
+ * time in heap order (a TID range scan: in key order every row was on another page), up to its
+ * size at the start (rows written since are deltas), each delta built as the maturation builds it
+ * (storedTraceMetrics) and written only where Postgres' own `trace_metrics_restore` rebuilds the
+ * stored metrics from it, checked in the update itself: a row it would not rebuild stays in full.
+ * Readers take both shapes, so answers are the same before, during and after. Analyses are written
+ * once, so no lock is taken: two runs write the same delta. An operator's command, not run at
+ * start: each row's new version is written elsewhere in the table (the pages are full), so the
+ * table first grows by what it compacts and only new rows reuse the space (`npm run admin --
+ * storage compact-metrics`, docs/operations.md). Returns the rows compacted.
  */
-export async function compactTraceMetrics(sql: postgres.Sql | postgres.TransactionSql, tracePks: string[]) {
-  if (tracePks.length === 0) return;
-  await sql.unsafe(
-    `with c as (
-      select ta.trace_pk, ta.tenant_id, d.delta from trace_analyses ta
-        join traces t on t.id = ta.trace_pk and t.tenant_id = ta.tenant_id
-        cross join lateral (select ${traceMetricsBaseSql("t", "ta.cost_usd")} as base) b
-        cross join lateral (select trace_metrics_delta(ta.metrics, b.base) as delta) d0
-        cross join lateral (select d0.delta, trace_metrics_restore(d0.delta, b.base)::text = ta.metrics::text as same) d
-      where ta.trace_pk = any($1::uuid[]) and ta.metrics is not null and not ta.metrics ? '-' and d.same)
-    update trace_analyses ta set metrics = null, metrics_delta = c.delta
-    from c where ta.trace_pk = c.trace_pk and ta.tenant_id = c.tenant_id`,
-    [tracePks],
-  );
+export async function compactStoredMetrics(
+  sql: postgres.Sql | postgres.TransactionSql,
+  o: { pages?: number; pauseMs?: number; stopped?: () => boolean } = {},
+): Promise<number> {
+  const pages = o.pages ?? 64;
+  const [{ last }] = await sql<{ last: number }[]>`
+    select (pg_relation_size('trace_analyses') / current_setting('block_size')::int)::int as last`;
+  let compacted = 0;
+  for (let page = 0; page < last; page += pages) {
+    if (o.stopped?.()) return compacted;
+    const rows = await sql<
+      ({
+        trace_pk: string;
+        tenant_id: string;
+        cost_usd: number | null;
+        metrics: Record<string, unknown>;
+      } & TraceMetricsBaseFields)[]
+    >`
+      select ta.trace_pk, ta.tenant_id, ta.cost_usd, ta.metrics, ${sql.unsafe(traceMetricsBaseFieldsSql("t"))}
+      from trace_analyses ta join traces t on t.id = ta.trace_pk and t.tenant_id = ta.tenant_id
+      where ta.ctid >= ${`(${page},0)`}::tid and ta.ctid < ${`(${page + pages},0)`}::tid and ta.metrics is not null`;
+    const deltas = rows.flatMap((r) => {
+      const stored = storedTraceMetrics(r.metrics, r.cost_usd, r);
+      return stored.metrics ? [] : [{ trace_pk: r.trace_pk, tenant_id: r.tenant_id, delta: stored.delta }];
+    });
+    if (deltas.length === 0) continue;
+    const done = await sql`
+      update trace_analyses ta set metrics = null, metrics_delta = x.delta
+      from jsonb_to_recordset(${sql.json(deltas as never)}::jsonb) as x(trace_pk uuid, tenant_id uuid, delta jsonb),
+        traces t
+      where ta.trace_pk = x.trace_pk and ta.tenant_id = x.tenant_id and ta.metrics is not null
+        and t.id = ta.trace_pk and t.tenant_id = ta.tenant_id
+        and trace_metrics_restore(x.delta, ${sql.unsafe(traceMetricsBaseSql("t", "ta.cost_usd"))}) = ta.metrics`;
+    compacted += done.count;
+    if (o.pauseMs) await new Promise((r) => setTimeout(r, o.pauseMs));
+  }
+  return compacted;
 }
 
 /**
@@ -109,7 +137,8 @@ const BASE_PRICE_TABLE_VERSION = "2026-11-25";
  * the same trace row and `costUsd` (the `cost_usd` written beside it): numbers compared by the
  * text Postgres prints for the base, so `trace_metrics_restore(delta, base)` rebuilds the metrics
  * exactly (test/upgrade-storage-shape.test.ts checks it as a property against Postgres). Metrics
- * with a key `-` (the delta's own), or that are not an object, are stored in full.
+ * with a key `-` (the delta's own), or that are not an object, are stored in full, and so are
+ * metrics whose delta would not be shorter than they are.
  */
 export function storedTraceMetrics(
   metrics: Record<string, unknown>,
@@ -158,7 +187,11 @@ export function storedTraceMetrics(
   if (byModel === undefined) gone.push("costByModel");
   else if (!sameJson(byModel, impliedCostByModel(metrics))) delta.costByModel = byModel;
   if (gone.length) delta["-"] = gone.sort();
-  return { metrics: null, delta: Object.keys(delta).length ? delta : null };
+  if (Object.keys(delta).length === 0) return { metrics: null, delta: null };
+  // Metrics of another shape than the analysis writes (few of the base's keys) can cost more as
+  // a delta, which lists every base key they lack: those stay as they are.
+  if (JSON.stringify(delta).length >= JSON.stringify(metrics).length) return { metrics, delta: null };
+  return { metrics: null, delta };
 }
 
 /** `trace_metrics_by_model` of the top level: `m -> key` is SQL null (JSON null) where absent. */

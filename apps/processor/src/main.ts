@@ -1,7 +1,6 @@
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor.ts";
 import { parseRetentionDays, startRetention } from "./retention/retention.ts";
-import { startMetricsCompaction } from "./upgrade/metrics-compaction.ts";
 import { startPayloadBackfill } from "./upgrade/payload-backfill.ts";
 
 // No stack capture per publish/ack: the processor publishes on every batch.
@@ -38,8 +37,6 @@ const retention = startRetention(database.sql, {
 });
 // Rows written before migration 0015 move to the compressed shape in the background.
 const backfill = startPayloadBackfill(database.sql, logger);
-// Trace metrics stored in full (before the maturation wrote deltas) move to the compact shape.
-const compaction = startMetricsCompaction(database.sql, logger);
 const server = ops.serve(); // /health, /ready, /metrics on PROCESSOR_PORT
 logger.info("listening", { url: `http://127.0.0.1:${server.port}/metrics` });
 
@@ -48,7 +45,6 @@ onShutdown(logger, [
   ["consumers", () => processor.stop()],
   ["retention", () => retention.stop()],
   ["backfill", () => backfill.stop()],
-  ["compaction", () => compaction.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);
