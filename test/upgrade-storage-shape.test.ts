@@ -7,7 +7,9 @@ import { MIGRATIONS_DIR } from "@cellar/shared/db/client";
 import {
   compactStoredMetrics,
   storedTraceMetrics,
+  TRACE_METRICS_BASE_KEYS,
   TRACE_METRICS_SQL,
+  traceMetricBaseValueSql,
   traceMetricsBaseFieldsSql,
   type TraceMetricsBaseFields,
 } from "@cellar/shared/db/trace-metrics";
@@ -260,6 +262,13 @@ const traceRowArb = fc.record({
 const isoOfMicros = (us: number) =>
   `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 23)}${String(us % 1000).padStart(3, "0")}Z`;
 
+/** Over `traces tr join trace_analyses ta`: the base keys whose value read alone differs from the object's. */
+const keyChecks = `array_remove(array[${[...TRACE_METRICS_BASE_KEYS]
+  .map(
+    (k) => `case when ${traceMetricBaseValueSql(k)} is distinct from (${TRACE_METRICS_SQL} -> '${k}') then '${k}' end`,
+  )
+  .join(", ")}], null)`;
+
 test("the writer's delta (storedTraceMetrics) rebuilds any metrics object of any trace row exactly (property against Postgres)", async () => {
   const { sql } = stack.database;
   const [t] = await sql<{ id: string }[]>`select id from traces order by trace_id limit 1`;
@@ -334,10 +343,13 @@ test("the writer's delta (storedTraceMetrics) rebuilds any metrics object of any
               values (${t.id}, ${fields.tenant_id}, ${fields.trace_service_id}, ${fields.trace_id}, now(), ${cost}::float8,
                 ${stored.metrics ? tx.json(stored.metrics as any) : null}::jsonb, ${stored.delta ? tx.json(stored.delta as any) : null}::jsonb)`;
             const [r] = await tx`
-              select ${tx.unsafe(TRACE_METRICS_SQL)} as m, ${tx.json(metrics as any)}::jsonb as want
+              select ${tx.unsafe(TRACE_METRICS_SQL)} as m, ${tx.json(metrics as any)}::jsonb as want,
+                ${tx.unsafe(keyChecks)} as keys_differ
               from traces tr join trace_analyses ta on ta.trace_pk = tr.id where tr.id = ${t.id}`;
             read = r.m;
             want = r.want;
+            // Each base key read alone (a filter's path) answers what the whole object has.
+            expect(r.keys_differ).toEqual([]);
             throw new Rollback();
           })
           .catch((e) => {

@@ -45,9 +45,58 @@ export const TRACE_METRICS_BASE_KEYS: ReadonlySet<string> = new Set([
   "priceTableVersion",
 ]);
 
+/** `trace_metrics_base`'s value of each key, over `trace_analyses ta` and its trace row `t`. */
+const DURATION = "to_jsonb(trim_scale(extract(epoch from t.end_time - t.start_time) * 1000))";
+const tokens = (key: string) => `coalesce(to_jsonb(${baseTokensSql("t", key)}), 'null'::jsonb)`;
+const BASE_VALUE: Record<string, { expr: string; row: boolean }> = {
+  durationMs: { expr: DURATION, row: true },
+  latencyP50Ms: { expr: DURATION, row: true },
+  latencyP95Ms: { expr: DURATION, row: true },
+  latencyMaxMs: { expr: DURATION, row: true },
+  promptTokens: { expr: tokens("prompt_tokens"), row: true },
+  completionTokens: { expr: tokens("completion_tokens"), row: true },
+  totalTokens: { expr: tokens("total_tokens"), row: true },
+  models: { expr: "jsonb_build_array(coalesce(t.model, 'unknown'))", row: true },
+  unpricedModels: {
+    expr: "(case when ta.cost_usd is null then jsonb_build_array(coalesce(t.model, 'unknown')) else '[]'::jsonb end)",
+    row: true,
+  },
+  modelCalls: { expr: "'1'::jsonb", row: false },
+  toolCalls: { expr: "'0'::jsonb", row: false },
+  cachedTokens: { expr: "'0'::jsonb", row: false },
+  reasoningTokens: { expr: "'0'::jsonb", row: false },
+  costUsd: { expr: "coalesce(to_jsonb(ta.cost_usd), 'null'::jsonb)", row: false },
+  costComplete: { expr: "to_jsonb(ta.cost_usd is not null)", row: false },
+  pricedCostUsd: { expr: "to_jsonb(coalesce(ta.cost_usd, 0))", row: false },
+  finishReasons: { expr: `'{"stop": 1}'::jsonb`, row: false },
+  priceTableVersion: { expr: `'"2026-11-25"'::jsonb`, row: false },
+};
+
+/**
+ * Over `trace_analyses ta` (with or without its trace joined): metrics key `name` of the base's
+ * (TRACE_METRICS_BASE_KEYS) as jsonb, what `TRACE_METRICS_SQL -> name` answers, without
+ * rebuilding the whole object: the full metrics' value, else absent where the delta lists it
+ * under `-`, else the delta's value, else the base's for that key alone (from `cost_usd`, or the
+ * trace row read by key). `trace_metrics_restore` per candidate row made a trace list filtered
+ * on such a key cost ~230 us of Postgres a row (239 ms a page at 3 million traces,
+ * docs/performance.md). Null for any other key (read as traceMetricSource says).
+ */
+export function traceMetricBaseValueSql(name: string): string | null {
+  const base = BASE_VALUE[name];
+  if (!base || !TRACE_METRICS_BASE_KEYS.has(name)) return null;
+  const key = `'${name}'`; // one of the keys above: no quoting needed
+  const value = base.row
+    ? `(select ${base.expr} from traces t where t.id = ta.trace_pk and t.tenant_id = ta.tenant_id)`
+    : base.expr;
+  return `(case when ta.metrics is not null then ta.metrics -> ${key} when ta.trace_pk is null then null
+    when coalesce(ta.metrics_delta -> '-', '[]'::jsonb) ? ${key} then null
+    when ta.metrics_delta ? ${key} then ta.metrics_delta -> ${key} else ${value} end)`;
+}
+
 /**
  * Over `trace_analyses ta` (with or without its trace joined): the jsonb to read metrics key
  * `name` from. A key the base does not set is in the stored jsonb as it is: no trace row read.
+ * (A key the base sets reads faster through traceMetricBaseValueSql.)
  */
 export const traceMetricSource = (name: string): string =>
   TRACE_METRICS_BASE_KEYS.has(name) || name === "costByModel"

@@ -7,7 +7,7 @@ import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../h
 import { iso } from "../http/schemas.ts";
 import { EVENT_COLUMNS, eventOut, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, traceSummaryOut } from "./model.ts";
 import { spanIdKey } from "@cellar/shared/spans";
-import { TRACE_METRICS_SQL, traceMetricSource } from "@cellar/shared/db/trace-metrics";
+import { TRACE_METRICS_SQL, traceMetricBaseValueSql, traceMetricSource } from "@cellar/shared/db/trace-metrics";
 import { derivedSpanCount, derivedSpanRows, spansOfTrace, TRACE_FOR_SPANS, type TraceForSpans } from "./spans.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 import { listScores } from "../scores/service.ts";
@@ -140,8 +140,10 @@ export const TRACE_FILTERS: FilterSet = {
   dynamic: {
     prefix: "metrics.",
     expr: (sql, name) => {
-      const m = sql.unsafe(traceMetricSource(name));
-      return sql`(case when jsonb_typeof(${m} -> ${name}) = 'number' then (${m} ->> ${name})::float8 end)`;
+      const base = traceMetricBaseValueSql(name);
+      const v = base ? sql.unsafe(base) : sql`(${sql.unsafe(traceMetricSource(name))} -> ${name})`;
+      // The value computed once (a base key may read the trace row).
+      return sql`(select case when jsonb_typeof(x.v) = 'number' then (x.v #>> '{}')::float8 end from (select ${v} as v) x)`;
     },
   },
 };
