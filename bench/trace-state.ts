@@ -75,27 +75,34 @@ async function drive(
   const table = sql(shape === "floor" ? "traces_floor" : "traces");
   for (let from = first; from < end; from += BATCH) {
     const batch = rows(ctx, from);
-    const ids = await sql.begin(async (tx) => {
-      const inserted = await tx<{ id: string }[]>`
+    const inserted = await sql.begin(async (tx) => {
+      const inserted = await tx<{ id: string; ingested_key: string }[]>`
         insert into ${table} (${tx.unsafe(INSERT_COLUMNS)})
         select ${tx.unsafe(INSERT_COLUMNS)} from json_to_recordset(${JSON.stringify(batch)}::text::json) as x(tenant_id uuid, trace_service_id uuid,
           session_pk uuid, trace_id text, session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz,
           prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz)
         order by trace_service_id, trace_id
-        on conflict do nothing returning id`;
+        on conflict do nothing returning id, ingested_at::text as ingested_key`;
       if (shape === "after")
         await state.openTraces(
           tx,
           inserted.map((r) => ({ trace_pk: r.id, tenant_id: ctx.tenantId })),
         );
-      return inserted.map((r) => r.id);
+      return inserted;
     });
+    const ids = inserted.map((r) => r.id);
     if (shape === "floor") continue;
     let keys: Array<{ pk: string; ingestedKey: string }> = [];
     await sql.begin(async (tx) => {
       if (shape === "after") {
         // The claim locks and matures in one statement (selectMaturing only for what it leaves).
-        keys = (await state.matureTraces(tx, ids, 0)).map((r) => ({ pk: r.id, ingestedKey: r.ingested_key }));
+        keys = (
+          await state.matureTraces(
+            tx,
+            inserted.map((r) => ({ pk: r.id, ingestedKey: r.ingested_key })),
+            0,
+          )
+        ).map((r) => ({ pk: r.trace_pk, ingestedKey: r.ingested_key }));
       } else {
         // main before migration 0016: selectMaturing's trace lock, matureTraces.
         await tx`

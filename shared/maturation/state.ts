@@ -157,15 +157,21 @@ export async function prunePendingTraces(sql: Sql, olderThanSeconds: number, lim
   ).count;
 }
 
-/** A matured trace as matureTraces returns it: `ingested_key` is its pending row's `ingested_at` as text (exact to the microsecond, which a JS Date is not). */
-export type MaturedTrace = MaturedRow & { trace_id: string; service_name: string; ingested_key: string };
+/** A trace claimed by matureTraces: `ingested_key` is its pending row's `ingested_at` as text (exact to the microsecond, which a JS Date is not). */
+export interface ClaimedTrace {
+  trace_pk: string;
+  ingested_key: string;
+  matured_at: Date;
+}
 
 /**
- * Traces matured, once (count 1): of `ids`, those still active and idle for the window, claimed
- * in one statement. The pending rows are locked in trace id order (no deadlock with another
- * processor claiming an overlapping set); a row another transaction matured first no longer
- * matches `matured_at is null` once that one commits, and is left out. The rest (still active,
- * matured before, gone) are for the caller to look up.
+ * Traces matured, once (count 1): of the pending rows `keys` (a trace's pk and its own
+ * `ingested_at` as text, read with the trace), those still active and idle for the window,
+ * claimed in one statement, by the pending rows' own key: no trace row is read. The rows are
+ * locked in trace id order (no deadlock with another processor claiming an overlapping set); a
+ * row another transaction matured first no longer matches `matured_at is null` once that one
+ * commits, and is left out. The rest (still active, matured before, gone) are for the caller to
+ * look up.
  *
  * `withClaimed`: a data-modifying statement run in the same statement over the claimed rows, as
  * CTE `m` (trace_pk, ingested_at, matured_at): the analyses' insert, so claim and analysis commit
@@ -173,26 +179,23 @@ export type MaturedTrace = MaturedRow & { trace_id: string; service_name: string
  */
 export function matureTraces(
   tx: Sql,
-  ids: string[],
+  keys: Array<{ pk: string; ingestedKey: string }>,
   windowSeconds: number,
   withClaimed?: postgres.PendingQuery<postgres.Row[]>,
-): Promise<MaturedTrace[]> {
-  return tx<MaturedTrace[]>`
+): Promise<ClaimedTrace[]> {
+  return tx<ClaimedTrace[]>`
     with l as (
-      select p.ingested_at, p.trace_pk from pending_traces p join traces t on ${tx.unsafe(PENDING_OF_TRACE)}
-      where t.id = any(${tx.array(ids)}::uuid[]) and p.matured_at is null
-        and t.ingested_at <= now() - make_interval(secs => ${windowSeconds})
+      select p.ingested_at, p.trace_pk from pending_traces p
+        join unnest(${tx.array(keys.map((k) => k.ingestedKey))}::timestamptz[], ${tx.array(keys.map((k) => k.pk))}::uuid[])
+          as k(ingested_at, trace_pk) on p.ingested_at = k.ingested_at and p.trace_pk = k.trace_pk
+      where p.matured_at is null and p.ingested_at <= now() - make_interval(secs => ${windowSeconds})
       order by p.trace_pk for update of p),
     m as (
       update pending_traces p set matured_at = now() from l
       where p.ingested_at = l.ingested_at and p.trace_pk = l.trace_pk
       returning p.trace_pk, p.ingested_at, p.matured_at)
     ${withClaimed ? tx`, written as (${withClaimed})` : tx``}
-    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, t.session_id, ts.name as service_name,
-      'matured' as status, 1 as maturation_count, m.matured_at, m.ingested_at::text as ingested_key
-    from m join traces t on t.ingested_at = m.ingested_at and t.id = m.trace_pk
-      join trace_services ts on ts.id = t.trace_service_id
-    order by t.id`;
+    select m.trace_pk, m.ingested_at::text as ingested_key, m.matured_at from m order by m.trace_pk`;
 }
 
 /**

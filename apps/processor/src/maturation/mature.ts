@@ -228,19 +228,27 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
     loadPriceBooksOfTraces(deps.sql, ids),
   ]);
   const analyses = traces.map((tr) => ({
-    tracePk: tr.id,
+    row: tr.row,
     base: tr.base,
     analysis: analyzeTrace(tr, pricesOf(tr.tenantId)),
   }));
-  const claimed = await maturationState.matureTraces(
+  const claims = await maturationState.matureTraces(
     deps.sql,
-    ids,
+    traces.map((tr) => ({ pk: tr.id, ingestedKey: tr.row.ingested_key })),
     deps.windowSeconds,
     claimedTraceAnalyses(deps.sql, analyses),
   );
+  const rowOf = new Map(traces.map((tr) => [tr.id, tr.row]));
+  const claimed: TraceRow[] = claims.map((c) => ({
+    ...rowOf.get(c.trace_pk)!,
+    status: "matured",
+    maturation_count: 1,
+    matured_at: c.matured_at,
+    ingested_key: c.ingested_key,
+  }));
   for (const r of claimed) outcomes.set(r.id, "matured");
   let republish: MaturedMessage[] = [];
-  const keys = new Map(claimed.map((r) => [r.id, r.ingested_key]));
+  const keys = new Map(claims.map((c) => [c.trace_pk, c.ingested_key]));
   if (claimed.length < ids.length) {
     const taken = new Set(claimed.map((c) => c.id));
     const rest = ids.filter((id) => !taken.has(id));

@@ -361,18 +361,32 @@ export async function persistTraceAnalyses(
  */
 export function claimedTraceAnalyses(
   tx: postgres.Sql | postgres.TransactionSql,
-  list: Array<{ tracePk: string; base: TraceMetricsBaseFields; analysis: TraceAnalysis }>,
+  list: Array<{
+    row: { id: string; tenant_id: string; trace_service_id: string; trace_id: string };
+    base: TraceMetricsBaseFields;
+    analysis: TraceAnalysis;
+  }>,
 ): postgres.PendingQuery<postgres.Row[]> {
-  const rows = list.map(({ tracePk, base, analysis: a }) => {
+  // The trace's columns come from the row read with its payload (never updated): the statement
+  // reads no trace row but the foreign key's, which also holds the tenant to the trace's.
+  const rows = list.map(({ row, base, analysis: a }) => {
     const stored = storedTraceMetrics(a.metrics, a.costUsd, base);
-    return { trace_pk: tracePk, cost_usd: a.costUsd, metrics: stored.metrics, metrics_delta: stored.delta };
+    return {
+      trace_pk: row.id,
+      tenant_id: row.tenant_id,
+      trace_service_id: row.trace_service_id,
+      trace_id: row.trace_id,
+      cost_usd: a.costUsd,
+      metrics: stored.metrics,
+      metrics_delta: stored.delta,
+    };
   });
   return tx`
     insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics, metrics_delta)
-    select t.id, t.tenant_id, t.trace_service_id, t.trace_id, m.matured_at, x.cost_usd, x.metrics, x.metrics_delta
-    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(trace_pk uuid, cost_usd float8, metrics jsonb, metrics_delta jsonb)
+    select x.trace_pk, x.tenant_id, x.trace_service_id, x.trace_id, m.matured_at, x.cost_usd, x.metrics, x.metrics_delta
+    from jsonb_to_recordset(${tx.json(rows as any)}::jsonb)
+        as x(trace_pk uuid, tenant_id uuid, trace_service_id uuid, trace_id text, cost_usd float8, metrics jsonb, metrics_delta jsonb)
       join m on m.trace_pk = x.trace_pk
-      join traces t on t.ingested_at = m.ingested_at and t.id = m.trace_pk
-    order by t.id
+    order by x.trace_pk
     on conflict (trace_pk, tenant_id) do nothing`;
 }

@@ -429,30 +429,46 @@ async function* eventPages(
   }
 }
 
-/** The payload parts a trace's own metrics need (responses and model, not the request's history). */
+/** What the claim and the MATURED message need of a trace, read with its payload (no lock: never updated). */
+export interface TraceIdentity {
+  id: string;
+  tenant_id: string;
+  trace_service_id: string;
+  service_name: string;
+  session_id: string;
+  trace_id: string;
+  /** Its own `ingested_at` as text (exact): the key of its pending row. */
+  ingested_key: string;
+}
+
+/**
+ * The payload parts a trace's own metrics need (responses and model, not the request's history),
+ * its base fields (the metrics delta), and what the claim and the MATURED message need of it.
+ */
 export async function loadTracesForMetrics(
   tx: Sql,
   ids: string[],
-): Promise<Array<{ id: string; tenantId: string; base: TraceMetricsBaseFields } & TraceInput>> {
+): Promise<Array<{ id: string; tenantId: string; row: TraceIdentity; base: TraceMetricsBaseFields } & TraceInput>> {
   const rows = await tx<
-    ({
-      id: string;
-      tenant_id: string;
-      trace_id: string;
+    (TraceIdentity & {
       payload: unknown;
       payload_z: Uint8Array | null;
       start_time: Date;
       end_time: Date;
     } & TraceMetricsBaseFields)[]
   >`
-    select id, tenant_id, trace_id, start_time, end_time, ${payloadZ(tx)}, ${tx.unsafe(traceMetricsBaseFieldsSql("traces"))},
-      case when payload is not null then jsonb_build_object('request', jsonb_build_object('model', payload->'request'->'model'), 'responses', payload->'responses') end as payload
-    from traces where id = any(${tx.array(ids)}::uuid[])`;
+    select traces.id, traces.tenant_id, traces.trace_service_id, ts.name as service_name, traces.session_id, traces.trace_id,
+      traces.ingested_at::text as ingested_key, traces.start_time, traces.end_time, ${payloadZ(tx)},
+      ${tx.unsafe(traceMetricsBaseFieldsSql("traces"))},
+      case when traces.payload is not null then jsonb_build_object('request', jsonb_build_object('model', traces.payload->'request'->'model'), 'responses', traces.payload->'responses') end as payload
+    from traces join trace_services ts on ts.id = traces.trace_service_id
+    where traces.id = any(${tx.array(ids)}::uuid[])`;
   return rows.map((r) => {
     const p = decodePayload(r);
     return {
       id: r.id,
       tenantId: r.tenant_id,
+      row: r,
       base: r,
       traceId: r.trace_id,
       startTime: new Date(r.start_time),
