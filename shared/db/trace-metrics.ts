@@ -23,29 +23,7 @@ export const TRACE_METRICS_SQL = `(case when ta.metrics is not null then ta.metr
 /** Over `trace_analyses ta` alone (a count on the analyses): the same, reading its trace by key. */
 export const ANALYSIS_METRICS_SQL = `coalesce(ta.metrics, (select trace_metrics_restore(ta.metrics_delta, ${BASE_OF("t")}) from traces t where t.id = ta.trace_pk and t.tenant_id = ta.tenant_id))`;
 
-/** The keys `trace_metrics_base` sets: any other key is in `metrics` or `metrics_delta` as it is. */
-export const TRACE_METRICS_BASE_KEYS: ReadonlySet<string> = new Set([
-  "durationMs",
-  "modelCalls",
-  "toolCalls",
-  "promptTokens",
-  "completionTokens",
-  "totalTokens",
-  "cachedTokens",
-  "reasoningTokens",
-  "latencyP50Ms",
-  "latencyP95Ms",
-  "latencyMaxMs",
-  "costUsd",
-  "costComplete",
-  "pricedCostUsd",
-  "unpricedModels",
-  "finishReasons",
-  "models",
-  "priceTableVersion",
-]);
-
-/** `trace_metrics_base`'s value of each key, over `trace_analyses ta` and its trace row `t`. */
+/** `trace_metrics_base`'s value of each key, over `trace_analyses ta` and its trace row `t`: its keys are the base's. */
 const DURATION = "to_jsonb(trim_scale(extract(epoch from t.end_time - t.start_time) * 1000))";
 const tokens = (key: string) => `coalesce(to_jsonb(${baseTokensSql("t", key)}), 'null'::jsonb)`;
 const BASE_VALUE: Record<string, { expr: string; row: boolean }> = {
@@ -72,6 +50,9 @@ const BASE_VALUE: Record<string, { expr: string; row: boolean }> = {
   priceTableVersion: { expr: `'"2026-11-25"'::jsonb`, row: false },
 };
 
+/** The keys `trace_metrics_base` sets: any other key is in `metrics` or `metrics_delta` as it is. */
+export const TRACE_METRICS_BASE_KEYS: ReadonlySet<string> = new Set(Object.keys(BASE_VALUE));
+
 /**
  * Over `trace_analyses ta` (with or without its trace joined): metrics key `name` of the base's
  * (TRACE_METRICS_BASE_KEYS) as jsonb, what `TRACE_METRICS_SQL -> name` answers, without
@@ -82,8 +63,8 @@ const BASE_VALUE: Record<string, { expr: string; row: boolean }> = {
  * docs/performance.md). Null for any other key (read as traceMetricSource says).
  */
 export function traceMetricBaseValueSql(name: string): string | null {
+  if (!Object.hasOwn(BASE_VALUE, name)) return null;
   const base = BASE_VALUE[name];
-  if (!base || !TRACE_METRICS_BASE_KEYS.has(name)) return null;
   const key = `'${name}'`; // one of the keys above: no quoting needed
   const value = base.row
     ? `(select ${base.expr} from traces t where t.id = ta.trace_pk and t.tenant_id = ta.tenant_id)`
