@@ -21,6 +21,7 @@ import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpe
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { storeSpanIdRows } from "../bench/lib/legacy-spans";
 import { storeMetricsInFull } from "./helpers/storage-shape";
+import { loadTraceFacts } from "@cellar/shared/monitors/facts";
 
 /**
  * Upgrade without loss (issue 28, second round, migration 0021): a trace's metrics stored as what
@@ -182,6 +183,16 @@ test("rows written on every trace get time-ordered ids (0027): version 7, carryi
   const traces = await sql<{ ok: boolean }[]>`
     select abs(extract(epoch from uuid_extract_timestamp(id) - ingested_at)) < 1 as ok from traces`;
   expect(traces.every((r) => r.ok)).toBe(true);
+});
+
+test("trace monitors' facts read each trace's token sum from its row (payloads left the row in 0015)", async () => {
+  const { sql } = stack.database;
+  const facts = await loadTraceFacts(sql, sql`true`, 1_000);
+  const rows = await sql<{ id: string; total_tokens: string | null }[]>`select id, total_tokens from traces`;
+  expect(facts.length).toBe(rows.length);
+  const want = new Map(rows.map((r) => [r.id, Number(r.total_tokens ?? 0)]));
+  expect([...want.values()].some((n) => n > 0)).toBe(true);
+  expect(new Map(facts.map((f) => [f.entityPk, f.totalTokens]))).toEqual(want);
 });
 
 const number = fc.oneof(

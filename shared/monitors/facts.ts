@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { EntityFacts } from "./samples.ts";
 import { TRACE_MATURED_AT_SQL } from "../maturation/state.ts";
-import { traceMetricSource } from "../db/trace-metrics.ts";
+import { traceMetricSource, traceUsageSumSql } from "../db/trace-metrics.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
@@ -42,7 +42,7 @@ export async function loadTraceFacts(sql: Sql, where: postgres.PendingQuery<post
   const rows = await sql`
     select tr.id, tr.environment, tr.model, ta.cost_usd,
       (extract(epoch from tr.end_time - tr.start_time) * 1000)::float8 as latency_ms,
-      (select coalesce(sum((r->'usage'->>'total_tokens')::bigint), 0) from jsonb_array_elements(tr.payload->'responses') r)::int8 as total_tokens,
+      ${sql.unsafe(traceUsageSumSql("tr", "total_tokens"))} as total_tokens,
       case when jsonb_typeof(${sql.unsafe(ERRORS)} -> 'errors') = 'number' then (${sql.unsafe(ERRORS)} ->> 'errors')::float8 else 0 end as errors
     from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
     where ${where} order by ${sql.unsafe(TRACE_MATURED_AT_SQL)} desc nulls last limit ${limit}`;

@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { t } from "elysia";
 import { TRACE_MATURED_AT_SQL, TRACE_STATUS_SQL } from "@cellar/shared/maturation/state";
+import { traceUsageSumSql } from "@cellar/shared/db/trace-metrics";
 import { AnyJson, Iso, iso, isoNN, JsonObject, Nullable, Pagination } from "../http/schemas.ts";
 import { Score } from "../scores/model.ts";
 
@@ -101,8 +102,7 @@ export const Trace = t.Composite([
  * Token usage summed over the payload's responses (validated integers at ingest): the columns
  * written with the row since migration 0015, else summed from an older row's jsonb payload.
  */
-const usageSum = (key: string) =>
-  `coalesce(tr.${key}, (select coalesce(sum((r->'usage'->>'${key}')::bigint), 0) from jsonb_array_elements(tr.payload->'responses') r))::int8 as ${key}`;
+const usageSum = (key: string) => `${traceUsageSumSql("tr", key)} as ${key}`;
 /** Over `traces tr left join trace_analyses ta`; status and maturation time from the trace's state (shared/maturation/state.ts). */
 export const TRACE_COLUMNS = `tr.trace_id, tr.session_id, tr.environment, tr.provider, tr.model, ${TRACE_STATUS_SQL} as status, ${TRACE_MATURED_AT_SQL} as matured_at, tr.start_time, tr.end_time, tr.received_at,
   ta.cost_usd, ${usageSum("prompt_tokens")}, ${usageSum("completion_tokens")}, ${usageSum("total_tokens")}`;
