@@ -3,11 +3,14 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 
 /**
  * Trace payloads as stored (docs/performance.md, "Payloads compressed by the app"): the JSON
- * text, keys in jsonb's order, deflated (raw, level 1) by the processor into
- * `traces.payload_z` (bytea). Measured on the bench's payloads (bench/app-compression.ts):
- * 0.34x the raw JSON against 0.43x for jsonb with Postgres' pglz, and about 20 us of Postgres
- * CPU per insert against 170 us (jsonb parse + pglz), for about 35 us of app CPU; node:zlib runs
- * under Bun and Deno alike. Rows written before migration 0015 keep their jsonb `payload` until
+ * text, keys in jsonb's order, deflated (raw, level 6) by the processor into
+ * `trace_payloads.payload_z` (bytea). Measured on the bench's payloads (bench/app-compression.ts):
+ * 0.25x the raw JSON against 0.43x for jsonb with Postgres' pglz, and about 20 us of Postgres
+ * CPU per insert against 170 us (jsonb parse + pglz), for about 45-60 us of app CPU; node:zlib
+ * runs under Bun and Deno alike. Level 1 (until the fourth round of issue 28) stored 0.34x for
+ * about 25 us less: bytes were the target left, so the level is a storage trade
+ * (docs/performance.md, "Payloads at level 6"). A preset dictionary would store 0.20x, but
+ * Deno's node:zlib ignores `dictionary` both ways, and a JS deflate costs 150-200 us. Rows written before migration 0015 keep their jsonb `payload` until
  * the processor's backfill rewrites them (apps/processor/src/upgrade/payload-backfill.ts); every
  * read goes through decodePayload, which takes either.
  */
@@ -69,7 +72,7 @@ export function encodePayload(payload: unknown): Buffer {
 /** The stored bytes of a payload, and its size as JSON text (UTF-8 bytes): what `stored` inflates to. */
 export function encodePayloadSized(payload: unknown): { stored: Buffer; jsonBytes: number } {
   const json = Buffer.from(JSON.stringify(inJsonbOrder(payload)), "utf8");
-  return { stored: deflateRawSync(json, { level: 1 }), jsonBytes: json.length };
+  return { stored: deflateRawSync(json, { level: 6 }), jsonBytes: json.length };
 }
 
 /** A stored payload back: `payload_z` when the row has it, else the jsonb `payload` of an older row. */
