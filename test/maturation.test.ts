@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import type { MaturedMessage } from "@cellar/shared/payloads";
+import { maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import type { Processor, ProcessorDeps } from "../apps/processor/src/processor";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
@@ -33,7 +33,8 @@ async function maturedMessages(): Promise<Array<MaturedMessage & { subject: stri
   const out: Array<MaturedMessage & { subject: string }> = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(topology.maturedStream, { seq }).catch(() => null);
-    if (m) out.push({ ...m.json<MaturedMessage>(), subject: m.subject });
+    // A batch of trace maturations counts as its traces (apps/processor/src/maturation/mature.ts).
+    if (m) for (const body of maturationsOf(m.json<MaturedStreamMessage>())) out.push({ ...body, subject: m.subject });
   }
   return out;
 }

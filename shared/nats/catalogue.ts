@@ -5,6 +5,7 @@ import {
   isMonitorEvent,
   MaturedMessage,
   MonitorEventMessage,
+  TraceMaturedBatch,
   type IngestMessage,
   type MaturedStreamMessage,
 } from "../payloads.ts";
@@ -220,15 +221,27 @@ export function ingestCheckedHeaders(): MsgHdrs {
 /** A MATURED body checked against its type's schema (a union's error would not name the field). */
 const maturedValidators = {
   maturation: compileValidator(MaturedMessage),
+  traces: compileValidator(TraceMaturedBatch),
   monitor: compileValidator(MonitorEventMessage),
 };
+/** A batch's items are trace maturations of the batch's tenant: its lane and fair slot are theirs. */
+function traceBatchProblem(batch: TraceMaturedBatch): string | null {
+  for (let i = 0; i < batch.traces.length; i++) {
+    if (batch.traces[i].type !== "trace.matured") return `invalid traces[${i}].type: must be "trace.matured"`;
+    if (batch.traces[i].tenantId !== batch.tenantId)
+      return `invalid traces[${i}].tenantId: must be the batch's tenantId`;
+  }
+  return null;
+}
 const maturedCodec = checkedJsonCodec<MaturedStreamMessage>((v) => {
   const type = (v as { type?: unknown } | null)?.type;
-  const monitor = type === "monitor.triggered" || type === "monitor.resolved";
-  return (monitor ? maturedValidators.monitor : maturedValidators.maturation).firstError(v);
+  if (type === "monitor.triggered" || type === "monitor.resolved") return maturedValidators.monitor.firstError(v);
+  if (type === "trace.matured.batch")
+    return maturedValidators.traces.firstError(v) ?? traceBatchProblem(v as TraceMaturedBatch);
+  return maturedValidators.maturation.firstError(v);
 }, tenantField);
 
-/** The `<kind>` token of a MATURED subject. */
+/** The `<kind>` token of a MATURED subject (a batch of trace maturations goes where each would). */
 const maturedKind = (m: MaturedStreamMessage) =>
   isMonitorEvent(m) ? "monitor" : m.type === "session.matured" ? "session" : "trace";
 
@@ -278,7 +291,8 @@ export const maturedRollupsStream: StreamSpec<MaturedMessage | null> = {
   codec: {
     decode: (subject, data, headers) => {
       const decoded = maturedCodec.decode(subject, data, headers);
-      return decoded.ok && !isMonitorEvent(decoded.value)
+      // Session maturations only (its filter subject): anything else reads as null and is acked.
+      return decoded.ok && decoded.value.type === "session.matured"
         ? { ok: true, value: decoded.value }
         : { ok: true, value: null };
     },

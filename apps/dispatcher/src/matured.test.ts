@@ -42,3 +42,22 @@ test("a delivery already retried is handed back to its retry curve; one gone or 
   expect(f.jobs).toEqual([{ deliveryId: "retried", tenantId: "tenant-1", afterAttempt: 3 }]);
   expect(f.attempted).toEqual([]);
 });
+
+test("a batch of trace maturations fans out each of them, with the fresh/take-over rule of a single one", async () => {
+  const trace = (n: number) =>
+    ({ type: "trace.matured", tenantId: "tenant-1", traceId: `t-${n}`, entityPk: `pk-${n}` }) as MaturedMessage;
+  const batch = { type: "trace.matured.batch" as const, tenantId: "tenant-1", traces: [trace(1), trace(2)] };
+  const asked: string[] = [];
+  const fanOut = async (e: MaturedMessage) => {
+    asked.push(e.traceId!);
+    return e.traceId === "t-1"
+      ? [pending("one")]
+      : [pending("two"), pending("earlier", { fresh: false, row: undefined })];
+  };
+  const f = fakePieces({ rows: { earlier: row("earlier") } });
+  await handleMatured(f.pieces, fanOut, { value: batch, msg: msgWith(1) });
+  expect(asked).toEqual(["t-1", "t-2"]);
+  expect(f.attempted.map((a) => a.id).sort()).toEqual(["one", "two"]);
+  await handleMatured(f.pieces, fanOut, { value: batch, msg: msgWith(2) });
+  expect(f.attempted.map((a) => a.id).sort()).toEqual(["earlier", "one", "one", "two", "two"]);
+});

@@ -1,5 +1,5 @@
 import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
-import { isMonitorEvent, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
+import { isMonitorEvent, maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { createBatcher } from "./batcher.ts";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout.ts";
 import { fanOutMonitorEvent } from "./monitor-fanout.ts";
@@ -43,7 +43,8 @@ export async function firstAttempt(p: DispatchPieces, d: PendingDelivery): Promi
 }
 
 /**
- * The MATURED consumer: fans the event out to its deliveries and runs their first attempts.
+ * The MATURED consumer: fans the event (or each maturation of a batch) out to its deliveries and
+ * runs their first attempts.
  *
  * Who finishes a delivery that already existed? A fresh MATURED message for an event that has
  * rows (a re-selected trace) owns nothing: those rows belong to the message that inserted
@@ -59,8 +60,11 @@ export async function handleMatured(
 ): Promise<Outcome> {
   // Fan-out is idempotent: a redelivery cannot make a second delivery.
   const takeOver = msg.info.deliveryCount > 1;
-  // A monitor's state change (docs/monitors.md) fans out to the subscriptions that opted in.
-  const fanned = isMonitorEvent(event) ? fanOutMonitorEvent({ sql: p.deps.sql, now: p.now }, event) : fanOutOne(event);
-  const pending = (await fanned).filter((d) => d.fresh || takeOver);
+  // A monitor's state change (docs/monitors.md) fans out to the subscriptions that opted in; a
+  // batch of trace maturations, each of them (the batcher puts them in one fan-out query).
+  const fanned = isMonitorEvent(event)
+    ? await fanOutMonitorEvent({ sql: p.deps.sql, now: p.now }, event)
+    : (await Promise.all(maturationsOf(event).map(fanOutOne))).flat();
+  const pending = fanned.filter((d) => d.fresh || takeOver);
   await Promise.all(pending.map((d) => firstAttempt(p, d)));
 }

@@ -1,9 +1,15 @@
+import { createHash } from "node:crypto";
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { Topology } from "@cellar/shared/nats/topology";
 import { maturedStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
-import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
+import {
+  maturationKey,
+  TRACES_PER_MATURED_MESSAGE,
+  type MaturedMessage,
+  type MaturedStreamMessage,
+} from "@cellar/shared/payloads";
 import * as maturationState from "@cellar/shared/maturation/state";
 import { loadPriceBooks, loadPriceBooksOfTraces } from "@cellar/shared/pricing/tenant";
 import type { Logger } from "@cellar/shared/logger";
@@ -296,8 +302,8 @@ export async function publishAll(
   if (messages.length === 0) return;
   for (const m of messages) await deps.afterCommit?.(m);
   await Promise.all(
-    messages.map((message) =>
-      publish(deps.js, deps.topology, maturedStream, message, { msgID: maturationKey(message) }),
+    maturedStreamMessages(messages).map(({ message, msgID }) =>
+      publish(deps.js, deps.topology, maturedStream, message, { msgID }),
     ),
   );
   // One row per session, its highest count: a reopened session publishes its owed count and its
@@ -311,6 +317,34 @@ export async function publishAll(
     .filter((m) => m.type === "trace.matured")
     .map((m) => ({ pk: m.entityPk, ingestedKey: traceKeys?.get(m.entityPk) }));
   await maturationState.recordPublished(deps.sql, sessions, traces);
+}
+
+/**
+ * What `publishAll` puts on MATURED: a message per session maturation (its id the maturation's
+ * key), and a batch per tenant of up to TRACES_PER_MATURED_MESSAGE trace maturations (its id the
+ * hash of its items' keys: a replay of the same chunk is dropped by the stream; one regrouped
+ * after a crash between publish and record carries a maturation a second time, and the consumers
+ * handle each maturation once, by its key).
+ */
+export function maturedStreamMessages(
+  messages: MaturedMessage[],
+): Array<{ message: MaturedStreamMessage; msgID: string }> {
+  const out: Array<{ message: MaturedStreamMessage; msgID: string }> = [];
+  const tracesOf = new Map<string, MaturedMessage[]>();
+  for (const m of messages) {
+    if (m.type !== "trace.matured") out.push({ message: m, msgID: maturationKey(m) });
+    else tracesOf.set(m.tenantId, [...(tracesOf.get(m.tenantId) ?? []), m]);
+  }
+  for (const [tenantId, traces] of tracesOf)
+    for (let i = 0; i < traces.length; i += TRACES_PER_MATURED_MESSAGE) {
+      const part = traces.slice(i, i + TRACES_PER_MATURED_MESSAGE);
+      const keys = part.map(maturationKey).sort().join("\n");
+      out.push({
+        message: { type: "trace.matured.batch", tenantId, traces: part },
+        msgID: `traces:${createHash("sha256").update(keys).digest("hex")}`,
+      });
+    }
+  return out;
 }
 
 export function sessionMessage(s: SessionRow): MaturedMessage {

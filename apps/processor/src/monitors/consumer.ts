@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { monitorsConsumer } from "@cellar/shared/nats/catalogue";
 import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats/consume";
-import { isMonitorEvent, type MaturedMessage, type MonitorEventMessage } from "@cellar/shared/payloads";
+import { isMonitorEvent, maturationsOf, type MaturedMessage, type MonitorEventMessage } from "@cellar/shared/payloads";
 import { createMonitorCache, evaluateMaturations } from "./evaluate.ts";
 import { publishMonitorEvents, relayUnpublished, type OutboxDeps } from "./outbox.ts";
 
@@ -39,7 +39,7 @@ export function startMonitorEvaluation(
     each: { maxInFlight: o.concurrency ?? 64 },
     async handle({ value }) {
       if (value === null || isMonitorEvent(value)) return "ack"; // invalid (the dispatcher parks it), or our own output
-      await evaluate(value);
+      await Promise.all(maturationsOf(value).map(evaluate)); // one, or a batch's traces
     },
   });
   let relaying: Promise<unknown> = Promise.resolve();
