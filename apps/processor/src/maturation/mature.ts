@@ -333,7 +333,8 @@ export function maturedStreamMessages(
   const tracesOf = new Map<string, MaturedMessage[]>();
   for (const m of messages) {
     if (m.type !== "trace.matured") out.push({ message: m, msgID: maturationKey(m) });
-    else tracesOf.set(m.tenantId, [...(tracesOf.get(m.tenantId) ?? []), m]);
+    else if (tracesOf.has(m.tenantId)) tracesOf.get(m.tenantId)!.push(m);
+    else tracesOf.set(m.tenantId, [m]);
   }
   for (const [tenantId, traces] of tracesOf)
     for (let i = 0; i < traces.length; i += TRACES_PER_MATURED_MESSAGE) {
