@@ -235,34 +235,36 @@ export const MonitorEventMessage = Type.Object({
 });
 export type MonitorEventMessage = Static<typeof MonitorEventMessage>;
 
-/** The most trace maturations one MATURED message carries. */
-export const TRACES_PER_MATURED_MESSAGE = 100;
+/** The most maturations one MATURED message carries. */
+export const MATURATIONS_PER_MESSAGE = 100;
 
 /**
- * Trace maturations of one tenant published together: one MATURED message per maturation chunk
- * and tenant instead of one per trace. A message per trace cost about 350 us of CPU per trace
- * (its publish, the dispatcher's and the monitors' consumes: docs/performance.md, "One MATURED
- * message per chunk of traces"). Each item is the `trace.matured` message it replaces, of the
- * same tenant (maturedCodec checks both); consumers handle the items one by one, as before.
+ * Maturations of one kind and one tenant published together. The processor publishes trace
+ * maturations this way, one message per maturation chunk and tenant instead of one per trace: a
+ * message per trace cost about 350 us of CPU per trace (its publish, the dispatcher's and the
+ * monitors' consumes: docs/performance.md, "One MATURED message per chunk of traces"). Each item
+ * is the single message it replaces, all of the batch's tenant and of one type (maturedCodec
+ * checks both), so the batch takes the subject and lane a single one would; consumers handle the
+ * items one by one, a batch of sessions as well as one of traces.
  */
-export const TraceMaturedBatch = Type.Object({
-  type: Type.Literal("trace.matured.batch"),
+export const MaturedBatch = Type.Object({
+  type: Type.Literal("matured.batch"),
   tenantId: Type.String(),
-  traces: Type.Array(MaturedMessage, { minItems: 1, maxItems: TRACES_PER_MATURED_MESSAGE }),
+  maturations: Type.Array(MaturedMessage, { minItems: 1, maxItems: MATURATIONS_PER_MESSAGE }),
 });
-export type TraceMaturedBatch = Static<typeof TraceMaturedBatch>;
+export type MaturedBatch = Static<typeof MaturedBatch>;
 
 /** Everything on MATURED: maturations (the contract's events) and monitor state changes. */
-export const MaturedStreamMessage = Type.Union([MaturedMessage, TraceMaturedBatch, MonitorEventMessage]);
+export const MaturedStreamMessage = Type.Union([MaturedMessage, MaturedBatch, MonitorEventMessage]);
 export type MaturedStreamMessage = Static<typeof MaturedStreamMessage>;
 export const isMonitorEvent = (m: MaturedStreamMessage): m is MonitorEventMessage =>
   m.type === "monitor.triggered" || m.type === "monitor.resolved";
 /**
- * The maturations a MATURED message carries: its traces for a batch, itself for one maturation
- * (a lone `trace.matured` is what processors before the batch published), none for a monitor event.
+ * The maturations a MATURED message carries: a batch's, or itself for a single one (what
+ * processors before the batch published); none for a monitor event.
  */
 export const maturationsOf = (m: MaturedStreamMessage): MaturedMessage[] =>
-  m.type === "trace.matured.batch" ? m.traces : isMonitorEvent(m) ? [] : [m];
+  m.type === "matured.batch" ? m.maturations : isMonitorEvent(m) ? [] : [m];
 /** The dedup key (and MATURED message id) of a monitor event. */
 export const monitorEventKey = (m: Pick<MonitorEventMessage, "monitorId" | "seq">) => `monitor:${m.monitorId}:${m.seq}`;
 

@@ -1,7 +1,7 @@
 import { subjects } from "@cellar/shared/nats/topology";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import type { MaturedMessage } from "@cellar/shared/payloads";
+import { maturationsOf, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
 
@@ -59,7 +59,8 @@ test("a trace goes from /raw/traces to a complete transcript and a session.matur
   const sessionMsg = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, {
     last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId),
   });
-  const matured = sessionMsg!.json<MaturedMessage>();
+  // Session maturations travel in batches (docs/maturation.md): this one carries the session.
+  const [matured] = maturationsOf(sessionMsg!.json<MaturedStreamMessage>());
   expect(matured).toMatchObject({
     type: "session.matured",
     sessionId: "conv-1",

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import type { MaturedMessage } from "@cellar/shared/payloads";
+import { maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
 
@@ -19,8 +19,8 @@ async function sessionEvents(sessionId: string): Promise<MaturedMessage[]> {
   const out: MaturedMessage[] = [];
   for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
     const m = await jsm.streams.getMessage(topology.maturedStream, { seq }).catch(() => null);
-    const body = m?.json<MaturedMessage>();
-    if (body?.type === "session.matured" && body.sessionId === sessionId) out.push(body);
+    for (const body of m ? maturationsOf(m.json<MaturedStreamMessage>()) : [])
+      if (body.type === "session.matured" && body.sessionId === sessionId) out.push(body);
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { maturationsOf, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { subjects } from "@cellar/shared/nats/topology";
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -297,7 +298,7 @@ test("@traceloop/instrumentation-openai (OpenLLMetry) + openai, JSON spans: gen_
   const matured = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, {
     last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId),
   });
-  expect(matured!.json<any>()).toMatchObject({
+  expect(maturationsOf(matured!.json<MaturedStreamMessage>())[0]).toMatchObject({
     type: "session.matured",
     sessionId: "trip-42",
     serviceName: "travel-bot",

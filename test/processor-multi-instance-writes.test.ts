@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import type { IngestMessage } from "@cellar/shared/payloads";
+import { maturationsOf, type IngestMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
@@ -129,8 +129,8 @@ test("a maturation whose MATURED publish was lost is still published when the se
   const consumer = await stack.nats.js.consumers.get(stack.nats.topology.maturedStream);
   const batch = await consumer.fetch({ max_messages: 1000, expires: 2_000 });
   for await (const m of batch) {
-    const body = m.json<{ entityPk: string; maturationCount: number }>();
-    if (body.entityPk === pk) counts.push(body.maturationCount);
+    for (const body of maturationsOf(m.json<MaturedStreamMessage>()))
+      if (body.entityPk === pk) counts.push(body.maturationCount);
   }
   expect(counts.sort()).toEqual([1, 2]);
   const [row] = await stack.database.sql<

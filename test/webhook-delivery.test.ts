@@ -381,6 +381,29 @@ describe("dispatcher", () => {
     await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
   });
 
+  test("a batch of trace maturations delivers each once; one regrouped after a crash adds only what is new", async () => {
+    const s = await subscribe("/batch", ["trace.matured"]);
+    const [t1, t2, t3] = [matured("trace"), matured("trace"), matured("trace")];
+    const publishBatch = (traces: MaturedMessage[], msgID: string) =>
+      stack.nats.js.publish(
+        subjects.matured(stack.nats.topology, "trace", tenant.tenantId),
+        JSON.stringify({ type: "matured.batch", tenantId: tenant.tenantId, maturations: traces }),
+        { msgID },
+      );
+    await publishBatch([t1, t2], "batch-a");
+    await waitFor(async () => receiver.hits("/batch").length === 2, { what: "both traces of the batch" });
+    // The processor died between this publish and its record: the owed traces go out again in
+    // another grouping (another message id), beside a trace matured since.
+    await publishBatch([t2, t3], "batch-b");
+    await waitFor(async () => receiver.hits("/batch").length >= 3, { what: "the new trace" });
+    await Bun.sleep(300);
+    const hits = receiver.hits("/batch");
+    const bodies = hits.map((h) => new Webhook(s.secret).verify(h.body, h.headers) as any);
+    expect(bodies.map((b) => b.data.trace_id).sort()).toEqual([t1, t2, t3].map((t) => t.traceId).sort());
+    expect(new Set(hits.map((h) => h.headers["webhook-id"])).size).toBe(3);
+    await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
+  });
+
   test("POST /webhooks/:id/test sends a signed example; .../retry re-sends a failed delivery with the same id and body", async () => {
     receiver.behave["/manual"] = (n) => new Response(null, { status: n === 1 ? 500 : 200 });
     const s = await subscribe("/manual", ["trace.matured"]);

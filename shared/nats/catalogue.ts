@@ -3,9 +3,10 @@ import type { TSchema, Static } from "@sinclair/typebox";
 import {
   DeliveryJob,
   isMonitorEvent,
+  maturationsOf,
   MaturedMessage,
   MonitorEventMessage,
-  TraceMaturedBatch,
+  MaturedBatch,
   type IngestMessage,
   type MaturedStreamMessage,
 } from "../payloads.ts";
@@ -221,29 +222,33 @@ export function ingestCheckedHeaders(): MsgHdrs {
 /** A MATURED body checked against its type's schema (a union's error would not name the field). */
 const maturedValidators = {
   maturation: compileValidator(MaturedMessage),
-  traces: compileValidator(TraceMaturedBatch),
+  batch: compileValidator(MaturedBatch),
   monitor: compileValidator(MonitorEventMessage),
 };
-/** A batch's items are trace maturations of the batch's tenant: its lane and fair slot are theirs. */
-function traceBatchProblem(batch: TraceMaturedBatch): string | null {
-  for (let i = 0; i < batch.traces.length; i++) {
-    if (batch.traces[i].type !== "trace.matured") return `invalid traces[${i}].type: must be "trace.matured"`;
-    if (batch.traces[i].tenantId !== batch.tenantId)
-      return `invalid traces[${i}].tenantId: must be the batch's tenantId`;
+/** A batch's items are maturations of one type and of the batch's tenant: its subject, lane and fair slot are theirs. */
+function batchProblem(batch: MaturedBatch): string | null {
+  const type = batch.maturations[0].type;
+  for (let i = 0; i < batch.maturations.length; i++) {
+    if (batch.maturations[i].type !== type)
+      return `invalid maturations[${i}].type: must be ${JSON.stringify(type)}, as maturations[0]`;
+    if (batch.maturations[i].tenantId !== batch.tenantId)
+      return `invalid maturations[${i}].tenantId: must be the batch's tenantId`;
   }
   return null;
 }
 const maturedCodec = checkedJsonCodec<MaturedStreamMessage>((v) => {
   const type = (v as { type?: unknown } | null)?.type;
   if (type === "monitor.triggered" || type === "monitor.resolved") return maturedValidators.monitor.firstError(v);
-  if (type === "trace.matured.batch")
-    return maturedValidators.traces.firstError(v) ?? traceBatchProblem(v as TraceMaturedBatch);
+  if (type === "matured.batch") return maturedValidators.batch.firstError(v) ?? batchProblem(v as MaturedBatch);
   return maturedValidators.maturation.firstError(v);
 }, tenantField);
 
-/** The `<kind>` token of a MATURED subject (a batch of trace maturations goes where each would). */
-const maturedKind = (m: MaturedStreamMessage) =>
-  isMonitorEvent(m) ? "monitor" : m.type === "session.matured" ? "session" : "trace";
+/** The `<kind>` token of a MATURED subject (a batch goes where each of its maturations would). */
+function maturedKind(m: MaturedStreamMessage): string {
+  if (isMonitorEvent(m)) return "monitor";
+  const type = m.type === "matured.batch" ? m.maturations[0].type : m.type;
+  return type === "session.matured" ? "session" : "trace";
+}
 
 /**
  * MATURED: a session or trace settled, or a monitor's state changed (docs/monitors.md); the
@@ -283,7 +288,7 @@ export const maturedStream: StreamSpec<MaturedStreamMessage> = {
  * durable consumer on maturedStream's stream (which that spec creates), session maturations
  * only. Its handler recomputes a session's contribution, so redelivery and replay are harmless.
  */
-export const maturedRollupsStream: StreamSpec<MaturedMessage | null> = {
+export const maturedRollupsStream: StreamSpec<MaturedMessage[] | null> = {
   key: "maturedRollups",
   name: (t) => t.maturedStream,
   // An invalid message is the dispatcher's consumer's to dead-letter (one copy is enough): here it
@@ -291,12 +296,12 @@ export const maturedRollupsStream: StreamSpec<MaturedMessage | null> = {
   codec: {
     decode: (subject, data, headers) => {
       const decoded = maturedCodec.decode(subject, data, headers);
-      // Session maturations only (its filter subject): anything else reads as null and is acked.
-      return decoded.ok && decoded.value.type === "session.matured"
-        ? { ok: true, value: decoded.value }
-        : { ok: true, value: null };
+      // Session maturations only (its filter subject), single or in a batch: anything else reads
+      // as null and is acked.
+      const sessions = decoded.ok ? maturationsOf(decoded.value).filter((m) => m.type === "session.matured") : [];
+      return { ok: true, value: sessions.length ? sessions : null };
     },
-    tenantOf: (v) => v?.tenantId,
+    tenantOf: (v) => v?.[0]?.tenantId,
   },
   consumer: {
     durable: "processor-rollups",

@@ -46,7 +46,7 @@ test("a delivery already retried is handed back to its retry curve; one gone or 
 test("a batch of trace maturations fans out each of them, with the fresh/take-over rule of a single one", async () => {
   const trace = (n: number) =>
     ({ type: "trace.matured", tenantId: "tenant-1", traceId: `t-${n}`, entityPk: `pk-${n}` }) as MaturedMessage;
-  const batch = { type: "trace.matured.batch" as const, tenantId: "tenant-1", traces: [trace(1), trace(2)] };
+  const batch = { type: "matured.batch" as const, tenantId: "tenant-1", maturations: [trace(1), trace(2)] };
   const asked: string[] = [];
   const fanOut = async (e: MaturedMessage) => {
     asked.push(e.traceId!);

@@ -1,13 +1,7 @@
 import { expect, test } from "bun:test";
-import { maturedStream } from "@cellar/shared/nats/catalogue";
+import { maturedRollupsStream, maturedStream } from "@cellar/shared/nats/catalogue";
 import { createTopology } from "@cellar/shared/nats/topology";
-import {
-  maturationKey,
-  maturationsOf,
-  TRACES_PER_MATURED_MESSAGE,
-  type MaturedMessage,
-  type MaturedStreamMessage,
-} from "@cellar/shared/payloads";
+import { MATURATIONS_PER_MESSAGE, maturationKey, maturationsOf, type MaturedMessage } from "@cellar/shared/payloads";
 import { maturedStreamMessages } from "./mature.ts";
 
 const at = "2026-11-26T10:00:00.000Z";
@@ -21,23 +15,29 @@ const trace = (tenantId: string, n: number): MaturedMessage => ({
   maturationCount: 1,
   occurredAt: at,
 });
-const session = (tenantId: string): MaturedMessage => ({
+const session = (tenantId: string, n = 0): MaturedMessage => ({
   type: "session.matured",
   tenantId,
   traceServiceId: `svc-${tenantId}`,
   serviceName: "bot",
-  entityPk: `${tenantId}-session`,
-  sessionId: "s",
+  entityPk: `${tenantId}-session-${n}`,
+  sessionId: `s-${n}`,
   maturationCount: 2,
   occurredAt: at,
 });
-const encode = (m: MaturedStreamMessage) => new TextEncoder().encode(JSON.stringify(m));
-const decode = (m: MaturedStreamMessage) => maturedStream.codec.decode("matured.trace.00", encode(m), undefined);
+const topology = createTopology();
+const encode = (m: unknown) => new TextEncoder().encode(JSON.stringify(m));
+const decode = (m: unknown) => maturedStream.codec.decode("matured.trace.00", encode(m), undefined);
+const rollups = (m: unknown) => {
+  const decoded = maturedRollupsStream.codec.decode("matured.session.00", encode(m), undefined);
+  return decoded.ok ? decoded.value : "refused";
+};
 
-test("trace maturations go out a batch per tenant, sessions one by one; every maturation exactly once", () => {
+test("trace maturations go out a batch per tenant, each on the subject its items take; sessions one by one; every one exactly once", () => {
   const given = [
-    ...Array.from({ length: TRACES_PER_MATURED_MESSAGE + 3 }, (_, i) => trace("a", i)),
-    session("a"),
+    ...Array.from({ length: MATURATIONS_PER_MESSAGE + 3 }, (_, i) => trace("a", i)),
+    session("a", 1),
+    session("a", 2),
     trace("b", 0),
     session("b"),
   ];
@@ -45,24 +45,25 @@ test("trace maturations go out a batch per tenant, sessions one by one; every ma
   expect(out.map((o) => o.message.type)).toEqual([
     "session.matured",
     "session.matured",
-    "trace.matured.batch",
-    "trace.matured.batch",
-    "trace.matured.batch",
+    "session.matured",
+    "matured.batch",
+    "matured.batch",
+    "matured.batch",
   ]);
   const carried = out.flatMap((o) => maturationsOf(o.message));
   expect(carried.map(maturationKey).sort()).toEqual(given.map(maturationKey).sort());
-  for (const o of out) {
-    const m = o.message;
-    if (m.type === "trace.matured.batch") {
-      expect(m.traces.length).toBeLessThanOrEqual(TRACES_PER_MATURED_MESSAGE);
-      expect(m.traces.every((t) => t.tenantId === m.tenantId)).toBe(true);
-      expect(o.msgID).toMatch(/^traces:[0-9a-f]{64}$/);
-    } else expect(o.msgID).toBe(maturationKey(m as MaturedMessage));
-    // The subject is a trace's, in the tenant's lane: the dispatcher lane that had each trace.
-    expect(maturedStream.subjectOf!(createTopology(), m)).toBe(
-      maturedStream.subjectOf!(createTopology(), maturationsOf(m)[0]),
-    );
-    expect(decode(m)).toEqual({ ok: true, value: m });
+  for (const { message, msgID } of out) {
+    if (message.type === "matured.batch") {
+      expect(message.maturations.length).toBeLessThanOrEqual(MATURATIONS_PER_MESSAGE);
+      expect(message.maturations.every((m) => m.tenantId === message.tenantId && m.type === "trace.matured")).toBe(
+        true,
+      );
+      expect(msgID).toMatch(/^batch:[0-9a-f]{64}$/);
+      // The dispatcher lane sees what it saw before.
+      for (const m of message.maturations)
+        expect(maturedStream.subjectOf!(topology, message)).toBe(maturedStream.subjectOf!(topology, m));
+    } else expect(msgID).toBe(maturationKey(message as MaturedMessage));
+    expect(decode(message)).toEqual({ ok: true, value: message });
   }
 });
 
@@ -73,18 +74,26 @@ test("the same chunk gets the same message id whatever its order (the stream dro
   expect(ids(chunk.slice(1))).not.toEqual(ids(chunk));
 });
 
-test("a batch whose items are not trace maturations of its tenant is refused, naming the item", () => {
-  const batch = (traces: MaturedMessage[]) =>
-    ({ type: "trace.matured.batch", tenantId: "a", traces }) as MaturedStreamMessage;
+test("a batch mixing tenants or kinds, empty or too long is refused, naming the item", () => {
+  const batch = (maturations: MaturedMessage[]) => ({ type: "matured.batch", tenantId: "a", maturations });
   expect(decode(batch([trace("a", 1), trace("b", 2)]))).toEqual({
     ok: false,
-    error: "invalid traces[1].tenantId: must be the batch's tenantId",
+    error: "invalid maturations[1].tenantId: must be the batch's tenantId",
   });
-  expect(decode(batch([session("a")]))).toEqual({
+  expect(decode(batch([trace("a", 1), session("a")]))).toEqual({
     ok: false,
-    error: 'invalid traces[0].type: must be "trace.matured"',
+    error: 'invalid maturations[1].type: must be "trace.matured", as maturations[0]',
   });
-  const empty = decode(batch([]));
-  expect(empty.ok).toBe(false);
-  expect(decode(batch(Array.from({ length: TRACES_PER_MATURED_MESSAGE + 1 }, (_, i) => trace("a", i)))).ok).toBe(false);
+  expect(decode(batch([])).ok).toBe(false);
+  expect(decode(batch(Array.from({ length: MATURATIONS_PER_MESSAGE + 1 }, (_, i) => trace("a", i)))).ok).toBe(false);
+});
+
+test("the rollups read a batch's sessions, and a single session as before", () => {
+  expect(rollups({ type: "matured.batch", tenantId: "a", maturations: [session("a", 1), session("a", 2)] })).toEqual([
+    session("a", 1),
+    session("a", 2),
+  ]);
+  expect(rollups(session("a", 3))).toEqual([session("a", 3)]);
+  expect(rollups(trace("a", 1))).toBeNull();
+  expect(rollups({ type: "matured.batch", tenantId: "a", maturations: [trace("a", 1)] })).toBeNull();
 });

@@ -271,8 +271,9 @@ export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[
  * rows' locks (13.5 ms per upsert at 300 traces/s, docs/performance.md).
  */
 export function rollupHandler(sql: postgres.Sql) {
-  return async (items: Delivery<MaturedMessage | null>[]): Promise<Outcome[]> => {
-    const pks = items.flatMap((d) => (d.value?.type === "session.matured" ? [d.value.entityPk] : []));
+  return async (items: Delivery<MaturedMessage[] | null>[]): Promise<Outcome[]> => {
+    // Each message: a session maturation, or a batch of them (the codec keeps only sessions).
+    const pks = items.flatMap((d) => (d.value ?? []).map((m) => m.entityPk));
     await applySessionRollups(sql, [...new Set(pks)]);
     return items.map(() => "ack");
   };
