@@ -16,6 +16,7 @@ import {
   contentText,
   DEFAULT_TRANSCRIPT_CAPS,
   TranscriptBuilder,
+  traceOrder,
   type EventInput,
   type TraceInput,
   type TranscriptCaps,
@@ -191,8 +192,9 @@ export class SessionAnalyzer {
 }
 
 /**
- * Feeds a whole (small) history in the order the maturation store streams it: traces by
- * (start, trace id) and events by (time, id), merged by time (a trace first on a tie).
+ * Feeds a whole (small) history in the order the maturation store streams it: traces in
+ * `traceOrder` (start, end, trace id) and events by (time, id), merged by time (a trace first on
+ * a tie).
  */
 export function feedHistory(
   a: Pick<SessionAnalyzer, "addTrace" | "addEvent">,
@@ -200,7 +202,7 @@ export function feedHistory(
   events: EventInput[],
 ): void {
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  const ts = [...traces].sort((x, y) => x.startTime.getTime() - y.startTime.getTime() || cmp(x.traceId, y.traceId));
+  const ts = [...traces].sort(traceOrder);
   const es = [...events].sort((x, y) => x.timestamp.getTime() - y.timestamp.getTime() || cmp(x.id, y.id));
   let i = 0,
     j = 0;

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { analyzeSession } from "./session.ts";
 import { buildTranscript } from "./transcript.ts";
 import { assistant, event, sys, toolResult, trace, user } from "../../../../test/fixtures/analysis-history.ts";
 
@@ -274,4 +275,38 @@ test("a client that reuses a tool call id each turn: both calls and both results
     ["assistant", "Two dogs."],
   ]);
   expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
+});
+
+test("sequential calls whose starts share a clock tick are read in call order, whatever their trace ids", () => {
+  // An SDK stamps milliseconds: Q1's answer (t2) took under one and Q2's first call (t3) started
+  // in the same one. t3's trace id sorts first; its end (t2 ended before t3 started) orders them.
+  const paris = assistant(null, [{ id: "call_1", name: "get_weather", args: { city: "Paris" } }]);
+  const rome = assistant(null, [{ id: "call_2", name: "get_weather", args: { city: "Rome" } }]);
+  const q1 = [sys("Be brief."), user("Weather in Paris?"), paris, toolResult("call_1", "18C sunny")];
+  const q2 = [...q1, assistant("Sunny in Paris."), user("And Rome?")];
+  const traces = [
+    trace({ id: "tr-d", at: 0, messages: q1.slice(0, 2), responses: [{ message: paris, finish: "tool_calls" }] }),
+    trace({ id: "tr-c", at: 2, durationMs: 0, messages: q1, responses: [{ message: assistant("Sunny in Paris.") }] }),
+    trace({ id: "tr-b", at: 2, durationMs: 3, messages: q2, responses: [{ message: rome, finish: "tool_calls" }] }),
+    trace({
+      id: "tr-a",
+      at: 3,
+      messages: [...q2, rome, toolResult("call_2", "24C clear")],
+      responses: [{ message: assistant("Clear in Rome.") }],
+    }),
+  ];
+  const expected = [
+    ["system", "Be brief."],
+    ["user", "Weather in Paris?"],
+    ["tool_call", "get_weather"],
+    ["tool_result", "18C sunny"],
+    ["assistant", "Sunny in Paris."],
+    ["user", "And Rome?"],
+    ["tool_call", "get_weather"],
+    ["tool_result", "24C clear"],
+    ["assistant", "Clear in Rome."],
+  ];
+  expect(view(buildTranscript([...traces].reverse(), []).items)).toEqual(expected);
+  // The maturation's feed (session.ts) orders them the same way.
+  expect(view(analyzeSession(traces, []).items)).toEqual(expected);
 });

@@ -466,17 +466,28 @@ function spanAttributesOf(t: TraceInput) {
   };
 }
 
-/** Whole-history form (tests): traces sorted by start time, then events. */
+/**
+ * The order a session's traces are analysed in, as the maturation store reads them (store.ts):
+ * by start, then end, then trace id. The end breaks ties of start stamps within one clock tick
+ * (an SDK stamps milliseconds): of two calls made one after the other, the earlier ended no
+ * later than the later one started, whatever their (random) trace ids.
+ */
+export function traceOrder(x: TraceInput, y: TraceInput): number {
+  return (
+    x.startTime.getTime() - y.startTime.getTime() ||
+    x.endTime.getTime() - y.endTime.getTime() ||
+    (x.traceId < y.traceId ? -1 : x.traceId > y.traceId ? 1 : 0)
+  );
+}
+
+/** Whole-history form (tests): traces in `traceOrder`, then events. */
 export function buildTranscript(
   traces: TraceInput[],
   events: EventInput[],
   caps: TranscriptCaps = DEFAULT_TRANSCRIPT_CAPS,
 ) {
   const b = new TranscriptBuilder(caps);
-  for (const t of [...traces].sort(
-    (x, y) => x.startTime.getTime() - y.startTime.getTime() || x.traceId.localeCompare(y.traceId),
-  ))
-    b.addTrace(t);
+  for (const t of [...traces].sort(traceOrder)) b.addTrace(t);
   for (const e of events) b.addEvent(e);
   return { ...b.finish(), impliedAnswered: b.impliedAnswered };
 }

@@ -331,12 +331,20 @@ export async function withOtelMessages(tx: Sql, serviceId: string, traces: Trace
   );
 }
 
-type TraceKey = { start_time: Date; trace_id: string };
+/**
+ * A trace's place in its session's history: (start_time, end_time, trace_id). The end breaks ties
+ * of start stamps within one clock tick (an SDK stamps milliseconds): of two calls made one after
+ * the other, the earlier ended no later than the later one started. Times as Postgres text, so
+ * the keyset compares them exactly (a Date parameter would drop the microseconds).
+ */
+type TraceKey = { start_key: string; end_key: string; trace_id: string };
+const afterKey = (tx: Sql, k: TraceKey) =>
+  tx`(${k.start_key}::timestamptz, ${k.end_key}::timestamptz, ${k.trace_id} collate "C")`;
 
 /**
  * Feeds a session's whole history to the analyzer in pages, merged in time order: traces by
- * (start_time, trace_id) and events by (timestamp, id), keyset-paged so each page is one index
- * range. Only one page of payloads is in memory at a time. Runs in the maturation transaction,
+ * (start_time, end_time, trace_id) and events by (timestamp, id), keyset-paged so each page is
+ * one index range. Only one page of payloads is in memory at a time. Runs in the maturation transaction,
  * under the session's row lock (ingest writes to the session wait for it).
  */
 export async function streamHistory(
@@ -374,9 +382,9 @@ async function* tracePages(
   for (;;) {
     // Sizes first (no payload read), then the payloads of a prefix that fits the byte budget.
     const heads: Array<TraceKey & { bytes: number }> = await tx`
-      select trace_id, start_time, ${storedBytes(tx)}::int as bytes from traces
-      where session_pk = ${sessionPk} ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
-      order by start_time, trace_id collate "C" limit ${paging.tracesPerPage}`;
+      select trace_id, start_time::text as start_key, end_time::text as end_key, ${storedBytes(tx)}::int as bytes from traces
+      where session_pk = ${sessionPk} ${after ? tx`and (start_time, end_time, trace_id collate "C") > ${afterKey(tx, after)}` : tx``}
+      order by start_time, end_time, trace_id collate "C" limit ${paging.tracesPerPage}`;
     if (heads.length === 0) return;
     let take = 1;
     let bytes = heads[0].bytes;
@@ -392,9 +400,9 @@ async function* tracePages(
     }> = await tx`
       select id, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces
       where session_pk = ${sessionPk}
-        ${after ? tx`and (start_time, trace_id collate "C") > (${after.start_time}, ${after.trace_id} collate "C")` : tx``}
-        and (start_time, trace_id collate "C") <= (${last.start_time}, ${last.trace_id} collate "C")
-      order by start_time, trace_id collate "C"`;
+        ${after ? tx`and (start_time, end_time, trace_id collate "C") > ${afterKey(tx, after)}` : tx``}
+        and (start_time, end_time, trace_id collate "C") <= ${afterKey(tx, last)}
+      order by start_time, end_time, trace_id collate "C"`;
     const page = rows.map((r) => ({
       pk: r.id,
       traceId: r.trace_id,
@@ -403,7 +411,7 @@ async function* tracePages(
       payload: decodePayload(r),
     }));
     for (const t of await withOtelMessages(tx, serviceId, page)) yield t;
-    after = { start_time: last.start_time, trace_id: last.trace_id };
+    after = { start_key: last.start_key, end_key: last.end_key, trace_id: last.trace_id };
   }
 }
 
