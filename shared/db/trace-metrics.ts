@@ -13,15 +13,18 @@ import type postgres from "postgres";
  */
 export const traceMetricsBaseSql = (t: string, cost: string): string =>
   `trace_metrics_base(${t}.model, ${t}.start_time, ${t}.end_time, ${baseTokensSql(t, "prompt_tokens")}, ${baseTokensSql(t, "completion_tokens")}, ${baseTokensSql(t, "total_tokens")}, ${cost})`;
-const baseTokensSql = (t: string, key: string) =>
-  `coalesce(${t}.${key}, (select sum((r->'usage'->>'${key}')::bigint) from jsonb_array_elements(${t}.payload->'responses') r)::int8)`;
+/** Over trace row `t`: token sum `key` over its jsonb payload's responses (null without any). */
+const payloadUsageSumSql = (t: string, key: string) =>
+  `(select sum((r->'usage'->>'${key}')::bigint) from jsonb_array_elements(${t}.payload->'responses') r)`;
+/** The base's token sum: the row's column, else the payload's sum (null without any). */
+const baseTokensSql = (t: string, key: string) => `coalesce(${t}.${key}, ${payloadUsageSumSql(t, key)}::int8)`;
 /**
  * Over trace row `t`: its token sum `key` as the trace reads answer it: the row's column, or on a
  * row written before migration 0015 and not yet backfilled, the sum over its jsonb payload's
  * responses (0 without any).
  */
 export const traceUsageSumSql = (t: string, key: string): string =>
-  `coalesce(${t}.${key}, (select coalesce(sum((r->'usage'->>'${key}')::bigint), 0) from jsonb_array_elements(${t}.payload->'responses') r))::int8`;
+  `coalesce(${t}.${key}, coalesce(${payloadUsageSumSql(t, key)}, 0))::int8`;
 const BASE_OF = (t: string) => traceMetricsBaseSql(t, "ta.cost_usd");
 
 /** Over `traces tr left join trace_analyses ta`: the trace's metrics (null before its analysis). */
