@@ -59,7 +59,28 @@ test("the overview answers from the rollups the processor keeps as sessions matu
   expect((await overview("support-bot", "?window=24h&environment=prod")).body.totals.sessions).toBe(0);
 });
 
+/**
+ * Every session of every tenant matured, published, and its current maturation rolled up by the
+ * processor's consumer. The first test waits on support-bot's count only: the other services'
+ * sessions, or a re-maturation of conv-1 (its event may land after its traces matured), can still
+ * be on their way, and the backfill would rightly find them (the CI failure of stop 33). The
+ * maturation count is enough here: applySessionRollup below checks the rest.
+ */
+const everythingRolledUp = () =>
+  waitFor(
+    async () => {
+      const [r] = await stack.database.sql<{ n: number }[]>`
+        select count(*)::int as n from sessions s
+        left join overview_session_parts p
+          on p.session_pk = s.id and p.maturation_count = s.maturation_count
+        where s.status <> 'matured' or s.published_count < s.maturation_count or p.session_pk is null`;
+      return r.n === 0;
+    },
+    { what: "every session's current maturation rolled up", timeoutMs: 30_000 },
+  );
+
 test("a redelivered maturation changes nothing; the backfill finds nothing left to do", async () => {
+  await everythingRolledUp();
   const before = await figures("support-bot");
   const [conv1] = await stack.database.sql<{ id: string }[]>`select id from sessions where session_id = 'conv-1'`;
   expect(await applySessionRollup(stack.database.sql, conv1.id)).toBe("already applied");

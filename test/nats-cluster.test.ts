@@ -41,6 +41,21 @@ async function replicaCounts(h: NatsHandles) {
   return out;
 }
 
+/**
+ * The replica counts once every stream and consumer reports `n`. The cluster applies a scale
+ * change asynchronously (the meta leader answers the update, then the peer groups change), so a
+ * read right after ensureTopology can still see the old count on one of them (the CI flake at
+ * 8be79aa). A count that never settles fails with the counts last read.
+ */
+async function settledAt(h: NatsHandles, n: number) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const counts = await replicaCounts(h);
+    if (Object.values(counts).every((c) => c === n) || Date.now() > deadline) return counts;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 test("NATS_URL with several servers connects, and every stream, consumer and the KV bucket follow NATS_REPLICAS up and down", async () => {
   expect(cluster.url.split(",")).toHaveLength(3);
   const one = await ensureTopology(nc, topology, { replicas: 1 });
@@ -53,11 +68,11 @@ test("NATS_URL with several servers connects, and every stream, consumer and the
   expect(new Set(Object.values(counts1))).toEqual(new Set([1]));
 
   const three = await ensureTopology(nc, topology, { replicas: 3 });
-  expect(new Set(Object.values(await replicaCounts(three)))).toEqual(new Set([3]));
+  expect(new Set(Object.values(await settledAt(three, 3)))).toEqual(new Set([3]));
 
   // Back down again (a cluster shrinking to one node's worth of copies).
   const back = await ensureTopology(nc, topology, { replicas: 1 });
-  expect(new Set(Object.values(await replicaCounts(back)))).toEqual(new Set([1]));
+  expect(new Set(Object.values(await settledAt(back, 1)))).toEqual(new Set([1]));
   await ensureTopology(nc, topology, { replicas: 3 });
 }, 90_000);
 
