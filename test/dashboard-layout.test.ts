@@ -11,6 +11,7 @@ import { bootstrapTenant, createProject, createService, createUser } from "@cell
 import { createApiKey } from "@cellar/shared/auth/key-store";
 import { launchChromium, testOutputDir } from "./helpers/browser";
 import { chatTrace } from "./helpers/payloads";
+import { unsettledSessions } from "./helpers/platform";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 const PASSWORD = "correct horse battery staple";
@@ -103,7 +104,8 @@ beforeAll(async () => {
     { authorization: `Bearer ${t.telemetryKey}` },
   );
   expect(ev.status).toBe(200);
-  await waitFor(async () => (await sql`select 1 from session_analyses`).length > 0, {
+  // Settled on its event too: a re-maturation after the rows below would replace the finding.
+  await waitFor(async () => (await sql`select 1 from events`).length > 0 && (await unsettledSessions(stack)) === 0, {
     what: "the long session matured",
     timeoutMs: 30_000,
   });

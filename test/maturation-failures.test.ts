@@ -138,8 +138,12 @@ test("the sweep isolates a failing session: the chunk falls back to one by one a
       chatTrace({ sessionId: `later-${i}`, start: t0, messages: [{ role: "user", content: `z${i}` }], reply: "w" }),
     );
   await new Promise((r) => setTimeout(r, 200));
-  // The stopped processor wrote nothing: write through a fresh one without starting markers.
+  // The stopped processor wrote nothing: write through a fresh one whose markers do not fire
+  // during the test (a 60 s window: on a slow machine a 1 s marker could try bad-2 before the
+  // sweep does, back it off, and leave the sweep nothing that fails). The sessions are backdated
+  // an hour below, past the sweep's window + grace.
   const p = await stack.startProcessor({
+    windowSeconds: 60,
     sweepGraceSeconds: 1,
     latencyNorms: async (serviceId) => {
       const [s] = await stack.database.sql<{ name: string }[]>`select name from trace_services where id = ${serviceId}`;

@@ -61,7 +61,15 @@ test("a maturation more than 30 days after the last one restarts maturation_coun
   expect(old.map((m) => m.maturationCount)).toEqual([1, 1]);
   expect(Date.parse(old[1].occurredAt)).toBeGreaterThan(Date.parse(old[0].occurredAt));
   expect(recent.map((m) => m.maturationCount)).toEqual([1, 2]);
-  const [row] = await stack.database
-    .sql`select maturation_count, published_count from sessions where session_id = 'old-1'`;
+  // published_count is recorded after the chunk's publishes are acknowledged: it can trail the
+  // message on the stream by a moment.
+  const row = await waitFor(
+    async () => {
+      const [r] = await stack.database
+        .sql`select maturation_count, published_count from sessions where session_id = 'old-1'`;
+      return r?.published_count === r?.maturation_count && r;
+    },
+    { what: "old-1's publish recorded" },
+  );
   expect(row).toEqual({ maturation_count: 1, published_count: 1 });
 });

@@ -133,10 +133,17 @@ test("a trace matures once; the same trace sent again is a duplicate, not a seco
   expect(traces.map((m) => m.maturationCount)).toEqual([1]);
   expect(await sessionEvents("trace-once")).toHaveLength(1);
   // Matured and published: analysed, and no longer pending (migration 0016: the trace row is never updated).
-  const [t] = await stack.database.sql`
-    select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
-      (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
-    from traces t where trace_id = 'trace-fixed-1'`;
+  // The pending row goes once the publish is acknowledged and recorded: waited for, not slept on.
+  const t = await waitFor(
+    async () => {
+      const [r] = await stack.database.sql`
+        select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
+          (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
+        from traces t where trace_id = 'trace-fixed-1'`;
+      return r?.pending === 0 && r;
+    },
+    { what: "trace-fixed-1 no longer pending" },
+  );
   expect(t).toMatchObject({ analysed: 1, pending: 0 });
   const [a] = await stack.database.sql<
     { metrics: any }[]
@@ -170,10 +177,16 @@ test("traces written together mature together, each exactly once", async () => {
   const again = (await maturedMessages()).filter((m) => m.type === "trace.matured" && ids.includes(m.traceId!));
   expect(again.map((m) => m.traceId).sort()).toEqual([...ids].sort());
   expect(matured.every((m) => m.maturationCount === 1)).toBe(true);
-  const rows = await stack.database.sql`
-    select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
-      (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
-    from traces t where trace_id = any(${ids})`;
+  const rows = await waitFor(
+    async () => {
+      const r = await stack.database.sql`
+        select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
+          (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
+        from traces t where trace_id = any(${ids})`;
+      return r.every((x) => x.pending === 0) && r;
+    },
+    { what: "the batch no longer pending" },
+  );
   expect(rows.length).toBe(ids.length);
   expect(rows.every((r) => r.analysed === 1 && r.pending === 0)).toBe(true);
 });

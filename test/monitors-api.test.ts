@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { bootstrapTenant, createUser } from "@cellar/shared/admin/tenancy";
 import { createApiKey } from "@cellar/shared/auth/key-store";
+import { monitorsConsumer } from "@cellar/shared/nats/catalogue";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -46,6 +47,18 @@ beforeAll(async () => {
           .sql`select 1 from traces t where exists (select 1 from trace_analyses ta where ta.trace_pk = t.id) and not exists (select 1 from pending_traces p where p.trace_pk = t.id)`
       ).length === 1,
     { what: "the seed trace matured", timeoutMs: 30_000 },
+  );
+  // ... and the monitors' consumer is past its maturation (a monitor created while it lags
+  // would sample the seed trace).
+  await waitFor(
+    async () => {
+      const c = await stack.nats.jsm.consumers.info(
+        stack.nats.topology.maturedStream,
+        monitorsConsumer.consumer!.durable,
+      );
+      return c.num_pending + c.num_ack_pending === 0 && c.delivered.stream_seq > 0;
+    },
+    { what: "the seed trace's maturation read by the monitors", timeoutMs: 30_000 },
   );
   const [project] = await stack.database.sql<
     { id: string }[]

@@ -156,7 +156,14 @@ test("multi-turn tool-calling session (2-response payload): processing, complete
   expect(detail.item.id).toBe(answer.id);
   expect(detail.spanAttributes).toMatchObject({ "response.index": 1, "gen_ai.response.finish_reasons": ["stop"] });
 
-  const a = await analysisOf("weather-1");
+  // The AI summary is written after the maturation's commit (which resets it to extractive).
+  const a = await waitFor(
+    async () => {
+      const r = await analysisOf("weather-1");
+      return r.tldr_source === "llm" && r;
+    },
+    { what: "weather-1's AI summary after its second maturation" },
+  );
   expect(a).toMatchObject({ turns: 2, model_calls: 3, tool_calls: 1, problems: 0, item_count: 7 });
   expect(a.cost_usd).toBeGreaterThan(0);
   expect(a.tool_costs.map((t: any) => [t.toolName, t.calls, t.modelCalls])).toEqual([["get_weather", 1, 2]]);

@@ -170,8 +170,15 @@ describe("tenant lanes", () => {
     const mb = matured(b);
     await publish(stack.nats.js, stack.nats.topology, maturedStream, mb, { msgID: maturationKey(mb) });
     await waitFor(async () => bCalls === 2, { what: "B's retry attempted while A's retries wait", timeoutMs: 15_000 });
-    const [delivery] = await stack.database
-      .sql`select status, attempts from webhook_deliveries where tenant_id = ${b.tenantId}`;
+    // The call counter moves inside the receiver, before the dispatcher records the outcome.
+    const delivery = await waitFor(
+      async () => {
+        const [d] = await stack.database
+          .sql`select status, attempts from webhook_deliveries where tenant_id = ${b.tenantId}`;
+        return d?.status === "delivered" && d;
+      },
+      { what: "B's delivery recorded" },
+    );
     expect(delivery).toEqual({ status: "delivered", attempts: 2 });
     // A's retries are all still waiting: nothing of A's was attempted a second time.
     expect(hits.filter((h) => h.host === "a-busy.example.com")).toHaveLength(SLOTS * 2);

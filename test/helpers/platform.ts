@@ -15,6 +15,20 @@ import { chatTrace } from "./payloads";
 import { waitFor, type TestStack } from "./stack";
 
 /**
+ * How many sessions have not settled on everything written so far: not matured, a MATURED
+ * publish still owed, or an analysis behind the session's activity. Zero before a test writes
+ * rows of its own beside the analysis (a later re-maturation would replace them) or compares
+ * answers that a re-maturation would change.
+ */
+export async function unsettledSessions(stack: TestStack): Promise<number> {
+  const [r] = await stack.database.sql<{ n: number }[]>`
+    select count(*)::int as n from sessions s left join session_analyses sa on sa.session_pk = s.id
+    where s.status <> 'matured' or s.published_count < s.maturation_count
+      or sa.through_activity_seq is distinct from s.activity_seq`;
+  return r.n;
+}
+
+/**
  * A realistic platform fixture: tenant A (plan pro) with two services in two projects, users of
  * every role, every kind of credential, matured sessions with tool calls and events, plus an
  * issue/findings, an intent and a tool schema written directly; tenant B (plan free) with its own
@@ -151,10 +165,13 @@ export async function seedPlatform(stack: TestStack) {
   const sql = stack.database.sql;
   await waitFor(
     async () => {
-      const [r] = await sql<
-        { n: number; t: number }[]
-      >`select (select count(*) from session_analyses)::int as n, (select count(*) from trace_analyses)::int as t`;
-      return r.n >= 4 && r.t >= 5;
+      // Every session settled on everything sent: conv-1's event can land after its traces
+      // matured, and the re-maturation it causes would otherwise run after the fixture's own
+      // rows below are written (and replace them).
+      const [r] = await sql<{ n: number; t: number; e: number }[]>`
+        select (select count(*) from session_analyses)::int as n, (select count(*) from trace_analyses)::int as t,
+          (select count(*) from events)::int as e`;
+      return r.n >= 4 && r.t >= 5 && r.e >= 1 && (await unsettledSessions(stack)) === 0;
     },
     { what: "every session and trace matured", timeoutMs: 30_000 },
   );
