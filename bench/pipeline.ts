@@ -355,7 +355,7 @@ async function main() {
     >`select count(*)::int as n from sessions where session_id like 'lat-%' and published_count = maturation_count and maturation_count = 1`;
     const info = await jsm.streams.info(topology.maturedStream);
     console.log(
-      `lateness (matured_at - last write - window) over ${late.length}/${SESSIONS} sessions: p50 ${pct(late, 50).toFixed(0)} ms, p99 ${pct(late, 99).toFixed(0)} ms, max ${pct(late, 100).toFixed(0)} ms; ${events} published once; MATURED stream holds ${info.state.messages} messages (batches of session and of trace maturations)`,
+      `lateness (matured_at - last write - window) over ${late.length}/${SESSIONS} sessions: p50 ${pct(late, 50).toFixed(0)} ms, p99 ${pct(late, 99).toFixed(0)} ms, max ${pct(late, 100).toFixed(0)} ms; ${events} published once; MATURED stream holds ${info.state.messages} messages (a message per session maturation, a batch per chunk of trace maturations)`,
     );
     console.log(`  writing: ${cpuLine(cpuOpen, cpuOpened, SESSIONS, "traces")}`);
     console.log(`  maturing: ${cpuLine(cpuOpened, cpuMatured, SESSIONS, "sessions (+ their traces)")}`);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { addTo, emptyHistogram } from "../apps/processor/src/rollups/histogram";
 import { applySessionRollup, backfillRollups } from "../apps/processor/src/rollups/rollups";
 import { chatTrace } from "./helpers/payloads";
-import { assertDocumented, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { assertDocumented, seedPlatform, unsettledSessions, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 let stack: TestStack;
@@ -60,20 +60,19 @@ test("the overview answers from the rollups the processor keeps as sessions matu
 });
 
 /**
- * Every session of every tenant matured, published, and its current maturation rolled up by the
- * processor's consumer. The first test waits on support-bot's count only: the other services'
- * sessions, or a re-maturation of conv-1 (its event may land after its traces matured), can still
- * be on their way, and the backfill would rightly find them (the CI failure of stop 33). The
- * maturation count is enough here: applySessionRollup below checks the rest.
+ * Every session of every tenant settled (unsettledSessions) and its current maturation rolled up
+ * by the processor's consumer. The first test waits on support-bot's count only: the other
+ * services' sessions can still be on their way, and the backfill would rightly find them (the CI
+ * failure of stop 33). The maturation count is enough here: applySessionRollup below checks the rest.
  */
 const everythingRolledUp = () =>
   waitFor(
     async () => {
+      if ((await unsettledSessions(stack)) > 0) return false;
       const [r] = await stack.database.sql<{ n: number }[]>`
         select count(*)::int as n from sessions s
-        left join overview_session_parts p
-          on p.session_pk = s.id and p.maturation_count = s.maturation_count
-        where s.status <> 'matured' or s.published_count < s.maturation_count or p.session_pk is null`;
+        where not exists (select 1 from overview_session_parts p
+          where p.session_pk = s.id and p.maturation_count = s.maturation_count)`;
       return r.n === 0;
     },
     { what: "every session's current maturation rolled up", timeoutMs: 30_000 },

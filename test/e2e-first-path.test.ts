@@ -59,7 +59,7 @@ test("a trace goes from /raw/traces to a complete transcript and a session.matur
   const sessionMsg = await stack.nats.jsm.streams.getMessage(stack.nats.topology.maturedStream, {
     last_by_subj: subjects.matured(stack.nats.topology, "session", tenant.tenantId),
   });
-  // Session maturations travel in batches (docs/maturation.md): this one carries the session.
+  // A MATURED message may be a batch (trace maturations are: docs/maturation.md); read it as its maturations.
   const [matured] = maturationsOf(sessionMsg!.json<MaturedStreamMessage>());
   expect(matured).toMatchObject({
     type: "session.matured",

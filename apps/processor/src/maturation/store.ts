@@ -338,7 +338,7 @@ export async function withOtelMessages(tx: Sql, serviceId: string, traces: Trace
  * the keyset compares them exactly (a Date parameter would drop the microseconds).
  */
 type TraceKey = { start_key: string; end_key: string; trace_id: string };
-const afterKey = (tx: Sql, k: TraceKey) =>
+const traceKeySql = (tx: Sql, k: TraceKey) =>
   tx`(${k.start_key}::timestamptz, ${k.end_key}::timestamptz, ${k.trace_id} collate "C")`;
 
 /**
@@ -383,7 +383,7 @@ async function* tracePages(
     // Sizes first (no payload read), then the payloads of a prefix that fits the byte budget.
     const heads: Array<TraceKey & { bytes: number }> = await tx`
       select trace_id, start_time::text as start_key, end_time::text as end_key, ${storedBytes(tx)}::int as bytes from traces
-      where session_pk = ${sessionPk} ${after ? tx`and (start_time, end_time, trace_id collate "C") > ${afterKey(tx, after)}` : tx``}
+      where session_pk = ${sessionPk} ${after ? tx`and (start_time, end_time, trace_id collate "C") > ${traceKeySql(tx, after)}` : tx``}
       order by start_time, end_time, trace_id collate "C" limit ${paging.tracesPerPage}`;
     if (heads.length === 0) return;
     let take = 1;
@@ -400,8 +400,8 @@ async function* tracePages(
     }> = await tx`
       select id, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces
       where session_pk = ${sessionPk}
-        ${after ? tx`and (start_time, end_time, trace_id collate "C") > ${afterKey(tx, after)}` : tx``}
-        and (start_time, end_time, trace_id collate "C") <= ${afterKey(tx, last)}
+        ${after ? tx`and (start_time, end_time, trace_id collate "C") > ${traceKeySql(tx, after)}` : tx``}
+        and (start_time, end_time, trace_id collate "C") <= ${traceKeySql(tx, last)}
       order by start_time, end_time, trace_id collate "C"`;
     const page = rows.map((r) => ({
       pk: r.id,
