@@ -11,7 +11,7 @@ import { CellarError, type Counts, type FlushResult, Transport } from "./transpo
 import type { EventInput, EventPayload, ItemType, TraceInput, TracePayload } from "./types.ts";
 
 export { DsnError, parseDsn, type ParsedDsn } from "./dsn.ts";
-export { fnv1a32, sessionSampled } from "./sampling.ts";
+export { fmix32, fnv1a32, sampleHash, sessionSampled } from "./sampling.ts";
 export { CellarError, type CellarErrorKind, type Counts, type FlushResult } from "./transport.ts";
 export { TRUNCATION_MARKER, type RedactorName } from "./redact.ts";
 export type * from "./types.ts";

@@ -16,7 +16,7 @@ from .dsn import ConfigError, build_dsn, parse_credential
 from .errors import CellarError, FlushResult
 from .integrations import wrap_anthropic, wrap_openai
 from .redact import luhn_valid, redact_cards, redact_emails, redact_secrets
-from .sampling import fnv1a32, session_sampled
+from .sampling import fmix32, fnv1a32, sample_hash, session_sampled
 from .session import bind, current_session_id, session
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "current_session_id",
     "event",
     "flush",
+    "fmix32",
     "fnv1a32",
     "get_client",
     "init",
@@ -38,6 +39,7 @@ __all__ = [
     "redact_cards",
     "redact_emails",
     "redact_secrets",
+    "sample_hash",
     "session",
     "session_sampled",
     "shutdown",
