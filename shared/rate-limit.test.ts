@@ -50,3 +50,59 @@ test("idle buckets are forgotten when too many credentials are tracked", () => {
   // "a" was full again and dropped: a fresh bucket, not an error.
   expect(refused(() => rl.take("a"))).toBeNull();
 });
+
+test("a reservation takes the door's estimate before the body is read; the real count settles it", () => {
+  let t = 0;
+  const rl = createRateLimiter({ perSecond: 10, burst: 100, now: () => t });
+  // First request: nothing known, one token reserved; 40 items settle it at 40.
+  const first = rl.reserve("k", "batch");
+  expect(first.headers["ratelimit-remaining"]).toBe("99");
+  expect(first.settle(40)["ratelimit-remaining"]).toBe("60");
+  // Now 40 are reserved up front; a smaller request gets the rest back.
+  const second = rl.reserve("k", "batch");
+  expect(second.headers["ratelimit-remaining"]).toBe("20");
+  expect(second.settle(5)["ratelimit-remaining"]).toBe("55");
+  // Another door of the same credential has its own estimate, the same bucket.
+  expect(rl.reserve("k", "otlp-traces").headers["ratelimit-remaining"]).toBe("54");
+});
+
+test("a bucket that cannot hold the estimate refuses at once (429, Retry-After until it can); a larger real count may owe up to a burst", () => {
+  let t = 0;
+  const rl = createRateLimiter({ perSecond: 10, burst: 100, now: () => t });
+  rl.reserve("k", "batch").settle(90); // 10 left, estimate 90
+  const early = refused(() => rl.reserve("k", "batch"))!;
+  expect(early.status).toBe(429);
+  expect(early.headers["retry-after"]).toBe("8"); // (90 - 10) / 10 per second
+  t += 8_000; // 90 tokens
+  // Two requests at once: the second cannot reserve the usual 90.
+  const a = rl.reserve("k", "batch");
+  expect(refused(() => rl.reserve("k", "batch"))?.status).toBe(429);
+  // The real count is larger than the reservation: admitted, the bucket owes.
+  expect(a.settle(100)["ratelimit-remaining"]).toBe("0");
+  expect(refused(() => rl.reserve("k", "batch"))?.headers["retry-after"]).toBe("11"); // -10 -> 100
+  // Racing requests admitted on a small estimate are refused once the debt would pass a burst.
+  t += 60_000;
+  const small = [rl.reserve("k", "raw"), rl.reserve("k", "raw"), rl.reserve("k", "raw")];
+  expect(small[0].settle(100)["ratelimit-remaining"]).toBe("0");
+  expect(small[1].settle(50)["ratelimit-remaining"]).toBe("0"); // owes 51
+  const late = refused(() => small[2].settle(100))!;
+  expect(late.status).toBe(429);
+});
+
+test("a request over the burst is 413 and charged; an uncounted body makes the next wait for a full bucket", () => {
+  let t = 0;
+  const rl = createRateLimiter({ perSecond: 10, burst: 100, now: () => t });
+  const over = refused(() => rl.reserve("k", "batch").settle(150, "spans"))!;
+  expect(over.status).toBe(413);
+  expect(over.message).toContain("150 spans in one request exceed this credential's rate-limit burst of 100");
+  expect(refused(() => rl.reserve("k", "batch"))?.status).toBe(429); // it owes 50
+  t += 60_000;
+  rl.reserve("k", "raw").settleUncounted();
+  expect(refused(() => rl.reserve("k", "raw"))?.headers["retry-after"]).toBe("1"); // 99 of 100
+  // The estimate fades after ESTIMATE_WINDOW_MS.
+  t += 20_000;
+  const r = rl.reserve("k", "raw");
+  expect(r.headers["ratelimit-remaining"]).toBe("99");
+  r.settleUncounted();
+  r.settleUncounted(); // idempotent
+});

@@ -21,7 +21,39 @@ export interface RateLimiter {
   take(id: string, count?: number): Record<string, string>;
   /** True when `take(id)` would succeed now; takes nothing. */
   allows(id: string): boolean;
+  /**
+   * Admission before a many-item request's body is read (docs/ingestion.md, "Rate limits"): takes
+   * this credential's estimate for `door` (the most items it sent there in one request over the
+   * last ESTIMATE_WINDOW_MS, 1 at first, at most the burst), or throws 429 with Retry-After and
+   * takes nothing. Nothing of the body is read, inflated or parsed for a refusal. The request's
+   * real count then settles the reservation (`settle`).
+   */
+  reserve(id: string, door: string): RateReservation;
 }
+
+/** Tokens a request holds between its admission and its real item count (RateLimiter.reserve). */
+export interface RateReservation {
+  /** The RateLimit headers after the reservation. */
+  headers: Record<string, string>;
+  /**
+   * Settles with the request's real item count (at least 1 is charged: every request read costs a
+   * token): refunds what was reserved beyond it, or takes the difference, letting the bucket owe
+   * up to one burst (the following requests then wait at the door until it is repaid). Throws
+   * 413 when `count` exceeds the burst (charged all the same: it was read) and 429 when the
+   * difference would put the bucket more than a burst in debt (the reservation is kept).
+   * `noun` names the items in the 413 ("items", "spans", "log records").
+   */
+  settle(count: number, noun?: string): Record<string, string>;
+  /**
+   * The body was read but could not be counted (too large, not gzip, malformed): nothing more is
+   * taken, but the estimate becomes the burst for the window, so the credential's next request
+   * waits for a full bucket. Repeating unreadable bodies thus costs a burst each. No-op once settled.
+   */
+  settleUncounted(): void;
+}
+
+/** An estimate (the largest request seen) is forgotten this long after it was last reached. */
+export const ESTIMATE_WINDOW_MS = 10_000;
 
 /**
  * A token bucket per credential, in this process. With N ingest instances behind a balancer a
@@ -29,16 +61,22 @@ export interface RateLimiter {
  * documented in docs/ingestion.md.
  */
 export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
-  if (opts.perSecond <= 0) return { take: () => ({}), allows: () => true };
+  if (opts.perSecond <= 0)
+    return {
+      take: () => ({}),
+      allows: () => true,
+      reserve: () => ({ headers: {}, settle: () => ({}), settleUncounted: () => {} }),
+    };
   const { perSecond, burst, now } = opts;
   const maxTracked = opts.maxTracked ?? 100_000;
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  /** `tokens` below 0: the credential owes them (a request larger than its reservation). */
+  const buckets = new Map<string, Bucket>();
   const policy = `${burst};w=${Math.max(1, Math.ceil(burst / perSecond))}`;
   // Slow refills read better per minute (one per 6 s is "10 per minute", not 0.1666... per second).
   const rate =
     perSecond >= 1 ? `${perSecond} requests per second` : `${Number((perSecond * 60).toFixed(2))} per minute`;
 
-  function refill(b: { tokens: number; at: number }, t: number) {
+  function refill(b: Bucket, t: number) {
     b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * perSecond);
     b.at = t;
   }
@@ -50,6 +88,50 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
     }
   }
 
+  function bucketOf(id: string, t: number): Bucket {
+    let b = buckets.get(id);
+    if (!b) {
+      if (buckets.size >= maxTracked) forgetIdle(t);
+      b = { tokens: burst, at: t };
+      buckets.set(id, b);
+    } else {
+      refill(b, t);
+    }
+    return b;
+  }
+
+  function headersOf(b: Bucket): Record<string, string> {
+    return {
+      "ratelimit-limit": String(burst),
+      "ratelimit-remaining": String(Math.max(0, Math.floor(b.tokens))),
+      // Seconds until the bucket is full again.
+      "ratelimit-reset": String(Math.ceil((burst - b.tokens) / perSecond)),
+      "ratelimit-policy": policy,
+    };
+  }
+
+  /** 429 with Retry-After: the seconds until `count` tokens are in the bucket. */
+  function refusal(b: Bucket, count: number): HttpError {
+    const retryAfter = Math.max(1, Math.ceil((count - b.tokens) / perSecond));
+    return new HttpError(429, `rate limit exceeded for ${opts.subject ?? "this credential"}: ${rate}, burst ${burst}`, {
+      ...headersOf(b),
+      "retry-after": String(retryAfter),
+    });
+  }
+
+  function estimateOf(b: Bucket, door: string, t: number): number {
+    const e = b.estimates?.get(door);
+    return e && t - e.at < ESTIMATE_WINDOW_MS ? e.count : 1;
+  }
+
+  function remember(b: Bucket, door: string, count: number, t: number) {
+    const capped = Math.max(1, Math.min(burst, count));
+    const e = b.estimates?.get(door);
+    if (e && t - e.at < ESTIMATE_WINDOW_MS && e.count > capped) return;
+    b.estimates ??= new Map();
+    b.estimates.set(door, { count: capped, at: t });
+  }
+
   return {
     allows(id) {
       const b = buckets.get(id);
@@ -58,31 +140,51 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       return b.tokens >= 1;
     },
     take(id, count = 1) {
-      const t = now();
-      let b = buckets.get(id);
-      if (!b) {
-        if (buckets.size >= maxTracked) forgetIdle(t);
-        b = { tokens: burst, at: t };
-        buckets.set(id, b);
-      } else {
-        refill(b, t);
-      }
-      const allowed = b.tokens >= count;
-      if (allowed) b.tokens -= count;
-      const headers: Record<string, string> = {
-        "ratelimit-limit": String(burst),
-        "ratelimit-remaining": String(Math.floor(b.tokens)),
-        // Seconds until the bucket is full again.
-        "ratelimit-reset": String(Math.ceil((burst - b.tokens) / perSecond)),
-        "ratelimit-policy": policy,
+      const b = bucketOf(id, now());
+      if (b.tokens < count) throw refusal(b, count);
+      b.tokens -= count;
+      return headersOf(b);
+    },
+    reserve(id, door) {
+      const b = bucketOf(id, now());
+      const reserved = estimateOf(b, door, b.at);
+      if (b.tokens < reserved) throw refusal(b, reserved);
+      b.tokens -= reserved;
+      let settled = false;
+      return {
+        headers: headersOf(b),
+        settleUncounted() {
+          if (settled) return;
+          settled = true;
+          remember(b, door, burst, now());
+        },
+        settle(count, noun = "items") {
+          if (settled) throw new Error("a rate reservation is settled once");
+          settled = true;
+          refill(b, now());
+          if (buckets.get(id) !== b) buckets.set(id, b); // forgotten meanwhile (forgetIdle): it owes again
+          remember(b, door, count, b.at);
+          const extra = Math.max(1, count) - reserved;
+          if (count > burst) {
+            b.tokens = Math.max(-burst, b.tokens - extra);
+            throw new HttpError(
+              413,
+              `${count} ${noun} in one request exceed this credential's rate-limit burst of ${burst}: send at most ${burst} per request`,
+              headersOf(b),
+            );
+          }
+          if (extra > 0 && b.tokens - extra < -burst) throw refusal(b, extra);
+          b.tokens = Math.min(burst, b.tokens - extra);
+          return headersOf(b);
+        },
       };
-      if (allowed) return headers;
-      const retryAfter = Math.max(1, Math.ceil((count - b.tokens) / perSecond));
-      throw new HttpError(
-        429,
-        `rate limit exceeded for ${opts.subject ?? "this credential"}: ${rate}, burst ${burst}`,
-        { ...headers, "retry-after": String(retryAfter) },
-      );
     },
   };
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+  /** Per door: the largest item count seen lately and when (RateLimiter.reserve). */
+  estimates?: Map<string, { count: number; at: number }>;
 }

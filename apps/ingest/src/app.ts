@@ -28,7 +28,7 @@ export function createIngestApp(deps: IngestDeps) {
   const pipeline = createIngestPipeline(deps);
   const otlp = createOtlpIngest({
     authenticate: pipeline.authenticate,
-    takeRateToken: (id) => pipeline.takeRateTokens(id),
+    reserveRateTokens: pipeline.reserveRateTokens,
     store: pipeline.store,
     maxBodyBytes: deps.maxBodyBytes,
     logger: deps.logger,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { chatTrace } from "../../../test/helpers/payloads.ts";
-import { fakePipeline, jsonRequest } from "../test/fake-pipeline.ts";
+import { fakePipeline, jsonRequest, unreadBody } from "../test/fake-pipeline.ts";
 import { BATCH_ITEM_TYPES, MAX_BATCH_ITEMS, postBatch } from "./batch.ts";
 import { postRaw } from "./raw.ts";
 
@@ -85,20 +85,31 @@ describe("postBatch", () => {
     }
   });
 
-  test("the rate limit counts items; a batch larger than the burst is told to split", async () => {
+  test("the rate limit counts items; a batch the bucket cannot hold is refused before it is read; one larger than the burst is told to split", async () => {
     const items = (n: number) => ({
       items: Array.from({ length: n }, (_, i) => ({ type: "event", body: event(`s${i}`) })),
     });
-    const fake = fakePipeline({ rateLimit: { perSecond: 1, burst: 5 } });
+    let t = 0;
+    const fake = fakePipeline({ rateLimit: { perSecond: 1, burst: 5 }, now: () => t });
     const send = (n: number) => postBatch(fake.pipeline, jsonRequest("/raw/batch", items(n)), "r", undefined);
-    expect((await send(6)).status).toBe(413);
     const three = await send(3);
     expect(three.status).toBe(200);
     expect(three.headers.get("ratelimit-remaining")).toBe("2");
-    const tooMany = await send(3);
+    // The credential's batches hold 3 items lately: 2 tokens cannot hold the next one.
+    const unread = unreadBody(JSON.stringify(items(3)));
+    const tooMany = await postBatch(fake.pipeline, jsonRequest("/raw/batch", unread.body), "r", undefined);
     expect(tooMany.status).toBe(429);
     expect(tooMany.headers.get("retry-after")).toBe("1");
+    expect(unread.pulled()).toBe(0);
+    t += 1_000;
     expect((await send(2)).status).toBe(200);
+    expect(fake.stored.length).toBe(5);
+    t += 60_000;
+    const over = await send(6);
+    expect(over.status).toBe(413);
+    expect((await over.json()).error).toContain("send at most 5 per request");
+    // It was read, so it was paid for: the bucket owes, the next batch waits.
+    expect((await send(1)).status).toBe(429);
     expect(fake.stored.length).toBe(5);
   });
 

@@ -86,19 +86,23 @@ export async function postBatch(
   return answerErrors(requestId, async (headers) => {
     const { key, cors } = await pipeline.authenticate(request, client);
     Object.assign(headers, cors);
-    // An empty bucket is refused before the body is read; the batch's own count is taken below.
-    if (!pipeline.hasRateToken(key.id)) pipeline.takeRateTokens(key.id);
     requireJsonContentType(request);
-    const text = await readBodyText(request, pipeline.maxBodyBytes);
-    const envelope = readEnvelope(parseJsonObject(text));
-    assertNoDuplicateKeys(text, envelope.keys);
+    // Refused here, before the body is read, when the bucket cannot hold this credential's usual
+    // batch; the real count settles it once parsed (docs/ingestion.md, "Rate limits").
+    const reservation = pipeline.reserveRateTokens(key.id, "batch");
+    Object.assign(headers, reservation.headers);
+    let envelope: ReturnType<typeof readEnvelope>;
+    try {
+      const text = await readBodyText(request, pipeline.maxBodyBytes);
+      const object = parseJsonObject(text);
+      // Charged per item as soon as they are counted, before each is checked.
+      if (Array.isArray(object.items)) Object.assign(headers, reservation.settle(object.items.length, "items"));
+      envelope = readEnvelope(object);
+      assertNoDuplicateKeys(text, envelope.keys);
+    } finally {
+      reservation.settleUncounted(); // a body that could not be counted (no-op once settled)
+    }
     const count = envelope.items.length;
-    if (pipeline.rateBurst !== null && count > pipeline.rateBurst)
-      throw new HttpError(
-        413,
-        `a batch of ${count} items exceeds this credential's rate-limit burst of ${pipeline.rateBurst}: send at most ${pipeline.rateBurst} items per batch`,
-      );
-    Object.assign(headers, pipeline.takeRateTokens(key.id, count));
     const { answers, accepted } = checkItems(key, envelope.items);
     await storeAll(pipeline, accepted);
     const status = accepted.length === count ? "success" : "partial";

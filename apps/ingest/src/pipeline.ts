@@ -4,7 +4,7 @@ import { badRequest, forbidden, HttpError } from "@cellar/shared/errors";
 import { jsonResponse } from "@cellar/shared/http";
 import type { Logger } from "@cellar/shared/logger";
 import type { Topology } from "@cellar/shared/nats/topology";
-import { createRateLimiter } from "@cellar/shared/rate-limit";
+import { createRateLimiter, type RateReservation } from "@cellar/shared/rate-limit";
 import { type Authenticated, createAuthenticator } from "./credentials.ts";
 import { createPublisher, type StoreInput } from "./publish.ts";
 
@@ -34,10 +34,12 @@ export interface IngestPipeline {
   authenticate(request: Request, client?: string): Promise<Authenticated>;
   /** Takes `count` tokens of the credential's bucket: RateLimit headers, or throws 429. */
   takeRateTokens(keyId: string, count?: number): Record<string, string>;
-  /** True when the credential's bucket has a token now (takes nothing). */
-  hasRateToken(keyId: string): boolean;
-  /** The bucket size, or null without a limit: the most items one batch can ever take. */
-  rateBurst: number | null;
+  /**
+   * Before a many-item request's body is read (/raw/batch, OTLP): reserves the credential's
+   * estimate for `door`, or throws 429 at once; `settle` with the real count once it is known
+   * (shared/rate-limit.ts, docs/ingestion.md "Rate limits").
+   */
+  reserveRateTokens(keyId: string, door: string): RateReservation;
   /** Publishes to INGEST; resolves after JetStream's PubAck, throws 503 (or 413) otherwise. */
   store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }>;
   maxBodyBytes: number;
@@ -46,7 +48,6 @@ export interface IngestPipeline {
 
 export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
   const now = deps.now ?? (() => new Date());
-  const limited = (deps.rateLimit?.perSecond ?? 0) > 0;
   const limiter = createRateLimiter({
     perSecond: deps.rateLimit?.perSecond ?? 0,
     burst: deps.rateLimit?.burst ?? 1,
@@ -55,8 +56,7 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
   return {
     authenticate: createAuthenticator(deps.keys, deps.logger),
     takeRateTokens: (id, count) => limiter.take(id, count),
-    hasRateToken: (id) => limiter.allows(id),
-    rateBurst: limited ? (deps.rateLimit?.burst ?? 1) : null,
+    reserveRateTokens: (id, door) => limiter.reserve(id, door),
     store: createPublisher({
       js: deps.js,
       topology: deps.topology,

@@ -15,6 +15,8 @@ export function fakePipeline(
     rateLimit?: { perSecond: number; burst: number };
     failStore?: boolean;
     maxBodyBytes?: number;
+    /** The token bucket's clock (ms; default always 0). */
+    now?: () => number;
   } = {},
 ) {
   const key: ResolvedKey = {
@@ -32,7 +34,7 @@ export function fakePipeline(
   const limiter = createRateLimiter({
     perSecond: opts.rateLimit?.perSecond ?? 0,
     burst: opts.rateLimit?.burst ?? 1,
-    now: () => 0,
+    now: () => opts.now?.() ?? 0,
   });
   const pipeline: IngestPipeline = {
     async authenticate(request) {
@@ -40,8 +42,7 @@ export function fakePipeline(
       return { key, cors: {} };
     },
     takeRateTokens: (id, count) => limiter.take(id, count),
-    hasRateToken: (id) => limiter.allows(id),
-    rateBurst: opts.rateLimit ? opts.rateLimit.burst : null,
+    reserveRateTokens: (id, door) => limiter.reserve(id, door),
     async store(input) {
       if (opts.failStore) throw serviceUnavailable("storage temporarily unavailable, retry later", 5);
       const messageId = messageIdFor(input);
@@ -58,6 +59,31 @@ export function jsonRequest(path: string, body: unknown, headers: Record<string,
   return new Request(`http://ingest.test${path}`, {
     method: "POST",
     headers: { authorization: "Bearer good", "content-type": "application/json", ...headers },
-    body: typeof body === "string" || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
+    body:
+      typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream
+        ? (body as BodyInit)
+        : JSON.stringify(body),
   });
+}
+
+/**
+ * A request body that counts how many of its chunks were pulled: a refusal before the body is
+ * read leaves it at 0 (the cost of a refusal does not grow with the body).
+ */
+export function unreadBody(content: string | Uint8Array, chunkBytes = 16 * 1024) {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  let at = 0;
+  let pulled = 0;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        pulled++;
+        if (at >= bytes.byteLength) return controller.close();
+        controller.enqueue(bytes.subarray(at, at + chunkBytes));
+        at += chunkBytes;
+      },
+    },
+    { highWaterMark: 0 },
+  ); // nothing pulled until someone reads
+  return { body, pulled: () => pulled };
 }

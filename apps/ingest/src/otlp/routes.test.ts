@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fakePipeline, jsonRequest } from "../../test/fake-pipeline.ts";
+import { fakePipeline, jsonRequest, unreadBody } from "../../test/fake-pipeline.ts";
 import { createOtlpIngest } from "./routes.ts";
 
 // The OTLP handler on its own, over a pipeline of fakes (test/otlp-ingest.test.ts drives it
@@ -36,7 +36,7 @@ function handler(opts: Parameters<typeof fakePipeline>[0] = {}) {
   const fake = fakePipeline(opts);
   const otlp = createOtlpIngest({
     authenticate: fake.pipeline.authenticate,
-    takeRateToken: (id) => fake.pipeline.takeRateTokens(id),
+    reserveRateTokens: fake.pipeline.reserveRateTokens,
     store: fake.pipeline.store,
     maxBodyBytes: fake.pipeline.maxBodyBytes,
     logger: fake.pipeline.logger,
@@ -77,5 +77,87 @@ describe("OTLP traces handler", () => {
       undefined,
     );
     expect(text.status).toBe(415);
+  });
+});
+
+describe("OTLP rate limit", () => {
+  /** An export of `n` model-call spans (distinct ids), padded to about `padBytes`. */
+  const spans = (n: number, padBytes = 0) => {
+    const one = exportOf({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o-mini",
+      "gen_ai.usage.input_tokens": 4,
+      pad: "x".repeat(Math.ceil(padBytes / Math.max(1, n))),
+    });
+    const template = one.resourceSpans[0].scopeSpans[0].spans[0];
+    one.resourceSpans[0].scopeSpans[0].spans = Array.from({ length: n }, (_, i) => ({
+      ...template,
+      spanId: (i + 1).toString(16).padStart(16, "0"),
+    }));
+    return JSON.stringify(one);
+  };
+
+  test("charges one token per span, not per request", async () => {
+    let t = 0;
+    const { otlp, stored } = handler({ rateLimit: { perSecond: 1, burst: 10 }, now: () => t });
+    const ok = await otlp("traces", jsonRequest("/v1/traces", spans(4)), "r1", undefined);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("ratelimit-remaining")).toBe("6");
+    expect(stored.length).toBe(4);
+    expect((await otlp("traces", jsonRequest("/v1/traces", spans(4)), "r2", undefined)).status).toBe(200);
+    // 2 tokens left cannot hold this credential's usual 4 spans: refused before reading, 429 + Retry-After.
+    const limited = await otlp("traces", jsonRequest("/v1/traces", spans(1)), "r3", undefined);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("2");
+    expect(await limited.json()).toMatchObject({ code: 8, error: expect.stringContaining("rate limit") });
+    expect(stored.length).toBe(8);
+    // More spans than the burst can ever grant: 413, and the request is charged (it was read).
+    t += 60_000;
+    const over = await otlp("traces", jsonRequest("/v1/traces", spans(11)), "r4", undefined);
+    expect(over.status).toBe(413);
+    expect((await over.json()).error).toContain("11 spans in one request exceed");
+    expect(stored.length).toBe(8);
+  });
+
+  test("log records are charged one token each", async () => {
+    const { otlp } = handler({ rateLimit: { perSecond: 1, burst: 10 } });
+    const record = (i: number) => ({
+      timeUnixNano: "1760000000000000000",
+      body: { stringValue: `line ${i}` },
+      attributes: [kv("session.id", "s-1")],
+    });
+    const logs = {
+      resourceLogs: [
+        {
+          resource: { attributes: [kv("service.name", "notes-app")] },
+          scopeLogs: [{ scope: { name: "t" }, logRecords: [0, 1, 2].map(record) }],
+        },
+      ],
+    };
+    const res = await otlp("logs", jsonRequest("/v1/logs", logs), "r", undefined);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("ratelimit-remaining")).toBe("7");
+  });
+
+  test("a refusal reads nothing of the body, whether it holds 1 KB or 1 MB (gzip or not)", async () => {
+    const { otlp } = handler({ rateLimit: { perSecond: 1, burst: 10 }, maxBodyBytes: 4 * 1024 * 1024 });
+    expect((await otlp("traces", jsonRequest("/v1/traces", spans(10)), "r", undefined)).status).toBe(200);
+    for (const [size, gzip] of [
+      [1024, false],
+      [1024 * 1024, false],
+      [1024 * 1024, true],
+    ] as const) {
+      const text = spans(10, size);
+      const unread = unreadBody(gzip ? Bun.gzipSync(new TextEncoder().encode(text)) : text);
+      const headers: Record<string, string> = gzip ? { "content-encoding": "gzip" } : {};
+      const res = await otlp("traces", jsonRequest("/v1/traces", unread.body, headers), "r", undefined);
+      expect({ size, gzip, status: res.status, pulled: unread.pulled() }).toEqual({
+        size,
+        gzip,
+        status: 429,
+        pulled: 0,
+      });
+    }
   });
 });

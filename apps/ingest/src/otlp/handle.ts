@@ -1,0 +1,130 @@
+import type { ResolvedKey } from "@cellar/shared/auth/keys";
+import { ingestMessageProblem } from "@cellar/shared/ingest-rules";
+import { decodeLogs, decodeTraces, type OtlpEncoding } from "@cellar/shared/otlp/decode";
+import { type MapResult, mapLogs, mapSpans } from "@cellar/shared/otlp/map";
+import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
+import type { RateReservation } from "@cellar/shared/rate-limit";
+import type { StoreInput } from "../publish.ts";
+
+/**
+ * OTLP handling shared by every OTLP door (HTTP: routes.ts; gRPC: otlp/grpc/): admission before
+ * the request is read, then decode, charge per span or log record, map, check and store. A door
+ * only authenticates, reads its transport and writes the answer (docs/otlp.md).
+ */
+export interface OtlpHandlingDeps {
+  /** The pipeline's limiter (pipeline.ts): reserves before reading, settled with the real count. */
+  reserveRateTokens: (keyId: string, door: string) => RateReservation;
+  store: (input: StoreInput) => Promise<unknown>;
+}
+
+export type OtlpSignal = "traces" | "logs";
+
+/** What an export stored: how many items were refused (partial success) and why, and the RateLimit headers. */
+export interface OtlpExportResult {
+  rejected: number;
+  /** The partial-success message naming the first five reasons, or null when nothing was refused. */
+  message: string | null;
+  rateHeaders: Record<string, string>;
+}
+
+const IDENT = new RegExp(IDENTIFIER_PATTERN);
+const NOUN: Record<OtlpSignal, string> = { traces: "spans", logs: "log records" };
+
+/** The service an item is stored under: a DSN names its own; otherwise the resource's service.name. */
+export function otlpServiceFor(key: ResolvedKey, given: string | null): string | null {
+  // A DSN names its service; the SDK's resource (often "unknown_service:node") cannot override it.
+  if (key.kind === "dsn-server" || key.kind === "dsn-client") return key.serviceName!;
+  if (!given || given.length > LIMITS.serviceName || !IDENT.test(given)) return null;
+  return given;
+}
+
+export function createOtlpHandling(deps: OtlpHandlingDeps) {
+  return {
+    /**
+     * Call before reading the request (its body, or its gRPC message): reserves the credential's
+     * usual request size (shared/rate-limit.ts), or throws the 429 HttpError with Retry-After at
+     * once, so a refusal costs the same whatever the request carries. Settled by `exportRequest`.
+     */
+    admit(key: ResolvedKey, signal: OtlpSignal): RateReservation {
+      return deps.reserveRateTokens(key.id, `otlp-${signal}`);
+    },
+
+    /**
+     * Decodes the request (OtlpDecodeError: 400), charges one token per span or log record
+     * (413 past the burst, 429 when the bucket would owe more than a burst), maps, checks each item
+     * with the processor's own rules, and resolves once JetStream stored every accepted one
+     * (throws 503 otherwise: nothing is answered as stored, a retry is deduplicated by message id).
+     */
+    async exportRequest(
+      admission: RateReservation,
+      key: ResolvedKey,
+      signal: OtlpSignal,
+      bytes: Uint8Array,
+      encoding: OtlpEncoding,
+    ): Promise<OtlpExportResult> {
+      let mapped: MapResult<Record<string, unknown>>;
+      let rateHeaders: Record<string, string>;
+      try {
+        if (signal === "traces") {
+          const spans = decodeTraces(bytes, encoding);
+          rateHeaders = admission.settle(spans.length, NOUN.traces);
+          mapped = mapSpans(spans) as MapResult<any>;
+        } else {
+          const records = decodeLogs(bytes, encoding);
+          rateHeaders = admission.settle(records.length, NOUN.logs);
+          mapped = mapLogs(records) as MapResult<any>;
+        }
+      } finally {
+        admission.settleUncounted(); // undecodable: no-op once settled
+      }
+      const inputs = storable(key, mapped);
+      // Every message or none answered as stored: a retry of a half-stored request is deduplicated
+      // by the message ids (same content, same id), so nothing is counted twice.
+      await Promise.all(inputs.map((input) => deps.store(input)));
+      const message = mapped.rejected
+        ? `${mapped.rejected} ${NOUN[signal]} refused: ${mapped.reasons.join("; ")}`
+        : null;
+      return { rejected: mapped.rejected, message, rateHeaders };
+    },
+  };
+}
+
+export type OtlpHandling = ReturnType<typeof createOtlpHandling>;
+
+/** The mapped items that pass the processor's rules, as messages to store; the rest counted as rejected. */
+function storable(key: ResolvedKey, mapped: MapResult<Record<string, unknown>>): StoreInput[] {
+  const inputs: StoreInput[] = [];
+  for (const item of mapped.accepted) {
+    const serviceName = otlpServiceFor(key, item.serviceName);
+    const isTrace = "request" in item.payload;
+    // Exactly the check the processor decodes INGEST messages with (shared/ingest-rules.ts):
+    // what is answered as stored can always be stored. It normalises timestamps in place.
+    const problem = !serviceName
+      ? "resource attribute service.name is required (a non-blank string of at most 200 characters)"
+      : ingestMessageProblem({
+          kind: isTrace ? "trace" : "event",
+          messageId: "0",
+          tenantId: key.tenantId,
+          serviceName,
+          receivedAt: new Date().toISOString(),
+          payload: item.payload,
+        });
+    if (problem) {
+      mapped.rejected++;
+      if (mapped.reasons.length < 5) mapped.reasons.push(problem);
+      continue;
+    }
+    // The mapping is deterministic (attribute order is the request's, the same in protobuf and
+    // JSON): its JSON is the body the message id hashes, so a retry gets the same ids.
+    const payloadText = JSON.stringify(item.payload);
+    inputs.push({
+      kind: isTrace ? "trace" : "event",
+      tenantId: key.tenantId,
+      serviceName: serviceName!,
+      payload: item.payload as any,
+      idSource: `otlp\n${payloadText}`,
+      payloadText,
+    });
+  }
+  return inputs;
+}
