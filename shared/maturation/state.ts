@@ -99,14 +99,21 @@ export const TRACE_STATUS_SQL = `(case when ${TRACE_ACTIVE_SQL} then 'active' el
  */
 export const TRACE_MATURED_AT_SQL = "ta.computed_at";
 
-/** New traces, just inserted by the write (same transaction): pending and active. */
-export async function openTraces(tx: Sql, rows: Array<{ trace_pk: string; tenant_id: string }>): Promise<void> {
+/**
+ * New traces, just inserted by the write (same transaction): pending and active, with what each
+ * contributes to its own analysis (`contribution`, JSON text; migration 0028), kept until its claim.
+ */
+export async function openTraces(
+  tx: Sql,
+  rows: Array<{ trace_pk: string; tenant_id: string; contribution?: string | null }>,
+): Promise<void> {
   if (rows.length === 0) return;
   // now() is the transaction time: the traces' own ingested_at.
   await tx`
-    insert into pending_traces (ingested_at, trace_pk, tenant_id)
-    select now(), x.trace_pk, x.tenant_id
-    from unnest(${tx.array(rows.map((r) => r.trace_pk))}::uuid[], ${tx.array(rows.map((r) => r.tenant_id))}::uuid[]) as x(trace_pk, tenant_id)`;
+    insert into pending_traces (ingested_at, trace_pk, tenant_id, contribution)
+    select now(), x.trace_pk, x.tenant_id, x.contribution
+    from unnest(${tx.array(rows.map((r) => r.trace_pk))}::uuid[], ${tx.array(rows.map((r) => r.tenant_id))}::uuid[],
+      ${tx.array(rows.map((r) => r.contribution ?? null))}::text[]) as x(trace_pk, tenant_id, contribution)`;
 }
 
 /** Of these traces (by service and trace id), the ones still active (replayed writes refresh their keys). */
@@ -191,7 +198,7 @@ export function matureTraces(
       where p.matured_at is null and p.ingested_at <= now() - make_interval(secs => ${windowSeconds})
       order by p.trace_pk for update of p),
     m as (
-      update pending_traces p set matured_at = now() from l
+      update pending_traces p set matured_at = now(), contribution = null from l
       where p.ingested_at = l.ingested_at and p.trace_pk = l.trace_pk
       returning p.trace_pk, p.ingested_at, p.matured_at)
     ${withClaimed ? tx`, written as (${withClaimed})` : tx``}

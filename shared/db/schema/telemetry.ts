@@ -163,6 +163,12 @@ export const pendingTraces = pgTable(
     tracePk: uuid("trace_pk").notNull(),
     tenantId: uuid("tenant_id").notNull(),
     maturedAt: ts("matured_at"),
+    /**
+     * What the trace contributes to its own analysis (`{ request: { model }, responses }` as JSON
+     * text), written with the row while the payload is in memory and cleared by the claim
+     * (migration 0028, docs/analyse-once.md); null on older rows.
+     */
+    contribution: text("contribution"),
   },
   (t) => [primaryKey({ name: "pending_traces_pkey", columns: [t.ingestedAt, t.tracePk, t.tenantId] })],
 );

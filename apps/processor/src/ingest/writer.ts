@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { encodePayloadSized, usageTotals } from "@cellar/shared/db/payload-codec";
 import { openTraces, reopen, stillActiveTraces } from "@cellar/shared/maturation/state";
+import { encodeTraceContribution } from "../analysis/contribution.ts";
 import { writeScores } from "./scores.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
 import { deriveSpans, spanIdKey, traceIdFor } from "./spans.ts";
@@ -68,6 +69,7 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
     const sessionPkOf = new Map(sessionRows.map((r) => [`${r.trace_service_id}\u0000${r.session_id}`, r.id]));
 
     const traceRows: Record<string, unknown>[] = [];
+    const contributions = new Map<string, string>();
     const eventRows: Record<string, unknown>[] = [];
     for (const m of messages) {
       const svc = services.get(serviceKey(m.tenantId, m.serviceName))!;
@@ -78,6 +80,9 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
         const usage = usageTotals(p);
         // Deflated by the app, not parsed and pglz-compressed by Postgres (shared/db/payload-codec.ts).
         const encoded = encodePayloadSized(p);
+        // What the trace contributes to its own analysis, taken now while the payload is parsed
+        // (trace maturation reads it instead of the payload: docs/analyse-once.md).
+        contributions.set(`${svc}\u0000${traceId}`, encodeTraceContribution(p));
         traceRows.push({
           tenant_id: m.tenantId,
           trace_service_id: svc,
@@ -167,7 +172,11 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
     const tenantOfService = new Map(traceRows.map((t) => [t.trace_service_id as string, t.tenant_id as string]));
     const pending = openTraces(
       tx,
-      newTraces.map((t) => ({ trace_pk: t.id, tenant_id: tenantOfService.get(t.trace_service_id)! })),
+      newTraces.map((t) => ({
+        trace_pk: t.id,
+        tenant_id: tenantOfService.get(t.trace_service_id)!,
+        contribution: contributions.get(`${t.trace_service_id}\u0000${t.trace_id}`),
+      })),
     );
     // The new traces' payloads, deflated by the app, in a table of their own: written once, never updated.
     const payloads = traceRows.flatMap((t) => {

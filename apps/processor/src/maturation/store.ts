@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import { resolveDetectorConfig, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import type { IntentDefinition } from "../analysis/catalog.ts";
 import type { LatencyNorms } from "../analysis/detectors.ts";
+import { decodeTraceContribution, traceContributionOf } from "../analysis/contribution.ts";
 import type { SessionAnalyzer } from "../analysis/session.ts";
 import type { EventInput, TraceInput } from "../analysis/transcript.ts";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
@@ -451,7 +452,10 @@ export interface TraceIdentity {
 
 /**
  * The payload parts a trace's own metrics need (responses and model, not the request's history),
- * its base fields (the metrics delta), and what the claim and the MATURED message need of it.
+ * its base fields (the metrics delta), and what the claim and the MATURED message need of it. The
+ * parts come from the trace's contribution, written with its pending row while the writer held
+ * the payload (migration 0028, docs/analyse-once.md); a trace without one (written before) is read
+ * from its payload as before: inflated and parsed whole, or reduced by Postgres on a jsonb row.
  */
 export async function loadTracesForMetrics(
   tx: Sql,
@@ -459,6 +463,7 @@ export async function loadTracesForMetrics(
 ): Promise<Array<{ id: string; tenantId: string; row: TraceIdentity; base: TraceMetricsBaseFields } & TraceInput>> {
   const rows = await tx<
     (TraceIdentity & {
+      contribution: string | null;
       payload: unknown;
       payload_z: Uint8Array | null;
       start_time: Date;
@@ -466,24 +471,27 @@ export async function loadTracesForMetrics(
     } & TraceMetricsBaseFields)[]
   >`
     select traces.id, traces.tenant_id, traces.trace_service_id, ts.name as service_name, traces.session_id, traces.trace_id,
-      traces.ingested_at::text as ingested_key, traces.start_time, traces.end_time, ${payloadZ(tx)},
+      traces.ingested_at::text as ingested_key, traces.start_time, traces.end_time, p.contribution,
+      case when p.contribution is null then (select z.payload_z from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id) end as payload_z,
       ${tx.unsafe(traceMetricsBaseFieldsSql("traces"))},
-      case when traces.payload is not null then jsonb_build_object('request', jsonb_build_object('model', traces.payload->'request'->'model'), 'responses', traces.payload->'responses') end as payload
+      case when p.contribution is null and traces.payload is not null then jsonb_build_object('request', jsonb_build_object('model', traces.payload->'request'->'model'), 'responses', traces.payload->'responses') end as payload
     from traces join trace_services ts on ts.id = traces.trace_service_id
+      left join pending_traces p on p.ingested_at = traces.ingested_at and p.trace_pk = traces.id
     where traces.id = any(${tx.array(ids)}::uuid[])`;
-  return rows.map((r) => {
-    const p = decodePayload(r);
-    return {
-      id: r.id,
-      tenantId: r.tenant_id,
-      row: r,
-      base: r,
-      traceId: r.trace_id,
-      startTime: new Date(r.start_time),
-      endTime: new Date(r.end_time),
-      payload: r.payload_z ? { request: { model: p.request?.model ?? null }, responses: p.responses ?? null } : p,
-    };
-  });
+  return rows.map((r) => ({
+    id: r.id,
+    tenantId: r.tenant_id,
+    row: r,
+    base: r,
+    traceId: r.trace_id,
+    startTime: new Date(r.start_time),
+    endTime: new Date(r.end_time),
+    payload: r.contribution
+      ? decodeTraceContribution(r.contribution)
+      : r.payload_z
+        ? traceContributionOf(decodePayload(r))
+        : decodePayload(r),
+  }));
 }
 
 /** Per service: detector thresholds (defaults + overrides) and intent definitions. */
