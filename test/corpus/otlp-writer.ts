@@ -16,6 +16,12 @@ export interface Instrumentation {
   inputIncludesCache: boolean;
   /** Cache attribute names it writes (reads, writes). */
   cacheKeys: [string, string];
+  /**
+   * Where it writes the conversation and the stop reason: the current conventions' messages and
+   * `gen_ai.response.finish_reasons`, or OpenLLMetry's legacy indexed `gen_ai.prompt.N.*` /
+   * `gen_ai.completion.N.*` (finish reason on `gen_ai.completion.0.finish_reason`, text only).
+   */
+  style?: "conventions" | "openllmetry-legacy";
 }
 
 const CONVENTIONS_CACHE: [string, string] = [
@@ -41,6 +47,26 @@ export const INSTRUMENTATIONS = {
     false,
     CONVENTIONS_CACHE,
   ),
+  /** Before 0.23 (legacy attributes): Anthropic's own stop_reason, unmapped. */
+  openllmetryAnthropicJsLegacy: {
+    ...instrumentation(
+      ["@traceloop/instrumentation-anthropic", "0.22.6"],
+      ["gen_ai.system", "Anthropic"],
+      false,
+      CONVENTIONS_CACHE,
+    ),
+    style: "openllmetry-legacy",
+  } satisfies Instrumentation,
+  /** Before 0.54 (legacy attributes): Anthropic's own stop_reason, unmapped. */
+  openllmetryAnthropicPythonLegacy: {
+    ...instrumentation(
+      ["opentelemetry.instrumentation.anthropic", "0.53.4"],
+      ["gen_ai.system", "Anthropic"],
+      true,
+      OPENLLMETRY_PY_CACHE,
+    ),
+    style: "openllmetry-legacy",
+  } satisfies Instrumentation,
   openllmetryAnthropicPython: instrumentation(
     ["opentelemetry.instrumentation.anthropic", "0.62.1"],
     ["gen_ai.system", "Anthropic"],
@@ -98,6 +124,21 @@ const attr = (key: string, value: unknown) => ({
         : { stringValue: String(value) },
 });
 
+/** OpenLLMetry's legacy indexed attributes (text messages only). */
+function legacyMessages(call: OtlpCall) {
+  if (call.request.some((m) => m.role === "tool" || m.tool_calls) || call.reply.tool_calls)
+    throw new Error("the legacy writer renders text messages only");
+  return [
+    ...call.request.flatMap((m, i) => [
+      attr(`gen_ai.prompt.${i}.role`, m.role),
+      attr(`gen_ai.prompt.${i}.content`, String(m.content ?? "")),
+    ]),
+    attr("gen_ai.completion.0.role", "assistant"),
+    attr("gen_ai.completion.0.content", String(call.reply.content ?? "")),
+    attr("gen_ai.completion.0.finish_reason", call.finish),
+  ];
+}
+
 export interface OtlpCall {
   sessionId: string;
   serviceName: string;
@@ -125,9 +166,13 @@ export function otlpExport(call: OtlpCall, inst: Instrumentation): { body: unkno
     attr("gen_ai.response.model", call.responseModel),
     attr("gen_ai.response.id", `resp-${call.sessionId}-${call.index}`),
     attr("gen_ai.conversation.id", call.sessionId),
-    attr("gen_ai.input.messages", JSON.stringify(call.request.map(parts))),
-    attr("gen_ai.output.messages", JSON.stringify([{ ...parts(call.reply), finish_reason: call.finish }])),
-    attr("gen_ai.response.finish_reasons", [call.finish]),
+    ...(inst.style === "openllmetry-legacy"
+      ? legacyMessages(call)
+      : [
+          attr("gen_ai.input.messages", JSON.stringify(call.request.map(parts))),
+          attr("gen_ai.output.messages", JSON.stringify([{ ...parts(call.reply), finish_reason: call.finish }])),
+          attr("gen_ai.response.finish_reasons", [call.finish]),
+        ]),
     attr("gen_ai.usage.input_tokens", input),
     attr("gen_ai.usage.output_tokens", u.completion),
     ...(u.cached ? [attr(inst.cacheKeys[0], u.cached)] : []),

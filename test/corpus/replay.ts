@@ -1,5 +1,7 @@
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import type { TestStack } from "../helpers/stack";
+import { buildHeldOut } from "./heldout/index";
+import { type Counts, type ScoreReport, type SessionScore, summarize } from "./report";
 import { buildCorpus, buildLatencyCorpus, type CorpusSession } from "./scenarios";
 import type { ExpectedItem, SessionWriter } from "./session-writer";
 
@@ -21,30 +23,6 @@ export const DETECTORS = [
   "context_window_near",
   "prompt_injection",
 ] as const;
-
-type Counts = { tp: number; fp: number; fn: number };
-
-export interface SessionScore {
-  sessionId: string;
-  kind: string;
-  channel: "raw" | "otlp";
-  language: string | null;
-  findings: Counts;
-  transcriptMatch: boolean;
-  costMatch: boolean;
-  maturationCount: number;
-  diff?: string;
-}
-export interface ScoreReport {
-  sessions: SessionScore[];
-  transcriptExact: number;
-  costExact: number;
-  total: number;
-  detectors: Record<string, { tp: number; fp: number; fn: number; precision: number; recall: number }>;
-  falsePositives: string[];
-  falseNegatives: string[];
-  ms: number;
-}
 
 type Send = (path: "/raw/traces" | "/raw/events" | "/v1/traces", body: unknown) => Promise<void>;
 
@@ -74,7 +52,7 @@ export async function replayCorpus(
     }
   };
   const latency = buildLatencyCorpus();
-  const corpus = [...buildCorpus(), ...latency.candidates];
+  const corpus = [...buildCorpus(), ...latency.candidates, ...buildHeldOut()];
   const all: CorpusSession[] = [...latency.baseline, ...corpus];
 
   log(`latency baseline: ${latency.baseline.length} sessions`);
@@ -161,12 +139,12 @@ async function score(
       return r.json();
     }
   };
-  const counts = Object.fromEntries(DETECTORS.map((d) => [d, { tp: 0, fp: 0, fn: 0 }]));
-  const falsePositives: string[] = [];
-  const falseNegatives: string[] = [];
   const results: SessionScore[] = [];
-  for (const { kind, w, language } of sessions) {
+  for (const { kind, w, language, set, injectionClass } of sessions) {
     const mine: Counts = { tp: 0, fp: 0, fn: 0 };
+    const counts: Record<string, Counts> = Object.fromEntries(DETECTORS.map((d) => [d, { tp: 0, fp: 0, fn: 0 }]));
+    const falsePositives: string[] = [];
+    const falseNegatives: string[] = [];
     const base = `/telemetry/otel/sessions/${encodeURIComponent(w.serviceName)}/${encodeURIComponent(w.sessionId)}`;
     const items: any[] = [];
     let page: any;
@@ -208,7 +186,12 @@ async function score(
       kind,
       channel: w.channel,
       language: language ?? null,
+      set: set ?? "dev",
+      injectionClass: injectionClass ?? null,
       findings: mine,
+      byDetector: counts,
+      falsePositives,
+      falseNegatives,
       transcriptMatch,
       costMatch,
       maturationCount: page.maturationCount,
@@ -216,26 +199,7 @@ async function score(
       ...(costMatch ? {} : { diff: `cost: got ${JSON.stringify(cost.models)} total ${cost.totalCostUsd}` }),
     });
   }
-  const detectors = Object.fromEntries(
-    Object.entries(counts).map(([d, c]) => [
-      d,
-      {
-        ...c,
-        precision: c.tp + c.fp === 0 ? 1 : c.tp / (c.tp + c.fp),
-        recall: c.tp + c.fn === 0 ? 1 : c.tp / (c.tp + c.fn),
-      },
-    ]),
-  );
-  return {
-    sessions: results,
-    total: results.length,
-    transcriptExact: results.filter((r) => r.transcriptMatch).length,
-    costExact: results.filter((r) => r.costMatch).length,
-    detectors,
-    falsePositives,
-    falseNegatives,
-    ms: Date.now() - started,
-  };
+  return summarize(results, Date.now() - started);
 }
 
 /** What the comparison looks at: type, content, first-seen time, tool identity, edited flag. */
@@ -320,50 +284,4 @@ function costMatches(cost: any, w: SessionWriter): boolean {
     0,
   );
   return close(cost.totalCostUsd, w.calls.length ? total : 0) || (w.calls.length === 0 && cost.totalCostUsd === null);
-}
-
-/** Sessions, exact transcripts and costs, and findings (all detectors) per channel or language. */
-function breakdown(r: ScoreReport, by: (s: SessionScore) => string | null, title: string): string[] {
-  const groups = new Map<string, SessionScore[]>();
-  for (const s of r.sessions) {
-    const key = by(s);
-    if (key !== null) groups.set(key, [...(groups.get(key) ?? []), s]);
-  }
-  const pct = (n: number, d: number) => (d === 0 ? "    -" : (n / d).toFixed(3).padStart(5));
-  const lines = [`${title.padEnd(10)} sessions  transcript  cost   tp  fp  fn  precision  recall`];
-  for (const [key, list] of [...groups].sort((a, b) => a[0].localeCompare(b[0]))) {
-    const c = list.reduce(
-      (acc, s) => ({ tp: acc.tp + s.findings.tp, fp: acc.fp + s.findings.fp, fn: acc.fn + s.findings.fn }),
-      {
-        tp: 0,
-        fp: 0,
-        fn: 0,
-      },
-    );
-    lines.push(
-      `${key.padEnd(10)} ${String(list.length).padStart(8)}  ${`${list.filter((s) => s.transcriptMatch).length}/${list.length}`.padStart(10)}  ${`${list.filter((s) => s.costMatch).length}/${list.length}`.padStart(5)} ${String(c.tp).padStart(4)} ${String(c.fp).padStart(3)} ${String(c.fn).padStart(3)}  ${pct(c.tp, c.tp + c.fp).padStart(9)}  ${pct(c.tp, c.tp + c.fn).padStart(6)}`,
-    );
-  }
-  return lines;
-}
-
-export function formatReport(r: ScoreReport): string {
-  const lines = [
-    `corpus: ${r.total} sessions replayed through ingest -> processor -> platform in ${(r.ms / 1000).toFixed(1)} s`,
-    `transcript exact-match: ${r.transcriptExact}/${r.total}`,
-    `cost exact-match:       ${r.costExact}/${r.total}`,
-    "detector               tp  fp  fn  precision  recall",
-    ...Object.entries(r.detectors).map(
-      ([d, c]) =>
-        `${d.padEnd(22)} ${String(c.tp).padStart(3)} ${String(c.fp).padStart(3)} ${String(c.fn).padStart(3)}  ${c.precision.toFixed(3).padStart(9)}  ${c.recall.toFixed(3).padStart(6)}`,
-    ),
-    "",
-    ...breakdown(r, (s) => s.channel, "channel"),
-    "",
-    ...breakdown(r, (s) => s.language, "language"),
-  ];
-  for (const s of r.sessions) if (!s.transcriptMatch || !s.costMatch) lines.push(`MISMATCH ${s.sessionId}: ${s.diff}`);
-  for (const f of r.falsePositives) lines.push(`FALSE POSITIVE ${f}`);
-  for (const f of r.falseNegatives) lines.push(`MISSED ${f}`);
-  return lines.join("\n");
 }

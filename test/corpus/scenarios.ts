@@ -12,6 +12,13 @@ export interface CorpusSession {
   w: SessionWriter;
   /** The language the session's text is in, where its detectors read language (refusals, injections). */
   language?: string;
+  /**
+   * `dev` (default): the development set detectors are tuned on; `heldout`: the cases they are
+   * not tuned against (test/corpus/heldout/, CONTRIBUTING.md "the analysis corpus").
+   */
+  set?: "dev" | "heldout";
+  /** The class of injection a session holds (heldout/injections.ts), or `clean:<kind>` for a look-alike. */
+  injectionClass?: string;
 }
 
 export const CORPUS_SEED = 20251117;
@@ -41,7 +48,7 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSession[] {
     kind: string,
     service: string,
     history: History = { kind: "full" },
-    opts: { otlp?: Instrumentation; language?: string } = {},
+    opts: { otlp?: Instrumentation; language?: string; injectionClass?: string } = {},
   ) => {
     const w = new SessionWriter(
       `corpus-${String(++n).padStart(3, "0")}-${kind}`,
@@ -50,7 +57,12 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSession[] {
       history,
       opts.otlp ?? null,
     );
-    out.push({ kind, w, ...(opts.language ? { language: opts.language } : {}) });
+    out.push({
+      kind,
+      w,
+      ...(opts.language ? { language: opts.language } : {}),
+      ...(opts.injectionClass ? { injectionClass: opts.injectionClass } : {}),
+    });
     return w;
   };
   const mini = (extra: Partial<CallSpec> = {}): CallSpec => ({

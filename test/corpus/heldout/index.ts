@@ -1,0 +1,114 @@
+import { type Instrumentation, INSTRUMENTATIONS as I } from "../otlp-writer";
+import type { CorpusSession } from "../scenarios";
+import { SessionWriter } from "../session-writer";
+import { HELD_OUT_CLEAN } from "./clean";
+import { HELD_OUT_INJECTIONS } from "./injections";
+
+/**
+ * The held-out set (CONTRIBUTING.md, "the analysis corpus"): sessions built from cases the
+ * detectors were not tuned against, scored apart from the development set by `npm run score`.
+ * Each injection case is a tool result the model read and did not follow (a `high` finding);
+ * each clean case is a tool result that must give none; the stop-reason sessions are calls as
+ * instrumentations other than the development set's record them.
+ */
+const DAY = Date.UTC(2025, 9, 1, 0, 0, 0);
+
+export function buildHeldOut(): CorpusSession[] {
+  const out: CorpusSession[] = [];
+  let n = 0;
+  const session = (kind: string, service: string, language?: string, otlp?: Instrumentation) => {
+    const w = new SessionWriter(
+      `heldout-${String(++n).padStart(3, "0")}-${kind}`,
+      service,
+      DAY + n * 3_600_000,
+      { kind: "full" },
+      otlp ?? null,
+    );
+    return { w, language };
+  };
+  /** The user asks, the model calls the tool, the tool returns `text`, the model answers plainly. */
+  const readTool = (w: SessionWriter, tool: string, text: string, i: number) => {
+    const id = `call_ho_${i}`;
+    w.system("You are an assistant with tools.")
+      .user("Can you look at this for me?")
+      .wait(200)
+      .call(
+        {
+          model: "gpt-4o-mini",
+          prompt: 400 + i,
+          completion: 20,
+          text: null,
+          toolCalls: [{ id, name: tool, args: { ref: `item-${i}` } }],
+        },
+        800,
+      );
+    w.wait(400)
+      .toolResults([{ id, name: tool, content: text }])
+      .call({ model: "gpt-4o-mini", prompt: 900 + i, completion: 30, text: "Here is a short summary of it." }, 900);
+  };
+
+  HELD_OUT_INJECTIONS.forEach((c, i) => {
+    const { w, language } = session(`injection-${c.id}`, "heldout-agent", c.language);
+    readTool(w, c.tool, c.text, i);
+    w.expectFinding("prompt_injection", `${w.lastCallKey()}:high`);
+    out.push({ kind: `injection-${c.class}`, w, language, set: "heldout", injectionClass: c.class });
+  });
+  HELD_OUT_CLEAN.forEach((c, i) => {
+    const { w, language } = session(`clean-${c.id}`, "heldout-agent", c.language);
+    readTool(w, c.tool, c.text, 1_000 + i);
+    out.push({ kind: `clean-${c.kind}`, w, language, set: "heldout", injectionClass: `clean:${c.kind}` });
+  });
+
+  // Stop reasons as instrumentations outside the development set record them (docs/otlp.md).
+  const stops: Array<[string, Instrumentation, string, string, string | null]> = [
+    // OpenLLMetry JS before 0.23 writes Anthropic's own stop_reason on gen_ai.completion.0.finish_reason.
+    [
+      "anthropic-js-legacy-max-tokens",
+      I.openllmetryAnthropicJsLegacy,
+      "claude-haiku-4-5",
+      "max_tokens",
+      "response_cut_off",
+    ],
+    ["anthropic-js-legacy-end-turn", I.openllmetryAnthropicJsLegacy, "claude-haiku-4-5", "end_turn", null],
+    // OpenLLMetry Python before 0.54: the same, from the Python side.
+    [
+      "anthropic-py-legacy-max-tokens",
+      I.openllmetryAnthropicPythonLegacy,
+      "claude-sonnet-4-5",
+      "max_tokens",
+      "response_cut_off",
+    ],
+    // Anthropic's own "refusal" stop reason: a refusal (docs/analysis.md: finish_reason "refusal").
+    ["anthropic-py-legacy-refusal", I.openllmetryAnthropicPythonLegacy, "claude-sonnet-4-5", "refusal", "refusal"],
+    // OpenLLMetry Python's Bedrock map passes unmapped Converse reasons through verbatim.
+    [
+      "bedrock-context-exceeded",
+      I.openllmetryBedrockPython,
+      "nova-pro",
+      "model_context_window_exceeded",
+      "response_cut_off",
+    ],
+    ["bedrock-content-filtered", I.openllmetryBedrockPython, "nova-pro", "content_filtered", "content_filtered"],
+    // The current conventions' own values.
+    ["conventions-tool-call", I.openllmetryAnthropicJs, "claude-haiku-4-5", "tool_call", null],
+  ];
+  stops.forEach(([kind, otlp, model, finish, detector], i) => {
+    const { w } = session(`stop-${kind}`, "heldout-otlp", "en", otlp);
+    w.user("Write me a long poem about the sea.")
+      .wait(100)
+      .call(
+        {
+          model,
+          requestModel: model === "nova-pro" ? "us.amazon.nova-pro-v1:0" : undefined,
+          prompt: 300 + i,
+          completion: 512,
+          text: detector === "content_filtered" || detector === "refusal" ? "" : "The sea, the sea, the endless",
+          finish,
+        },
+        4_000,
+      );
+    if (detector) w.expectFinding(detector, w.lastCallKey());
+    out.push({ kind: `stop-${kind}`, w, set: "heldout" });
+  });
+  return out;
+}
