@@ -103,8 +103,8 @@ export async function bareInsertFloor(
         ${fill("session.matured")}::text[], ${ids.map((id) => `session:${id}:1`)}::text[], ${fill(sample.body)}::text[],
         ${fill(now)}::timestamptz[])`;
     await sql`
-      insert into floor_attempts (delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-      select * from unnest(${ids}::text[], ${fill(sample.subscription_id)}::uuid[], ${fill(1)}::int[], ${fill(204)}::int[],
+      insert into floor_attempts (delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
+      select * from unnest(${ids}::text[], ${fill(tenantId)}::uuid[], ${fill(sample.subscription_id)}::uuid[], ${fill(1)}::int[], ${fill(204)}::int[],
         ${fill(1)}::int[], ${fill(now)}::timestamptz[])`;
   }
   const [{ wal: wal1 }] = await sql<

@@ -5,7 +5,7 @@ import type { Cidr } from "@cellar/shared/webhooks/address";
 import { checkDestination, type DestinationCheck, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { deliveryHeaders } from "@cellar/shared/webhooks/signing";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
-import type { SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
+import type { DeliveryStatus, SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_HORIZON_MS } from "./retry.ts";
 
 /**
@@ -40,8 +40,17 @@ export interface AttemptDeps {
   random: () => number;
 }
 
-/** What to do with the DELIVERIES message afterwards. */
-export type Verdict = { action: "ack" } | { action: "term"; reason: string } | { action: "nak"; delayMs: number };
+/**
+ * The one result of the delivery path (delivery-attempts.ts), from the receiver's classified answer to
+ * the stream's ack: `ack` = nothing left to do (delivered, or done before); `term` = finished
+ * without success; `nak` = try again in `delayMs`, the retry job carrying on after attempt
+ * `afterAttempt` (filled in by the path). Each consumer maps it once: DELIVERIES to its
+ * message's outcome, MATURED to a retry job handed on.
+ */
+export type Verdict =
+  | { action: "ack" }
+  | { action: "term"; reason: string }
+  | { action: "nak"; delayMs: number; afterAttempt?: number };
 
 /** Failures for this long without one success disable the subscription (contract: Limits). */
 export const FAILING_DISABLE_MS = 5 * 24 * 3600 * 1000;
@@ -50,7 +59,7 @@ export interface Loaded {
   id: string;
   tenant_id: string;
   body: string;
-  status: string;
+  status: DeliveryStatus;
   attempts: number;
   subscription_id: string;
   url: string;
@@ -74,16 +83,12 @@ export async function loadDeliveries(sql: postgres.Sql, ids: string[]): Promise<
   return ids.map((id) => byId.get(id));
 }
 
-export type Outcome =
+/** The receiver's answer (or its absence) classified: the input of the record stage. */
+export type SendResult =
   | { kind: "delivered"; statusCode: number }
   | { kind: "failed"; statusCode: number | null; error: string; retryAfterMs?: number | null }
   | { kind: "disable"; statusCode: number | null; error: string; reason: string };
 
-/**
- * One attempt of one delivery: re-validates the destination, signs the stored body, POSTs it,
- * records the attempt and the subscription's health, and says whether and when to retry.
- * Expected receiver behaviour (410, timeouts) is data here, never an exception.
- */
 /**
  * What follows a failed attempt (pure): retry per the curve, stretched by Retry-After but never
  * past RETRY_HORIZON_MS from the delivery's creation (the job must still exist when the retry
@@ -91,11 +96,11 @@ export type Outcome =
  */
 export function planAfterFailure(
   row: Pick<Loaded, "attempts" | "created_at">,
-  outcome: Exclude<Outcome, { kind: "delivered" }>,
+  outcome: Exclude<SendResult, { kind: "delivered" }>,
   manual: boolean,
   startedAt: Date,
   opts: Pick<AttemptDeps, "retryTimeScale" | "random">,
-): { verdict: Verdict; status: "pending" | "failed" | "stopped"; nextAttemptAt: Date | null } {
+): { verdict: Verdict; status: Exclude<DeliveryStatus, "delivered">; nextAttemptAt: Date | null } {
   const attempt = row.attempts + 1;
   if (outcome.kind === "disable")
     return { verdict: { action: "term", reason: outcome.reason }, status: "stopped", nextAttemptAt: null };
@@ -117,48 +122,67 @@ export function planAfterFailure(
   };
 }
 
+/**
+ * One attempt of one delivery, in two stages: `send` (re-validates the destination, signs the
+ * stored body, POSTs it, classifies the answer) and `record` (the attempt, the delivery's next
+ * status and the subscription's health). Expected receiver behaviour (410, timeouts) is data
+ * here, never an exception.
+ */
 export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: boolean): Promise<Verdict> {
   if (!row.enabled) {
     await deliveryState.stop(deps.sql, row.id);
     return { action: "term", reason: "subscription disabled" };
   }
-  const attempt = row.attempts + 1;
   const startedAt = deps.now();
   const t0 = performance.now();
-  const outcome = await send(deps, row, startedAt);
-  const durationMs = Math.round(performance.now() - t0);
-  if (outcome.kind === "delivered") {
+  const result = await send(deps, row, startedAt);
+  return record(deps, row, result, { manual, startedAt, durationMs: Math.round(performance.now() - t0) });
+}
+
+/**
+ * Records one attempt through the delivery-state transitions and decides what follows: a
+ * success ends the delivery; a failure is retried per planAfterFailure, or finishes it; a
+ * disabling answer, or failures for FAILING_DISABLE_MS, disable the subscription.
+ */
+async function record(
+  deps: AttemptDeps,
+  row: Loaded,
+  result: SendResult,
+  at: { manual: boolean; startedAt: Date; durationMs: number },
+): Promise<Verdict> {
+  const attempt = row.attempts + 1;
+  const { startedAt, durationMs } = at;
+  if (result.kind === "delivered") {
     await deps.recordSuccess({
       deliveryId: row.id,
       subscriptionId: row.subscription_id,
       attempt,
-      statusCode: outcome.statusCode,
+      statusCode: result.statusCode,
       durationMs,
       attemptedAt: startedAt,
     });
     return { action: "ack" };
   }
-  const plan = planAfterFailure(row, outcome, manual, startedAt, deps);
-  let verdict = plan.verdict;
+  const plan = planAfterFailure(row, result, at.manual, startedAt, deps);
   const { failingSince } = await deliveryState.recordFailure(deps.sql, {
     deliveryId: row.id,
     subscriptionId: row.subscription_id,
     attempt,
-    statusCode: outcome.statusCode,
+    statusCode: result.statusCode,
     durationMs,
-    error: outcome.error,
+    error: result.error,
     attemptedAt: startedAt,
     status: plan.status,
     nextAttemptAt: plan.nextAttemptAt,
   });
-  let disableReason = outcome.kind === "disable" ? outcome.reason : null;
+  let disableReason = result.kind === "disable" ? result.reason : null;
   if (!disableReason && failingSince && startedAt.getTime() - failingSince.getTime() >= FAILING_DISABLE_MS)
     disableReason = "failing";
-  if (disableReason) {
-    await deliveryState.disableSubscriptionAndStop(deps.sql, row.subscription_id, row.id, disableReason, startedAt);
-    if (verdict.action === "nak") verdict = { action: "term", reason: `subscription disabled: ${disableReason}` };
-  }
-  return verdict;
+  if (!disableReason) return plan.verdict;
+  await deliveryState.disableSubscriptionAndStop(deps.sql, row.subscription_id, row.id, disableReason, startedAt);
+  return plan.verdict.action === "nak"
+    ? { action: "term", reason: `subscription disabled: ${disableReason}` }
+    : plan.verdict;
 }
 
 /** How much of a receiver's answer is read (raw bytes, never inflated); the rest is cancelled. */
@@ -168,10 +192,14 @@ export const RESPONSE_PREFIX_BYTES = 4 * 1024;
  * Everything an attempt waits on (DNS, connect, the answer's prefix) runs under one deadline of
  * `timeoutMs`, so a resolver that never answers is a timed-out attempt like a silent receiver.
  */
-async function send(deps: AttemptDeps, row: Loaded, at: Date): Promise<Outcome> {
+async function send(deps: AttemptDeps, row: Loaded, at: Date): Promise<SendResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), deps.timeoutMs);
-  const timedOut = (): Outcome => ({ kind: "failed", statusCode: null, error: `timeout after ${deps.timeoutMs} ms` });
+  const timedOut = (): SendResult => ({
+    kind: "failed",
+    statusCode: null,
+    error: `timeout after ${deps.timeoutMs} ms`,
+  });
   try {
     const dest = await untilAborted(
       checkDestination(row.url, {

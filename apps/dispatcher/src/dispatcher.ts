@@ -15,8 +15,9 @@ export {
 
 /**
  * MATURED -> delivery rows -> first attempt -> DELIVERIES for the retry curve; plus pruning.
- * Its consumers: matured.ts (fan-out and first attempts) and delivery-attempts.ts (the retry
- * curve, the retired consumer's jobs), over the pieces they share (pieces.ts).
+ * Both consumers, MATURED's (matured.ts: fan-out, then first attempts) and DELIVERIES'
+ * (retries, the retired consumer's jobs), enter one delivery path (delivery-attempts.ts:
+ * prepare, then send and record in attempt.ts) over the resources and caps of pieces.ts.
  */
 export function createDispatcher(deps: DispatcherDeps) {
   const pieces = createDispatchPieces(deps);

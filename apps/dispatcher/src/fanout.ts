@@ -31,7 +31,7 @@ export interface PendingDelivery {
  * One delivery per matching enabled subscription of an entitled tenant, for a whole batch of
  * MATURED events in two queries. Returns the deliveries still pending for these events, each
  * marked `fresh` when this call inserted it; the caller decides whether it owns the others
- * (see handleMatured). Rows are unique per (subscription, event): a re-selected trace is a
+ * (ownedBy in matured.ts). Rows are unique per (subscription, event): a re-selected trace is a
  * duplicate, not a second delivery.
  */
 export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promise<PendingDelivery[]> {

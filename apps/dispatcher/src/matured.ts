@@ -1,6 +1,7 @@
 import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
 import { isMonitorEvent, maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { createBatcher } from "./batcher.ts";
+import { deliver } from "./delivery-attempts.ts";
 import { eventKey, fanOut, type PendingDelivery } from "./fanout.ts";
 import { fanOutMonitorEvent } from "./monitor-fanout.ts";
 import type { DispatchPieces } from "./pieces.ts";
@@ -27,31 +28,35 @@ export function batchedFanOut(p: DispatchPieces): FanOutOne {
 }
 
 /**
- * First attempts run right here, without a trip through DELIVERIES: most receivers answer 2xx
- * and then a delivery costs one row insert and one attempt record. A failed first attempt (or
- * a crowded endpoint) hands the delivery to DELIVERIES, whose consumer waits out
+ * First attempts run right here, through the same delivery path as retries (delivery-attempts.ts) but
+ * without a trip through DELIVERIES: most receivers answer 2xx and then a delivery costs one
+ * row insert and one attempt record. A delivery that is to be tried again (a failed first
+ * attempt, a crowded endpoint) is handed to DELIVERIES, whose consumer waits out
  * `next_attempt_at` and runs the retry curve. MATURED is acked only once every delivery is
  * attempted or handed on.
  */
 export async function firstAttempt(p: DispatchPieces, d: PendingDelivery): Promise<void> {
   if (d.attempts > 0) return p.publishJob(d.id, d.tenantId, d.attempts); // replay after a crash mid-retry
-  const row = d.row ?? (await p.loadDelivery(d.id));
-  if (!row || row.status !== "pending") return;
-  if (p.crowded(row)) return p.publishJob(d.id, row.tenant_id, 0);
-  const verdict = await p.attemptNow(row, false);
-  if (verdict.action === "nak") await p.publishJob(d.id, row.tenant_id, row.attempts + 1);
+  const verdict = await deliver(p, { deliveryId: d.id, row: d.row, manual: false, deliveryCount: 1 });
+  if (verdict.action === "nak") await p.publishJob(d.id, d.tenantId, verdict.afterAttempt ?? 0);
+}
+
+/**
+ * Which of an event's pending deliveries a MATURED message finishes (the one ownership rule of
+ * the dispatcher). A fresh message for an event that has rows already (a re-selected trace)
+ * owns only the rows it inserted: the others belong to the message that inserted them, which is
+ * either done, still working (heartbeats keep it), or unacked and coming back. A redelivered
+ * message (deliveryCount > 1) is that original after a crash or a nak, so it owns every pending
+ * row of its event; the retry jobs it re-publishes carry the message ids the lost ones would
+ * have had, so the stream drops true duplicates.
+ */
+export function ownedBy(deliveryCount: number): (d: PendingDelivery) => boolean {
+  return (d) => d.fresh || deliveryCount > 1;
 }
 
 /**
  * The MATURED consumer: fans the event (or each maturation of a batch) out to its deliveries and
- * runs their first attempts.
- *
- * Who finishes a delivery that already existed? A fresh MATURED message for an event that has
- * rows (a re-selected trace) owns nothing: those rows belong to the message that inserted
- * them, which is either done, still working (heartbeats keep it), or unacked and coming back.
- * A redelivered message (deliveryCount > 1) is that original after a crash or a nak, so it
- * takes over every pending row of its event; retry jobs it re-publishes carry the same
- * message id as the lost one would have, so the stream drops true duplicates.
+ * runs the first attempts of those it owns (ownedBy).
  */
 export async function handleMatured(
   p: DispatchPieces,
@@ -59,12 +64,10 @@ export async function handleMatured(
   { value: event, msg }: Delivery<MaturedStreamMessage>,
 ): Promise<Outcome> {
   // Fan-out is idempotent: a redelivery cannot make a second delivery.
-  const takeOver = msg.info.deliveryCount > 1;
   // A monitor's state change (docs/monitors.md) fans out to the subscriptions that opted in; a
   // batch of trace maturations, each of them (the batcher puts them in one fan-out query).
   const fanned = isMonitorEvent(event)
     ? await fanOutMonitorEvent({ sql: p.deps.sql, now: p.now }, event)
     : (await Promise.all(maturationsOf(event).map(fanOutOne))).flat();
-  const pending = fanned.filter((d) => d.fresh || takeOver);
-  await Promise.all(pending.map((d) => firstAttempt(p, d)));
+  await Promise.all(fanned.filter(ownedBy(msg.info.deliveryCount)).map((d) => firstAttempt(p, d)));
 }

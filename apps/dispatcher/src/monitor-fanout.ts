@@ -9,7 +9,7 @@ import type { FanoutDeps, PendingDelivery } from "./fanout.ts";
  * lists its type, for entitled tenants: the same rows, signing, attempts and retry curve as a
  * maturation's. Unique per (subscription, `monitor:<id>:<seq>`), so an outbox row published
  * twice (a processor crash, the relay) is delivered once. Returns the event's pending
- * deliveries, `fresh` when inserted here (the caller's ownership rule is handleMatured's).
+ * deliveries, `fresh` when inserted here (the caller's ownership rule: ownedBy in matured.ts).
  */
 export async function fanOutMonitorEvent(deps: FanoutDeps, event: MonitorEventMessage): Promise<PendingDelivery[]> {
   const subs = await deps.sql<{ id: string; payload_format: string }[]>`

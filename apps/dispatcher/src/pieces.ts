@@ -3,30 +3,24 @@ import { toCidrs } from "@cellar/shared/webhooks/address";
 import { publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns } from "@cellar/shared/webhooks/destination";
 import { recordSuccesses } from "@cellar/shared/webhooks/delivery-state";
-import { attemptDelivery, loadDeliveries, type AttemptDeps, type Loaded, type Verdict } from "./attempt.ts";
+import { attemptDelivery, type AttemptDeps, loadDeliveries, type Loaded, type Verdict } from "./attempt.ts";
 import { createBatcher } from "./batcher.ts";
 import { DEFAULT_CONCURRENCY, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_TIMEOUT_MS, type DispatcherDeps } from "./deps.ts";
 import { createFairness, TENANT_SHARE } from "./fairness.ts";
 import { pinnedFetch } from "./pinned-fetch.ts";
 
 /**
- * What the dispatcher's consumers share (matured.ts, delivery-attempts.ts): one batched loader of
- * delivery rows, the fairness caps, one attempt within them, and the retry job publisher.
+ * The dispatcher's infrastructure, built once from its deps with their defaults: Postgres (with
+ * the batched row load and success record), the clock and randomness, fetch pinned to the
+ * checked address, DNS, the secret opener and the destination rules. Behaviour (DispatchPieces
+ * below, delivery-attempts.ts) only reads it.
  */
-export interface DispatchPieces {
-  deps: DispatcherDeps;
+export interface DispatchResources {
+  /** What one attempt uses (attempt.ts). */
+  attempt: AttemptDeps;
   now: () => Date;
-  attemptDeps: AttemptDeps;
-  /** Attempts in flight per process. */
-  concurrency: number;
   /** A delivery row with its subscription (undefined = gone); many loads share one query. */
   loadDelivery(id: string): Promise<Loaded | undefined>;
-  /** The destination host or the tenant already holds its share of slots (fairness.ts). */
-  crowded(row: Loaded): boolean;
-  /** One attempt within the destination host's, the tenant's and the process's caps. */
-  attemptNow(row: Loaded, manual: boolean): Promise<Verdict>;
-  /** Hands the delivery to DELIVERIES after attempt `afterAttempt` (its message id dedups a replay). */
-  publishJob(deliveryId: string, tenantId: string, afterAttempt: number): Promise<void>;
 }
 
 /**
@@ -47,24 +41,53 @@ export function cachedSecretOpener(secretBox: SecretBox): (sealed: string, subsc
   };
 }
 
-export function createDispatchPieces(deps: DispatcherDeps): DispatchPieces {
+export function createDispatchResources(deps: DispatcherDeps): DispatchResources {
   const now = deps.now ?? (() => new Date());
   // Under load many attempts share one query; a lone attempt waits at most 2 ms.
-  const loadDelivery = createBatcher((ids: string[]) => loadDeliveries(deps.sql, ids), { maxSize: 200, maxWaitMs: 2 });
-  const attemptDeps: AttemptDeps = {
-    sql: deps.sql,
-    logger: deps.logger,
-    openSecret: cachedSecretOpener(deps.secretBox),
-    recordSuccess: createBatcher((recs) => recordSuccesses(deps.sql, recs), { maxSize: 200, maxWaitMs: 2 }),
-    fetch: deps.fetch ?? pinnedFetch,
-    resolveDns: deps.resolveDns ?? systemResolveDns,
-    allowlist: toCidrs(deps.insecureAllowlist),
-    literalCache: new Map(),
+  const batched = { maxSize: 200, maxWaitMs: 2 };
+  return {
     now,
-    retryTimeScale: deps.retryTimeScale ?? 1,
-    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    random: deps.random ?? Math.random,
+    loadDelivery: createBatcher((ids: string[]) => loadDeliveries(deps.sql, ids), batched),
+    attempt: {
+      sql: deps.sql,
+      logger: deps.logger,
+      openSecret: cachedSecretOpener(deps.secretBox),
+      recordSuccess: createBatcher((recs) => recordSuccesses(deps.sql, recs), batched),
+      fetch: deps.fetch ?? pinnedFetch,
+      resolveDns: deps.resolveDns ?? systemResolveDns,
+      allowlist: toCidrs(deps.insecureAllowlist),
+      literalCache: new Map(),
+      now,
+      retryTimeScale: deps.retryTimeScale ?? 1,
+      timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      random: deps.random ?? Math.random,
+    },
   };
+}
+
+/**
+ * What the delivery path (delivery-attempts.ts) and its two consumers share: the infrastructure
+ * (`deps`, and DispatchResources: `now`, `attemptDeps`, `loadDelivery`) and the behaviour built on it,
+ * the fairness caps, one attempt within them, and the retry job publisher.
+ */
+export interface DispatchPieces {
+  deps: DispatcherDeps;
+  now: () => Date;
+  attemptDeps: AttemptDeps;
+  /** Attempts in flight per process. */
+  concurrency: number;
+  /** A delivery row with its subscription (undefined = gone); many loads share one query. */
+  loadDelivery(id: string): Promise<Loaded | undefined>;
+  /** The destination host or the tenant already holds its share of slots (fairness.ts). */
+  crowded(row: Loaded): boolean;
+  /** One attempt (send and record, attempt.ts) within the destination host's, the tenant's and the process's caps. */
+  attemptNow(row: Loaded, manual: boolean): Promise<Verdict>;
+  /** Hands the delivery to DELIVERIES after attempt `afterAttempt` (its message id dedups a replay). */
+  publishJob(deliveryId: string, tenantId: string, afterAttempt: number): Promise<void>;
+}
+
+export function createDispatchPieces(deps: DispatcherDeps): DispatchPieces {
+  const resources = createDispatchResources(deps);
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const fairness = createFairness({
     concurrency,
@@ -74,15 +97,15 @@ export function createDispatchPieces(deps: DispatcherDeps): DispatchPieces {
   const fairKey = (row: Loaded) => ({ tenantId: row.tenant_id, url: row.url });
   return {
     deps,
-    now,
-    attemptDeps,
+    now: resources.now,
+    attemptDeps: resources.attempt,
     concurrency,
-    loadDelivery,
+    loadDelivery: resources.loadDelivery,
     crowded: (row) => fairness.crowded(fairKey(row)),
     async attemptNow(row, manual) {
       const release = await fairness.acquire(fairKey(row));
       try {
-        const verdict = await attemptDelivery(attemptDeps, row, manual);
+        const verdict = await attemptDelivery(resources.attempt, row, manual);
         deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
         if (verdict.action === "term")
           deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
