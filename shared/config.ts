@@ -60,6 +60,8 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_TIME_SCALE: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 1 }),
   /** Seconds to wait for a webhook receiver's response before counting a timeout. */
   WEBHOOK_TIMEOUT_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 }),
+  /** Seconds to wait for a judge's answer (docs/evaluations.md); an evaluator's timeout_seconds overrides it. */
+  EVALUATION_TIMEOUT_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 30 }),
   /** Largest accepted ingestion body, bytes. NATS max_payload must be at least this plus headers. */
   INGEST_MAX_BODY_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 4 * 1024 * 1024 }),
   /** Requests per second per credential (token bucket refill) and burst size. 0 disables. */

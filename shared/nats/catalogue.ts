@@ -341,6 +341,37 @@ export const monitorsConsumer: StreamSpec<MaturedStreamMessage | null> = {
   },
 };
 
+/**
+ * The dispatcher's evaluations (apps/dispatcher/src/evaluations/, docs/evaluations.md): a third
+ * reader of MATURED, laned per tenant like the dispatcher's own consumer, so one tenant's slow or
+ * failing judge holds only its lane's share of the in-flight budget and never another lane's
+ * evaluations or webhooks. Invalid messages and monitor events decode to null and are acked (the
+ * dispatcher's matured consumer parks the invalid ones, once). A judge's transient failure naks
+ * with a delay (429 Retry-After honoured); the runner counts those deliveries itself.
+ */
+export const evaluationsConsumer: StreamSpec<MaturedStreamMessage | null> = {
+  ...maturedStream,
+  codec: {
+    decode: (subject, data, headers) => {
+      const decoded = maturedCodec.decode(subject, data, headers);
+      return decoded.ok && !isMonitorEvent(decoded.value) ? decoded : { ok: true, value: null };
+    },
+    tenantOf: (v) => v?.tenantId,
+  },
+  consumer: {
+    // Lanes `dispatcher-evaluations-00` .. `-15`.
+    durable: "dispatcher-evaluations",
+    // A judge call is bounded by its timeout (at most 120 s); the runtime's heartbeats keep a longer one.
+    ackWaitMs: 60 * SECOND,
+    // In all lanes together: messages in hand and judge retries waiting on their delay.
+    maxAckPending: 4_000,
+    maxDeliver: 10,
+    backoffMs: [2 * SECOND, 10 * SECOND, 1 * MINUTE, 5 * MINUTE],
+    mode: "each",
+    lanes: { count: LANE_COUNT, filter: (t, lane) => `${t.subjectPrefix}matured.*.${lane}` },
+  },
+};
+
 /** DELIVERIES: webhook attempts waiting on the retry curve (nak(delay) is the curve). */
 export const deliveriesStream: StreamSpec<DeliveryJob> = {
   key: "deliveries",
@@ -414,6 +445,7 @@ export const CATALOGUE: readonly StreamSpec<any>[] = [
   maturedStream,
   maturedRollupsStream,
   monitorsConsumer,
+  evaluationsConsumer,
   deliveriesStream,
   activityStream,
   deadLetterStream,

@@ -8,6 +8,7 @@ import type { ConsumeDeps } from "@cellar/shared/nats/consume";
 import type { Cidr } from "@cellar/shared/webhooks/address";
 import type { ResolveDns } from "@cellar/shared/webhooks/destination";
 import type { DeliveryFetch, Verdict } from "./attempt.ts";
+import type { EvaluationRunnerOptions } from "./evaluations/runner.ts";
 
 export interface DispatcherDeps {
   sql: postgres.Sql;
@@ -38,6 +39,8 @@ export interface DispatcherDeps {
   retentionMs?: number;
   /** Test and metrics hook: runs after each attempt is recorded. */
   onAttempt?: (info: { deliveryId: string; attempt: number; verdict: Verdict }) => void;
+  /** Online evaluations (docs/evaluations.md): judge timeout (EVALUATION_TIMEOUT_SECONDS x 1000) and runner options. */
+  evaluations?: EvaluationRunnerOptions & { timeoutMs?: number };
   /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
   consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
 }

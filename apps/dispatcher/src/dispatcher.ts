@@ -4,6 +4,8 @@ import { handleDeliveryAttempt, moveRetiredJob } from "./delivery-attempts.ts";
 import type { DispatcherDeps } from "./deps.ts";
 import { batchedFanOut, handleMatured } from "./matured.ts";
 import { createDispatchPieces } from "./pieces.ts";
+import { startEvaluationRunner } from "./evaluations/runner.ts";
+import { DEFAULT_JUDGE_TIMEOUT_MS } from "./evaluations/judge.ts";
 import { pruneHistory, RETENTION_MS } from "./prune.ts";
 
 export {
@@ -53,6 +55,18 @@ export function createDispatcher(deps: DispatcherDeps) {
           handle: (d) => handleDeliveryAttempt(pieces, d),
           retired: (d) => moveRetiredJob(pieces, d),
         }),
+      );
+      loops.push(
+        startEvaluationRunner(
+          {
+            ...deps,
+            now: pieces.now,
+            // The webhook rules for the judge's HTTP: the same pinned fetch, DNS and allow-list.
+            judge: { ...pieces.attemptDeps, timeoutMs: deps.evaluations?.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS },
+            options: deps.evaluations,
+          },
+          runtime,
+        ),
       );
       void prune();
       pruneTimer = setInterval(prune, deps.pruneIntervalMs ?? 3600_000);

@@ -14,6 +14,7 @@ const dispatcher = createDispatcher({
   retryTimeScale: config.WEBHOOK_RETRY_TIME_SCALE,
   timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
   insecureAllowlist: splitList(config.WEBHOOK_INSECURE_ALLOWLIST),
+  evaluations: { timeoutMs: config.EVALUATION_TIMEOUT_SECONDS * 1000 },
   onAttempt: ({ verdict }) =>
     ops.metrics.webhookAttempt(verdict.action === "ack" ? "delivered" : verdict.action === "nak" ? "retry" : "failed"),
 });

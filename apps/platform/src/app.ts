@@ -14,6 +14,7 @@ import { orgRoutes } from "./org/routes.ts";
 import { overviewRoutes } from "./overview/routes.ts";
 import { scoreRoutes } from "./scores/routes.ts";
 import { monitorRoutes } from "./monitors/routes.ts";
+import { evaluatorRoutes } from "./evaluations/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { deadLetterRoutes } from "./dead-letters/routes.ts";
 import { SignInService } from "./signin/service.ts";
@@ -40,7 +41,8 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(orgRoutes(deps))
     .use(overviewRoutes(deps))
     .use(scoreRoutes(deps))
-    .use(monitorRoutes(deps));
+    .use(monitorRoutes(deps))
+    .use(evaluatorRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })

@@ -6,3 +6,4 @@ export * from "./signin.ts";
 export * from "./pricing.ts";
 export * from "./scores.ts";
 export * from "./monitors.ts";
+export * from "./evaluations.ts";

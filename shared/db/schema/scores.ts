@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   doublePrecision,
   index,
+  integer,
   type PgColumn,
   pgTable,
   primaryKey,
@@ -23,7 +24,7 @@ const traceServiceId = () => uuid("trace_service_id").notNull();
 const serviceFk = (name: string, t: { traceServiceId: PgColumn; tenantId: PgColumn }) =>
   tenantForeignKey(name, { column: t.traceServiceId, tenantId: t.tenantId }, traceServices);
 
-export const SCORE_SOURCES = ["api", "end_user", "reviewer"] as const;
+export const SCORE_SOURCES = ["api", "end_user", "reviewer", "evaluator"] as const;
 export const SCORE_DATA_TYPES = ["numeric", "boolean", "categorical"] as const;
 
 /**
@@ -50,6 +51,13 @@ export const scores = pgTable(
     authorUserId: uuid("author_user_id"),
     environment: text("environment"),
     createdAt: ts("created_at").notNull().defaultNow(),
+    // Source `evaluator` (migration 0029, docs/evaluations.md): which evaluator version judged, and
+    // what the judge's call cost (tokens, USD by the price table; null for a deterministic check).
+    evaluatorId: uuid("evaluator_id"),
+    evaluatorVersion: integer("evaluator_version"),
+    judgeInputTokens: integer("judge_input_tokens"),
+    judgeOutputTokens: integer("judge_output_tokens"),
+    judgeCostUsd: doublePrecision("judge_cost_usd"),
   },
   (t) => [
     primaryKey({ name: "scores_pkey", columns: [t.id, t.tenantId] }),

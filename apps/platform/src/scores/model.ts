@@ -13,14 +13,26 @@ export const Score = t.Object({
   dataType: t.Union([t.Literal("numeric"), t.Literal("boolean"), t.Literal("categorical")]),
   value: t.Union([t.Number(), t.Boolean(), t.String()]),
   comment: Nullable(t.String()),
-  source: t.Union([t.Literal("api"), t.Literal("end_user"), t.Literal("reviewer")]),
+  source: t.Union([t.Literal("api"), t.Literal("end_user"), t.Literal("reviewer"), t.Literal("evaluator")]),
   idempotencyKey: t.String(),
   authorUserId: Nullable(t.String()),
   environment: Nullable(t.String()),
   createdAt: Iso,
+  /** Source `evaluator` (docs/evaluations.md): the evaluator version that judged, the judge's tokens and cost. */
+  evaluator: t.Optional(
+    Nullable(
+      t.Object({
+        evaluatorId: t.String(),
+        version: t.Integer(),
+        inputTokens: Nullable(t.Integer()),
+        outputTokens: Nullable(t.Integer()),
+        costUsd: Nullable(t.Number()),
+      }),
+    ),
+  ),
 });
 export const SCORE_COLUMNS =
-  "sc.id, sc.target, sc.session_id, sc.trace_id, sc.name, sc.data_type, sc.value, sc.label, sc.comment, sc.source, sc.idempotency_key, sc.author_user_id, sc.environment, sc.created_at";
+  "sc.id, sc.target, sc.session_id, sc.trace_id, sc.name, sc.data_type, sc.value, sc.label, sc.comment, sc.source, sc.idempotency_key, sc.author_user_id, sc.environment, sc.created_at, sc.evaluator_id, sc.evaluator_version, sc.judge_input_tokens, sc.judge_output_tokens, sc.judge_cost_usd";
 export const scoreOut = (r: postgres.Row, serviceName: string) => ({
   scoreId: r.id,
   serviceName,
@@ -36,6 +48,15 @@ export const scoreOut = (r: postgres.Row, serviceName: string) => ({
   authorUserId: r.author_user_id ?? null,
   environment: r.environment ?? null,
   createdAt: isoNN(r.created_at),
+  evaluator: r.evaluator_id
+    ? {
+        evaluatorId: r.evaluator_id,
+        version: r.evaluator_version,
+        inputTokens: r.judge_input_tokens ?? null,
+        outputTokens: r.judge_output_tokens ?? null,
+        costUsd: r.judge_cost_usd ?? null,
+      }
+    : null,
 });
 export const ScoreList = t.Object({ scores: t.Array(Score) });
 

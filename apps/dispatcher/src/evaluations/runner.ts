@@ -1,0 +1,213 @@
+import { headers as natsHeaders, type MsgHdrs } from "@nats-io/transport-node";
+import { LRUCache } from "lru-cache";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import { transcriptHash, type EvalContext } from "@cellar/shared/evaluations/context";
+import { inSample, matchesFilter } from "@cellar/shared/evaluations/filter";
+import { loadSessionContext, loadTraceContext } from "@cellar/shared/evaluations/load";
+import {
+  activeEvaluators,
+  evaluationExists,
+  pauseEvaluator,
+  recordEvaluation,
+  spentToday,
+  type EvaluationKey,
+  type EvaluatorRow,
+} from "@cellar/shared/evaluations/store";
+import type { Logger } from "@cellar/shared/logger";
+import { evaluationsConsumer, maturedStream } from "@cellar/shared/nats/catalogue";
+import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcome } from "@cellar/shared/nats/consume";
+import { publish } from "@cellar/shared/nats/publish";
+import type { Topology } from "@cellar/shared/nats/topology";
+import { maturationKey, maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
+import { evaluateOne, type EvaluateDeps } from "./evaluate.ts";
+
+/** The header of a MATURED message the runner re-announces after storing a score (monitors re-sample). */
+export const EVALUATED_HEADER = "Cellar-Evaluated";
+/** Deliveries of one MATURED message a judge's transient failures may take; the last one records the failure. */
+export const MAX_JUDGE_DELIVERIES = 6;
+/** Delays before the 2nd, 3rd, ... delivery after a transient judge failure (the last repeats). */
+export const JUDGE_RETRY_MS = [2_000, 10_000, 30_000, 60_000, 120_000] as const;
+/** A service's evaluators are cached this long: an edit applies from the next maturation after it expires. */
+export const EVALUATORS_CACHE_MS = 5_000;
+
+export interface EvaluationRunnerOptions {
+  /** Multiplies every retry delay (tests). */
+  retryScale?: number;
+  /** MATURED messages in hand at once (all lanes; each lane at most a quarter). */
+  concurrency?: number;
+  cacheMs?: number;
+  /** Test hook: runs after a judgement is recorded, before the message is acked. */
+  afterRecord?: (info: { evaluatorId: string; entityId: string; status: string }) => Promise<void> | void;
+}
+
+export interface EvaluationRunnerDeps extends EvaluateDeps {
+  js: JetStreamClient;
+  topology: Topology;
+  logger: Logger;
+  now: () => Date;
+  options?: EvaluationRunnerOptions;
+}
+
+/**
+ * Online evaluation (docs/evaluations.md): the `dispatcher-evaluations` lanes of MATURED. Each
+ * matured session or trace of a service with evaluators is loaded once, hashed, and judged by
+ * every active evaluator whose sample, filter and budget take it and whose version has not judged
+ * that transcript yet; the verdict is recorded once (shared/evaluations/store.ts) as a score.
+ */
+export function startEvaluationRunner(deps: EvaluationRunnerDeps, runtime: ConsumeDeps): ConsumeLoop {
+  const o = deps.options ?? {};
+  const cache = new LRUCache<string, EvaluatorRow[]>({ max: 10_000, ttl: o.cacheMs ?? EVALUATORS_CACHE_MS });
+  const evaluatorsOf = async (serviceId: string) => {
+    const hit = cache.get(serviceId);
+    if (hit) return hit;
+    const rows = await activeEvaluators(deps.sql, serviceId);
+    cache.set(serviceId, rows);
+    return rows;
+  };
+  return consume(evaluationsConsumer, runtime, {
+    each: { maxInFlight: o.concurrency ?? 64 },
+    handle: (d) => handleEvaluations(deps, evaluatorsOf, d),
+  });
+}
+
+/** One MATURED message: each maturation in it through its service's evaluators. */
+export async function handleEvaluations(
+  deps: EvaluationRunnerDeps,
+  evaluatorsOf: (serviceId: string) => Promise<EvaluatorRow[]>,
+  { value, msg }: Delivery<MaturedStreamMessage | null>,
+): Promise<Outcome> {
+  if (value === null || msg.headers?.get(EVALUATED_HEADER)) return "ack";
+  let retryInMs = 0;
+  for (const m of maturationsOf(value)) {
+    const wait = await evaluateMaturation(deps, evaluatorsOf, m, msg.info.deliveryCount);
+    retryInMs = Math.max(retryInMs, wait);
+  }
+  return retryInMs > 0 ? { retryInMs } : "ack";
+}
+
+/** Evaluates one maturation; the delay its transient failures ask for (0: nothing to retry). */
+async function evaluateMaturation(
+  deps: EvaluationRunnerDeps,
+  evaluatorsOf: (serviceId: string) => Promise<EvaluatorRow[]>,
+  m: MaturedMessage,
+  deliveryCount: number,
+): Promise<number> {
+  const target = m.type === "session.matured" ? "session" : "trace";
+  const entityId = (target === "session" ? m.sessionId : m.traceId) ?? m.entityPk;
+  // The cost of an evaluator that matches nothing: this cached lookup and a hash.
+  const candidates = (await evaluatorsOf(m.traceServiceId)).filter(
+    (e) => e.target === target && inSample(e.definition.sampling_rate, e.id, entityId),
+  );
+  if (candidates.length === 0) return 0;
+  const ctx =
+    target === "session"
+      ? await loadSessionContext(deps.sql, m.tenantId, m.entityPk)
+      : await loadTraceContext(deps.sql, m.tenantId, m.entityPk);
+  if (!ctx || ctx.items.length === 0) return 0; // deleted since, or nothing to judge
+  const hash = transcriptHash(ctx.items);
+  let retryInMs = 0;
+  const scored: string[] = [];
+  for (const e of candidates) {
+    if (!matchesFilter(e.definition.filter, ctx)) continue;
+    const key: EvaluationKey = {
+      tenantId: m.tenantId,
+      traceServiceId: m.traceServiceId,
+      evaluatorId: e.id,
+      evaluatorVersion: e.version,
+      target,
+      entityId: ctx.entityId,
+      transcriptHash: hash,
+    };
+    if (await evaluationExists(deps.sql, key)) continue;
+    const wait = await runEvaluator(deps, e, ctx, key, m, deliveryCount);
+    if (typeof wait === "number") retryInMs = Math.max(retryInMs, wait);
+    else if (wait !== "done") scored.push(wait.scored);
+  }
+  // Monitors sample a session when it matures, before its judgement exists: the maturation is
+  // announced again (a new message id, marked so this runner skips it) and the monitors consumer
+  // re-samples the session with its score; the webhook fan-out finds its deliveries made.
+  if (scored.length && target === "session") await reannounce(deps, m, scored);
+  return retryInMs;
+}
+
+/** The recorded score's evaluation, "done" (recorded failed, paused, skipped), or the delay before trying again. */
+async function runEvaluator(
+  deps: EvaluationRunnerDeps,
+  e: EvaluatorRow,
+  ctx: EvalContext,
+  key: EvaluationKey,
+  m: MaturedMessage,
+  deliveryCount: number,
+): Promise<{ scored: string } | "done" | number> {
+  const budget = e.definition.daily_budget_usd;
+  if (budget !== null && e.definition.judge) {
+    const [row] = await deps.sql`
+      select to_char(budget_day, 'YYYY-MM-DD') as budget_day, budget_spent_usd, status from evaluators
+      where id = ${e.id} and tenant_id = ${e.tenant_id}`;
+    if (!row || row.status !== "active") return "done";
+    if (spentToday(row as EvaluatorRow, deps.now()) >= budget) {
+      deps.logger.info("evaluator over its daily budget: not judged", { evaluatorId: e.id, entityId: ctx.entityId });
+      return "done";
+    }
+  }
+  const started = performance.now();
+  const out = await evaluateOne(deps, e, ctx);
+  if (out.kind === "auth") {
+    // Paused with the reason the API shows; this transcript's evaluation is recorded failed, so a
+    // redelivery (another evaluator's retry) does not call the judge with the refused key again.
+    await pauseEvaluator(deps.sql, e, out.error, deps.now());
+    deps.logger.warn("evaluator paused: the judge refused its key", { evaluatorId: e.id, error: out.error });
+  }
+  if (out.kind === "retry" && deliveryCount < MAX_JUDGE_DELIVERIES) {
+    const scale = deps.options?.retryScale ?? 1;
+    const curve = JUDGE_RETRY_MS[Math.min(deliveryCount, JUDGE_RETRY_MS.length) - 1] * scale;
+    deps.logger.info("judge call failed; retrying", { evaluatorId: e.id, entityId: ctx.entityId, error: out.error });
+    return Math.max(1, Math.round(Math.max(curve, out.retryAfterMs ?? 0)));
+  }
+  const verdict =
+    out.kind === "verdict"
+      ? out
+      : {
+          status: "failed" as const,
+          value: null,
+          reason: null,
+          error:
+            out.kind === "auth"
+              ? `${out.error}; the evaluator is paused`
+              : `${out.error} (gave up after ${deliveryCount} attempts)`,
+          inputTokens: null,
+          outputTokens: null,
+          costUsd: null,
+        };
+  const recorded = await recordEvaluation(
+    deps.sql,
+    key,
+    {
+      status: verdict.status,
+      value: verdict.value,
+      reason: verdict.reason,
+      error: verdict.error,
+      injectionFlagged: ctx.findings.some((f) => f.inToolResult),
+      attempts: deliveryCount,
+      inputTokens: verdict.inputTokens,
+      outputTokens: verdict.outputTokens,
+      costUsd: verdict.costUsd,
+      durationMs: Math.round(performance.now() - started),
+      maturationCount: m.maturationCount,
+      mode: "live",
+      scoreName: e.name,
+      environment: ctx.environment,
+    },
+    deps.now(),
+  );
+  if (recorded)
+    await deps.options?.afterRecord?.({ evaluatorId: e.id, entityId: ctx.entityId, status: verdict.status });
+  return recorded?.scoreId ? { scored: recorded.evaluationId } : "done";
+}
+
+async function reannounce(deps: EvaluationRunnerDeps, m: MaturedMessage, evaluationIds: string[]): Promise<void> {
+  const headers: MsgHdrs = natsHeaders();
+  headers.set(EVALUATED_HEADER, "1");
+  const msgID = `${maturationKey(m)}:evaluated:${evaluationIds.join(",")}`;
+  await publish(deps.js, deps.topology, maturedStream, m, { msgID, headers });
+}

@@ -1,0 +1,75 @@
+import { Elysia, t } from "elysia";
+import { EvaluatorCreate, EvaluatorUpdate } from "@cellar/shared/evaluations/definition";
+import type { PlatformDeps } from "../deps.ts";
+import { platformAuth } from "../auth/plugin.ts";
+import { doc, intQuery } from "../http/schemas.ts";
+import { Evaluator, EvaluatorList, EvaluationList } from "./model.ts";
+import * as svc from "./service.ts";
+
+const TAG = "Evaluations";
+
+/**
+ * /evaluators (docs/evaluations.md): evaluators per service, their versions' judgements. Any
+ * role reads the evaluators of services it can see; member and above create, change and delete
+ * checks, admin and above judges (they send conversations out). The judge's key is write-only.
+ */
+export function evaluatorRoutes(deps: PlatformDeps) {
+  const s = svc.evaluatorServiceDeps(deps);
+  return new Elysia({ prefix: "/evaluators" })
+    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
+    .get("", ({ principal, query }) => svc.listEvaluators(s, principal, query.serviceName), {
+      query: t.Object({ serviceName: t.Optional(t.String({ minLength: 1, maxLength: 200 })) }),
+      detail: doc(TAG, "Evaluators of the tenant (of one service with ?serviceName=)", EvaluatorList),
+    })
+    .post(
+      "",
+      async ({ principal, body, set }) => {
+        const created = await svc.createEvaluator(s, principal, body);
+        set.status = 201;
+        return created;
+      },
+      {
+        body: EvaluatorCreate,
+        detail: doc(TAG, "Create an evaluator (version 1)", Evaluator, {
+          status: 201,
+          errors: [400, 401, 403, 404],
+          description:
+            "409 when the service has an evaluator of that name or already 20 evaluators. A judge needs role admin; a check, member.",
+        }),
+      },
+    )
+    .get("/:id", ({ principal, params }) => svc.getEvaluator(s, principal, params.id), {
+      detail: doc(TAG, "An evaluator: its current version, status and today's spend", Evaluator),
+    })
+    .put("/:id", ({ principal, params, body }) => svc.updateEvaluator(s, principal, params.id, body), {
+      body: EvaluatorUpdate,
+      detail: doc(
+        TAG,
+        "Change an evaluator: definition fields make a new version; status pauses or resumes it",
+        Evaluator,
+      ),
+    })
+    .delete(
+      "/:id",
+      async ({ principal, params, set }) => {
+        await svc.deleteEvaluator(s, principal, params.id);
+        set.status = 204;
+        return null;
+      },
+      { detail: doc(TAG, "Delete an evaluator and its evaluations (its scores stay)", t.Null(), { status: 204 }) },
+    )
+    .get(
+      "/:id/evaluations",
+      ({ principal, params, query }) =>
+        svc.listEvaluations(s, principal, params.id, { status: query.status, limit: query.limit ?? 50 }),
+      {
+        query: t.Object({
+          status: t.Optional(
+            t.Union([t.Literal("scored"), t.Literal("failed")], { error: "invalid status: must be scored or failed" }),
+          ),
+          limit: intQuery("limit", 1, 500, 50),
+        }),
+        detail: doc(TAG, "The evaluator's latest judgements, failed ones with their error", EvaluationList),
+      },
+    );
+}

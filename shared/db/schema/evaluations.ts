@@ -1,0 +1,137 @@
+import {
+  boolean,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  foreignKey,
+} from "drizzle-orm/pg-core";
+import { timeOrderedId } from "./ids.ts";
+import { tenantForeignKey } from "./tenant-keys.ts";
+import { tenants, traceServices } from "./tenancy.ts";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/**
+ * An evaluator of a service (migration 0029, docs/evaluations.md): a model judge or a deterministic
+ * check, its current version's definition (shared/evaluations/definition.ts) without the judge's
+ * key, which is sealed apart like a webhook secret (the row id is its associated data). Paused
+ * with a reason when the judge refused the key or the day's budget ran out.
+ */
+export const evaluators = pgTable(
+  "evaluators",
+  {
+    id: uuid("id").notNull().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    traceServiceId: uuid("trace_service_id").notNull(),
+    name: text("name").notNull(),
+    version: integer("version").notNull().default(1),
+    target: text("target", { enum: ["session", "trace"] }).notNull(),
+    definition: jsonb("definition").$type<Record<string, unknown>>().notNull(),
+    keyEncrypted: text("key_encrypted"),
+    status: text("status", { enum: ["active", "paused"] })
+      .notNull()
+      .default("active"),
+    statusReason: text("status_reason"),
+    statusChangedAt: ts("status_changed_at"),
+    /** The UTC day `budgetSpentUsd` counts (a new day starts from zero). */
+    budgetDay: date("budget_day"),
+    budgetSpentUsd: doublePrecision("budget_spent_usd").notNull().default(0),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "evaluators_pkey", columns: [t.id, t.tenantId] }),
+    tenantForeignKey(
+      "evaluators_trace_service_id_fkey",
+      { column: t.traceServiceId, tenantId: t.tenantId },
+      traceServices,
+    ),
+    uniqueIndex("evaluators_service_name_uq").on(t.traceServiceId, t.name, t.tenantId),
+  ],
+);
+
+/** Every version an evaluator had: a result names the version that made it. */
+export const evaluatorVersions = pgTable(
+  "evaluator_versions",
+  {
+    evaluatorId: uuid("evaluator_id").notNull(),
+    tenantId: uuid("tenant_id").notNull(),
+    version: integer("version").notNull(),
+    definition: jsonb("definition").$type<Record<string, unknown>>().notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "evaluator_versions_pkey", columns: [t.evaluatorId, t.version, t.tenantId] }),
+    foreignKey({
+      name: "evaluator_versions_evaluator_fkey",
+      columns: [t.evaluatorId, t.tenantId],
+      foreignColumns: [evaluators.id, evaluators.tenantId],
+    }).onDelete("cascade"),
+  ],
+);
+
+/**
+ * One judgement of one transcript by one evaluator version: unique on the transcript's hash, so a
+ * re-maturation that changed nothing is not judged again and a redelivered message finds its row.
+ * A scored row names its score; a failed one says why.
+ */
+export const evaluations = pgTable(
+  "evaluations",
+  {
+    id: uuid("id").notNull().default(timeOrderedId),
+    tenantId: uuid("tenant_id").notNull(),
+    traceServiceId: uuid("trace_service_id").notNull(),
+    evaluatorId: uuid("evaluator_id").notNull(),
+    evaluatorVersion: integer("evaluator_version").notNull(),
+    target: text("target", { enum: ["session", "trace"] }).notNull(),
+    /** The session id or trace id. */
+    entityId: text("entity_id").notNull(),
+    maturationCount: integer("maturation_count"),
+    transcriptHash: text("transcript_hash").notNull(),
+    mode: text("mode", { enum: ["live", "backfill"] })
+      .notNull()
+      .default("live"),
+    status: text("status", { enum: ["scored", "failed"] }).notNull(),
+    scoreId: uuid("score_id"),
+    value: doublePrecision("value"),
+    label: text("label"),
+    reason: text("reason"),
+    error: text("error"),
+    /** A tool result of the transcript carried a prompt-injection finding. */
+    injectionFlagged: boolean("injection_flagged").notNull().default(false),
+    attempts: integer("attempts").notNull().default(1),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    costUsd: doublePrecision("cost_usd"),
+    durationMs: integer("duration_ms"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "evaluations_pkey", columns: [t.id, t.tenantId] }),
+    foreignKey({
+      name: "evaluations_evaluator_fkey",
+      columns: [t.evaluatorId, t.tenantId],
+      foreignColumns: [evaluators.id, evaluators.tenantId],
+    }).onDelete("cascade"),
+    uniqueIndex("evaluations_once_uq").on(
+      t.evaluatorId,
+      t.evaluatorVersion,
+      t.target,
+      t.entityId,
+      t.transcriptHash,
+      t.tenantId,
+    ),
+    index("evaluations_evaluator_created_idx").on(t.evaluatorId, t.createdAt),
+    index("evaluations_entity_idx").on(t.traceServiceId, t.target, t.entityId),
+  ],
+);

@@ -1,0 +1,143 @@
+import type postgres from "postgres";
+import type { EvaluatorDefinition } from "./definition.ts";
+
+type Sql = postgres.Sql;
+
+/** An evaluator as the runner reads it. */
+export interface EvaluatorRow {
+  id: string;
+  tenant_id: string;
+  trace_service_id: string;
+  name: string;
+  version: number;
+  target: "session" | "trace";
+  definition: EvaluatorDefinition;
+  key_encrypted: string | null;
+  status: "active" | "paused";
+  status_reason: string | null;
+  budget_day: string | null;
+  budget_spent_usd: number;
+}
+
+/** Evaluators of a service that run (status active), oldest first. */
+export async function activeEvaluators(sql: Sql, serviceId: string): Promise<EvaluatorRow[]> {
+  return sql<EvaluatorRow[]>`
+    select id, tenant_id, trace_service_id, name, version, target, definition, key_encrypted, status, status_reason,
+      to_char(budget_day, 'YYYY-MM-DD') as budget_day, budget_spent_usd
+    from evaluators where trace_service_id = ${serviceId} and status = 'active' order by created_at, id`;
+}
+
+/** The UTC day a budget counts. */
+export const budgetDay = (at: Date) => at.toISOString().slice(0, 10);
+
+/** USD spent today, as the row says (a row of an earlier day spent nothing today). */
+export const spentToday = (e: Pick<EvaluatorRow, "budget_day" | "budget_spent_usd">, at: Date) =>
+  e.budget_day === budgetDay(at) ? Number(e.budget_spent_usd) : 0;
+
+/** The identity of one judgement: an evaluator version on one transcript of one entity. */
+export interface EvaluationKey {
+  tenantId: string;
+  traceServiceId: string;
+  evaluatorId: string;
+  evaluatorVersion: number;
+  target: "session" | "trace";
+  entityId: string;
+  transcriptHash: string;
+}
+
+/** Whether that transcript was judged (scored or failed) by that version already. */
+export async function evaluationExists(sql: Sql, k: EvaluationKey): Promise<boolean> {
+  const rows = await sql`
+    select 1 from evaluations where evaluator_id = ${k.evaluatorId} and evaluator_version = ${k.evaluatorVersion}
+      and target = ${k.target} and entity_id = ${k.entityId} and transcript_hash = ${k.transcriptHash} and tenant_id = ${k.tenantId}`;
+  return rows.length > 0;
+}
+
+export interface EvaluationResult {
+  status: "scored" | "failed";
+  /** Numbers and booleans (1/0) in `value`, a label in `label`. */
+  value: number | boolean | string | null;
+  reason: string | null;
+  error: string | null;
+  injectionFlagged: boolean;
+  attempts: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  durationMs: number | null;
+  maturationCount: number | null;
+  mode: "live" | "backfill";
+  scoreName: string;
+  environment: string | null;
+}
+
+/** Characters of a judge's reason kept on the score (the score comment's limit, docs/scores.md). */
+export const REASON_CHARS = 2_000;
+
+/**
+ * Records one judgement, once (docs/evaluations.md): the evaluation row (unique per evaluator
+ * version, entity and transcript hash; a second writer finds it and writes nothing) and, when
+ * scored, its score (source `evaluator`), which replaces that evaluator's earlier scores of the
+ * entity so rollups and monitors read the latest judgement; the judge's cost is added to the
+ * evaluator's spend of the day. One transaction. Returns the evaluation id, or null when the
+ * judgement was recorded before.
+ */
+export async function recordEvaluation(
+  sql: Sql,
+  k: EvaluationKey,
+  r: EvaluationResult,
+  at: Date,
+): Promise<{ evaluationId: string; scoreId: string | null } | null> {
+  return sql.begin(async (tx) => {
+    const v = valueColumns(r.value);
+    const reason = r.reason === null ? null : r.reason.slice(0, REASON_CHARS);
+    const [row] = await tx`
+      insert into evaluations (tenant_id, trace_service_id, evaluator_id, evaluator_version, target, entity_id, maturation_count,
+        transcript_hash, mode, status, value, label, reason, error, injection_flagged, attempts, input_tokens, output_tokens, cost_usd, duration_ms, created_at)
+      values (${k.tenantId}, ${k.traceServiceId}, ${k.evaluatorId}, ${k.evaluatorVersion}, ${k.target}, ${k.entityId}, ${r.maturationCount},
+        ${k.transcriptHash}, ${r.mode}, ${r.status}, ${r.status === "scored" ? v.value : null}, ${r.status === "scored" ? v.label : null},
+        ${reason}, ${r.error}, ${r.injectionFlagged}, ${r.attempts}, ${r.inputTokens}, ${r.outputTokens}, ${r.costUsd}, ${r.durationMs}, ${at})
+      on conflict (evaluator_id, evaluator_version, target, entity_id, transcript_hash, tenant_id) do nothing
+      returning id`;
+    if (!row) return null;
+    if (r.costUsd)
+      await tx`
+        update evaluators set budget_spent_usd = case when budget_day = ${budgetDay(at)}::date then budget_spent_usd else 0 end + ${r.costUsd},
+          budget_day = ${budgetDay(at)}::date
+        where id = ${k.evaluatorId} and tenant_id = ${k.tenantId}`;
+    if (r.status !== "scored" || r.value === null) return { evaluationId: row.id, scoreId: null };
+    const entity = k.target === "session" ? tx`session_id = ${k.entityId}` : tx`trace_id = ${k.entityId}`;
+    if (r.mode === "live")
+      await tx`delete from scores where trace_service_id = ${k.traceServiceId} and evaluator_id = ${k.evaluatorId} and ${entity}`;
+    const [score] = await tx`
+      insert into scores (tenant_id, trace_service_id, target, session_id, trace_id, name, data_type, value, label, comment, source,
+        idempotency_key, environment, created_at, evaluator_id, evaluator_version, judge_input_tokens, judge_output_tokens, judge_cost_usd)
+      values (${k.tenantId}, ${k.traceServiceId}, ${k.target}, ${k.target === "session" ? k.entityId : null}, ${k.target === "trace" ? k.entityId : null},
+        ${r.scoreName}, ${v.data_type}, ${v.value}, ${v.label}, ${reason}, 'evaluator', ${`evaluation:${row.id}`}, ${r.environment}, ${at},
+        ${k.evaluatorId}, ${k.evaluatorVersion}, ${r.inputTokens}, ${r.outputTokens}, ${r.costUsd})
+      returning id`;
+    await tx`update evaluations set score_id = ${score.id} where id = ${row.id} and tenant_id = ${k.tenantId}`;
+    return { evaluationId: row.id, scoreId: score.id };
+  });
+}
+
+function valueColumns(value: number | boolean | string | null) {
+  if (typeof value === "boolean") return { data_type: "boolean", value: value ? 1 : 0, label: null };
+  if (typeof value === "number") return { data_type: "numeric", value, label: null };
+  return { data_type: "categorical", value: null, label: value };
+}
+
+/**
+ * Pauses an evaluator with a reason the API and dashboard show (a judge that refused the key).
+ * Only the version that saw the refusal: an edit made meanwhile (a new key) stays active.
+ */
+export async function pauseEvaluator(
+  sql: Sql,
+  e: Pick<EvaluatorRow, "id" | "tenant_id" | "version">,
+  reason: string,
+  at: Date,
+) {
+  await sql`
+    update evaluators set status = 'paused', status_reason = ${reason}, status_changed_at = ${at}, updated_at = ${at}
+    where id = ${e.id} and tenant_id = ${e.tenant_id} and version = ${e.version} and status = 'active'`;
+}

@@ -1,0 +1,379 @@
+// Online evaluations (docs/evaluations.md): evaluators per service through the platform API, the
+// dispatcher's runner judging matured sessions once per transcript with deterministic checks and
+// with a fake judge in the OpenAI and Anthropic wire formats, results read back as scores, and the
+// judge's failures (429, 500, not JSON, out of range, a hang, a huge body, a redirect, 401).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { bootstrapTenant, createUser } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
+import { chatTrace } from "./helpers/payloads";
+import { startFakeJudge } from "./helpers/fake-judge";
+import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
+
+let stack: TestStack;
+let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
+let judge: Awaited<ReturnType<typeof startFakeJudge>>;
+let memberKey: string;
+let viewerKey: string;
+const SERVICE = "eval-app";
+
+const api = async (path: string, init: { method?: string; body?: unknown; token?: string } = {}) => {
+  const res = await stack.platformRequest(path, {
+    method: init.method ?? "GET",
+    token: init.token ?? tenant.platformKey,
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, text };
+};
+
+/** A session of `turns` user/assistant exchanges, the last answer `answer`. */
+async function sendSession(sessionId: string, answer: string, opts: { service?: string; turn?: number } = {}) {
+  const messages = [{ role: "user", content: `question ${opts.turn ?? 1} of ${sessionId}` }];
+  const trace = chatTrace({ sessionId, serviceName: opts.service ?? SERVICE, messages, reply: answer });
+  const res = await stack.ingestRequest("/raw/traces", trace, { authorization: `Bearer ${tenant.telemetryKey}` });
+  expect(res.status).toBe(200);
+}
+
+const evaluations = (evaluatorId: string) =>
+  stack.database.sql`select * from evaluations where evaluator_id = ${evaluatorId} order by created_at` as Promise<
+    any[]
+  >;
+
+async function createEvaluator(body: Record<string, unknown>, token = tenant.platformKey) {
+  const res = await api("/evaluators", { method: "POST", body: { service_name: SERVICE, ...body }, token });
+  if (res.status !== 201) throw new Error(`create evaluator: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+beforeAll(async () => {
+  stack = await createTestStack({ windowSeconds: 1, webhooks: { insecureAllowlist: "127.0.0.0/8" } });
+  judge = await startFakeJudge();
+  tenant = await bootstrapTenant(stack.database.db, { name: "evals" });
+  const db = stack.database.db;
+  const member = await createUser(db, { tenantId: tenant.tenantId, email: "m@e.test", role: "member", projectIds: [] });
+  const viewer = await createUser(db, { tenantId: tenant.tenantId, email: "v@e.test", role: "viewer", projectIds: [] });
+  memberKey = (await createApiKey(db, { kind: "platform", userId: member.id })).key;
+  viewerKey = (await createApiKey(db, { kind: "platform", userId: viewer.id })).key;
+  await sendSession("warm-up", "hello");
+  const [svc] = await waitFor(async () => {
+    const rows = await stack.database.sql`select id, project_id from trace_services where name = ${SERVICE}`;
+    return rows.length ? rows : null;
+  });
+  await stack.database.sql`insert into project_memberships (user_id, project_id, tenant_id)
+    select id, ${svc.project_id}, tenant_id from users where email in ('m@e.test', 'v@e.test')`;
+  // The fake judge's model names are priced as the tenant's own models, so its calls cost something.
+  for (const model of ["score:0.8", "score:0.3"])
+    await stack.database
+      .sql`insert into tenant_model_prices (tenant_id, model, from_date, provider, input, output, source)
+      values (${tenant.tenantId}, ${model}, '2020-01-01', 'openai', 1, 1, 'test')`;
+  await stack.startDispatcher({
+    insecureAllowlist: "127.0.0.0/8",
+    evaluations: { retryScale: 0.01, cacheMs: 50, timeoutMs: 1_000 },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  judge?.stop();
+});
+
+describe("the evaluator API", () => {
+  test("a viewer cannot create or edit; a member creates checks but not judges; the key is sealed and never returned", async () => {
+    const check = { name: "short", check: { type: "length", max: 500 } };
+    expect(
+      (await api("/evaluators", { method: "POST", body: { service_name: SERVICE, ...check }, token: viewerKey }))
+        .status,
+    ).toBe(403);
+    const judged = {
+      name: "helpful-by-member",
+      judge: { provider: "openai", url: judge.openaiUrl, model: "score:0.5", prompt: "Rate {{final_answer}}." },
+      output: { kind: "number", min: 0, max: 1 },
+      api_key: "sk-secret-judge-key",
+    };
+    const byMember = await api("/evaluators", {
+      method: "POST",
+      body: { service_name: SERVICE, ...judged },
+      token: memberKey,
+    });
+    expect(byMember.status).toBe(403);
+    const created = await createEvaluator({ ...check, name: "short-by-member" }, memberKey);
+    expect(created).toMatchObject({ version: 1, kind: "check", status: "active", has_api_key: false });
+    const edit = await api(`/evaluators/${created.id}`, {
+      method: "PUT",
+      body: { sampling_rate: 0.5 },
+      token: viewerKey,
+    });
+    expect(edit.status).toBe(403);
+
+    const withKey = await createEvaluator({ ...judged, name: "helpful-by-admin" });
+    expect(withKey.has_api_key).toBe(true);
+    const read = await api(`/evaluators/${withKey.id}`);
+    const list = await api(`/evaluators?serviceName=${SERVICE}`);
+    for (const text of [JSON.stringify(withKey), read.text, list.text])
+      expect(text).not.toContain("sk-secret-judge-key");
+    const [row] = await stack.database.sql`select key_encrypted from evaluators where id = ${withKey.id}`;
+    expect(row.key_encrypted).toStartWith("v2:");
+    expect(row.key_encrypted).not.toContain("sk-secret");
+    expect(await stack.secretBox.open(row.key_encrypted, withKey.id)).toBe("sk-secret-judge-key");
+
+    const edited = await api(`/evaluators/${withKey.id}`, {
+      method: "PUT",
+      body: { output: { kind: "number", min: 0, max: 10 } },
+    });
+    expect(edited.body.version).toBe(2);
+    const paused = await api(`/evaluators/${withKey.id}`, { method: "PUT", body: { status: "paused" } });
+    expect(paused.body).toMatchObject({ version: 2, status: "paused", status_reason: "paused by a user" });
+    const versions = await stack.database
+      .sql`select version from evaluator_versions where evaluator_id = ${withKey.id} order by version`;
+    expect(versions.map((v) => v.version)).toEqual([1, 2]);
+    for (const id of [created.id, withKey.id])
+      expect((await api(`/evaluators/${id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await api(`/evaluators/${withKey.id}`)).status).toBe(404);
+  });
+
+  test("bad definitions are 400 naming the field", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ name: "x" }, "judge"],
+      [{ name: "x", check: { type: "length" } }, "check.min"],
+      [{ name: "x", check: { type: "pattern", pattern: "(", mode: "matches" } }, "check.pattern"],
+      [
+        {
+          name: "x",
+          judge: { provider: "openai", url: judge.openaiUrl, model: "m", prompt: "{{secrets}}" },
+          output: { kind: "boolean" },
+        },
+        "judge.prompt",
+      ],
+      [{ name: "x", judge: { provider: "openai", url: judge.openaiUrl, model: "m", prompt: "p" } }, "output"],
+      [
+        {
+          name: "x",
+          judge: { provider: "openai", url: "https://10.1.2.3/v1", model: "m", prompt: "p" },
+          output: { kind: "boolean" },
+        },
+        "judge.url",
+      ],
+      [
+        {
+          name: "x",
+          judge: { provider: "openai", url: judge.openaiUrl, model: "m", prompt: "p" },
+          output: { kind: "number", min: 1, max: 0 },
+        },
+        "output.min",
+      ],
+    ];
+    for (const [body, field] of cases) {
+      const res = await api("/evaluators", { method: "POST", body: { service_name: SERVICE, ...body } });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error).toContain(field);
+    }
+    const doc = await api("/openapi.json");
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(["/evaluators", "/evaluators/{id}", "/evaluators/{id}/evaluations"]),
+    );
+  });
+});
+
+describe("running evaluators on matured sessions", () => {
+  test("a deterministic check judges a settled session once, as a score of source evaluator", async () => {
+    const e = await createEvaluator({
+      name: "json-answer",
+      check: {
+        type: "json_schema",
+        schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } },
+      },
+    });
+    await Bun.sleep(100); // past the runner's evaluator cache
+    await sendSession("check-1", '{"ok": true}');
+    await sendSession("check-2", "not json at all");
+    const rows = await waitFor(
+      async () => {
+        const r = await evaluations(e.id);
+        return r.length >= 2 ? r : null;
+      },
+      { timeoutMs: 30_000, what: "two evaluations" },
+    );
+    const scores = await api(`/telemetry/otel/sessions/${SERVICE}/check-1/scores`);
+    const mine = scores.body.scores.filter((s: any) => s.name === "json-answer");
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ source: "evaluator", value: true, dataType: "boolean" });
+    expect(mine[0].evaluator).toMatchObject({ evaluatorId: e.id, version: 1, costUsd: null });
+    const bad = (await api(`/telemetry/otel/sessions/${SERVICE}/check-2/scores`)).body.scores.find(
+      (s: any) => s.name === "json-answer",
+    );
+    expect(bad.value).toBe(false);
+    expect(bad.comment).toContain("not valid JSON");
+    expect(rows.every((r) => r.status === "scored")).toBe(true);
+    await api(`/evaluators/${e.id}`, { method: "DELETE" });
+  }, 60_000);
+
+  test("a judge in each wire format: judged exactly once; no new turns is not judged again, a new turn is", async () => {
+    const openai = await createEvaluator({
+      name: "helpfulness",
+      judge: {
+        provider: "openai",
+        url: judge.openaiUrl,
+        model: "score:0.8",
+        prompt: "Rate how helpful {{final_answer}} is for {{last_user_message}}.\n{{output_instructions}}",
+      },
+      output: { kind: "number", min: 0, max: 1 },
+      api_key: "sk-openai-test",
+      filter: { environment: ["test"] },
+    });
+    const anthropic = await createEvaluator({
+      name: "tone",
+      judge: {
+        provider: "anthropic",
+        url: judge.anthropicUrl,
+        model: 'score:"polite"',
+        prompt: "Judge the tone of {{transcript}}.",
+      },
+      output: { kind: "label", labels: ["polite", "rude"] },
+      api_key: "sk-ant-test",
+    });
+    await Bun.sleep(100);
+    await sendSession("judged-1", "Here is how to reset your password: open settings.");
+    for (const e of [openai, anthropic])
+      await waitFor(async () => (await evaluations(e.id)).length === 1, {
+        timeoutMs: 30_000,
+        what: `${e.name} judged`,
+      });
+    const oa = judge.callsOf("score:0.8");
+    expect(oa).toHaveLength(1);
+    expect(oa[0].headers.get("authorization")).toBe("Bearer sk-openai-test");
+    expect(oa[0].body.response_format.type).toBe("json_schema");
+    // The transcript is in the data block, never in the instructions.
+    expect(oa[0].body.messages[0].content).not.toContain("reset your password");
+    expect(oa[0].body.messages[1].content).toContain("<final_answer>\nHere is how to reset your password");
+    const an = judge.callsOf('score:"polite"');
+    expect(an).toHaveLength(1);
+    expect(an[0].headers.get("x-api-key")).toBe("sk-ant-test");
+    expect(an[0].body.tool_choice).toEqual({ type: "tool", name: "record_evaluation" });
+    expect(an[0].body.system).not.toContain("reset your password");
+
+    const scores = (await api(`/telemetry/otel/sessions/${SERVICE}/judged-1/scores`)).body.scores;
+    const helpful = scores.find((s: any) => s.name === "helpfulness");
+    expect(helpful).toMatchObject({ source: "evaluator", value: 0.8, comment: "judged by the fake judge" });
+    expect(helpful.evaluator).toMatchObject({
+      evaluatorId: openai.id,
+      version: 1,
+      inputTokens: 1000,
+      outputTokens: 50,
+    });
+    expect(helpful.evaluator.costUsd).toBeGreaterThan(0);
+    expect(scores.find((s: any) => s.name === "tone")).toMatchObject({ value: "polite", source: "evaluator" });
+
+    // An event re-matures the session without a new turn: not judged again.
+    const event = {
+      name: "ui.click",
+      service_name: SERVICE,
+      session_id: "judged-1",
+      timestamp: new Date().toISOString(),
+    };
+    expect(
+      (await stack.ingestRequest("/raw/events", event, { authorization: `Bearer ${tenant.telemetryKey}` })).status,
+    ).toBe(200);
+    await waitFor(
+      async () => {
+        const [s] = await stack.database
+          .sql`select maturation_count, published_count from sessions where session_id = 'judged-1'`;
+        return s.maturation_count >= 2 && s.published_count >= s.maturation_count;
+      },
+      { timeoutMs: 30_000, what: "second maturation" },
+    );
+    await Bun.sleep(1_500);
+    expect(await evaluations(openai.id)).toHaveLength(1);
+    expect(judge.callsOf("score:0.8")).toHaveLength(1);
+
+    // A new turn: judged again; the latest judgement replaces the score.
+    await sendSession("judged-1", "And then press save.", { turn: 2 });
+    await waitFor(async () => (await evaluations(openai.id)).length === 2, { timeoutMs: 30_000, what: "judged again" });
+    const again = (await api(`/telemetry/otel/sessions/${SERVICE}/judged-1/scores`)).body.scores.filter(
+      (s: any) => s.name === "helpfulness",
+    );
+    expect(again).toHaveLength(1);
+    const listed = await api(`/evaluators/${openai.id}/evaluations`);
+    expect(listed.body.evaluations).toHaveLength(2);
+    expect(listed.body.evaluations[0]).toMatchObject({ status: "scored", value: 0.8, evaluator_version: 1 });
+    for (const e of [openai, anthropic]) await api(`/evaluators/${e.id}`, { method: "DELETE" });
+  }, 90_000);
+
+  test("judge faults end as retries or visible failed evaluations; a refused key pauses the evaluator", async () => {
+    const make = (name: string, model: string, extra: Record<string, unknown> = {}) =>
+      createEvaluator({
+        name,
+        judge: { provider: "openai", url: judge.openaiUrl, model, prompt: "Rate {{transcript}}.", ...extra },
+        output: { kind: "number", min: 0, max: 1 },
+      });
+    const e429 = await make("f-429", "retry-after:1");
+    const e500 = await make("f-500", "500");
+    const notJson = await make("f-not-json", "not-json");
+    const range = await make("f-range", "out-of-range");
+    const hang = await make("f-hang", "hang", { timeout_seconds: 1 });
+    const huge = await make("f-huge", "huge");
+    const redirect = await make("f-redirect", "redirect");
+    const refused = await make("f-401", "401");
+    await Bun.sleep(100);
+    await sendSession("faults-1", "An answer.");
+    const all = [e429, e500, notJson, range, hang, huge, redirect];
+    const done = await waitFor(
+      async () => {
+        const rows = await Promise.all(all.map((e) => evaluations(e.id)));
+        return rows.every((r) => r.length === 1) ? rows.map((r) => r[0]) : null;
+      },
+      { timeoutMs: 60_000, what: "every fault evaluator recorded" },
+    );
+    const [r429, r500, rNotJson, rRange, rHang, rHuge, rRedirect] = done;
+    expect(r429).toMatchObject({ status: "scored", value: 1 });
+    const calls429 = judge.callsOf("retry-after:1");
+    expect(calls429).toHaveLength(2);
+    expect(calls429[1].at - calls429[0].at).toBeGreaterThanOrEqual(900); // Retry-After: 1 honoured
+    expect(r500.status).toBe("failed");
+    expect(r500.error).toContain("HTTP 500");
+    expect(rNotJson).toMatchObject({ status: "failed" });
+    expect(rNotJson.error).toContain("does not fit");
+    expect(judge.callsOf("not-json")).toHaveLength(3);
+    expect(rRange.error).toContain("outside 0..1");
+    expect(rHang.error).toContain("timeout");
+    expect(rHuge.error).toContain("larger than");
+    expect(rRedirect.error).toContain("redirect");
+    expect(judge.callsOf("redirect")).toHaveLength(1); // not followed, not retried
+    await waitFor(async () => (await api(`/evaluators/${refused.id}`)).body.status === "paused", {
+      what: "401 pauses",
+    });
+    const paused = (await api(`/evaluators/${refused.id}`)).body;
+    expect(paused.status_reason).toContain("401");
+    // Each failure is visible: failed evaluations list with their error, no score written.
+    const failedList = await api(`/evaluators/${e500.id}/evaluations?status=failed`);
+    expect(failedList.body.evaluations[0].error).toContain("HTTP 500");
+    const scores = (await api(`/telemetry/otel/sessions/${SERVICE}/faults-1/scores`)).body.scores;
+    expect(scores.map((s: any) => s.name)).toEqual(["f-429"]);
+    for (const e of [...all, refused]) await api(`/evaluators/${e.id}`, { method: "DELETE" });
+  }, 120_000);
+
+  test("a daily budget stops the evaluator for the day, visibly", async () => {
+    const e = await createEvaluator({
+      name: "budgeted",
+      judge: { provider: "openai", url: judge.openaiUrl, model: "score:0.3", prompt: "Rate {{transcript}}." },
+      output: { kind: "number", min: 0, max: 1 },
+      daily_budget_usd: 0.000001,
+    });
+    await Bun.sleep(100);
+    await sendSession("budget-1", "one");
+    await waitFor(async () => (await evaluations(e.id)).length === 1, { timeoutMs: 30_000, what: "first judged" });
+    const after = (await api(`/evaluators/${e.id}`)).body;
+    expect(after.budget.exhausted).toBe(true);
+    expect(after.budget.spent_usd).toBeGreaterThan(0);
+    await sendSession("budget-2", "two");
+    await waitFor(
+      async () => {
+        const [s] = await stack.database.sql`select published_count from sessions where session_id = 'budget-2'`;
+        return s && s.published_count >= 1;
+      },
+      { timeoutMs: 30_000, what: "budget-2 matured" },
+    );
+    await Bun.sleep(1_500);
+    expect(await evaluations(e.id)).toHaveLength(1);
+    await api(`/evaluators/${e.id}`, { method: "DELETE" });
+  }, 60_000);
+});
