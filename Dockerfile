@@ -24,5 +24,6 @@ COPY web ./web
 COPY scripts/migrate.ts scripts/admin.ts ./scripts/
 # Runs as the image's unprivileged `bun` user; nothing in /app is writable by it.
 USER bun
-EXPOSE 3100 3200 3300 3400
+# 4317: the ingest host's OTLP/gRPC listener (INGEST_GRPC_PORT, docs/otlp.md).
+EXPOSE 3100 3200 3300 3400 4317
 CMD ["sh", "-c", "exec bun run apps/${APP}/src/main.ts"]

@@ -192,6 +192,7 @@ async function main() {
       SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
       INGEST_PORT: String(ingestPort),
+      INGEST_GRPC_PORT: "0",
       PLATFORM_PORT: String(platformPort),
       MATURATION_WINDOW_SECONDS: String(WINDOW),
       INGEST_RATE_LIMIT_PER_SECOND: "0",

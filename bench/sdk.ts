@@ -284,6 +284,7 @@ async function ingestCpu() {
         NATS_URL: nats.url,
         DATABASE_URL: pg.url,
         INGEST_PORT: String(ingestPort),
+        INGEST_GRPC_PORT: "0",
         SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
         INGEST_RATE_LIMIT_PER_SECOND: "0",
         LOG_LEVEL: "error",

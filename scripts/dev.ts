@@ -154,6 +154,13 @@ async function main() {
   const dispatcherPort = process.env.DISPATCHER_PORT
     ? Number(process.env.DISPATCHER_PORT)
     : await portOr(undefined, 3400);
+  // OTLP/gRPC (docs/otlp.md): 4317, another free port when taken (a local collector often has it).
+  const grpcPort =
+    process.env.INGEST_GRPC_PORT === "off"
+      ? null
+      : process.env.INGEST_GRPC_PORT
+        ? Number(process.env.INGEST_GRPC_PORT)
+        : await portOr(undefined, 4317);
   // HEALTH_PORT is for one app per container; here it would give the processor and dispatcher
   // the same port, so dev drops it and gives each its own.
   const { HEALTH_PORT: healthPort, ...inherited } = process.env;
@@ -168,6 +175,7 @@ async function main() {
     DATABASE_URL: databaseUrl,
     INGEST_PORT: String(ingestPort),
     INGEST_PUBLIC_URL: ingestPublicUrl,
+    INGEST_GRPC_PORT: grpcPort === null ? "off" : String(grpcPort),
     PLATFORM_PORT: String(platformPort),
     PROCESSOR_PORT: String(processorPort),
     DISPATCHER_PORT: String(dispatcherPort),
@@ -194,6 +202,7 @@ async function main() {
   console.log(`
 Cellar is running (maturation window ${env.MATURATION_WINDOW_SECONDS}s)
   ingest URL     http://127.0.0.1:${ingestPort}
+  OTLP/gRPC      ${grpcPort === null ? "off (INGEST_GRPC_PORT=off)" : `http://127.0.0.1:${grpcPort}   (OTEL_EXPORTER_OTLP_PROTOCOL=grpc; /v1/traces, /v1/logs over HTTP on the ingest URL)`}
   platform URL   http://127.0.0.1:${platformPort}/api/v1
   dashboard      http://127.0.0.1:${platformPort}/   (admin@cellar.local / ${t.dashboardPassword})
   tenant id      ${t.tenantId}

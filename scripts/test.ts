@@ -27,6 +27,8 @@ async function main(): Promise<number> {
     env.DATABASE_URL = pg.url;
   }
   env.CELLAR_TEST_INFRA = "1";
+  // An ingest app a test starts listens for OTLP/gRPC on any free port, not on a shared 4317.
+  env.INGEST_GRPC_PORT ??= "0";
   const child = spawn(process.execPath, ["test", "--timeout", "60000", ...process.argv.slice(2)], {
     env,
     stdio: ["inherit", "pipe", "pipe"],

@@ -27,9 +27,20 @@ describe("loadConfig", () => {
     [{ SECRET_ENCRYPTION_KEY: "c2hvcnQ=" }, "SECRET_ENCRYPTION_KEY"],
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
     [{ INGEST_PORT: "3000", PLATFORM_PORT: "3000" }, "PLATFORM_PORT"],
+    [{ INGEST_GRPC_PORT: "grpc" }, "INGEST_GRPC_PORT"],
+    [{ INGEST_GRPC_PORT: "70000" }, "INGEST_GRPC_PORT"],
+    [{ INGEST_GRPC_PORT: "3100" }, "INGEST_GRPC_PORT"],
   ])("rejects %p naming %s", (env, variable) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, ...env })).toThrow(variable);
+  });
+
+  test("the gRPC port: 4317 by default, a number, 0 for any free port, or off", () => {
+    expect(loadConfig(base).INGEST_GRPC_PORT).toBe(4317);
+    expect(loadConfig({ ...base, INGEST_GRPC_PORT: "" }).INGEST_GRPC_PORT).toBe(4317);
+    expect(loadConfig({ ...base, INGEST_GRPC_PORT: "14317" }).INGEST_GRPC_PORT).toBe(14317);
+    expect(loadConfig({ ...base, INGEST_GRPC_PORT: "0", INGEST_PORT: "0" }).INGEST_GRPC_PORT).toBe(0);
+    expect(loadConfig({ ...base, INGEST_GRPC_PORT: "off" }).INGEST_GRPC_PORT).toBe("off");
   });
 
   test("a missing encryption key is named", () => {

@@ -28,6 +28,11 @@ export const ConfigSchema = Type.Object({
   DATABASE_READ_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
   INGEST_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3100 }),
   /**
+   * The ingest host's OTLP/gRPC listener (docs/otlp.md): 4317, the port OpenTelemetry SDKs and
+   * collectors send gRPC to; 0 any free port; `off` no gRPC listener (/v1/* over HTTP stay).
+   */
+  INGEST_GRPC_PORT: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Literal("off")], { default: 4317 }),
+  /**
    * The ingest host's public base URL (https://ingest.example.com): new DSNs carry it
    * (docs/sdks.md). Unset: DSNs are minted in the legacy form, without an endpoint.
    */
@@ -137,6 +142,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.INGEST_PORT !== 0 && config.INGEST_PORT === config.PLATFORM_PORT) {
     throw new ConfigError("invalid PLATFORM_PORT: must differ from INGEST_PORT");
+  }
+  const grpcPort = config.INGEST_GRPC_PORT;
+  if (grpcPort !== "off" && grpcPort !== 0 && (grpcPort === config.INGEST_PORT || grpcPort === config.PLATFORM_PORT)) {
+    throw new ConfigError("invalid INGEST_GRPC_PORT: must differ from INGEST_PORT and PLATFORM_PORT");
   }
   const problem = checkDeploymentSettings(config);
   if (problem) throw new ConfigError(problem);

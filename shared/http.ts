@@ -6,7 +6,8 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** What an incoming `x-request-id` may be (else one is made up): echoed, so kept short and plain. */
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * The contract's error shape on every failure (`{"error": "..."}`), an `x-request-id` echoed or

@@ -4,14 +4,18 @@
  * migrate step, and `bun run apps/<app>/src/main.ts` for each of the four apps). Real clients
  * send through every door; each case ends with the transcript, tokens and cost read back through
  * the platform API over HTTP. One stack for the whole file, a 1-second maturation window.
- * The batch door (`/raw/batch`, docs/sdks.md, issue 23) is driven like the single doors.
+ * The batch door (`/raw/batch`, docs/sdks.md, issue 23) is driven like the single doors, and
+ * OTLP/gRPC (issue 41) with the SDK's own gRPC exporters like OTLP/HTTP.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import * as grpc from "@grpc/grpc-js";
 import fc from "fast-check";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { bytesMethod, LOGS_EXPORT, TRACE_EXPORT } from "../apps/ingest/src/otlp/grpc/server.ts";
 import { createDatabase } from "@cellar/shared/db/client";
 import {
   APP_PORTS,
+  GRPC_PORT,
   metricSample,
   publishAsNatsAdmin,
   startComposeStack,
@@ -34,11 +38,14 @@ type Tenant = Awaited<ReturnType<typeof bootstrapTenant>>;
 let stack: ComposeStack;
 let tenant: Tenant;
 let ingestUrl: string;
+/** The ingest container's OTLP/gRPC listener (INGEST_GRPC_PORT 4317 in docker-compose.yml). */
+let grpcUrl: string;
 const SERVICE = "doors";
 
 beforeAll(async () => {
   stack = await startComposeStack();
   ingestUrl = stack.url(APP_PORTS.ingest, "");
+  grpcUrl = `http://127.0.0.1:${stack.local.port(GRPC_PORT)}`;
   tenant = await newTenant("doors");
 }, 180_000);
 afterAll(() => stack?.stop());
@@ -162,43 +169,48 @@ test("every door, every provider, both encodings and every convention: stored an
     ]);
   });
 
-  // /v1/traces: the SDK's protobuf and JSON exporters, one request per encoding and convention.
+  // /v1/traces: the SDK's protobuf and JSON exporters, one request per encoding and convention;
+  // TraceService/Export: the SDK's gRPC exporter, the same spans.
   const conventions: Array<[Convention, string]> = [
     ["genai", "GenAI conventions (gen_ai.provider.name, input/output messages, system instructions)"],
     ["openllmetry", "OpenLLMetry (gen_ai.prompt.N / gen_ai.completion.N)"],
     ["openinference", "OpenInference (llm.*)"],
   ];
-  for (const encoding of ["protobuf", "json"] as const)
+  const doorOf = (encoding: string) => (encoding === "grpc" ? "gRPC TraceService/Export" : "/v1/traces");
+  for (const encoding of ["protobuf", "json", "grpc"] as const)
     for (const [convention, label] of conventions) {
       const calls = (Object.keys(PROVIDERS) as Provider[]).map((provider, i) => ({
         provider,
         call: call(`otlp-${encoding}-${convention}-${provider}`, i),
       }));
       await exportSpans({
-        url: `${ingestUrl}/v1/traces`,
+        url: encoding === "grpc" ? grpcUrl : `${ingestUrl}/v1/traces`,
         credential: tenant.telemetryKey,
         encoding,
         serviceName: SERVICE,
         spans: calls.map((c) => modelCallSpan(convention, c.provider, c.call)),
       });
       for (const c of calls)
-        row(`/v1/traces`, `OTel SDK ${encoding} exporter, ${label}`, c.provider, () =>
+        row(doorOf(encoding), `OTel SDK ${encoding} exporter, ${label}`, c.provider, () =>
           expectCall(tenant, c.call, c.provider),
         );
     }
 
-  // /v1/logs: messages as log records beside a span without them, both log exporters.
-  for (const encoding of ["protobuf", "json"] as const) {
+  // /v1/logs: messages as log records beside a span without them, every log exporter.
+  for (const encoding of ["protobuf", "json", "grpc"] as const) {
     const c = call(`logs-${encoding}`);
     const traceId = await exportCallWithMessageLogs({
-      baseUrl: ingestUrl,
+      baseUrl: encoding === "grpc" ? grpcUrl : ingestUrl,
       credential: tenant.telemetryKey,
       encoding,
       serviceName: SERVICE,
       call: c,
     });
-    row(`/v1/logs + /v1/traces`, `OTel SDK ${encoding} log and span exporters, per-message events`, "openai", () =>
-      expectCall(tenant, { ...c, sessionId: traceId }, "openai"),
+    row(
+      encoding === "grpc" ? "gRPC LogsService + TraceService" : `/v1/logs + /v1/traces`,
+      `OTel SDK ${encoding} log and span exporters, per-message events`,
+      "openai",
+      () => expectCall(tenant, { ...c, sessionId: traceId }, "openai"),
     );
   }
 
@@ -244,14 +256,84 @@ test("every door, every provider, both encodings and every convention: stored an
       ...table.map((r) => `| ${r.join(" | ")} |`),
     ].join("\n"),
   );
-  expect(table).toHaveLength(2 + 2 * 3 * 4 + 2 + 2 + 1);
+  expect(table).toHaveLength(2 + 3 * 3 * 4 + 3 + 2 + 1);
   expect(await deadLetterCount(tenant)).toBe(0);
-}, 120_000);
+}, 150_000);
+
+/** One raw unary call to the gRPC door, with grpc-js's client: bytes no SDK would send. */
+function grpcExportRaw(path: string, message: Buffer, token: string): Promise<grpc.ServiceError | null> {
+  const Client = grpc.makeGenericClientConstructor(
+    { Export: bytesMethod(path) } as unknown as grpc.ServiceDefinition,
+    "Raw",
+  );
+  const client = new Client(
+    grpcUrl.replace("http://", ""),
+    grpc.credentials.createInsecure(),
+  ) as unknown as grpc.Client & {
+    Export: Function;
+  };
+  const metadata = new grpc.Metadata();
+  metadata.set("authorization", `Bearer ${token}`);
+  return new Promise((resolve) =>
+    client.Export(message, metadata, (err: grpc.ServiceError | null) => {
+      client.close();
+      resolve(err);
+    }),
+  );
+}
+
+test("the gRPC door refuses as the HTTP door does: a bad token UNAUTHENTICATED (nothing stored), an oversized message RESOURCE_EXHAUSTED, garbage INVALID_ARGUMENT, and it keeps serving", async () => {
+  const t = await newTenant("grpc-refusals");
+  const refused = async (credential: string, c: ModelCall, attributes: Record<string, string> = {}) => {
+    const span = modelCallSpan("genai", "openai", c);
+    const error = await exportSpans({
+      url: grpcUrl,
+      credential,
+      encoding: "grpc",
+      serviceName: SERVICE,
+      spans: [{ ...span, attributes: { ...span.attributes, ...attributes } }],
+    }).then(
+      () => null,
+      (err: grpc.ServiceError) => err,
+    );
+    return error?.code;
+  };
+  const wrongKey = `${t.telemetryKey.slice(0, -4)}zzzz`;
+  expect(await refused(wrongKey, call("grpc-bad-token"))).toBe(grpc.status.UNAUTHENTICATED);
+  // Over INGEST_MAX_BODY_BYTES (4 MiB in .env.example): refused before it is read whole.
+  expect(await refused(t.telemetryKey, call("grpc-oversized"), { padding: "x".repeat(4_300_000) })).toBe(
+    grpc.status.RESOURCE_EXHAUSTED,
+  );
+  const garbage = Buffer.from("\xff\xff\xff\xff\x0f not an ExportTraceServiceRequest", "latin1");
+  expect((await grpcExportRaw(TRACE_EXPORT, garbage, t.telemetryKey))?.code).toBe(grpc.status.INVALID_ARGUMENT);
+  expect((await grpcExportRaw(LOGS_EXPORT, garbage, t.telemetryKey))?.code).toBe(grpc.status.INVALID_ARGUMENT);
+
+  // The same listener still serves: the next export lands and reads back. Another credential:
+  // this one's unreadable messages made its next request wait for a full bucket (docs/ingestion.md).
+  const other = await newTenant("grpc-after");
+  const after = call("grpc-after-refusals", 2);
+  expect(
+    await exportSpans({
+      url: grpcUrl,
+      credential: other.telemetryKey,
+      encoding: "grpc",
+      serviceName: SERVICE,
+      spans: [modelCallSpan("openllmetry", "anthropic", after)],
+    }),
+  ).toEqual({ rejected: 0 });
+  await expectCall(other, after, "anthropic");
+  // Stored in order, so once the later call is readable the refused ones would be too: they are not.
+  for (const session of ["grpc-bad-token", "grpc-oversized"]) {
+    const r = await platform(t, `/telemetry/otel/sessions/${SERVICE}/${session}/transcript`);
+    expect({ session, status: r.status }).toEqual({ session, status: 404 });
+  }
+  expect(await deadLetterCount(t)).toBe(0);
+}, 90_000);
 
 // ---- Across the process boundary, for generated inputs: stored means readable, nothing lost. ----
 
-type Door = "raw-traces" | "raw-events" | "raw-batch" | "otlp-json" | "otlp-protobuf";
-const DOORS: Door[] = ["raw-traces", "raw-events", "raw-batch", "otlp-json", "otlp-protobuf"];
+type Door = "raw-traces" | "raw-events" | "raw-batch" | "otlp-json" | "otlp-protobuf" | "otlp-grpc";
+const DOORS: Door[] = ["raw-traces", "raw-events", "raw-batch", "otlp-json", "otlp-protobuf", "otlp-grpc"];
 /** Any text: every code point (lone surrogates included) or whole graphemes. */
 const anyText = fc.oneof(
   fc.string({ unit: "binary", minLength: 1, maxLength: 120 }),
@@ -297,10 +379,11 @@ async function send(t: Tenant, door: Door, g: Generated, sessionId: string): Pro
     const item = r.status === 200 ? (await r.json()).items[0] : null;
     return item?.status === "accepted" ? null : (item?.error ?? `${r.status}`);
   }
+  const encoding = door === "otlp-json" ? "json" : door === "otlp-grpc" ? "grpc" : "protobuf";
   const { rejected } = await exportSpans({
-    url: `${ingestUrl}/v1/traces`,
+    url: encoding === "grpc" ? grpcUrl : `${ingestUrl}/v1/traces`,
     credential: t.telemetryKey,
-    encoding: door === "otlp-json" ? "json" : "protobuf",
+    encoding,
     serviceName: SERVICE,
     spans: [modelCallSpan("genai", g.provider, asCall(g, sessionId))],
   });

@@ -66,6 +66,7 @@ export class ChaosSystem {
       NATS_URL: this.nats.url,
       NATS_REPLICAS: "3",
       DATABASE_URL: this.databaseUrl,
+      INGEST_GRPC_PORT: "0", // no fixed 4317 for several ingest instances on one machine
       SECRET_ENCRYPTION_KEY: this.opts.secretKey,
       MATURATION_WINDOW_SECONDS: String(this.opts.windowSeconds),
       WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8",

@@ -119,6 +119,8 @@ export async function startBench(name: string, opts: BenchOptions = {}): Promise
       ...(nats ? { NATS_URL: nats.url } : {}),
       SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)),
       LOG_LEVEL: "error",
+      // Benches share the machine: no fixed 4317 (another run may hold it); any free port.
+      INGEST_GRPC_PORT: "0",
     };
     const spawnScript = (argv: string[], o: SpawnOptions = {}) => {
       const child = spawn(process.execPath, [...(o.bunFlags ?? []), ...argv], {

@@ -35,6 +35,8 @@ export async function startAppProcesses(
     DATABASE_URL: databaseUrl,
     NATS_URL: process.env.NATS_URL!,
     INGEST_PORT: String(ingestPort),
+    // Any free port: other test runs share this machine (and a second ingest instance this file).
+    INGEST_GRPC_PORT: "0",
     PLATFORM_PORT: String(platformPort),
     INGEST_PUBLIC_URL: ingestUrl,
     // Ops ports of the processor and dispatcher: any free one (other runs share this machine).

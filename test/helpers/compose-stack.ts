@@ -34,6 +34,8 @@ import { chatTrace } from "./payloads";
 import { waitFor } from "./stack";
 
 export const APP_PORTS = { ingest: 3100, platform: 3200, processor: 3300, dispatcher: 3400 } as const;
+/** The ingest container's OTLP/gRPC port (not HTTP: no /ready on it). */
+export const GRPC_PORT = 4317;
 export type AppService = keyof typeof APP_PORTS;
 
 /** .env.example with every empty password and the encryption key filled in, plus test timings. */
@@ -84,7 +86,7 @@ export async function startComposeStack(
   const scratch = mkdtempSync(join(tmpdir(), "cellar-compose-"));
   const compose = loadCompose(join(ROOT, "docker-compose.yml"), env);
   const ports = new Map<number, number>();
-  for (const p of [4222, 8222, 5432, ...Object.values(APP_PORTS)]) ports.set(p, await freePort());
+  for (const p of [4222, 8222, 5432, ...Object.values(APP_PORTS), GRPC_PORT]) ports.set(p, await freePort());
   const local = new Localizer(Object.keys(compose.services), ports, mountsOf(compose, scratch));
   const running = new Map<string, Running>();
   let pg: RunningPostgres | undefined;

@@ -6,6 +6,9 @@ import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trac
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { OTLPTraceExporter as ProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as GrpcTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
+import { OTLPLogExporter as GrpcLogExporter } from "@opentelemetry/exporter-logs-otlp-grpc";
+import { credentials, Metadata } from "@grpc/grpc-js";
 
 /**
  * Model-call spans as instrumentations write them, in the current GenAI conventions and in the
@@ -13,6 +16,24 @@ import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-
  * the end-to-end door suite and the dead-letter replay test.
  */
 export type Convention = "genai" | "openllmetry" | "openinference";
+/** OTLP/HTTP in protobuf or JSON (`url`: the /v1/* URL), or OTLP/gRPC (`url`: http://host:port). */
+export type OtlpEncoding = "protobuf" | "json" | "grpc";
+
+/** The SDK's own exporters for `encoding`, authenticated with `credential`. */
+export function otlpExporters(encoding: OtlpEncoding, credential: string, traceUrl: string, logUrl = traceUrl) {
+  if (encoding === "grpc") {
+    const metadata = new Metadata();
+    metadata.set("authorization", `Bearer ${credential}`);
+    const config = { url: traceUrl, metadata, credentials: credentials.createInsecure() };
+    return { traces: new GrpcTraceExporter(config), logs: new GrpcLogExporter({ ...config, url: logUrl }) };
+  }
+  const headers = { Authorization: `Bearer ${credential}` };
+  const spans = { url: traceUrl, headers };
+  const logs = { url: logUrl, headers };
+  return encoding === "protobuf"
+    ? { traces: new ProtoTraceExporter(spans), logs: new ProtoLogExporter(logs) }
+    : { traces: new JsonTraceExporter(spans), logs: new JsonLogExporter(logs) };
+}
 export type Provider = "openai" | "anthropic" | "gemini" | "bedrock";
 
 export interface ModelCall {
@@ -109,7 +130,7 @@ export function modelCallSpan(convention: Convention, provider: Provider, call: 
 }
 
 /**
- * Exports `spans` with the SDK's own OTLP/HTTP exporter (protobuf or JSON) through a batch
+ * Exports `spans` with the SDK's own OTLP exporter (HTTP protobuf or JSON, or gRPC) through a batch
  * processor (one request for up to 512 spans) and resolves once the export is done, with how
  * many spans ingest refused in a partial success (the exporter reports those only to its
  * diagnostic logger). Throws when the exporter reported a failure.
@@ -117,11 +138,10 @@ export function modelCallSpan(convention: Convention, provider: Provider, call: 
 export async function exportSpans(opts: {
   url: string;
   credential: string;
-  encoding: "protobuf" | "json";
+  encoding: OtlpEncoding;
   serviceName: string;
   spans: Array<{ name: string; attributes: Attributes }>;
 }): Promise<{ rejected: number }> {
-  const config = { url: opts.url, headers: { Authorization: `Bearer ${opts.credential}` } };
   let rejected = 0;
   const quiet = () => {};
   diag.setLogger(
@@ -137,7 +157,7 @@ export async function exportSpans(opts: {
     },
     { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
   );
-  const exporter = opts.encoding === "protobuf" ? new ProtoTraceExporter(config) : new JsonTraceExporter(config);
+  const exporter = otlpExporters(opts.encoding, opts.credential, opts.url).traces;
   let failure: unknown;
   const original = exporter.export.bind(exporter);
   exporter.export = (items, done) =>
@@ -155,45 +175,42 @@ export async function exportSpans(opts: {
     const span = tracer.startSpan(s.name, { kind: SpanKind.CLIENT, attributes: s.attributes, startTime: end - 900 });
     span.end(end);
   }
-  await provider.forceFlush();
+  // A failed export rejects the flush with every processor's errors: the exporter's own is thrown.
+  const flushFailure = await provider.forceFlush().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   await provider.shutdown();
   diag.disable();
-  if (failure) throw failure;
+  if (failure ?? flushFailure) throw failure ?? flushFailure;
   return { rejected };
 }
 
 /**
  * A model call the way `@opentelemetry/instrumentation-openai` reports it: a span with usage and
  * no messages, and the messages as log records in the span's context (`gen_ai.system.message`,
- * `gen_ai.user.message`, `gen_ai.choice`), exported through `/v1/logs` in `encoding` by the SDK's
+ * `gen_ai.user.message`, `gen_ai.choice`), exported through `/v1/logs` (or gRPC) in `encoding` by the SDK's
  * own log exporter. The call's session is its OTLP trace id (no session attribute): returned.
  */
 export async function exportCallWithMessageLogs(opts: {
   baseUrl: string;
   credential: string;
-  encoding: "protobuf" | "json";
+  encoding: OtlpEncoding;
   serviceName: string;
   call: ModelCall;
 }): Promise<string> {
-  const headers = { Authorization: `Bearer ${opts.credential}` };
   const resource = resourceFromAttributes({ "service.name": opts.serviceName });
-  const spanConfig = { url: `${opts.baseUrl}/v1/traces`, headers };
-  const logConfig = { url: `${opts.baseUrl}/v1/logs`, headers };
+  const exporters =
+    opts.encoding === "grpc"
+      ? otlpExporters("grpc", opts.credential, opts.baseUrl)
+      : otlpExporters(opts.encoding, opts.credential, `${opts.baseUrl}/v1/traces`, `${opts.baseUrl}/v1/logs`);
   const tracerProvider = new BasicTracerProvider({
     resource,
-    spanProcessors: [
-      new BatchSpanProcessor(
-        opts.encoding === "protobuf" ? new ProtoTraceExporter(spanConfig) : new JsonTraceExporter(spanConfig),
-      ),
-    ],
+    spanProcessors: [new BatchSpanProcessor(exporters.traces)],
   });
   const loggerProvider = new LoggerProvider({
     resource,
-    processors: [
-      new BatchLogRecordProcessor({
-        exporter: opts.encoding === "protobuf" ? new ProtoLogExporter(logConfig) : new JsonLogExporter(logConfig),
-      }),
-    ],
+    processors: [new BatchLogRecordProcessor({ exporter: exporters.logs })],
   });
   const { call } = opts;
   const span = tracerProvider.getTracer("cellar-e2e").startSpan("chat gpt-4o-mini", {

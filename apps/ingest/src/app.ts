@@ -3,7 +3,7 @@ import { httpBasics } from "@cellar/shared/http";
 import { postBatch } from "./batch.ts";
 import { methodNotAllowed, preflightResponse } from "./credentials.ts";
 import { createOtlpIngest } from "./otlp/routes.ts";
-import { createIngestPipeline, type IngestDeps } from "./pipeline.ts";
+import { createIngestPipeline, type IngestDeps, type IngestPipeline } from "./pipeline.ts";
 import { postRaw } from "./raw.ts";
 import { postScore } from "./scores.ts";
 
@@ -22,10 +22,10 @@ export async function getOpenApi(): Promise<unknown> {
 /**
  * The write-only ingestion host: POST /raw/traces and /raw/events (contract: Ingestion), the
  * batch door /raw/batch (docs/sdks.md) and OTLP/HTTP (docs/otlp.md). Each route's handler is a
- * named function taking the shared pipeline (pipeline.ts), tested on its own.
+ * named function taking the shared pipeline (pipeline.ts), tested on its own. `pipeline`: main.ts
+ * passes the one the OTLP/gRPC door uses too, so a credential has one rate limit across doors.
  */
-export function createIngestApp(deps: IngestDeps) {
-  const pipeline = createIngestPipeline(deps);
+export function createIngestApp(deps: IngestDeps, pipeline: IngestPipeline = createIngestPipeline(deps)) {
   const otlp = createOtlpIngest({
     authenticate: pipeline.authenticate,
     reserveRateTokens: pipeline.reserveRateTokens,

@@ -1,12 +1,15 @@
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
+import { parseCidrList } from "@cellar/shared/webhooks/address";
 import { createIngestApp } from "./app.ts";
+import { createOtlpGrpcServer } from "./otlp/grpc/server.ts";
+import { createIngestPipeline } from "./pipeline.ts";
 import { assertPayloadFits, watchConnection } from "./publish.ts";
 
 // No async stack capture per request: ~20 us of CPU per publish on the hot path.
 const { config, logger, database, nats, ops } = await bootApp("ingest", { nats: true, noAsyncTraces: true });
 assertPayloadFits(nats.nc, config.INGEST_MAX_BODY_BYTES);
-const app = createIngestApp({
+const deps = {
   js: nats.js,
   topology: nats.topology,
   keys: new KeyResolver(database.db),
@@ -14,14 +17,29 @@ const app = createIngestApp({
   maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
   rateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
   connected: watchConnection(nats.nc).connected,
-});
+};
+// One pipeline for both listeners: a credential's rate limit counts HTTP and gRPC together.
+const pipeline = createIngestPipeline(deps);
+const app = createIngestApp(deps, pipeline);
 // The app enforces INGEST_MAX_BODY_BYTES itself with a JSON 413 (before reading a declared
 // length, while reading a chunked one); Bun's own cap would answer a bare 413 instead.
 const server = ops.serve(app, { maxRequestBodySize: 1024 ** 3 });
 logger.info("listening", { url: `http://127.0.0.1:${server.port}` });
+// OTLP/gRPC (docs/otlp.md): the same OTLP handling on its own port, unless INGEST_GRPC_PORT=off.
+const grpc =
+  config.INGEST_GRPC_PORT === "off"
+    ? null
+    : createOtlpGrpcServer({
+        pipeline,
+        maxMessageBytes: config.INGEST_MAX_BODY_BYTES,
+        logger,
+        trustedProxies: parseCidrList(config.TRUSTED_PROXIES),
+      });
+if (grpc) logger.info("listening", { grpc: `127.0.0.1:${await grpc.listen(config.INGEST_GRPC_PORT as number)}` });
 
 onShutdown(logger, [
   ["http", () => server.stop()],
+  ["grpc", () => grpc?.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);

@@ -28,7 +28,17 @@ export interface OtlpDeps {
 const PROTOBUF = /^application\/x-protobuf\s*(;.*)?$/i;
 const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 /** gRPC codes the OTLP spec pairs with HTTP statuses in its Status bodies. */
-const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 405: 12, 413: 8, 415: 3, 429: 8, 503: 14 };
+export const GRPC_CODE: Record<number, number> = {
+  400: 3,
+  401: 16,
+  403: 7,
+  404: 5,
+  405: 12,
+  413: 8,
+  415: 3,
+  429: 8,
+  503: 14,
+};
 
 export function encodingOf(request: Request): OtlpEncoding | null {
   const type = (request.headers.get("content-type") ?? "").trim();

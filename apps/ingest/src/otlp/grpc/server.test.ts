@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import * as grpc from "@grpc/grpc-js";
+import protobuf from "protobufjs";
+import { createLogger } from "@cellar/shared/logger";
+import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
+import { fakePipeline } from "../../../test/fake-pipeline.ts";
+import { bytesMethod, createOtlpGrpcServer, LOGS_EXPORT, TRACE_EXPORT } from "./server.ts";
+import { retryDelayOf } from "./status.ts";
+
+// The gRPC door over a pipeline of fakes, called with grpc-js's client (what the OpenTelemetry
+// gRPC exporters use). test/e2e-doors.test.ts drives it with the real exporters against the apps
+// as processes.
+
+const kv = (key: string, value: string | number) => ({
+  key,
+  value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value },
+});
+const ONE_SECOND = { startTimeUnixNano: "1760000000000000000", endTimeUnixNano: "1760000001000000000" };
+/** A client span `chat` of trace abab..., id `spanId`; without a model it is refused. */
+const modelCall = (spanId: string, model: string | null = "gpt-4o-mini") => ({
+  traceId: "ab".repeat(16),
+  spanId,
+  name: "chat",
+  kind: 3,
+  ...ONE_SECOND,
+  attributes: [
+    kv("gen_ai.operation.name", "chat"),
+    kv("gen_ai.provider.name", "openai"),
+    ...(model ? [kv("gen_ai.request.model", model)] : []),
+    kv("gen_ai.usage.input_tokens", 4),
+    kv("gen_ai.usage.output_tokens", 2),
+  ],
+});
+const traces = (...spans: unknown[]) =>
+  Buffer.from(
+    encodeRequestFromJson("traces", {
+      resourceSpans: [{ resource: { attributes: [kv("service.name", "notes-app")] }, scopeSpans: [{ spans }] }],
+    }),
+  );
+const logs = () =>
+  Buffer.from(
+    encodeRequestFromJson("logs", {
+      resourceLogs: [
+        {
+          resource: { attributes: [kv("service.name", "notes-app")] },
+          scopeLogs: [
+            {
+              logRecords: [
+                {
+                  timeUnixNano: "1760000000000000000",
+                  eventName: "parcel.lookup",
+                  body: { stringValue: "hello" },
+                  attributes: [kv("session.id", "s-1")],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  );
+
+/** Export*ServiceResponse { ExportPartialSuccess partial_success = 1 { int64 rejected = 1; string error_message = 2 } }. */
+function partialSuccess(bytes: Buffer): { rejected: number; message: string } | null {
+  const r = protobuf.Reader.create(bytes);
+  let out: { rejected: number; message: string } | null = null;
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag !== 10) {
+      r.skipType(tag & 7);
+      continue;
+    }
+    const p = protobuf.Reader.create(r.bytes());
+    out = { rejected: 0, message: "" };
+    while (p.pos < p.len) {
+      const t = p.uint32();
+      if (t === 8) out.rejected = Number(p.int64());
+      else if (t === 18) out.message = p.string();
+      else p.skipType(t & 7);
+    }
+  }
+  return out;
+}
+
+const Client = grpc.makeGenericClientConstructor(
+  { traces: bytesMethod(TRACE_EXPORT), logs: bytesMethod(LOGS_EXPORT) } as unknown as grpc.ServiceDefinition,
+  "OtlpTest",
+);
+
+type Answer = { body?: Buffer; error?: grpc.ServiceError };
+
+function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
+  const fake = fakePipeline({ maxBodyBytes: 16 * 1024, ...opts });
+  const server = createOtlpGrpcServer({
+    pipeline: fake.pipeline,
+    maxMessageBytes: fake.pipeline.maxBodyBytes,
+    logger: createLogger("silent"),
+  });
+  let client: grpc.Client & Record<string, Function>;
+  const call = (signal: "traces" | "logs", message: Buffer, token = "good"): Promise<Answer> =>
+    new Promise((resolve) => {
+      const metadata = new grpc.Metadata();
+      metadata.set("authorization", `Bearer ${token}`);
+      client[signal](message, metadata, (error: grpc.ServiceError | null, body: Buffer) =>
+        resolve(error ? { error } : { body }),
+      );
+    });
+  return {
+    ...fake,
+    call,
+    async start() {
+      const port = await server.listen(0, "127.0.0.1");
+      client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof client;
+    },
+    async stop() {
+      client.close();
+      await server.stop();
+    },
+  };
+}
+
+describe("OTLP/gRPC door", () => {
+  const door = setup();
+  beforeAll(() => door.start());
+  afterAll(() => door.stop());
+
+  test("a model-call span is stored, and the answer is an empty ExportTraceServiceResponse", async () => {
+    const answer = await door.call("traces", traces(modelCall("01".repeat(8))));
+    expect(answer.error).toBeUndefined();
+    expect(answer.body!.byteLength).toBe(0);
+    expect(door.stored.map((s) => [s.kind, s.serviceName, (s.payload as any).request.model])).toEqual([
+      ["trace", "notes-app", "gpt-4o-mini"],
+    ]);
+  });
+
+  test("log records go through LogsService/Export as events", async () => {
+    const before = door.stored.length;
+    const answer = await door.call("logs", logs());
+    expect(answer.error).toBeUndefined();
+    expect(door.stored.slice(before).map((s) => [s.kind, (s.payload as any).name])).toEqual([
+      ["event", "parcel.lookup"],
+    ]);
+  });
+
+  test("a refused span is a partial_success with the rejected count and why; the rest is stored", async () => {
+    const before = door.stored.length;
+    const answer = await door.call("traces", traces(modelCall("02".repeat(8)), modelCall("03".repeat(8), null)));
+    expect(answer.error).toBeUndefined();
+    expect(partialSuccess(answer.body!)).toEqual({ rejected: 1, message: expect.stringContaining("1 spans refused") });
+    expect(door.stored.length).toBe(before + 1);
+  });
+
+  test("a bad token is UNAUTHENTICATED and nothing is stored", async () => {
+    const before = door.stored.length;
+    const answer = await door.call("traces", traces(modelCall("04".repeat(8))), "wrong");
+    expect(answer.error?.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(door.stored.length).toBe(before);
+  });
+
+  test("garbage bytes are INVALID_ARGUMENT, and the next call is served", async () => {
+    const answer = await door.call("traces", Buffer.from("\xff\xff\xff\xff not protobuf", "latin1"));
+    expect(answer.error?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(answer.error?.details).toMatch(/protobuf|decode|invalid/i);
+    expect((await door.call("logs", logs())).error).toBeUndefined();
+  });
+
+  test("a bad token is refused before the message is read: UNAUTHENTICATED even for an oversized one", async () => {
+    const big = traces({ ...modelCall("07".repeat(8)), name: "x".repeat(20 * 1024) });
+    expect((await door.call("traces", big, "wrong")).error?.code).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  test("a message over INGEST_MAX_BODY_BYTES is RESOURCE_EXHAUSTED without RetryInfo (not retryable)", async () => {
+    const big = traces({ ...modelCall("05".repeat(8)), name: "x".repeat(20 * 1024) });
+    const answer = await door.call("traces", big);
+    expect(answer.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(answer.error?.metadata.get("grpc-status-details-bin")).toEqual([]);
+  });
+});
+
+test("past the credential's rate limit: RESOURCE_EXHAUSTED with RetryInfo, before the message is read", async () => {
+  const door = setup({ rateLimit: { perSecond: 1, burst: 6 } });
+  await door.start();
+  try {
+    let answer: Answer = {};
+    for (let i = 0; i < 10 && !answer.error; i++) answer = await door.call("logs", logs());
+    expect(answer.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    const [details] = answer.error!.metadata.get("grpc-status-details-bin") as Buffer[];
+    expect(retryDelayOf(details)).toBeGreaterThanOrEqual(1);
+    // An oversized message is refused by the rate limit (RetryInfo), not by its size: unread.
+    const big = traces({ ...modelCall("08".repeat(8)), name: "x".repeat(20 * 1024) });
+    const refused = (await door.call("traces", big)).error!;
+    expect(refused.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(refused.metadata.get("grpc-status-details-bin")).toHaveLength(1);
+  } finally {
+    await door.stop();
+  }
+});
+
+test("when JetStream did not store the message: UNAVAILABLE with RetryInfo, never success", async () => {
+  const door = setup({ failStore: true });
+  await door.start();
+  try {
+    const answer = await door.call("traces", traces(modelCall("06".repeat(8))));
+    expect(answer.error?.code).toBe(grpc.status.UNAVAILABLE);
+    const [details] = answer.error!.metadata.get("grpc-status-details-bin") as Buffer[];
+    expect(retryDelayOf(details)).toBe(5);
+  } finally {
+    await door.stop();
+  }
+});

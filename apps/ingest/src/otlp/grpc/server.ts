@@ -1,0 +1,208 @@
+import * as grpc from "@grpc/grpc-js";
+import type { ResolvedKey } from "@cellar/shared/auth/keys";
+import { HttpError } from "@cellar/shared/errors";
+import { REQUEST_ID } from "@cellar/shared/http";
+import type { Logger } from "@cellar/shared/logger";
+import { clientAddress } from "@cellar/shared/ops/client-address";
+import { encodeExportResponse, OtlpDecodeError } from "@cellar/shared/otlp/decode";
+import type { RateReservation } from "@cellar/shared/rate-limit";
+import type { Cidr } from "@cellar/shared/webhooks/address";
+import type { IngestPipeline } from "../../pipeline.ts";
+import { createOtlpHandling, type OtlpSignal } from "../handle.ts";
+import { GRPC_CODE } from "../routes.ts";
+import { statusWithRetryInfo } from "./status.ts";
+
+/**
+ * OTLP/gRPC (docs/otlp.md, "OTLP/gRPC"): `TraceService/Export` and `LogsService/Export` on their
+ * own port, with the OTLP handling of /v1/traces and /v1/logs (otlp/handle.ts: admission, charging
+ * per span or log record, decoding, mapping, checks, and success only after JetStream stored it)
+ * over the same pipeline (one authenticator, rate limit and publisher for both doors). Like the
+ * HTTP door, a call is authenticated and admitted from its metadata, before its message is read:
+ * an interceptor holds the stream paused until then, so a refusal costs the same whatever the
+ * message carries. Only the envelope is gRPC's: the token comes from the `authorization` metadata
+ * and outcomes are gRPC statuses (`statusOf`).
+ *
+ * @grpc/grpc-js (the OpenTelemetry exporters' own gRPC stack) serves it over `node:http2`; it runs
+ * unchanged under Bun and Deno.
+ */
+export interface OtlpGrpcDeps {
+  pipeline: Pick<IngestPipeline, "authenticate" | "reserveRateTokens" | "store">;
+  /** INGEST_MAX_BODY_BYTES: a larger message is RESOURCE_EXHAUSTED from its length prefix. */
+  maxMessageBytes: number;
+  logger: Logger;
+  /** TRUSTED_PROXIES: behind one, the client address comes from `x-forwarded-for` metadata. */
+  trustedProxies?: Cidr[];
+  /** PEM certificate chain and key: TLS on the listener; absent, plaintext (h2c). */
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+/** What `sendStatus` and a unary callback's error take. */
+type GrpcStatus = { code: grpc.status; details: string; metadata?: grpc.Metadata };
+
+export const TRACE_EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
+export const LOGS_EXPORT = "/opentelemetry.proto.collector.logs.v1.LogsService/Export";
+const SIGNAL_OF: Record<string, OtlpSignal> = { [TRACE_EXPORT]: "traces", [LOGS_EXPORT]: "logs" };
+
+const bytes = (b: Buffer) => b;
+/**
+ * A unary method whose messages stay bytes: decoding is the HTTP door's (shared/otlp/decode.ts).
+ * Clients built on it (`grpc.makeGenericClientConstructor`) can send any bytes: the tests' garbage.
+ */
+export const bytesMethod = (path: string) => ({
+  path,
+  requestStream: false,
+  responseStream: false,
+  requestSerialize: bytes,
+  requestDeserialize: bytes,
+  responseSerialize: bytes,
+  responseDeserialize: bytes,
+});
+
+/**
+ * A failure of the shared handling as a gRPC status: the code the OTLP spec pairs with the HTTP
+ * door's status (401 UNAUTHENTICATED, 400 INVALID_ARGUMENT, 413/429 RESOURCE_EXHAUSTED, 503
+ * UNAVAILABLE), and a `Retry-After` as google.rpc.RetryInfo, which is what makes RESOURCE_EXHAUSTED
+ * retryable for an exporter. Anything else is INTERNAL (logged by the caller).
+ */
+export function statusOf(err: unknown): GrpcStatus | null {
+  if (err instanceof OtlpDecodeError) return { code: grpc.status.INVALID_ARGUMENT, details: err.message };
+  if (!(err instanceof HttpError)) return null;
+  const code = GRPC_CODE[err.status] ?? grpc.status.INTERNAL;
+  const metadata = trailersOf(err.headers);
+  const retryAfter = Number(err.headers["retry-after"] ?? Number.NaN);
+  if (Number.isFinite(retryAfter))
+    metadata.set("grpc-status-details-bin", Buffer.from(statusWithRetryInfo(code, err.message, retryAfter)));
+  return { code, details: err.message, metadata };
+}
+
+/** The RateLimit headers of an answer, as trailing metadata. */
+function trailersOf(headers: Record<string, string>): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  for (const [name, value] of Object.entries(headers)) if (name.startsWith("ratelimit-")) metadata.set(name, value);
+  return metadata;
+}
+
+/** gRPC's peer (`1.2.3.4:5678`, `[::1]:5678`) as an address. */
+function peerAddress(peer: string): string | undefined {
+  return /^\[?([^\]]+?)\]?:\d+$/.exec(peer)?.[1];
+}
+
+interface Admitted {
+  key: ResolvedKey;
+  admission: RateReservation;
+  requestId: string;
+}
+
+export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
+  const otlp = createOtlpHandling(deps.pipeline);
+  const trusted = deps.trustedProxies ?? [];
+  /** Calls admitted from their metadata, found again by the handler through the same object. */
+  const admitted = new WeakMap<grpc.Metadata, Admitted>();
+
+  async function admit(signal: OtlpSignal, metadata: grpc.Metadata, peer: string): Promise<Admitted> {
+    const first = (name: string) => {
+      const v = metadata.get(name)[0];
+      return typeof v === "string" ? v : undefined;
+    };
+    const given = first("x-request-id");
+    const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    const client = clientAddress(peerAddress(peer), first("x-forwarded-for") ?? null, trusted);
+    // The shared authenticator reads a Request's headers: only the token is carried over (a gRPC
+    // client sends no Origin, so the origin rules see a server, as they should).
+    const authorization = first("authorization");
+    const request = new Request("http://otlp-grpc/", { headers: authorization ? { authorization } : {} });
+    const { key } = await deps.pipeline.authenticate(request, client);
+    return { key, admission: otlp.admit(key, signal), requestId };
+  }
+
+  /** Holds each Export call's stream paused until its metadata passed `admit`; refuses it otherwise. */
+  const admitFirst: grpc.ServerInterceptor = (method, call) => {
+    const signal = SIGNAL_OF[method.path];
+    if (!signal) return new grpc.ServerInterceptingCall(call);
+    let admission: RateReservation | undefined;
+    return new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, proceed) => {
+            admit(signal, metadata, call.getPeer()).then(
+              (a) => {
+                admission = a.admission;
+                admitted.set(metadata, a);
+                proceed(metadata);
+              },
+              (err) => call.sendStatus(refusal(err, signal, undefined)),
+            );
+          },
+          // The message never reached the handler (too large, cancelled): as the HTTP door does
+          // with a body it could not count. A no-op once the handler settled it.
+          onCancel: () => admission?.settleUncounted(),
+        }),
+    });
+  };
+
+  function refusal(err: unknown, signal: OtlpSignal, requestId: string | undefined): GrpcStatus {
+    const status = statusOf(err);
+    if (status) return status;
+    deps.logger.error("otlp grpc export failed", { requestId, signal, err: err as Error });
+    return { code: grpc.status.INTERNAL, details: "internal error" };
+  }
+
+  const exportCall =
+    (signal: OtlpSignal) =>
+    (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>): void => {
+      const a = admitted.get(call.metadata);
+      if (!a) {
+        callback({ code: grpc.status.INTERNAL, details: "call was not admitted" });
+        return;
+      }
+      otlp.exportRequest(a.admission, a.key, signal, call.request, "protobuf").then(
+        (result) =>
+          callback(
+            null,
+            Buffer.from(encodeExportResponse(signal, "protobuf", result.rejected, result.message) as Uint8Array),
+            trailersOf(result.rateHeaders),
+          ),
+        (err) => callback(refusal(err, signal, a.requestId)),
+      );
+    };
+
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": deps.maxMessageBytes,
+    // Answers are an empty message or a partial_success of a few hundred bytes.
+    "grpc.max_send_message_length": 64 * 1024,
+    interceptors: [admitFirst],
+  });
+  server.addService(
+    { Export: bytesMethod(TRACE_EXPORT) } as unknown as grpc.ServiceDefinition,
+    { Export: exportCall("traces") } as grpc.UntypedServiceImplementation,
+  );
+  server.addService(
+    { Export: bytesMethod(LOGS_EXPORT) } as unknown as grpc.ServiceDefinition,
+    { Export: exportCall("logs") } as grpc.UntypedServiceImplementation,
+  );
+
+  return {
+    /** Binds `host:port` (port 0: any free one); resolves with the bound port. */
+    listen(port: number, host = "0.0.0.0"): Promise<number> {
+      const credentials = deps.tls
+        ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: deps.tls.cert, private_key: deps.tls.key }], false)
+        : grpc.ServerCredentials.createInsecure();
+      return new Promise((resolve, reject) =>
+        server.bindAsync(`${host}:${port}`, credentials, (err, bound) => (err ? reject(err) : resolve(bound))),
+      );
+    },
+    /** Stops taking calls and lets those in flight finish (they wait for their PubAck), within `graceMs`. */
+    stop(graceMs = 5_000): Promise<void> {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
