@@ -37,6 +37,8 @@ export interface MappedModelCall {
     object: string;
     model: string;
     choices: Array<{ index: number; message: ChatMessage; finish_reason: string | null }>;
+    /** The span's stop reasons when it carried no output message (content capture off). */
+    finish_reasons?: string[];
     usage: Record<string, unknown>;
   }>;
   /** Where it came from; `messages` says whether the span itself carried the conversation. */
@@ -207,7 +209,17 @@ function modelCall(
   );
   const { messages, choices } = conversationOf(span);
   const finishReasons = jsonValue(
-    first(a, "gen_ai.response.finish_reasons", "gen_ai.response.finish_reason", "llm.response.finish_reason"),
+    // The conventions; OpenLLMetry's older spelling; OpenInference (llm.finish_reason, and
+    // llm.stop_reason from its Bedrock Converse instrumentation); the Vercel AI SDK.
+    first(
+      a,
+      "gen_ai.response.finish_reasons",
+      "gen_ai.response.finish_reason",
+      "llm.response.finish_reason",
+      "llm.finish_reason",
+      "llm.stop_reason",
+      "ai.response.finishReason",
+    ),
   );
   const reasons: string[] = Array.isArray(finishReasons)
     ? finishReasons.map(String)
@@ -236,6 +248,7 @@ function modelCall(
           message: c.message,
           finish_reason: c.finishReason ?? reasons[i] ?? null,
         })),
+        ...(choices.length === 0 && reasons.length ? { finish_reasons: reasons } : {}),
         usage,
       },
     ],

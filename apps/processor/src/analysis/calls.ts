@@ -96,7 +96,13 @@ export function callsOfTrace(
       totalTokens: num(usage.total_tokens) || promptTokens + completionTokens,
       cachedTokens,
       reasoningTokens: num(usage.completion_tokens_details?.reasoning_tokens),
-      finishReason: typeof choice?.finish_reason === "string" ? choice.finish_reason : null,
+      // A span without output messages keeps its stop reasons on the response (shared/otlp/map.ts).
+      finishReason:
+        typeof choice?.finish_reason === "string"
+          ? choice.finish_reason
+          : typeof r?.finish_reasons?.[0] === "string"
+            ? r.finish_reasons[0]
+            : null,
       textHead: text.slice(0, CALL_TEXT_HEAD),
       textLength: text.length,
       refusal: typeof message?.refusal === "string" && message.refusal ? message.refusal : null,

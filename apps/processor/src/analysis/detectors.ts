@@ -4,6 +4,7 @@ import { stableId } from "../ingest/spans.ts";
 import type { ModelCall } from "./calls.ts";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { isRefusal } from "./refusal.ts";
+import { stopClass } from "./stop-reasons.ts";
 import { canonicalArgs, eventItemId, type EventInput, type TranscriptItem } from "./transcript.ts";
 
 export type Severity = "low" | "medium" | "high" | "critical";
@@ -57,14 +58,15 @@ function callFinding(
 /** Per-call detectors: each sees one call and the service's config and norms. */
 export function callFindings(c: ModelCall, config: DetectorConfig, norms: LatencyNorms | undefined): Finding[] {
   const out: Finding[] = [];
-  if (c.finishReason === "length" && config.response_cut_off.enabled) {
+  const stop = stopClass(c.finishReason);
+  if (stop === "length" && config.response_cut_off.enabled) {
     out.push(
       callFinding(c, "response_cut_off", "medium", `Response cut off at the token limit (${modelKey(c)})`, {
         finishReason: c.finishReason,
         completionTokens: c.completionTokens,
       }),
     );
-  } else if (c.finishReason === "content_filter" && config.content_filtered.enabled) {
+  } else if (stop === "content_filter" && config.content_filtered.enabled) {
     out.push(
       callFinding(c, "content_filtered", "high", `Response blocked by the content filter (${modelKey(c)})`, {
         finishReason: c.finishReason,
@@ -74,9 +76,9 @@ export function callFindings(c: ModelCall, config: DetectorConfig, norms: Latenc
   if (
     config.empty_response.enabled &&
     c.hasMessage &&
-    c.finishReason !== "length" &&
-    c.finishReason !== "content_filter" &&
-    c.finishReason !== "refusal" &&
+    stop !== "length" &&
+    stop !== "content_filter" &&
+    stop !== "refusal" &&
     c.toolCalls.length === 0 &&
     c.textHead.trim() === "" &&
     !c.refusal &&

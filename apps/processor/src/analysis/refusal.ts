@@ -1,3 +1,4 @@
+import { stopClass } from "./stop-reasons.ts";
 import { maskQuoted, normalizeText, sentencesOf, unicodePattern } from "./text.ts";
 
 /**
@@ -121,7 +122,7 @@ export function isRefusal(
   maxChars: number,
 ): Record<string, unknown> | null {
   if (c.refusal) return { refusal: c.refusal, text: null, source: "message.refusal", language: null };
-  if (c.finishReason === "refusal")
+  if (stopClass(c.finishReason) === "refusal")
     return { refusal: null, text: c.textHead.slice(0, 300) || null, source: "finish_reason", language: null };
   if (c.textLength > Math.min(maxChars, REFUSAL_MAX_READ)) return null;
   const hit = refusalPhrase(c.textHead);
