@@ -22,6 +22,8 @@ export const DL = {
   at: "Cellar-DL-At",
   /** The original headers as JSON `{name: [values]}` (Nats-Msg-Id included): replay restores them. */
   headers: "Cellar-DL-Headers",
+  /** Set on a replayed message (the dead letter's seq): the ledger counts it replayed when it is settled. */
+  replayOf: "Cellar-Replay-Of",
 } as const;
 
 export const deadLetterSubject = (t: Topology, spec: StreamSpec<unknown>) => `${t.subjectPrefix}deadletter.${spec.key}`;
@@ -210,6 +212,7 @@ export async function replayDeadLetter(
     else for (const v of values) h.append(k, v);
   }
   if (opts.newId) msgID = `${msgID ?? `${dl.stream}:${dl.originalSeq}`}:replay:${seq}`;
+  h.set(DL.replayOf, String(seq));
   const subject = replaySubject(t, dl);
   const ack = await js.publish(subject, new TextEncoder().encode(dl.body), { headers: h, msgID, timeout: 10_000 });
   if (ack.duplicate) return { seq, status: "duplicate", stream: dl.stream, subject };

@@ -52,8 +52,36 @@ export function createMetrics(app: string) {
     registers,
   });
 
+  const ledgerItems = new Counter({
+    name: "cellar_ledger_items_total",
+    help: "Ledger counts this process added (docs/ledger.md), by stage (sdk_requested, sdk_dropped, accepted, refused, stored, dead_lettered, replayed) and reason (door, refusal reason, drop reason, kind)",
+    labelNames: ["stage", "reason"] as const,
+    registers,
+  });
+  const ledgerImbalance = new Gauge({
+    name: "cellar_ledger_imbalance_items",
+    help: "Per tenant, items the last reconciliation could not account for (accepted - stored - dead-lettered + replayed beyond what is in flight; stored traces without their row): should stay 0",
+    labelNames: ["tenant", "check"] as const,
+    registers,
+  });
+  const ledgerUnbalanced = new Gauge({
+    name: "cellar_ledger_unbalanced_tenants",
+    help: "Tenants whose books did not balance at the last reconciliation",
+    registers,
+  });
+
   return {
     registry,
+    /** A ledger count (shared/ledger/counter.ts observe). */
+    ledgerCount(stage: string, reason: string, n: number) {
+      ledgerItems.inc({ stage, reason }, n);
+    },
+    /** The reconciliation's verdicts: one gauge per unbalanced tenant and check, the rest cleared. */
+    ledgerReconciled(unbalanced: Array<{ tenant: string; check: string; items: number }>) {
+      ledgerImbalance.reset();
+      for (const u of unbalanced) ledgerImbalance.set({ tenant: u.tenant, check: u.check }, u.items);
+      ledgerUnbalanced.set(new Set(unbalanced.map((u) => u.tenant)).size);
+    },
     observeHttp(route: string, method: string, status: number, seconds: number) {
       const labels = { route, method, status: String(status) };
       httpRequests.inc(labels);

@@ -3,6 +3,8 @@ import { httpBasics } from "@cellar/shared/http";
 import { postBatch } from "./batch.ts";
 import { methodNotAllowed, preflightResponse } from "./credentials.ts";
 import { createOtlpIngest } from "./otlp/routes.ts";
+import type { IngestDoor } from "@cellar/shared/ledger/model";
+import { countedRequest } from "./ledger.ts";
 import { createIngestPipeline, type IngestDeps, type IngestPipeline } from "./pipeline.ts";
 import { postRaw } from "./raw.ts";
 import { postScore } from "./scores.ts";
@@ -26,29 +28,45 @@ export async function getOpenApi(): Promise<unknown> {
  * passes the one the OTLP/gRPC door uses too, so a credential has one rate limit across doors.
  */
 export function createIngestApp(deps: IngestDeps, pipeline: IngestPipeline = createIngestPipeline(deps)) {
-  const otlp = createOtlpIngest({
-    authenticate: pipeline.authenticate,
-    reserveRateTokens: pipeline.reserveRateTokens,
-    store: pipeline.store,
-    maxBodyBytes: deps.maxBodyBytes,
-    logger: deps.logger,
-  });
-  type Handler = (request: Request, requestId: string, client: string | undefined) => Promise<Response>;
-  const posts: Array<[string, Handler]> = [
-    ["/raw/traces", (...a) => postRaw(pipeline, "trace", ...a)],
-    ["/raw/events", (...a) => postRaw(pipeline, "event", ...a)],
-    ["/raw/batch", (...a) => postBatch(pipeline, ...a)],
-    ["/raw/scores", (...a) => postScore(pipeline, ...a)], // docs/scores.md
+  // Built per request from the request's counting pipeline (ledger.ts): a few closures.
+  const otlp = (p: IngestPipeline) =>
+    createOtlpIngest({
+      authenticate: p.authenticate,
+      reserveRateTokens: p.reserveRateTokens,
+      store: p.store,
+      refuseItems: p.refuseItems,
+      maxBodyBytes: deps.maxBodyBytes,
+      logger: deps.logger,
+    });
+  type Handler = (
+    pipeline: IngestPipeline,
+    request: Request,
+    requestId: string,
+    client: string | undefined,
+  ) => Promise<Response>;
+  // Each door is counted apart in the ledger (docs/ledger.md); a new door names its own.
+  const posts: Array<[string, IngestDoor, Handler]> = [
+    ["/raw/traces", "raw", (p, ...a) => postRaw(p, "trace", ...a)],
+    ["/raw/events", "raw", (p, ...a) => postRaw(p, "event", ...a)],
+    ["/raw/batch", "batch", (p, ...a) => postBatch(p, ...a)],
+    ["/raw/scores", "scores", (p, ...a) => postScore(p, ...a)], // docs/scores.md
     // OTLP/HTTP beside /raw/*: same credentials, limits and durability.
-    ["/v1/traces", (...a) => otlp("traces", ...a)],
-    ["/v1/logs", (...a) => otlp("logs", ...a)],
+    ["/v1/traces", "otlp", (p, ...a) => otlp(p)("traces", ...a)],
+    ["/v1/logs", "otlp", (p, ...a) => otlp(p)("logs", ...a)],
   ];
   const app = new Elysia({ name: "ingest" }).use(httpBasics(deps.logger));
-  for (const [path, handle] of posts) {
+  for (const [path, door, handle] of posts) {
     app
-      .post(path, ({ request, requestId, server }) => handle(request, requestId, server?.requestIP(request)?.address), {
-        parse: "none",
-      })
+      .post(
+        path,
+        async ({ request, requestId, server }) => {
+          const counted = countedRequest(pipeline, door);
+          return counted.settle(
+            await handle(counted.pipeline, request, requestId, server?.requestIP(request)?.address),
+          );
+        },
+        { parse: "none" },
+      )
       .options(path, ({ request }) => preflightResponse(request))
       .all(path, ({ request }) => {
         throw methodNotAllowed(request.method, path);

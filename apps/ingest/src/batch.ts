@@ -5,6 +5,7 @@ import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import { EventPayload, TracePayload } from "@cellar/shared/payloads";
 import type { TSchema } from "@sinclair/typebox";
 import { assertNoDuplicateKeys, parseJsonObject, readBodyText, requireJsonContentType } from "./body.ts";
+import { ledgerReportKeys } from "./ledger.ts";
 import { answerErrors, type IngestPipeline, serviceNameFor } from "./pipeline.ts";
 import type { StoreInput } from "./publish.ts";
 import { SCORE_BATCH_ITEM } from "./scores.ts";
@@ -95,15 +96,19 @@ export async function postBatch(
     try {
       const text = await readBodyText(request, pipeline.maxBodyBytes);
       const object = parseJsonObject(text);
+      // The SDK's ledger report (docs/sdks.md): counted whatever the batch's answer; never refused.
+      pipeline.sdkReport?.(object.ledger);
       // Charged per item as soon as they are counted, before each is checked.
       if (Array.isArray(object.items)) Object.assign(headers, reservation.settle(object.items.length, "items"));
       envelope = readEnvelope(object);
-      assertNoDuplicateKeys(text, envelope.keys);
+      const reportKeys = object.ledger === undefined ? 0 : ledgerReportKeys(object.ledger);
+      assertNoDuplicateKeys(text, envelope.keys === null || reportKeys === null ? null : envelope.keys + reportKeys);
     } finally {
       reservation.settleUncounted(); // a body that could not be counted (no-op once settled)
     }
     const count = envelope.items.length;
     const { answers, accepted } = checkItems(key, envelope.items);
+    pipeline.refuseItems?.(count - accepted.length);
     await storeAll(pipeline, accepted);
     const status = accepted.length === count ? "success" : "partial";
     return jsonResponse(200, { status, items: answers }, headers);

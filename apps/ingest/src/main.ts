@@ -1,4 +1,5 @@
 import { KeyResolver } from "@cellar/shared/auth/keys";
+import { createLedgerCounter } from "@cellar/shared/ledger/counter";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { parseCidrList } from "@cellar/shared/webhooks/address";
 import { createIngestApp } from "./app.ts";
@@ -9,6 +10,8 @@ import { assertPayloadFits, watchConnection } from "./publish.ts";
 // No async stack capture per request: ~20 us of CPU per publish on the hot path.
 const { config, logger, database, nats, ops } = await bootApp("ingest", { nats: true, noAsyncTraces: true });
 assertPayloadFits(nats.nc, config.INGEST_MAX_BODY_BYTES);
+// Accepted per door, refusals, SDK reports: counted in memory, one upsert per flush (docs/ledger.md).
+const ledger = createLedgerCounter({ sql: database.sql, logger, observe: ops.metrics.ledgerCount });
 const deps = {
   js: nats.js,
   topology: nats.topology,
@@ -17,6 +20,7 @@ const deps = {
   maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
   rateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
   connected: watchConnection(nats.nc).connected,
+  ledger,
 };
 // One pipeline for both listeners: a credential's rate limit counts HTTP and gRPC together.
 const pipeline = createIngestPipeline(deps);
@@ -40,6 +44,7 @@ if (grpc) logger.info("listening", { grpc: `127.0.0.1:${await grpc.listen(config
 onShutdown(logger, [
   ["http", () => server.stop()],
   ["grpc", () => grpc?.stop()],
+  ["ledger", () => ledger.stop()],
   ["nats", () => nats.nc.drain()],
   ["postgres", () => database.close()],
 ]);

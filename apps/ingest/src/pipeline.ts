@@ -4,6 +4,7 @@ import { badRequest, forbidden, HttpError } from "@cellar/shared/errors";
 import { jsonResponse } from "@cellar/shared/http";
 import type { Logger } from "@cellar/shared/logger";
 import type { Topology } from "@cellar/shared/nats/topology";
+import type { LedgerCounter } from "@cellar/shared/ledger/counter";
 import { createRateLimiter, type RateReservation } from "@cellar/shared/rate-limit";
 import { type Authenticated, createAuthenticator } from "./credentials.ts";
 import { createPublisher, type StoreInput } from "./publish.ts";
@@ -23,6 +24,8 @@ export interface IngestDeps {
   /** Publishes awaiting a PubAck beyond this get 503 (default 10,000). */
   maxInFlightPublishes?: number;
   now?: () => Date;
+  /** The ledger's counts (docs/ledger.md): accepted per door, refused per reason, SDK reports. */
+  ledger?: LedgerCounter;
 }
 
 /**
@@ -44,6 +47,13 @@ export interface IngestPipeline {
   store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }>;
   maxBodyBytes: number;
   logger: Logger;
+  /** The ledger's counts; a door's request gets a counting view of the pipeline (ledger.ts). */
+  ledger?: LedgerCounter;
+  now?: () => Date;
+  /** Counts `n` items of the request refused one by one (a batch's or an OTLP request's). */
+  refuseItems?(n: number, serviceName?: string): void;
+  /** A batch envelope's `ledger` report, counted for the request's credential. */
+  sdkReport?(given: unknown): void;
 }
 
 export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
@@ -69,6 +79,8 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
     }),
     maxBodyBytes: deps.maxBodyBytes,
     logger: deps.logger,
+    ledger: deps.ledger,
+    now,
   };
 }
 

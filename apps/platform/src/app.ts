@@ -17,6 +17,7 @@ import { monitorRoutes } from "./monitors/routes.ts";
 import { evaluatorRoutes } from "./evaluations/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { deadLetterRoutes } from "./dead-letters/routes.ts";
+import { ledgerRoutes } from "./ledger/routes.ts";
 import { SignInService } from "./signin/service.ts";
 import { signInRoutes } from "./signin/routes.ts";
 import { setupRoutes } from "./setup/routes.ts";
@@ -42,7 +43,8 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(overviewRoutes(deps))
     .use(scoreRoutes(deps))
     .use(monitorRoutes(deps))
-    .use(evaluatorRoutes(deps));
+    .use(evaluatorRoutes(deps))
+    .use(ledgerRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;
   const app = new Elysia({ name: "platform" })

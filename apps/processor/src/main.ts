@@ -1,3 +1,4 @@
+import { createLedgerCounter } from "@cellar/shared/ledger/counter";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createProcessor } from "./processor.ts";
 import { parseRetentionDays, startRetention } from "./retention/retention.ts";
@@ -23,6 +24,17 @@ const processor = createProcessor({
     markerDone: (dueAtMs) => ops.metrics.maturationLateness((Date.now() - dueAtMs) / 1000),
   },
   // Loss is loud: an INGEST dead letter is counted per tenant (logged at error by the runtime).
+  // The ledger (docs/ledger.md): stored and dead-lettered counts, and the reconciliation.
+  ledger: createLedgerCounter({ sql: database.sql, logger, observe: ops.metrics.ledgerCount }),
+  reconcile: {
+    onVerdicts: (unbalanced) =>
+      ops.metrics.ledgerReconciled(
+        unbalanced.flatMap((v) => [
+          ...(v.unaccounted ? [{ tenant: v.tenantId, check: "unaccounted", items: v.unaccounted }] : []),
+          ...(v.missingTraceRows ? [{ tenant: v.tenantId, check: "trace_rows", items: v.missingTraceRows }] : []),
+        ]),
+      ),
+  },
   consume: { onDeadLetter: (d) => d.stream === nats.topology.ingestStream && ops.metrics.ingestDeadLetter(d.tenant) },
   summaryLlm:
     config.SUMMARY_LLM_URL && config.SUMMARY_LLM_API_KEY

@@ -4,6 +4,9 @@ import { activityStream, ingestStream, maturedRollupsStream } from "@cellar/shar
 import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
+import { createLedgerCounter, type LedgerCounter } from "@cellar/shared/ledger/counter";
+import { countDeadLetter } from "./ledger/dead-letters.ts";
+import { startReconciliation, type ReconcileOptions } from "./ledger/reconcile.ts";
 import type { MaturedMessage } from "@cellar/shared/payloads";
 import { activityHandler } from "./consumers/activity.ts";
 import { ingestHandler } from "./consumers/ingest.ts";
@@ -58,6 +61,10 @@ export interface ProcessorDeps {
   consume?: Pick<ConsumeDeps, "policy" | "onDeadLetter">;
   /** Monitor evaluation settings (monitors/consumer.ts). */
   monitors?: MonitorOptions;
+  /** The ledger's counts (docs/ledger.md); default: a counter of its own on `sql`. */
+  ledger?: LedgerCounter;
+  /** The ledger's reconciliation (ledger/reconcile.ts); `false` turns it off. */
+  reconcile?: ReconcileOptions | false;
 }
 
 /**
@@ -66,6 +73,7 @@ export interface ProcessorDeps {
  */
 export function createProcessor(deps: ProcessorDeps) {
   const loops: ConsumeLoop[] = [];
+  const ledger = deps.ledger ?? createLedgerCounter({ sql: deps.sql, logger: deps.logger });
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
   const coalescer = new ActivityCoalescer({
@@ -90,7 +98,16 @@ export function createProcessor(deps: ProcessorDeps) {
   return {
     async start(): Promise<void> {
       coalescer.start();
-      const runtime: ConsumeDeps = { js: deps.js, topology: deps.topology, logger: deps.logger, ...deps.consume };
+      const runtime: ConsumeDeps = {
+        js: deps.js,
+        topology: deps.topology,
+        logger: deps.logger,
+        ...deps.consume,
+        onDeadLetter: (d) => {
+          if (d.stream === deps.topology.ingestStream) countDeadLetter(ledger, d);
+          deps.consume?.onDeadLetter?.(d);
+        },
+      };
       loops.push(
         consume(ingestStream, runtime, {
           batch: {
@@ -98,7 +115,7 @@ export function createProcessor(deps: ProcessorDeps) {
             maxWaitMs: deps.ingestMaxWaitMs ?? 100,
             concurrency: deps.ingestConcurrency ?? 2,
           },
-          handle: ingestHandler(deps.sql, coalescer),
+          handle: ingestHandler(deps.sql, coalescer, ledger),
         }),
       );
       loops.push(
@@ -126,6 +143,7 @@ export function createProcessor(deps: ProcessorDeps) {
         }),
       );
       loops.push(startMonitorEvaluation({ ...deps, runtime, options: deps.monitors })); // docs/monitors.md
+      if (deps.reconcile !== false) loops.push(startReconciliation({ ...deps, options: deps.reconcile })); // docs/ledger.md
       const interval = deps.sweepIntervalMs ?? 60_000;
       sweepTimer = setInterval(() => {
         sweeping = this.sweepOnce().catch((err) => deps.logger.error("sweep failed", { err }));
@@ -140,6 +158,7 @@ export function createProcessor(deps: ProcessorDeps) {
       if (sweepTimer) clearInterval(sweepTimer);
       await Promise.all(loops.map((l) => l.stop()));
       await coalescer.stop();
+      await ledger.stop();
       await sweeping;
       deps.logger.info("processor stopped");
     },

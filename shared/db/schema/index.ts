@@ -7,3 +7,4 @@ export * from "./pricing.ts";
 export * from "./scores.ts";
 export * from "./monitors.ts";
 export * from "./evaluations.ts";
+export * from "./ledger.ts";

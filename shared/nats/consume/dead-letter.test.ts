@@ -21,7 +21,17 @@ test("a dead letter is stored with its reason and tenant, then the original is a
   await deadLetter(rt, m, { i: 7, tenantId: "tenant-7" }, "row refused");
   expect(rt.held.size).toBe(0);
   expect(dead).toEqual([
-    { stream: spec.name(t.topology), subject, seq: m.seq, deliveries: 1, tenant: "tenant-7", reason: "row refused" },
+    {
+      stream: spec.name(t.topology),
+      subject,
+      seq: m.seq,
+      deliveries: 1,
+      tenant: "tenant-7",
+      reason: "row refused",
+      // The ledger reads the body and the headers (docs/ledger.md).
+      data: m.data,
+      headers: m.headers,
+    },
   ]);
   const [letter] = await listDeadLetters(t.nats.jsm, t.topology, {});
   expect(letter).toMatchObject({ stream: spec.name(t.topology), subject, tenant: "tenant-7", error: "row refused" });

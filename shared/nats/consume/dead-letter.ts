@@ -45,6 +45,8 @@ export async function deadLetter<T>(
     deliveries: m.info.deliveryCount,
     tenant,
     reason,
+    data: m.data,
+    headers: m.headers,
   };
   rt.log[rt.spec.consumer?.deadLetterLogLevel ?? "warn"]("message dead-lettered", {
     tenant: tenant ?? null,

@@ -1,4 +1,5 @@
 import type { JsMsg, JetStreamClient } from "@nats-io/jetstream";
+import type { MsgHdrs } from "@nats-io/transport-node";
 import type { Logger } from "../../logger.ts";
 import type { ConsumerSpec } from "../catalogue.ts";
 import type { Topology } from "../names.ts";
@@ -26,6 +27,9 @@ export interface DeadLetterInfo {
   deliveries: number;
   tenant?: string;
   reason: string;
+  /** The message's body (the ledger reads its service and receivedAt: docs/ledger.md). */
+  data?: Uint8Array;
+  headers?: MsgHdrs;
 }
 
 export interface ConsumeDeps {

@@ -21,6 +21,8 @@ export interface OtlpDeps {
   authenticate: (request: Request, client?: string) => Promise<Authenticated>;
   reserveRateTokens: (keyId: string, door: string) => RateReservation;
   store: (input: StoreInput) => Promise<unknown>;
+  /** The ledger's count of spans or log records refused one by one (docs/ledger.md). */
+  refuseItems?: (n: number) => void;
   maxBodyBytes: number;
   logger: Logger;
 }
@@ -85,6 +87,7 @@ export function createOtlpIngest(deps: OtlpDeps) {
       }
       const result = await otlp.exportRequest(admission, key, signal, bytes, encoding);
       headers = { ...headers, ...result.rateHeaders };
+      deps.refuseItems?.(result.rejected);
       const body = encodeExportResponse(signal, encoding, result.rejected, result.message);
       return new Response(body as BodyInit, {
         status: 200,

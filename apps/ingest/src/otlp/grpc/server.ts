@@ -7,6 +7,7 @@ import { clientAddress } from "@cellar/shared/ops/client-address";
 import { encodeExportResponse, OtlpDecodeError } from "@cellar/shared/otlp/decode";
 import type { RateReservation } from "@cellar/shared/rate-limit";
 import type { Cidr } from "@cellar/shared/webhooks/address";
+import { countedDoor } from "../../ledger.ts";
 import type { IngestPipeline } from "../../pipeline.ts";
 import { createOtlpHandling, type OtlpSignal } from "../handle.ts";
 import { GRPC_CODE } from "../routes.ts";
@@ -26,7 +27,7 @@ import { statusWithRetryInfo } from "./status.ts";
  * unchanged under Bun and Deno.
  */
 export interface OtlpGrpcDeps {
-  pipeline: Pick<IngestPipeline, "authenticate" | "reserveRateTokens" | "store">;
+  pipeline: Pick<IngestPipeline, "authenticate" | "reserveRateTokens" | "store" | "ledger" | "now">;
   /** INGEST_MAX_BODY_BYTES: a larger message is RESOURCE_EXHAUSTED from its length prefix. */
   maxMessageBytes: number;
   logger: Logger;
@@ -94,7 +95,9 @@ interface Admitted {
 }
 
 export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
-  const otlp = createOtlpHandling(deps.pipeline);
+  // The ledger counts this door apart (docs/ledger.md): accepted per item, refusals per call.
+  const counted = countedDoor(deps.pipeline, "grpc");
+  const otlp = createOtlpHandling({ ...deps.pipeline, store: counted.store });
   const trusted = deps.trustedProxies ?? [];
   /** Calls admitted from their metadata, found again by the handler through the same object. */
   const admitted = new WeakMap<grpc.Metadata, Admitted>();
@@ -156,13 +159,19 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
         return;
       }
       otlp.exportRequest(a.admission, a.key, signal, call.request, "protobuf").then(
-        (result) =>
+        (result) => (
+          counted.refused(a.key, 400, result.rejected),
           callback(
             null,
             Buffer.from(encodeExportResponse(signal, "protobuf", result.rejected, result.message) as Uint8Array),
             trailersOf(result.rateHeaders),
-          ),
-        (err) => callback(refusal(err, signal, a.requestId)),
+          )
+        ),
+        (err) => {
+          if (err instanceof HttpError) counted.refused(a.key, err.status, 1);
+          else if (err instanceof OtlpDecodeError) counted.refused(a.key, 400, 1);
+          callback(refusal(err, signal, a.requestId));
+        },
       );
     };
 

@@ -1,0 +1,89 @@
+import type { LedgerCounter } from "@cellar/shared/ledger/counter";
+import { type IngestDoor, readLedgerReport, refusalReasonFor } from "@cellar/shared/ledger/model";
+import type { ResolvedKey } from "@cellar/shared/auth/keys";
+import type { IngestPipeline } from "./pipeline.ts";
+import type { StoreInput } from "./publish.ts";
+
+/** A door's pipeline for one request, counting what it accepts and refuses (docs/ledger.md). */
+export interface CountedRequest {
+  pipeline: IngestPipeline;
+  /** Counts a refused answer (status >= 400) once, for the credential's tenant; returns it. */
+  settle(response: Response): Response;
+}
+
+/**
+ * Wraps the pipeline for one request of `door`: `accepted` is counted per item JetStream stored
+ * for the first time (a retry's duplicate is not), at the minute of its receivedAt; a refusal
+ * once the credential is known (an unauthenticated request belongs to no tenant). Counting is a
+ * map update; the counter writes in batches. Without a ledger the pipeline is returned as is.
+ */
+export function countedRequest(pipeline: IngestPipeline, door: IngestDoor): CountedRequest {
+  const ledger = pipeline.ledger;
+  if (!ledger) return { pipeline, settle: (r) => r };
+  let key: ResolvedKey | undefined;
+  const doorCount = countedDoor(pipeline, door);
+  const counted: IngestPipeline = {
+    ...pipeline,
+    async authenticate(request, client) {
+      const authenticated = await pipeline.authenticate(request, client);
+      key = authenticated.key;
+      return authenticated;
+    },
+    store: doorCount.store,
+    refuseItems(n, serviceName) {
+      if (key) doorCount.refused(key, 400, n, serviceName);
+    },
+    sdkReport(given) {
+      if (key) recordSdkReport(ledger, key, given);
+    },
+  };
+  return {
+    pipeline: counted,
+    settle(response) {
+      if (response.status >= 400 && key) doorCount.refused(key, response.status, 1);
+      return response;
+    },
+  };
+}
+
+/**
+ * A door's counting without a Request (the gRPC listener): its `store` counts `accepted` per item
+ * JetStream stored for the first time, at the minute of its receivedAt; `refused` counts `n` items
+ * of a credential refused with the HTTP status the door answered (or maps its answer from).
+ */
+export function countedDoor(pipeline: Pick<IngestPipeline, "ledger" | "now" | "store">, door: IngestDoor) {
+  const ledger = pipeline.ledger;
+  const now = pipeline.now ?? (() => new Date());
+  return {
+    store: ledger
+      ? async (input: StoreInput) => {
+          // The publisher stamps receivedAt with the same clock, in the same turn.
+          const at = now().getTime();
+          const stored = await pipeline.store(input);
+          if (!stored.duplicate) ledger.add(input.tenantId, input.serviceName, "accepted", door, 1, at);
+          return stored;
+        }
+      : pipeline.store,
+    refused(key: ResolvedKey, status: number, n: number, serviceName?: string): void {
+      if (ledger && n > 0)
+        ledger.add(key.tenantId, serviceName ?? key.serviceName ?? "", "refused", refusalReasonFor(status), n);
+    },
+  };
+}
+
+/** A batch envelope's `ledger` report for the credential's service; anything malformed is ignored. */
+function recordSdkReport(ledger: LedgerCounter, key: ResolvedKey, given: unknown): void {
+  const report = readLedgerReport(given);
+  if (!report) return;
+  const dsn = key.kind === "dsn-server" || key.kind === "dsn-client";
+  // A DSN names its service (a report naming another is ignored); a telemetry key's report names one.
+  const service = dsn ? key.serviceName : report.service_name;
+  if (!service || (dsn && report.service_name !== undefined && report.service_name !== service)) return;
+  ledger.sdkReport(key.tenantId, service, report);
+}
+
+/** How many object keys a valid report holds (the batch door's duplicate-key count), else null. */
+export function ledgerReportKeys(given: unknown): number | null {
+  const report = readLedgerReport(given);
+  return report ? Object.keys(report).length + Object.keys(report.counts).length : null;
+}

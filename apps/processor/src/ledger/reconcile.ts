@@ -1,0 +1,190 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type postgres from "postgres";
+import { judge, type TenantBooks, type Verdict } from "@cellar/shared/ledger/books";
+import type { Logger } from "@cellar/shared/logger";
+import type { ConsumeLoop } from "@cellar/shared/nats/consume";
+import type { Topology } from "@cellar/shared/nats/topology";
+
+export interface ReconcileOptions {
+  /** How often the books are checked (default 30 s). */
+  everyMs?: number;
+  /** How far back (default 2 h): minutes older than this are not checked again. */
+  windowMs?: number;
+  /** Slack after the horizon for counts still in a process's memory (default 10 s: counters flush every 0.5 s). */
+  settleMs?: number;
+  /** Every run's verdicts that did not balance (the process's /metrics). */
+  onVerdicts?: (unbalanced: Verdict[]) => void;
+  now?: () => number;
+}
+
+interface Deps {
+  sql: postgres.Sql;
+  js: JetStreamClient;
+  topology: Topology;
+  logger: Logger;
+  options?: ReconcileOptions;
+}
+
+const MINUTE = 60_000;
+/** One reconciliation at a time across processors (pg_try_advisory_xact_lock). */
+const LOCK = 41_0001;
+/** An unbalanced tenant is logged at error when found, then at most this often while it stays so. */
+const RELOG_MS = 10 * MINUTE;
+
+/**
+ * The instant before which nothing accepted can still be in flight: the time of the oldest
+ * message any INGEST consumer has not acknowledged (its ack floor's next), else now. Null when
+ * JetStream cannot say (nothing counts as settled then).
+ */
+export async function settledHorizon(js: JetStreamClient, t: Topology, now: number): Promise<number | null> {
+  const jsm = await js.jetstreamManager(false);
+  let horizon = now;
+  for await (const c of jsm.consumers.list(t.ingestStream)) {
+    if (c.num_pending + c.num_ack_pending === 0) continue;
+    const next = c.ack_floor.stream_seq + 1;
+    const m = await jsm.streams.getMessage(t.ingestStream, { seq: next }).catch(() => null);
+    if (!m) return null;
+    horizon = Math.min(horizon, m.time.getTime());
+  }
+  return horizon;
+}
+
+/** Each tenant's settled totals in [from, to) and its trace rows received then (one statement each). */
+export async function readBooks(
+  sql: postgres.Sql | postgres.TransactionSql,
+  from: Date,
+  to: Date,
+): Promise<TenantBooks[]> {
+  const [counts, rows] = await Promise.all([
+    sql<{ tenant_id: string; stage: string; reason: string; n: string }[]>`
+      select tenant_id, stage, case when stage = 'stored' and reason = 'trace' then 'trace' else '' end as reason, sum(count)::text as n
+      from ledger_counts
+      where minute >= ${from} and minute < ${to} and stage in ('accepted', 'stored', 'dead_lettered', 'replayed')
+      group by 1, 2, 3`,
+    // Trace ids are time-ordered (uuidv7, migration 0027) and written after receipt: the id range
+    // keeps this to the window's rows (the primary key), not a scan of every trace.
+    sql<{ tenant_id: string; n: string }[]>`
+      select tenant_id, count(*)::text as n from traces
+      where id >= ${uuidv7Floor(from.getTime() - 10 * MINUTE)}::uuid and received_at >= ${from} and received_at < ${to}
+      group by 1`,
+  ]);
+  const books = new Map<string, TenantBooks>();
+  const of = (tenantId: string) => {
+    let b = books.get(tenantId);
+    if (!b) {
+      b = {
+        tenantId,
+        settled: { accepted: 0, stored: 0, deadLettered: 0, replayed: 0 },
+        storedTraces: 0,
+        traceRows: 0,
+      };
+      books.set(tenantId, b);
+    }
+    return b;
+  };
+  for (const r of counts) {
+    const b = of(r.tenant_id);
+    const n = Number(r.n);
+    if (r.stage === "accepted") b.settled.accepted += n;
+    else if (r.stage === "stored") {
+      b.settled.stored += n;
+      if (r.reason === "trace") b.storedTraces += n;
+    } else if (r.stage === "dead_lettered") b.settled.deadLettered += n;
+    else if (r.stage === "replayed") b.settled.replayed += n;
+  }
+  for (const r of rows) of(r.tenant_id).traceRows = Number(r.n);
+  return [...books.values()];
+}
+
+/** The smallest UUID version 7 of a millisecond. */
+export function uuidv7Floor(ms: number): string {
+  const h = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-7000-8000-000000000000`;
+}
+
+/**
+ * Checks every tenant's books over the settled minutes of the window, records each verdict in
+ * ledger_checks (what the API and the dashboard show) and says loudly when one does not balance:
+ * an error log, the metric, the dashboard's banner (docs/ledger.md, "Reconciliation").
+ */
+export async function reconcileOnce(deps: Deps, logged = new Map<string, number>()): Promise<Verdict[] | null> {
+  const o = deps.options ?? {};
+  const now = o.now?.() ?? Date.now();
+  const horizon = await settledHorizon(deps.js, deps.topology, now);
+  if (horizon === null) return null;
+  const to = new Date(Math.floor((Math.min(horizon, now) - (o.settleMs ?? 10_000)) / MINUTE) * MINUTE);
+  const from = new Date(Math.floor((now - (o.windowMs ?? 2 * 60 * MINUTE)) / MINUTE) * MINUTE);
+  if (to <= from) return null;
+  return deps.sql.begin(async (tx) => {
+    const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${LOCK}) as locked`;
+    if (!locked) return null;
+    const verdicts = (await readBooks(tx, from, to)).map(judge);
+    if (verdicts.length === 0) return verdicts;
+    const rows = verdicts.map((v) => ({
+      tenant_id: v.tenantId,
+      balanced: v.balanced,
+      details: {
+        from: from.toISOString(),
+        to: to.toISOString(),
+        unaccounted: v.unaccounted,
+        missingTraceRows: v.missingTraceRows,
+        problems: v.problems,
+      },
+    }));
+    await tx`
+      insert into ledger_checks (tenant_id, checked_at, balanced, unbalanced_since, details)
+      select x.tenant_id, now(), x.balanced, case when x.balanced then null else now() end, x.details
+      from json_to_recordset(${tx.json(rows as any)}::json) as x(tenant_id uuid, balanced boolean, details jsonb)
+      join tenants t on t.id = x.tenant_id
+      order by x.tenant_id
+      on conflict (tenant_id) do update set checked_at = excluded.checked_at, balanced = excluded.balanced, details = excluded.details,
+        unbalanced_since = case when excluded.balanced then null else coalesce(ledger_checks.unbalanced_since, excluded.checked_at) end`;
+    for (const v of verdicts) {
+      if (v.balanced) {
+        logged.delete(v.tenantId);
+        continue;
+      }
+      if (now - (logged.get(v.tenantId) ?? 0) < RELOG_MS) continue;
+      logged.set(v.tenantId, now);
+      deps.logger.error("ledger does not balance", {
+        tenant: v.tenantId,
+        from: from.toISOString(),
+        to: to.toISOString(),
+        unaccounted: v.unaccounted,
+        missingTraceRows: v.missingTraceRows,
+        problems: v.problems,
+      });
+    }
+    return verdicts;
+  });
+}
+
+/** Runs reconcileOnce every `everyMs` (and prunes counts older than 31 days once an hour). */
+export function startReconciliation(deps: Deps): ConsumeLoop {
+  const o = deps.options ?? {};
+  const logged = new Map<string, number>();
+  let lastPrune = 0;
+  let running: Promise<unknown> = Promise.resolve();
+  const run = async () => {
+    try {
+      const verdicts = await reconcileOnce(deps, logged);
+      if (verdicts) o.onVerdicts?.(verdicts.filter((v) => !v.balanced));
+      if (Date.now() - lastPrune > 60 * MINUTE) {
+        lastPrune = Date.now();
+        await deps.sql`delete from ledger_counts where minute < now() - interval '31 days'`;
+      }
+    } catch (err) {
+      deps.logger.warn("ledger reconciliation failed; trying again next round", { err: err as Error });
+    }
+  };
+  const timer = setInterval(() => {
+    running = run();
+  }, o.everyMs ?? 30_000);
+  (timer as { unref?: () => void }).unref?.();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { bigint, boolean, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { tenants } from "./tenancy.ts";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const tenantId = () =>
+  uuid("tenant_id")
+    .notNull()
+    .references(() => tenants.id, { onDelete: "cascade" });
+
+/** The ledger's counts per tenant, service, minute, stage and reason (migration 0030, docs/ledger.md). */
+export const ledgerCounts = pgTable(
+  "ledger_counts",
+  {
+    tenantId: tenantId(),
+    serviceName: text("service_name").notNull(),
+    minute: ts("minute").notNull(),
+    stage: text("stage").notNull(),
+    reason: text("reason").notNull().default(""),
+    count: bigint("count", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "ledger_counts_pkey", columns: [t.tenantId, t.serviceName, t.minute, t.stage, t.reason] }),
+  ],
+);
+
+/** Each SDK instance's last cumulative report (migration 0030): what makes a report idempotent. */
+export const ledgerSdkInstances = pgTable(
+  "ledger_sdk_instances",
+  {
+    tenantId: tenantId(),
+    serviceName: text("service_name").notNull(),
+    instanceId: text("instance_id").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    counts: jsonb("counts").$type<Record<string, number>>().notNull(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: "ledger_sdk_instances_pkey", columns: [t.tenantId, t.serviceName, t.instanceId] })],
+);
+
+/** The reconciliation's latest verdict per tenant (migration 0030, shared/ledger/reconcile.ts). */
+export const ledgerChecks = pgTable("ledger_checks", {
+  tenantId: uuid("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id, { onDelete: "cascade" }),
+  checkedAt: ts("checked_at").notNull(),
+  balanced: boolean("balanced").notNull(),
+  unbalancedSince: ts("unbalanced_since"),
+  details: jsonb("details").notNull(),
+});

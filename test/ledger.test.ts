@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { createLedgerCounter, type LedgerCounter } from "@cellar/shared/ledger/counter";
+import { createLogger } from "@cellar/shared/logger";
+import { KeyResolver } from "@cellar/shared/auth/keys";
+import { createIngestApp } from "../apps/ingest/src/app";
+import { reconcileOnce } from "../apps/processor/src/ledger/reconcile";
+import { chatTrace } from "./helpers/payloads";
+import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
+
+/**
+ * Issue 41, part 1 (docs/ledger.md): ingest counts what it accepts per door and refuses per
+ * reason, the processor what it stores, SDK reports count once however often a batch is retried,
+ * the API reads it, and the reconciliation balances, then reports a stored row deleted behind
+ * the service's back.
+ */
+let stack: TestStack;
+let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
+let ledger: LedgerCounter;
+let ingest: ReturnType<typeof createIngestApp>;
+let limited: ReturnType<typeof createIngestApp>;
+const logger = createLogger("silent");
+
+beforeAll(async () => {
+  stack = await createTestStack({ startProcessor: false });
+  await stack.startProcessor({ reconcile: false });
+  tenant = await bootstrapTenant(stack.database.db, { name: "ledger" });
+  ledger = createLedgerCounter({ sql: stack.database.sql, logger, flushEveryMs: 50 });
+  const deps = {
+    js: stack.nats.js,
+    topology: stack.nats.topology,
+    keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
+    logger,
+    maxBodyBytes: 4 * 1024 * 1024,
+    ledger,
+  };
+  ingest = createIngestApp(deps);
+  limited = createIngestApp({ ...deps, rateLimit: { perSecond: 0.001, burst: 1 } });
+});
+afterAll(async () => {
+  await ledger.stop();
+  await stack.stop();
+});
+
+const post = (app: typeof ingest, path: string, body: unknown) =>
+  app.handle(
+    new Request(`http://ingest.test${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${tenant.telemetryKey}` },
+      body: JSON.stringify(body),
+    }),
+  );
+const trace = (sessionId: string) =>
+  chatTrace({ sessionId, serviceName: "books", messages: [{ role: "user", content: "hi" }], reply: "hello" });
+const report = (seq: number, requested: number, queueFull: number) => ({
+  instance: "sdk-instance-1",
+  seq,
+  service_name: "books",
+  counts: { requested, queue_full: queueFull, retries_exhausted: 0, refused: 1, sampled_out: 2 },
+});
+
+async function ledgerTotals(service = "/books") {
+  const res = await stack.platformRequest(`/ledger${service}?window=1h`, { token: tenant.platformKey });
+  if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+  return (await res.json()) as { totals: Record<string, any>; series: Array<Record<string, any>>; stepSeconds: number };
+}
+
+test("accepted per door, refused per reason, stored, and SDK reports counted once under retries", async () => {
+  for (const s of ["l-1", "l-2", "l-3"]) expect((await post(ingest, "/raw/traces", trace(s))).status).toBe(200);
+  // A retry of the same body: stored once by JetStream, counted once.
+  expect((await post(ingest, "/raw/traces", trace("l-1"))).status).toBe(200);
+  expect((await post(ingest, "/raw/traces", { ...trace("l-4"), provider: 7 })).status).toBe(400);
+  const batch = {
+    items: [
+      { type: "trace", body: trace("l-5") },
+      { type: "trace", body: trace("l-6") },
+      { type: "trace", body: { nope: true } },
+    ],
+    ledger: report(1, 10, 2),
+  };
+  const first = await post(ingest, "/raw/batch", batch);
+  expect(first.status).toBe(200);
+  expect(((await first.json()) as { status: string }).status).toBe("partial");
+  // The SDK retries the whole batch: nothing more is accepted, the report adds nothing.
+  expect((await post(ingest, "/raw/batch", batch)).status).toBe(200);
+  // A later batch reports what grew; a malformed report is ignored and the batch answered as ever.
+  expect(
+    (await post(ingest, "/raw/batch", { items: [{ type: "trace", body: trace("l-7") }], ledger: report(2, 13, 3) }))
+      .status,
+  ).toBe(200);
+  expect(
+    (await post(ingest, "/raw/batch", { items: [{ type: "trace", body: trace("l-8") }], ledger: { instance: 1 } }))
+      .status,
+  ).toBe(200);
+  // Rate limited: the second request of a bucket of one.
+  expect((await post(limited, "/raw/traces", trace("l-9"))).status).toBe(200);
+  expect((await post(limited, "/raw/traces", trace("l-10"))).status).toBe(429);
+
+  const ledgerOf = await waitFor(
+    async () => {
+      await ledger.flush();
+      const l = await ledgerTotals();
+      return l.totals.stored === 9 ? l : null;
+    },
+    { what: "8 stored", timeoutMs: 60_000 },
+  );
+  expect(ledgerOf.totals).toMatchObject({
+    sdkRequested: 13,
+    sdkDropped: { queue_full: 3, retries_exhausted: 0, refused: 1, sampled_out: 2 },
+    accepted: { raw: 5, batch: 4, scores: 0, otlp: 0, grpc: 0 },
+    stored: 9,
+    deadLettered: 0,
+    replayed: 0,
+    inFlight: 0,
+  });
+  expect(ledgerOf.totals.loss).toBe(3 + 1 + 2);
+  // A telemetry key names no service: what it had refused before a body named one is the
+  // tenant's, under no service (1 invalid single body, 1 invalid item in each of the two tries
+  // of the batch, 1 rate limited).
+  const all = await ledgerTotals("");
+  expect(all.totals.refused).toMatchObject({ invalid: 3, rate_limited: 1, forbidden: 0 });
+  expect(all.totals.loss).toBe(3 + 1 + 2 + 4);
+  expect(ledgerOf.stepSeconds).toBe(60);
+  expect(ledgerOf.series).toHaveLength(60);
+});
+
+test("the reconciliation balances, then reports a stored row deleted behind the service's back", async () => {
+  const deps = {
+    sql: stack.database.sql,
+    js: stack.nats.js,
+    topology: stack.nats.topology,
+    logger,
+    // Two minutes on: every minute written above is settled.
+    options: { settleMs: 0, now: () => Date.now() + 120_000 },
+  };
+  const balanced = await reconcileOnce(deps);
+  expect(balanced?.find((v) => v.tenantId === tenant.tenantId)).toMatchObject({ balanced: true, unaccounted: 0 });
+
+  await stack.database.sql`delete from traces where tenant_id = ${tenant.tenantId} and session_id = 'l-2'`;
+  const verdicts = await reconcileOnce(deps);
+  expect(verdicts?.find((v) => v.tenantId === tenant.tenantId)).toMatchObject({
+    balanced: false,
+    missingTraceRows: 1,
+    problems: ["1 stored traces have no row"],
+  });
+  const l = await ledgerTotals();
+  expect(l).toMatchObject({ reconciliation: { balanced: false, problems: ["1 stored traces have no row"] } });
+});
