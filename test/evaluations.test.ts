@@ -377,3 +377,78 @@ describe("running evaluators on matured sessions", () => {
     await api(`/evaluators/${e.id}`, { method: "DELETE" });
   }, 60_000);
 });
+
+describe("review", () => {
+  test("the queue offers what the judge scored below threshold; a verdict leaves it and feeds agreement", async () => {
+    const quality = await createEvaluator({
+      name: "quality",
+      judge: { provider: "openai", url: judge.openaiUrl, model: "score:0.2", prompt: "Rate {{transcript}}." },
+      output: { kind: "number", min: 0, max: 1 },
+      review_below: 0.5,
+    });
+    const short = await createEvaluator({ name: "short-answer", check: { type: "length", max: 12 } });
+    await Bun.sleep(100);
+    const answers = {
+      "rev-1": "short one",
+      "rev-2": "a much longer answer than twelve",
+      "rev-3": "tiny",
+      "rev-4": "another long answer here",
+    };
+    for (const [id, answer] of Object.entries(answers)) await sendSession(id, answer);
+    await waitFor(
+      async () => (await evaluations(quality.id)).length === 4 && (await evaluations(short.id)).length === 4,
+      {
+        timeoutMs: 30_000,
+        what: "four sessions judged twice",
+      },
+    );
+    const queue = await api(`/reviews/${SERVICE}?why=below_threshold`);
+    expect(queue.status).toBe(200);
+    expect(queue.body.items.map((i: any) => i.sessionId).sort()).toEqual(["rev-1", "rev-2", "rev-3", "rev-4"]);
+    const item = queue.body.items.find((i: any) => i.sessionId === "rev-1");
+    const judged = item.judgements.find((j: any) => j.evaluatorName === "quality");
+    expect(judged).toMatchObject({ value: 0.2, reason: "judged by the fake judge", evaluatorVersion: 1, reviews: [] });
+    expect(item.judgements.find((j: any) => j.evaluatorName === "short-answer").value).toBe(true);
+
+    // A viewer cannot review; a member's verdict is a reviewer score and takes the session off the queue.
+    const verdict = { evaluator_id: quality.id, value: 0.9, comment: "actually good" };
+    expect((await api(`/reviews/${SERVICE}/rev-1`, { method: "POST", body: verdict, token: viewerKey })).status).toBe(
+      403,
+    );
+    expect((await api(`/reviews/${SERVICE}/rev-1`, { method: "POST", body: { ...verdict, value: 7 } })).status).toBe(
+      400,
+    );
+    const stored = await api(`/reviews/${SERVICE}/rev-1`, { method: "POST", body: verdict, token: memberKey });
+    expect(stored.status).toBe(201);
+    expect(stored.body).toMatchObject({ source: "reviewer", name: "quality", value: 0.9 });
+    const after = await api(`/reviews/${SERVICE}?why=below_threshold`);
+    expect(after.body.items.map((i: any) => i.sessionId)).not.toContain("rev-1");
+    const agreeNumbers = await api(`/evaluators/${quality.id}/agreement`);
+    expect(agreeNumbers.body).toMatchObject({ pairs: 1, kappa: null, agreementRate: null });
+    expect(agreeNumbers.body.meanAbsoluteDifference).toBeCloseTo(0.7, 10);
+
+    // Booleans: judge true,false,true,false against reviewers true,false,false,false: po 0.75, pe 0.5, kappa 0.5.
+    const human: Record<string, boolean> = { "rev-1": true, "rev-2": false, "rev-3": false, "rev-4": false };
+    for (const [id, value] of Object.entries(human))
+      expect(
+        (
+          await api(`/reviews/${SERVICE}/${id}`, {
+            method: "POST",
+            body: { evaluator_id: short.id, value },
+            token: memberKey,
+          })
+        ).status,
+      ).toBe(201);
+    const agree = await api(`/evaluators/${short.id}/agreement`);
+    expect(agree.body).toMatchObject({ pairs: 4, agreementRate: 0.75, kappa: 0.5, outputKind: "boolean" });
+    // The judge's scores stay beside the reviewer's on the session read.
+    const scores = (await api(`/telemetry/otel/sessions/${SERVICE}/rev-1/scores`)).body.scores;
+    expect(
+      scores
+        .filter((s: any) => s.name === "quality")
+        .map((s: any) => s.source)
+        .sort(),
+    ).toEqual(["evaluator", "reviewer"]);
+    for (const e of [quality, short]) await api(`/evaluators/${e.id}`, { method: "DELETE" });
+  }, 60_000);
+});

@@ -108,7 +108,7 @@ export async function recordEvaluation(
     if (r.status !== "scored" || r.value === null) return { evaluationId: row.id, scoreId: null };
     const entity = k.target === "session" ? tx`session_id = ${k.entityId}` : tx`trace_id = ${k.entityId}`;
     if (r.mode === "live")
-      await tx`delete from scores where trace_service_id = ${k.traceServiceId} and evaluator_id = ${k.evaluatorId} and ${entity}`;
+      await tx`delete from scores where trace_service_id = ${k.traceServiceId} and source = 'evaluator' and evaluator_id = ${k.evaluatorId} and ${entity}`;
     const [score] = await tx`
       insert into scores (tenant_id, trace_service_id, target, session_id, trace_id, name, data_type, value, label, comment, source,
         idempotency_key, environment, created_at, evaluator_id, evaluator_version, judge_input_tokens, judge_output_tokens, judge_cost_usd)

@@ -15,6 +15,7 @@ import { overviewRoutes } from "./overview/routes.ts";
 import { scoreRoutes } from "./scores/routes.ts";
 import { monitorRoutes } from "./monitors/routes.ts";
 import { evaluatorRoutes } from "./evaluations/routes.ts";
+import { reviewRoutes } from "./reviews/routes.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { deadLetterRoutes } from "./dead-letters/routes.ts";
 import { ledgerRoutes } from "./ledger/routes.ts";
@@ -44,6 +45,7 @@ export function createPlatformApp(given: PlatformDeps) {
     .use(scoreRoutes(deps))
     .use(monitorRoutes(deps))
     .use(evaluatorRoutes(deps))
+    .use(reviewRoutes(deps))
     .use(ledgerRoutes(deps));
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   let root: { routes: Parameters<typeof buildOpenApi>[0] } | undefined;

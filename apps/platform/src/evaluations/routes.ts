@@ -5,6 +5,8 @@ import { platformAuth } from "../auth/plugin.ts";
 import { doc, intQuery } from "../http/schemas.ts";
 import { Evaluator, EvaluatorList, EvaluationList } from "./model.ts";
 import * as svc from "./service.ts";
+import { Agreement } from "../reviews/model.ts";
+import { evaluatorAgreement } from "../reviews/service.ts";
 
 const TAG = "Evaluations";
 
@@ -57,6 +59,18 @@ export function evaluatorRoutes(deps: PlatformDeps) {
         return null;
       },
       { detail: doc(TAG, "Delete an evaluator and its evaluations (its scores stay)", t.Null(), { status: 204 }) },
+    )
+    .get(
+      "/:id/agreement",
+      async ({ principal, params }) =>
+        evaluatorAgreement(deps.sql, (await svc.getEvaluatorRow(s, principal, params.id)) as never),
+      {
+        detail: doc(
+          TAG,
+          "How often the judge agreed with reviewers (agreement rate and Cohen's kappa, or mean absolute difference)",
+          Agreement,
+        ),
+      },
     )
     .get(
       "/:id/evaluations",

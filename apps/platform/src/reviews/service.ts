@@ -1,0 +1,158 @@
+import type postgres from "postgres";
+import { badRequest, forbidden, notFound } from "@cellar/shared/errors";
+import { categoricalAgreement, numericAgreement } from "@cellar/shared/evaluations/agreement";
+import type { EvaluatorOutput } from "@cellar/shared/evaluations/definition";
+import { hasRole, type Principal, type ServiceRef } from "../auth/principal.ts";
+import { createScore } from "../scores/service.ts";
+import { judgementOut, type ReviewReason, verdictValue } from "./model.ts";
+
+type Sql = postgres.Sql;
+
+/** Share of judged sessions the random-sample reason offers (by a hash of the session id: stable). */
+export const REVIEW_SAMPLE_PERCENT = 10;
+
+/** An evaluator's judgement that is current: its score still stands (a newer one replaced older ones). */
+const CURRENT = `evaluations ev join evaluators e on e.id = ev.evaluator_id and e.tenant_id = ev.tenant_id
+  join scores sc on sc.id = ev.score_id and sc.tenant_id = ev.tenant_id`;
+const NOT_REVIEWED = `not exists (select 1 from scores r where r.trace_service_id = ev.trace_service_id and r.session_id = ev.entity_id
+  and r.name = e.name and r.source = 'reviewer')`;
+
+/**
+ * The review queue of a service (docs/evaluations.md, "Review"): sessions an evaluator scored
+ * below its `review_below`, sessions with a critical finding, or a stable random sample of judged
+ * sessions; sessions a reviewer already scored for that evaluator leave the queue. Each item
+ * carries every current judgement of the session, with its reason, for the dashboard to show
+ * beside the transcript.
+ */
+export async function reviewQueue(sql: Sql, svc: ServiceRef, why: ReviewReason, limit: number) {
+  let ids: string[];
+  if (why === "critical_findings") {
+    const rows = await sql`
+      select s.session_id, max(f.occurred_at) as at from findings f join sessions s on s.id = f.session_pk and s.tenant_id = f.tenant_id
+      where f.trace_service_id = ${svc.id} and f.severity = 'critical'
+        and not exists (select 1 from scores r where r.trace_service_id = s.trace_service_id and r.session_id = s.session_id and r.source = 'reviewer')
+      group by s.session_id order by at desc limit ${limit}`;
+    ids = rows.map((r) => r.session_id);
+  } else {
+    const condition =
+      why === "below_threshold"
+        ? `(e.definition ->> 'review_below') is not null and ev.value < (e.definition ->> 'review_below')::float8`
+        : `mod(abs(hashtext(ev.entity_id)), 100) < ${REVIEW_SAMPLE_PERCENT}`;
+    const rows = await sql.unsafe(
+      `select ev.entity_id, max(ev.created_at) as at from ${CURRENT}
+       where ev.trace_service_id = $1 and ev.target = 'session' and ev.status = 'scored' and ${condition} and ${NOT_REVIEWED}
+       group by ev.entity_id order by at desc limit $2`,
+      [svc.id, limit],
+    );
+    ids = rows.map((r) => r.entity_id);
+  }
+  return { serviceName: svc.name, items: await itemsOf(sql, svc, ids, why) };
+}
+
+async function itemsOf(sql: Sql, svc: ServiceRef, sessionIds: string[], why: ReviewReason) {
+  if (sessionIds.length === 0) return [];
+  const judged = await sql.unsafe(
+    `select ev.entity_id, ev.evaluator_id, ev.evaluator_version, ev.value, ev.label, ev.reason, ev.injection_flagged, ev.created_at,
+       e.name as evaluator_name, e.definition
+     from ${CURRENT} where ev.trace_service_id = $1 and ev.target = 'session' and ev.entity_id = any($2::text[]) and ev.status = 'scored'
+     order by e.name`,
+    [svc.id, sessionIds as never],
+  );
+  const reviews = await sql`
+    select session_id, name, value, label, author_user_id, comment from scores
+    where trace_service_id = ${svc.id} and session_id = any(${sessionIds}::text[]) and source = 'reviewer' order by created_at`;
+  const critical = await sql`
+    select s.session_id, f.detector, f.title from findings f join sessions s on s.id = f.session_pk and s.tenant_id = f.tenant_id
+    where f.trace_service_id = ${svc.id} and s.session_id = any(${sessionIds}::text[]) and f.severity = 'critical' order by f.occurred_at`;
+  return sessionIds.map((sessionId) => ({
+    sessionId,
+    why,
+    judgements: judged
+      .filter((j) => j.entity_id === sessionId)
+      .map((j) =>
+        judgementOut(
+          j,
+          reviews.filter((r) => r.session_id === sessionId && r.name === j.evaluator_name),
+        ),
+      ),
+    criticalFindings: critical
+      .filter((f) => f.session_id === sessionId)
+      .map((f) => ({ detector: f.detector, title: f.title })),
+  }));
+}
+
+/** The value a reviewer gave, checked against the evaluator's output kind; "invalid value: ..." or null. */
+function verdictProblem(output: EvaluatorOutput, value: unknown): string | null {
+  if (output.kind === "boolean") return typeof value === "boolean" ? null : "invalid value: must be true or false";
+  if (output.kind === "label")
+    return typeof value === "string" && output.labels.includes(value)
+      ? null
+      : `invalid value: must be one of ${output.labels.join(", ")}`;
+  return typeof value === "number" && value >= output.min && value <= output.max
+    ? null
+    : `invalid value: must be a number from ${output.min} to ${output.max}`;
+}
+
+/**
+ * A reviewer's verdict on a session for one evaluator: a score of source `reviewer` under the
+ * evaluator's name (so the session's reads and rollups show it beside the judge's), one per
+ * reviewer, evaluator and session (a second answers the first).
+ */
+export async function submitReview(
+  sql: Sql,
+  p: Principal,
+  svc: ServiceRef & { tenantId: string },
+  sessionId: string,
+  body: { evaluator_id: string; value: number | boolean | string; comment?: string },
+) {
+  if (!hasRole(p, "member")) throw forbidden("reviewing needs role member or higher");
+  const [e] = await sql`
+    select id, name, definition from evaluators where trace_service_id = ${svc.id} and tenant_id = ${p.tenantId}
+      and id::text = ${body.evaluator_id}`;
+  if (!e) throw notFound("no such evaluator on this service");
+  const problem = verdictProblem(e.definition.output, body.value);
+  if (problem) throw badRequest(problem);
+  return createScore(
+    sql,
+    svc,
+    {
+      session_id: sessionId,
+      name: e.name,
+      value: body.value,
+      ...(body.comment ? { comment: body.comment } : {}),
+      source: "reviewer",
+      idempotency_key: `review:${e.id}:${sessionId}:${p.userId}`,
+    },
+    p.userId,
+  );
+}
+
+/**
+ * How often the judge agreed with reviewers on the sessions both scored: each reviewer score of
+ * the evaluator's name against the evaluator's current score of that session.
+ */
+export async function evaluatorAgreement(
+  sql: Sql,
+  e: { id: string; trace_service_id: string; definition: { output: EvaluatorOutput } },
+) {
+  const rows = await sql`
+    select j.value as jv, j.label as jl, r.value as rv, r.label as rl
+    from scores j join scores r on r.trace_service_id = j.trace_service_id and r.session_id = j.session_id and r.name = j.name
+      and r.source = 'reviewer'
+    where j.trace_service_id = ${e.trace_service_id} and j.source = 'evaluator' and j.evaluator_id = ${e.id} and j.session_id is not null
+    limit 100000`;
+  const kind = e.definition.output.kind;
+  const a =
+    kind === "number"
+      ? numericAgreement(rows.map((r) => [Number(r.jv), Number(r.rv)] as const))
+      : categoricalAgreement(
+          rows.map(
+            (r) =>
+              [
+                String(verdictValue({ value: r.jv, label: r.jl }, kind)),
+                String(verdictValue({ value: r.rv, label: r.rl }, kind)),
+              ] as const,
+          ),
+        );
+  return { evaluatorId: e.id, outputKind: kind, ...a };
+}
