@@ -17,8 +17,13 @@ import { parseArgs } from "node:util";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { deriveSpans, spanIdKey } from "@cellar/shared/spans";
-import { insertSpanIds, type SpanIdRow } from "../apps/processor/src/ingest/spans";
-import { insertLegacySpanRows, type LegacyTrace, legacyTraces } from "./lib/legacy-spans";
+import {
+  insertLegacySpanRows,
+  insertSpanIds,
+  type LegacyTrace,
+  legacyTraces,
+  type SpanIdRow,
+} from "./lib/legacy-spans";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { sessionSpans } from "../apps/platform/src/sessions/telemetry";
 import { loadSession } from "../apps/platform/src/sessions/service";

@@ -10,36 +10,23 @@ import {
   primaryKey,
   real,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { requiredUuid, serviceFk, tenantId, traceServiceId, ts } from "./columns.ts";
 import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
-import { tenants, traceServices } from "./tenancy.ts";
 import { sessions, traces } from "./telemetry.ts";
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
-const tenantId = () =>
-  uuid("tenant_id")
-    .notNull()
-    .references(() => tenants.id, { onDelete: "cascade" });
 /**
  * The tenant of a row whose parent key already carries it (migration 0026): a plain column, the
  * composite key to the session or trace keeping it equal to the parent's, deletes cascading
  * from the tenant through sessions and traces. A foreign key of its own was a locking lookup of
  * the tenant's row per inserted row (docs/maturation.md).
  */
-const parentTenantId = () => uuid("tenant_id").notNull();
-const traceServiceId = () => uuid("trace_service_id").notNull();
-const sessionPk = () => uuid("session_pk").notNull();
-/** The widened foreign keys (migration 0019): to the service and to the session, by tenant too. */
-const serviceFk = (table: string, t: { traceServiceId: PgColumn; tenantId: PgColumn }) =>
-  tenantForeignKey(
-    `${table}_trace_service_id_trace_services_id_fk`,
-    { column: t.traceServiceId, tenantId: t.tenantId },
-    traceServices,
-  );
+const parentTenantId = () => requiredUuid("tenant_id");
+const sessionPk = () => requiredUuid("session_pk");
+/** The widened foreign key to the session (migration 0019), by tenant too. */
 const sessionFk = (table: string, t: { sessionPk: PgColumn; tenantId: PgColumn }) =>
   tenantForeignKey(`${table}_session_pk_sessions_id_fk`, { column: t.sessionPk, tenantId: t.tenantId }, sessions);
 
@@ -175,7 +162,7 @@ export const issues = pgTable(
   },
   (t) => [
     primaryKey({ name: "issues_pkey", columns: [t.id, t.tenantId] }),
-    serviceFk("issues", t),
+    serviceFk("issues_trace_service_id_trace_services_id_fk", t),
     uniqueIndex("issues_service_fingerprint_uq").on(t.traceServiceId, t.fingerprint, t.tenantId),
   ],
 );
@@ -203,7 +190,7 @@ export const findings = pgTable(
   (t) => [
     primaryKey({ name: "findings_pkey", columns: [t.id, t.tenantId] }),
     sessionFk("findings", t),
-    serviceFk("findings", t),
+    serviceFk("findings_trace_service_id_trace_services_id_fk", t),
     tenantForeignKey("findings_issue_id_issues_id_fk", { column: t.issueId, tenantId: t.tenantId }, issues),
     index("findings_session_idx").on(t.sessionPk),
     index("findings_issue_idx").on(t.issueId),
@@ -226,7 +213,7 @@ export const toolSchemas = pgTable(
   },
   (t) => [
     primaryKey({ name: "tool_schemas_pkey", columns: [t.id, t.tenantId] }),
-    serviceFk("tool_schemas", t),
+    serviceFk("tool_schemas_trace_service_id_trace_services_id_fk", t),
     uniqueIndex("tool_schemas_service_hash_uq").on(t.traceServiceId, t.name, t.schemaHash, t.tenantId),
   ],
 );
@@ -264,7 +251,7 @@ export const intentDefinitions = pgTable(
   },
   (t) => [
     primaryKey({ name: "intent_definitions_pkey", columns: [t.id, t.tenantId] }),
-    serviceFk("intent_definitions", t),
+    serviceFk("intent_definitions_trace_service_id_trace_services_id_fk", t),
     uniqueIndex("intent_definitions_service_name_uq").on(t.traceServiceId, t.name, t.tenantId),
   ],
 );
@@ -300,10 +287,6 @@ export const detectorSettings = pgTable(
   },
   (t) => [
     primaryKey({ name: "detector_settings_pkey", columns: [t.traceServiceId, t.tenantId] }),
-    tenantForeignKey(
-      "detector_settings_trace_service_id_fkey",
-      { column: t.traceServiceId, tenantId: t.tenantId },
-      traceServices,
-    ),
+    serviceFk("detector_settings_trace_service_id_fkey", t),
   ],
 );

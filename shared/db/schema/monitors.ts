@@ -9,19 +9,18 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import { requiredUuid, serviceFk, ts } from "./columns.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
-import { tenants, traceServices } from "./tenancy.ts";
+import { tenants } from "./tenancy.ts";
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
-const monitorId = () => uuid("monitor_id").notNull();
+const monitorId = () => requiredUuid("monitor_id");
 /** The monitor's foreign key, widened by tenant_id (migration 0019). */
 const monitorFk = (table: string, t: { monitorId: PgColumn; tenantId: PgColumn }) =>
   tenantForeignKey(`${table}_monitor_id_fkey`, { column: t.monitorId, tenantId: t.tenantId }, monitors);
 /** The monitor's, filled from it (migration 0019): keys and foreign keys include it. */
-const monitorTenantId = () => uuid("tenant_id").notNull();
+const monitorTenantId = () => requiredUuid("tenant_id");
 
 /** A monitor's definition and its state (migration 0014, docs/monitors.md). */
 export const monitors = pgTable(
@@ -55,11 +54,7 @@ export const monitors = pgTable(
   },
   (t) => [
     primaryKey({ name: "monitors_pkey", columns: [t.id, t.tenantId] }),
-    tenantForeignKey(
-      "monitors_trace_service_id_fkey",
-      { column: t.traceServiceId, tenantId: t.tenantId },
-      traceServices,
-    ),
+    serviceFk("monitors_trace_service_id_fkey", t),
     index("monitors_service_idx").on(t.traceServiceId).where(sql`enabled`),
     index("monitors_tenant_idx").on(t.tenantId),
   ],

@@ -1,28 +1,6 @@
 import { sql } from "drizzle-orm";
-import {
-  doublePrecision,
-  index,
-  integer,
-  type PgColumn,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { tenantForeignKey } from "./tenant-keys.ts";
-import { tenants, traceServices } from "./tenancy.ts";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
-const tenantId = () =>
-  uuid("tenant_id")
-    .notNull()
-    .references(() => tenants.id, { onDelete: "cascade" });
-const traceServiceId = () => uuid("trace_service_id").notNull();
-/** The service's foreign key, widened by tenant_id (migration 0019). */
-const serviceFk = (name: string, t: { traceServiceId: PgColumn; tenantId: PgColumn }) =>
-  tenantForeignKey(name, { column: t.traceServiceId, tenantId: t.tenantId }, traceServices);
+import { doublePrecision, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { serviceFk, tenantId, traceServiceId, ts } from "./columns.ts";
 
 export const SCORE_SOURCES = ["api", "end_user", "reviewer", "evaluator"] as const;
 export const SCORE_DATA_TYPES = ["numeric", "boolean", "categorical"] as const;

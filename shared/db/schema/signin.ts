@@ -1,7 +1,6 @@
-import { index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { ts } from "./columns.ts";
 import { users } from "./tenancy.ts";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /** A dashboard sign-in: the Bearer token's SHA-256, its user and its absolute expiry. */
 export const dashboardSessions = pgTable(

@@ -9,26 +9,20 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { requiredUuid, serviceFk, tenantId, ts } from "./columns.ts";
 import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
-import { tenants, traceServices } from "./tenancy.ts";
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
-const tenantId = () =>
-  uuid("tenant_id")
-    .notNull()
-    .references(() => tenants.id, { onDelete: "cascade" });
 /**
  * Rows under a session (traces, events) or a trace (spans) carry tenant, service and session
  * columns for filtering only, without foreign keys: the parent's key already cascades deletes,
  * and every extra key is a locking lookup per inserted row (~20% of Postgres CPU per ingested
  * trace, docs/performance.md).
  */
-const denormalized = (name: string) => uuid(name).notNull();
+const denormalized = requiredUuid;
 
 /** Bytes (a deflated payload, shared/db/payload-codec.ts). */
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
@@ -69,11 +63,7 @@ export const sessions = pgTable(
   (t) => [
     // Keys and keys into keys end with tenant_id (migration 0019, docs/scaling.md "Sharding by tenant").
     primaryKey({ name: "sessions_pkey", columns: [t.id, t.tenantId] }),
-    tenantForeignKey(
-      "sessions_trace_service_id_trace_services_id_fk",
-      { column: t.traceServiceId, tenantId: t.tenantId },
-      traceServices,
-    ),
+    serviceFk("sessions_trace_service_id_trace_services_id_fk", t),
     index("sessions_maturation_failed_idx").on(t.maturationFailedAt).where(sql`maturation_failed_at is not null`),
     uniqueIndex("sessions_service_session_uq").on(t.traceServiceId, t.sessionId, t.tenantId),
     index("sessions_tenant_service_activity_idx").on(t.tenantId, t.traceServiceId, t.lastActivityAt),

@@ -1,9 +1,8 @@
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { serviceFk, ts } from "./columns.ts";
 import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
-import { tenants, traceServices } from "./tenancy.ts";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+import { tenants } from "./tenancy.ts";
 
 export const webhookSubscriptions = pgTable(
   "webhook_subscriptions",
@@ -36,11 +35,7 @@ export const webhookSubscriptions = pgTable(
   (t) => [
     // Keys and keys into keys end with tenant_id (migration 0019, docs/scaling.md "Sharding by tenant").
     primaryKey({ name: "webhook_subscriptions_pkey", columns: [t.id, t.tenantId] }),
-    tenantForeignKey(
-      "webhook_subscriptions_trace_service_id_trace_services_id_fk",
-      { column: t.traceServiceId, tenantId: t.tenantId },
-      traceServices,
-    ),
+    serviceFk("webhook_subscriptions_trace_service_id_trace_services_id_fk", t),
     index("webhook_subscriptions_service_idx").on(t.traceServiceId),
   ],
 );

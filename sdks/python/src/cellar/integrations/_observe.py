@@ -87,6 +87,109 @@ async def _watched_aiter(inner: Any, watch: StreamWatch) -> Any:
     watch.end()
 
 
+def _stepped(self: Any, item: Any) -> Any:
+    """A chunk came: noted."""
+    watch = _watch_of(self)
+    if watch:
+        watch.add(item)
+    return item
+
+
+def _step_failed(self: Any, err: BaseException, stop: type) -> None:
+    """The stream ended (``stop``: its normal end) or broke."""
+    watch = _watch_of(self)
+    if watch:
+        watch.end(None if isinstance(err, stop) else err)
+
+
+def _left(self: Any, error: Optional[BaseException]) -> None:
+    """Closed, or out of its ``with`` block."""
+    watch = _watch_of(self)
+    if watch:
+        watch.end(error)
+
+
+def _exit_error(exc: Any) -> Optional[BaseException]:
+    return exc[1] if len(exc) > 1 and isinstance(exc[1], BaseException) else None
+
+
+def _no_error(_: Any) -> None:
+    return None
+
+
+# Each kind of method is wrapped by one factory: the noting (_stepped, _step_failed, _left) is
+# written once, and only the call (plain or awaited) differs between the sync and async twins.
+
+
+def _next(step: Callable[..., Any], stop: type) -> Callable[..., Any]:
+    def __next__(self: Any) -> Any:  # noqa: N807
+        try:
+            item = step(self)
+        except BaseException as err:
+            _step_failed(self, err, stop)
+            raise
+        return _stepped(self, item)
+
+    return __next__
+
+
+def _anext(step: Callable[..., Any], stop: type) -> Callable[..., Any]:
+    async def __anext__(self: Any) -> Any:  # noqa: N807
+        try:
+            item = await step(self)
+        except BaseException as err:
+            _step_failed(self, err, stop)
+            raise
+        return _stepped(self, item)
+
+    return __anext__
+
+
+def _iterate(start: Callable[..., Any], watched: Callable[[Any, StreamWatch], Any]) -> Callable[..., Any]:
+    """``__iter__`` and ``__aiter__`` alike (both are plain calls)."""
+
+    def __iter__(self: Any) -> Any:  # noqa: N807
+        inner = start(self)
+        watch = _watch_of(self)
+        if inner is self or watch is None:
+            return inner  # our __next__ / __anext__ notes the chunks
+        return watched(inner, watch)
+
+    return __iter__
+
+
+def _leave(method: Callable[..., Any], error: Callable[[Any], Optional[BaseException]]) -> Callable[..., Any]:
+    def leave(self: Any, *a: Any, **k: Any) -> Any:
+        try:
+            return method(self, *a, **k)
+        finally:
+            _left(self, error(a))
+
+    return leave
+
+
+def _aleave(method: Callable[..., Any], error: Callable[[Any], Optional[BaseException]]) -> Callable[..., Any]:
+    async def leave(self: Any, *a: Any, **k: Any) -> Any:
+        try:
+            return await method(self, *a, **k)
+        finally:
+            _left(self, error(a))
+
+    return leave
+
+
+# The methods a stream class may have, each with its wrapper.
+_WRAPPERS: List[Any] = [
+    ("__next__", lambda m: _next(m, StopIteration)),
+    ("__anext__", lambda m: _anext(m, StopAsyncIteration)),
+    ("__iter__", lambda m: _iterate(m, _watched_iter)),
+    ("__aiter__", lambda m: _iterate(m, _watched_aiter)),
+    ("close", lambda m: (_aleave if inspect.iscoroutinefunction(m) else _leave)(m, _no_error)),
+    ("__exit__", lambda m: _leave(m, _exit_error)),
+    ("__aexit__", lambda m: _aleave(m, _exit_error)),
+]
+
+
 def _subclass(base: type) -> type:
     """``base`` with iteration, close and context exit noted; made once per provider class."""
     with _classes_lock:
@@ -94,111 +197,9 @@ def _subclass(base: type) -> type:
         if known is not None:
             return known
         ns: Dict[str, Any] = {"__module__": base.__module__, "__qualname__": base.__qualname__}
-
-        if hasattr(base, "__next__"):
-
-            def __next__(self: Any) -> Any:  # noqa: N807
-                watch = _watch_of(self)
-                try:
-                    item = base.__next__(self)
-                except StopIteration:
-                    if watch:
-                        watch.end()
-                    raise
-                except BaseException as err:
-                    if watch:
-                        watch.end(err)
-                    raise
-                if watch:
-                    watch.add(item)
-                return item
-
-            ns["__next__"] = __next__
-        if hasattr(base, "__iter__"):
-
-            def __iter__(self: Any) -> Any:  # noqa: N807
-                inner = base.__iter__(self)
-                watch = _watch_of(self)
-                if inner is self or watch is None:
-                    return inner  # our __next__ notes the chunks
-                return _watched_iter(inner, watch)
-
-            ns["__iter__"] = __iter__
-        if hasattr(base, "__anext__"):
-
-            async def __anext__(self: Any) -> Any:  # noqa: N807
-                watch = _watch_of(self)
-                try:
-                    item = await base.__anext__(self)
-                except StopAsyncIteration:
-                    if watch:
-                        watch.end()
-                    raise
-                except BaseException as err:
-                    if watch:
-                        watch.end(err)
-                    raise
-                if watch:
-                    watch.add(item)
-                return item
-
-            ns["__anext__"] = __anext__
-        if hasattr(base, "__aiter__"):
-
-            def __aiter__(self: Any) -> Any:  # noqa: N807
-                inner = base.__aiter__(self)
-                watch = _watch_of(self)
-                if inner is self or watch is None:
-                    return inner
-                return _watched_aiter(inner, watch)
-
-            ns["__aiter__"] = __aiter__
-        if hasattr(base, "close"):
-            base_close = base.close
-            if inspect.iscoroutinefunction(base_close):
-
-                async def aclose_(self: Any, *a: Any, **k: Any) -> Any:
-                    try:
-                        return await base_close(self, *a, **k)
-                    finally:
-                        watch = _watch_of(self)
-                        if watch:
-                            watch.end()
-
-                ns["close"] = aclose_
-            else:
-
-                def close_(self: Any, *a: Any, **k: Any) -> Any:
-                    try:
-                        return base_close(self, *a, **k)
-                    finally:
-                        watch = _watch_of(self)
-                        if watch:
-                            watch.end()
-
-                ns["close"] = close_
-        if hasattr(base, "__exit__"):
-
-            def __exit__(self: Any, *exc: Any) -> Any:  # noqa: N807
-                try:
-                    return base.__exit__(self, *exc)
-                finally:
-                    watch = _watch_of(self)
-                    if watch:
-                        watch.end(exc[1] if len(exc) > 1 and isinstance(exc[1], BaseException) else None)
-
-            ns["__exit__"] = __exit__
-        if hasattr(base, "__aexit__"):
-
-            async def __aexit__(self: Any, *exc: Any) -> Any:  # noqa: N807
-                try:
-                    return await base.__aexit__(self, *exc)
-                finally:
-                    watch = _watch_of(self)
-                    if watch:
-                        watch.end(exc[1] if len(exc) > 1 and isinstance(exc[1], BaseException) else None)
-
-            ns["__aexit__"] = __aexit__
+        for name, wrap in _WRAPPERS:
+            if hasattr(base, name):
+                ns[name] = wrap(getattr(base, name))
         sub = type(base.__name__, (base,), ns)
         _classes[base] = sub
         return sub
