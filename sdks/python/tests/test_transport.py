@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import json
 import threading
 import time
 import unittest
@@ -187,6 +188,49 @@ class TransportTest(unittest.TestCase):
         drops = [e for e in self.errors if e.kind == "dropped"]
         self.assertEqual(sum(e.count for e in drops), 40 - kept)
         client.shutdown(1)
+
+    def test_every_batch_carries_the_ledger_counters_and_a_retry_the_same_figures(self) -> None:
+        self.ingest.script = [(503, {"Retry-After": "0"}, {"error": "storage unavailable"})]
+        client = client_for(self.ingest, self.errors, serverless=True, max_queue_items=3, sample_rate=0.5)
+        sessions = [f"s{i}" for i in range(12)]
+        kept = [s for s in sessions if cellar.session_sampled(s, 0.5)]
+        for s in sessions:
+            client.event("tick", session_id=s)
+        client.flush(10)
+        first, retry = (r.body["ledger"] for r in self.ingest.received[:2])
+        self.assertEqual(first["service_name"], "py-app")
+        # A retry sends the same bytes, its report included: the host adds nothing for it (docs/sdks.md).
+        self.assertEqual(retry, first)
+        self.assertEqual(first["seq"], 1)
+        self.assertEqual(
+            first["counts"],
+            {
+                "requested": 12,
+                "queue_full": max(0, len(kept) - 3),
+                "retries_exhausted": 0,
+                "refused": 0,
+                "sampled_out": 12 - len(kept),
+            },
+        )
+        self.assertEqual(client.ledger(), first["counts"])
+        self.assertLess(len(json.dumps(first)), 250)
+
+    def test_ledger_counts_retries_exhausted_and_refusals_apart(self) -> None:
+        self.ingest.script = [
+            (200, {}, {"status": "partial", "items": [{"status": "accepted"}, {"status": "refused", "error": "invalid"}]}),
+        ]
+        client = client_for(self.ingest, self.errors, serverless=True, max_retries=1)
+        send_traces(client, 2)
+        client.flush(10)
+        self.ingest.default = lambda p, b: (500, {}, {"error": "boom"})
+        send_traces(client, 3, session="t")
+        client.flush(10)
+        self.assertEqual(
+            client.ledger(),
+            {"requested": 5, "queue_full": 0, "retries_exhausted": 3, "refused": 1, "sampled_out": 0},
+        )
+        # The last request's report already said what the first batch settled.
+        self.assertEqual(self.ingest.received[-1].body["ledger"]["counts"]["refused"], 1)
 
     def test_byte_bound_on_the_queue(self) -> None:
         client = client_for(self.ingest, self.errors, serverless=True, max_queue_bytes=20_000)

@@ -7,12 +7,18 @@ import { DsnError, parseDsn } from "./dsn.ts";
 import { fitToLimit, mapStrings, type RedactorName, stringRedactor } from "./redact.ts";
 import { isBrowser, installExitHooks } from "./runtime.ts";
 import { sessionSampled } from "./sampling.ts";
-import { CellarError, type Counts, type FlushResult, Transport } from "./transport.ts";
+import { CellarError, type Counts, type FlushResult, type LedgerCounts, Transport } from "./transport.ts";
 import type { EventInput, EventPayload, ItemType, TraceInput, TracePayload } from "./types.ts";
 
 export { DsnError, parseDsn, type ParsedDsn } from "./dsn.ts";
 export { fmix32, fnv1a32, sampleHash, sessionSampled } from "./sampling.ts";
-export { CellarError, type CellarErrorKind, type Counts, type FlushResult } from "./transport.ts";
+export {
+  CellarError,
+  type CellarErrorKind,
+  type Counts,
+  type FlushResult,
+  type LedgerCounts,
+} from "./transport.ts";
 export { TRUNCATION_MARKER, type RedactorName } from "./redact.ts";
 export type * from "./types.ts";
 
@@ -109,6 +115,7 @@ export class Cellar {
       requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
       gzipMinBytes: 2048,
       fetch: options.fetch ?? (((...a: Parameters<typeof fetch>) => globalThis.fetch(...a)) as typeof fetch),
+      serviceName: dsn.serviceName,
       report: (e) => this.report(e),
       debug,
     });
@@ -123,7 +130,7 @@ export class Cellar {
   /** Queues one model call (the contract's trace payload). Never throws. */
   trace(input: TraceInput): void {
     try {
-      if (!sessionSampled(input.session_id, this.sampleRate)) return;
+      if (!this.sampled(input.session_id)) return;
       const payload: TracePayload = {
         ...input,
         provider: input.provider ?? "openai",
@@ -140,7 +147,7 @@ export class Cellar {
   /** Queues one application event; `timestamp` defaults to now. Never throws. */
   event(input: EventInput): void {
     try {
-      if (!sessionSampled(input.session_id, this.sampleRate)) return;
+      if (!this.sampled(input.session_id)) return;
       const payload: EventPayload = { ...input, timestamp: toIso(input.timestamp) };
       if (payload.environment === undefined && this.options.environment) payload.environment = this.options.environment;
       this.capture("event", payload);
@@ -158,9 +165,14 @@ export class Cellar {
     };
   }
 
-  /** True when this session's telemetry is kept (sampleRate). Wrappers skip all work otherwise. */
+  /**
+   * True when this session's telemetry is kept (sampleRate). Wrappers skip all work otherwise: a
+   * false is one item sampled out, counted in the ledger (docs/sdks.md "The ledger").
+   */
   sampled(sessionId: string): boolean {
-    return sessionSampled(sessionId, this.sampleRate);
+    if (sessionSampled(sessionId, this.sampleRate)) return true;
+    this.transport.notQueued(1, "sampled_out");
+    return false;
   }
 
   /** mask, redact, serialise, fit to the size limit, queue. */
@@ -173,7 +185,12 @@ export class Cellar {
     if (this.redactString) body = mapStrings(body, this.redactString);
     const json = fitToLimit(body, JSON.stringify(body), this.maxPayloadBytes);
     if (json === null) {
-      this.transport.drop(1, `${type} too large to send even with its strings cut (${this.maxPayloadBytes} bytes)`);
+      this.transport.requested();
+      this.transport.drop(
+        1,
+        `${type} too large to send even with its strings cut (${this.maxPayloadBytes} bytes)`,
+        "refused",
+      );
       return;
     }
     this.transport.enqueue(type, json, json.length);
@@ -196,6 +213,11 @@ export class Cellar {
   /** Totals since this client was made. */
   get stats(): Counts {
     return this.transport.counts;
+  }
+
+  /** The ledger's counters this client reports inside its batches (docs/sdks.md "The ledger"). */
+  get ledger(): LedgerCounts {
+    return this.transport.ledgerCounts;
   }
 
   /** Wraps a serverless handler: its telemetry is sent before it returns (or throws). */

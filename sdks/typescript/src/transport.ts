@@ -24,6 +24,8 @@ export interface TransportOptions {
   /** Bodies at least this large are gzipped (when CompressionStream exists). */
   gzipMinBytes: number;
   fetch: typeof fetch;
+  /** The DSN's service, named in the ledger report (the host checks it against the DSN). */
+  serviceName?: string;
   report: (error: CellarError) => void;
   debug: (message: string) => void;
 }
@@ -59,6 +61,23 @@ export interface Counts {
   retried: number;
 }
 
+/**
+ * The ledger's counters (docs/sdks.md "The ledger"): cumulative since this client was made, sent
+ * inside every batch with a growing `seq`, so the ingest host counts a retried batch's once.
+ */
+export interface LedgerCounts {
+  /** Items the application asked to send (captured, sampled out or not). */
+  requested: number;
+  /** Not queued: the queue was full, or the client was shut down. */
+  queue_full: number;
+  retries_exhausted: number;
+  /** Refused by the ingest host (per item, a whole batch, a DSN refused lately), or too large to send. */
+  refused: number;
+  /** Not kept: its session is sampled out (sampleRate). */
+  sampled_out: number;
+}
+export type DropReason = Exclude<keyof LedgerCounts, "requested">;
+
 export interface FlushResult extends Counts {
   /** Items still queued or in flight (flush timed out). */
   pending: number;
@@ -82,6 +101,10 @@ export class Transport {
   private timer: ReturnType<typeof setInterval> | null = null;
   private totals: Counts = { sent: 0, refused: 0, dropped: 0, retried: 0 };
   private lastFlush: Counts = { sent: 0, refused: 0, dropped: 0, retried: 0 };
+  private ledger: LedgerCounts = { requested: 0, queue_full: 0, retries_exhausted: 0, refused: 0, sampled_out: 0 };
+  private ledgerSeq = 0;
+  /** This client's id in the ledger: its reports replace each other, never add up. */
+  private readonly instance = instanceId();
   private blockedUntil = 0;
   /** Items per batch now: halved by a 413, doubled back by each accepted batch. */
   private batchCap: number;
@@ -107,8 +130,20 @@ export class Transport {
     return this.queue.length + this.inFlight;
   }
 
+  /** Counts items the application asked to send that never reach the queue (ledger only). */
+  notQueued(count: number, reason: "sampled_out"): void {
+    this.ledger.requested += count;
+    this.ledger[reason] += count;
+  }
+
+  /** Counts one item the application asked to send (enqueue does; a too-large item here). */
+  requested(): void {
+    this.ledger.requested++;
+  }
+
   /** Queues one item's JSON; false when it was dropped (queue full, or closed). */
   enqueue(type: ItemType, json: string, bytes: number): boolean {
+    this.ledger.requested++;
     if (this.closed) return this.drop(1, "the SDK was shut down");
     if (this.queue.length >= this.o.maxQueueItems || this.queuedBytes + bytes > this.o.maxQueueBytes)
       return this.drop(1, `queue full (${this.o.maxQueueItems} items / ${this.o.maxQueueBytes} bytes): newest dropped`);
@@ -119,8 +154,9 @@ export class Transport {
   }
 
   /** Counts `count` items as dropped and reports it (at most once a second). */
-  drop(count: number, why: string): false {
+  drop(count: number, why: string, reason: DropReason = "queue_full"): false {
     this.totals.dropped += count;
+    this.ledger[reason] += count;
     // One report per second at most: a full queue under load must not flood the hook.
     const now = Date.now();
     if (now - this.lastDropReport >= 1000) {
@@ -146,7 +182,7 @@ export class Transport {
         const n = this.queue.length;
         this.queue = [];
         this.queuedBytes = 0;
-        this.drop(n, "the ingest host refused this DSN lately (401/403): items dropped");
+        this.drop(n, "the ingest host refused this DSN lately (401/403): items dropped", "refused");
         return;
       }
       const batch = this.take();
@@ -177,8 +213,11 @@ export class Transport {
   }
 
   private async sendWithRetries(batch: Item[], keepalive: boolean): Promise<void> {
+    // Built once: a retry sends the same body, its ledger report too (the host counts it once).
+    const items = batch.map((i) => `{"type":"${i.type}","body":${i.json}}`).join(",");
+    const text = `{"items":[${items}],"ledger":${this.ledgerReport()}}`;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.post(batch, keepalive);
+      const outcome = await this.post(batch, text, keepalive);
       if (outcome.kind === "done") {
         this.batchCap = Math.min(this.o.maxBatchItems, this.batchCap * 2);
         return;
@@ -192,7 +231,7 @@ export class Transport {
         return;
       }
       if (attempt >= this.o.maxRetries || this.closed) {
-        this.drop(batch.length, `gave up after ${attempt + 1} attempts: ${outcome.why}`);
+        this.drop(batch.length, `gave up after ${attempt + 1} attempts: ${outcome.why}`, "retries_exhausted");
         return;
       }
       const backoff = Math.min(this.o.retryMaxMs, this.o.retryBaseMs * 2 ** attempt) * Math.random();
@@ -221,11 +260,11 @@ export class Transport {
 
   private async post(
     batch: Item[],
+    text: string,
     keepalive: boolean,
   ): Promise<
     { kind: "done" } | { kind: "split" } | { kind: "retry"; why: string; status?: number; retryAfterMs?: number }
   > {
-    const text = `{"items":[${batch.map((i) => `{"type":"${i.type}","body":${i.json}}`).join(",")}]}`;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.o.token}`,
       "content-type": "application/json",
@@ -261,6 +300,7 @@ export class Transport {
         if (a.status === "accepted") this.totals.sent++;
         else {
           this.totals.refused++;
+          this.ledger.refused++;
           this.o.report(new CellarError("refused", `${batch[i].type} refused: ${a.error}`, 200));
         }
       });
@@ -273,6 +313,7 @@ export class Transport {
     if (res.status === 413 && batch.length > 1) return { kind: "split" };
     if (res.status === 401 || res.status === 403) this.blockedUntil = Date.now() + 60_000;
     this.totals.refused += batch.length;
+    this.ledger.refused += batch.length;
     this.o.report(new CellarError("refused", `${batch.length} items refused: ${why}`, res.status, batch.length));
     return { kind: "done" };
   }
@@ -302,10 +343,36 @@ export class Transport {
     return since;
   }
 
+  /** The ledger's counters so far (what the next batch reports). */
+  get ledgerCounts(): LedgerCounts {
+    return { ...this.ledger };
+  }
+
+  /** The batch envelope's `ledger`: counts only, about 200 bytes, a new seq per batch. */
+  private ledgerReport(): string {
+    return JSON.stringify({
+      instance: this.instance,
+      seq: ++this.ledgerSeq,
+      ...(this.o.serviceName ? { service_name: this.o.serviceName } : {}),
+      counts: this.ledger,
+    });
+  }
+
   stopTimer(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
+}
+
+/** A random id for this client's ledger reports (crypto.randomUUID where there is one). */
+function instanceId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID) return c.randomUUID();
+  return Array.from({ length: 4 }, () =>
+    Math.floor(Math.random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, "0"),
+  ).join("");
 }
 
 /** Seconds or an HTTP date, in ms; undefined when absent or unreadable. */

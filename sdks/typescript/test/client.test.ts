@@ -208,4 +208,30 @@ describe("Cellar client", () => {
     expect(await handler("invoked")).toBe("done");
     expect(ingest.items().map((i) => i.body.name)).toEqual(["invoked"]);
   });
+
+  test("every batch carries the ledger's cumulative counters; a retry carries the same figures", async () => {
+    const { cellar, ingest } = client([{ status: 503 }, "refuse-odd"], { maxQueueItems: 3, sampleRate: 0.5 });
+    // Sessions sampled out by the FNV hash are counted apart; three queued, the rest dropped (full).
+    const sessions = Array.from({ length: 12 }, (_, i) => `s${i}`);
+    const kept = sessions.filter((s) => sessionSampled(s, 0.5));
+    for (const s of sessions) cellar.trace(call(s));
+    await cellar.flush();
+    const sampledOut = sessions.length - kept.length;
+    const queueFull = Math.max(0, kept.length - 3);
+    expect(ingest.requests).toHaveLength(2);
+    const [first, retry] = ingest.requests.map((r) => r.ledger);
+    expect(first).toMatchObject({ service_name: "bot", seq: 1 });
+    // A retry sends the same body, its report included: the host adds nothing for it.
+    expect(retry).toEqual(first);
+    expect(first.counts).toEqual({
+      requested: sessions.length,
+      queue_full: queueFull,
+      retries_exhausted: 0,
+      refused: 0,
+      sampled_out: sampledOut,
+    });
+    // refuse-odd refused one of three: the next report says so.
+    expect(cellar.ledger).toMatchObject({ refused: 1, requested: sessions.length });
+    expect(JSON.stringify(first).length).toBeLessThan(250);
+  });
 });

@@ -7,6 +7,8 @@ export interface Recorded {
   url: string;
   headers: Record<string, string>;
   items: Array<{ type: string; body: any }>;
+  /** The envelope's ledger report (docs/sdks.md "The ledger"). */
+  ledger: any;
   keepalive: boolean;
 }
 
@@ -21,8 +23,8 @@ export function fakeIngest(script: Step[] = []) {
       const stream = new Blob([init.body as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip"));
       text = await new Response(stream).text();
     } else text = init.body as string;
-    const items = JSON.parse(text).items;
-    requests.push({ at: Date.now(), url, headers, items, keepalive: Boolean(init.keepalive) });
+    const { items, ledger } = JSON.parse(text);
+    requests.push({ at: Date.now(), url, headers, items, ledger, keepalive: Boolean(init.keepalive) });
     const step = script.shift();
     if (step === "network-error") throw new TypeError("fetch failed");
     if (step === "refuse-odd")

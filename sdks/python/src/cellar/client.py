@@ -135,6 +135,7 @@ class Client:
                 backoff_base=backoff_base,
                 backoff_max=backoff_max,
                 serverless=serverless,
+                service_name=self.service,
             ),
             self._report,
         )
@@ -218,6 +219,7 @@ class Client:
         return current_session_id() or f"auto-{uuid.uuid4().hex}"
 
     def sampled(self, session_id: str) -> bool:
+        """True when the session is kept; a False is one item sampled out, counted in the ledger."""
         if self.sample_rate >= 1.0:
             return True
         known = self._sampled.get(session_id)
@@ -225,6 +227,8 @@ class Client:
             if len(self._sampled) > 10_000:
                 self._sampled.clear()
             known = self._sampled[session_id] = session_sampled(session_id, self.sample_rate)
+        if not known:
+            self._pipeline.count_sampled_out()
         return known
 
     def capture(self, kind: str, build: Callable[[], Optional[Dict[str, Any]]]) -> bool:
@@ -311,6 +315,10 @@ class Client:
     def stats(self) -> FlushResult:
         """Counts since the client started (``pending``: items still queued)."""
         return self._pipeline.stats()
+
+    def ledger(self) -> Dict[str, int]:
+        """The ledger's counters this client reports inside its batches (docs/sdks.md "The ledger")."""
+        return self._pipeline.ledger()
 
     def shutdown(self, timeout: Optional[float] = None) -> FlushResult:
         """Flushes (at most ``timeout``, default ``shutdown_timeout``) and stops; later items are dropped."""

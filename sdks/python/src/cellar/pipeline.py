@@ -11,11 +11,13 @@ order, which is what ``flush()`` waits for.
 from __future__ import annotations
 
 import collections
+import json
 import logging
 import os
 import random
 import threading
 import time
+import uuid
 import weakref
 from dataclasses import dataclass
 from typing import Callable, Deque, List, Optional, Union
@@ -56,6 +58,12 @@ class PipelineOptions:
     backoff_base: float = 0.5
     backoff_max: float = 30.0
     serverless: bool = False
+    # The service named in the ledger report (a DSN's own is checked against it by the host).
+    service_name: Optional[str] = None
+
+
+# The ledger's counters (docs/sdks.md "The ledger"): cumulative since the client was made.
+LEDGER_COUNTERS = ("requested", "queue_full", "retries_exhausted", "refused", "sampled_out")
 
 
 class Pipeline:
@@ -95,6 +103,10 @@ class Pipeline:
         self._stats = {"sent": 0, "refused": 0, "dropped": 0, "retried": 0}
         self._since_flush = dict(self._stats)
         self._unreported_drops = 0
+        # A forked child is a new instance with its own counters: the parent's are the parent's.
+        self._ledger = {name: 0 for name in LEDGER_COUNTERS}
+        self._ledger_instance = uuid.uuid4().hex
+        self._ledger_seq = 0
 
     def _before_fork(self) -> None:
         self._lock.acquire()
@@ -116,6 +128,7 @@ class Pipeline:
         """Queues an entry; False when it was dropped (queue full or closed). Cheap: no I/O."""
         size = len(entry.data) if isinstance(entry, Encoded) else 0
         with self._lock:
+            self._ledger["requested"] += 1
             if (
                 self._closed
                 or len(self._queue) + len(self._ready) >= self._opts.max_queue_items
@@ -123,6 +136,7 @@ class Pipeline:
             ):
                 # Drop the newest: a running transcript keeps its beginning.
                 self._stats["dropped"] += 1
+                self._ledger["queue_full"] += 1
                 self._unreported_drops += 1
                 return False
             self._queue.append(entry)
@@ -149,11 +163,35 @@ class Pipeline:
         """Counts items lost before they were queued (e.g. a failing masking hook)."""
         with self._lock:
             self._stats["dropped"] += n
+            self._ledger["requested"] += n
+            self._ledger["refused"] += n
 
     def count_refused(self, n: int) -> None:
         """Counts items refused on this side (too large even after truncation, not JSON)."""
         with self._lock:
             self._stats["refused"] += n
+            self._ledger["requested"] += n
+            self._ledger["refused"] += n
+
+    def count_sampled_out(self, n: int = 1) -> None:
+        """Counts items not kept because their session is sampled out (the ledger only)."""
+        with self._lock:
+            self._ledger["requested"] += n
+            self._ledger["sampled_out"] += n
+
+    def ledger(self) -> dict:
+        """The ledger's counters so far: what the next batch reports."""
+        with self._lock:
+            return dict(self._ledger)
+
+    def _ledger_report(self) -> bytes:
+        """The batch envelope's ``ledger``: counts only, about 200 bytes, a new seq per request."""
+        with self._lock:
+            self._ledger_seq += 1
+            report = {"instance": self._ledger_instance, "seq": self._ledger_seq, "counts": dict(self._ledger)}
+        if self._opts.service_name:
+            report["service_name"] = self._opts.service_name
+        return json.dumps(report, separators=(",", ":")).encode("ascii")
 
     def pending(self) -> int:
         return self._accepted - self._finished
@@ -204,7 +242,7 @@ class Pipeline:
             self._ready.clear()
             self._ready_bytes = 0
         if lost:
-            self._end(lost, "dropped")
+            self._end(lost, "dropped", "queue_full")
             self._report(CellarError("dropped", f"{lost} items still queued at shutdown", count=lost))
         self._conn.close()
         return FlushResult(
@@ -257,26 +295,31 @@ class Pipeline:
                 try:
                     encoded = entry()
                 except Exception as err:  # noqa: BLE001 - a bad capture costs that item only
-                    self._end(1, "dropped")
+                    self._end(1, "dropped", "refused")
                     self._report(CellarError("internal", f"could not build a payload: {err!r}", count=1, cause=err))
                     continue
                 if encoded is None:
+                    # Masked out by the application, or counted refused while encoding: not requested twice.
+                    with self._lock:
+                        self._ledger["requested"] -= 1
                     self._end(1, None)
                     continue
                 if self._ready_bytes + len(encoded.data) > self._opts.max_queue_bytes:
-                    self._end(1, "dropped")
+                    self._end(1, "dropped", "queue_full")
                     with self._lock:
                         self._unreported_drops += 1
                     continue
             self._ready.append(encoded)
             self._ready_bytes += len(encoded.data)
 
-    def _end(self, n: int, outcome: Optional[str]) -> None:
+    def _end(self, n: int, outcome: Optional[str], reason: Optional[str] = None) -> None:
         if n <= 0:
             return
         if outcome is not None:
             with self._lock:  # callers count drops under the same lock
                 self._stats[outcome] += n
+                if reason is not None or outcome == "refused":
+                    self._ledger[reason or "refused"] += n
         with self._done:
             self._finished += n
             self._done.notify_all()
@@ -330,11 +373,15 @@ class Pipeline:
     def _deliver(self, batch: List[Encoded], deadline: Optional[float]) -> List[Encoded]:
         """Sends one batch until it has an answer per item; returns what is left at the deadline."""
         attempt = 0
+        # Built once: a retry sends the same bytes (its ledger report too: the host counts it once).
+        body: Optional[bytes] = None
         while batch:
             if not self._batch_door and time.monotonic() >= self._batch_door_probe_at:
                 self._batch_door = True
             if self._batch_door:
-                answer = self._conn.post(BATCH_PATH, batch_body(batch))
+                if body is None:
+                    body = batch_body(batch, self._ledger_report())
+                answer = self._conn.post(BATCH_PATH, body)
                 if answer.status == 404:
                     logger.info("cellar: %s answered 404; using the single doors", BATCH_PATH)
                     self._batch_door = False
@@ -352,7 +399,7 @@ class Pipeline:
                     continue
             attempt += 1
             if attempt > self._opts.max_retries:
-                self._end(len(batch), "dropped")
+                self._end(len(batch), "dropped", "retries_exhausted")
                 self._report(
                     CellarError(
                         "dropped",
@@ -425,10 +472,11 @@ class Pipeline:
         self._report(CellarError("refused", f"1 {item.kind} refused: {answer.error_text()}", count=1, status=answer.status))
 
 
-def batch_body(batch: List[Encoded]) -> bytes:
-    """``{"items": [{"type": ..., "body": ...}]}`` assembled from the bodies' bytes (no re-encoding)."""
+def batch_body(batch: List[Encoded], ledger: Optional[bytes] = None) -> bytes:
+    """``{"items": [{"type": ..., "body": ...}], "ledger": ...}`` from the bodies' bytes (no re-encoding)."""
     parts = [b'{"type":"' + item.kind.encode("ascii") + b'","body":' + item.data + b"}" for item in batch]
-    return b'{"items":[' + b",".join(parts) + b"]}"
+    tail = b',"ledger":' + ledger if ledger is not None else b""
+    return b'{"items":[' + b",".join(parts) + b"]" + tail + b"}"
 
 
 # --- fork and exit -----------------------------------------------------------------------------
