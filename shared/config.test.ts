@@ -30,6 +30,12 @@ describe("loadConfig", () => {
     [{ INGEST_GRPC_PORT: "grpc" }, "INGEST_GRPC_PORT"],
     [{ INGEST_GRPC_PORT: "70000" }, "INGEST_GRPC_PORT"],
     [{ INGEST_GRPC_PORT: "3100" }, "INGEST_GRPC_PORT"],
+    [{ INGEST_GRPC_TLS_CERT_FILE: "shared/config.ts" }, "INGEST_GRPC_TLS_KEY_FILE"],
+    [{ INGEST_GRPC_TLS_KEY_FILE: "shared/config.ts" }, "INGEST_GRPC_TLS_CERT_FILE"],
+    [
+      { INGEST_GRPC_TLS_CERT_FILE: "/nonexistent.pem", INGEST_GRPC_TLS_KEY_FILE: "/nonexistent.key" },
+      "INGEST_GRPC_TLS_CERT_FILE",
+    ],
   ])("rejects %p naming %s", (env, variable) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, ...env })).toThrow(variable);

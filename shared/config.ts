@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { existsSync } from "node:fs";
 import { DeploymentSettings, checkDeploymentSettings, DEPLOYMENT_SECRETS } from "./deploy/settings.ts";
 import { normalizeEndpoint } from "./auth/dsn.ts";
 import { parseCidrList } from "./webhooks/address.ts";
@@ -32,6 +33,12 @@ export const ConfigSchema = Type.Object({
    * collectors send gRPC to; 0 any free port; `off` no gRPC listener (/v1/* over HTTP stay).
    */
   INGEST_GRPC_PORT: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Literal("off")], { default: 4317 }),
+  /**
+   * PEM certificate chain and key of the OTLP/gRPC listener: both set, it serves TLS (docs/otlp.md);
+   * empty, plaintext, for a TLS-terminating proxy in front as with the HTTP port.
+   */
+  INGEST_GRPC_TLS_CERT_FILE: Type.String({ default: "" }),
+  INGEST_GRPC_TLS_KEY_FILE: Type.String({ default: "" }),
   /**
    * The ingest host's public base URL (https://ingest.example.com): new DSNs carry it
    * (docs/sdks.md). Unset: DSNs are minted in the legacy form, without an endpoint.
@@ -147,6 +154,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (grpcPort !== "off" && grpcPort !== 0 && (grpcPort === config.INGEST_PORT || grpcPort === config.PLATFORM_PORT)) {
     throw new ConfigError("invalid INGEST_GRPC_PORT: must differ from INGEST_PORT and PLATFORM_PORT");
   }
+  const [cert, key] = [config.INGEST_GRPC_TLS_CERT_FILE, config.INGEST_GRPC_TLS_KEY_FILE];
+  if (Boolean(cert) !== Boolean(key))
+    throw new ConfigError(
+      `invalid ${cert ? "INGEST_GRPC_TLS_KEY_FILE" : "INGEST_GRPC_TLS_CERT_FILE"}: certificate and key go together`,
+    );
+  for (const name of ["INGEST_GRPC_TLS_CERT_FILE", "INGEST_GRPC_TLS_KEY_FILE"] as const)
+    if (config[name] && !existsSync(config[name]))
+      throw new ConfigError(`invalid ${name}: no file at ${JSON.stringify(config[name])}`);
   const problem = checkDeploymentSettings(config);
   if (problem) throw new ConfigError(problem);
   return config;

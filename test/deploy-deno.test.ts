@@ -9,7 +9,18 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { ROOT } from "./helpers/compose";
 import { findDeno } from "../scripts/infra/deno";
-import { APP_PORTS, startComposeStack, startReceiver, traceThrough, type ComposeStack } from "./helpers/compose-stack";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { createDatabase } from "@cellar/shared/db/client";
+import {
+  APP_PORTS,
+  GRPC_PORT,
+  startComposeStack,
+  startReceiver,
+  traceThrough,
+  type ComposeStack,
+} from "./helpers/compose-stack";
+import { exportSpans, modelCallSpan } from "./helpers/genai-spans";
+import { waitFor } from "./helpers/stack";
 
 let stack: ComposeStack;
 const receiver = startReceiver();
@@ -53,4 +64,45 @@ test("under Deno, handlers see the client address as under Bun (Deno.serve's rem
     timeout: 60_000,
   });
   expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toEqual({ ip: "127.0.0.1" });
+}, 90_000);
+
+test("under Deno, the OTLP/gRPC door stores what the SDK's gRPC exporter sends and refuses a bad token", async () => {
+  const owner = createDatabase(stack.pg.databaseUrl("cellar"), { max: 1 });
+  const tenant = await bootstrapTenant(owner.db, { name: "deno-grpc" }).finally(() => owner.close());
+  const c = {
+    sessionId: "deno-grpc-1",
+    system: "Be brief.",
+    user: "Is the gRPC door up?",
+    answer: "It is.",
+    inputTokens: 12,
+    outputTokens: 3,
+  };
+  const send = (credential: string) =>
+    exportSpans({
+      url: `http://127.0.0.1:${stack.local.port(GRPC_PORT)}`,
+      credential,
+      encoding: "grpc",
+      serviceName: "deno-grpc",
+      spans: [modelCallSpan("openllmetry", "anthropic", c)],
+    });
+  expect(await send(`${tenant.telemetryKey.slice(0, -4)}zzzz`).catch((err) => err.code)).toBe(16); // UNAUTHENTICATED
+  expect(await send(tenant.telemetryKey)).toEqual({ rejected: 0 });
+  const transcript = await waitFor(
+    async () => {
+      const r = await fetch(
+        stack.url(APP_PORTS.platform, `/api/v1/telemetry/otel/sessions/deno-grpc/${c.sessionId}/transcript`),
+        {
+          headers: { authorization: `Token ${tenant.platformKey}` },
+        },
+      );
+      const body = r.status === 200 ? await r.json() : null;
+      return body?.status === "complete" ? body : null;
+    },
+    { what: "the gRPC session's complete transcript", timeoutMs: 30_000 },
+  );
+  expect(transcript.items.map((i: { type: string; content: string }) => [i.type, i.content])).toEqual([
+    ["system", c.system],
+    ["user", c.user],
+    ["assistant", c.answer],
+  ]);
 }, 90_000);

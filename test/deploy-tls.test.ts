@@ -3,16 +3,31 @@
  * server certificates for 127.0.0.1; nats-server runs the deployed deploy/nats/nats-tls.conf and
  * Postgres runs with ssl=on; the apps' own connection code (connectNatsAs, createDatabase with
  * postgresTls) connects encrypted and verified with NATS_TLS_CA_FILE / DATABASE_TLS_CA_FILE,
- * and refuses a server its CA did not sign.
+ * and refuses a server its CA did not sign. The same certificate serves the ingest host's
+ * OTLP/gRPC listener (INGEST_GRPC_TLS_CERT_FILE / _KEY_FILE, docs/otlp.md).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import * as grpc from "@grpc/grpc-js";
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { connectNatsAs, NatsAccessError } from "@cellar/shared/deploy/nats";
 import { postgresTls } from "@cellar/shared/deploy/postgres";
 import { createDatabase } from "@cellar/shared/db/client";
+import { loadConfig } from "@cellar/shared/config";
+import { createLogger } from "@cellar/shared/logger";
+import { bytesMethod, createOtlpGrpcServer, grpcTlsFrom, TRACE_EXPORT } from "../apps/ingest/src/otlp/grpc/server.ts";
+import { fakePipeline } from "../apps/ingest/test/fake-pipeline.ts";
 import { DEPLOY_NATS_CONF, startNatsServer, type RunningNats } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres, type RunningPostgres } from "../scripts/infra/postgres";
 
@@ -167,3 +182,39 @@ test("Postgres: a CA that did not sign the server is refused", async () => {
     await database.close();
   }
 });
+
+test("OTLP/gRPC: with INGEST_GRPC_TLS_CERT_FILE / _KEY_FILE the listener speaks TLS a client verifies with the CA; plaintext and another CA's clients get nothing", async () => {
+  const config = loadConfig({
+    SECRET_ENCRYPTION_KEY: btoa("cellar-test-secret-key-32-bytes!"),
+    INGEST_GRPC_TLS_CERT_FILE: f("server.pem"),
+    INGEST_GRPC_TLS_KEY_FILE: f("server.key"),
+  });
+  const fake = fakePipeline();
+  const server = createOtlpGrpcServer({
+    pipeline: fake.pipeline,
+    maxMessageBytes: 1024 * 1024,
+    logger: createLogger("silent"),
+    tls: grpcTlsFrom(config),
+  });
+  const port = await server.listen(0, "127.0.0.1");
+  const Client = grpc.makeGenericClientConstructor({ Export: bytesMethod(TRACE_EXPORT) } as never, "Tls");
+  // An empty ExportTraceServiceRequest: nothing to store, answered OK.
+  const exportWith = (credentials: grpc.ChannelCredentials) =>
+    new Promise<number>((resolve) => {
+      const client = new Client(`localhost:${port}`, credentials) as unknown as grpc.Client & { Export: Function };
+      const metadata = new grpc.Metadata();
+      metadata.set("authorization", "Bearer good");
+      client.Export(Buffer.alloc(0), metadata, { deadline: Date.now() + 5_000 }, (err: grpc.ServiceError | null) => {
+        client.close();
+        resolve(err ? err.code : grpc.status.OK);
+      });
+    });
+  const pem = (name: string) => readFileSync(f(name));
+  try {
+    expect(await exportWith(grpc.credentials.createSsl(pem("ca.pem")))).toBe(grpc.status.OK);
+    expect(await exportWith(grpc.credentials.createSsl(pem("other-ca.pem")))).toBe(grpc.status.UNAVAILABLE);
+    expect(await exportWith(grpc.credentials.createInsecure())).toBe(grpc.status.UNAVAILABLE);
+  } finally {
+    await server.stop();
+  }
+}, 30_000);

@@ -3,7 +3,7 @@ import { createLedgerCounter } from "@cellar/shared/ledger/counter";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { parseCidrList } from "@cellar/shared/webhooks/address";
 import { createIngestApp } from "./app.ts";
-import { createOtlpGrpcServer } from "./otlp/grpc/server.ts";
+import { createOtlpGrpcServer, grpcTlsFrom } from "./otlp/grpc/server.ts";
 import { createIngestPipeline } from "./pipeline.ts";
 import { assertPayloadFits, watchConnection } from "./publish.ts";
 
@@ -38,8 +38,12 @@ const grpc =
         maxMessageBytes: config.INGEST_MAX_BODY_BYTES,
         logger,
         trustedProxies: parseCidrList(config.TRUSTED_PROXIES),
+        tls: grpcTlsFrom(config),
       });
-if (grpc) logger.info("listening", { grpc: `127.0.0.1:${await grpc.listen(config.INGEST_GRPC_PORT as number)}` });
+if (grpc) {
+  const port = await grpc.listen(config.INGEST_GRPC_PORT as number);
+  logger.info("listening", { grpc: `${config.INGEST_GRPC_TLS_CERT_FILE ? "https" : "http"}://127.0.0.1:${port}` });
+}
 
 onShutdown(logger, [
   ["http", () => server.stop()],

@@ -1,4 +1,5 @@
 import * as grpc from "@grpc/grpc-js";
+import { readFileSync } from "node:fs";
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import { HttpError } from "@cellar/shared/errors";
 import { REQUEST_ID } from "@cellar/shared/http";
@@ -39,6 +40,17 @@ export interface OtlpGrpcDeps {
 
 /** What `sendStatus` and a unary callback's error take. */
 type GrpcStatus = { code: grpc.status; details: string; metadata?: grpc.Metadata };
+
+/** The listener's certificate and key when INGEST_GRPC_TLS_CERT_FILE / _KEY_FILE are set (checked at load). */
+export function grpcTlsFrom(config: {
+  INGEST_GRPC_TLS_CERT_FILE: string;
+  INGEST_GRPC_TLS_KEY_FILE: string;
+}): OtlpGrpcDeps["tls"] {
+  if (!config.INGEST_GRPC_TLS_CERT_FILE) return undefined;
+  return { cert: readFileSync(config.INGEST_GRPC_TLS_CERT_FILE), key: readFileSync(config.INGEST_GRPC_TLS_KEY_FILE) };
+}
+
+declare const Deno: unknown;
 
 export const TRACE_EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 export const LOGS_EXPORT = "/opentelemetry.proto.collector.logs.v1.LogsService/Export";
@@ -193,6 +205,14 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
   return {
     /** Binds `host:port` (port 0: any free one); resolves with the bound port. */
     listen(port: number, host = "0.0.0.0"): Promise<number> {
+      // Deno 2.9's node:http2 cannot serve grpc-js over TLS (handshakes fail; denoland/deno#23714):
+      // say so at start instead of a listener no client can reach.
+      if (deps.tls && typeof Deno !== "undefined")
+        return Promise.reject(
+          new Error(
+            "INGEST_GRPC_TLS_CERT_FILE: TLS on the OTLP/gRPC listener is not available under Deno; terminate TLS at a proxy in front (docs/otlp.md) or run ingest on Bun",
+          ),
+        );
       const credentials = deps.tls
         ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: deps.tls.cert, private_key: deps.tls.key }], false)
         : grpc.ServerCredentials.createInsecure();
