@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
+import type { LedgerCounter } from "@cellar/shared/ledger/counter";
 import { createLogger } from "@cellar/shared/logger";
 import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
 import { fakePipeline } from "../../../test/fake-pipeline.ts";
@@ -91,8 +92,13 @@ type Answer = { body?: Buffer; error?: grpc.ServiceError };
 
 function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
   const fake = fakePipeline({ maxBodyBytes: 16 * 1024, ...opts });
+  /** What the door counted in the ledger: [stage, reason, n]. */
+  const ledger: Array<[string, string, number]> = [];
+  const counter = {
+    add: (_t: string, _s: string, stage: string, reason: string, n: number) => ledger.push([stage, reason, n]),
+  };
   const server = createOtlpGrpcServer({
-    pipeline: fake.pipeline,
+    pipeline: { ...fake.pipeline, ledger: counter as unknown as LedgerCounter },
     maxMessageBytes: fake.pipeline.maxBodyBytes,
     logger: createLogger("silent"),
   });
@@ -107,6 +113,7 @@ function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
     });
   return {
     ...fake,
+    ledger,
     call,
     async start() {
       const port = await server.listen(0, "127.0.0.1");
@@ -174,6 +181,8 @@ describe("OTLP/gRPC door", () => {
     const answer = await door.call("traces", big);
     expect(answer.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(answer.error?.metadata.get("grpc-status-details-bin")).toEqual([]);
+    await Bun.sleep(10); // the call's end (onCancel) runs on the next tick
+    expect(door.ledger).toContainEqual(["refused", "too_large", 1]);
   });
 });
 
@@ -191,6 +200,12 @@ test("past the credential's rate limit: RESOURCE_EXHAUSTED with RetryInfo, befor
     const refused = (await door.call("traces", big)).error!;
     expect(refused.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(refused.metadata.get("grpc-status-details-bin")).toHaveLength(1);
+    // The ledger counts each refused call once, by reason, beside the items accepted.
+    expect(door.ledger.filter(([stage]) => stage === "refused")).toEqual([
+      ["refused", "rate_limited", 1],
+      ["refused", "rate_limited", 1],
+    ]);
+    expect(door.ledger.filter(([stage]) => stage === "accepted").length).toBeGreaterThan(0);
   } finally {
     await door.stop();
   }

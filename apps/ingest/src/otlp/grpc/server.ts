@@ -127,30 +127,46 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
     const authorization = first("authorization");
     const request = new Request("http://otlp-grpc/", { headers: authorization ? { authorization } : {} });
     const { key } = await deps.pipeline.authenticate(request, client);
-    return { key, admission: otlp.admit(key, signal), requestId };
+    try {
+      return { key, admission: otlp.admit(key, signal), requestId };
+    } catch (err) {
+      // Refused once the credential is known (the rate limit's 429), as the HTTP door counts it.
+      if (err instanceof HttpError) counted.refused(key, err.status, 1);
+      throw err;
+    }
   }
 
   /** Holds each Export call's stream paused until its metadata passed `admit`; refuses it otherwise. */
   const admitFirst: grpc.ServerInterceptor = (method, call) => {
     const signal = SIGNAL_OF[method.path];
     if (!signal) return new grpc.ServerInterceptingCall(call);
-    let admission: RateReservation | undefined;
+    let admittedCall: Admitted | undefined;
+    let received = false;
     return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
             admit(signal, metadata, call.getPeer()).then(
               (a) => {
-                admission = a.admission;
+                admittedCall = a;
                 admitted.set(metadata, a);
                 proceed(metadata);
               },
               (err) => call.sendStatus(refusal(err, signal, undefined)),
             );
           },
-          // The message never reached the handler (too large, cancelled): as the HTTP door does
-          // with a body it could not count. A no-op once the handler settled it.
-          onCancel: () => admission?.settleUncounted(),
+          onReceiveMessage: (message, proceed) => {
+            received = true;
+            proceed(message);
+          },
+          // Every call ends here. An admitted message that never arrived was refused by grpc-js
+          // for its size (or the client gave up): settled as the HTTP door settles a body it could
+          // not count, and counted as its 413. A no-op once the handler settled it.
+          onCancel: () => {
+            if (!admittedCall) return;
+            admittedCall.admission.settleUncounted();
+            if (!received) counted.refused(admittedCall.key, 413, 1);
+          },
         }),
     });
   };
