@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
-import { matureTraces } from "../apps/processor/src/maturation/mature";
+import { matureSessions, matureTraces } from "../apps/processor/src/maturation/mature";
+import { createLogger } from "@cellar/shared/logger";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
@@ -12,6 +13,7 @@ import { createTestStack, type TestStack } from "./helpers/stack";
  * clears it; a trace without one (written before migration 0028, or by an older processor) is
  * analysed from its payload as before, with the same answer.
  */
+const silent = createLogger("silent");
 let stack: TestStack;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
 
@@ -108,4 +110,88 @@ test("trace maturation from stored contributions equals maturation from payloads
   expect(rows.some((r) => r.cost_usd !== null && r.cost_usd > 0)).toBe(true);
   const left = await sql`select 1 from pending_traces where contribution is not null`;
   expect(left.length).toBe(0);
+});
+
+/** A long conversation's traces (turn i re-sends turns 0..i-1), with padding so each is long. */
+function longConversation(sessionId: string, turns: number[]): Array<Record<string, any>> {
+  const pad = "Some context the user pasted. ".repeat(20);
+  return turns.map((i) => {
+    const messages: Array<Record<string, unknown>> = [{ role: "system", content: "Be brief." }];
+    for (let k = 0; k < i; k++)
+      messages.push({ role: "user", content: `question ${k}: ${pad}` }, { role: "assistant", content: `answer ${k}` });
+    messages.push({ role: "user", content: `question ${i}: ${pad}` });
+    return {
+      ...chatTrace({
+        sessionId,
+        messages,
+        reply: `answer ${i}`,
+        start: new Date(Date.UTC(2026, 0, 1, 10, 0, i)),
+      }),
+      trace_id: `${sessionId}-turn-${i}`,
+    };
+  });
+}
+
+test("sessions folded from digests equal the same sessions folded from payloads, re-opened out of order", async () => {
+  const { sql } = stack.database;
+  const fellBack: string[] = [];
+  const logger = { ...silent, debug: (msg: string) => fellBack.push(msg) };
+  const deps = { sql, js: stack.nats.js, topology: stack.nats.topology, logger, windowSeconds: 0 };
+  const write = (payloads: Array<Record<string, any>>) =>
+    writeIngestBatch(
+      sql,
+      payloads.map(
+        (payload) =>
+          ({
+            kind: "trace",
+            tenantId: tenant.tenantId,
+            serviceName: "long-bot",
+            messageId: String(payload.trace_id),
+            receivedAt: new Date().toISOString(),
+            payload,
+          }) as unknown as IngestMessage,
+      ),
+      { digestMinJsonBytes: 0 },
+    );
+  const snapshot = async (pk: string) => {
+    const [a] = await sql`
+      select item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd,
+        metrics, cost_by_model, tool_costs, tldr from session_analyses where session_pk = ${pk}`;
+    const items = await sql`
+      select position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source
+      from transcript_items where session_pk = ${pk} order by position`;
+    return { a, items };
+  };
+  /** Matures the session from digests, then again from its payloads alone (digests set aside). */
+  const compare = async (pk: string) => {
+    expect((await matureSessions(deps, [pk])).get(pk)).toBe("matured");
+    const fromDigests = await snapshot(pk);
+    const kept = await sql<{ trace_pk: string; digest_z: Uint8Array | null }[]>`
+      select z.trace_pk, z.digest_z from trace_payloads z join traces t on t.id = z.trace_pk where t.session_pk = ${pk}`;
+    await sql`update trace_payloads z set digest_z = null from traces t where t.id = z.trace_pk and t.session_pk = ${pk}`;
+    await sql`update sessions set status = 'active' where id = ${pk}`;
+    expect((await matureSessions(deps, [pk])).get(pk)).toBe("matured");
+    const fromPayloads = await snapshot(pk);
+    for (const k of kept) await sql`update trace_payloads set digest_z = ${k.digest_z} where trace_pk = ${k.trace_pk}`;
+    expect(fromDigests.items.length).toBeGreaterThan(0);
+    expect(fromDigests).toEqual(fromPayloads);
+  };
+
+  const turns = longConversation(
+    "long-1",
+    Array.from({ length: 12 }, (_, i) => i),
+  );
+  // Arrivals out of order: the last turns first; the session matures, then re-opens for the rest.
+  await write([...turns.slice(8), ...turns.slice(0, 3)]);
+  const [{ id: pk }] = await sql<{ id: string }[]>`select id from sessions where session_id = 'long-1'`;
+  const digests =
+    await sql`select 1 from trace_payloads z join traces t on t.id = z.trace_pk where t.session_pk = ${pk} and z.digest_z is not null`;
+  expect(digests.length).toBeGreaterThan(0);
+  await compare(pk);
+  // Turn 8 does not extend turn 2's conversation: this fold fell back to the payloads.
+  expect(fellBack.length).toBe(1);
+  await write(turns.slice(3, 8));
+  await compare(pk);
+  // The whole conversation, in order now, is folded from its digests alone.
+  expect(fellBack.length).toBe(1);
 });

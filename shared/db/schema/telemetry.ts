@@ -173,6 +173,11 @@ export const tracePayloads = pgTable(
     tenantId: denormalized("tenant_id"),
     tracePk: uuid("trace_pk").notNull(),
     payloadZ: bytea("payload_z").notNull(),
+    /**
+     * A long trace's session digest (migration 0031, apps/processor/src/analysis/digest.ts): its
+     * request's re-sent history as chain hashes, deflated; null on short traces and older rows.
+     */
+    digestZ: bytea("digest_z"),
   },
   // tenant_id in the key (docs/scaling.md), after trace_pk: a deleted trace's cascade seeks by trace_pk.
   (t) => [

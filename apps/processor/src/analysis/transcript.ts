@@ -11,6 +11,7 @@ import {
 import { stableId16 } from "@cellar/shared/spans";
 import { deriveSpans } from "../ingest/spans.ts";
 import { alignMessages } from "./align.ts";
+import { type ChainedRequest, Conversation, NeedsPayload } from "./chain.ts";
 
 export interface TraceInput {
   traceId: string;
@@ -19,6 +20,11 @@ export interface TraceInput {
   payload: Record<string, any>;
   /** The stored trace row, when `payload` is as stored (not rebuilt from OTLP message events). */
   pk?: string;
+  /**
+   * Set when `payload` comes from the trace's digest (digest.ts): its request's history is known
+   * by chain hashes only, and only the tail's messages are in `payload.request.messages`.
+   */
+  chained?: ChainedRequest;
 }
 export interface EventInput {
   id: string;
@@ -92,7 +98,7 @@ interface Placed {
 export class TranscriptBuilder {
   private placed: Placed[] = [];
   private seq = 0;
-  private conversation: string[] = [];
+  private conversation = new Conversation();
   /** (tool_call_id, name) keys of the tool calls shown (kept past the cap: dedupe needs them). */
   private callKeys = new Set<string>();
   /** tool_call_id -> how many distinct calls used it before (0 = once). */
@@ -154,8 +160,7 @@ export class TranscriptBuilder {
     }
     const echoed = new Set<string>();
 
-    const fingerprints = messages.map(messageFingerprint);
-    const { fresh, rewritten } = alignMessages(this.conversation, fingerprints);
+    const { fresh, rewritten, fingerprintAt } = this.align(t, messages);
     const consumed: string[] = [];
     const base = {
       traceId: t.traceId,
@@ -220,7 +225,7 @@ export class TranscriptBuilder {
               respondedKeys.has(callKey(c.id, c.name, c.arguments))),
         )
       ) {
-        echoed.add(fingerprints[j]);
+        echoed.add(fingerprintAt(j));
         continue;
       }
       for (const item of messageItems(t, m, requestSource(j), origin, base)) {
@@ -229,7 +234,8 @@ export class TranscriptBuilder {
         this.place(item, startMs);
       }
     }
-    this.conversation = fingerprints.slice();
+    if (t.chained) this.conversation.setChain(t.chained.n, t.chained.chains[t.chained.n - t.chained.from]);
+    else this.conversation.setList(messages.map((_, j) => fingerprintAt(j)));
 
     responses.forEach((r, ri) => {
       const choice = r?.choices?.[0];
@@ -282,6 +288,41 @@ export class TranscriptBuilder {
   finish(): { items: TranscriptItem[]; truncated: boolean; dropped: number } {
     const sorted = [...this.placed].sort((a, b) => a.ms - b.ms || a.seq - b.seq);
     return { items: sorted.map((p) => p.item), truncated: this.dropped > 0, dropped: this.dropped };
+  }
+
+  /**
+   * The request's fresh messages against the conversation the model saw last (align.ts). A request
+   * from a digest is recognised as a plain extension by its chain hash at the conversation's
+   * length; anything else needs the payload (NeedsPayload), as does a whole request after a
+   * conversation known by its chain only.
+   */
+  private align(
+    t: TraceInput,
+    messages: any[],
+  ): { fresh: number[]; rewritten: boolean; fingerprintAt: (j: number) => string } {
+    const c = t.chained;
+    if (!c) {
+      const fingerprints = messages.map(messageFingerprint);
+      return {
+        ...alignMessages(this.conversation.fingerprints(), fingerprints),
+        fingerprintAt: (j) => fingerprints[j],
+      };
+    }
+    const at = this.conversation.size;
+    if (at < c.from || at > c.n || c.chains[at - c.from] !== this.conversation.chain())
+      throw new NeedsPayload("a request that does not extend the conversation");
+    const fresh: number[] = [];
+    for (let j = at; j < c.n; j++) fresh.push(j);
+    const tail = new Map<number, string>();
+    return {
+      fresh,
+      rewritten: false,
+      fingerprintAt: (j) => {
+        let fp = tail.get(j);
+        if (fp === undefined) tail.set(j, (fp = messageFingerprint(messages[j])));
+        return fp;
+      },
+    };
   }
 
   private isRespondedHere(callId: string, respondedKeys: Set<string>): boolean {

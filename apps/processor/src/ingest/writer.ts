@@ -3,6 +3,7 @@ import type { IngestMessage } from "@cellar/shared/payloads";
 import { encodePayloadSized, usageTotals } from "@cellar/shared/db/payload-codec";
 import { openTraces, reopen, stillActiveTraces } from "@cellar/shared/maturation/state";
 import { encodeTraceContribution } from "../analysis/contribution.ts";
+import { DIGEST_MIN_JSON_BYTES, encodeDigest } from "../analysis/digest.ts";
 import { writeScores } from "./scores.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
 import { deriveSpans, spanIdKey, traceIdFor } from "./spans.ts";
@@ -21,7 +22,16 @@ export interface WriteResult {
  * natural keys + ON CONFLICT DO NOTHING, and only rows that were really new touch a session's
  * activity, so a replayed message neither re-opens a matured session nor moves its clock.
  */
-export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]): Promise<WriteResult> {
+export interface WriteOptions {
+  /** Payloads of at least this many bytes of JSON get a session digest (default DIGEST_MIN_JSON_BYTES). */
+  digestMinJsonBytes?: number;
+}
+
+export async function writeIngestBatch(
+  sql: postgres.Sql,
+  batch: IngestMessage[],
+  opts: WriteOptions = {},
+): Promise<WriteResult> {
   const messages = await writeScores(sql, batch); // scores: their own table (./scores.ts); traces and events below
   if (messages.length === 0) return { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
   return sql.begin(async (tx) => {
@@ -95,6 +105,10 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
           start_time: p.start_time,
           end_time: p.end_time,
           payload_z: encoded.stored.toString("base64"),
+          // A long request's session digest (its history as chain hashes), or none.
+          digest_z:
+            encodeDigest(p, encoded.jsonBytes, opts.digestMinJsonBytes ?? DIGEST_MIN_JSON_BYTES)?.toString("base64") ??
+            null,
           payload_bytes: encoded.jsonBytes,
           prompt_tokens: usage.prompt,
           completion_tokens: usage.completion,
@@ -140,7 +154,7 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
             prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys, payload_bytes)
           select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
             prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys, payload_bytes
-          from json_to_recordset(${tx.json(traceRows.map(({ payload_z: _, ...row }) => row) as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
+          from json_to_recordset(${tx.json(traceRows.map(({ payload_z: _, digest_z: __, ...row }) => row) as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
             session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz,
             prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz, span_keys int8[],
             payload_bytes int)
@@ -181,13 +195,13 @@ export async function writeIngestBatch(sql: postgres.Sql, batch: IngestMessage[]
     // The new traces' payloads, deflated by the app, in a table of their own: written once, never updated.
     const payloads = traceRows.flatMap((t) => {
       const pk = tracePkOf.get(`${t.trace_service_id}\u0000${t.trace_id}`);
-      return pk ? [{ trace_pk: pk, tenant_id: t.tenant_id, payload_z: t.payload_z }] : [];
+      return pk ? [{ trace_pk: pk, tenant_id: t.tenant_id, payload_z: t.payload_z, digest_z: t.digest_z }] : [];
     });
     const payloadsWritten = payloads.length
       ? tx`
-        insert into trace_payloads (trace_pk, tenant_id, payload_z)
-        select trace_pk, tenant_id, decode(payload_z, 'base64')
-        from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text)
+        insert into trace_payloads (trace_pk, tenant_id, payload_z, digest_z)
+        select trace_pk, tenant_id, decode(payload_z, 'base64'), decode(digest_z, 'base64')
+        from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text, digest_z text)
         order by trace_pk`.execute()
       : Promise.resolve([]);
     // Only really-new rows count as activity: they (re)open the session and move its clocks.

@@ -13,6 +13,7 @@ import {
 import * as maturationState from "@cellar/shared/maturation/state";
 import { loadPriceBooks, loadPriceBooksOfTraces } from "@cellar/shared/pricing/tenant";
 import type { Logger } from "@cellar/shared/logger";
+import { NeedsPayload } from "../analysis/chain.ts";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session.ts";
 import type { FailurePolicy } from "./failure-policy.ts";
 import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
@@ -34,6 +35,7 @@ import {
   selectMaturing,
   streamHistory,
   type HistoryPaging,
+  type HistoryReadOptions,
   type LatencyNormsSource,
   type SessionRow,
   type TraceRow,
@@ -145,19 +147,35 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     const paging = deps.historyPaging ?? DEFAULT_HISTORY_PAGING;
     const rowOf = new Map(due.map((r) => [r.id, r]));
     const itemWriter = new TranscriptItemWriter(tx);
-    const analyse = async (row: SessionRow, feed: (a: SessionAnalyzer) => Promise<void> | void) => {
+    /**
+     * `feed` reads the history with digests where traces have them (docs/analyse-once.md); when
+     * the fold needs what only payloads have (NeedsPayload), a new analyzer is fed from payloads.
+     */
+    const analyse = async (
+      row: SessionRow,
+      feed: (a: SessionAnalyzer, opts: HistoryReadOptions) => Promise<void> | void,
+    ) => {
       const { config, intents } = context.get(row.trace_service_id)!;
       const latencyNorms = config.latency_outlier.enabled
         ? await deps.latencyNorms?.(row.trace_service_id, config)
         : undefined;
-      const analyzer = new SessionAnalyzer({
-        config,
-        intents,
-        latencyNorms,
-        prices: pricesOf(row.tenant_id),
-        condensedTranscript: Boolean(deps.summaryLlm),
-      });
-      await feed(analyzer);
+      const newAnalyzer = () =>
+        new SessionAnalyzer({
+          config,
+          intents,
+          latencyNorms,
+          prices: pricesOf(row.tenant_id),
+          condensedTranscript: Boolean(deps.summaryLlm),
+        });
+      let analyzer = newAnalyzer();
+      try {
+        await feed(analyzer, { digests: true });
+      } catch (err) {
+        if (!(err instanceof NeedsPayload)) throw err;
+        deps.logger.debug("session folded from payloads", { sessionPk: row.id, why: err.message });
+        analyzer = newAnalyzer();
+        await feed(analyzer, { digests: false });
+      }
       const { items, ...summary } = analyzer.finish();
       await persistTranscriptItems(tx, row, items, row.maturation_count > 0, itemWriter);
       analysed.push({ row, analysis: { ...summary, keptItems: items.length } });
@@ -169,7 +187,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     )) {
       if ("stream" in step) {
         const row = rowOf.get(step.stream)!;
-        await analyse(row, (a) => streamHistory(tx, row, a, paging));
+        await analyse(row, (a, opts) => streamHistory(tx, row, a, paging, opts));
         continue;
       }
       const histories = await loadHistoryBatch(
@@ -179,7 +197,11 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
       for (const id of step.batch) {
         const h = histories.get(id)!;
         histories.delete(id);
-        await analyse(rowOf.get(id)!, (a) => feedHistory(a, h.traces, h.events));
+        const row = rowOf.get(id)!;
+        await analyse(row, async (a, opts) => {
+          const { traces, events } = opts.digests ? h : (await loadHistoryBatch(tx, [row], opts)).get(id)!;
+          feedHistory(a, traces, events);
+        });
       }
     }
     await itemWriter.flush();

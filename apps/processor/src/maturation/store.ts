@@ -3,6 +3,7 @@ import { resolveDetectorConfig, type DetectorConfig } from "@cellar/shared/analy
 import type { IntentDefinition } from "../analysis/catalog.ts";
 import type { LatencyNorms } from "../analysis/detectors.ts";
 import { decodeTraceContribution, traceContributionOf } from "../analysis/contribution.ts";
+import { decodeDigest } from "../analysis/digest.ts";
 import type { SessionAnalyzer } from "../analysis/session.ts";
 import type { EventInput, TraceInput } from "../analysis/transcript.ts";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
@@ -63,11 +64,34 @@ const storedBytes = (sql: Sql) =>
   sql.unsafe(
     "coalesce((select pg_column_size(z.payload_z) from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id), pg_column_size(traces.payload))",
   );
-/** A trace row's deflated payload (migration 0015), null on a row still holding jsonb. */
-const payloadZ = (sql: Sql) =>
+/**
+ * A join `z` over `traces` giving what a session's analysis reads of each trace: its deflated
+ * payload (null on a row still holding jsonb), or with `digests` its digest where it has one
+ * (migration 0031, docs/analyse-once.md), and then no payload.
+ */
+const storedForAnalysis = (sql: Sql, digests: boolean) =>
   sql.unsafe(
-    "(select z.payload_z from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id) as payload_z",
+    `left join lateral (select ${digests ? "z.digest_z, case when z.digest_z is null then z.payload_z end as payload_z" : "null::bytea as digest_z, z.payload_z"}
+      from trace_payloads z where z.tenant_id = traces.tenant_id and z.trace_pk = traces.id) z on true`,
   );
+/** A traces row as the history reads select it. */
+type HistoryTraceRow = {
+  id: string;
+  trace_id: string;
+  start_time: Date;
+  end_time: Date;
+  payload: unknown;
+  payload_z: Uint8Array | null;
+  digest_z: Uint8Array | null;
+};
+function traceInput(r: HistoryTraceRow): TraceInput {
+  const trace = { pk: r.id, traceId: r.trace_id, startTime: new Date(r.start_time), endTime: new Date(r.end_time) };
+  return r.digest_z ? decodeDigest(r.digest_z, trace) : { ...trace, payload: decodePayload(r) };
+}
+/** How the history reads take each trace: from its digest where it has one (the default), or whole. */
+export interface HistoryReadOptions {
+  digests?: boolean;
+}
 export type MaturingFilter =
   | { lockIds: string[]; windowSeconds: number }
   | { owedOlderThanSeconds: number; limit: number };
@@ -251,33 +275,18 @@ export function planHistoryReads(
 export async function loadHistoryBatch(
   tx: Sql,
   sessions: Array<{ id: string; trace_service_id: string }>,
+  opts: HistoryReadOptions = {},
 ): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
   const ids = sessions.map((s) => s.id);
   const [traces, events] = await Promise.all([
-    tx<
-      {
-        session_pk: string;
-        id: string;
-        trace_id: string;
-        start_time: Date;
-        end_time: Date;
-        payload: unknown;
-        payload_z: Uint8Array | null;
-      }[]
-    >`
-      select session_pk, id, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces where session_pk = any(${tx.array(ids)}::uuid[])`,
+    tx<(HistoryTraceRow & { session_pk: string })[]>`
+      select traces.session_pk, traces.id, traces.trace_id, traces.start_time, traces.end_time, traces.payload, z.payload_z, z.digest_z
+      from traces ${storedForAnalysis(tx, opts.digests ?? true)} where traces.session_pk = any(${tx.array(ids)}::uuid[])`,
     tx<(EventRow & { session_pk: string })[]>`
       select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events where session_pk = any(${tx.array(ids)}::uuid[])`,
   ]);
   const out = new Map(ids.map((id) => [id, { traces: [] as TraceInput[], events: [] as EventInput[] }]));
-  for (const r of traces)
-    out.get(r.session_pk)?.traces.push({
-      pk: r.id,
-      traceId: r.trace_id,
-      startTime: new Date(r.start_time),
-      endTime: new Date(r.end_time),
-      payload: decodePayload(r),
-    });
+  for (const r of traces) out.get(r.session_pk)?.traces.push(traceInput(r));
   const conversation = await otelConversationTraceIds(tx, ids);
   for (const e of events) {
     if (isConversationEvent(e.name, e.trace_id, conversation.get(e.session_pk))) continue;
@@ -353,10 +362,13 @@ export async function streamHistory(
   session: { id: string; trace_service_id: string },
   analyzer: Pick<SessionAnalyzer, "addTrace" | "addEvent">,
   paging: HistoryPaging = DEFAULT_HISTORY_PAGING,
+  opts: HistoryReadOptions = {},
 ): Promise<void> {
   const sessionPk = session.id;
   const conversationEvents = (await otelConversationTraceIds(tx, [sessionPk])).get(sessionPk);
-  const traces = tracePages(tx, sessionPk, session.trace_service_id, paging)[Symbol.asyncIterator]();
+  const traces = tracePages(tx, sessionPk, session.trace_service_id, paging, opts.digests ?? true)[
+    Symbol.asyncIterator
+  ]();
   const events = eventPages(tx, sessionPk, paging, conversationEvents)[Symbol.asyncIterator]();
   let t = await traces.next();
   let e = await events.next();
@@ -378,6 +390,7 @@ async function* tracePages(
   sessionPk: string,
   serviceId: string,
   paging: HistoryPaging,
+  digests: boolean,
 ): AsyncGenerator<TraceInput> {
   let after: TraceKey | null = null;
   for (;;) {
@@ -391,26 +404,14 @@ async function* tracePages(
     let bytes = heads[0].bytes;
     while (take < heads.length && bytes + heads[take].bytes <= paging.traceBytesPerPage) bytes += heads[take++].bytes;
     const last = heads[take - 1];
-    const rows: Array<{
-      id: string;
-      trace_id: string;
-      start_time: Date;
-      end_time: Date;
-      payload: unknown;
-      payload_z: Uint8Array | null;
-    }> = await tx`
-      select id, trace_id, start_time, end_time, payload, ${payloadZ(tx)} from traces
+    const rows: HistoryTraceRow[] = await tx`
+      select traces.id, trace_id, start_time, end_time, payload, z.payload_z, z.digest_z
+      from traces ${storedForAnalysis(tx, digests)}
       where session_pk = ${sessionPk}
         ${after ? tx`and (start_time, end_time, trace_id collate "C") > ${traceKeySql(tx, after)}` : tx``}
         and (start_time, end_time, trace_id collate "C") <= ${traceKeySql(tx, last)}
       order by start_time, end_time, trace_id collate "C"`;
-    const page = rows.map((r) => ({
-      pk: r.id,
-      traceId: r.trace_id,
-      startTime: new Date(r.start_time),
-      endTime: new Date(r.end_time),
-      payload: decodePayload(r),
-    }));
+    const page = rows.map(traceInput);
     for (const t of await withOtelMessages(tx, serviceId, page)) yield t;
     after = { start_key: last.start_key, end_key: last.end_key, trace_id: last.trace_id };
   }
