@@ -61,6 +61,7 @@ export class InjectionDetector {
           rule: hit.rule,
           language: hit.language,
           span: { path: hit.path, start: hit.start, end: hit.end },
+          via: hit.via,
           text: hit.text,
           followed: anchor !== null,
           followedBy: anchor && next ? { itemId: next.itemId, traceId: next.traceId, anchor } : null,

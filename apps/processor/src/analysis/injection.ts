@@ -1,3 +1,5 @@
+import { type ClassRule, classHit } from "./injection-classes.ts";
+import { type ViewKind, viewsOf } from "./injection-views.ts";
 import { maskQuoted, normalizeText, type Sentence, sentencesOf, unicodePattern } from "./text.ts";
 
 /**
@@ -8,7 +10,7 @@ import { maskQuoted, normalizeText, type Sentence, sentencesOf, unicodePattern }
  * "prompt injection", "for example", "attackers" ...) is skipped. docs/analysis.md, "Prompt
  * injections". Pure and linear: one pass over the text per pattern, no nested quantifiers.
  */
-export type InjectionRule = "override" | "role_marker" | "addressed_to_model";
+export type InjectionRule = "override" | "role_marker" | ClassRule;
 
 /** "Ignore (all) previous instructions" in each language: the override itself. */
 const OVERRIDE: Record<string, string[]> = {
@@ -154,6 +156,12 @@ export interface InjectionHit {
   text: string;
   /** URLs, e-mail addresses, identifiers and quoted phrases the instruction names: what following it would repeat. */
   anchors: string[];
+  /**
+   * Where it hid (injection-views.ts): null when it is in the text as written; else the view it
+   * was read in (`markup`, `invisible`, `homoglyph`, `base64`, `rot13`), and `start`/`end` and
+   * `text` point into that view.
+   */
+  via: ViewKind | null;
 }
 
 const URL_OR_MAIL = /https?:\/\/[^\s"'<>)\]]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
@@ -180,12 +188,28 @@ function sentenceAt(sentences: Sentence[], at: number): number {
   return lo;
 }
 
+/** A rot13 view is read only when it spells one of these (rot13 of ordinary text is noise). */
+const ROT13_GATE = /\b(?:ignore|disregard|instructions|assistant|system prompt|reveal)\b/i;
+
 /**
- * The first injection in one string, or null. Linear in the string: one masking pass, one
- * sentence pass, then one pass per pattern (a single alternation of all of them is slower: the
- * engine loses its first-character scan).
+ * The first injection in one string, or null: in the text as written, else in one of its views
+ * (injection-views.ts: markup, invisible characters, look-alike letters, base64, rot13). Linear in
+ * the string: one masking pass, one sentence pass, one pass per pattern (a single alternation of
+ * all of them is slower: the engine loses its first-character scan), one bounded look per
+ * sentence for the classes (injection-classes.ts), and the same over each view.
  */
 export function injectionInText(raw: string, path = "$"): InjectionHit | null {
+  const hit = scanText(raw, path, null);
+  if (hit) return hit;
+  for (const view of viewsOf(raw)) {
+    if (view.via === "rot13" && !ROT13_GATE.test(view.text)) continue;
+    const found = scanText(view.text, path, view.via);
+    if (found) return found;
+  }
+  return null;
+}
+
+function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit | null {
   const text = normalizeText(raw);
   const masked = maskQuoted(text);
   const sentences = sentencesOf(masked);
@@ -210,11 +234,26 @@ export function injectionInText(raw: string, path = "$"): InjectionHit | null {
         end: m.index + m[0].length,
         text: here.slice(0, 300),
         anchors: anchorsOf(text.slice(s.start, last.start + last.text.length)),
+        via,
       };
       break;
     }
   }
-  return best;
+  if (best) return best;
+  const discussed = (i: number) => DISCUSSION.test(original(i)) || (i > 0 && DISCUSSION.test(original(i - 1)));
+  const c = classHit(masked, sentences, discussed);
+  if (!c) return null;
+  const last = sentences[Math.min(c.sentence + 2, sentences.length - 1)];
+  return {
+    rule: c.rule,
+    language: c.language,
+    path,
+    start: c.start,
+    end: c.end,
+    text: original(c.sentence).slice(0, 300),
+    anchors: anchorsOf(text.slice(sentences[c.sentence].start, last.start + last.text.length)),
+    via,
+  };
 }
 
 /**

@@ -1,0 +1,191 @@
+/**
+ * Where an instruction can hide from a human reader but not from a model: the text a tool result
+ * shows once its markup is read (HTML comments, `alt`/`title`/`aria-label` attributes, Markdown
+ * image alt text and link titles), once invisible characters are dropped or decoded (zero-width
+ * characters, Unicode tag characters, right-to-left overrides), once look-alike letters are folded
+ * (NFKC: fullwidth and mathematical letters; Cyrillic and Greek letters inside Latin words), and
+ * once encodings are decoded (base64 runs that decode to text, rot13). Each view is scanned like
+ * the text itself (injection.ts) and a hit names the view (`via`).
+ *
+ * Bounds (docs/analysis.md): every view is built in one linear pass over the text; at most
+ * MAX_SEGMENTS markup segments and MAX_BASE64_RUNS base64 runs (each at most MAX_BASE64_CHARS
+ * characters) are decoded, and at most MAX_VIEW_CHARS characters of views are made per text.
+ */
+export type ViewKind = "markup" | "invisible" | "homoglyph" | "base64" | "rot13";
+export interface View {
+  via: ViewKind;
+  text: string;
+}
+
+export const MAX_SEGMENTS = 64;
+export const MAX_BASE64_RUNS = 16;
+export const MAX_BASE64_CHARS = 16_384;
+export const MAX_VIEW_CHARS = 262_144;
+
+const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u{e0000}-\u{e007f}]/u;
+const MARKUP = /<!--|\balt\s*=|\btitle\s*=|\baria-label\s*=|\]\(\S+\s+"/iu;
+const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+const LATIN = /[A-Za-z]/;
+const CONFUSABLE: Record<string, string> = {
+  а: "a",
+  е: "e",
+  о: "o",
+  р: "p",
+  с: "c",
+  у: "y",
+  х: "x",
+  і: "i",
+  ј: "j",
+  ѕ: "s",
+  ԁ: "d",
+  ɡ: "g",
+  һ: "h",
+  ӏ: "l",
+  А: "A",
+  В: "B",
+  Е: "E",
+  К: "K",
+  М: "M",
+  Н: "H",
+  О: "O",
+  Р: "P",
+  С: "C",
+  Т: "T",
+  Х: "X",
+  І: "I",
+  Ј: "J",
+  Ѕ: "S",
+  α: "a",
+  ο: "o",
+  ρ: "p",
+  ν: "v",
+  ι: "i",
+  κ: "k",
+  τ: "t",
+  υ: "u",
+  Α: "A",
+  Β: "B",
+  Ε: "E",
+  Ζ: "Z",
+  Η: "H",
+  Ι: "I",
+  Κ: "K",
+  Μ: "M",
+  Ν: "N",
+  Ο: "O",
+  Ρ: "P",
+  Τ: "T",
+  Υ: "Y",
+  Χ: "X",
+};
+const CONFUSABLE_RE = new RegExp(`[${Object.keys(CONFUSABLE).join("")}]`, "u");
+
+/** The views of `text` worth scanning (none for plain text with nothing hidden or encoded). */
+export function viewsOf(text: string): View[] {
+  const out: View[] = [];
+  let budget = MAX_VIEW_CHARS;
+  const push = (via: ViewKind, t: string) => {
+    if (!t || budget <= 0) return;
+    const kept = t.length > budget ? t.slice(0, budget) : t;
+    budget -= kept.length;
+    out.push({ via, text: kept });
+  };
+  if (MARKUP.test(text)) push("markup", markupSegments(text).join("\n\n"));
+  if (INVISIBLE.test(text)) push("invisible", revealInvisible(text));
+  const folded = foldLookAlikes(text);
+  if (folded !== null) push("homoglyph", folded);
+  const decoded = base64Texts(text);
+  if (decoded.length) push("base64", decoded.join("\n\n"));
+  push("rot13", rot13(text));
+  return out;
+}
+
+/** HTML comments, alt/title/aria-label values, Markdown image alt text and link titles. */
+function markupSegments(text: string): string[] {
+  const out: string[] = [];
+  for (let at = text.indexOf("<!--"); at !== -1 && out.length < MAX_SEGMENTS; at = text.indexOf("<!--", at + 4)) {
+    const end = text.indexOf("-->", at + 4);
+    out.push(text.slice(at + 4, end === -1 ? text.length : end));
+    if (end === -1) break;
+  }
+  const attr = /\b(?:alt|title|aria-label)\s*=\s*(?:"([^"\n]{1,2000})"|'([^'\n]{1,2000})')/giu;
+  for (let m = attr.exec(text); m && out.length < MAX_SEGMENTS; m = attr.exec(text)) out.push(m[1] ?? m[2]);
+  const image = /!\[([^\]\n]{1,2000})\]\(/gu;
+  for (let m = image.exec(text); m && out.length < MAX_SEGMENTS; m = image.exec(text)) out.push(m[1]);
+  const linkTitle = /\]\(\S{1,2000}\s+"([^"\n]{1,2000})"\)/gu;
+  for (let m = linkTitle.exec(text); m && out.length < MAX_SEGMENTS; m = linkTitle.exec(text)) out.push(m[1]);
+  return out;
+}
+
+/** Invisible characters dropped, Unicode tag characters read as the ASCII they encode, RLO runs reversed. */
+function revealInvisible(text: string): string {
+  const parts: string[] = [];
+  let reversed: string[] | null = null;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0x202e) {
+      reversed = [];
+      continue;
+    }
+    if (reversed && (cp === 0x202c || ch === "\n")) {
+      parts.push(reversed.reverse().join(""), ch === "\n" ? "\n" : "");
+      reversed = null;
+      continue;
+    }
+    let out = ch;
+    if (cp >= 0xe0020 && cp <= 0xe007e) out = String.fromCharCode(cp - 0xe0000);
+    else if (INVISIBLE.test(ch)) out = "";
+    if (reversed) reversed.push(out);
+    else parts.push(out);
+  }
+  if (reversed) parts.push(reversed.reverse().join(""));
+  return parts.join("");
+}
+
+/** NFKC, and Cyrillic or Greek look-alikes folded inside words that also hold Latin letters; null when nothing changes. */
+function foldLookAlikes(text: string): string | null {
+  const nfkc = text.normalize("NFKC");
+  let changed = nfkc !== text.normalize("NFC");
+  if (!CONFUSABLE_RE.test(nfkc)) return changed ? nfkc : null;
+  const folded = nfkc.replace(/[\p{L}\p{M}]+/gu, (word) => {
+    if (!LATIN.test(word) || !CONFUSABLE_RE.test(word)) return word;
+    changed = true;
+    let w = "";
+    for (const ch of word) w += CONFUSABLE[ch] ?? ch;
+    return w;
+  });
+  return changed ? folded : null;
+}
+
+/** Base64 (and base64url) runs that decode to readable UTF-8 text. */
+function base64Texts(text: string): string[] {
+  const out: string[] = [];
+  BASE64_RUN.lastIndex = 0;
+  let tried = 0;
+  for (let m = BASE64_RUN.exec(text); m && tried < MAX_BASE64_RUNS; m = BASE64_RUN.exec(text)) {
+    const run = m[0];
+    if (run.length > MAX_BASE64_CHARS || !/[0-9+/=_-]|[a-z][A-Z]|[A-Z][a-z]{0,2}[A-Z]/.test(run)) continue;
+    tried++;
+    const decoded = Buffer.from(run.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("utf8");
+    if (readable(decoded)) out.push(decoded);
+  }
+  return out;
+}
+function readable(s: string): boolean {
+  if (s.length < 12 || s.includes("\ufffd")) return false;
+  let letters = 0;
+  let spaces = 0;
+  for (const ch of s) {
+    if (ch === " ") spaces++;
+    else if (/[\p{L}\p{N}\p{P}]/u.test(ch)) letters++;
+    else if (ch !== "\n" && ch !== "\t") return false;
+  }
+  return spaces >= 2 && letters + spaces >= s.length * 0.95;
+}
+
+function rot13(text: string): string {
+  return text.replace(/[A-Za-z]/g, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+}
