@@ -154,13 +154,15 @@ async function main() {
   const dispatcherPort = process.env.DISPATCHER_PORT
     ? Number(process.env.DISPATCHER_PORT)
     : await portOr(undefined, 3400);
-  // OTLP/gRPC (docs/otlp.md): 4317, another free port when taken (a local collector often has it).
+  // OTLP/gRPC (docs/otlp.md): 4317, another free port when taken (a local collector often has
+  // it) or when asked for any (0), so the banner can name it; `off` none.
+  const grpcSetting = process.env.INGEST_GRPC_PORT || "4317";
   const grpcPort =
-    process.env.INGEST_GRPC_PORT === "off"
+    grpcSetting === "off"
       ? null
-      : process.env.INGEST_GRPC_PORT
-        ? Number(process.env.INGEST_GRPC_PORT)
-        : await portOr(undefined, 4317);
+      : grpcSetting === "4317"
+        ? await portOr(undefined, 4317)
+        : Number(grpcSetting) || (await freePort());
   // HEALTH_PORT is for one app per container; here it would give the processor and dispatcher
   // the same port, so dev drops it and gives each its own.
   const { HEALTH_PORT: healthPort, ...inherited } = process.env;

@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { freePort } from "../scripts/infra/ports";
+import { exportSpans, modelCallSpan } from "./helpers/genai-spans";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
 
@@ -135,6 +136,23 @@ test("npm run dev: one server with the deployed NATS users; a trace comes back a
     ["user", "Hi there"],
     ["assistant", "Hello!"],
   ]);
+  // The banner's OTLP/gRPC endpoint takes the SDK's gRPC exporter with the printed key.
+  const grpcEndpoint = dev.output().match(/OTLP\/gRPC\s+(http:\/\/127\.0\.0\.1:\d+)/)![1];
+  const call = {
+    sessionId: "hello-grpc",
+    system: "Be brief.",
+    user: "Over gRPC?",
+    answer: "Yes.",
+    inputTokens: 5,
+    outputTokens: 2,
+  };
+  const spans = [modelCallSpan("genai", "openai", call)];
+  const credential = dev.state.tenant.telemetryKey;
+  expect(
+    await exportSpans({ url: grpcEndpoint, credential, encoding: "grpc", serviceName: "demo-app", spans }),
+  ).toEqual({
+    rejected: 0,
+  });
   // The deployed config is in force: without a user the server refuses the connection.
   await expect(connect({ servers: dev.natsUrl, reconnect: false, timeout: 2_000 })).rejects.toThrow(/authorization/i);
   expect(dev.output()).not.toMatch(/permissions? violation/i);
