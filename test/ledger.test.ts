@@ -124,6 +124,40 @@ test("accepted per door, refused per reason, stored, and SDK reports counted onc
   expect(ledgerOf.series).toHaveLength(60);
 });
 
+test("what a killed ingest held is recounted from INGEST: the books balance again", async () => {
+  // An ingest whose counts never reach Postgres, as if killed (SIGKILL) before its flush.
+  const lost = createLedgerCounter({ sql: stack.database.sql, logger, flushEveryMs: 3_600_000 });
+  const killed = createIngestApp({
+    js: stack.nats.js,
+    topology: stack.nats.topology,
+    keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
+    logger,
+    maxBodyBytes: 4 * 1024 * 1024,
+    ledger: lost,
+  });
+  for (const s of ["k-1", "k-2"]) expect((await post(killed, "/raw/traces", trace(s))).status).toBe(200);
+  expect((await post(killed, "/raw/batch", { items: [{ type: "trace", body: trace("k-3") }] })).status).toBe(200);
+  await waitFor(
+    async () => {
+      await ledger.flush();
+      return (await ledgerTotals()).totals.stored === 12;
+    },
+    { what: "12 stored", timeoutMs: 60_000 },
+  );
+  const before = await ledgerTotals();
+  expect(before.totals.inFlight).toBe(-3);
+  const verdicts = await reconcileOnce({
+    sql: stack.database.sql,
+    js: stack.nats.js,
+    topology: stack.nats.topology,
+    logger,
+    options: { settleMs: 0, now: () => Date.now() + 120_000 },
+  });
+  expect(verdicts?.find((v) => v.tenantId === tenant.tenantId)).toMatchObject({ balanced: true, unaccounted: 0 });
+  const after = await ledgerTotals();
+  expect(after.totals).toMatchObject({ inFlight: 0, accepted: { raw: 7, batch: 5 } });
+});
+
 test("the reconciliation balances, then reports a stored row deleted behind the service's back", async () => {
   const deps = {
     sql: stack.database.sql,

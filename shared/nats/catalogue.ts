@@ -213,11 +213,15 @@ export const ingestStream: StreamSpec<IngestMessage> = {
  * The headers ingest publishes each message with: its body passed every rule of
  * shared/ingest-rules.ts at the edge (a fresh object per message: the client adds Nats-Msg-Id).
  */
-export function ingestCheckedHeaders(): MsgHdrs {
+export function ingestCheckedHeaders(door?: string): MsgHdrs {
   const h = natsHeaders();
   h.set(INGEST_CHECKED_HEADER, INGEST_CHECKED);
+  if (door) h.set(INGEST_DOOR_HEADER, door);
   return h;
 }
+
+/** The ingest door a message came through (docs/ledger.md: the reconciliation recounts `accepted` by it). */
+export const INGEST_DOOR_HEADER = "Cellar-Door";
 
 /** A MATURED body checked against its type's schema (a union's error would not name the field). */
 const maturedValidators = {

@@ -59,6 +59,7 @@ export function countedDoor(pipeline: Pick<IngestPipeline, "ledger" | "now" | "s
       ? async (input: StoreInput) => {
           // The publisher stamps receivedAt with the same clock, in the same turn.
           const at = now().getTime();
+          input.door = door;
           const stored = await pipeline.store(input);
           if (!stored.duplicate) ledger.add(input.tenantId, input.serviceName, "accepted", door, 1, at);
           return stored;

@@ -52,6 +52,8 @@ export interface StoreInput {
    * as parsed): the message is built around it instead of serialising the payload again.
    */
   payloadText?: string;
+  /** The door it came through: a header the ledger recounts `accepted` from (docs/ledger.md). */
+  door?: string;
 }
 
 /** The INGEST message of a door's input, its keys in messageText's order. */
@@ -125,7 +127,7 @@ export function createPublisher(deps: PublisherDeps) {
               timeout: deps.publishTimeoutMs,
               text: input.payloadText === undefined ? undefined : messageText(message, input.payloadText),
               // Every door checked the body with shared/ingest-rules.ts: the processor trusts that.
-              headers: ingestCheckedHeaders(),
+              headers: ingestCheckedHeaders(input.door),
             }).then(resolve, reject);
           } catch (err) {
             reject(err);

@@ -1,7 +1,9 @@
-import type { JetStreamClient } from "@nats-io/jetstream";
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type postgres from "postgres";
 import { judge, type TenantBooks, type Verdict } from "@cellar/shared/ledger/books";
 import type { Logger } from "@cellar/shared/logger";
+import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { recountAccepted } from "./recount.ts";
 import type { ConsumeLoop } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
 
@@ -36,17 +38,27 @@ const RELOG_MS = 10 * MINUTE;
  * message any INGEST consumer has not acknowledged (its ack floor's next), else now. Null when
  * JetStream cannot say (nothing counts as settled then).
  */
-export async function settledHorizon(js: JetStreamClient, t: Topology, now: number): Promise<number | null> {
-  const jsm = await js.jetstreamManager(false);
-  let horizon = now;
-  for await (const c of jsm.consumers.list(t.ingestStream)) {
-    if (c.num_pending + c.num_ack_pending === 0) continue;
-    const next = c.ack_floor.stream_seq + 1;
-    const m = await jsm.streams.getMessage(t.ingestStream, { seq: next }).catch(() => null);
-    if (!m) return null;
-    horizon = Math.min(horizon, m.time.getTime());
-  }
-  return horizon;
+export async function settledHorizon(jsm: JetStreamManager, t: Topology, now: number): Promise<number | null> {
+  const c = await jsm.consumers.info(t.ingestStream, ingestStream.consumer!.durable);
+  if (c.num_pending + c.num_ack_pending === 0) return now;
+  const m = await jsm.streams.getMessage(t.ingestStream, { seq: c.ack_floor.stream_seq + 1 }).catch(() => null);
+  return m ? Math.min(now, m.time.getTime()) : null;
+}
+
+/** The minutes of a tenant where more was stored or dead-lettered than ingest counted accepted. */
+async function shortMinutes(
+  sql: postgres.Sql | postgres.TransactionSql,
+  tenantId: string,
+  from: Date,
+  to: Date,
+): Promise<number[]> {
+  const rows = await sql<{ minute: Date }[]>`
+    select minute from ledger_counts
+    where tenant_id = ${tenantId} and minute >= ${from} and minute < ${to} and stage in ('accepted', 'stored', 'dead_lettered', 'replayed')
+    group by minute
+    having sum(case stage when 'accepted' then count when 'replayed' then count else -count end) < 0
+    order by minute limit 10`;
+  return rows.map((r) => new Date(r.minute).getTime());
 }
 
 /** Each tenant's settled totals in [from, to) and its trace rows received then (one statement each). */
@@ -110,7 +122,8 @@ export function uuidv7Floor(ms: number): string {
 export async function reconcileOnce(deps: Deps, logged = new Map<string, number>()): Promise<Verdict[] | null> {
   const o = deps.options ?? {};
   const now = o.now?.() ?? Date.now();
-  const horizon = await settledHorizon(deps.js, deps.topology, now);
+  const jsm = await deps.js.jetstreamManager(false);
+  const horizon = await settledHorizon(jsm, deps.topology, now);
   if (horizon === null) return null;
   const to = new Date(Math.floor((Math.min(horizon, now) - (o.settleMs ?? 10_000)) / MINUTE) * MINUTE);
   const from = new Date(Math.floor((now - (o.windowMs ?? 2 * 60 * MINUTE)) / MINUTE) * MINUTE);
@@ -118,7 +131,25 @@ export async function reconcileOnce(deps: Deps, logged = new Map<string, number>
   return deps.sql.begin(async (tx) => {
     const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${LOCK}) as locked`;
     if (!locked) return null;
-    const verdicts = (await readBooks(tx, from, to)).map(judge);
+    let verdicts = (await readBooks(tx, from, to)).map(judge);
+    // Fewer accepted than settled: an ingest process was killed holding counts. INGEST has them.
+    let recounted = 0;
+    for (const v of verdicts.filter((v) => v.unaccounted < 0)) {
+      const added = await recountAccepted(
+        tx,
+        jsm,
+        deps.topology,
+        v.tenantId,
+        await shortMinutes(tx, v.tenantId, from, to),
+      );
+      if (added)
+        deps.logger.warn(
+          "ledger: accepted recounted from INGEST (an ingest process stopped without writing its counts)",
+          { tenant: v.tenantId, added },
+        );
+      recounted += added;
+    }
+    if (recounted) verdicts = (await readBooks(tx, from, to)).map(judge);
     if (verdicts.length === 0) return verdicts;
     const rows = verdicts.map((v) => ({
       tenant_id: v.tenantId,
