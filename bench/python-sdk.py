@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "sdks/python/src"))
 sys.path.insert(0, os.path.join(ROOT, "sdks/python"))
 
-import cellar  # noqa: E402
+import cellar_sdk as cellar  # noqa: E402
 from tests import wire  # noqa: E402
 from tests.fake_ingest import FakeIngest  # noqa: E402
 from tests.fake_providers import Model, Stream  # noqa: E402

@@ -1,5 +1,5 @@
 /**
- * `bun run bench/sdk.ts`: what @cellar/sdk costs, each figure beside a floor from the same run.
+ * `bun run bench/sdk.ts`: what cellar-sdk costs, each figure beside a floor from the same run.
  *
  *  1. Caller-path overhead of a wrapped openai call (plain and streamed), p50/p99, beside the bare
  *     call (the floor): the real `openai` client with a fetch that answers at once, the SDK's

@@ -8,7 +8,7 @@ import { launchChromium } from "./helpers/browser";
 import { startSdkApps } from "./helpers/sdk-apps";
 import { waitFor } from "./helpers/stack";
 
-// The browser build of @cellar/sdk's core in Chromium, against the ingest host as a process:
+// The browser build of cellar-sdk's core in Chromium, against the ingest host as a process:
 // a client DSN from its allowed origin is stored; from another origin the 403 reaches onError,
 // the page sees no exception, and nothing is retried.
 const SDK = join(import.meta.dir, "../sdks/typescript");

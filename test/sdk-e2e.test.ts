@@ -19,7 +19,7 @@ import { type Conversation, converse, STYLES } from "./helpers/sdk-conversations
 import { providerHandlers } from "./helpers/sdk-providers";
 import { waitFor } from "./helpers/stack";
 
-// @cellar/sdk against the apps as separate processes: DSN-only configuration, the wrappers over
+// cellar-sdk against the apps as separate processes: DSN-only configuration, the wrappers over
 // the real provider clients (msw fakes their APIs), and the transport's faults.
 const msw = setupServer(...providerHandlers);
 let apps: Awaited<ReturnType<typeof startSdkApps>>;
@@ -58,7 +58,7 @@ async function eventCounts(prefix: string): Promise<Map<number, number>> {
   return new Map(rows.map((r) => [Number(r.n), r.c]));
 }
 
-describe("@cellar/sdk against the apps as processes", () => {
+describe("cellar-sdk against the apps as processes", () => {
   test("many sessions with tool loops: transcripts, tokens and cost equal to the bare calls", async () => {
     const errors: CellarError[] = [];
     const cellar = new Cellar({ dsn, onError: (e) => errors.push(e) });

@@ -4,7 +4,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { createIngestFixture, type IngestFixture } from "../apps/ingest/test/fixture";
 import { cellarSpanExporter, cellarSpanProcessor } from "../sdks/typescript/src/otel";
 
-// @cellar/sdk/otel: the real OpenTelemetry SDK exporting to the ingest host's /v1/traces, set up
+// cellar-sdk/otel: the real OpenTelemetry SDK exporting to the ingest host's /v1/traces, set up
 // by the DSN alone (its endpoint and bearer), on the app's own provider (no global registration).
 let fx: IngestFixture;
 let server: ReturnType<typeof Bun.serve>;

@@ -12,7 +12,7 @@ const SDK = join(ROOT, "sdks/python");
 test("the Python SDK's sampling hash equals the TypeScript SDK's on 90,000 ids of every scheme", () => {
   const ids = Object.values(samplingSchemes(10_000)).flat();
   const script =
-    "import json, sys\nfrom cellar.sampling import sample_hash\n" +
+    "import json, sys\nfrom cellar_sdk.sampling import sample_hash\n" +
     "print(json.dumps([sample_hash(i) for i in json.load(sys.stdin)]))";
   const run = spawnSync("python3", ["-c", script], {
     input: JSON.stringify(ids),

@@ -1,6 +1,6 @@
 /**
  * Tool-loop conversations driven through the real `openai` and `@anthropic-ai/sdk` clients (bare
- * or wrapped by @cellar/sdk), against the fake APIs of sdk-providers.ts. Each returns what every
+ * or wrapped by cellar-sdk), against the fake APIs of sdk-providers.ts. Each returns what every
  * call returned (streams as their chunk lists), the transcript the platform should show, and the
  * usage the bare responses reported.
  */

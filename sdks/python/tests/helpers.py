@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, List, Optional, TypeVar
 
-import cellar
+import cellar_sdk as cellar
 
 from .fake_ingest import FakeIngest
 

@@ -13,8 +13,8 @@ import unittest
 from concurrent.futures import ThreadPoolExecutor
 from typing import List
 
-import cellar
-from cellar.redact import truncation_marker
+import cellar_sdk as cellar
+from cellar_sdk.redact import truncation_marker
 
 from .fake_ingest import FakeIngest
 from .helpers import SECRET, chat_request, chat_response, client_for, close_clients
@@ -174,7 +174,7 @@ class ClientTest(unittest.TestCase):
     def test_a_process_that_exits_right_after_its_last_call_has_sent_it(self) -> None:
         proc = self._run(
             """
-            import cellar
+            import cellar_sdk as cellar
             cellar.init(flush_interval=3600)
             with cellar.session("exit-now"):
                 for i in range(25):
@@ -188,7 +188,8 @@ class ClientTest(unittest.TestCase):
     def test_a_forked_child_sends_its_own_items_and_not_the_parents(self) -> None:
         proc = self._run(
             """
-            import os, cellar
+            import os
+            import cellar_sdk as cellar
             client = cellar.init(flush_interval=3600)
             with cellar.session("parent"):
                 for i in range(5):

@@ -22,7 +22,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, List, Optional, Tuple
 
-import cellar
+import cellar_sdk as cellar
 
 from . import wire
 from .fake_providers import FakeAnthropic, FakeOpenAI
@@ -347,7 +347,7 @@ class EndToEndTest(unittest.TestCase):
         sid = f"exit-{RUN}"
         proc = self._python(
             f"""
-            import cellar
+            import cellar_sdk as cellar
             from tests import wire
             from tests.fake_providers import FakeOpenAI
             cellar.init(flush_interval=3600)
@@ -365,7 +365,8 @@ class EndToEndTest(unittest.TestCase):
         parent, child = f"fork-parent-{RUN}", f"fork-child-{RUN}"
         proc = self._python(
             f"""
-            import os, cellar
+            import os
+            import cellar_sdk as cellar
             from tests import wire
             from tests.fake_providers import FakeOpenAI
             client = cellar.init(flush_interval=3600)

@@ -15,7 +15,7 @@ import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, List
 
-import cellar
+import cellar_sdk as cellar
 
 from . import wire
 from .fake_ingest import FakeIngest

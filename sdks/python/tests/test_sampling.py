@@ -6,7 +6,7 @@ import json
 import os
 import unittest
 
-from cellar.sampling import fmix32, fnv1a32, sample_hash, session_sampled
+from cellar_sdk.sampling import fmix32, fnv1a32, sample_hash, session_sampled
 
 VECTORS = os.path.join(os.path.dirname(__file__), "..", "..", "sampling-vectors.json")
 

@@ -9,7 +9,7 @@ import time
 import unittest
 from typing import List
 
-import cellar
+import cellar_sdk as cellar
 
 from .fake_ingest import FakeIngest, accept_all
 from .helpers import chat_request, chat_response, client_for, close_clients, wait_for

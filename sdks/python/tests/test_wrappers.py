@@ -8,7 +8,7 @@ import json
 import unittest
 from typing import Any, Dict, List
 
-import cellar
+import cellar_sdk as cellar
 
 from . import wire
 from .fake_ingest import FakeIngest

@@ -1,5 +1,5 @@
 /**
- * @cellar/sdk: traces and events to a Cellar ingest host, configured by a DSN alone
+ * cellar-sdk: traces and events to a Cellar ingest host, configured by a DSN alone
  * (docs/sdks.md). Zero runtime dependencies: fetch, and CompressionStream where it exists.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `@cellar/sdk/otel`: for apps already on OpenTelemetry (Vercel AI SDK, LangChain, OpenLLMetry).
+ * `cellar-sdk/otel`: for apps already on OpenTelemetry (Vercel AI SDK, LangChain, OpenLLMetry).
  * A span exporter and a span processor configured by the DSN alone, sending OTLP/HTTP to the
  * ingest host's /v1/traces (docs/otlp.md). They are added to the app's own tracer provider: no
  * global registration, so no conflict with another exporter already there. The OpenTelemetry

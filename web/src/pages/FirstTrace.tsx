@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, ApiError, enc, isAdmin, type Me } from "../api";
 import { ActionError, CopyButton, PageTitle, useAction } from "../ui";
+import { snippets } from "./first-trace-snippets";
 
 /** The endpoint and service a DSN carries (docs/sdks.md), or nulls for a legacy DSN. */
 export function dsnParts(dsn: string): { endpoint: string | null; service: string | null } {
@@ -15,49 +16,6 @@ export function dsnParts(dsn: string): { endpoint: string | null; service: strin
   } catch {
     return { endpoint: null, service: null };
   }
-}
-
-export function snippets(dsn: string, service: string, endpoint: string) {
-  const typescript = `// npm i @cellar/sdk openai
-import OpenAI from "openai";
-import { Cellar } from "@cellar/sdk";
-import { observeOpenAI } from "@cellar/sdk/openai";
-
-const cellar = new Cellar({ dsn: "${dsn}" });
-const openai = observeOpenAI(new OpenAI(), cellar, { sessionId: "hello-1" });
-await openai.chat.completions.create({
-  model: "gpt-4o-mini",
-  messages: [{ role: "user", content: "Hi there" }],
-});
-await cellar.flush();`;
-  const python = `# pip install cellar-sdk openai
-import cellar
-from openai import OpenAI
-
-cellar.init("${dsn}")
-client = cellar.wrap_openai(OpenAI())
-with cellar.session("hello-1"):
-    client.chat.completions.create(
-        model="gpt-4o-mini",
-        messages=[{"role": "user", "content": "Hi there"}],
-    )
-cellar.flush()`;
-  const now = "$(date -u +%Y-%m-%dT%H:%M:%SZ)";
-  const curl = `NOW=${now}
-curl -s -X POST ${endpoint}/raw/traces \\
-  -H "Authorization: Bearer ${dsn}" \\
-  -H 'Content-Type: application/json' -d '{
-  "provider": "openai", "service_name": "${service}", "session_id": "hello-1",
-  "environment": "dev", "start_time": "'$NOW'", "end_time": "'$NOW'",
-  "request": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hi there"}]},
-  "responses": [{"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
-    "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello!"}, "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}]}'`;
-  const otlp = `# OpenTelemetry (GenAI semantic conventions; docs/otlp.md)
-OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint}
-OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer ${dsn}"
-OTEL_SERVICE_NAME=${service}`;
-  return { typescript, python, curl, otlp };
 }
 
 function Snippet({ id, title, code }: { id: string; title: string; code: string }) {

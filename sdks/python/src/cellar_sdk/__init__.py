@@ -1,6 +1,6 @@
 """Cellar's Python SDK: traces and events of AI applications, sent in the background.
 
-    import cellar
+    import cellar_sdk as cellar
     cellar.init("svc-ing-s-...")            # or CELLAR_DSN in the environment
     client = cellar.wrap_openai(OpenAI())   # every call is recorded; nothing else changes
 """
