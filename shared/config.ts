@@ -162,6 +162,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const name of ["INGEST_GRPC_TLS_CERT_FILE", "INGEST_GRPC_TLS_KEY_FILE"] as const)
     if (config[name] && !existsSync(config[name]))
       throw new ConfigError(`invalid ${name}: no file at ${JSON.stringify(config[name])}`);
+  // Deno 2.9's node:http2 cannot serve grpc-js over TLS (handshakes fail; denoland/deno#23714).
+  if (cert && typeof (globalThis as { Deno?: unknown }).Deno !== "undefined")
+    throw new ConfigError(
+      "invalid INGEST_GRPC_TLS_CERT_FILE: TLS on the OTLP/gRPC listener is not available under Deno; terminate TLS at a proxy in front (docs/otlp.md) or run ingest on Bun",
+    );
   const problem = checkDeploymentSettings(config);
   if (problem) throw new ConfigError(problem);
   return config;

@@ -106,3 +106,21 @@ test("under Deno, the OTLP/gRPC door stores what the SDK's gRPC exporter sends a
     ["assistant", c.answer],
   ]);
 }, 90_000);
+
+test("under Deno, TLS on the gRPC listener is refused at start naming the variable (Deno's node:http2 cannot serve it)", () => {
+  const script = `import { loadConfig } from "./shared/config.ts"; try { loadConfig(); } catch (e) { console.log(e.message); }`;
+  const r = spawnSync(deno, ["eval", script], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: {
+      ...process.env,
+      SECRET_ENCRYPTION_KEY: btoa("cellar-test-secret-key-32-bytes!"),
+      INGEST_GRPC_TLS_CERT_FILE: "deno.json",
+      INGEST_GRPC_TLS_KEY_FILE: "deno.json",
+    },
+  });
+  expect(r.stdout).toContain(
+    "invalid INGEST_GRPC_TLS_CERT_FILE: TLS on the OTLP/gRPC listener is not available under Deno",
+  );
+}, 90_000);

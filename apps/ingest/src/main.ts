@@ -41,7 +41,13 @@ const grpc =
         tls: grpcTlsFrom(config),
       });
 if (grpc) {
-  const port = await grpc.listen(config.INGEST_GRPC_PORT as number);
+  const port = await grpc.listen(config.INGEST_GRPC_PORT as number).catch((err: Error) => {
+    // A port already taken (a local collector on 4317) stops the app with one clear line.
+    const reason = `OTLP/gRPC listener on port ${config.INGEST_GRPC_PORT}: ${err.message} (INGEST_GRPC_PORT=off turns it off)`;
+    logger.error("cannot start", { reason });
+    console.error(`cellar ingest: ${reason}`);
+    process.exit(1);
+  });
   logger.info("listening", { grpc: `${config.INGEST_GRPC_TLS_CERT_FILE ? "https" : "http"}://127.0.0.1:${port}` });
 }
 

@@ -50,8 +50,6 @@ export function grpcTlsFrom(config: {
   return { cert: readFileSync(config.INGEST_GRPC_TLS_CERT_FILE), key: readFileSync(config.INGEST_GRPC_TLS_KEY_FILE) };
 }
 
-declare const Deno: unknown;
-
 export const TRACE_EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 export const LOGS_EXPORT = "/opentelemetry.proto.collector.logs.v1.LogsService/Export";
 const SIGNAL_OF: Record<string, OtlpSignal> = { [TRACE_EXPORT]: "traces", [LOGS_EXPORT]: "logs" };
@@ -221,14 +219,6 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
   return {
     /** Binds `host:port` (port 0: any free one); resolves with the bound port. */
     listen(port: number, host = "0.0.0.0"): Promise<number> {
-      // Deno 2.9's node:http2 cannot serve grpc-js over TLS (handshakes fail; denoland/deno#23714):
-      // say so at start instead of a listener no client can reach.
-      if (deps.tls && typeof Deno !== "undefined")
-        return Promise.reject(
-          new Error(
-            "INGEST_GRPC_TLS_CERT_FILE: TLS on the OTLP/gRPC listener is not available under Deno; terminate TLS at a proxy in front (docs/otlp.md) or run ingest on Bun",
-          ),
-        );
       const credentials = deps.tls
         ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: deps.tls.cert, private_key: deps.tls.key }], false)
         : grpc.ServerCredentials.createInsecure();
