@@ -29,7 +29,7 @@ import { sessionSpans } from "../apps/platform/src/sessions/telemetry";
 import { loadSession } from "../apps/platform/src/sessions/service";
 import { findSpans, traceSpans } from "../apps/platform/src/traces/service";
 import { SPAN_COLUMNS } from "../apps/platform/src/traces/model";
-import { prepared } from "../apps/platform/src/http/db";
+import { prepared } from "../apps/platform/src/query/db";
 import { runBench } from "./lib/harness";
 import { cpuByProcess } from "./lib/proc";
 import { makeTemplates } from "./lib/traces";

@@ -1,7 +1,10 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db.ts";
+import { prepared } from "../query/db.ts";
+import { inSnapshot } from "../query/snapshot.ts";
 import { notFound } from "@cellar/shared/errors";
-import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
+import { filteredBody } from "../http/filters.ts";
+import type { FilterSet, PagedQuery } from "../query/filters.ts";
+import { runFiltered } from "../query/paged.ts";
 import { FINDING_COLUMNS, findingOut, ISSUE_COLUMNS, issueOut } from "./model.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 
@@ -89,14 +92,16 @@ const countBy = (rows: postgres.Row[]) => Object.fromEntries(rows.map((r) => [r.
 /** Counts over findings in the range (all time when no range), so the numbers add up. */
 export async function issueStats(sql: postgres.Sql, svc: Svc, range: Range) {
   const where = sql`f.tenant_id = ${svc.tenantId} and f.trace_service_id = ${svc.id} and ${inRange(sql, "f.occurred_at", range)}`;
-  const [totals, sev, det, top, fresh] = await Promise.all([
-    sql`select count(distinct f.issue_id)::int as issues, count(*)::int as occurrences, count(distinct f.session_pk)::int as sessions from findings f where ${where}`,
-    sql`select i.severity as k, count(distinct i.id)::int as n from findings f join issues i on i.id = f.issue_id where ${where} group by 1`,
-    sql`select i.detector as k, count(distinct i.id)::int as n from findings f join issues i on i.id = f.issue_id where ${where} group by 1`,
-    sql`select ${sql.unsafe(ISSUE_COLUMNS)}, x.n from (select f.issue_id, count(*)::int as n from findings f where ${where} group by 1 order by 2 desc, 1 limit 5) x
+  const [totals, sev, det, top, fresh] = await inSnapshot(sql, (tx) =>
+    Promise.all([
+      tx`select count(distinct f.issue_id)::int as issues, count(*)::int as occurrences, count(distinct f.session_pk)::int as sessions from findings f where ${where}`,
+      tx`select i.severity as k, count(distinct i.id)::int as n from findings f join issues i on i.id = f.issue_id where ${where} group by 1`,
+      tx`select i.detector as k, count(distinct i.id)::int as n from findings f join issues i on i.id = f.issue_id where ${where} group by 1`,
+      tx`select ${sql.unsafe(ISSUE_COLUMNS)}, x.n from (select f.issue_id, count(*)::int as n from findings f where ${where} group by 1 order by 2 desc, 1 limit 5) x
         join issues i on i.id = x.issue_id order by x.n desc, i.id`,
-    sql`select count(*)::int as n from issues i where i.tenant_id = ${svc.tenantId} and i.trace_service_id = ${svc.id} and i.occurrences > 0 and ${inRange(sql, "i.first_seen_at", range)}`,
-  ]);
+      tx`select count(*)::int as n from issues i where i.tenant_id = ${svc.tenantId} and i.trace_service_id = ${svc.id} and i.occurrences > 0 and ${inRange(sql, "i.first_seen_at", range)}`,
+    ]),
+  );
   return {
     serviceName: svc.name,
     from: range.from?.toISOString() ?? null,
@@ -113,12 +118,14 @@ export async function issueStats(sql: postgres.Sql, svc: Svc, range: Range) {
 
 export async function findingStats(sql: postgres.Sql, svc: Svc, range: Range) {
   const where = sql`f.tenant_id = ${svc.tenantId} and f.trace_service_id = ${svc.id} and ${inRange(sql, "f.occurred_at", range)}`;
-  const [totals, sev, det, days] = await Promise.all([
-    sql`select count(*)::int as n, count(distinct f.session_pk)::int as sessions from findings f where ${where}`,
-    sql`select f.severity as k, count(*)::int as n from findings f where ${where} group by 1`,
-    sql`select f.detector as k, count(*)::int as n from findings f where ${where} group by 1`,
-    sql`select to_char(f.occurred_at at time zone 'UTC', 'YYYY-MM-DD') as d, count(*)::int as n from findings f where ${where} group by 1 order by 1`,
-  ]);
+  const [totals, sev, det, days] = await inSnapshot(sql, (tx) =>
+    Promise.all([
+      tx`select count(*)::int as n, count(distinct f.session_pk)::int as sessions from findings f where ${where}`,
+      tx`select f.severity as k, count(*)::int as n from findings f where ${where} group by 1`,
+      tx`select f.detector as k, count(*)::int as n from findings f where ${where} group by 1`,
+      tx`select to_char(f.occurred_at at time zone 'UTC', 'YYYY-MM-DD') as d, count(*)::int as n from findings f where ${where} group by 1 order by 1`,
+    ]),
+  );
   return {
     serviceName: svc.name,
     from: range.from?.toISOString() ?? null,
@@ -134,19 +141,27 @@ export async function findingStats(sql: postgres.Sql, svc: Svc, range: Range) {
 /** One issue: when, where and in which sessions it happens, and its latest findings. */
 export async function issueBreakdown(sql: postgres.Sql, svc: Svc, issueId: string) {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(issueId)) throw notFound("no such issue");
-  const [issue] = await prepared(
-    sql,
-    `select ${ISSUE_COLUMNS} from issues i where i.id = $1 and i.tenant_id = $2 and i.trace_service_id = $3 and i.occurrences > 0`,
-    [issueId, svc.tenantId, svc.id],
-  );
-  if (!issue) throw notFound("no such issue");
-  const [days, envs, sessions, recent] = await Promise.all([
-    sql`select to_char(f.occurred_at at time zone 'UTC', 'YYYY-MM-DD') as d, count(*)::int as n, count(distinct f.session_pk)::int as s
-        from findings f where f.issue_id = ${issueId} group by 1 order by 1`,
-    sql`select s.environment, count(*)::int as n from findings f join sessions s on s.id = f.session_pk where f.issue_id = ${issueId} group by 1 order by 2 desc, 1`,
-    sql`select f.session_id, count(*)::int as n, max(f.occurred_at) as last from findings f where f.issue_id = ${issueId} group by 1 order by 2 desc, 3 desc limit 10`,
-    sql`select ${sql.unsafe(FINDING_COLUMNS)} from findings f where f.issue_id = ${issueId} order by f.occurred_at desc, f.id limit 10`,
-  ]);
+  // The issue and its breakdown in one snapshot: a finding recorded meanwhile is in all or none.
+  const read = await inSnapshot(sql, async (tx) => {
+    const [issue] = await prepared(
+      tx,
+      `select ${ISSUE_COLUMNS} from issues i where i.id = $1 and i.tenant_id = $2 and i.trace_service_id = $3 and i.occurrences > 0`,
+      [issueId, svc.tenantId, svc.id],
+    );
+    if (!issue) return null;
+    return [
+      issue,
+      ...(await Promise.all([
+        tx`select to_char(f.occurred_at at time zone 'UTC', 'YYYY-MM-DD') as d, count(*)::int as n, count(distinct f.session_pk)::int as s
+          from findings f where f.issue_id = ${issueId} group by 1 order by 1`,
+        tx`select s.environment, count(*)::int as n from findings f join sessions s on s.id = f.session_pk where f.issue_id = ${issueId} group by 1 order by 2 desc, 1`,
+        tx`select f.session_id, count(*)::int as n, max(f.occurred_at) as last from findings f where f.issue_id = ${issueId} group by 1 order by 2 desc, 3 desc limit 10`,
+        tx`select ${sql.unsafe(FINDING_COLUMNS)} from findings f where f.issue_id = ${issueId} order by f.occurred_at desc, f.id limit 10`,
+      ])),
+    ] as const;
+  });
+  if (!read) throw notFound("no such issue");
+  const [issue, days, envs, sessions, recent] = read;
   return {
     issue: issueOut(issue, svc.name),
     byDay: days.map((r) => ({ date: r.d, occurrences: r.n, sessions: r.s })),

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { inSnapshot } from "../query/snapshot.ts";
 import type { Static } from "elysia";
 import { type Overview, type OverviewWindow, WINDOWS } from "./model.ts";
 
@@ -33,9 +34,8 @@ export async function readOverview(
   const env = input.environment;
   // One snapshot for the five reads: run apart (one connection each), a rollup committed between
   // them gave a model's traces from after it and its latency histogram from before (p50 null).
-  const [series, models, hist, environments, issues] = await sql.begin(
-    "isolation level repeatable read read only",
-    (tx) => overviewReads(tx, input, w.rows, from, to),
+  const [series, models, hist, environments, issues] = await inSnapshot(sql, (tx) =>
+    overviewReads(tx, input, w.rows, from, to),
   );
   const hists = new Map<string, number[]>();
   for (const h of hist) {

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { DynamicField } from "../http/filters.ts";
+import type { DynamicField } from "../query/filters.ts";
 import type { ScoreRollups } from "./model.ts";
 import { sessionScoreRollups } from "./service.ts";
 

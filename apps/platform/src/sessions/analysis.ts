@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db.ts";
+import { prepared } from "../query/db.ts";
 import { iso, isoNN } from "../http/schemas.ts";
 import { FINDING_COLUMNS, findingOut } from "../analysis/model.ts";
 import { readiness, type SessionRow } from "./service.ts";

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { t } from "elysia";
 import { AnyJson, Iso, iso, intQuery, isoNN, JsonObject, Nullable, offsetQuery, Pagination } from "../http/schemas.ts";
-import { CURSOR_MAX_CHARS } from "../http/keyset.ts";
+import { CURSOR_MAX_CHARS } from "../query/keyset.ts";
 import { Finding } from "../analysis/model.ts";
 import { ScoreRollups } from "../scores/model.ts";
 import { Event, Span, TraceSummary } from "../traces/model.ts";

@@ -1,5 +1,7 @@
 import type postgres from "postgres";
-import { filteredBody, metricsField, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
+import { filteredBody } from "../http/filters.ts";
+import { type FilterSet, metricsField, type PagedQuery } from "../query/filters.ts";
+import { runFiltered } from "../query/paged.ts";
 import { SESSION_COLUMNS, sessionOut } from "./model.ts";
 import { SCORE_MEAN_FIELD, withScoreRollups } from "../scores/rollups.ts";
 

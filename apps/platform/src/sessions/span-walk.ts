@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db.ts";
+import { prepared } from "../query/db.ts";
 import {
   bySpanOrder,
   derivedSpanRows,

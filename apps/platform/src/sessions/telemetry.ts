@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { prepared } from "../http/db.ts";
+import { prepared } from "../query/db.ts";
 import { paginate } from "../http/schemas.ts";
 import { EVENT_COLUMNS, eventOut, spanOut, TRACE_COLUMNS, traceSummaryOut } from "../traces/model.ts";
 import type { SpanRow } from "../traces/spans.ts";
@@ -13,7 +13,7 @@ import {
   encodeCursor,
   keyColumns,
   queryHash,
-} from "../http/keyset.ts";
+} from "../query/keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
 
 /** A session's raw telemetry: its traces, spans and events (keyset-paged), and its span tree and graph. */

@@ -1,9 +1,11 @@
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
 import { TRACE_MATURED_AT_SQL, TRACE_STATUS_SQL } from "@cellar/shared/maturation/state";
-import { prepared } from "../http/db.ts";
+import { prepared } from "../query/db.ts";
 import { notFound } from "@cellar/shared/errors";
-import { filteredBody, runFiltered, type FilterSet, type PagedQuery } from "../http/filters.ts";
+import { filteredBody } from "../http/filters.ts";
+import type { FilterSet, PagedQuery } from "../query/filters.ts";
+import { runFiltered } from "../query/paged.ts";
 import { iso } from "../http/schemas.ts";
 import { EVENT_COLUMNS, eventOut, SPAN_COLUMNS, spanOut, TRACE_COLUMNS, traceSummaryOut } from "./model.ts";
 import { spanIdKey } from "@cellar/shared/spans";

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { decodePayload, inJsonbOrder } from "@cellar/shared/db/payload-codec";
 import { deriveSpans } from "@cellar/shared/spans";
-import { prepared } from "../http/db.ts";
+import { prepared } from "../query/db.ts";
 import { SPAN_COLUMNS } from "./model.ts";
 
 /**

@@ -6,7 +6,7 @@ import type postgres from "postgres";
  * unprepared `unsafe` query on every call, which cost ~1.4 ms of CPU per read.
  */
 export function prepared<T extends postgres.Row = postgres.Row>(
-  sql: postgres.Sql,
+  sql: postgres.Sql | postgres.TransactionSql,
   text: string,
   params: postgres.ParameterOrJSON<never>[],
 ) {

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { AnalysisTable } from "./analysis-path.ts";
 
-type Sql = postgres.Sql;
+type Sql = postgres.Sql | postgres.TransactionSql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** At most this many matches: the page is read from the matches instead of walking base rows. */

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { Cursor } from "./keyset.ts";
 
-type Sql = postgres.Sql;
+type Sql = postgres.Sql | postgres.TransactionSql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /**
