@@ -5,6 +5,7 @@ import { createLogger } from "@cellar/shared/logger";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createIngestApp } from "../apps/ingest/src/app";
 import { reconcileOnce } from "../apps/processor/src/ledger/reconcile";
+import { evaluateLossMonitors } from "../apps/processor/src/monitors/loss";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -156,6 +157,24 @@ test("what a killed ingest held is recounted from INGEST: the books balance agai
   expect(verdicts?.find((v) => v.tenantId === tenant.tenantId)).toMatchObject({ balanced: true, unaccounted: 0 });
   const after = await ledgerTotals();
   expect(after.totals).toMatchObject({ inFlight: 0, accepted: { raw: 7, batch: 5 } });
+});
+
+test("a loss monitor alerts from the ledger's counts, and its monitor.triggered event is published", async () => {
+  const created = await stack.platformRequest("/monitors", {
+    token: tenant.platformKey,
+    method: "POST",
+    body: JSON.stringify({ service_name: "books", name: "losing", metric: "loss", window_seconds: 3600, threshold: 5 }),
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  // Dropped by the SDK in this service: 3 queue full + 1 refused + 2 sampled out = 6 > 5.
+  await evaluateLossMonitors({ sql: stack.database.sql, js: stack.nats.js, topology: stack.nats.topology, logger });
+  const [monitor] = await stack.database.sql`select state from monitors where id = ${id}`;
+  expect(monitor.state).toBe("alert");
+  const [event] = await stack.database.sql`
+    select event_type, value, published_at from monitor_events where monitor_id = ${id} order by seq desc limit 1`;
+  expect(event).toMatchObject({ event_type: "monitor.triggered", value: 6 });
+  expect(event.published_at).not.toBeNull();
 });
 
 test("the reconciliation balances, then reports a stored row deleted behind the service's back", async () => {

@@ -19,6 +19,12 @@ export const MONITOR_METRICS = {
     arg: true,
     describe: "share of score <name> labelled <label>; arg is name:label (sessions with it)",
   },
+  // The ledger's (docs/ledger.md): evaluated every 10 s from its counts, not per maturation.
+  loss: {
+    aggregate: "sum",
+    arg: false,
+    describe: "items lost in the window: dropped by the SDKs, refused by ingest, dead-lettered (less replayed)",
+  },
 } as const;
 export type MonitorMetric = keyof typeof MONITOR_METRICS;
 export type Aggregate = (typeof MONITOR_METRICS)[MonitorMetric]["aggregate"];

@@ -74,6 +74,7 @@ export const aggregateOf = (metric: string): Aggregate => MONITOR_METRICS[metric
 export function aggregateValues(aggregate: Aggregate, values: number[]): number | null {
   if (values.length === 0) return null;
   if (aggregate === "mean") return mean(values);
+  if (aggregate === "sum") return values.reduce((a, b) => a + b, 0);
   const p = { p50: 0.5, p95: 0.95, p99: 0.99 }[aggregate];
   const sorted = [...values].sort((a, b) => a - b);
   const rank = p * (sorted.length - 1);
@@ -85,6 +86,7 @@ export function aggregateValues(aggregate: Aggregate, values: number[]): number 
 /** The same aggregate in SQL over `monitor_samples.value`. */
 export const AGGREGATE_SQL: Record<Aggregate, string> = {
   mean: "avg(value)",
+  sum: "sum(value)",
   p50: "percentile_cont(0.5) within group (order by value)",
   p95: "percentile_cont(0.95) within group (order by value)",
   p99: "percentile_cont(0.99) within group (order by value)",

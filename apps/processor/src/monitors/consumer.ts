@@ -3,6 +3,7 @@ import { monitorsConsumer } from "@cellar/shared/nats/catalogue";
 import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats/consume";
 import { isMonitorEvent, maturationsOf, type MaturedMessage, type MonitorEventMessage } from "@cellar/shared/payloads";
 import { createMonitorCache, evaluateMaturations } from "./evaluate.ts";
+import { evaluateLossMonitors } from "./loss.ts";
 import { publishMonitorEvents, relayUnpublished, type OutboxDeps } from "./outbox.ts";
 
 /** A new or changed monitor applies to maturations from at most this long after it was saved. */
@@ -44,9 +45,10 @@ export function startMonitorEvaluation(
   });
   let relaying: Promise<unknown> = Promise.resolve();
   const relay = () => {
-    relaying = relayUnpublished(deps).catch((err) =>
-      deps.logger.warn("monitor outbox relay failed; next pass retries", { err: err as Error }),
-    );
+    relaying = relayUnpublished(deps)
+      // The ledger's `loss` monitors: on this timer, not per maturation (loss.ts).
+      .then(() => evaluateLossMonitors(deps))
+      .catch((err) => deps.logger.warn("monitor outbox relay failed; next pass retries", { err: err as Error }));
   };
   relay();
   const timer = setInterval(relay, o.relayIntervalMs ?? 10_000);

@@ -134,7 +134,6 @@ export async function evaluateMaturations(
   if (rows.length === 0) return [];
   const sampled = [...new Map(rows.map((r) => [r.monitor.id, { monitor: r.monitor }])).values()];
   const at = batch.reduce((latest, m) => (m.occurredAt > latest ? m.occurredAt : latest), batch[0].occurredAt);
-  const ids = sampled.map((s) => s.monitor.id);
   return sql.begin(async (tx) => {
     // One evaluation of a service at a time: the aggregate below then sees every sample committed
     // before it, so the last evaluation of a burst decides on the whole window (concurrent ones
@@ -145,114 +144,136 @@ export async function evaluateMaturations(
       select * from unnest(${rows.map((r) => r.monitor.id)}::uuid[], ${rows.map((r) => r.monitor.tenant_id)}::uuid[], ${rows.map((r) => r.entityPk)}::uuid[],
         ${rows.map((r) => r.at)}::timestamptz[], ${rows.map((r) => r.value)}::float8[])
       on conflict (monitor_id, entity_pk, tenant_id) do update set at = excluded.at, value = excluded.value`;
-    // The window is the last window_seconds as of this evaluation (the database's clock).
-    const aggregates = new Map<string, { value: number | null; samples: number }>();
-    const byAggregate = new Map<Aggregate, string[]>();
-    for (const s of sampled) {
-      const kind = aggregateOf(s.monitor.metric);
-      byAggregate.set(kind, [...(byAggregate.get(kind) ?? []), s.monitor.id]);
-    }
-    for (const [kind, group] of byAggregate) {
-      const rows = await tx<{ monitor_id: string; n: number; v: number | null }[]>`
-        select s.monitor_id, count(*)::int as n, (${tx.unsafe(AGGREGATE_SQL[kind])})::float8 as v
-        from monitor_samples s join monitors m on m.id = s.monitor_id
-        where s.monitor_id = any(${group}::uuid[]) and s.at > now() - m.window_seconds * interval '1 second'
-        group by s.monitor_id`;
-      for (const r of rows) aggregates.set(r.monitor_id, { value: r.v, samples: r.n });
-    }
-    // Lock only monitors the current (unlocked) state says may move, then decide again under the
-    // lock (the cached rows' state may be stale; the definitions are what the cache is for).
-    const current = await tx<
-      { id: string; state: MonitorState }[]
-    >`select id, state from monitors where id = any(${ids}::uuid[])`;
-    const stateNow = new Map(current.map((r) => [r.id, r.state]));
-    const candidates = sampled
-      .map((s) => s.monitor)
-      .filter(
-        (x) =>
-          stateNow.has(x.id) &&
-          decideTransition(stateNow.get(x.id)!, aggregates.get(x.id) ?? { value: null, samples: 0 }, thresholdsOf(x)),
-      );
-    const events: MonitorEventMessage[] = [];
-    if (candidates.length) {
-      const locked = await tx<{ id: string; state: MonitorState; transitions: number }[]>`
-        select id, state, transitions from monitors where id = any(${candidates.map((c) => c.id)}::uuid[]) order by id for update`;
-      const changes: Array<Record<string, unknown>> = [];
-      for (const row of locked) {
-        const monitor = candidates.find((c) => c.id === row.id)!;
-        const agg = aggregates.get(row.id)!;
-        const transition = decideTransition(row.state, agg, thresholdsOf(monitor));
-        stateNow.set(row.id, row.state);
-        if (!transition) continue;
-        const { to, notify } = applyTransition(row.state, transition);
-        const seq = row.transitions + 1;
-        stateNow.set(row.id, to);
-        const value = agg.value!;
-        const data = eventData(
-          monitor,
-          serviceName,
-          { seq, from: row.state, to, transition },
-          { value, samples: agg.samples },
-          at,
-        );
-        const message: MonitorEventMessage | null = notify
-          ? {
-              type: notify,
-              tenantId: monitor.tenant_id,
-              traceServiceId: monitor.trace_service_id,
-              monitorId: row.id,
-              seq,
-              occurredAt: at,
-              data,
-            }
-          : null;
-        if (message) events.push(message);
-        changes.push({
-          monitor_id: row.id,
-          seq,
-          tenant_id: monitor.tenant_id,
-          transition,
-          from_state: row.state,
-          to_state: to,
-          event_type: notify,
-          value,
-          samples: agg.samples,
-          occurred_at: at,
-          payload: message,
-        });
-      }
-      if (changes.length) {
-        await tx`
-          update monitors m set state = x.to_state, state_since = x.occurred_at, transitions = x.seq, updated_at = now()
-          from jsonb_to_recordset(${tx.json(changes as any)}::jsonb) as x(monitor_id uuid, seq int, to_state text, occurred_at timestamptz)
-          where m.id = x.monitor_id`;
-        await tx`
-          insert into monitor_events (monitor_id, seq, tenant_id, transition, from_state, to_state, event_type, value, samples, occurred_at, payload)
-          select monitor_id, seq, tenant_id, transition, from_state, to_state, event_type, value, samples, occurred_at, payload
-          from jsonb_to_recordset(${tx.json(changes as any)}::jsonb) as x(monitor_id uuid, seq int, tenant_id uuid, transition text,
-            from_state text, to_state text, event_type text, value float8, samples int, occurred_at timestamptz, payload jsonb)`;
-      }
-    }
-    // The chart: the last evaluation of each minute, kept POINTS_KEPT_DAYS. Samples older than
-    // twice the window go.
-    const points = sampled
-      .filter((s) => stateNow.has(s.monitor.id))
-      .map((s) => ({
-        monitor_id: s.monitor.id,
-        tenant_id: s.monitor.tenant_id,
-        value: aggregates.get(s.monitor.id)?.value ?? null,
-        samples: aggregates.get(s.monitor.id)?.samples ?? 0,
-        state: stateNow.get(s.monitor.id),
-      }));
-    await tx`
-      insert into monitor_points (monitor_id, tenant_id, bucket, value, samples, state)
-      select monitor_id, tenant_id, date_trunc('minute', now()), value, samples, state
-      from jsonb_to_recordset(${tx.json(points as any)}::jsonb) as x(monitor_id uuid, tenant_id uuid, value float8, samples int, state text)
-      on conflict (monitor_id, bucket, tenant_id) do update set value = excluded.value, samples = excluded.samples, state = excluded.state`;
-    await tx`delete from monitor_points where monitor_id = any(${ids}::uuid[]) and bucket < now() - ${POINTS_KEPT_DAYS} * interval '1 day'`;
-    await tx`
-      delete from monitor_samples s using monitors m
-      where m.id = s.monitor_id and s.monitor_id = any(${ids}::uuid[]) and s.at < now() - 2 * m.window_seconds * interval '1 second'`;
-    return events;
+    return settleMonitors(
+      tx,
+      sampled.map((x) => x.monitor),
+      serviceName,
+      at,
+    );
   });
+}
+
+/**
+ * The monitors' aggregates over their windows (their samples just written), the state machine's
+ * transitions (history and outbox rows in the same transaction), and the chart's points. Runs
+ * under the service's lock. Returns the state changes that notify, for the caller to publish.
+ * Shared by the maturation evaluation and the ledger's `loss` (loss.ts).
+ */
+export async function settleMonitors(
+  tx: postgres.TransactionSql,
+  monitors: MonitorRow[],
+  serviceName: string,
+  at: string,
+): Promise<MonitorEventMessage[]> {
+  const sampled = monitors.map((monitor) => ({ monitor }));
+  const ids = monitors.map((m) => m.id);
+  // The window is the last window_seconds as of this evaluation (the database's clock).
+  const aggregates = new Map<string, { value: number | null; samples: number }>();
+  const byAggregate = new Map<Aggregate, string[]>();
+  for (const s of sampled) {
+    const kind = aggregateOf(s.monitor.metric);
+    byAggregate.set(kind, [...(byAggregate.get(kind) ?? []), s.monitor.id]);
+  }
+  for (const [kind, group] of byAggregate) {
+    const rows = await tx<{ monitor_id: string; n: number; v: number | null }[]>`
+      select s.monitor_id, count(*)::int as n, (${tx.unsafe(AGGREGATE_SQL[kind])})::float8 as v
+      from monitor_samples s join monitors m on m.id = s.monitor_id
+      where s.monitor_id = any(${group}::uuid[]) and s.at > now() - m.window_seconds * interval '1 second'
+      group by s.monitor_id`;
+    for (const r of rows) aggregates.set(r.monitor_id, { value: r.v, samples: r.n });
+  }
+  // Lock only monitors the current (unlocked) state says may move, then decide again under the
+  // lock (the cached rows' state may be stale; the definitions are what the cache is for).
+  const current = await tx<
+    { id: string; state: MonitorState }[]
+  >`select id, state from monitors where id = any(${ids}::uuid[])`;
+  const stateNow = new Map(current.map((r) => [r.id, r.state]));
+  const candidates = sampled
+    .map((s) => s.monitor)
+    .filter(
+      (x) =>
+        stateNow.has(x.id) &&
+        decideTransition(stateNow.get(x.id)!, aggregates.get(x.id) ?? { value: null, samples: 0 }, thresholdsOf(x)),
+    );
+  const events: MonitorEventMessage[] = [];
+  if (candidates.length) {
+    const locked = await tx<{ id: string; state: MonitorState; transitions: number }[]>`
+      select id, state, transitions from monitors where id = any(${candidates.map((c) => c.id)}::uuid[]) order by id for update`;
+    const changes: Array<Record<string, unknown>> = [];
+    for (const row of locked) {
+      const monitor = candidates.find((c) => c.id === row.id)!;
+      const agg = aggregates.get(row.id)!;
+      const transition = decideTransition(row.state, agg, thresholdsOf(monitor));
+      stateNow.set(row.id, row.state);
+      if (!transition) continue;
+      const { to, notify } = applyTransition(row.state, transition);
+      const seq = row.transitions + 1;
+      stateNow.set(row.id, to);
+      const value = agg.value!;
+      const data = eventData(
+        monitor,
+        serviceName,
+        { seq, from: row.state, to, transition },
+        { value, samples: agg.samples },
+        at,
+      );
+      const message: MonitorEventMessage | null = notify
+        ? {
+            type: notify,
+            tenantId: monitor.tenant_id,
+            traceServiceId: monitor.trace_service_id,
+            monitorId: row.id,
+            seq,
+            occurredAt: at,
+            data,
+          }
+        : null;
+      if (message) events.push(message);
+      changes.push({
+        monitor_id: row.id,
+        seq,
+        tenant_id: monitor.tenant_id,
+        transition,
+        from_state: row.state,
+        to_state: to,
+        event_type: notify,
+        value,
+        samples: agg.samples,
+        occurred_at: at,
+        payload: message,
+      });
+    }
+    if (changes.length) {
+      await tx`
+        update monitors m set state = x.to_state, state_since = x.occurred_at, transitions = x.seq, updated_at = now()
+        from jsonb_to_recordset(${tx.json(changes as any)}::jsonb) as x(monitor_id uuid, seq int, to_state text, occurred_at timestamptz)
+        where m.id = x.monitor_id`;
+      await tx`
+        insert into monitor_events (monitor_id, seq, tenant_id, transition, from_state, to_state, event_type, value, samples, occurred_at, payload)
+        select monitor_id, seq, tenant_id, transition, from_state, to_state, event_type, value, samples, occurred_at, payload
+        from jsonb_to_recordset(${tx.json(changes as any)}::jsonb) as x(monitor_id uuid, seq int, tenant_id uuid, transition text,
+          from_state text, to_state text, event_type text, value float8, samples int, occurred_at timestamptz, payload jsonb)`;
+    }
+  }
+  // The chart: the last evaluation of each minute, kept POINTS_KEPT_DAYS. Samples older than
+  // twice the window go.
+  const points = sampled
+    .filter((s) => stateNow.has(s.monitor.id))
+    .map((s) => ({
+      monitor_id: s.monitor.id,
+      tenant_id: s.monitor.tenant_id,
+      value: aggregates.get(s.monitor.id)?.value ?? null,
+      samples: aggregates.get(s.monitor.id)?.samples ?? 0,
+      state: stateNow.get(s.monitor.id),
+    }));
+  await tx`
+    insert into monitor_points (monitor_id, tenant_id, bucket, value, samples, state)
+    select monitor_id, tenant_id, date_trunc('minute', now()), value, samples, state
+    from jsonb_to_recordset(${tx.json(points as any)}::jsonb) as x(monitor_id uuid, tenant_id uuid, value float8, samples int, state text)
+    on conflict (monitor_id, bucket, tenant_id) do update set value = excluded.value, samples = excluded.samples, state = excluded.state`;
+  await tx`delete from monitor_points where monitor_id = any(${ids}::uuid[]) and bucket < now() - ${POINTS_KEPT_DAYS} * interval '1 day'`;
+  await tx`
+    delete from monitor_samples s using monitors m
+    where m.id = s.monitor_id and s.monitor_id = any(${ids}::uuid[]) and s.at < now() - 2 * m.window_seconds * interval '1 second'`;
+  return events;
 }
