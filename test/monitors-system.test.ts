@@ -12,6 +12,7 @@ import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { DEFINITIONS_CACHE_MS } from "../apps/processor/src/monitors/consumer";
 import { startAppProcesses } from "./helpers/app-processes";
 import { createTestDatabase } from "./helpers/infra";
+import { startRecordingReceiver } from "./helpers/receiver";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
 
@@ -20,32 +21,20 @@ const SERVICE = "mon-app";
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
 let stack: Awaited<ReturnType<typeof startAppProcesses>>;
-let receiver: ReturnType<typeof Bun.serve>;
-const received: Array<{ path: string; headers: Record<string, string>; body: string }> = [];
+let receiver: ReturnType<typeof startRecordingReceiver>;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
   database = createDatabase(testDb.url, { max: 4 });
-  receiver = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch: async (req) => {
-      received.push({
-        path: new URL(req.url).pathname,
-        headers: Object.fromEntries(req.headers),
-        body: await req.text(),
-      });
-      return new Response("ok");
-    },
-  });
+  receiver = startRecordingReceiver();
   stack = await startAppProcesses(testDb.url, ["ingest", "platform", "processor", "dispatcher"]);
   tenant = await bootstrapTenant(database.db, { name: "mon", webhooks: true });
 }, 60_000);
 
 afterAll(async () => {
   await stack?.stop();
-  receiver?.stop(true);
+  receiver?.stop();
   await database?.close();
   await testDb?.drop();
 });
@@ -85,7 +74,7 @@ const samples = async (monitorId: string) =>
 const untilSamples = (monitorId: string, n: number) =>
   waitFor(async () => (await samples(monitorId)) >= n, { what: `${n} samples of ${monitorId}`, timeoutMs: 60_000 });
 const monitorHooks = (monitorId: string) =>
-  received
+  receiver.received
     .filter((r) => r.path === "/monitors")
     .map((r) => ({ ...r, event: JSON.parse(r.body) }))
     .filter((r) => r.event.data.monitor_id === monitorId);

@@ -4,6 +4,7 @@
  * call). What it answers is chosen by the request's model name, `<behaviour>[:<arg>]`:
  * - `score:<value>` answers that score (JSON-parsed: 0.8, true, "good") with a reason;
  * - `retry-after:<s>` answers 429 with Retry-After the first time per conversation, then `score:1`;
+ * - `slow:<s>` answers score 0.5 after that many seconds;
  * - `500` always answers 500; `401` answers 401; `hang` never answers;
  * - `not-json` answers content that is not JSON; `out-of-range` answers score 99;
  * - `huge` streams a body without end (2 GB); `redirect` answers 302 to a private address.
@@ -55,6 +56,9 @@ export async function startFakeJudge() {
           return answer(JSON.parse(arg));
         case "retry-after":
           return n === 1 ? new Response("slow down", { status: 429, headers: { "retry-after": arg } }) : answer(1);
+        case "slow":
+          await Bun.sleep(Number(arg) * 1000);
+          return answer(0.5);
         case "500":
           return new Response("boom", { status: 500 });
         case "401":
