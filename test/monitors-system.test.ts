@@ -216,11 +216,11 @@ test("score mean and latency p95 monitors: one triggered, one resolved, none whi
   expect(resolved.data).toMatchObject({ state: "ok", previous_state: "alert", transition: "resolve" });
   expect(resolved.data.value).toBeLessThan(4500);
   expect(
-    received.filter((r) => r.path === "/matured").every((r) => JSON.parse(r.body).type === "session.matured"),
+    receiver.received.filter((r) => r.path === "/matured").every((r) => JSON.parse(r.body).type === "session.matured"),
   ).toBe(true);
 
   // The chat-shaped subscription: one signed {"text"} per triggered monitor, nothing else.
-  const chat = received.filter((r) => r.path === "/chat");
+  const chat = receiver.received.filter((r) => r.path === "/chat");
   expect(chat.length).toBe(2);
   for (const hook of chat) {
     expect(Object.keys(JSON.parse(hook.body))).toEqual(["text"]);

@@ -17,6 +17,7 @@ import { FirstTracePage } from "./pages/FirstTrace";
 import { OverviewPage } from "./pages/Overview";
 import { MonitorsPage } from "./pages/Monitors";
 import { MonitorPage } from "./pages/MonitorPage";
+import { EvaluatorsPage, ReviewQueuePage } from "./pages/Evaluations";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
@@ -25,6 +26,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
     ["/sessions", "Sessions"],
     ["/issues", "Issues"],
     ["/monitors", "Monitors"],
+    ["/evaluators", "Evaluators"],
+    ["/reviews", "Review"],
     ...(isAdmin(me)
       ? [
           ["/webhooks", "Webhooks"],
@@ -77,6 +80,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/webhooks/:id">{(p) => (isAdmin(me) ? <WebhookPage me={me} id={p.id} /> : <Forbidden />)}</Route>
           <Route path="/dead-letters">{() => (isAdmin(me) ? <DeadLettersPage /> : <Forbidden />)}</Route>
           <Route path="/monitors">{() => <MonitorsPage me={me} />}</Route>
+          <Route path="/evaluators">{() => <EvaluatorsPage me={me} />}</Route>
+          <Route path="/reviews">{() => <ReviewQueuePage me={me} />}</Route>
           <Route path="/monitors/:id">{(p) => <MonitorPage me={me} id={p.id} />}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
           <Route path="/organization">{() => <OrganizationPage me={me} />}</Route>

@@ -1,0 +1,498 @@
+import { useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { api, ApiError, enc, isAdmin, type Me } from "../api";
+import { when } from "../format";
+import { ActionError, Badge, ErrorBox, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+import { Transcript, type Item } from "./Transcript";
+
+/** What the form can create (docs/evaluations.md): a model judge, or a deterministic check. */
+const KINDS: Array<[string, string]> = [
+  ["openai", "Judge: OpenAI-compatible chat"],
+  ["anthropic", "Judge: Anthropic messages"],
+  ["pattern", "Check: matches or avoids a pattern"],
+  ["length", "Check: answer length"],
+  ["json_schema", "Check: answer is JSON for a schema"],
+  ["cites_tool_result", "Check: answer cites a tool result"],
+];
+const canChange = (me: Me) => me.user.role !== "viewer";
+const fmt = (v: number | null | undefined, digits = 3) =>
+  v === null || v === undefined ? "—" : String(Math.round(v * 10 ** digits) / 10 ** digits);
+const shown = (v: unknown) => (typeof v === "number" ? fmt(v) : String(v));
+
+/** The form's fields as an evaluator definition. */
+function definitionOf(form: HTMLFormElement, service: string): Record<string, unknown> {
+  const f = new FormData(form);
+  const str = (k: string) => String(f.get(k) ?? "").trim();
+  const kind = str("kind");
+  const body: Record<string, unknown> = { service_name: service, name: str("name") };
+  if (kind === "openai" || kind === "anthropic") {
+    body.judge = { provider: kind, url: str("url"), model: str("model"), prompt: str("prompt") };
+    const output = str("output");
+    body.output =
+      output === "number"
+        ? { kind: "number", min: Number(str("min") || 0), max: Number(str("max") || 1) }
+        : output === "label"
+          ? {
+              kind: "label",
+              labels: str("labels")
+                .split(",")
+                .map((l) => l.trim())
+                .filter(Boolean),
+            }
+          : { kind: "boolean" };
+    if (str("api_key")) body.api_key = str("api_key");
+    if (str("budget")) body.daily_budget_usd = Number(str("budget"));
+  } else if (kind === "pattern")
+    body.check = { type: "pattern", pattern: str("pattern"), mode: str("mode"), flags: "i" };
+  else if (kind === "length")
+    body.check = {
+      type: "length",
+      ...(str("max") ? { max: Number(str("max")) } : {}),
+      ...(str("min") ? { min: Number(str("min")) } : {}),
+    };
+  else if (kind === "json_schema") body.check = { type: "json_schema", schema: JSON.parse(str("schema") || "{}") };
+  else body.check = { type: "cites_tool_result" };
+  if (str("review_below")) body.review_below = Number(str("review_below"));
+  if (str("sampling")) body.sampling_rate = Number(str("sampling"));
+  return body;
+}
+
+function EvaluatorForm({ me, service, onSaved }: { me: Me; service: string; onSaved: () => void }) {
+  const [kind, setKind] = useState("openai");
+  const [output, setOutput] = useState("number");
+  const [error, setError] = useState<string | null>(null);
+  const judge = kind === "openai" || kind === "anthropic";
+  return (
+    <form
+      class="panel form"
+      aria-labelledby="evaluator-form-h"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(null);
+        try {
+          await api("/evaluators", { body: definitionOf(e.target as HTMLFormElement, service) });
+          (e.target as HTMLFormElement).reset();
+          onSaved();
+        } catch (err) {
+          setError(err instanceof ApiError || err instanceof SyntaxError ? err.message : String(err));
+        }
+      }}
+    >
+      <h2 id="evaluator-form-h">New evaluator</h2>
+      <label class="field">
+        <span>Name (its scores' name)</span>
+        <input name="name" required maxLength={128} />
+      </label>
+      <label class="field">
+        <span>Kind</span>
+        <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+          {KINDS.map(([k, label]) => (
+            <option key={k} value={k} disabled={(k === "openai" || k === "anthropic") && !isAdmin(me)}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {judge && (
+        <>
+          <p class="muted">A judge sends this service's conversations to the endpoint below (docs: Privacy).</p>
+          <label class="field">
+            <span>Endpoint URL</span>
+            <input name="url" required type="url" placeholder="https://api.openai.com/v1/chat/completions" />
+          </label>
+          <label class="field">
+            <span>Model</span>
+            <input name="model" required />
+          </label>
+          <label class="field">
+            <span>API key (write-only)</span>
+            <input name="api_key" type="password" autoComplete="off" />
+          </label>
+          <label class="field">
+            <span>
+              Instructions ({"{{final_answer}}"}, {"{{transcript}}"}, ...)
+            </span>
+            <textarea
+              name="prompt"
+              required
+              rows={4}
+              defaultValue="Rate how helpful {{final_answer}} is for {{last_user_message}}."
+            />
+          </label>
+          <label class="field">
+            <span>Output</span>
+            <select name="output" value={output} onChange={(e) => setOutput((e.target as HTMLSelectElement).value)}>
+              <option value="number">Number in a range</option>
+              <option value="boolean">Boolean</option>
+              <option value="label">One of labels</option>
+            </select>
+          </label>
+          {output === "number" && (
+            <>
+              <label class="field">
+                <span>Min</span>
+                <input name="min" type="number" step="any" defaultValue="0" />
+              </label>
+              <label class="field">
+                <span>Max</span>
+                <input name="max" type="number" step="any" defaultValue="1" />
+              </label>
+            </>
+          )}
+          {output === "label" && (
+            <label class="field">
+              <span>Labels (comma-separated)</span>
+              <input name="labels" required />
+            </label>
+          )}
+          <label class="field">
+            <span>Daily budget (USD, optional)</span>
+            <input name="budget" type="number" step="any" min="0" />
+          </label>
+        </>
+      )}
+      {kind === "pattern" && (
+        <>
+          <label class="field">
+            <span>Pattern</span>
+            <input name="pattern" required />
+          </label>
+          <label class="field">
+            <span>Passes when the answer</span>
+            <select name="mode">
+              <option value="matches">matches it</option>
+              <option value="avoids">avoids it</option>
+            </select>
+          </label>
+        </>
+      )}
+      {kind === "length" && (
+        <>
+          <label class="field">
+            <span>Min characters</span>
+            <input name="min" type="number" min="0" />
+          </label>
+          <label class="field">
+            <span>Max characters</span>
+            <input name="max" type="number" min="0" />
+          </label>
+        </>
+      )}
+      {kind === "json_schema" && (
+        <label class="field">
+          <span>JSON Schema</span>
+          <textarea name="schema" rows={4} defaultValue='{"type": "object"}' />
+        </label>
+      )}
+      <label class="field">
+        <span>Review below (optional)</span>
+        <input name="review_below" type="number" step="any" />
+      </label>
+      <label class="field">
+        <span>Sampling rate (0-1, optional)</span>
+        <input name="sampling" type="number" step="any" min="0" max="1" />
+      </label>
+      <ActionError error={error} />
+      <button type="submit">Create evaluator</button>
+    </form>
+  );
+}
+
+function AgreementCell({ id }: { id: string }) {
+  const { data } = useLoad((signal) => api(`/evaluators/${enc(id)}/agreement`, { signal }), [id]);
+  if (!data) return <span class="muted">…</span>;
+  if (data.pairs === 0) return <span class="muted">no reviews yet</span>;
+  return data.meanAbsoluteDifference !== null ? (
+    <span>
+      mean |difference| {fmt(data.meanAbsoluteDifference)} ({data.pairs} reviewed)
+    </span>
+  ) : (
+    <span>
+      agreement {fmt(data.agreementRate! * 100, 1)}%, kappa {fmt(data.kappa)} ({data.pairs} reviewed)
+    </span>
+  );
+}
+
+/** /evaluations: a service's evaluators, their state, spend and agreement with reviewers. */
+export function EvaluatorsPage({ me }: { me: Me }) {
+  const [service, setService] = useService(me);
+  const [version, setVersion] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const { data, error: loadError } = useLoad(
+    (signal) => (service ? api(`/evaluators?serviceName=${enc(service)}`, { signal }) : Promise.resolve(null)),
+    [service, version],
+  );
+  const act = async (fn: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await fn();
+      setVersion((v) => v + 1);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    }
+  };
+  return (
+    <section>
+      <PageTitle>Evaluators</PageTitle>
+      <p>
+        Evaluators judge each settled conversation; their verdicts are scores.{" "}
+        <Link href={`/reviews?service=${enc(service ?? "")}`}>Review queue</Link>
+      </p>
+      <ServicePicker me={me} value={service} onChange={setService} />
+      <ErrorBox error={loadError} />
+      <ActionError error={error} />
+      {!data ? (
+        service && <Loading />
+      ) : data.evaluators.length === 0 ? (
+        <p class="muted">No evaluators on this service: nothing is judged (evaluations are opt-in per service).</p>
+      ) : (
+        <table class="data" aria-label="Evaluators">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Version</th>
+              <th scope="col">Status</th>
+              <th scope="col">Spent today</th>
+              <th scope="col">Agreement with reviewers</th>
+              {canChange(me) && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {data.evaluators.map((e: any) => (
+              <tr key={e.id}>
+                <td>{e.name}</td>
+                <td>
+                  {e.kind === "judge"
+                    ? `${e.definition.judge.provider} ${e.definition.judge.model}`
+                    : e.definition.check.type}
+                </td>
+                <td>{e.version}</td>
+                <td>
+                  <Badge kind={e.status === "active" && !e.budget.exhausted ? "complete" : "problem"}>
+                    {e.budget.exhausted ? "over budget today" : e.status}
+                  </Badge>
+                  {e.status_reason && <div class="muted">{e.status_reason}</div>}
+                </td>
+                <td>
+                  ${fmt(e.budget.spent_usd, 4)}
+                  {e.budget.limit_usd !== null && ` of $${fmt(e.budget.limit_usd, 4)}`}
+                </td>
+                <td>
+                  <AgreementCell id={e.id} />
+                </td>
+                {canChange(me) && (
+                  <td>
+                    <button
+                      type="button"
+                      class="link"
+                      onClick={() =>
+                        act(() =>
+                          api(`/evaluators/${enc(e.id)}`, {
+                            method: "PUT",
+                            body: { status: e.status === "active" ? "paused" : "active" },
+                          }),
+                        )
+                      }
+                    >
+                      {e.status === "active" ? "Pause" : "Resume"}
+                    </button>{" "}
+                    <button
+                      type="button"
+                      class="link"
+                      onClick={() => act(() => api(`/evaluators/${enc(e.id)}`, { method: "DELETE" }))}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {canChange(me) && service && <EvaluatorForm me={me} service={service} onSaved={() => setVersion((v) => v + 1)} />}
+    </section>
+  );
+}
+
+const WHY: Array<[string, string]> = [
+  ["below_threshold", "Scored below threshold"],
+  ["critical_findings", "Critical findings"],
+  ["sample", "Random sample"],
+];
+
+/** One judgement beside the transcript, with the reviewer's verdict form. */
+function JudgementReview({
+  me,
+  service,
+  sessionId,
+  j,
+  onDone,
+}: {
+  me: Me;
+  service: string;
+  sessionId: string;
+  j: any;
+  onDone: () => void;
+}) {
+  const [error, setError] = useState<string | null>(null);
+  const out = j.output;
+  return (
+    <form
+      class="panel form"
+      aria-label={`Review of ${j.evaluatorName}`}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const f = new FormData(e.target as HTMLFormElement);
+        const raw = String(f.get("value") ?? "");
+        const value = out.kind === "number" ? Number(raw) : out.kind === "boolean" ? raw === "true" : raw;
+        setError(null);
+        try {
+          await api(`/reviews/${enc(service)}/${enc(sessionId)}`, {
+            body: { evaluator_id: j.evaluatorId, value, comment: String(f.get("comment") ?? "") || undefined },
+          });
+          onDone();
+        } catch (err) {
+          setError(err instanceof ApiError ? err.message : String(err));
+        }
+      }}
+    >
+      <h3>
+        {j.evaluatorName} <span class="muted">v{j.evaluatorVersion}</span>
+      </h3>
+      <p>
+        Judge's score: <strong data-testid="judge-score">{shown(j.value)}</strong>
+        {j.injectionFlagged && <Badge kind="problem">injection in a tool result</Badge>}
+      </p>
+      <p data-testid="judge-reason">{j.reason ?? <span class="muted">no reason given</span>}</p>
+      <p class="muted">judged {when(j.judgedAt)}</p>
+      {j.reviews.length > 0 && <p>Reviewed: {j.reviews.map((r: any) => shown(r.value)).join(", ")}</p>}
+      {canChange(me) && (
+        <>
+          {out.kind === "number" ? (
+            <label class="field">
+              <span>Your verdict</span>
+              <input name="value" type="number" step="any" min={out.min} max={out.max} required />
+            </label>
+          ) : (
+            <label class="field">
+              <span>Your verdict</span>
+              <select name="value">
+                {(out.kind === "boolean" ? ["true", "false"] : out.labels).map((l: string) => (
+                  <option key={l} value={l}>
+                    {l}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          <label class="field">
+            <span>Comment</span>
+            <input name="comment" maxLength={2000} />
+          </label>
+          <ActionError error={error} />
+          <button type="submit">Submit verdict</button>
+        </>
+      )}
+    </form>
+  );
+}
+
+function ReviewItem({ me, service, item, onDone }: { me: Me; service: string; item: any; onDone: () => void }) {
+  const { data, error } = useLoad(
+    (signal) => api(`/telemetry/otel/sessions/${enc(service)}/${enc(item.sessionId)}/transcript?limit=200`, { signal }),
+    [service, item.sessionId],
+  );
+  return (
+    <div class="review">
+      <div>
+        <h2>
+          <Link href={`/sessions/${enc(service)}/${enc(item.sessionId)}`}>{item.sessionId}</Link>
+        </h2>
+        {item.criticalFindings.map((f: any) => (
+          <p key={f.title}>
+            <Badge kind="problem">critical</Badge> {f.title}
+          </p>
+        ))}
+        <ErrorBox error={error} />
+        {data ? <Transcript items={data.items as Item[]} service={service} sessionId={item.sessionId} /> : <Loading />}
+      </div>
+      <div>
+        {item.judgements.length === 0 && <p class="muted">No evaluator judged this session.</p>}
+        {item.judgements.map((j: any) => (
+          <JudgementReview
+            key={j.evaluatorId}
+            me={me}
+            service={service}
+            sessionId={item.sessionId}
+            j={j}
+            onDone={onDone}
+          />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+/** /reviews: what the judges flagged, with the judge's score and reason beside the transcript. */
+export function ReviewQueuePage({ me }: { me: Me }) {
+  const [service, setService] = useService(me);
+  const [why, setWhy] = useState("below_threshold");
+  const [version, setVersion] = useState(0);
+  const [open, setOpen] = useState<string | null>(null);
+  const { data, error } = useLoad(
+    (signal) => (service ? api(`/reviews/${enc(service)}?why=${why}`, { signal }) : Promise.resolve(null)),
+    [service, why, version],
+  );
+  const item = data?.items.find((i: any) => i.sessionId === open) ?? data?.items[0];
+  return (
+    <section>
+      <PageTitle>Review queue</PageTitle>
+      <ServicePicker me={me} value={service} onChange={setService} />
+      <div role="tablist" aria-label="Why a session is in the queue">
+        {WHY.map(([w, label]) => (
+          <button key={w} type="button" role="tab" aria-selected={why === w} onClick={() => setWhy(w)}>
+            {label}
+          </button>
+        ))}
+      </div>
+      <ErrorBox error={error} />
+      {!data ? (
+        service && <Loading />
+      ) : data.items.length === 0 ? (
+        <p class="muted">Nothing to review.</p>
+      ) : (
+        <>
+          <ul aria-label="Sessions to review">
+            {data.items.map((i: any) => (
+              <li key={i.sessionId}>
+                <button
+                  type="button"
+                  class="link"
+                  aria-current={i === item ? "true" : undefined}
+                  onClick={() => setOpen(i.sessionId)}
+                >
+                  {i.sessionId}
+                </button>{" "}
+                {i.judgements.map((j: any) => `${j.evaluatorName} ${shown(j.value)}`).join(", ")}
+              </li>
+            ))}
+          </ul>
+          {item && service && (
+            <ReviewItem
+              key={item.sessionId}
+              me={me}
+              service={service}
+              item={item}
+              onDone={() => {
+                setOpen(null);
+                setVersion((v) => v + 1);
+              }}
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
