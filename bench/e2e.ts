@@ -35,6 +35,7 @@ import { randomBytes, toBase64 } from "@cellar/shared/crypto";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
 import { activityStream, ingestStream } from "@cellar/shared/nats/catalogue";
+import { consumerBacklog } from "@cellar/shared/nats/consume/lanes";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { stopChild } from "../scripts/infra/processes";
@@ -234,11 +235,8 @@ async function main() {
         postmaster,
       );
 
-    /** Messages a durable consumer of the catalogue has not yet acknowledged. */
-    const backlog = async (spec: typeof ingestStream | typeof activityStream) => {
-      const info = await jsm.consumers.info(spec.name(topology), spec.consumer!.durable);
-      return info.num_pending + info.num_ack_pending;
-    };
+    /** Messages the durable consumers of a catalogue stream (every lane) have not yet acknowledged. */
+    const backlog = (spec: typeof ingestStream | typeof activityStream) => consumerBacklog(jsm, spec, topology);
     const lag = () => backlog(ingestStream);
     /** Markers (and puts) the processor's activity consumer has not yet acknowledged. */
     const activityLag = () => backlog(activityStream);

@@ -46,7 +46,7 @@ test("list and show a dead letter, replay it once its tenant exists, purge the r
   const entry = listed.json.deadLetters.find((d: { tenant: string }) => d.tenant === tenantId);
   expect(entry).toMatchObject({
     stream: topology.ingestStream,
-    subject: `${topology.subjectPrefix}ingest.trace`,
+    subject: ingestStream.subjectOf!(topology, orphan(tenantId, "late-tenant")),
     deliveries: 1,
   });
   expect(entry.error).toStartWith("23503 ");

@@ -169,7 +169,7 @@ describe("the compose stack", () => {
     );
     // Consumer state from JetStream: every consumer reported, nothing left unacked once settled.
     for (const [app, consumers] of [
-      ["processor", ["processor-ingest", "processor-activity"]],
+      ["processor", ["processor-ingest", "processor-ingest-00", "processor-ingest-15", "processor-activity"]],
       [
         "dispatcher",
         ["dispatcher-matured-00", "dispatcher-matured-15", "dispatcher-deliveries-00", "dispatcher-deliveries-15"],
@@ -181,12 +181,19 @@ describe("the compose stack", () => {
     const settled = await waitFor(
       async () => {
         const m = await scrape("processor");
-        return sample(m, "cellar_consumer_ack_pending", { consumer: "processor-ingest" }) === 0 &&
-          sample(m, "cellar_consumer_pending", { consumer: "processor-ingest" }) === 0
+        const ingest = [
+          "processor-ingest",
+          ...Array.from({ length: 16 }, (_, i) => `processor-ingest-${String(i).padStart(2, "0")}`),
+        ];
+        return ingest.every(
+          (consumer) =>
+            sample(m, "cellar_consumer_ack_pending", { consumer }) === 0 &&
+            sample(m, "cellar_consumer_pending", { consumer }) === 0,
+        )
           ? m
           : null;
       },
-      { what: "processor-ingest drained" },
+      { what: "processor-ingest and its lanes drained" },
     );
     expect(settled).toContain("cellar_consumer_redelivered");
     expect(sample(after.processor, "cellar_dead_letters", { stream: "INGEST" })).toBe(0);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { consumerBacklog } from "@cellar/shared/nats/consume/lanes";
 import type { DeadLetterInfo } from "@cellar/shared/nats/consume";
 import { parseJsonStrict } from "../apps/ingest/src/body";
 import { validateEvent, validateTrace } from "../apps/ingest/src/validate";
@@ -270,8 +271,7 @@ test(`${RUNS} generated traces and events: each answers 400 at ingest or lands i
     return new Set(rows.map((r) => r.trace_id));
   };
   const info = async () => {
-    const c = await stack.nats.jsm.consumers.info(stack.nats.topology.ingestStream, ingestStream.consumer!.durable);
-    return c.num_pending + c.num_ack_pending;
+    return consumerBacklog(stack.nats.jsm, ingestStream, stack.nats.topology);
   };
   await waitFor(async () => (await info()) === 0, {
     what: "the processor to settle every message",

@@ -109,7 +109,7 @@ describe("messages the pipeline cannot handle go to dead letters, and nobody els
     )!;
     expect(letter).toMatchObject({
       stream: topology.ingestStream,
-      subject: `${topology.subjectPrefix}ingest.trace`,
+      subject: ingestStream.subjectOf!(topology, ingestMessage(unknownTenant, "orphan")),
       deliveries: 1,
     });
     expect(letter.error).toStartWith("23503 ");

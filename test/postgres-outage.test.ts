@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { consumerBacklog } from "@cellar/shared/nats/consume/lanes";
 import type { DeadLetterInfo } from "@cellar/shared/nats/consume";
 import { listDeadLetters } from "@cellar/shared/nats/dead-letters";
 import { publish } from "@cellar/shared/nats/publish";
@@ -78,11 +79,7 @@ test("Postgres stopped for 20 s: nothing is dead-lettered and every trace sent b
   expect(dead).toEqual([]);
   expect(await listDeadLetters(jsm, topology)).toEqual([]);
   // Rows are visible before their batch is acked (the activity keys are put in between).
-  await waitFor(
-    async () => {
-      const info = await jsm.consumers.info(topology.ingestStream, ingestStream.consumer!.durable);
-      return info.num_ack_pending + info.num_pending === 0;
-    },
-    { what: "every INGEST message acked" },
-  );
+  await waitFor(async () => (await consumerBacklog(jsm, ingestStream, topology)) === 0, {
+    what: "every INGEST message acked",
+  });
 }, 90_000);

@@ -60,7 +60,8 @@ export interface ConsumerSpec {
   /**
    * Tenant lanes (lanes.ts): one durable consumer per lane, `<durable>-<lane>`, filtering
    * `filter(t, lane)`, each with `maxAckPending / count` slots; the consume runtime pulls them
-   * all with a fair share of the in-flight budget each. `each` mode only.
+   * all with a fair share of the in-flight budget each (each mode: fair-slots.ts; batch mode:
+   * batches taken from the busy lanes in turn, consume/batch.ts).
    */
   lanes?: LaneSpec;
   /**
@@ -81,6 +82,12 @@ export interface LaneSpec {
    * a quiet period, then deletes it (docs/webhooks.md, Upgrading to lanes).
    */
   retired?: { durable: string; subjects(t: Topology): string[] };
+  /**
+   * A permanent consumer, named the spec's `durable`, for the subjects without a lane token
+   * (`filter`): what an older publisher, an operator or a replayed dead letter puts there is still
+   * consumed, beside the lanes (INGEST). Pulled like a lane.
+   */
+  unlaned?: { filter(t: Topology): string };
 }
 
 /** One durable consumer on the server, as `ensureTopology` creates it and the runtime pulls it. */
@@ -105,22 +112,28 @@ export function consumersOf(spec: StreamSpec<any>, t: Topology): DurableConsumer
       },
     ];
   const lanes = c.lanes;
-  return Array.from({ length: lanes.count }, (_, i) => {
-    const lane = laneToken(i);
-    return {
-      durable: `${c.durable}-${lane}`,
-      filterSubject: lanes.filter(t, lane),
-      maxAckPending: Math.ceil(c.maxAckPending / lanes.count),
-      lane,
-    };
-  });
+  const perLane = Math.ceil(c.maxAckPending / lanes.count);
+  const unlaned: DurableConsumer[] = lanes.unlaned
+    ? [{ durable: c.durable, filterSubject: lanes.unlaned.filter(t), maxAckPending: perLane, lane: UNLANED }]
+    : [];
+  return [
+    ...unlaned,
+    ...Array.from({ length: lanes.count }, (_, i) => {
+      const lane = laneToken(i);
+      return { durable: `${c.durable}-${lane}`, filterSubject: lanes.filter(t, lane), maxAckPending: perLane, lane };
+    }),
+  ];
 }
+
+/** The lane token of a laned stream's permanent consumer of subjects without a lane (LaneSpec.unlaned). */
+export const UNLANED = "unlaned";
 
 /** The lane consumer that receives a tenant's messages (tests, operators). */
 export function laneConsumerOf(spec: StreamSpec<any>, t: Topology, tenantId: string): DurableConsumer {
   const all = consumersOf(spec, t);
   const lanes = spec.consumer?.lanes;
-  return lanes ? all[laneOf(tenantId, lanes.count)] : all[0];
+  if (!lanes) return all[0];
+  return all[laneOf(tenantId, lanes.count) + (lanes.unlaned ? 1 : 0)];
 }
 
 export interface StreamSpec<T = unknown> {
@@ -179,12 +192,19 @@ const tenantField = (v: { tenantId?: string }) => v.tenantId;
 /** Client publishes within this window are stored once (Nats-Msg-Id). */
 export const INGEST_DUPLICATE_WINDOW_MS = 10 * MINUTE;
 
-/** INGEST: accepted traces and events, waiting for the processor to write them. */
+/**
+ * INGEST: accepted traces and events, waiting for the processor to write them. Laned by tenant
+ * (lanes.ts) like MATURED and DELIVERIES: one tenant's backlog waits in its own lane while the
+ * processor takes every busy lane's messages in turn (consume/batch.ts), so it cannot delay
+ * another tenant's writes and maturation (issue 41).
+ */
 export const ingestStream: StreamSpec<IngestMessage> = {
   key: "ingest",
   name: (t) => t.ingestStream,
   subjects: (t) => [`${t.subjectPrefix}ingest.>`],
-  subjectOf: (t, m) => `${t.subjectPrefix}ingest.${m.kind}`,
+  // `ingest.<kind>.<lane>`; `ingest.<kind>` (before lanes, replays of older dead letters, operators)
+  // is still consumed, by the unlaned consumer.
+  subjectOf: (t, m) => `${t.subjectPrefix}ingest.${m.kind}.${laneToken(laneOf(m.tenantId))}`,
   duplicateWindowMs: INGEST_DUPLICATE_WINDOW_MS,
   maxAgeMs: 7 * DAY,
   // The same schema, storability rules and timestamp normalisation ingest applies at the HTTP
@@ -199,13 +219,20 @@ export const ingestStream: StreamSpec<IngestMessage> = {
     tenantField,
   ),
   consumer: {
+    // Lanes `processor-ingest-00` .. `-15`, and `processor-ingest` for the subjects without a lane.
     durable: "processor-ingest",
     ackWaitMs: 30 * SECOND,
+    // Divided among the lanes (625 per consumer).
     maxAckPending: 10_000,
     maxDeliver: 5,
     backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE],
     mode: "batch",
     deadLetterLogLevel: "error",
+    lanes: {
+      count: LANE_COUNT,
+      filter: (t, lane) => `${t.subjectPrefix}ingest.*.${lane}`,
+      unlaned: { filter: (t) => `${t.subjectPrefix}ingest.*` },
+    },
   },
 };
 

@@ -31,8 +31,6 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
 export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: EachMode<T>): ConsumeLoop;
 export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMode<T> | EachMode<T>): ConsumeLoop {
   if (!spec.consumer) throw new Error(`stream ${spec.key} has no consumer in the catalogue`);
-  if ("batch" in mode && spec.consumer.lanes)
-    throw new Error(`stream ${spec.key}: lanes are consumed in each mode only`);
   const rt = createRuntime(spec, deps, deadLetter);
   const runner = "batch" in mode ? batchRunner(rt, mode) : eachRunner(rt, mode);
   const done = (async () => {

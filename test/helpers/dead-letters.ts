@@ -7,7 +7,7 @@ export const PRE_FIX_REASON = "invalid message: invalid payload: has the wrong t
 
 /**
  * Does what the processor did before issue 21's fix with the next `expected` INGEST messages: pull
- * them from its durable consumer, store each in DEAD_LETTERS with `writeDeadLetter` under `reason`
+ * them from its durable consumers (every lane), store each in DEAD_LETTERS with `writeDeadLetter` under `reason`
  * and the tenant the body names (the runtime's guess for an undecodable message), then ack
  * (shared/nats/consume.ts, `deadLetter`). Run with no processor consuming. Returns the bodies.
  */
@@ -17,16 +17,23 @@ export async function deadLetterIngest(
   reason = PRE_FIX_REASON,
 ): Promise<Array<Record<string, any>>> {
   const { js, topology } = nats;
-  const consumer = await js.consumers.get(topology.ingestStream, consumersOf(ingestStream, topology)[0].durable);
   const bodies: Array<Record<string, any>> = [];
-  while (bodies.length < expected) {
-    const batch = await consumer.fetch({ max_messages: expected - bodies.length, expires: 5_000 });
-    for await (const m of batch) {
-      const body = m.json<Record<string, any>>();
-      await writeDeadLetter(js, topology, ingestStream, m, { error: reason, tenant: body.tenantId });
-      m.ack();
-      bodies.push(body);
+  // Every consumer of INGEST in turn (its tenant lanes and the unlaned one) until all arrived.
+  for (let round = 0; bodies.length < expected; round++) {
+    if (round > 20) throw new Error(`only ${bodies.length} of ${expected} INGEST messages arrived`);
+    for (const c of consumersOf(ingestStream, topology)) {
+      const consumer = await js.consumers.get(topology.ingestStream, c.durable);
+      const pending = (await consumer.info()).num_pending;
+      if (pending === 0) continue;
+      const batch = await consumer.fetch({ max_messages: pending, expires: 2_000 });
+      for await (const m of batch) {
+        const body = m.json<Record<string, any>>();
+        await writeDeadLetter(js, topology, ingestStream, m, { error: reason, tenant: body.tenantId });
+        m.ack();
+        bodies.push(body);
+      }
     }
+    if (bodies.length < expected) await new Promise((r) => setTimeout(r, 250));
   }
   return bodies;
 }

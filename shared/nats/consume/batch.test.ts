@@ -77,3 +77,47 @@ test("the batch runner hands full batches at once and a partial one after maxWai
   expect(runner.maxMessages).toBe(100);
   expect(msgs.every((m) => m.settled.join() === "ack")).toBe(true);
 });
+
+test("batches take the busy lanes in turn: a quiet lane's message rides the next batch, not behind another lane's backlog", async () => {
+  const rt = runtime();
+  const batches: number[][] = [];
+  let release: () => void = () => {};
+  const runner = batchRunner<Item>(rt, {
+    batch: { maxBatch: 4, maxWaitMs: 10_000, concurrency: 1 },
+    handle: async (items) => {
+      batches.push(items.map((d) => d.value.i));
+      await new Promise<void>((r) => (release = r));
+    },
+  });
+  const flood = runner.acceptFor("03");
+  const quiet = runner.acceptFor("07");
+  const floodMsgs = deliveries(Array.from({ length: 12 }, (_, i) => fakeMsg(i + 1))) as Delivery<Item>[];
+  // The flooding lane's pull: its first batch runs, then it holds one batch's worth and waits.
+  for (const d of floodMsgs.slice(0, 4)) await flood(d);
+  let floodWaits = true;
+  const floodRest = (async () => {
+    for (const d of floodMsgs.slice(4, 8)) await flood(d);
+    floodWaits = false;
+  })();
+  await Bun.sleep(1);
+  expect(floodWaits).toBe(true); // its queue is full: the server keeps the rest of its backlog
+  await quiet(deliveries([fakeMsg(100)])[0] as Delivery<Item>);
+  expect(batches).toEqual([[1, 2, 3, 4]]);
+  release();
+  await floodRest;
+  await Bun.sleep(1);
+  // The next batch takes the lanes in turn: the quiet lane's message is in it.
+  expect(batches[1]).toContain(100);
+  expect(batches[1]).toHaveLength(4);
+  for (const d of floodMsgs.slice(8)) void flood(d);
+  const drained = runner.drain();
+  for (let i = 0; i < 10; i++) {
+    release();
+    await Bun.sleep(1);
+  }
+  await drained;
+  expect(batches.flat().sort((a, b) => a - b)).toEqual([...floodMsgs.map((d) => d.value.i), 100]);
+  // Within a lane, arrival order is kept.
+  const floodOrder = batches.flat().filter((i) => i !== 100);
+  expect(floodOrder).toEqual(floodMsgs.map((d) => d.value.i));
+});

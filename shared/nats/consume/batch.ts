@@ -39,43 +39,90 @@ export async function runBatch<T>(rt: ConsumeRuntime<T>, items: Delivery<T>[], h
 }
 
 /**
- * Batch mode: buffers accepted messages into batches of up to `maxBatch` (a partial one after
- * `maxWaitMs`) and runs up to `concurrency` of them at once, started in arrival order.
+ * Batch mode: queues accepted messages per lane and runs up to `concurrency` batches at once, each
+ * of up to `maxBatch` messages (a partial one once the oldest waited `maxWaitMs`). A batch takes the
+ * busy lanes' messages in turn, one each per round, so a lane with a backlog fills only what the
+ * others leave: a quiet lane's message waits at most for the batches already running and its own
+ * (issue 41). A lane's pull waits while its queue holds `maxBatch` (the server keeps the rest of
+ * its backlog). One lane (an unlaned stream) behaves as a single FIFO buffer. Within a lane,
+ * messages are batched in arrival order, and batches start in the order they were taken.
  */
 export function batchRunner<T>(rt: ConsumeRuntime<T>, mode: BatchMode<T>): Runner<T> {
   const { maxBatch, maxWaitMs } = mode.batch;
   const concurrency = Math.max(1, mode.batch.concurrency ?? 1);
   const running = new Set<Promise<void>>();
-  let buffer: Delivery<T>[] = [];
+  // Per lane, in arrival order; the Map's order is the turn order (a lane emptied leaves it and
+  // joins at the end when it has messages again).
+  const queues = new Map<string, Delivery<T>[]>();
+  const roomFor = new Map<string, () => void>();
+  let pending = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  // Batches start in order: a timer flush and a full-buffer flush never overtake each other.
-  let starting: Promise<void> = Promise.resolve();
-  const flush = (): Promise<void> => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (buffer.length === 0) return starting;
-    const batch = buffer;
-    buffer = [];
-    starting = starting.then(async () => {
-      while (running.size >= concurrency) await Promise.race(running);
+  // The oldest pending message waited maxWaitMs (or the runner drains): a partial batch may go.
+  let due = false;
+
+  const take = (): Delivery<T>[] => {
+    const batch: Delivery<T>[] = [];
+    while (batch.length < maxBatch && pending > 0) {
+      for (const [lane, queue] of queues) {
+        if (batch.length >= maxBatch) break;
+        batch.push(queue.shift()!);
+        pending--;
+        if (queue.length === 0) queues.delete(lane);
+      }
+    }
+    for (const [lane, wake] of roomFor) {
+      if ((queues.get(lane)?.length ?? 0) < maxBatch) {
+        roomFor.delete(lane);
+        wake();
+      }
+    }
+    return batch;
+  };
+
+  const pump = (): void => {
+    while (running.size < concurrency && (pending >= maxBatch || (due && pending > 0))) {
+      const batch = take();
+      due = false;
       const p: Promise<void> = runBatch(rt, batch, mode.handle)
         .catch((err) => rt.log.error("batch runtime error", { err: err as Error }))
-        .finally(() => running.delete(p));
+        .finally(() => {
+          running.delete(p);
+          pump();
+        });
       running.add(p);
       rt.track(p);
-    });
-    return starting;
+    }
+    if (pending === 0) {
+      due = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    } else if (!timer && !due) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        due = true;
+        pump();
+      }, maxWaitMs);
+    }
   };
+
   return {
     maxMessages: Math.max(maxBatch * 2, 100),
-    acceptFor: () => async (d) => {
-      buffer.push(d);
-      if (buffer.length >= maxBatch) await flush();
-      else if (!timer) timer = setTimeout(flush, maxWaitMs);
+    acceptFor: (lane) => async (d) => {
+      let queue = queues.get(lane);
+      if (!queue) queues.set(lane, (queue = []));
+      queue.push(d);
+      pending++;
+      pump();
+      if (queue.length >= maxBatch && queues.get(lane) === queue)
+        await new Promise<void>((wake) => roomFor.set(lane, wake));
     },
     drain: async () => {
-      await flush();
-      await Promise.all(running);
+      for (;;) {
+        due = true;
+        pump();
+        if (running.size === 0 && pending === 0) return;
+        await Promise.race(running);
+      }
     },
   };
 }

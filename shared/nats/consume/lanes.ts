@@ -1,4 +1,5 @@
-import type { ConsumerInfo } from "@nats-io/jetstream";
+import type { ConsumerInfo, JetStreamManager } from "@nats-io/jetstream";
+import type { Topology } from "../names.ts";
 import { consumersOf, type StreamSpec } from "../catalogue.ts";
 import { isNotFound, pullLoop } from "./pull.ts";
 import type { ConsumeRuntime, PullLoop } from "./runtime.ts";
@@ -89,4 +90,17 @@ export function lastActive(info: ConsumerInfo): number {
     .map((v) => (typeof v === "string" ? Date.parse(v) : NaN))
     .filter((n) => Number.isFinite(n));
   return times.length ? Math.max(...times) : 0;
+}
+
+/**
+ * Messages every durable consumer of the stream (each lane, the unlaned one) has not yet
+ * acknowledged: pending plus in hand. Tests, benches and operators wait on it.
+ */
+export async function consumerBacklog(jsm: JetStreamManager, spec: StreamSpec<any>, t: Topology): Promise<number> {
+  let total = 0;
+  for (const c of consumersOf(spec, t)) {
+    const info = await jsm.consumers.info(spec.name(t), c.durable);
+    total += info.num_pending + info.num_ack_pending;
+  }
+  return total;
 }

@@ -2,7 +2,7 @@ import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type postgres from "postgres";
 import { judge, type TenantBooks, type Verdict } from "@cellar/shared/ledger/books";
 import type { Logger } from "@cellar/shared/logger";
-import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { consumersOf, ingestStream } from "@cellar/shared/nats/catalogue";
 import { recountAccepted } from "./recount.ts";
 import type { ConsumeLoop } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
@@ -39,10 +39,16 @@ const RELOG_MS = 10 * MINUTE;
  * JetStream cannot say (nothing counts as settled then).
  */
 export async function settledHorizon(jsm: JetStreamManager, t: Topology, now: number): Promise<number | null> {
-  const c = await jsm.consumers.info(t.ingestStream, ingestStream.consumer!.durable);
-  if (c.num_pending + c.num_ack_pending === 0) return now;
-  const m = await jsm.streams.getMessage(t.ingestStream, { seq: c.ack_floor.stream_seq + 1 }).catch(() => null);
-  return m ? Math.min(now, m.time.getTime()) : null;
+  let horizon = now;
+  // Every consumer of INGEST: its tenant lanes and the unlaned one (shared/nats/catalogue.ts).
+  for (const { durable } of consumersOf(ingestStream, t)) {
+    const c = await jsm.consumers.info(t.ingestStream, durable);
+    if (c.num_pending + c.num_ack_pending === 0) continue;
+    const m = await jsm.streams.getMessage(t.ingestStream, { seq: c.ack_floor.stream_seq + 1 }).catch(() => null);
+    if (!m) return null;
+    horizon = Math.min(horizon, m.time.getTime());
+  }
+  return horizon;
 }
 
 /** The minutes of a tenant where more was stored or dead-lettered than ingest counted accepted. */

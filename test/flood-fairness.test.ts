@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { ingestStream, laneConsumerOf } from "@cellar/shared/nats/catalogue";
+import { publish } from "@cellar/shared/nats/publish";
+import type { IngestMessage } from "@cellar/shared/payloads";
+import { chatTrace } from "./helpers/payloads";
+import { createTestStack, type TestStack, waitFor } from "./helpers/stack";
+
+// Issue 41: one tenant's backlog in the pipeline cannot delay another's maturation. INGEST is
+// laned by tenant (shared/nats/catalogue.ts) and the processor's batches take the busy lanes in
+// turn (shared/nats/consume/batch.ts). Bounded, not timed tightly: the machine is shared.
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
+});
+afterAll(() => stack.stop());
+
+const BACKLOG = 20_000;
+
+test("a tenant's backlog of 20,000 INGEST messages does not delay another tenant's maturation", async () => {
+  const { db, sql } = stack.database;
+  const { js, topology } = stack.nats;
+  const flood = await bootstrapTenant(db, { name: "flood" });
+  let quiet = await bootstrapTenant(db, { name: "quiet" });
+  const lane = (tenantId: string) => laneConsumerOf(ingestStream, topology, tenantId).durable;
+  for (let i = 0; i < 50 && lane(quiet.tenantId) === lane(flood.tenantId); i++)
+    quiet = await bootstrapTenant(db, { name: `quiet-${i}` });
+  expect(lane(quiet.tenantId)).not.toBe(lane(flood.tenantId));
+
+  // The flood's backlog waits in INGEST before the processor starts (20 sessions, so its own
+  // maturations stay few: this measures the INGEST queue, not maturation work).
+  const message = (n: number): IngestMessage =>
+    ({
+      kind: "trace",
+      messageId: `flood-${n}`,
+      tenantId: flood.tenantId,
+      serviceName: "flood-svc",
+      receivedAt: new Date().toISOString(),
+      payload: chatTrace({ sessionId: `flood-${n % 20}`, messages: [{ role: "user", content: `q${n}` }], reply: "a" }),
+    }) as unknown as IngestMessage;
+  for (let n = 0; n < BACKLOG; n += 1000)
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        publish(js, topology, ingestStream, message(n + i), { msgID: `flood-${n + i}` }),
+      ),
+    );
+  await stack.startProcessor({ ingestBatchSize: 200, ingestConcurrency: 1 });
+
+  const sessions = Array.from({ length: 5 }, (_, i) => `quiet-${i}`);
+  const sentAt = Date.now();
+  for (const sessionId of sessions) {
+    const res = await stack.ingestRequest(
+      "/raw/traces",
+      chatTrace({ sessionId, messages: [{ role: "user", content: "hi" }], reply: "hello" }),
+      { authorization: `Bearer ${quiet.telemetryKey}` },
+    );
+    expect(res.status).toBe(200);
+  }
+  const maturedAt = await waitFor(
+    async () => {
+      const [row] = await sql<{ n: number }[]>`
+        select count(*)::int as n from sessions
+        where tenant_id = ${quiet.tenantId} and matured_at is not null`;
+      return row.n === sessions.length && Date.now();
+    },
+    { what: "the quiet tenant's sessions matured", timeoutMs: 90_000, intervalMs: 200 },
+  );
+  const [{ stored }] = await sql<{ stored: number }[]>`
+    select count(*)::int as stored from traces where tenant_id = ${flood.tenantId}`;
+  console.log(
+    `quiet tenant matured ${((maturedAt - sentAt) / 1000).toFixed(1)} s after sending (window 1 s); ` +
+      `the flood's backlog: ${stored} of ${BACKLOG} written by then`,
+  );
+  // Its sessions did not wait behind the flood's backlog: that was still being written.
+  expect(stored).toBeLessThan(BACKLOG);
+  // And the flood's backlog is written in full afterwards (nothing lost to the lanes).
+  await waitFor(
+    async () => {
+      const [row] = await sql<
+        { n: number }[]
+      >`select count(*)::int as n from traces where tenant_id = ${flood.tenantId}`;
+      return row.n === BACKLOG;
+    },
+    { what: "the flood's backlog written", timeoutMs: 240_000, intervalMs: 500 },
+  );
+}, 420_000);
