@@ -18,12 +18,22 @@
  * event types through the platform API, delivered to a local receiver that verifies every
  * signature (bench/e2e/webhooks.ts). `--reads` times the platform reads at the database's size.
  *
+ * A window longer than the stage (`--window 90 --seconds 60`) measures the write path alone
+ * (nothing matures during the stage), then the maturation of everything it wrote, after it, against
+ * a bare maturation of the same rows measured with the floor (bench/e2e/floor.ts): the issue's
+ * first two figures from one run; `--webhooks` or `--probe` gives the third.
+ *
  *   bun run bench/e2e.ts [--rate 4000] [--seconds 60] [--search] [--processors 1] [--window 10]
  *     [--webhooks] [--tenants 3] [--data-dir <cluster seeded by bench/seed.ts>] [--floor-rows 20000]
  *     [--reads] [--no-floor] [--batch 1]
  *
  * `--batch N` (N > 1) sends the traffic as the SDKs do, N traces per `POST /raw/batch`; ingest
  * p50/p99 are then per request of N traces.
+ *
+ * `--probe` sends it as a new user without an SDK does (issue 36): single `POST /raw/traces`,
+ * spread over `--tenants` (3) tenants with `--services` (5) services each, every service
+ * subscribed to both event types (implies `--webhooks`, `--batch 1`). `--services N` alone spreads
+ * any run's traffic over N services per tenant.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -73,6 +83,10 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "64" },
     /** Traces per request: > 1 sends `POST /raw/batch` bodies of that many, as the SDKs do. */
     batch: { type: "string", default: "1" },
+    /** A new user's traffic: single posts from --services services of --tenants tenants, all subscribed. */
+    probe: { type: "boolean", default: false },
+    /** Services per tenant the traffic is spread over (--probe: 5). */
+    services: { type: "string" },
     /** Seconds between a session's traces, and how long a generation of sessions lasts. */
     gap: { type: "string", default: "2" },
     gen: { type: "string", default: "20" },
@@ -80,6 +94,11 @@ const { values: args } = parseArgs({
     "app-env": { type: "string", multiple: true, default: [] },
   },
 });
+if (args.probe) {
+  args.webhooks = true;
+  args.batch = "1";
+  args.services ??= "5";
+}
 const WINDOW = Number(args.window);
 const PROCESSORS = Number(args.processors);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -135,6 +154,12 @@ export interface StageResult {
   webhooks: WebhookStage | null;
   /** A stage of the full --seconds that held, met the lateness target and (webhooks) delivered all. */
   sustained: boolean;
+  /**
+   * With a window longer than the stage (nothing matures during it: the write path alone), the
+   * CPU per accepted trace of the maturations that followed it, until every session published.
+   */
+  maturationUsPerTrace: Record<string, number> | null;
+  maturationTotalUs: number | null;
 }
 
 async function main() {
@@ -169,6 +194,10 @@ async function main() {
       const t = await bootstrapTenant(database.db, { name: "bench", plan: "pro", webhooks: args.webhooks });
       keys = { tenantId: t.tenantId, telemetryKey: t.telemetryKey, platformKey: t.platformKey, service: "support-bot" };
     }
+    /** The services the traffic is spread over, per tenant (the first is the seeded one). */
+    const services = Array.from({ length: Math.max(1, Number(args.services ?? 1)) }, (_, i) =>
+      i === 0 ? keys.service : `${keys.service}-${i + 1}`,
+    );
     const [{ n: storedAtStart }] = await sql<{ n: number }[]>`select count(*)::int as n from traces`;
     console.log(
       `e2e: ${storedAtStart.toLocaleString("en")} traces stored at start; ${PROCESSORS} processor(s); window ${WINDOW} s; load average ${loadavg()
@@ -251,7 +280,7 @@ async function main() {
         sql,
         platformBase,
         tenants: Number(args.tenants),
-        service: keys.service,
+        services,
         own: { tenantId: keys.tenantId, platformKey: keys.platformKey },
       });
       children.push(webhooks.receiver);
@@ -280,6 +309,7 @@ async function main() {
             gapSeconds: Number(args.gap),
             genSeconds: Number(args.gen),
             batch: Number(args.batch),
+            services,
           }),
         ],
         { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
@@ -348,7 +378,8 @@ async function main() {
       while ((await lag()) > 0 && performance.now() - tail0 < 180_000) await sleep(100);
       const drainSeconds = (performance.now() - tail0) / 1000;
       await Promise.all(probes);
-      const cpu1 = { ...cpu(), loadgen: lg.cpuSeconds ?? loadgenCpu };
+      const cpuEnd = cpu();
+      const cpu1 = { ...cpuEnd, loadgen: lg.cpuSeconds ?? loadgenCpu };
       const kvPerTrace = ((await activitySeq()) - kv0) / Math.max(1, lg.ok ?? 1);
       if (args["pg-stats"]) {
         const top = await sql<{ calls: number; ms: number; rows: number; q: string }[]>`
@@ -373,6 +404,9 @@ async function main() {
         if (counts.m >= counts.n) break;
         await sleep(1000);
       }
+      // The write path alone (a window longer than the stage): what maturing it all cost after.
+      const writePathOnly = WINDOW > seconds;
+      const maturationUsed = writePathOnly ? cpuDelta(cpuEnd, cpu()) : null;
       // Steady state: sessions that ended while traffic went on (their slot moved to a new
       // session). The sessions still open when the generator stopped all end together; their
       // lateness is the drain of that burst, reported apart (`tail`).
@@ -449,7 +483,15 @@ async function main() {
         activityLags,
         webhooks: hooks,
         sustained,
+        maturationUsPerTrace: null,
+        maturationTotalUs: null,
       };
+      if (maturationUsed) {
+        const per: Record<string, number> = {};
+        for (const [k, v] of Object.entries(maturationUsed)) per[k] = ok ? Math.round((v * 1e6) / ok) : 0;
+        r.maturationUsPerTrace = per;
+        r.maturationTotalUs = ["processor", "postgres", "nats", "dispatcher"].reduce((t, k) => t + (per[k] ?? 0), 0);
+      }
       printStage(r);
       return r;
     }
@@ -503,6 +545,7 @@ async function main() {
       Number(args.batch) > 1
         ? `\ntraffic: POST /raw/batch of ${args.batch} traces per request (ingest p50/p99 per request)`
         : "\ntraffic: POST /raw/traces, one trace per request",
+      `from ${telemetryKeys.length} tenant(s) x ${services.length} service(s)${args.webhooks ? ", every service subscribed to both event types" : ""}${args.probe ? " (--probe)" : ""}`,
     );
     console.log(
       "| offered/s | s | achieved/s | flat | sustained | lag slope/s | drain s | ingest p50/p99 ms | readable p50/p99 ms | lateness p50/p99/max ms | CPU us/trace system (ingest, processor, postgres, nats, dispatcher) + platform probes, loadgen | load |",
@@ -521,6 +564,16 @@ async function main() {
       console.log(
         `\nfloor (same run): bare JetStream publish ${floor.publishPerSecond}/s (${floor.publishUs} us CPU/row) + bare COPY ${floor.copyPerSecond}/s (${floor.copyUs} us CPU/row) = ${floor.perSecond}/s serial, ${floor.totalUs} us CPU per row`,
       );
+      // The write path alone (--window longer than the stage): flat lag is its rule; nothing matured during it.
+      for (const r of results.filter((x) => x.maturationTotalUs !== null && x.seconds === Number(args.seconds))) {
+        const m = r.maturationUsPerTrace!;
+        console.log(
+          `write path alone (window ${WINDOW} s > the stage): ${r.rate}/s ${r.holds ? "held flat lag" : "did NOT hold flat lag"} for ${r.seconds} s = ${((100 * r.achieved) / floor.perSecond).toFixed(0)}% of the floor's rate; CPU per trace ${r.totalUsPerTrace} us = ${(r.totalUsPerTrace / floor.totalUs).toFixed(1)}x the floor's`,
+        );
+        console.log(
+          `maturation of that stage's sessions and traces (after it): ${r.maturationTotalUs} us per trace (processor ${m.processor}, postgres ${m.postgres}, nats ${m.nats}, dispatcher ${m.dispatcher}) = ${(r.maturationTotalUs! / floor.maturationUs).toFixed(1)}x the bare maturation's ${floor.maturationUs} us`,
+        );
+      }
       if (!best) console.log("ratio: no rate sustained (no full-length stage held flat lag and the lateness target)");
       else
         console.log(

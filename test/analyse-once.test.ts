@@ -4,6 +4,7 @@ import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { matureSessions, matureTraces } from "../apps/processor/src/maturation/mature";
 import { createLogger } from "@cellar/shared/logger";
+import { DEFAULT_HISTORY_PAGING, type HistoryPaging } from "../apps/processor/src/maturation/store";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
@@ -163,14 +164,14 @@ test("sessions folded from digests equal the same sessions folded from payloads,
     return { a, items };
   };
   /** Matures the session from digests, then again from its payloads alone (digests set aside). */
-  const compare = async (pk: string) => {
-    expect((await matureSessions(deps, [pk])).get(pk)).toBe("matured");
+  const compare = async (pk: string, paging?: HistoryPaging) => {
+    expect((await matureSessions({ ...deps, historyPaging: paging }, [pk])).get(pk)).toBe("matured");
     const fromDigests = await snapshot(pk);
     const kept = await sql<{ trace_pk: string; digest_z: Uint8Array | null }[]>`
       select z.trace_pk, z.digest_z from trace_payloads z join traces t on t.id = z.trace_pk where t.session_pk = ${pk}`;
     await sql`update trace_payloads z set digest_z = null from traces t where t.id = z.trace_pk and t.session_pk = ${pk}`;
     await sql`update sessions set status = 'active' where id = ${pk}`;
-    expect((await matureSessions(deps, [pk])).get(pk)).toBe("matured");
+    expect((await matureSessions({ ...deps, historyPaging: paging }, [pk])).get(pk)).toBe("matured");
     const fromPayloads = await snapshot(pk);
     for (const k of kept) await sql`update trace_payloads set digest_z = ${k.digest_z} where trace_pk = ${k.trace_pk}`;
     expect(fromDigests.items.length).toBeGreaterThan(0);
@@ -193,5 +194,9 @@ test("sessions folded from digests equal the same sessions folded from payloads,
   await write(turns.slice(3, 8));
   await compare(pk);
   // The whole conversation, in order now, is folded from its digests alone.
+  expect(fellBack.length).toBe(1);
+  // Streamed page by page (a session too big to read at once), the same.
+  await sql`update sessions set status = 'active' where id = ${pk}`;
+  await compare(pk, { ...DEFAULT_HISTORY_PAGING, tracesPerBatch: 1, tracesPerPage: 3 });
   expect(fellBack.length).toBe(1);
 });

@@ -13,7 +13,16 @@ export interface Floor {
   copyUs: number;
   perSecond: number;
   totalUs: number;
+  /** Maturation's own floor (issue 36): CPU per trace of a bare maturation of the same rows. */
+  maturationUs: number;
+  maturationPerSecond: number;
 }
+
+/** Traces per session in the maturation floor (the bench's sessions: a trace every 2 s for 20 s). */
+const TRACES_PER_SESSION = 10;
+/** Sessions per chunk, and chunks in flight, as the processor's session maturation takes them. */
+const SESSIONS_PER_CHUNK = 50;
+const CHUNKS_IN_FLIGHT = 4;
 
 /**
  * The floor of one machine for the e2e path: the same trace bodies published to a bare
@@ -55,6 +64,7 @@ export async function measureFloor(o: {
   const uuid = () => crypto.randomUUID();
   const svc = uuid();
   const tenant = uuid();
+  const sessionPks = Array.from({ length: Math.ceil(bodies.length / TRACES_PER_SESSION) }, uuid);
   c0 = snap();
   t0 = performance.now();
   const lines = function* () {
@@ -67,9 +77,9 @@ export async function measureFloor(o: {
             uuid(),
             tenant,
             svc,
-            uuid(),
+            sessionPks[Math.floor(k / TRACES_PER_SESSION)],
             `floor-${k}`,
-            `floor-${k}`,
+            `floor-s${Math.floor(k / TRACES_PER_SESSION)}`,
             "bench",
             "openai",
             "gpt-4o-mini",
@@ -85,6 +95,41 @@ export async function measureFloor(o: {
   await pipeline(Readable.from(lines()), await o.sql`copy floor_traces from stdin`.writable());
   const copySeconds = (performance.now() - t0) / 1000;
   const copyCpu = cpuDelta(c0, snap());
+
+  // Maturation's floor: the same rows as sessions of TRACES_PER_SESSION, matured bare in chunks of
+  // SESSIONS_PER_CHUNK (CHUNKS_IN_FLIGHT at once): read by key the rows a maturation folds (their
+  // payloads), insert one result row per session, publish one message per session.
+  await o.sql`create index on floor_traces (session_pk)`;
+  await o.sql`drop table if exists floor_results`;
+  await o.sql`create table floor_results (session_pk uuid primary key, traces int, computed_at timestamptz)`;
+  await jsm.streams.add({ name: "FLOOR", subjects: ["floor.>"] });
+  c0 = snap();
+  t0 = performance.now();
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const at = next;
+      next += SESSIONS_PER_CHUNK;
+      if (at >= sessionPks.length) return;
+      const chunk = sessionPks.slice(at, at + SESSIONS_PER_CHUNK);
+      const rows = await o.sql<{ session_pk: string; payload: unknown }[]>`
+        select session_pk, payload from floor_traces where session_pk = any(${o.sql.array(chunk)}::uuid[])`;
+      const counts = new Map<string, number>();
+      for (const r of rows) counts.set(r.session_pk, (counts.get(r.session_pk) ?? 0) + 1);
+      await o.sql`insert into floor_results (session_pk, traces, computed_at)
+        select x.pk, x.n, now() from unnest(${o.sql.array([...counts.keys()])}::uuid[], ${o.sql.array([...counts.values()])}::int[]) as x(pk, n)`;
+      await Promise.all(
+        [...counts].map(([pk, n]) =>
+          js.publish("floor.matured", enc.encode(JSON.stringify({ pk, n })), { msgID: `floor-m-${pk}` }),
+        ),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: CHUNKS_IN_FLIGHT }, worker));
+  const maturationSeconds = (performance.now() - t0) / 1000;
+  const maturationCpu = cpuDelta(c0, snap());
+  await jsm.streams.delete("FLOOR");
+  await o.sql`drop table floor_results`;
   await o.sql`drop table floor_traces`;
 
   const us = (s: number) => Math.round((s * 1e6) / o.rows);
@@ -97,9 +142,12 @@ export async function measureFloor(o: {
     copyUs,
     perSecond: Math.round(o.rows / (pubSeconds + copySeconds)),
     totalUs: publishUs + copyUs,
+    maturationUs: us((maturationCpu.postgres ?? 0) + (maturationCpu.nats ?? 0) + maturationCpu.bench),
+    maturationPerSecond: Math.round(o.rows / maturationSeconds),
   };
   console.log(
-    `floor: ${o.rows} rows: publish ${f.publishPerSecond}/s (nats ${us(pubCpu.nats)} + client ${us(pubCpu.bench)} us/row), COPY ${f.copyPerSecond}/s (postgres ${us(copyCpu.postgres ?? 0)} + client ${us(copyCpu.bench)} us/row); serial ${f.perSecond}/s, ${f.totalUs} us CPU/row`,
+    `floor: ${o.rows} rows: publish ${f.publishPerSecond}/s (nats ${us(pubCpu.nats)} + client ${us(pubCpu.bench)} us/row), COPY ${f.copyPerSecond}/s (postgres ${us(copyCpu.postgres ?? 0)} + client ${us(copyCpu.bench)} us/row); serial ${f.perSecond}/s, ${f.totalUs} us CPU/row; ` +
+      `bare maturation of the same rows as sessions of ${TRACES_PER_SESSION} ${f.maturationPerSecond} traces/s, ${f.maturationUs} us CPU per trace`,
   );
   return f;
 }

@@ -29,6 +29,8 @@ interface Options {
   gapSeconds: number;
   genSeconds: number;
   batch?: number;
+  /** Service names the traffic is spread over (each tenant's slots take them in turn); default the template's. */
+  services?: string[];
 }
 const o = JSON.parse(process.argv[2]) as Options;
 const templates = makeTemplates(200).map((t) =>
@@ -42,10 +44,14 @@ function trace(i: number) {
   const slot = i % slots;
   const generation = Math.floor((i / o.rate + (slot / slots) * o.genSeconds) / o.genSeconds);
   const session = `${o.prefix}-s${slot}-g${generation}`;
-  return {
-    key: o.keys[slot % o.keys.length],
-    body: templates[i % templates.length].replace("__SESSION__", session).replace("__TRACE__", `${o.prefix}-t${i}`),
-  };
+  let body = templates[i % templates.length].replace("__SESSION__", session).replace("__TRACE__", `${o.prefix}-t${i}`);
+  const services = o.services ?? [];
+  if (services.length > 1)
+    body = body.replace(
+      '"service_name":"support-bot"',
+      `"service_name":"${services[Math.floor(slot / o.keys.length) % services.length]}"`,
+    );
+  return { key: o.keys[slot % o.keys.length], body };
 }
 /** Where each key's next batch starts looking: every trace belongs to one key, sent once. */
 const nextOfKey = new Map<string, number>();

@@ -55,7 +55,8 @@ export async function setupWebhooks(o: {
   sql: postgres.Sql;
   platformBase: string;
   tenants: number;
-  service: string;
+  /** The services of every tenant subscribed (each to both event types). */
+  services: string[];
   /** The bench's own tenant (created with webhooks on) and its platform key. */
   own: { tenantId: string; platformKey: string };
 }): Promise<WebhookRig> {
@@ -66,30 +67,32 @@ export async function setupWebhooks(o: {
     all.push({ tenantId: t.tenantId, platformKey: t.platformKey, telemetryKey: t.telemetryKey });
   }
   const secrets: Record<string, string> = {};
-  for (const [i, t] of all.entries()) {
-    // A subscription names its service: create it now (a seeded cluster already has it).
-    const svc = await createService(o.db, { tenantId: t.tenantId, name: o.service }).catch(() => null);
-    const serviceId =
-      svc?.id ??
-      (
-        await o.sql<
-          { id: string }[]
-        >`select id from trace_services where tenant_id = ${t.tenantId} and name = ${o.service}`
-      )[0].id;
-    const res = await fetch(`${o.platformBase}/webhooks`, {
-      method: "POST",
-      headers: { authorization: `Token ${t.platformKey}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        trace_service_id: serviceId,
-        name: `bench-${i}`,
-        url: `http://127.0.0.1:${port}/hook/${i}`,
-        event_types: WEBHOOK_EVENT_TYPES,
-      }),
-    });
-    const body = (await res.json()) as { secret?: string; error?: string };
-    if (res.status !== 200 && res.status !== 201) throw new Error(`POST /webhooks: ${res.status} ${body.error}`);
-    secrets[`/hook/${i}`] = body.secret!;
-  }
+  for (const [i, t] of all.entries())
+    for (const [k, service] of o.services.entries()) {
+      // A subscription names its service: create it now (a seeded cluster already has it).
+      const svc = await createService(o.db, { tenantId: t.tenantId, name: service }).catch(() => null);
+      const serviceId =
+        svc?.id ??
+        (
+          await o.sql<
+            { id: string }[]
+          >`select id from trace_services where tenant_id = ${t.tenantId} and name = ${service}`
+        )[0].id;
+      const hook = k === 0 ? `/hook/${i}` : `/hook/${i}-${k}`;
+      const res = await fetch(`${o.platformBase}/webhooks`, {
+        method: "POST",
+        headers: { authorization: `Token ${t.platformKey}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          trace_service_id: serviceId,
+          name: k === 0 ? `bench-${i}` : `bench-${i}-${k}`,
+          url: `http://127.0.0.1:${port}${hook}`,
+          event_types: WEBHOOK_EVENT_TYPES,
+        }),
+      });
+      const body = (await res.json()) as { secret?: string; error?: string };
+      if (res.status !== 200 && res.status !== 201) throw new Error(`POST /webhooks: ${res.status} ${body.error}`);
+      secrets[hook] = body.secret!;
+    }
   const receiver = spawn(process.execPath, ["bench/e2e/receiver.ts", JSON.stringify({ port, secrets })], {
     cwd: `${import.meta.dir}/../..`,
     stdio: ["ignore", "pipe", "inherit"],
