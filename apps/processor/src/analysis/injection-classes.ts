@@ -131,6 +131,10 @@ const BANNER = unicodePattern(
 );
 
 /** Exfiltration: verbs that hand something over, and the things only a model holds. */
+const EXFIL_VERBS =
+  "print output reveal repeat show display tell give share send leak disclose dump provide write include return list copy append post upload forward email e-mail".split(
+    " ",
+  );
 const EXFIL = unicodePattern(
   String.raw`^(?:print|output|reveal|repeat|show|display|tell me|give me|share|send|leak|disclose|dump|provide|write out|include|return|list|copy|append|post|upload|forward|email|e-mail)\b`,
   "iu",
@@ -214,11 +218,12 @@ export function classHit(masked: string, sentences: Sentence[], skip: (i: number
   for (let i = 0; i < sentences.length; i++) {
     const s = sentences[i];
     const text = s.text.length > 400 ? s.text.slice(0, 400) : s.text;
+    // Cheap hints first: most sentences have no colon, no bracket and none of the verbs.
+    const verbs = VERB_HINT.test(text) ? clauses(text) : null;
     const hit =
-      vocativeHit(text, s.start, i) ??
-      bannerHit(masked, text, s.start, i, banners) ??
-      exfilHit(text, s.start, i) ??
-      actionHit(masked, text, s.start, i);
+      (COLON_HINT.test(text) ? vocativeHit(text, s.start, i) : null) ??
+      (BANNER_HINT.test(text) ? bannerHit(masked, text, s.start, i, banners) : null) ??
+      (verbs ? (exfilHit(verbs, s.start, i) ?? actionHit(verbs, masked, text, s.start, i)) : null);
     if (hit && !skip(hit.sentence)) return hit;
   }
   return null;
@@ -240,6 +245,11 @@ function vocativeHit(text: string, start: number, i: number): ClassHit | null {
     sentence: i,
   };
 }
+
+const COLON_HINT = /[:：]|^[^\p{L}]*(?:dear|hey|hi|hello|attention|listen|ok|okay)\b/iu;
+const BANNER_HINT = /[[<]|mode|overrid|instructions? update/i;
+/** Any verb the exfiltration and action rules open with (a sentence without one is skipped). */
+const VERB_HINT = new RegExp(`\\b(?:${[...new Set([...EXFIL_VERBS, ...ACTION])].join("|")})\\b`, "i");
 
 /** Banner blocks read per text (a log of a million "[SYSTEM] ok" lines reads 32 blocks, not all). */
 export const MAX_BANNERS = 32;
@@ -269,7 +279,8 @@ function clauseStarts(text: string): number[] {
   }
   return out;
 }
-function clauses(text: string): Array<{ at: number; words: string[]; text: string }> {
+type Clause = { at: number; words: string[]; text: string };
+function clauses(text: string): Clause[] {
   return clauseStarts(text).map((at) => {
     const t = text.slice(at, at + 200).trimStart();
     return {
@@ -296,8 +307,8 @@ function directObject(tail: string): string {
   return m ? afterVerb.slice(0, m.index) : afterVerb;
 }
 
-function exfilHit(text: string, start: number, i: number): ClassHit | null {
-  for (const c of clauses(text)) {
+function exfilHit(cl: Clause[], start: number, i: number): ClassHit | null {
+  for (const c of cl) {
     const k = lead(c.words);
     const verb = c.words[k];
     if (!verb) continue;
@@ -322,9 +333,9 @@ function exfilHit(text: string, start: number, i: number): ClassHit | null {
   return null;
 }
 
-function actionHit(masked: string, text: string, start: number, i: number): ClassHit | null {
+function actionHit(cl: Clause[], masked: string, text: string, start: number, i: number): ClassHit | null {
   let action: { at: number } | null = null;
-  for (const c of clauses(text)) {
+  for (const c of cl) {
     const w = c.words[lead(c.words)];
     if (w && ACTION.has(w)) {
       action = { at: c.at };

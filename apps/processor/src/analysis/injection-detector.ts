@@ -2,12 +2,43 @@ import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import type { ModelCall } from "./calls.ts";
 import { fp, type Finding } from "./detectors.ts";
 import { followedAnchor, injectionInContent, type InjectionHit } from "./injection.ts";
-import { contentText, type TranscriptItem } from "./transcript.ts";
+import { contentText, type EventInput, eventItemId, type TranscriptItem } from "./transcript.ts";
 
+/** What the injection was read in: a tool result item, or a tool event (an OTLP execute_tool span). */
+interface Source {
+  id: string;
+  traceId: string | null;
+  spanId: string | null;
+  timestamp: string;
+  toolName: string | null;
+  toolCallId: string | null;
+}
 interface Pending {
-  item: TranscriptItem;
+  item: Source;
   hit: InjectionHit;
 }
+
+/** Attributes where a tool event carries what the tool returned (OTLP execute_tool spans, OpenInference TOOL spans). */
+const TOOL_OUTPUT_KEYS = [
+  "gen_ai.tool.call.result",
+  "output.value",
+  "gen_ai.tool.output",
+  "tool.output",
+  "tool.result",
+];
+/** A cheap first look: a tool output without any of these is not scanned (most API answers). */
+const PREFILTER = new RegExp(
+  [
+    String.raw`ignor|disregard|forget|overrid|bypass|instruc|inst\]|<<sys|<\||prompt|system|root|tool|mode`,
+    String.raw`assist|asist|agent|\bai\b|\bia\b|\bki\b|llm|gpt|claude|copilot|gemini|bot|model|developer|admin`,
+    String.raw`secret|password|token|credential|\bkey|environ|conversation|history|user|\byou|permission|confirm`,
+    String.raw`silent|quiet|covert|dear|note|attention|important|<!--|\]\(|\balt\s*=|title\s*=|aria-label`,
+    String.raw`[^\x00-\x7f]|[A-Za-z0-9+/_-]{24}|vtabe|qvfertneq|vafgehpg|nffvfgnag|flfgrz|erirny`,
+  ].join("|"),
+  "i",
+);
+
+const text = (v: unknown): string => (typeof v === "string" ? v : v && typeof v === "object" ? JSON.stringify(v) : "");
 
 /**
  * The `prompt_injection` detector over a session: fed every transcript item (tool results are
@@ -19,17 +50,60 @@ interface Pending {
 export class InjectionDetector {
   private pending: Pending[] = [];
   private count = 0;
+  /** Tool call ids already flagged: a result seen both as a tool event and as a tool message counts once. */
+  private flagged = new Set<string>();
   constructor(private readonly config: DetectorConfig["prompt_injection"]) {}
 
   add(item: TranscriptItem): void {
-    if (!this.config.enabled || item.type !== "tool_result" || this.count >= this.config.maxPerSession) return;
-    const text =
-      contentText(item.content) ||
-      (item.content && typeof item.content === "object" ? JSON.stringify(item.content) : "");
-    const hit = injectionInContent(text, Math.max(1, this.config.scanChars));
+    if (item.type !== "tool_result") return;
+    const toolCallId = (item.toolCallId as string | null) ?? null;
+    this.scan(
+      {
+        id: item.id,
+        traceId: item.traceId,
+        spanId: item.spanId,
+        timestamp: item.timestamp,
+        toolName: (item.toolName as string | null) ?? null,
+        toolCallId,
+      },
+      contentText(item.content) || text(item.content),
+    );
+  }
+
+  /**
+   * Tool events: an OTLP `execute_tool` span (mapped to the event `gen_ai.execute_tool`) or any
+   * event named for a tool that carries the tool's output; scanned only past a keyword prefilter.
+   */
+  addEvent(e: EventInput): void {
+    if (!/tool/i.test(e.name)) return;
+    const a = e.attributes ?? {};
+    const key = TOOL_OUTPUT_KEYS.find((k) => a[k] !== undefined && a[k] !== null);
+    const output = key ? text(a[key]) : e.body ? text(e.body.result ?? e.body.output ?? e.body.content ?? null) : "";
+    if (!output) return;
+    this.scan(
+      {
+        id: eventItemId(e.id),
+        traceId: e.traceId,
+        spanId: typeof a["otel.span_id"] === "string" ? (a["otel.span_id"] as string) : null,
+        timestamp: e.timestamp.toISOString(),
+        toolName: typeof a["gen_ai.tool.name"] === "string" ? (a["gen_ai.tool.name"] as string) : null,
+        toolCallId: typeof a["gen_ai.tool.call.id"] === "string" ? (a["gen_ai.tool.call.id"] as string) : null,
+      },
+      output,
+    );
+  }
+
+  private scan(source: Source, content: string): void {
+    if (!this.config.enabled || this.count >= this.config.maxPerSession || !content) return;
+    if (source.toolCallId && this.flagged.has(source.toolCallId)) return;
+    const head =
+      content.length > this.config.scanChars ? content.slice(0, Math.max(1, this.config.scanChars)) : content;
+    if (!PREFILTER.test(head)) return;
+    const hit = injectionInContent(content, Math.max(1, this.config.scanChars));
     if (!hit) return;
     this.count++;
-    this.pending.push({ item, hit });
+    if (source.toolCallId) this.flagged.add(source.toolCallId);
+    this.pending.push({ item: source, hit });
   }
 
   /** Findings of the pending hits, judged against the calls that came next (none: not followed). */
@@ -43,7 +117,7 @@ export class InjectionDetector {
             toolCalls: next.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })),
           })
         : null;
-      const toolName = (item.toolName as string | null) ?? null;
+      const toolName = item.toolName;
       return {
         detector: "prompt_injection",
         fingerprint: fp("prompt_injection", `${toolName}:${hit.rule}`),
@@ -57,7 +131,7 @@ export class InjectionDetector {
         evidence: {
           itemId: item.id,
           toolName,
-          toolCallId: (item.toolCallId as string | null) ?? null,
+          toolCallId: item.toolCallId,
           rule: hit.rule,
           language: hit.language,
           span: { path: hit.path, start: hit.start, end: hit.end },

@@ -26,6 +26,9 @@ const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u
 const MARKUP = /<!--|\balt\s*=|\btitle\s*=|\baria-label\s*=|\]\(\S+\s+"/iu;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
 const LATIN = /[A-Za-z]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+/** rot13 of "ignor", "disregard", "instruction", "assistant", "system prompt", "reveal". */
+const ROT13_STEMS = /vtabe|qvfertneq|vafgehpgvba|nffvfgnag|flfgrz cebzcg|erirny/i;
 const CONFUSABLE: Record<string, string> = {
   а: "a",
   е: "e",
@@ -92,11 +95,14 @@ export function viewsOf(text: string): View[] {
   };
   if (MARKUP.test(text)) push("markup", markupSegments(text).join("\n\n"));
   if (INVISIBLE.test(text)) push("invisible", revealInvisible(text));
-  const folded = foldLookAlikes(text);
-  if (folded !== null) push("homoglyph", folded);
+  if (NON_ASCII.test(text)) {
+    const folded = foldLookAlikes(text);
+    if (folded !== null) push("homoglyph", folded);
+  }
   const decoded = base64Texts(text);
   if (decoded.length) push("base64", decoded.join("\n\n"));
-  push("rot13", rot13(text));
+  // rot13 of ordinary text is noise: built only when the text holds a rot13 spelling of a trigger.
+  if (ROT13_STEMS.test(text)) push("rot13", rot13(text));
   return out;
 }
 

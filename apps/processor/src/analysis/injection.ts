@@ -188,9 +188,6 @@ function sentenceAt(sentences: Sentence[], at: number): number {
   return lo;
 }
 
-/** A rot13 view is read only when it spells one of these (rot13 of ordinary text is noise). */
-const ROT13_GATE = /\b(?:ignore|disregard|instructions|assistant|system prompt|reveal)\b/i;
-
 /**
  * The first injection in one string, or null: in the text as written, else in one of its views
  * (injection-views.ts: markup, invisible characters, look-alike letters, base64, rot13). Linear in
@@ -202,7 +199,6 @@ export function injectionInText(raw: string, path = "$"): InjectionHit | null {
   const hit = scanText(raw, path, null);
   if (hit) return hit;
   for (const view of viewsOf(raw)) {
-    if (view.via === "rot13" && !ROT13_GATE.test(view.text)) continue;
     const found = scanText(view.text, path, view.via);
     if (found) return found;
   }

@@ -112,6 +112,7 @@ export class SessionAnalyzer {
     if ((e.severityNumber ?? 0) >= this.config.error_event.minSeverity) this.counts.errors++;
     const f = eventFinding(e, this.config);
     if (f) this.findings.push(f);
+    this.injections.addEvent(e);
     this.transcript.addEvent(e);
   }
 
