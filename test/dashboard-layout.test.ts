@@ -157,6 +157,7 @@ function pages(): Array<{ name: string; path: string; ready: string }> {
     { name: "settings", path: "/settings", ready: "Platform API keys" },
     { name: "organization", path: "/organization", ready: "Every service (telemetry keys)" },
     { name: "first-trace", path: "/first-trace", ready: "A DSN for your service" },
+    { name: "ledger", path: `/ledger?service=${q(SERVICE)}&window=1h`, ready: "Accepted by ingest" },
   ];
 }
 

@@ -199,3 +199,9 @@ test("the reconciliation balances, then reports a stored row deleted behind the 
   const l = await ledgerTotals();
   expect(l).toMatchObject({ reconciliation: { balanced: false, problems: ["1 stored traces have no row"] } });
 });
+
+test("the dashboard serves its Ledger page", async () => {
+  const res = await stack.platform.handle(new Request("http://platform.test/ledger?window=1h"));
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/html");
+});

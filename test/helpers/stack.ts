@@ -96,6 +96,8 @@ export async function createTestStack(
         logger,
         windowSeconds,
         sweepIntervalMs: 60_000,
+        // This stack's ingest keeps no ledger (its reconciliation would find nothing accepted).
+        reconcile: false,
         ...overrides,
       });
       await p.start();

@@ -18,6 +18,7 @@ import { OverviewPage } from "./pages/Overview";
 import { MonitorsPage } from "./pages/Monitors";
 import { MonitorPage } from "./pages/MonitorPage";
 import { EvaluatorsPage, ReviewQueuePage } from "./pages/Evaluations";
+import { LedgerPage } from "./pages/Ledger";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const [location] = useLocation();
@@ -28,6 +29,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
     ["/monitors", "Monitors"],
     ["/evaluators", "Evaluators"],
     ["/reviews", "Review"],
+    ["/ledger", "Ledger"],
     ...(isAdmin(me)
       ? [
           ["/webhooks", "Webhooks"],
@@ -82,6 +84,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Route path="/monitors">{() => <MonitorsPage me={me} />}</Route>
           <Route path="/evaluators">{() => <EvaluatorsPage me={me} />}</Route>
           <Route path="/reviews">{() => <ReviewQueuePage me={me} />}</Route>
+          <Route path="/ledger">{() => <LedgerPage me={me} />}</Route>
           <Route path="/monitors/:id">{(p) => <MonitorPage me={me} id={p.id} />}</Route>
           <Route path="/settings">{() => <SettingsPage me={me} />}</Route>
           <Route path="/organization">{() => <OrganizationPage me={me} />}</Route>

@@ -41,7 +41,7 @@ const COLORS = ["#2f5dcc", "#b3261e", "#1e7a3c", "#8a5a00"];
  * A time-series chart (uPlot) with a text summary. The figure takes keyboard focus and is
  * described by the summary; the canvas itself is hidden from assistive technology.
  */
-function Chart({
+export function Chart({
   id,
   title,
   times,

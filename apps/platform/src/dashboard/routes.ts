@@ -17,6 +17,7 @@ export const DASHBOARD_PAGES = [
   "/webhooks/*",
   "/monitors",
   "/monitors/*",
+  "/ledger",
   "/settings",
   "/organization",
   "/setup",
