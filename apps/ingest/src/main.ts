@@ -39,6 +39,8 @@ const grpc =
         logger,
         trustedProxies: parseCidrList(config.TRUSTED_PROXIES),
         tls: grpcTlsFrom(config),
+        // gRPC calls in the HTTP request metrics, by method path and the status /v1/* would answer.
+        observe: (path, status, seconds) => ops.metrics.observeHttp(path, "POST", status, seconds),
       });
 if (grpc) {
   const port = await grpc.listen(config.INGEST_GRPC_PORT as number).catch((err: Error) => {

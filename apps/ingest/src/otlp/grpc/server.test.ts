@@ -92,6 +92,8 @@ type Answer = { body?: Buffer; error?: grpc.ServiceError };
 
 function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
   const fake = fakePipeline({ maxBodyBytes: 16 * 1024, ...opts });
+  /** Each call's method path and the status /v1/* would have answered (the metrics). */
+  const observed: Array<[string, number]> = [];
   /** What the door counted in the ledger: [stage, reason, n]. */
   const ledger: Array<[string, string, number]> = [];
   const counter = {
@@ -99,6 +101,7 @@ function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
   };
   const server = createOtlpGrpcServer({
     pipeline: { ...fake.pipeline, ledger: counter as unknown as LedgerCounter },
+    observe: (path, status) => observed.push([path, status]),
     maxMessageBytes: fake.pipeline.maxBodyBytes,
     logger: createLogger("silent"),
   });
@@ -114,6 +117,7 @@ function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
   return {
     ...fake,
     ledger,
+    observed,
     call,
     async start() {
       const port = await server.listen(0, "127.0.0.1");
@@ -183,6 +187,13 @@ describe("OTLP/gRPC door", () => {
     expect(answer.error?.metadata.get("grpc-status-details-bin")).toEqual([]);
     await Bun.sleep(10); // the call's end (onCancel) runs on the next tick
     expect(door.ledger).toContainEqual(["refused", "too_large", 1]);
+  });
+
+  test("every call is in the metrics with the status /v1/* would have answered", async () => {
+    await Bun.sleep(10); // a call's end is observed on the next tick
+    const statuses = new Set(door.observed.map(([, status]) => status));
+    expect([...statuses].sort()).toEqual([200, 400, 401, 413]);
+    expect(new Set(door.observed.map(([path]) => path))).toEqual(new Set([TRACE_EXPORT, LOGS_EXPORT]));
   });
 });
 

@@ -34,6 +34,12 @@ export interface OtlpGrpcDeps {
   logger: Logger;
   /** TRUSTED_PROXIES: behind one, the client address comes from `x-forwarded-for` metadata. */
   trustedProxies?: Cidr[];
+  /**
+   * Each call's outcome as the HTTP door would have answered it (200, 400, 401, 413, 429, 503;
+   * 499 when the client went away), its gRPC method path and its duration: main.ts records it as
+   * an HTTP request, so /metrics shows both doors the same way.
+   */
+  observe?: (path: string, status: number, seconds: number) => void;
   /** PEM certificate chain and key: TLS on the listener; absent, plaintext (h2c). */
   tls?: { cert: Buffer; key: Buffer };
 }
@@ -98,10 +104,18 @@ function peerAddress(peer: string): string | undefined {
   return /^\[?([^\]]+?)\]?:\d+$/.exec(peer)?.[1];
 }
 
+/** The status /v1/* answers for a failure of the shared handling (metrics and the ledger). */
+function httpStatusOf(err: unknown): number {
+  if (err instanceof HttpError) return err.status;
+  return err instanceof OtlpDecodeError ? 400 : 500;
+}
+
 interface Admitted {
   key: ResolvedKey;
   admission: RateReservation;
   requestId: string;
+  /** Set by the handler: what /v1/* would have answered. */
+  outcome?: number;
 }
 
 export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
@@ -138,7 +152,9 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
   const admitFirst: grpc.ServerInterceptor = (method, call) => {
     const signal = SIGNAL_OF[method.path];
     if (!signal) return new grpc.ServerInterceptingCall(call);
+    const started = performance.now();
     let admittedCall: Admitted | undefined;
+    let refusedStatus: number | undefined;
     let received = false;
     return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
@@ -150,7 +166,10 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
                 admitted.set(metadata, a);
                 proceed(metadata);
               },
-              (err) => call.sendStatus(refusal(err, signal, undefined)),
+              (err) => {
+                refusedStatus = httpStatusOf(err);
+                call.sendStatus(refusal(err, signal, undefined));
+              },
             );
           },
           onReceiveMessage: (message, proceed) => {
@@ -161,9 +180,12 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
           // for its size (or the client gave up): settled as the HTTP door settles a body it could
           // not count, and counted as its 413. A no-op once the handler settled it.
           onCancel: () => {
-            if (!admittedCall) return;
-            admittedCall.admission.settleUncounted();
-            if (!received) counted.refused(admittedCall.key, 413, 1);
+            if (admittedCall) {
+              admittedCall.admission.settleUncounted();
+              if (!received) counted.refused(admittedCall.key, 413, 1);
+            }
+            const status = admittedCall?.outcome ?? refusedStatus ?? (admittedCall && !received ? 413 : 499);
+            deps.observe?.(method.path, status, (performance.now() - started) / 1000);
           },
         }),
     });
@@ -185,17 +207,15 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
         return;
       }
       otlp.exportRequest(a.admission, a.key, signal, call.request, "protobuf").then(
-        (result) => (
-          counted.refused(a.key, 400, result.rejected),
-          callback(
-            null,
-            Buffer.from(encodeExportResponse(signal, "protobuf", result.rejected, result.message) as Uint8Array),
-            trailersOf(result.rateHeaders),
-          )
-        ),
+        (result) => {
+          a.outcome = 200;
+          counted.refused(a.key, 400, result.rejected);
+          const answer = encodeExportResponse(signal, "protobuf", result.rejected, result.message) as Uint8Array;
+          callback(null, Buffer.from(answer), trailersOf(result.rateHeaders));
+        },
         (err) => {
-          if (err instanceof HttpError) counted.refused(a.key, err.status, 1);
-          else if (err instanceof OtlpDecodeError) counted.refused(a.key, 400, 1);
+          a.outcome = httpStatusOf(err);
+          if (a.outcome !== 500) counted.refused(a.key, a.outcome, 1);
           callback(refusal(err, signal, a.requestId));
         },
       );
