@@ -4,16 +4,32 @@ import { Link, useSearchParams } from "wouter-preact";
 import { ApiError, type Me } from "./api";
 import { withoutPosition } from "./pager";
 
+/** Where a page's load stands: the last data (kept while a reload runs), or the last error. */
+export interface LoadState<T> {
+  data?: T;
+  error?: Error;
+  loading: boolean;
+}
+
+/** A load (re)starts: the data on screen stays until the answer comes, an old error goes. */
+export const loadStarted = <T,>(s: LoadState<T>): LoadState<T> => ({ data: s.data, loading: true });
+
+/** A load ended: its data, or its error (and no stale data beside it). */
+export const loadEnded = <T,>(outcome: { data: T } | { error: Error }): LoadState<T> => ({
+  ...outcome,
+  loading: false,
+});
+
 /** Loads data for a page; re-runs when `deps` change; the latest call wins. */
 export function useLoad<T>(fn: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
-  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<LoadState<T>>({ loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     const ctrl = new AbortController();
-    setState((s) => ({ data: s.data, loading: true }));
+    setState(loadStarted);
     fn(ctrl.signal).then(
-      (data) => !ctrl.signal.aborted && setState({ data, loading: false }),
-      (error) => !ctrl.signal.aborted && setState({ error, loading: false }),
+      (data) => !ctrl.signal.aborted && setState(loadEnded({ data })),
+      (error) => !ctrl.signal.aborted && setState(loadEnded<T>({ error })),
     );
     return () => ctrl.abort();
   }, [...deps, tick]);

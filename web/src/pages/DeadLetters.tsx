@@ -1,54 +1,52 @@
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { api, ApiError, enc } from "../api";
+import { api, enc } from "../api";
+import { DataTable } from "../components/DataTable";
+import { Outcome } from "../components/form";
+import { PageShell } from "../components/PageShell";
 import { when } from "../format";
-import { ErrorBox, Loading, PageTitle, useLoad } from "../ui";
+import { useAction, useLoad } from "../ui";
 
 /**
  * Telemetry ingest answered as stored that the pipeline set aside (docs/dead-letters.md): the
  * count, the oldest of them with the reason, and a replay of one or all. Admins and owners only.
  */
+/** One dead letter as GET /api/v1/dead-letters lists it. */
+interface DeadLetter {
+  seq: number;
+  at: string;
+  reason: string;
+  kind?: string;
+  serviceName?: string;
+  sessionId?: string;
+}
+
 export function DeadLettersPage() {
-  const list = useLoad((signal) => api("/dead-letters", { signal }), []);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const list = useLoad(
+    (signal) => api<{ count: number; truncated: boolean; data: DeadLetter[] }>("/dead-letters", { signal }),
+    [],
+  );
+  const action = useAction();
   const [outcome, setOutcome] = useState<string | null>(null);
   const replay = async (path: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const r = await api<{ replayed: number; more: boolean }>(path, { method: "POST" });
-      setOutcome(
-        `${r.replayed} replayed${r.more ? "; more remain, replay again" : ""}. They appear once the pipeline has written them.`,
-      );
-      list.reload();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    const r = await action.run(() => api<{ replayed: number; more: boolean }>(path, { method: "POST" }));
+    if (!r) return;
+    setOutcome(
+      `${r.replayed} replayed${r.more ? "; more remain, replay again" : ""}. They appear once the pipeline has written them.`,
+    );
+    list.reload();
   };
   // GET /api/v1/dead-letters: {count, truncated, data: [{seq, at, reason, deliveries, kind, serviceName, sessionId}]}
   const data = list.data;
+  const busy = action.busy;
   return (
-    <>
-      <PageTitle>Dead letters</PageTitle>
-      <p class="muted">
-        Telemetry your services sent, that ingest answered as stored, and that the pipeline could not write. Replay them
-        once the cause is fixed: a call that did land is not stored twice.
-      </p>
-      <ErrorBox error={list.error} />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {outcome && (
-        <p class="notice" role="status">
-          {outcome}
-        </p>
-      )}
-      {list.loading && !data && <Loading what="Loading dead letters" />}
+    <PageShell
+      title="Dead letters"
+      lead="Telemetry your services sent, that ingest answered as stored, and that the pipeline could not write. Replay them once the cause is fixed: a call that did land is not stored twice."
+      load={list}
+      loadingWhat="Loading dead letters"
+    >
+      <Outcome error={action.error} notice={outcome} />
       {data && (
         <p data-testid="dead-letter-count">
           <strong>{data.count}</strong> dead {data.count === 1 ? "letter" : "letters"}
@@ -60,53 +58,44 @@ export function DeadLettersPage() {
           )}
         </p>
       )}
-      {data && data.data.length > 0 && (
-        <div class="table-wrap">
-          <table class="list">
-            <caption class="sr-only">Dead letters, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">What</th>
-                <th scope="col">Session</th>
-                <th scope="col">Reason</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.data.map((d: any) => (
-                <tr key={d.seq}>
-                  <td>{when(d.at)}</td>
-                  <td>
-                    {d.kind ?? "?"} · {d.serviceName ?? "?"}
-                  </td>
-                  <td>
-                    {d.serviceName && d.sessionId ? (
-                      <Link href={`/sessions/${enc(d.serviceName)}/${enc(d.sessionId)}`}>{d.sessionId}</Link>
-                    ) : (
-                      "—"
-                    )}
-                  </td>
-                  <td class="url">{d.reason}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="small"
-                      disabled={busy}
-                      aria-label={`Replay dead letter ${d.seq}`}
-                      onClick={() => replay(`/dead-letters/${d.seq}/replay`)}
-                    >
-                      Replay
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {data && (
+        <DataTable
+          caption="Dead letters, oldest first"
+          rows={data.data}
+          rowKey={(d) => d.seq}
+          columns={[
+            { key: "When", header: "When", cell: (d) => when(d.at) },
+            { key: "What", header: "What", cell: (d) => `${d.kind ?? "?"} · ${d.serviceName ?? "?"}` },
+            {
+              key: "Session",
+              header: "Session",
+              cell: (d) =>
+                d.serviceName && d.sessionId ? (
+                  <Link href={`/sessions/${enc(d.serviceName)}/${enc(d.sessionId)}`}>{d.sessionId}</Link>
+                ) : (
+                  "—"
+                ),
+            },
+            { key: "Reason", header: "Reason", cellClass: "url", cell: (d) => d.reason },
+            {
+              key: "Actions",
+              header: "Actions",
+              hiddenHeader: true,
+              cell: (d) => (
+                <button
+                  type="button"
+                  class="small"
+                  disabled={busy}
+                  aria-label={`Replay dead letter ${d.seq}`}
+                  onClick={() => replay(`/dead-letters/${d.seq}/replay`)}
+                >
+                  Replay
+                </button>
+              ),
+            },
+          ]}
+        />
       )}
-    </>
+    </PageShell>
   );
 }

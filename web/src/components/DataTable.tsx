@@ -1,0 +1,66 @@
+import type { ComponentChildren, JSX } from "preact";
+
+/** One column of a DataTable: its header, and the cell it makes of a row. */
+export interface Column<T> {
+  /** Stable key of the column (the header's text when it is one). */
+  key: string;
+  header: ComponentChildren;
+  cell: (row: T) => ComponentChildren;
+  /** A number: right-aligned header and cells (`class="n"`). */
+  numeric?: boolean;
+  /** The header is for screen readers only (an actions column). */
+  hiddenHeader?: boolean;
+  /** The cell's class (e.g. `url` for long text that may break anywhere). */
+  cellClass?: string;
+}
+
+export interface DataTableProps<T> {
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string | number;
+  /** Names the table for screen readers: a caption (visually hidden) ... */
+  caption?: ComponentChildren;
+  /** ... or an aria-label. */
+  label?: string;
+  /** Denser rows. */
+  compact?: boolean;
+  /** Extra attributes of a row (data-* for tests and links). */
+  rowProps?: (row: T) => JSX.HTMLAttributes<HTMLTableRowElement>;
+  /** Shown instead of the table when there are no rows; nothing when left out. */
+  empty?: ComponentChildren;
+}
+
+/**
+ * The list table every page shows: `.table-wrap` (scrolls sideways on a narrow screen), column
+ * headers with scope, numeric columns aligned, a visually hidden caption, and an empty state.
+ */
+export function DataTable<T>(p: DataTableProps<T>) {
+  if (p.rows.length === 0) return p.empty === undefined ? null : <p class="muted">{p.empty}</p>;
+  return (
+    <div class="table-wrap">
+      <table class={p.compact ? "list compact" : "list"} aria-label={p.label}>
+        {p.caption !== undefined && <caption class="sr-only">{p.caption}</caption>}
+        <thead>
+          <tr>
+            {p.columns.map((c) => (
+              <th key={c.key} scope="col" class={c.numeric ? "n" : undefined}>
+                {c.hiddenHeader ? <span class="sr-only">{c.header}</span> : c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {p.rows.map((row) => (
+            <tr key={p.rowKey(row)} {...(p.rowProps?.(row) ?? {})}>
+              {p.columns.map((c) => (
+                <td key={c.key} class={c.numeric ? "n" : c.cellClass}>
+                  {c.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
