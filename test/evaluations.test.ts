@@ -68,7 +68,7 @@ beforeAll(async () => {
       values (${tenant.tenantId}, ${model}, '2020-01-01', 'openai', 1, 1, 'test')`;
   await stack.startDispatcher({
     insecureAllowlist: "127.0.0.0/8",
-    evaluations: { retryScale: 0.01, cacheMs: 50, timeoutMs: 1_000 },
+    evaluations: { retryScale: 0.01, cacheMs: 50, timeoutMs: 1_000, runPollMs: 100 },
   });
 }, 60_000);
 
@@ -451,4 +451,72 @@ describe("review", () => {
     ).toEqual(["evaluator", "reviewer"]);
     for (const e of [quality, short]) await api(`/evaluators/${e.id}`, { method: "DELETE" });
   }, 60_000);
+});
+
+describe("try before enabling", () => {
+  test("a cost estimate, a dry run that stores nothing, a backfill that stores scores and skips what it judged", async () => {
+    const e = await createEvaluator({
+      name: "tryout",
+      status: "paused",
+      judge: { provider: "openai", url: judge.openaiUrl, model: "score:0.8", prompt: "Rate {{transcript}}." },
+      output: { kind: "number", min: 0, max: 1 },
+    });
+    expect(e.status).toBe("paused");
+    const estimate = await api(`/evaluators/${e.id}/runs`, {
+      method: "POST",
+      body: { mode: "dry_run", latest: 3, estimate_only: true },
+    });
+    expect(estimate.status).toBe(200);
+    expect(estimate.body).toMatchObject({ started: false, sessions: 3, run: null });
+    expect(estimate.body.estimate.usd).toBeGreaterThan(0);
+    expect(await stack.database.sql`select 1 from evaluation_runs`).toHaveLength(0);
+
+    const dry = await api(`/evaluators/${e.id}/runs`, { method: "POST", body: { mode: "dry_run", latest: 3 } });
+    expect(dry.status).toBe(201);
+    expect(dry.body.run).toMatchObject({ status: "pending", sessions: 3, estimated_usd: estimate.body.estimate.usd });
+    const done = await waitFor(
+      async () => {
+        const r = await api(`/evaluators/${e.id}/runs/${dry.body.run.id}`);
+        return r.body.status === "done" ? r.body : null;
+      },
+      { timeoutMs: 30_000, what: "dry run done" },
+    );
+    expect(done).toMatchObject({ done: 3, scored: 3, failed: 0 });
+    expect(done.results.map((r: any) => r.value)).toEqual([0.8, 0.8, 0.8]);
+    expect(done.spent_usd).toBeGreaterThan(0);
+    expect(await evaluations(e.id)).toHaveLength(0);
+    expect(await stack.database.sql`select 1 from scores where name = 'tryout'`).toHaveLength(0);
+
+    const backfill = async () => {
+      const r = await api(`/evaluators/${e.id}/runs`, {
+        method: "POST",
+        body: { mode: "backfill", session_ids: ["rev-1", "rev-2"] },
+      });
+      expect(r.status).toBe(201);
+      return waitFor(
+        async () => {
+          const x = await api(`/evaluators/${e.id}/runs/${r.body.run.id}`);
+          return x.body.status === "done" ? x.body : null;
+        },
+        { timeoutMs: 30_000, what: "backfill done" },
+      );
+    };
+    expect(await backfill()).toMatchObject({ scored: 2, skipped: 0, results: [] });
+    const rows = await evaluations(e.id);
+    expect(rows.map((r) => [r.entity_id, r.mode]).sort()).toEqual([
+      ["rev-1", "backfill"],
+      ["rev-2", "backfill"],
+    ]);
+    const score = (await api(`/telemetry/otel/sessions/${SERVICE}/rev-2/scores`)).body.scores.find(
+      (s: any) => s.name === "tryout",
+    );
+    expect(score).toMatchObject({ source: "evaluator", value: 0.8 });
+    expect(await backfill()).toMatchObject({ scored: 0, skipped: 2 });
+    const missing = await api(`/evaluators/${e.id}/runs`, {
+      method: "POST",
+      body: { mode: "backfill", session_ids: ["nope"] },
+    });
+    expect(missing.status).toBe(404);
+    await api(`/evaluators/${e.id}`, { method: "DELETE" });
+  }, 90_000);
 });

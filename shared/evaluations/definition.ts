@@ -116,6 +116,8 @@ export const EvaluatorCreate = Type.Object(
     ...fields,
     /** The judge's API key (write-only: sealed at rest, never returned). */
     api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    /** `paused`: created without judging anything live (try it first with a run). */
+    status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("paused")])),
   },
   { additionalProperties: false },
 );

@@ -78,7 +78,7 @@ export const REASON_CHARS = 2_000;
  * Records one judgement, once (docs/evaluations.md): the evaluation row (unique per evaluator
  * version, entity and transcript hash; a second writer finds it and writes nothing) and, when
  * scored, its score (source `evaluator`), which replaces that evaluator's earlier scores of the
- * entity so rollups and monitors read the latest judgement; the judge's cost is added to the
+ * entity (live or backfilled) so rollups and monitors read the latest judgement; the judge's cost is added to the
  * evaluator's spend of the day. One transaction. Returns the evaluation id, or null when the
  * judgement was recorded before.
  */
@@ -100,15 +100,10 @@ export async function recordEvaluation(
       on conflict (evaluator_id, evaluator_version, target, entity_id, transcript_hash, tenant_id) do nothing
       returning id`;
     if (!row) return null;
-    if (r.costUsd)
-      await tx`
-        update evaluators set budget_spent_usd = case when budget_day = ${budgetDay(at)}::date then budget_spent_usd else 0 end + ${r.costUsd},
-          budget_day = ${budgetDay(at)}::date
-        where id = ${k.evaluatorId} and tenant_id = ${k.tenantId}`;
+    if (r.costUsd) await addSpend(tx, { id: k.evaluatorId, tenant_id: k.tenantId }, r.costUsd, at);
     if (r.status !== "scored" || r.value === null) return { evaluationId: row.id, scoreId: null };
     const entity = k.target === "session" ? tx`session_id = ${k.entityId}` : tx`trace_id = ${k.entityId}`;
-    if (r.mode === "live")
-      await tx`delete from scores where trace_service_id = ${k.traceServiceId} and source = 'evaluator' and evaluator_id = ${k.evaluatorId} and ${entity}`;
+    await tx`delete from scores where trace_service_id = ${k.traceServiceId} and source = 'evaluator' and evaluator_id = ${k.evaluatorId} and ${entity}`;
     const [score] = await tx`
       insert into scores (tenant_id, trace_service_id, target, session_id, trace_id, name, data_type, value, label, comment, source,
         idempotency_key, environment, created_at, evaluator_id, evaluator_version, judge_input_tokens, judge_output_tokens, judge_cost_usd)
@@ -119,6 +114,19 @@ export async function recordEvaluation(
     await tx`update evaluations set score_id = ${score.id} where id = ${row.id} and tenant_id = ${k.tenantId}`;
     return { evaluationId: row.id, scoreId: score.id };
   });
+}
+
+/** Adds a judge's cost to the evaluator's spend of the day (a new UTC day starts from zero). */
+export async function addSpend(
+  sql: Sql | postgres.TransactionSql,
+  e: { id: string; tenant_id: string },
+  usd: number,
+  at: Date,
+): Promise<void> {
+  await sql`
+    update evaluators set budget_spent_usd = case when budget_day = ${budgetDay(at)}::date then budget_spent_usd else 0 end + ${usd},
+      budget_day = ${budgetDay(at)}::date
+    where id = ${e.id} and tenant_id = ${e.tenant_id}`;
 }
 
 function valueColumns(value: number | boolean | string | null) {

@@ -5,6 +5,7 @@ import type { DispatcherDeps } from "./deps.ts";
 import { batchedFanOut, handleMatured } from "./matured.ts";
 import { createDispatchPieces } from "./pieces.ts";
 import { startEvaluationRunner } from "./evaluations/runner.ts";
+import { startRunWorker } from "./evaluations/runs.ts";
 import { DEFAULT_JUDGE_TIMEOUT_MS } from "./evaluations/judge.ts";
 import { pruneHistory, RETENTION_MS } from "./prune.ts";
 
@@ -56,18 +57,15 @@ export function createDispatcher(deps: DispatcherDeps) {
           retired: (d) => moveRetiredJob(pieces, d),
         }),
       );
-      loops.push(
-        startEvaluationRunner(
-          {
-            ...deps,
-            now: pieces.now,
-            // The webhook rules for the judge's HTTP: the same pinned fetch, DNS and allow-list.
-            judge: { ...pieces.attemptDeps, timeoutMs: deps.evaluations?.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS },
-            options: deps.evaluations,
-          },
-          runtime,
-        ),
-      );
+      const evaluation = {
+        ...deps,
+        now: pieces.now,
+        // The webhook rules for the judge's HTTP: the same pinned fetch, DNS and allow-list.
+        judge: { ...pieces.attemptDeps, timeoutMs: deps.evaluations?.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS },
+        options: deps.evaluations,
+      };
+      loops.push(startEvaluationRunner(evaluation, runtime));
+      loops.push(startRunWorker(evaluation, { pollMs: deps.evaluations?.runPollMs }));
       void prune();
       pruneTimer = setInterval(prune, deps.pruneIntervalMs ?? 3600_000);
     },

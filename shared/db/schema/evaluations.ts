@@ -135,3 +135,44 @@ export const evaluations = pgTable(
     index("evaluations_entity_idx").on(t.traceServiceId, t.target, t.entityId),
   ],
 );
+
+/**
+ * A run of an evaluator version on chosen past matured sessions (migration 0032, docs/evaluations.md
+ * "Runs"): a dry run keeps its results on the run only; a backfill stores scores like live ones.
+ * The dispatcher claims it (heartbeat_at) and works through `session_ids` from `next_index`.
+ */
+export const evaluationRuns = pgTable(
+  "evaluation_runs",
+  {
+    id: uuid("id").notNull().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull(),
+    evaluatorId: uuid("evaluator_id").notNull(),
+    evaluatorVersion: integer("evaluator_version").notNull(),
+    mode: text("mode", { enum: ["dry_run", "backfill"] }).notNull(),
+    status: text("status", { enum: ["pending", "running", "done", "stopped"] })
+      .notNull()
+      .default("pending"),
+    sessionIds: text("session_ids").array().notNull(),
+    nextIndex: integer("next_index").notNull().default(0),
+    estimatedUsd: doublePrecision("estimated_usd"),
+    spentUsd: doublePrecision("spent_usd").notNull().default(0),
+    scored: integer("scored").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    skipped: integer("skipped").notNull().default(0),
+    results: jsonb("results").$type<unknown[]>().notNull().default([]),
+    error: text("error"),
+    heartbeatAt: ts("heartbeat_at"),
+    createdBy: uuid("created_by"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    finishedAt: ts("finished_at"),
+  },
+  (t) => [
+    primaryKey({ name: "evaluation_runs_pkey", columns: [t.id, t.tenantId] }),
+    foreignKey({
+      name: "evaluation_runs_evaluator_fkey",
+      columns: [t.evaluatorId, t.tenantId],
+      foreignColumns: [evaluators.id, evaluators.tenantId],
+    }).onDelete("cascade"),
+    index("evaluation_runs_evaluator_idx").on(t.evaluatorId, t.createdAt),
+  ],
+);

@@ -130,3 +130,18 @@ async function verdictOf(
   }
   return { kind: "verdict", ...v, inputTokens, outputTokens, costUsd };
 }
+
+/** A verdict to record: the outcome's own, or a failure carrying `error` (a retry given up, a refused key). */
+export function verdictOrFailure(out: EvaluatorOutcome, error: string): Extract<EvaluatorOutcome, { kind: "verdict" }> {
+  if (out.kind === "verdict") return out;
+  return {
+    kind: "verdict",
+    status: "failed",
+    value: null,
+    reason: null,
+    error,
+    inputTokens: null,
+    outputTokens: null,
+    costUsd: null,
+  };
+}

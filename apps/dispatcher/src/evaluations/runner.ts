@@ -19,7 +19,7 @@ import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcom
 import { publish } from "@cellar/shared/nats/publish";
 import type { Topology } from "@cellar/shared/nats/topology";
 import { maturationKey, maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
-import { evaluateOne, type EvaluateDeps } from "./evaluate.ts";
+import { evaluateOne, verdictOrFailure, type EvaluateDeps } from "./evaluate.ts";
 
 /** The header of a MATURED message the runner re-announces after storing a score (monitors re-sample). */
 export const EVALUATED_HEADER = "Cellar-Evaluated";
@@ -36,6 +36,8 @@ export interface EvaluationRunnerOptions {
   /** MATURED messages in hand at once (all lanes; each lane at most a quarter). */
   concurrency?: number;
   cacheMs?: number;
+  /** How often the run worker looks for a pending run on past sessions (default 1 s). */
+  runPollMs?: number;
   /** Test hook: runs after a judgement is recorded, before the message is acked. */
   afterRecord?: (info: { evaluatorId: string; entityId: string; status: string }) => Promise<void> | void;
 }
@@ -164,21 +166,12 @@ async function runEvaluator(
     deps.logger.info("judge call failed; retrying", { evaluatorId: e.id, entityId: ctx.entityId, error: out.error });
     return Math.max(1, Math.round(Math.max(curve, out.retryAfterMs ?? 0)));
   }
-  const verdict =
-    out.kind === "verdict"
-      ? out
-      : {
-          status: "failed" as const,
-          value: null,
-          reason: null,
-          error:
-            out.kind === "auth"
-              ? `${out.error}; the evaluator is paused`
-              : `${out.error} (gave up after ${deliveryCount} attempts)`,
-          inputTokens: null,
-          outputTokens: null,
-          costUsd: null,
-        };
+  const verdict = verdictOrFailure(
+    out,
+    out.kind === "auth"
+      ? `${out.error}; the evaluator is paused`
+      : `${out.kind === "retry" ? out.error : ""} (gave up after ${deliveryCount} attempts)`,
+  );
   const recorded = await recordEvaluation(
     deps.sql,
     key,

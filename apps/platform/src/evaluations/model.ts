@@ -93,3 +93,32 @@ export const evaluationOut = (r: postgres.Row, outputKind: string) => ({
   duration_ms: r.duration_ms ?? null,
   created_at: isoNN(r.created_at),
 });
+
+/** A run on past sessions (POST /evaluators/:id/runs, docs/evaluations.md "Runs"). */
+export const EvaluationRun = t.Object({
+  id: t.String(),
+  evaluator_id: t.String(),
+  evaluator_version: t.Integer(),
+  mode: t.Union([t.Literal("dry_run"), t.Literal("backfill")]),
+  status: t.Union([t.Literal("pending"), t.Literal("running"), t.Literal("done"), t.Literal("stopped")]),
+  sessions: t.Integer(),
+  done: t.Integer(),
+  scored: t.Integer(),
+  failed: t.Integer(),
+  skipped: t.Integer({ description: "Backfill: transcripts this version had judged already" }),
+  estimated_usd: Nullable(t.Number()),
+  spent_usd: t.Number(),
+  results: t.Array(t.Unknown(), {
+    description: "Dry run: each session's value, reason or error (nothing else is stored)",
+  }),
+  error: Nullable(t.String()),
+  created_at: Iso,
+  finished_at: Nullable(Iso),
+});
+export const RunStarted = t.Object({
+  started: t.Boolean(),
+  mode: t.String(),
+  sessions: t.Integer(),
+  estimate: t.Object({ usd: Nullable(t.Number()), input_tokens: t.Integer(), output_tokens: t.Integer() }),
+  run: Nullable(EvaluationRun),
+});

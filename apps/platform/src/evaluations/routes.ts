@@ -3,8 +3,9 @@ import { EvaluatorCreate, EvaluatorUpdate } from "@cellar/shared/evaluations/def
 import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { doc, intQuery } from "../http/schemas.ts";
-import { Evaluator, EvaluatorList, EvaluationList } from "./model.ts";
+import { Evaluator, EvaluatorList, EvaluationList, EvaluationRun, RunStarted } from "./model.ts";
 import * as svc from "./service.ts";
+import { getRun, MAX_RUN_SESSIONS, startRun } from "./runs.ts";
 import { Agreement } from "../reviews/model.ts";
 import { evaluatorAgreement } from "../reviews/service.ts";
 
@@ -60,6 +61,43 @@ export function evaluatorRoutes(deps: PlatformDeps) {
       },
       { detail: doc(TAG, "Delete an evaluator and its evaluations (its scores stay)", t.Null(), { status: 204 }) },
     )
+    .post(
+      "/:id/runs",
+      async ({ principal, params, body, set }) => {
+        const out = await startRun(s, principal, params.id, body);
+        set.status = out.started ? 201 : 200;
+        return out;
+      },
+      {
+        body: t.Object(
+          {
+            mode: t.Union([t.Literal("dry_run"), t.Literal("backfill")], {
+              error: "invalid mode: dry_run or backfill",
+            }),
+            session_ids: t.Optional(
+              t.Array(t.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: MAX_RUN_SESSIONS }),
+            ),
+            latest: t.Optional(
+              t.Integer({ minimum: 1, maximum: MAX_RUN_SESSIONS, error: `invalid latest: 1 to ${MAX_RUN_SESSIONS}` }),
+            ),
+            estimate_only: t.Optional(t.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        detail: doc(
+          TAG,
+          "Try the evaluator on past matured sessions: its cost estimated, then a dry run or a backfill",
+          RunStarted,
+          {
+            status: 201,
+            description: "estimate_only answers 200 with the estimate and starts nothing.",
+          },
+        ),
+      },
+    )
+    .get("/:id/runs/:runId", ({ principal, params }) => getRun(s, principal, params.id, params.runId), {
+      detail: doc(TAG, "A run's progress, spend so far and (dry runs) results", EvaluationRun),
+    })
     .get(
       "/:id/agreement",
       async ({ principal, params }) =>

@@ -46,7 +46,7 @@ export function evaluatorServiceDeps(deps: PlatformDeps): EvaluatorServiceDeps {
  * which send nothing anywhere; admin and above for a judge, which sends the service's
  * conversations to a model endpoint. A viewer changes nothing.
  */
-function requireWriter(p: Principal, d: Pick<EvaluatorDefinition, "judge">) {
+export function requireWriter(p: Principal, d: Pick<EvaluatorDefinition, "judge">) {
   if (!hasRole(p, "member")) throw forbidden("changing evaluators needs role member or higher");
   if (d.judge && !hasRole(p, "admin"))
     throw forbidden("an evaluator with a model judge sends conversations out: it needs role admin or higher");
@@ -102,7 +102,7 @@ export async function createEvaluator(deps: EvaluatorServiceDeps, p: Principal, 
   const problem = createValidator.firstError(body);
   if (problem) throw badRequest(problem);
   const input = body as EvaluatorCreate;
-  const { service_name, name, api_key, ...fields } = input;
+  const { service_name, name, api_key, status, ...fields } = input;
   const definition = buildDefinition(fields);
   if (typeof definition === "string") throw badRequest(definition);
   requireWriter(p, definition);
@@ -120,8 +120,9 @@ export async function createEvaluator(deps: EvaluatorServiceDeps, p: Principal, 
     const [taken] = await tx`select 1 from evaluators where trace_service_id = ${svc.id} and name = ${name}`;
     if (taken) throw conflict(`the service already has an evaluator named ${JSON.stringify(name)}`);
     await tx`
-      insert into evaluators (id, tenant_id, trace_service_id, name, version, target, definition, key_encrypted, created_at, updated_at)
-      values (${id}, ${p.tenantId}, ${svc.id}, ${name}, 1, ${definition.target}, ${tx.json(definition as never)}, ${sealed}, ${now}, ${now})`;
+      insert into evaluators (id, tenant_id, trace_service_id, name, version, target, definition, key_encrypted, status, status_reason, created_at, updated_at)
+      values (${id}, ${p.tenantId}, ${svc.id}, ${name}, 1, ${definition.target}, ${tx.json(definition as never)}, ${sealed},
+        ${status ?? "active"}, ${status === "paused" ? "created paused" : null}, ${now}, ${now})`;
     await tx`
       insert into evaluator_versions (evaluator_id, tenant_id, version, definition, created_at)
       values (${id}, ${p.tenantId}, 1, ${tx.json(definition as never)}, ${now})`;
