@@ -106,6 +106,7 @@ function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
     logger: createLogger("silent"),
   });
   let client: grpc.Client & Record<string, Function>;
+  let port = 0;
   const call = (signal: "traces" | "logs", message: Buffer, token = "good"): Promise<Answer> =>
     new Promise((resolve) => {
       const metadata = new grpc.Metadata();
@@ -119,8 +120,9 @@ function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
     ledger,
     observed,
     call,
+    port: () => port,
     async start() {
-      const port = await server.listen(0, "127.0.0.1");
+      port = await server.listen(0, "127.0.0.1");
       client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof client;
     },
     async stop() {
@@ -218,6 +220,33 @@ test("past the credential's rate limit: RESOURCE_EXHAUSTED with RetryInfo, befor
     ]);
     expect(door.ledger.filter(([stage]) => stage === "accepted").length).toBeGreaterThan(0);
   } finally {
+    await door.stop();
+  }
+});
+
+test("gzip-compressed calls (an exporter's compression: gzip) are inflated within the limit: a small bomb is RESOURCE_EXHAUSTED", async () => {
+  const door = setup();
+  await door.start();
+  const gzipClient = new Client(`127.0.0.1:${door.port()}`, grpc.credentials.createInsecure(), {
+    "grpc.default_compression_algorithm": 2, // gzip
+  }) as unknown as grpc.Client & Record<string, Function>;
+  const send = (message: Buffer) =>
+    new Promise<string>((resolve) => {
+      const metadata = new grpc.Metadata();
+      metadata.set("authorization", "Bearer good");
+      gzipClient.traces(message, metadata, (err: grpc.ServiceError | null) =>
+        resolve(err ? `${grpc.status[err.code]}: ${err.details}` : "OK"),
+      );
+    });
+  try {
+    expect(await send(traces(modelCall("09".repeat(8))))).toBe("OK");
+    expect(door.stored).toHaveLength(1);
+    // 1 MiB of one repeated span name: about 1 KiB on the wire, 64 times the 16 KiB limit inflated.
+    const bomb = traces({ ...modelCall("0a".repeat(8)), name: "x".repeat(1024 * 1024) });
+    expect(await send(bomb)).toMatch(/^RESOURCE_EXHAUSTED: .*decompresses to a size larger than 16384/);
+    expect(door.stored).toHaveLength(1);
+  } finally {
+    gzipClient.close();
     await door.stop();
   }
 });
