@@ -194,6 +194,24 @@ print(r.sent, r.refused, r.dropped, cellar_sdk.sample_hash("a"), cellar_sdk.__fi
     expect(out).toContain("sent=1, refused=0, dropped=0");
   }, 60_000);
 
+  test("the root README's Python first screen sends a trace as written", async () => {
+    expect(venvPython).not.toBe("");
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+      .map((m) => m[1])
+      .find((b) => b.includes("./sdks/python"));
+    const [venvLine, ...rest] = block!.trim().split("\n");
+    expect(venvLine).toBe(
+      "python3 -m venv /tmp/cellar-venv && /tmp/cellar-venv/bin/pip install --no-index ./sdks/python",
+    );
+    // The venv line is what the first test did (into its own scratch venv); the rest runs as written.
+    const script = rest
+      .join("\n")
+      .replaceAll("/tmp/cellar-venv", join(venvPython, "../.."))
+      .replace("<server DSN>", dsn);
+    expect(await sh("bash", ["-c", script], { cwd: ROOT })).toContain("FlushResult(sent=1, refused=0, dropped=0");
+  }, 60_000);
+
   test("the release's wheel and sdist install offline and import", async () => {
     const out = join(scratch, "py-release");
     const [wheel, sdist] = (await sh("python3", [join(PY_SDK, "backend/cellar_build.py"), out])).trim().split("\n");

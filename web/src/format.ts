@@ -18,10 +18,13 @@ export function when(iso: string | null | undefined): string {
   return DATE_TIME.format(new Date(iso));
 }
 
+/** Small amounts keep 2 significant digits (never exponents): a call of a cheap model costs $0.0000020. */
+const SMALL_USD = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 2, useGrouping: false });
+
 export function usd(v: number | null | undefined): string {
   if (v === null || v === undefined) return "—";
   if (v === 0) return "$0";
-  return v < 0.01 ? `$${v.toFixed(5)}` : `$${v.toFixed(4)}`;
+  return Math.abs(v) < 0.01 ? `$${SMALL_USD.format(v)}` : `$${v.toFixed(4)}`;
 }
 
 export function ms(v: number | null | undefined): string {

@@ -97,7 +97,9 @@ export function KeysSection({ projects }: { projects: Project[] }) {
   };
   const revoke = async (id: string, label: string) => {
     if (!confirm(`Revoke ${label}? Programs sending with it get 401 within seconds.`)) return;
-    if (await action.run(() => api(`/organization/keys/${id}`, { method: "DELETE" }))) keys.reload();
+    // 204 without a body: success is the call not throwing, not a truthy answer (issue 37).
+    const done = await action.run(() => api(`/organization/keys/${id}`, { method: "DELETE" }).then(() => true));
+    if (done) keys.reload();
   };
   const list: any[] = keys.data?.keys ?? [];
   const groups = [...new Set(list.map((k) => k.serviceName ?? ""))].sort();
@@ -121,7 +123,7 @@ export function KeysSection({ projects }: { projects: Project[] }) {
       {keys.data && !list.length && <p class="muted">No telemetry keys or DSNs yet.</p>}
       {groups.map((g) => (
         <div key={g || "-"} class="table-wrap">
-          <table class="list compact">
+          <table class="list compact stack">
             <caption>{g ? `Service ${g}` : "Every service (telemetry keys)"}</caption>
             <thead>
               <tr>
@@ -142,21 +144,21 @@ export function KeysSection({ projects }: { projects: Project[] }) {
                   const label = `${k.name ?? KIND_LABEL[k.kind]} (${k.prefix}…)`;
                   return (
                     <tr key={k.id} data-key={k.id}>
-                      <td>
+                      <td data-label="Name">
                         {k.name ?? <span class="muted">unnamed</span>}
                         <div>
                           <code>{k.prefix}…</code>
                         </div>
                       </td>
-                      <td>
+                      <td data-label="Kind">
                         {KIND_LABEL[k.kind]}
                         {k.revokedAt && <Badge kind="problem">revoked {when(k.revokedAt)}</Badge>}
                       </td>
-                      <td>
+                      <td data-label="Allowed origins">
                         {k.kind !== "dsn-client" ? "—" : k.allowedOrigins.length ? k.allowedOrigins.join(" ") : "any"}
                       </td>
-                      <td>{when(k.createdAt)}</td>
-                      <td>{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
+                      <td data-label="Created">{when(k.createdAt)}</td>
+                      <td data-label="Last used">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
                       <td>
                         {!k.revokedAt && (
                           <>

@@ -185,7 +185,7 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
       {members.loading && !members.data && <Loading what="Loading members" />}
       {list.length > 0 && (
         <div class="table-wrap">
-          <table class="list compact">
+          <table class="list compact stack">
             <caption class="sr-only">Members</caption>
             <thead>
               <tr>
@@ -206,8 +206,8 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
                 const ownerOnly = u.role === "owner" && me.user.role !== "owner";
                 return (
                   <tr key={u.id} data-member={u.email}>
-                    <td>{u.email}</td>
-                    <td>
+                    <td data-label="Email">{u.email}</td>
+                    <td data-label="Role">
                       {editable && !ownerOnly ? (
                         <select
                           aria-label={`Role of ${u.email}`}
@@ -224,7 +224,7 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
                         u.role
                       )}
                     </td>
-                    <td>
+                    <td data-label="Projects">
                       {u.role === "admin" || u.role === "owner"
                         ? "all (by role)"
                         : u.projectIds.map(projectName).join(", ") || "none"}
@@ -251,7 +251,7 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
                         </details>
                       )}
                     </td>
-                    <td>
+                    <td data-label="State">
                       <Badge
                         kind={u.state === "active" ? "complete" : u.state === "deprovisioned" ? "problem" : "partial"}
                       >

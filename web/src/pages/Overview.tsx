@@ -4,6 +4,7 @@ import uPlot from "uplot";
 import { api, enc, type Me } from "../api";
 import { ms, num, usd } from "../format";
 import { ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+import { type AxisKind, axisLabels, axisRange, axisSteps, axisWidth } from "./chart-axes";
 
 const WINDOWS = [
   ["1h", "Last hour"],
@@ -47,10 +48,13 @@ export function Chart({
   times,
   range,
   lines,
+  kind = "count",
   average = false,
 }: {
   id: string;
   title: string;
+  /** What the y axis counts (default items): rates are bounded to 0-100%, counts tick on integers (chart-axes.ts). */
+  kind?: AxisKind;
   times: number[];
   /** The window in Unix seconds: the x axis spans it even where nothing happened. */
   range: [number, number];
@@ -67,8 +71,23 @@ export function Chart({
         height: 180,
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true, range: () => range } },
-        axes: [{}, { size: 72, values: (_u, ticks) => ticks.map((t) => lines[0].format(t)) }],
+        scales: { x: { time: true, range: () => range }, y: { range: (_u, _min, max) => axisRange(kind, max) } },
+        axes: [
+          {},
+          {
+            ...(axisSteps(kind) ? { incrs: axisSteps(kind) } : {}),
+            values: (_u, ticks) => {
+              const labels = axisLabels(kind, ticks, lines[0].format);
+              el.dataset.yLabels = labels.join("|"); // what the canvas shows, for the browser tests
+              return labels;
+            },
+            size: (_u, values) => {
+              const width = axisWidth(values ?? []);
+              el.dataset.yWidth = String(width);
+              return width;
+            },
+          },
+        ],
         series: [
           {},
           ...lines.map((l, i) => ({
@@ -92,7 +111,7 @@ export function Chart({
   return (
     <figure class="panel chart" tabIndex={0} aria-labelledby={`${id}-h`} aria-describedby={`${id}-s`}>
       <h2 id={`${id}-h`}>{title}</h2>
-      <div ref={box} aria-hidden="true" class="chart-plot" />
+      <div ref={box} aria-hidden="true" class="chart-plot" data-testid={`plot-${id}`} />
       <figcaption id={`${id}-s`} class="muted small" data-testid={`summary-${id}`}>
         {summarize(times, lines, average)}
       </figcaption>
@@ -208,6 +227,7 @@ export function OverviewPage({ me }: { me: Me }) {
             <Chart
               id="traffic"
               title="Traces and sessions"
+              kind="count"
               times={times}
               range={range}
               lines={[
@@ -218,6 +238,7 @@ export function OverviewPage({ me }: { me: Me }) {
             <Chart
               id="cost"
               title="Cost"
+              kind="usd"
               times={times}
               range={range}
               lines={[{ label: "Cost (USD)", values: series((s) => s.costUsd), format: usd }]}
@@ -225,6 +246,7 @@ export function OverviewPage({ me }: { me: Me }) {
             <Chart
               id="tokens"
               title="Tokens"
+              kind="count"
               times={times}
               range={range}
               lines={[{ label: "Tokens", values: series((s) => s.tokens), format: count }]}
@@ -232,6 +254,7 @@ export function OverviewPage({ me }: { me: Me }) {
             <Chart
               id="rates"
               title="Error and problem rates"
+              kind="rate"
               average
               times={times}
               range={range}

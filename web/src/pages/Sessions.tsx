@@ -138,7 +138,7 @@ export function SessionsPage({ me }: { me: Me }) {
         (filtered || paging.deep ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
       {sessions.length > 0 && (
         <div class="table-wrap">
-          <table class="list" aria-busy={loading}>
+          <table class="list stack" aria-busy={loading}>
             <caption class="sr-only">Sessions of {service}</caption>
             <thead>
               <tr>
@@ -163,18 +163,24 @@ export function SessionsPage({ me }: { me: Me }) {
             <tbody>
               {sessions.map((s) => (
                 <tr key={s.sessionId}>
-                  <td>
+                  <td data-label="Session">
                     <Link href={`/sessions/${enc(service!)}/${enc(s.sessionId)}`}>{s.sessionId}</Link>
                   </td>
-                  <td>{s.environment ?? "—"}</td>
-                  <td>
+                  <td data-label="Environment">{s.environment ?? "—"}</td>
+                  <td data-label="Status">
                     <Badge kind={s.status}>{s.status}</Badge>
                   </td>
-                  <td>{when(s.lastActivityAt)}</td>
-                  <td class="n">{num(s.metrics?.turns)}</td>
-                  <td class="n">{ms(s.metrics?.durationMs)}</td>
-                  <td class="n">{usd(s.metrics?.costUsd)}</td>
-                  <td class="n">
+                  <td data-label="Last activity">{when(s.lastActivityAt)}</td>
+                  <td class="n" data-label="Turns">
+                    {num(s.metrics?.turns)}
+                  </td>
+                  <td class="n" data-label="Duration">
+                    {ms(s.metrics?.durationMs)}
+                  </td>
+                  <td class="n" data-label="Cost">
+                    {usd(s.metrics?.costUsd)}
+                  </td>
+                  <td class="n" data-label="Problems">
                     {s.metrics?.problems ? (
                       <Badge kind="problem">{s.metrics.problems}</Badge>
                     ) : (
