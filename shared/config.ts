@@ -53,6 +53,8 @@ export const ConfigSchema = Type.Object({
   ACTIVITY_PUT_INTERVAL_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 5000 }),
   /** Days telemetry is kept: one number for every plan, or per plan `free=30,pro=90`. docs/retention.md */
   RETENTION_DAYS: Type.String({ pattern: "^(\\d+|(free|pro)=\\d+(,(free|pro)=\\d+)*)$", default: "free=30,pro=90" }),
+  /** How often the processor checks the ledger's books, seconds (docs/ledger.md). */
+  LEDGER_RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   /** How often the processor's retention job runs, seconds (0: never). */
   RETENTION_INTERVAL_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400 * 7, default: 3600 }),
   /** 32 bytes, base64; encrypts webhook signing secrets at rest (AES-GCM). */

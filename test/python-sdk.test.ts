@@ -32,7 +32,8 @@ beforeAll(async () => {
   database = createDatabase(testDb.url, { max: 2 });
   limitedPort = await freePort();
   stack = await startAppProcesses(testDb.url, ["ingest", "platform", "processor"], {
-    env: { INGEST_RATE_LIMIT_PER_SECOND: "0" },
+    // The ledger's books checked every 2 s (test_e2e.py's last test reads the verdict).
+    env: { INGEST_RATE_LIMIT_PER_SECOND: "0", LEDGER_RECONCILE_SECONDS: "2" },
   });
   await stack.start("ingest", {
     name: "ingest-limited",
@@ -55,6 +56,29 @@ beforeAll(async () => {
       if (req.method === "POST" && path === "/ingest/start") {
         await stack.start("ingest");
         return Response.json({ ok: true });
+      }
+      // A poison message: an event named "poison" the database refuses (a data exception, so the
+      // processor dead-letters it at once), until turned off and replayed (docs/ledger.md).
+      if (req.method === "POST" && path === "/poison/on") {
+        await database.sql.unsafe(`
+          create or replace function cellar_test_poison() returns trigger language plpgsql as $$
+          begin
+            if new.name = 'poison' then raise exception 'poison event' using errcode = '22023'; end if;
+            return new;
+          end $$;
+          drop trigger if exists cellar_test_poison on events;
+          create trigger cellar_test_poison before insert on events for each row execute function cellar_test_poison();`);
+        return Response.json({ ok: true });
+      }
+      if (req.method === "POST" && path === "/poison/off") {
+        await database.sql.unsafe("drop trigger if exists cellar_test_poison on events");
+        return Response.json({ ok: true });
+      }
+      // The unbalanced book: a stored trace row deleted behind the service's back (its oldest).
+      if (req.method === "POST" && path === "/unbalance") {
+        const deleted = await database.sql`
+          delete from traces where id = (select id from traces order by received_at limit 1) returning id`;
+        return Response.json({ deleted: deleted.length });
       }
       return Response.json({ error: "not found" }, { status: 404 });
     },
@@ -103,7 +127,7 @@ test("python3 -m unittest: the Python SDK's suite, end-to-end tests included, pa
   child.stdout.on("data", (c) => (out += c));
   child.stderr.on("data", (c) => (out += c));
   const code = await new Promise<number>((res) => child.on("exit", (c, sig) => res(c ?? (sig ? 1 : 0))));
-  if (code !== 0) console.error(out);
+  if (code !== 0 || process.env.PRINT_PY) console.error(out);
   expect(code).toBe(0);
   // The whole suite ran: the end-to-end tests skip without the variables above, so no skip is
   // allowed but test_real_clients.py's, which needs the official openai and anthropic packages

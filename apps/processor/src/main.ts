@@ -27,6 +27,7 @@ const processor = createProcessor({
   // The ledger (docs/ledger.md): stored and dead-lettered counts, and the reconciliation.
   ledger: createLedgerCounter({ sql: database.sql, logger, observe: ops.metrics.ledgerCount }),
   reconcile: {
+    everyMs: config.LEDGER_RECONCILE_SECONDS * 1000,
     onVerdicts: (unbalanced) =>
       ops.metrics.ledgerReconciled(
         unbalanced.flatMap((v) => [

@@ -94,10 +94,13 @@ def count_of(session_id: str, what: str, expected: int) -> int:
     return len(rows)
 
 
-def control(action: str) -> None:
-    req = urllib.request.Request(ENV["CELLAR_E2E_CONTROL_URL"] + f"/ingest/{action}", data=b"", method="POST")
+def control(action: str) -> Any:
+    """Asks test/python-sdk.test.ts to act: ``kill`` / ``start`` ingest, ``poison/on``, ``unbalance`` ..."""
+    path = action if "/" in action or action == "unbalance" else f"ingest/{action}"
+    req = urllib.request.Request(ENV["CELLAR_E2E_CONTROL_URL"] + f"/{path}", data=b"", method="POST")
     with urllib.request.urlopen(req, timeout=120) as res:
         assert res.status == 200
+        return json.loads(res.read())
 
 
 # --- prices, as docs/otlp.md defines cost (prices.json is the service's own table) -------------
@@ -390,6 +393,62 @@ class EndToEndTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(count_of(parent, "traces", 3), 3)
         self.assertEqual(count_of(child, "traces", 1), 1)
+
+
+    # Named to run last in this class: the ledger after every fault the tests above caused (ingest
+    # killed mid-run, 429s from the rate-limited instance, a full queue), plus a validation
+    # refusal and a poison message dead-lettered and replayed here (docs/ledger.md).
+    def test_zz_the_ledger_balances_after_every_fault_then_reports_a_deleted_row(self) -> None:
+        client = self.client(serverless=True)
+        sid = f"ledger-{RUN}"
+        # Refused by ingest's validation, item by item: the SDK counts it refused, not retried.
+        client.event("bad", session_id=sid, severity_number=99)
+        client.event("good", session_id=sid)
+        result = client.flush(60)
+        self.assertEqual((result.sent, result.refused), (1, 1))
+        # A poison message: stored in INGEST, refused by the database, dead-lettered; then replayed.
+        control("poison/on")
+        try:
+            client.event("poison", session_id=sid)
+            self.assertEqual(client.flush(60).sent, 1)
+            letters = eventually(
+                lambda: (lambda r: r[1]["data"] if r[0] == 200 and r[1]["count"] else None)(platform("/dead-letters")),
+                "the poison message dead-lettered",
+            )
+            self.assertEqual([d["kind"] for d in letters], ["event"])
+        finally:
+            control("poison/off")
+        status, replayed = platform("/dead-letters/replay", {})
+        self.assertEqual((status, replayed["replayed"]), (200, 1), replayed)
+        self.assertEqual(count_of(sid, "events", 2), 2)
+        last_send = time.time()
+
+        def books(expect_balanced: bool) -> Optional[Dict[str, Any]]:
+            status, body = platform(f"/ledger/{urllib.parse.quote(service())}?window=1h")
+            if status != 200 or not body.get("reconciliation"):
+                return None
+            rec = body["reconciliation"]
+            # Every minute up to the last send checked (the reconciliation runs every 2 s here).
+            covered = dt.datetime.fromisoformat(rec["to"].replace("Z", "+00:00")).timestamp() > last_send
+            return body if covered and rec["balanced"] == expect_balanced else None
+
+        ledger = eventually(lambda: books(True), "the books balanced over every minute of the run", timeout=180)
+        t = ledger["totals"]
+        self.assertEqual(t["inFlight"], 0, t)
+        self.assertGreater(t["sdkRequested"], 0, t)
+        self.assertGreaterEqual(t["sdkDropped"]["queue_full"], 15, t)
+        self.assertGreaterEqual(t["refused"]["rate_limited"], 1, t)
+        self.assertGreaterEqual(t["refused"]["invalid"], 1, t)
+        self.assertGreaterEqual(t["deadLettered"], 1, t)
+        self.assertGreaterEqual(t["replayed"], 1, t)
+        self.assertEqual(t["stored"], sum(t["accepted"].values()) - t["deadLettered"] + t["replayed"], t)
+        self.assertGreater(t["accepted"]["batch"], 0, t)
+        self.assertEqual(t["loss"], sum(t["sdkDropped"].values()) + sum(t["refused"].values()) + t["deadLettered"] - t["replayed"])
+
+        # The deliberately unbalanced book: a stored trace row deleted behind the service's back.
+        self.assertEqual(control("unbalance")["deleted"], 1)
+        unbalanced = eventually(lambda: books(False), "the reconciliation reporting the deleted row", timeout=60)
+        self.assertEqual(unbalanced["reconciliation"]["problems"], ["1 stored traces have no row"])
 
 
 if __name__ == "__main__":
