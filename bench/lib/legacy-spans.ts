@@ -15,7 +15,7 @@ export interface LegacyTrace {
 
 /**
  * Spans as the writer before migration 0017 stored them: one `spans` row per derived span, with
- * its very insert statement (for test/upgrade-spans.test.ts and bench/spans.ts), and no span ids
+ * its very insert statement (for test/upgrade-spans.test.ts), and no span ids
  * on the trace row (migration 0022).
  */
 export async function insertLegacySpanRows(sql: postgres.Sql, traces: LegacyTrace[]): Promise<number> {
@@ -65,26 +65,4 @@ export async function storeSpanIdRows(sql: postgres.Sql, tracePks: string[]): Pr
     on conflict do nothing`;
   await sql`update traces set span_keys = null where id = any(${tracePks}::uuid[])`;
   return moved.count;
-}
-
-/** Where one derived span lived in `span_ids` (migration 0017), `span_id` as spanIdKey gives it. */
-export interface SpanIdRow {
-  tenant_id: string;
-  trace_service_id: string;
-  trace_pk: string;
-  span_id: string;
-}
-
-/**
- * The `span_ids` rows of new traces in one statement (a replayed id is skipped), as the writer
- * between migrations 0017 and 0022 inserted them; kept here for bench/spans.ts only.
- */
-export async function insertSpanIds(tx: postgres.Sql | postgres.TransactionSql, rows: SpanIdRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx`
-    insert into span_ids (tenant_id, trace_service_id, span_id, trace_pk)
-    select tenant_id, trace_service_id, span_id, trace_pk
-    from json_to_recordset(${tx.json(rows as never)}::json) as x(tenant_id uuid, trace_service_id uuid, span_id bigint, trace_pk uuid)
-    order by trace_service_id, span_id
-    on conflict do nothing`;
 }

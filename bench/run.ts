@@ -1,0 +1,67 @@
+/**
+ * `npm run bench -- <name> [args]`: the benches that guard a figure of docs/performance.md
+ * ("Current state"), each by name, each printing its figure beside a floor measured in the same
+ * run. `npm run bench` alone lists them. Arguments after the name go to the bench.
+ *
+ * The one-off probes of past rounds were deleted once their findings were in the docs' journal
+ * (docs/performance.md); `git log -- bench/<file>` brings one back.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+
+interface Bench {
+  file: string;
+  guards: string;
+}
+
+export const BENCHES: Record<string, Bench> = {
+  e2e: { file: "e2e.ts", guards: "sustained traces/s and system CPU per trace beside the floor (publish + COPY)" },
+  ingest: { file: "ingest.ts", guards: "ingest traces/s and CPU per trace beside a bare Bun.serve" },
+  pipeline: {
+    file: "pipeline.ts",
+    guards: "the processor alone (a child process): traces/s written and CPU per trace",
+  },
+  otlp: {
+    file: "otlp.ts",
+    guards: "GenAI spans/s through POST /v1/traces beside traces/s through /raw/traces, same run",
+  },
+  dispatch: { file: "dispatch.ts", guards: "webhook deliveries/s beside a bare loop of signed fetches" },
+  reads: { file: "reads.ts", guards: "platform read latency beside GET /health at the same concurrency" },
+  "transcript-read": { file: "transcript-read.ts", guards: "the lean transcript page of long sessions, p50/p99" },
+  "session-search": { file: "session-search.ts", guards: "metric-filter session searches on a seeded cluster" },
+  overview: { file: "overview.ts", guards: "the overview read on a seeded cluster, after the rollup backfill" },
+  dashboard: { file: "dashboard.ts", guards: "time to first render of dashboard pages in headless Chromium" },
+  analysis: {
+    file: "message-cost.ts",
+    guards: "CPU per trace of each stage (analysis, deflate) beside parse/publish floors",
+  },
+  text: { file: "text-matching.ts", guards: "the detectors' matchers per MB of text beside JSON.parse of it" },
+  sdk: { file: "sdk.ts", guards: "SDK caller-path overhead and memory beside the bare call" },
+  "python-sdk": { file: "python-sdk.py", guards: "the Python SDK's caller-path overhead beside the bare call" },
+  fairness: { file: "fairness.ts", guards: "a tenant's webhook latency while another floods dead endpoints" },
+  monitors: { file: "monitors.ts", guards: "what monitors cost the processor" },
+  retention: { file: "retention.ts", guards: "the retention job on a seeded cluster: rows removed per second" },
+  "maturation-memory": {
+    file: "maturation-memory.ts",
+    guards: "processor peak RSS maturing a very large session; another tenant's lag meanwhile",
+  },
+  "deep-pages": { file: "deep-pages.ts", guards: "deep page latency by offset and by cursor" },
+  chaos: { file: "chaos.ts", guards: "faults on a 3-node cluster with a ledger: nothing lost, recovery time" },
+  seed: { file: "seed.ts", guards: "(a tool: seeds a database for the others)" },
+};
+
+if (import.meta.main) {
+  const [name, ...rest] = process.argv.slice(2);
+  const bench = name ? BENCHES[name] : undefined;
+  if (!bench) {
+    if (name) console.error(`no bench named ${JSON.stringify(name)}`);
+    console.log("npm run bench -- <name> [args]\n");
+    for (const [n, b] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(18)} ${b.guards}`);
+    process.exit(name ? 2 : 0);
+  }
+  const path = join(import.meta.dir, bench.file);
+  const [cmd, args] = bench.file.endsWith(".py")
+    ? ["python3", [path, ...rest]]
+    : [process.execPath, ["run", path, ...rest]];
+  process.exit(spawnSync(cmd, args, { stdio: "inherit" }).status ?? 1);
+}
