@@ -76,21 +76,25 @@ export async function ensureTopology(
   for (const spec of CATALOGUE) {
     const c = spec.consumer;
     if (!c) continue;
-    for (const one of consumersOf(spec, topology)) {
-      await ensureConsumerConfig(jsm, spec.name(topology), {
-        durable_name: one.durable,
-        ack_policy: AckPolicy.Explicit,
-        ack_wait: c.ackWaitMs * NS_PER_MS,
-        max_ack_pending: one.maxAckPending,
-        // Enforced by the consume runtime, which dead-letters on the last delivery (catalogue.ts).
-        max_deliver: -1,
-        // A lane consumer created on an upgraded stream starts at its first message: its subjects
-        // are new, so nothing the retired consumer already handled is replayed.
-        deliver_policy: DeliverPolicy.All,
-        num_replicas: replicas,
-        ...(one.filterSubject ? { filter_subject: one.filterSubject } : {}),
-      });
-    }
+    // A stream's consumers at once: a laned stream has 16 or 17, and every app start runs this
+    // (SETUP_ON_START): one after another their round trips add up on a loaded machine (issue 41).
+    await Promise.all(
+      consumersOf(spec, topology).map((one) =>
+        ensureConsumerConfig(jsm, spec.name(topology), {
+          durable_name: one.durable,
+          ack_policy: AckPolicy.Explicit,
+          ack_wait: c.ackWaitMs * NS_PER_MS,
+          max_ack_pending: one.maxAckPending,
+          // Enforced by the consume runtime, which dead-letters on the last delivery (catalogue.ts).
+          max_deliver: -1,
+          // A lane consumer created on an upgraded stream starts at its first message: its subjects
+          // are new, so nothing the retired consumer already handled is replayed.
+          deliver_policy: DeliverPolicy.All,
+          num_replicas: replicas,
+          ...(one.filterSubject ? { filter_subject: one.filterSubject } : {}),
+        }),
+      ),
+    );
     await narrowRetired(jsm, spec, topology);
   }
   return { nc, js: jetstream(nc), jsm, kv, topology };

@@ -75,16 +75,20 @@ export async function checkNatsNeeds(
     // Anything else (a timeout while a cluster elects leaders) is worth retrying at start.
     return new Error(`cannot read ${what}: ${String((err as Error)?.message ?? err)}`);
   };
-  for (const stream of [...needs.streams, ...(needs.deadLetters.length ? [t.deadLetterStream] : [])]) {
-    await withTimeout(jsm.streams.info(stream), timeoutMs).catch((err) => {
-      throw explain(`stream ${stream}`, err);
-    });
-  }
-  for (const c of needs.consumers) {
-    await withTimeout(jsm.consumers.info(c.stream, c.name), timeoutMs).catch((err) => {
-      throw explain(`consumer ${c.name} of stream ${c.stream}`, err);
-    });
-  }
+  // All at once: a laned stream has 16 or 17 consumers, and one after another their round trips
+  // add up past /ready's bound on a loaded machine (issue 41: dispatchers not ready for a minute).
+  await Promise.all([
+    ...[...needs.streams, ...(needs.deadLetters.length ? [t.deadLetterStream] : [])].map((stream) =>
+      withTimeout(jsm.streams.info(stream), timeoutMs).catch((err) => {
+        throw explain(`stream ${stream}`, err);
+      }),
+    ),
+    ...needs.consumers.map((c) =>
+      withTimeout(jsm.consumers.info(c.stream, c.name), timeoutMs).catch((err) => {
+        throw explain(`consumer ${c.name} of stream ${c.stream}`, err);
+      }),
+    ),
+  ]);
 }
 
 export type Readiness = () => Promise<{ ok: boolean; checks: Record<string, string>; failed: string[] }>;

@@ -6,7 +6,7 @@ import { EventPayload, TracePayload } from "@cellar/shared/payloads";
 import type { TSchema } from "@sinclair/typebox";
 import { assertNoDuplicateKeys, parseJsonObject, readBodyText, requireJsonContentType } from "./body.ts";
 import { ledgerReportKeys } from "./ledger.ts";
-import { answerErrors, type IngestPipeline, serviceNameFor } from "./pipeline.ts";
+import { answerErrors, type IngestPipeline, ITEMS_PER_TURN, nextTurn, serviceNameFor, storeEach } from "./pipeline.ts";
 import type { StoreInput } from "./publish.ts";
 import { SCORE_BATCH_ITEM } from "./scores.ts";
 import { validateEvent, validateKeepingText, validateTrace } from "./validate.ts";
@@ -107,22 +107,26 @@ export async function postBatch(
       reservation.settleUncounted(); // a body that could not be counted (no-op once settled)
     }
     const count = envelope.items.length;
-    const { answers, accepted } = checkItems(key, envelope.items);
+    const { answers, accepted } = await checkItems(key, envelope.items);
     pipeline.refuseItems?.(count - accepted.length);
-    await storeAll(pipeline, accepted);
+    await storeEach(pipeline.store, accepted);
     const status = accepted.length === count ? "success" : "partial";
     return jsonResponse(200, { status, items: answers }, headers);
   });
 }
 
-/** Each item through its single door's checks: an answer per item and what to store. */
-export function checkItems(
+/**
+ * Each item through its single door's checks: an answer per item and what to store. Yields to the
+ * event loop every ITEMS_PER_TURN items, so other requests are not held behind a 1,000-item batch.
+ */
+export async function checkItems(
   key: ResolvedKey,
   items: CheckedItem[],
-): { answers: BatchItemAnswer[]; accepted: StoreInput[] } {
+): Promise<{ answers: BatchItemAnswer[]; accepted: StoreInput[] }> {
   const answers: BatchItemAnswer[] = [];
   const accepted: StoreInput[] = [];
-  for (const item of items) {
+  for (const [i, item] of items.entries()) {
+    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
     if (item.problem) {
       answers.push({ status: "refused", error: item.problem });
       continue;
@@ -149,15 +153,4 @@ export function checkItems(
     }
   }
   return { answers, accepted };
-}
-
-/**
- * Publishes every accepted item (one event-loop turn: the publisher sends them in one socket
- * write) and waits for every PubAck. Any failure fails the whole batch (503, or 413): nothing is
- * reported accepted, and the client's retry is deduplicated by the message ids.
- */
-async function storeAll(pipeline: IngestPipeline, accepted: StoreInput[]): Promise<void> {
-  const results = await Promise.allSettled(accepted.map((input) => pipeline.store(input)));
-  const failed = results.find((r) => r.status === "rejected");
-  if (failed) throw (failed as PromiseRejectedResult).reason;
 }

@@ -4,6 +4,7 @@ import { decodeLogs, decodeTraces, type OtlpEncoding } from "@cellar/shared/otlp
 import { type MapResult, mapLogs, mapSpans } from "@cellar/shared/otlp/map";
 import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
 import type { RateReservation } from "@cellar/shared/rate-limit";
+import { ITEMS_PER_TURN, nextTurn, storeEach } from "../pipeline.ts";
 import type { StoreInput } from "../publish.ts";
 
 /**
@@ -77,10 +78,10 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
       } finally {
         admission.settleUncounted(); // undecodable: no-op once settled
       }
-      const inputs = storable(key, mapped);
+      const inputs = await storable(key, mapped);
       // Every message or none answered as stored: a retry of a half-stored request is deduplicated
       // by the message ids (same content, same id), so nothing is counted twice.
-      await Promise.all(inputs.map((input) => deps.store(input)));
+      await storeEach(deps.store, inputs);
       const message = mapped.rejected
         ? `${mapped.rejected} ${NOUN[signal]} refused: ${mapped.reasons.join("; ")}`
         : null;
@@ -92,9 +93,11 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
 export type OtlpHandling = ReturnType<typeof createOtlpHandling>;
 
 /** The mapped items that pass the processor's rules, as messages to store; the rest counted as rejected. */
-function storable(key: ResolvedKey, mapped: MapResult<Record<string, unknown>>): StoreInput[] {
+async function storable(key: ResolvedKey, mapped: MapResult<Record<string, unknown>>): Promise<StoreInput[]> {
   const inputs: StoreInput[] = [];
-  for (const item of mapped.accepted) {
+  for (const [i, item] of mapped.accepted.entries()) {
+    // Other requests run between chunks: a 500-span request is not one long turn (pipeline.ts).
+    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
     const serviceName = otlpServiceFor(key, item.serviceName);
     const isTrace = "request" in item.payload;
     // Exactly the check the processor decodes INGEST messages with (shared/ingest-rules.ts):

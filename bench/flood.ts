@@ -1,0 +1,253 @@
+/**
+ * `npm run bench:flood`: one tenant flooding one door at and beyond its rate limit against
+ * another tenant's ordinary traffic (issue 41, "Flood fairness on every door").
+ *
+ * Apps as separate processes (ingest, processor, dispatcher) over a real nats-server and Postgres.
+ * Tenant V sends `--v-rate` single traces per second through /raw/traces, each its own session,
+ * alternating two services subscribed to `session.matured` (a local receiver answers 204). Tenant
+ * F floods one door from `--connections` connections, ignoring Retry-After, with distinct bodies:
+ * OTLP /v1/traces with `--spans`-span requests, /raw/batch with 1,000-item gzipped bodies, or
+ * /raw/scores. Each flood stage is compared with a stage of V alone just before it (the floor,
+ * same run). Printed per door: V's ingest p50/p99 and maturation lateness p50/p99 (matured_at
+ * minus send time plus the window) without and with the flood, their ratios, F's admitted rate
+ * against its limit, and the load average. Then the cost of a refusal: ingest CPU per refused
+ * request for 1 KB and 1 MB bodies on /raw/batch (gzip) and OTLP, against a credential whose
+ * bucket is empty.
+ *
+ *   bun run bench/flood.ts [--seconds 15] [--doors otlp,batch,scores] [--v-rate 50] [--connections 32]
+ *                          [--spans 500] [--window 3]
+ */
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { SecretBox } from "@cellar/shared/crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { activityStream, ingestStream, laneConsumerOf } from "@cellar/shared/nats/catalogue";
+import { consumerBacklog } from "@cellar/shared/nats/consume/lanes";
+import { connectNats, createTopology } from "@cellar/shared/nats/topology";
+import { freePort, waitForPort } from "../scripts/infra/ports";
+import { type Bench, runBench } from "./lib/harness";
+import { pct, procStat } from "./lib/proc";
+import { seedService, seedWebhookSubscription } from "./lib/seed";
+import { type FloodResult, runFlooder, runRefusals, runSender, type SenderResult } from "./flood/clients";
+
+const mode = process.argv[2];
+if (mode === "--receiver") {
+  Bun.serve({ port: Number(process.argv[3]), hostname: "127.0.0.1", fetch: () => new Response(null, { status: 204 }) });
+  process.on("SIGTERM", () => process.exit(0));
+  await new Promise(() => {});
+}
+// Load generators run in their own processes: V's latencies are not measured behind F's loop.
+if (mode === "--sender" || mode === "--flooder" || mode === "--refusals") {
+  const cfg = JSON.parse(process.argv[3]);
+  const run = mode === "--sender" ? runSender : mode === "--flooder" ? runFlooder : runRefusals;
+  process.stdout.write(`${JSON.stringify(await run(cfg))}\n`);
+  process.exit(0);
+}
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "15" },
+    doors: { type: "string", default: "otlp,batch,scores" },
+    "v-rate": { type: "string", default: "50" },
+    connections: { type: "string", default: "32" },
+    spans: { type: "string", default: "500" },
+    window: { type: "string", default: "3" },
+  },
+});
+const SECONDS = Number(args.seconds);
+const DOORS = args.doors!.split(",") as Array<"otlp" | "batch" | "scores">;
+const WINDOW_S = Number(args.window);
+const LIMIT = { perSecond: 500, burst: 1000 };
+
+/** Runs a client child to its end and returns the JSON line it prints. */
+function client<T>(bench: Bench, flag: string, cfg: unknown): Promise<T> {
+  const child = bench.spawnScript(["bench/flood.ts", flag, JSON.stringify(cfg)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout!.on("data", (c) => (out += c));
+  return new Promise((resolve, reject) =>
+    child.once("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`${flag} exited ${code}`)),
+    ),
+  );
+}
+
+await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
+  const { database } = bench;
+  const sql = database.sql;
+  const topology = createTopology(""); // the apps' default topology (no prefix)
+  // V and F in different INGEST lanes (1 in 16 tenants share F's lane, and its backlog).
+  const f = await bench.tenant({ name: "flood", email: "f@flood.test" });
+  let v = await bench.tenant({ name: "v", webhooks: true, email: "v@v.test" });
+  const lane = (t: string) => laneConsumerOf(ingestStream, topology, t).durable;
+  for (let i = 0; i < 50 && lane(v.tenantId) === lane(f.tenantId); i++)
+    v = await bench.tenant({ name: `v${i}`, webhooks: true, email: `v${i}@v.test` });
+
+  const receiverPort = await freePort();
+  bench.spawnScript(["bench/flood.ts", "--receiver", String(receiverPort)]);
+  await waitForPort(receiverPort);
+  const secretBox = new SecretBox(bench.appEnv.SECRET_ENCRYPTION_KEY);
+  const vServices = ["v-a", "v-b"];
+  for (const name of vServices) {
+    const svc = await seedService(database.db, v.tenantId, name);
+    await seedWebhookSubscription({ sql, secretBox }, v, {
+      traceServiceId: svc.id,
+      url: `http://127.0.0.1:${receiverPort}/${name}`,
+    });
+  }
+
+  const env = {
+    INGEST_RATE_LIMIT_PER_SECOND: String(LIMIT.perSecond),
+    INGEST_RATE_LIMIT_BURST: String(LIMIT.burst),
+    MATURATION_WINDOW_SECONDS: String(WINDOW_S),
+    ACTIVITY_PUT_INTERVAL_MS: "1000",
+    WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8",
+    INGEST_MAX_BODY_BYTES: String(4 * 1024 * 1024),
+  };
+  const ingest = await bench.spawnApp("ingest", { env });
+  await bench.spawnApp("processor", { env });
+  await bench.spawnApp("dispatcher", { env });
+  const base = `http://127.0.0.1:${ingest.port}`;
+
+  // Each stage starts on an idle pipeline: what a flood admitted is written and matured first, so
+  // the floor after it measures V alone.
+  const nc = await connectNats(bench.nats!.url, "bench-flood");
+  const jsm = await jetstreamManager(nc);
+  // Bounded: the activity consumer holds early markers (naked for their delay) at any time.
+  const settle = async () => {
+    const until = Date.now() + 60_000;
+    while (Date.now() < until) {
+      const ingestLeft = await consumerBacklog(jsm, ingestStream, topology);
+      const markersLeft = (await jsm.consumers.info(activityStream.name(topology), activityStream.consumer!.durable))
+        .num_pending;
+      if (ingestLeft + markersLeft === 0) break;
+      await Bun.sleep(1000);
+    }
+    await Bun.sleep((WINDOW_S + 2) * 1000);
+  };
+  type Stage = { door: string; flood: boolean; sender: SenderResult; flooder?: FloodResult; load: number };
+  const stages: Stage[] = [];
+  for (const door of DOORS) {
+    for (const flood of [false, true]) {
+      await settle();
+      const prefix = `${door}-${flood ? "flood" : "alone"}`;
+      const load0 = loadavg()[0];
+      const [sender, flooder] = await Promise.all([
+        client<SenderResult>(bench, "--sender", {
+          url: `${base}/raw/traces`,
+          key: v.telemetryKey,
+          services: vServices,
+          rate: Number(args["v-rate"]),
+          seconds: SECONDS,
+          prefix,
+        }),
+        flood
+          ? client<FloodResult>(bench, "--flooder", {
+              base,
+              door,
+              key: f.telemetryKey,
+              seconds: SECONDS,
+              connections: Number(args.connections),
+              spans: Number(args.spans),
+            })
+          : undefined,
+      ]);
+      stages.push({ door, flood, sender, flooder, load: Math.max(load0, loadavg()[0]) });
+      console.error(`stage ${prefix} done (load ${loadavg()[0].toFixed(1)})`);
+    }
+  }
+
+  // Every V session matured (or the bound passed): lateness = matured_at - (sent + window).
+  const all = stages.flatMap((s) => Object.keys(s.sender.sentAt));
+  const deadline = Date.now() + 180_000;
+  let matured = new Map<string, number>();
+  while (Date.now() < deadline) {
+    const rows = await sql<{ session_id: string; at: number }[]>`
+      select session_id, extract(epoch from matured_at) * 1000 as at from sessions
+      where tenant_id = ${v.tenantId} and matured_at is not null`;
+    matured = new Map(rows.map((r) => [r.session_id, Number(r.at)]));
+    if (all.every((s) => matured.has(s))) break;
+    await Bun.sleep(1000);
+  }
+
+  const ms = (n: number) =>
+    Number.isNaN(n) ? "-" : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`;
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : "-");
+  const figures = (s: Stage) => {
+    const lat = [...s.sender.latencies].sort((a, b) => a - b);
+    const late = Object.entries(s.sender.sentAt)
+      .filter(([id]) => matured.has(id))
+      .map(([id, sent]) => matured.get(id)! - (sent + WINDOW_S * 1000))
+      .sort((a, b) => a - b);
+    return {
+      p50: pct(lat, 50),
+      p99: pct(lat, 99),
+      lateP50: pct(late, 50),
+      lateP99: pct(late, 99),
+      matured: late.length,
+      sessions: Object.keys(s.sender.sentAt).length,
+      non200: s.sender.non200,
+    };
+  };
+  console.log(
+    `flood (${SECONDS} s stages; V ${args["v-rate"]} traces/s over 2 services subscribed to session.matured; ` +
+      `F ${args.connections} connections, limit ${LIMIT.perSecond}/s burst ${LIMIT.burst}; window ${WINDOW_S} s; ` +
+      `INGEST lanes: V ${lane(v.tenantId)}, F ${lane(f.tenantId)})`,
+  );
+  for (const door of DOORS) {
+    const alone = stages.find((s) => s.door === door && !s.flood)!;
+    const flood = stages.find((s) => s.door === door && s.flood)!;
+    const a = figures(alone);
+    const b = figures(flood);
+    const fl = flood.flooder!;
+    console.log(`  ${door}:`);
+    console.log(
+      `    V alone (floor): ingest p50 ${ms(a.p50)} p99 ${ms(a.p99)}; lateness p50 ${ms(a.lateP50)} p99 ${ms(a.lateP99)}; matured ${a.matured}/${a.sessions}, non-200 ${a.non200} (load ${alone.load.toFixed(1)})`,
+    );
+    console.log(
+      `    V during flood:  ingest p50 ${ms(b.p50)} p99 ${ms(b.p99)}; lateness p50 ${ms(b.lateP50)} p99 ${ms(b.lateP99)}; matured ${b.matured}/${b.sessions}, non-200 ${b.non200} (load ${flood.load.toFixed(1)})`,
+    );
+    console.log(
+      `    ratio flood/floor: ingest p50 ${ratio(b.p50, a.p50)} p99 ${ratio(b.p99, a.p99)}; lateness p50 ${ratio(b.lateP50, a.lateP50)} p99 ${ratio(b.lateP99, a.lateP99)} (target 1.5x)`,
+    );
+    console.log(
+      `    F: ${fl.requests} requests (${Math.round(fl.requests / SECONDS)}/s), ${fl.ok} answered 200, ${fl.refused} 429, ${fl.other} other; admitted ${Math.round(fl.items / SECONDS)} items/s against a limit of ${LIMIT.perSecond}/s (burst ${LIMIT.burst})`,
+    );
+  }
+
+  // The cost of a refusal: a second ingest whose credential buckets are empty after one request.
+  const refusing = await bench.spawnApp("ingest", {
+    env: { ...env, INGEST_RATE_LIMIT_PER_SECOND: "0.001", INGEST_RATE_LIMIT_BURST: "1" },
+  });
+  const cpu = () => procStat(refusing.child.pid!)?.own ?? 0;
+  console.log(`  refusal cost (ingest CPU per 429, bucket empty; load ${loadavg()[0].toFixed(1)}):`);
+  for (const door of ["batch", "otlp"] as const) {
+    const line: string[] = [];
+    for (const kb of [1, 1024]) {
+      const c0 = cpu();
+      const r = await client<{ refused: number; other: number; seconds: number; bytes: number; inflated: number }>(
+        bench,
+        "--refusals",
+        {
+          base: `http://127.0.0.1:${refusing.port}`,
+          door,
+          key: f.telemetryKey,
+          kb,
+          seconds: 4,
+          connections: 8,
+        },
+      );
+      const us = ((cpu() - c0) * 1e6) / Math.max(1, r.refused);
+      line.push(
+        `${Math.round(r.inflated / 1024)} KB body (${Math.round(r.bytes / 1024)} KB on the wire): ${Math.round(us)} us per refusal (${r.refused} refused, ${r.other} other)`,
+      );
+    }
+    console.log(`    ${door}: ${line.join("; ")}`);
+  }
+  console.log(
+    `  load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+});
