@@ -1,4 +1,5 @@
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { DETECTOR_NAMES } from "@cellar/shared/analysis/detector-config";
 import type { TestStack } from "../helpers/stack";
 import { buildHeldOut } from "./heldout/index";
 import { type Counts, type ScoreReport, type SessionScore, summarize } from "./report";
@@ -11,18 +12,8 @@ import type { ExpectedItem, SessionWriter } from "./session-writer";
  * first (it must be stored before the candidates mature), then every session up to its pause,
  * then the resumed parts (each resumed session must mature a second time).
  */
-export const DETECTORS = [
-  "response_cut_off",
-  "content_filtered",
-  "tool_call_unanswered",
-  "tool_loop",
-  "error_event",
-  "empty_response",
-  "refusal",
-  "latency_outlier",
-  "context_window_near",
-  "prompt_injection",
-] as const;
+/** Every declared detector is scored (shared/analysis/detector-config.ts). */
+export const DETECTORS = DETECTOR_NAMES;
 
 type Send = (path: "/raw/traces" | "/raw/events" | "/v1/traces", body: unknown) => Promise<void>;
 

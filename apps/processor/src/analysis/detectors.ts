@@ -55,65 +55,69 @@ function callFinding(
   };
 }
 
-/** Per-call detectors: each sees one call and the service's config and norms. */
-export function callFindings(c: ModelCall, config: DetectorConfig, norms: LatencyNorms | undefined): Finding[] {
-  const out: Finding[] = [];
+/**
+ * The per-call rules, one function each (wired by detectors-registry.ts from the declarations in
+ * shared/analysis/detector-config.ts): a finding for the call, or null.
+ */
+export function cutOff(c: ModelCall): Finding | null {
+  if (stopClass(c.finishReason) !== "length") return null;
+  return callFinding(c, "response_cut_off", "medium", `Response cut off at the token limit (${modelKey(c)})`, {
+    finishReason: c.finishReason,
+    completionTokens: c.completionTokens,
+  });
+}
+
+export function contentFiltered(c: ModelCall): Finding | null {
+  if (stopClass(c.finishReason) !== "content_filter") return null;
+  return callFinding(c, "content_filtered", "high", `Response blocked by the content filter (${modelKey(c)})`, {
+    finishReason: c.finishReason,
+  });
+}
+
+export function emptyResponse(c: ModelCall): Finding | null {
   const stop = stopClass(c.finishReason);
-  if (stop === "length" && config.response_cut_off.enabled) {
-    out.push(
-      callFinding(c, "response_cut_off", "medium", `Response cut off at the token limit (${modelKey(c)})`, {
-        finishReason: c.finishReason,
-        completionTokens: c.completionTokens,
-      }),
-    );
-  } else if (stop === "content_filter" && config.content_filtered.enabled) {
-    out.push(
-      callFinding(c, "content_filtered", "high", `Response blocked by the content filter (${modelKey(c)})`, {
-        finishReason: c.finishReason,
-      }),
-    );
-  }
   if (
-    config.empty_response.enabled &&
-    c.hasMessage &&
-    stop !== "length" &&
-    stop !== "content_filter" &&
-    stop !== "refusal" &&
-    c.toolCalls.length === 0 &&
-    c.textHead.trim() === "" &&
-    !c.refusal &&
-    !c.nonTextContent
-  ) {
-    out.push(
-      callFinding(c, "empty_response", "medium", `Empty assistant response (${modelKey(c)})`, {
-        finishReason: c.finishReason,
-        completionTokens: c.completionTokens,
-      }),
-    );
-  }
-  if (config.refusal.enabled) {
-    const verdict = isRefusal(c, config.refusal.maxChars);
-    if (verdict) out.push(callFinding(c, "refusal", "low", `Model refused (${modelKey(c)})`, verdict));
-  }
-  if (config.latency_outlier.enabled) {
-    const hit = latencyOutlier(c, config.latency_outlier, norms?.get(modelKey(c)));
-    if (hit)
-      out.push(callFinding(c, "latency_outlier", "medium", `Latency far above the service norm (${modelKey(c)})`, hit));
-  }
-  if (config.context_window_near.enabled) {
-    // From the tenant's price book (calls.ts), else the built-in table.
-    const window = c.contextWindow ?? priceFor(c.pricedModel, c.at)?.contextWindow;
-    if (window && c.promptTokens >= config.context_window_near.share * window) {
-      out.push(
-        callFinding(c, "context_window_near", "medium", `Prompt near the context window (${modelKey(c)})`, {
-          promptTokens: c.promptTokens,
-          contextWindow: window,
-          share: Math.round((c.promptTokens / window) * 1000) / 1000,
-        }),
-      );
-    }
-  }
-  return out;
+    !c.hasMessage ||
+    stop === "length" ||
+    stop === "content_filter" ||
+    stop === "refusal" ||
+    c.toolCalls.length > 0 ||
+    c.textHead.trim() !== "" ||
+    c.refusal ||
+    c.nonTextContent
+  )
+    return null;
+  return callFinding(c, "empty_response", "medium", `Empty assistant response (${modelKey(c)})`, {
+    finishReason: c.finishReason,
+    completionTokens: c.completionTokens,
+  });
+}
+
+export function refusalFinding(c: ModelCall, r: DetectorConfig["refusal"]): Finding | null {
+  const verdict = isRefusal(c, r.maxChars);
+  return verdict ? callFinding(c, "refusal", "low", `Model refused (${modelKey(c)})`, verdict) : null;
+}
+
+export function latencyFinding(
+  c: ModelCall,
+  r: DetectorConfig["latency_outlier"],
+  norms: LatencyNorms | undefined,
+): Finding | null {
+  const hit = latencyOutlier(c, r, norms?.get(modelKey(c)));
+  return hit
+    ? callFinding(c, "latency_outlier", "medium", `Latency far above the service norm (${modelKey(c)})`, hit)
+    : null;
+}
+
+export function contextWindowNear(c: ModelCall, r: DetectorConfig["context_window_near"]): Finding | null {
+  // From the tenant's price book (calls.ts), else the built-in table.
+  const window = c.contextWindow ?? priceFor(c.pricedModel, c.at)?.contextWindow;
+  if (!window || c.promptTokens < r.share * window) return null;
+  return callFinding(c, "context_window_near", "medium", `Prompt near the context window (${modelKey(c)})`, {
+    promptTokens: c.promptTokens,
+    contextWindow: window,
+    share: Math.round((c.promptTokens / window) * 1000) / 1000,
+  });
 }
 
 /** ms per output token, the token count floored (short replies are dominated by fixed overhead). */
@@ -163,9 +167,8 @@ function medianOf(sorted: number[]): number {
 }
 
 /** Events with severity_number >= minSeverity (OpenTelemetry ERROR 17-20, FATAL 21-24). */
-export function eventFinding(e: EventInput, config: DetectorConfig): Finding | null {
-  const r = config.error_event;
-  if (!r.enabled || (e.severityNumber ?? 0) < r.minSeverity) return null;
+export function errorEvent(e: EventInput, r: DetectorConfig["error_event"]): Finding | null {
+  if ((e.severityNumber ?? 0) < r.minSeverity) return null;
   return {
     detector: "error_event",
     fingerprint: fp("error_event", e.name),
@@ -193,26 +196,55 @@ interface CallSeen {
   timestamp: string;
 }
 
+const callSeen = (i: TranscriptItem): CallSeen => ({
+  itemId: i.id,
+  toolName: (i.toolName as string | null) ?? null,
+  toolCallId: (i.toolCallId as string | null) ?? null,
+  traceId: i.traceId,
+  spanId: i.spanId,
+  timestamp: i.timestamp,
+});
+
 /**
- * Session-wide detectors over the transcript's tool calls (unanswered calls, loops). Fed the
- * tool calls as the transcript discovers them; memory is one small record per tool call (ids and
- * a hash of the arguments), never the arguments themselves.
+ * `tool_call_unanswered` over the session: fed the tool calls as the transcript discovers them
+ * (one small record each: ids, never the arguments), judged at the end against the answered ids.
  */
-export class ToolCallDetectors {
+export class UnansweredCalls {
   private calls: CallSeen[] = [];
+
+  add(i: TranscriptItem): void {
+    if (i.type === "tool_call") this.calls.push(callSeen(i));
+  }
+
+  findings(answered: ReadonlySet<string>, impliedAnswered: ReadonlySet<string>): Finding[] {
+    return [...this.calls]
+      .sort((a, b) => a.timestamp.localeCompare(b.timestamp))
+      .filter((i) => i.toolCallId && !answered.has(i.toolCallId) && !impliedAnswered.has(i.toolCallId))
+      .map((i) => ({
+        detector: "tool_call_unanswered",
+        fingerprint: fp("tool_call_unanswered", String(i.toolName)),
+        severity: "medium",
+        title: `Tool call never answered: ${i.toolName ?? "unknown tool"}`,
+        traceId: i.traceId,
+        spanId: i.spanId,
+        occurredAt: new Date(i.timestamp),
+        evidence: { itemId: i.itemId, toolName: i.toolName, toolCallId: i.toolCallId },
+      }));
+  }
+}
+
+/**
+ * `tool_loop` over the session: the same tool with the same canonical arguments `repeats`+
+ * times. Memory: per tool + arguments a count, a hash key, the first 500 characters of the
+ * arguments and at most 20 call records.
+ */
+export class ToolLoops {
   private loops = new Map<string, { count: number; items: CallSeen[]; args: string }>();
+  constructor(private readonly config: DetectorConfig["tool_loop"]) {}
 
   add(i: TranscriptItem): void {
     if (i.type !== "tool_call") return;
-    const seen: CallSeen = {
-      itemId: i.id,
-      toolName: (i.toolName as string | null) ?? null,
-      toolCallId: (i.toolCallId as string | null) ?? null,
-      traceId: i.traceId,
-      spanId: i.spanId,
-      timestamp: i.timestamp,
-    };
-    this.calls.push(seen);
+    const seen = callSeen(i);
     const args = canonicalArgs(i.content);
     const key = stableId(String(seen.toolName), args);
     const group = this.loops.get(key) ?? { count: 0, items: [], args: args.slice(0, 500) };
@@ -221,47 +253,29 @@ export class ToolCallDetectors {
     this.loops.set(key, group);
   }
 
-  findings(config: DetectorConfig, answered: ReadonlySet<string>, impliedAnswered: ReadonlySet<string>): Finding[] {
+  findings(): Finding[] {
     const out: Finding[] = [];
-    const ordered = [...this.calls].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
-    if (config.tool_call_unanswered.enabled) {
-      for (const i of ordered) {
-        if (!i.toolCallId || answered.has(i.toolCallId) || impliedAnswered.has(i.toolCallId)) continue;
-        out.push({
-          detector: "tool_call_unanswered",
-          fingerprint: fp("tool_call_unanswered", String(i.toolName)),
-          severity: "medium",
-          title: `Tool call never answered: ${i.toolName ?? "unknown tool"}`,
-          traceId: i.traceId,
-          spanId: i.spanId,
-          occurredAt: new Date(i.timestamp),
-          evidence: { itemId: i.itemId, toolName: i.toolName, toolCallId: i.toolCallId },
-        });
-      }
-    }
-    if (config.tool_loop.enabled) {
-      const repeats = Math.max(2, Math.round(config.tool_loop.repeats));
-      for (const g of this.loops.values()) {
-        if (g.count < repeats) continue;
-        const items = [...g.items].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
-        const at = items[Math.min(repeats, items.length) - 1];
-        out.push({
-          detector: "tool_loop",
-          fingerprint: fp("tool_loop", String(at.toolName)),
-          severity: "medium",
-          title: `Tool loop: ${at.toolName ?? "unknown tool"} called repeatedly with the same arguments`,
-          traceId: at.traceId,
-          spanId: at.spanId,
-          occurredAt: new Date(at.timestamp),
-          evidence: {
-            itemId: at.itemId,
-            toolName: at.toolName,
-            arguments: g.args,
-            count: g.count,
-            itemIds: items.map((i) => i.itemId),
-          },
-        });
-      }
+    const repeats = Math.max(2, Math.round(this.config.repeats));
+    for (const g of this.loops.values()) {
+      if (g.count < repeats) continue;
+      const items = [...g.items].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+      const at = items[Math.min(repeats, items.length) - 1];
+      out.push({
+        detector: "tool_loop",
+        fingerprint: fp("tool_loop", String(at.toolName)),
+        severity: "medium",
+        title: `Tool loop: ${at.toolName ?? "unknown tool"} called repeatedly with the same arguments`,
+        traceId: at.traceId,
+        spanId: at.spanId,
+        occurredAt: new Date(at.timestamp),
+        evidence: {
+          itemId: at.itemId,
+          toolName: at.toolName,
+          arguments: g.args,
+          count: g.count,
+          itemIds: items.map((i) => i.itemId),
+        },
+      });
     }
     return out;
   }

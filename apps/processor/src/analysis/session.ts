@@ -8,8 +8,8 @@ import {
   type ToolSchemaSeen,
 } from "./catalog.ts";
 import { DEFAULT_DETECTOR_CONFIG, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
-import { callFindings, eventFinding, ToolCallDetectors, type Finding, type LatencyNorms } from "./detectors.ts";
-import { InjectionDetector } from "./injection-detector.ts";
+import type { Finding, LatencyNorms } from "./detectors.ts";
+import { createDetectors, type Detector } from "./detectors-registry.ts";
 import { callMetrics, costByModel, sessionMetrics, toolCosts, type CostByModel, type ToolCost } from "./metrics.ts";
 import { CondensedTranscript, condensedLine, extractiveTldr, type TldrFacts } from "./tldr.ts";
 import {
@@ -67,8 +67,8 @@ export interface SessionAnalysis {
 export class SessionAnalyzer {
   private readonly config: DetectorConfig;
   private readonly transcript: TranscriptBuilder;
-  private readonly toolDetectors = new ToolCallDetectors();
-  private readonly injections: InjectionDetector;
+  /** Every enabled detector (detectors-registry.ts), each fed the hooks it has. */
+  private readonly detectors: Detector[];
   private readonly schemas = new ToolSchemaCollector();
   private readonly intents: IntentMatcher;
   private readonly calls: ModelCall[] = [];
@@ -83,7 +83,7 @@ export class SessionAnalyzer {
   constructor(private readonly ctx: AnalysisContext = {}) {
     this.config = ctx.config ?? DEFAULT_DETECTOR_CONFIG;
     this.intents = new IntentMatcher(ctx.intents ?? []);
-    this.injections = new InjectionDetector(this.config.prompt_injection);
+    this.detectors = createDetectors(this.config);
     this.transcript = new TranscriptBuilder(ctx.caps ?? DEFAULT_TRANSCRIPT_CAPS, (item) => this.seeItem(item));
   }
 
@@ -94,9 +94,13 @@ export class SessionAnalyzer {
     const step = this.transcript.addTrace(t);
     this.schemas.add(t);
     const calls = callsOfTrace(t, step.consumedTools, this.ctx.prices);
-    this.findings.push(...this.injections.nextTurn(calls));
+    for (const d of this.detectors) if (d.trace) this.findings.push(...d.trace(calls));
+    const detectorContext = { latencyNorms: this.ctx.latencyNorms };
     for (const c of calls) {
-      this.findings.push(...callFindings(c, this.config, this.ctx.latencyNorms));
+      for (const d of this.detectors) {
+        const f = d.call?.(c, detectorContext);
+        if (f) this.findings.push(f);
+      }
       // Keep the numbers; drop the text and the arguments (bounded memory per call).
       this.calls.push({
         ...c,
@@ -110,9 +114,7 @@ export class SessionAnalyzer {
     this.counts.events++;
     this.widen(e.timestamp.getTime());
     if ((e.severityNumber ?? 0) >= this.config.error_event.minSeverity) this.counts.errors++;
-    const f = eventFinding(e, this.config);
-    if (f) this.findings.push(f);
-    this.injections.addEvent(e);
+    for (const d of this.detectors) if (d.event) this.findings.push(...d.event(e));
     this.transcript.addEvent(e);
   }
 
@@ -120,8 +122,11 @@ export class SessionAnalyzer {
     const built = this.transcript.finish();
     const findings = [
       ...this.findings,
-      ...this.injections.nextTurn([]),
-      ...this.toolDetectors.findings(this.config, this.transcript.answeredCalls, this.transcript.impliedAnswered),
+      ...this.detectors.flatMap(
+        (d) =>
+          d.finish?.({ answered: this.transcript.answeredCalls, impliedAnswered: this.transcript.impliedAnswered }) ??
+          [],
+      ),
     ].sort(
       (a, b) =>
         a.occurredAt.getTime() - b.occurredAt.getTime() ||
@@ -186,9 +191,8 @@ export class SessionAnalyzer {
         };
       }
     }
-    this.toolDetectors.add(item);
     this.intents.add(item);
-    this.injections.add(item);
+    for (const d of this.detectors) d.item?.(item);
   }
 }
 

@@ -3,7 +3,7 @@ import { DEFAULT_DETECTOR_CONFIG } from "@cellar/shared/analysis/detector-config
 import { mapSpans } from "@cellar/shared/otlp/map";
 import { testSpan } from "@cellar/shared/otlp/test-span";
 import { callsOfTrace } from "./calls.ts";
-import { callFindings } from "./detectors.ts";
+import { callFindings } from "./detectors-registry.ts";
 import { STOP_REASON_TABLE, stopClass } from "./stop-reasons.ts";
 
 /**
