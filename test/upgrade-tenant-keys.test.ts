@@ -17,6 +17,10 @@ import type { MaturedMessage } from "@cellar/shared/payloads";
 import * as deliveries from "@cellar/shared/webhooks/delivery-state";
 import { SignInService } from "../apps/platform/src/signin/service";
 import { createMonitorCache, evaluateMaturations } from "../apps/processor/src/monitors/evaluate";
+import { reconcileOnce } from "../apps/processor/src/ledger/reconcile";
+import { recordEvaluation } from "@cellar/shared/evaluations/store";
+import { createLedgerCounter } from "@cellar/shared/ledger/counter";
+import { createLogger } from "@cellar/shared/logger";
 import { stubDns } from "./helpers/dns";
 import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
@@ -150,6 +154,62 @@ async function fillEveryTable() {
   // A used first-run token: the platform issues one only while no organization exists (apps/platform/src/setup).
   await sql`insert into setup_tokens (token_hash, used_at) values ('sha-256 of a first-run token', now())`;
 
+  // Tables added after 0019, each through the code that writes it: an evaluator (its version),
+  // a run and one recorded judgement (docs/evaluations.md); an SDK instance's ledger report and the
+  // reconciliation's verdict (docs/ledger.md).
+  const evaluator = await post("/evaluators", {
+    service_name: "support-bot",
+    name: "short",
+    check: { type: "length", max: 500 },
+  });
+  // A dry run asked for (this stack runs no dispatcher, so it stays queued: its row does not move).
+  await post(`/evaluators/${evaluator.id}/runs`, { mode: "dry_run", session_ids: ["conv-1"] });
+  await recordEvaluation(
+    sql,
+    {
+      tenantId,
+      traceServiceId: serviceId,
+      evaluatorId: evaluator.id,
+      evaluatorVersion: evaluator.version,
+      target: "session",
+      entityId: "conv-1",
+      transcriptHash: "sha-256 of conv-1's lean transcript",
+    },
+    {
+      // Failed, so it writes no score: a score of source `evaluator` cannot be in a database
+      // written before 0019 (whose scores the copy puts under that schema's checks).
+      status: "failed",
+      value: null,
+      reason: null,
+      error: "the judge answered 500",
+      injectionFlagged: false,
+      attempts: 1,
+      inputTokens: null,
+      outputTokens: null,
+      costUsd: null,
+      durationMs: 1,
+      maturationCount: 1,
+      mode: "live",
+      scoreName: "short",
+      environment: null,
+    },
+    at,
+  );
+  const ledger = createLedgerCounter({ sql, logger: createLogger("silent"), flushEveryMs: 3_600_000 });
+  ledger.sdkReport(tenantId, "support-bot", {
+    instance: "upgrade-test-instance",
+    seq: 1,
+    counts: { requested: 3, queue_full: 1, retries_exhausted: 0, refused: 0, sampled_out: 0 },
+  });
+  await ledger.stop();
+  await reconcileOnce({
+    sql,
+    js: stack.nats.js,
+    topology: stack.nats.topology,
+    logger: createLogger("silent"),
+    options: { settleMs: 0, now: () => Date.now() + 120_000 },
+  });
+
   // The overview rollups are the processor's (its MATURED consumer).
   await waitFor(async () => (await sql`select 1 from overview_session_parts`).length > 0, {
     what: "overview rollups",
@@ -247,18 +307,39 @@ test("a database written by the schema before 0019 migrates to the same rows, ke
     // The rows as that schema holds them (its columns only), in their physical order so that
     // reads which do not sort (a jsonb object's keys built by a hash aggregate) see the same order;
     // foreign keys are not checked while copying (any order of tables): 0019 validates every one it widens.
-    await old.begin(async (tx) => {
-      await tx`set local session_replication_role = replica`;
-      for (const t of fresh.tables) {
-        const [{ json }] = await sql.unsafe(
-          `select coalesce(json_agg(x order by x.ctid), '[]')::text as json from "${t}" x`,
-        );
-        await tx.unsafe(`insert into "${t}" select * from json_populate_recordset(null::"${t}", $1::json)`, [json]);
-      }
-    });
+    // Tables a later migration creates (evaluations, the ledger, ...) were not there before 0019:
+    // their rows are copied once the upgrade has created them.
+    const before19 = new Set(
+      (await old<{ t: string }[]>`select tablename as t from pg_tables where schemaname = 'public'`).map((r) => r.t),
+    );
+    const copyRows = (into: postgres.Sql, tables: string[]) =>
+      into.begin(async (tx) => {
+        await tx`set local session_replication_role = replica`;
+        for (const t of tables) {
+          const [{ json }] = await sql.unsafe(
+            `select coalesce(json_agg(x order by x.ctid), '[]')::text as json from "${t}" x`,
+          );
+          await tx.unsafe(`insert into "${t}" select * from json_populate_recordset(null::"${t}", $1::text::json)`, [
+            json,
+          ]);
+        }
+      });
+    await copyRows(
+      old,
+      fresh.tables.filter((t) => before19.has(t)),
+    );
     await old.end({ timeout: 5 });
 
     await runMigrations(withDatabase(adminUrl, oldName));
+    const later = fresh.tables.filter((t) => !before19.has(t));
+    if (later.length) {
+      const upgradedPool = postgres(withDatabase(adminUrl, oldName), { max: 1, onnotice: () => {} });
+      try {
+        await copyRows(upgradedPool, later);
+      } finally {
+        await upgradedPool.end({ timeout: 5 });
+      }
+    }
 
     // Swap the names: the stack's pool reconnects to the upgraded database under the old name.
     await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname in (${freshName}, ${oldName}) and pid <> pg_backend_pid()`;
