@@ -109,15 +109,23 @@ describe("the TypeScript SDK's tarball", () => {
     );
   }, 120_000);
 
-  test("the README's start imports what it uses and runs as written (with the openai package beside it)", async () => {
+  test("the README's three-line start imports what it uses and runs as written (the openai package beside it)", async () => {
     const readme = readFileSync(join(TS_SDK, "README.md"), "utf8");
     const start = readme.slice(readme.indexOf("## Start")).match(/```ts\n([\s\S]*?)```/)?.[1] ?? "";
     expect(start).toContain('import OpenAI from "openai";');
     expect(project).not.toBe("");
     symlinkSync(join(ROOT, "node_modules/openai"), join(project, "node_modules/openai")); // no dependencies of its own
-    writeFileSync(join(project, "start.ts"), `${start}\nconsole.log(typeof openai.chat.completions.create);\n`);
-    const env = { ...process.env, CELLAR_DSN: dsn, OPENAI_API_KEY: "sk-test" };
-    expect((await sh(process.execPath, ["start.ts"], { cwd: project, env })).trim()).toBe("function");
+    expect(start.trim().split("\n")).toHaveLength(3);
+    // The start as written, then one call through it (to the stand-in API); its exit hook sends the trace.
+    const call = `const r = await openai.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] });`;
+    writeFileSync(join(project, "start.ts"), `${start}\n${call}\nconsole.log(r.choices[0].message.content);\n`);
+    const env = {
+      ...process.env,
+      CELLAR_DSN: dsn,
+      OPENAI_API_KEY: "sk-test",
+      OPENAI_BASE_URL: `http://127.0.0.1:${fakeOpenAI.port}/v1`,
+    };
+    expect((await sh(process.execPath, ["start.ts"], { cwd: project, env })).trim()).toBe("Hello!");
   }, 120_000);
 
   test("the installed package sends to the ingest host under Node and Bun", async () => {

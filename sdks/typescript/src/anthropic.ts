@@ -6,11 +6,17 @@
  * cache reads and writes, as shared/otlp/usage.ts normalises Anthropic's OTLP usage).
  */
 
-import type { Cellar } from "./index.ts";
-import { proxyMethod, traced, type WrapOptions, watchResult, watchStream } from "./observe.ts";
+import type { Cellar, CellarOptions } from "./index.ts";
+import { cellarOf, proxyMethod, traced, type WrapOptions, watchResult, watchStream } from "./observe.ts";
 import type { ChatMessage, ProviderResponse } from "./types.ts";
 
-export function observeAnthropic<T extends object>(client: T, cellar: Cellar, options: WrapOptions): T {
+/** `cellar`: a `Cellar` (to flush it, or send your own traces too), or the options to make one. */
+export function observeAnthropic<T extends object>(
+  client: T,
+  cellarOrOptions: Cellar | CellarOptions,
+  options: WrapOptions,
+): T {
+  const cellar = cellarOf(cellarOrOptions);
   return proxyMethod(client, ["messages", "create"], (original, owner) =>
     traced(cellar, options, original, owner, observeMessages),
   );

@@ -4,7 +4,7 @@
  * object, same errors). Nothing here may throw into the caller's path.
  */
 
-import type { Cellar } from "./index.ts";
+import { Cellar, type CellarOptions } from "./index.ts";
 import type { TraceInput } from "./types.ts";
 
 export interface WrapOptions {
@@ -97,6 +97,11 @@ export function watchStream(stream: any, onChunk: (chunk: any) => void, onEnd: (
     };
     return inner;
   };
+}
+
+/** A wrapper's client: the `Cellar` given, or one made from its options (the README's three-line start). */
+export function cellarOf(cellar: Cellar | CellarOptions): Cellar {
+  return cellar instanceof Cellar ? cellar : new Cellar(cellar);
 }
 
 export function sessionOf(options: WrapOptions): string | undefined {

@@ -5,13 +5,19 @@
  * No import of `openai` itself: any client with that shape works.
  */
 
-import type { Cellar } from "./index.ts";
-import { proxyMethod, traced, type WrapOptions, watchResult, watchStream } from "./observe.ts";
+import type { Cellar, CellarOptions } from "./index.ts";
+import { cellarOf, proxyMethod, traced, type WrapOptions, watchResult, watchStream } from "./observe.ts";
 import type { ChatMessage, ProviderResponse } from "./types.ts";
 
 export type { WrapOptions } from "./observe.ts";
 
-export function observeOpenAI<T extends object>(client: T, cellar: Cellar, options: WrapOptions): T {
+/** `cellar`: a `Cellar` (to flush it, or send your own traces too), or the options to make one. */
+export function observeOpenAI<T extends object>(
+  client: T,
+  cellarOrOptions: Cellar | CellarOptions,
+  options: WrapOptions,
+): T {
+  const cellar = cellarOf(cellarOrOptions);
   const chat = proxyMethod(client, ["chat", "completions", "create"], (original, owner) =>
     traced(cellar, options, original, owner, observeChat),
   );
