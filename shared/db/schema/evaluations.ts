@@ -8,16 +8,14 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
   foreignKey,
 } from "drizzle-orm/pg-core";
+import { ts } from "./columns.ts";
 import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
 import { tenants, traceServices } from "./tenancy.ts";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /**
  * An evaluator of a service (migration 0029, docs/evaluations.md): a model judge or a deterministic

@@ -1,11 +1,6 @@
-import { bigint, boolean, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { tenantId, ts } from "./columns.ts";
 import { tenants } from "./tenancy.ts";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
-const tenantId = () =>
-  uuid("tenant_id")
-    .notNull()
-    .references(() => tenants.id, { onDelete: "cascade" });
 
 /** The ledger's counts per tenant, service, minute, stage and reason (migration 0030, docs/ledger.md). */
 export const ledgerCounts = pgTable(
