@@ -14,13 +14,12 @@ import { parseArgs } from "node:util";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { createLogger } from "@cellar/shared/logger";
-import { ingestStream, monitorsConsumer } from "@cellar/shared/nats/catalogue";
-import { publish } from "@cellar/shared/nats/publish";
+import { monitorsConsumer } from "@cellar/shared/nats/catalogue";
 import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
-import type { IngestMessage } from "@cellar/shared/payloads";
 import { createProcessor } from "../apps/processor/src/processor";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { createSessionPublisher } from "./lib/sessions";
 import { makeTemplates } from "./lib/traces";
 
 const { values: args } = parseArgs({
@@ -49,21 +48,8 @@ try {
     activityCoalesceMs: 0,
   });
   await processor.start();
-  let seq = 0;
-  const publishSessions = (service: string, prefix: string) =>
-    Promise.all(
-      Array.from({ length: N }, (_, i) => {
-        const message = {
-          kind: "trace",
-          messageId: `${prefix}-${i}-${seq++}`,
-          tenantId: tenant.tenantId,
-          serviceName: service,
-          receivedAt: new Date().toISOString(),
-          payload: JSON.parse(templates[i % templates.length].replace("__SESSION__", `${prefix}-${i}`)),
-        } as IngestMessage;
-        return publish(js, topology, ingestStream, message, { msgID: message.messageId });
-      }),
-    );
+  const publishMany = createSessionPublisher(js, topology, tenant.tenantId, templates);
+  const publishSessions = (service: string, prefix: string) => publishMany(service, prefix, N);
   // Create both services, then 100 monitors on one (each matches every session: no filters).
   await publishSessions("floor-svc", "warm-floor");
   await publishSessions("monitored-svc", "warm-monitored");

@@ -40,6 +40,10 @@ export const BENCHES: Record<string, Bench> = {
   "python-sdk": { file: "python-sdk.py", guards: "the Python SDK's caller-path overhead beside the bare call" },
   fairness: { file: "fairness.ts", guards: "a tenant's webhook latency while another floods dead endpoints" },
   monitors: { file: "monitors.ts", guards: "what monitors cost the processor" },
+  evaluations: {
+    file: "evaluations.ts",
+    guards: "online evaluations: CPU per session and maturation-to-score p50/p99 beside a service without evaluators",
+  },
   retention: { file: "retention.ts", guards: "the retention job on a seeded cluster: rows removed per second" },
   "maturation-memory": {
     file: "maturation-memory.ts",

@@ -89,6 +89,40 @@ export async function loadSessionContext(
   });
 }
 
+/**
+ * What an evaluator's filter reads of a session but its requests' metadata, in one small query
+ * (no transcript, no payload): the runner checks filters on it first, so an evaluator whose
+ * filter matches nothing costs this query, not a transcript load.
+ */
+export async function loadSessionFacts(
+  sql: postgres.Sql,
+  tenantId: string,
+  sessionPk: string,
+): Promise<Pick<EvalContext, "environment" | "models" | "findings" | "scoreMeans"> | null> {
+  const [s] = await sql`
+    select s.environment,
+      (select coalesce(jsonb_agg(distinct m ->> 'model'), '[]'::jsonb) from jsonb_array_elements(a.cost_by_model) m) as models,
+      (select count(*)::int from findings f where f.session_pk = s.id and f.tenant_id = s.tenant_id) as findings,
+      (select coalesce(jsonb_object_agg(name, mean), '{}'::jsonb) from (
+        select name, avg(value)::float8 as mean from scores sc
+        where sc.trace_service_id = s.trace_service_id and sc.session_id = s.session_id and sc.value is not null group by name) x) as scores
+    from sessions s join session_analyses a on a.session_pk = s.id and a.tenant_id = s.tenant_id
+    where s.id = ${sessionPk} and s.tenant_id = ${tenantId}`;
+  if (!s) return null;
+  return {
+    environment: s.environment ?? null,
+    models: (s.models ?? []).filter((m: unknown): m is string => typeof m === "string"),
+    // Only their number matters to a filter (has_findings).
+    findings: Array.from({ length: s.findings }, () => ({
+      detector: "",
+      severity: "",
+      title: "",
+      inToolResult: false,
+    })),
+    scoreMeans: s.scores ?? {},
+  };
+}
+
 /** A matured trace: its request's messages and its response, from the stored payload. */
 export async function loadTraceContext(
   sql: postgres.Sql,

@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { transcriptHash, type EvalContext } from "@cellar/shared/evaluations/context";
 import { inSample, matchesFilter } from "@cellar/shared/evaluations/filter";
-import { loadSessionContext, loadTraceContext } from "@cellar/shared/evaluations/load";
+import { loadSessionContext, loadSessionFacts, loadTraceContext } from "@cellar/shared/evaluations/load";
 import {
   activeEvaluators,
   evaluationExists,
@@ -101,6 +101,13 @@ async function evaluateMaturation(
     (e) => e.target === target && inSample(e.definition.sampling_rate, e.id, entityId),
   );
   if (candidates.length === 0) return 0;
+  // Filters are checked on the session's facts first (one small query): an evaluator whose filter
+  // takes nothing never loads a transcript.
+  const filtered = candidates.filter((e) => Object.keys(e.definition.filter).length > 0);
+  if (target === "session" && filtered.length === candidates.length) {
+    const facts = await loadSessionFacts(deps.sql, m.tenantId, m.entityPk);
+    if (!facts || !candidates.some((e) => matchesFilter(e.definition.filter, facts))) return 0;
+  }
   const ctx =
     target === "session"
       ? await loadSessionContext(deps.sql, m.tenantId, m.entityPk)
