@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { bootstrapTenant, createUser } from "@cellar/shared/admin/tenancy";
+import { createApiKey } from "@cellar/shared/auth/key-store";
 import { createLedgerCounter, type LedgerCounter } from "@cellar/shared/ledger/counter";
 import { createLogger } from "@cellar/shared/logger";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createIngestApp } from "../apps/ingest/src/app";
+import { createOtlpGrpcServer } from "../apps/ingest/src/otlp/grpc/server";
+import { createIngestPipeline } from "../apps/ingest/src/pipeline";
 import { reconcileOnce } from "../apps/processor/src/ledger/reconcile";
 import { evaluateLossMonitors } from "../apps/processor/src/monitors/loss";
+import { exportSpans, modelCallSpan } from "./helpers/genai-spans";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -204,4 +208,76 @@ test("the dashboard serves its Ledger page", async () => {
   const res = await stack.platform.handle(new Request("http://platform.test/ledger?window=1h"));
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toContain("text/html");
+});
+
+test("any role reads the ledger of its projects' services, per hour over 24 h; another tenant sees nothing", async () => {
+  const [project] = await stack.database.sql<{ id: string }[]>`
+    select project_id as id from trace_services where tenant_id = ${tenant.tenantId} and name = 'books'`;
+  const viewer = await createUser(stack.database.db, {
+    tenantId: tenant.tenantId,
+    email: "viewer@ledger.test",
+    role: "viewer",
+    projectIds: [project.id],
+  });
+  const viewerKey = (await createApiKey(stack.database.db, { kind: "platform", userId: viewer.id })).key;
+  const res = await stack.platformRequest("/ledger/books?window=24h", { token: viewerKey });
+  expect(res.status).toBe(200);
+  const day = (await res.json()) as { stepSeconds: number; series: unknown[]; totals: { stored: number } };
+  expect(day.stepSeconds).toBe(3600);
+  expect(day.series).toHaveLength(24);
+  expect(day.totals.stored).toBeGreaterThan(0);
+  // Refusals under no service are the tenant's admins' (a viewer sees its services only).
+  const all = await (await stack.platformRequest("/ledger?window=1h", { token: viewerKey })).json();
+  expect(all.totals.refused.rate_limited).toBe(0);
+  const other = await bootstrapTenant(stack.database.db, { name: "other", email: "o@other.test" });
+  expect((await stack.platformRequest("/ledger/books", { token: other.platformKey })).status).toBe(404);
+  const empty = await (await stack.platformRequest("/ledger?window=1h", { token: other.platformKey })).json();
+  expect(empty.totals.stored).toBe(0);
+  expect((await stack.platformRequest("/ledger/books?window=2d", { token: viewerKey })).status).toBe(400);
+});
+
+test("OTLP over HTTP and over gRPC are counted accepted, each under its own door", async () => {
+  const pipeline = createIngestPipeline({
+    js: stack.nats.js,
+    topology: stack.nats.topology,
+    keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
+    logger,
+    maxBodyBytes: 4 * 1024 * 1024,
+    ledger,
+  });
+  const grpc = createOtlpGrpcServer({ pipeline, maxMessageBytes: 4 * 1024 * 1024, logger });
+  const grpcPort = await grpc.listen(0, "127.0.0.1");
+  const http = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => ingest.handle(req) });
+  try {
+    const call = (sessionId: string) => ({
+      sessionId,
+      system: "Be brief.",
+      user: "Where is my parcel?",
+      answer: "On its way.",
+      inputTokens: 12,
+      outputTokens: 4,
+    });
+    const spans = (s: string) => [modelCallSpan("genai", "openai", call(s))];
+    const otlp = { credential: tenant.telemetryKey, serviceName: "otlp-books" };
+    await exportSpans({
+      ...otlp,
+      url: `http://127.0.0.1:${http.port}/v1/traces`,
+      encoding: "protobuf",
+      spans: spans("o-1"),
+    });
+    await exportSpans({ ...otlp, url: `http://127.0.0.1:${grpcPort}`, encoding: "grpc", spans: spans("g-1") });
+    await exportSpans({ ...otlp, url: `http://127.0.0.1:${grpcPort}`, encoding: "grpc", spans: spans("g-2") });
+    const l = await waitFor(
+      async () => {
+        await ledger.flush();
+        const l = await ledgerTotals("/otlp-books");
+        return l.totals.stored === 3 ? l : null;
+      },
+      { what: "3 OTLP spans stored", timeoutMs: 60_000 },
+    );
+    expect(l.totals.accepted).toMatchObject({ otlp: 1, grpc: 2, raw: 0, batch: 0 });
+  } finally {
+    http.stop(true);
+    await grpc.stop(1_000);
+  }
 });
