@@ -31,17 +31,40 @@ beforeAll(async () => {
   await stack.startProcessor({ reconcile: false });
   tenant = await bootstrapTenant(stack.database.db, { name: "ledger" });
   ledger = createLedgerCounter({ sql: stack.database.sql, logger, flushEveryMs: 50 });
-  const deps = {
+  ingest = createIngestApp(ingestDeps(ledger));
+  limited = createIngestApp({ ...ingestDeps(ledger), rateLimit: { perSecond: 0.001, burst: 1 } });
+});
+/** An ingest's deps on this stack, counting into `counter`. */
+const ingestDeps = (counter: LedgerCounter) => ({
+  js: stack.nats.js,
+  topology: stack.nats.topology,
+  keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
+  logger,
+  maxBodyBytes: 4 * 1024 * 1024,
+  ledger: counter,
+});
+
+/** The reconciliation as it runs two minutes from now: every minute written so far is settled. */
+const reconcileSettled = () =>
+  reconcileOnce({
+    sql: stack.database.sql,
     js: stack.nats.js,
     topology: stack.nats.topology,
-    keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
     logger,
-    maxBodyBytes: 4 * 1024 * 1024,
-    ledger,
-  };
-  ingest = createIngestApp(deps);
-  limited = createIngestApp({ ...deps, rateLimit: { perSecond: 0.001, burst: 1 } });
-});
+    options: { settleMs: 0, now: () => Date.now() + 120_000 },
+  });
+
+/** The service's ledger once `stored` items are stored (the counter flushed first). */
+const ledgerWhenStored = (stored: number, service = "/books") =>
+  waitFor(
+    async () => {
+      await ledger.flush();
+      const l = await ledgerTotals(service);
+      return l.totals.stored === stored ? l : null;
+    },
+    { what: `${stored} stored`, timeoutMs: 60_000 },
+  );
+
 afterAll(async () => {
   await ledger.stop();
   await stack.stop();
@@ -101,14 +124,7 @@ test("accepted per door, refused per reason, stored, and SDK reports counted onc
   expect((await post(limited, "/raw/traces", trace("l-9"))).status).toBe(200);
   expect((await post(limited, "/raw/traces", trace("l-10"))).status).toBe(429);
 
-  const ledgerOf = await waitFor(
-    async () => {
-      await ledger.flush();
-      const l = await ledgerTotals();
-      return l.totals.stored === 9 ? l : null;
-    },
-    { what: "8 stored", timeoutMs: 60_000 },
-  );
+  const ledgerOf = await ledgerWhenStored(9);
   expect(ledgerOf.totals).toMatchObject({
     sdkRequested: 13,
     sdkDropped: { queue_full: 3, retries_exhausted: 0, refused: 1, sampled_out: 2 },
@@ -132,32 +148,12 @@ test("accepted per door, refused per reason, stored, and SDK reports counted onc
 test("what a killed ingest held is recounted from INGEST: the books balance again", async () => {
   // An ingest whose counts never reach Postgres, as if killed (SIGKILL) before its flush.
   const lost = createLedgerCounter({ sql: stack.database.sql, logger, flushEveryMs: 3_600_000 });
-  const killed = createIngestApp({
-    js: stack.nats.js,
-    topology: stack.nats.topology,
-    keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
-    logger,
-    maxBodyBytes: 4 * 1024 * 1024,
-    ledger: lost,
-  });
+  const killed = createIngestApp(ingestDeps(lost));
   for (const s of ["k-1", "k-2"]) expect((await post(killed, "/raw/traces", trace(s))).status).toBe(200);
   expect((await post(killed, "/raw/batch", { items: [{ type: "trace", body: trace("k-3") }] })).status).toBe(200);
-  await waitFor(
-    async () => {
-      await ledger.flush();
-      return (await ledgerTotals()).totals.stored === 12;
-    },
-    { what: "12 stored", timeoutMs: 60_000 },
-  );
-  const before = await ledgerTotals();
+  const before = await ledgerWhenStored(12);
   expect(before.totals.inFlight).toBe(-3);
-  const verdicts = await reconcileOnce({
-    sql: stack.database.sql,
-    js: stack.nats.js,
-    topology: stack.nats.topology,
-    logger,
-    options: { settleMs: 0, now: () => Date.now() + 120_000 },
-  });
+  const verdicts = await reconcileSettled();
   expect(verdicts?.find((v) => v.tenantId === tenant.tenantId)).toMatchObject({ balanced: true, unaccounted: 0 });
   const after = await ledgerTotals();
   expect(after.totals).toMatchObject({ inFlight: 0, accepted: { raw: 7, batch: 5 } });
@@ -182,19 +178,11 @@ test("a loss monitor alerts from the ledger's counts, and its monitor.triggered 
 });
 
 test("the reconciliation balances, then reports a stored row deleted behind the service's back", async () => {
-  const deps = {
-    sql: stack.database.sql,
-    js: stack.nats.js,
-    topology: stack.nats.topology,
-    logger,
-    // Two minutes on: every minute written above is settled.
-    options: { settleMs: 0, now: () => Date.now() + 120_000 },
-  };
-  const balanced = await reconcileOnce(deps);
+  const balanced = await reconcileSettled();
   expect(balanced?.find((v) => v.tenantId === tenant.tenantId)).toMatchObject({ balanced: true, unaccounted: 0 });
 
   await stack.database.sql`delete from traces where tenant_id = ${tenant.tenantId} and session_id = 'l-2'`;
-  const verdicts = await reconcileOnce(deps);
+  const verdicts = await reconcileSettled();
   expect(verdicts?.find((v) => v.tenantId === tenant.tenantId)).toMatchObject({
     balanced: false,
     missingTraceRows: 1,
@@ -237,14 +225,7 @@ test("any role reads the ledger of its projects' services, per hour over 24 h; a
 });
 
 test("OTLP over HTTP and over gRPC are counted accepted, each under its own door", async () => {
-  const pipeline = createIngestPipeline({
-    js: stack.nats.js,
-    topology: stack.nats.topology,
-    keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
-    logger,
-    maxBodyBytes: 4 * 1024 * 1024,
-    ledger,
-  });
+  const pipeline = createIngestPipeline(ingestDeps(ledger));
   const grpc = createOtlpGrpcServer({ pipeline, maxMessageBytes: 4 * 1024 * 1024, logger });
   const grpcPort = await grpc.listen(0, "127.0.0.1");
   const http = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => ingest.handle(req) });
@@ -267,14 +248,7 @@ test("OTLP over HTTP and over gRPC are counted accepted, each under its own door
     });
     await exportSpans({ ...otlp, url: `http://127.0.0.1:${grpcPort}`, encoding: "grpc", spans: spans("g-1") });
     await exportSpans({ ...otlp, url: `http://127.0.0.1:${grpcPort}`, encoding: "grpc", spans: spans("g-2") });
-    const l = await waitFor(
-      async () => {
-        await ledger.flush();
-        const l = await ledgerTotals("/otlp-books");
-        return l.totals.stored === 3 ? l : null;
-      },
-      { what: "3 OTLP spans stored", timeoutMs: 60_000 },
-    );
+    const l = await ledgerWhenStored(3, "/otlp-books");
     expect(l.totals.accepted).toMatchObject({ otlp: 1, grpc: 2, raw: 0, batch: 0 });
   } finally {
     http.stop(true);
