@@ -22,6 +22,7 @@ import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
 import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
+import { listEvaluators, setEvaluatorStatus } from "@cellar/shared/admin/evaluators";
 import { keyringFromConfig } from "@cellar/shared/crypto";
 import { compactStoredMetrics } from "@cellar/shared/db/trace-metrics";
 import { normalizeEndpoint } from "@cellar/shared/auth/dsn";
@@ -57,6 +58,8 @@ const USAGE = `usage: npm run admin -- <command>
   maturation retry --session <session uuid>
   price set --tenant T --model M --input USD --output USD [--cached-input USD] [--cache-write USD] [--context-window N] [--provider P] [--from YYYY-MM-DD] [--source S]
   price list --tenant T
+  evaluator list --tenant T [--service S]   (docs/evaluations.md; create and edit them in the API or dashboard)
+  evaluator pause --id E   |   evaluator resume --id E
   price delete --tenant T --model M [--from YYYY-MM-DD]
   secrets reencrypt   (re-seals webhook secrets under SECRET_ENCRYPTION_KEY; old keys in SECRET_ENCRYPTION_KEYS_PREVIOUS)
   storage compact-metrics   (trace metrics stored in full as deltas, online; the table grows first: docs/operations.md)
@@ -347,6 +350,12 @@ async function run(): Promise<unknown> {
         return { prices: await listPrices(db, { tenantId: need("tenant") }) };
       case "price delete":
         return await deletePrice(db, { tenantId: need("tenant"), model: need("model"), from: values.from });
+      case "evaluator list":
+        return await listEvaluators(db, { tenantId: need("tenant"), service: values.service });
+      case "evaluator pause":
+        return await setEvaluatorStatus(db, { id: need("id"), status: "paused" });
+      case "evaluator resume":
+        return await setEvaluatorStatus(db, { id: need("id"), status: "active" });
       case "secrets reencrypt": {
         const current = process.env.SECRET_ENCRYPTION_KEY;
         if (!current)

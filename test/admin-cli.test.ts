@@ -148,7 +148,7 @@ test.each([
   expect(r.json).toBeNull();
 });
 
-test("secrets reencrypt: moves every webhook secret to the current key; old keys can then be dropped", async () => {
+test("secrets reencrypt: moves every webhook secret and evaluator key to the current key; old keys can then be dropped", async () => {
   const { SecretBox, randomBytes, toBase64 } = await import("@cellar/shared/crypto");
   const { bootstrapTenant, createService } = await import("@cellar/shared/admin/tenancy");
   const oldKey = toBase64(randomBytes(32));
@@ -160,27 +160,34 @@ test("secrets reencrypt: moves every webhook secret to the current key; old keys
   await testDb.database
     .sql`insert into webhook_subscriptions (id, tenant_id, trace_service_id, name, url, event_types, secret_encrypted, previous_secret_encrypted, previous_secret_expires_at)
     values (${id}, ${t.tenantId}, ${svc.id}, 'rekey', 'https://hooks.example.com/x', ${["session.matured"]}, ${await old.seal("whsec_now", id)}, ${await old.seal("whsec_before", id)}, now() + interval '1 hour')`;
+  // An evaluator's judge key (docs/evaluations.md) is sealed the same way, its row id as associated data.
+  const evaluatorId = crypto.randomUUID();
+  await testDb.database
+    .sql`insert into evaluators (id, tenant_id, trace_service_id, name, target, definition, key_encrypted)
+    values (${evaluatorId}, ${t.tenantId}, ${svc.id}, 'judge', 'session', '{}'::jsonb, ${await old.seal("sk-judge", evaluatorId)})`;
 
   const run = (env: Record<string, string>) => runAdmin(["secrets", "reencrypt"], { databaseUrl: testDb.url, env });
   const first = run({ SECRET_ENCRYPTION_KEY: newKey, SECRET_ENCRYPTION_KEYS_PREVIOUS: oldKey });
   expect(first.code).toBe(0);
-  expect(JSON.parse(first.stdout)).toEqual({ checked: 2, reencrypted: 2, unreadable: [] });
+  expect(JSON.parse(first.stdout)).toEqual({ checked: 3, reencrypted: 3, unreadable: [] });
   const [row] = await testDb.database
     .sql`select secret_encrypted, previous_secret_encrypted from webhook_subscriptions where id = ${id}`;
   const onlyNew = new SecretBox(newKey);
   expect(await onlyNew.open(row.secret_encrypted, id)).toBe("whsec_now");
   expect(await onlyNew.open(row.previous_secret_encrypted, id)).toBe("whsec_before");
+  const [judgeRow] = await testDb.database.sql`select key_encrypted from evaluators where id = ${evaluatorId}`;
+  expect(await onlyNew.open(judgeRow.key_encrypted, evaluatorId)).toBe("sk-judge");
   // Again: nothing left to do. Without the old key, nothing is unreadable either.
   expect(JSON.parse(run({ SECRET_ENCRYPTION_KEY: newKey }).stdout)).toEqual({
-    checked: 2,
+    checked: 3,
     reencrypted: 0,
     unreadable: [],
   });
   // A key that never sealed them: the subscription is reported, nothing is rewritten.
   expect(JSON.parse(run({ SECRET_ENCRYPTION_KEY: toBase64(randomBytes(32)) }).stdout)).toEqual({
-    checked: 2,
+    checked: 3,
     reencrypted: 0,
-    unreadable: [id],
+    unreadable: [id, `evaluator:${evaluatorId}`],
   });
 });
 
@@ -190,4 +197,38 @@ test("storage compact-metrics runs online and says how many rows it compacted", 
   expect(r.code).toBe(0);
   expect(r.json).toEqual({ compacted: 0 });
   expect(admin("storage", "compact-everything").code).not.toBe(0);
+});
+
+test("evaluator list, pause and resume: state and spend, never the key", async () => {
+  const { bootstrapTenant, createService } = await import("@cellar/shared/admin/tenancy");
+  const t = await bootstrapTenant(testDb.database.db, { name: "Judges", email: "o@judges.test" });
+  const svc = await createService(testDb.database.db, { tenantId: t.tenantId, name: "judged-bot" });
+  const id = crypto.randomUUID();
+  await testDb.database
+    .sql`insert into evaluators (id, tenant_id, trace_service_id, name, target, definition, key_encrypted, budget_day, budget_spent_usd)
+    values (${id}, ${t.tenantId}, ${svc.id}, 'helpfulness', 'session', ${testDb.database.sql.json({ judge: { model: "m" }, daily_budget_usd: 2 } as never)},
+      'v2:00000000:c2VhbGVk', current_date, 0.5)`;
+  const list = admin("evaluator", "list", "--tenant", t.tenantId);
+  expect(list.code).toBe(0);
+  expect(list.json.evaluators).toEqual([
+    {
+      id,
+      service: "judged-bot",
+      name: "helpfulness",
+      version: 1,
+      target: "session",
+      kind: "judge",
+      status: "active",
+      statusReason: null,
+      spentTodayUsd: 0.5,
+      dailyBudgetUsd: 2,
+    },
+  ]);
+  expect(JSON.stringify(list.json)).not.toContain("c2VhbGVk");
+  expect(admin("evaluator", "pause", "--id", id).json).toMatchObject({
+    status: "paused",
+    statusReason: "paused by an operator",
+  });
+  expect(admin("evaluator", "resume", "--id", id).json).toMatchObject({ status: "active", statusReason: null });
+  expect(admin("evaluator", "pause", "--id", crypto.randomUUID()).code).not.toBe(0);
 });
