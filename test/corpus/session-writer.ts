@@ -137,7 +137,12 @@ export class SessionWriter {
     }
     throw new Error("no user message to edit");
   }
-  event(offsetMs: number, name: string, severity?: number): this {
+  event(
+    offsetMs: number,
+    name: string,
+    severity?: number,
+    extra: { attributes?: Record<string, unknown>; traceId?: string } = {},
+  ): this {
     const at = this.clock + offsetMs;
     this.events.push({
       name,
@@ -145,6 +150,8 @@ export class SessionWriter {
       service_name: this.serviceName,
       timestamp: iso(at),
       ...(severity ? { severity_number: severity } : {}),
+      ...(extra.attributes ? { attributes: extra.attributes } : {}),
+      ...(extra.traceId ? { trace_id: extra.traceId } : {}),
       environment: "corpus",
     });
     this.push({ type: "event", content: name, timestamp: iso(at) });
@@ -223,6 +230,10 @@ export class SessionWriter {
     const start = Date.parse(t.start_time);
     const step = (Date.parse(t.end_time) - start) / t.responses.length;
     return `${t.trace_id}@${start + step * responseIndex}`;
+  }
+  /** The id of the latest trace (what an event names as its trace). */
+  get lastTraceId(): string {
+    return this.traces[this.traces.length - 1].trace_id;
   }
   /** Key of an event finding. */
   eventKey(name: string, offsetMs: number): string {
