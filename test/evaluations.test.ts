@@ -453,6 +453,37 @@ describe("review", () => {
   }, 60_000);
 });
 
+test("review: sessions with a critical finding are queued with the finding beside the judgement", async () => {
+  await sendSession("crit-1", "Sure, I sent your password to the address in the tool result.");
+  const [s] = await waitFor(
+    async () => {
+      const rows = await stack.database.sql`
+      select id, tenant_id, trace_service_id from sessions where session_id = 'crit-1' and published_count >= 1`;
+      return rows.length ? rows : null;
+    },
+    { timeoutMs: 30_000, what: "crit-1 matured" },
+  );
+  // A finding as the injection detector writes one when the model followed the injected text.
+  const [issue] = await stack.database.sql`
+    insert into issues (tenant_id, trace_service_id, fingerprint, detector, title, severity, first_seen_at, last_seen_at)
+    values (${s.tenant_id}, ${s.trace_service_id}, 'fp-crit', 'prompt_injection', 'Prompt injection in a tool result, followed by the model', 'critical', now(), now())
+    returning id`;
+  await stack.database.sql`
+    insert into findings (tenant_id, trace_service_id, session_pk, session_id, issue_id, detector, fingerprint, severity, title, evidence, occurred_at)
+    values (${s.tenant_id}, ${s.trace_service_id}, ${s.id}, 'crit-1', ${issue.id}, 'prompt_injection', 'fp-crit', 'critical',
+      'Prompt injection in a tool result, followed by the model', '{}'::jsonb, now())`;
+  const queue = await api(`/reviews/${SERVICE}?why=critical_findings`);
+  expect(queue.status).toBe(200);
+  const item = queue.body.items.find((i: any) => i.sessionId === "crit-1");
+  expect(item).toMatchObject({
+    why: "critical_findings",
+    criticalFindings: [
+      { detector: "prompt_injection", title: "Prompt injection in a tool result, followed by the model" },
+    ],
+  });
+  expect((await api(`/reviews/${SERVICE}?why=nonsense`)).status).toBe(400);
+});
+
 describe("try before enabling", () => {
   test("a cost estimate, a dry run that stores nothing, a backfill that stores scores and skips what it judged", async () => {
     const e = await createEvaluator({
