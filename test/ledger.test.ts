@@ -7,7 +7,7 @@ import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createIngestApp } from "../apps/ingest/src/app";
 import { createOtlpGrpcServer } from "../apps/ingest/src/otlp/grpc/server";
 import { createIngestPipeline } from "../apps/ingest/src/pipeline";
-import { reconcileOnce } from "../apps/processor/src/ledger/reconcile";
+import { reconcileOnce, settledHorizon } from "../apps/processor/src/ledger/reconcile";
 import { evaluateLossMonitors } from "../apps/processor/src/monitors/loss";
 import { exportSpans, modelCallSpan } from "./helpers/genai-spans";
 import { chatTrace } from "./helpers/payloads";
@@ -254,4 +254,20 @@ test("OTLP over HTTP and over gRPC are counted accepted, each under its own door
     http.stop(true);
     await grpc.stop(1_000);
   }
+});
+
+test("nothing is settled past the oldest message a lane of INGEST has not acknowledged", async () => {
+  await stack.processor!.stop();
+  const jsm = await stack.nats.js.jetstreamManager();
+  const before = Date.now();
+  expect((await post(ingest, "/raw/traces", trace("h-1"))).status).toBe(200);
+  const horizon = await settledHorizon(jsm, stack.nats.topology, Date.now() + 60_000);
+  expect(horizon).not.toBeNull();
+  expect(horizon!).toBeGreaterThanOrEqual(before - 1_000);
+  expect(horizon!).toBeLessThanOrEqual(Date.now());
+  await stack.startProcessor({ reconcile: false });
+  await waitFor(async () => (await settledHorizon(jsm, stack.nats.topology, 42)) === 42, {
+    what: "every lane acknowledged",
+    timeoutMs: 60_000,
+  });
 });

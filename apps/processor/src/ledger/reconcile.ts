@@ -39,11 +39,12 @@ const RELOG_MS = 10 * MINUTE;
  * JetStream cannot say (nothing counts as settled then).
  */
 export async function settledHorizon(jsm: JetStreamManager, t: Topology, now: number): Promise<number | null> {
+  // Every INGEST consumer: the tenant lanes and the one of subjects without a lane.
   let horizon = now;
-  // Every consumer of INGEST: its tenant lanes and the unlaned one (shared/nats/catalogue.ts).
   for (const { durable } of consumersOf(ingestStream, t)) {
     const c = await jsm.consumers.info(t.ingestStream, durable);
     if (c.num_pending + c.num_ack_pending === 0) continue;
+    // The ack floor's next stream sequence: this lane's oldest unacknowledged message or an older one.
     const m = await jsm.streams.getMessage(t.ingestStream, { seq: c.ack_floor.stream_seq + 1 }).catch(() => null);
     if (!m) return null;
     horizon = Math.min(horizon, m.time.getTime());
