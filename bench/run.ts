@@ -25,6 +25,11 @@ export const BENCHES: Record<string, Bench> = {
     file: "otlp.ts",
     guards: "GenAI spans/s through POST /v1/traces beside traces/s through /raw/traces, same run",
   },
+  flood: {
+    file: "flood.ts",
+    guards:
+      "another tenant's ingest p99 and maturation lateness during one tenant's flood of each door, beside the same run without it; refusal CPU for 1 KB vs 1 MB bodies",
+  },
   dispatch: { file: "dispatch.ts", guards: "webhook deliveries/s beside a bare loop of signed fetches" },
   reads: { file: "reads.ts", guards: "platform read latency beside GET /health at the same concurrency" },
   "transcript-read": { file: "transcript-read.ts", guards: "the lean transcript page of long sessions, p50/p99" },
