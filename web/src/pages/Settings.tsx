@@ -1,21 +1,15 @@
 import { useState } from "preact/hooks";
-import { ApiError, auth, type Me } from "../api";
+import { auth, type Me } from "../api";
 import type { CreatedPlatformKey, PlatformKeys } from "../api-types";
+import { DataTable } from "../components/DataTable";
+import { Outcome } from "../components/form";
 import { when } from "../format";
-import { ErrorBox, Loading, PageTitle, ShownOnce, useLoad } from "../ui";
+import { ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
 
 export function SettingsPage({ me }: { me: Me }) {
   const keys = useLoad(() => auth<PlatformKeys>("/platform-keys"), []);
   const [created, setCreated] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const run = async (fn: () => Promise<void>) => {
-    setError(null);
-    try {
-      await fn();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    }
-  };
+  const { error, run } = useAction();
   const create = () =>
     run(async () => {
       const r = await auth<CreatedPlatformKey>("/platform-keys", { method: "POST" });
@@ -59,46 +53,35 @@ export function SettingsPage({ me }: { me: Me }) {
           A key reads the API as you (<code>Authorization: Token &lt;key&gt;</code>), with your role and projects.
         </p>
         {created && <ShownOnce label="Your new key" value={created} testId="new-key" onDone={() => setCreated(null)} />}
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Outcome error={error} />
         <ErrorBox error={keys.error} />
         {keys.loading && !keys.data && <Loading what="Loading keys" />}
-        {keys.data && !list.length && <p class="muted">You have no platform keys.</p>}
-        {list.length > 0 && (
-          <table class="list compact">
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((k) => (
-                <tr key={k.id}>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{when(k.createdAt)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="small danger"
-                      onClick={() => revoke(k.id, k.prefix)}
-                      aria-label={`Revoke key ${k.prefix}`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        {keys.data && (
+          <DataTable
+            compact
+            rows={list}
+            rowKey={(k) => k.id}
+            empty="You have no platform keys."
+            columns={[
+              { key: "Key", header: "Key", cell: (k) => <code>{k.prefix}…</code> },
+              { key: "Created", header: "Created", cell: (k) => when(k.createdAt) },
+              {
+                key: "Actions",
+                header: "Actions",
+                hiddenHeader: true,
+                cell: (k) => (
+                  <button
+                    type="button"
+                    class="small danger"
+                    onClick={() => revoke(k.id, k.prefix)}
+                    aria-label={`Revoke key ${k.prefix}`}
+                  >
+                    Revoke
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
         <button type="button" onClick={create}>
           Create a platform key
