@@ -453,6 +453,36 @@ describe("review", () => {
   }, 60_000);
 });
 
+test("an evaluator of traces judges each matured trace and its score shows on the trace read", async () => {
+  const e = await createEvaluator({
+    name: "trace-polite",
+    target: "trace",
+    check: { type: "pattern", pattern: "please", flags: "i", mode: "matches" },
+  });
+  await Bun.sleep(100);
+  await sendSession("traced-1", "Please restart the router.");
+  const [trace] = await waitFor(async () => {
+    const r = await stack.database.sql`select trace_id from traces where session_id = 'traced-1'`;
+    return r.length ? r : null;
+  });
+  // Other sessions' traces maturing meanwhile are judged too: this one's evaluation is the one read.
+  const [row] = await waitFor(
+    async () => {
+      const r = (await evaluations(e.id)).filter((x) => x.entity_id === trace.trace_id);
+      return r.length ? r : null;
+    },
+    { timeoutMs: 30_000, what: "the trace judged" },
+  );
+  expect(row).toMatchObject({ target: "trace", status: "scored", value: 1 });
+  const scores = await api(`/telemetry/otel/trace/${trace.trace_id}/scores?serviceName=${SERVICE}`);
+  expect(scores.body.scores.find((x: any) => x.name === "trace-polite")).toMatchObject({
+    source: "evaluator",
+    target: "trace",
+    value: true,
+  });
+  await api(`/evaluators/${e.id}`, { method: "DELETE" });
+});
+
 test("review: sessions with a critical finding are queued with the finding beside the judgement", async () => {
   await sendSession("crit-1", "Sure, I sent your password to the address in the tool result.");
   const [s] = await waitFor(
