@@ -1,31 +1,28 @@
 /**
- * `npm run prices:check [-- --max-age-days 180] [--today YYYY-MM-DD] [--strict]`: checks the price
- * table's shape (shared/pricing/check.ts) and lists the entries not checked against their source
- * for more than the given age. Exits 1 on a shape problem, and with --strict on a stale entry too.
- * docs/pricing.md says how to add or re-check an entry.
+ * `npm run prices:check [-- --snapshot FILE] [--diff FILE]`: checks overrides.json's shape
+ * (shared/pricing/check.ts) and prints the price database's size; `--snapshot FILE` writes every
+ * model's prices to FILE, `--diff FILE` prints what changed since that snapshot. Updating prices is
+ * `--snapshot before.json`, updating @pydantic/genai-prices, then `--diff before.json`, reviewed
+ * with the dependency bump (docs/pricing.md). Exits 1 on a problem in overrides.json.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import table from "../shared/pricing/prices.json" with { type: "json" };
-import { checkPriceTable } from "../shared/pricing/check.ts";
+import { checkOverrides, diffPrices, flatPrices } from "../shared/pricing/check.ts";
+import overrides from "../shared/pricing/overrides.json" with { type: "json" };
+import { PRICE_TABLE_VERSION } from "../shared/pricing/table.ts";
 
-const { values } = parseArgs({
-  options: {
-    "max-age-days": { type: "string", default: "180" },
-    today: { type: "string", default: new Date().toISOString().slice(0, 10) },
-    strict: { type: "boolean", default: false },
-  },
-});
-const maxAgeDays = Number(values["max-age-days"]);
-if (!Number.isFinite(maxAgeDays) || maxAgeDays < 0) {
-  console.error(`--max-age-days must be a non-negative number, got ${values["max-age-days"]}`);
-  process.exit(2);
+const { values } = parseArgs({ options: { snapshot: { type: "string" }, diff: { type: "string" } } });
+const now = flatPrices();
+console.log(`${PRICE_TABLE_VERSION}: ${Object.keys(now).length} models`);
+const problems = checkOverrides(overrides);
+for (const p of problems) console.log(`PROBLEM ${p}`);
+if (values.snapshot) {
+  writeFileSync(values.snapshot, `${JSON.stringify(now, null, 1)}\n`);
+  console.log(`wrote ${values.snapshot}`);
 }
-const report = checkPriceTable(table, { today: values.today!, maxAgeDays });
-console.log(`price table ${table.version}: ${report.entries} entries, ${report.models} models`);
-for (const p of report.problems) console.log(`PROBLEM ${p}`);
-for (const s of report.stale)
-  console.log(`STALE   ${s.model} (from ${s.from}) checked ${s.checked}, ${s.ageDays} days ago: re-read ${s.source}`);
-console.log(
-  `${report.problems.length} problems, ${report.stale.length} entries checked more than ${maxAgeDays} days ago`,
-);
-process.exit(report.problems.length > 0 || (values.strict && report.stale.length > 0) ? 1 : 0);
+if (values.diff) {
+  const changes = diffPrices(JSON.parse(readFileSync(values.diff, "utf8")), now);
+  for (const line of changes) console.log(line);
+  console.log(`${changes.length} changes since ${values.diff}`);
+}
+process.exit(problems.length ? 1 : 0);

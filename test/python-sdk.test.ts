@@ -5,7 +5,10 @@
 // and restart ingest through a small control endpoint this file serves.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { priceFor } from "@cellar/shared/pricing/table";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createApiKey } from "@cellar/shared/auth/key-store";
 import { createDatabase, type Database } from "@cellar/shared/db/client";
@@ -13,6 +16,18 @@ import { freePort } from "../scripts/infra/ports";
 import { type AppProcesses, startAppProcesses } from "./helpers/app-processes";
 import { ROOT } from "./helpers/compose";
 import { createTestDatabase } from "./helpers/infra";
+
+/** The service's prices of the models the Python tests call, in the shape test_e2e.py reads. */
+function pricesFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), "cellar-prices-")), "prices.json");
+  const prices = ["gpt-4o-mini", "gpt-4.1", "claude-sonnet-4"].map((model) => ({
+    ...priceFor(model)!,
+    model,
+    from: "1970-01-01",
+  }));
+  writeFileSync(file, JSON.stringify({ prices }));
+  return file;
+}
 
 const SDK = join(ROOT, "sdks/python");
 const SERVICE = "py-sdk-app";
@@ -116,7 +131,7 @@ test("python3 -m unittest: the Python SDK's suite, end-to-end tests included, pa
     CELLAR_E2E_PLATFORM_URL: stack.platformUrl,
     CELLAR_E2E_PLATFORM_KEY: tenant.platformKey,
     CELLAR_E2E_CONTROL_URL: `http://127.0.0.1:${control.port}`,
-    CELLAR_E2E_PRICES: join(ROOT, "shared/pricing/prices.json"),
+    CELLAR_E2E_PRICES: pricesFile(),
   };
   const child = spawn("python3", ["-m", "unittest", "discover", "-v", "-s", "tests", "-t", "."], {
     cwd: SDK,

@@ -1,153 +1,259 @@
-import table from "./prices.json" with { type: "json" };
+import overrides from "./overrides.json" with { type: "json" };
+import { costLines, type CostLine, type PriceRecord, roundUsd, type TokenUsage } from "./lines.ts";
+import { matchSource, SOURCE_NAME, SOURCE_VERSION, sourceProviderId } from "./source.ts";
+
+export { type CostLine, roundUsd, type TokenUsage } from "./lines.ts";
 
 /**
- * Model prices as data (prices.json: dated entries per provider and model, each with its source
- * and the date it was checked). A call is priced with the newest entry for its model whose
- * `from` is not after the call. To change a price, add an entry with a new `from` date (never edit
- * an old one: old sessions keep their price) and bump `version`.
+ * Model prices: the maintained database's (shared/pricing/source.ts) plus what Cellar adds, a
+ * tenant's own entries (admin CLI `price set`, shared/pricing/tenant.ts) and the documented
+ * service-tier factors of overrides.json. A call is matched by its exact model id within its
+ * provider, then by the database's own documented aliases and match rules, then by the model id
+ * across providers; a model nothing matches is unpriced, with the reason (never a guess).
  *
  * Usage is priced in one shape, OpenAI's: prompt tokens include cache reads and cache writes
  * (providers whose native count excludes them, Anthropic and Claude on Bedrock, are normalised at
- * ingestion: shared/otlp/usage.ts). Unknown models cost null, never a guess.
+ * ingestion: shared/otlp/usage.ts).
  */
+export const PRICE_TABLE_VERSION = `${SOURCE_NAME}@${SOURCE_VERSION}+cellar-${overrides.version}`;
+/** The day the database's pinned version was published: the date of its prices. */
+export const SOURCE_DATE = "2026-09-23";
+
+/** A tenant's own price entry (tenant_model_prices). USD per million tokens. */
 export interface ModelPrice {
   provider: string;
   model: string;
   /** ISO date from which this price applies. */
   from: string;
-  /** USD per million tokens. */
   input: number;
   /** Cache reads; null = no discount (billed as input). */
   cachedInput: number | null;
   /** Cache writes; null = billed as input. */
   cacheWrite: number | null;
   output: number;
-  /** Reasoning (thinking) output tokens, when billed apart from other output; absent or null = as output. */
-  reasoningOutput?: number | null;
-  /** Audio input tokens (not cached); absent or null = as input. Cached audio is billed as cached input. */
-  audioInput?: number | null;
-  /** Audio output tokens; absent or null = as output. */
-  audioOutput?: number | null;
-  /** Context window in tokens (for the "prompt near the context window" detector). */
-  contextWindow: number;
+  /** Context window in tokens, null when unknown. */
+  contextWindow: number | null;
   source: string;
   checked: string;
 }
 
-export const PRICE_TABLE_VERSION: string = table.version;
-export const PRICES: readonly ModelPrice[] = table.prices as ModelPrice[];
-
-/** `gpt-4o-mini-2024-07-18` -> `gpt-4o-mini`; `gpt-4-0613` -> `gpt-4`; `claude-sonnet-4-20250514` -> `claude-sonnet-4`. */
-const DATED_SUFFIX = /-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$/;
-/** Mistral's `-latest` / `-2411` and Gemini's `-001` / `-preview-...` revisions. */
-const REVISION_SUFFIX = /-(latest|\d{3,4}|preview(-[\w-]+)?|exp(-[\w-]+)?)$/;
-
-/** Provider spellings folded: `openai/gpt-4o`, Bedrock's `us.anthropic.claude-...-v1:0`, Vertex's `claude-...@2025...`. */
-function unprefixed(model: string): string {
-  let name = model.trim().toLowerCase();
-  name = name.replace(/^.*\/models\//, "").replace(/^(openai|anthropic|google|mistralai|mistral)\//, "");
-  name = name
-    .replace(/^(us|eu|apac|global|us-gov|jp|au|ca)\.(?=[a-z0-9]+\.)/, "")
-    .replace(/^(anthropic|mistral|google|amazon|meta|cohere|ai21)\./, "");
-  return name.replace(/-v\d+(:\d+)?$/, "").replace(/@.*$/, "");
+/** Where a call's price came from, carried on every breakdown. */
+export interface PriceEntryRef {
+  /** `provider/model` of the entry: the database's ids, or `tenant/<model>`. */
+  id: string;
+  /** `@pydantic/genai-prices@0.1.8`, or the tenant entry's own source text. */
+  source: string;
+  /** The pricing page the entry cites, when known. */
+  url: string | null;
+  /** Date of the prices: the database version's publication, or the tenant entry's `from`. */
+  date: string;
 }
 
-export interface TokenUsage {
-  /** All input tokens, cached ones included. */
-  promptTokens: number;
-  completionTokens: number;
-  /** Cache reads (part of promptTokens). */
-  cachedTokens: number;
-  /** Cache writes (part of promptTokens). */
-  cacheWriteTokens?: number;
-  /** Audio input tokens (part of promptTokens; OpenAI's prompt_tokens_details.audio_tokens). */
-  audioInputTokens?: number;
-  /** Audio output tokens (part of completionTokens). */
-  audioOutputTokens?: number;
-  /** Reasoning tokens (part of completionTokens). */
-  reasoningTokens?: number;
+export interface CallContext {
+  /** Cellar's provider id (gen_ai.provider.name), when known. */
+  provider?: string | null;
+  /** The service tier the response (else the request) says was used: OpenAI's `service_tier`. */
+  serviceTier?: string | null;
+}
+
+export interface Quote {
+  /** USD, null when unpriced (then `reason` says why). */
+  costUsd: number | null;
+  reason: string | null;
+  entry: PriceEntryRef | null;
+  /** The non-standard service tier applied, e.g. `flex (x0.5)`; null for the standard tier. */
+  serviceTier: string | null;
+  lines: CostLine[];
+}
+
+interface Resolved {
+  name: string;
+  provider: string;
+  price: PriceRecord;
+  contextWindow: number | null;
+  entry: PriceEntryRef;
 }
 
 export interface PriceBook {
-  /** The price-table name a model string resolves to, or null when the book does not know it. */
-  canonicalModel(model: string | null | undefined): string | null;
-  /** Price of a model at a time (default now), or null when unknown. */
-  priceFor(model: string | null | undefined, at?: Date): ModelPrice | null;
-  /** Cost in USD of one call, or null for an unknown model. */
-  costOf(model: string | null | undefined, usage: TokenUsage, at?: Date): number | null;
+  /** The price entry's model id a model string resolves to, or null when nothing prices it. */
+  canonicalModel(model: string | null | undefined, provider?: string | null): string | null;
+  /** Base prices of a model at a time (default now), or null when unknown. */
+  priceFor(model: string | null | undefined, at?: Date, provider?: string | null): ModelPrice | null;
+  /** Cost in USD of one call, or null when unpriced. */
+  costOf(model: string | null | undefined, usage: TokenUsage, at?: Date, ctx?: CallContext): number | null;
+  /** Cost of one call with its lines, entry and (when unpriced) the reason. */
+  quote(model: string | null | undefined, usage: TokenUsage, at?: Date, ctx?: CallContext): Quote;
+}
+
+const STANDARD_TIERS = new Set(overrides.standardTiers);
+
+const DATED_SUFFIX = /-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$/;
+const REVISION_SUFFIX = /-\d{3}$/;
+
+function undecorated(model: string): string {
+  return model
+    .trim()
+    .toLowerCase()
+    .replace(/^.*\/models\//, "")
+    .replace(/^(openai|anthropic|google|mistralai|mistral)\//, "")
+    .replace(/^(us|eu|apac|global|us-gov|jp|au|ca)\.(?=[a-z0-9]+\.)/, "")
+    .replace(/^(anthropic|mistral|google|amazon|meta|cohere|ai21)\./, "")
+    .replace(/-v\d+(:\d+)?$/, "")
+    .replace(/@.*$/, "");
+}
+
+function tenantPrice(e: ModelPrice): PriceRecord {
+  return {
+    input_mtok: e.input,
+    output_mtok: e.output,
+    ...(e.cachedInput != null ? { cache_read_mtok: e.cachedInput } : {}),
+    ...(e.cacheWrite != null ? { cache_write_mtok: e.cacheWrite } : {}),
+  };
 }
 
 /**
- * The built-in table plus a tenant's own entries (admin CLI `price set`). A model the tenant
- * priced is priced by the tenant's entries only (dated among themselves): a negotiated price or a
- * custom model replaces the public one rather than mixing with it.
+ * The database plus a tenant's own entries. A model the tenant priced (by the call's model id, or
+ * by the database entry it resolves to) is priced by the tenant's entries only, dated among
+ * themselves: a negotiated price or a custom model replaces the public one rather than mixing.
  */
 export function createPriceBook(own: readonly ModelPrice[] = []): PriceBook {
-  const byModel = new Map<string, ModelPrice[]>();
-  const ownModels = new Set(own.map((e) => e.model));
-  for (const entry of [...PRICES.filter((e) => !ownModels.has(e.model)), ...own]) {
-    const list = byModel.get(entry.model) ?? [];
-    list.push(entry);
+  const ownByModel = new Map<string, ModelPrice[]>();
+  for (const e of own) {
+    const list = ownByModel.get(e.model) ?? [];
+    list.push(e);
     list.sort((a, b) => a.from.localeCompare(b.from));
-    byModel.set(entry.model, list);
+    ownByModel.set(e.model, list);
   }
-  const canonicalModel = (model: string | null | undefined): string | null => {
+  const ownAt = (name: string, at: Date): Resolved | null => {
+    const list = ownByModel.get(name);
+    if (!list) return null;
+    const day = at.toISOString().slice(0, 10);
+    let chosen = list[0];
+    for (const e of list) if (e.from <= day) chosen = e;
+    return {
+      name,
+      provider: chosen.provider,
+      price: tenantPrice(chosen),
+      contextWindow: chosen.contextWindow,
+      entry: { id: `tenant/${name}`, source: chosen.source, url: null, date: chosen.from },
+    };
+  };
+  // Matching scans the database's rules: remembered per model, provider and minute (prices can
+  // change by date, and DeepSeek's by time of day).
+  const matched = new Map<string, ReturnType<typeof matchSource>>();
+  const match = (raw: string, provider: string | null | undefined, at: Date) => {
+    const key = `${provider ?? ""}\u0000${raw}\u0000${Math.floor(at.getTime() / 60_000)}`;
+    let m = matched.get(key);
+    if (m === undefined) {
+      if (matched.size > 10_000) matched.clear();
+      matched.set(key, (m = matchSource(raw, provider, at)));
+    }
+    return m;
+  };
+  const resolve = (model: string | null | undefined, at: Date, provider?: string | null): Resolved | null => {
     if (!model) return null;
     const raw = model.trim().toLowerCase();
-    if (byModel.has(raw)) return raw;
-    let name = unprefixed(model);
+    const mine = ownAt(raw, at);
+    if (mine) return mine;
+    const m = match(raw, provider, at);
+    if (!m) return null;
+    return (
+      ownAt(m.modelId, at) ?? {
+        name: m.modelId,
+        provider: m.provider,
+        price: m.prices as PriceRecord,
+        contextWindow: m.contextWindow,
+        entry: {
+          id: `${m.provider}/${m.modelId}`,
+          source: `${SOURCE_NAME}@${SOURCE_VERSION}`,
+          url: m.url,
+          date: SOURCE_DATE,
+        },
+      }
+    );
+  };
+  /**
+   * The name a priced model is shown and grouped under (cost by model, norms): the call's id
+   * without its provider's decorations (`openai/`, Bedrock's `us.amazon.` and `-v1:0`, Vertex's
+   * `@date`, `-latest`), then without dated or revision suffixes only while the shorter name still
+   * resolves to the same price entry (`gpt-4o-2024-05-13` stays itself, `gpt-4o-2024-08-06` is
+   * `gpt-4o`). Null when nothing prices the model.
+   */
+  const canonicalModel = (model: string | null | undefined, provider?: string | null) => {
+    const at = new Date();
+    const r = resolve(model, at, provider);
+    if (!r || !model) return null;
+    if (r.entry.id.startsWith("tenant/")) return r.name;
+    // `-latest` is an alias of the family's current version: the label drops it.
+    let name = undecorated(model).replace(/-latest$/, "");
     for (let i = 0; i < 3; i++) {
-      if (byModel.has(name)) return name;
       const shorter = name.replace(DATED_SUFFIX, "").replace(REVISION_SUFFIX, "");
-      if (shorter === name) break;
+      if (shorter === name || resolve(shorter, at, provider ?? r.provider)?.entry.id !== r.entry.id) break;
       name = shorter;
     }
-    // Aliases like `chatgpt-4o-latest` are not priced: guessing is worse than null.
-    return byModel.has(name) ? name : null;
+    return name;
   };
-  const priceFor = (model: string | null | undefined, at: Date = new Date()): ModelPrice | null => {
-    const name = canonicalModel(model);
-    if (!name) return null;
-    const list = byModel.get(name)!;
-    const day = at.toISOString().slice(0, 10);
-    let chosen: ModelPrice | null = null;
-    for (const entry of list) if (entry.from <= day) chosen = entry;
-    // A call dated before the first known price (clock skew, backfill) uses the earliest entry.
-    return chosen ?? list[0];
+  const priceFor = (model: string | null | undefined, at: Date = new Date(), provider?: string | null) => {
+    const r = resolve(model, at, provider);
+    if (!r) return null;
+    const base = (k: string) => {
+      const p = r.price[k];
+      return p === undefined ? null : typeof p === "number" ? p : p.base;
+    };
+    return {
+      provider: r.provider,
+      model: r.name,
+      from: r.entry.date,
+      input: base("input_mtok") ?? 0,
+      cachedInput: base("cache_read_mtok"),
+      cacheWrite: base("cache_write_mtok"),
+      output: base("output_mtok") ?? 0,
+      contextWindow: r.contextWindow,
+      source: r.entry.url ?? r.entry.source,
+      checked: r.entry.date,
+    } satisfies ModelPrice;
   };
-  const costOf = (model: string | null | undefined, usage: TokenUsage, at?: Date): number | null => {
-    const price = priceFor(model, at);
-    if (!price) return null;
-    const part = (n: number | undefined, of: number) => Math.min(Math.max(n ?? 0, 0), of);
-    const cached = part(usage.cachedTokens, usage.promptTokens);
-    const written = part(usage.cacheWriteTokens, usage.promptTokens - cached);
-    // Audio and reasoning are parts of the prompt and completion counts, priced apart only where the entry has a rate.
-    const audioIn = price.audioInput != null ? part(usage.audioInputTokens, usage.promptTokens - cached - written) : 0;
-    const audioOut = price.audioOutput != null ? part(usage.audioOutputTokens, usage.completionTokens) : 0;
-    const reasoning =
-      price.reasoningOutput != null ? part(usage.reasoningTokens, usage.completionTokens - audioOut) : 0;
-    const uncached = usage.promptTokens - cached - written - audioIn;
-    const usd =
-      (uncached * price.input +
-        cached * (price.cachedInput ?? price.input) +
-        written * (price.cacheWrite ?? price.input) +
-        audioIn * (price.audioInput ?? 0) +
-        (usage.completionTokens - audioOut - reasoning) * price.output +
-        audioOut * (price.audioOutput ?? 0) +
-        reasoning * (price.reasoningOutput ?? 0)) /
-      1_000_000;
-    return roundUsd(usd);
+  const quote = (model: string | null | undefined, usage: TokenUsage, at: Date = new Date(), ctx: CallContext = {}) => {
+    const unpriced = (reason: string, entry: PriceEntryRef | null = null): Quote => ({
+      costUsd: null,
+      reason,
+      entry,
+      serviceTier: null,
+      lines: [],
+    });
+    if (!model) return unpriced("no model named on the call");
+    const r = resolve(model, at, ctx.provider);
+    if (!r)
+      return unpriced(
+        `unknown model ${JSON.stringify(model)}${ctx.provider ? ` (provider ${ctx.provider})` : ""}: no price entry matches it`,
+      );
+    let factor = 1;
+    let serviceTier: string | null = null;
+    const tier = ctx.serviceTier?.trim().toLowerCase();
+    if (tier && !STANDARD_TIERS.has(tier)) {
+      const providerId = sourceProviderId(ctx.provider) ?? r.provider;
+      const rule = overrides.serviceTiers.find((t) => t.tier === tier && t.provider === providerId);
+      if (!rule) return unpriced(`service tier ${JSON.stringify(tier)}: no price for it (${r.entry.id})`, r.entry);
+      factor = rule.factor;
+      serviceTier = `${tier} (x${rule.factor})`;
+    }
+    const { lines, unpriced: why } = costLines(r.price, usage, factor);
+    if (why) return unpriced(`${why} (${r.entry.id})`, r.entry);
+    return {
+      costUsd: roundUsd(lines.reduce((n, l) => n + l.usd, 0)),
+      reason: null,
+      entry: r.entry,
+      serviceTier,
+      lines,
+    };
   };
-  return { canonicalModel, priceFor, costOf };
+  const costOf = (model: string | null | undefined, usage: TokenUsage, at?: Date, ctx?: CallContext) =>
+    quote(model, usage, at, ctx).costUsd;
+  return { canonicalModel, priceFor, costOf, quote };
 }
 
-/** The built-in table alone. */
+/** The database alone. */
 export const DEFAULT_PRICE_BOOK = createPriceBook();
 export const canonicalModel = DEFAULT_PRICE_BOOK.canonicalModel;
 export const priceFor = DEFAULT_PRICE_BOOK.priceFor;
 export const costOf = DEFAULT_PRICE_BOOK.costOf;
-
-/** Costs are summed from many calls: keep 10 decimals so sums stay exact enough. */
-export function roundUsd(usd: number): number {
-  return Math.round(usd * 1e10) / 1e10;
-}

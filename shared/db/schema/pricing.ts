@@ -4,7 +4,7 @@ import { tenants } from "./tenancy.ts";
 /**
  * A tenant's own model prices (admin CLI `price set`): negotiated prices and custom or fine-tuned
  * models. A model listed here is priced by these rows only (shared/pricing/table.ts). USD per
- * million tokens, like shared/pricing/prices.json.
+ * million tokens, like the price database (docs/pricing.md).
  */
 export const tenantModelPrices = pgTable(
   "tenant_model_prices",

@@ -1,3 +1,4 @@
+import { costOfResponse } from "@cellar/shared/pricing/breakdown";
 import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
 import { stableId16 } from "@cellar/shared/spans";
 import { REFUSAL_MAX_READ } from "./refusal.ts";
@@ -37,6 +38,8 @@ export interface ModelCall {
   /** Tools whose results this call consumed (new results in its request, or the 1st response's calls). */
   consumedTools: string[];
   costUsd: number | null;
+  /** Why `costUsd` is null (unknown model, unpriced service tier...), else null (shared/pricing/table.ts). */
+  costReason: string | null;
   /** Transcript item that shows this response (assistant text, else its first tool call). */
   itemId: string | null;
 }
@@ -52,11 +55,12 @@ export function callsOfTrace(
   consumedTools: string[],
   prices: PriceBook = DEFAULT_PRICE_BOOK,
 ): ModelCall[] {
-  const { canonicalModel, costOf } = prices;
+  const { canonicalModel } = prices;
   const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
   const startMs = t.startTime.getTime();
   const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
   const requestModel = typeof t.payload.request?.model === "string" ? t.payload.request.model : null;
+  const provider = typeof t.payload.provider === "string" ? t.payload.provider : null;
   // Names the price book knows, looked up once per model (the lookup normalises the name).
   const canonical = new Map<string | null, string | null>();
   const canonicalOf = (name: string | null) => {
@@ -76,7 +80,6 @@ export function callsOfTrace(
     const promptTokens = num(usage.prompt_tokens);
     const completionTokens = num(usage.completion_tokens);
     const cachedTokens = num(usage.prompt_tokens_details?.cached_tokens);
-    const cacheWriteTokens = num(usage.prompt_tokens_details?.cache_creation_tokens); // OTLP: shared/otlp/usage.ts
     const at = new Date(startMs + step * ri);
     const origin = `${t.traceId}:res:${ri}`;
     const firstCall = toolCalls[0];
@@ -88,7 +91,7 @@ export function callsOfTrace(
       index: ri,
       model,
       pricedModel: pricedModel ?? canonicalOf(requestModel),
-      contextWindow: prices.priceFor(priceModel, at)?.contextWindow ?? null,
+      contextWindow: prices.priceFor(priceModel, at, provider)?.contextWindow ?? null,
       at,
       latencyMs: Math.round(step),
       promptTokens,
@@ -110,19 +113,7 @@ export function callsOfTrace(
       hasMessage: Boolean(message),
       toolCalls,
       consumedTools: consumed,
-      costUsd: costOf(
-        priceModel,
-        {
-          promptTokens,
-          completionTokens,
-          cachedTokens,
-          cacheWriteTokens,
-          audioInputTokens: num(usage.prompt_tokens_details?.audio_tokens),
-          audioOutputTokens: num(usage.completion_tokens_details?.audio_tokens),
-          reasoningTokens: num(usage.completion_tokens_details?.reasoning_tokens),
-        },
-        at,
-      ),
+      ...costOfResponse(prices, t.payload, r, priceModel, at),
       itemId: !message
         ? null
         : text.trim() || toolCalls.length === 0

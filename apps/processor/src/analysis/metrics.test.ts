@@ -3,14 +3,13 @@ import { canonicalModel, costOf, priceFor, PRICE_TABLE_VERSION } from "@cellar/s
 import { analyzeSession } from "./session.ts";
 import { assistant, event, toolResult, trace, user } from "../../../../test/fixtures/analysis-history.ts";
 
-test("price table: dated snapshots resolve to their model; unknown models are null", () => {
+test("price book: dated snapshots resolve to their model's entry; unknown models are null", () => {
   expect(canonicalModel("gpt-4o-mini-2024-07-18")).toBe("gpt-4o-mini");
   expect(canonicalModel("gpt-4o-2024-08-06")).toBe("gpt-4o");
   expect(canonicalModel("gpt-4o-2024-05-13")).toBe("gpt-4o-2024-05-13"); // priced differently
-  expect(canonicalModel("gpt-3.5-turbo-0125")).toBe("gpt-3.5-turbo");
   expect(canonicalModel("llama-3-70b")).toBeNull();
   expect(costOf("llama-3-70b", { promptTokens: 10, completionTokens: 10, cachedTokens: 0 })).toBeNull();
-  // o3's price changed on 2025-06-10: the call date picks the entry.
+  // o3's price changed on 2025-06-10: the call date picks the price.
   expect(priceFor("o3", new Date("2025-05-01"))!.input).toBe(10);
   expect(priceFor("o3", new Date("2025-07-01"))!.input).toBe(2);
 });
