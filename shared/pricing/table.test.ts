@@ -34,7 +34,8 @@ test("provider id forms: Bedrock regional profiles, Vertex ids, prefixed names",
   // A regional profile costs 10% above the global one for Sonnet 4.5 on Bedrock.
   expect(priceFor("eu.anthropic.claude-sonnet-4-5-20250929-v1:0", at, "aws.bedrock")!.input).toBe(3.3);
   expect(priceFor("global.anthropic.claude-sonnet-4-5-20250929-v1:0", at, "aws.bedrock")!.input).toBe(3);
-  expect(canonicalModel("claude-sonnet-4@20250514", "gcp.vertex_ai")).toBe("claude-4-sonnet");
+  expect(canonicalModel("claude-sonnet-4@20250514", "gcp.vertex_ai")).toBe("claude-sonnet-4");
+  expect(canonicalModel("us.amazon.nova-pro-v1:0")).toBe("nova-pro"); // a Bedrock id names its provider
   expect(canonicalModel("openai/gpt-4o")).toBe("gpt-4o");
   expect(canonicalModel("publishers/google/models/gemini-2.5-pro")).toBe("gemini-2.5-pro");
 });
