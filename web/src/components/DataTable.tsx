@@ -64,3 +64,35 @@ export function DataTable<T>(p: DataTableProps<T>) {
     </div>
   );
 }
+
+/** What a row's button does: its text, its name for screen readers, and the action. */
+export interface RowButton {
+  text: string;
+  label: string;
+  onClick: () => void;
+  danger?: boolean;
+  disabled?: boolean;
+}
+
+/** The last column of a list: one small button per row, the column's header for screen readers only. */
+export function buttonColumn<T>(button: (row: T) => RowButton): Column<T> {
+  return {
+    key: "Actions",
+    header: "Actions",
+    hiddenHeader: true,
+    cell: (row) => {
+      const b = button(row);
+      return (
+        <button
+          type="button"
+          class={b.danger ? "small danger" : "small"}
+          disabled={b.disabled}
+          aria-label={b.label}
+          onClick={b.onClick}
+        >
+          {b.text}
+        </button>
+      );
+    },
+  };
+}

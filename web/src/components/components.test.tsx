@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { render } from "preact-render-to-string";
 import type { Me } from "../api";
 import { Pager, type Pagination } from "../pager";
-import { DataTable } from "./DataTable";
+import { buttonColumn, DataTable } from "./DataTable";
 import { Field, Outcome, ServiceSelect } from "./form";
 import { loadEnded, loadStarted, useLoad } from "../ui";
 import { PageShell } from "./PageShell";
@@ -57,6 +57,20 @@ describe("DataTable", () => {
     expect(html).not.toContain("<caption");
     expect(html).toContain('<tr data-row="a">');
   });
+});
+
+test("a button column names each row's button for screen readers and hides its header", () => {
+  const html = render(
+    <DataTable
+      columns={[
+        buttonColumn((r: Row) => ({ text: "Delete", label: `Delete ${r.name}`, danger: true, onClick: () => {} })),
+      ]}
+      rows={rows.slice(0, 1)}
+      rowKey={(r) => r.id}
+    />,
+  );
+  expect(html).toContain('<th scope="col"><span class="sr-only">Actions</span></th>');
+  expect(html).toContain('<button type="button" class="small danger" aria-label="Delete first">Delete</button>');
 });
 
 describe("PageShell", () => {

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, enc } from "../api";
-import { DataTable } from "../components/DataTable";
+import { buttonColumn, DataTable } from "../components/DataTable";
 import { Outcome } from "../components/form";
 import { PageShell } from "../components/PageShell";
 import { when } from "../format";
@@ -77,22 +77,12 @@ export function DeadLettersPage() {
                 ),
             },
             { key: "Reason", header: "Reason", cellClass: "url", cell: (d) => d.reason },
-            {
-              key: "Actions",
-              header: "Actions",
-              hiddenHeader: true,
-              cell: (d) => (
-                <button
-                  type="button"
-                  class="small"
-                  disabled={busy}
-                  aria-label={`Replay dead letter ${d.seq}`}
-                  onClick={() => replay(`/dead-letters/${d.seq}/replay`)}
-                >
-                  Replay
-                </button>
-              ),
-            },
+            buttonColumn((d: DeadLetter) => ({
+              text: "Replay",
+              label: `Replay dead letter ${d.seq}`,
+              disabled: busy,
+              onClick: () => replay(`/dead-letters/${d.seq}/replay`),
+            })),
           ]}
         />
       )}

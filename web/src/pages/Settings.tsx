@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { auth, type Me } from "../api";
 import type { CreatedPlatformKey, PlatformKeys } from "../api-types";
-import { DataTable } from "../components/DataTable";
+import { buttonColumn, DataTable } from "../components/DataTable";
 import { Outcome } from "../components/form";
 import { when } from "../format";
 import { ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
@@ -65,21 +65,12 @@ export function SettingsPage({ me }: { me: Me }) {
             columns={[
               { key: "Key", header: "Key", cell: (k) => <code>{k.prefix}…</code> },
               { key: "Created", header: "Created", cell: (k) => when(k.createdAt) },
-              {
-                key: "Actions",
-                header: "Actions",
-                hiddenHeader: true,
-                cell: (k) => (
-                  <button
-                    type="button"
-                    class="small danger"
-                    onClick={() => revoke(k.id, k.prefix)}
-                    aria-label={`Revoke key ${k.prefix}`}
-                  >
-                    Revoke
-                  </button>
-                ),
-              },
+              buttonColumn<(typeof list)[number]>((k) => ({
+                text: "Revoke",
+                label: `Revoke key ${k.prefix}`,
+                danger: true,
+                onClick: () => revoke(k.id, k.prefix),
+              })),
             ]}
           />
         )}
