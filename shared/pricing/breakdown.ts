@@ -25,6 +25,33 @@ export function tokenUsageOf(usage: any): TokenUsage {
   };
 }
 
+const TIER_ATTRIBUTES = [
+  "openai.response.service_tier",
+  "gen_ai.openai.response.service_tier",
+  "openai.request.service_tier",
+  "gen_ai.openai.request.service_tier",
+];
+
+/**
+ * The fields of a payload pricing reads beside the responses (provider, service tier), for a
+ * reduced copy of the payload (the processor's trace contribution) to keep; absent ones are left out.
+ */
+export function pricingFields(payload: Record<string, any>): {
+  request: { service_tier?: unknown };
+  rest: { provider?: unknown; otel?: { attributes: Record<string, unknown> } };
+} {
+  const attrs = payload?.otel?.attributes ?? {};
+  const kept: Record<string, unknown> = {};
+  for (const k of TIER_ATTRIBUTES) if (attrs[k] !== undefined) kept[k] = attrs[k];
+  return {
+    request: payload?.request?.service_tier !== undefined ? { service_tier: payload.request.service_tier } : {},
+    rest: {
+      ...(payload?.provider !== undefined ? { provider: payload.provider } : {}),
+      ...(Object.keys(kept).length ? { otel: { attributes: kept } } : {}),
+    },
+  };
+}
+
 /** The tier the response says was used, else the request's (OpenAI `service_tier`; OTLP attributes). */
 export function serviceTierOf(payload: Record<string, any>, response: any): string | null {
   const attrs = payload?.otel?.attributes ?? {};

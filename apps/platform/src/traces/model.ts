@@ -87,6 +87,30 @@ export const TraceSummary = t.Object({
   costUsd: Nullable(t.Number()),
   receivedAt: Iso,
 });
+/** A call's cost as lines (docs/pricing.md, "Cost breakdown"; shared/pricing/breakdown.ts). */
+const CostLine = t.Object({
+  kind: t.String(),
+  tokens: t.Number(),
+  usdPerMillion: t.Number(),
+  usd: t.Number(),
+  tier: Nullable(t.String()),
+});
+const PriceEntry = t.Object({ id: t.String(), source: t.String(), url: Nullable(t.String()), date: t.String() });
+export const TraceCost = t.Object({
+  totalUsd: Nullable(t.Number()),
+  unpricedCalls: t.Integer(),
+  calls: t.Array(
+    t.Object({
+      index: t.Integer(),
+      model: Nullable(t.String()),
+      costUsd: Nullable(t.Number()),
+      reason: Nullable(t.String()),
+      entry: Nullable(PriceEntry),
+      serviceTier: Nullable(t.String()),
+      lines: t.Array(CostLine),
+    }),
+  ),
+});
 export const Trace = t.Composite([
   TraceSummary,
   t.Object({
@@ -96,6 +120,8 @@ export const Trace = t.Composite([
     spanCount: t.Integer(),
     // Additive (docs/scores.md): the trace's scores.
     scores: t.Optional(t.Array(Score)),
+    // Additive (docs/pricing.md): the cost broken down per call.
+    cost: t.Optional(TraceCost),
   }),
 ]);
 /**

@@ -29,7 +29,7 @@ export function traceRoutes(deps: PlatformDeps) {
       "/otel/trace/:traceId",
       async ({ params, query, principal }) => {
         const svc = await resolveService(deps.sql, principal, query.serviceName);
-        return replicaOrPrimary(deps, (sql) => readTrace(sql, svc, params.traceId));
+        return replicaOrPrimary(deps, (sql) => readTrace(sql, svc, params.traceId, principal.tenantId));
       },
       {
         params: t.Object({ traceId: t.String() }),

@@ -13,9 +13,12 @@ import { TRACE_METRICS_SQL, traceMetricBaseValueSql, traceMetricSource } from "@
 import { derivedSpanCount, derivedSpanRows, spansOfTrace, TRACE_FOR_SPANS, type TraceForSpans } from "./spans.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 import { listScores } from "../scores/service.ts";
+import { traceCost } from "@cellar/shared/pricing/breakdown";
+import { DEFAULT_PRICE_BOOK } from "@cellar/shared/pricing/table";
+import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 
 /** The trace with its request and responses as ingested, usage, cost and metrics. */
-export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
+export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string, tenantId?: string) {
   const [r] = await prepared(
     sql,
     `select ${TRACE_COLUMNS}, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z, tr.payload->'request' as request, tr.payload->'responses' as responses, ${TRACE_METRICS_SQL} as metrics,
@@ -27,6 +30,9 @@ export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: str
   if (!r) throw notFound("no such trace");
   // Rows since migration 0015 carry the payload deflated; older ones as jsonb (shared/db/payload-codec.ts).
   const payload = r.payload_z ? decodePayload(r) : { request: r.request, responses: r.responses };
+  // Additive (docs/pricing.md, "Cost breakdown"): each call's cost as lines, with the tenant's book.
+  const book = tenantId ? (await loadPriceBooks(sql, [tenantId]))(tenantId) : DEFAULT_PRICE_BOOK;
+  const cost = traceCost(book, { ...payload, provider: r.provider }, new Date(r.start_time), new Date(r.end_time));
   return {
     ...traceSummaryOut(r, svc.name),
     request: payload.request ?? null,
@@ -36,6 +42,7 @@ export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: str
     spanCount: r.span_count || derivedSpanCount({ id: "", trace_id: r.trace_id, session_id: r.session_id, payload }),
     // Additive (docs/scores.md): the trace's scores, oldest first.
     scores: await listScores(sql, svc, { traceId }),
+    cost,
   };
 }
 

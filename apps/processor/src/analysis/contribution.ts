@@ -1,4 +1,5 @@
 import { inJsonbOrder } from "@cellar/shared/db/payload-codec";
+import { pricingFields } from "@cellar/shared/pricing/breakdown";
 
 /**
  * What a trace contributes to its own analysis (`analyzeTrace`: its calls' metrics and cost), taken
@@ -10,13 +11,20 @@ import { inJsonbOrder } from "@cellar/shared/db/payload-codec";
  * as before.
  */
 export interface TraceContribution {
-  request: { model: unknown };
+  request: { model: unknown; service_tier?: unknown };
   responses: unknown;
+  /** What pricing reads beside the usage (shared/pricing/breakdown.ts `pricingFields`): provider, service tier. */
+  provider?: unknown;
+  otel?: { attributes: Record<string, unknown> };
 }
 
 /** The contribution of a payload (as parsed, or as stored and read back). */
 export function traceContributionOf(payload: Record<string, any>): TraceContribution {
-  return { request: { model: payload?.request?.model ?? null }, responses: payload?.responses ?? null };
+  return {
+    request: { model: payload?.request?.model ?? null, ...pricingFields(payload).request },
+    responses: payload?.responses ?? null,
+    ...pricingFields(payload).rest,
+  };
 }
 
 /** The contribution as stored (`pending_traces.contribution`, JSON text in jsonb's key order). */

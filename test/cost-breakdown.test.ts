@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
+
+/**
+ * Issue 40's proof through the platform: each call's cost read back broken down (docs/pricing.md,
+ * "Cost breakdown"): Claude 1-hour cache writes over 200k prompt tokens, Gemini audio input, an
+ * OpenAI flex-tier call, Bedrock through a regional profile, and an unknown model left unpriced
+ * with its reason. The trace's stored cost (at maturation) is the sum of its lines.
+ */
+let stack: TestStack;
+let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
+const SERVICE = "costed";
+
+beforeAll(async () => {
+  stack = await createTestStack({ windowSeconds: 1 });
+  tenant = await bootstrapTenant(stack.database.db, { name: "cost-breakdown" });
+});
+afterAll(() => stack.stop());
+
+const kv = (key: string, value: string | number) => ({
+  key,
+  value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value },
+});
+const T0 = Date.now() - 60_000;
+
+function otlpCall(
+  session: string,
+  spanId: string,
+  provider: string,
+  model: string,
+  attrs: Array<ReturnType<typeof kv>>,
+) {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [kv("service.name", SERVICE)] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: "34".repeat(16),
+                spanId,
+                name: `chat ${model}`,
+                kind: 3,
+                startTimeUnixNano: `${T0}000000`,
+                endTimeUnixNano: `${T0 + 1000}000000`,
+                attributes: [
+                  kv("gen_ai.operation.name", "chat"),
+                  kv("gen_ai.provider.name", provider),
+                  kv("gen_ai.request.model", model),
+                  kv("gen_ai.conversation.id", session),
+                  kv(
+                    "gen_ai.input.messages",
+                    JSON.stringify([{ role: "user", parts: [{ type: "text", content: "hi" }] }]),
+                  ),
+                  kv(
+                    "gen_ai.output.messages",
+                    JSON.stringify([
+                      { role: "assistant", parts: [{ type: "text", content: "hello" }], finish_reason: "stop" },
+                    ]),
+                  ),
+                  ...attrs,
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+function rawCall(session: string, model: string, usage: Record<string, unknown>) {
+  return {
+    provider: "openai",
+    service_name: SERVICE,
+    session_id: session,
+    request: { model, messages: [{ role: "user", content: "hi" }] },
+    responses: [
+      {
+        id: `resp-${session}`,
+        object: "chat.completion",
+        model,
+        choices: [{ index: 0, message: { role: "assistant", content: "hello" }, finish_reason: "stop" }],
+        usage,
+      },
+    ],
+    start_time: new Date(T0).toISOString(),
+    end_time: new Date(T0 + 1000).toISOString(),
+  };
+}
+
+async function send(path: string, body: unknown) {
+  const r = await stack.ingestRequest(path, body, { authorization: `Bearer ${tenant.telemetryKey}` });
+  expect(r.status).toBe(200);
+}
+
+/** The session's one trace, read back once matured. */
+async function traceOf(session: string) {
+  return waitFor(
+    async () => {
+      const [row] = await stack.database.sql<
+        { trace_id: string }[]
+      >`select trace_id from traces where session_id = ${session}`;
+      if (!row) return null;
+      const r = await stack.platformRequest(`/telemetry/otel/trace/${row.trace_id}?serviceName=${SERVICE}`, {
+        token: tenant.platformKey,
+      });
+      const body: any = r.status === 200 ? await r.json() : null;
+      return body?.status === "matured" ? body : null;
+    },
+    { what: `the matured trace of ${session}`, timeoutMs: 30_000 },
+  );
+}
+
+const linesOf = (trace: any) => trace.cost.calls[0].lines.map((l: any) => [l.kind, l.tokens, l.usdPerMillion, l.tier]);
+
+test("cost broken down per call, read back through the platform, for the rates issue 40 names", async () => {
+  await send(
+    "/raw/traces",
+    rawCall("claude-1h", "claude-sonnet-4-5-20250929", {
+      prompt_tokens: 300_000,
+      completion_tokens: 1_000,
+      total_tokens: 301_000,
+      prompt_tokens_details: {
+        cached_tokens: 20_000,
+        cache_creation_tokens: 250_000,
+        cache_creation_1h_tokens: 200_000,
+      },
+    }),
+  );
+  await send(
+    "/raw/traces",
+    rawCall("gemini-audio", "gemini-2.5-flash", {
+      prompt_tokens: 2_000,
+      completion_tokens: 100,
+      total_tokens: 2_100,
+      prompt_tokens_details: { audio_tokens: 1_500 },
+    }),
+  );
+  await send(
+    "/v1/traces",
+    otlpCall("openai-flex", "0000000000000001", "openai", "gpt-5", [
+      kv("gen_ai.usage.input_tokens", 2_000),
+      kv("gen_ai.usage.output_tokens", 100),
+      kv("openai.response.service_tier", "flex"),
+    ]),
+  );
+  await send(
+    "/v1/traces",
+    otlpCall("bedrock-eu", "0000000000000002", "aws.bedrock", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", [
+      kv("gen_ai.usage.input_tokens", 1_000),
+      kv("gen_ai.usage.output_tokens", 100),
+    ]),
+  );
+  await send(
+    "/v1/traces",
+    otlpCall("unknown-model", "0000000000000003", "openai", "acme-unknown-9", [
+      kv("gen_ai.usage.input_tokens", 10),
+      kv("gen_ai.usage.output_tokens", 10),
+    ]),
+  );
+
+  const claude = await traceOf("claude-1h");
+  expect(claude.cost.calls[0].entry).toMatchObject({ id: "anthropic/claude-sonnet-4-5", date: "2026-09-23" });
+  expect(claude.cost.calls[0].entry.source).toContain("@pydantic/genai-prices@");
+  expect(linesOf(claude)).toEqual([
+    ["input", 30_000, 6, "prompt > 200000 tokens"],
+    ["cache_read", 20_000, 0.6, "prompt > 200000 tokens"],
+    ["cache_write", 50_000, 7.5, "prompt > 200000 tokens"],
+    ["cache_write_1h", 200_000, 12, "prompt > 200000 tokens"],
+    ["output", 1_000, 22.5, "prompt > 200000 tokens"],
+  ]);
+
+  const gemini = await traceOf("gemini-audio");
+  expect(linesOf(gemini)).toEqual([
+    ["input", 500, 0.3, null],
+    ["input_audio", 1_500, 1, null],
+    ["output", 100, 2.5, null],
+  ]);
+
+  const flex = await traceOf("openai-flex");
+  expect(flex.cost.calls[0].serviceTier).toBe("flex (x0.5)");
+  expect(linesOf(flex)).toEqual([
+    ["input", 2_000, 0.625, null],
+    ["output", 100, 5, null],
+  ]);
+
+  const bedrock = await traceOf("bedrock-eu");
+  expect(bedrock.cost.calls[0].entry.id).toBe("aws/regional.anthropic.claude-sonnet-4-5-20250929-v1:0");
+  expect(linesOf(bedrock)).toEqual([
+    ["input", 1_000, 3.3, null],
+    ["output", 100, 16.5, null],
+  ]);
+
+  // The stored cost (computed at maturation) is the sum of the lines read back.
+  for (const t of [claude, gemini, flex, bedrock]) {
+    const sum = t.cost.calls[0].lines.reduce((n: number, l: any) => n + l.usd, 0);
+    expect(t.cost.totalUsd).toBeCloseTo(sum, 10);
+    expect(t.costUsd).toBeCloseTo(sum, 10);
+  }
+
+  const unknown = await traceOf("unknown-model");
+  expect(unknown.costUsd).toBeNull();
+  expect(unknown.cost).toMatchObject({ totalUsd: null, unpricedCalls: 1 });
+  expect(unknown.cost.calls[0].reason).toBe(
+    'unknown model "acme-unknown-9" (provider openai): no price entry matches it',
+  );
+});
