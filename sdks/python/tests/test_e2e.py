@@ -434,6 +434,7 @@ class EndToEndTest(unittest.TestCase):
 
         ledger = eventually(lambda: books(True), "the books balanced over every minute of the run", timeout=180)
         t = ledger["totals"]
+        print(f"\nledger totals: {json.dumps(t)}", file=sys.stderr)
         self.assertEqual(t["inFlight"], 0, t)
         self.assertGreater(t["sdkRequested"], 0, t)
         self.assertGreaterEqual(t["sdkDropped"]["queue_full"], 15, t)
