@@ -43,8 +43,12 @@ beforeAll(async () => {
   tenant = await bootstrapTenant(stack.database.db, { name: "acme" });
   await setPassword(stack.database.db, { userId: tenant.ownerId, password: PASSWORD });
   await send("warm-up", "hello");
+  // Settled before the evaluator exists, so only the session sent after it is judged.
   await waitFor(
-    async () => (await stack.database.sql`select 1 from trace_services where name = ${SERVICE}`).length > 0,
+    async () =>
+      (await stack.database.sql`select 1 from sessions where session_id = 'warm-up' and published_count >= 1`).length >
+      0,
+    { timeoutMs: 30_000, what: "warm-up matured" },
   );
   stack.platform.listen({ port: 0, hostname: "127.0.0.1" });
   base = `http://127.0.0.1:${stack.platform.server!.port}`;
