@@ -1,4 +1,4 @@
-import { bigint, boolean, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { tenantId, ts } from "./columns.ts";
 import { tenants } from "./tenancy.ts";
 
@@ -15,6 +15,8 @@ export const ledgerCounts = pgTable(
   },
   (t) => [
     primaryKey({ name: "ledger_counts_pkey", columns: [t.tenantId, t.serviceName, t.minute, t.stage, t.reason] }),
+    // The reconciliation's window and the pruning (migration 0033).
+    index("ledger_counts_minute_idx").on(t.minute),
   ],
 );
 
