@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { otlpChat } from "./helpers/otlp-chat";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 /**
@@ -18,10 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-const kv = (key: string, value: string | number) => ({
-  key,
-  value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value },
-});
 const T0 = Date.now() - 60_000;
 
 function otlpCall(
@@ -29,46 +26,18 @@ function otlpCall(
   spanId: string,
   provider: string,
   model: string,
-  attrs: Array<ReturnType<typeof kv>>,
+  attributes: Record<string, string | number>,
 ) {
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [kv("service.name", SERVICE)] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId: "34".repeat(16),
-                spanId,
-                name: `chat ${model}`,
-                kind: 3,
-                startTimeUnixNano: `${T0}000000`,
-                endTimeUnixNano: `${T0 + 1000}000000`,
-                attributes: [
-                  kv("gen_ai.operation.name", "chat"),
-                  kv("gen_ai.provider.name", provider),
-                  kv("gen_ai.request.model", model),
-                  kv("gen_ai.conversation.id", session),
-                  kv(
-                    "gen_ai.input.messages",
-                    JSON.stringify([{ role: "user", parts: [{ type: "text", content: "hi" }] }]),
-                  ),
-                  kv(
-                    "gen_ai.output.messages",
-                    JSON.stringify([
-                      { role: "assistant", parts: [{ type: "text", content: "hello" }], finish_reason: "stop" },
-                    ]),
-                  ),
-                  ...attrs,
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
+  return otlpChat({
+    service: SERVICE,
+    traceId: "34".repeat(16),
+    spanId,
+    provider,
+    model,
+    session,
+    startMs: T0,
+    attributes,
+  });
 }
 
 function rawCall(session: string, model: string, usage: Record<string, unknown>) {
@@ -141,25 +110,25 @@ test("cost broken down per call, read back through the platform, for the rates i
   );
   await send(
     "/v1/traces",
-    otlpCall("openai-flex", "0000000000000001", "openai", "gpt-5", [
-      kv("gen_ai.usage.input_tokens", 2_000),
-      kv("gen_ai.usage.output_tokens", 100),
-      kv("openai.response.service_tier", "flex"),
-    ]),
+    otlpCall("openai-flex", "0000000000000001", "openai", "gpt-5", {
+      "gen_ai.usage.input_tokens": 2_000,
+      "gen_ai.usage.output_tokens": 100,
+      "openai.response.service_tier": "flex",
+    }),
   );
   await send(
     "/v1/traces",
-    otlpCall("bedrock-eu", "0000000000000002", "aws.bedrock", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", [
-      kv("gen_ai.usage.input_tokens", 1_000),
-      kv("gen_ai.usage.output_tokens", 100),
-    ]),
+    otlpCall("bedrock-eu", "0000000000000002", "aws.bedrock", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", {
+      "gen_ai.usage.input_tokens": 1_000,
+      "gen_ai.usage.output_tokens": 100,
+    }),
   );
   await send(
     "/v1/traces",
-    otlpCall("unknown-model", "0000000000000003", "openai", "acme-unknown-9", [
-      kv("gen_ai.usage.input_tokens", 10),
-      kv("gen_ai.usage.output_tokens", 10),
-    ]),
+    otlpCall("unknown-model", "0000000000000003", "openai", "acme-unknown-9", {
+      "gen_ai.usage.input_tokens": 10,
+      "gen_ai.usage.output_tokens": 10,
+    }),
   );
 
   const claude = await traceOf("claude-1h");

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { runAdmin } from "./helpers/admin-cli";
+import { otlpChat } from "./helpers/otlp-chat";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 /** Per-tenant prices and custom models through the admin CLI (docs/otlp.md, "Prices"). */
@@ -24,49 +25,17 @@ afterAll(() => stack.stop());
 
 const admin = (...args: string[]) => runAdmin(args, { databaseUrl });
 
-const kv = (key: string, value: string | number) => ({
-  key,
-  value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value },
-});
 function call(session: string, spanId: string, model: string, usage: Record<string, number>) {
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [kv("service.name", "ft-bot")] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId: "12".repeat(16),
-                spanId,
-                name: `chat ${model}`,
-                kind: 3,
-                startTimeUnixNano: "1760000000000000000",
-                endTimeUnixNano: "1760000001000000000",
-                attributes: [
-                  kv("gen_ai.operation.name", "chat"),
-                  kv("gen_ai.provider.name", "openai"),
-                  kv("gen_ai.request.model", model),
-                  kv("gen_ai.conversation.id", session),
-                  kv(
-                    "gen_ai.input.messages",
-                    JSON.stringify([{ role: "user", parts: [{ type: "text", content: "hi" }] }]),
-                  ),
-                  kv(
-                    "gen_ai.output.messages",
-                    JSON.stringify([
-                      { role: "assistant", parts: [{ type: "text", content: "hello" }], finish_reason: "stop" },
-                    ]),
-                  ),
-                  ...Object.entries(usage).map(([k, v]) => kv(k, v)),
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
+  return otlpChat({
+    service: "ft-bot",
+    traceId: "12".repeat(16),
+    spanId,
+    provider: "openai",
+    model,
+    session,
+    startMs: 1_760_000_000_000,
+    attributes: usage,
+  });
 }
 
 async function costOfSession(key: string, platformKey: string, session: string) {

@@ -150,6 +150,7 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
                         <td>
                           {m.model}
                           {m.note && <span class="muted small"> ({m.note})</span>}
+                          {m.unpricedCalls > 0 && <span class="muted small"> · {num(m.unpricedCalls)} unpriced</span>}
                         </td>
                         <td class="n">{num(m.calls)}</td>
                         <td class="n">{num(m.totalTokens ?? (m.promptTokens ?? 0) + (m.completionTokens ?? 0))}</td>

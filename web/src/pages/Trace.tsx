@@ -105,6 +105,7 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
           </dd>
         </div>
       </dl>
+      {trace.cost && <CostBreakdown cost={trace.cost} />}
       <section class="panel" aria-labelledby="spans-h">
         <h2 id="spans-h">Spans ({spans.length})</h2>
         <ol class="spans" aria-label="Span tree">
@@ -131,5 +132,63 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
         </ol>
       </section>
     </>
+  );
+}
+
+/** The trace's cost, call by call and line by line (docs/pricing.md, "Cost breakdown"). */
+function CostBreakdown({ cost }: { cost: any }) {
+  return (
+    <section class="panel" aria-labelledby="cost-h">
+      <h2 id="cost-h">Cost breakdown</h2>
+      {cost.calls.map((c: any) => (
+        <div key={c.index}>
+          <p class="small">
+            Call {c.index + 1}: {c.model ?? "no model"}
+            {c.entry && (
+              <span class="muted">
+                {" "}
+                · price {c.entry.id}, {c.entry.source} of {c.entry.date}
+              </span>
+            )}
+            {c.serviceTier && <span class="muted"> · tier {c.serviceTier}</span>}
+            {c.reason && <span class="muted"> · unpriced: {c.reason}</span>}
+          </p>
+          {c.lines.length > 0 && (
+            <table class="list compact">
+              <thead>
+                <tr>
+                  <th scope="col">Tokens of</th>
+                  <th scope="col" class="n">
+                    Tokens
+                  </th>
+                  <th scope="col" class="n">
+                    USD / 1M
+                  </th>
+                  <th scope="col">Tier</th>
+                  <th scope="col" class="n">
+                    Cost
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {c.lines.map((l: any) => (
+                  <tr key={l.kind}>
+                    <td>{l.kind.replace(/_/g, " ")}</td>
+                    <td class="n">{num(l.tokens)}</td>
+                    <td class="n">{l.usdPerMillion}</td>
+                    <td>{l.tier ?? "base"}</td>
+                    <td class="n">{usd(l.usd)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      ))}
+      <p>
+        Total: {usd(cost.totalUsd)}
+        {cost.unpricedCalls > 0 && <span class="muted"> ({cost.unpricedCalls} unpriced calls)</span>}
+      </p>
+    </section>
   );
 }

@@ -77,6 +77,7 @@ test("session metrics: tokens (cached, reasoning), latency percentiles, cost by 
     costUsd: null,
     costComplete: false,
     unpricedModels: ["mystery-model"],
+    unpricedCalls: { "mystery-model": 1 },
     finishReasons: { tool_calls: 1, stop: 2 },
     priceTableVersion: PRICE_TABLE_VERSION,
   });
@@ -86,7 +87,8 @@ test("session metrics: tokens (cached, reasoning), latency percentiles, cost by 
   const byModel = Object.fromEntries(a.costByModel.map((c) => [c.model, c]));
   expect(byModel["gpt-4o-mini"]).toMatchObject({ calls: 2, priced: true, cachedTokens: 500, reasoningTokens: 200 });
   expect(byModel["gpt-4o-mini"].costUsd).toBeCloseTo(mini1 + mini2, 10);
-  expect(byModel["mystery-model"]).toMatchObject({ calls: 1, priced: false, costUsd: null });
+  expect(byModel["mystery-model"]).toMatchObject({ calls: 1, priced: false, costUsd: null, unpricedCalls: 1 });
+  expect(byModel["mystery-model"].note).toContain('unknown model "mystery-model"');
   expect(byModel["mystery-model"].note).toContain("unknown model");
   // The call that requested `search` and the call that consumed its result.
   expect(a.toolCosts).toEqual([

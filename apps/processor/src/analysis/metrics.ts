@@ -12,6 +12,8 @@ export interface CostByModel {
   costUsd: number | null;
   priced: boolean;
   note: string | null;
+  /** Calls of this model left unpriced (docs/pricing.md). */
+  unpricedCalls: number;
 }
 
 export interface ToolCost {
@@ -50,7 +52,10 @@ export function callMetrics(calls: ModelCall[]) {
     const key = c.finishReason ?? "none";
     finishReasons[key] = (finishReasons[key] ?? 0) + 1;
   }
-  const unpriced = [...new Set(calls.filter((c) => c.costUsd === null).map((c) => c.model ?? "unknown"))];
+  const unpricedCalls: Record<string, number> = {};
+  for (const c of calls)
+    if (c.costUsd === null) unpricedCalls[c.model ?? "unknown"] = (unpricedCalls[c.model ?? "unknown"] ?? 0) + 1;
+  const unpriced = Object.keys(unpricedCalls);
   return {
     modelCalls: calls.length,
     toolCalls: sum((c) => c.toolCalls.length),
@@ -66,6 +71,8 @@ export function callMetrics(calls: ModelCall[]) {
     costComplete: unpriced.length === 0,
     pricedCostUsd: roundUsd(calls.reduce((acc, c) => acc + (c.costUsd ?? 0), 0)),
     unpricedModels: unpriced,
+    // Additive (docs/pricing.md): unpriced calls per model as called, only when there are some.
+    ...(unpriced.length ? { unpricedCalls } : {}),
     finishReasons,
     models: [...new Set(calls.map((c) => c.pricedModel ?? c.model ?? "unknown"))],
     priceTableVersion: PRICE_TABLE_VERSION,
@@ -110,6 +117,7 @@ export function costByModel(calls: ModelCall[]): CostByModel[] {
   return [...groups]
     .map(([model, list]) => {
       const cost = sumCost(list.map((c) => c.costUsd));
+      const unpricedCall = list.find((c) => c.costUsd === null);
       return {
         model,
         calls: list.length,
@@ -120,10 +128,11 @@ export function costByModel(calls: ModelCall[]): CostByModel[] {
         totalTokens: list.reduce((a, c) => a + c.totalTokens, 0),
         costUsd: cost,
         priced: cost !== null,
-        note:
-          cost === null
-            ? `unknown model ${JSON.stringify(model)}: not in price table ${PRICE_TABLE_VERSION}, cost not computed`
-            : null,
+        // The price book's reason (unknown model, unpriced tier...), with the price data's version.
+        note: unpricedCall
+          ? `${unpricedCall.costReason ?? `unknown model ${JSON.stringify(model)}`}; prices ${PRICE_TABLE_VERSION}, cost not computed`
+          : null,
+        unpricedCalls: list.filter((c) => c.costUsd === null).length,
       };
     })
     .sort((a, b) => (b.costUsd ?? -1) - (a.costUsd ?? -1) || a.model.localeCompare(b.model));
