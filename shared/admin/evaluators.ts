@@ -1,6 +1,6 @@
 import { sqlOf, type Db } from "../db/client.ts";
 import { AdminError } from "../errors.ts";
-import { budgetDay, spentToday } from "../evaluations/store.ts";
+import { budgetDay, setEvaluatorStatus as setStatus, spentToday } from "../evaluations/store.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -39,11 +39,7 @@ export async function listEvaluators(db: Db, input: { tenantId: string; service?
 
 export async function setEvaluatorStatus(db: Db, input: { id: string; status: "active" | "paused" }) {
   if (!UUID.test(input.id)) throw new AdminError("--id: not an evaluator id");
-  const sql = sqlOf(db);
-  const reason = input.status === "paused" ? "paused by an operator" : null;
-  const [row] = await sql`
-    update evaluators set status = ${input.status}, status_reason = ${reason}, status_changed_at = now(), updated_at = now()
-    where id = ${input.id} returning id, name, status, status_reason`;
+  const row = await setStatus(sqlOf(db), input.id, input.status);
   if (!row) throw new AdminError("no such evaluator", 404);
   return { id: row.id, name: row.name, status: row.status, statusReason: row.status_reason };
 }

@@ -149,3 +149,12 @@ export async function pauseEvaluator(
     update evaluators set status = 'paused', status_reason = ${reason}, status_changed_at = ${at}, updated_at = ${at}
     where id = ${e.id} and tenant_id = ${e.tenant_id} and version = ${e.version} and status = 'active'`;
 }
+
+/** An operator's pause or resume (admin CLI): a resume clears the reason, as the API's does. */
+export async function setEvaluatorStatus(sql: Sql, id: string, status: "active" | "paused") {
+  const reason = status === "paused" ? "paused by an operator" : null;
+  const [row] = await sql`
+    update evaluators set status = ${status}, status_reason = ${reason}, status_changed_at = now(), updated_at = now()
+    where id = ${id} returning id, name, status, status_reason`;
+  return row as { id: string; name: string; status: string; status_reason: string | null } | undefined;
+}
