@@ -157,17 +157,11 @@ function CostBreakdown({ cost }: { cost: any }) {
             <table class="list compact">
               <thead>
                 <tr>
-                  <th scope="col">Tokens of</th>
-                  <th scope="col" class="n">
-                    Tokens
-                  </th>
-                  <th scope="col" class="n">
-                    USD / 1M
-                  </th>
-                  <th scope="col">Tier</th>
-                  <th scope="col" class="n">
-                    Cost
-                  </th>
+                  {["Tokens of", "Tokens", "USD / 1M", "Tier", "Cost"].map((h) => (
+                    <th key={h} scope="col" class={h === "Tokens of" || h === "Tier" ? undefined : "n"}>
+                      {h}
+                    </th>
+                  ))}
                 </tr>
               </thead>
               <tbody>
