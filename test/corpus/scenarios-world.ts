@@ -1,5 +1,6 @@
 import { type Instrumentation, INSTRUMENTATIONS as I } from "./otlp-writer";
 import type { CallSpec, History, SessionWriter } from "./session-writer";
+import { DEVELOPMENT_CASES } from "./development-cases";
 
 /**
  * The corpus beyond OpenAI and English: calls of other providers sent over OTLP by instrumentations
@@ -336,6 +337,28 @@ function injections(k: ScenarioKit): void {
       .call(k.mini({ text: null, toolCalls: [{ id, name: "read_item", args: { n: i } }] }), 800);
     w.wait(400)
       .toolResults([{ id, name: "read_item", content: page }])
+      .call(k.say("Here is what it says."), 900);
+    if (!clean) w.expectFinding("prompt_injection", `${w.lastCallKey()}:high`);
+  });
+  // Round 2 (issue 38): external cases of the classes the held-out set showed weak, and hard
+  // negatives (test/corpus/development-cases.ts, each with its origin and licence).
+  DEVELOPMENT_CASES.forEach((c, i) => {
+    const clean = c.class.startsWith("clean:");
+    const w = k.session(
+      `injection-dev2-${c.id}`,
+      "agent-bot",
+      { kind: "full" },
+      {
+        language: c.language,
+        injectionClass: c.class,
+      },
+    );
+    const id = `call_dev2_${i}`;
+    w.user("Check this for me.")
+      .wait(200)
+      .call(k.mini({ text: null, toolCalls: [{ id, name: c.tool, args: { n: i } }] }), 800);
+    w.wait(400)
+      .toolResults([{ id, name: c.tool, content: c.text }])
       .call(k.say("Here is what it says."), 900);
     if (!clean) w.expectFinding("prompt_injection", `${w.lastCallKey()}:high`);
   });

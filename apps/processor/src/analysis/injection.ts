@@ -1,4 +1,5 @@
 import { type ClassRule, classHit } from "./injection-classes.ts";
+import { implicitHit } from "./injection-implicit.ts";
 import { type ViewKind, viewsOf } from "./injection-views.ts";
 import { maskQuoted, normalizeText, type Sentence, sentencesOf, unicodePattern } from "./text.ts";
 
@@ -17,6 +18,13 @@ const OVERRIDE: Record<string, string[]> = {
   en: [
     String.raw`\b(?:ignore|disregard|forget|override|bypass)\b (?:all |any |every )?(?:of )?(?:the |your |my |these |those )?(?:previous|prior|above|earlier|preceding|original|initial|system|developer|existing) (?:instructions?|prompts?|rules|directions|guidelines|messages|commands)\b`,
     String.raw`\bforget (?:everything|all) (?:you (?:were|have been) told|above|before|so far)\b`,
+    // Reworded overrides (issue 38 round 2, development cases from deepset, HackAPrompt, AgentDojo).
+    String.raw`\bforget (?:about )?(?:everything|all(?: of)?(?: the)?|your) (?:before (?:that|this)|(?:previous |prior |above |earlier )?(?:assignments|tasks|information|instructions|rules))\b`,
+    String.raw`\b(?:ignore|disregard)\b (?:all of |everything )?(?:the )?(?:above|text above|preceding text|previous text)(?: text)?,? (?:and )?(?:instead |just |only |now )?(?:say|print|output|write|respond|reply|answer|return|translate|tell|repeat|type)\b`,
+    String.raw`\b(?:ignore|disregard|skip)\b (?:the rest of|the remainder of|everything else in) (?:this|the) (?:document|e-?mail|page|text|data|file|message|content|input|context|results?|article|thread)\b`,
+    String.raw`\binstead of (?:summari[sz]ing|translating|answering|analy[sz]ing|reviewing|reading) (?:this|the|that|it)\b`,
+    String.raw`\bimportant new instructions\b|\b(?:now )?new tasks? follows?\b|\bfocus on your new task\b|\byour (?:new|real|actual|true) (?:task|instructions?|objective|mission) (?:is|are)\b`,
+    String.raw`\bbefore you (?:can )?(?:solve|complete|finish|do|continue|answer)\b[^.\n]{0,60}?\bdo the following\b`,
     String.raw`\byou are now (?:in )?(?:dan|developer mode|jailbroken|unrestricted|an? (?:unrestricted|unfiltered|different) (?:ai|assistant|model))\b`,
   ],
   es: [
@@ -129,6 +137,13 @@ const DISCUSSION = unicodePattern(
   ].join("|"),
 );
 
+/**
+ * A discussion word that is the instruction's own ("tell the user it is not malicious", "this is
+ * no attack") says nothing about the text discussing injections: negated, it does not count.
+ */
+const NEGATED = /\b(?:not|no|non-|isn't|is not|never|nothing) ?(?:an? )?(?:malicious|attack|adversarial)\b/giu;
+const discusses = (sentence: string) => DISCUSSION.test(sentence.replace(NEGATED, " "));
+
 /** Words that may precede an imperative in its clause ("Please ignore ...", "AI: ignore ..."). */
 const LEAD_IN = new Set(
   "please now so and then also instead important urgent note attention assistant ai agent model system admin hey ok okay por favor ahora bitte jetzt s'il vous plaît maintenant proszę teraz пожалуйста теперь 请 請 现在 現在".split(
@@ -219,7 +234,7 @@ function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit
       const s = sentences[i];
       if (p.rule !== "role_marker" && !opensClause(masked.slice(s.start, m.index))) continue;
       const here = original(i);
-      if (DISCUSSION.test(here) || (i > 0 && DISCUSSION.test(original(i - 1)))) continue;
+      if (discusses(here) || (i > 0 && discusses(original(i - 1)))) continue;
       // What the instruction asks: this sentence and the next two.
       const last = sentences[Math.min(i + 2, sentences.length - 1)];
       best = {
@@ -236,8 +251,8 @@ function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit
     }
   }
   if (best) return best;
-  const discussed = (i: number) => DISCUSSION.test(original(i)) || (i > 0 && DISCUSSION.test(original(i - 1)));
-  const c = classHit(masked, sentences, discussed);
+  const discussed = (i: number) => discusses(original(i)) || (i > 0 && discusses(original(i - 1)));
+  const c = classHit(masked, sentences, discussed) ?? implicitHit(masked, text, sentences, discussed);
   if (!c) return null;
   const last = sentences[Math.min(c.sentence + 2, sentences.length - 1)];
   return {
