@@ -1,6 +1,7 @@
 import type { CheckSpec } from "./definition.ts";
 import type { EvalContext } from "./context.ts";
 import { jsonSchemaProblem } from "./json-schema.ts";
+import { compilePattern } from "./safe-pattern.ts";
 
 /** A deterministic check's verdict: passed or not, and why (the score's comment). */
 export interface CheckVerdict {
@@ -8,7 +9,7 @@ export interface CheckVerdict {
   reason: string;
 }
 
-/** Characters of the final answer a pattern is run on (a bound on a hostile expression's work). */
+/** Characters of the final answer a pattern is run on (with RE2's linear matching, a bound on its work). */
 export const PATTERN_INPUT_CHARS = 100_000;
 
 /** Runs a deterministic check on the final answer (pure, docs/evaluations.md "Checks"). */
@@ -28,7 +29,7 @@ export function runCheck(check: CheckSpec, ctx: EvalContext): CheckVerdict {
         : { passed: true, reason: "the final answer is valid JSON for the schema" };
     }
     case "pattern": {
-      const re = new RegExp(check.pattern, check.flags ?? "");
+      const re = compilePattern(check.pattern, check.flags ?? "");
       const found = re.test(answer.slice(0, PATTERN_INPUT_CHARS));
       const passed = check.mode === "matches" ? found : !found;
       return {

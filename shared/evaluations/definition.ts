@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { compilePattern } from "./safe-pattern.ts";
 
 /**
  * What an evaluator is (docs/evaluations.md): the body of POST /evaluators (PUT takes the same
@@ -164,7 +165,7 @@ export function buildDefinition(
   if (output.kind === "number" && output.min >= output.max) return "invalid output.min: must be below output.max";
   if (merged.check?.type === "pattern") {
     try {
-      new RegExp(merged.check.pattern, merged.check.flags ?? "");
+      compilePattern(merged.check.pattern, merged.check.flags ?? "");
     } catch (err) {
       return `invalid check.pattern: ${(err as Error).message}`;
     }

@@ -1,3 +1,4 @@
+import { compilePattern, type SafePattern } from "./safe-pattern.ts";
 /**
  * A subset of JSON Schema for the `json_schema` check (docs/evaluations.md): `type` (one or a
  * list; `integer` included), `enum`, `const`, `properties`, `required`, `additionalProperties`
@@ -39,9 +40,9 @@ function check(schema: unknown, v: unknown, path: string, budget: { left: number
     if (typeof s.minLength === "number" && [...v].length < s.minLength) return `${path}: shorter than ${s.minLength}`;
     if (typeof s.maxLength === "number" && [...v].length > s.maxLength) return `${path}: longer than ${s.maxLength}`;
     if (typeof s.pattern === "string") {
-      let re: RegExp;
+      let re: SafePattern;
       try {
-        re = new RegExp(s.pattern, "u");
+        re = compilePattern(s.pattern, "u");
       } catch {
         return `${path}: the schema's pattern is not a valid expression`;
       }
