@@ -144,6 +144,7 @@ const EXFIL_OBJECT = unicodePattern(
     String.raw`\b(?:your|the|its) (?:full |complete |entire |exact |initial |original |hidden |secret |system )?(?:system prompt|system message|prompt|instructions|rules)\b`,
     String.raw`\binstructions you (?:were|have been) given\b|\b(?:everything|the text) above\b`,
     String.raw`\b(?:the |this |our |whole |entire )*(?:conversation|chat history|chat log|previous messages|earlier messages)\b`,
+    String.raw`\b(?:(?:security|verification|one-time|2fa|mfa|login|reset) codes?|one-time passwords?)\b`,
     String.raw`\b(?:api[ _-]?keys?|secret(?:s| keys?| access keys?)|passwords?|credentials|(?:access|session|auth|bearer) tokens?|environment variables|private keys?)\b`,
     String.raw`\b[A-Z][A-Z0-9]*_(?:API_KEY|SECRET(?:_ACCESS_KEY)?|TOKEN|PASSWORD)\b`,
   ].join("|"),

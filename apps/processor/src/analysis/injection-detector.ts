@@ -35,7 +35,7 @@ const PREFILTER = new RegExp(
     String.raw`silent|quiet|covert|dear|note|attention|important|<!--|\]\(|\balt\s*=|title\s*=|aria-label`,
     String.raw`[^\x00-\x7f]|[A-Za-z0-9+/_-]{24}|vtabe|qvfertneq|vafgehpg|nffvfgnag|flfgrz|erirny`,
     // injection-implicit.ts: reply instructions, reworded overrides, plain agent commands, end markers.
-    String.raw`from now on|summari|instead of|new task|end of|<\/|\bgrant|\bunlock|\bsell|\bbuy|\btransfer|\bwire\b|\bdelete|\bremove|\berase|\bwipe|\bmove|\bcopy|\bupload|\bforward|\bshare|\bsend`,
+    String.raw`from now on|summari|instead of|\binitiate|\bdeposit|new task|end of|<\/|\bgrant|\bunlock|\bsell|\bbuy|\btransfer|\bwire\b|\bdelete|\bremove|\berase|\bwipe|\bmove|\bcopy|\bupload|\bforward|\bshare|\bsend`,
   ].join("|"),
   "i",
 );

@@ -29,7 +29,9 @@ const REPLY_NOUN = String.raw`your (?:(?:next|final|whole|entire|first) )?(?:rep
 const REPLY_CLAUSE = unicodePattern(
   [
     // "End your response with", "Translate your reply into", "Add X to your reply"
-    String.raw`^(?:please |now |also |always |then |and )*(?<verb>add|include|append|insert|prepend|mention|recommend|translate|encode|end|begin|start|finish|close|conclude|format|rewrite|sign|put|cite|say|state|write)\b(?<rest>.{0,160})`,
+    String.raw`^(?:please |now |also |always |then |and |make sure (?:to )?|ensure (?:to )?|be sure to |remember to |don't forget to |do not forget to )*(?<verb>add|include|append|insert|prepend|mention|recommend|translate|encode|end|begin|start|finish|close|conclude|format|rewrite|sign|put|cite|say|state|write)\b(?<rest>.{0,160})`,
+    // "Your response should begin with ...", "Make sure your answer includes ..."
+    String.raw`^(?:please |now |also |and )*(?:make sure |ensure |be sure )?(?:that )?(?<noun>${REPLY_NOUN}) (?:should |must |has to |needs to |will |always )?(?<verb2>include|contain|mention|say|state|start|begin|end|link|recommend|cite)s?\b(?<rest2>.{0,160})`,
   ].join("|"),
   "iu",
 );
@@ -55,7 +57,7 @@ const FRAME_VERB = unicodePattern(
 const PAYLOAD =
   /https?:\/\/|!\[|["“'‘][^"”'’\n]{2,80}["”'’]|\bthat (?!you\b|your\b)|\bas (?:the |an? )?(?:best|only|strongest|insolvent|safe|verified|trusted)/iu;
 /** The reader's own details: what an e-mail asks its reader to put in a reply. */
-const READER_OWNED = unicodePattern(String.raw`^\s*(?:your|the) (?!(?:reply|response|answer|summary|output)\b)`, "iu");
+const READER_OWNED = unicodePattern(String.raw`^\s*(?:in )?your (?!(?:reply|response|answer|summary|output)\b)`, "iu");
 const LINE_ONLY = unicodePattern(String.raw`\b(?:above|below) (?:this|the) line\b`, "iu");
 
 /** Things a forged turn or marker speaks of: the model, its user and their secrets. */
@@ -89,7 +91,8 @@ const PLAIN_ACTION = unicodePattern(
   [
     String.raw`^(?:please |now |also |kindly |immediately )*(?:grant|give) (?:\S+ ){0,2}access to (?!your\b|you\b)`,
     String.raw`^(?:please |now |also |kindly |immediately )*unlock (?:my|the) (?:front |back |garage |main |side )?(?:door|lock|gate)\b`,
-    String.raw`^(?:please |now |also |kindly |immediately )*(?:sell|buy|purchase|transfer|send|wire|withdraw) (?:\$|€|£)?\d[\d,.]*\s?(?:units|shares|coins|btc|eth|usd|eur|dollars)?\s?(?:of |from )?(?:my|the user's)\b`,
+    String.raw`^(?:please |now |also |kindly |immediately )*(?:initiate|make|schedule|send) an? (?:payment|transfer|wire(?: transfer)?) of (?:\$|€|£)?\d[\d,.]*\s?(?:(?:usd|eur|dollars)\s)?(?:from|out of) my\b`,
+    String.raw`^(?:please |now |also |kindly |immediately )*(?:sell|buy|purchase|transfer|send|wire|withdraw|deposit) (?:\$|€|£)?\d[\d,.]*\s?(?:units|shares|coins|btc|eth|usd|eur|dollars)?\s?(?:of |from )?(?:my|the user's)\b`,
     String.raw`^(?:please |now |also |kindly |immediately )*(?:delete|remove|erase|wipe|move|copy|upload|forward|share|send) all (?:of )?(?:my|the user's)\b`,
     String.raw`^(?:please |now |also |kindly |immediately )*(?:delete|remove|erase|wipe|move|copy|upload) all (?:the )?(?:files|documents|folders|data)(?: \S+)? from ['"‘“]?[~/]`,
     String.raw`^(?:please |now |also |kindly |immediately )*send (?:a |the )?(?:transaction|payment|money|funds|transfer) to [A-Z]{2}\d{2}[A-Z0-9]{10,}\b`,
@@ -124,13 +127,20 @@ function replyHit(masked: string, original: string): number | null {
     const clause = lstrip(masked.slice(at, at + 200));
     const m = REPLY_CLAUSE.exec(clause);
     if (!m?.groups) continue;
+    const off = masked.length - masked.slice(at).length;
+    if (m.groups.verb2) {
+      // The reply is the subject: what it must carry is planted, unless it is the reader's own.
+      const rest2 = m.groups.rest2;
+      if (READER_OWNED.test(rest2) || LINE_ONLY.test(rest2)) continue;
+      if (PAYLOAD.test(original.slice(off, off + 240))) return at;
+      continue;
+    }
     const verb = m.groups.verb.toLowerCase();
     const rest = m.groups.rest;
     const noun = REPLY_IN.exec(rest);
     if (!noun || LINE_ONLY.test(rest)) continue;
     if (FORM_VERBS.has(verb) && noun.index <= 2) return at;
     if (READER_OWNED.test(rest) && !REPLY_IN.test(rest.slice(0, 30))) continue;
-    const off = masked.length - masked.slice(at).length;
     if (PAYLOAD.test(original.slice(off, off + 200))) return at;
   }
   return null;
@@ -147,7 +157,7 @@ function plainActionHit(masked: string, original: string): number | null {
 const REPLY_HINT =
   /from now on|\byour (?:(?:next|final|whole|entire|first) )?(?:reply|response|answer|summary|output|message)|\bwhen(?:ever)? (?:you )?(?:summari|answer|respond)/i;
 const ACTION_HINT =
-  /\b(?:grant|give|unlock|sell|buy|purchase|transfer|send|wire|withdraw|delete|remove|erase|wipe|move|copy|upload|forward|share|tell the user)\b/i;
+  /\b(?:initiate|make|schedule|deposit|grant|give|unlock|sell|buy|purchase|transfer|send|wire|withdraw|delete|remove|erase|wipe|move|copy|upload|forward|share|tell the user)\b/i;
 const MARKER_HINT = /[:<]|\bend of\b|system_/i;
 
 /** The window after a line (to the next blank line, at most 400 characters). */
