@@ -6,6 +6,7 @@ import {
   activityStream,
   consumersOf,
   deliveriesStream,
+  evaluationsConsumer,
   ingestStream,
   maturedStream,
   type StreamSpec,
@@ -45,7 +46,9 @@ export function natsNeeds(app: AppName, t: Topology): NatsNeeds {
     case "dispatcher":
       return {
         streams: [],
-        consumers: [...consumerOf(maturedStream), ...consumerOf(deliveriesStream)],
+        // The evaluations runner's lanes too (docs/evaluations.md): a dispatcher whose judges
+        // cannot read MATURED is not ready either.
+        consumers: [...consumerOf(maturedStream), ...consumerOf(deliveriesStream), ...consumerOf(evaluationsConsumer)],
         deadLetters: [deadLettersOf(maturedStream), deadLettersOf(deliveriesStream)],
       };
   }
