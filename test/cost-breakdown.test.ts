@@ -176,4 +176,25 @@ test("cost broken down per call, read back through the platform, for the rates i
   expect(unknown.cost.calls[0].reason).toBe(
     'unknown model "acme-unknown-9" (provider openai): no price entry matches it',
   );
+  // A finding names the model and the reason (detector unpriced_model), grouped into its issue.
+  const problemsOf = async (session: string) => {
+    const r = await stack.platformRequest(`/telemetry/otel/sessions/${SERVICE}/${session}/problem-analysis`, {
+      token: tenant.platformKey,
+    });
+    expect(r.status).toBe(200);
+    return ((await r.json()) as any).problems as any[];
+  };
+  const found = (await problemsOf("unknown-model")).filter((p) => p.detector === "unpriced_model");
+  expect(found).toHaveLength(1);
+  expect(found[0]).toMatchObject({
+    severity: "low",
+    title: "Call not priced (acme-unknown-9)",
+    issueId: expect.any(String),
+    evidence: {
+      model: "acme-unknown-9",
+      reason: 'unknown model "acme-unknown-9" (provider openai): no price entry matches it',
+    },
+  });
+  // Priced calls raise none.
+  expect((await problemsOf("claude-1h")).filter((p) => p.detector === "unpriced_model")).toEqual([]);
 });

@@ -91,6 +91,17 @@ export const DETECTORS = {
     defaults: { enabled: true, share: 0.9 },
   },
   /**
+   * A call the price book cannot price (cost null: an unknown model, a service tier or token kind
+   * without a price); the book's reason in the evidence. One finding per model per session, keyed
+   * on the model, so a service's issue opens the first time it calls the model.
+   */
+  unpriced_model: {
+    severity: "low",
+    key: "model",
+    rule: "a call whose cost is null (unknown model, unpriced service tier or token kind); names the model and the price book's reason; once per model per session",
+    defaults: { enabled: true },
+  },
+  /**
    * Instructions aimed at the model inside tool results and tool events (pages, documents,
    * e-mails); at most `scanChars` characters of each are read, and at most `maxPerSession`
    * findings kept.

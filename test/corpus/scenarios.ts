@@ -404,6 +404,26 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSession[] {
   }
 
   worldScenarios({ session, int, dur, mini, say });
+
+  // --- A model no price entry matches (issue 40): cost null, one unpriced_model finding per model
+  // per session (at its first call). Last, with fixed sizes, so the sessions above keep their draws.
+  {
+    const w = session("unpriced-model", "pricing-bot");
+    const unknown = (text: string): CallSpec => ({
+      model: "acme-unknown-9",
+      prompt: 900,
+      completion: 40,
+      cached: 0,
+      text,
+    });
+    w.user("Summarise the memo.").wait(100).call(unknown("The memo asks for a budget."), 900);
+    w.expectFinding("unpriced_model", w.lastCallKey());
+    w.wait(5_000).user("Shorter.").wait(100).call(unknown("Budget request."), 700); // same model: no second finding
+    w.wait(5_000)
+      .user("Thanks.")
+      .wait(100)
+      .call({ model: "gpt-4o-mini", prompt: 950, completion: 10, cached: 0, text: "You're welcome." }, 600);
+  }
   return out;
 }
 

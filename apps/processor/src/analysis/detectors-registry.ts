@@ -15,6 +15,7 @@ import {
 } from "./detectors.ts";
 import { InjectionDetector } from "./injection-detector.ts";
 import type { EventInput, TranscriptItem } from "./transcript.ts";
+import { UnpricedModels } from "./unpriced.ts";
 
 /**
  * One interface for every detector, whatever it looks at: a model call, an event, the transcript
@@ -64,6 +65,10 @@ export const REGISTRY: { [N in DetectorName]: Factory<N> } = {
   refusal: (config) => ({ call: (c) => refusalFinding(c, config) }),
   latency_outlier: (config) => ({ call: (c, ctx) => latencyFinding(c, config, ctx.latencyNorms) }),
   context_window_near: (config) => ({ call: (c) => contextWindowNear(c, config) }),
+  unpriced_model: () => {
+    const unpriced = new UnpricedModels();
+    return { call: (c) => unpriced.call(c) };
+  },
   prompt_injection: (config) => {
     const injections = new InjectionDetector(config);
     return {

@@ -266,7 +266,7 @@ describe("detectors: each rule fires on its case and not on a clean session", ()
     });
     expect(detectorsOf([big])).toEqual(["context_window_near"]);
     expect(detectorsOf([small])).toEqual([]);
-    expect(detectorsOf([unknown])).toEqual([]);
+    expect(detectorsOf([unknown])).toEqual(["unpriced_model"]); // never context_window_near
   });
 
   test("fingerprints group the same problem across sessions", () => {
