@@ -196,7 +196,7 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSession[] {
       );
   }
 
-  // --- Unknown model: usage counted, cost null.
+  // --- Unknown model: usage counted, cost null, an unpriced_model finding.
   for (let i = 0; i < 2; i++) {
     const w = session("unknown-model", "local-bot");
     w.user("Summarise this paragraph.")
@@ -210,7 +210,8 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSession[] {
           text: "It says the launch moved.",
         },
         dur(800, 2_000),
-      );
+      )
+      .expectFinding("unpriced_model", w.lastCallKey());
     if (i === 1)
       w.wait(5_000).user("And in French?").wait(100).call(say("Le lancement a été déplacé."), dur(600, 1_000));
   }
