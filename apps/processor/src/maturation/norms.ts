@@ -31,6 +31,7 @@ export function createLatencyNorms(
           .filter((s) => s.kind === "llm")
           .map((s) => ({
             model: (s.attributes["gen_ai.response.model"] as string | null | undefined) ?? null,
+            requestModel: (s.attributes["gen_ai.request.model"] as string | null | undefined) ?? null,
             ms: s.endTime.getTime() - s.startTime.getTime(),
             tokens: (s.attributes["gen_ai.usage.output_tokens"] as number | undefined) ?? null,
           }));
@@ -40,7 +41,11 @@ export function createLatencyNorms(
     });
     const byModel = new Map<string, Array<{ latencyMs: number; completionTokens: number }>>();
     for (const row of rows) {
-      const key = canonicalModel(row.model) ?? row.model ?? "unknown";
+      // Keyed as the detector keys a call (analysis/detectors.ts modelKey over calls.ts): the
+      // response's priced name, else the request's, else the response's own name. A dated id the
+      // price source does not list (so unpriced) falls back to its request's model on both sides.
+      const key =
+        canonicalModel(row.model) ?? canonicalModel(row.requestModel) ?? row.model ?? row.requestModel ?? "unknown";
       const list = byModel.get(key) ?? [];
       list.push({ latencyMs: Number(row.ms), completionTokens: Number(row.tokens ?? 0) });
       byModel.set(key, list);
