@@ -48,6 +48,9 @@ test("the overview answers from the rollups the processor keeps as sessions matu
   expect(o.body.totals.promptTokens).toBe(120 + 120 + 5000);
   const mini = o.body.byModel.find((m: any) => m.model.startsWith("gpt-4o-mini"));
   expect(mini.traces).toBe(3);
+  // Every call here is priced: no unpriced call counted, in total or for the model.
+  expect(o.body.totals.unpricedCalls).toBe(0);
+  expect(mini.unpricedCalls).toBe(0);
   // chatTrace calls last 800 ms: the histogram reads it back within 9%.
   expect(Math.abs(mini.latencyP50Ms - 800) / 800).toBeLessThan(0.1);
   expect(o.body.series.reduce((a: number, s: any) => a + s.sessions, 0)).toBe(matured);
@@ -205,4 +208,51 @@ test("one answer is one snapshot: a rollup committed while the overview reads sh
   }
   // The reads did meet the contribution both present and absent.
   expect([...seen].sort()).toEqual([0, 1]);
+});
+
+test("a session calling a model the price book cannot price counts its unpriced calls; a priced call does not", async () => {
+  const post = (model: string, start: Date) =>
+    stack.ingestRequest(
+      "/raw/traces",
+      chatTrace({
+        sessionId: "conv-unpriced",
+        serviceName: "unpriced-bot",
+        model,
+        start,
+        messages: [{ role: "user", content: "hi" }],
+        reply: "hello",
+      }),
+      { authorization: `Bearer ${f.a.telemetryKey}` },
+    );
+  const t0 = Date.now() - 60_000;
+  expect((await post("acme-unknown-llm-9", new Date(t0))).status).toBe(200);
+  expect((await post("acme-unknown-llm-9", new Date(t0 + 2000))).status).toBe(200);
+  expect((await post("gpt-4o-mini", new Date(t0 + 4000))).status).toBe(200);
+  const o = await waitFor(
+    async () => {
+      const r = await overview("unpriced-bot", "?window=24h");
+      return r.status === 200 && r.body.totals?.traces === 3 ? r.body : null;
+    },
+    { what: "the unpriced session rolled up", timeoutMs: 30_000 },
+  );
+  assertDocumented(stack, "GET", "/overview/unpriced-bot", o);
+  expect(o.totals.unpricedCalls).toBe(2);
+  // One row for the unknown model: its calls (traces keep the request's model) and its unpriced
+  // count (the cost row keeps the response's dated model) together.
+  const unknown = o.byModel.find((m: any) => m.model.startsWith("acme-unknown-llm-9"));
+  expect(o.byModel.filter((m: any) => m.model.startsWith("acme-unknown-llm-9")).length).toBe(1);
+  const mini = o.byModel.find((m: any) => m.model.startsWith("gpt-4o-mini"));
+  expect(unknown).toMatchObject({ traces: 2, unpricedCalls: 2 });
+  expect(mini).toMatchObject({ traces: 1, unpricedCalls: 0 });
+  expect(mini.costUsd).toBeGreaterThan(0);
+  // Redelivery changes nothing and the backfill rebuilds the same count.
+  await everythingRolledUp();
+  const before = await figures("unpriced-bot");
+  const [s] = await stack.database.sql<{ id: string }[]>`select id from sessions where session_id = 'conv-unpriced'`;
+  expect(await applySessionRollup(stack.database.sql, s.id)).toBe("already applied");
+  await stack.database.sql`delete from overview_rollups`;
+  await stack.database.sql`delete from overview_session_parts`;
+  expect((await overview("unpriced-bot")).body.totals.unpricedCalls).toBe(0);
+  await backfillRollups(stack.database.sql);
+  expect(await figures("unpriced-bot")).toEqual(before);
 });

@@ -217,6 +217,12 @@ export function OverviewPage({ me }: { me: Me }) {
               <dd>{pct(o.totals.problemSessions, o.totals.sessions)}</dd>
             </div>
           </dl>
+          {o.totals.unpricedCalls > 0 && (
+            <p class="muted small" data-testid="unpriced-calls">
+              {num(o.totals.unpricedCalls)} {o.totals.unpricedCalls === 1 ? "call" : "calls"} unpriced: the price book
+              has no price for their model, so their cost is not in the total.
+            </p>
+          )}
           {!o.totals.sessions && (
             <p class="notice" role="status">
               No session of {service} matured in this window. Sessions count here once they have been idle for the
@@ -303,7 +309,10 @@ export function OverviewPage({ me }: { me: Me }) {
                       <tr key={m.model}>
                         <td>{m.model}</td>
                         <td class="n">{num(m.traces)}</td>
-                        <td class="n">{usd(m.costUsd)}</td>
+                        <td class="n">
+                          {usd(m.costUsd)}
+                          {m.unpricedCalls > 0 && <span class="muted small"> · {num(m.unpricedCalls)} unpriced</span>}
+                        </td>
                         <td class="n">
                           {num(m.promptTokens)} / {num(m.completionTokens)}
                         </td>

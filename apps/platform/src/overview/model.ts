@@ -28,6 +28,9 @@ export const Overview = t.Object({
     costUsd: t.Number(),
     promptTokens: t.Integer(),
     completionTokens: t.Integer(),
+    unpricedCalls: t.Integer({
+      description: "Model calls the price book could not price (their cost is not in costUsd)",
+    }),
     latencyP50Ms: Nullable(t.Number()),
     latencyP95Ms: Nullable(t.Number()),
   }),
@@ -49,6 +52,7 @@ export const Overview = t.Object({
       costUsd: t.Number(),
       promptTokens: t.Integer(),
       completionTokens: t.Integer(),
+      unpricedCalls: t.Integer({ description: "This model's calls the price book could not price" }),
       latencyP50Ms: Nullable(t.Number()),
       latencyP95Ms: Nullable(t.Number()),
     }),

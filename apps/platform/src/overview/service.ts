@@ -61,6 +61,7 @@ export async function readOverview(
       costUsd: all?.cost ?? 0,
       promptTokens: Number(all?.prompt ?? 0),
       completionTokens: Number(all?.completion ?? 0),
+      unpricedCalls: Number(all?.unpriced ?? 0),
       latencyP50Ms: percentileOf(totalHist, 50),
       latencyP95Ms: percentileOf(totalHist, 95),
     },
@@ -81,6 +82,7 @@ export async function readOverview(
         costUsd: m.cost,
         promptTokens: Number(m.prompt),
         completionTokens: Number(m.completion),
+        unpricedCalls: Number(m.unpriced),
         latencyP50Ms: percentileOf(dense(m.model), 50),
         latencyP95Ms: percentileOf(dense(m.model), 95),
       }))
@@ -114,9 +116,9 @@ function overviewReads(
       select bucket_start as t, sum(sessions) as sessions, sum(traces) as traces, sum(error_sessions) as errors,
         sum(problem_sessions) as problems, sum(cost_usd) as cost, sum(prompt_tokens + completion_tokens) as tokens
       from overview_rollups where ${where} and model = '' group by 1 order by 1`,
-    sql<{ model: string; traces: string; cost: number; prompt: string; completion: string }[]>`
+    sql<{ model: string; traces: string; cost: number; prompt: string; completion: string; unpriced: string }[]>`
       select model, sum(traces) as traces, sum(cost_usd) as cost, sum(prompt_tokens) as prompt,
-        sum(completion_tokens) as completion
+        sum(completion_tokens) as completion, sum(unpriced_calls) as unpriced
       from overview_rollups where ${where} group by model`,
     sql<{ model: string; i: number; n: string }[]>`
       select model, u.i::int as i, sum(u.n) as n

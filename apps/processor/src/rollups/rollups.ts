@@ -30,6 +30,8 @@ export interface RollupPart {
   cost_usd: number;
   prompt_tokens: number;
   completion_tokens: number;
+  /** Model calls the price book could not price (issue 40; absent in parts stored before it: 0). */
+  unpriced_calls: number;
   latency_hist: number[];
 }
 
@@ -49,15 +51,24 @@ interface SessionSource {
     promptTokens: number;
     completionTokens: number;
     costUsd: number | null;
+    /** Absent in analyses from before unpriced calls were counted (read as 0). */
+    unpricedCalls?: number;
   }>;
 }
 
-/** The cost table's model a trace's model belongs to: equal, or the longest `<name>-` prefix (dated versions). */
-function costModelOf(traceModel: string, costModels: string[]): string {
+/**
+ * The cost table's model a trace's model belongs to: equal, or the longest `<name>-` prefix (dated
+ * versions). Failing that, the one cost model that is the trace's model with a dated suffix: an
+ * unpriced call's cost row keeps the response's model (`acme-llm-2024-07-18`) where the trace has
+ * the request's (`acme-llm`), and its calls and its unpriced count belong on one row.
+ */
+export function costModelOf(traceModel: string, costModels: string[]): string {
   let best = "";
   for (const m of costModels)
     if ((traceModel === m || traceModel.startsWith(`${m}-`)) && m.length > best.length) best = m;
-  return best || traceModel;
+  if (best) return best;
+  const dated = costModels.filter((m) => m.startsWith(`${traceModel}-`) && /^\d/.test(m.slice(traceModel.length + 1)));
+  return dated.length === 1 ? dated[0] : traceModel;
 }
 
 /** One session's contribution: a session row (model '') with totals, and one row per model. */
@@ -84,6 +95,7 @@ export function sessionParts(s: SessionSource, traces: Array<{ model: string | n
       cost_usd: sum((c) => c.costUsd ?? 0),
       prompt_tokens: sum((c) => c.promptTokens),
       completion_tokens: sum((c) => c.completionTokens),
+      unpriced_calls: sum((c) => c.unpricedCalls ?? 0),
       latency_hist: total,
     },
   ];
@@ -99,6 +111,7 @@ export function sessionParts(s: SessionSource, traces: Array<{ model: string | n
       cost_usd: c?.costUsd ?? 0,
       prompt_tokens: c?.promptTokens ?? 0,
       completion_tokens: c?.completionTokens ?? 0,
+      unpriced_calls: c?.unpricedCalls ?? 0,
       latency_hist: hist,
     });
   }
@@ -118,6 +131,7 @@ const negate = (p: RollupPart): RollupPart => ({
   cost_usd: -p.cost_usd,
   prompt_tokens: -p.prompt_tokens,
   completion_tokens: -p.completion_tokens,
+  unpriced_calls: -(p.unpriced_calls ?? 0),
   latency_hist: p.latency_hist.map((n) => -n),
 });
 
@@ -130,12 +144,12 @@ async function addParts(
   if (!parts.length) return;
   await tx`
     insert into overview_rollups as r (tenant_id, trace_service_id, environment, bucket_seconds, bucket_start, model,
-      sessions, error_sessions, problem_sessions, traces, cost_usd, prompt_tokens, completion_tokens, latency_hist)
+      sessions, error_sessions, problem_sessions, traces, cost_usd, prompt_tokens, completion_tokens, unpriced_calls, latency_hist)
     select ${s.tenant_id}, ${s.trace_service_id}, environment, bucket_seconds, bucket_start, model,
-      sessions, error_sessions, problem_sessions, traces, cost_usd, prompt_tokens, completion_tokens, latency_hist
+      sessions, error_sessions, problem_sessions, traces, cost_usd, prompt_tokens, completion_tokens, coalesce(unpriced_calls, 0), latency_hist
     from jsonb_to_recordset(${tx.json(parts as any)}::jsonb) as x(environment text, bucket_seconds int, bucket_start timestamptz,
       model text, sessions int, error_sessions int, problem_sessions int, traces int, cost_usd float8, prompt_tokens bigint,
-      completion_tokens bigint, latency_hist int[])
+      completion_tokens bigint, unpriced_calls int, latency_hist int[])
     order by bucket_seconds, bucket_start, environment, model
     on conflict (trace_service_id, bucket_seconds, bucket_start, environment, model, tenant_id) do update set
       sessions = r.sessions + excluded.sessions,
@@ -145,6 +159,7 @@ async function addParts(
       cost_usd = r.cost_usd + excluded.cost_usd,
       prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
       completion_tokens = r.completion_tokens + excluded.completion_tokens,
+      unpriced_calls = r.unpriced_calls + excluded.unpriced_calls,
       latency_hist = (select array_agg(a + b order by i)
         from unnest(r.latency_hist, excluded.latency_hist) with ordinality as u(a, b, i))`;
 }
@@ -163,7 +178,7 @@ function mergeParts(parts: RollupPart[]): RollupPart[] {
     const key = `${p.bucket_seconds}\u0000${p.bucket_start}\u0000${p.environment}\u0000${p.model}`;
     const m = byKey.get(key);
     if (!m) {
-      byKey.set(key, { ...p, latency_hist: [...p.latency_hist] });
+      byKey.set(key, { ...p, unpriced_calls: p.unpriced_calls ?? 0, latency_hist: [...p.latency_hist] });
       continue;
     }
     m.sessions += p.sessions;
@@ -173,6 +188,7 @@ function mergeParts(parts: RollupPart[]): RollupPart[] {
     m.cost_usd += p.cost_usd;
     m.prompt_tokens += p.prompt_tokens;
     m.completion_tokens += p.completion_tokens;
+    m.unpriced_calls += p.unpriced_calls ?? 0;
     p.latency_hist.forEach((n, i) => {
       m.latency_hist[i] += n;
     });
