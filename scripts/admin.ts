@@ -22,8 +22,17 @@ import { createInvitation, setPassword } from "@cellar/shared/admin/signin";
 import * as analysisAdmin from "@cellar/shared/admin/detectors";
 import { deletePrice, listPrices, setPrice } from "@cellar/shared/admin/prices";
 import { reencryptSecrets } from "@cellar/shared/admin/secrets";
-import { listEvaluators, setEvaluatorStatus } from "@cellar/shared/admin/evaluators";
+import {
+  createEvaluatorFromFile,
+  editEvaluatorFromFile,
+  listEvaluators,
+  setEvaluatorStatus,
+  type EvaluatorCliDeps,
+} from "@cellar/shared/admin/evaluators";
 import { keyringFromConfig } from "@cellar/shared/crypto";
+import { splitList } from "@cellar/shared/config";
+import { toCidrs } from "@cellar/shared/webhooks/address";
+import { systemResolveDns } from "@cellar/shared/webhooks/destination";
 import { compactStoredMetrics } from "@cellar/shared/db/trace-metrics";
 import { normalizeEndpoint } from "@cellar/shared/auth/dsn";
 import { KEY_KINDS, ROLES, type KeyKind, type Role } from "@cellar/shared/db/schema";
@@ -58,7 +67,10 @@ const USAGE = `usage: npm run admin -- <command>
   maturation retry --session <session uuid>
   price set --tenant T --model M --input USD --output USD [--cached-input USD] [--cache-write USD] [--context-window N] [--provider P] [--from YYYY-MM-DD] [--source S]
   price list --tenant T
-  evaluator list --tenant T [--service S]   (docs/evaluations.md; create and edit them in the API or dashboard)
+  evaluator list --tenant T [--service S]   (docs/evaluations.md)
+  evaluator create --tenant T --service S --file definition.json   (the body of POST /api/v1/evaluators without service_name)
+  evaluator edit --id E --file changes.json   (the body of PUT /api/v1/evaluators/:id: definition fields make a new version)
+      (an api_key in the file is sealed under SECRET_ENCRYPTION_KEY; judge URLs follow WEBHOOK_INSECURE_ALLOWLIST)
   evaluator pause --id E   |   evaluator resume --id E
   price delete --tenant T --model M [--from YYYY-MM-DD]
   secrets reencrypt   (re-seals webhook secrets under SECRET_ENCRYPTION_KEY; old keys in SECRET_ENCRYPTION_KEYS_PREVIOUS)
@@ -109,6 +121,7 @@ const { positionals, values } = (() => {
         "context-window": { type: "string" },
         source: { type: "string" },
         reason: { type: "string" },
+        file: { type: "string" },
       },
       // `--webhooks` alone means "on" for tenant create.
       args: process.argv
@@ -198,6 +211,42 @@ function dsnEndpoint(): string | undefined {
     return normalizeEndpoint(given);
   } catch (err) {
     throw new UsageError(`--endpoint / INGEST_PUBLIC_URL: ${(err as Error).message}`);
+  }
+}
+
+/** The keyring `secrets reencrypt` uses: SECRET_ENCRYPTION_KEY (retired ones in SECRET_ENCRYPTION_KEYS_PREVIOUS). */
+function secretKeyring() {
+  const current = process.env.SECRET_ENCRYPTION_KEY;
+  if (!current) return undefined;
+  return keyringFromConfig({
+    SECRET_ENCRYPTION_KEY: current,
+    SECRET_ENCRYPTION_KEYS_PREVIOUS: process.env.SECRET_ENCRYPTION_KEYS_PREVIOUS,
+  });
+}
+
+/** What the evaluator writer needs, as the platform has it: the keyring, DNS and the judge-URL allow-list. */
+function evaluatorDeps(sql: EvaluatorCliDeps["sql"]): EvaluatorCliDeps {
+  return {
+    sql,
+    secretBox: secretKeyring(),
+    resolveDns: systemResolveDns,
+    allowlist: toCidrs(splitList(process.env.WEBHOOK_INSECURE_ALLOWLIST ?? "")),
+    now: () => new Date(),
+  };
+}
+
+/** A JSON file's content (`-` reads standard input). */
+function jsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = path === "-" ? readFileSync(0, "utf8") : readFileSync(path, "utf8");
+  } catch (err) {
+    throw new UsageError(`--file: cannot read ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--file: not JSON: ${(err as Error).message}`);
   }
 }
 
@@ -352,23 +401,25 @@ async function run(): Promise<unknown> {
         return await deletePrice(db, { tenantId: need("tenant"), model: need("model"), from: values.from });
       case "evaluator list":
         return await listEvaluators(db, { tenantId: need("tenant"), service: values.service });
+      case "evaluator create":
+        return await createEvaluatorFromFile(db, evaluatorDeps(sql), {
+          tenantId: need("tenant"),
+          service: need("service"),
+          body: jsonFile(need("file")),
+        });
+      case "evaluator edit":
+        return await editEvaluatorFromFile(db, evaluatorDeps(sql), { id: need("id"), body: jsonFile(need("file")) });
       case "evaluator pause":
         return await setEvaluatorStatus(db, { id: need("id"), status: "paused" });
       case "evaluator resume":
         return await setEvaluatorStatus(db, { id: need("id"), status: "active" });
       case "secrets reencrypt": {
-        const current = process.env.SECRET_ENCRYPTION_KEY;
-        if (!current)
+        const keyring = secretKeyring();
+        if (!keyring)
           throw new UsageError(
             "SECRET_ENCRYPTION_KEY is not set (the key to seal under; retired ones in SECRET_ENCRYPTION_KEYS_PREVIOUS)",
           );
-        return await reencryptSecrets(
-          sql,
-          keyringFromConfig({
-            SECRET_ENCRYPTION_KEY: current,
-            SECRET_ENCRYPTION_KEYS_PREVIOUS: process.env.SECRET_ENCRYPTION_KEYS_PREVIOUS,
-          }),
-        );
+        return await reencryptSecrets(sql, keyring);
       }
       case "storage compact-metrics":
         return { compacted: await compactStoredMetrics(sql, { pauseMs: 20 }) };

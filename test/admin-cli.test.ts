@@ -232,3 +232,107 @@ test("evaluator list, pause and resume: state and spend, never the key", async (
   expect(admin("evaluator", "resume", "--id", id).json).toMatchObject({ status: "active", statusReason: null });
   expect(admin("evaluator", "pause", "--id", crypto.randomUUID()).code).not.toBe(0);
 });
+
+test("evaluator create and edit from files: the API's body and writer, the key sealed and never printed", async () => {
+  const { writeFileSync, mkdtempSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { SecretBox, randomBytes, toBase64 } = await import("@cellar/shared/crypto");
+  const { bootstrapTenant, createService } = await import("@cellar/shared/admin/tenancy");
+  const { getEvaluator } = await import("../apps/platform/src/evaluations/service.ts");
+  const t = await bootstrapTenant(testDb.database.db, { name: "Files", email: "o@files.test" });
+  await createService(testDb.database.db, { tenantId: t.tenantId, name: "filed-bot" });
+  const dir = mkdtempSync(join(tmpdir(), "cellar-evaluator-"));
+  const file = (name: string, body: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, typeof body === "string" ? body : JSON.stringify(body));
+    return path;
+  };
+  const key = toBase64(randomBytes(32));
+  const env = { SECRET_ENCRYPTION_KEY: key, WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8" };
+  const cli = (...args: string[]) => runAdmin(args, { databaseUrl: testDb.url, env });
+  const create = (name: string, body: unknown, service = "filed-bot", tenant = t.tenantId) =>
+    cli("evaluator", "create", "--tenant", tenant, "--service", service, "--file", file(name, body));
+
+  const check = create("check.json", { name: "cites", check: { type: "length", min: 1 } });
+  expect(check.code).toBe(0);
+  expect(check.json).toMatchObject({
+    service: "filed-bot",
+    name: "cites",
+    version: 1,
+    kind: "check",
+    hasApiKey: false,
+  });
+
+  const judgeBody = {
+    name: "helpfulness",
+    judge: { provider: "openai", url: "http://127.0.0.1:9/v1/chat/completions", model: "m", prompt: "Rate it." },
+    output: { kind: "number", min: 0, max: 1 },
+    api_key: "sk-never-printed",
+    daily_budget_usd: 3,
+  };
+  const judge = create("judge.json", judgeBody);
+  expect(judge.code).toBe(0);
+  expect(judge.json).toMatchObject({ name: "helpfulness", version: 1, kind: "judge", hasApiKey: true });
+  expect(judge.stdout + judge.stderr).not.toContain("sk-never-printed");
+  const [row] = await testDb.database.sql`select key_encrypted from evaluators where id = ${judge.json.id}`;
+  expect(await new SecretBox(key).open(row.key_encrypted, judge.json.id)).toBe("sk-never-printed");
+
+  const listed = cli("evaluator", "list", "--tenant", t.tenantId);
+  expect(listed.json.evaluators.map((e: { name: string }) => e.name)).toEqual(["cites", "helpfulness"]);
+  expect(listed.stdout).not.toContain("sk-never-printed");
+  const deps = { sql: testDb.database.sql, now: () => new Date() } as never;
+  const owner = { keyId: "k", tenantId: t.tenantId, userId: t.ownerId, role: "owner", plan: "free" } as const;
+  expect(await getEvaluator(deps, owner, judge.json.id)).toMatchObject({ has_api_key: true, version: 1 });
+
+  // Definition fields make version 2 (the key stays); a name taken in the service is a conflict.
+  const edited = cli("evaluator", "edit", "--id", judge.json.id, "--file", file("edit.json", { sampling_rate: 0.5 }));
+  expect(edited.code).toBe(0);
+  expect(edited.json).toMatchObject({ version: 2, hasApiKey: true, definition: { sampling_rate: 0.5 } });
+  const versions = await testDb.database
+    .sql`select version from evaluator_versions where evaluator_id = ${judge.json.id} order by version`;
+  expect(versions.map((v) => v.version)).toEqual([1, 2]);
+  expect(create("again.json", judgeBody).stderr).toContain("already has an evaluator named");
+
+  // Bad input names the field, as the API's 400 does; nothing is written.
+  const badCreate = create("bad.json", { name: "bad", check: { type: "length", min: -1 } });
+  expect(badCreate.code).not.toBe(0);
+  expect(badCreate.stderr).toContain("check");
+  const badEdit = cli(
+    "evaluator",
+    "edit",
+    "--id",
+    check.json.id,
+    "--file",
+    file("bad-edit.json", { sampling_rate: 2 }),
+  );
+  expect(badEdit.code).not.toBe(0);
+  expect(badEdit.stderr).toContain("sampling_rate");
+  const badUrl = create("bad-url.json", {
+    ...judgeBody,
+    name: "outside",
+    judge: { ...judgeBody.judge, url: "http://10.1.2.3/v1" },
+  });
+  expect(badUrl.code).not.toBe(0);
+  expect(badUrl.stderr).toContain("judge.url");
+  expect(create("not-json.json", "{ nope").stderr).toContain("--file");
+  expect(create("unknown-field.json", { name: "x", check: { type: "length", min: 1 }, colour: "red" }).code).not.toBe(
+    0,
+  );
+
+  // An unknown tenant or service, or evaluator, errors.
+  const noService = create("svc.json", { name: "y", check: { type: "length", min: 1 } }, "no-such-bot");
+  expect(noService.code).not.toBe(0);
+  expect(noService.stderr).toContain("--service");
+  const noTenant = create(
+    "tenant.json",
+    { name: "y", check: { type: "length", min: 1 } },
+    "filed-bot",
+    crypto.randomUUID(),
+  );
+  expect(noTenant.code).not.toBe(0);
+  expect(noTenant.stderr).toContain("no such tenant");
+  expect(cli("evaluator", "edit", "--id", crypto.randomUUID(), "--file", file("e.json", {})).code).not.toBe(0);
+  const rows = await testDb.database.sql`select name from evaluators where tenant_id = ${t.tenantId} order by name`;
+  expect(rows.map((r) => r.name)).toEqual(["cites", "helpfulness"]);
+});

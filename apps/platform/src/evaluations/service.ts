@@ -1,34 +1,15 @@
-import type postgres from "postgres";
-import type { SecretBox } from "@cellar/shared/crypto";
-import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "@cellar/shared/errors";
-import {
-  buildDefinition,
-  EvaluatorCreate,
-  EvaluatorUpdate,
-  type EvaluatorDefinition,
-} from "@cellar/shared/evaluations/definition";
-import { compileValidator } from "@cellar/shared/validation";
-import { toCidrs, type Cidr } from "@cellar/shared/webhooks/address";
-import { checkDestination, systemResolveDns, type ResolveDns } from "@cellar/shared/webhooks/destination";
+import { forbidden, notFound } from "@cellar/shared/errors";
+import type { EvaluatorDefinition } from "@cellar/shared/evaluations/definition";
+import { writeEvaluatorChanges, writeNewEvaluator, type EvaluatorWriteDeps } from "@cellar/shared/evaluations/write";
+import { toCidrs } from "@cellar/shared/webhooks/address";
+import { systemResolveDns } from "@cellar/shared/webhooks/destination";
 import { hasRole, resolveService, type Principal } from "../auth/principal.ts";
 import type { PlatformDeps } from "../deps.ts";
 import { evaluationOut, evaluatorOut } from "./model.ts";
 
-/** Evaluators per service: enough for every judge a team runs, few enough that each maturation stays cheap. */
-export const MAX_EVALUATORS_PER_SERVICE = 20;
-
-const conflict = (message: string) => new HttpError(409, message);
 const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
-const createValidator = compileValidator(EvaluatorCreate);
-const updateValidator = compileValidator(EvaluatorUpdate);
 
-export interface EvaluatorServiceDeps {
-  sql: postgres.Sql;
-  secretBox?: SecretBox;
-  resolveDns: ResolveDns;
-  allowlist: Cidr[];
-  now: () => Date;
-}
+export type EvaluatorServiceDeps = EvaluatorWriteDeps;
 
 export function evaluatorServiceDeps(deps: PlatformDeps): EvaluatorServiceDeps {
   const w = deps.webhooks ?? {};
@@ -54,17 +35,6 @@ export function requireWriter(p: Principal, d: Pick<EvaluatorDefinition, "judge"
 
 const SELECT = `select e.*, to_char(e.budget_day, 'YYYY-MM-DD') as budget_day, ts.name as service_name, ts.project_id
   from evaluators e join trace_services ts on ts.id = e.trace_service_id and ts.tenant_id = e.tenant_id`;
-
-async function judgeUrlProblem(deps: EvaluatorServiceDeps, d: EvaluatorDefinition): Promise<void> {
-  if (!d.judge) return;
-  const check = await checkDestination(d.judge.url, { resolveDns: deps.resolveDns, allowlist: deps.allowlist });
-  if (!check.ok) throw badRequest(`invalid judge.url: ${check.message}`);
-}
-
-async function seal(deps: EvaluatorServiceDeps, key: string, id: string) {
-  if (!deps.secretBox) throw serviceUnavailable("secret sealing is not configured on this server", 60);
-  return deps.secretBox.seal(key, id);
-}
 
 export async function listEvaluators(deps: EvaluatorServiceDeps, p: Principal, serviceName?: string) {
   const svc = serviceName ? await resolveService(deps.sql, p, serviceName) : null;
@@ -99,69 +69,21 @@ export async function getEvaluator(deps: EvaluatorServiceDeps, p: Principal, id:
 }
 
 export async function createEvaluator(deps: EvaluatorServiceDeps, p: Principal, body: unknown) {
-  const problem = createValidator.firstError(body);
-  if (problem) throw badRequest(problem);
-  const input = body as EvaluatorCreate;
-  const { service_name, name, api_key, status, ...fields } = input;
-  const definition = buildDefinition(fields);
-  if (typeof definition === "string") throw badRequest(definition);
-  requireWriter(p, definition);
-  const svc = await resolveService(deps.sql, p, service_name);
-  await judgeUrlProblem(deps, definition);
-  const id = crypto.randomUUID();
-  // The row id is the key's associated data, so it is chosen before sealing.
-  const sealed = api_key ? await seal(deps, api_key, id) : null;
-  const now = deps.now();
-  await deps.sql.begin(async (tx) => {
-    await tx`select id from trace_services where id = ${svc.id} and tenant_id = ${p.tenantId} for update`;
-    const [{ n }] = await tx`select count(*)::int as n from evaluators where trace_service_id = ${svc.id}`;
-    if (n >= MAX_EVALUATORS_PER_SERVICE)
-      throw conflict(`the service already has ${MAX_EVALUATORS_PER_SERVICE} evaluators; delete one to free a slot`);
-    const [taken] = await tx`select 1 from evaluators where trace_service_id = ${svc.id} and name = ${name}`;
-    if (taken) throw conflict(`the service already has an evaluator named ${JSON.stringify(name)}`);
-    await tx`
-      insert into evaluators (id, tenant_id, trace_service_id, name, version, target, definition, key_encrypted, status, status_reason, created_at, updated_at)
-      values (${id}, ${p.tenantId}, ${svc.id}, ${name}, 1, ${definition.target}, ${tx.json(definition as never)}, ${sealed},
-        ${status ?? "active"}, ${status === "paused" ? "created paused" : null}, ${now}, ${now})`;
-    await tx`
-      insert into evaluator_versions (evaluator_id, tenant_id, version, definition, created_at)
-      values (${id}, ${p.tenantId}, 1, ${tx.json(definition as never)}, ${now})`;
+  const id = await writeNewEvaluator(deps, p.tenantId, body, async (definition, serviceName) => {
+    requireWriter(p, definition);
+    return resolveService(deps.sql, p, serviceName);
   });
   return getEvaluator(deps, p, id);
 }
 
-/**
- * Changes an evaluator. Any definition field makes a new version (results name the version that
- * made them); a new key or a status alone does not. `status: active` also lifts a pause the
- * runner set (a refused key), clearing its reason.
- */
+/** Changes an evaluator (shared/evaluations/write.ts): definition fields make a new version. */
 export async function updateEvaluator(deps: EvaluatorServiceDeps, p: Principal, id: string, body: unknown) {
-  const problem = updateValidator.firstError(body);
-  if (problem) throw badRequest(problem);
-  const current = await getEvaluatorRow(deps, p, id);
-  const { api_key, status, ...fields } = body as EvaluatorUpdate;
-  requireWriter(p, current.definition);
-  const changes = Object.keys(fields).length > 0;
-  const definition = changes ? buildDefinition(fields, current.definition) : current.definition;
-  if (typeof definition === "string") throw badRequest(definition);
-  requireWriter(p, definition);
-  if (changes) await judgeUrlProblem(deps, definition);
-  const sealed = api_key ? await seal(deps, api_key, id) : current.key_encrypted;
-  const now = deps.now();
-  await deps.sql.begin(async (tx) => {
-    const [row] = await tx`
-      update evaluators set
-        version = version + ${changes ? 1 : 0}, target = ${definition.target}, definition = ${tx.json(definition as never)},
-        key_encrypted = ${sealed}, updated_at = ${now},
-        status = ${status ?? current.status},
-        status_reason = ${status === "active" ? null : status === "paused" ? "paused by a user" : current.status_reason},
-        status_changed_at = ${status && status !== current.status ? now : current.status_changed_at}
-      where id = ${id} and tenant_id = ${p.tenantId} returning version`;
-    if (changes)
-      await tx`
-        insert into evaluator_versions (evaluator_id, tenant_id, version, definition, created_at)
-        values (${id}, ${p.tenantId}, ${row.version}, ${tx.json(definition as never)}, ${now})`;
-  });
+  await writeEvaluatorChanges(
+    deps,
+    body,
+    () => getEvaluatorRow(deps, p, id) as never,
+    (d) => requireWriter(p, d),
+  );
   return getEvaluator(deps, p, id);
 }
 
