@@ -9,7 +9,7 @@ import { MIGRATIONS_DIR, runMigrations } from "@cellar/shared/db/client";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { backfillPayloads } from "../apps/processor/src/upgrade/payload-backfill";
 import { makeTemplates } from "../bench/lib/traces";
-import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { callPaced, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
 /**
@@ -31,7 +31,7 @@ afterAll(() => stack.stop());
 async function answers(): Promise<string[]> {
   const out: string[] = [];
   for (const e of readEndpoints(f)) {
-    const r = await call(stack, e, { authorization: `Token ${f.keys.owner}` });
+    const r = await callPaced(stack, e, { authorization: `Token ${f.keys.owner}` });
     out.push(`${e.method} ${e.path} -> ${r.status} ${JSON.stringify(r.body)}`);
   }
   return out;

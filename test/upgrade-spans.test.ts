@@ -11,7 +11,7 @@ import { deriveSpans } from "@cellar/shared/spans";
 import { findSpans, readTrace, traceSpans } from "../apps/platform/src/traces/service";
 import { insertLegacySpanRows, legacyTraces } from "../bench/lib/legacy-spans";
 import { makeTemplates } from "../bench/lib/traces";
-import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { callPaced, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
 /**
@@ -36,7 +36,7 @@ afterAll(() => stack.stop());
 async function answers(): Promise<string[]> {
   const out: string[] = [];
   for (const e of readEndpoints(f)) {
-    const r = await call(stack, e, { authorization: `Token ${f.keys.owner}` });
+    const r = await callPaced(stack, e, { authorization: `Token ${f.keys.owner}` });
     out.push(`${e.method} ${e.path} -> ${r.status} ${JSON.stringify(r.body)}`);
   }
   return out;

@@ -17,7 +17,7 @@ import { persistTraceAnalyses, persistTranscriptItems } from "../apps/processor/
 import type { SessionRow } from "../apps/processor/src/maturation/store";
 import type { TranscriptItem } from "../apps/processor/src/analysis/transcript";
 import type { TraceRow } from "../apps/processor/src/maturation/store";
-import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { callPaced, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { storeSpanIdRows } from "../bench/lib/legacy-spans";
 import { storeMetricsInFull } from "./helpers/storage-shape";
@@ -74,7 +74,7 @@ let spanIds: string[] = [];
 async function answers(traceIds: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const e of endpoints(traceIds)) {
-    const r = await call(stack, e, { authorization: `Token ${f.keys.owner}` });
+    const r = await callPaced(stack, e, { authorization: `Token ${f.keys.owner}` });
     out.push(`${e.method} ${e.path} ${JSON.stringify(e.body ?? null)} -> ${r.status} ${JSON.stringify(r.body)}`);
   }
   return out;

@@ -22,7 +22,7 @@ import { recordEvaluation } from "@cellar/shared/evaluations/store";
 import { createLedgerCounter } from "@cellar/shared/ledger/counter";
 import { createLogger } from "@cellar/shared/logger";
 import { stubDns } from "./helpers/dns";
-import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { call, readEndpoints, seedPlatform, type PlatformFixture, callPaced } from "./helpers/platform";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 /**
@@ -258,7 +258,7 @@ async function answers(): Promise<string[]> {
   ];
   const out: string[] = [];
   for (const e of endpoints) {
-    const r = await call(stack, e, { authorization: `Token ${f.keys.owner}` });
+    const r = await callPaced(stack, e, { authorization: `Token ${f.keys.owner}` });
     out.push(`${e.method} ${e.path} -> ${r.status} ${JSON.stringify(r.body)}`);
   }
   return out;

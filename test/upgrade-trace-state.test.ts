@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { MIGRATIONS_DIR, runMigrations } from "@cellar/shared/db/client";
 import { traceSweepCandidates, tracesOfBatch } from "@cellar/shared/maturation/state";
 import { selectMaturing } from "../apps/processor/src/maturation/store";
-import { call, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { callPaced, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
 /**
@@ -58,7 +58,7 @@ function endpoints(): Array<{ method: string; path: string; body?: unknown }> {
 async function answers(): Promise<string[]> {
   const out: string[] = [];
   for (const e of endpoints()) {
-    const r = await call(stack, e, { authorization: `Token ${f.keys.owner}` });
+    const r = await callPaced(stack, e, { authorization: `Token ${f.keys.owner}` });
     out.push(`${e.method} ${e.path} ${JSON.stringify(e.body ?? null)} -> ${r.status} ${JSON.stringify(r.body)}`);
   }
   return out;
