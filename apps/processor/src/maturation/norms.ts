@@ -3,7 +3,7 @@ import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { deriveSpans } from "../ingest/spans.ts";
 import { canonicalModel } from "@cellar/shared/pricing/table";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
-import { latencyBaseline, type LatencyNorms } from "../analysis/detectors.ts";
+import { latencyBaseline, modelKey, type LatencyNorms } from "../analysis/detectors.ts";
 import type { LatencyNormsSource } from "./store.ts";
 
 /**
@@ -41,11 +41,12 @@ export function createLatencyNorms(
     });
     const byModel = new Map<string, Array<{ latencyMs: number; completionTokens: number }>>();
     for (const row of rows) {
-      // Keyed as the detector keys a call (analysis/detectors.ts modelKey over calls.ts): the
-      // response's priced name, else the request's, else the response's own name. A dated id the
-      // price source does not list (so unpriced) falls back to its request's model on both sides.
-      const key =
-        canonicalModel(row.model) ?? canonicalModel(row.requestModel) ?? row.model ?? row.requestModel ?? "unknown";
+      // Keyed by the detector's own modelKey, with the fields calls.ts gives a call: the priced name
+      // of the response's model, else of the request's; the response's model, else the request's.
+      const key = modelKey({
+        pricedModel: canonicalModel(row.model) ?? canonicalModel(row.requestModel),
+        model: row.model ?? row.requestModel,
+      });
       const list = byModel.get(key) ?? [];
       list.push({ latencyMs: Number(row.ms), completionTokens: Number(row.tokens ?? 0) });
       byModel.set(key, list);
