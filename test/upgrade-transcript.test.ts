@@ -11,7 +11,7 @@ import { parseRetentionDays, runRetention } from "../apps/processor/src/retentio
 import { loadHistoryBatch, type SessionRow } from "../apps/processor/src/maturation/store";
 import { makeTemplates } from "../bench/lib/traces";
 import { insertSession, withDatabaseBefore } from "./helpers/migrated-before";
-import { readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";
+import { readEndpoints, requestPaced, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
 /**
@@ -45,16 +45,8 @@ async function answers(): Promise<string[]> {
   }
   const out: string[] = [];
   for (const path of paths) {
-    // A 429 of the key's own limit is waited out (callPaced in helpers/platform.ts says why).
-    for (let tries = 0; ; tries++) {
-      const r = await stack.platformRequest(path, { headers: { authorization: `Token ${f.keys.owner}` } });
-      const text = await r.text();
-      if (r.status !== 429 || !text.includes("this platform key") || tries >= 20) {
-        out.push(`${path} -> ${r.status} ${text}`);
-        break;
-      }
-      await Bun.sleep(500);
-    }
+    const r = await requestPaced(stack, path, { headers: { authorization: `Token ${f.keys.owner}` } });
+    out.push(`${path} -> ${r.status} ${r.text}`);
   }
   return out;
 }
