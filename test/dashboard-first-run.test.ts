@@ -187,6 +187,8 @@ test("the overview: the first session in totals and charts (each with a text sum
   expect(await page.getByTestId("summary-traffic").textContent()).toMatch(
     /^Traces: 1 in total, highest 1 at .*; Sessions: 1 in total/,
   );
+  // The chart draws after the totals render (uPlot in an effect): wait for it, then count.
+  await traffic.locator("canvas").first().waitFor();
   expect(await traffic.locator("canvas").count()).toBe(1);
   await traffic.focus();
   expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-describedby"))).toBe("traffic-s");
