@@ -50,6 +50,10 @@ export const BENCHES: Record<string, Bench> = {
     guards: "online evaluations: CPU per session and maturation-to-score p50/p99 beside a service without evaluators",
   },
   retention: { file: "retention.ts", guards: "the retention job on a seeded cluster: rows removed per second" },
+  "long-conversation": {
+    file: "long-conversation.ts",
+    guards: "a session's fold per trace from digests beside from payloads, at turn 10, 100 and 1,000",
+  },
   "maturation-memory": {
     file: "maturation-memory.ts",
     guards: "processor peak RSS maturing a very large session; another tenant's lag meanwhile",
@@ -57,6 +61,10 @@ export const BENCHES: Record<string, Bench> = {
   "deep-pages": { file: "deep-pages.ts", guards: "deep page latency by offset and by cursor" },
   chaos: { file: "chaos.ts", guards: "faults on a 3-node cluster with a ledger: nothing lost, recovery time" },
   seed: { file: "seed.ts", guards: "(a tool: seeds a database for the others)" },
+  "profile-summary": {
+    file: "profile-summary.ts",
+    guards: "(a tool: sorts a --cpu-prof profile of the processor into the analysis bench's stages)",
+  },
 };
 
 if (import.meta.main) {
