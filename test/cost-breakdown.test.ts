@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { otlpChat } from "./helpers/otlp-chat";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -197,4 +198,108 @@ test("cost broken down per call, read back through the platform, for the rates i
   });
   // Priced calls raise none.
   expect((await problemsOf("claude-1h")).filter((p) => p.detector === "unpriced_model")).toEqual([]);
+});
+
+/** A session read, once the session has matured (its metrics computed). */
+async function sessionRead(session: string, path: string) {
+  const r = await stack.platformRequest(`/telemetry/otel/sessions/${SERVICE}/${session}/${path}`, {
+    token: tenant.platformKey,
+  });
+  expect(r.status).toBe(200);
+  return (await r.json()) as any;
+}
+
+test("a session's cost read back call by call (S/cost-breakdown): its total is the sum of the lines, paged by trace", async () => {
+  const session = "mixed-rates";
+  const at = (s: number) => ({
+    start_time: new Date(T0 + s * 1000).toISOString(),
+    end_time: new Date(T0 + s * 1000 + 500).toISOString(),
+  });
+  const claude = rawCall(session, "claude-sonnet-4-5-20250929", {
+    prompt_tokens: 300_000,
+    completion_tokens: 1_000,
+    total_tokens: 301_000,
+    prompt_tokens_details: { cached_tokens: 20_000, cache_creation_tokens: 250_000, cache_creation_1h_tokens: 200_000 },
+  });
+  const gemini = rawCall(session, "gemini-2.5-flash", {
+    prompt_tokens: 2_000,
+    completion_tokens: 100,
+    total_tokens: 2_100,
+    prompt_tokens_details: { audio_tokens: 1_500 },
+  });
+  const flex = rawCall(session, "gpt-5", { prompt_tokens: 2_000, completion_tokens: 100, total_tokens: 2_100 });
+  (flex.request as any).service_tier = "flex";
+  (flex.responses[0] as any).service_tier = "flex";
+  const traces = [claude, gemini, flex].map((t, i) => ({ ...t, trace_id: `mixed-${i}`, ...at(i) }));
+  for (const t of traces) await send("/raw/traces", t);
+
+  const metrics = await waitFor(
+    async () => {
+      const r = await stack.platformRequest(`/telemetry/metrics/session/${SERVICE}/${session}`, {
+        token: tenant.platformKey,
+      });
+      const body: any = r.status === 200 ? await r.json() : null;
+      return body?.status === "complete" && body.metrics?.modelCalls === 3 ? body.metrics : null;
+    },
+    { what: "the mixed session's metrics", timeoutMs: 30_000 },
+  );
+
+  const all = await sessionRead(session, "cost-breakdown");
+  expect(all.traces.map((t: any) => t.traceId)).toEqual(["mixed-0", "mixed-1", "mixed-2"]);
+  expect(all).toMatchObject({ currency: "USD", calls: 3, unpricedCalls: 0, pagination: { hasMore: false } });
+  const lines = all.traces.flatMap((t: any) => t.cost.calls.flatMap((c: any) => c.lines));
+  expect(lines.map((l: any) => l.kind)).toEqual([
+    "input",
+    "cache_read",
+    "cache_write",
+    "cache_write_1h",
+    "output",
+    "input",
+    "input_audio",
+    "output",
+    "input",
+    "output",
+  ]);
+  const sum = lines.reduce((n: number, l: any) => n + l.usd, 0);
+  expect(all.totalUsd).toBeCloseTo(sum, 9);
+  expect(all.pricedUsd).toBe(all.totalUsd);
+  // The same total the session's metrics and its cost by model computed at maturation.
+  expect(metrics.costUsd).toBeCloseTo(all.totalUsd, 9);
+  expect((await sessionRead(session, "cost-by-model")).totalCostUsd).toBeCloseTo(all.totalUsd, 9);
+  // Claude: 1.09 USD at the >200k tier; Gemini audio; gpt-5 flex at half price.
+  expect(all.traces[2].cost.calls[0].serviceTier).toBe("flex (x0.5)");
+
+  // A page at a time: the cursor walks the traces in start order, and the pages' totals add up.
+  const first = await sessionRead(session, "cost-breakdown?limit=2");
+  expect(first.traces.map((t: any) => t.traceId)).toEqual(["mixed-0", "mixed-1"]);
+  expect(first.pagination).toMatchObject({ hasMore: true, nextOffset: 2 });
+  const second = await sessionRead(session, `cost-breakdown?limit=2&cursor=${first.pagination.nextCursor}`);
+  expect(second.traces.map((t: any) => t.traceId)).toEqual(["mixed-2"]);
+  expect(second.pagination.hasMore).toBe(false);
+  expect(first.totalUsd + second.totalUsd).toBeCloseTo(all.totalUsd, 9);
+
+  // A trace stored before migration 0015 (its payload as jsonb, no deflated copy) reads the same.
+  const sql = stack.database.sql;
+  const [row] = await sql<{ id: string; payload_z: Uint8Array }[]>`
+    select tr.id, z.payload_z from traces tr join trace_payloads z on z.trace_pk = tr.id where tr.trace_id = 'mixed-1'`;
+  await sql`update traces set payload = ${sql.json(decodePayload(row))} where id = ${row.id}`;
+  await sql`delete from trace_payloads where trace_pk = ${row.id}`;
+  const older = await sessionRead(session, "cost-breakdown");
+  expect(older.traces[1]).toEqual(all.traces[1]);
+  expect(older.totalUsd).toBe(all.totalUsd);
+
+  // An unpriced call: the page's total is null, the priced sum and the count say what is known.
+  const unknown = await sessionRead("unknown-model", "cost-breakdown");
+  expect(unknown).toMatchObject({ totalUsd: null, pricedUsd: 0, calls: 1, unpricedCalls: 1 });
+  expect(unknown.traces[0].cost.calls[0].reason).toContain('unknown model "acme-unknown-9"');
+
+  // A session of another tenant's service, or none: 404 as every session read.
+  const missing = await stack.platformRequest(`/telemetry/otel/sessions/${SERVICE}/no-such/cost-breakdown`, {
+    token: tenant.platformKey,
+  });
+  expect(missing.status).toBe(404);
+  const bad = await stack.platformRequest(`/telemetry/otel/sessions/${SERVICE}/${session}/cost-breakdown?limit=501`, {
+    token: tenant.platformKey,
+  });
+  expect(bad.status).toBe(400);
 });

@@ -41,6 +41,7 @@ test("platform OpenAPI 3.1 at /api/v1/openapi.json is valid and covers every con
       "tldr",
       "problem-analysis",
       "cost-by-model",
+      "cost-breakdown",
       "tool-costs",
       "tool-schemas",
     ].map((p) => ["get", `${S}/${p}`] as [string, string]),

@@ -246,6 +246,7 @@ export function readEndpoints(f: PlatformFixture) {
       "tldr",
       "problem-analysis",
       "cost-by-model",
+      "cost-breakdown",
       "tool-costs",
       "tool-schemas",
     ].map((x) => ({ method: "GET", path: `${S}/${x}` })),

@@ -6,9 +6,33 @@ import { ms, num, usd, when } from "../format";
 import { Badge, ErrorBox, Loading, PageTitle, StatusBadge, useLoad } from "../ui";
 import { Transcript, type Item } from "./Transcript";
 import { SessionScores } from "./SessionScores";
+import { type BreakdownCall, type CallCost, CostBreakdown } from "../components/CostBreakdown";
 
 /** Items per transcript read: the API's maximum page (docs/platform-api.md). */
 export const TRANSCRIPT_PAGE = 500;
+/** Traces per cost-breakdown read: the API's maximum page (docs/platform-api.md). */
+export const COST_PAGE = 500;
+
+interface CostTrace {
+  traceId: string;
+  cost: { calls: CallCost[] };
+}
+
+/** The session's calls in order, each named by its place in the session and linked to its trace. */
+export function sessionCalls(service: string, traces: CostTrace[]): BreakdownCall[] {
+  let n = 0;
+  return traces.flatMap((t) =>
+    t.cost.calls.map((call) => {
+      n++;
+      return {
+        key: `${t.traceId}/${call.index}`,
+        name: `Call ${n}`,
+        label: <Link href={`/traces/${enc(service)}/${enc(t.traceId)}`}>Call {n}</Link>,
+        call,
+      };
+    }),
+  );
+}
 const METRICS: Array<[string, string, (v: any) => string]> = [
   ["turns", "Turns", num],
   ["modelCalls", "Model calls", num],
@@ -25,18 +49,24 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
   const [items, setItems] = useState<Item[]>([]);
   const [more, setMore] = useState<number | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
+  const [costTraces, setCostTraces] = useState<CostTrace[]>([]);
+  const [costNext, setCostNext] = useState<string | null>(null);
+  const [loadingCost, setLoadingCost] = useState(false);
   const main = useLoad(
     async (signal) => {
-      const [transcript, tldr, cost, problems, metrics] = await Promise.all([
+      const [transcript, tldr, cost, problems, metrics, breakdown] = await Promise.all([
         api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}`, { signal }),
         api(`${S}/tldr`, { signal }),
         // Its `models` are loose JSON objects in the platform's schema (sessions/model.ts).
         api(`${S}/cost-by-model`, { signal }),
         api<ProblemAnalysis>(`${S}/problem-analysis`, { signal }),
         api(`/telemetry/metrics/session/${enc(service)}/${enc(sessionId)}`, { signal }),
+        api(`${S}/cost-breakdown?limit=${COST_PAGE}`, { signal }),
       ]);
       setItems(transcript.items);
       setMore(transcript.pagination.nextOffset);
+      setCostTraces(breakdown.traces);
+      setCostNext(breakdown.pagination.nextCursor);
       return { transcript, tldr, cost, problems, metrics };
     },
     [S],
@@ -62,6 +92,19 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
       setLoadingMore(false);
     }
   };
+
+  const moreCost = async () => {
+    if (costNext === null) return;
+    setLoadingCost(true);
+    try {
+      const r = await api(`${S}/cost-breakdown?limit=${COST_PAGE}&cursor=${enc(costNext)}`);
+      setCostTraces((prev) => prev.concat(r.traces));
+      setCostNext(r.pagination.nextCursor);
+    } finally {
+      setLoadingCost(false);
+    }
+  };
+  const calls = sessionCalls(service, costTraces);
 
   return (
     <>
@@ -207,6 +250,15 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
             </section>
           </aside>
         </div>
+      )}
+      {d && (
+        <CostBreakdown calls={calls} openCalls={calls.length <= 3} partial={costNext !== null}>
+          {costNext !== null && (
+            <button type="button" onClick={moreCost} disabled={loadingCost}>
+              {loadingCost ? "Loading…" : "Show the next calls"}
+            </button>
+          )}
+        </CostBreakdown>
       )}
     </>
   );

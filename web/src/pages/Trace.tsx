@@ -3,6 +3,7 @@ import { Link } from "wouter-preact";
 import { api, enc } from "../api";
 import { ms, num, usd, when } from "../format";
 import { Badge, ErrorBox, Loading, PageTitle, useLoad } from "../ui";
+import { type CallCost, CostBreakdown } from "../components/CostBreakdown";
 
 interface Span {
   spanId: string;
@@ -105,7 +106,15 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
           </dd>
         </div>
       </dl>
-      {trace.cost && <CostBreakdown cost={trace.cost} />}
+      {trace.cost && (
+        <CostBreakdown
+          calls={trace.cost.calls.map((c: CallCost) => ({
+            key: String(c.index),
+            name: `Call ${c.index + 1}`,
+            call: c,
+          }))}
+        />
+      )}
       <section class="panel" aria-labelledby="spans-h">
         <h2 id="spans-h">Spans ({spans.length})</h2>
         <ol class="spans" aria-label="Span tree">
@@ -132,57 +141,5 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
         </ol>
       </section>
     </>
-  );
-}
-
-/** The trace's cost, call by call and line by line (docs/pricing.md, "Cost breakdown"). */
-function CostBreakdown({ cost }: { cost: any }) {
-  return (
-    <section class="panel" aria-labelledby="cost-h">
-      <h2 id="cost-h">Cost breakdown</h2>
-      {cost.calls.map((c: any) => (
-        <div key={c.index}>
-          <p class="small">
-            Call {c.index + 1}: {c.model ?? "no model"}
-            {c.entry && (
-              <span class="muted">
-                {" "}
-                · price {c.entry.id}, {c.entry.source} of {c.entry.date}
-              </span>
-            )}
-            {c.serviceTier && <span class="muted"> · tier {c.serviceTier}</span>}
-            {c.reason && <span class="muted"> · unpriced: {c.reason}</span>}
-          </p>
-          {c.lines.length > 0 && (
-            <table class="list compact">
-              <thead>
-                <tr>
-                  {["Tokens of", "Tokens", "USD / 1M", "Tier", "Cost"].map((h) => (
-                    <th key={h} scope="col" class={h === "Tokens of" || h === "Tier" ? undefined : "n"}>
-                      {h}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {c.lines.map((l: any) => (
-                  <tr key={l.kind}>
-                    <td>{l.kind.replace(/_/g, " ")}</td>
-                    <td class="n">{num(l.tokens)}</td>
-                    <td class="n">{l.usdPerMillion}</td>
-                    <td>{l.tier ?? "base"}</td>
-                    <td class="n">{usd(l.usd)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </div>
-      ))}
-      <p>
-        Total: {usd(cost.totalUsd)}
-        {cost.unpricedCalls > 0 && <span class="muted"> ({cost.unpricedCalls} unpriced calls)</span>}
-      </p>
-    </section>
   );
 }

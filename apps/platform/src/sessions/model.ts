@@ -229,7 +229,7 @@ export const TranscriptItemDetail = t.Object({
 /** Deepest offset of a session list read; past it the 400 points at `cursor`. */
 export const MAX_LIST_OFFSET = 100_000;
 
-const CursorQuery = t.Optional(
+export const CursorQuery = t.Optional(
   t.String({
     minLength: 1,
     maxLength: CURSOR_MAX_CHARS,

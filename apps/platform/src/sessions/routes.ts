@@ -34,6 +34,7 @@ import {
   TranscriptPage,
   TranscriptQuery,
 } from "./model.ts";
+import { CostBreakdownQuery, SessionCostBreakdown, sessionCostBreakdown } from "./cost.ts";
 import { filterSessions, SessionsFilteredBody } from "./search.ts";
 import { deleteSession, sessionContext } from "./service.ts";
 import { sessionEvents, sessionGraph, sessionSpans, sessionTraces, sessionTree } from "./telemetry.ts";
@@ -147,6 +148,20 @@ export function sessionRoutes(deps: PlatformDeps) {
       {
         params: SessionParams,
         detail: doc(TAG, "Cost breakdown by model", CostByModel),
+      },
+    )
+    .get(
+      "/:serviceName/:sessionId/cost-breakdown",
+      async ({ params, query, principal }) =>
+        sessionCostBreakdown(await ctx(principal, params), principal.tenantId, {
+          limit: query.limit ?? 100,
+          offset: query.offset ?? 0,
+          cursor: query.cursor,
+        }),
+      {
+        params: SessionParams,
+        query: CostBreakdownQuery,
+        detail: doc(TAG, "Cost of each call, line by line (a page of traces)", SessionCostBreakdown),
       },
     )
     .get(

@@ -40,7 +40,7 @@ export const SPAN_GRAPH_CAP = 5_000;
  * page seeks past the last row's keys through the (session_pk, time) index instead of walking
  * `offset` rows; the first key is a bound (`>=`) so the index serves it.
  */
-async function listPage<T>(
+export async function listPage<T>(
   { sql, serviceName, session }: Ctx,
   p: Page,
   list: { name: string; select: string; from: string; keys: [string, string] },
