@@ -2,6 +2,7 @@ import { inspectJson } from "./json-limits.ts";
 import {
   EventPayload,
   IngestEventMessage,
+  type IngestMessage,
   IngestScoreMessage,
   IngestTraceMessage,
   ScorePayload,
@@ -136,8 +137,8 @@ const scoreMessageValidator = compileValidator(IngestScoreMessage);
  */
 export function ingestMessageProblem(message: unknown): string | null {
   if (!isObject(message)) return "invalid body: expected an object";
-  if (message.kind !== "trace" && message.kind !== "event" && message.kind !== "score")
-    return 'invalid kind: must be "trace", "event" or "score"';
+  const rules = rulesOf(message.kind);
+  if (!rules) return UNKNOWN_KIND;
   const inspection = inspectJson(message.payload, "/payload");
   if (!inspection.ok) return inspection.error;
   if (typeof message.receivedAt === "string") {
@@ -145,20 +146,68 @@ export function ingestMessageProblem(message: unknown): string | null {
     if (!received.ok) return `invalid receivedAt: ${received.reason}`;
     message.receivedAt = received.iso;
   }
-  if (message.kind === "score") {
-    const problem =
-      schemaProblem(scoreMessageValidator, message) ?? scoreTargetProblem(message.payload as Record<string, unknown>);
-    return problem ? problem.replace(/^invalid (?!payload\.)/, "invalid payload.") : null;
-  }
-  const trace = message.kind === "trace";
+  return rules.problem(message);
+}
+
+/** A trace or event message's body rules after the envelope: timestamps, schema, the rules a schema cannot say. */
+function telemetryMessageProblem(
+  message: Record<string, unknown>,
+  times: readonly string[],
+  validator: ReturnType<typeof compileValidator>,
+  checks: (body: unknown, schema: boolean) => string | null,
+): string | null {
   if (isObject(message.payload)) {
-    const times = normalizeTimestamps(message.payload, trace ? ["start_time", "end_time"] : ["timestamp"]);
-    if ("problem" in times) return times.problem.replace(/^invalid /, "invalid payload.");
+    const normalized = normalizeTimestamps(message.payload, times);
+    if ("problem" in normalized) return normalized.problem.replace(/^invalid /, "invalid payload.");
   }
-  const schema = schemaProblem(trace ? traceMessageValidator : eventMessageValidator, message);
+  const schema = schemaProblem(validator, message);
   if (schema) return schema;
-  const problem = trace ? traceChecks(message.payload, false) : eventChecks(message.payload, false);
+  const problem = checks(message.payload, false);
   return problem ? problem.replace(/^invalid /, "invalid payload.") : null;
+}
+
+/**
+ * The rules of each kind INGEST carries, by kind (the processor's message-kind registry points at
+ * these: apps/processor/src/ingest/kinds.ts). `problem`: the full check after the envelope's
+ * (ingestMessageProblem); `shapeProblem`: what a message ingest checked gets (ingestMessageShapeProblem).
+ */
+export interface IngestKindRules {
+  problem(message: Record<string, unknown>): string | null;
+  shapeProblem(message: Record<string, unknown>): string | null;
+}
+
+export const INGEST_KIND_RULES: Record<IngestMessage["kind"], IngestKindRules> = {
+  trace: {
+    problem: (m) => telemetryMessageProblem(m, ["start_time", "end_time"], traceMessageValidator, traceChecks),
+    shapeProblem: (m) => envelopeShapeProblem(m) ?? traceShapeProblem(m.payload as Record<string, unknown>),
+  },
+  event: {
+    problem: (m) => telemetryMessageProblem(m, ["timestamp"], eventMessageValidator, eventChecks),
+    shapeProblem: (m) => envelopeShapeProblem(m) ?? stringsProblem(m.payload as Record<string, unknown>, EVENT_STRINGS),
+  },
+  score: {
+    problem: (m) => {
+      const problem =
+        schemaProblem(scoreMessageValidator, m) ?? scoreTargetProblem(m.payload as Record<string, unknown>);
+      return problem ? problem.replace(/^invalid (?!payload\.)/, "invalid payload.") : null;
+    },
+    // Scores, small and rare, get the full check.
+    shapeProblem: (m) => ingestMessageProblem(m),
+  },
+};
+
+/** The kinds INGEST carries, in the registry's order. */
+export const INGEST_KINDS = Object.keys(INGEST_KIND_RULES) as Array<IngestMessage["kind"]>;
+
+const UNKNOWN_KIND = `invalid kind: must be ${INGEST_KINDS.slice(0, -1)
+  .map((k) => JSON.stringify(k))
+  .join(", ")} or ${JSON.stringify(INGEST_KINDS.at(-1))}`;
+
+/** The rules of a kind INGEST carries, or null for any other value (never a default kind). */
+function rulesOf(kind: unknown): IngestKindRules | null {
+  return typeof kind === "string" && Object.hasOwn(INGEST_KIND_RULES, kind)
+    ? INGEST_KIND_RULES[kind as IngestMessage["kind"]]
+    : null;
 }
 
 /**
@@ -183,23 +232,33 @@ const need = (ok: boolean, field: string, expected: string) => (ok ? null : `inv
  */
 export function ingestMessageShapeProblem(message: unknown): string | null {
   if (!isObject(message)) return "invalid body: expected an object";
-  if (message.kind === "score") return ingestMessageProblem(message);
-  if (message.kind !== "trace" && message.kind !== "event") return 'invalid kind: must be "trace", "event" or "score"';
+  const rules = rulesOf(message.kind);
+  return rules ? rules.shapeProblem(message) : UNKNOWN_KIND;
+}
+
+function envelopeShapeProblem(message: Record<string, unknown>): string | null {
   for (const field of ["messageId", "tenantId", "serviceName", "receivedAt"] as const) {
     const problem = need(typeof message[field] === "string", field, "string");
     if (problem) return problem;
   }
-  const p = message.payload;
-  if (!isObject(p)) return "invalid payload: expected object";
-  const strings =
-    message.kind === "trace"
-      ? ["session_id", "start_time", "end_time", "provider"]
-      : ["session_id", "name", "timestamp"];
-  for (const field of strings) {
+  return isObject(message.payload) ? null : "invalid payload: expected object";
+}
+
+const TRACE_STRINGS = ["session_id", "start_time", "end_time", "provider"] as const;
+const EVENT_STRINGS = ["session_id", "name", "timestamp"] as const;
+
+function stringsProblem(p: Record<string, unknown>, fields: readonly string[]): string | null {
+  for (const field of fields) {
     const problem = need(typeof p[field] === "string", `payload.${field}`, "string");
     if (problem) return problem;
   }
-  if (message.kind === "event") return null;
+  return null;
+}
+
+/** What the writer and the maturation walk of a trace's payload. */
+function traceShapeProblem(p: Record<string, unknown>): string | null {
+  const strings = stringsProblem(p, TRACE_STRINGS);
+  if (strings) return strings;
   const request = p.request;
   if (!isObject(request) || typeof request.model !== "string" || !Array.isArray(request.messages))
     return "invalid payload.request: expected an object with a model and messages";

@@ -1,20 +1,17 @@
 import type postgres from "postgres";
-import type { IngestMessage, IngestScoreMessage } from "@cellar/shared/payloads";
+import type { IngestScoreMessage } from "@cellar/shared/payloads";
 import { scoreValueColumns } from "@cellar/shared/scores/values";
 import { resolveTraceServices, serviceKey } from "./services.ts";
 
-type TelemetryMessage = Exclude<IngestMessage, IngestScoreMessage>;
-
 /**
- * Writes the scores of an INGEST batch (their own transaction, before the batch's traces and
- * events) and returns the other messages. By natural key and idempotency key, `ON CONFLICT DO
+ * The score kind's writer: the scores of an INGEST batch in their own transaction, before the
+ * batch's traces and events (writer.ts). By natural key and idempotency key, `ON CONFLICT DO
  * NOTHING`: a replayed or retried score is stored once, and a score that names a session or
  * trace not written yet is kept (the reads join by session id / trace id). Touches no session:
  * a score is not activity and neither opens nor delays a maturation.
  */
-export async function writeScores(sql: postgres.Sql, messages: IngestMessage[]): Promise<TelemetryMessage[]> {
-  const scores = messages.filter((m): m is IngestScoreMessage => m.kind === "score");
-  if (scores.length === 0) return messages as TelemetryMessage[];
+export async function writeScores(sql: postgres.Sql, scores: IngestScoreMessage[]): Promise<void> {
+  if (scores.length === 0) return;
   await sql.begin(async (tx) => {
     const services = await resolveTraceServices(tx, scores);
     const rows = scores.map((m) => {
@@ -42,5 +39,4 @@ export async function writeScores(sql: postgres.Sql, messages: IngestMessage[]):
       order by trace_service_id, idempotency_key
       on conflict (trace_service_id, idempotency_key, tenant_id) do nothing`;
   });
-  return messages.filter((m): m is TelemetryMessage => m.kind !== "score");
 }

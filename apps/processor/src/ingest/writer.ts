@@ -1,12 +1,11 @@
 import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
-import { encodePayloadSized, usageTotals } from "@cellar/shared/db/payload-codec";
-import { openTraces, reopen, stillActiveTraces } from "@cellar/shared/maturation/state";
-import { encodeTraceContribution } from "../analysis/contribution.ts";
-import { DIGEST_MIN_JSON_BYTES, encodeDigest } from "../analysis/digest.ts";
-import { writeScores } from "./scores.ts";
+import { reopen } from "@cellar/shared/maturation/state";
+import type { IngestKind, KindInsert, MessageKind, Placed, Tx, WriteOptions } from "./kind-types.ts";
+import { kindOf, MESSAGE_KINDS } from "./kinds.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
-import { deriveSpans, spanIdKey, traceIdFor } from "./spans.ts";
+
+export type { WriteOptions } from "./kind-types.ts";
 
 export interface WriteResult {
   /** Sessions still active after the write: their activity keys get refreshed. */
@@ -17,236 +16,201 @@ export interface WriteResult {
   traceBatchMicros: string | null;
 }
 
-/**
- * Writes a batch of ingest messages in one transaction with multi-row statements. Idempotent:
- * natural keys + ON CONFLICT DO NOTHING, and only rows that were really new touch a session's
- * activity, so a replayed message neither re-opens a matured session nor moves its clock.
- */
-export interface WriteOptions {
-  /** Payloads of at least this many bytes of JSON get a session digest (default DIGEST_MIN_JSON_BYTES). */
-  digestMinJsonBytes?: number;
+const NOTHING: WriteResult = { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
+
+/** A session-bound message: a trace or an event (the kinds whose writer's stage is "session"). */
+type SessionMessage = IngestMessage & { payload: { session_id: string; environment?: string } };
+
+/** The messages of one kind, with its registry entry. */
+interface KindGroup {
+  kind: MessageKind<IngestKind>;
+  messages: IngestMessage[];
 }
 
+/**
+ * Writes a batch of ingest messages, each by its kind's writer (the registry, kinds.ts), in named
+ * stages. Idempotent: natural keys + ON CONFLICT DO NOTHING, and only rows that were really new
+ * touch a session's activity, so a replayed message neither re-opens a matured session nor moves
+ * its clock.
+ *
+ * 1. `byKind`: each message to its kind's group (an unknown kind is refused, never defaulted);
+ * 2. `writeAlone`: the kinds written in a transaction of their own (scores), first;
+ * then, in one transaction for the session-bound kinds (traces, events):
+ * 3. `resolveTraceServices`: the services' rows (created on first use);
+ * 4. `seedSessions`: a session row for every session named (activity untouched);
+ * 5. `insertRows`: each kind's multi-row insert, pipelined, with the write's batch key;
+ * 6. `settleActivity`: what follows the new rows (pending traces, payloads), the sessions they
+ *    reopen, and which replayed entities are still active.
+ */
 export async function writeIngestBatch(
   sql: postgres.Sql,
   batch: IngestMessage[],
   opts: WriteOptions = {},
 ): Promise<WriteResult> {
-  const messages = await writeScores(sql, batch); // scores: their own table (./scores.ts); traces and events below
-  if (messages.length === 0) return { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
+  const groups = byKind(batch);
+  await writeAlone(sql, groups);
+  const sessionGroups = groups.filter((g) => g.kind.writer.stage === "session");
+  if (sessionGroups.length === 0) return NOTHING;
+  const messages = sessionGroups.flatMap((g) => g.messages) as SessionMessage[];
   return sql.begin(async (tx) => {
-    const services = await resolveTraceServices(
-      tx,
-      messages.map((m) => ({ tenantId: m.tenantId, serviceName: m.serviceName })),
-    );
+    const services = await resolveTraceServices(tx, messages);
+    const sessions = await seedSessions(tx, sessionGroups, services);
+    const inserted = await insertRows(tx, sessionGroups, sessions, opts);
+    return settleActivity(tx, inserted, sessions.pks);
+  });
+}
 
-    // Sessions: make sure a row exists (without touching activity yet).
-    const sessionSeeds = new Map<
-      string,
-      { tenant_id: string; trace_service_id: string; session_id: string; environment: string | null; at: string }
-    >();
-    for (const m of messages) {
+/** Stage 1: the messages by kind, in the registry's order; a kind not in it throws (PermanentMessageError). */
+function byKind(batch: IngestMessage[]): KindGroup[] {
+  const groups = new Map<IngestKind, IngestMessage[]>();
+  for (const m of batch) {
+    const kind = kindOf(m).kind;
+    const group = groups.get(kind);
+    if (group) group.push(m);
+    else groups.set(kind, [m]);
+  }
+  return (Object.keys(MESSAGE_KINDS) as IngestKind[]).flatMap((k) => {
+    const messages = groups.get(k);
+    return messages ? [{ kind: MESSAGE_KINDS[k] as MessageKind<IngestKind>, messages }] : [];
+  });
+}
+
+/** Stage 2: the kinds stored in a transaction of their own (scores), before the others. */
+async function writeAlone(sql: postgres.Sql, groups: KindGroup[]): Promise<void> {
+  for (const { kind, messages } of groups)
+    if (kind.writer.stage === "alone") await kind.writer.write(sql, messages as never[]);
+}
+
+interface SeededSessions {
+  /** Session pk by service pk and session id. */
+  pkOf: Map<string, string>;
+  /** Every session row the batch names (replayed or new). */
+  pks: string[];
+  services: Map<string, string>;
+}
+
+const sessionKey = (servicePk: string, sessionId: string) => `${servicePk}\u0000${sessionId}`;
+
+/** Stage 4: makes sure a row exists for every session named (without touching activity yet). */
+async function seedSessions(tx: Tx, groups: KindGroup[], services: Map<string, string>): Promise<SeededSessions> {
+  const seeds = new Map<
+    string,
+    { tenant_id: string; trace_service_id: string; session_id: string; environment: string | null; at: string }
+  >();
+  for (const { kind, messages } of groups) {
+    if (kind.writer.stage !== "session") continue;
+    for (const m of messages as SessionMessage[]) {
       const svc = services.get(serviceKey(m.tenantId, m.serviceName))!;
-      const at = m.kind === "trace" ? m.payload.start_time : m.payload.timestamp;
-      const k = `${svc}\u0000${m.payload.session_id}`;
-      if (!sessionSeeds.has(k))
-        sessionSeeds.set(k, {
+      const k = sessionKey(svc, m.payload.session_id);
+      if (!seeds.has(k))
+        seeds.set(k, {
           tenant_id: m.tenantId,
           trace_service_id: svc,
           session_id: m.payload.session_id,
           environment: m.payload.environment ?? null,
-          at,
+          at: kind.writer.seedAt(m as never),
         });
     }
-    const seeds = [...sessionSeeds.values()];
-    // Statements that need no result of the one before go out together (pipelined on the
-    // transaction's connection): each still runs after the previous one, in its own snapshot, so
-    // the select sees the rows the insert just wrote or waited for. Under load each round trip
-    // cost 30-50 ms, and a write was 11 of them (docs/performance.md, "Maturation throughput").
-    const seeded = tx`
-      insert into sessions (tenant_id, trace_service_id, session_id, environment, first_activity_at, last_activity_at, last_ingested_at)
-      select tenant_id, trace_service_id, session_id, environment, at::timestamptz, at::timestamptz, now()
-      from json_to_recordset(${tx.json(seeds as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_id text, environment text, at text)
-      order by trace_service_id, session_id
-      on conflict (trace_service_id, session_id, tenant_id) do nothing`;
-    const [, sessionRows] = await Promise.all([
-      seeded,
-      tx<{ id: string; trace_service_id: string; session_id: string }[]>`
-        select s.id, s.trace_service_id, s.session_id from sessions s
-        join json_to_recordset(${tx.json(seeds as any)}::json) as x(trace_service_id uuid, session_id text)
-          on s.trace_service_id = x.trace_service_id and s.session_id = x.session_id`,
-    ]);
-    const sessionPkOf = new Map(sessionRows.map((r) => [`${r.trace_service_id}\u0000${r.session_id}`, r.id]));
+  }
+  const rows = [...seeds.values()];
+  // Statements that need no result of the one before go out together (pipelined on the
+  // transaction's connection): each still runs after the previous one, in its own snapshot, so
+  // the select sees the rows the insert just wrote or waited for. Under load each round trip
+  // cost 30-50 ms, and a write was 11 of them (docs/performance.md, "Maturation throughput").
+  const seeded = tx`
+    insert into sessions (tenant_id, trace_service_id, session_id, environment, first_activity_at, last_activity_at, last_ingested_at)
+    select tenant_id, trace_service_id, session_id, environment, at::timestamptz, at::timestamptz, now()
+    from json_to_recordset(${tx.json(rows as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_id text, environment text, at text)
+    order by trace_service_id, session_id
+    on conflict (trace_service_id, session_id, tenant_id) do nothing`;
+  const [, found] = await Promise.all([
+    seeded,
+    tx<{ id: string; trace_service_id: string; session_id: string }[]>`
+      select s.id, s.trace_service_id, s.session_id from sessions s
+      join json_to_recordset(${tx.json(rows as any)}::json) as x(trace_service_id uuid, session_id text)
+        on s.trace_service_id = x.trace_service_id and s.session_id = x.session_id`,
+  ]);
+  return {
+    pkOf: new Map(found.map((r) => [sessionKey(r.trace_service_id, r.session_id), r.id])),
+    pks: [...new Set(found.map((r) => r.id))],
+    services,
+  };
+}
 
-    const traceRows: Record<string, unknown>[] = [];
-    const contributions = new Map<string, string>();
-    const eventRows: Record<string, unknown>[] = [];
-    for (const m of messages) {
-      const svc = services.get(serviceKey(m.tenantId, m.serviceName))!;
-      const sessionPk = sessionPkOf.get(`${svc}\u0000${m.payload.session_id}`)!;
-      if (m.kind === "trace") {
-        const p = m.payload;
-        const traceId = traceIdFor(p, m.messageId);
-        const usage = usageTotals(p);
-        // Deflated by the app, not parsed and pglz-compressed by Postgres (shared/db/payload-codec.ts).
-        const encoded = encodePayloadSized(p);
-        // What the trace contributes to its own analysis, taken now while the payload is parsed
-        // (trace maturation reads it instead of the payload: docs/analyse-once.md).
-        contributions.set(`${svc}\u0000${traceId}`, encodeTraceContribution(p));
-        traceRows.push({
-          tenant_id: m.tenantId,
-          trace_service_id: svc,
-          session_pk: sessionPk,
-          trace_id: traceId,
-          session_id: p.session_id,
-          environment: p.environment ?? null,
-          provider: p.provider,
-          model: p.request.model,
-          start_time: p.start_time,
-          end_time: p.end_time,
-          payload_z: encoded.stored.toString("base64"),
-          // A long request's session digest (its history as chain hashes), or none.
-          digest_z:
-            encodeDigest(p, encoded.jsonBytes, opts.digestMinJsonBytes ?? DIGEST_MIN_JSON_BYTES)?.toString("base64") ??
-            null,
-          payload_bytes: encoded.jsonBytes,
-          prompt_tokens: usage.prompt,
-          completion_tokens: usage.completion,
-          total_tokens: usage.total,
-          awaits_messages: (p as { otel?: { messages?: unknown } }).otel?.messages === "none",
-          received_at: m.receivedAt,
-        });
-        // Spans are derived from the payload when read; only where each span id lives is written:
-        // the ids as the trace row's `span_keys` (migration 0022), found by its GIN index.
-        const keys = deriveSpans(traceId, p).flatMap((s) => spanIdKey(s.spanId) ?? []);
-        traceRows[traceRows.length - 1].span_keys = keys.length ? keys : null;
-      } else {
-        const p = m.payload;
-        eventRows.push({
-          tenant_id: m.tenantId,
-          trace_service_id: svc,
-          session_pk: sessionPk,
-          session_id: p.session_id,
-          trace_id: p.trace_id ?? null,
-          event_key: m.messageId,
-          name: p.name,
-          timestamp: p.timestamp,
-          severity_number: p.severity_number ?? null,
-          attributes: p.attributes ?? {},
-          body: p.body ?? null,
-          environment: p.environment ?? null,
-        });
-      }
+interface Inserted {
+  kinds: KindInsert[];
+  /** The write's batch key when it inserted a trace (a kind that opens traces). */
+  batchMicros: string | null;
+}
+
+/** Stage 5: every session-bound kind's insert, issued together (pipelined), and the write's transaction time. */
+async function insertRows(
+  tx: Tx,
+  groups: KindGroup[],
+  sessions: SeededSessions,
+  opts: WriteOptions,
+): Promise<Inserted> {
+  const place = (m: SessionMessage): Placed<IngestMessage> => {
+    const servicePk = sessions.services.get(serviceKey(m.tenantId, m.serviceName))!;
+    return { message: m, servicePk, sessionPk: sessions.pkOf.get(sessionKey(servicePk, m.payload.session_id))! };
+  };
+  const opening = groups.filter((g) => g.kind.maturation === "opens-trace");
+  const inserts = groups.map(({ kind, messages }) =>
+    kind.writer.stage === "session"
+      ? kind.writer.insert(tx, (messages as SessionMessage[]).map(place) as never[], opts)
+      : Promise.resolve({ activity: [] }),
+  );
+  // now() is the transaction time: every trace inserted here has exactly this ingested_at.
+  const [kinds, [batch]] = await Promise.all([
+    Promise.all(inserts),
+    opening.length
+      ? tx<{ micros: string }[]>`select (extract(epoch from now()) * 1000000)::bigint::text as micros`
+      : Promise.resolve([] as { micros: string }[]),
+  ]);
+  const opened = kinds.some((k, i) => groups[i].kind.maturation === "opens-trace" && k.activity.length > 0);
+  return { kinds, batchMicros: opened ? (batch?.micros ?? null) : null };
+}
+
+/**
+ * Stage 6: what follows the new rows, then only really-new rows count as activity: they (re)open
+ * their sessions and move their clocks; sessions and traces that only got replayed rows still
+ * need their key refreshed when they are active (a crash may have come between an earlier write
+ * and its refresh), looked up only. One round trip (pipelined; each runs when issued, in the order
+ * written: a postgres.js query starts at execute() or await).
+ */
+async function settleActivity(tx: Tx, inserted: Inserted, sessionPks: string[]): Promise<WriteResult> {
+  const activity = new Map<string, { first: number; last: number }>();
+  for (const k of inserted.kinds)
+    for (const { sessionPk, first, last } of k.activity) {
+      const a = activity.get(sessionPk);
+      activity.set(sessionPk, a ? { first: Math.min(a.first, first), last: Math.max(a.last, last) } : { first, last });
     }
-
-    const insertTraces = traceRows.length
-      ? tx<
-          {
-            id: string;
-            trace_id: string;
-            trace_service_id: string;
-            session_pk: string;
-            start_ms: number;
-            end_ms: number;
-          }[]
-        >`
-          insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys, payload_bytes)
-          select tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-            prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, span_keys, payload_bytes
-          from json_to_recordset(${tx.json(traceRows.map(({ payload_z: _, digest_z: __, ...row }) => row) as any)}::json) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, trace_id text,
-            session_id text, environment text, provider text, model text, start_time timestamptz, end_time timestamptz,
-            prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, awaits_messages boolean, received_at timestamptz, span_keys int8[],
-            payload_bytes int)
-          order by trace_service_id, trace_id
-          on conflict (trace_service_id, trace_id, tenant_id) do nothing
-          returning id, trace_id, trace_service_id, session_pk,
-            (extract(epoch from start_time) * 1000)::float8 as start_ms, (extract(epoch from end_time) * 1000)::float8 as end_ms`
-      : Promise.resolve([]);
-    const insertEvents = eventRows.length
-      ? tx<{ session_pk: string; at_ms: number }[]>`
-          insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)
-          select tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment
-          from jsonb_to_recordset(${tx.json(eventRows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, session_id text,
-            trace_id text, event_key text, name text, timestamp timestamptz, severity_number int, attributes jsonb, body jsonb, environment text)
-          order by trace_service_id, event_key
-          on conflict (trace_service_id, event_key, tenant_id) do nothing
-          returning session_pk, (extract(epoch from timestamp) * 1000)::float8 as at_ms`
-      : Promise.resolve([]);
-    // now() is the transaction time: every trace inserted here has exactly this ingested_at.
-    const [newTraces, newEvents, [batch]] = await Promise.all([
-      insertTraces,
-      insertEvents,
-      traceRows.length
-        ? tx<{ micros: string }[]>`select (extract(epoch from now()) * 1000000)::bigint::text as micros`
-        : Promise.resolve([] as { micros: string }[]),
-    ]);
-    const tracePkOf = new Map(newTraces.map((t) => [`${t.trace_service_id}\u0000${t.trace_id}`, t.id]));
-    // Each new trace is pending (active) in a narrow row of its own: the trace row is never updated.
-    const tenantOfService = new Map(traceRows.map((t) => [t.trace_service_id as string, t.tenant_id as string]));
-    const pending = openTraces(
-      tx,
-      newTraces.map((t) => ({
-        trace_pk: t.id,
-        tenant_id: tenantOfService.get(t.trace_service_id)!,
-        contribution: contributions.get(`${t.trace_service_id}\u0000${t.trace_id}`),
-      })),
-    );
-    // The new traces' payloads, deflated by the app, in a table of their own: written once, never updated.
-    const payloads = traceRows.flatMap((t) => {
-      const pk = tracePkOf.get(`${t.trace_service_id}\u0000${t.trace_id}`);
-      return pk ? [{ trace_pk: pk, tenant_id: t.tenant_id, payload_z: t.payload_z, digest_z: t.digest_z }] : [];
-    });
-    const payloadsWritten = payloads.length
-      ? tx`
-        insert into trace_payloads (trace_pk, tenant_id, payload_z, digest_z)
-        select trace_pk, tenant_id, decode(payload_z, 'base64'), decode(digest_z, 'base64')
-        from json_to_recordset(${tx.json(payloads as any)}::json) as x(trace_pk uuid, tenant_id uuid, payload_z text, digest_z text)
-        order by trace_pk`.execute()
-      : Promise.resolve([]);
-    // Only really-new rows count as activity: they (re)open the session and move its clocks.
-    const activity = new Map<string, { first: number; last: number }>();
-    const note = (pk: string, from: number, to: number) => {
-      const a = activity.get(pk);
-      activity.set(pk, a ? { first: Math.min(a.first, from), last: Math.max(a.last, to) } : { first: from, last: to });
-    };
-    // Instants come back as epoch milliseconds, not as postgres.js Dates: it parses the text
-    // form with Date(), which reads year 0050 as 1950 and gives NaN for some valid years.
-    for (const t of newTraces) note(t.session_pk, t.start_ms, t.end_ms);
-    for (const e of newEvents) note(e.session_pk, e.at_ms, e.at_ms);
-    // Locked in id order as maturation locks them; also un-parks a parked session.
-    const reopening = reopen(
-      tx,
-      [...activity].map(([pk, a]) => ({
-        pk,
-        first: new Date(a.first).toISOString(),
-        last: new Date(a.last).toISOString(),
-      })),
-    );
-    // Sessions and traces that only got replayed rows still need their key refreshed when they are
-    // active (a crash may have come between an earlier write and its refresh); look those up only.
-    const replayedSessions = [...new Set(sessionRows.map((r) => r.id))].filter((id) => !activity.has(id));
-    const replayedTraces = traceRows.filter((t) => !tracePkOf.has(`${t.trace_service_id}\u0000${t.trace_id}`));
-    // One round trip for the five (pipelined; each runs when issued, in the order written: a
-    // postgres.js query starts at execute() or await).
-    const [, , updated, active, activeTraces] = await Promise.all([
-      pending,
-      payloadsWritten,
-      reopening,
-      replayedSessions.length
-        ? tx<
-            { id: string }[]
-          >`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`.execute()
-        : Promise.resolve([] as { id: string }[]),
-      stillActiveTraces(
-        tx,
-        replayedTraces.map((t) => ({ s: t.trace_service_id as string, id: t.trace_id as string })),
-      ),
-    ]);
-    return {
-      activeSessionPks: [...updated.map((r) => r.id), ...active.map((r) => r.id)],
-      activeTracePks: activeTraces.map((r) => r.id),
-      traceBatchMicros: newTraces.length ? (batch?.micros ?? null) : null,
-    };
-  });
+  const followUps = inserted.kinds.map((k) => k.followUp?.(tx));
+  // Locked in id order as maturation locks them; also un-parks a parked session.
+  const reopening = reopen(
+    tx,
+    [...activity].map(([pk, a]) => ({
+      pk,
+      first: new Date(a.first).toISOString(),
+      last: new Date(a.last).toISOString(),
+    })),
+  );
+  const replayedSessions = sessionPks.filter((id) => !activity.has(id));
+  const activeSessions = replayedSessions.length
+    ? tx<
+        { id: string }[]
+      >`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`.execute()
+    : Promise.resolve([] as { id: string }[]);
+  const activeEntities = inserted.kinds.map((k) => k.stillActive?.(tx) ?? Promise.resolve([]));
+  const [, updated, active, stillActive] = await Promise.all([
+    Promise.all(followUps),
+    reopening,
+    activeSessions,
+    Promise.all(activeEntities),
+  ]);
+  return {
+    activeSessionPks: [...updated.map((r) => r.id), ...active.map((r) => r.id)],
+    activeTracePks: stillActive.flat().map((r) => r.id),
+    traceBatchMicros: inserted.batchMicros,
+  };
 }
