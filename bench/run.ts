@@ -31,6 +31,11 @@ export const BENCHES: Record<string, Bench> = {
       "another tenant's ingest p99 and maturation lateness during one tenant's flood of each door, beside the same run without it; refusal CPU for 1 KB vs 1 MB bodies",
   },
   dispatch: { file: "dispatch.ts", guards: "webhook deliveries/s beside a bare loop of signed fetches" },
+  "dispatch-price": {
+    file: "dispatch-price.ts",
+    guards:
+      "one delivery's steps (fan-out, signed POST, success record, DELIVERIES message), CPU each beside a bare insert / signed POST / publish",
+  },
   reads: { file: "reads.ts", guards: "platform read latency beside GET /health at the same concurrency" },
   "transcript-read": { file: "transcript-read.ts", guards: "the lean transcript page of long sessions, p50/p99" },
   "session-search": { file: "session-search.ts", guards: "metric-filter session searches on a seeded cluster" },

@@ -94,16 +94,23 @@ async function fillEveryTable() {
     enqueued_at: at,
   });
   await deliveries.insert(sql, [row("msg_up_1", "session:a:1"), row("msg_up_2", "session:b:1")]);
+  // msg_up_1 is delivered at its second attempt: a first attempt that succeeds is kept in the
+  // delivery row's own columns (0035), which the schema before 0019 this test copies into lacks
+  // (test/webhook-history.test.ts covers that shape).
+  const failedOnce = { subscriptionId: sub.id, attempt: 1, statusCode: 500, durationMs: 30, error: "HTTP 500" };
+  await deliveries.recordFailure(sql, {
+    ...failedOnce,
+    deliveryId: "msg_up_1",
+    attemptedAt: new Date(at.getTime() - 60_000),
+    status: "pending",
+    nextAttemptAt: at,
+  });
   await deliveries.recordSuccesses(sql, [
-    { deliveryId: "msg_up_1", subscriptionId: sub.id, attempt: 1, statusCode: 200, durationMs: 12, attemptedAt: at },
+    { deliveryId: "msg_up_1", subscriptionId: sub.id, attempt: 2, statusCode: 200, durationMs: 12, attemptedAt: at },
   ]);
   await deliveries.recordFailure(sql, {
+    ...failedOnce,
     deliveryId: "msg_up_2",
-    subscriptionId: sub.id,
-    attempt: 1,
-    statusCode: 500,
-    durationMs: 30,
-    error: "HTTP 500",
     attemptedAt: at,
     status: "pending",
     nextAttemptAt: new Date(at.getTime() + 60_000),

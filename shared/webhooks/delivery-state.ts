@@ -82,8 +82,18 @@ export interface SuccessRecord {
 }
 
 /**
+ * How long after its row's creation a first attempt may start and still be folded into the row
+ * (recordSuccesses). The bound is what lets the history (delivery-history.ts) find the newest
+ * folded attempts by the row's creation time; later first attempts (a crowded delivery handed to
+ * DELIVERIES, a replay after a long outage) get a `webhook_attempts` row like every other.
+ */
+export const FOLDED_ATTEMPT_WINDOW = "30 seconds";
+
+/**
  * Records successful attempts in one statement for many deliveries (the hot path under load):
- * attempt rows, delivered state, and health reset only where health actually changes.
+ * delivered state, the attempt, and health reset only where health actually changes. A first
+ * attempt (FOLDED_ATTEMPT_WINDOW) is kept in the delivery row itself, in the same HOT update that
+ * marks it delivered (migration 0035); any later one is a `webhook_attempts` row as before.
  */
 export async function recordSuccesses(sql: Sql, recs: SuccessRecord[]): Promise<void[]> {
   await sql`
@@ -91,14 +101,27 @@ export async function recordSuccesses(sql: Sql, recs: SuccessRecord[]): Promise<
       select * from unnest(${recs.map((r) => r.deliveryId)}::text[], ${recs.map((r) => r.subscriptionId)}::uuid[], ${recs.map((r) => r.attempt)}::int[],
         ${recs.map((r) => r.statusCode)}::int[], ${recs.map((r) => r.durationMs)}::int[], ${recs.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
         as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-    ), ins as (
+    ), r as (
       -- A delivery deleted meanwhile (its subscription was deleted) has nothing left to record.
-      insert into webhook_attempts (delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-      select v.delivery_id, d.tenant_id, v.subscription_id, v.attempt, v.status_code, v.duration_ms, v.attempted_at
+      -- An attempt recorded twice is kept once, wherever the first record put it: attempt 1
+      -- folded already (first_attempted_at), or kept as a row (the unique key below; a failed
+      -- attempt 1 also set attempts = 1 in the same statement).
+      select v.*, d.tenant_id, v.attempt = 1 and d.attempts = 0 and d.first_attempted_at is null
+          and d.created_at >= v.attempted_at - ${FOLDED_ATTEMPT_WINDOW}::interval as folds,
+        v.attempt = 1 and d.first_attempted_at is not null as folded_before
       from v join webhook_deliveries d on d.id = v.delivery_id
+    ), ins as (
+      insert into webhook_attempts (delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
+      select delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at from r
+      where not r.folds and not r.folded_before
       on conflict (delivery_id, attempt, tenant_id) do nothing
     ), upd as (
-      update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null from v where d.id = v.delivery_id
+      update webhook_deliveries d set status = 'delivered', attempts = r.attempt, next_attempt_at = null,
+        first_attempt_id = case when r.folds then uuidv7() else d.first_attempt_id end,
+        first_status_code = case when r.folds then r.status_code else d.first_status_code end,
+        first_duration_ms = case when r.folds then r.duration_ms else d.first_duration_ms end,
+        first_attempted_at = case when r.folds then r.attempted_at else d.first_attempted_at end
+      from r where d.id = r.delivery_id
     )
     update webhook_subscriptions s set consecutive_failures = 0, failing_since = null, last_delivery_status = 'delivered'
     where s.id in (select subscription_id from v)

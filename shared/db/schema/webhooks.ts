@@ -42,6 +42,8 @@ export const webhookSubscriptions = pgTable(
 
 /**
  * One event to one subscription. Unique on (subscription, event key) so re-selection dedupes.
+ * A first attempt that succeeds is kept in the row itself (the `first_*` columns, migration 0035);
+ * every other attempt is a `webhook_attempts` row.
  * `fillfactor = 50` (migration 0020): room on every page so the one update after the attempt is
  * HOT. No key to `tenants`: the tenant's deletion cascades here through the subscription.
  */
@@ -63,6 +65,15 @@ export const webhookDeliveries = pgTable(
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: ts("next_attempt_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
+    /**
+     * A first attempt that succeeded within FOLDED_ATTEMPT_WINDOW of `created_at`, kept here
+     * instead of a `webhook_attempts` row (migration 0035): its id, answer, duration and start.
+     * Null otherwise; the history (GET /webhooks/:id/deliveries) reads both places.
+     */
+    firstAttemptId: uuid("first_attempt_id"),
+    firstStatusCode: integer("first_status_code"),
+    firstDurationMs: integer("first_duration_ms"),
+    firstAttemptedAt: ts("first_attempted_at"),
   },
   (t) => [
     primaryKey({ name: "webhook_deliveries_pkey", columns: [t.id, t.tenantId] }),
@@ -73,6 +84,8 @@ export const webhookDeliveries = pgTable(
     ),
     uniqueIndex("webhook_deliveries_sub_event_uq").on(t.subscriptionId, t.eventKey, t.tenantId),
     index("webhook_deliveries_created_idx").on(t.createdAt),
+    // The newest folded first attempts of a subscription (the history's read, migration 0035).
+    index("webhook_deliveries_sub_created_idx").on(t.subscriptionId, t.createdAt),
   ],
 );
 

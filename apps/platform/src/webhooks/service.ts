@@ -11,6 +11,7 @@ import {
   publishDeliveryJobs,
   type WebhookEventType,
 } from "@cellar/shared/webhooks/deliveries";
+import { deliveryHistory } from "@cellar/shared/webhooks/delivery-history";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 import { checkDestination, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { generateWebhookSecret } from "@cellar/shared/webhooks/signing";
@@ -177,11 +178,7 @@ export async function rotateSecret(deps: WebhookServiceDeps, p: Principal, id: s
 
 export async function listAttempts(deps: WebhookServiceDeps, p: Principal, id: string, limit: number) {
   await getSubscription(deps, p, id);
-  return deps.sql`
-    select a.id, a.delivery_id, d.event_type, d.status as delivery_status, a.attempt, a.status_code, a.duration_ms, a.error, a.attempted_at
-    from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
-    where a.subscription_id = ${id}
-    order by a.attempted_at desc, a.attempt desc limit ${limit}`;
+  return deliveryHistory(deps.sql, id, limit);
 }
 
 function sender(deps: WebhookServiceDeps) {
