@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { ANTHROPIC_1H_USAGE } from "@cellar/shared/otlp/test-usage";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
-import { otlpChat } from "./helpers/otlp-chat";
+import { kv, otlpChat } from "./helpers/otlp-chat";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 /**
@@ -200,7 +201,21 @@ test("cost broken down per call, read back through the platform, for the rates i
   expect((await problemsOf("claude-1h")).filter((p) => p.detector === "unpriced_model")).toEqual([]);
 });
 
-/** A session read, once the session has matured (its metrics computed). */
+/** The session's metrics once it has matured with `calls` model calls. */
+async function maturedMetrics(session: string, calls: number) {
+  return waitFor(
+    async () => {
+      const r = await stack.platformRequest(`/telemetry/metrics/session/${SERVICE}/${session}`, {
+        token: tenant.platformKey,
+      });
+      const body: any = r.status === 200 ? await r.json() : null;
+      return body?.status === "complete" && body.metrics?.modelCalls === calls ? body.metrics : null;
+    },
+    { what: `the metrics of ${session}`, timeoutMs: 30_000 },
+  );
+}
+
+/** A session read (200 expected). */
 async function sessionRead(session: string, path: string) {
   const r = await stack.platformRequest(`/telemetry/otel/sessions/${SERVICE}/${session}/${path}`, {
     token: tenant.platformKey,
@@ -233,16 +248,7 @@ test("a session's cost read back call by call (S/cost-breakdown): its total is t
   const traces = [claude, gemini, flex].map((t, i) => ({ ...t, trace_id: `mixed-${i}`, ...at(i) }));
   for (const t of traces) await send("/raw/traces", t);
 
-  const metrics = await waitFor(
-    async () => {
-      const r = await stack.platformRequest(`/telemetry/metrics/session/${SERVICE}/${session}`, {
-        token: tenant.platformKey,
-      });
-      const body: any = r.status === 200 ? await r.json() : null;
-      return body?.status === "complete" && body.metrics?.modelCalls === 3 ? body.metrics : null;
-    },
-    { what: "the mixed session's metrics", timeoutMs: 30_000 },
-  );
+  const metrics = await maturedMetrics(session, 3);
 
   const all = await sessionRead(session, "cost-breakdown");
   expect(all.traces.map((t: any) => t.traceId)).toEqual(["mixed-0", "mixed-1", "mixed-2"]);
@@ -302,4 +308,143 @@ test("a session's cost read back call by call (S/cost-breakdown): its total is t
     token: tenant.platformKey,
   });
   expect(bad.status).toBe(400);
+});
+
+/** An OTLP/JSON span under an instrumentation scope (the AI SDK's "ai", OpenInference's), in a session. */
+function scopedSpan(
+  scope: { name: string; version: string },
+  spanId: string,
+  session: string,
+  attributes: Record<string, string | number>,
+) {
+  const span = {
+    traceId: "78".repeat(16),
+    spanId,
+    name: "llm",
+    kind: 3,
+    startTimeUnixNano: `${T0 + Number.parseInt(spanId, 16) * 1000}000000`,
+    endTimeUnixNano: `${T0 + Number.parseInt(spanId, 16) * 1000 + 500}000000`,
+    attributes: Object.entries({ "session.id": session, ...attributes }).map(([k, v]) => kv(k, v)),
+  };
+  return {
+    resourceSpans: [
+      { resource: { attributes: [kv("service.name", SERVICE)] }, scopeSpans: [{ scope, spans: [span] }] },
+    ],
+  };
+}
+
+test("the same rates arriving over OTLP (AI SDK provider metadata, OpenInference audio, OpenAI's tier, a Bedrock profile) read back line by line", async () => {
+  const session = "otlp-rates";
+  const ai = { name: "ai", version: "5.0.60" };
+  // The Vercel AI SDK with Anthropic: v5's usage attributes, Anthropic's own usage in the metadata.
+  await send(
+    "/v1/traces",
+    scopedSpan(ai, "0000000000000011", session, {
+      "ai.operationId": "ai.generateText.doGenerate",
+      "gen_ai.system": "anthropic.messages",
+      "gen_ai.request.model": "claude-sonnet-4-5-20250929",
+      "gen_ai.response.model": "claude-sonnet-4-5-20250929",
+      "ai.usage.inputTokens": 50_000,
+      "ai.usage.outputTokens": 1_000,
+      "ai.usage.cachedInputTokens": 20_000,
+      "gen_ai.usage.input_tokens": 50_000,
+      "gen_ai.usage.output_tokens": 1_000,
+      "ai.response.providerMetadata": JSON.stringify({
+        anthropic: {
+          usage: ANTHROPIC_1H_USAGE,
+          cacheCreationInputTokens: 250_000,
+        },
+      }),
+    }),
+  );
+  // OpenInference's Google GenAI instrumentation: audio input as llm.token_count.prompt_details.audio.
+  await send(
+    "/v1/traces",
+    scopedSpan({ name: "openinference.instrumentation.google_genai", version: "0.1.5" }, "0000000000000012", session, {
+      "openinference.span.kind": "LLM",
+      "llm.provider": "google",
+      "llm.model_name": "gemini-2.5-flash",
+      "llm.token_count.prompt": 2_000,
+      "llm.token_count.completion": 100,
+      "llm.token_count.total": 2_100,
+      "llm.token_count.prompt_details.audio": 1_500,
+    }),
+  );
+  // The AI SDK with OpenAI's Responses API on the flex tier (the tier only in the metadata).
+  await send(
+    "/v1/traces",
+    scopedSpan(ai, "0000000000000013", session, {
+      "gen_ai.system": "openai.responses",
+      "gen_ai.request.model": "gpt-5",
+      "gen_ai.usage.input_tokens": 2_000,
+      "gen_ai.usage.output_tokens": 100,
+      "ai.response.providerMetadata": JSON.stringify({ openai: { responseId: "resp_9", serviceTier: "flex" } }),
+    }),
+  );
+  // Bedrock through an eu. profile, and a Bedrock flex call (no price for its tier: unpriced, named).
+  await send(
+    "/v1/traces",
+    scopedSpan(ai, "0000000000000014", session, {
+      "gen_ai.system": "amazon-bedrock",
+      "gen_ai.request.model": "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+      "gen_ai.usage.input_tokens": 1_000,
+      "gen_ai.usage.output_tokens": 100,
+      "ai.response.providerMetadata": JSON.stringify({ bedrock: { serviceTier: { type: "default" } } }),
+    }),
+  );
+  await send(
+    "/v1/traces",
+    scopedSpan(ai, "0000000000000015", session, {
+      "gen_ai.system": "amazon-bedrock",
+      "gen_ai.request.model": "us.amazon.nova-pro-v1:0",
+      "gen_ai.usage.input_tokens": 1_000,
+      "gen_ai.usage.output_tokens": 100,
+      "ai.response.providerMetadata": JSON.stringify({ bedrock: { serviceTier: { type: "flex" } } }),
+    }),
+  );
+  const metrics = await maturedMetrics(session, 5);
+  const read = await sessionRead(session, "cost-breakdown");
+  const calls = read.traces.map((t: any) => t.cost.calls[0]);
+  const lines = (c: any) => c.lines.map((l: any) => [l.kind, l.tokens, l.usdPerMillion, l.tier]);
+  expect(calls.map((c: any) => c.model)).toEqual([
+    "claude-sonnet-4-5-20250929",
+    "gemini-2.5-flash",
+    "gpt-5",
+    "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "us.amazon.nova-pro-v1:0",
+  ]);
+  expect(lines(calls[0])).toEqual([
+    ["input", 50_000, 6, "prompt > 200000 tokens"],
+    ["cache_read", 20_000, 0.6, "prompt > 200000 tokens"],
+    ["cache_write", 50_000, 7.5, "prompt > 200000 tokens"],
+    ["cache_write_1h", 200_000, 12, "prompt > 200000 tokens"],
+    ["output", 1_000, 22.5, "prompt > 200000 tokens"],
+  ]);
+  expect(lines(calls[1])).toEqual([
+    ["input", 500, 0.3, null],
+    ["input_audio", 1_500, 1, null],
+    ["output", 100, 2.5, null],
+  ]);
+  expect([calls[2].serviceTier, lines(calls[2])]).toEqual([
+    "flex (x0.5)",
+    [
+      ["input", 2_000, 0.625, null],
+      ["output", 100, 5, null],
+    ],
+  ]);
+  expect([calls[3].entry.id, lines(calls[3])]).toEqual([
+    "aws/regional.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    [
+      ["input", 1_000, 3.3, null],
+      ["output", 100, 16.5, null],
+    ],
+  ]);
+  expect(calls[4]).toMatchObject({ costUsd: null, lines: [] });
+  expect(calls[4].reason).toStartWith('service tier "flex": no price for it (aws/');
+  expect(read).toMatchObject({ calls: 5, unpricedCalls: 1, totalUsd: null });
+  const priced = calls.slice(0, 4).reduce((n: number, c: any) => n + c.costUsd, 0);
+  expect(read.pricedUsd).toBeCloseTo(priced, 9);
+  // Maturation priced the same calls: the session's priced cost is the sum of those lines.
+  expect(metrics.costUsd).toBeNull();
+  expect(metrics.pricedCostUsd).toBeCloseTo(read.pricedUsd, 9);
 });

@@ -16,6 +16,7 @@ import {
   type OutputChoice,
 } from "./messages.ts";
 import { normaliseUsage, providerName } from "./usage.ts";
+import { usageDetails } from "./usage-details.ts";
 
 /**
  * OTLP spans and log records -> the payloads /raw/* produces (docs/otlp.md has the table, attribute
@@ -227,6 +228,7 @@ function modelCall(
       ? [finishReasons]
       : [];
   const usage = normaliseUsage(a, provider, requestModel, span.scope);
+  const tier = usageDetails(a).serviceTier;
   const tools = jsonValue(first(a, "gen_ai.tool.definitions", "llm.tools"));
   const kept: Attributes = {};
   for (const k in a) if (!MESSAGE_KEYS.test(k)) kept[k] = a[k];
@@ -249,6 +251,8 @@ function modelCall(
           finish_reason: c.finishReason ?? reasons[i] ?? null,
         })),
         ...(choices.length === 0 && reasons.length ? { finish_reasons: reasons } : {}),
+        // The tier the provider says served the call, where only the AI SDK's provider metadata says it (docs/pricing.md).
+        ...(tier ? { service_tier: tier } : {}),
         usage,
       },
     ],

@@ -1,4 +1,5 @@
 import type { Attributes } from "./decode.ts";
+import { firstInt, usageDetails } from "./usage-details.ts";
 
 /**
  * Provider names as the conventions spell them (gen_ai.provider.name), from whatever an
@@ -207,18 +208,6 @@ export function inputTokenReading(
   return { includesCache, reading, known };
 }
 
-const int = (v: unknown): number | null => {
-  const n = typeof v === "string" ? Number(v) : v;
-  return typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.min(Math.round(n), 2_147_483_647) : null;
-};
-const firstInt = (a: Attributes, ...keys: string[]): number | null => {
-  for (const k of keys) {
-    const n = int(a[k]);
-    if (n !== null) return n;
-  }
-  return null;
-};
-
 /**
  * Token counts -> the OpenAI usage object the analysis reads: prompt_tokens includes cached
  * tokens (prompt_tokens_details.cached_tokens = cache reads, .cache_creation_tokens = cache
@@ -252,13 +241,16 @@ export function normaliseUsage(
     "ai.usage.inputTokenDetails.cacheReadTokens",
     "ai.usage.cachedInputTokens",
   );
-  const cacheWrite = firstInt(
-    a,
-    "gen_ai.usage.cache_creation.input_tokens",
-    "gen_ai.usage.cache_creation_input_tokens",
-    "llm.token_count.prompt_details.cache_write",
-    "ai.usage.inputTokenDetails.cacheWriteTokens",
-  );
+  // Parts billed at their own rates (usage-details.ts), in the stored shape's names (docs/pricing.md).
+  const d = usageDetails(a);
+  const cacheWrite =
+    firstInt(
+      a,
+      "gen_ai.usage.cache_creation.input_tokens",
+      "gen_ai.usage.cache_creation_input_tokens",
+      "llm.token_count.prompt_details.cache_write",
+      "ai.usage.inputTokenDetails.cacheWriteTokens",
+    ) ?? d.cacheWrite;
   const reasoning = firstInt(a, "gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning");
   const cached = (cacheRead ?? 0) + (cacheWrite ?? 0);
   // A total below the cached part can only be a count without the cache, whatever the instrumentation says.
@@ -273,9 +265,20 @@ export function normaliseUsage(
       firstInt(a, "llm.token_count.total", "llm.usage.total_tokens", "gen_ai.usage.total_tokens") ??
       prompt + completion,
   };
-  if (cacheRead !== null || cacheWrite !== null)
-    usage.prompt_tokens_details = { cached_tokens: cacheRead ?? 0, cache_creation_tokens: cacheWrite ?? 0 };
-  if (reasoning !== null) usage.completion_tokens_details = { reasoning_tokens: reasoning };
+  const prompts: Record<string, number> = {};
+  if (cacheRead !== null || cacheWrite !== null) {
+    prompts.cached_tokens = cacheRead ?? 0;
+    prompts.cache_creation_tokens = cacheWrite ?? 0;
+  }
+  // The 1-hour writes are a part of the writes: never more than the writes the span counts.
+  if (d.cacheWrite1h && cacheWrite) prompts.cache_creation_1h_tokens = Math.min(d.cacheWrite1h, cacheWrite);
+  if (d.audioInput) prompts.audio_tokens = d.audioInput;
+  if (d.imageInput) prompts.image_tokens = d.imageInput;
+  if (Object.keys(prompts).length) usage.prompt_tokens_details = prompts;
+  const completions: Record<string, number> = {};
+  if (reasoning !== null) completions.reasoning_tokens = reasoning;
+  if (d.audioOutput) completions.audio_tokens = d.audioOutput;
+  if (Object.keys(completions).length) usage.completion_tokens_details = completions;
   if (input === null && output === null) usage.unreported = true;
   return usage;
 }

@@ -323,6 +323,39 @@ class WrapperTest(unittest.TestCase):
         self.assertEqual((m["finish_reason"], m["message"]["content"]), ("tool_calls", "Let me look."))
         self.assertEqual(json.loads(m["message"]["tool_calls"][0]["function"]["arguments"]), TOOL_ARGS)
 
+    def test_pricing_reads_the_1_hour_cache_writes_and_the_service_tier(self) -> None:
+        # Anthropic's usage.cache_creation.ephemeral_1h_input_tokens and usage.service_tier, and the
+        # Responses API's service_tier, reach the trace in Cellar's names (docs/pricing.md, "Rates").
+        claude = wire.Answer(
+            text="Done.",
+            model="claude-sonnet-4-5-20250929",
+            prompt_tokens=50_000,
+            completion_tokens=1_000,
+            cached_tokens=20_000,
+            cache_write_tokens=250_000,
+            cache_write_1h_tokens=200_000,
+            service_tier="priority",
+            id="c3",
+        )
+        flex = wire.Answer(text="Hi.", model="gpt-5-2025-08-07", prompt_tokens=2_000, completion_tokens=100, service_tier="flex", id="r3")
+        anthropic = cellar.wrap_anthropic(FakeAnthropic([claude, claude]), self.client)
+        openai = cellar.wrap_openai(FakeOpenAI([flex]), self.client)
+        with cellar.session("prices"):
+            anthropic.messages.create(model="claude-sonnet-4-5-20250929", max_tokens=10, messages=[{"role": "user", "content": "x"}])
+            for _ in anthropic.messages.create(model="claude-sonnet-4-5-20250929", max_tokens=10, messages=[{"role": "user", "content": "x"}], stream=True):
+                pass
+            openai.responses.create(model="gpt-5", service_tier="flex", input="Hi")
+        created, streamed, response = self.traces()
+        for t in (created, streamed):
+            r = t["responses"][0]
+            self.assertEqual(r["service_tier"], "priority")
+            self.assertEqual(
+                r["usage"]["prompt_tokens_details"],
+                {"cached_tokens": 20_000, "cache_creation_tokens": 250_000, "cache_creation_1h_tokens": 200_000},
+            )
+            self.assertEqual(r["usage"]["prompt_tokens"], 320_000)
+        self.assertEqual(response["responses"][0]["service_tier"], "flex")
+
     def test_anthropic_streams_raw_and_helper_sync_and_async(self) -> None:
         anthropic = cellar.wrap_anthropic(FakeAnthropic([self.a["claude_tool"], self.a["claude"]]), self.client)
         with cellar.session("claude-stream"):

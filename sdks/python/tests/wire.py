@@ -25,6 +25,8 @@ class Answer:
     completion_tokens: int = 20
     cached_tokens: int = 0
     cache_write_tokens: int = 0  # Anthropic only
+    cache_write_1h_tokens: int = 0  # Anthropic only: the 1-hour part of cache_write_tokens
+    service_tier: Optional[str] = None  # as the response names it; None: the API's default answer
     reasoning_tokens: int = 0
     id: str = "x"
 
@@ -166,7 +168,7 @@ def response_json_obj(a: Answer, status: str = "completed", with_output: bool = 
         "parallel_tool_calls": True,
         "previous_response_id": None,
         "reasoning": {"effort": None, "summary": None},
-        "service_tier": "default",
+        "service_tier": a.service_tier or "default",
         "store": True,
         "temperature": 1.0,
         "text": {"format": {"type": "text"}, "verbosity": "medium"},
@@ -236,9 +238,12 @@ def _anthropic_usage(a: Answer, output_tokens: int) -> Dict[str, Any]:
         "input_tokens": a.prompt_tokens,
         "cache_creation_input_tokens": a.cache_write_tokens,
         "cache_read_input_tokens": a.cached_tokens,
-        "cache_creation": {"ephemeral_5m_input_tokens": a.cache_write_tokens, "ephemeral_1h_input_tokens": 0},
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": a.cache_write_tokens - a.cache_write_1h_tokens,
+            "ephemeral_1h_input_tokens": a.cache_write_1h_tokens,
+        },
         "output_tokens": output_tokens,
-        "service_tier": "standard",
+        "service_tier": a.service_tier or "standard",
     }
 
 

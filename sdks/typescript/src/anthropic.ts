@@ -118,18 +118,22 @@ export function messageAsCompletion(m: any): ProviderResponse {
   const cacheWrite = u.cache_creation_input_tokens ?? 0;
   const prompt = (u.input_tokens ?? 0) + cacheRead + cacheWrite;
   const completion = u.output_tokens ?? 0;
+  // The 1-hour part of the writes, billed at its own rate (Cellar's name: docs/pricing.md, "Rates").
+  const hour = Math.min(u.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWrite);
+  const details: Record<string, number> = { cached_tokens: cacheRead, cache_creation_tokens: cacheWrite };
+  if (hour > 0) details.cache_creation_1h_tokens = hour;
   return {
     id: m.id,
     object: "chat.completion",
     model: m.model,
+    // The tier that served the call (`standard`, `priority`, `batch`), which the price depends on.
+    ...(typeof u.service_tier === "string" ? { service_tier: u.service_tier } : {}),
     choices: [{ index: 0, message, finish_reason: FINISH[m.stop_reason] ?? m.stop_reason ?? null }],
     usage: {
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
-      ...(cacheRead || cacheWrite
-        ? { prompt_tokens_details: { cached_tokens: cacheRead, cache_creation_tokens: cacheWrite } }
-        : {}),
+      ...(cacheRead || cacheWrite ? { prompt_tokens_details: details } : {}),
     },
     source_object: "anthropic.message",
   };

@@ -47,6 +47,7 @@ function observeChat(params: any, result: unknown, emit: (t: any) => void): void
 export function chatAccumulator() {
   let head: any = null;
   let usage: any = null;
+  let tier: string | null = null;
   const choices = new Map<
     number,
     { role: string; content: string[]; refusal: string[]; tools: Map<number, any>; finish: any }
@@ -55,6 +56,8 @@ export function chatAccumulator() {
     add(chunk: any) {
       head ??= chunk;
       if (chunk.usage) usage = chunk.usage;
+      // Every chunk names the tier; the last one says which served the call (the price depends on it).
+      if (typeof chunk.service_tier === "string") tier = chunk.service_tier;
       for (const c of chunk.choices ?? []) {
         let choice = choices.get(c.index);
         if (!choice)
@@ -87,6 +90,7 @@ export function chatAccumulator() {
         created: head?.created,
         model: head?.model ?? "unknown",
         ...(head?.system_fingerprint ? { system_fingerprint: head.system_fingerprint } : {}),
+        ...(tier ? { service_tier: tier } : {}),
         choices: [...choices.entries()]
           .sort(([a], [b]) => a - b)
           .map(([index, c]) => {
@@ -203,5 +207,7 @@ export function responseAsCompletion(r: any): ProviderResponse {
     },
     source_object: "response",
     status: r.status,
+    // The tier that served the call (`default`, `flex`, `priority`...), which the price depends on.
+    ...(typeof r.service_tier === "string" ? { service_tier: r.service_tier } : {}),
   };
 }

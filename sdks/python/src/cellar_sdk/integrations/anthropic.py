@@ -118,7 +118,13 @@ def chat_usage(u: Any) -> Dict[str, Any]:
     prompt = fresh + read + written
     usage: Dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
     if read or written:
-        usage["prompt_tokens_details"] = {"cached_tokens": read, "cache_creation_tokens": written}
+        details: Dict[str, Any] = {"cached_tokens": read, "cache_creation_tokens": written}
+        # The 1-hour part of the writes, billed at its own rate (Cellar's name: docs/pricing.md, "Rates").
+        creation = u.get("cache_creation")
+        hour = min(_int(creation.get("ephemeral_1h_input_tokens")), written) if isinstance(creation, dict) else 0
+        if hour > 0:
+            details["cache_creation_1h_tokens"] = hour
+        usage["prompt_tokens_details"] = details
     return usage
 
 
@@ -129,7 +135,7 @@ def message_to_chat(data: Any) -> Dict[str, Any]:
         raise TypeError(f"message: expected an object, got {type(data).__name__}")
     message = to_chat_messages("assistant", m.get("content") or [])[-1]
     stop = m.get("stop_reason")
-    return {
+    out: Dict[str, Any] = {
         "id": m.get("id") or "msg-unknown",
         "object": "chat.completion",
         "created": 0,
@@ -138,6 +144,11 @@ def message_to_chat(data: Any) -> Dict[str, Any]:
         "usage": chat_usage(m.get("usage")),
         "source_object": "anthropic.message",
     }
+    # The tier that served the call (standard, priority, batch), which the price depends on.
+    tier = m["usage"].get("service_tier") if isinstance(m.get("usage"), dict) else None
+    if isinstance(tier, str):
+        out["service_tier"] = tier
+    return out
 
 
 _DELTAS = {"text_delta": ("text", "text"), "input_json_delta": ("json", "partial_json"), "thinking_delta": ("thinking", "thinking")}

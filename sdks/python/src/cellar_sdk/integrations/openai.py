@@ -313,7 +313,7 @@ def response_to_chat(data: Any) -> Dict[str, Any]:
     else:
         usage = _unreported_usage()
     created = r.get("created_at")
-    return {
+    out: Dict[str, Any] = {
         "id": r.get("id") or "resp-unknown",
         "object": "chat.completion",
         "created": int(created) if isinstance(created, (int, float)) else 0,
@@ -322,6 +322,10 @@ def response_to_chat(data: Any) -> Dict[str, Any]:
         "usage": usage,
         "source_object": "response",
     }
+    # The tier that served the call (default, flex, priority...), which the price depends on.
+    if isinstance(r.get("service_tier"), str):
+        out["service_tier"] = r["service_tier"]
+    return out
 
 
 _FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
