@@ -1,7 +1,8 @@
 // Two independent price tables, every model of one priced by the other (issue 40's proof): the
 // book (the @pydantic/genai-prices database, shared/pricing/source.ts) prices every model of
 // Langfuse's maintained table (worker/src/constants/default-model-prices.json at commit
-// 2b0e9d23a10f, 2026-08-21, MIT: test/fixtures/prices/), default tier, per million tokens. The
+// 2b0e9d23a10f, 2026-08-21, MIT: test/fixtures/prices/), default tier, per million tokens, each at
+// the date Langfuse last wrote the entry (its `updatedAt`: prices change by date). The
 // database's own models are all checked by source.test.ts. A new disagreement (either side
 // changed, or the book's matching did) fails here: decide which is right (the provider's pricing
 // page decides) and list it below with the reason, or correct it in overrides (docs/pricing.md).
@@ -12,20 +13,26 @@ import { priceFor } from "./table.ts";
 /** `model: what differs`, and why the book keeps the database's price. */
 export const KEPT_DISAGREEMENTS: Record<string, string> = {
   "gpt-3.5-turbo-0301 input 1.5 vs 2":
-    "the database prices the 0301 snapshot at $1.50 input as OpenAI's legacy price list did; Langfuse uses the later $2",
+    "the database prices the retired 0301 snapshot at $1.50/$2 as OpenAI's later legacy price list did (several independently kept tables copy that list); Langfuse's $2/$2 is the March 2023 launch price. Both are right at some date and neither table dates them; kept: the snapshot was retired in June 2024",
   "gpt-3.5-turbo-16k input 3 vs 0.5":
     "the alias first named the 16k 0613 snapshot ($3/$4), later gpt-3.5-turbo-0125 ($0.5/$1.5): the database keeps the snapshot's price; a caller sending the bare alias today is billed $0.5/$1.5 (left as is: the alias is retired)",
   "gpt-3.5-turbo-16k output 4 vs 1.5": "as above",
   "gemini-1.5-pro-latest input 1.25 vs 2.5":
-    "Google's price after the October 2024 cut is $1.25/$5 up to 128k tokens of prompt; Langfuse's $2.5/$7.5 matches neither tier",
+    "Google's price after the October 2024 cut is $1.25/$5 up to 128k tokens of prompt and $2.5/$10 above (the database has both tiers); Langfuse's $2.5/$7.5 matches neither tier nor the earlier $3.5/$10.5",
   "gemini-1.5-pro-latest output 5 vs 7.5": "as above",
-  "gpt-5.6-sol input 4 vs 5":
-    "unresolved: two maintained tables disagree and the provider's page was not read this round",
-  "gpt-5.6-sol output 20 vs 30": "as above",
-  "gpt-5.6-sol cached 0.4 vs 0.5": "as above",
 };
 
-const at = new Date("2026-08-21T12:00:00Z");
+/**
+ * Settled by date: each Langfuse model is compared at the day Langfuse last wrote it (`updatedAt`),
+ * so a price that changed later is not a disagreement. gpt-5.6-sol was the one such case: the
+ * database records OpenAI's cut of 2026-08-21 ($5/$30/$0.5 before, $4/$20/$0.4 from that day, with
+ * OpenAI's model page and changelog as its references), and Langfuse's entry was written on
+ * 2026-08-20, the day before.
+ */
+export const SETTLED_BY_DATE = {
+  "gpt-5.6-sol": { writtenByLangfuse: "2026-08-20", before: [5, 30, 0.5], from: "2026-08-21", after: [4, 20, 0.4] },
+};
+
 const perMillion = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 1e12) / 1e6);
 const same = (a: number | null, b: number | undefined) =>
   b === undefined || a === null || Math.abs(a - b) <= 0.005 * Math.max(a, b) + 1e-12;
@@ -36,10 +43,12 @@ test("the book and Langfuse's table agree on every model both price, but for the
   const unknownToBook: string[] = [];
   for (const m of langfuse as Array<{
     modelName: string;
+    updatedAt: string;
     pricingTiers: Array<{ isDefault: boolean; prices: Record<string, number> }>;
   }>) {
     const p = m.pricingTiers.find((t) => t.isDefault)!.prices;
-    const mine = priceFor(m.modelName, at);
+    // The price in force when Langfuse last wrote the entry (prices change by date in the database).
+    const mine = priceFor(m.modelName, new Date(m.updatedAt));
     if (!mine) {
       unknownToBook.push(m.modelName);
       continue;
@@ -57,8 +66,20 @@ test("the book and Langfuse's table agree on every model both price, but for the
     if (differ.length === before) agree++;
   }
   expect(differ.sort()).toEqual(Object.keys(KEPT_DISAGREEMENTS).sort());
-  expect(agree).toBeGreaterThanOrEqual(123);
+  expect(agree).toBeGreaterThanOrEqual(124);
   // Langfuse's models the database does not price are unpriced, visibly (legacy completions,
   // embeddings, PaLM, fine-tune ids): the count moves only with a review of this list.
   expect(unknownToBook.length).toBeLessThanOrEqual(40);
+});
+
+test("gpt-5.6-sol: the two tables agree at the date Langfuse wrote it; the database has OpenAI's later cut", () => {
+  const s = SETTLED_BY_DATE["gpt-5.6-sol"];
+  const at = (d: string) => {
+    const p = priceFor("gpt-5.6-sol", new Date(`${d}T12:00:00Z`))!;
+    return [p.input, p.output, p.cachedInput];
+  };
+  expect(at(s.writtenByLangfuse)).toEqual(s.before);
+  expect(at(s.from)).toEqual(s.after);
+  const theirs = (langfuse as any[]).find((m) => m.modelName === "gpt-5.6-sol");
+  expect(theirs.updatedAt.slice(0, 10)).toBe(s.writtenByLangfuse);
 });
