@@ -123,6 +123,8 @@ test("a member adds a reviewer score on a session's page, offered the declared n
   await page.goto(`${base}/sessions/${SERVICE}/dash-0`);
   await page.getByRole("heading", { name: "Scores" }).waitFor();
   await page.getByLabel("Name", { exact: true }).fill("quality");
+  // The declared names load beside the page's own reads: the value becomes a choice once they have.
+  await page.locator("select#score-value").waitFor();
   await page.getByLabel("Value").selectOption("bad");
   await page.getByLabel("Comment").fill("missed the question");
   await page.getByRole("button", { name: "Add score" }).click();

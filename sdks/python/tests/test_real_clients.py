@@ -151,7 +151,17 @@ class RealClientsTest(unittest.TestCase):
         self.assertEqual([t["responses"][0]["choices"][0]["message"]["content"] for t in self.traces()], ["A.", "B."])
 
     def test_anthropic_sync_and_async(self) -> None:
-        a = wire.Answer(text="Hi.", tool_calls=[("toolu_1", "lookup", {"q": 1})], model="claude-sonnet-4-20250514", cached_tokens=100, cache_write_tokens=20, id="m1")
+        # 1-hour cache writes and the tier as the API sends them (usage.cache_creation, usage.service_tier).
+        a = wire.Answer(
+            text="Hi.",
+            tool_calls=[("toolu_1", "lookup", {"q": 1})],
+            model="claude-sonnet-4-20250514",
+            cached_tokens=100,
+            cache_write_tokens=20,
+            cache_write_1h_tokens=15,
+            service_tier="priority",
+            id="m1",
+        )
         self.api.answers = [a, a, a, a]
         sync = cellar.wrap_anthropic(anthropic.Anthropic(api_key="x", base_url=self.api.url), self.cellar)
         with cellar.session("real-anthropic"):
@@ -176,6 +186,8 @@ class RealClientsTest(unittest.TestCase):
         for t in traces:
             r = t["responses"][0]
             self.assertEqual(r["usage"]["prompt_tokens"], 100 + 100 + 20)
+            self.assertEqual(r["usage"]["prompt_tokens_details"], {"cached_tokens": 100, "cache_creation_tokens": 20, "cache_creation_1h_tokens": 15})
+            self.assertEqual(r["service_tier"], "priority")
             self.assertEqual(r["choices"][0]["message"]["content"], "Hi.")
             self.assertEqual(json.loads(r["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]), {"q": 1})
 
