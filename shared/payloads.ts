@@ -189,6 +189,41 @@ export type IngestScoreMessage = Static<typeof IngestScoreMessage>;
 export const IngestMessage = Type.Union([IngestTraceMessage, IngestEventMessage, IngestScoreMessage]);
 export type IngestMessage = Static<typeof IngestMessage>;
 
+/**
+ * One item of an INGEST batch message: an IngestMessage without the batch's tenant and
+ * receivedAt. Its kind and body are checked as the IngestMessage it expands to
+ * (shared/ingest-batch.ts), so a bad item is set aside alone.
+ */
+export const IngestBatchItem = Type.Object({
+  kind: Type.String(),
+  serviceName: Type.String(),
+  messageId: Type.String(),
+  payload: Type.Unknown(),
+});
+export type IngestBatchItem = Static<typeof IngestBatchItem>;
+/**
+ * What ingest publishes for one `/raw/batch` request (issue 36): its accepted items in one
+ * message (several when they pass the stream's maximum payload), one tenant, one receivedAt.
+ * `messageId` hashes the items' ids (apps/ingest/src/publish.ts), so a retried request is stored
+ * once; the items' natural keys make any other copy a no-op in the processor.
+ */
+export const IngestBatchMessage = Type.Object(
+  {
+    kind: Type.Literal("batch"),
+    messageId: Envelope.messageId,
+    tenantId: Uuid,
+    receivedAt: Instant,
+    items: Type.Array(IngestBatchItem, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type IngestBatchMessage = Static<typeof IngestBatchMessage> & {
+  /** Set by the INGEST codec: the items that fail their kind's rules (the processor dead-letters each alone). */
+  rejected?: Array<{ index: number; error: string }>;
+};
+/** A message of the INGEST stream: one item (single doors, OTLP, and every message before batches) or a batch. */
+export type IngestStreamMessage = IngestMessage | IngestBatchMessage;
+
 export const MATURED_EVENT_TYPES = ["session.matured", "trace.matured"] as const;
 
 /** What the dispatcher publishes to DELIVERIES: a pointer to the delivery row. */

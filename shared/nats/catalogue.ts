@@ -7,7 +7,7 @@ import {
   MaturedMessage,
   MonitorEventMessage,
   MaturedBatch,
-  type IngestMessage,
+  type IngestStreamMessage,
   type MaturedStreamMessage,
 } from "../payloads.ts";
 import {
@@ -17,6 +17,7 @@ import {
   ingestMessageShapeProblem,
 } from "../ingest-rules.ts";
 import { compileValidator } from "../validation.ts";
+import { ingestBatchProblem, isBatch } from "../ingest-batch.ts";
 import { LANE_COUNT, laneOf, laneToken } from "./lanes.ts";
 import type { Topology } from "./names.ts";
 
@@ -198,11 +199,11 @@ export const INGEST_DUPLICATE_WINDOW_MS = 10 * MINUTE;
  * processor takes every busy lane's messages in turn (consume/batch.ts), so it cannot delay
  * another tenant's writes and maturation (issue 41).
  */
-export const ingestStream: StreamSpec<IngestMessage> = {
+export const ingestStream: StreamSpec<IngestStreamMessage> = {
   key: "ingest",
   name: (t) => t.ingestStream,
   subjects: (t) => [`${t.subjectPrefix}ingest.>`],
-  // `ingest.<kind>.<lane>`; `ingest.<kind>` (before lanes, replays of older dead letters, operators)
+  // `ingest.<kind>.<lane>` (`ingest.batch.<lane>` for a batch); `ingest.<kind>` (before lanes, replays of older dead letters, operators)
   // is still consumed, by the unlaned consumer.
   subjectOf: (t, m) => `${t.subjectPrefix}ingest.${m.kind}.${laneToken(laneOf(m.tenantId))}`,
   duplicateWindowMs: INGEST_DUPLICATE_WINDOW_MS,
@@ -210,14 +211,13 @@ export const ingestStream: StreamSpec<IngestMessage> = {
   // The same schema, storability rules and timestamp normalisation ingest applies at the HTTP
   // edge (shared/ingest-rules.ts): what ingest accepted always decodes here. A message ingest
   // marked as checked by these rules (ingestCheckedHeaders) gets only the shape check: its body
-  // passed the full rules once, at the edge; any other publisher's gets them all.
-  codec: checkedJsonCodec<IngestMessage>(
-    (value, headers) =>
-      headers?.get(INGEST_CHECKED_HEADER) === INGEST_CHECKED
-        ? ingestMessageShapeProblem(value)
-        : ingestMessageProblem(value),
-    tenantField,
-  ),
+  // passed the full rules once, at the edge; any other publisher's gets them all. A batch's
+  // items are checked one by one, as the messages they stand for (shared/ingest-batch.ts).
+  codec: checkedJsonCodec<IngestStreamMessage>((value, headers) => {
+    const checked = headers?.get(INGEST_CHECKED_HEADER) === INGEST_CHECKED;
+    if (isBatch(value)) return ingestBatchProblem(value, checked);
+    return checked ? ingestMessageShapeProblem(value) : ingestMessageProblem(value);
+  }, tenantField),
   consumer: {
     // Lanes `processor-ingest-00` .. `-15`, and `processor-ingest` for the subjects without a lane.
     durable: "processor-ingest",

@@ -1,6 +1,6 @@
 import type { StreamSpec } from "./catalogue.ts";
 import { batchRunner } from "./consume/batch.ts";
-import { deadLetter } from "./consume/dead-letter.ts";
+import { deadLetter, deadLetterPart } from "./consume/dead-letter.ts";
 import { eachRunner } from "./consume/each.ts";
 import { pullLanes } from "./consume/lanes.ts";
 import { createRuntime } from "./consume/runtime.ts";
@@ -11,6 +11,7 @@ export type {
   ConsumeDeps,
   ConsumeLoop,
   DeadLetterInfo,
+  DeadPart,
   Delivery,
   EachMode,
   Outcome,
@@ -31,7 +32,7 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMo
 export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: EachMode<T>): ConsumeLoop;
 export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMode<T> | EachMode<T>): ConsumeLoop {
   if (!spec.consumer) throw new Error(`stream ${spec.key} has no consumer in the catalogue`);
-  const rt = createRuntime(spec, deps, deadLetter);
+  const rt = createRuntime(spec, deps, deadLetter, deadLetterPart);
   const runner = "batch" in mode ? batchRunner(rt, mode) : eachRunner(rt, mode);
   const done = (async () => {
     await pullLanes(rt, runner, "each" in mode ? mode.retired : undefined);

@@ -39,9 +39,20 @@ function headersToJson(h: MsgHdrs | undefined): Record<string, string[]> {
 const headerValue = (s: string, max = 1000) => s.replace(/[\r\n]+/g, " ").slice(0, max);
 
 /**
- * Stores `m` in DEAD_LETTERS and resolves once JetStream has it (the caller acks the original
- * only then). The message id is the original stream and sequence: a crash between this publish
- * and the ack stores one dead letter, not two.
+ * A part of a message stored as a dead letter of its own (an item of an INGEST batch): its body,
+ * the subject it would have had alone, and its headers.
+ */
+export interface DeadLetterPart {
+  index: number;
+  subject: string;
+  data: Uint8Array;
+  headers: MsgHdrs | undefined;
+}
+
+/**
+ * Stores `m` (or one `part` of it) in DEAD_LETTERS and resolves once JetStream has it (the caller
+ * acks the original only then). The message id is the original stream and sequence (and the
+ * part's index): a crash between this publish and the ack stores one dead letter, not two.
  */
 export async function writeDeadLetter(
   js: JetStreamClient,
@@ -49,19 +60,20 @@ export async function writeDeadLetter(
   spec: StreamSpec<unknown>,
   m: JsMsg,
   info: { error: string; tenant?: string },
+  part?: DeadLetterPart,
 ): Promise<void> {
   const h = newHeaders();
   h.set(DL.stream, spec.name(t));
-  h.set(DL.subject, m.subject);
+  h.set(DL.subject, part?.subject ?? m.subject);
   h.set(DL.seq, String(m.seq));
   h.set(DL.deliveries, String(m.info.deliveryCount));
   h.set(DL.error, headerValue(info.error));
   if (info.tenant) h.set(DL.tenant, headerValue(info.tenant, 200));
   h.set(DL.at, new Date().toISOString());
-  h.set(DL.headers, JSON.stringify(headersToJson(m.headers)));
-  await js.publish(deadLetterSubject(t, spec), m.data, {
+  h.set(DL.headers, JSON.stringify(headersToJson(part ? part.headers : m.headers)));
+  await js.publish(deadLetterSubject(t, spec), part?.data ?? m.data, {
     headers: h,
-    msgID: `${spec.name(t)}:${m.seq}`,
+    msgID: part ? `${spec.name(t)}:${m.seq}:${part.index}` : `${spec.name(t)}:${m.seq}`,
     timeout: 10_000,
   });
 }

@@ -8,7 +8,7 @@ import { createTopology } from "@cellar/shared/nats/topology";
 import { chatTrace } from "../../../test/helpers/payloads.ts";
 import { fakePipeline, jsonRequest } from "../test/fake-pipeline.ts";
 import { postBatch } from "./batch.ts";
-import { createPublisher, ingestMessage, messageText } from "./publish.ts";
+import { createPublishing, ingestMessage, messageText } from "./publish.ts";
 import { postRaw } from "./raw.ts";
 
 /**
@@ -28,7 +28,7 @@ function capturingPipeline() {
     },
   } as never;
   const { pipeline } = fakePipeline({ maxBodyBytes: 1024 * 1024 });
-  const store = createPublisher({
+  const { store, storeAll } = createPublishing({
     js,
     topology: createTopology(),
     logger: createLogger("silent"),
@@ -37,7 +37,7 @@ function capturingPipeline() {
     publishTimeoutMs: 1_000,
     maxInFlight: 10_000,
   });
-  return { pipeline: { ...pipeline, store }, published };
+  return { pipeline: { ...pipeline, store, storeAll }, published };
 }
 
 /** Strings a client can send: any code point, NUL, controls, lone surrogates, blanks. */
@@ -153,6 +153,8 @@ test("everything ingest publishes is marked checked and passes every rule the pr
           const full = ingestStream.codec.decode(m.subject, m.data, undefined);
           expect(full).toEqual({ ok: true, value: expect.anything() });
           expect(marked).toEqual(full);
+          // A batch's items pass every rule one by one: none is rejected, marked or not.
+          expect((full as { value: { rejected?: unknown } }).value.rejected).toBeUndefined();
           // The text itself is the normalised message (the full decode rewrites timestamps in
           // place), whether the publisher serialised the payload or spliced in the door's text.
           const text = new TextDecoder().decode(m.data);

@@ -30,6 +30,7 @@ export function countedRequest(pipeline: IngestPipeline, door: IngestDoor): Coun
       return authenticated;
     },
     store: doorCount.store,
+    storeAll: doorCount.storeAll ?? pipeline.storeAll,
     refuseItems(n, serviceName) {
       if (key) doorCount.refused(key, 400, n, serviceName);
     },
@@ -51,9 +52,13 @@ export function countedRequest(pipeline: IngestPipeline, door: IngestDoor): Coun
  * JetStream stored for the first time, at the minute of its receivedAt; `refused` counts `n` items
  * of a credential refused with the HTTP status the door answered (or maps its answer from).
  */
-export function countedDoor(pipeline: Pick<IngestPipeline, "ledger" | "now" | "store">, door: IngestDoor) {
+export function countedDoor(
+  pipeline: Pick<IngestPipeline, "ledger" | "now" | "store"> & Partial<Pick<IngestPipeline, "storeAll">>,
+  door: IngestDoor,
+) {
   const ledger = pipeline.ledger;
   const now = pipeline.now ?? (() => new Date());
+  const storeAll = pipeline.storeAll;
   return {
     store: ledger
       ? async (input: StoreInput) => {
@@ -65,6 +70,21 @@ export function countedDoor(pipeline: Pick<IngestPipeline, "ledger" | "now" | "s
           return stored;
         }
       : pipeline.store,
+    /** A request's items in one message (or a few): each message JetStream stored for the first time counts its items. */
+    storeAll:
+      ledger && storeAll
+        ? async (inputs: StoreInput[]) => {
+            const at = now().getTime();
+            for (const input of inputs) input.door = door;
+            const stored = await storeAll(inputs);
+            for (const message of stored) {
+              if (message.duplicate) continue;
+              for (const input of message.inputs)
+                ledger.add(input.tenantId, input.serviceName, "accepted", door, 1, at);
+            }
+            return stored;
+          }
+        : storeAll,
     refused(key: ResolvedKey, status: number, n: number, serviceName?: string): void {
       if (ledger && n > 0)
         ledger.add(key.tenantId, serviceName ?? key.serviceName ?? "", "refused", refusalReasonFor(status), n);

@@ -7,7 +7,7 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import type { LedgerCounter } from "@cellar/shared/ledger/counter";
 import { createRateLimiter, type RateReservation } from "@cellar/shared/rate-limit";
 import { type Authenticated, createAuthenticator } from "./credentials.ts";
-import { createPublisher, type StoreInput } from "./publish.ts";
+import { createPublishing, type StoreInput, type StoredBatch } from "./publish.ts";
 
 export interface IngestDeps {
   js: JetStreamClient;
@@ -45,6 +45,8 @@ export interface IngestPipeline {
   reserveRateTokens(keyId: string, door: string): RateReservation;
   /** Publishes to INGEST; resolves after JetStream's PubAck, throws 503 (or 413) otherwise. */
   store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }>;
+  /** A request's items in one INGEST message (split only past the maximum payload); after every PubAck. */
+  storeAll(inputs: StoreInput[]): Promise<StoredBatch[]>;
   maxBodyBytes: number;
   logger: Logger;
   /** The ledger's counts; a door's request gets a counting view of the pipeline (ledger.ts). */
@@ -63,20 +65,22 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
     burst: deps.rateLimit?.burst ?? 1,
     now: () => now().getTime(),
   });
+  const { store, storeAll } = createPublishing({
+    js: deps.js,
+    topology: deps.topology,
+    logger: deps.logger,
+    now,
+    maxBodyBytes: deps.maxBodyBytes,
+    publishTimeoutMs: deps.publishTimeoutMs ?? 5_000,
+    connected: deps.connected,
+    maxInFlight: deps.maxInFlightPublishes ?? 10_000,
+  });
   return {
     authenticate: createAuthenticator(deps.keys, deps.logger),
     takeRateTokens: (id, count) => limiter.take(id, count),
     reserveRateTokens: (id, door) => limiter.reserve(id, door),
-    store: createPublisher({
-      js: deps.js,
-      topology: deps.topology,
-      logger: deps.logger,
-      now,
-      maxBodyBytes: deps.maxBodyBytes,
-      publishTimeoutMs: deps.publishTimeoutMs ?? 5_000,
-      connected: deps.connected,
-      maxInFlight: deps.maxInFlightPublishes ?? 10_000,
-    }),
+    store,
+    storeAll,
     maxBodyBytes: deps.maxBodyBytes,
     logger: deps.logger,
     ledger: deps.ledger,

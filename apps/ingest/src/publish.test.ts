@@ -72,3 +72,61 @@ test("a publish that throws synchronously fails its own request, not the others 
   expect(((results[1] as PromiseRejectedResult).reason as { status: number }).status).toBe(503);
   expect(calls).toBe(3);
 });
+
+test("a request's items go in one message, split only where it would pass the maximum payload; the same items make the same ids", async () => {
+  const { createPublishing } = await import("./publish.ts");
+  const { createLogger } = await import("@cellar/shared/logger");
+  const { createTopology } = await import("@cellar/shared/nats/topology");
+  const sent: Array<{ subject: string; data: string; msgID: string }> = [];
+  const seen = new Set<string>();
+  const js = {
+    publish: (subject: string, data: string, opts: { msgID: string }) => {
+      sent.push({ subject, data, msgID: opts.msgID });
+      const duplicate = seen.has(opts.msgID);
+      seen.add(opts.msgID);
+      return Promise.resolve({ stream: "INGEST", seq: sent.length, duplicate });
+    },
+  } as never;
+  const { storeAll } = createPublishing({
+    js,
+    topology: createTopology("u"),
+    logger: createLogger("silent"),
+    now: () => new Date(0),
+    maxBodyBytes: 1024,
+    publishTimeoutMs: 1000,
+    maxInFlight: 10,
+    maxMessageBytes: 2_000,
+  });
+  const input = (i: number) => ({
+    kind: "event" as const,
+    tenantId: "00000000-0000-4000-8000-000000000001",
+    serviceName: "s",
+    payload: { name: "e", session_id: `s-${i}`, timestamp: "2025-01-01T00:00:00Z", body: "x".repeat(400) },
+  });
+  const one = await storeAll([input(1), input(2)]);
+  expect(sent).toHaveLength(1);
+  expect(one).toMatchObject([{ duplicate: false, inputs: [input(1), input(2)] }]);
+  expect(sent[0].subject).toMatch(/^u\.ingest\.batch\.\d\d$/);
+  const message = JSON.parse(sent[0].data);
+  expect(message).toMatchObject({ kind: "batch", tenantId: input(1).tenantId, receivedAt: "1970-01-01T00:00:00.000Z" });
+  expect(message.items.map((i: { messageId: string }) => i.messageId)).toEqual([
+    messageIdFor(input(1)),
+    messageIdFor(input(2)),
+  ]);
+  expect(message.items[0].payload).toEqual(input(1).payload);
+
+  sent.length = 0;
+  const many = await storeAll([1, 2, 3, 4, 5, 6, 7].map(input));
+  expect(sent.length).toBeGreaterThan(1);
+  for (const s of sent) expect(new TextEncoder().encode(s.data).byteLength).toBeLessThanOrEqual(2_000);
+  const items = sent.flatMap((s) =>
+    JSON.parse(s.data).items.map((i: { payload: { session_id: string } }) => i.payload.session_id),
+  );
+  expect(items).toEqual(["s-1", "s-2", "s-3", "s-4", "s-5", "s-6", "s-7"]);
+  // Its first message holds the two items stored above, in the same order: the same message.
+  expect(many[0].duplicate).toBe(true);
+  expect(many.slice(1).every((m) => !m.duplicate)).toBe(true);
+  // The client's retry of the same request: every message is a duplicate of one JetStream has.
+  const again = await storeAll([1, 2, 3, 4, 5, 6, 7].map(input));
+  expect(again.every((m) => m.duplicate)).toBe(true);
+});

@@ -11,6 +11,7 @@ import type {
   EventPayload,
   IngestMessage,
   IngestScoreMessage,
+  IngestStreamMessage,
   OtlpTracePayload,
   TracePayload,
 } from "@cellar/shared/payloads";
@@ -34,6 +35,8 @@ export interface PublisherDeps {
   connected?: () => boolean;
   /** Publishes awaiting a PubAck beyond this are refused with 503 (backpressure, bounded memory). */
   maxInFlight: number;
+  /** The largest INGEST message storeAll builds (default maxBodyBytes + ENVELOPE_BYTES, which main.ts checks the server's max_payload covers). */
+  maxMessageBytes?: number;
 }
 
 export interface StoreInput {
@@ -91,9 +94,64 @@ export function messageIdFor(input: Omit<StoreInput, "payload"> & { payload: unk
   return h.update(input.idSource ?? canonicalJson(input.payload)).digest("hex");
 }
 
+/** One INGEST message of a request's items (storeAll): its id, whether JetStream had it already, what it holds. */
+export interface StoredBatch {
+  messageId: string;
+  duplicate: boolean;
+  inputs: StoreInput[];
+}
+
+/** Room a batch message keeps for its envelope (kind, ids, tenant, receivedAt) besides its items. */
+const BATCH_ENVELOPE_BYTES = 512;
+
+/** A batch item's JSON: the IngestMessage it stands for without the batch's tenant and receivedAt. */
+function itemText(input: StoreInput, messageId: string): string {
+  const s = JSON.stringify;
+  return `{"kind":${s(input.kind)},"serviceName":${s(input.serviceName)},"messageId":${s(messageId)},"payload":${input.payloadText ?? s(input.payload)}}`;
+}
+
+/**
+ * The items in order, cut into runs whose message fits `maxBytes` (an item alone always makes a
+ * message, however large: the server refuses one over its max_payload, answered 413).
+ */
+export function splitItems<T>(items: T[], bytesOf: (item: T) => number, maxBytes: number): T[][] {
+  const runs: T[][] = [];
+  let run: T[] = [];
+  let bytes = BATCH_ENVELOPE_BYTES;
+  for (const item of items) {
+    const size = bytesOf(item) + 1;
+    if (run.length > 0 && bytes + size > maxBytes) {
+      runs.push(run);
+      run = [];
+      bytes = BATCH_ENVELOPE_BYTES;
+    }
+    run.push(item);
+    bytes += size;
+  }
+  if (run.length) runs.push(run);
+  return runs;
+}
+
+/** A batch message's id: its items' ids (each already names tenant, kind, service and body), in order. */
+export function batchMessageIdFor(itemIds: string[]): string {
+  return createHash("sha256")
+    .update(`batch\n${itemIds.join("\n")}`)
+    .digest("hex");
+}
+
 /** Publishes to INGEST and resolves only after the PubAck; every failure is a 503 (or 413). */
 export function createPublisher(deps: PublisherDeps) {
+  return createPublishing(deps).store;
+}
+
+/**
+ * The publisher's two ways in: `store`, one item in one message (the single doors, OTLP), and
+ * `storeAll`, the items of one request in one message (the batch door: issue 36), split only
+ * where the message would pass the stream's maximum payload (`maxMessageBytes`).
+ */
+export function createPublishing(deps: PublisherDeps) {
   let inFlight = 0;
+  const maxMessageBytes = deps.maxMessageBytes ?? deps.maxBodyBytes + ENVELOPE_BYTES;
   const unavailable = () =>
     serviceUnavailable("storage temporarily unavailable, retry later", STORAGE_RETRY_AFTER_SECONDS);
 
@@ -111,30 +169,33 @@ export function createPublisher(deps: PublisherDeps) {
     if (batch.push(start) === 1) nextTurn(flush);
   };
 
-  return async function store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }> {
+  /** One message to INGEST, after the PubAck; a failure is a 503 (or 413 over max_payload). */
+  async function publishOne(
+    value: IngestStreamMessage,
+    messageId: string,
+    text: string | undefined,
+    door: string | undefined,
+  ): Promise<PubAck> {
     if (deps.connected && !deps.connected()) throw unavailable();
     if (inFlight >= deps.maxInFlight) throw unavailable();
-    const messageId = messageIdFor(input);
-    const message = ingestMessage(input, messageId, deps.now().toISOString());
     inFlight++;
     try {
-      const ack = await new Promise<PubAck>((resolve, reject) =>
+      return await new Promise<PubAck>((resolve, reject) =>
         send(() => {
           // A synchronous throw must fail this request only, not the rest of the batch.
           try {
-            publish(deps.js, deps.topology, ingestStream, message, {
+            publish(deps.js, deps.topology, ingestStream, value, {
               msgID: messageId,
               timeout: deps.publishTimeoutMs,
-              text: input.payloadText === undefined ? undefined : messageText(message, input.payloadText),
+              text,
               // Every door checked the body with shared/ingest-rules.ts: the processor trusts that.
-              headers: ingestCheckedHeaders(input.door),
+              headers: ingestCheckedHeaders(door),
             }).then(resolve, reject);
           } catch (err) {
             reject(err);
           }
         }),
       );
-      return { messageId, duplicate: ack.duplicate };
     } catch (err) {
       // The client refuses messages over the server's max_payload (the only invalid argument a
       // publish of a string can have); main.ts checks max_payload covers the body limit.
@@ -144,7 +205,49 @@ export function createPublisher(deps: PublisherDeps) {
     } finally {
       inFlight--;
     }
-  };
+  }
+
+  async function store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }> {
+    const messageId = messageIdFor(input);
+    const message = ingestMessage(input, messageId, deps.now().toISOString());
+    const text = input.payloadText === undefined ? undefined : messageText(message, input.payloadText);
+    const ack = await publishOne(message, messageId, text, input.door);
+    return { messageId, duplicate: ack.duplicate };
+  }
+
+  /**
+   * The items of one request (one tenant, one door) in one INGEST message, or in as few as the
+   * maximum payload allows; resolves after every PubAck. On a failure the whole request fails
+   * (503): the client's retry sends the same items, and the messages that did land are
+   * duplicates by id (the same items make the same messages) or, failing that, no-ops by the
+   * items' natural keys in the processor.
+   */
+  async function storeAll(inputs: StoreInput[]): Promise<StoredBatch[]> {
+    if (inputs.length === 0) return [];
+    const receivedAt = deps.now().toISOString();
+    const items = inputs.map((input) => {
+      const messageId = messageIdFor(input);
+      const text = itemText(input, messageId);
+      return { input, messageId, text, bytes: Buffer.byteLength(text) };
+    });
+    const runs = splitItems(items, (i) => i.bytes, maxMessageBytes);
+    const s = JSON.stringify;
+    const sent = runs.map(async (run): Promise<StoredBatch> => {
+      const messageId = batchMessageIdFor(run.map((i) => i.messageId));
+      const tenantId = run[0].input.tenantId;
+      const text = `{"kind":"batch","messageId":${s(messageId)},"tenantId":${s(tenantId)},"receivedAt":${s(receivedAt)},"items":[${run.map((i) => i.text).join(",")}]}`;
+      // The value only names the subject (its tenant's lane); the text is what is sent.
+      const value = { kind: "batch", messageId, tenantId, receivedAt, items: [] } as unknown as IngestStreamMessage;
+      const ack = await publishOne(value, messageId, text, run[0].input.door);
+      return { messageId, duplicate: ack.duplicate, inputs: run.map((i) => i.input) };
+    });
+    const results = await Promise.allSettled(sent);
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    return results.map((r) => (r as PromiseFulfilledResult<StoredBatch>).value);
+  }
+
+  return { store, storeAll };
 }
 
 /** Tracks the connection's status events so the app can refuse fast while NATS is away. */

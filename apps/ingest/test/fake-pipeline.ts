@@ -49,6 +49,12 @@ export function fakePipeline(
       stored.push({ ...input, messageId });
       return { messageId, duplicate: false };
     },
+    // The batch door's one message: recorded item by item, each with the id its single door gives.
+    async storeAll(inputs) {
+      if (opts.failStore) throw serviceUnavailable("storage temporarily unavailable, retry later", 5);
+      for (const input of inputs) stored.push({ ...input, messageId: messageIdFor(input) });
+      return [{ messageId: "batch", duplicate: false, inputs }];
+    },
     maxBodyBytes: opts.maxBodyBytes ?? 256 * 1024,
     logger: createLogger("silent"),
   };

@@ -115,7 +115,9 @@ export function createProcessor(deps: ProcessorDeps) {
             maxWaitMs: deps.ingestMaxWaitMs ?? 100,
             concurrency: deps.ingestConcurrency ?? 2,
           },
-          handle: ingestHandler(deps.sql, coalescer, ledger),
+          handle: ingestHandler(deps.sql, coalescer, ledger, {
+            maxDeliver: deps.consume?.policy?.maxDeliver ?? ingestStream.consumer!.maxDeliver,
+          }),
         }),
       );
       loops.push(

@@ -1,7 +1,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "../../logger.ts";
 import type { StreamSpec } from "../catalogue.ts";
-import type { ConsumeDeps } from "./types.ts";
+import type { ConsumeDeps, DeadPart } from "./types.ts";
 
 const DEFAULT_TRANSIENT = { first: 250, max: 5_000 };
 
@@ -36,6 +36,8 @@ export interface ConsumeRuntime<T> {
   track(p: Promise<void>): Promise<void>;
   /** Stores the message as a dead letter, then acks it (dead-letter.ts). */
   deadLetter(m: JsMsg, value: T | undefined, reason: string): Promise<void>;
+  /** Stores one part of the message as a dead letter (the caller acks); false when stopping gave the message back. */
+  deadLetterPart(m: JsMsg, part: DeadPart): Promise<boolean>;
   /** Marks the loop stopping, stops every pull and wakes every sleeper. */
   stop(): void;
   /** Waits for the tracked work, then stops the heartbeat. */
@@ -49,11 +51,14 @@ export type DeadLetterWith = <T>(
   reason: string,
 ) => Promise<void>;
 
+export type DeadLetterPartWith = <T>(rt: ConsumeRuntime<T>, m: JsMsg, part: DeadPart) => Promise<boolean>;
+
 /** The runtime of one `consume` call; its heartbeat runs until `close()`. */
 export function createRuntime<T>(
   spec: StreamSpec<T>,
   deps: ConsumeDeps,
   deadLetterWith: DeadLetterWith,
+  deadLetterPartWith?: DeadLetterPartWith,
 ): ConsumeRuntime<T> {
   const consumerSpec = spec.consumer;
   if (!consumerSpec) throw new Error(`stream ${spec.key} has no consumer in the catalogue`);
@@ -98,6 +103,10 @@ export function createRuntime<T>(
       return p;
     },
     deadLetter: (m, value, reason) => deadLetterWith(rt, m, value, reason),
+    deadLetterPart: (m, part) => {
+      if (!deadLetterPartWith) throw new Error(`stream ${spec.key}: this runtime cannot dead-letter parts`);
+      return deadLetterPartWith(rt, m, part);
+    },
     stop() {
       stopping = true;
       for (const p of [...pulls]) p.stop();

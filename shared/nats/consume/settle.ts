@@ -4,6 +4,11 @@ import type { Delivery, Outcome } from "./types.ts";
 
 /** Settles one message by its handler's outcome: ack, nak after `retryInMs`, term, or a reported failure. */
 export async function settle<T>(rt: ConsumeRuntime<T>, d: Delivery<T>, outcome: Outcome): Promise<void> {
+  if (outcome !== undefined && outcome !== "ack" && "deadLetterParts" in outcome) {
+    for (const part of outcome.deadLetterParts) if (!(await rt.deadLetterPart(d.msg, part))) return;
+    rt.release(d.msg);
+    return d.msg.ack();
+  }
   if (outcome !== undefined && outcome !== "ack" && "fail" in outcome) {
     const kind = classifyFailure(outcome.fail);
     // Reported, not thrown: nothing to keep in hand, so a transient one comes back shortly.

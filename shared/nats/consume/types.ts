@@ -18,7 +18,28 @@ export interface Delivery<T> {
  * runtime treats it as if that message alone had thrown it).
  * A thrown error is a failure: the runtime classifies it (failure.ts) and isolates the culprit.
  */
-export type Outcome = void | "ack" | { retryInMs: number } | { term: string } | { fail: unknown };
+export type Outcome =
+  | void
+  | "ack"
+  | { retryInMs: number }
+  | { term: string }
+  | { fail: unknown }
+  | { deadLetterParts: DeadPart[] };
+
+/**
+ * A part of a message that carries several items (INGEST's batches) that can never be stored:
+ * with the outcome `{ deadLetterParts }` each is set aside as a dead letter of its own, then the
+ * message is acked (its other parts were handled). The dead letter's body is `value`'s JSON, on
+ * the subject the catalogue gives `value`, with the message's headers and `msgId` as its
+ * Nats-Msg-Id (what a replay publishes with).
+ */
+export interface DeadPart {
+  /** Its place in the message: the dead letter's id is the message's stream, sequence and this. */
+  index: number;
+  value: unknown;
+  reason: string;
+  msgId?: string;
+}
 
 export interface DeadLetterInfo {
   stream: string;

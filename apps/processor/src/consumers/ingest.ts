@@ -1,33 +1,172 @@
 import type postgres from "postgres";
-import type { Delivery } from "@cellar/shared/nats/consume";
+import { expandItem, isBatch } from "@cellar/shared/ingest-batch";
 import type { LedgerCounter } from "@cellar/shared/ledger/counter";
+import type { DeadPart, Delivery, Outcome } from "@cellar/shared/nats/consume";
 import { DL } from "@cellar/shared/nats/dead-letters";
-import type { IngestMessage } from "@cellar/shared/payloads";
-import { writeIngestBatch } from "../ingest/writer.ts";
+import { classifyFailure, describeFailure } from "@cellar/shared/nats/failure";
+import type { IngestMessage, IngestStreamMessage } from "@cellar/shared/payloads";
+import { type WriteResult, writeIngestBatch } from "../ingest/writer.ts";
 import type { EntityKind } from "../maturation/activity.ts";
 import type { ActivityCoalescer } from "../maturation/coalesce.ts";
 
+/** Items written in one transaction at most: a batch of batch messages is written in chunks of this. */
+export const ITEMS_PER_WRITE = 500;
+
+export interface IngestHandlerOptions {
+  /** The INGEST consumer's maxDeliver (the runtime's, policy overrides included). */
+  maxDeliver: number;
+  itemsPerWrite?: number;
+}
+
+/** One item to write: a message of the old shape (`part` null) or an item of a batch message. */
+interface Unit {
+  delivery: number;
+  part: number | null;
+  message: IngestMessage;
+  /** Set when writing it alone failed (not transient). */
+  failure?: unknown;
+}
+
 /**
- * The INGEST consumer: writes a batch of decoded messages, then refreshes their activity keys
- * (after the write: an expired key then means every span before it is in Postgres). Throws on
- * failure; the consume runtime isolates the culprit and retries or dead-letters it (shared/nats).
+ * The INGEST consumer: writes the items of a batch of decoded messages (a batch message's items,
+ * or the one item of a message of the old shape), then refreshes their activity keys (after the
+ * write: an expired key then means every span before it is in Postgres). Items are isolated one
+ * by one, not messages: an item that cannot be stored is set aside as a dead letter of its own
+ * (`deadLetterParts`), the good items around it are stored (docs/analyse-once.md, "One INGEST
+ * message per request"). Throws on a transient failure (the runtime keeps the batch and retries).
  */
-export function ingestHandler(sql: postgres.Sql, coalescer: ActivityCoalescer, ledger?: LedgerCounter) {
-  return async (items: Delivery<IngestMessage>[]): Promise<void> => {
-    const written = await writeIngestBatch(
-      sql,
-      items.map((d) => d.value),
-    );
+export function ingestHandler(
+  sql: postgres.Sql,
+  coalescer: ActivityCoalescer,
+  ledger: LedgerCounter | undefined,
+  opts: IngestHandlerOptions,
+) {
+  const perWrite = opts.itemsPerWrite ?? ITEMS_PER_WRITE;
+  return async (items: Delivery<IngestStreamMessage>[]): Promise<Outcome[]> => {
+    const units = unitsOf(items);
+    const written: WriteResult = { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
+    const batchKeys: string[] = [];
+    for (let i = 0; i < units.length; i += perWrite) {
+      const result = await writeIsolating(sql, units.slice(i, i + perWrite));
+      written.activeSessionPks.push(...result.activeSessionPks);
+      written.activeTracePks.push(...result.activeTracePks);
+      batchKeys.push(...result.batchKeys);
+    }
     await coalescer.refresh([
       ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
       ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
-      ...(written.traceBatchMicros ? [{ kind: "batch" as EntityKind, pk: written.traceBatchMicros }] : []),
+      ...batchKeys.map((pk) => ({ kind: "batch" as EntityKind, pk })),
     ]);
-    // Stored once the batch succeeded (a failed refresh retries it: counted then). docs/ledger.md.
-    for (const { value: m, msg } of items) {
-      const at = Date.parse(m.receivedAt);
-      ledger?.add(m.tenantId, m.serviceName, "stored", m.kind, 1, at);
-      if (msg.headers?.get(DL.replayOf)) ledger?.add(m.tenantId, m.serviceName, "replayed", "", 1, at);
-    }
+    const byDelivery = items.map(() => [] as Unit[]);
+    for (const u of units) byDelivery[u.delivery].push(u);
+    return items.map((d, i) => settleDelivery(d, byDelivery[i], opts.maxDeliver, ledger));
   };
+}
+
+/** The items of each delivery, in order: a batch's (less those its codec rejected), or the message itself. */
+function unitsOf(items: Delivery<IngestStreamMessage>[]): Unit[] {
+  return items.flatMap(({ value }, delivery): Unit[] => {
+    if (!isBatch(value)) return [{ delivery, part: null, message: value }];
+    const rejected = new Set(value.rejected?.map((r) => r.index));
+    return value.items.flatMap((item, part) =>
+      rejected.has(part) ? [] : [{ delivery, part, message: expandItem(value, item) }],
+    );
+  });
+}
+
+/**
+ * Writes the units in one transaction; when that fails (not transiently) splits them in halves
+ * until the culprit is alone and marks it, so the halves that pass are committed. A transient
+ * failure throws (the runtime retries the whole batch, idempotent by natural keys).
+ */
+async function writeIsolating(
+  sql: postgres.Sql,
+  units: Unit[],
+): Promise<{ activeSessionPks: string[]; activeTracePks: string[]; batchKeys: string[] }> {
+  try {
+    const r = await writeIngestBatch(
+      sql,
+      units.map((u) => u.message),
+    );
+    return { ...r, batchKeys: r.traceBatchMicros ? [r.traceBatchMicros] : [] };
+  } catch (err) {
+    if (classifyFailure(err) === "transient") throw err;
+    if (units.length === 1) {
+      units[0].failure = err;
+      return { activeSessionPks: [], activeTracePks: [], batchKeys: [] };
+    }
+    const mid = units.length >> 1;
+    const a = await writeIsolating(sql, units.slice(0, mid));
+    const b = await writeIsolating(sql, units.slice(mid));
+    return {
+      activeSessionPks: [...a.activeSessionPks, ...b.activeSessionPks],
+      activeTracePks: [...a.activeTracePks, ...b.activeTracePks],
+      batchKeys: [...a.batchKeys, ...b.batchKeys],
+    };
+  }
+}
+
+/**
+ * A delivery's outcome once its items are written: a message of the old shape that failed fails
+ * as before (the runtime retries or dead-letters it); a batch's failed items are dead-lettered
+ * alone (a permanent failure, an item its codec rejected, or a retry failure on the last
+ * delivery), or, while deliveries remain, a retry failure brings the message back (its written
+ * items are no-ops then). Stored is counted once a message is settled for good (docs/ledger.md).
+ */
+function settleDelivery(
+  d: Delivery<IngestStreamMessage>,
+  units: Unit[],
+  maxDeliver: number,
+  ledger: LedgerCounter | undefined,
+): Outcome {
+  const failed = units.filter((u) => u.failure !== undefined);
+  if (!isBatch(d.value)) {
+    if (failed.length) return { fail: failed[0].failure };
+  } else {
+    const count = d.msg.info.deliveryCount;
+    const retrying = failed.find((u) => classifyFailure(u.failure) !== "permanent");
+    if (retrying && count < maxDeliver) return { fail: retrying.failure };
+    const parts = deadParts(d.value, failed, count, maxDeliver);
+    if (parts.length) {
+      countStored(d, units, ledger);
+      return { deadLetterParts: parts };
+    }
+  }
+  countStored(d, units, ledger);
+  return "ack";
+}
+
+/** The items of a batch to set aside: those its codec rejected and those whose write failed. */
+function deadParts(
+  batch: Extract<IngestStreamMessage, { kind: "batch" }>,
+  failed: Unit[],
+  count: number,
+  maxDeliver: number,
+): DeadPart[] {
+  const part = (index: number, reason: string): DeadPart => {
+    const item = batch.items[index];
+    return { index, value: expandItem(batch, item), reason, msgId: item.messageId };
+  };
+  return [
+    ...(batch.rejected ?? []).map((r) => part(r.index, r.error)),
+    ...failed.map((u) => {
+      const reason = describeFailure(u.failure);
+      return part(
+        u.part!,
+        classifyFailure(u.failure) === "permanent" ? reason : `failed on delivery ${count} of ${maxDeliver}: ${reason}`,
+      );
+    }),
+  ].sort((a, b) => a.index - b.index);
+}
+
+/** Stored (and replayed, for a replayed message) per item written, at its receivedAt minute. */
+function countStored(d: Delivery<IngestStreamMessage>, units: Unit[], ledger: LedgerCounter | undefined): void {
+  if (!ledger) return;
+  const replayed = Boolean(d.msg.headers?.get(DL.replayOf));
+  for (const { message: m, failure } of units) {
+    if (failure !== undefined) continue;
+    const at = Date.parse(m.receivedAt);
+    ledger.add(m.tenantId, m.serviceName, "stored", m.kind, 1, at);
+    if (replayed) ledger.add(m.tenantId, m.serviceName, "replayed", "", 1, at);
+  }
 }

@@ -41,6 +41,15 @@ async function firstSeqAt(
   return lo;
 }
 
+/** The service of each item a message carries: a batch's items, or the message's own. */
+function servicesOf(body: { serviceName?: unknown; kind?: unknown; items?: unknown }): string[] {
+  if (body.kind === "batch" && Array.isArray(body.items))
+    return body.items.flatMap((i: { serviceName?: unknown } | null) =>
+      typeof i?.serviceName === "string" ? [i.serviceName] : [],
+    );
+  return typeof body.serviceName === "string" ? [body.serviceName] : [];
+}
+
 /**
  * `accepted` of one tenant's minutes counted again from INGEST itself, which keeps every message
  * ingest stored for 7 days: each message of the tenant received in those minutes, by service and
@@ -70,17 +79,20 @@ export async function recountAccepted(
     seq = m.seq + 1;
     const door = m.header?.get(INGEST_DOOR_HEADER);
     if (!door || m.header?.get(DL.replayOf)) continue;
-    let body: { tenantId?: string; serviceName?: string; receivedAt?: string };
+    let body: { tenantId?: string; serviceName?: string; receivedAt?: string; kind?: string; items?: unknown };
     try {
       body = m.json();
     } catch {
       continue;
     }
-    if (body.tenantId !== tenantId || typeof body.serviceName !== "string" || !body.receivedAt) continue;
+    if (body.tenantId !== tenantId || !body.receivedAt) continue;
     const minute = Math.floor(Date.parse(body.receivedAt) / MINUTE) * MINUTE;
     if (!wanted.has(minute)) continue;
-    const k = `${body.serviceName}\u0000${minute}\u0000${door}`;
-    counts.set(k, (counts.get(k) ?? 0) + 1);
+    // A batch message (one request's items) counts each item under its service.
+    for (const service of servicesOf(body)) {
+      const k = `${service}\u0000${minute}\u0000${door}`;
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
   }
   if (counts.size === 0) return 0;
   const rows = [...counts].map(([k, count]) => {
