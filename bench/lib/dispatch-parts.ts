@@ -46,7 +46,9 @@ export async function tableWrites(sql: postgres.Sql): Promise<Writes> {
   const rows = await sql<{ relname: string; ins: number; upd: number; hot: number }[]>`
     select relname, n_tup_ins::int as ins, n_tup_upd::int as upd, n_tup_hot_upd::int as hot
     from pg_stat_user_tables where relname = any(${TABLES})`;
-  const [{ wal }] = await sql<{ wal: string }[]>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal`;
+  const [{ wal }] = await sql<
+    { wal: string }[]
+  >`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as wal`;
   return Object.assign(Object.fromEntries(rows.map((r) => [r.relname, r])), { wal: { bytes: Number(wal) } }) as Writes;
 }
 
@@ -91,7 +93,7 @@ export async function bareInsertFloor(
   await sql`select pg_stat_statements_reset()`;
   const [{ wal: wal0 }] = await sql<
     { wal: string }[]
-  >`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal`;
+  >`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as wal`;
   for (let i = 0; i < deliveries; i += 200) {
     const n = Math.min(200, deliveries - i);
     const ids = Array.from({ length: n }, () => newDeliveryId());
@@ -109,7 +111,7 @@ export async function bareInsertFloor(
   }
   const [{ wal: wal1 }] = await sql<
     { wal: string }[]
-  >`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal`;
+  >`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as wal`;
   const stats = await statementsPerDelivery(sql, deliveries);
   await sql`truncate floor_deliveries, floor_attempts`;
   return { exec_us: stats.floor ?? 0, wal_bytes: Math.round((Number(wal1) - Number(wal0)) / deliveries) };

@@ -122,21 +122,40 @@ export function planAfterFailure(
   };
 }
 
+/** Waits for the right to contact the destination; returns its release (fairness.ts). */
+export type Slot = () => Promise<() => void>;
+const noSlot: Slot = async () => () => {};
+
 /**
  * One attempt of one delivery, in two stages: `send` (re-validates the destination, signs the
  * stored body, POSTs it, classifies the answer) and `record` (the attempt, the delivery's next
  * status and the subscription's health). Expected receiver behaviour (410, timeouts) is data
- * here, never an exception.
+ * here, never an exception. `slot` is held for the send only: it caps what a destination and a
+ * tenant have in flight, and the record (a batched statement, a few ms under load) is no work
+ * of the destination's. Holding it through the record made a fast receiver's slots look busy,
+ * and a busy host's first attempts crowded out to DELIVERIES.
  */
-export async function attemptDelivery(deps: AttemptDeps, row: Loaded, manual: boolean): Promise<Verdict> {
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  row: Loaded,
+  manual: boolean,
+  slot: Slot = noSlot,
+): Promise<Verdict> {
   if (!row.enabled) {
     await deliveryState.stop(deps.sql, row.id);
     return { action: "term", reason: "subscription disabled" };
   }
-  const startedAt = deps.now();
-  const t0 = performance.now();
-  const result = await send(deps, row, startedAt);
-  return record(deps, row, result, { manual, startedAt, durationMs: Math.round(performance.now() - t0) });
+  const release = await slot();
+  let sent: { result: SendResult; startedAt: Date; durationMs: number };
+  try {
+    const startedAt = deps.now();
+    const t0 = performance.now();
+    const result = await send(deps, row, startedAt);
+    sent = { result, startedAt, durationMs: Math.round(performance.now() - t0) };
+  } finally {
+    release();
+  }
+  return record(deps, row, sent.result, { manual, startedAt: sent.startedAt, durationMs: sent.durationMs });
 }
 
 /**

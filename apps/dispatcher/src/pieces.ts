@@ -80,7 +80,7 @@ export interface DispatchPieces {
   loadDelivery(id: string): Promise<Loaded | undefined>;
   /** The destination host or the tenant already holds its share of slots (fairness.ts). */
   crowded(row: Loaded): boolean;
-  /** One attempt (send and record, attempt.ts) within the destination host's, the tenant's and the process's caps. */
+  /** One attempt (attempt.ts): its send within the destination host's, the tenant's and the process's caps, then its record. */
   attemptNow(row: Loaded, manual: boolean): Promise<Verdict>;
   /** Hands the delivery to DELIVERIES after attempt `afterAttempt` (its message id dedups a replay). */
   publishJob(deliveryId: string, tenantId: string, afterAttempt: number): Promise<void>;
@@ -103,16 +103,12 @@ export function createDispatchPieces(deps: DispatcherDeps): DispatchPieces {
     loadDelivery: resources.loadDelivery,
     crowded: (row) => fairness.crowded(fairKey(row)),
     async attemptNow(row, manual) {
-      const release = await fairness.acquire(fairKey(row));
-      try {
-        const verdict = await attemptDelivery(resources.attempt, row, manual);
-        deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
-        if (verdict.action === "term")
-          deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
-        return verdict;
-      } finally {
-        release();
-      }
+      // The caps hold for the send; the record follows outside them (attemptDelivery).
+      const verdict = await attemptDelivery(resources.attempt, row, manual, () => fairness.acquire(fairKey(row)));
+      deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
+      if (verdict.action === "term")
+        deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
+      return verdict;
     },
     publishJob: (deliveryId, tenantId, afterAttempt) =>
       publishDeliveryJobs(deps.js, deps.topology, [

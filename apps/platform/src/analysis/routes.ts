@@ -16,7 +16,7 @@ import {
   IssuesFilteredBody,
   issueStats,
   type Range,
-} from "../query/issues.ts";
+} from "./service.ts";
 
 const TAG = "Analysis";
 

@@ -1,17 +1,11 @@
 import { Elysia, t } from "elysia";
-import { paymentRequired } from "@cellar/shared/errors";
+import { forbidden, notFound, paymentRequired } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../deps.ts";
+import { readPool, sessionReadPool } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
-import { strictBody } from "../http/filters.ts";
+import { hasRole, resolveService, type Principal } from "../auth/principal.ts";
+import { pagedQuery, strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
-import {
-  listPage,
-  searchSessions,
-  sessionRead,
-  sessionReadOnPool,
-  sessionTranscript,
-  sessionTranscriptItem,
-} from "../query/sessions.ts";
 import {
   sessionCostByModel,
   sessionIntents,
@@ -41,9 +35,10 @@ import {
   TranscriptQuery,
 } from "./model.ts";
 import { CostBreakdownQuery, SessionCostBreakdown, sessionCostBreakdown } from "./cost.ts";
-import { SessionsFilteredBody } from "./search.ts";
-import { deleteSessionOnRequest } from "./service.ts";
+import { filterSessions, SessionsFilteredBody } from "./search.ts";
+import { deleteSession, sessionContext } from "./service.ts";
 import { sessionEvents, sessionGraph, sessionSpans, sessionTraces, sessionTree } from "./telemetry.ts";
+import { readTranscript, readTranscriptItem } from "./transcript.ts";
 
 const TAG = "Sessions";
 
@@ -52,12 +47,32 @@ const TAG = "Sessions";
  * search and intents. There is deliberately no GET on S itself (contract: it is 404).
  */
 export function sessionRoutes(deps: PlatformDeps) {
-  const page = listPage;
+  const ctx = (p: Principal, params: { serviceName: string; sessionId: string }) =>
+    sessionContext(deps, p, params.serviceName, params.sessionId);
+  const page = (q: { limit?: number; offset?: number; cursor?: string }) => ({
+    limit: q.limit ?? 500,
+    offset: q.offset ?? 0,
+    cursor: q.cursor,
+  });
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/:serviceName/:sessionId/transcript",
-      ({ params, query, principal }) => sessionTranscript(deps, principal, params, query),
+      async ({ params, query, principal }) => {
+        const svc = await resolveService(deps.sql, principal, params.serviceName);
+        return readTranscript(
+          await sessionReadPool(deps, svc.id, params.sessionId),
+          svc.id,
+          params.sessionId,
+          {
+            limit: query.limit ?? 100,
+            offset: query.offset ?? 0,
+            cursor: query.cursor,
+            content: query.content ?? "lean",
+          },
+          deps.windowSeconds,
+        );
+      },
       {
         params: SessionParams,
         query: TranscriptQuery,
@@ -66,7 +81,11 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/transcript/items/:itemId",
-      ({ params, principal }) => sessionTranscriptItem(deps, principal, params),
+      async ({ params, principal }) => {
+        const svc = await resolveService(deps.sql, principal, params.serviceName);
+        const sql = await sessionReadPool(deps, svc.id, params.sessionId);
+        return readTranscriptItem(sql, svc.id, params.sessionId, params.itemId);
+      },
       {
         params: t.Object({ serviceName: t.String(), sessionId: t.String(), itemId: t.String() }),
         detail: doc(TAG, "One transcript item in full, with reasoning and raw span attributes", TranscriptItemDetail),
@@ -74,7 +93,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/traces",
-      ({ params, query, principal }) => sessionRead(deps, principal, params, (s) => sessionTraces(s, page(query))),
+      async ({ params, query, principal }) => sessionTraces(await ctx(principal, params), page(query)),
       {
         params: SessionParams,
         query: ListQuery,
@@ -83,24 +102,20 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/spans",
-      ({ params, query, principal }) => sessionRead(deps, principal, params, (s) => sessionSpans(s, page(query))),
+      async ({ params, query, principal }) => sessionSpans(await ctx(principal, params), page(query)),
       {
         params: SessionParams,
         query: ListQuery,
         detail: doc(TAG, "Raw spans of the session", SessionSpans),
       },
     )
-    .get(
-      "/:serviceName/:sessionId/tree",
-      ({ params, principal }) => sessionRead(deps, principal, params, sessionTree),
-      {
-        params: SessionParams,
-        detail: doc(TAG, "Span hierarchy as a tree", SessionTree),
-      },
-    )
+    .get("/:serviceName/:sessionId/tree", async ({ params, principal }) => sessionTree(await ctx(principal, params)), {
+      params: SessionParams,
+      detail: doc(TAG, "Span hierarchy as a tree", SessionTree),
+    })
     .get(
       "/:serviceName/:sessionId/graph",
-      ({ params, principal }) => sessionRead(deps, principal, params, sessionGraph),
+      async ({ params, principal }) => sessionGraph(await ctx(principal, params)),
       {
         params: SessionParams,
         detail: doc(TAG, "Span hierarchy as nodes and edges", SessionGraph),
@@ -108,24 +123,20 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/events",
-      ({ params, query, principal }) => sessionRead(deps, principal, params, (s) => sessionEvents(s, page(query))),
+      async ({ params, query, principal }) => sessionEvents(await ctx(principal, params), page(query)),
       {
         params: SessionParams,
         query: ListQuery,
         detail: doc(TAG, "Events emitted during the session", SessionEvents),
       },
     )
-    .get(
-      "/:serviceName/:sessionId/tldr",
-      ({ params, principal }) => sessionRead(deps, principal, params, sessionTldr),
-      {
-        params: SessionParams,
-        detail: doc(TAG, "Summary of the session", Tldr),
-      },
-    )
+    .get("/:serviceName/:sessionId/tldr", async ({ params, principal }) => sessionTldr(await ctx(principal, params)), {
+      params: SessionParams,
+      detail: doc(TAG, "Summary of the session", Tldr),
+    })
     .get(
       "/:serviceName/:sessionId/problem-analysis",
-      ({ params, principal }) => sessionRead(deps, principal, params, sessionProblems),
+      async ({ params, principal }) => sessionProblems(await ctx(principal, params)),
       {
         params: SessionParams,
         detail: doc(TAG, "Problems detected in the session", ProblemAnalysis),
@@ -133,7 +144,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/cost-by-model",
-      ({ params, principal }) => sessionRead(deps, principal, params, sessionCostByModel),
+      async ({ params, principal }) => sessionCostByModel(await ctx(principal, params)),
       {
         params: SessionParams,
         detail: doc(TAG, "Cost breakdown by model", CostByModel),
@@ -141,14 +152,12 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/cost-breakdown",
-      ({ params, query, principal }) =>
-        sessionReadOnPool(deps, principal, params, (s) =>
-          sessionCostBreakdown(s, principal.tenantId, {
-            limit: query.limit ?? 100,
-            offset: query.offset ?? 0,
-            cursor: query.cursor,
-          }),
-        ),
+      async ({ params, query, principal }) =>
+        sessionCostBreakdown(await ctx(principal, params), principal.tenantId, {
+          limit: query.limit ?? 100,
+          offset: query.offset ?? 0,
+          cursor: query.cursor,
+        }),
       {
         params: SessionParams,
         query: CostBreakdownQuery,
@@ -157,7 +166,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/tool-costs",
-      ({ params, principal }) => sessionRead(deps, principal, params, sessionToolCosts),
+      async ({ params, principal }) => sessionToolCosts(await ctx(principal, params)),
       {
         params: SessionParams,
         detail: doc(TAG, "Cost attributed to tools", ToolCosts),
@@ -165,7 +174,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/tool-schemas",
-      ({ params, principal }) => sessionRead(deps, principal, params, sessionToolSchemas),
+      async ({ params, principal }) => sessionToolSchemas(await ctx(principal, params)),
       {
         params: SessionParams,
         detail: doc(TAG, "Tool schemas seen in the session", ToolSchemas),
@@ -173,13 +182,8 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/intents",
-      ({ params, query, principal }) =>
-        sessionRead(
-          deps,
-          principal,
-          { serviceName: query.trace_service_name, sessionId: params.serviceName },
-          sessionIntents,
-        ),
+      async ({ params, query, principal }) =>
+        sessionIntents(await ctx(principal, { serviceName: query.trace_service_name, sessionId: params.serviceName })),
       {
         // In transform (before validation): on a plan without intents every call is 402.
         transform: ({ principal }) => {
@@ -193,11 +197,22 @@ export function sessionRoutes(deps: PlatformDeps) {
         }),
       },
     )
-    .post("/filtered", ({ body, principal }) => searchSessions(deps, principal, body), {
-      body: SessionsFilteredBody,
-      transform: strictBody(SessionsFilteredBody),
-      detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage),
-    });
+    .post(
+      "/filtered",
+      async ({ body, principal }) => {
+        const svc = await resolveService(deps.sql, principal, body.serviceName);
+        return filterSessions(
+          readPool(deps),
+          { ...svc, tenantId: principal.tenantId },
+          pagedQuery(body, "skipTotalCount"),
+        );
+      },
+      {
+        body: SessionsFilteredBody,
+        transform: strictBody(SessionsFilteredBody),
+        detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage),
+      },
+    );
 }
 
 /**
@@ -209,12 +224,28 @@ export function sessionRoutes(deps: PlatformDeps) {
 export function sessionDeleteRoutes(deps: PlatformDeps) {
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
     .use(platformAuth(deps.keys, undefined, deps.signIns))
-    .delete("/:serviceName/:sessionId", ({ params, principal }) => deleteSessionOnRequest(deps, principal, params), {
-      params: t.Object({ serviceName: t.String(), sessionId: t.String() }),
-      detail: doc(
-        "Sessions",
-        "Delete a session and everything stored under it (admin role; data subject requests)",
-        SessionDeleted,
-      ),
-    });
+    .delete(
+      "/:serviceName/:sessionId",
+      async ({ params, principal }) => {
+        if (!hasRole(principal, "admin")) throw forbidden("deleting a session needs the admin or owner role");
+        const svc = await resolveService(deps.sql, principal, params.serviceName);
+        const deleted = await deleteSession(deps.sql, svc.id, params.sessionId);
+        if (!deleted) throw notFound("no such session");
+        deps.logger.info("session deleted on request", {
+          serviceName: svc.name,
+          sessionId: params.sessionId,
+          keyId: principal.keyId,
+          ...deleted,
+        });
+        return { serviceName: svc.name, sessionId: params.sessionId, deleted };
+      },
+      {
+        params: t.Object({ serviceName: t.String(), sessionId: t.String() }),
+        detail: doc(
+          "Sessions",
+          "Delete a session and everything stored under it (admin role; data subject requests)",
+          SessionDeleted,
+        ),
+      },
+    );
 }
