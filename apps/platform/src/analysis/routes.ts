@@ -16,7 +16,7 @@ import {
   IssuesFilteredBody,
   issueStats,
   type Range,
-} from "./service.ts";
+} from "../query/issues.ts";
 
 const TAG = "Analysis";
 

@@ -50,7 +50,7 @@ export async function authenticatePlatform(
  * building it with drizzle cost more CPU (~1.8 ms) than the rest of a small read.
  */
 export async function resolveService(
-  sql: postgres.Sql,
+  sql: postgres.Sql | postgres.TransactionSql,
   p: Principal,
   name: string,
 ): Promise<{ id: string; name: string; projectId: string }> {

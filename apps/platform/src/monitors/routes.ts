@@ -5,6 +5,7 @@ import { platformAuth } from "../auth/plugin.ts";
 import { hasRole, type Principal } from "../auth/principal.ts";
 import { doc } from "../http/schemas.ts";
 import { Any } from "./model.ts";
+import { listMonitors, monitorHistory } from "../query/monitors.ts";
 import * as svc from "./service.ts";
 
 const TAG = "Monitors";
@@ -19,7 +20,7 @@ const member = (p: Principal) => {
 export function monitorRoutes(deps: PlatformDeps) {
   return new Elysia({ prefix: "/monitors" })
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
-    .get("", ({ principal, query }) => svc.listMonitors(deps.sql, principal, query.serviceName), {
+    .get("", ({ principal, query }) => listMonitors(deps.sql, principal, query.serviceName), {
       query: t.Object({ serviceName: t.Optional(t.String({ minLength: 1, maxLength: 200 })) }),
       detail: doc(TAG, "Monitors of the tenant (of one service with ?serviceName=), with their state", Any),
     })
@@ -36,7 +37,7 @@ export function monitorRoutes(deps: PlatformDeps) {
     .post("/preview", ({ principal, body }) => svc.previewMonitor(deps.sql, principal, svc.parseDefinition(body)), {
       detail: doc(TAG, "The definition's aggregate over the last window, without saving it", Any),
     })
-    .get("/:id", ({ principal, params }) => svc.monitorHistory(deps.sql, principal, params.id), {
+    .get("/:id", ({ principal, params }) => monitorHistory(deps.sql, principal, params.id), {
       detail: doc(TAG, "A monitor, its chart (last 24 h, a point a minute) and its state changes", Any),
     })
     .put(

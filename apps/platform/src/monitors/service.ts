@@ -7,7 +7,7 @@ import { TRACE_MATURED_AT_SQL } from "@cellar/shared/maturation/state";
 import { aggregateOf, aggregateValues, matchesFilters, sampleOf } from "@cellar/shared/monitors/samples";
 import { decideTransition } from "@cellar/shared/monitors/state-machine";
 import { resolveService, type Principal } from "../auth/principal.ts";
-import { iso, isoNN } from "../http/schemas.ts";
+import { getMonitor } from "../query/monitors.ts";
 
 type Sql = postgres.Sql;
 const validator = compileValidator(MonitorDefinition);
@@ -18,34 +18,6 @@ export function parseDefinition(body: unknown): MonitorDefinition {
   if (problem) throw badRequest(problem);
   return body as MonitorDefinition;
 }
-
-export const monitorOut = (r: postgres.Row) => ({
-  id: r.id,
-  service_name: r.service_name,
-  name: r.name,
-  entity: r.entity,
-  metric: r.metric,
-  metric_arg: r.metric_arg ?? null,
-  filters: r.filters ?? {},
-  window_seconds: r.window_seconds,
-  direction: r.direction,
-  threshold: r.threshold,
-  warning_threshold: r.warning_threshold ?? null,
-  hysteresis: r.hysteresis,
-  min_samples: r.min_samples,
-  enabled: r.enabled,
-  state: r.state,
-  state_since: isoNN(r.state_since),
-  last_value: r.last_value ?? null,
-  last_samples: r.last_samples ?? null,
-  last_evaluated_at: iso(r.last_evaluated_at),
-  created_at: isoNN(r.created_at),
-  updated_at: isoNN(r.updated_at),
-});
-
-const SELECT = `select m.*, ts.name as service_name, p.value as last_value, p.samples as last_samples, p.bucket as last_evaluated_at
-  from monitors m join trace_services ts on ts.id = m.trace_service_id
-  left join lateral (select value, samples, bucket from monitor_points where monitor_id = m.id order by bucket desc limit 1) p on true`;
 
 const columns = (d: MonitorDefinition) => ({
   name: d.name,
@@ -79,31 +51,6 @@ export async function createMonitor(sql: Sql, p: Principal, d: MonitorDefinition
   return getMonitor(sql, p, row.id);
 }
 
-/** A monitor of the principal's tenant in a service the principal can see (404 / 403 otherwise). */
-export async function getMonitor(sql: Sql, p: Principal, id: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound("no such monitor");
-  const [row] = await sql.unsafe(`${SELECT} where m.id = $1 and m.tenant_id = $2`, [id, p.tenantId]);
-  if (!row) throw notFound("no such monitor");
-  await resolveService(sql, p, row.service_name);
-  return monitorOut(row);
-}
-
-export async function listMonitors(sql: Sql, p: Principal, serviceName?: string) {
-  const svc = serviceName ? await resolveService(sql, p, serviceName) : null;
-  const rows = await sql.unsafe(
-    `${SELECT} where m.tenant_id = $1 and ($2::uuid is null or m.trace_service_id = $2) order by ts.name, m.name`,
-    [p.tenantId, svc?.id ?? null],
-  );
-  const visible = [];
-  for (const r of rows) {
-    try {
-      await resolveService(sql, p, r.service_name);
-      visible.push(monitorOut(r));
-    } catch {}
-  }
-  return { monitors: visible };
-}
-
 /** A PUT: the stored definition with the given fields over it, validated whole. */
 export async function updateMonitor(sql: Sql, p: Principal, id: string, body: unknown) {
   const current = await getMonitor(sql, p, id);
@@ -135,32 +82,6 @@ export async function updateMonitor(sql: Sql, p: Principal, id: string, body: un
 export async function deleteMonitor(sql: Sql, p: Principal, id: string) {
   await getMonitor(sql, p, id);
   await sql`delete from monitors where id = ${id} and tenant_id = ${p.tenantId}`;
-}
-
-/** The monitor's chart (points of the last `hours`) and its state changes, newest first. */
-export async function monitorHistory(sql: Sql, p: Principal, id: string, hours = 24) {
-  const monitor = await getMonitor(sql, p, id);
-  const points = await sql`
-    select bucket, value, samples, state from monitor_points
-    where monitor_id = ${id} and bucket > now() - ${hours} * interval '1 hour' order by bucket limit 1440`;
-  const changes = await sql`
-    select seq, transition, from_state, to_state, event_type, value, samples, occurred_at, published_at
-    from monitor_events where monitor_id = ${id} order by seq desc limit 100`;
-  return {
-    monitor,
-    points: points.map((r) => ({ at: isoNN(r.bucket), value: r.value, samples: r.samples, state: r.state })),
-    changes: changes.map((r) => ({
-      seq: r.seq,
-      transition: r.transition,
-      from: r.from_state,
-      to: r.to_state,
-      event_type: r.event_type ?? null,
-      value: r.value,
-      samples: r.samples,
-      occurred_at: isoNN(r.occurred_at),
-      published_at: iso(r.published_at),
-    })),
-  };
 }
 
 /** The most matured entities a preview reads (newest first): bounded work per request. */

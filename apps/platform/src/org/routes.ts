@@ -1,22 +1,16 @@
 import { Elysia } from "elysia";
 import type { Db } from "@cellar/shared/db/client";
 import type { KeyResolver } from "@cellar/shared/auth/keys";
-import { badRequest } from "@cellar/shared/errors";
-import { listKeys, listMembers, updateUserProjects, updateUserRole } from "@cellar/shared/admin/operators";
-import { createInvitation } from "@cellar/shared/admin/signin";
-import { createProject, createService, deprovisionUser } from "@cellar/shared/admin/tenancy";
-import { createApiKey, revokeApiKey, updateApiKey } from "@cellar/shared/auth/key-store";
-import { KEY_KINDS, type Role } from "@cellar/shared/db/schema";
 import { platformAuth } from "../auth/plugin.ts";
 import type { SignInTokens } from "../auth/principal.ts";
 import type { PlatformLimiter } from "../http/limits.ts";
 import { strictBody } from "../http/filters.ts";
-import { doc, iso, isoNN } from "../http/schemas.ts";
+import { doc } from "../http/schemas.ts";
+import { readIngestKeys, readMembers, readOrganization } from "../query/org.ts";
 import * as m from "./model.ts";
-import { adminCall, readOrganization, requireAdmin, requireNotSelf, requireRoleChangeAllowed } from "./service.ts";
+import * as svc from "./service.ts";
 
 const TAG = "Organization";
-const INGEST_KINDS = KEY_KINDS.filter((k) => k !== "platform");
 const NOTE = "Beyond the contract: the dashboard's organization settings (docs/dashboard.md).";
 
 export interface OrgRouteDeps {
@@ -34,8 +28,6 @@ export interface OrgRouteDeps {
  */
 export function orgRoutes(deps: OrgRouteDeps) {
   const { db } = deps;
-  const memberRole = async (tenantId: string, id: string): Promise<Role | undefined> =>
-    (await listMembers(db, { tenantId })).find((u) => u.id === id)?.role;
   return new Elysia({ prefix: "/organization" })
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get("", ({ principal }) => readOrganization(db, principal), {
@@ -52,8 +44,7 @@ export function orgRoutes(deps: OrgRouteDeps) {
     .post(
       "/projects",
       async ({ principal, body, set }) => {
-        requireAdmin(principal);
-        const created = await adminCall(() => createProject(db, { tenantId: principal.tenantId, name: body.name }));
+        const created = await svc.addProject(db, principal, body);
         set.status = 201;
         return created;
       },
@@ -66,10 +57,7 @@ export function orgRoutes(deps: OrgRouteDeps) {
     .post(
       "/services",
       async ({ principal, body, set }) => {
-        requireAdmin(principal);
-        const created = await adminCall(() =>
-          createService(db, { tenantId: principal.tenantId, name: body.name, projectId: body.projectId }),
-        );
+        const created = await svc.addService(db, principal, body);
         set.status = 201;
         return created;
       },
@@ -83,34 +71,15 @@ export function orgRoutes(deps: OrgRouteDeps) {
         }),
       },
     )
-    .get(
-      "/members",
-      async ({ principal }) => ({
-        members: (await listMembers(db, { tenantId: principal.tenantId })).map((u) => ({
-          id: u.id,
-          email: u.email,
-          role: u.role,
-          projectIds: u.projectIds,
-          state: u.state,
-          createdAt: isoNN(u.createdAt),
-        })),
-      }),
-      { detail: doc(TAG, "Members with role, projects and state (every role)", m.MemberList, { errors: [401] }) },
-    )
+    .get("/members", ({ principal }) => readMembers(db, principal.tenantId), {
+      detail: doc(TAG, "Members with role, projects and state (every role)", m.MemberList, { errors: [401] }),
+    })
     .post(
       "/members",
       async ({ principal, body, set }) => {
-        requireRoleChangeAllowed(principal, undefined, body.role);
-        const inv = await adminCall(() =>
-          createInvitation(db, {
-            tenantId: principal.tenantId,
-            email: body.email.trim(),
-            role: body.role,
-            projectIds: body.projectIds,
-          }),
-        );
+        const invitation = await svc.inviteMember(db, principal, body);
         set.status = 201;
-        return { userId: inv.userId, token: inv.token, path: inv.path, expiresAt: inv.expiresAt };
+        return invitation;
       },
       {
         body: m.NewMember,
@@ -125,10 +94,9 @@ export function orgRoutes(deps: OrgRouteDeps) {
     .post(
       "/members/:id/invitation",
       async ({ principal, params, set }) => {
-        requireRoleChangeAllowed(principal, await memberRole(principal.tenantId, params.id), undefined);
-        const inv = await adminCall(() => createInvitation(db, { tenantId: principal.tenantId, userId: params.id }));
+        const invitation = await svc.reinviteMember(db, principal, params.id);
         set.status = 201;
-        return { userId: inv.userId, token: inv.token, path: inv.path, expiresAt: inv.expiresAt };
+        return invitation;
       },
       {
         params: m.IdParams,
@@ -137,92 +105,30 @@ export function orgRoutes(deps: OrgRouteDeps) {
         }),
       },
     )
-    .patch(
-      "/members/:id",
-      async ({ principal, params, body }) => {
-        if (body.role === undefined && body.projectIds === undefined)
-          throw badRequest("invalid body: give role, projectIds or both");
-        const current = await memberRole(principal.tenantId, params.id);
-        requireRoleChangeAllowed(principal, current, body.role);
-        if (body.role !== undefined && body.role !== current)
-          requireNotSelf(principal, params.id, "change the role of");
-        const role =
-          body.role === undefined
-            ? undefined
-            : await adminCall(() =>
-                updateUserRole(db, { id: params.id, role: body.role!, tenantId: principal.tenantId }),
-              );
-        const projects =
-          body.projectIds === undefined
-            ? undefined
-            : await adminCall(() =>
-                updateUserProjects(db, { id: params.id, projectIds: body.projectIds!, tenantId: principal.tenantId }),
-              );
-        return { id: params.id, ...(role && { role: role.role }), ...(projects && { projects: projects.projects }) };
-      },
-      {
-        params: m.IdParams,
-        body: m.MemberPatch,
-        transform: strictBody(m.MemberPatch),
-        detail: doc(TAG, "Change a member's role or project memberships", m.MemberChanged, {
-          description: `Admin or owner; only an owner grants or changes the owner role; not your own role; the last owner stays owner (409). projectIds replaces the memberships. ${NOTE}`,
-        }),
-      },
-    )
-    .post(
-      "/members/:id/deprovision",
-      async ({ principal, params }) => {
-        requireRoleChangeAllowed(principal, await memberRole(principal.tenantId, params.id), undefined);
-        requireNotSelf(principal, params.id, "deprovision");
-        return adminCall(() => deprovisionUser(db, { id: params.id, tenantId: principal.tenantId }));
-      },
-      {
-        params: m.IdParams,
-        detail: doc(TAG, "Deprovision a member: their sign-ins and platform keys stop working", m.Created, {
-          description: `Admin or owner (an owner for an owner); not yourself; the last owner stays (409). ${NOTE}`,
-        }),
-      },
-    )
-    .get(
-      "/keys",
-      async ({ principal }) => {
-        requireAdmin(principal);
-        const keys = (await listKeys(db, { tenantId: principal.tenantId })).filter((k) => k.kind !== "platform");
-        return {
-          keys: keys.map((k) => ({
-            id: k.id,
-            kind: k.kind,
-            prefix: k.prefix,
-            name: k.name,
-            serviceName: k.serviceName,
-            allowedOrigins: k.origins ?? [],
-            createdAt: isoNN(k.createdAt),
-            lastUsedAt: iso(k.lastUsedAt),
-            revokedAt: iso(k.revokedAt),
-          })),
-        };
-      },
-      {
-        detail: doc(TAG, "Telemetry keys and DSNs (admin, owner); never the secret", m.IngestKeyList, {
-          errors: [401, 403],
-          description: `lastUsedAt is written at most once a minute per key. ${NOTE}`,
-        }),
-      },
-    )
+    .patch("/members/:id", ({ principal, params, body }) => svc.changeMember(db, principal, params.id, body), {
+      params: m.IdParams,
+      body: m.MemberPatch,
+      transform: strictBody(m.MemberPatch),
+      detail: doc(TAG, "Change a member's role or project memberships", m.MemberChanged, {
+        description: `Admin or owner; only an owner grants or changes the owner role; not your own role; the last owner stays owner (409). projectIds replaces the memberships. ${NOTE}`,
+      }),
+    })
+    .post("/members/:id/deprovision", ({ principal, params }) => svc.deprovisionMember(db, principal, params.id), {
+      params: m.IdParams,
+      detail: doc(TAG, "Deprovision a member: their sign-ins and platform keys stop working", m.Created, {
+        description: `Admin or owner (an owner for an owner); not yourself; the last owner stays (409). ${NOTE}`,
+      }),
+    })
+    .get("/keys", ({ principal }) => readIngestKeys(db, principal), {
+      detail: doc(TAG, "Telemetry keys and DSNs (admin, owner); never the secret", m.IngestKeyList, {
+        errors: [401, 403],
+        description: `lastUsedAt is written at most once a minute per key. ${NOTE}`,
+      }),
+    })
     .post(
       "/keys",
       async ({ principal, body, set }) => {
-        requireAdmin(principal);
-        const created = await adminCall(() =>
-          createApiKey(db, {
-            kind: body.kind,
-            tenantId: principal.tenantId,
-            serviceName: body.serviceName,
-            name: body.name,
-            origins: body.allowedOrigins,
-            endpoint: body.kind === "telemetry" ? undefined : deps.ingestPublicUrl || undefined,
-          }),
-        );
+        const created = await svc.addIngestKey(db, principal, body, deps.ingestPublicUrl);
         set.status = 201;
         return created;
       },
@@ -236,35 +142,18 @@ export function orgRoutes(deps: OrgRouteDeps) {
         }),
       },
     )
-    .patch(
-      "/keys/:id",
-      async ({ principal, params, body }) => {
-        requireAdmin(principal);
-        if (body.name === undefined && body.allowedOrigins === undefined)
-          throw badRequest("invalid body: give name, allowedOrigins or both");
-        return adminCall(() =>
-          updateApiKey(db, {
-            id: params.id,
-            tenantId: principal.tenantId,
-            name: body.name,
-            origins: body.allowedOrigins,
-          }),
-        );
-      },
-      {
-        params: m.IdParams,
-        body: m.KeyPatch,
-        transform: strictBody(m.KeyPatch),
-        detail: doc(TAG, "Rename a key, or replace a client DSN's allowed origins (empty = any)", m.KeyChanged, {
-          description: `Takes effect on the ingest host within its key cache's TTL (2 s). ${NOTE}`,
-        }),
-      },
-    )
+    .patch("/keys/:id", ({ principal, params, body }) => svc.changeIngestKey(db, principal, params.id, body), {
+      params: m.IdParams,
+      body: m.KeyPatch,
+      transform: strictBody(m.KeyPatch),
+      detail: doc(TAG, "Rename a key, or replace a client DSN's allowed origins (empty = any)", m.KeyChanged, {
+        description: `Takes effect on the ingest host within its key cache's TTL (2 s). ${NOTE}`,
+      }),
+    })
     .delete(
       "/keys/:id",
       async ({ principal, params, set }) => {
-        requireAdmin(principal);
-        await adminCall(() => revokeApiKey(db, { id: params.id, tenantId: principal.tenantId, kinds: INGEST_KINDS }));
+        await svc.revokeIngestKey(db, principal, params.id);
         set.status = 204;
       },
       {

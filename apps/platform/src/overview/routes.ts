@@ -6,7 +6,7 @@ import { resolveService, type SignInTokens } from "../auth/principal.ts";
 import type { PlatformLimiter } from "../http/limits.ts";
 import { doc } from "../http/schemas.ts";
 import { Overview, OverviewQuery } from "./model.ts";
-import { readOverview } from "./service.ts";
+import { readOverview } from "../query/overview.ts";
 
 /** GET /overview/:serviceName: the dashboard's home, from rollups (beyond the contract; docs/dashboard.md). */
 export function overviewRoutes(deps: {

@@ -25,9 +25,10 @@ type Fragment = postgres.PendingQuery<postgres.Row[]>;
  * it, the page is cut on the base table first and joined after, so a deep offset walks index
  * entries instead of joining every skipped row; a sort on one of its fields, and a total whose
  * filters all read it, use its own indexes (./analysis-path.ts). The page fetches one row more
- * than asked so `hasMore` is known even when the count is skipped.
+ * than asked so `hasMore` is known even when the count is skipped. `withPage` reads what the page's
+ * rows need besides (a session's score rollups) in the same snapshot, answered as `extra`.
  */
-export async function runFiltered(
+export async function runFiltered<X = undefined>(
   sql: Sql,
   spec: {
     set: FilterSet;
@@ -40,6 +41,7 @@ export async function runFiltered(
     tiebreak: string;
   },
   q: PagedQuery,
+  withPage?: (db: Db, page: postgres.Row[]) => Promise<X>,
 ) {
   const where = compileFilters(sql, spec.set, q.filters);
   const order = compileSort(sql, spec.set, q.sort, spec.defaultSort, spec.tiebreak);
@@ -121,17 +123,24 @@ export async function runFiltered(
     if (few) return [few.rows, q.skipTotalCount ? null : [{ n: few.total }]];
     return Promise.all([pageQuery(db), q.skipTotalCount ? Promise.resolve(null) : countQuery(db)]);
   };
-  // A read of several statements (a total beside the page, the analysis paths) runs them in one
-  // snapshot, so the total and the page cannot disagree about rows committed between them.
-  const statements = !q.skipTotalCount || spec.analysis !== undefined;
-  const [rows, count] = await cursorQuery(Boolean(cursor), () => (statements ? inSnapshot(sql, read) : read(sql)));
+  const readWithPage = async (db: Db): Promise<[postgres.Row[], { n: number }[] | null, X | undefined]> => {
+    const [rows, count] = await read(db);
+    return [rows, count, withPage ? await withPage(db, rows.slice(0, q.limit)) : undefined];
+  };
+  // A read of several statements (a total beside the page, the analysis paths, what the page's
+  // rows need besides) runs them in one snapshot, so they cannot disagree about rows committed
+  // between them.
+  const statements = !q.skipTotalCount || spec.analysis !== undefined || withPage !== undefined;
+  const [rows, count, extra] = await cursorQuery(Boolean(cursor), () =>
+    statements ? inSnapshot(sql, readWithPage) : readWithPage(sql),
+  );
   const page = rows.slice(0, q.limit);
   const pagination = paginate(q.limit, offset, page.length, rows.length > q.limit, count ? count[0].n : null);
   const nextCursor =
     pagination.hasMore && sortExpr && page.length > 0
       ? cursorAfter(page[page.length - 1], hash, offset + page.length, 2)
       : null;
-  return { rows: page, pagination: { ...pagination, nextCursor } };
+  return { rows: page, pagination: { ...pagination, nextCursor }, extra };
 }
 
 /**

@@ -19,7 +19,7 @@ export const SCORE_MEAN_FIELD: DynamicField = {
 
 /** Session rows with their `scores` rollups (one query for the page). */
 export async function withScoreRollups<T extends { sessionId: string }>(
-  sql: postgres.Sql,
+  sql: postgres.Sql | postgres.TransactionSql,
   serviceId: string,
   sessions: T[],
 ): Promise<Array<T & { scores: ScoreRollups }>> {

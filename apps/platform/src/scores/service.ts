@@ -76,7 +76,7 @@ export async function listScores(
 
 /** Count and mean per name (label counts for categorical names) of the given sessions, in one query. */
 export async function sessionScoreRollups(
-  sql: Sql,
+  sql: Sql | postgres.TransactionSql,
   serviceId: string,
   sessionIds: string[],
 ): Promise<Map<string, ScoreRollups>> {

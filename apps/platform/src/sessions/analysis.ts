@@ -7,7 +7,7 @@ import { readiness, type SessionRow } from "./service.ts";
 /** A session's materialized analysis reads: tldr, problems, costs, tool schemas, intents, metrics. */
 
 interface Ctx {
-  sql: postgres.Sql;
+  sql: postgres.Sql | postgres.TransactionSql;
   serviceName: string;
   session: SessionRow;
   windowSeconds: number;
@@ -23,7 +23,11 @@ function header({ serviceName, session, windowSeconds }: Ctx) {
   };
 }
 
-async function analysisColumns(sql: postgres.Sql, session: SessionRow, columns: string): Promise<postgres.Row | null> {
+async function analysisColumns(
+  sql: postgres.Sql | postgres.TransactionSql,
+  session: SessionRow,
+  columns: string,
+): Promise<postgres.Row | null> {
   if (session.computed_at === null) return null;
   const [row] = await prepared(sql, `select ${columns} from session_analyses where session_pk = $1`, [session.pk]);
   return row ?? null;

@@ -1,11 +1,17 @@
 import { Elysia, t } from "elysia";
-import { forbidden, notFound, paymentRequired } from "@cellar/shared/errors";
+import { paymentRequired } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../deps.ts";
-import { readPool, sessionReadPool } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
-import { hasRole, resolveService, type Principal } from "../auth/principal.ts";
-import { pagedQuery, strictBody } from "../http/filters.ts";
+import { strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
+import {
+  listPage,
+  searchSessions,
+  sessionRead,
+  sessionReadOnPool,
+  sessionTranscript,
+  sessionTranscriptItem,
+} from "../query/sessions.ts";
 import {
   sessionCostByModel,
   sessionIntents,
@@ -35,10 +41,9 @@ import {
   TranscriptQuery,
 } from "./model.ts";
 import { CostBreakdownQuery, SessionCostBreakdown, sessionCostBreakdown } from "./cost.ts";
-import { filterSessions, SessionsFilteredBody } from "./search.ts";
-import { deleteSession, sessionContext } from "./service.ts";
+import { SessionsFilteredBody } from "./search.ts";
+import { deleteSessionOnRequest } from "./service.ts";
 import { sessionEvents, sessionGraph, sessionSpans, sessionTraces, sessionTree } from "./telemetry.ts";
-import { readTranscript, readTranscriptItem } from "./transcript.ts";
 
 const TAG = "Sessions";
 
@@ -47,32 +52,12 @@ const TAG = "Sessions";
  * search and intents. There is deliberately no GET on S itself (contract: it is 404).
  */
 export function sessionRoutes(deps: PlatformDeps) {
-  const ctx = (p: Principal, params: { serviceName: string; sessionId: string }) =>
-    sessionContext(deps, p, params.serviceName, params.sessionId);
-  const page = (q: { limit?: number; offset?: number; cursor?: string }) => ({
-    limit: q.limit ?? 500,
-    offset: q.offset ?? 0,
-    cursor: q.cursor,
-  });
+  const page = listPage;
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/:serviceName/:sessionId/transcript",
-      async ({ params, query, principal }) => {
-        const svc = await resolveService(deps.sql, principal, params.serviceName);
-        return readTranscript(
-          await sessionReadPool(deps, svc.id, params.sessionId),
-          svc.id,
-          params.sessionId,
-          {
-            limit: query.limit ?? 100,
-            offset: query.offset ?? 0,
-            cursor: query.cursor,
-            content: query.content ?? "lean",
-          },
-          deps.windowSeconds,
-        );
-      },
+      ({ params, query, principal }) => sessionTranscript(deps, principal, params, query),
       {
         params: SessionParams,
         query: TranscriptQuery,
@@ -81,11 +66,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/transcript/items/:itemId",
-      async ({ params, principal }) => {
-        const svc = await resolveService(deps.sql, principal, params.serviceName);
-        const sql = await sessionReadPool(deps, svc.id, params.sessionId);
-        return readTranscriptItem(sql, svc.id, params.sessionId, params.itemId);
-      },
+      ({ params, principal }) => sessionTranscriptItem(deps, principal, params),
       {
         params: t.Object({ serviceName: t.String(), sessionId: t.String(), itemId: t.String() }),
         detail: doc(TAG, "One transcript item in full, with reasoning and raw span attributes", TranscriptItemDetail),
@@ -93,7 +74,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/traces",
-      async ({ params, query, principal }) => sessionTraces(await ctx(principal, params), page(query)),
+      ({ params, query, principal }) => sessionRead(deps, principal, params, (s) => sessionTraces(s, page(query))),
       {
         params: SessionParams,
         query: ListQuery,
@@ -102,20 +83,24 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/spans",
-      async ({ params, query, principal }) => sessionSpans(await ctx(principal, params), page(query)),
+      ({ params, query, principal }) => sessionRead(deps, principal, params, (s) => sessionSpans(s, page(query))),
       {
         params: SessionParams,
         query: ListQuery,
         detail: doc(TAG, "Raw spans of the session", SessionSpans),
       },
     )
-    .get("/:serviceName/:sessionId/tree", async ({ params, principal }) => sessionTree(await ctx(principal, params)), {
-      params: SessionParams,
-      detail: doc(TAG, "Span hierarchy as a tree", SessionTree),
-    })
+    .get(
+      "/:serviceName/:sessionId/tree",
+      ({ params, principal }) => sessionRead(deps, principal, params, sessionTree),
+      {
+        params: SessionParams,
+        detail: doc(TAG, "Span hierarchy as a tree", SessionTree),
+      },
+    )
     .get(
       "/:serviceName/:sessionId/graph",
-      async ({ params, principal }) => sessionGraph(await ctx(principal, params)),
+      ({ params, principal }) => sessionRead(deps, principal, params, sessionGraph),
       {
         params: SessionParams,
         detail: doc(TAG, "Span hierarchy as nodes and edges", SessionGraph),
@@ -123,20 +108,24 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/events",
-      async ({ params, query, principal }) => sessionEvents(await ctx(principal, params), page(query)),
+      ({ params, query, principal }) => sessionRead(deps, principal, params, (s) => sessionEvents(s, page(query))),
       {
         params: SessionParams,
         query: ListQuery,
         detail: doc(TAG, "Events emitted during the session", SessionEvents),
       },
     )
-    .get("/:serviceName/:sessionId/tldr", async ({ params, principal }) => sessionTldr(await ctx(principal, params)), {
-      params: SessionParams,
-      detail: doc(TAG, "Summary of the session", Tldr),
-    })
+    .get(
+      "/:serviceName/:sessionId/tldr",
+      ({ params, principal }) => sessionRead(deps, principal, params, sessionTldr),
+      {
+        params: SessionParams,
+        detail: doc(TAG, "Summary of the session", Tldr),
+      },
+    )
     .get(
       "/:serviceName/:sessionId/problem-analysis",
-      async ({ params, principal }) => sessionProblems(await ctx(principal, params)),
+      ({ params, principal }) => sessionRead(deps, principal, params, sessionProblems),
       {
         params: SessionParams,
         detail: doc(TAG, "Problems detected in the session", ProblemAnalysis),
@@ -144,7 +133,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/cost-by-model",
-      async ({ params, principal }) => sessionCostByModel(await ctx(principal, params)),
+      ({ params, principal }) => sessionRead(deps, principal, params, sessionCostByModel),
       {
         params: SessionParams,
         detail: doc(TAG, "Cost breakdown by model", CostByModel),
@@ -152,12 +141,14 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/cost-breakdown",
-      async ({ params, query, principal }) =>
-        sessionCostBreakdown(await ctx(principal, params), principal.tenantId, {
-          limit: query.limit ?? 100,
-          offset: query.offset ?? 0,
-          cursor: query.cursor,
-        }),
+      ({ params, query, principal }) =>
+        sessionReadOnPool(deps, principal, params, (s) =>
+          sessionCostBreakdown(s, principal.tenantId, {
+            limit: query.limit ?? 100,
+            offset: query.offset ?? 0,
+            cursor: query.cursor,
+          }),
+        ),
       {
         params: SessionParams,
         query: CostBreakdownQuery,
@@ -166,7 +157,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/tool-costs",
-      async ({ params, principal }) => sessionToolCosts(await ctx(principal, params)),
+      ({ params, principal }) => sessionRead(deps, principal, params, sessionToolCosts),
       {
         params: SessionParams,
         detail: doc(TAG, "Cost attributed to tools", ToolCosts),
@@ -174,7 +165,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/:sessionId/tool-schemas",
-      async ({ params, principal }) => sessionToolSchemas(await ctx(principal, params)),
+      ({ params, principal }) => sessionRead(deps, principal, params, sessionToolSchemas),
       {
         params: SessionParams,
         detail: doc(TAG, "Tool schemas seen in the session", ToolSchemas),
@@ -182,8 +173,13 @@ export function sessionRoutes(deps: PlatformDeps) {
     )
     .get(
       "/:serviceName/intents",
-      async ({ params, query, principal }) =>
-        sessionIntents(await ctx(principal, { serviceName: query.trace_service_name, sessionId: params.serviceName })),
+      ({ params, query, principal }) =>
+        sessionRead(
+          deps,
+          principal,
+          { serviceName: query.trace_service_name, sessionId: params.serviceName },
+          sessionIntents,
+        ),
       {
         // In transform (before validation): on a plan without intents every call is 402.
         transform: ({ principal }) => {
@@ -197,22 +193,11 @@ export function sessionRoutes(deps: PlatformDeps) {
         }),
       },
     )
-    .post(
-      "/filtered",
-      async ({ body, principal }) => {
-        const svc = await resolveService(deps.sql, principal, body.serviceName);
-        return filterSessions(
-          readPool(deps),
-          { ...svc, tenantId: principal.tenantId },
-          pagedQuery(body, "skipTotalCount"),
-        );
-      },
-      {
-        body: SessionsFilteredBody,
-        transform: strictBody(SessionsFilteredBody),
-        detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage),
-      },
-    );
+    .post("/filtered", ({ body, principal }) => searchSessions(deps, principal, body), {
+      body: SessionsFilteredBody,
+      transform: strictBody(SessionsFilteredBody),
+      detail: doc(TAG, "Search sessions by id, time range, status, label or metric", SessionsPage),
+    });
 }
 
 /**
@@ -224,28 +209,12 @@ export function sessionRoutes(deps: PlatformDeps) {
 export function sessionDeleteRoutes(deps: PlatformDeps) {
   return new Elysia({ prefix: "/telemetry/otel/sessions" })
     .use(platformAuth(deps.keys, undefined, deps.signIns))
-    .delete(
-      "/:serviceName/:sessionId",
-      async ({ params, principal }) => {
-        if (!hasRole(principal, "admin")) throw forbidden("deleting a session needs the admin or owner role");
-        const svc = await resolveService(deps.sql, principal, params.serviceName);
-        const deleted = await deleteSession(deps.sql, svc.id, params.sessionId);
-        if (!deleted) throw notFound("no such session");
-        deps.logger.info("session deleted on request", {
-          serviceName: svc.name,
-          sessionId: params.sessionId,
-          keyId: principal.keyId,
-          ...deleted,
-        });
-        return { serviceName: svc.name, sessionId: params.sessionId, deleted };
-      },
-      {
-        params: t.Object({ serviceName: t.String(), sessionId: t.String() }),
-        detail: doc(
-          "Sessions",
-          "Delete a session and everything stored under it (admin role; data subject requests)",
-          SessionDeleted,
-        ),
-      },
-    );
+    .delete("/:serviceName/:sessionId", ({ params, principal }) => deleteSessionOnRequest(deps, principal, params), {
+      params: t.Object({ serviceName: t.String(), sessionId: t.String() }),
+      detail: doc(
+        "Sessions",
+        "Delete a session and everything stored under it (admin role; data subject requests)",
+        SessionDeleted,
+      ),
+    });
 }

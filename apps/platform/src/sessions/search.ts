@@ -53,7 +53,7 @@ export async function filterSessions(
   svc: { id: string; name: string; tenantId: string },
   q: PagedQuery,
 ) {
-  const { rows, pagination } = await runFiltered(
+  const { pagination, extra } = await runFiltered(
     sql,
     {
       set: SESSION_FILTERS,
@@ -71,13 +71,13 @@ export async function filterSessions(
       tiebreak: "s.id",
     },
     q,
+    // The page's score rollups in the page's snapshot.
+    (db, page) =>
+      withScoreRollups(
+        db,
+        svc.id,
+        page.map((r) => sessionOut(r, svc.name)),
+      ),
   );
-  return {
-    sessions: await withScoreRollups(
-      sql,
-      svc.id,
-      rows.map((r) => sessionOut(r, svc.name)),
-    ),
-    pagination,
-  };
+  return { sessions: extra!, pagination };
 }

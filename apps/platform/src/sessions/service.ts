@@ -1,11 +1,10 @@
 import type postgres from "postgres";
-import { notFound } from "@cellar/shared/errors";
+import { forbidden, notFound } from "@cellar/shared/errors";
 import * as maturationState from "@cellar/shared/maturation/state";
 import type { PlatformDeps } from "../deps.ts";
-import { sessionReadPool } from "../replica.ts";
-import { resolveService, type Principal } from "../auth/principal.ts";
+import { hasRole, resolveService, type Principal } from "../auth/principal.ts";
 
-/** Loading one session (with its readiness), the read context of a session route, and deleting a session. */
+/** Loading one session (with its readiness), and deleting a session. */
 
 /** The session row plus its last materialization (null fields when never matured). */
 export interface SessionRow {
@@ -24,7 +23,11 @@ export interface SessionRow {
 }
 
 /** One query: the session in the (already authorized) service, with its analysis header. */
-export async function loadSession(sql: postgres.Sql, serviceId: string, sessionId: string): Promise<SessionRow> {
+export async function loadSession(
+  sql: postgres.Sql | postgres.TransactionSql,
+  serviceId: string,
+  sessionId: string,
+): Promise<SessionRow> {
   const [s] = await sql<SessionRow[]>`
     select s.id as pk, s.session_id, s.trace_service_id, s.status, s.maturation_count, s.matured_at, s.activity_seq,
       extract(epoch from now() - s.last_ingested_at)::float8 as idle_seconds,
@@ -47,15 +50,6 @@ export function readiness(s: SessionRow, windowSeconds: number): Readiness {
   if (s.through_activity_seq === null) return { status: "processing", retryAfterSeconds };
   if (Number(s.activity_seq) > Number(s.through_activity_seq)) return { status: "partial", retryAfterSeconds };
   return { status: "complete" };
-}
-
-/** Authorizes the service, then loads the session in it (404 when it has no such session). */
-export async function sessionContext(deps: PlatformDeps, principal: Principal, serviceName: string, sessionId: string) {
-  const svc = await resolveService(deps.sql, principal, serviceName);
-  // The replica when it has this session as the primary has it (read-your-writes, replica.ts).
-  const sql = await sessionReadPool(deps, svc.id, sessionId);
-  const session = await loadSession(sql, svc.id, sessionId);
-  return { sql, serviceName: svc.name, session, windowSeconds: deps.windowSeconds };
 }
 
 /**
@@ -88,4 +82,23 @@ export async function deleteSession(sql: postgres.Sql, serviceId: string, sessio
       findings: counts.findings,
     };
   });
+}
+
+/** DELETE .../{serviceName}/{sessionId} (admin role; data subject requests): deleted and logged, or 404. */
+export async function deleteSessionOnRequest(
+  deps: PlatformDeps,
+  p: Principal,
+  params: { serviceName: string; sessionId: string },
+) {
+  if (!hasRole(p, "admin")) throw forbidden("deleting a session needs the admin or owner role");
+  const svc = await resolveService(deps.sql, p, params.serviceName);
+  const deleted = await deleteSession(deps.sql, svc.id, params.sessionId);
+  if (!deleted) throw notFound("no such session");
+  deps.logger.info("session deleted on request", {
+    serviceName: svc.name,
+    sessionId: params.sessionId,
+    keyId: p.keyId,
+    ...deleted,
+  });
+  return { serviceName: svc.name, sessionId: params.sessionId, deleted };
 }

@@ -33,7 +33,12 @@ const isAfter = (s: SpanRow, p: SpanPosition | null) =>
 type WalkTrace = TraceForSpans & { start_ms: number; start_text: string };
 
 /** The session's traces in start order that can hold spans after `after`, a batch at a time. */
-async function* traceBatches(sql: postgres.Sql, sessionPk: string, after: SpanPosition | null, batch: number) {
+async function* traceBatches(
+  sql: postgres.Sql | postgres.TransactionSql,
+  sessionPk: string,
+  after: SpanPosition | null,
+  batch: number,
+) {
   let last: WalkTrace | null = null;
   for (;;) {
     const params: unknown[] = [sessionPk];
@@ -79,7 +84,7 @@ function merge(a: SpanRow[], b: SpanRow[]): SpanRow[] {
  * span order. `light` keeps only each span's position (an offset walk that skips them).
  */
 export async function walkSessionSpans(
-  sql: postgres.Sql,
+  sql: postgres.Sql | postgres.TransactionSql,
   sessionPk: string,
   after: SpanPosition | null,
   need: number,

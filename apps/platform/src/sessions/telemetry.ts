@@ -26,7 +26,7 @@ export interface Page {
 }
 
 interface Ctx {
-  sql: postgres.Sql;
+  sql: postgres.Sql | postgres.TransactionSql;
   serviceName: string;
   session: SessionRow;
 }
@@ -130,7 +130,7 @@ export async function sessionSpans({ sql, serviceName, session }: Ctx, p: Page) 
 }
 
 /** Where a session-spans cursor points (400 for one no page of this read gave). */
-async function cursorPosition(sql: postgres.Sql, c: Cursor): Promise<SpanPosition> {
+async function cursorPosition(sql: postgres.Sql | postgres.TransactionSql, c: Cursor): Promise<SpanPosition> {
   const [k0, k1] = c.k;
   if (k0 === null || k1 === null || c.t[0] !== "timestamp with time zone" || c.t[1] !== "text")
     throw badRequest("invalid cursor: not a cursor returned by this endpoint (pagination.nextCursor)");
@@ -141,7 +141,7 @@ async function cursorPosition(sql: postgres.Sql, c: Cursor): Promise<SpanPositio
 }
 
 /** A span's start as Postgres writes it (the cursor's key): a stored row's own text, else cast. */
-async function startText(sql: postgres.Sql, r: SpanRow): Promise<string> {
+async function startText(sql: postgres.Sql | postgres.TransactionSql, r: SpanRow): Promise<string> {
   if (typeof r.start_text === "string") return r.start_text;
   const [t] = await prepared<{ text: string }>(
     sql,
@@ -166,7 +166,7 @@ export async function sessionEvents(ctx: Ctx, p: Page) {
   return { ...rest, events: items };
 }
 
-async function loadSpans(sql: postgres.Sql, session: SessionRow) {
+async function loadSpans(sql: postgres.Sql | postgres.TransactionSql, session: SessionRow) {
   const rows = await walkSessionSpans(sql, session.pk, null, SPAN_GRAPH_CAP + 1);
   return { rows: rows.slice(0, SPAN_GRAPH_CAP), truncated: rows.length > SPAN_GRAPH_CAP };
 }

@@ -63,7 +63,7 @@ function codePoints(text: string, max: number): { length: number; preview: strin
  * items were stored in full, and spliced into the body.
  */
 export async function readTranscript(
-  sql: postgres.Sql,
+  sql: postgres.Sql | postgres.TransactionSql,
   serviceId: string,
   sessionId: string,
   q: TranscriptQuery,
@@ -152,7 +152,7 @@ const PAYLOADS_AT_ONCE = 8;
  * payloads beside the kept parts.
  */
 async function resolveItems(
-  sql: postgres.Sql,
+  sql: postgres.Sql | postgres.TransactionSql,
   rows: Array<StoredRow & CarriedPayload>,
   leanSessionPk?: string,
 ): Promise<Record<string, unknown>[]> {
@@ -202,7 +202,7 @@ async function resolveItems(
 }
 
 /** Stored payloads of some traces, by trace pk (either form: docs/performance.md). */
-async function storedPayloads(sql: postgres.Sql, pks: string[]) {
+async function storedPayloads(sql: postgres.Sql | postgres.TransactionSql, pks: string[]) {
   const rows = await prepared<{ id: string; tenant_id: string; payload: unknown; payload_z: Uint8Array | null }>(
     sql,
     `select tr.id, tr.tenant_id, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
@@ -216,7 +216,12 @@ async function storedPayloads(sql: postgres.Sql, pks: string[]) {
  * One item in full. Reasoning and span attributes come from the item when the processor put them
  * there, else from the span and the trace payload (items written before those fields existed).
  */
-export async function readTranscriptItem(sql: postgres.Sql, serviceId: string, sessionId: string, itemId: string) {
+export async function readTranscriptItem(
+  sql: postgres.Sql | postgres.TransactionSql,
+  serviceId: string,
+  sessionId: string,
+  itemId: string,
+) {
   const s = await loadSession(sql, serviceId, sessionId);
   const [row] = await sql<
     (StoredRow & {

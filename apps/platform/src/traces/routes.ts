@@ -1,20 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { PlatformDeps } from "../deps.ts";
-import { readPool, replicaOrPrimary } from "../replica.ts";
 import { platformAuth } from "../auth/plugin.ts";
-import { candidateServices, pickOne, resolveService } from "../auth/principal.ts";
-import { pagedQuery, strictBody } from "../http/filters.ts";
+import { strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
+import { eventsOfTrace, searchTraces, spanById, spansOfTrace, traceMetricsOf, traceOf } from "../query/traces.ts";
 import { OptionalService, Span, Trace, TraceEvents, TraceMetrics, TracesPage, TraceSpans } from "./model.ts";
-import {
-  filterTraces,
-  findSpans,
-  findTraceMetrics,
-  readTrace,
-  traceEvents,
-  TracesFilteredBody,
-  traceSpans,
-} from "./service.ts";
+import { TracesFilteredBody } from "./service.ts";
 
 const TAG = "Traces";
 
@@ -27,10 +18,7 @@ export function traceRoutes(deps: PlatformDeps) {
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get(
       "/otel/trace/:traceId",
-      async ({ params, query, principal }) => {
-        const svc = await resolveService(deps.sql, principal, query.serviceName);
-        return replicaOrPrimary(deps, (sql) => readTrace(sql, svc, params.traceId, principal.tenantId));
-      },
+      ({ params, query, principal }) => traceOf(deps, principal, params.traceId, query.serviceName),
       {
         params: t.Object({ traceId: t.String() }),
         query: t.Object({ serviceName: requiredQuery("serviceName") }),
@@ -39,10 +27,7 @@ export function traceRoutes(deps: PlatformDeps) {
     )
     .get(
       "/otel/spans/:serviceName/:traceId",
-      async ({ params, principal }) => {
-        const svc = await resolveService(deps.sql, principal, params.serviceName);
-        return replicaOrPrimary(deps, (sql) => traceSpans(sql, svc, params.traceId));
-      },
+      ({ params, principal }) => spansOfTrace(deps, principal, params.serviceName, params.traceId),
       {
         params: t.Object({ serviceName: t.String(), traceId: t.String() }),
         detail: doc(TAG, "Spans of the trace", TraceSpans),
@@ -50,12 +35,7 @@ export function traceRoutes(deps: PlatformDeps) {
     )
     .get(
       "/otel/spans/:serviceName",
-      async ({ params, query, principal }) => {
-        const services = await candidateServices(deps.sql, principal, query.serviceName);
-        return replicaOrPrimary(deps, async (sql) =>
-          pickOne(await findSpans(sql, services, params.serviceName), "span", "spanId"),
-        );
-      },
+      ({ params, query, principal }) => spanById(deps, principal, params.serviceName, query.serviceName),
       {
         params: t.Object({ serviceName: t.String({ description: "The span id" }) }),
         query: OptionalService,
@@ -64,10 +44,7 @@ export function traceRoutes(deps: PlatformDeps) {
     )
     .get(
       "/otel/events/:serviceName/:traceId",
-      async ({ params, principal }) => {
-        const svc = await resolveService(deps.sql, principal, params.serviceName);
-        return replicaOrPrimary(deps, (sql) => traceEvents(sql, svc, params.traceId));
-      },
+      ({ params, principal }) => eventsOfTrace(deps, principal, params.serviceName, params.traceId),
       {
         params: t.Object({ serviceName: t.String(), traceId: t.String() }),
         detail: doc(TAG, "Events of the trace", TraceEvents),
@@ -75,32 +52,16 @@ export function traceRoutes(deps: PlatformDeps) {
     )
     .get(
       "/metrics/trace/:traceId",
-      async ({ params, query, principal }) => {
-        const services = await candidateServices(deps.sql, principal, query.serviceName);
-        return replicaOrPrimary(deps, async (sql) =>
-          pickOne(await findTraceMetrics(sql, services, params.traceId), "trace", "traceId"),
-        );
-      },
+      ({ params, query, principal }) => traceMetricsOf(deps, principal, params.traceId, query.serviceName),
       {
         params: t.Object({ traceId: t.String() }),
         query: OptionalService,
         detail: doc("Metrics", "Metrics of the trace", TraceMetrics),
       },
     )
-    .post(
-      "/otel/traces/filtered",
-      async ({ body, principal }) => {
-        const svc = await resolveService(deps.sql, principal, body.serviceName);
-        return filterTraces(
-          readPool(deps),
-          { ...svc, tenantId: principal.tenantId },
-          pagedQuery(body, "skipTotalCount"),
-        );
-      },
-      {
-        body: TracesFilteredBody,
-        transform: strictBody(TracesFilteredBody),
-        detail: doc(TAG, "Search traces of a service", TracesPage),
-      },
-    );
+    .post("/otel/traces/filtered", ({ body, principal }) => searchTraces(deps, principal, body), {
+      body: TracesFilteredBody,
+      transform: strictBody(TracesFilteredBody),
+      detail: doc(TAG, "Search traces of a service", TracesPage),
+    });
 }

@@ -46,14 +46,18 @@ export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: str
   };
 }
 
-async function tracePk(sql: postgres.Sql, svc: ServiceRef, traceId: string): Promise<string | null> {
+async function tracePk(
+  sql: postgres.Sql | postgres.TransactionSql,
+  svc: ServiceRef,
+  traceId: string,
+): Promise<string | null> {
   const [r] = await sql<
     { id: string }[]
   >`select id from traces where trace_service_id = ${svc.id} and trace_id = ${traceId}`;
   return r?.id ?? null;
 }
 
-export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
+export async function traceSpans(sql: postgres.Sql | postgres.TransactionSql, svc: ServiceRef, traceId: string) {
   const [trace] = await prepared<TraceForSpans>(
     sql,
     `select ${TRACE_FOR_SPANS} from traces tr where tr.trace_service_id = $1 and tr.trace_id = $2`,
@@ -65,7 +69,7 @@ export async function traceSpans(sql: postgres.Sql, svc: ServiceRef, traceId: st
 }
 
 /** Events that name the trace (`trace_id` on the event payload). 404 only if neither exists. */
-export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: string) {
+export async function traceEvents(sql: postgres.Sql | postgres.TransactionSql, svc: ServiceRef, traceId: string) {
   const rows = await prepared(
     sql,
     `select ${EVENT_COLUMNS} from events e where e.trace_service_id = $1 and e.trace_id = $2 order by e.timestamp, e.id limit 5000`,
@@ -80,7 +84,7 @@ export async function traceEvents(sql: postgres.Sql, svc: ServiceRef, traceId: s
  * trace written before migration 0017, or the span derived from the trace whose id list holds it
  * (`span_ids` rows of traces written before migration 0022, `traces.span_keys` since).
  */
-export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanId: string) {
+export async function findSpans(sql: postgres.Sql | postgres.TransactionSql, services: ServiceRef[], spanId: string) {
   if (services.length === 0) return [];
   const names = new Map(services.map((s) => [s.id, s.name]));
   const ids = services.map((s) => s.id);
@@ -108,7 +112,11 @@ export async function findSpans(sql: postgres.Sql, services: ServiceRef[], spanI
 }
 
 /** Trace metrics are written once at trace maturation; before that `processing` with null metrics. */
-export async function findTraceMetrics(sql: postgres.Sql, services: ServiceRef[], traceId: string) {
+export async function findTraceMetrics(
+  sql: postgres.Sql | postgres.TransactionSql,
+  services: ServiceRef[],
+  traceId: string,
+) {
   if (services.length === 0) return [];
   const names = new Map(services.map((s) => [s.id, s.name]));
   const rows = await sql`

@@ -55,7 +55,10 @@ export function derivedSpanRows(t: TraceForSpans): SpanRow[] {
 }
 
 /** The stored span rows of those traces that have any (traces written before 0017), by trace, in span order. */
-export async function storedSpanRows(sql: postgres.Sql, tracePks: string[]): Promise<Map<string, SpanRow[]>> {
+export async function storedSpanRows(
+  sql: postgres.Sql | postgres.TransactionSql,
+  tracePks: string[],
+): Promise<Map<string, SpanRow[]>> {
   const out = new Map<string, SpanRow[]>();
   if (tracePks.length === 0) return out;
   const stored = await prepared<SpanRow>(
@@ -73,7 +76,7 @@ export async function storedSpanRows(sql: postgres.Sql, tracePks: string[]): Pro
 }
 
 /** The spans of a trace, in span order: its stored rows when it has any, else derived. */
-export async function spansOfTrace(sql: postgres.Sql, t: TraceForSpans): Promise<SpanRow[]> {
+export async function spansOfTrace(sql: postgres.Sql | postgres.TransactionSql, t: TraceForSpans): Promise<SpanRow[]> {
   return (await storedSpanRows(sql, [t.id])).get(t.id) ?? derivedSpanRows(t);
 }
 

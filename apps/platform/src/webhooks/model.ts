@@ -1,6 +1,8 @@
 import { t } from "elysia";
 import { SUBSCRIBABLE_EVENT_TYPES } from "@cellar/shared/webhooks/monitor-events";
 import { badRequest } from "@cellar/shared/errors";
+import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
+import type { WebhookEventType } from "@cellar/shared/webhooks/deliveries";
 import { Iso, Nullable } from "../http/schemas.ts";
 
 /** Contract: at most 5 per trace service, disabled ones included; only deletion frees a slot. */
@@ -171,6 +173,51 @@ export function parseTtlHours(value: unknown): number {
     );
   }
   return value;
+}
+
+/** POST /webhooks: the body as createSubscription's input, or a 400 naming the field. */
+export function subscriptionInput(body: unknown) {
+  const b = objectBody(body);
+  rejectUnknown(b, ["trace_service_id", "name", "url", "event_types", "payload_format"]);
+  if (typeof b.trace_service_id !== "string" || !b.trace_service_id)
+    throw badRequest("invalid trace_service_id: must be a string");
+  return {
+    traceServiceId: b.trace_service_id,
+    name: parseName(b.name),
+    url: parseUrlField(b.url),
+    eventTypes: parseEventTypes(b.event_types),
+    payloadFormat: b.payload_format === undefined ? undefined : parsePayloadFormat(b.payload_format),
+  };
+}
+
+/** PUT /webhooks/{id}: the body as updateSubscription's patch (at least one field). */
+export function subscriptionPatch(body: unknown) {
+  const b = objectBody(body);
+  rejectUnknown(b, ["name", "url", "event_types", "payload_format"]);
+  if (Object.keys(b).length === 0) throw badRequest("invalid body: give at least one of name, url, event_types");
+  return {
+    name: b.name === undefined ? undefined : parseName(b.name),
+    url: b.url === undefined ? undefined : parseUrlField(b.url),
+    eventTypes: b.event_types === undefined ? undefined : parseEventTypes(b.event_types),
+    payloadFormat: b.payload_format === undefined ? undefined : parsePayloadFormat(b.payload_format),
+  };
+}
+
+/** POST /webhooks/{id}/rotate-secret: the previous secret's window in hours (optional body). */
+export function rotationTtl(body: unknown): number {
+  const b = objectBody(body, true);
+  rejectUnknown(b, ["previous_secret_ttl_hours"]);
+  return parseTtlHours(b.previous_secret_ttl_hours);
+}
+
+/** POST /webhooks/{id}/test: the event type asked for, if any (optional body). */
+export function testEventType(body: unknown): WebhookEventType | undefined {
+  const b = objectBody(body, true);
+  rejectUnknown(b, ["event_type"]);
+  if (b.event_type !== undefined && !(MATURED_EVENT_TYPES as readonly unknown[]).includes(b.event_type)) {
+    throw badRequest(`invalid event_type: must be one of ${MATURED_EVENT_TYPES.join(", ")}`);
+  }
+  return b.event_type as WebhookEventType | undefined;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,42 +1,35 @@
 import { Elysia } from "elysia";
 import type postgres from "postgres";
 import type { KeyResolver } from "@cellar/shared/auth/keys";
-import { badRequest } from "@cellar/shared/errors";
-import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
-import { toCidrs } from "@cellar/shared/webhooks/address";
-import type { WebhookEventType } from "@cellar/shared/webhooks/deliveries";
-import { systemResolveDns } from "@cellar/shared/webhooks/destination";
 import { platformAuth } from "../auth/plugin.ts";
-import type { SignInTokens } from "../auth/principal.ts";
+import type { Principal, SignInTokens } from "../auth/principal.ts";
 import type { PlatformLimiter } from "../http/limits.ts";
 import { doc } from "../http/schemas.ts";
+import { listAttempts, listSubscriptions, readSubscription } from "../query/webhooks.ts";
 import {
   Accepted,
   AttemptList,
   attemptView,
   DELIVERIES_LISTED,
   NoContent,
-  objectBody,
-  parseEventTypes,
-  parseName,
-  parsePayloadFormat,
-  parseTtlHours,
-  parseUrlField,
-  rejectUnknown,
   RotatedSubscription,
+  rotationTtl,
   Subscription,
   SubscriptionList,
+  subscriptionInput,
+  subscriptionPatch,
   SubscriptionWithSecret,
   subscriptionView,
-  type AttemptRow,
+  testEventType,
 } from "./model.ts";
+
+import type { WebhookOptions } from "./options.ts";
+import * as svc from "./service.ts";
+
+export type { WebhookOptions };
 
 const TAG = "Webhooks";
 const BODY_NOTE = "JSON body validated by the service (400 names the field); see docs/webhooks.md.";
-import * as svc from "./service.ts";
-
-import type { WebhookOptions } from "./options.ts";
-export type { WebhookOptions };
 
 export interface WebhookRouteDeps {
   sql: postgres.Sql;
@@ -48,45 +41,25 @@ export interface WebhookRouteDeps {
 
 /** /webhooks: subscription management (contract: Webhook subscriptions). */
 export function webhookRoutes(deps: WebhookRouteDeps) {
-  const o = deps.webhooks ?? {};
-  const s: svc.WebhookServiceDeps = {
-    sql: deps.sql,
-    secretBox: o.secretBox,
-    resolveDns: o.resolveDns ?? systemResolveDns,
-    allowlist: toCidrs(o.insecureAllowlist),
-    now: o.now ?? (() => new Date()),
-    js: o.js,
-    topology: o.topology,
-  };
-  /** Role first, then the entitlement: both 403, the role one says more. */
-  const guard = async (principal: Parameters<typeof svc.requireAdmin>[0], entitled: boolean) => {
-    svc.requireAdmin(principal);
-    if (entitled) await svc.requireEntitlement(deps.sql, principal);
-  };
+  const s = svc.webhookServiceDeps(deps.sql, deps.webhooks);
+  const guard = (principal: Principal, entitled: boolean) => svc.requireManager(s, principal, entitled);
 
   return new Elysia({ prefix: "/webhooks" })
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
-    .get("", async ({ principal }) => ({ data: (await svc.listSubscriptions(s, principal)).map(subscriptionView) }), {
-      detail: doc(TAG, "All subscriptions of the tenant (services of your projects)", SubscriptionList, {
-        errors: [401],
-      }),
-    })
+    .get(
+      "",
+      async ({ principal }) => ({ data: (await listSubscriptions(deps.sql, principal)).map(subscriptionView) }),
+      {
+        detail: doc(TAG, "All subscriptions of the tenant (services of your projects)", SubscriptionList, {
+          errors: [401],
+        }),
+      },
+    )
     .post(
       "",
       async ({ principal, body, set }) => {
         await guard(principal, true);
-        const b = objectBody(body);
-        rejectUnknown(b, ["trace_service_id", "name", "url", "event_types", "payload_format"]);
-        if (typeof b.trace_service_id !== "string" || !b.trace_service_id)
-          throw badRequest("invalid trace_service_id: must be a string");
-        const input = {
-          traceServiceId: b.trace_service_id,
-          name: parseName(b.name),
-          url: parseUrlField(b.url),
-          eventTypes: parseEventTypes(b.event_types),
-          payloadFormat: b.payload_format === undefined ? undefined : parsePayloadFormat(b.payload_format),
-        };
-        const { row, secret } = await svc.createSubscription(s, principal, input);
+        const { row, secret } = await svc.createSubscription(s, principal, subscriptionInput(body));
         set.status = 201;
         return { ...subscriptionView(row), secret };
       },
@@ -100,7 +73,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
     )
     .get(
       "/:id",
-      async ({ principal, params }) => subscriptionView(await svc.getSubscription(s, principal, params.id)),
+      async ({ principal, params }) => subscriptionView(await readSubscription(deps.sql, principal, params.id)),
       {
         detail: doc(TAG, "One subscription with its health rollup", Subscription, { errors: [401, 403, 404] }),
       },
@@ -109,16 +82,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       "/:id",
       async ({ principal, params, body }) => {
         await guard(principal, true);
-        const b = objectBody(body);
-        rejectUnknown(b, ["name", "url", "event_types", "payload_format"]);
-        if (Object.keys(b).length === 0) throw badRequest("invalid body: give at least one of name, url, event_types");
-        const patch = {
-          name: b.name === undefined ? undefined : parseName(b.name),
-          url: b.url === undefined ? undefined : parseUrlField(b.url),
-          eventTypes: b.event_types === undefined ? undefined : parseEventTypes(b.event_types),
-          payloadFormat: b.payload_format === undefined ? undefined : parsePayloadFormat(b.payload_format),
-        };
-        return subscriptionView(await svc.updateSubscription(s, principal, params.id, patch));
+        return subscriptionView(await svc.updateSubscription(s, principal, params.id, subscriptionPatch(body)));
       },
       {
         detail: doc(TAG, "Change name, url or event_types", Subscription, {
@@ -161,9 +125,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       "/:id/rotate-secret",
       async ({ principal, params, body }) => {
         await guard(principal, true);
-        const b = objectBody(body, true);
-        rejectUnknown(b, ["previous_secret_ttl_hours"]);
-        const ttl = parseTtlHours(b.previous_secret_ttl_hours);
+        const ttl = rotationTtl(body);
         const { row, secret, previousSecretExpiresAt } = await svc.rotateSecret(s, principal, params.id, ttl);
         return {
           ...subscriptionView(row),
@@ -185,9 +147,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
     .get(
       "/:id/deliveries",
       async ({ principal, params }) => ({
-        data: ((await svc.listAttempts(s, principal, params.id, DELIVERIES_LISTED)) as unknown as AttemptRow[]).map(
-          attemptView,
-        ),
+        data: (await listAttempts(deps.sql, principal, params.id, DELIVERIES_LISTED)).map(attemptView),
       }),
       {
         detail: doc(TAG, "The 10 most recent delivery attempts, newest first", AttemptList, {
@@ -201,13 +161,9 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         await guard(principal, true);
         // Each send makes the dispatcher POST to the tenant's destination: throttled per tenant.
         Object.assign(set.headers, deps.limiter?.sends.take(principal.tenantId));
-        const b = objectBody(body, true);
-        rejectUnknown(b, ["event_type"]);
-        if (b.event_type !== undefined && !(MATURED_EVENT_TYPES as readonly unknown[]).includes(b.event_type)) {
-          throw badRequest(`invalid event_type: must be one of ${MATURED_EVENT_TYPES.join(", ")}`);
-        }
+        const eventType = testEventType(body);
         set.status = 202;
-        return svc.sendTestEvent(s, principal, params.id, b.event_type as WebhookEventType | undefined);
+        return svc.sendTestEvent(s, principal, params.id, eventType);
       },
       {
         detail: doc(TAG, "Send a signed example event (one attempt, in the history)", Accepted, {

@@ -4,19 +4,20 @@ import type { SecretBox } from "@cellar/shared/crypto";
 import { badRequest, forbidden, HttpError, notFound, serviceUnavailable } from "@cellar/shared/errors";
 import type { Topology } from "@cellar/shared/nats/topology";
 import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
-import type { Cidr } from "@cellar/shared/webhooks/address";
+import { type Cidr, toCidrs } from "@cellar/shared/webhooks/address";
 import {
   deliveryBody,
   newDeliveryId,
   publishDeliveryJobs,
   type WebhookEventType,
 } from "@cellar/shared/webhooks/deliveries";
-import { deliveryHistory } from "@cellar/shared/webhooks/delivery-history";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
-import { checkDestination, type ResolveDns } from "@cellar/shared/webhooks/destination";
+import { checkDestination, type ResolveDns, systemResolveDns } from "@cellar/shared/webhooks/destination";
 import { generateWebhookSecret } from "@cellar/shared/webhooks/signing";
 import { hasRole, type Principal } from "../auth/principal.ts";
+import { getSubscription } from "../query/webhooks.ts";
 import { isUuid, MAX_SUBSCRIPTIONS_PER_SERVICE, type SubscriptionRow } from "./model.ts";
+import type { WebhookOptions } from "./options.ts";
 
 export interface WebhookServiceDeps {
   sql: postgres.Sql;
@@ -29,44 +30,29 @@ export interface WebhookServiceDeps {
   topology?: Topology;
 }
 
+/** The service's dependencies from the platform's webhook options (defaults: system DNS, the clock). */
+export function webhookServiceDeps(sql: postgres.Sql, o: WebhookOptions = {}): WebhookServiceDeps {
+  return {
+    sql,
+    secretBox: o.secretBox,
+    resolveDns: o.resolveDns ?? systemResolveDns,
+    allowlist: toCidrs(o.insecureAllowlist),
+    now: o.now ?? (() => new Date()),
+    js: o.js,
+    topology: o.topology,
+  };
+}
+
 const conflict = (message: string) => new HttpError(409, message);
-
-const SELECT = (sql: postgres.Sql | postgres.TransactionSql) => sql`
-  select s.id, s.trace_service_id, ts.project_id, s.name, s.url, s.event_types, s.payload_format, s.enabled, s.consecutive_failures,
-    s.last_delivery_status, s.disabled_reason, s.created_at, s.updated_at
-  from webhook_subscriptions s join trace_services ts on ts.id = s.trace_service_id`;
-
-/** Projects the principal can see, or null for "all" (admins and owners). */
-async function visibleProjects(sql: postgres.Sql, p: Principal): Promise<string[] | null> {
-  if (hasRole(p, "admin")) return null;
-  const rows = await sql<
-    { project_id: string }[]
-  >`select project_id from project_memberships where user_id = ${p.userId}`;
-  return rows.map((r) => r.project_id);
-}
-
-export async function listSubscriptions(deps: WebhookServiceDeps, p: Principal): Promise<SubscriptionRow[]> {
-  const projects = await visibleProjects(deps.sql, p);
-  return deps.sql<SubscriptionRow[]>`${SELECT(deps.sql)} where s.tenant_id = ${p.tenantId}
-    ${projects ? deps.sql`and ts.project_id = any(${projects}::uuid[])` : deps.sql``}
-    order by s.created_at, s.id`;
-}
-
-/** Another tenant's subscription is indistinguishable from a missing one. */
-export async function getSubscription(deps: WebhookServiceDeps, p: Principal, id: string): Promise<SubscriptionRow> {
-  if (!isUuid(id)) throw notFound("no such webhook subscription");
-  const [row] = await deps.sql<
-    SubscriptionRow[]
-  >`${SELECT(deps.sql)} where s.tenant_id = ${p.tenantId} and s.id = ${id}`;
-  if (!row) throw notFound("no such webhook subscription");
-  const projects = await visibleProjects(deps.sql, p);
-  if (projects && !projects.includes(row.project_id))
-    throw forbidden("your project membership does not cover this service");
-  return row;
-}
 
 export function requireAdmin(p: Principal): void {
   if (!hasRole(p, "admin")) throw forbidden("managing webhook subscriptions needs role admin or higher");
+}
+
+/** Role first, then the entitlement (`entitled`): both 403, the role one says more. */
+export async function requireManager(deps: WebhookServiceDeps, p: Principal, entitled: boolean): Promise<void> {
+  requireAdmin(p);
+  if (entitled) await requireEntitlement(deps.sql, p);
 }
 
 export async function requireEntitlement(sql: postgres.Sql, p: Principal): Promise<void> {
@@ -116,7 +102,7 @@ export async function createSubscription(
       returning id`;
     return row.id;
   });
-  return { row: await getSubscription(deps, p, id), secret };
+  return { row: await getSubscription(deps.sql, p, id), secret };
 }
 
 export async function updateSubscription(
@@ -125,37 +111,37 @@ export async function updateSubscription(
   id: string,
   patch: { name?: string; url?: string; eventTypes?: string[]; payloadFormat?: string },
 ) {
-  const current = await getSubscription(deps, p, id);
+  const current = await getSubscription(deps.sql, p, id);
   if (patch.url !== undefined && patch.url !== current.url) await validateUrl(deps, patch.url);
   await deps.sql`update webhook_subscriptions set
       name = ${patch.name ?? current.name}, url = ${patch.url ?? current.url},
       event_types = ${patch.eventTypes ?? current.event_types}, payload_format = ${patch.payloadFormat ?? current.payload_format},
       updated_at = ${deps.now()}
     where id = ${id} and tenant_id = ${p.tenantId}`;
-  return getSubscription(deps, p, id);
+  return getSubscription(deps.sql, p, id);
 }
 
 /** Deliveries and attempts go with it (foreign keys cascade). */
 export async function deleteSubscription(deps: WebhookServiceDeps, p: Principal, id: string): Promise<void> {
-  await getSubscription(deps, p, id);
+  await getSubscription(deps.sql, p, id);
   await deps.sql`delete from webhook_subscriptions where id = ${id} and tenant_id = ${p.tenantId}`;
 }
 
 /** Turns it on and clears platform-set failure state; the URL must still pass the checks. */
 export async function enableSubscription(deps: WebhookServiceDeps, p: Principal, id: string) {
-  const current = await getSubscription(deps, p, id);
+  const current = await getSubscription(deps.sql, p, id);
   await validateUrl(deps, current.url);
   await deliveryState.enableSubscription(deps.sql, id, p.tenantId, deps.now());
-  return getSubscription(deps, p, id);
+  return getSubscription(deps.sql, p, id);
 }
 
 /** A user's disable leaves no reason; an already platform-disabled one keeps its reason. */
 export async function disableSubscription(deps: WebhookServiceDeps, p: Principal, id: string) {
-  await getSubscription(deps, p, id);
+  await getSubscription(deps.sql, p, id);
   await deps.sql`update webhook_subscriptions set disabled_reason = case when enabled then null else disabled_reason end,
       enabled = false, updated_at = ${deps.now()}
     where id = ${id} and tenant_id = ${p.tenantId}`;
-  return getSubscription(deps, p, id);
+  return getSubscription(deps.sql, p, id);
 }
 
 /**
@@ -163,7 +149,7 @@ export async function disableSubscription(deps: WebhookServiceDeps, p: Principal
  * Rotating again inside a window drops the oldest: at most two signatures ever.
  */
 export async function rotateSecret(deps: WebhookServiceDeps, p: Principal, id: string, ttlHours: number) {
-  await getSubscription(deps, p, id);
+  await getSubscription(deps.sql, p, id);
   const secret = generateWebhookSecret();
   // Same associated data for both columns: the current secret moves to previous unchanged.
   const sealed = await box(deps).seal(secret, id);
@@ -173,12 +159,7 @@ export async function rotateSecret(deps: WebhookServiceDeps, p: Principal, id: s
       previous_secret_encrypted = ${expiresAt ? deps.sql`secret_encrypted` : null},
       previous_secret_expires_at = ${expiresAt}, secret_encrypted = ${sealed}, updated_at = ${now}
     where id = ${id} and tenant_id = ${p.tenantId}`;
-  return { row: await getSubscription(deps, p, id), secret, previousSecretExpiresAt: expiresAt };
-}
-
-export async function listAttempts(deps: WebhookServiceDeps, p: Principal, id: string, limit: number) {
-  await getSubscription(deps, p, id);
-  return deliveryHistory(deps.sql, id, limit);
+  return { row: await getSubscription(deps.sql, p, id), secret, previousSecretExpiresAt: expiresAt };
 }
 
 function sender(deps: WebhookServiceDeps) {
@@ -194,7 +175,7 @@ export async function sendTestEvent(
   type: WebhookEventType | undefined,
 ) {
   const { js, topology } = sender(deps);
-  const sub = await getSubscription(deps, p, id);
+  const sub = await getSubscription(deps.sql, p, id);
   if (!sub.enabled) throw conflict("the subscription is disabled; enable it first");
   // Test sends carry a maturation's example data: default to the first such type the subscription
   // lists (one listing only monitor events gets session.matured; docs/monitors.md).
@@ -238,7 +219,7 @@ export async function sendTestEvent(
 /** Re-sends a finished delivery once, same id, body and timestamp; attempts keep counting. */
 export async function retryDelivery(deps: WebhookServiceDeps, p: Principal, id: string, deliveryId: string) {
   const { js, topology } = sender(deps);
-  const sub = await getSubscription(deps, p, id);
+  const sub = await getSubscription(deps.sql, p, id);
   if (!sub.enabled) throw conflict("the subscription is disabled; enable it first");
   const claimed = await deliveryState.claimForResend(deps.sql, deliveryId, id);
   if (claimed === undefined) throw notFound("no such delivery");

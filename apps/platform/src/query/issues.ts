@@ -1,11 +1,11 @@
 import type postgres from "postgres";
-import { prepared } from "../query/db.ts";
-import { inSnapshot } from "../query/snapshot.ts";
+import { prepared } from "./db.ts";
+import { inSnapshot } from "./snapshot.ts";
 import { notFound } from "@cellar/shared/errors";
 import { filteredBody } from "../http/filters.ts";
-import type { FilterSet, PagedQuery } from "../query/filters.ts";
-import { runFiltered } from "../query/paged.ts";
-import { FINDING_COLUMNS, findingOut, ISSUE_COLUMNS, issueOut } from "./model.ts";
+import type { FilterSet, PagedQuery } from "./filters.ts";
+import { runFiltered } from "./paged.ts";
+import { FINDING_COLUMNS, findingOut, ISSUE_COLUMNS, issueOut } from "../analysis/model.ts";
 import type { ServiceRef } from "../auth/principal.ts";
 
 type Svc = ServiceRef & { tenantId: string };

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
-import { inSnapshot } from "../query/snapshot.ts";
+import { inSnapshot } from "./snapshot.ts";
 import type { Static } from "elysia";
-import { type Overview, type OverviewWindow, WINDOWS } from "./model.ts";
+import { type Overview, type OverviewWindow, WINDOWS } from "../overview/model.ts";
 
 /** Must match apps/processor/src/rollups/histogram.ts (4 buckets per doubling of ms). */
 const PER_DOUBLING = 4;
