@@ -181,7 +181,7 @@ test("service tiers the response names: OpenAI flex through the AI SDK is priced
   );
 });
 
-test("Bedrock Converse's cacheDetails: 1-hour writes counted; no 1-hour rate for Claude on Bedrock, so unpriced, not under-priced", () => {
+test("Bedrock Converse's cacheDetails: 1-hour writes counted and billed at the 1-hour rate (2x input, overrides.json)", () => {
   const p = mapped(
     aiSdkSpan(
       "amazon-bedrock",
@@ -195,9 +195,11 @@ test("Bedrock Converse's cacheDetails: 1-hour writes counted; no 1-hour rate for
     prompt_tokens: 10_000,
     prompt_tokens_details: { cached_tokens: 0, cache_creation_tokens: 8_000, cache_creation_1h_tokens: 8_000 },
   });
-  expect(quoteResponse(DEFAULT_PRICE_BOOK, p, p.responses[0], AT).reason).toStartWith(
-    "1-hour cache writes: the price entry has no 1-hour cache-write rate",
-  );
+  expect(linesOf(p)).toEqual([
+    ["input", 2_000, 3.3],
+    ["cache_write_1h", 8_000, 6.6],
+    ["output", 100, 16.5],
+  ]);
 });
 
 test("no provider metadata, malformed metadata, or counts absent: the usage is what it was", () => {

@@ -48,11 +48,12 @@ export function diffPrices(before: FlatPrices, after: FlatPrices): string[] {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Problems in overrides.json: each service-tier factor names its provider, tier, source and date. */
+/** Problems in overrides.json: each service-tier factor and derived rate names its provider, source and date. */
 export function checkOverrides(o: {
   version?: unknown;
   serviceTiers?: Array<Record<string, unknown>>;
   standardTiers?: unknown;
+  cacheWrite1h?: Array<Record<string, unknown>>;
 }): string[] {
   const problems: string[] = [];
   if (typeof o.version !== "string" || !DATE.test(o.version)) problems.push("version must be a YYYY-MM-DD date");
@@ -70,6 +71,17 @@ export function checkOverrides(o: {
     const key = `${t.provider}/${t.tier}`;
     if (seen.has(key)) problems.push(`${at}: a second factor for ${key}`);
     seen.add(key);
+  }
+  for (const [i, r] of (o.cacheWrite1h ?? []).entries()) {
+    const at = `cacheWrite1h[${i}]`;
+    if (typeof r.provider !== "string" || !SOURCE_PROVIDERS.includes(r.provider))
+      problems.push(`${at}: provider must be one of the database's (${SOURCE_PROVIDERS.join(", ")})`);
+    if (typeof r.modelContains !== "string" || !r.modelContains) problems.push(`${at}: modelContains is required`);
+    if (typeof r.inputFactor !== "number" || !(r.inputFactor > 0))
+      problems.push(`${at}: inputFactor must be a positive number`);
+    if (typeof r.source !== "string" || !/https:\/\//.test(r.source)) problems.push(`${at}: source must cite a page`);
+    if (typeof r.checked !== "string" || !DATE.test(r.checked))
+      problems.push(`${at}: checked must be a YYYY-MM-DD date`);
   }
   return problems;
 }

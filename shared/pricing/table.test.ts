@@ -78,15 +78,61 @@ test("breakdown: Claude 1-hour cache writes over 200k prompt tokens use the long
     q.lines.reduce((n, l) => n + l.usd, 0),
     10,
   );
-  // Without a 1-hour rate (Claude on Bedrock in this database) the call is unpriced, not under-priced.
+  // Claude on Bedrock: the database has no 1-hour rate; overrides.json derives it as 2x the entry's
+  // own input rate (AWS's price list, and LiteLLM's table for every Bedrock Claude it prices so).
   const bedrock = DEFAULT_PRICE_BOOK.quote(
     "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-    { promptTokens: 1000, cachedTokens: 0, cacheWriteTokens: 500, cacheWrite1hTokens: 500, completionTokens: 1 },
+    { promptTokens: 1000, cachedTokens: 0, cacheWriteTokens: 500, cacheWrite1hTokens: 400, completionTokens: 1 },
     at,
     { provider: "aws.bedrock" },
   );
-  expect(bedrock.costUsd).toBeNull();
-  expect(bedrock.reason).toContain("1-hour cache writes");
+  expect(bedrock.lines.map((l) => [l.kind, l.tokens, l.usdPerMillion])).toEqual([
+    ["input", 500, 3.3],
+    ["cache_write", 100, 4.125],
+    ["cache_write_1h", 400, 6.6],
+    ["output", 1, 16.5],
+  ]);
+  expect(bedrock.entry?.source).toContain("1-hour cache-write rate: Cellar's overrides.json");
+  // Only a call that used the derived rate cites it.
+  const plain = DEFAULT_PRICE_BOOK.quote(
+    "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    { promptTokens: 10, cachedTokens: 0, completionTokens: 1 },
+    at,
+    { provider: "aws.bedrock" },
+  );
+  expect(plain.entry?.source).not.toContain("overrides");
+  // At any prompt size the derived rate is twice the input line's (tiers scale with it).
+  const long = DEFAULT_PRICE_BOOK.quote(
+    "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    {
+      promptTokens: 300_000,
+      cachedTokens: 0,
+      cacheWriteTokens: 100_000,
+      cacheWrite1hTokens: 100_000,
+      completionTokens: 1,
+    },
+    at,
+    { provider: "aws.bedrock" },
+  );
+  const rate = (kind: string) => long.lines.find((l) => l.kind === kind)!.usdPerMillion;
+  expect(rate("cache_write_1h")).toBeCloseTo(2 * rate("input"), 10);
+  // Without a 1-hour rate and no rule deriving one the call is unpriced, not under-priced.
+  const none = DEFAULT_PRICE_BOOK.quote(
+    "gpt-4o",
+    { promptTokens: 1000, cachedTokens: 0, cacheWriteTokens: 500, cacheWrite1hTokens: 500, completionTokens: 1 },
+    at,
+    { provider: "openai" },
+  );
+  expect(none.costUsd).toBeNull();
+  expect(none.reason).toContain("1-hour cache writes");
+  // An entry with its own 1-hour rate keeps it (Anthropic's API: 2x input, from the database).
+  expect(
+    DEFAULT_PRICE_BOOK.quote(
+      "claude-sonnet-4-5-20250929",
+      { promptTokens: 10, cachedTokens: 0, cacheWriteTokens: 10, cacheWrite1hTokens: 10, completionTokens: 0 },
+      at,
+    ).entry?.source,
+  ).not.toContain("overrides");
 });
 
 test("breakdown: Gemini audio input, OpenAI flex tier, unknown service tiers unpriced", () => {

@@ -7,7 +7,7 @@ export { type CostLine, roundUsd, type TokenUsage } from "./lines.ts";
 /**
  * Model prices: the maintained database's (shared/pricing/source.ts) plus what Cellar adds, a
  * tenant's own entries (admin CLI `price set`, shared/pricing/tenant.ts) and the documented
- * service-tier factors of overrides.json. A call is matched by its exact model id within its
+ * service-tier factors and derived rates of overrides.json. A call is matched by its exact model id within its
  * provider, then by the database's own documented aliases and match rules, then by the model id
  * across providers; a model nothing matches is unpriced, with the reason (never a guess).
  *
@@ -72,6 +72,8 @@ interface Resolved {
   price: PriceRecord;
   contextWindow: number | null;
   entry: PriceEntryRef;
+  /** The 1-hour cache-write rate comes from overrides.json, not the database. */
+  derived1h?: boolean;
 }
 
 export interface PriceBook {
@@ -100,6 +102,29 @@ function undecorated(model: string): string {
     .replace(/^(anthropic|mistral|google|amazon|meta|cohere|ai21)\./, "")
     .replace(/-v\d+(:\d+)?$/, "")
     .replace(/@.*$/, "");
+}
+
+/**
+ * overrides.json `cacheWrite1h`: a 1-hour cache-write rate the database lacks (Claude on Bedrock),
+ * as a factor of the entry's own input rate, long-context tiers included. An entry with its own
+ * 1-hour rate keeps it.
+ */
+function withDerivedRates(
+  provider: string,
+  modelId: string,
+  price: PriceRecord,
+): { price: PriceRecord; derived: boolean } {
+  const input = price.input_mtok;
+  if (price.cache_write_1h_mtok !== undefined || input === undefined) return { price, derived: false };
+  const id = modelId.toLowerCase();
+  const rule = overrides.cacheWrite1h.find((r) => r.provider === provider && id.includes(r.modelContains));
+  if (!rule) return { price, derived: false };
+  const f = rule.inputFactor;
+  const rate =
+    typeof input === "number"
+      ? input * f
+      : { base: input.base * f, tiers: input.tiers.map((t) => ({ start: t.start, price: t.price * f })) };
+  return { price: { ...price, cache_write_1h_mtok: rate }, derived: true };
 }
 
 function tenantPrice(e: ModelPrice): PriceRecord {
@@ -157,20 +182,22 @@ export function createPriceBook(own: readonly ModelPrice[] = []): PriceBook {
     if (mine) return mine;
     const m = match(raw, provider, at);
     if (!m) return null;
-    return (
-      ownAt(m.modelId, at) ?? {
-        name: m.modelId,
-        provider: m.provider,
-        price: m.prices as PriceRecord,
-        contextWindow: m.contextWindow,
-        entry: {
-          id: `${m.provider}/${m.modelId}`,
-          source: `${SOURCE_NAME}@${SOURCE_VERSION}`,
-          url: m.url,
-          date: SOURCE_DATE,
-        },
-      }
-    );
+    const own = ownAt(m.modelId, at);
+    if (own) return own;
+    const { price, derived } = withDerivedRates(m.provider, m.modelId, m.prices as PriceRecord);
+    return {
+      name: m.modelId,
+      provider: m.provider,
+      price,
+      contextWindow: m.contextWindow,
+      entry: {
+        id: `${m.provider}/${m.modelId}`,
+        source: `${SOURCE_NAME}@${SOURCE_VERSION}`,
+        url: m.url,
+        date: SOURCE_DATE,
+      },
+      derived1h: derived,
+    };
   };
   /**
    * The name a priced model is shown and grouped under (cost by model, norms): the call's id
@@ -239,10 +266,14 @@ export function createPriceBook(own: readonly ModelPrice[] = []): PriceBook {
     }
     const { lines, unpriced: why } = costLines(r.price, usage, factor);
     if (why) return unpriced(`${why} (${r.entry.id})`, r.entry);
+    // A line priced at a rate overrides.json derived says so in the entry it cites.
+    const derivedLine = r.derived1h && lines.some((l) => l.kind === "cache_write_1h");
     return {
       costUsd: roundUsd(lines.reduce((n, l) => n + l.usd, 0)),
       reason: null,
-      entry: r.entry,
+      entry: derivedLine
+        ? { ...r.entry, source: `${r.entry.source} (1-hour cache-write rate: Cellar's overrides.json)` }
+        : r.entry,
       serviceTier,
       lines,
     };
