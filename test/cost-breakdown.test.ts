@@ -179,13 +179,18 @@ test("cost broken down per call, read back through the platform, for the rates i
     'unknown model "acme-unknown-9" (provider openai): no price entry matches it',
   );
   // A finding names the model and the reason (detector unpriced_model), grouped into its issue.
-  const problemsOf = async (session: string) => {
-    const r = await stack.platformRequest(`/telemetry/otel/sessions/${SERVICE}/${session}/problem-analysis`, {
-      token: tenant.platformKey,
-    });
-    expect(r.status).toBe(200);
-    return ((await r.json()) as any).problems as any[];
-  };
+  // The session matures after its trace: read its analysis once complete.
+  const problemsOf = (session: string) =>
+    waitFor(
+      async () => {
+        const r = await stack.platformRequest(`/telemetry/otel/sessions/${SERVICE}/${session}/problem-analysis`, {
+          token: tenant.platformKey,
+        });
+        const body: any = r.status === 200 ? await r.json() : null;
+        return body?.status === "complete" ? (body.problems as any[]) : null;
+      },
+      { what: `the problem analysis of ${session}`, timeoutMs: 30_000 },
+    );
   const found = (await problemsOf("unknown-model")).filter((p) => p.detector === "unpriced_model");
   expect(found).toHaveLength(1);
   expect(found[0]).toMatchObject({
