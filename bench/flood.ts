@@ -21,7 +21,7 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { SecretBox } from "@cellar/shared/crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { activityStream, ingestStream, laneConsumerOf } from "@cellar/shared/nats/catalogue";
+import { activityStream, consumersOf, ingestStream, laneConsumerOf } from "@cellar/shared/nats/catalogue";
 import { consumerBacklog } from "@cellar/shared/nats/consume/lanes";
 import { connectNats, createTopology } from "@cellar/shared/nats/topology";
 import { freePort, waitForPort } from "../scripts/infra/ports";
@@ -119,8 +119,9 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     const until = Date.now() + 60_000;
     while (Date.now() < until) {
       const ingestLeft = await consumerBacklog(jsm, ingestStream, topology);
-      const markersLeft = (await jsm.consumers.info(activityStream.name(topology), activityStream.consumer!.durable))
-        .num_pending;
+      let markersLeft = 0;
+      for (const c of consumersOf(activityStream, topology))
+        markersLeft += (await jsm.consumers.info(activityStream.name(topology), c.durable)).num_pending;
       if (ingestLeft + markersLeft === 0) break;
       await Bun.sleep(1000);
     }
@@ -162,11 +163,15 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
   const all = stages.flatMap((s) => Object.keys(s.sender.sentAt));
   const deadline = Date.now() + 180_000;
   let matured = new Map<string, number>();
+  // When V's session was written (its last_ingested_at): lateness = (written - sent) + (matured - written - window).
+  let writtenAt = new Map<string, number>();
   while (Date.now() < deadline) {
-    const rows = await sql<{ session_id: string; at: number }[]>`
-      select session_id, extract(epoch from matured_at) * 1000 as at from sessions
+    const rows = await sql<{ session_id: string; at: number; written: number }[]>`
+      select session_id, extract(epoch from matured_at) * 1000 as at,
+        extract(epoch from last_ingested_at) * 1000 as written from sessions
       where tenant_id = ${v.tenantId} and matured_at is not null`;
     matured = new Map(rows.map((r) => [r.session_id, Number(r.at)]));
+    writtenAt = new Map(rows.map((r) => [r.session_id, Number(r.written)]));
     if (all.every((s) => matured.has(s))) break;
     await Bun.sleep(1000);
   }
@@ -180,7 +185,15 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
       .filter(([id]) => matured.has(id))
       .map(([id, sent]) => matured.get(id)! - (sent + WINDOW_S * 1000))
       .sort((a, b) => a - b);
+    // Where the lateness went: INGEST (sent -> written), then maturation (due -> matured).
+    const ids = Object.keys(s.sender.sentAt).filter((id) => matured.has(id));
+    const toWrite = ids.map((id) => writtenAt.get(id)! - s.sender.sentAt[id]).sort((a, b) => a - b);
+    const afterDue = ids.map((id) => matured.get(id)! - writtenAt.get(id)! - WINDOW_S * 1000).sort((a, b) => a - b);
     return {
+      writeP50: pct(toWrite, 50),
+      writeP99: pct(toWrite, 99),
+      dueP50: pct(afterDue, 50),
+      dueP99: pct(afterDue, 99),
       p50: pct(lat, 50),
       p99: pct(lat, 99),
       lateP50: pct(late, 50),
@@ -207,6 +220,9 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     );
     console.log(
       `    V during flood:  ingest p50 ${ms(b.p50)} p99 ${ms(b.p99)}; lateness p50 ${ms(b.lateP50)} p99 ${ms(b.lateP99)}; matured ${b.matured}/${b.sessions}, non-200 ${b.non200} (load ${flood.load.toFixed(1)})`,
+    );
+    console.log(
+      `    V's lateness split, floor -> flood: sent->written p50/p99 ${ms(a.writeP50)}/${ms(a.writeP99)} -> ${ms(b.writeP50)}/${ms(b.writeP99)}; due->matured p50/p99 ${ms(a.dueP50)}/${ms(a.dueP99)} -> ${ms(b.dueP50)}/${ms(b.dueP99)}`,
     );
     console.log(
       `    ratio flood/floor: ingest p50 ${ratio(b.p50, a.p50)} p99 ${ratio(b.p99, a.p99)}; lateness p50 ${ratio(b.lateP50, a.lateP50)} p99 ${ratio(b.lateP99, a.lateP99)} (target 1.5x)`,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { activitySubject } from "../apps/processor/src/maturation/activity";
+import { activityLane, activitySubject } from "../apps/processor/src/maturation/activity";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
 
@@ -61,7 +61,11 @@ test("a key that expires while its session is still active (a lost trailing put)
   // Stand in for a crash that lost the trailing put: the key now expires 1 s from here, while
   // the session's last write is only now.
   await stack.database.sql`update sessions set last_ingested_at = now() where id = ${id}`;
-  await stack.nats.js.publish(activitySubject(stack.nats.topology, "session", id), "1", { ttl: "1s" });
+  await stack.nats.js.publish(
+    activitySubject(stack.nats.topology, { kind: "session", pk: id, lane: activityLane(tenant.tenantId) }),
+    "1",
+    { ttl: "1s" },
+  );
   const matured = await waitFor(
     async () => {
       const r = await row("co-2");
@@ -71,5 +75,28 @@ test("a key that expires while its session is still active (a lost trailing put)
   );
   expect(Number(matured.late_ms)).toBeGreaterThanOrEqual(0);
   expect(Number(matured.late_ms)).toBeLessThan(2500); // two marker deliveries, less than a window
+  expect(matured.maturation_count).toBe(1);
+});
+
+test("a key written before lanes (`s.<pk>`, no lane token) still matures its session, through the unlaned marker consumer", async () => {
+  await send("co-3", 0);
+  const { id } = await waitFor(() => row("co-3"), { what: "co-3 written" });
+  // As an older processor would have left it: the session's key without a lane (its laned key
+  // removed, so that no marker of it comes), expiring 1 s from here.
+  const { jsm, topology } = stack.nats;
+  await jsm.streams.purge(`KV_${topology.activityBucket}`, {
+    filter: activitySubject(topology, { kind: "session", pk: id, lane: activityLane(tenant.tenantId) }),
+  });
+  await stack.nats.js.publish(activitySubject(stack.nats.topology, { kind: "session", pk: id, lane: null }), "1", {
+    ttl: "1s",
+  });
+  const matured = await waitFor(
+    async () => {
+      const r = await row("co-3");
+      return r?.published_count === 1 && r;
+    },
+    { what: "co-3 matured", timeoutMs: 20_000 },
+  );
+  expect(Number(matured.late_ms)).toBeGreaterThanOrEqual(0);
   expect(matured.maturation_count).toBe(1);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { ingestStream, laneConsumerOf } from "@cellar/shared/nats/catalogue";
+import { activityStream, ingestStream, laneConsumerOf } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { chatTrace } from "./helpers/payloads";
@@ -8,7 +8,8 @@ import { createTestStack, type TestStack, waitFor } from "./helpers/stack";
 
 // Issue 41: one tenant's backlog in the pipeline cannot delay another's maturation. INGEST is
 // laned by tenant (shared/nats/catalogue.ts) and the processor's batches take the busy lanes in
-// turn (shared/nats/consume/batch.ts). Bounded, not timed tightly: the machine is shared.
+// turn (shared/nats/consume/batch.ts); so is the maturation path (the second test). Bounded, not
+// timed tightly: the machine is shared.
 let stack: TestStack;
 beforeAll(async () => {
   stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
@@ -44,7 +45,7 @@ test("a tenant's backlog of 20,000 INGEST messages does not delay another tenant
         publish(js, topology, ingestStream, message(n + i), { msgID: `flood-${n + i}` }),
       ),
     );
-  await stack.startProcessor({ ingestBatchSize: 200, ingestConcurrency: 1 });
+  const processor = await stack.startProcessor({ ingestBatchSize: 200, ingestConcurrency: 1 });
 
   const sessions = Array.from({ length: 5 }, (_, i) => `quiet-${i}`);
   const sentAt = Date.now();
@@ -83,4 +84,82 @@ test("a tenant's backlog of 20,000 INGEST messages does not delay another tenant
     },
     { what: "the flood's backlog written", timeoutMs: 240_000, intervalMs: 500 },
   );
+  await processor.stop();
 }, 420_000);
+
+// The maturation path is laned too (docs/maturation.md, "Tenant lanes"): activity keys carry
+// their tenant's lane, each lane has its own marker consumer, a batch holds one lane's markers,
+// and one lane's backlog holds at most its share of the batches and chunk slots. Before, markers
+// were matured in expiry order by one consumer, so the quiet tenant's sessions waited for every
+// marker of the flood's that fell due before them.
+const SESSIONS = 4_000;
+
+test("a tenant's backlog of 4,000 sessions due for maturation does not delay another tenant's maturation", async () => {
+  const { db, sql } = stack.database;
+  const { js, topology } = stack.nats;
+  const flood = await bootstrapTenant(db, { name: "flood-sessions" });
+  let quiet = await bootstrapTenant(db, { name: "quiet-sessions" });
+  const lane = (tenantId: string) => laneConsumerOf(activityStream, topology, tenantId).durable;
+  for (let i = 0; i < 50 && lane(quiet.tenantId) === lane(flood.tenantId); i++)
+    quiet = await bootstrapTenant(db, { name: `quiet-sessions-${i}` });
+  expect(lane(quiet.tenantId)).not.toBe(lane(flood.tenantId));
+  // Maturation made slow on purpose (one chunk of 10 at a time per lane): the flood's 4,000
+  // sessions and their traces take many seconds to mature, one window after they are written.
+  const processor = await stack.startProcessor({ maturationConcurrency: 1, maturationChunk: 10, maturationBatches: 1 });
+  const message = (n: number): IngestMessage =>
+    ({
+      kind: "trace",
+      messageId: `fs-${n}`,
+      tenantId: flood.tenantId,
+      serviceName: "flood-svc",
+      receivedAt: new Date().toISOString(),
+      payload: chatTrace({ sessionId: `fs-${n}`, messages: [{ role: "user", content: `q${n}` }], reply: "a" }),
+    }) as unknown as IngestMessage;
+  for (let n = 0; n < SESSIONS; n += 1000)
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        publish(js, topology, ingestStream, message(n + i), { msgID: `fs-${n + i}` }),
+      ),
+    );
+  const count = async (tenantId: string, matured: boolean) => {
+    const [row] = await sql<{ n: number }[]>`
+      select count(*)::int as n from sessions
+      where tenant_id = ${tenantId} and (${!matured} or matured_at is not null)`;
+    return row.n;
+  };
+  await waitFor(async () => (await count(flood.tenantId, false)) === SESSIONS, {
+    what: "the flood's sessions written",
+    timeoutMs: 120_000,
+    intervalMs: 200,
+  });
+
+  const sessions = Array.from({ length: 5 }, (_, i) => `quiet-m-${i}`);
+  const sentAt = Date.now();
+  for (const sessionId of sessions) {
+    const res = await stack.ingestRequest(
+      "/raw/traces",
+      chatTrace({ sessionId, messages: [{ role: "user", content: "hi" }], reply: "hello" }),
+      { authorization: `Bearer ${quiet.telemetryKey}` },
+    );
+    expect(res.status).toBe(200);
+  }
+  const maturedAt = await waitFor(async () => (await count(quiet.tenantId, true)) === sessions.length && Date.now(), {
+    what: "the quiet tenant's sessions matured",
+    timeoutMs: 120_000,
+    intervalMs: 100,
+  });
+  const floodMatured = await count(flood.tenantId, true);
+  console.log(
+    `quiet tenant matured ${((maturedAt - sentAt) / 1000).toFixed(1)} s after sending (window 1 s); ` +
+      `the flood's sessions matured by then: ${floodMatured} of ${SESSIONS}`,
+  );
+  // Its sessions did not wait behind the flood's maturations: most of those were still to come.
+  expect(floodMatured).toBeLessThan(SESSIONS * 0.75);
+  // And every one of the flood's sessions matures in the end (nothing lost to the lanes).
+  await waitFor(async () => (await count(flood.tenantId, true)) === SESSIONS, {
+    what: "the flood's sessions matured",
+    timeoutMs: 300_000,
+    intervalMs: 500,
+  });
+  await processor.stop();
+}, 480_000);

@@ -44,15 +44,15 @@ export const parked = (sql: Sql) => sql.unsafe(PARKED_SQL);
 export async function reopen(
   tx: Sql,
   rows: Array<{ pk: string; first: string; last: string }>,
-): Promise<Array<{ id: string }>> {
+): Promise<Array<{ id: string; tenant_id: string }>> {
   if (rows.length === 0) return [];
-  return tx<{ id: string }[]>`
+  return tx<{ id: string; tenant_id: string }[]>`
     with x as (select * from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(pk uuid, first timestamptz, last timestamptz)),
       locked as (select s.id from sessions s join x on s.id = x.pk order by s.id for no key update of s)
     update sessions s set status = 'active', last_ingested_at = now(), activity_seq = s.activity_seq + 1,
       first_activity_at = least(s.first_activity_at, x.first), last_activity_at = greatest(s.last_activity_at, x.last)
     from x where s.id = x.pk and s.id in (select id from locked)
-    returning s.id`;
+    returning s.id, s.tenant_id`;
 }
 
 /**
@@ -120,10 +120,10 @@ export async function openTraces(
 export async function stillActiveTraces(
   tx: Sql,
   keys: Array<{ s: string; id: string }>,
-): Promise<Array<{ id: string }>> {
+): Promise<Array<{ id: string; tenant_id: string }>> {
   if (keys.length === 0) return [];
-  return tx<{ id: string }[]>`
-    select t.id from traces t join jsonb_to_recordset(${tx.json(keys as any)}::jsonb) as x(s uuid, id text)
+  return tx<{ id: string; tenant_id: string }[]>`
+    select t.id, t.tenant_id from traces t join jsonb_to_recordset(${tx.json(keys as any)}::jsonb) as x(s uuid, id text)
       on t.trace_service_id = x.s and t.trace_id = x.id
     where exists (select 1 from pending_traces p where ${tx.unsafe(PENDING_OF_TRACE)} and p.matured_at is null)`;
 }
@@ -133,11 +133,16 @@ export async function stillActiveTraces(
  * key) and still pending: active, or matured with the publish owed (a crash after the commit:
  * the marker's redelivery publishes it, not only the sweep later).
  */
-export async function tracesOfBatch(sql: Sql, micros: string): Promise<string[]> {
-  const rows = await sql<{ id: string }[]>`
-    select trace_pk as id from pending_traces
+export async function tracesOfBatch(
+  sql: Sql,
+  micros: string,
+  /** Only the traces of these tenants (a batch key of one tenant lane); default all. */
+  ofTenant?: (tenantId: string) => boolean,
+): Promise<string[]> {
+  const rows = await sql<{ id: string; tenant_id: string }[]>`
+    select trace_pk as id, tenant_id from pending_traces
     where ingested_at = timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`;
-  return rows.map((r) => r.id);
+  return rows.filter((r) => !ofTenant || ofTenant(r.tenant_id)).map((r) => r.id);
 }
 
 /** Active traces ingested longer than `idleForSeconds` ago (the sweep's candidates, oldest first). */

@@ -435,7 +435,13 @@ export const deliveriesStream: StreamSpec<DeliveryJob> = {
   },
 };
 
-/** The activity KV bucket's stream: expiry markers are the maturation signal (nats-notes.md). */
+/**
+ * The activity KV bucket's stream: expiry markers are the maturation signal (nats-notes.md).
+ * Laned by tenant like INGEST (issue 41): keys are `<kind>.<lane>.<pk>`
+ * (apps/processor/src/maturation/activity.ts) and each lane has its own marker consumer, so one
+ * tenant's maturation backlog waits in its own lane while the processor matures every busy lane's
+ * markers in turn (docs/maturation.md, "Tenant lanes").
+ */
 export const activityStream: StreamSpec<ActivityKey> = {
   key: "activity",
   name: (t) => `KV_${t.activityBucket}`,
@@ -443,15 +449,22 @@ export const activityStream: StreamSpec<ActivityKey> = {
     decode: (subject, _data, headers) => ({ ok: true, value: { subject, headers } }),
   },
   consumer: {
+    // Lanes `processor-activity-00` .. `-15`, and `processor-activity` for keys written before lanes.
     durable: "processor-activity",
     // Short: on the KV stream some nak'd markers were seen to come back only after ack_wait
     // (docs/maturation.md); a replay of a marker being worked on is harmless (row locks).
     ackWaitMs: 20 * SECOND,
+    // Divided among the lanes (625 per consumer).
     maxAckPending: 10_000,
     maxDeliver: 50,
     backoffMs: [2 * SECOND, 10 * SECOND, 1 * MINUTE],
     mode: "batch",
-    filterSubject: (t) => `$KV.${t.activityBucket}.>`,
+    lanes: {
+      count: LANE_COUNT,
+      filter: (t, lane) => `$KV.${t.activityBucket}.*.${lane}.*`,
+      // `<kind>.<pk>`: the keys of before lanes, and what an older processor puts during an upgrade.
+      unlaned: { filter: (t) => `$KV.${t.activityBucket}.*.*` },
+    },
   },
 };
 

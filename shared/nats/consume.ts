@@ -2,6 +2,7 @@ import type { StreamSpec } from "./catalogue.ts";
 import { batchRunner } from "./consume/batch.ts";
 import { deadLetter, deadLetterPart } from "./consume/dead-letter.ts";
 import { eachRunner } from "./consume/each.ts";
+import { laneBatchRunner } from "./consume/lane-batch.ts";
 import { pullLanes } from "./consume/lanes.ts";
 import { createRuntime } from "./consume/runtime.ts";
 import type { BatchMode, ConsumeDeps, ConsumeLoop, EachMode } from "./consume/types.ts";
@@ -25,7 +26,7 @@ export type {
  * and back off; the rest retries with backoff until `maxDeliver`, then dead-letters.
  *
  * Its parts (consume/): runtime.ts (state, heartbeat, stop), pull.ts (one durable consumer's
- * pull), batch.ts and each.ts (the two modes, batch split and culprit isolation), settle.ts
+ * pull), batch.ts, lane-batch.ts and each.ts (the modes, batch split and culprit isolation), settle.ts
  * (outcomes and failure policy), dead-letter.ts, lanes.ts (a pull per lane, the retired consumer).
  */
 export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMode<T>): ConsumeLoop;
@@ -33,7 +34,8 @@ export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: EachMod
 export function consume<T>(spec: StreamSpec<T>, deps: ConsumeDeps, mode: BatchMode<T> | EachMode<T>): ConsumeLoop {
   if (!spec.consumer) throw new Error(`stream ${spec.key} has no consumer in the catalogue`);
   const rt = createRuntime(spec, deps, deadLetter, deadLetterPart);
-  const runner = "batch" in mode ? batchRunner(rt, mode) : eachRunner(rt, mode);
+  const runner =
+    "batch" in mode ? (mode.batch.perLane ? laneBatchRunner(rt, mode) : batchRunner(rt, mode)) : eachRunner(rt, mode);
   const done = (async () => {
     await pullLanes(rt, runner, "each" in mode ? mode.retired : undefined);
     await runner.drain();

@@ -38,10 +38,16 @@ export interface ProcessorDeps {
    * traces in key order, so they wait on each other instead of deadlocking.
    */
   ingestConcurrency?: number;
-  /** Chunks of markers matured in parallel, and entities per chunk (one transaction each). */
+  /**
+   * Chunks of markers of one tenant lane matured in parallel (default 4; one more slot is kept
+   * for the other lanes), and entities per chunk (one transaction each).
+   */
   maturationConcurrency?: number;
   maturationChunk?: number;
-  /** Activity batches matured at once (default 2), each in up to maturationConcurrency chunks. */
+  /**
+   * Activity batches of one tenant lane matured at once (default 2), each in up to
+   * maturationConcurrency chunks; MATURATION_LANE_BATCHES in all (docs/maturation.md, "Tenant lanes").
+   */
   maturationBatches?: number;
   afterCommit?: (message: MaturedMessage) => Promise<void> | void;
   /** Metrics hooks: each maturation outcome, and each expiry marker settled (its stream time = when it fell due). */
@@ -66,6 +72,9 @@ export interface ProcessorDeps {
   /** The ledger's reconciliation (ledger/reconcile.ts); `false` turns it off. */
   reconcile?: ReconcileOptions | false;
 }
+
+/** Activity batches in flight in all lanes together (each of one lane; markers only, the chunk slots bound the work). */
+const MATURATION_LANE_BATCHES = 8;
 
 /**
  * INGEST -> Postgres + activity keys (consumers/ingest.ts); activity markers -> maturation ->
@@ -122,15 +131,23 @@ export function createProcessor(deps: ProcessorDeps) {
       );
       loops.push(
         consume(activityStream, runtime, {
-          // Two batches in flight: a batch's slowest chunk no longer holds the next batch back
-          // (markers waited in line behind it: docs/performance.md, "Maturation throughput").
-          batch: { maxBatch: 200, maxWaitMs: 50, concurrency: deps.maturationBatches ?? 2 },
+          // Two batches of a lane in flight: a batch's slowest chunk no longer holds the next batch
+          // back (markers waited in line behind it: docs/performance.md, "Maturation throughput").
+          // Each batch holds one tenant lane's markers, and one lane's backlog holds at most two
+          // batches and all but one chunk slot: another lane's markers start at once (issue 41).
+          batch: {
+            maxBatch: 200,
+            maxWaitMs: 50,
+            concurrency: MATURATION_LANE_BATCHES,
+            perLane: deps.maturationBatches ?? 2,
+          },
           handle: activityHandler({
             maturation,
             topology: deps.topology,
             logger: deps.logger,
             coalescer,
-            concurrency: deps.maturationConcurrency ?? 4,
+            concurrency: (deps.maturationConcurrency ?? 4) + 1,
+            perLane: deps.maturationConcurrency ?? 4,
             chunk: deps.maturationChunk ?? 50,
             observe: deps.observe,
           }),

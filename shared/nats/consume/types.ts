@@ -70,8 +70,12 @@ export interface ConsumeDeps {
 }
 
 export interface BatchMode<T> {
-  /** Up to maxBatch messages per call, a partial batch after maxWaitMs; `concurrency` calls at once. */
-  batch: { maxBatch: number; maxWaitMs: number; concurrency?: number };
+  /**
+   * Up to maxBatch messages per call, a partial batch after maxWaitMs; `concurrency` calls at once.
+   * Batches take the busy lanes' messages in turn (batch.ts); with `perLane`, each batch holds one
+   * lane's messages and a lane runs at most `perLane` batches at once (lane-batch.ts).
+   */
+  batch: { maxBatch: number; maxWaitMs: number; concurrency?: number; perLane?: number };
   handle: (items: Delivery<T>[]) => Promise<void | Outcome[]>;
 }
 export interface EachMode<T> {

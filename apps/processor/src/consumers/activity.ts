@@ -1,6 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream";
-import pLimit from "p-limit";
-import type { ActivityKey } from "@cellar/shared/nats/catalogue";
+import { UNLANED, type ActivityKey } from "@cellar/shared/nats/catalogue";
+import { createFairSlots } from "@cellar/shared/nats/fair-slots";
 import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
 import type { Logger } from "@cellar/shared/logger";
 import type { Topology } from "@cellar/shared/nats/topology";
@@ -14,8 +14,12 @@ export interface ActivityConsumerDeps {
   topology: Topology;
   logger: Logger;
   coalescer: ActivityCoalescer;
-  /** Chunks of markers matured in parallel, and entities per chunk (one transaction each). */
+  /**
+   * Chunks of markers matured in parallel, at most `perLane` (default all) of one tenant lane,
+   * and entities per chunk (one transaction each).
+   */
   concurrency: number;
+  perLane?: number;
   chunk: number;
   observe?: { outcomes(kind: "session" | "trace", outcomes: Outcomes): void; markerDone(dueAtMs: number): void };
 }
@@ -45,7 +49,11 @@ export function activityHandler(deps: ActivityConsumerDeps) {
     return { retryInMs: early(outcomes, pk) };
   };
 
-  async function matureChunk(kind: "session" | "trace", pks: string[]): Promise<Map<string, Verdict>> {
+  async function matureChunk(
+    kind: "session" | "trace",
+    lane: string | null,
+    pks: string[],
+  ): Promise<Map<string, Verdict>> {
     const out = new Map<string, Verdict>();
     const outcomes = await matureIsolated(deps.maturation, kind, pks);
     deps.observe?.outcomes(kind, outcomes);
@@ -56,33 +64,50 @@ export function activityHandler(deps: ActivityConsumerDeps) {
       await Promise.all(
         pks
           .filter((pk) => outcomes.get(pk) === "still-active" && early(outcomes, pk) === 0)
-          .map((pk) => deps.coalescer.rearm(pk, outcomes.dueInMs.get(pk) ?? 0)),
+          .map((pk) => deps.coalescer.rearm(pk, lane, outcomes.dueInMs.get(pk) ?? 0)),
       );
     }
     return out;
   }
 
-  // One bound on chunks in flight for every batch in flight (the runtime runs two): a batch's
-  // slowest chunk no longer holds the next batch's markers back, and peak memory stays
-  // `concurrency` chunks (docs/maturation.md, "Bounded memory").
-  const chunkSlots = pLimit(deps.concurrency);
+  // Chunks in flight for every batch in flight (the runtime runs several, one lane each): at
+  // most `concurrency` chunks in all, at most `perLane` of one lane, a freed slot to the lane
+  // that waited longest (fair-slots.ts). Peak memory stays `concurrency` chunks
+  // (docs/maturation.md, "Bounded memory"); one tenant's backlog leaves `concurrency - perLane`
+  // for the others (docs/maturation.md, "Tenant lanes").
+  const chunkSlots = createFairSlots(deps.concurrency, deps.perLane ?? deps.concurrency);
   return (batch: Delivery<ActivityKey>[]): Promise<Outcome[]> => handleBatch(batch);
   async function handleBatch(batch: Delivery<ActivityKey>[]): Promise<Outcome[]> {
-    type Work = { m: JsMsg; pk: string };
+    type Work = { m: JsMsg; pk: string; lane: string | null };
     const decided = new Map<JsMsg, Outcome>();
     const byKind: Record<EntityKind, Work[]> = { session: [], trace: [], batch: [] };
     for (const { value, msg: m } of batch) {
       const target = isExpiryMarker(value.headers) ? parseActivitySubject(deps.topology, value.subject) : null;
       if (!target)
         decided.set(m, "ack"); // a refresh, not an expiry
-      else byKind[target.kind].push({ m, pk: target.pk });
+      else byKind[target.kind].push({ m, pk: target.pk, lane: target.lane });
     }
-    // A batch key stands for the traces its write inserted: they join the trace chunks, so a
-    // big write's traces mature in parallel chunks beside everything else, not one chunk after
-    // another while the rest of the batch waits. Its marker gets one verdict for all of them.
+    // A batch key stands for the traces its write inserted for its lane's tenants: they join the
+    // trace chunks, so a big write's traces mature in parallel chunks beside everything else, not
+    // one chunk after another while the rest of the batch waits. Its marker gets one verdict for
+    // all of them.
     const ofKey = new Map<JsMsg, string[]>();
-    const resolved = await Promise.allSettled(byKind.batch.map((w) => tracesOfBatch(deps.maturation.sql, w.pk)));
-    const tracePks = new Set(byKind.trace.map((w) => w.pk));
+    const resolved = await Promise.allSettled(
+      byKind.batch.map((w) => tracesOfBatch(deps.maturation.sql, w.pk, w.lane)),
+    );
+    // A batch's markers are of one lane (the runtime's lane batches); the unlaned consumer's
+    // (keys of before lanes) are of any tenant, and share its slots.
+    const laneKey = (lane: string | null) => lane ?? UNLANED;
+    const pksOf = { session: new Map<string, Set<string>>(), trace: new Map<string, Set<string>>() };
+    const add = (kind: "session" | "trace", lane: string | null, pk: string) => {
+      const key = laneKey(lane);
+      if (!pksOf[kind].has(key)) pksOf[kind].set(key, new Set());
+      pksOf[kind].get(key)!.add(pk);
+    };
+    const laneOfKey = new Map<string, string | null>();
+    for (const w of [...byKind.session, ...byKind.trace, ...byKind.batch]) laneOfKey.set(laneKey(w.lane), w.lane);
+    for (const w of byKind.session) add("session", w.lane, w.pk);
+    for (const w of byKind.trace) add("trace", w.lane, w.pk);
     byKind.batch.forEach((w, i) => {
       const r = resolved[i];
       if (r.status === "rejected") {
@@ -91,28 +116,29 @@ export function activityHandler(deps: ActivityConsumerDeps) {
         return;
       }
       ofKey.set(w.m, r.value);
-      for (const pk of r.value) tracePks.add(pk);
+      for (const pk of r.value) add("trace", w.lane, pk);
     });
-    const chunks: Array<{ kind: "session" | "trace"; pks: string[] }> = [];
-    for (let i = 0; i < byKind.session.length; i += deps.chunk)
-      chunks.push({ kind: "session", pks: byKind.session.slice(i, i + deps.chunk).map((w) => w.pk) });
-    const traces = [...tracePks];
-    for (let i = 0; i < traces.length; i += deps.chunk)
-      chunks.push({ kind: "trace", pks: traces.slice(i, i + deps.chunk) });
+    const chunks: Array<{ kind: "session" | "trace"; lane: string; pks: string[] }> = [];
+    for (const kind of ["session", "trace"] as const)
+      for (const [lane, set] of pksOf[kind]) {
+        const pks = [...set];
+        for (let i = 0; i < pks.length; i += deps.chunk) chunks.push({ kind, lane, pks: pks.slice(i, i + deps.chunk) });
+      }
     const verdicts: Record<"session" | "trace", Map<string, Verdict>> = { session: new Map(), trace: new Map() };
     await Promise.all(
-      chunks.map(({ kind, pks }) =>
-        chunkSlots(async () => {
-          try {
-            for (const [pk, v] of await matureChunk(kind, pks)) verdicts[kind].set(pk, v);
-          } catch (err) {
-            // Only what matureIsolated could not isolate gets here (recording a failure itself
-            // failed: Postgres gone): the runtime retries the markers with backoff.
-            deps.logger.error("maturation failed; will retry", { kind, size: pks.length, err: err as Error });
-            for (const pk of pks) verdicts[kind].set(pk, { fail: err });
-          }
-        }),
-      ),
+      chunks.map(async ({ kind, lane, pks }) => {
+        const release = await chunkSlots.acquire(lane);
+        try {
+          for (const [pk, v] of await matureChunk(kind, laneOfKey.get(lane) ?? null, pks)) verdicts[kind].set(pk, v);
+        } catch (err) {
+          // Only what matureIsolated could not isolate gets here (recording a failure itself
+          // failed: Postgres gone): the runtime retries the markers with backoff.
+          deps.logger.error("maturation failed; will retry", { kind, size: pks.length, err: err as Error });
+          for (const pk of pks) verdicts[kind].set(pk, { fail: err });
+        } finally {
+          release();
+        }
+      }),
     );
     const settle = (m: JsMsg, v: Verdict) => {
       if ("fail" in v) decided.set(m, { fail: v.fail });

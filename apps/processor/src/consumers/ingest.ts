@@ -6,7 +6,7 @@ import { DL } from "@cellar/shared/nats/dead-letters";
 import { classifyFailure, describeFailure } from "@cellar/shared/nats/failure";
 import type { IngestMessage, IngestStreamMessage } from "@cellar/shared/payloads";
 import { type WriteResult, writeIngestBatch } from "../ingest/writer.ts";
-import type { EntityKind } from "../maturation/activity.ts";
+import { type ActivityEntity, activityLane } from "../maturation/activity.ts";
 import type { ActivityCoalescer } from "../maturation/coalesce.ts";
 
 /** Items written in one transaction at most: a batch of batch messages is written in chunks of this. */
@@ -44,19 +44,10 @@ export function ingestHandler(
   const perWrite = opts.itemsPerWrite ?? ITEMS_PER_WRITE;
   return async (items: Delivery<IngestStreamMessage>[]): Promise<Outcome[]> => {
     const units = unitsOf(items);
-    const written: WriteResult = { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
-    const batchKeys: string[] = [];
-    for (let i = 0; i < units.length; i += perWrite) {
-      const result = await writeIsolating(sql, units.slice(i, i + perWrite));
-      written.activeSessionPks.push(...result.activeSessionPks);
-      written.activeTracePks.push(...result.activeTracePks);
-      batchKeys.push(...result.batchKeys);
-    }
-    await coalescer.refresh([
-      ...written.activeSessionPks.map((pk) => ({ kind: "session" as EntityKind, pk })),
-      ...written.activeTracePks.map((pk) => ({ kind: "trace" as EntityKind, pk })),
-      ...batchKeys.map((pk) => ({ kind: "batch" as EntityKind, pk })),
-    ]);
+    const keys: ActivityEntity[] = [];
+    for (let i = 0; i < units.length; i += perWrite)
+      keys.push(...(await writeIsolating(sql, units.slice(i, i + perWrite))));
+    await coalescer.refresh(keys);
     const byDelivery = items.map(() => [] as Unit[]);
     for (const u of units) byDelivery[u.delivery].push(u);
     return items.map((d, i) => settleDelivery(d, byDelivery[i], opts.maxDeliver, ledger));
@@ -75,34 +66,43 @@ function unitsOf(items: Delivery<IngestStreamMessage>[]): Unit[] {
 }
 
 /**
+ * The activity keys a write refreshes, each in its tenant's lane (docs/maturation.md, "Tenant
+ * lanes"): its active sessions and traces, and its batch key once per lane of its items' tenants
+ * (a lane whose items inserted no trace finds none: acked).
+ */
+function activityKeys(r: WriteResult, units: Unit[]): ActivityEntity[] {
+  const laneOf = (pk: string) => activityLane(r.tenantOf.get(pk)!);
+  const batchLanes = r.traceBatchMicros ? new Set(units.map((u) => activityLane(u.message.tenantId))) : [];
+  return [
+    ...r.activeSessionPks.map((pk) => ({ kind: "session" as const, pk, lane: laneOf(pk) })),
+    ...r.activeTracePks.map((pk) => ({ kind: "trace" as const, pk, lane: laneOf(pk) })),
+    ...[...batchLanes].map((lane) => ({ kind: "batch" as const, pk: r.traceBatchMicros!, lane })),
+  ];
+}
+
+/**
  * Writes the units in one transaction; when that fails (not transiently) splits them in halves
  * until the culprit is alone and marks it, so the halves that pass are committed. A transient
- * failure throws (the runtime retries the whole batch, idempotent by natural keys).
+ * failure throws (the runtime retries the whole batch, idempotent by natural keys). Returns the
+ * activity keys to refresh.
  */
-async function writeIsolating(
-  sql: postgres.Sql,
-  units: Unit[],
-): Promise<{ activeSessionPks: string[]; activeTracePks: string[]; batchKeys: string[] }> {
+async function writeIsolating(sql: postgres.Sql, units: Unit[]): Promise<ActivityEntity[]> {
   try {
     const r = await writeIngestBatch(
       sql,
       units.map((u) => u.message),
     );
-    return { ...r, batchKeys: r.traceBatchMicros ? [r.traceBatchMicros] : [] };
+    return activityKeys(r, units);
   } catch (err) {
     if (classifyFailure(err) === "transient") throw err;
     if (units.length === 1) {
       units[0].failure = err;
-      return { activeSessionPks: [], activeTracePks: [], batchKeys: [] };
+      return [];
     }
     const mid = units.length >> 1;
     const a = await writeIsolating(sql, units.slice(0, mid));
     const b = await writeIsolating(sql, units.slice(mid));
-    return {
-      activeSessionPks: [...a.activeSessionPks, ...b.activeSessionPks],
-      activeTracePks: [...a.activeTracePks, ...b.activeTracePks],
-      batchKeys: [...a.batchKeys, ...b.batchKeys],
-    };
+    return [...a, ...b];
   }
 }
 

@@ -31,7 +31,7 @@ export interface KindInsert {
   /** Rows that depend on the new rows' keys (issued first in the settle stage, pipelined). */
   followUp?(tx: Tx): Promise<unknown>;
   /** Of the rows that were only replayed, the entities still pending (their keys are refreshed); issued last. */
-  stillActive?(tx: Tx): Promise<Array<{ id: string }>>;
+  stillActive?(tx: Tx): Promise<Array<{ id: string; tenant_id: string }>>;
 }
 
 export interface WriteOptions {

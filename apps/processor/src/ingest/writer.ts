@@ -14,9 +14,16 @@ export interface WriteResult {
   activeTracePks: string[];
   /** Transaction time (µs since epoch) of the write when it inserted traces: the batch key. */
   traceBatchMicros: string | null;
+  /** The tenant of each session and trace above: their keys go to its lane (docs/maturation.md, "Tenant lanes"). */
+  tenantOf: ReadonlyMap<string, string>;
 }
 
-const NOTHING: WriteResult = { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null };
+const NOTHING: WriteResult = {
+  activeSessionPks: [],
+  activeTracePks: [],
+  traceBatchMicros: null,
+  tenantOf: new Map(),
+};
 
 /** A session-bound message: a trace or an event (the kinds whose writer's stage is "session"). */
 type SessionMessage = IngestMessage & { payload: { session_id: string; environment?: string } };
@@ -198,9 +205,9 @@ async function settleActivity(tx: Tx, inserted: Inserted, sessionPks: string[]):
   const replayedSessions = sessionPks.filter((id) => !activity.has(id));
   const activeSessions = replayedSessions.length
     ? tx<
-        { id: string }[]
-      >`select id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`.execute()
-    : Promise.resolve([] as { id: string }[]);
+        { id: string; tenant_id: string }[]
+      >`select id, tenant_id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`.execute()
+    : Promise.resolve([] as { id: string; tenant_id: string }[]);
   const activeEntities = inserted.kinds.map((k) => k.stillActive?.(tx) ?? Promise.resolve([]));
   const [, updated, active, stillActive] = await Promise.all([
     Promise.all(followUps),
@@ -212,5 +219,6 @@ async function settleActivity(tx: Tx, inserted: Inserted, sessionPks: string[]):
     activeSessionPks: [...updated.map((r) => r.id), ...active.map((r) => r.id)],
     activeTracePks: stillActive.flat().map((r) => r.id),
     traceBatchMicros: inserted.batchMicros,
+    tenantOf: new Map([...updated, ...active, ...stillActive.flat()].map((r) => [r.id, r.tenant_id])),
   };
 }

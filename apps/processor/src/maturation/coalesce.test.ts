@@ -28,7 +28,8 @@ function harness(windowSeconds: number, minIntervalMs: number) {
       await (c as any).flush(clock);
     }
   };
-  const expiries = (pk: string) => puts.filter((p) => p.subject.endsWith(`.s.${pk}`)).map((p) => p.at + p.ttl * 1000);
+  const expiries = (pk: string) =>
+    puts.filter((p) => p.subject.endsWith(`.s.03.${pk}`)).map((p) => p.at + p.ttl * 1000);
   return { c, puts, advance, expiries, now: () => clock };
 }
 
@@ -38,11 +39,11 @@ describe("activity put coalescing", () => {
     let lastWrite = 0;
     for (let i = 0; i < 20; i++) {
       lastWrite = h.now();
-      await h.c.refresh([{ kind: "session", pk: "a" }]);
+      await h.c.refresh([{ kind: "session", pk: "a", lane: "03" }]);
       await h.advance(1000);
     }
     await h.advance(10_000);
-    const sessionPuts = h.puts.filter((p) => p.subject.endsWith(".s.a"));
+    const sessionPuts = h.puts.filter((p) => p.subject.endsWith(".s.03.a"));
     expect(sessionPuts.length).toBeLessThanOrEqual(5); // 20 writes over 20 s
     for (let i = 1; i < sessionPuts.length; i++)
       expect(sessionPuts[i].at - sessionPuts[i - 1].at).toBeGreaterThanOrEqual(5000);
@@ -56,29 +57,35 @@ describe("activity put coalescing", () => {
   test("a write after the interval puts at once; batch and trace keys are never coalesced", async () => {
     const h = harness(30, 5000);
     await h.c.refresh([
-      { kind: "session", pk: "a" },
-      { kind: "batch", pk: "123" },
+      { kind: "session", pk: "a", lane: "03" },
+      { kind: "batch", pk: "123", lane: "03" },
     ]);
     await h.c.refresh([
-      { kind: "batch", pk: "124" },
-      { kind: "trace", pk: "t1" },
+      { kind: "batch", pk: "124", lane: "03" },
+      { kind: "trace", pk: "t1", lane: "03" },
     ]);
-    expect(h.puts.map((p) => p.subject.split(".").slice(-2).join("."))).toEqual(["s.a", "b.123", "b.124", "t.t1"]);
+    expect(h.puts.map((p) => p.subject.split(".").slice(-3).join("."))).toEqual([
+      "s.03.a",
+      "b.03.123",
+      "b.03.124",
+      "t.03.t1",
+    ]);
     await h.advance(6000);
-    await h.c.refresh([{ kind: "session", pk: "a" }]);
+    await h.c.refresh([{ kind: "session", pk: "a", lane: "03" }]);
     expect(h.puts.length).toBe(5);
     expect(h.puts[4].ttl).toBe(30);
   });
 
   test("stop sends what is scheduled, still expiring at write + window", async () => {
     const h = harness(30, 5000);
-    await h.c.refresh([{ kind: "session", pk: "a" }]);
+    await h.c.refresh([{ kind: "session", pk: "a", lane: "03" }]);
     await h.advance(1200);
     const write = h.now();
-    await h.c.refresh([{ kind: "session", pk: "a" }]);
+    await h.c.refresh([{ kind: "session", pk: "a", lane: "03" }]);
     expect(h.puts.length).toBe(1);
     await h.c.stop();
     expect(h.puts.length).toBe(2);
+    expect(h.puts[1].subject.endsWith(".s.03.a")).toBe(true); // the trailing put keeps the key's lane
     const exp = h.expiries("a")[1];
     expect(exp).toBeGreaterThanOrEqual(write + 30_000);
     expect(exp - (write + 30_000)).toBeLessThan(1000);
@@ -92,17 +99,20 @@ describe("activity put coalescing", () => {
     ] as const) {
       const h = harness(w, i);
       expect(h.c.enabled).toBe(false);
-      await h.c.refresh([{ kind: "session", pk: "a" }]);
-      await h.c.refresh([{ kind: "session", pk: "a" }]);
+      await h.c.refresh([{ kind: "session", pk: "a", lane: "03" }]);
+      await h.c.refresh([{ kind: "session", pk: "a", lane: "03" }]);
       expect(h.puts.length).toBe(2);
     }
   });
 
   test("rearm puts the key for the time the session still has, rounded up", async () => {
     const h = harness(30, 5000);
-    await h.c.rearm("a", 1200);
+    await h.c.rearm("a", "03", 1200);
     expect(h.puts[0].ttl).toBe(2);
-    await h.c.rearm("b", 0);
+    await h.c.rearm("b", "03", 0);
     expect(h.puts[1].ttl).toBe(1);
+    // In the marker's lane; a key of before lanes (lane null) is re-armed as it was.
+    await h.c.rearm("c", null, 0);
+    expect(h.puts.map((p) => p.subject.split(".").slice(2).join("."))).toEqual(["s.03.a", "s.03.b", "s.c"]);
   });
 });

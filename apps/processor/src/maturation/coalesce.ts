@@ -1,7 +1,7 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
-import { activitySubject, markerTtlSeconds, refreshActivity, type EntityKind } from "./activity.ts";
+import { activitySubject, markerTtlSeconds, refreshActivity, type ActivityEntity } from "./activity.ts";
 
 /**
  * At most one activity-key put per session per `minIntervalMs`, with markers exactly as
@@ -24,8 +24,8 @@ import { activitySubject, markerTtlSeconds, refreshActivity, type EntityKind } f
  */
 export class ActivityCoalescer {
   private readonly lastPut = new Map<string, number>();
-  /** pk -> { due: when to put, ttl: seconds } */
-  private readonly trailing = new Map<string, { due: number; ttl: number }>();
+  /** pk -> { due: when to put, ttl: seconds, lane: its key's lane } */
+  private readonly trailing = new Map<string, { due: number; ttl: number; lane: string | null }>();
   /** Trailing puts by tick (due / tickMs, rounded up): a tick visits only what is due. */
   private readonly buckets = new Map<number, Set<string>>();
   private lastPrune = 0;
@@ -72,10 +72,10 @@ export class ActivityCoalescer {
    * Refreshes the keys of entities that just got new rows. Resolves when the puts that must
    * happen now are stored; coalesced sessions get a trailing put later.
    */
-  async refresh(entities: Array<{ kind: EntityKind; pk: string }>): Promise<void> {
+  async refresh(entities: ActivityEntity[]): Promise<void> {
     if (!this.enabled) return refreshActivity(this.deps.js, this.deps.topology, entities, this.deps.windowSeconds);
     const now = this.now();
-    const putNow: Array<{ kind: EntityKind; pk: string }> = [];
+    const putNow: ActivityEntity[] = [];
     for (const e of entities) {
       if (e.kind !== "session") {
         putNow.push(e);
@@ -90,7 +90,7 @@ export class ActivityCoalescer {
         const waitS = Math.max(1, Math.ceil((last + this.deps.minIntervalMs - now) / 1000));
         this.unschedule(e.pk);
         const due = now + waitS * 1000;
-        this.trailing.set(e.pk, { due, ttl: markerTtlSeconds(this.deps.windowSeconds) - waitS });
+        this.trailing.set(e.pk, { due, ttl: markerTtlSeconds(this.deps.windowSeconds) - waitS, lane: e.lane });
         const b = Math.ceil(due / this.tickMs);
         let set = this.buckets.get(b);
         if (!set) this.buckets.set(b, (set = new Set()));
@@ -100,11 +100,14 @@ export class ActivityCoalescer {
     await refreshActivity(this.deps.js, this.deps.topology, putNow, this.deps.windowSeconds);
   }
 
-  /** Re-arms the key of a session its marker found still active, for the time it still has. */
-  async rearm(pk: string, dueInMs: number): Promise<void> {
+  /**
+   * Re-arms the key of a session its marker found still active, for the time it still has, in
+   * the lane of that marker (a key written before lanes is re-armed in its tenant's lane).
+   */
+  async rearm(pk: string, lane: string | null, dueInMs: number): Promise<void> {
     const ttl = Math.max(1, Math.ceil(dueInMs / 1000));
     this.lastPut.set(pk, this.now());
-    await this.deps.js.publish(activitySubject(this.deps.topology, "session", pk), "1", {
+    await this.deps.js.publish(activitySubject(this.deps.topology, { kind: "session", pk, lane }), "1", {
       ttl: `${ttl}s`,
       timeout: 10_000,
     });
@@ -147,7 +150,7 @@ export class ActivityCoalescer {
         const ttl = Math.max(1, Math.ceil((t.due + t.ttl * 1000 - now) / 1000));
         this.lastPut.set(pk, now);
         due.push(
-          this.deps.js.publish(activitySubject(this.deps.topology, "session", pk), "1", {
+          this.deps.js.publish(activitySubject(this.deps.topology, { kind: "session", pk, lane: t.lane }), "1", {
             ttl: `${ttl}s`,
             timeout: 10_000,
           }),

@@ -15,6 +15,7 @@ import { loadPriceBooks, loadPriceBooksOfTraces } from "@cellar/shared/pricing/t
 import type { Logger } from "@cellar/shared/logger";
 import { NeedsPayload } from "../analysis/chain.ts";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session.ts";
+import { activityLane } from "./activity.ts";
 import type { FailurePolicy } from "./failure-policy.ts";
 import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
 import {
@@ -295,10 +296,13 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
   return outcomes;
 }
 
-/** Pending traces inserted by the write whose transaction time is `micros` (a batch key). */
-export async function tracesOfBatch(sql: postgres.Sql, micros: string): Promise<string[]> {
+/**
+ * Pending traces inserted by the write whose transaction time is `micros` (a batch key), of the
+ * tenants of the key's lane (all of them for a key written before lanes: `lane` null).
+ */
+export async function tracesOfBatch(sql: postgres.Sql, micros: string, lane: string | null = null): Promise<string[]> {
   if (!/^\d{1,20}$/.test(micros)) return [];
-  return maturationState.tracesOfBatch(sql, micros);
+  return maturationState.tracesOfBatch(sql, micros, lane === null ? undefined : (t) => activityLane(t) === lane);
 }
 
 async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
