@@ -96,9 +96,10 @@ export const FOLDED_ATTEMPT_WINDOW = "30 seconds";
  * marks it delivered (migration 0035); any later one is a `webhook_attempts` row as before.
  */
 export async function recordSuccesses(sql: Sql, recs: SuccessRecord[]): Promise<void[]> {
+  const ids = recs.map((r) => r.deliveryId);
   await sql`
     with v as (
-      select * from unnest(${recs.map((r) => r.deliveryId)}::text[], ${recs.map((r) => r.subscriptionId)}::uuid[], ${recs.map((r) => r.attempt)}::int[],
+      select * from unnest(${ids}::text[], ${recs.map((r) => r.subscriptionId)}::uuid[], ${recs.map((r) => r.attempt)}::int[],
         ${recs.map((r) => r.statusCode)}::int[], ${recs.map((r) => r.durationMs)}::int[], ${recs.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
         as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
     ), r as (
@@ -110,6 +111,9 @@ export async function recordSuccesses(sql: Sql, recs: SuccessRecord[]): Promise<
           and d.created_at >= v.attempted_at - ${FOLDED_ATTEMPT_WINDOW}::interval as folds,
         v.attempt = 1 and d.first_attempted_at is not null as folded_before
       from v join webhook_deliveries d on d.id = v.delivery_id
+      -- The ids once more as an index condition: joined to the unnest alone, the planner reads a
+      -- young table whole (its statistics say it is small), 10-70 ms a batch at 30,000 rows.
+      where d.id = any(${ids}::text[])
     ), ins as (
       insert into webhook_attempts (delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
       select delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at from r
@@ -121,7 +125,7 @@ export async function recordSuccesses(sql: Sql, recs: SuccessRecord[]): Promise<
         first_status_code = case when r.folds then r.status_code else d.first_status_code end,
         first_duration_ms = case when r.folds then r.duration_ms else d.first_duration_ms end,
         first_attempted_at = case when r.folds then r.attempted_at else d.first_attempted_at end
-      from r where d.id = r.delivery_id
+      from r where d.id = r.delivery_id and d.id = any(${ids}::text[])
     )
     update webhook_subscriptions s set consecutive_failures = 0, failing_since = null, last_delivery_status = 'delivered'
     where s.id in (select subscription_id from v)
