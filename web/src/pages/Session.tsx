@@ -10,8 +10,12 @@ import { type BreakdownCall, type CallCost, CostBreakdown } from "../components/
 
 /** Items per transcript read: the API's maximum page (docs/platform-api.md). */
 export const TRANSCRIPT_PAGE = 500;
-/** Traces per cost-breakdown read: the API's maximum page (docs/platform-api.md). */
-export const COST_PAGE = 500;
+/**
+ * Traces per cost-breakdown read. Each is a stored payload the platform inflates and prices, so a
+ * page is smaller than the API's 500 (100 traces of a 60-message session: about 2x the time of the
+ * same page of S/traces); the breakdown loads beside the rest of the page, never before it.
+ */
+export const COST_PAGE = 100;
 
 interface CostTrace {
   traceId: string;
@@ -54,20 +58,27 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
   const [loadingCost, setLoadingCost] = useState(false);
   const main = useLoad(
     async (signal) => {
-      const [transcript, tldr, cost, problems, metrics, breakdown] = await Promise.all([
+      const [transcript, tldr, cost, problems, metrics] = await Promise.all([
         api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}`, { signal }),
         api(`${S}/tldr`, { signal }),
         // Its `models` are loose JSON objects in the platform's schema (sessions/model.ts).
         api(`${S}/cost-by-model`, { signal }),
         api<ProblemAnalysis>(`${S}/problem-analysis`, { signal }),
         api(`/telemetry/metrics/session/${enc(service)}/${enc(sessionId)}`, { signal }),
-        api(`${S}/cost-breakdown?limit=${COST_PAGE}`, { signal }),
       ]);
       setItems(transcript.items);
       setMore(transcript.pagination.nextOffset);
-      setCostTraces(breakdown.traces);
-      setCostNext(breakdown.pagination.nextCursor);
       return { transcript, tldr, cost, problems, metrics };
+    },
+    [S],
+  );
+  // The breakdown reads payloads: loaded on its own, beside the rest (read again when they are).
+  const breakdown = useLoad(
+    async (signal) => {
+      const r = await api(`${S}/cost-breakdown?limit=${COST_PAGE}`, { signal });
+      setCostTraces(r.traces);
+      setCostNext(r.pagination.nextCursor);
+      return true;
     },
     [S],
   );
@@ -77,7 +88,10 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
   useEffect(() => {
     if (!d || d.transcript.status === "complete") return;
     const s = Math.min(30, Math.max(2, d.transcript.retryAfterSeconds ?? 5));
-    const timer = setTimeout(main.reload, s * 1000);
+    const timer = setTimeout(() => {
+      main.reload();
+      breakdown.reload();
+    }, s * 1000);
     return () => clearTimeout(timer);
   }, [d]);
 
@@ -251,7 +265,9 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
           </aside>
         </div>
       )}
-      {d && (
+      {d && !breakdown.data && <ErrorBox error={breakdown.error} />}
+      {d && !breakdown.data && breakdown.loading && <Loading what="Loading the cost breakdown" />}
+      {d && breakdown.data && (
         <CostBreakdown calls={calls} openCalls={calls.length <= 3} partial={costNext !== null}>
           {costNext !== null && (
             <button type="button" onClick={moreCost} disabled={loadingCost}>
