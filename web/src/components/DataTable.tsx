@@ -14,6 +14,15 @@ export interface Column<T> {
   cellClass?: string;
 }
 
+/** A column whose key is its header's text: `column("Name", (r) => r.name)`, options after. */
+export function column<T>(
+  header: string,
+  cell: (row: T) => ComponentChildren,
+  options: Omit<Column<T>, "key" | "header" | "cell"> = {},
+): Column<T> {
+  return { key: header, header, cell, ...options };
+}
+
 export interface DataTableProps<T> {
   columns: Column<T>[];
   rows: T[];
@@ -25,7 +34,7 @@ export interface DataTableProps<T> {
   /** Denser rows. */
   compact?: boolean;
   /** Extra attributes of a row (data-* for tests and links). */
-  rowProps?: (row: T) => JSX.HTMLAttributes<HTMLTableRowElement>;
+  rowProps?: (row: T) => JSX.HTMLAttributes<HTMLTableRowElement> & { [data: `data-${string}`]: string | number };
   /** Shown instead of the table when there are no rows; nothing when left out. */
   empty?: ComponentChildren;
 }

@@ -5,6 +5,8 @@ export interface PageShellProps {
   title: ComponentChildren;
   /** A sentence under the title: what the page is for. */
   lead?: ComponentChildren;
+  /** Under the title and lead, above the load's state: the page's filters, notices, a secret shown once. */
+  head?: ComponentChildren;
   /** The page's load (useLoad): its error is shown, and "Loading" until the first data. */
   load?: { loading: boolean; error?: Error; data?: unknown };
   /** What is loading ("Loading dead letters"). */
@@ -13,15 +15,16 @@ export interface PageShellProps {
 }
 
 /**
- * Every page's frame: the title (focused on navigation, ui.tsx PageTitle), the lead, the load's
- * error and progress, then the page. The content shows as soon as there is data, also while a
- * reload runs (the old data stays until the new arrives).
+ * Every page's frame: the title (focused on navigation, ui.tsx PageTitle), the lead, the head
+ * (filters, notices), the load's error and progress, then the page. The content shows as soon as
+ * there is data, also while a reload runs (the old data stays until the new arrives).
  */
 export function PageShell(p: PageShellProps) {
   return (
     <>
       <PageTitle>{p.title}</PageTitle>
       {p.lead !== undefined && <p class="muted">{p.lead}</p>}
+      {p.head}
       <ErrorBox error={p.load?.error} />
       {p.load?.loading && p.load.data === undefined && <Loading what={p.loadingWhat} />}
       {p.children}

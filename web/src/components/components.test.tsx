@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { render } from "preact-render-to-string";
 import type { Me } from "../api";
 import { Pager, type Pagination } from "../pager";
-import { buttonColumn, DataTable } from "./DataTable";
-import { Field, Outcome, ServiceSelect } from "./form";
+import { buttonColumn, column, DataTable } from "./DataTable";
+import { Field, Options, Outcome, ServiceSelect } from "./form";
 import { loadEnded, loadStarted, useLoad } from "../ui";
 import { PageShell } from "./PageShell";
 
@@ -50,7 +50,7 @@ describe("DataTable", () => {
         columns={columns}
         rows={rows}
         rowKey={(r) => r.id}
-        rowProps={(r) => ({ "data-row": r.id }) as never}
+        rowProps={(r) => ({ "data-row": r.id })}
       />,
     );
     expect(html).toContain('<table class="list compact" aria-label="Attempts">');
@@ -71,6 +71,20 @@ test("a button column names each row's button for screen readers and hides its h
   );
   expect(html).toContain('<th scope="col"><span class="sr-only">Actions</span></th>');
   expect(html).toContain('<button type="button" class="small danger" aria-label="Delete first">Delete</button>');
+});
+
+describe("column", () => {
+  test("a column keyed by its header, its options kept", () => {
+    const c = column("Count", (r: Row) => r.n, { numeric: true });
+    expect(c.key).toBe("Count");
+    expect(c.header).toBe("Count");
+    expect(c.numeric).toBe(true);
+    expect(c.cell(rows[1])).toBe(12);
+    const html = render(
+      <DataTable columns={[column("Name", (r: Row) => r.name), c]} rows={rows} rowKey={(r) => r.id} />,
+    );
+    expect(html).toContain('<td>first</td><td class="n">3</td>');
+  });
 });
 
 describe("PageShell", () => {
@@ -101,9 +115,37 @@ describe("PageShell", () => {
     expect(html).toContain('<p class="error" role="alert">HTTP 503: try again</p>');
     expect(html).not.toContain("Loading");
   });
+
+  test("the head (filters, notices) comes under the lead and above the load's error and progress", () => {
+    const html = render(
+      <PageShell
+        title="Things"
+        lead="What things are."
+        head={<p class="notice">Not enabled here.</p>}
+        load={{ loading: true, error: new Error("HTTP 503") }}
+      />,
+    );
+    const order = ["What things are.", "Not enabled here.", "HTTP 503", "Loading"].map((t) => html.indexOf(t));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
+  });
 });
 
 describe("form parts", () => {
+  test("Options: one option per [value, text] pair, in order", () => {
+    const html = render(
+      <select>
+        <Options
+          of={[
+            ["1h", "Last hour"],
+            ["24h", "Last day", "extra"],
+          ]}
+        />
+      </select>,
+    );
+    expect(html).toBe('<select><option value="1h">Last hour</option><option value="24h">Last day</option></select>');
+  });
+
   const me = {
     services: [
       { id: "s1", name: "support-bot" },

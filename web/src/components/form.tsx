@@ -51,3 +51,16 @@ export function Outcome({ error, notice }: { error?: string | null; notice?: str
     </>
   );
 }
+
+/** The options of a select from [value, text] pairs (a select's choices declared as a list). */
+export function Options({ of }: { of: ReadonlyArray<readonly [string, string, ...unknown[]]> }) {
+  return (
+    <>
+      {of.map(([value, text]) => (
+        <option key={value} value={value}>
+          {text}
+        </option>
+      ))}
+    </>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, enc } from "../api";
-import { buttonColumn, DataTable } from "../components/DataTable";
+import { buttonColumn, column, DataTable } from "../components/DataTable";
 import { Outcome } from "../components/form";
 import { PageShell } from "../components/PageShell";
 import { when } from "../format";
@@ -64,8 +64,8 @@ export function DeadLettersPage() {
           rows={data.data}
           rowKey={(d) => d.seq}
           columns={[
-            { key: "When", header: "When", cell: (d) => when(d.at) },
-            { key: "What", header: "What", cell: (d) => `${d.kind ?? "?"} · ${d.serviceName ?? "?"}` },
+            column("When", (d: DeadLetter) => when(d.at)),
+            column("What", (d: DeadLetter) => `${d.kind ?? "?"} · ${d.serviceName ?? "?"}`),
             {
               key: "Session",
               header: "Session",
@@ -76,7 +76,7 @@ export function DeadLettersPage() {
                   "—"
                 ),
             },
-            { key: "Reason", header: "Reason", cellClass: "url", cell: (d) => d.reason },
+            column("Reason", (d: DeadLetter) => d.reason, { cellClass: "url" }),
             buttonColumn((d: DeadLetter) => ({
               text: "Replay",
               label: `Replay dead letter ${d.seq}`,

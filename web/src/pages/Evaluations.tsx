@@ -4,6 +4,7 @@ import { api, ApiError, enc, isAdmin, type Me } from "../api";
 import { when } from "../format";
 import { ActionError, Badge, ErrorBox, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
 import { Transcript, type Item } from "./Transcript";
+import { Field } from "../components/form";
 
 /** What the form can create (docs/evaluations.md): a model judge, or a deterministic check. */
 const KINDS: Array<[string, string]> = [
@@ -79,12 +80,10 @@ function EvaluatorForm({ me, service, onSaved }: { me: Me; service: string; onSa
       }}
     >
       <h2 id="evaluator-form-h">New evaluator</h2>
-      <label class="field">
-        <span>Name (its scores' name)</span>
+      <Field label="Name (its scores' name)">
         <input name="name" required maxLength={128} />
-      </label>
-      <label class="field">
-        <span>Kind</span>
+      </Field>
+      <Field label="Kind">
         <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
           {KINDS.map(([k, label]) => (
             <option key={k} value={k} disabled={(k === "openai" || k === "anthropic") && !isAdmin(me)}>
@@ -92,22 +91,19 @@ function EvaluatorForm({ me, service, onSaved }: { me: Me; service: string; onSa
             </option>
           ))}
         </select>
-      </label>
+      </Field>
       {judge && (
         <>
           <p class="muted">A judge sends this service's conversations to the endpoint below (docs: Privacy).</p>
-          <label class="field">
-            <span>Endpoint URL</span>
+          <Field label="Endpoint URL">
             <input name="url" required type="url" placeholder="https://api.openai.com/v1/chat/completions" />
-          </label>
-          <label class="field">
-            <span>Model</span>
+          </Field>
+          <Field label="Model">
             <input name="model" required />
-          </label>
-          <label class="field">
-            <span>API key (write-only)</span>
+          </Field>
+          <Field label="API key (write-only)">
             <input name="api_key" type="password" autoComplete="off" />
-          </label>
+          </Field>
           <label class="field">
             <span>
               Instructions ({"{{final_answer}}"}, {"{{transcript}}"}, ...)
@@ -119,79 +115,67 @@ function EvaluatorForm({ me, service, onSaved }: { me: Me; service: string; onSa
               defaultValue="Rate how helpful {{final_answer}} is for {{last_user_message}}."
             />
           </label>
-          <label class="field">
-            <span>Output</span>
+          <Field label="Output">
             <select name="output" value={output} onChange={(e) => setOutput((e.target as HTMLSelectElement).value)}>
               <option value="number">Number in a range</option>
               <option value="boolean">Boolean</option>
               <option value="label">One of labels</option>
             </select>
-          </label>
+          </Field>
           {output === "number" && (
             <>
-              <label class="field">
-                <span>Min</span>
+              <Field label="Min">
                 <input name="min" type="number" step="any" defaultValue="0" />
-              </label>
-              <label class="field">
-                <span>Max</span>
+              </Field>
+              <Field label="Max">
                 <input name="max" type="number" step="any" defaultValue="1" />
-              </label>
+              </Field>
             </>
           )}
           {output === "label" && (
-            <label class="field">
-              <span>Labels (comma-separated)</span>
+            <Field label="Labels (comma-separated)">
               <input name="labels" required />
-            </label>
+            </Field>
           )}
-          <label class="field">
-            <span>Daily budget (USD, optional)</span>
+          <Field label="Daily budget (USD, optional)">
             <input name="budget" type="number" step="any" min="0" />
-          </label>
+          </Field>
         </>
       )}
       {kind === "pattern" && (
         <>
-          <label class="field">
-            <span>Pattern</span>
+          <Field label="Pattern">
             <input name="pattern" required />
-          </label>
-          <label class="field">
-            <span>Passes when the answer</span>
+          </Field>
+          <Field label="Passes when the answer">
             <select name="mode">
               <option value="matches">matches it</option>
               <option value="avoids">avoids it</option>
             </select>
-          </label>
+          </Field>
         </>
       )}
       {kind === "length" && (
         <>
-          <label class="field">
-            <span>Min characters</span>
+          <Field label="Min characters">
             <input name="min" type="number" min="0" />
-          </label>
-          <label class="field">
-            <span>Max characters</span>
+          </Field>
+          <Field label="Max characters">
             <input name="max" type="number" min="0" />
-          </label>
+          </Field>
         </>
       )}
       {kind === "json_schema" && (
-        <label class="field">
-          <span>JSON Schema</span>
+        <Field label="JSON Schema">
           <textarea name="schema" rows={4} defaultValue='{"type": "object"}' />
-        </label>
+        </Field>
       )}
-      <label class="field">
-        <span>Review below (optional)</span>
+      <Field label="Review below (optional)">
         <input name="review_below" type="number" step="any" />
-      </label>
-      <label class="field">
-        <span>Sampling rate (0-1, optional)</span>
+      </Field>
+      <Field label="Sampling rate (0-1, optional)">
         <input name="sampling" type="number" step="any" min="0" max="1" />
-      </label>
+      </Field>
       <ActionError error={error} />
       <button type="submit">Create evaluator</button>
     </form>
@@ -371,13 +355,11 @@ function JudgementReview({
       {canChange(me) && (
         <>
           {out.kind === "number" ? (
-            <label class="field">
-              <span>Your verdict</span>
+            <Field label="Your verdict">
               <input name="value" type="number" step="any" min={out.min} max={out.max} required />
-            </label>
+            </Field>
           ) : (
-            <label class="field">
-              <span>Your verdict</span>
+            <Field label="Your verdict">
               <select name="value">
                 {(out.kind === "boolean" ? ["true", "false"] : out.labels).map((l: string) => (
                   <option key={l} value={l}>
@@ -385,12 +367,11 @@ function JudgementReview({
                   </option>
                 ))}
               </select>
-            </label>
+            </Field>
           )}
-          <label class="field">
-            <span>Comment</span>
+          <Field label="Comment">
             <input name="comment" maxLength={2000} />
-          </label>
+          </Field>
           <ActionError error={error} />
           <button type="submit">Submit verdict</button>
         </>

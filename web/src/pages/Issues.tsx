@@ -1,17 +1,20 @@
 import { Link, useSearchParams } from "wouter-preact";
 import { api, enc, type Me } from "../api";
 import type { IssueBreakdown, IssuesPage as IssuesPageBody } from "../api-types";
+import { column, DataTable } from "../components/DataTable";
+import { PageShell } from "../components/PageShell";
 import { num, when } from "../format";
 import { Pager, usePaging } from "../pager";
-import { Badge, ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+import { Badge, FirstTraceHelp, PageTitle, ServicePicker, useLoad, useService } from "../ui";
 
 const PAGE = 50;
+type IssueRow = IssuesPageBody["issues"][number];
 
 export function IssuesPage({ me }: { me: Me }) {
   const [service, setService] = useService(me);
   const [params] = useSearchParams();
   const paging = usePaging(PAGE);
-  const { data, error, loading } = useLoad(
+  const load = useLoad(
     (signal) =>
       service
         ? api<IssuesPageBody>("/telemetry/otel/issues/filtered", {
@@ -23,80 +26,61 @@ export function IssuesPage({ me }: { me: Me }) {
   );
   if (!me.services.length)
     return (
-      <>
-        <PageTitle>Issues</PageTitle>
+      <PageShell title="Issues">
         <FirstTraceHelp me={me} />
-      </>
+      </PageShell>
     );
+  const data = load.data;
   const issues = data?.issues ?? [];
   return (
-    <>
-      <PageTitle>Issues</PageTitle>
-      <div class="filters">
-        <ServicePicker me={me} value={service} onChange={setService} />
-      </div>
-      <ErrorBox error={error} />
-      {loading && !data && <Loading what="Loading issues" />}
-      {data && !issues.length && (
-        <p class="muted">No issues in {service}. Problems the analysis finds in sessions are grouped here.</p>
-      )}
-      {issues.length > 0 && (
-        <div class="table-wrap">
-          <table class="list">
-            <caption class="sr-only">Issues of {service}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Issue</th>
-                <th scope="col">Severity</th>
-                <th scope="col" class="n">
-                  Occurrences
-                </th>
-                <th scope="col" class="n">
-                  Sessions
-                </th>
-                <th scope="col">First seen</th>
-                <th scope="col">Last seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {issues.map((i) => (
-                <tr key={i.issueId}>
-                  <td>
-                    <Link href={`/issues/${enc(service!)}/${enc(i.issueId)}`}>{i.title}</Link>
-                    <div class="muted small">{i.detector}</div>
-                  </td>
-                  <td>
-                    <Badge kind={i.severity}>{i.severity}</Badge>
-                  </td>
-                  <td class="n">{num(i.occurrences)}</td>
-                  <td class="n">{num(i.affectedSessions)}</td>
-                  <td>{when(i.firstSeenAt)}</td>
-                  <td>{when(i.lastSeenAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+    <PageShell
+      title="Issues"
+      load={load}
+      loadingWhat="Loading issues"
+      head={
+        <div class="filters">
+          <ServicePicker me={me} value={service} onChange={setService} />
         </div>
+      }
+    >
+      {data && (
+        <DataTable
+          caption={<>Issues of {service}</>}
+          rows={issues}
+          rowKey={(i) => i.issueId}
+          empty={<>No issues in {service}. Problems the analysis finds in sessions are grouped here.</>}
+          columns={[
+            {
+              key: "Issue",
+              header: "Issue",
+              cell: (i) => (
+                <>
+                  <Link href={`/issues/${enc(service!)}/${enc(i.issueId)}`}>{i.title}</Link>
+                  <div class="muted small">{i.detector}</div>
+                </>
+              ),
+            },
+            column("Severity", (i: IssueRow) => <Badge kind={i.severity}>{i.severity}</Badge>),
+            column("Occurrences", (i: IssueRow) => num(i.occurrences), { numeric: true }),
+            column("Sessions", (i: IssueRow) => num(i.affectedSessions), { numeric: true }),
+            column("First seen", (i: IssueRow) => when(i.firstSeenAt)),
+            column("Last seen", (i: IssueRow) => when(i.lastSeenAt)),
+          ]}
+        />
       )}
       {data?.pagination && issues.length > 0 && <Pager pg={data.pagination} count={issues.length} paging={paging} />}
-    </>
+    </PageShell>
   );
 }
 
 export function IssuePage({ service, issueId }: { service: string; issueId: string }) {
-  const { data, error, loading } = useLoad(
+  const load = useLoad(
     (signal) =>
       api<IssueBreakdown>(`/telemetry/otel/issues/${enc(issueId)}/breakdown?service_name=${enc(service)}`, { signal }),
     [service, issueId],
   );
-  if (!data)
-    return (
-      <>
-        <PageTitle>Issue</PageTitle>
-        <ErrorBox error={error} />
-        {loading && <Loading what="Loading issue" />}
-      </>
-    );
+  const data = load.data;
+  if (!data) return <PageShell title="Issue" load={load} loadingWhat="Loading issue" />;
   const { issue } = data;
   const peak = Math.max(1, ...data.byDay.map((d) => d.occurrences));
   return (

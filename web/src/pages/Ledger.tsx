@@ -1,7 +1,9 @@
 import { useSearchParams } from "wouter-preact";
 import { api, enc, type Me } from "../api";
+import { Field, Options } from "../components/form";
+import { PageShell } from "../components/PageShell";
 import { num, when } from "../format";
-import { ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+import { FirstTraceHelp, ServicePicker, useLoad, useService } from "../ui";
 import { Chart } from "./Overview";
 
 const WINDOWS = [
@@ -36,21 +38,17 @@ export function LedgerPage({ me }: { me: Me }) {
   const [service, setService] = useService(me);
   const [params, setParams] = useSearchParams();
   const win = params.get("window") ?? "1h";
-  const {
-    data: l,
-    error,
-    loading,
-  } = useLoad(
+  const load = useLoad(
     (signal) => (service ? api(`/ledger/${enc(service)}?window=${enc(win)}`, { signal }) : Promise.resolve(null)),
     [service, win],
   );
   if (!me.services.length)
     return (
-      <>
-        <PageTitle>Ledger</PageTitle>
+      <PageShell title="Ledger">
         <FirstTraceHelp me={me} />
-      </>
+      </PageShell>
     );
+  const l = load.data;
   const times: number[] = l?.series.map((s: any) => Date.parse(s.t) / 1000) ?? [];
   const range: [number, number] = l ? [Date.parse(l.from) / 1000, Date.parse(l.to) / 1000] : [0, 1];
   const line = (f: (s: any) => number) => l?.series.map(f) ?? [];
@@ -58,32 +56,30 @@ export function LedgerPage({ me }: { me: Me }) {
   const rec = l?.reconciliation;
   const t = l?.totals;
   return (
-    <>
-      <PageTitle>Ledger</PageTitle>
-      <div class="filters">
-        <ServicePicker me={me} value={service} onChange={setService} />
-        <label class="field">
-          <span>Window</span>
-          <select
-            value={win}
-            onChange={(e) =>
-              setParams((p) => {
-                const next = new URLSearchParams(p);
-                next.set("window", (e.target as HTMLSelectElement).value);
-                return next;
-              })
-            }
-          >
-            {WINDOWS.map(([v, text]) => (
-              <option key={v} value={v}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      <ErrorBox error={error} />
-      {loading && !l && <Loading what="Loading the ledger" />}
+    <PageShell
+      title="Ledger"
+      load={load}
+      loadingWhat="Loading the ledger"
+      head={
+        <div class="filters">
+          <ServicePicker me={me} value={service} onChange={setService} />
+          <Field label="Window">
+            <select
+              value={win}
+              onChange={(e) =>
+                setParams((p) => {
+                  const next = new URLSearchParams(p);
+                  next.set("window", (e.target as HTMLSelectElement).value);
+                  return next;
+                })
+              }
+            >
+              <Options of={WINDOWS} />
+            </select>
+          </Field>
+        </div>
+      }
+    >
       {rec && !rec.balanced && (
         <div class="error" role="alert" data-testid="ledger-unbalanced">
           <strong>The books do not balance</strong> (since {when(rec.unbalancedSince)}, checked {when(rec.checkedAt)}):{" "}
@@ -160,6 +156,6 @@ export function LedgerPage({ me }: { me: Me }) {
           />
         </>
       )}
-    </>
+    </PageShell>
   );
 }

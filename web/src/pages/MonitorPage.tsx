@@ -2,7 +2,9 @@ import { useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import { api, enc, type Me } from "../api";
 import { when } from "../format";
-import { ErrorBox, Loading, PageTitle, useLoad } from "../ui";
+import { column, DataTable } from "../components/DataTable";
+import { PageShell } from "../components/PageShell";
+import { useLoad } from "../ui";
 import { MonitorForm, StateBadge } from "./Monitors";
 
 /** The aggregate over the last 24 h as a line, the thresholds as dashed lines. */
@@ -43,14 +45,7 @@ export function MonitorPage({ me, id }: { me: Me; id: string }) {
   const data = useLoad((signal) => api(`/monitors/${enc(id)}`, { signal }), [id]);
   const [editing, setEditing] = useState(false);
   const [, navigate] = useLocation();
-  if (!data.data)
-    return (
-      <>
-        <PageTitle>Monitor</PageTitle>
-        <ErrorBox error={data.error} />
-        {data.loading && <Loading />}
-      </>
-    );
+  if (!data.data) return <PageShell title="Monitor" load={data} />;
   const { monitor: m, points, changes } = data.data;
   const remove = async () => {
     if (!confirm(`Delete monitor ${m.name} and its history?`)) return;
@@ -58,8 +53,7 @@ export function MonitorPage({ me, id }: { me: Me; id: string }) {
     navigate("/monitors");
   };
   return (
-    <>
-      <PageTitle>Monitor {m.name}</PageTitle>
+    <PageShell title={<>Monitor {m.name}</>}>
       <p>
         <StateBadge state={m.state} /> since {when(m.state_since)} · {m.service_name} · {m.metric}
         {m.metric_arg ? ` (${m.metric_arg})` : ""} over {m.window_seconds / 60} min, alert{" "}
@@ -72,34 +66,24 @@ export function MonitorPage({ me, id }: { me: Me; id: string }) {
       </section>
       <section class="panel" aria-labelledby="changes-h">
         <h2 id="changes-h">State changes</h2>
-        {changes.length === 0 ? (
-          <p class="muted">None yet.</p>
-        ) : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Change</th>
-                <th scope="col">Value</th>
-                <th scope="col">Samples</th>
-                <th scope="col">Webhook</th>
-              </tr>
-            </thead>
-            <tbody>
-              {changes.map((c: any) => (
-                <tr key={c.seq}>
-                  <td>{when(c.occurred_at)}</td>
-                  <td>
-                    <StateBadge state={c.from} /> → <StateBadge state={c.to} /> ({c.transition})
-                  </td>
-                  <td>{Math.round(c.value * 1000) / 1000}</td>
-                  <td>{c.samples}</td>
-                  <td>{c.event_type ? `${c.event_type}${c.published_at ? "" : " (pending)"}` : "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          rows={changes as any[]}
+          rowKey={(c) => c.seq}
+          empty="None yet."
+          columns={[
+            column("When", (c: any) => when(c.occurred_at)),
+            column("Change", (c: any) => (
+              <>
+                <StateBadge state={c.from} /> → <StateBadge state={c.to} /> ({c.transition})
+              </>
+            )),
+            column("Value", (c: any) => Math.round(c.value * 1000) / 1000),
+            column("Samples", (c: any) => c.samples),
+            column("Webhook", (c: any) =>
+              c.event_type ? `${c.event_type}${c.published_at ? "" : " (pending)"}` : "—",
+            ),
+          ]}
+        />
       </section>
       {me.user.role !== "viewer" && (
         <>
@@ -124,6 +108,6 @@ export function MonitorPage({ me, id }: { me: Me; id: string }) {
           )}
         </>
       )}
-    </>
+    </PageShell>
   );
 }

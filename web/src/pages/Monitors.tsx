@@ -1,8 +1,11 @@
 import { useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { api, ApiError, enc, type Me } from "../api";
+import { column, DataTable } from "../components/DataTable";
+import { Field, Outcome, Options } from "../components/form";
+import { PageShell } from "../components/PageShell";
 import { when } from "../format";
-import { Badge, ErrorBox, Loading, PageTitle, useLoad } from "../ui";
+import { Badge, useLoad } from "../ui";
 
 /** The metrics a monitor can watch (docs/monitors.md); `arg` names what metric_arg means. */
 export const METRICS: Array<[string, string, string?]> = [
@@ -76,8 +79,7 @@ export function MonitorForm({ me, initial, onSaved }: { me: Me; initial?: any; o
       }}
     >
       <h2 id="monitor-form-h">{initial ? "Edit monitor" : "New monitor"}</h2>
-      <label class="field">
-        <span>Service</span>
+      <Field label="Service">
         <select name="service" required disabled={!!initial} defaultValue={i.service_name}>
           {me.services.map((s) => (
             <option key={s.id} value={s.name}>
@@ -85,38 +87,29 @@ export function MonitorForm({ me, initial, onSaved }: { me: Me; initial?: any; o
             </option>
           ))}
         </select>
-      </label>
-      <label class="field">
-        <span>Name</span>
+      </Field>
+      <Field label="Name">
         <input name="name" required maxLength={200} defaultValue={i.name} />
-      </label>
-      <label class="field">
-        <span>Metric</span>
+      </Field>
+      <Field label="Metric">
         <select name="metric" value={metric} onChange={(e) => setMetric((e.target as HTMLSelectElement).value)}>
-          {METRICS.map(([m, label]) => (
-            <option key={m} value={m}>
-              {label}
-            </option>
-          ))}
+          <Options of={METRICS} />
         </select>
-      </label>
+      </Field>
       {arg && (
-        <label class="field">
-          <span>{arg}</span>
+        <Field label={arg}>
           <input name="metric_arg" required defaultValue={i.metric_arg ?? ""} />
-        </label>
+        </Field>
       )}
       <fieldset class="checks">
         <legend>Only sessions with (optional)</legend>
         {["environment", "model", "label"].map((k) => (
-          <label key={k} class="field">
-            <span>{k}</span>
+          <Field key={k} label={k}>
             <input name={k} defaultValue={i.filters?.[k] ?? ""} />
-          </label>
+          </Field>
         ))}
       </fieldset>
-      <label class="field">
-        <span>Window (minutes)</span>
+      <Field label="Window (minutes)">
         <input
           name="window_minutes"
           type="number"
@@ -125,30 +118,25 @@ export function MonitorForm({ me, initial, onSaved }: { me: Me; initial?: any; o
           required
           defaultValue={String((i.window_seconds ?? 3600) / 60)}
         />
-      </label>
-      <label class="field">
-        <span>Alert when the value is</span>
+      </Field>
+      <Field label="Alert when the value is">
         <select name="direction" defaultValue={i.direction ?? "above"}>
           <option value="above">at or above</option>
           <option value="below">at or below</option>
         </select>
-      </label>
-      <label class="field">
-        <span>Threshold</span>
+      </Field>
+      <Field label="Threshold">
         <input name="threshold" type="number" step="any" required defaultValue={i.threshold ?? ""} />
-      </label>
-      <label class="field">
-        <span>Warning threshold (optional)</span>
+      </Field>
+      <Field label="Warning threshold (optional)">
         <input name="warning_threshold" type="number" step="any" defaultValue={i.warning_threshold ?? ""} />
-      </label>
-      <label class="field">
-        <span>Hysteresis</span>
+      </Field>
+      <Field label="Hysteresis">
         <input name="hysteresis" type="number" step="any" min={0} defaultValue={i.hysteresis ?? 0} />
-      </label>
-      <label class="field">
-        <span>Minimum samples</span>
+      </Field>
+      <Field label="Minimum samples">
         <input name="min_samples" type="number" min={1} defaultValue={i.min_samples ?? 1} />
-      </label>
+      </Field>
       {preview && (
         <p role="status" data-testid="preview">
           Last window: <strong>{fmt(preview.value)}</strong> over {preview.samples} samples, would be{" "}
@@ -156,11 +144,7 @@ export function MonitorForm({ me, initial, onSaved }: { me: Me; initial?: any; o
           {preview.truncated && <span class="muted small"> (newest 5,000 only)</span>}
         </p>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Outcome error={error} />
       <div class="actions">
         <button type="button" onClick={(e) => act((e.target as HTMLElement).closest("form")!, "preview")}>
           Preview
@@ -176,52 +160,25 @@ export function MonitorsPage({ me }: { me: Me }) {
   const [, navigate] = useLocation();
   const monitors: any[] = list.data?.monitors ?? [];
   return (
-    <>
-      <PageTitle>Monitors</PageTitle>
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data && <Loading what="Loading monitors" />}
-      {list.data && !monitors.length && <p class="muted">No monitors yet.</p>}
-      {monitors.length > 0 && (
-        <div class="table-wrap">
-          <table class="list">
-            <caption class="sr-only">Monitors</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Service</th>
-                <th scope="col">Metric</th>
-                <th scope="col">Value</th>
-                <th scope="col">Threshold</th>
-                <th scope="col">State</th>
-                <th scope="col">Since</th>
-              </tr>
-            </thead>
-            <tbody>
-              {monitors.map((m) => (
-                <tr key={m.id}>
-                  <td>
-                    <Link href={`/monitors/${m.id}`}>{m.name}</Link>
-                  </td>
-                  <td>{m.service_name}</td>
-                  <td>
-                    {m.metric}
-                    {m.metric_arg ? ` (${m.metric_arg})` : ""}
-                  </td>
-                  <td>{fmt(m.last_value)}</td>
-                  <td>
-                    {m.direction === "above" ? "≥" : "≤"} {m.threshold}
-                  </td>
-                  <td>
-                    <StateBadge state={m.state} />
-                  </td>
-                  <td>{when(m.state_since)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+    <PageShell title="Monitors" load={list} loadingWhat="Loading monitors">
+      {list.data && (
+        <DataTable
+          caption="Monitors"
+          rows={monitors}
+          rowKey={(m) => m.id}
+          empty="No monitors yet."
+          columns={[
+            column("Name", (m: any) => <Link href={`/monitors/${m.id}`}>{m.name}</Link>),
+            column("Service", (m: any) => m.service_name),
+            column("Metric", (m: any) => `${m.metric}${m.metric_arg ? ` (${m.metric_arg})` : ""}`),
+            column("Value", (m: any) => fmt(m.last_value)),
+            column("Threshold", (m: any) => `${m.direction === "above" ? "≥" : "≤"} ${m.threshold}`),
+            column("State", (m: any) => <StateBadge state={m.state} />),
+            column("Since", (m: any) => when(m.state_since)),
+          ]}
+        />
       )}
       {canChange(me) && <MonitorForm me={me} onSaved={(m) => navigate(`/monitors/${m.id}`)} />}
-    </>
+    </PageShell>
   );
 }

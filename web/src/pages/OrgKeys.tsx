@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { when } from "../format";
 import { ActionError, Badge, ErrorBox, Loading, ShownOnce, useAction, useLoad } from "../ui";
+import { Field } from "../components/form";
 
 /** A project of the organization, as GET /organization lists it. */
 export interface Project {
@@ -177,10 +178,9 @@ export function KeysSection({ projects }: { projects: Project[] }) {
                                   });
                                 }}
                               >
-                                <label class="field">
-                                  <span>Name of {k.prefix}…</span>
+                                <Field label={<>Name of {k.prefix}…</>}>
                                   <input name="name" defaultValue={k.name ?? ""} maxLength={200} />
-                                </label>
+                                </Field>
                                 {k.kind === "dsn-client" && (
                                   <OriginsField
                                     id={`origins-${k.id}`}
@@ -214,8 +214,7 @@ export function KeysSection({ projects }: { projects: Project[] }) {
       <ActionError error={action.error} />
       <form class="form" onSubmit={create} aria-labelledby="new-key-h">
         <h3 id="new-key-h">New key or DSN</h3>
-        <label class="field">
-          <span>Kind</span>
+        <Field label="Kind">
           <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
             {Object.entries(KIND_LABEL).map(([v, l]) => (
               <option key={v} value={v}>
@@ -223,22 +222,20 @@ export function KeysSection({ projects }: { projects: Project[] }) {
               </option>
             ))}
           </select>
-        </label>
+        </Field>
         {kind !== "telemetry" && (
-          <label class="field">
-            <span>Service (an existing one, or a new name: ingestion creates it)</span>
+          <Field label="Service (an existing one, or a new name: ingestion creates it)">
             <input name="serviceName" list="known-services" required maxLength={200} />
             <datalist id="known-services">
               {services.map((s) => (
                 <option key={s} value={s} />
               ))}
             </datalist>
-          </label>
+          </Field>
         )}
-        <label class="field">
-          <span>Name (what it is for)</span>
+        <Field label="Name (what it is for)">
           <input name="name" maxLength={200} />
-        </label>
+        </Field>
         {kind === "dsn-client" && <OriginsField id="new-origins" label="Allowed origins" />}
         <button type="submit" disabled={action.busy}>
           Create

@@ -1,13 +1,15 @@
 import { useState } from "preact/hooks";
 import { api, isAdmin, type Me } from "../api";
 import { when } from "../format";
-import { ActionError, Badge, ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
+import { ActionError, Badge, ErrorBox, Loading, ShownOnce, useAction, useLoad } from "../ui";
 import { KeysSection } from "./OrgKeys";
 
 const ROLES = ["viewer", "member", "admin", "owner"] as const;
 
 export type { Project } from "./OrgKeys";
 import type { Project } from "./OrgKeys";
+import { Field } from "../components/form";
+import { PageShell } from "../components/PageShell";
 
 /**
  * Organization settings (docs/dashboard.md): plan and entitlement (set by the provider),
@@ -19,10 +21,7 @@ export function OrganizationPage({ me }: { me: Me }) {
   const admin = isAdmin(me);
   const o = org.data;
   return (
-    <>
-      <PageTitle>Organization</PageTitle>
-      <ErrorBox error={org.error} />
-      {!o && org.loading && <Loading what="Loading organization" />}
+    <PageShell title="Organization" load={org} loadingWhat="Loading organization">
       {o && (
         <>
           <section class="panel" aria-labelledby="org-h">
@@ -57,7 +56,7 @@ export function OrganizationPage({ me }: { me: Me }) {
           <MembersSection me={me} projects={o.projects} admin={admin} />
         </>
       )}
-    </>
+    </PageShell>
   );
 }
 
@@ -88,10 +87,9 @@ function ProjectsSection({ projects, admin, reload }: { projects: Project[]; adm
       {admin && (
         <div class="two">
           <form class="form" onSubmit={submit("/organization/projects", (f) => ({ name: f.get("name") }))}>
-            <label class="field">
-              <span>New project name</span>
+            <Field label="New project name">
               <input name="name" required maxLength={200} />
-            </label>
+            </Field>
             <button type="submit" disabled={action.busy}>
               Create project
             </button>
@@ -103,12 +101,10 @@ function ProjectsSection({ projects, admin, reload }: { projects: Project[]; adm
               projectId: f.get("projectId"),
             }))}
           >
-            <label class="field">
-              <span>New service name</span>
+            <Field label="New service name">
               <input name="name" required maxLength={200} />
-            </label>
-            <label class="field">
-              <span>In project</span>
+            </Field>
+            <Field label="In project">
               <select name="projectId">
                 {projects.map((p) => (
                   <option key={p.id} value={p.id}>
@@ -116,7 +112,7 @@ function ProjectsSection({ projects, admin, reload }: { projects: Project[]; adm
                   </option>
                 ))}
               </select>
-            </label>
+            </Field>
             <button type="submit" disabled={action.busy}>
               Create service
             </button>
@@ -291,12 +287,10 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
       {admin && (
         <form class="form" onSubmit={invite} aria-labelledby="invite-h">
           <h3 id="invite-h">Invite a member</h3>
-          <label class="field">
-            <span>Email of the new member</span>
+          <Field label="Email of the new member">
             <input name="email" type="email" required maxLength={320} />
-          </label>
-          <label class="field">
-            <span>Role of the new member</span>
+          </Field>
+          <Field label="Role of the new member">
             <select name="role" defaultValue="member">
               {roles.map((r) => (
                 <option key={r} value={r}>
@@ -304,7 +298,7 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
                 </option>
               ))}
             </select>
-          </label>
+          </Field>
           <ProjectChecks projects={projects} selected={[]} legend="Projects (viewers and members see only these)" />
           <button type="submit" disabled={action.busy}>
             Invite

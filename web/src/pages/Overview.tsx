@@ -3,8 +3,10 @@ import { Link, useSearchParams } from "wouter-preact";
 import uPlot from "uplot";
 import { api, enc, type Me } from "../api";
 import { ms, num, usd } from "../format";
-import { ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+import { FirstTraceHelp, ServicePicker, useLoad, useService } from "../ui";
 import { type AxisKind, axisLabels, axisRange, axisSteps, axisWidth } from "./chart-axes";
+import { Field, Options } from "../components/form";
+import { PageShell } from "../components/PageShell";
 
 const WINDOWS = [
   ["1h", "Last hour"],
@@ -143,10 +145,9 @@ export function OverviewPage({ me }: { me: Me }) {
   );
   if (!me.services.length)
     return (
-      <>
-        <PageTitle>Overview</PageTitle>
+      <PageShell title="Overview">
         <FirstTraceHelp me={me} />
-      </>
+      </PageShell>
     );
   const o = data;
   const times: number[] = o?.series.map((s: any) => Date.parse(s.t) / 1000) ?? [];
@@ -155,34 +156,31 @@ export function OverviewPage({ me }: { me: Me }) {
   const count = (v: number) => num(Math.round(v));
   const rate = (v: number) => `${(v * 100).toFixed(1)}%`;
   return (
-    <>
-      <PageTitle>Overview</PageTitle>
-      <div class="filters">
-        <ServicePicker me={me} value={service} onChange={setService} />
-        <label class="field">
-          <span>Environment</span>
-          <select value={environment} onChange={(e) => set("environment", (e.target as HTMLSelectElement).value)}>
-            <option value="">All environments</option>
-            {(o?.environments ?? []).map((e: string) => (
-              <option key={e} value={e}>
-                {e || "(none)"}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="field">
-          <span>Window</span>
-          <select value={win} onChange={(e) => set("window", (e.target as HTMLSelectElement).value)}>
-            {WINDOWS.map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      <ErrorBox error={error} />
-      {loading && !o && <Loading what="Loading overview" />}
+    <PageShell
+      title="Overview"
+      load={{ data, error, loading }}
+      loadingWhat="Loading overview"
+      head={
+        <div class="filters">
+          <ServicePicker me={me} value={service} onChange={setService} />
+          <Field label="Environment">
+            <select value={environment} onChange={(e) => set("environment", (e.target as HTMLSelectElement).value)}>
+              <option value="">All environments</option>
+              {(o?.environments ?? []).map((e: string) => (
+                <option key={e} value={e}>
+                  {e || "(none)"}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Window">
+            <select value={win} onChange={(e) => set("window", (e.target as HTMLSelectElement).value)}>
+              <Options of={WINDOWS} />
+            </select>
+          </Field>
+        </div>
+      }
+    >
       {o && (
         <>
           <dl class="metrics inline" aria-label="Totals">
@@ -346,6 +344,6 @@ export function OverviewPage({ me }: { me: Me }) {
           </section>
         </>
       )}
-    </>
+    </PageShell>
   );
 }

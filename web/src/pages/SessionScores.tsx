@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api, ApiError, enc, type Me } from "../api";
 import { when } from "../format";
 import { ErrorBox, Loading, useLoad } from "../ui";
+import { Field } from "../components/form";
 
 const canReview = (me: Me) => me.user.role !== "viewer";
 
@@ -72,8 +73,7 @@ export function SessionScores({ me, service, sessionId }: { me: Me; service: str
       {canReview(me) && (
         <form class="form" onSubmit={add} aria-labelledby="review-h">
           <h3 id="review-h">Add a review score</h3>
-          <label class="field">
-            <span>Name</span>
+          <Field label="Name">
             <input
               name="name"
               required
@@ -87,7 +87,7 @@ export function SessionScores({ me, service, sessionId }: { me: Me; service: str
                 <option key={c.name} value={c.name} />
               ))}
             </datalist>
-          </label>
+          </Field>
           <label class="field" htmlFor="score-value">
             <span>Value</span>
             {config?.dataType === "categorical" ? (
@@ -113,10 +113,9 @@ export function SessionScores({ me, service, sessionId }: { me: Me; service: str
               />
             )}
           </label>
-          <label class="field">
-            <span>Comment</span>
+          <Field label="Comment">
             <input name="comment" maxLength={2000} />
-          </label>
+          </Field>
           {error && (
             <p class="error" role="alert">
               {error}

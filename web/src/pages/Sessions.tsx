@@ -2,7 +2,9 @@ import { Link, useSearchParams } from "wouter-preact";
 import { api, enc, type Me } from "../api";
 import { ms, num, usd, when } from "../format";
 import { Pager, usePaging } from "../pager";
-import { Badge, ErrorBox, FirstTraceHelp, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+import { Badge, FirstTraceHelp, ServicePicker, useLoad, useService } from "../ui";
+import { Field, Options } from "../components/form";
+import { PageShell } from "../components/PageShell";
 
 export const PAGE_SIZE = 50;
 const SORTS: Array<[string, string]> = [
@@ -58,10 +60,9 @@ export function SessionsPage({ me }: { me: Me }) {
   );
   if (!me.services.length)
     return (
-      <>
-        <PageTitle>Sessions</PageTitle>
+      <PageShell title="Sessions">
         <FirstTraceHelp me={me} />
-      </>
+      </PageShell>
     );
 
   const apply = (e: Event) => {
@@ -81,58 +82,49 @@ export function SessionsPage({ me }: { me: Me }) {
   const filtered = filtersFrom(params).length > 0;
 
   return (
-    <>
-      <PageTitle>Sessions</PageTitle>
-      <form class="filters" onSubmit={apply} aria-label="Filter sessions">
-        <ServicePicker me={me} value={service} onChange={setService} />
-        <label class="field">
-          <span>Environment</span>
-          <input name="environment" defaultValue={params.get("environment") ?? ""} placeholder="any" />
-        </label>
-        <label class="field">
-          <span>From</span>
-          <input name="from" type="datetime-local" defaultValue={params.get("from") ?? ""} />
-        </label>
-        <label class="field">
-          <span>To</span>
-          <input name="to" type="datetime-local" defaultValue={params.get("to") ?? ""} />
-        </label>
-        <label class="field">
-          <span>Min cost (USD)</span>
-          <input name="minCost" type="number" min="0" step="any" defaultValue={params.get("minCost") ?? ""} />
-        </label>
-        <label class="field">
-          <span>Max cost (USD)</span>
-          <input name="maxCost" type="number" min="0" step="any" defaultValue={params.get("maxCost") ?? ""} />
-        </label>
-        <label class="field">
-          <span>Model</span>
-          <input name="model" defaultValue={params.get("model") ?? ""} placeholder="any" />
-        </label>
-        <label class="check">
-          <input name="problems" type="checkbox" defaultChecked={params.get("problems") === "1"} /> Has problems
-        </label>
-        <label class="field">
-          <span>Sort by</span>
-          <select name="sort" defaultValue={sort}>
-            {SORTS.map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="field">
-          <span>Order</span>
-          <select name="dir" defaultValue={dir}>
-            <option value="desc">Descending</option>
-            <option value="asc">Ascending</option>
-          </select>
-        </label>
-        <button type="submit">Apply</button>
-      </form>
-      <ErrorBox error={error} />
-      {loading && !data && <Loading what="Loading sessions" />}
+    <PageShell
+      title="Sessions"
+      load={{ data, error, loading }}
+      loadingWhat="Loading sessions"
+      head={
+        <form class="filters" onSubmit={apply} aria-label="Filter sessions">
+          <ServicePicker me={me} value={service} onChange={setService} />
+          <Field label="Environment">
+            <input name="environment" defaultValue={params.get("environment") ?? ""} placeholder="any" />
+          </Field>
+          <Field label="From">
+            <input name="from" type="datetime-local" defaultValue={params.get("from") ?? ""} />
+          </Field>
+          <Field label="To">
+            <input name="to" type="datetime-local" defaultValue={params.get("to") ?? ""} />
+          </Field>
+          <Field label="Min cost (USD)">
+            <input name="minCost" type="number" min="0" step="any" defaultValue={params.get("minCost") ?? ""} />
+          </Field>
+          <Field label="Max cost (USD)">
+            <input name="maxCost" type="number" min="0" step="any" defaultValue={params.get("maxCost") ?? ""} />
+          </Field>
+          <Field label="Model">
+            <input name="model" defaultValue={params.get("model") ?? ""} placeholder="any" />
+          </Field>
+          <label class="check">
+            <input name="problems" type="checkbox" defaultChecked={params.get("problems") === "1"} /> Has problems
+          </label>
+          <Field label="Sort by">
+            <select name="sort" defaultValue={sort}>
+              <Options of={SORTS} />
+            </select>
+          </Field>
+          <Field label="Order">
+            <select name="dir" defaultValue={dir}>
+              <option value="desc">Descending</option>
+              <option value="asc">Ascending</option>
+            </select>
+          </Field>
+          <button type="submit">Apply</button>
+        </form>
+      }
+    >
       {data &&
         !sessions.length &&
         (filtered || paging.deep ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
@@ -194,6 +186,6 @@ export function SessionsPage({ me }: { me: Me }) {
         </div>
       )}
       {pg && sessions.length > 0 && <Pager pg={pg} count={sessions.length} paging={paging} />}
-    </>
+    </PageShell>
   );
 }

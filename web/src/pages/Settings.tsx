@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { auth, type Me } from "../api";
 import type { CreatedPlatformKey, PlatformKeys } from "../api-types";
-import { buttonColumn, DataTable } from "../components/DataTable";
+import { buttonColumn, column, DataTable } from "../components/DataTable";
 import { Outcome } from "../components/form";
 import { when } from "../format";
 import { ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
@@ -63,8 +63,8 @@ export function SettingsPage({ me }: { me: Me }) {
             rowKey={(k) => k.id}
             empty="You have no platform keys."
             columns={[
-              { key: "Key", header: "Key", cell: (k) => <code>{k.prefix}…</code> },
-              { key: "Created", header: "Created", cell: (k) => when(k.createdAt) },
+              column("Key", (k: PlatformKeys["keys"][number]) => <code>{k.prefix}…</code>),
+              column("Created", (k: PlatformKeys["keys"][number]) => when(k.createdAt)),
               buttonColumn<(typeof list)[number]>((k) => ({
                 text: "Revoke",
                 label: `Revoke key ${k.prefix}`,

@@ -2,7 +2,8 @@ import { useEffect } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, enc } from "../api";
 import { ms, num, usd, when } from "../format";
-import { Badge, ErrorBox, Loading, PageTitle, useLoad } from "../ui";
+import { PageShell } from "../components/PageShell";
+import { Badge, PageTitle, useLoad } from "../ui";
 import { type CallCost, CostBreakdown } from "../components/CostBreakdown";
 
 interface Span {
@@ -38,7 +39,7 @@ export function spanRows(spans: Span[]): Array<{ span: Span; depth: number }> {
 }
 
 export function TracePage({ service, traceId }: { service: string; traceId: string }) {
-  const { data, error, loading } = useLoad(
+  const load = useLoad(
     async (signal) => {
       const [trace, spans] = await Promise.all([
         api(`/telemetry/otel/trace/${enc(traceId)}?serviceName=${enc(service)}`, { signal }),
@@ -48,19 +49,13 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
     },
     [service, traceId],
   );
+  const data = load.data;
   const target = location.hash.startsWith("#span-") ? location.hash.slice(6) : null;
   useEffect(() => {
     if (data && target) document.getElementById(`span-${target}`)?.scrollIntoView({ block: "center" });
   }, [data, target]);
 
-  if (!data)
-    return (
-      <>
-        <PageTitle>Trace {traceId}</PageTitle>
-        <ErrorBox error={error} />
-        {loading && <Loading what="Loading trace" />}
-      </>
-    );
+  if (!data) return <PageShell title={<>Trace {traceId}</>} load={load} loadingWhat="Loading trace" />;
   const { trace, spans } = data;
   const rows = spanRows(spans);
   const start = Math.min(...spans.map((s) => Date.parse(s.startTime)));

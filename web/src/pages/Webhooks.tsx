@@ -1,9 +1,19 @@
 import { useEffect, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
-import { api, ApiError, enc, type Me } from "../api";
-import type { Attempts, CreatedSubscription, RotatedSubscription, Subscription, Subscriptions } from "../api-types";
+import { api, enc, type Me } from "../api";
+import type {
+  Attempt,
+  Attempts,
+  CreatedSubscription,
+  RotatedSubscription,
+  Subscription,
+  Subscriptions,
+} from "../api-types";
+import { column, DataTable } from "../components/DataTable";
+import { Field, Outcome, ServiceSelect } from "../components/form";
+import { PageShell } from "../components/PageShell";
 import { ms, when } from "../format";
-import { Badge, ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
+import { Badge, ErrorBox, ShownOnce, useAction, useLoad } from "../ui";
 
 const EVENT_TYPES = ["session.matured", "trace.matured", "monitor.triggered", "monitor.resolved"];
 
@@ -21,6 +31,15 @@ function EventTypeChecks({ selected }: { selected: string[] }) {
         </label>
       ))}
     </fieldset>
+  );
+}
+
+/** A subscription's state: enabled, or disabled with the platform's reason. */
+function SubscriptionState({ s }: { s: Subscription }) {
+  return s.enabled ? (
+    <Badge kind="complete">enabled</Badge>
+  ) : (
+    <Badge kind="problem">disabled{s.disabled_reason ? `: ${s.disabled_reason}` : ""}</Badge>
   );
 }
 
@@ -50,92 +69,60 @@ export function WebhooksPage({ me }: { me: Me }) {
   };
   const subs = list.data?.data ?? [];
   return (
-    <>
-      <PageTitle>Webhooks</PageTitle>
-      {!me.tenant.webhooksEnabled && (
-        <p class="notice">Outbound webhooks are not enabled for {me.tenant.name}; ask your provider to turn them on.</p>
-      )}
-      {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
-      <ErrorBox error={list.error} />
-      {list.loading && !list.data && <Loading what="Loading subscriptions" />}
-      {list.data && !subs.length && (
-        <p class="muted">
-          No subscriptions yet. Create one below to receive a signed POST when a session or trace has settled.
-        </p>
-      )}
-      {subs.length > 0 && (
-        <div class="table-wrap">
-          <table class="list">
-            <caption class="sr-only">Webhook subscriptions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Service</th>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-                <th scope="col">Last delivery</th>
-              </tr>
-            </thead>
-            <tbody>
-              {subs.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link href={`/webhooks/${s.id}`}>{s.name}</Link>
-                  </td>
-                  <td>{serviceName(s.trace_service_id)}</td>
-                  <td class="url">{s.url}</td>
-                  <td>{s.event_types.join(", ")}</td>
-                  <td>
-                    {s.enabled ? (
-                      <Badge kind="complete">enabled</Badge>
-                    ) : (
-                      <Badge kind="problem">disabled{s.disabled_reason ? `: ${s.disabled_reason}` : ""}</Badge>
-                    )}
-                  </td>
-                  <td>
-                    {s.last_delivery_status ?? "—"}
-                    {s.consecutive_failures > 0 && (
-                      <span class="muted small"> ({s.consecutive_failures} failures)</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+    <PageShell
+      title="Webhooks"
+      load={list}
+      loadingWhat="Loading subscriptions"
+      head={
+        <>
+          {!me.tenant.webhooksEnabled && (
+            <p class="notice">
+              Outbound webhooks are not enabled for {me.tenant.name}; ask your provider to turn them on.
+            </p>
+          )}
+          {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
+        </>
+      }
+    >
+      {list.data && (
+        <DataTable
+          caption="Webhook subscriptions"
+          rows={subs}
+          rowKey={(s) => s.id}
+          empty="No subscriptions yet. Create one below to receive a signed POST when a session or trace has settled."
+          columns={[
+            column("Name", (s: Subscription) => <Link href={`/webhooks/${s.id}`}>{s.name}</Link>),
+            column("Service", (s: Subscription) => serviceName(s.trace_service_id)),
+            column("URL", (s: Subscription) => s.url, { cellClass: "url" }),
+            column("Events", (s: Subscription) => s.event_types.join(", ")),
+            column("State", (s: Subscription) => <SubscriptionState s={s} />),
+            column("Last delivery", (s: Subscription) => (
+              <>
+                {s.last_delivery_status ?? "—"}
+                {s.consecutive_failures > 0 && <span class="muted small"> ({s.consecutive_failures} failures)</span>}
+              </>
+            )),
+          ]}
+        />
       )}
       <form class="panel form" onSubmit={create} aria-labelledby="new-webhook">
         <h2 id="new-webhook">New subscription</h2>
-        <label class="field">
-          <span>Service</span>
-          <select name="service" required>
-            {me.services.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="field">
-          <span>Name</span>
+        <Field label="Service">
+          <ServiceSelect me={me} />
+        </Field>
+        <Field label="Name">
           <input name="name" required maxLength={200} />
-        </label>
-        <label class="field">
-          <span>URL (https)</span>
+        </Field>
+        <Field label="URL (https)">
           <input name="url" type="url" required placeholder="https://example.com/hooks/cellar" />
-        </label>
+        </Field>
         <EventTypeChecks selected={["session.matured", "trace.matured"]} />
-        {action.error && (
-          <p class="error" role="alert">
-            {action.error}
-          </p>
-        )}
+        <Outcome error={action.error} />
         <button type="submit" disabled={action.busy}>
           Create subscription
         </button>
       </form>
-    </>
+    </PageShell>
   );
 }
 
@@ -154,14 +141,7 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
     return () => clearTimeout(t);
   }, [log.data, notice]);
 
-  if (!sub.data)
-    return (
-      <>
-        <PageTitle>Webhook</PageTitle>
-        <ErrorBox error={sub.error} />
-        {sub.loading && <Loading />}
-      </>
-    );
+  if (!sub.data) return <PageShell title="Webhook" load={sub} />;
   const s = sub.data;
   const save = async (e: Event) => {
     e.preventDefault();
@@ -194,165 +174,143 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
       <p class="crumbs">
         <Link href="/webhooks">Webhooks</Link> / {serviceName}
       </p>
-      <PageTitle>{s.name}</PageTitle>
-      {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
-      {notice && (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      )}
-      {action.error && (
-        <p class="error" role="alert">
-          {action.error}
-        </p>
-      )}
-      <div class="actions">
-        <span>
+      <PageShell title={s.name}>
+        {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
+        <Outcome notice={notice} />
+        <Outcome error={action.error} />
+        <div class="actions">
+          <span>
+            <SubscriptionState s={s} />
+          </span>
           {s.enabled ? (
-            <Badge kind="complete">enabled</Badge>
-          ) : (
-            <Badge kind="problem">disabled{s.disabled_reason ? `: ${s.disabled_reason}` : ""}</Badge>
-          )}
-        </span>
-        {s.enabled ? (
-          <button
-            type="button"
-            disabled={action.busy}
-            onClick={post("/disable", () => {
-              setNotice("Disabled.");
-              sub.reload();
-            })}
-          >
-            Disable
-          </button>
-        ) : (
-          <button
-            type="button"
-            disabled={action.busy}
-            onClick={post("/enable", () => {
-              setNotice("Enabled.");
-              sub.reload();
-            })}
-          >
-            Enable
-          </button>
-        )}
-        <button
-          type="button"
-          disabled={action.busy}
-          onClick={post("/test", () => {
-            setNotice("Test event sent; it appears in the log below.");
-            log.reload();
-          })}
-        >
-          Send test event
-        </button>
-        <button
-          type="button"
-          disabled={action.busy}
-          onClick={post<RotatedSubscription>("/rotate-secret", (r) => {
-            setSecret(r.secret);
-            sub.reload();
-          })}
-        >
-          Rotate secret
-        </button>
-        <button type="button" class="danger" disabled={action.busy} onClick={remove}>
-          Delete
-        </button>
-      </div>
-      <div class="two">
-        <form class="panel form" onSubmit={save} aria-labelledby="edit-h">
-          <h2 id="edit-h">Settings</h2>
-          <label class="field">
-            <span>Name</span>
-            <input name="name" required maxLength={200} defaultValue={s.name} />
-          </label>
-          <label class="field">
-            <span>URL (https)</span>
-            <input name="url" type="url" required defaultValue={s.url} />
-          </label>
-          <EventTypeChecks selected={s.event_types} />
-          <button type="submit" disabled={action.busy}>
-            Save
-          </button>
-        </form>
-        <section class="panel" aria-labelledby="log-h">
-          <div class="panel-head">
-            <h2 id="log-h">Delivery log</h2>
-            <button type="button" class="small" onClick={log.reload}>
-              Refresh
+            <button
+              type="button"
+              disabled={action.busy}
+              onClick={post("/disable", () => {
+                setNotice("Disabled.");
+                sub.reload();
+              })}
+            >
+              Disable
             </button>
-          </div>
-          <ErrorBox error={log.error} />
-          {log.data && !attempts.length && <p class="muted">No deliveries yet. Send a test event to see one here.</p>}
-          {attempts.length > 0 && (
-            <div class="table-wrap">
-              <table class="list compact" aria-label="Delivery attempts, newest first">
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Event</th>
-                    <th scope="col" class="n">
-                      Attempt
-                    </th>
-                    <th scope="col">Response</th>
-                    <th scope="col">Delivery</th>
-                    <th scope="col">
-                      <span class="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {attempts.map((a) => (
-                    <tr key={a.id} data-delivery={a.delivery_id}>
-                      <td>{when(a.attempted_at)}</td>
-                      <td>{a.event_type}</td>
-                      <td class="n">{a.attempt}</td>
-                      <td>
-                        {a.status_code ?? "no response"}{" "}
-                        <span class="muted small">
-                          {ms(a.duration_ms)}
-                          {a.error ? ` · ${a.error}` : ""}
-                        </span>
-                      </td>
-                      <td>
-                        <Badge
-                          kind={
-                            a.delivery_status === "delivered"
-                              ? "complete"
-                              : a.delivery_status === "pending"
-                                ? "processing"
-                                : "problem"
-                          }
-                        >
-                          {a.delivery_status}
-                        </Badge>
-                      </td>
-                      <td>
-                        {a.delivery_status !== "pending" && (
-                          <button
-                            type="button"
-                            class="small"
-                            disabled={action.busy}
-                            aria-label={`Retry delivery ${a.delivery_id}`}
-                            onClick={post(`/deliveries/${enc(a.delivery_id)}/retry`, () => {
-                              setNotice("Retry queued.");
-                              log.reload();
-                            })}
-                          >
-                            Retry
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+          ) : (
+            <button
+              type="button"
+              disabled={action.busy}
+              onClick={post("/enable", () => {
+                setNotice("Enabled.");
+                sub.reload();
+              })}
+            >
+              Enable
+            </button>
           )}
-        </section>
-      </div>
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={post("/test", () => {
+              setNotice("Test event sent; it appears in the log below.");
+              log.reload();
+            })}
+          >
+            Send test event
+          </button>
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={post<RotatedSubscription>("/rotate-secret", (r) => {
+              setSecret(r.secret);
+              sub.reload();
+            })}
+          >
+            Rotate secret
+          </button>
+          <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+            Delete
+          </button>
+        </div>
+        <div class="two">
+          <form class="panel form" onSubmit={save} aria-labelledby="edit-h">
+            <h2 id="edit-h">Settings</h2>
+            <Field label="Name">
+              <input name="name" required maxLength={200} defaultValue={s.name} />
+            </Field>
+            <Field label="URL (https)">
+              <input name="url" type="url" required defaultValue={s.url} />
+            </Field>
+            <EventTypeChecks selected={s.event_types} />
+            <button type="submit" disabled={action.busy}>
+              Save
+            </button>
+          </form>
+          <section class="panel" aria-labelledby="log-h">
+            <div class="panel-head">
+              <h2 id="log-h">Delivery log</h2>
+              <button type="button" class="small" onClick={log.reload}>
+                Refresh
+              </button>
+            </div>
+            <ErrorBox error={log.error} />
+            {log.data && (
+              <DataTable
+                compact
+                label="Delivery attempts, newest first"
+                rows={attempts}
+                rowKey={(a) => a.id}
+                rowProps={(a) => ({ "data-delivery": a.delivery_id })}
+                empty="No deliveries yet. Send a test event to see one here."
+                columns={[
+                  column("When", (a: Attempt) => when(a.attempted_at)),
+                  column("Event", (a: Attempt) => a.event_type),
+                  column("Attempt", (a: Attempt) => a.attempt, { numeric: true }),
+                  column("Response", (a: Attempt) => (
+                    <>
+                      {a.status_code ?? "no response"}{" "}
+                      <span class="muted small">
+                        {ms(a.duration_ms)}
+                        {a.error ? ` · ${a.error}` : ""}
+                      </span>
+                    </>
+                  )),
+                  column("Delivery", (a: Attempt) => (
+                    <Badge
+                      kind={
+                        a.delivery_status === "delivered"
+                          ? "complete"
+                          : a.delivery_status === "pending"
+                            ? "processing"
+                            : "problem"
+                      }
+                    >
+                      {a.delivery_status}
+                    </Badge>
+                  )),
+                  {
+                    key: "Actions",
+                    header: "Actions",
+                    hiddenHeader: true,
+                    cell: (a) =>
+                      a.delivery_status !== "pending" && (
+                        <button
+                          type="button"
+                          class="small"
+                          disabled={action.busy}
+                          aria-label={`Retry delivery ${a.delivery_id}`}
+                          onClick={post(`/deliveries/${enc(a.delivery_id)}/retry`, () => {
+                            setNotice("Retry queued.");
+                            log.reload();
+                          })}
+                        >
+                          Retry
+                        </button>
+                      ),
+                  },
+                ]}
+              />
+            )}
+          </section>
+        </div>
+      </PageShell>
     </>
   );
 }
