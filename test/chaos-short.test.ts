@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 import { expect, test } from "bun:test";
 import { startCpuHog } from "../bench/chaos/hog";
 import { runChaos, shortSchedule } from "../bench/chaos/run";
@@ -12,7 +13,7 @@ const RECOVERY_BOUND_S = 30;
 test("short chaos run under a CPU hog: one app kill, one NATS node loss, one Postgres restart -- nothing acknowledged is lost, nothing matures twice, every webhook arrives signed, each fault whole within 30 s", async () => {
   const lines: string[] = [];
   const hog = startCpuHog({ targetLoad: 10, maxMs: 280_000 });
-  lines.push(`CPU hog: ${hog.workers} busy-looping processes`);
+  lines.push(`CPU hog: ${hog.workers} busy-looping processes (load average ${loadavg()[0].toFixed(1)})`);
   const result = await runChaos({
     schedule: shortSchedule(),
     instances: 2,
@@ -28,7 +29,13 @@ test("short chaos run under a CPU hog: one app kill, one NATS node loss, one Pos
     })
     .finally(() => hog.stop());
   const total = result.rows[result.rows.length - 1];
-  if (!result.ok) console.error(`${lines.join("\n")}\n${result.table}\n${result.examples.join("\n")}`);
+  // Always printed: when a run on a loaded machine is slow, the per-app readiness lines say why.
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}\n${lines.join("\n")}`,
+  );
+  if (!result.ok) console.error(`${result.table}\n${result.examples.join("\n")}`);
   expect(total.acknowledged).toBeGreaterThan(500);
   expect({
     lost: total.lost,

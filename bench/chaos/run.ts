@@ -214,8 +214,21 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     let canaries = 0;
     let notWhole = "";
     let acceptingAt: number | undefined;
+    // Per fault: when each app first answered /ready 200 after the restore, its slowest /ready
+    // answer and its last reason for not being ready (issue 41: what keeps a loaded system unwhole).
+    let readiness = new Map<string, { readyAt?: number; slowestMs: number; why: string; probes: number }>();
     const whole = async (): Promise<boolean> => {
-      const ready = await Promise.all(sys.apps.map((a) => sys.isReady(a)));
+      const probes = await Promise.all(sys.apps.map((a) => sys.probe(a)));
+      probes.forEach((p, i) => {
+        const id = sys.apps[i].id;
+        const r = readiness.get(id) ?? { slowestMs: 0, why: "", probes: 0 };
+        r.probes++;
+        r.slowestMs = Math.max(r.slowestMs, p.ms);
+        if (p.ok) r.readyAt ??= Date.now();
+        else if (r.readyAt === undefined) r.why = p.why;
+        readiness.set(id, r);
+      });
+      const ready = probes.map((p) => p.ok);
       if (!ready.every(Boolean)) {
         notWhole = `not ready: ${sys.apps
           .filter((_, i) => !ready[i])
@@ -247,6 +260,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         canaryIds.push(traceId);
       }
       acceptingAt ??= Date.now();
+      const sentAt = Date.now();
+      let backlogLogged = false;
       for (const traceId of canaryIds.splice(0)) {
         // The same canary until it lands: "whole" includes catching up on what piled up.
         const deadline = Date.now() + (opts.recoveryTimeoutMs ?? 120_000);
@@ -259,8 +274,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
                 sleep(3_000).then(() => []),
               ])
             ).length > 0;
+          if (!stored && !backlogLogged && Date.now() - sentAt > 3_000) {
+            // Accepted, not stored 3 s later: say where INGEST holds work (issue 41's diagnosis).
+            backlogLogged = true;
+            log(`  canary ${traceId} not stored after 3 s; INGEST: ${await sys.ingestBacklog()}`);
+          }
           if (!stored) await sleep(100);
         }
+        if (stored && backlogLogged)
+          log(`  canary ${traceId} stored ${((Date.now() - sentAt) / 1000).toFixed(1)} s after it was accepted`);
         if (!stored) {
           notWhole = `canary ${traceId} not stored`;
           return false;
@@ -277,6 +299,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       await sleep(fault.holdMs);
       await fault.restore(sys);
       const restoredAt = Date.now();
+      readiness = new Map();
       const giveUpAt = restoredAt + (opts.recoveryTimeoutMs ?? 120_000);
       let recovered = false;
       acceptingAt = undefined;
@@ -293,6 +316,21 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       log(
         `  ${recovered ? "whole again" : "NOT whole"} ${recoveryS.toFixed(1)} s after restore (accepting after ${acceptingAt ? ((acceptingAt - restoredAt) / 1000).toFixed(1) : "-"} s)`,
       );
+      log(
+        `  /ready after restore (s; slowest answer ms; last reason before ready): ${sys.apps
+          .map((a) => {
+            const r = readiness.get(a.id);
+            const at = r?.readyAt === undefined ? "never" : ((r.readyAt - restoredAt) / 1000).toFixed(1);
+            return `${a.id} ${at} (${r?.slowestMs ?? "-"} ms${r?.why ? `; ${r.why}` : ""})`;
+          })
+          .join(", ")}`,
+      );
+      // Why the slowest app was not ready, in its own words (its log since the fault began).
+      const slowest = sys.apps
+        .filter((a) => (readiness.get(a.id)?.readyAt ?? Infinity) - restoredAt > 3_000)
+        .sort((x, y) => (readiness.get(y.id)?.readyAt ?? Infinity) - (readiness.get(x.id)?.readyAt ?? Infinity));
+      for (const a of slowest.slice(0, 2))
+        for (const line of sys.readinessLog(a, start)) log(`    ${a.id}: ${line.slice(0, 400)}`);
       const readyS = acceptingAt === undefined ? Infinity : (acceptingAt - restoredAt) / 1000;
       windows.push({ name: fault.name, start, end: Date.now(), recoveryS: recovered ? recoveryS : Infinity, readyS });
       await sleep(steadyMs);

@@ -4,7 +4,7 @@
  * paused and restarted in place.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { runMigrations } from "@cellar/shared/db/client";
@@ -135,13 +135,40 @@ export class ChaosSystem {
   }
 
   async isReady(a: AppInstance): Promise<boolean> {
-    if (!a.process) return false;
+    return (await this.probe(a)).ok;
+  }
+
+  /** One /ready call: its answer (or why none), and how long it took. */
+  async probe(a: AppInstance): Promise<{ ok: boolean; ms: number; why: string }> {
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
+    if (!a.process) return { ok: false, ms: 0, why: "no process" };
     try {
       const res = await fetch(`${a.url}/ready`, { signal: AbortSignal.timeout(3_000) });
-      return res.status === 200;
-    } catch {
-      return false;
+      const body = await res.text();
+      if (res.status === 200) return { ok: true, ms: ms(), why: "" };
+      return { ok: false, ms: ms(), why: `${res.status} ${body.slice(0, 80)}` };
+    } catch (err) {
+      return { ok: false, ms: ms(), why: String((err as Error)?.name ?? err) };
     }
+  }
+
+  /** The app's log lines since `sinceMs` (epoch) that say why it was not ready or lost NATS. */
+  readinessLog(a: AppInstance, sinceMs: number, max = 4): string[] {
+    let text = "";
+    try {
+      text = readFileSync(join(this.opts.dir, "logs", `${a.id}.log`), "utf8");
+    } catch {
+      return [];
+    }
+    return text
+      .split("\n")
+      .filter((line) => /not ready|NATS (dis|re)connected|failed; retrying/.test(line))
+      .filter((line) => {
+        const at = Date.parse(line.match(/"t":"([^"]+)"/)?.[1] ?? "");
+        return !Number.isFinite(at) || at >= sinceMs;
+      })
+      .slice(-max);
   }
 
   async killApp(a: AppInstance): Promise<void> {
@@ -197,6 +224,31 @@ export class ChaosSystem {
       const info = await (await jetstreamManager(nc)).streams.info(stream);
       const i = this.nats.nodes.findIndex((n) => n.name === info.cluster?.leader);
       return Math.max(0, i);
+    } finally {
+      await nc.close();
+    }
+  }
+
+  /**
+   * The INGEST consumers that hold work (pending, in hand, pull requests waiting): where a
+   * canary that is accepted but not stored is stuck. One line; "" when nothing is held.
+   */
+  async ingestBacklog(): Promise<string> {
+    const { connect } = await import("@nats-io/transport-node");
+    const { jetstreamManager } = await import("@nats-io/jetstream");
+    const nc = await connect({ servers: this.nats.url.split(","), timeout: 3_000 });
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 3_000 });
+      const held: string[] = [];
+      for await (const c of jsm.consumers.list("INGEST")) {
+        if (c.num_pending + c.num_ack_pending === 0) continue;
+        held.push(
+          `${c.name.replace("processor-ingest", "")}: ${c.num_pending} pending/${c.num_ack_pending} in hand/${c.num_waiting} pulls (leader ${c.cluster?.leader ?? "?"})`,
+        );
+      }
+      return held.join(", ");
+    } catch (err) {
+      return `INGEST consumers unreadable: ${String((err as Error)?.message ?? err)}`;
     } finally {
       await nc.close();
     }

@@ -4,7 +4,7 @@ import type { Logger } from "../logger.ts";
 import type { NatsHandles } from "../nats/topology.ts";
 import { withOps } from "./http.ts";
 import { createMetrics } from "./metrics.ts";
-import { createReadiness, natsCheck, natsNeeds, postgresCheck, type AppName } from "./probes.ts";
+import { createReadiness, natsCheck, natsNeeds, postgresCheck, watchNatsStatus, type AppName } from "./probes.ts";
 import { serveFetch, type Served } from "./serve.ts";
 import { parseCidrList } from "../webhooks/address.ts";
 
@@ -38,14 +38,16 @@ export function createAppOps(
   const checks: Record<string, () => Promise<unknown>> = { postgres: postgresCheck(deps.sql) };
   if (deps.nats) {
     const { nc, jsm, topology } = deps.nats;
-    checks.nats = natsCheck(app, nc, jsm, topology, deps.config.NATS_USER);
+    checks.nats = natsCheck(app, nc, jsm, topology, deps.config.NATS_USER, watchNatsStatus(nc, deps.logger));
     const needs = natsNeeds(app, topology);
     if (needs.consumers.length) metrics.watchConsumers(jsm, needs.consumers);
     if (needs.deadLetters.length) metrics.watchDeadLetters(jsm, topology.deadLetterStream, needs.deadLetters);
   }
   const ready = createReadiness(checks, {
     onChange: (r) =>
-      r.ok ? deps.logger.info("ready", { checks: r.checks }) : deps.logger.warn("not ready", { failed: r.failed }),
+      r.ok
+        ? deps.logger.info("ready", { checks: r.checks, ms: r.ms })
+        : deps.logger.warn("not ready", { failed: r.failed, ms: r.ms }),
   });
   const defaultPort = {
     ingest: deps.config.INGEST_PORT,
