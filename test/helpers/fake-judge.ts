@@ -7,7 +7,9 @@
  * - `slow:<s>` answers score 0.5 after that many seconds;
  * - `500` always answers 500; `401` answers 401; `hang` never answers;
  * - `not-json` answers content that is not JSON; `out-of-range` answers score 99;
- * - `huge` streams a body without end (2 GB); `redirect` answers 302 to a private address.
+ * - `huge` streams a body without end (2 GB); `redirect` answers 302 to a private address;
+ * - `hang-once:<value>` never answers the first call per conversation, then answers that score;
+ * - `garbage-once:<value>` answers 200 with bytes that are not JSON the first time, then the score.
  * Every request is kept (`calls`), with its parsed body and headers.
  */
 export async function startFakeJudge() {
@@ -65,6 +67,14 @@ export async function startFakeJudge() {
           return new Response("bad key", { status: 401 });
         case "hang":
           return new Promise<Response>(() => {});
+        case "hang-once":
+          return n === 1 ? new Promise<Response>(() => {}) : answer(JSON.parse(arg));
+        case "garbage-once":
+          return n === 1
+            ? new Response(new Uint8Array([0xff, 0xfe, 0x00, 0x7b, 0x22, 0x9c]), {
+                headers: { "content-type": "application/json" },
+              })
+            : answer(JSON.parse(arg));
         case "not-json":
           return anthropic
             ? Response.json({

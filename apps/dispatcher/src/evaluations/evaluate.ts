@@ -6,6 +6,7 @@ import { buildPrompt, parseAnswer } from "@cellar/shared/evaluations/prompt";
 import type { EvaluatorRow } from "@cellar/shared/evaluations/store";
 import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 import { callJudge, type JudgeDeps } from "./judge.ts";
+import { whileTransient } from "./persist.ts";
 
 /** Calls of one delivery when the judge's answer does not fit the output kind (then: failed). */
 export const ANSWER_ATTEMPTS = 3;
@@ -121,7 +122,8 @@ async function verdictOf(
 ): Promise<EvaluatorOutcome> {
   let costUsd: number | null = null;
   if (inputTokens !== null || outputTokens !== null) {
-    const book = (await loadPriceBooks(deps.sql, [e.tenant_id]))(e.tenant_id);
+    // After the judge answered: Postgres away waits here rather than losing the paid-for answer.
+    const book = (await whileTransient(() => loadPriceBooks(deps.sql, [e.tenant_id])))(e.tenant_id);
     costUsd = book.costOf(e.definition.judge!.model, {
       promptTokens: inputTokens ?? 0,
       completionTokens: outputTokens ?? 0,

@@ -20,6 +20,7 @@ import { publish } from "@cellar/shared/nats/publish";
 import type { Topology } from "@cellar/shared/nats/topology";
 import { maturationKey, maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { evaluateOne, verdictOrFailure, type EvaluateDeps } from "./evaluate.ts";
+import { whileTransient } from "./persist.ts";
 
 /** The header of a MATURED message the runner re-announces after storing a score (monitors re-sample). */
 export const EVALUATED_HEADER = "Cellar-Evaluated";
@@ -135,7 +136,8 @@ async function evaluateMaturation(
   // Monitors sample a session when it matures, before its judgement exists: the maturation is
   // announced again (a new message id, marked so this runner skips it) and the monitors consumer
   // re-samples the session with its score; the webhook fan-out finds its deliveries made.
-  if (scored.length && target === "session") await reannounce(deps, m, scored);
+  // Recorded already: NATS away must not turn this into a re-run that finds it judged and never announces it.
+  if (scored.length && target === "session") await whileTransient(() => reannounce(deps, m, scored));
   return retryInMs;
 }
 
@@ -179,26 +181,39 @@ async function runEvaluator(
       ? `${out.error}; the evaluator is paused`
       : `${out.kind === "retry" ? out.error : ""} (gave up after ${deliveryCount} attempts)`,
   );
-  const recorded = await recordEvaluation(
-    deps.sql,
-    key,
+  // The verdict is in hand: Postgres away now waits for it to come back instead of calling the judge again.
+  const recorded = await whileTransient(
+    () =>
+      recordEvaluation(
+        deps.sql,
+        key,
+        {
+          status: verdict.status,
+          value: verdict.value,
+          reason: verdict.reason,
+          error: verdict.error,
+          injectionFlagged: ctx.findings.some((f) => f.inToolResult),
+          attempts: deliveryCount,
+          inputTokens: verdict.inputTokens,
+          outputTokens: verdict.outputTokens,
+          costUsd: verdict.costUsd,
+          durationMs: Math.round(performance.now() - started),
+          maturationCount: m.maturationCount,
+          mode: "live",
+          scoreName: e.name,
+          environment: ctx.environment,
+        },
+        deps.now(),
+      ),
     {
-      status: verdict.status,
-      value: verdict.value,
-      reason: verdict.reason,
-      error: verdict.error,
-      injectionFlagged: ctx.findings.some((f) => f.inToolResult),
-      attempts: deliveryCount,
-      inputTokens: verdict.inputTokens,
-      outputTokens: verdict.outputTokens,
-      costUsd: verdict.costUsd,
-      durationMs: Math.round(performance.now() - started),
-      maturationCount: m.maturationCount,
-      mode: "live",
-      scoreName: e.name,
-      environment: ctx.environment,
+      onRetry: (err, attempt) =>
+        attempt === 0 &&
+        deps.logger.warn("judgement not recorded yet; keeping it and retrying", {
+          evaluatorId: e.id,
+          entityId: ctx.entityId,
+          err: err as Error,
+        }),
     },
-    deps.now(),
   );
   if (recorded)
     await deps.options?.afterRecord?.({ evaluatorId: e.id, entityId: ctx.entityId, status: verdict.status });
