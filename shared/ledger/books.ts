@@ -27,6 +27,12 @@ export interface TenantBooks {
 export interface Verdict {
   tenantId: string;
   balanced: boolean;
+  /**
+   * Items counted stored (or dead-lettered) twice: a batch written again after the
+   * acknowledgement of its first write was lost (a NATS restart, a crash between the two). Only
+   * once INGEST itself confirmed what was accepted (the recount); not a loss, so not an imbalance.
+   */
+  redelivered?: number;
   /** Items accepted that are neither stored nor dead-lettered though nothing is in flight (negative: counted stored more often than accepted). */
   unaccounted: number;
   /** Stored traces without their row (negative: rows the ledger never counted). */
@@ -34,9 +40,15 @@ export interface Verdict {
   problems: string[];
 }
 
-export function judge(books: TenantBooks): Verdict {
-  const missing = unaccounted(books.settled);
-  const missingRows = books.storedTraces - books.traceRows;
+export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean } = {}): Verdict {
+  const raw = unaccounted(books.settled);
+  // With accepted confirmed from INGEST, more stored than accepted can only be counted twice
+  // (each accepted item is written once): set apart, and taken off the row check, which the
+  // same double count would otherwise trip ("stored traces have no row").
+  const redelivered = opts.acceptedConfirmed && raw < 0 ? -raw : 0;
+  const missing = raw + redelivered;
+  const gap = books.storedTraces - books.traceRows;
+  const missingRows = redelivered && gap > 0 ? Math.max(0, gap - redelivered) : gap;
   const problems: string[] = [];
   if (missing > 0)
     problems.push(`${missing} accepted items are neither stored nor dead-lettered, and none is in flight`);
@@ -46,6 +58,7 @@ export function judge(books: TenantBooks): Verdict {
   return {
     tenantId: books.tenantId,
     balanced: problems.length === 0,
+    ...(redelivered ? { redelivered } : {}),
     unaccounted: missing,
     missingTraceRows: missingRows,
     problems,

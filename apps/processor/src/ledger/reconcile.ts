@@ -14,6 +14,13 @@ export interface ReconcileOptions {
   windowMs?: number;
   /** Slack after the horizon for counts still in a process's memory (default 10 s: counters flush every 0.5 s). */
   settleMs?: number;
+  /**
+   * An imbalance is acted on (recounted, recorded, logged, counted in /metrics) only once a later
+   * round, at least this long after the first that saw it, still sees it (default 10 s). A count
+   * held by a writer while Postgres was away lands within a few seconds of its return; judging
+   * before it did raised a false alarm, and a recount taken before it was then added to (issue 41).
+   */
+  confirmMs?: number;
   /** Every run's verdicts that did not balance (the process's /metrics). */
   onVerdicts?: (unbalanced: Verdict[]) => void;
   now?: () => number;
@@ -126,7 +133,19 @@ export function uuidv7Floor(ms: number): string {
  * ledger_checks (what the API and the dashboard show) and says loudly when one does not balance:
  * an error log, the metric, the dashboard's banner (docs/ledger.md, "Reconciliation").
  */
-export async function reconcileOnce(deps: Deps, logged = new Map<string, number>()): Promise<Verdict[] | null> {
+export interface ReconcileState {
+  /** When each unbalanced tenant was last logged at error. */
+  logged: Map<string, number>;
+  /** When each tenant was first seen unbalanced, not yet confirmed by a later round. */
+  suspect: Map<string, number>;
+}
+
+/**
+ * One round. Without `state` (a one-off check, tests) every verdict counts at once; the running
+ * loop passes its state, so an imbalance counts only when a later round confirms it (confirmMs).
+ */
+export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise<Verdict[] | null> {
+  const logged = state?.logged ?? new Map<string, number>();
   const o = deps.options ?? {};
   const now = o.now?.() ?? Date.now();
   const jsm = await deps.js.jetstreamManager(false);
@@ -138,9 +157,25 @@ export async function reconcileOnce(deps: Deps, logged = new Map<string, number>
   return deps.sql.begin(async (tx) => {
     const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${LOCK}) as locked`;
     if (!locked) return null;
-    let verdicts = (await readBooks(tx, from, to)).map(judge);
+    let verdicts = (await readBooks(tx, from, to)).map((b) => judge(b));
+    if (state) {
+      // Seen unbalanced for the first time: wait for a later round before acting on it.
+      const confirmMs = o.confirmMs ?? 10_000;
+      const unbalanced = new Set(verdicts.filter((v) => !v.balanced).map((v) => v.tenantId));
+      for (const id of [...state.suspect.keys()]) if (!unbalanced.has(id)) state.suspect.delete(id);
+      const unconfirmed = new Set(
+        verdicts
+          .filter((v) => !v.balanced)
+          .filter((v) => {
+            const since = state.suspect.get(v.tenantId);
+            if (since === undefined) state.suspect.set(v.tenantId, now);
+            return since === undefined || now - since < confirmMs;
+          })
+          .map((v) => v.tenantId),
+      );
+      verdicts = verdicts.filter((v) => !unconfirmed.has(v.tenantId));
+    }
     // Fewer accepted than settled: an ingest process was killed holding counts. INGEST has them.
-    let recounted = 0;
     for (const v of verdicts.filter((v) => v.unaccounted < 0)) {
       const added = await recountAccepted(
         tx,
@@ -154,9 +189,29 @@ export async function reconcileOnce(deps: Deps, logged = new Map<string, number>
           "ledger: accepted recounted from INGEST (an ingest process stopped without writing its counts)",
           { tenant: v.tenantId, added },
         );
-      recounted += added;
     }
-    if (recounted) verdicts = (await readBooks(tx, from, to)).map(judge);
+    // Accepted is now what INGEST holds: what is still short was counted stored twice (a batch
+    // written again after its acknowledgement was lost: a NATS restart), not lost (issue 41).
+    const confirmed = new Set(verdicts.filter((v) => v.unaccounted < 0).map((v) => v.tenantId));
+    if (confirmed.size) {
+      const again = new Map(
+        (await readBooks(tx, from, to))
+          .filter((b) => confirmed.has(b.tenantId))
+          .map((b) => [b.tenantId, judge(b, { acceptedConfirmed: true })]),
+      );
+      verdicts = verdicts.map((v) => again.get(v.tenantId) ?? v);
+      for (const v of again.values())
+        if (v.redelivered && logged.get(`redelivered:${v.tenantId}`) !== v.redelivered) {
+          logged.set(`redelivered:${v.tenantId}`, v.redelivered);
+          deps.logger.warn(
+            "ledger: items counted stored twice (written again after a lost acknowledgement); not a loss",
+            {
+              tenant: v.tenantId,
+              redelivered: v.redelivered,
+            },
+          );
+        }
+    }
     if (verdicts.length === 0) return verdicts;
     const rows = verdicts.map((v) => ({
       tenant_id: v.tenantId,
@@ -166,6 +221,7 @@ export async function reconcileOnce(deps: Deps, logged = new Map<string, number>
         to: to.toISOString(),
         unaccounted: v.unaccounted,
         missingTraceRows: v.missingTraceRows,
+        ...(v.redelivered ? { redelivered: v.redelivered } : {}),
         problems: v.problems,
       },
     }));
@@ -200,12 +256,12 @@ export async function reconcileOnce(deps: Deps, logged = new Map<string, number>
 /** Runs reconcileOnce every `everyMs` (and prunes counts older than 31 days once an hour). */
 export function startReconciliation(deps: Deps): ConsumeLoop {
   const o = deps.options ?? {};
-  const logged = new Map<string, number>();
+  const state: ReconcileState = { logged: new Map(), suspect: new Map() };
   let lastPrune = 0;
   let running: Promise<unknown> = Promise.resolve();
   const run = async () => {
     try {
-      const verdicts = await reconcileOnce(deps, logged);
+      const verdicts = await reconcileOnce(deps, state);
       if (verdicts) o.onVerdicts?.(verdicts.filter((v) => !v.balanced));
       if (Date.now() - lastPrune > 60 * MINUTE) {
         lastPrune = Date.now();
