@@ -143,6 +143,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     secretKey: btoa("cellar-chaos-secret-key-32bytes!"),
   });
   const receivers = new WebhookReceivers();
+  let keep = opts.keepDir ?? false;
   let load: LoadGenerator | undefined;
   let reader: PlatformReader | undefined;
   try {
@@ -368,10 +369,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const total = rows[rows.length - 1];
     if (reader.unexpected.length)
       total.examples.push(...reader.unexpected.slice(0, 3).map((u) => `platform answered ${u}`));
+    const ok = passed(total) && windows.every((w) => Number.isFinite(w.recoveryS));
+    // CHAOS_KEEP_ON_FAILURE=1: a failed run keeps its apps' logs and stores for a post-mortem.
+    if (!ok && process.env.CHAOS_KEEP_ON_FAILURE === "1") keep = true;
     return {
       rows,
       table: formatTable(rows),
-      ok: passed(total) && windows.every((w) => Number.isFinite(w.recoveryS)),
+      ok,
       dir,
       examples: total.examples,
       unacked: load.unacked,
@@ -381,6 +385,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     await reader?.stop().catch(() => {});
     receivers.stop();
     await sys.stop().catch((err) => log(`stopping: ${err}`));
-    if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });
+    if (keep) log(`kept ${dir} (its logs/ has every app's output)`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
