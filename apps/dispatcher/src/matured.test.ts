@@ -61,3 +61,26 @@ test("a batch of trace maturations fans out each of them, with the fresh/take-ov
   await handleMatured(f.pieces, fanOut, { value: batch, msg: msgWith(2) });
   expect(f.attempted.map((a) => a.id).sort()).toEqual(["earlier", "one", "one", "two", "two"]);
 });
+
+test("the same message run again after a transient failure owns the rows its first run inserted (issue 41)", async () => {
+  const trace = (n: number) =>
+    ({ type: "trace.matured", tenantId: "tenant-1", traceId: `t-${n}`, entityPk: `pk-${n}` }) as MaturedMessage;
+  const batch = { type: "matured.batch" as const, tenantId: "tenant-1", maturations: [trace(1), trace(2)] };
+  const f = fakePieces({ rows: { one: row("one"), two: row("two") } });
+  let runs = 0;
+  // The first run inserts both rows; its DELIVERIES publish times out (a NATS node lost).
+  const fanOut = async (e: MaturedMessage) => [pending(e.traceId === "t-1" ? "one" : "two", { fresh: runs === 1 })];
+  const failing = {
+    ...f.pieces,
+    attemptNow: async () => {
+      throw Object.assign(new Error("TIMEOUT"), { code: "TIMEOUT" });
+    },
+  };
+  const msg = msgWith(1);
+  runs = 1;
+  await expect(handleMatured(failing as typeof f.pieces, fanOut, { value: batch, msg })).rejects.toThrow();
+  // The consume runtime runs the handler again with the same message (deliveryCount still 1).
+  runs = 2;
+  await handleMatured(f.pieces, fanOut, { value: batch, msg });
+  expect(f.attempted.map((a) => a.id).sort()).toEqual(["one", "two"]);
+});

@@ -55,6 +55,16 @@ export function ownedBy(deliveryCount: number): (d: PendingDelivery) => boolean 
 }
 
 /**
+ * Messages this process has handled once. After a transient failure (a DELIVERIES publish timing
+ * out while a NATS node is lost, Postgres away) the consume runtime runs the handler again with
+ * the same message (consume/each.ts), whose deliveryCount is still 1: its rows are no longer
+ * fresh, so without this it owned none of them, acked, and every delivery of the batch not yet
+ * attempted was never attempted (issue 41: trace.matured webhooks missing after a NATS node loss
+ * under load). A re-run is the original again, so it owns what a redelivery owns.
+ */
+const handledOnce = new WeakSet<object>();
+
+/**
  * The MATURED consumer: fans the event (or each maturation of a batch) out to its deliveries and
  * runs the first attempts of those it owns (ownedBy).
  */
@@ -63,11 +73,14 @@ export async function handleMatured(
   fanOutOne: FanOutOne,
   { value: event, msg }: Delivery<MaturedStreamMessage>,
 ): Promise<Outcome> {
+  const rerun = handledOnce.has(msg);
+  handledOnce.add(msg);
   // Fan-out is idempotent: a redelivery cannot make a second delivery.
   // A monitor's state change (docs/monitors.md) fans out to the subscriptions that opted in; a
   // batch of trace maturations, each of them (the batcher puts them in one fan-out query).
   const fanned = isMonitorEvent(event)
     ? await fanOutMonitorEvent({ sql: p.deps.sql, now: p.now }, event)
     : (await Promise.all(maturationsOf(event).map(fanOutOne))).flat();
-  await Promise.all(fanned.filter(ownedBy(msg.info.deliveryCount)).map((d) => firstAttempt(p, d)));
+  const deliveryCount = rerun ? Math.max(2, msg.info.deliveryCount) : msg.info.deliveryCount;
+  await Promise.all(fanned.filter(ownedBy(deliveryCount)).map((d) => firstAttempt(p, d)));
 }
