@@ -109,8 +109,13 @@ async function expectEachJudgedOnce(service: string, evaluatorId: string, model:
       what: `${id} judged`,
     }).catch(async (err) => {
       const [s] = await sql`select matured_at, maturation_count from sessions where session_id = ${id}`.catch(() => []);
+      const all =
+        await sql`select entity_id, status, attempts, created_at from evaluations where evaluator_id = ${evaluatorId}`.catch(
+          (e) => [String(e)],
+        );
+      console.error(`evaluations so far: ${JSON.stringify(all)}`);
       console.error(
-        `${id}: session ${JSON.stringify(s ?? null)}, judge calls ${callsFor(model, id)}\n--- dispatcher\n${stack.output("dispatcher").slice(-6000)}\n--- processor\n${stack.output("processor").slice(-4000)}`,
+        `${id}: session ${JSON.stringify(s ?? null)}, judge calls ${callsFor(model, id)}\n--- dispatcher\n${stack.output("dispatcher").slice(-20000)}\n--- processor\n${stack.output("processor").slice(-4000)}`,
       );
       throw err;
     });

@@ -47,3 +47,13 @@ test("a transient failure that outlasts maxMs is thrown", async () => {
   ).rejects.toThrow("ECONNREFUSED");
   expect(calls).toBe(1);
 });
+
+test("a try that never answers (a query on a dropped connection) is abandoned and tried again", async () => {
+  let calls = 0;
+  const out = await whileTransient(
+    () => (++calls === 1 ? new Promise<string>(() => {}) : Promise.resolve("recorded")),
+    { stepTimeoutMs: 20, sleep: noSleep },
+  );
+  expect(out).toBe("recorded");
+  expect(calls).toBe(2);
+});
