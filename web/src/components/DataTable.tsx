@@ -33,6 +33,10 @@ export interface DataTableProps<T> {
   label?: string;
   /** Denser rows. */
   compact?: boolean;
+  /** On a narrow screen each row stacks its cells, each named by its column (`.stack`, `data-label`). */
+  stacked?: boolean;
+  /** The rows are being replaced (aria-busy). */
+  busy?: boolean;
   /** Extra attributes of a row (data-* for tests and links). */
   rowProps?: (row: T) => JSX.HTMLAttributes<HTMLTableRowElement> & { [data: `data-${string}`]: string | number };
   /** Shown instead of the table when there are no rows; nothing when left out. */
@@ -47,7 +51,11 @@ export function DataTable<T>(p: DataTableProps<T>) {
   if (p.rows.length === 0) return p.empty === undefined ? null : <p class="muted">{p.empty}</p>;
   return (
     <div class="table-wrap">
-      <table class={p.compact ? "list compact" : "list"} aria-label={p.label}>
+      <table
+        class={["list", p.compact && "compact", p.stacked && "stack"].filter(Boolean).join(" ")}
+        aria-label={p.label}
+        aria-busy={p.busy}
+      >
         {p.caption !== undefined && <caption class="sr-only">{p.caption}</caption>}
         <thead>
           <tr>
@@ -62,7 +70,11 @@ export function DataTable<T>(p: DataTableProps<T>) {
           {p.rows.map((row) => (
             <tr key={p.rowKey(row)} {...(p.rowProps?.(row) ?? {})}>
               {p.columns.map((c) => (
-                <td key={c.key} class={c.numeric ? "n" : c.cellClass}>
+                <td
+                  key={c.key}
+                  class={c.numeric ? "n" : c.cellClass}
+                  data-label={p.stacked && typeof c.header === "string" ? c.header : undefined}
+                >
                   {c.cell(row)}
                 </td>
               ))}

@@ -73,6 +73,16 @@ test("a button column names each row's button for screen readers and hides its h
   expect(html).toContain('<button type="button" class="small danger" aria-label="Delete first">Delete</button>');
 });
 
+describe("DataTable stacked", () => {
+  test("a stacked table names each cell by its column, and says when it is busy", () => {
+    const html = render(
+      <DataTable stacked busy columns={columns.slice(0, 2)} rows={rows.slice(0, 1)} rowKey={(r) => r.id} />,
+    );
+    expect(html).toContain('<table class="list stack" aria-busy="true">');
+    expect(html).toContain('<td data-label="Name">first</td><td class="n" data-label="Count">3</td>');
+  });
+});
+
 describe("column", () => {
   test("a column keyed by its header, its options kept", () => {
     const c = column("Count", (r: Row) => r.n, { numeric: true });

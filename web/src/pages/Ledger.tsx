@@ -94,54 +94,7 @@ export function LedgerPage({ me }: { me: Me }) {
       )}
       {t && (
         <>
-          <table class="list" aria-label="The books over the window">
-            <thead>
-              <tr>
-                <th scope="col">Stage</th>
-                <th scope="col">Items</th>
-                <th scope="col">By reason or door</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <th scope="row">Asked to send (SDKs)</th>
-                <td data-testid="ledger-requested">{num(t.sdkRequested)}</td>
-                <td>—</td>
-              </tr>
-              <tr>
-                <th scope="row">Dropped by the SDKs</th>
-                <td>{num(sum(t.sdkDropped))}</td>
-                <td>{reasons(t.sdkDropped)}</td>
-              </tr>
-              <tr>
-                <th scope="row">Accepted by ingest</th>
-                <td data-testid="ledger-accepted">{num(sum(t.accepted))}</td>
-                <td>{reasons(t.accepted)}</td>
-              </tr>
-              <tr>
-                <th scope="row">Refused by ingest</th>
-                <td>{num(sum(t.refused))}</td>
-                <td>{reasons(t.refused)}</td>
-              </tr>
-              <tr>
-                <th scope="row">Stored</th>
-                <td data-testid="ledger-stored">{num(t.stored)}</td>
-                <td>—</td>
-              </tr>
-              <tr>
-                <th scope="row">Dead-lettered / replayed</th>
-                <td>
-                  {num(t.deadLettered)} / {num(t.replayed)}
-                </td>
-                <td>—</td>
-              </tr>
-              <tr>
-                <th scope="row">In flight</th>
-                <td data-testid="ledger-in-flight">{num(t.inFlight)}</td>
-                <td>accepted − stored − dead-lettered + replayed</td>
-              </tr>
-            </tbody>
-          </table>
+          <LedgerBooks t={t} />
           <Chart
             id="ledger"
             title="Accepted, stored and lost"
@@ -157,5 +110,59 @@ export function LedgerPage({ me }: { me: Me }) {
         </>
       )}
     </PageShell>
+  );
+}
+
+/** The books over the window: each stage's items and, where there are some, its reasons or doors. */
+function LedgerBooks({ t }: { t: any }) {
+  return (
+    <table class="list" aria-label="The books over the window">
+      <thead>
+        <tr>
+          <th scope="col">Stage</th>
+          <th scope="col">Items</th>
+          <th scope="col">By reason or door</th>
+        </tr>
+      </thead>
+      <tbody>
+        <tr>
+          <th scope="row">Asked to send (SDKs)</th>
+          <td data-testid="ledger-requested">{num(t.sdkRequested)}</td>
+          <td>—</td>
+        </tr>
+        <tr>
+          <th scope="row">Dropped by the SDKs</th>
+          <td>{num(sum(t.sdkDropped))}</td>
+          <td>{reasons(t.sdkDropped)}</td>
+        </tr>
+        <tr>
+          <th scope="row">Accepted by ingest</th>
+          <td data-testid="ledger-accepted">{num(sum(t.accepted))}</td>
+          <td>{reasons(t.accepted)}</td>
+        </tr>
+        <tr>
+          <th scope="row">Refused by ingest</th>
+          <td>{num(sum(t.refused))}</td>
+          <td>{reasons(t.refused)}</td>
+        </tr>
+        <tr>
+          <th scope="row">Stored</th>
+          <td data-testid="ledger-stored">{num(t.stored)}</td>
+          <td>—</td>
+        </tr>
+        <tr>
+          <th scope="row">Dead-lettered / replayed</th>
+          <td>
+            {num(t.deadLettered)} / {num(t.replayed)}
+          </td>
+          <td>—</td>
+        </tr>
+        <tr>
+          <th scope="row">In flight</th>
+          <td data-testid="ledger-in-flight">{num(t.inFlight)}</td>
+          <td>accepted − stored − dead-lettered + replayed</td>
+        </tr>
+      </tbody>
+    </table>
   );
 }

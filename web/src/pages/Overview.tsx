@@ -5,6 +5,7 @@ import { api, enc, type Me } from "../api";
 import { ms, num, usd } from "../format";
 import { FirstTraceHelp, ServicePicker, useLoad, useService } from "../ui";
 import { type AxisKind, axisLabels, axisRange, axisSteps, axisWidth } from "./chart-axes";
+import { column, DataTable } from "../components/DataTable";
 import { Field, Options } from "../components/form";
 import { PageShell } from "../components/PageShell";
 
@@ -150,11 +151,6 @@ export function OverviewPage({ me }: { me: Me }) {
       </PageShell>
     );
   const o = data;
-  const times: number[] = o?.series.map((s: any) => Date.parse(s.t) / 1000) ?? [];
-  const range: [number, number] = o ? [Date.parse(o.from) / 1000, Date.parse(o.to) / 1000] : [0, 1];
-  const series = (f: (s: any) => number) => o?.series.map(f) ?? [];
-  const count = (v: number) => num(Math.round(v));
-  const rate = (v: number) => `${(v * 100).toFixed(1)}%`;
   return (
     <PageShell
       title="Overview"
@@ -183,167 +179,182 @@ export function OverviewPage({ me }: { me: Me }) {
     >
       {o && (
         <>
-          <dl class="metrics inline" aria-label="Totals">
-            <div>
-              <dt>Sessions</dt>
-              <dd data-testid="total-sessions">{num(o.totals.sessions)}</dd>
-            </div>
-            <div>
-              <dt>Traces</dt>
-              <dd>{num(o.totals.traces)}</dd>
-            </div>
-            <div>
-              <dt>Cost</dt>
-              <dd>{usd(o.totals.costUsd)}</dd>
-            </div>
-            <div>
-              <dt>Tokens</dt>
-              <dd>{num(o.totals.promptTokens + o.totals.completionTokens)}</dd>
-            </div>
-            <div>
-              <dt>Latency p50 / p95</dt>
-              <dd>
-                {ms(o.totals.latencyP50Ms)} / {ms(o.totals.latencyP95Ms)}
-              </dd>
-            </div>
-            <div>
-              <dt>Sessions with errors</dt>
-              <dd>{pct(o.totals.errorSessions, o.totals.sessions)}</dd>
-            </div>
-            <div>
-              <dt>Sessions with problems</dt>
-              <dd>{pct(o.totals.problemSessions, o.totals.sessions)}</dd>
-            </div>
-          </dl>
-          {o.totals.unpricedCalls > 0 && (
-            <p class="muted small" data-testid="unpriced-calls">
-              {num(o.totals.unpricedCalls)} {o.totals.unpricedCalls === 1 ? "call" : "calls"} unpriced: the price book
-              has no price for their model, so their cost is not in the total.
-            </p>
-          )}
-          {!o.totals.sessions && (
-            <p class="notice" role="status">
-              No session of {service} matured in this window. Sessions count here once they have been idle for the
-              maturation window.
-            </p>
-          )}
-          <div class="charts">
-            <Chart
-              id="traffic"
-              title="Traces and sessions"
-              kind="count"
-              times={times}
-              range={range}
-              lines={[
-                { label: "Traces", values: series((s) => s.traces), format: count },
-                { label: "Sessions", values: series((s) => s.sessions), format: count },
-              ]}
-            />
-            <Chart
-              id="cost"
-              title="Cost"
-              kind="usd"
-              times={times}
-              range={range}
-              lines={[{ label: "Cost (USD)", values: series((s) => s.costUsd), format: usd }]}
-            />
-            <Chart
-              id="tokens"
-              title="Tokens"
-              kind="count"
-              times={times}
-              range={range}
-              lines={[{ label: "Tokens", values: series((s) => s.tokens), format: count }]}
-            />
-            <Chart
-              id="rates"
-              title="Error and problem rates"
-              kind="rate"
-              average
-              times={times}
-              range={range}
-              lines={[
-                {
-                  label: "Sessions with errors",
-                  values: series((s) => (s.sessions ? s.errorSessions / s.sessions : 0)),
-                  format: rate,
-                },
-                {
-                  label: "Sessions with problems",
-                  values: series((s) => (s.sessions ? s.problemSessions / s.sessions : 0)),
-                  format: rate,
-                },
-              ]}
-            />
-          </div>
-          <section class="panel" aria-labelledby="models-h">
-            <h2 id="models-h">By model</h2>
-            {o.byModel.length ? (
-              <div class="table-wrap">
-                <table class="list compact">
-                  <caption class="sr-only">Cost, tokens and latency by model</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Model</th>
-                      <th scope="col" class="n">
-                        Calls
-                      </th>
-                      <th scope="col" class="n">
-                        Cost
-                      </th>
-                      <th scope="col" class="n">
-                        Tokens in / out
-                      </th>
-                      <th scope="col" class="n">
-                        Latency p50
-                      </th>
-                      <th scope="col" class="n">
-                        p95
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {o.byModel.map((m: any) => (
-                      <tr key={m.model}>
-                        <td>{m.model}</td>
-                        <td class="n">{num(m.traces)}</td>
-                        <td class="n">
-                          {usd(m.costUsd)}
-                          {m.unpricedCalls > 0 && <span class="muted small"> · {num(m.unpricedCalls)} unpriced</span>}
-                        </td>
-                        <td class="n">
-                          {num(m.promptTokens)} / {num(m.completionTokens)}
-                        </td>
-                        <td class="n">{ms(m.latencyP50Ms)}</td>
-                        <td class="n">{ms(m.latencyP95Ms)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            ) : (
-              <p class="muted">No model calls in this window.</p>
-            )}
-          </section>
-          <section class="panel" aria-labelledby="top-issues-h">
-            <h2 id="top-issues-h">Top issues</h2>
-            {o.topIssues.length ? (
-              <ul class="plain">
-                {o.topIssues.map((i: any) => (
-                  <li key={i.id}>
-                    <Link href={`/issues/${enc(service!)}/${enc(i.id)}`}>{i.title}</Link>{" "}
-                    <span class="muted small">
-                      {i.severity} · {num(i.occurrences)} occurrences in {num(i.affectedSessions)} sessions
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <p class="muted">No issues seen in this window.</p>
-            )}
-          </section>
+          <OverviewTotals o={o} service={service} />
+          <OverviewCharts o={o} />
+          <ByModel o={o} />
+          <TopIssues o={o} service={service!} />
         </>
       )}
     </PageShell>
+  );
+}
+
+/** The window's totals, the unpriced calls, and a notice when nothing matured in it. */
+function OverviewTotals({ o, service }: { o: any; service?: string }) {
+  return (
+    <>
+      <dl class="metrics inline" aria-label="Totals">
+        <div>
+          <dt>Sessions</dt>
+          <dd data-testid="total-sessions">{num(o.totals.sessions)}</dd>
+        </div>
+        <div>
+          <dt>Traces</dt>
+          <dd>{num(o.totals.traces)}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{usd(o.totals.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>{num(o.totals.promptTokens + o.totals.completionTokens)}</dd>
+        </div>
+        <div>
+          <dt>Latency p50 / p95</dt>
+          <dd>
+            {ms(o.totals.latencyP50Ms)} / {ms(o.totals.latencyP95Ms)}
+          </dd>
+        </div>
+        <div>
+          <dt>Sessions with errors</dt>
+          <dd>{pct(o.totals.errorSessions, o.totals.sessions)}</dd>
+        </div>
+        <div>
+          <dt>Sessions with problems</dt>
+          <dd>{pct(o.totals.problemSessions, o.totals.sessions)}</dd>
+        </div>
+      </dl>
+      {o.totals.unpricedCalls > 0 && (
+        <p class="muted small" data-testid="unpriced-calls">
+          {num(o.totals.unpricedCalls)} {o.totals.unpricedCalls === 1 ? "call" : "calls"} unpriced: the price book has
+          no price for their model, so their cost is not in the total.
+        </p>
+      )}
+      {!o.totals.sessions && (
+        <p class="notice" role="status">
+          No session of {service} matured in this window. Sessions count here once they have been idle for the
+          maturation window.
+        </p>
+      )}
+    </>
+  );
+}
+
+/** Traffic, cost, tokens and rates over the window. */
+function OverviewCharts({ o }: { o: any }) {
+  const times: number[] = o.series.map((s: any) => Date.parse(s.t) / 1000);
+  const range: [number, number] = [Date.parse(o.from) / 1000, Date.parse(o.to) / 1000];
+  const series = (f: (s: any) => number) => o.series.map(f);
+  const count = (v: number) => num(Math.round(v));
+  const rate = (v: number) => `${(v * 100).toFixed(1)}%`;
+  return (
+    <div class="charts">
+      <Chart
+        id="traffic"
+        title="Traces and sessions"
+        kind="count"
+        times={times}
+        range={range}
+        lines={[
+          { label: "Traces", values: series((s) => s.traces), format: count },
+          { label: "Sessions", values: series((s) => s.sessions), format: count },
+        ]}
+      />
+      <Chart
+        id="cost"
+        title="Cost"
+        kind="usd"
+        times={times}
+        range={range}
+        lines={[{ label: "Cost (USD)", values: series((s) => s.costUsd), format: usd }]}
+      />
+      <Chart
+        id="tokens"
+        title="Tokens"
+        kind="count"
+        times={times}
+        range={range}
+        lines={[{ label: "Tokens", values: series((s) => s.tokens), format: count }]}
+      />
+      <Chart
+        id="rates"
+        title="Error and problem rates"
+        kind="rate"
+        average
+        times={times}
+        range={range}
+        lines={[
+          {
+            label: "Sessions with errors",
+            values: series((s) => (s.sessions ? s.errorSessions / s.sessions : 0)),
+            format: rate,
+          },
+          {
+            label: "Sessions with problems",
+            values: series((s) => (s.sessions ? s.problemSessions / s.sessions : 0)),
+            format: rate,
+          },
+        ]}
+      />
+    </div>
+  );
+}
+
+/** Cost, tokens and latency by model. */
+function ByModel({ o }: { o: any }) {
+  return (
+    <section class="panel" aria-labelledby="models-h">
+      <h2 id="models-h">By model</h2>
+      <DataTable
+        compact
+        caption="Cost, tokens and latency by model"
+        rows={o.byModel as any[]}
+        rowKey={(m) => m.model}
+        empty="No model calls in this window."
+        columns={[
+          column("Model", (m: any) => m.model),
+          column("Calls", (m: any) => num(m.traces), { numeric: true }),
+          column(
+            "Cost",
+            (m: any) => (
+              <>
+                {usd(m.costUsd)}
+                {m.unpricedCalls > 0 && <span class="muted small"> · {num(m.unpricedCalls)} unpriced</span>}
+              </>
+            ),
+            { numeric: true },
+          ),
+          column("Tokens in / out", (m: any) => `${num(m.promptTokens)} / ${num(m.completionTokens)}`, {
+            numeric: true,
+          }),
+          column("Latency p50", (m: any) => ms(m.latencyP50Ms), { numeric: true }),
+          column("p95", (m: any) => ms(m.latencyP95Ms), { numeric: true }),
+        ]}
+      />
+    </section>
+  );
+}
+
+/** The window's most frequent issues. */
+function TopIssues({ o, service }: { o: any; service: string }) {
+  return (
+    <section class="panel" aria-labelledby="top-issues-h">
+      <h2 id="top-issues-h">Top issues</h2>
+      {o.topIssues.length ? (
+        <ul class="plain">
+          {o.topIssues.map((i: any) => (
+            <li key={i.id}>
+              <Link href={`/issues/${enc(service!)}/${enc(i.id)}`}>{i.title}</Link>{" "}
+              <span class="muted small">
+                {i.severity} · {num(i.occurrences)} occurrences in {num(i.affectedSessions)} sessions
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">No issues seen in this window.</p>
+      )}
+    </section>
   );
 }

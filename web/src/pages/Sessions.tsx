@@ -3,6 +3,7 @@ import { api, enc, type Me } from "../api";
 import { ms, num, usd, when } from "../format";
 import { Pager, usePaging } from "../pager";
 import { Badge, FirstTraceHelp, ServicePicker, useLoad, useService } from "../ui";
+import { column, DataTable } from "../components/DataTable";
 import { Field, Options } from "../components/form";
 import { PageShell } from "../components/PageShell";
 
@@ -37,7 +38,7 @@ export function filtersFrom(p: URLSearchParams) {
 
 export function SessionsPage({ me }: { me: Me }) {
   const [service, setService] = useService(me);
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
   const paging = usePaging(PAGE_SIZE);
   const sort = params.get("sort") ?? "lastActivityAt";
   const dir = params.get("dir") === "asc" ? "asc" : "desc";
@@ -65,6 +66,66 @@ export function SessionsPage({ me }: { me: Me }) {
       </PageShell>
     );
 
+  const sessions: any[] = data?.sessions ?? [];
+  const pg = data?.pagination;
+  const filtered = filtersFrom(params).length > 0;
+
+  return (
+    <PageShell
+      title="Sessions"
+      load={{ data, error, loading }}
+      loadingWhat="Loading sessions"
+      head={<SessionFilters me={me} service={service} setService={setService} sort={sort} dir={dir} />}
+    >
+      {data &&
+        !sessions.length &&
+        (filtered || paging.deep ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
+      {sessions.length > 0 && (
+        <DataTable
+          stacked
+          busy={loading}
+          caption={<>Sessions of {service}</>}
+          rows={sessions}
+          rowKey={(s) => s.sessionId}
+          columns={[
+            column("Session", (s: any) => (
+              <Link href={`/sessions/${enc(service!)}/${enc(s.sessionId)}`}>{s.sessionId}</Link>
+            )),
+            column("Environment", (s: any) => s.environment ?? "—"),
+            column("Status", (s: any) => <Badge kind={s.status}>{s.status}</Badge>),
+            column("Last activity", (s: any) => when(s.lastActivityAt)),
+            column("Turns", (s: any) => num(s.metrics?.turns), { numeric: true }),
+            column("Duration", (s: any) => ms(s.metrics?.durationMs), { numeric: true }),
+            column("Cost", (s: any) => usd(s.metrics?.costUsd), { numeric: true }),
+            column(
+              "Problems",
+              (s: any) =>
+                s.metrics?.problems ? <Badge kind="problem">{s.metrics.problems}</Badge> : num(s.metrics?.problems),
+              { numeric: true },
+            ),
+          ]}
+        />
+      )}
+      {pg && sessions.length > 0 && <Pager pg={pg} count={sessions.length} paging={paging} />}
+    </PageShell>
+  );
+}
+
+/** The search's filters and order; Apply puts them in the address (the page reads them from there). */
+function SessionFilters({
+  me,
+  service,
+  setService,
+  sort,
+  dir,
+}: {
+  me: Me;
+  service?: string;
+  setService: (name: string) => void;
+  sort: string;
+  dir: string;
+}) {
+  const [params, setParams] = useSearchParams();
   const apply = (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
@@ -77,115 +138,42 @@ export function SessionsPage({ me }: { me: Me }) {
     if (form.get("problems")) next.set("problems", "1");
     setParams(next);
   };
-  const sessions: any[] = data?.sessions ?? [];
-  const pg = data?.pagination;
-  const filtered = filtersFrom(params).length > 0;
-
   return (
-    <PageShell
-      title="Sessions"
-      load={{ data, error, loading }}
-      loadingWhat="Loading sessions"
-      head={
-        <form class="filters" onSubmit={apply} aria-label="Filter sessions">
-          <ServicePicker me={me} value={service} onChange={setService} />
-          <Field label="Environment">
-            <input name="environment" defaultValue={params.get("environment") ?? ""} placeholder="any" />
-          </Field>
-          <Field label="From">
-            <input name="from" type="datetime-local" defaultValue={params.get("from") ?? ""} />
-          </Field>
-          <Field label="To">
-            <input name="to" type="datetime-local" defaultValue={params.get("to") ?? ""} />
-          </Field>
-          <Field label="Min cost (USD)">
-            <input name="minCost" type="number" min="0" step="any" defaultValue={params.get("minCost") ?? ""} />
-          </Field>
-          <Field label="Max cost (USD)">
-            <input name="maxCost" type="number" min="0" step="any" defaultValue={params.get("maxCost") ?? ""} />
-          </Field>
-          <Field label="Model">
-            <input name="model" defaultValue={params.get("model") ?? ""} placeholder="any" />
-          </Field>
-          <label class="check">
-            <input name="problems" type="checkbox" defaultChecked={params.get("problems") === "1"} /> Has problems
-          </label>
-          <Field label="Sort by">
-            <select name="sort" defaultValue={sort}>
-              <Options of={SORTS} />
-            </select>
-          </Field>
-          <Field label="Order">
-            <select name="dir" defaultValue={dir}>
-              <option value="desc">Descending</option>
-              <option value="asc">Ascending</option>
-            </select>
-          </Field>
-          <button type="submit">Apply</button>
-        </form>
-      }
-    >
-      {data &&
-        !sessions.length &&
-        (filtered || paging.deep ? <p class="muted">No sessions match these filters.</p> : <FirstTraceHelp />)}
-      {sessions.length > 0 && (
-        <div class="table-wrap">
-          <table class="list stack" aria-busy={loading}>
-            <caption class="sr-only">Sessions of {service}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Session</th>
-                <th scope="col">Environment</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last activity</th>
-                <th scope="col" class="n">
-                  Turns
-                </th>
-                <th scope="col" class="n">
-                  Duration
-                </th>
-                <th scope="col" class="n">
-                  Cost
-                </th>
-                <th scope="col" class="n">
-                  Problems
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {sessions.map((s) => (
-                <tr key={s.sessionId}>
-                  <td data-label="Session">
-                    <Link href={`/sessions/${enc(service!)}/${enc(s.sessionId)}`}>{s.sessionId}</Link>
-                  </td>
-                  <td data-label="Environment">{s.environment ?? "—"}</td>
-                  <td data-label="Status">
-                    <Badge kind={s.status}>{s.status}</Badge>
-                  </td>
-                  <td data-label="Last activity">{when(s.lastActivityAt)}</td>
-                  <td class="n" data-label="Turns">
-                    {num(s.metrics?.turns)}
-                  </td>
-                  <td class="n" data-label="Duration">
-                    {ms(s.metrics?.durationMs)}
-                  </td>
-                  <td class="n" data-label="Cost">
-                    {usd(s.metrics?.costUsd)}
-                  </td>
-                  <td class="n" data-label="Problems">
-                    {s.metrics?.problems ? (
-                      <Badge kind="problem">{s.metrics.problems}</Badge>
-                    ) : (
-                      num(s.metrics?.problems)
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {pg && sessions.length > 0 && <Pager pg={pg} count={sessions.length} paging={paging} />}
-    </PageShell>
+    <form class="filters" onSubmit={apply} aria-label="Filter sessions">
+      <ServicePicker me={me} value={service} onChange={setService} />
+      <Field label="Environment">
+        <input name="environment" defaultValue={params.get("environment") ?? ""} placeholder="any" />
+      </Field>
+      <Field label="From">
+        <input name="from" type="datetime-local" defaultValue={params.get("from") ?? ""} />
+      </Field>
+      <Field label="To">
+        <input name="to" type="datetime-local" defaultValue={params.get("to") ?? ""} />
+      </Field>
+      <Field label="Min cost (USD)">
+        <input name="minCost" type="number" min="0" step="any" defaultValue={params.get("minCost") ?? ""} />
+      </Field>
+      <Field label="Max cost (USD)">
+        <input name="maxCost" type="number" min="0" step="any" defaultValue={params.get("maxCost") ?? ""} />
+      </Field>
+      <Field label="Model">
+        <input name="model" defaultValue={params.get("model") ?? ""} placeholder="any" />
+      </Field>
+      <label class="check">
+        <input name="problems" type="checkbox" defaultChecked={params.get("problems") === "1"} /> Has problems
+      </label>
+      <Field label="Sort by">
+        <select name="sort" defaultValue={sort}>
+          <Options of={SORTS} />
+        </select>
+      </Field>
+      <Field label="Order">
+        <select name="dir" defaultValue={dir}>
+          <option value="desc">Descending</option>
+          <option value="asc">Ascending</option>
+        </select>
+      </Field>
+      <button type="submit">Apply</button>
+    </form>
   );
 }

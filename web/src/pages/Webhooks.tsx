@@ -243,74 +243,96 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
               Save
             </button>
           </form>
-          <section class="panel" aria-labelledby="log-h">
-            <div class="panel-head">
-              <h2 id="log-h">Delivery log</h2>
-              <button type="button" class="small" onClick={log.reload}>
-                Refresh
-              </button>
-            </div>
-            <ErrorBox error={log.error} />
-            {log.data && (
-              <DataTable
-                compact
-                label="Delivery attempts, newest first"
-                rows={attempts}
-                rowKey={(a) => a.id}
-                rowProps={(a) => ({ "data-delivery": a.delivery_id })}
-                empty="No deliveries yet. Send a test event to see one here."
-                columns={[
-                  column("When", (a: Attempt) => when(a.attempted_at)),
-                  column("Event", (a: Attempt) => a.event_type),
-                  column("Attempt", (a: Attempt) => a.attempt, { numeric: true }),
-                  column("Response", (a: Attempt) => (
-                    <>
-                      {a.status_code ?? "no response"}{" "}
-                      <span class="muted small">
-                        {ms(a.duration_ms)}
-                        {a.error ? ` · ${a.error}` : ""}
-                      </span>
-                    </>
-                  )),
-                  column("Delivery", (a: Attempt) => (
-                    <Badge
-                      kind={
-                        a.delivery_status === "delivered"
-                          ? "complete"
-                          : a.delivery_status === "pending"
-                            ? "processing"
-                            : "problem"
-                      }
-                    >
-                      {a.delivery_status}
-                    </Badge>
-                  )),
-                  {
-                    key: "Actions",
-                    header: "Actions",
-                    hiddenHeader: true,
-                    cell: (a) =>
-                      a.delivery_status !== "pending" && (
-                        <button
-                          type="button"
-                          class="small"
-                          disabled={action.busy}
-                          aria-label={`Retry delivery ${a.delivery_id}`}
-                          onClick={post(`/deliveries/${enc(a.delivery_id)}/retry`, () => {
-                            setNotice("Retry queued.");
-                            log.reload();
-                          })}
-                        >
-                          Retry
-                        </button>
-                      ),
-                  },
-                ]}
-              />
-            )}
-          </section>
+          <DeliveryLog
+            log={log}
+            busy={action.busy}
+            retry={(deliveryId) =>
+              post(`/deliveries/${enc(deliveryId)}/retry`, () => {
+                setNotice("Retry queued.");
+                log.reload();
+              })()
+            }
+          />
         </div>
       </PageShell>
     </>
+  );
+}
+
+/** The subscription's latest attempts, newest first, each finished delivery with a retry button. */
+function DeliveryLog({
+  log,
+  busy,
+  retry,
+}: {
+  log: ReturnType<typeof useLoad<Attempts>>;
+  busy: boolean;
+  retry: (deliveryId: string) => void;
+}) {
+  const attempts = log.data?.data ?? [];
+  return (
+    <section class="panel" aria-labelledby="log-h">
+      <div class="panel-head">
+        <h2 id="log-h">Delivery log</h2>
+        <button type="button" class="small" onClick={log.reload}>
+          Refresh
+        </button>
+      </div>
+      <ErrorBox error={log.error} />
+      {log.data && (
+        <DataTable
+          compact
+          label="Delivery attempts, newest first"
+          rows={attempts}
+          rowKey={(a) => a.id}
+          rowProps={(a) => ({ "data-delivery": a.delivery_id })}
+          empty="No deliveries yet. Send a test event to see one here."
+          columns={[
+            column("When", (a: Attempt) => when(a.attempted_at)),
+            column("Event", (a: Attempt) => a.event_type),
+            column("Attempt", (a: Attempt) => a.attempt, { numeric: true }),
+            column("Response", (a: Attempt) => (
+              <>
+                {a.status_code ?? "no response"}{" "}
+                <span class="muted small">
+                  {ms(a.duration_ms)}
+                  {a.error ? ` · ${a.error}` : ""}
+                </span>
+              </>
+            )),
+            column("Delivery", (a: Attempt) => (
+              <Badge
+                kind={
+                  a.delivery_status === "delivered"
+                    ? "complete"
+                    : a.delivery_status === "pending"
+                      ? "processing"
+                      : "problem"
+                }
+              >
+                {a.delivery_status}
+              </Badge>
+            )),
+            {
+              key: "Actions",
+              header: "Actions",
+              hiddenHeader: true,
+              cell: (a) =>
+                a.delivery_status !== "pending" && (
+                  <button
+                    type="button"
+                    class="small"
+                    disabled={busy}
+                    aria-label={`Retry delivery ${a.delivery_id}`}
+                    onClick={() => retry(a.delivery_id)}
+                  >
+                    Retry
+                  </button>
+                ),
+            },
+          ]}
+        />
+      )}
+    </section>
   );
 }
