@@ -139,6 +139,21 @@ describe("delivery history", () => {
     expect(history[1].id).toBe(folded.first_attempt_id);
   });
 
+  test("a manual re-send of a delivery whose first attempt was folded adds attempt 2 as a row; both show", async () => {
+    const { sql } = db.database;
+    const sub = await subscription();
+    const id = await delivery(sub, T0);
+    await deliveryState.recordSuccesses(sql, [success(id, sub, 1, T0 + 1000)]);
+    expect(await deliveryState.claimForResend(sql, id, sub)).toEqual({ attempts: 1, previousStatus: "delivered" });
+    expect((await deliveryHistory(sql, sub, 10)).map((h) => h.delivery_status)).toEqual(["pending"]);
+    await deliveryState.recordSuccesses(sql, [success(id, sub, 2, T0 + 60_000)]);
+    expect(await attemptRows(id)).toBe(1);
+    expect((await deliveryHistory(sql, sub, 10)).map((h) => [h.attempt, h.status_code, h.delivery_status])).toEqual([
+      [2, 202, "delivered"],
+      [1, 201, "delivered"],
+    ]);
+  });
+
   test("the history over both places answers as the attempts table alone did (generated histories)", async () => {
     // Per delivery: when it was created, and its attempts' starts after that (failures, then maybe
     // a success), in whole seconds plus a millisecond count unique per attempt (under 1000), so
