@@ -50,6 +50,10 @@ export const BENCHES: Record<string, Bench> = {
   "python-sdk": { file: "python-sdk.py", guards: "the Python SDK's caller-path overhead beside the bare call" },
   fairness: { file: "fairness.ts", guards: "a tenant's webhook latency while another floods dead endpoints" },
   monitors: { file: "monitors.ts", guards: "what monitors cost the processor" },
+  "maturation-feeds": {
+    file: "maturation-feeds.ts",
+    guards: "the rollups and monitor evaluation per session maturation, beside the maturation itself",
+  },
   evaluations: {
     file: "evaluations.ts",
     guards: "online evaluations: CPU per session and maturation-to-score p50/p99 beside a service without evaluators",
