@@ -62,6 +62,9 @@ beforeAll(async () => {
   control = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
+    // Starting ingest again takes over Bun's default 10 s on a loaded machine (load 40+: the
+    // request was cut and the Python test failed); the Python side bounds its calls (120 s).
+    idleTimeout: 0,
     fetch: async (req) => {
       const path = new URL(req.url).pathname;
       if (req.method === "POST" && path === "/ingest/kill") {
