@@ -84,9 +84,13 @@ test("a key written before lanes (`s.<pk>`, no lane token) still matures its ses
   // As an older processor would have left it: the session's key without a lane (its laned key
   // removed, so that no marker of it comes), expiring 1 s from here.
   const { jsm, topology } = stack.nats;
-  await jsm.streams.purge(`KV_${topology.activityBucket}`, {
-    filter: activitySubject(topology, { kind: "session", pk: id, lane: activityLane(tenant.tenantId) }),
+  const stream = `KV_${topology.activityBucket}`;
+  const laned = activitySubject(topology, { kind: "session", pk: id, lane: activityLane(tenant.tenantId) });
+  // The write's put comes right after its commit: purge once it is there.
+  await waitFor(() => jsm.streams.getMessage(stream, { last_by_subj: laned }).then(Boolean, () => false), {
+    what: "the laned key put",
   });
+  await jsm.streams.purge(stream, { filter: laned });
   await stack.nats.js.publish(activitySubject(stack.nats.topology, { kind: "session", pk: id, lane: null }), "1", {
     ttl: "1s",
   });
