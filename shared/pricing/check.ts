@@ -54,6 +54,7 @@ export function checkOverrides(o: {
   serviceTiers?: Array<Record<string, unknown>>;
   standardTiers?: unknown;
   cacheWrite1h?: Array<Record<string, unknown>>;
+  modelServiceTiers?: Array<Record<string, unknown>>;
 }): string[] {
   const problems: string[] = [];
   if (typeof o.version !== "string" || !DATE.test(o.version)) problems.push("version must be a YYYY-MM-DD date");
@@ -71,6 +72,22 @@ export function checkOverrides(o: {
     const key = `${t.provider}/${t.tier}`;
     if (seen.has(key)) problems.push(`${at}: a second factor for ${key}`);
     seen.add(key);
+  }
+  for (const [i, r] of (o.modelServiceTiers ?? []).entries()) {
+    const at = `modelServiceTiers[${i}]`;
+    if (typeof r.provider !== "string" || !SOURCE_PROVIDERS.includes(r.provider))
+      problems.push(`${at}: provider must be one of the database's (${SOURCE_PROVIDERS.join(", ")})`);
+    if (typeof r.tier !== "string" || !r.tier) problems.push(`${at}: tier is required`);
+    const factors = r.factors as Record<string, unknown> | undefined;
+    if (
+      !factors ||
+      typeof factors !== "object" ||
+      Object.values(factors).some((f) => typeof f !== "number" || !(f > 0))
+    )
+      problems.push(`${at}: factors must map model ids to positive numbers`);
+    if (typeof r.source !== "string" || !/https:\/\//.test(r.source)) problems.push(`${at}: source must cite a page`);
+    if (typeof r.checked !== "string" || !DATE.test(r.checked))
+      problems.push(`${at}: checked must be a YYYY-MM-DD date`);
   }
   for (const [i, r] of (o.cacheWrite1h ?? []).entries()) {
     const at = `cacheWrite1h[${i}]`;

@@ -8,7 +8,8 @@
 // page decides) and list it below with the reason, or correct it in overrides (docs/pricing.md).
 import { expect, test } from "bun:test";
 import langfuse from "../../test/fixtures/prices/langfuse-default-model-prices-2026-08-21.json" with { type: "json" };
-import { priceFor } from "./table.ts";
+import overrides from "./overrides.json" with { type: "json" };
+import { DEFAULT_PRICE_BOOK, priceFor } from "./table.ts";
 
 /** `model: what differs`, and why the book keeps the database's price. */
 export const KEPT_DISAGREEMENTS: Record<string, string> = {
@@ -82,4 +83,40 @@ test("gpt-5.6-sol: the two tables agree at the date Langfuse wrote it; the datab
   expect(at(s.from)).toEqual(s.after);
   const theirs = (langfuse as any[]).find((m) => m.modelName === "gpt-5.6-sol");
   expect(theirs.updatedAt.slice(0, 10)).toBe(s.writtenByLangfuse);
+});
+
+test("OpenAI priority factors in overrides.json are Langfuse's, model by model (its 'Fast mode' tier over its standard one)", () => {
+  const derived: Record<string, Set<number>> = {};
+  for (const m of langfuse as any[]) {
+    const base = m.pricingTiers.find((t: any) => t.isDefault).prices;
+    const fast = m.pricingTiers.find(
+      (t: any) =>
+        t.conditions?.length === 1 &&
+        t.conditions[0].key === "service_tier" &&
+        t.conditions[0].values?.includes("priority"),
+    );
+    if (!fast || !base.input || !base.output) continue;
+    const input = fast.prices.input / base.input;
+    if (Math.abs(input - fast.prices.output / base.output) > 1e-9) continue; // uneven: left unpriced
+    const entry = DEFAULT_PRICE_BOOK.quote(
+      m.modelName,
+      { promptTokens: 1, cachedTokens: 0, completionTokens: 1 },
+      new Date(m.updatedAt),
+      {
+        provider: "openai",
+      },
+    ).entry;
+    if (!entry?.id.startsWith("openai/")) continue;
+    (derived[entry.id.slice("openai/".length)] ??= new Set()).add(Number(input.toPrecision(12)));
+  }
+  const single = Object.fromEntries(
+    Object.entries(derived)
+      .filter(([, f]) => f.size === 1)
+      .map(([id, f]) => [id, [...f][0]]),
+  );
+  const listed: Record<string, number> = overrides.modelServiceTiers.find(
+    (t) => t.provider === "openai" && t.tier === "priority",
+  )!.factors;
+  expect(listed).toEqual(single);
+  expect(Object.keys(listed).length).toBeGreaterThanOrEqual(18);
 });

@@ -149,9 +149,20 @@ test("breakdown: Gemini audio input, OpenAI flex tier, unknown service tiers unp
   const standard = DEFAULT_PRICE_BOOK.quote("gpt-5", usage, at, { provider: "openai", serviceTier: "default" });
   expect(flex.serviceTier).toBe("flex (x0.5)");
   expect(flex.costUsd).toBeCloseTo(standard.costUsd! / 2, 12);
+  // OpenAI priority: its factor differs by model (overrides.json modelServiceTiers, from Langfuse's table).
   const priority = DEFAULT_PRICE_BOOK.quote("gpt-5", usage, at, { provider: "openai", serviceTier: "priority" });
-  expect(priority.costUsd).toBeNull();
-  expect(priority.reason).toContain("priority");
+  expect(priority.serviceTier).toBe("priority (x2)");
+  expect(priority.costUsd).toBeCloseTo(2 * standard.costUsd!, 12);
+  const mini = DEFAULT_PRICE_BOOK.quote("gpt-4o-mini", usage, at, { provider: "openai", serviceTier: "priority" });
+  expect(mini.lines.map((l) => l.usdPerMillion)).toEqual([0.25, 0.125, 1]); // 0.15 / 0.075 / 0.6 standard
+  // A model without a listed factor, or a tier without one, stays unpriced with the reason.
+  const unlisted = DEFAULT_PRICE_BOOK.quote("gpt-3.5-turbo", usage, at, {
+    provider: "openai",
+    serviceTier: "priority",
+  });
+  expect(unlisted.costUsd).toBeNull();
+  expect(unlisted.reason).toContain('service tier "priority"');
+  expect(DEFAULT_PRICE_BOOK.quote("gpt-5", usage, at, { provider: "openai", serviceTier: "scale" }).costUsd).toBeNull();
 });
 
 test("a tenant's own entry replaces the database's for that model (by id or by the entry it resolves to)", () => {

@@ -260,9 +260,15 @@ export function createPriceBook(own: readonly ModelPrice[] = []): PriceBook {
     if (tier && !STANDARD_TIERS.has(tier)) {
       const providerId = sourceProviderId(ctx.provider) ?? r.provider;
       const rule = overrides.serviceTiers.find((t) => t.tier === tier && t.provider === providerId);
-      if (!rule) return unpriced(`service tier ${JSON.stringify(tier)}: no price for it (${r.entry.id})`, r.entry);
-      factor = rule.factor;
-      serviceTier = `${tier} (x${rule.factor})`;
+      // A tier whose factor differs by model (OpenAI priority): the model's own factor, if listed.
+      const perModel = (
+        overrides.modelServiceTiers as Array<{ provider: string; tier: string; factors: Record<string, number> }>
+      ).find((t) => t.tier === tier && t.provider === r.provider)?.factors[r.name];
+      const f = rule?.factor ?? (r.entry.id.startsWith("tenant/") ? undefined : perModel);
+      if (f === undefined)
+        return unpriced(`service tier ${JSON.stringify(tier)}: no price for it (${r.entry.id})`, r.entry);
+      factor = f;
+      serviceTier = `${tier} (x${Number(f.toFixed(3))})`;
     }
     const { lines, unpriced: why } = costLines(r.price, usage, factor);
     if (why) return unpriced(`${why} (${r.entry.id})`, r.entry);
