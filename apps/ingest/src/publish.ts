@@ -10,6 +10,7 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import type {
   EventPayload,
   IngestMessage,
+  IngestBatchMessage,
   IngestScoreMessage,
   IngestStreamMessage,
   OtlpTracePayload,
@@ -139,6 +140,34 @@ export function batchMessageIdFor(itemIds: string[]): string {
     .digest("hex");
 }
 
+/**
+ * A request's items as batch messages (one, or as few as `maxBytes` allows), each with its JSON:
+ * the items' texts spliced in (their payloads serialised once), and the value that names its
+ * subject (its tenant's lane).
+ */
+export function batchMessages(
+  inputs: StoreInput[],
+  receivedAt: string,
+  maxBytes: number,
+): Array<{ value: IngestBatchMessage; text: string; inputs: StoreInput[] }> {
+  const s = JSON.stringify;
+  const items = inputs.map((input) => {
+    const messageId = messageIdFor(input);
+    const text = itemText(input, messageId);
+    return { input, messageId, text, bytes: Buffer.byteLength(text) };
+  });
+  return splitItems(items, (i) => i.bytes, maxBytes).map((run) => {
+    const messageId = batchMessageIdFor(run.map((i) => i.messageId));
+    const tenantId = run[0].input.tenantId;
+    const text = `{"kind":"batch","messageId":${s(messageId)},"tenantId":${s(tenantId)},"receivedAt":${s(receivedAt)},"items":[${run.map((i) => i.text).join(",")}]}`;
+    return {
+      value: { kind: "batch", messageId, tenantId, receivedAt, items: [] },
+      text,
+      inputs: run.map((i) => i.input),
+    };
+  });
+}
+
 /** Publishes to INGEST and resolves only after the PubAck; every failure is a 503 (or 413). */
 export function createPublisher(deps: PublisherDeps) {
   return createPublishing(deps).store;
@@ -224,23 +253,12 @@ export function createPublishing(deps: PublisherDeps) {
    */
   async function storeAll(inputs: StoreInput[]): Promise<StoredBatch[]> {
     if (inputs.length === 0) return [];
-    const receivedAt = deps.now().toISOString();
-    const items = inputs.map((input) => {
-      const messageId = messageIdFor(input);
-      const text = itemText(input, messageId);
-      return { input, messageId, text, bytes: Buffer.byteLength(text) };
-    });
-    const runs = splitItems(items, (i) => i.bytes, maxMessageBytes);
-    const s = JSON.stringify;
-    const sent = runs.map(async (run): Promise<StoredBatch> => {
-      const messageId = batchMessageIdFor(run.map((i) => i.messageId));
-      const tenantId = run[0].input.tenantId;
-      const text = `{"kind":"batch","messageId":${s(messageId)},"tenantId":${s(tenantId)},"receivedAt":${s(receivedAt)},"items":[${run.map((i) => i.text).join(",")}]}`;
-      // The value only names the subject (its tenant's lane); the text is what is sent.
-      const value = { kind: "batch", messageId, tenantId, receivedAt, items: [] } as unknown as IngestStreamMessage;
-      const ack = await publishOne(value, messageId, text, run[0].input.door);
-      return { messageId, duplicate: ack.duplicate, inputs: run.map((i) => i.input) };
-    });
+    const sent = batchMessages(inputs, deps.now().toISOString(), maxMessageBytes).map(
+      async (m): Promise<StoredBatch> => {
+        const ack = await publishOne(m.value, m.value.messageId, m.text, inputs[0].door);
+        return { messageId: m.value.messageId, duplicate: ack.duplicate, inputs: m.inputs };
+      },
+    );
     const results = await Promise.allSettled(sent);
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
