@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { errors } from "@nats-io/transport-node";
+import { jserrors } from "@nats-io/jetstream/internal";
 import { classifyFailure, describeFailure, PermanentMessageError } from "./failure.ts";
 
 const pg = (code: string, message = "x") => Object.assign(new Error(message), { name: "PostgresError", code });
@@ -28,6 +29,7 @@ test("Postgres or NATS unavailable is transient", () => {
   expect(classifyFailure(new errors.TimeoutError())).toBe("transient");
   expect(classifyFailure(new errors.ClosedConnectionError())).toBe("transient");
   expect(classifyFailure(new errors.NoRespondersError("$JS.API.STREAM.INFO"))).toBe("transient");
+  expect(classifyFailure(new jserrors.JetStreamNotEnabled("jetstream is not enabled"))).toBe("transient");
 });
 
 test("anything else is retried, then dead-lettered", () => {
