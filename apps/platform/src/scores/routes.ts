@@ -1,20 +1,12 @@
 import { Elysia, t } from "elysia";
-import { badRequest, forbidden } from "@cellar/shared/errors";
-import { scoreProblem } from "@cellar/shared/ingest-rules";
-import type { ScorePayload } from "@cellar/shared/payloads";
 import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
-import { hasRole, resolveService, type Principal } from "../auth/principal.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
+import { scoreConfigsOf, scoresOfSession, scoresOfTrace } from "../query/scores.ts";
 import { Score, ScoreConfig, ScoreConfigBody, ScoreConfigList, ScoreList } from "./model.ts";
-import { createScore, deleteScoreConfig, listScoreConfigs, listScores, putScoreConfig } from "./service.ts";
+import { declareScoreName, recordScore, removeScoreName } from "./service.ts";
 
 const TAG = "Scores";
-const NAME_PATTERN = /^[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]{0,127}$/;
-
-const requireRole = (p: Principal, min: "member" | "admin", what: string) => {
-  if (!hasRole(p, min)) throw forbidden(`${what} needs role ${min} or higher`);
-};
 
 /**
  * Scores (docs/scores.md): POST /scores (member and above) and the reads of one session's or one
@@ -22,25 +14,12 @@ const requireRole = (p: Principal, min: "member" | "admin", what: string) => {
  * access to the service reads). Session rows carry rollups (sessions/filtered).
  */
 export function scoreRoutes(deps: PlatformDeps) {
-  const service = (p: Principal, name: string) =>
-    resolveService(deps.sql, p, name).then((s) => ({ ...s, tenantId: p.tenantId }));
   return new Elysia()
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .post(
       "/scores",
       async ({ principal, body, set }) => {
-        requireRole(principal, "member", "writing a score");
-        const problem = scoreProblem(body);
-        if (problem) throw badRequest(problem);
-        const given = body as ScorePayload;
-        if (given.service_name === undefined) throw badRequest("invalid service_name: required");
-        const svc = await service(principal, given.service_name);
-        const { created, score } = await createScore(
-          deps.sql,
-          svc,
-          { ...given, source: given.source ?? "api" },
-          principal.userId,
-        );
+        const { created, score } = await recordScore(deps.sql, principal, body);
         set.status = created ? 201 : 200;
         return score;
       },
@@ -55,11 +34,7 @@ export function scoreRoutes(deps: PlatformDeps) {
     )
     .get(
       "/telemetry/otel/sessions/:serviceName/:sessionId/scores",
-      async ({ principal, params }) => ({
-        scores: await listScores(deps.sql, await service(principal, params.serviceName), {
-          sessionId: params.sessionId,
-        }),
-      }),
+      ({ principal, params }) => scoresOfSession(deps.sql, principal, params.serviceName, params.sessionId),
       {
         params: t.Object({ serviceName: t.String(), sessionId: t.String() }),
         detail: doc(TAG, "Scores of a session (also before the session exists)", ScoreList),
@@ -67,9 +42,7 @@ export function scoreRoutes(deps: PlatformDeps) {
     )
     .get(
       "/telemetry/otel/trace/:traceId/scores",
-      async ({ principal, params, query }) => ({
-        scores: await listScores(deps.sql, await service(principal, query.serviceName), { traceId: params.traceId }),
-      }),
+      ({ principal, params, query }) => scoresOfTrace(deps.sql, principal, query.serviceName, params.traceId),
       {
         params: t.Object({ traceId: t.String() }),
         query: t.Object({ serviceName: requiredQuery("serviceName") }),
@@ -78,24 +51,18 @@ export function scoreRoutes(deps: PlatformDeps) {
     )
     .get(
       "/scores/configs/:serviceName",
-      async ({ principal, params }) => listScoreConfigs(deps.sql, await service(principal, params.serviceName)),
+      ({ principal, params }) => scoreConfigsOf(deps.sql, principal, params.serviceName),
       { detail: doc(TAG, "Score names the service declares", ScoreConfigList) },
     )
     .put(
       "/scores/configs/:serviceName/:name",
-      async ({ principal, params, body }) => {
-        requireRole(principal, "admin", "declaring a score name");
-        if (!NAME_PATTERN.test(params.name))
-          throw badRequest("invalid name: 1 to 128 characters, no control characters, not starting with a space");
-        return putScoreConfig(deps.sql, await service(principal, params.serviceName), params.name, body);
-      },
+      ({ principal, params, body }) => declareScoreName(deps.sql, principal, params.serviceName, params.name, body),
       { body: ScoreConfigBody, detail: doc(TAG, "Declare (or redeclare) a score name of the service", ScoreConfig) },
     )
     .delete(
       "/scores/configs/:serviceName/:name",
       async ({ principal, params, set }) => {
-        requireRole(principal, "admin", "removing a score name");
-        await deleteScoreConfig(deps.sql, await service(principal, params.serviceName), params.name);
+        await removeScoreName(deps.sql, principal, params.serviceName, params.name);
         set.status = 204;
         return null;
       },

@@ -1,10 +1,11 @@
 import type postgres from "postgres";
 import { createHash } from "node:crypto";
 import { canonicalJson } from "@cellar/shared/crypto";
-import { badRequest, notFound } from "@cellar/shared/errors";
+import { badRequest, forbidden, notFound } from "@cellar/shared/errors";
+import { scoreProblem } from "@cellar/shared/ingest-rules";
 import type { ScorePayload } from "@cellar/shared/payloads";
 import { scoreValueColumns } from "@cellar/shared/scores/values";
-import type { ServiceRef } from "../auth/principal.ts";
+import { hasRole, type Principal, resolveService, type ServiceRef } from "../auth/principal.ts";
 import { SCORE_COLUMNS, scoreConfigOut, scoreOut, type ScoreRollups } from "./model.ts";
 
 type Sql = postgres.Sql;
@@ -134,4 +135,45 @@ export async function deleteScoreConfig(sql: Sql, svc: ServiceRef, name: string)
   const gone =
     await sql`delete from score_configs where trace_service_id = ${svc.id} and name = ${name} returning name`;
   if (!gone.length) throw notFound("no such score config");
+}
+
+const NAME_PATTERN = /^[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]{0,127}$/;
+
+function requireRole(p: Principal, min: "member" | "admin", what: string) {
+  if (!hasRole(p, min)) throw forbidden(`${what} needs role ${min} or higher`);
+}
+
+async function tenantService(sql: Sql, p: Principal, name: string) {
+  return { ...(await resolveService(sql, p, name)), tenantId: p.tenantId };
+}
+
+/** POST /scores (member and above): validated as ingest validates a score, then stored once per idempotency key. */
+export async function recordScore(sql: Sql, p: Principal, body: unknown) {
+  requireRole(p, "member", "writing a score");
+  const problem = scoreProblem(body);
+  if (problem) throw badRequest(problem);
+  const given = body as ScorePayload;
+  if (given.service_name === undefined) throw badRequest("invalid service_name: required");
+  const svc = await tenantService(sql, p, given.service_name);
+  return createScore(sql, svc, { ...given, source: given.source ?? "api" }, p.userId);
+}
+
+/** PUT /scores/configs/{service}/{name} (admin and above). */
+export async function declareScoreName(
+  sql: Sql,
+  p: Principal,
+  serviceName: string,
+  name: string,
+  body: Parameters<typeof putScoreConfig>[3],
+) {
+  requireRole(p, "admin", "declaring a score name");
+  if (!NAME_PATTERN.test(name))
+    throw badRequest("invalid name: 1 to 128 characters, no control characters, not starting with a space");
+  return putScoreConfig(sql, await tenantService(sql, p, serviceName), name, body);
+}
+
+/** DELETE /scores/configs/{service}/{name} (admin and above); the scores of that name stay. */
+export async function removeScoreName(sql: Sql, p: Principal, serviceName: string, name: string) {
+  requireRole(p, "admin", "removing a score name");
+  await deleteScoreConfig(sql, await tenantService(sql, p, serviceName), name);
 }
