@@ -3,6 +3,7 @@ import { badRequest, forbidden, notFound } from "@cellar/shared/errors";
 import { categoricalAgreement, numericAgreement } from "@cellar/shared/evaluations/agreement";
 import type { EvaluatorOutput } from "@cellar/shared/evaluations/definition";
 import { hasRole, type Principal, type ServiceRef } from "../auth/principal.ts";
+import { inSnapshot } from "../query/snapshot.ts";
 import { createScore } from "../scores/service.ts";
 import { judgementOut, type ReviewReason, verdictValue } from "./model.ts";
 
@@ -24,7 +25,12 @@ const NOT_REVIEWED = `not exists (select 1 from scores r where r.trace_service_i
  * carries every current judgement of the session, with its reason, for the dashboard to show
  * beside the transcript.
  */
-export async function reviewQueue(sql: Sql, svc: ServiceRef, why: ReviewReason, limit: number) {
+export function reviewQueue(sql: Sql, svc: ServiceRef, why: ReviewReason, limit: number) {
+  // Its four statements in one snapshot: the sessions chosen and what is shown of them agree.
+  return inSnapshot(sql, (tx) => queueIn(tx, svc, why, limit));
+}
+
+async function queueIn(sql: postgres.TransactionSql, svc: ServiceRef, why: ReviewReason, limit: number) {
   let ids: string[];
   if (why === "critical_findings") {
     const rows = await sql`
@@ -49,7 +55,7 @@ export async function reviewQueue(sql: Sql, svc: ServiceRef, why: ReviewReason, 
   return { serviceName: svc.name, items: await itemsOf(sql, svc, ids, why) };
 }
 
-async function itemsOf(sql: Sql, svc: ServiceRef, sessionIds: string[], why: ReviewReason) {
+async function itemsOf(sql: postgres.TransactionSql, svc: ServiceRef, sessionIds: string[], why: ReviewReason) {
   if (sessionIds.length === 0) return [];
   const judged = await sql.unsafe(
     `select ev.entity_id, ev.evaluator_id, ev.evaluator_version, ev.value, ev.label, ev.reason, ev.injection_flagged, ev.created_at,
