@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import { forbidden, notFound } from "@cellar/shared/errors";
 import type { EvaluatorDefinition } from "@cellar/shared/evaluations/definition";
 import { writeEvaluatorChanges, writeNewEvaluator, type EvaluatorWriteDeps } from "@cellar/shared/evaluations/write";
@@ -5,6 +6,7 @@ import { toCidrs } from "@cellar/shared/webhooks/address";
 import { systemResolveDns } from "@cellar/shared/webhooks/destination";
 import { hasRole, resolveService, type Principal } from "../auth/principal.ts";
 import type { PlatformDeps } from "../deps.ts";
+import { inSnapshot } from "../query/snapshot.ts";
 import { evaluationOut, evaluatorOut } from "./model.ts";
 
 const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
@@ -36,36 +38,44 @@ export function requireWriter(p: Principal, d: Pick<EvaluatorDefinition, "judge"
 const SELECT = `select e.*, to_char(e.budget_day, 'YYYY-MM-DD') as budget_day, ts.name as service_name, ts.project_id
   from evaluators e join trace_services ts on ts.id = e.trace_service_id and ts.tenant_id = e.tenant_id`;
 
-export async function listEvaluators(deps: EvaluatorServiceDeps, p: Principal, serviceName?: string) {
-  const svc = serviceName ? await resolveService(deps.sql, p, serviceName) : null;
-  const projects = hasRole(p, "admin")
-    ? null
-    : (await deps.sql`select project_id from project_memberships where user_id = ${p.userId}`).map((r) => r.project_id);
-  const rows = await deps.sql.unsafe(
-    `${SELECT} where e.tenant_id = $1 ${svc ? "and e.trace_service_id = $2" : ""} order by ts.name, e.name`,
-    (svc ? [p.tenantId, svc.id] : [p.tenantId]) as never[],
-  );
-  const now = deps.now();
-  return {
-    evaluators: rows.filter((r) => !projects || projects.includes(r.project_id)).map((r) => evaluatorOut(r, now)),
-  };
+/** The tenant's evaluators the principal can see (of one service when named), in one snapshot. */
+export function listEvaluators(deps: EvaluatorServiceDeps, p: Principal, serviceName?: string) {
+  return inSnapshot(deps.sql, async (sql) => {
+    const svc = serviceName ? await resolveService(sql, p, serviceName) : null;
+    const projects = hasRole(p, "admin")
+      ? null
+      : (await sql`select project_id from project_memberships where user_id = ${p.userId}`).map((r) => r.project_id);
+    const rows = await sql.unsafe(
+      `${SELECT} where e.tenant_id = $1 ${svc ? "and e.trace_service_id = $2" : ""} order by ts.name, e.name`,
+      (svc ? [p.tenantId, svc.id] : [p.tenantId]) as never[],
+    );
+    const now = deps.now();
+    return {
+      evaluators: rows.filter((r) => !projects || projects.includes(r.project_id)).map((r) => evaluatorOut(r, now)),
+    };
+  });
 }
 
 /** Another tenant's evaluator is indistinguishable from a missing one. */
-export async function getEvaluatorRow(deps: EvaluatorServiceDeps, p: Principal, id: string) {
+async function evaluatorRowIn(sql: postgres.Sql | postgres.TransactionSql, p: Principal, id: string) {
   if (!isUuid(id)) throw notFound("no such evaluator");
-  const [row] = await deps.sql.unsafe(`${SELECT} where e.tenant_id = $1 and e.id = $2`, [p.tenantId, id]);
+  const [row] = await sql.unsafe(`${SELECT} where e.tenant_id = $1 and e.id = $2`, [p.tenantId, id]);
   if (!row) throw notFound("no such evaluator");
   if (!hasRole(p, "admin")) {
-    const member = await deps.sql`
+    const member = await sql`
       select 1 from project_memberships where user_id = ${p.userId} and project_id = ${row.project_id}`;
     if (!member.length) throw forbidden("your project membership does not cover this service");
   }
   return row;
 }
 
+export function getEvaluatorRow(deps: EvaluatorServiceDeps, p: Principal, id: string) {
+  return evaluatorRowIn(deps.sql, p, id);
+}
+
+/** GET /evaluators/{id}: the row and the membership check in one snapshot. */
 export async function getEvaluator(deps: EvaluatorServiceDeps, p: Principal, id: string) {
-  return evaluatorOut(await getEvaluatorRow(deps, p, id), deps.now());
+  return evaluatorOut(await inSnapshot(deps.sql, (tx) => evaluatorRowIn(tx, p, id)), deps.now());
 }
 
 export async function createEvaluator(deps: EvaluatorServiceDeps, p: Principal, body: unknown) {
