@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { when } from "../format";
 import { ActionError, Badge, ErrorBox, Loading, ShownOnce, useAction, useLoad } from "../ui";
-import { Field } from "../components/form";
+import { Field, Options } from "../components/form";
 
 /** A project of the organization, as GET /organization lists it. */
 export interface Project {
@@ -103,7 +103,6 @@ export function KeysSection({ projects }: { projects: Project[] }) {
     if (done) keys.reload();
   };
   const list: any[] = keys.data?.keys ?? [];
-  const groups = [...new Set(list.map((k) => k.serviceName ?? ""))].sort();
   return (
     <section class="panel" aria-labelledby="keys-h">
       <h2 id="keys-h">Telemetry keys and DSNs</h2>
@@ -122,6 +121,28 @@ export function KeysSection({ projects }: { projects: Project[] }) {
       <ErrorBox error={keys.error} />
       {keys.loading && !keys.data && <Loading what="Loading keys" />}
       {keys.data && !list.length && <p class="muted">No telemetry keys or DSNs yet.</p>}
+      <KeyTables list={list} busy={action.busy} patch={patch} revoke={revoke} />
+      <ActionError error={action.error} />
+      <NewKeyForm kind={kind} setKind={setKind} services={services} busy={action.busy} onSubmit={create} />
+    </section>
+  );
+}
+
+/** The keys and DSNs, a table per service (telemetry keys, for every service, apart); rename, origins and revoke per row. */
+function KeyTables({
+  list,
+  busy,
+  patch,
+  revoke,
+}: {
+  list: any[];
+  busy: boolean;
+  patch: (id: string, body: unknown) => void;
+  revoke: (id: string, label: string) => void;
+}) {
+  const groups = [...new Set(list.map((k) => k.serviceName ?? ""))].sort();
+  return (
+    <>
       {groups.map((g) => (
         <div key={g || "-"} class="table-wrap">
           <table class="list compact stack">
@@ -211,36 +232,49 @@ export function KeysSection({ projects }: { projects: Project[] }) {
           </table>
         </div>
       ))}
-      <ActionError error={action.error} />
-      <form class="form" onSubmit={create} aria-labelledby="new-key-h">
-        <h3 id="new-key-h">New key or DSN</h3>
-        <Field label="Kind">
-          <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
-            {Object.entries(KIND_LABEL).map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
+    </>
+  );
+}
+
+/** A new key or DSN: its kind, then the service (DSNs), a name and the allowed origins (client DSNs). */
+function NewKeyForm({
+  kind,
+  setKind,
+  services,
+  busy,
+  onSubmit,
+}: {
+  kind: string;
+  setKind: (kind: string) => void;
+  services: string[];
+  busy: boolean;
+  onSubmit: (e: Event) => void;
+}) {
+  return (
+    <form class="form" onSubmit={onSubmit} aria-labelledby="new-key-h">
+      <h3 id="new-key-h">New key or DSN</h3>
+      <Field label="Kind">
+        <select name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+          <Options of={Object.entries(KIND_LABEL)} />
+        </select>
+      </Field>
+      {kind !== "telemetry" && (
+        <Field label="Service (an existing one, or a new name: ingestion creates it)">
+          <input name="serviceName" list="known-services" required maxLength={200} />
+          <datalist id="known-services">
+            {services.map((s) => (
+              <option key={s} value={s} />
             ))}
-          </select>
+          </datalist>
         </Field>
-        {kind !== "telemetry" && (
-          <Field label="Service (an existing one, or a new name: ingestion creates it)">
-            <input name="serviceName" list="known-services" required maxLength={200} />
-            <datalist id="known-services">
-              {services.map((s) => (
-                <option key={s} value={s} />
-              ))}
-            </datalist>
-          </Field>
-        )}
-        <Field label="Name (what it is for)">
-          <input name="name" maxLength={200} />
-        </Field>
-        {kind === "dsn-client" && <OriginsField id="new-origins" label="Allowed origins" />}
-        <button type="submit" disabled={action.busy}>
-          Create
-        </button>
-      </form>
-    </section>
+      )}
+      <Field label="Name (what it is for)">
+        <input name="name" maxLength={200} />
+      </Field>
+      {kind === "dsn-client" && <OriginsField id="new-origins" label="Allowed origins" />}
+      <button type="submit" disabled={busy}>
+        Create
+      </button>
+    </form>
   );
 }
