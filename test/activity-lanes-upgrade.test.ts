@@ -2,10 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { activityStream, consumersOf } from "@cellar/shared/nats/catalogue";
 import { ensureTopology } from "@cellar/shared/nats/topology";
-import type { IngestMessage } from "@cellar/shared/payloads";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { activitySubject } from "../apps/processor/src/maturation/activity";
-import { chatTrace } from "./helpers/payloads";
+import { ingestTrace } from "./helpers/payloads";
 import { createTestStack, type TestStack, waitFor } from "./helpers/stack";
 
 // Upgrading to the maturation path's tenant lanes (docs/maturation.md, "Tenant lanes"): a
@@ -28,14 +27,7 @@ test("after the upgrade, a marker of a key written before lanes still matures it
   await jsm.consumers.update(stream, durable, { filter_subject: `$KV.${topology.activityBucket}.>` });
   // A session written by that version, its key without a lane, expiring at once.
   const tenant = await bootstrapTenant(stack.database.db, { name: "upgrade" });
-  const message = {
-    kind: "trace",
-    messageId: "up-1",
-    tenantId: tenant.tenantId,
-    serviceName: "svc",
-    receivedAt: new Date().toISOString(),
-    payload: chatTrace({ sessionId: "up-1", messages: [{ role: "user", content: "hi" }], reply: "ok" }),
-  } as unknown as IngestMessage;
+  const message = ingestTrace({ tenantId: tenant.tenantId, messageId: "up-1", sessionId: "up-1" });
   const written = await writeIngestBatch(stack.database.sql, [message]);
   const [pk] = written.activeSessionPks;
   await stack.nats.js.publish(activitySubject(topology, { kind: "session", pk, lane: null }), "1", { ttl: "1s" });

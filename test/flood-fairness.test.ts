@@ -2,8 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { activityStream, ingestStream, laneConsumerOf } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
-import type { IngestMessage } from "@cellar/shared/payloads";
-import { chatTrace } from "./helpers/payloads";
+import { chatTrace, ingestTrace } from "./helpers/payloads";
 import { createTestStack, type TestStack, waitFor } from "./helpers/stack";
 
 // Issue 41: one tenant's backlog in the pipeline cannot delay another's maturation. INGEST is
@@ -30,15 +29,14 @@ test("a tenant's backlog of 20,000 INGEST messages does not delay another tenant
 
   // The flood's backlog waits in INGEST before the processor starts (20 sessions, so its own
   // maturations stay few: this measures the INGEST queue, not maturation work).
-  const message = (n: number): IngestMessage =>
-    ({
-      kind: "trace",
-      messageId: `flood-${n}`,
+  const message = (n: number) =>
+    ingestTrace({
       tenantId: flood.tenantId,
+      messageId: `flood-${n}`,
+      sessionId: `flood-${n % 20}`,
       serviceName: "flood-svc",
-      receivedAt: new Date().toISOString(),
-      payload: chatTrace({ sessionId: `flood-${n % 20}`, messages: [{ role: "user", content: `q${n}` }], reply: "a" }),
-    }) as unknown as IngestMessage;
+      content: `q${n}`,
+    });
   for (let n = 0; n < BACKLOG; n += 1000)
     await Promise.all(
       Array.from({ length: 1000 }, (_, i) =>
@@ -106,15 +104,14 @@ test("a tenant's backlog of 4,000 sessions due for maturation does not delay ano
   // Maturation made slow on purpose (one chunk of 10 at a time per lane): the flood's 4,000
   // sessions and their traces take many seconds to mature, one window after they are written.
   const processor = await stack.startProcessor({ maturationConcurrency: 1, maturationChunk: 10, maturationBatches: 1 });
-  const message = (n: number): IngestMessage =>
-    ({
-      kind: "trace",
-      messageId: `fs-${n}`,
+  const message = (n: number) =>
+    ingestTrace({
       tenantId: flood.tenantId,
+      messageId: `fs-${n}`,
+      sessionId: `fs-${n}`,
       serviceName: "flood-svc",
-      receivedAt: new Date().toISOString(),
-      payload: chatTrace({ sessionId: `fs-${n}`, messages: [{ role: "user", content: `q${n}` }], reply: "a" }),
-    }) as unknown as IngestMessage;
+      content: `q${n}`,
+    });
   for (let n = 0; n < SESSIONS; n += 1000)
     await Promise.all(
       Array.from({ length: 1000 }, (_, i) =>

@@ -1,3 +1,5 @@
+import type { IngestMessage } from "@cellar/shared/payloads";
+
 /** Realistic OpenAI chat payloads for tests and benches. */
 export function chatTrace(opts: {
   sessionId: string;
@@ -36,4 +38,26 @@ export function chatTrace(opts: {
     ],
     ...opts.extra,
   };
+}
+
+/** An INGEST message of one chat trace, as ingest publishes it (the processor's tests that skip the door). */
+export function ingestTrace(opts: {
+  tenantId: string;
+  messageId: string;
+  sessionId: string;
+  serviceName?: string;
+  content?: string;
+}): IngestMessage {
+  return {
+    kind: "trace",
+    messageId: opts.messageId,
+    tenantId: opts.tenantId,
+    serviceName: opts.serviceName ?? "svc",
+    receivedAt: new Date().toISOString(),
+    payload: chatTrace({
+      sessionId: opts.sessionId,
+      messages: [{ role: "user", content: opts.content ?? "hi" }],
+      reply: "a",
+    }),
+  } as unknown as IngestMessage;
 }
