@@ -88,10 +88,15 @@ export const newOutcomes = (ids: string[]): Outcomes =>
 const owed = (row: { maturation_count: number; published_count?: number }) =>
   Number(row.published_count ?? 0) < Number(row.maturation_count);
 
-/** Locked rows -> due for maturation, or an outcome now (a matured row may still owe its publish). */
+/**
+ * Locked rows -> due for maturation, or an outcome now (a matured row may still owe its publish).
+ * `deferred`: reopened and due while its last maturation's publish is still owed; not matured
+ * in this pass (see matureSessions).
+ */
 function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes, message: (row: R) => MaturedMessage) {
   const republish: MaturedMessage[] = [];
   const due: R[] = [];
+  const deferred: R[] = [];
   for (const row of locked) {
     if (row.status === "matured") {
       outcomes.set(row.id, owed(row) ? "republished" : "already-published");
@@ -99,10 +104,17 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
       continue;
     }
     // Reopened while its last maturation's publish is still owed (Postgres or NATS failed after
-    // the commit): publish it now, before a new maturation overwrites count and time (the
-    // chaos run lost session.matured #1 this way). Same message id as the lost one.
-    if (owed(row) && row.matured_at) republish.push(message(row));
-    if (!row.idle) {
+    // the commit): publish it now (same message id as the lost one). The owed message lives
+    // only in this row until recorded, so a due row is not matured in this pass: a new
+    // maturation would overwrite count and time, and if its publish failed too the owed one was
+    // lost for good (the chaos runs lost #1, then at load 51 #2, this way). Published and
+    // recorded first, then matured (matureSessions).
+    const owes = owed(row) && Boolean(row.matured_at);
+    if (owes) republish.push(message(row));
+    if (owes && row.idle && !row.failed && !(Number(row.retry_in_ms ?? 0) > 0)) {
+      outcomes.set(row.id, "republished");
+      deferred.push(row);
+    } else if (!row.idle) {
       outcomes.set(row.id, "still-active");
       outcomes.dueInMs.set(row.id, Math.max(0, Number(row.due_in_ms ?? 0)));
     } else if (row.failed) {
@@ -112,7 +124,7 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
       outcomes.dueInMs.set(row.id, Number(row.retry_in_ms));
     } else due.push(row);
   }
-  return { republish, due };
+  return { republish, due, deferred };
 }
 
 /**
@@ -123,13 +135,13 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
  * the commit with message id entity + count, so a crash between the two and a replay publish
  * each event once.
  */
-export async function matureSessions(deps: MaturationDeps, sessionPks: string[]): Promise<Outcomes> {
+export async function matureSessions(deps: MaturationDeps, sessionPks: string[], passes = 2): Promise<Outcomes> {
   const ids = [...new Set(sessionPks)];
   const outcomes = newOutcomes(ids);
   const result = await deps.sql.begin(async (tx) => {
     const locked = await selectMaturing(tx, "session", { lockIds: ids, windowSeconds: deps.windowSeconds });
-    const { republish, due } = triage(locked, outcomes, sessionMessage);
-    if (due.length === 0) return { republish, matured: [] as Materialization[] };
+    const { republish, due, deferred } = triage(locked, outcomes, sessionMessage);
+    if (due.length === 0) return { republish, deferred, matured: [] as Materialization[] };
     // Three reads in one round trip (pipelined on the transaction's connection).
     const [context, pricesOf, sizes] = await Promise.all([
       loadServiceContext(tx, [...new Set(due.map((s) => s.trace_service_id))]),
@@ -223,12 +235,28 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[])
     });
     await persistSessionAnalyses(tx, list);
     for (const m of list) outcomes.set(m.row.id, "matured");
-    return { republish, matured: list };
+    return { republish, deferred, matured: list };
   });
   if (deps.summaryLlm && result.matured.length) {
     await mapLimit(result.matured, 4, (m) => writeLlmTldr(deps, sessionMessage(m.row), m.analysis));
   }
+  // A failed publish throws here: a deferred row's owed message is still in its row, untouched.
   await publishAll(deps, [...result.republish, ...result.matured.map((m) => sessionMessage(m.row))]);
+  // Deferred rows: their owed maturation is now published and recorded, so they mature in a
+  // pass of their own. Owed again by then (another processor matured it and failed to publish):
+  // left for their marker, re-armed shortly.
+  const again = result.deferred.map((r) => r.id);
+  if (again.length && passes > 1) {
+    const next = await matureSessions(deps, again, passes - 1);
+    for (const id of again) {
+      outcomes.set(id, next.get(id)!);
+      if (next.dueInMs.has(id)) outcomes.dueInMs.set(id, next.dueInMs.get(id)!);
+    }
+  } else
+    for (const id of again) {
+      outcomes.set(id, "still-active");
+      outcomes.dueInMs.set(id, 1_000);
+    }
   return outcomes;
 }
 
@@ -287,7 +315,7 @@ export async function matureTraces(deps: MaturationDeps, tracePks: string[]): Pr
     for (const r of rows) if (outcomes.get(r.id) === "republished" && r.ingested_key) keys.set(r.id, r.ingested_key);
     // Due but not claimed: its pending row changed between the two statements (a claim that
     // rolled back). The marker's redelivery, or the sweep, looks again.
-    for (const r of triaged.due) {
+    for (const r of [...triaged.due, ...triaged.deferred]) {
       outcomes.set(r.id, "still-active");
       outcomes.dueInMs.set(r.id, 1_000);
     }
