@@ -360,8 +360,9 @@ export async function publishAll(
       publish(deps.js, deps.topology, maturedStream, message, { msgID }),
     ),
   );
-  // One row per session, its highest count: a reopened session publishes its owed count and its
-  // new one together (published_count would stay behind, and the sweep re-publish).
+  // One row per session, its highest count (an UPDATE joined to two rows of one session applies
+  // one of them). matureSessions never publishes two counts of a session together any more: an
+  // owed one goes out, and is recorded, before the session matures again.
   const highest = new Map<string, number>();
   for (const m of messages)
     if (m.type === "session.matured")
