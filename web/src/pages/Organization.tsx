@@ -179,6 +179,67 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
       )}
       <ErrorBox error={members.error} />
       {members.loading && !members.data && <Loading what="Loading members" />}
+      <MembersTable
+        list={list}
+        me={me}
+        admin={admin}
+        roles={roles}
+        change={change}
+        projectName={projectName}
+        projects={projects}
+        deprovision={deprovision}
+        reinvite={reinvite}
+      />
+      <ActionError error={action.error} />
+      {admin && (
+        <form class="form" onSubmit={invite} aria-labelledby="invite-h">
+          <h3 id="invite-h">Invite a member</h3>
+          <Field label="Email of the new member">
+            <input name="email" type="email" required maxLength={320} />
+          </Field>
+          <Field label="Role of the new member">
+            <select name="role" defaultValue="member">
+              {roles.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <ProjectChecks projects={projects} selected={[]} legend="Projects (viewers and members see only these)" />
+          <button type="submit" disabled={action.busy}>
+            Invite
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** The members: role and projects editable in place (by who may), a new invitation link, deprovisioning. */
+function MembersTable({
+  list,
+  me,
+  admin,
+  roles,
+  change,
+  projectName,
+  projects,
+  deprovision,
+  reinvite,
+}: {
+  list: any[];
+  me: Me;
+  admin: boolean;
+  roles: readonly string[];
+  change: (id: string, body: unknown) => void;
+  projectName: (id: string) => string;
+  projects: Project[];
+  deprovision: (id: string, email: string) => void;
+  reinvite: (id: string) => void;
+}) {
+  return (
+    <>
       {list.length > 0 && (
         <div class="table-wrap">
           <table class="list compact stack">
@@ -283,28 +344,6 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
           </table>
         </div>
       )}
-      <ActionError error={action.error} />
-      {admin && (
-        <form class="form" onSubmit={invite} aria-labelledby="invite-h">
-          <h3 id="invite-h">Invite a member</h3>
-          <Field label="Email of the new member">
-            <input name="email" type="email" required maxLength={320} />
-          </Field>
-          <Field label="Role of the new member">
-            <select name="role" defaultValue="member">
-              {roles.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <ProjectChecks projects={projects} selected={[]} legend="Projects (viewers and members see only these)" />
-          <button type="submit" disabled={action.busy}>
-            Invite
-          </button>
-        </form>
-      )}
-    </section>
+    </>
   );
 }

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { badRequest, notFound } from "@cellar/shared/errors";
+import { badRequest } from "@cellar/shared/errors";
 import { compileValidator } from "@cellar/shared/validation";
 import { definitionProblem, MonitorDefinition } from "@cellar/shared/monitors/definition";
 import { loadSessionFacts, loadTraceFacts } from "@cellar/shared/monitors/facts";
