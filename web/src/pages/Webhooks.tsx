@@ -168,6 +168,18 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
     const r = await action.run(() => api(`/webhooks/${enc(id)}`, { method: "DELETE" }).then(() => true));
     if (r) navigate("/webhooks");
   };
+  // The subscription's actions, in the order shown: enable or disable, test, rotate, delete.
+  const buttons: Array<[string, () => void, boolean?]> = [
+    s.enabled
+      ? ["Disable", post("/disable", () => (setNotice("Disabled."), sub.reload()))]
+      : ["Enable", post("/enable", () => (setNotice("Enabled."), sub.reload()))],
+    [
+      "Send test event",
+      post("/test", () => (setNotice("Test event sent; it appears in the log below."), log.reload())),
+    ],
+    ["Rotate secret", post<RotatedSubscription>("/rotate-secret", (r) => (setSecret(r.secret), sub.reload()))],
+    ["Delete", remove, true],
+  ];
   const serviceName = me.services.find((x) => x.id === s.trace_service_id)?.name ?? s.trace_service_id;
   return (
     <>
@@ -182,67 +194,20 @@ export function WebhookPage({ me, id }: { me: Me; id: string }) {
           <span>
             <SubscriptionState s={s} />
           </span>
-          {s.enabled ? (
+          {buttons.map(([text, onClick, danger]) => (
             <button
+              key={text}
               type="button"
+              class={danger ? "danger" : undefined}
               disabled={action.busy}
-              onClick={post("/disable", () => {
-                setNotice("Disabled.");
-                sub.reload();
-              })}
+              onClick={onClick}
             >
-              Disable
+              {text}
             </button>
-          ) : (
-            <button
-              type="button"
-              disabled={action.busy}
-              onClick={post("/enable", () => {
-                setNotice("Enabled.");
-                sub.reload();
-              })}
-            >
-              Enable
-            </button>
-          )}
-          <button
-            type="button"
-            disabled={action.busy}
-            onClick={post("/test", () => {
-              setNotice("Test event sent; it appears in the log below.");
-              log.reload();
-            })}
-          >
-            Send test event
-          </button>
-          <button
-            type="button"
-            disabled={action.busy}
-            onClick={post<RotatedSubscription>("/rotate-secret", (r) => {
-              setSecret(r.secret);
-              sub.reload();
-            })}
-          >
-            Rotate secret
-          </button>
-          <button type="button" class="danger" disabled={action.busy} onClick={remove}>
-            Delete
-          </button>
+          ))}
         </div>
         <div class="two">
-          <form class="panel form" onSubmit={save} aria-labelledby="edit-h">
-            <h2 id="edit-h">Settings</h2>
-            <Field label="Name">
-              <input name="name" required maxLength={200} defaultValue={s.name} />
-            </Field>
-            <Field label="URL (https)">
-              <input name="url" type="url" required defaultValue={s.url} />
-            </Field>
-            <EventTypeChecks selected={s.event_types} />
-            <button type="submit" disabled={action.busy}>
-              Save
-            </button>
-          </form>
+          <SubscriptionSettings s={s} busy={action.busy} onSubmit={save} />
           <DeliveryLog
             log={log}
             busy={action.busy}
@@ -334,5 +299,24 @@ function DeliveryLog({
         />
       )}
     </section>
+  );
+}
+
+/** The subscription's name, url and event types, saved with PUT. */
+function SubscriptionSettings({ s, busy, onSubmit }: { s: Subscription; busy: boolean; onSubmit: (e: Event) => void }) {
+  return (
+    <form class="panel form" onSubmit={onSubmit} aria-labelledby="edit-h">
+      <h2 id="edit-h">Settings</h2>
+      <Field label="Name">
+        <input name="name" required maxLength={200} defaultValue={s.name} />
+      </Field>
+      <Field label="URL (https)">
+        <input name="url" type="url" required defaultValue={s.url} />
+      </Field>
+      <EventTypeChecks selected={s.event_types} />
+      <button type="submit" disabled={busy}>
+        Save
+      </button>
+    </form>
   );
 }
