@@ -137,13 +137,7 @@ export function MonitorForm({ me, initial, onSaved }: { me: Me; initial?: any; o
       <Field label="Minimum samples">
         <input name="min_samples" type="number" min={1} defaultValue={i.min_samples ?? 1} />
       </Field>
-      {preview && (
-        <p role="status" data-testid="preview">
-          Last window: <strong>{fmt(preview.value)}</strong> over {preview.samples} samples, would be{" "}
-          <StateBadge state={preview.state} />
-          {preview.truncated && <span class="muted small"> (newest 5,000 only)</span>}
-        </p>
-      )}
+      {preview && <PreviewLine preview={preview} />}
       <Outcome error={error} />
       <div class="actions">
         <button type="button" onClick={(e) => act((e.target as HTMLElement).closest("form")!, "preview")}>
@@ -180,5 +174,16 @@ export function MonitorsPage({ me }: { me: Me }) {
       )}
       {canChange(me) && <MonitorForm me={me} onSaved={(m) => navigate(`/monitors/${m.id}`)} />}
     </PageShell>
+  );
+}
+
+/** What the definition's aggregate was over the last window, and the state it would take. */
+function PreviewLine({ preview }: { preview: any }) {
+  return (
+    <p role="status" data-testid="preview">
+      Last window: <strong>{fmt(preview.value)}</strong> over {preview.samples} samples, would be{" "}
+      <StateBadge state={preview.state} />
+      {preview.truncated && <span class="muted small"> (newest 5,000 only)</span>}
+    </p>
   );
 }
