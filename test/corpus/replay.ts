@@ -131,7 +131,7 @@ async function score(
     }
   };
   const results: SessionScore[] = [];
-  for (const { kind, w, language, set, injectionClass } of sessions) {
+  for (const { kind, w, language, set, injectionClass, source } of sessions) {
     const mine: Counts = { tp: 0, fp: 0, fn: 0 };
     const counts: Record<string, Counts> = Object.fromEntries(DETECTORS.map((d) => [d, { tp: 0, fp: 0, fn: 0 }]));
     const falsePositives: string[] = [];
@@ -179,6 +179,7 @@ async function score(
       language: language ?? null,
       set: set ?? "dev",
       injectionClass: injectionClass ?? null,
+      source: source ?? null,
       findings: mine,
       byDetector: counts,
       falsePositives,

@@ -12,6 +12,8 @@ export interface SessionScore {
   language: string | null;
   set: "dev" | "heldout";
   injectionClass: string | null;
+  /** Held-out batch (`CorpusSession.source`). */
+  source: string | null;
   /** Over all detectors, and per detector. */
   findings: Counts;
   byDetector: Record<string, Counts>;
@@ -109,6 +111,24 @@ function breakdown(sessions: SessionScore[], by: (s: SessionScore) => string | n
 const row = (name: string, c: DetectorScore, width = 22) =>
   `${name.padEnd(width)} ${String(c.tp).padStart(3)} ${String(c.fp).padStart(3)} ${String(c.fn).padStart(3)}  ${c.precision.toFixed(3).padStart(9)}  ${c.recall.toFixed(3).padStart(6)}`;
 
+/** `prompt_injection` per held-out batch (sessions with a `source`): injections found, clean ones flagged. */
+function sourceLines(sessions: SessionScore[]): string[] {
+  const groups = new Map<string, Counts & { sessions: number }>();
+  for (const s of sessions) {
+    if (!s.source || !s.injectionClass) continue;
+    const c = groups.get(s.source) ?? { ...zero(), sessions: 0 };
+    groups.set(s.source, { ...add(c, s.byDetector.prompt_injection ?? zero()), sessions: c.sessions + 1 });
+  }
+  if (groups.size === 0) return [];
+  return [
+    "",
+    "prompt_injection by source     sessions  tp  fp  fn  precision  recall",
+    ...[...groups]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([k, c]) => `${k.padEnd(30)} ${String(c.sessions).padStart(8)} ${row("", withRates(c), 0).trimStart()}`),
+  ];
+}
+
 function formatSet(title: string, r: SetScore): string[] {
   return [
     `== ${title}: ${r.total} sessions`,
@@ -125,6 +145,7 @@ function formatSet(title: string, r: SetScore): string[] {
     ...breakdown(r.sessions, (s) => s.channel, "channel"),
     "",
     ...breakdown(r.sessions, (s) => s.language, "language"),
+    ...sourceLines(r.sessions),
     ...r.sessions.filter((s) => !s.transcriptMatch || !s.costMatch).map((s) => `MISMATCH ${s.sessionId}: ${s.diff}`),
     ...r.falsePositives.map((f) => `FALSE POSITIVE ${f}`),
     ...r.falseNegatives.map((f) => `MISSED ${f}`),

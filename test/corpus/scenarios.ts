@@ -19,6 +19,8 @@ export interface CorpusSession {
   set?: "dev" | "heldout";
   /** The class of injection a session holds (heldout/injections.ts), or `clean:<kind>` for a look-alike. */
   injectionClass?: string;
+  /** Held-out cases: which batch they came in (`npm run score` prints `prompt_injection` per source). */
+  source?: string;
 }
 
 export const CORPUS_SEED = 20251117;

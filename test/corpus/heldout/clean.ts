@@ -15,7 +15,9 @@ export type CleanKind =
   | "install_docs"
   | "markup"
   | "encoding"
-  | "other_language";
+  | "other_language"
+  | "email"
+  | "documents";
 
 export interface HeldOutClean extends Omit<HeldOutCase, "class"> {
   kind: CleanKind;

@@ -2,6 +2,8 @@ import { type Instrumentation, INSTRUMENTATIONS as I } from "../otlp-writer";
 import type { CorpusSession } from "../scenarios";
 import { SessionWriter } from "../session-writer";
 import { HELD_OUT_CLEAN } from "./clean";
+import { HELD_OUT_EXTERNAL_CLEAN } from "./external-clean";
+import { HELD_OUT_EXTERNAL_INJECTIONS } from "./external-injections";
 import { HELD_OUT_INJECTIONS } from "./injections";
 
 /**
@@ -51,12 +53,52 @@ export function buildHeldOut(): CorpusSession[] {
     const { w, language } = session(`injection-${c.id}`, "heldout-agent", c.language);
     readTool(w, c.tool, c.text, i);
     w.expectFinding("prompt_injection", `${w.lastCallKey()}:high`);
-    out.push({ kind: `injection-${c.class}`, w, language, set: "heldout", injectionClass: c.class });
+    out.push({
+      kind: `injection-${c.class}`,
+      w,
+      language,
+      set: "heldout",
+      injectionClass: c.class,
+      source: c.origin.startsWith("written for Cellar") ? "round1-cellar" : "round1-external",
+    });
   });
   HELD_OUT_CLEAN.forEach((c, i) => {
     const { w, language } = session(`clean-${c.id}`, "heldout-agent", c.language);
     readTool(w, c.tool, c.text, 1_000 + i);
-    out.push({ kind: `clean-${c.kind}`, w, language, set: "heldout", injectionClass: `clean:${c.kind}` });
+    out.push({
+      kind: `clean-${c.kind}`,
+      w,
+      language,
+      set: "heldout",
+      injectionClass: `clean:${c.kind}`,
+      source: c.origin.startsWith("written for Cellar") ? "round1-cellar" : "round1-external",
+    });
+  });
+  // Round 3 (issue 38): fresh cases from others' collections, added before any rule change.
+  HELD_OUT_EXTERNAL_INJECTIONS.forEach((c, i) => {
+    const { w, language } = session(`injection-${c.id}`, "heldout-agent", c.language);
+    readTool(w, c.tool, c.text, 2_000 + i);
+    w.expectFinding("prompt_injection", `${w.lastCallKey()}:high`);
+    out.push({
+      kind: `injection-${c.class}`,
+      w,
+      language,
+      set: "heldout",
+      injectionClass: c.class,
+      source: "round3-external",
+    });
+  });
+  HELD_OUT_EXTERNAL_CLEAN.forEach((c, i) => {
+    const { w, language } = session(`clean-${c.id}`, "heldout-agent", c.language);
+    readTool(w, c.tool, c.text, 3_000 + i);
+    out.push({
+      kind: `clean-${c.kind}`,
+      w,
+      language,
+      set: "heldout",
+      injectionClass: `clean:${c.kind}`,
+      source: "round3-external",
+    });
   });
 
   // Stop reasons as instrumentations outside the development set record them (docs/otlp.md).
