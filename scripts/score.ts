@@ -5,6 +5,9 @@
  * apart (test/corpus/heldout/, CONTRIBUTING.md "the analysis corpus"), transcript exact-match, cost
  * exact-match, and precision and recall per detector and per class of injection. Exits 1 when a
  * transcript or cost differs or a detector is below 0.95 precision or recall in either set.
+ *
+ * `npm run score -- --development`: the development set only (what you look at while you change a
+ * detector; the held-out set is measured once, after the change).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,16 +39,17 @@ try {
       sweepGraceSeconds: 2,
       sweepIntervalMs: 2_000,
     });
-    const report = await replayCorpus(stack, { log: (line) => console.error(line) });
+    const developmentOnly = process.argv.includes("--development");
+    const report = await replayCorpus(stack, { log: (line) => console.error(line), developmentOnly });
     console.log(formatReport(report));
     const meets = (r: typeof report.heldout) =>
       r.transcriptExact === r.total &&
       r.costExact === r.total &&
       Object.values(r.detectors).every((d) => d.precision >= 0.95 && d.recall >= 0.95);
     console.log(
-      `\nbar (exact transcripts and costs, every detector >= 0.95): development ${meets(report) ? "met" : "NOT met"}, held-out ${meets(report.heldout) ? "met" : "NOT met"}`,
+      `\nbar (exact transcripts and costs, every detector >= 0.95): development ${meets(report) ? "met" : "NOT met"}, held-out ${developmentOnly ? "not run" : meets(report.heldout) ? "met" : "NOT met"}`,
     );
-    code = meets(report) && meets(report.heldout) ? 0 : 1;
+    code = meets(report) && (developmentOnly || meets(report.heldout)) ? 0 : 1;
   } finally {
     await stack.stop();
   }

@@ -19,7 +19,7 @@ type Send = (path: "/raw/traces" | "/raw/events" | "/v1/traces", body: unknown) 
 
 export async function replayCorpus(
   stack: TestStack,
-  opts: { log?: (line: string) => void } = {},
+  opts: { log?: (line: string) => void; developmentOnly?: boolean } = {},
 ): Promise<ScoreReport> {
   const started = Date.now();
   const log = opts.log ?? (() => {});
@@ -43,7 +43,7 @@ export async function replayCorpus(
     }
   };
   const latency = buildLatencyCorpus();
-  const corpus = [...buildCorpus(), ...latency.candidates, ...buildHeldOut()];
+  const corpus = [...buildCorpus(), ...latency.candidates, ...(opts.developmentOnly ? [] : buildHeldOut())];
   const all: CorpusSession[] = [...latency.baseline, ...corpus];
 
   log(`latency baseline: ${latency.baseline.length} sessions`);

@@ -157,7 +157,8 @@ export function formatReport(r: ScoreReport): string {
     `corpus: ${r.total + r.heldout.total} sessions replayed through ingest -> processor -> platform in ${(r.ms / 1000).toFixed(1)} s`,
     "",
     ...formatSet("development set (detectors are tuned on it)", r),
-    "",
-    ...formatSet("held-out set (not tuned against: test/corpus/heldout/)", r.heldout),
+    ...(r.heldout.total === 0
+      ? ["", "held-out set: not run (--development)"]
+      : ["", ...formatSet("held-out set (not tuned against: test/corpus/heldout/)", r.heldout)]),
   ].join("\n");
 }

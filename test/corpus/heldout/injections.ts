@@ -29,6 +29,11 @@ export interface HeldOutCase {
   licence: string;
 }
 
+/** A development case (test/corpus/development-*.ts): an injection, or `clean:<kind>` for a hard negative. */
+export interface DevCase extends Omit<HeldOutCase, "class"> {
+  class: InjectionClass | `clean:${string}`;
+}
+
 const CELLAR = "written for Cellar's held-out set (issue 38), before the detector changes";
 const OWN = "project licence";
 const PATT = "swisskyrepo/PayloadsAllTheThings, Prompt Injection/README.md";

@@ -27,7 +27,8 @@ const TOOL_OUTPUT_KEYS = [
   "tool.result",
 ];
 /** A cheap first look: a tool output without any of these is not scanned (most API answers). */
-const PREFILTER = new RegExp(
+/** The keyword prefilter: a text it passes is scanned (exported for the development-case test). */
+export const PREFILTER = new RegExp(
   [
     String.raw`ignor|disregard|forget|overrid|bypass|instruc|inst\]|<<sys|<\||prompt|system|root|tool|mode`,
     String.raw`assist|asist|agent|\bai\b|\bia\b|\bki\b|llm|gpt|claude|copilot|gemini|bot|model|developer|admin`,
@@ -35,6 +36,8 @@ const PREFILTER = new RegExp(
     String.raw`silent|quiet|covert|dear|note|attention|important|<!--|\]\(|\balt\s*=|title\s*=|aria-label`,
     String.raw`[^\x00-\x7f]|[A-Za-z0-9+/_-]{24}|vtabe|qvfertneq|vafgehpg|nffvfgnag|flfgrz|erirny`,
     // injection-implicit.ts: reply instructions, reworded overrides, plain agent commands, end markers.
+    // injection-tasks.ts: code offered for the answer, internal addresses, scripted answers.
+    String.raw`stop everything|following code|subsequent code|code (?:block|snippet|excerpt|section)|internal|intranet|169\.254|questioned|if asked`,
     String.raw`from now on|summari|instead of|\binitiate|\bdeposit|new task|end of|<\/|\bgrant|\bunlock|\bsell|\bbuy|\btransfer|\bwire\b|\bdelete|\bremove|\berase|\bwipe|\bmove|\bcopy|\bupload|\bforward|\bshare|\bsend`,
   ].join("|"),
   "i",

@@ -80,6 +80,18 @@ const ORDER = unicodePattern(
   "iu",
 );
 const HUMAN_TURN = unicodePattern(String.raw`^[ \t]*(?:human|user)[ \t]?:`, "iu");
+/** An assistant turn that is only a placeholder ("Assistant: <summary of the documents above>"). */
+const PLACEHOLDER_TURN = unicodePattern(
+  String.raw`^[ \t]*(?:assistant|ai|model)[ \t]?:[ \t]*(?:<[^<>\n]{1,120}>|\[[^\[\]\n]{1,120}\])[ \t]*$`,
+  "iu",
+);
+/** A forged user turn that redirects the model: "ignore them", "instead focus on", "repeat ...". */
+const REDIRECT = unicodePattern(String.raw`\b(?:ignore|disregard|instead|repeat|print|say|only)\b`, "iu");
+/** "System chain of thought result ...:", "AI analysis of this resume:" followed by a verdict. */
+const SYSTEM_VERDICT = unicodePattern(
+  String.raw`^[ \t]*(?:system|ai|assistant|model|gpt)\b[^:\n]{0,80}?\b(?:result|analysis|assessment|evaluation|verdict|recommendation|decision|conclusion)s?\b[^:\n]{0,60}:`,
+  "iu",
+);
 const ASSISTANT_TURN = unicodePattern(String.raw`^[ \t]*(?:assistant|ai|model|gpt|claude)[ \t]?:`, "iu");
 const END_MARKER = unicodePattern(
   String.raw`^[ \t]*(?:[-=*#_]{2,}[ \t]?)?(?:end of (?:the )?(?:e-?mail|document|data|text|context|input|tool output|output|search results|results|page|file|message|conversation|transcript)\b|<\/(?:data|document|e-?mail|tool_output|output|context|search_results|results|function_results|information)>)`,
@@ -104,7 +116,7 @@ const PLAIN_ACTION = unicodePattern(
 const CLAUSE_SPLIT = /[,:;(—–]\s?|\band then\b|\band\b/giu;
 
 /** Clause starts in a sentence: its start and after `,` `:` `;` `(` dashes and "and". At most 12. */
-function clauseStarts(text: string): number[] {
+export function clauseStarts(text: string): number[] {
   const out = [0];
   CLAUSE_SPLIT.lastIndex = 0;
   for (let m = CLAUSE_SPLIT.exec(text); m && out.length < 12; m = CLAUSE_SPLIT.exec(text))
@@ -112,7 +124,7 @@ function clauseStarts(text: string): number[] {
   return out;
 }
 
-const lstrip = (s: string) => s.replace(/^[^\p{L}\p{N}!#(<]+/u, "");
+export const lstrip = (s: string) => s.replace(/^[^\p{L}\p{N}!#(<]+/u, "");
 
 function replyHit(masked: string, original: string): number | null {
   const always = FROM_NOW_ON.exec(masked);
@@ -202,6 +214,27 @@ export function implicitHit(
         const isLabel = SYSTEM_LABEL.test(line);
         if (TURN_DOMAIN.test(after) && (!isLabel || ORDER.test(after)))
           hit = { rule: "forged_banner", language: "en", start: s.start, end: s.start + lab[0].length, sentence: i };
+      } else if (!human && ASSISTANT_TURN.test(line)) {
+        // A forged exchange the other way round: an assistant turn, then a user turn that
+        // redirects the model; the assistant turn a placeholder, or the user turn about the model.
+        const next = sentences[i + 1];
+        const nextLine = next ? masked.slice(next.start, next.start + Math.min(next.text.length, 400)) : "";
+        if (next && next.start - (s.start + s.text.length) < 400 && HUMAN_TURN.test(nextLine)) {
+          markers--;
+          const placeholder = PLACEHOLDER_TURN.test(text.slice(s.start, s.start + s.text.length));
+          const block = windowAfter(masked, next.start);
+          if (
+            (placeholder && REDIRECT.test(block)) ||
+            (REDIRECT.test(block) && /\byou\b/i.test(block) && TURN_DOMAIN.test(block))
+          )
+            hit = { rule: "forged_banner", language: "en", start: s.start, end: next.start, sentence: i };
+        }
+      } else if (!human && SYSTEM_VERDICT.test(line)) {
+        // A verdict credited to the system or the model, to be taken as the model's own.
+        const after = windowAfter(masked, s.start + len);
+        // The verdict follows the colon: a quoted one, or one about the model's business.
+        if (/^\s{0,3}["“'‘]/.test(text.slice(s.start + len, s.start + len + 8)) || TURN_DOMAIN.test(after))
+          hit = { rule: "forged_banner", language: "en", start: s.start, end: s.start + len, sentence: i };
       } else if (human) {
         const turn = masked.slice(s.start + human[0].length, s.start + len);
         const next = sentences[i + 1];

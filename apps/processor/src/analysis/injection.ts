@@ -1,5 +1,6 @@
 import { type ClassRule, classHit } from "./injection-classes.ts";
 import { implicitHit } from "./injection-implicit.ts";
+import { taskHit } from "./injection-tasks.ts";
 import { type ViewKind, viewsOf } from "./injection-views.ts";
 import { maskQuoted, normalizeText, type Sentence, sentencesOf, unicodePattern } from "./text.ts";
 
@@ -18,6 +19,9 @@ const OVERRIDE: Record<string, string[]> = {
   en: [
     String.raw`\b(?:ignore|disregard|forget|override|bypass)\b (?:all |any |every )?(?:of )?(?:the |your |my |these |those )?(?:previous|prior|above|earlier|preceding|original|initial|system|developer|existing) (?:instructions?|prompts?|rules|directions|guidelines|messages|commands)\b`,
     String.raw`\bforget (?:everything|all) (?:you (?:were|have been) told|above|before|so far)\b`,
+    // Round 3 (PromptInject via garak, development cases): both directions, and the shouted stop.
+    String.raw`\b(?:ignore|disregard|forget)\b (?:all |any |every )?(?:of )?(?:the |your )?(?:previous|prior|above|earlier|preceding) (?:and|or|&) (?:following|subsequent|later|below|next) (?:instructions?|prompts?|rules|directions|commands)\b`,
+    String.raw`\bstop everything\b[^.\n]{0,40}?\b(?:just )?(?:print|say|output|write|repeat|type)\b`,
     // Reworded overrides (issue 38 round 2, development cases from deepset, HackAPrompt, AgentDojo).
     String.raw`\bforget (?:about )?(?:everything|all(?: of)?(?: the)?|your) (?:before (?:that|this)|(?:previous |prior |above |earlier )?(?:assignments|tasks|information|instructions|rules))\b`,
     String.raw`\b(?:ignore|disregard)\b (?:all of |everything )?(?:the )?(?:above|text above|preceding text|previous text)(?: text)?,? (?:and )?(?:instead |just |only |now )?(?:say|print|output|write|respond|reply|answer|return|translate|tell|repeat|type)\b`,
@@ -106,7 +110,6 @@ const DISCUSSION = unicodePattern(
     String.raw`\bfor (?:example|instance)\b`,
     String.raw`\be\.g\.`,
     String.raw`\bsuch as\b`,
-    String.raw`\bexamples?\b`,
     String.raw`\battack(?:er|ers|s)?\b`,
     String.raw`\bmalicious\b`,
     String.raw`\badversar`,
@@ -142,7 +145,12 @@ const DISCUSSION = unicodePattern(
  * no attack") says nothing about the text discussing injections: negated, it does not count.
  */
 const NEGATED = /\b(?:not|no|non-|isn't|is not|never|nothing) ?(?:an? )?(?:malicious|attack|adversarial)\b/giu;
-const discusses = (sentence: string) => DISCUSSION.test(sentence.replace(NEGATED, " "));
+/** "example(s)" as a word, not inside a domain or identifier ("example.com", "example-shop") nor a name ("Example Registrar"). */
+const EXAMPLE = /\b[Ee]xamples?\b(?![.\-_/@]\w)(?! \p{Lu}\p{Ll})/u;
+const discusses = (sentence: string) => {
+  const s = sentence.replace(NEGATED, " ");
+  return DISCUSSION.test(s) || EXAMPLE.test(s.replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w-]+\.example\b/gu, " "));
+};
 
 /** Words that may precede an imperative in its clause ("Please ignore ...", "AI: ignore ..."). */
 const LEAD_IN = new Set(
@@ -191,6 +199,33 @@ function anchorsOf(text: string): string[] {
   return [...out].filter((a) => a.length >= 4).slice(0, 20);
 }
 
+/**
+ * A dot between two letters or digits ("example.com", "v2.1", "••7681.If") ends no sentence for
+ * these rules: such sentences are read as one (at most 64 joins a text, each sentence to 600
+ * characters).
+ */
+function joinDotted(masked: string, sentences: Sentence[]): Sentence[] {
+  const out: Sentence[] = [];
+  let joins = 64;
+  for (const s of sentences) {
+    const prev = out[out.length - 1];
+    const end = prev ? prev.start + prev.text.length : -1;
+    if (
+      prev &&
+      joins > 0 &&
+      s.start === end + 1 &&
+      masked[end] === "." &&
+      /[\p{L}\p{N}]/u.test(masked[end - 1] ?? "") &&
+      /[\p{L}\p{N}]/u.test(masked[s.start] ?? "") &&
+      prev.text.length + s.text.length < 600
+    ) {
+      out[out.length - 1] = { start: prev.start, text: masked.slice(prev.start, s.start + s.text.length) };
+      joins--;
+    } else out.push(s);
+  }
+  return out;
+}
+
 /** Index of the sentence holding offset `at` (sentences sorted by start). */
 function sentenceAt(sentences: Sentence[], at: number): number {
   let lo = 0;
@@ -223,7 +258,7 @@ export function injectionInText(raw: string, path = "$"): InjectionHit | null {
 function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit | null {
   const text = normalizeText(raw);
   const masked = maskQuoted(text);
-  const sentences = sentencesOf(masked);
+  const sentences = joinDotted(masked, sentencesOf(masked));
   if (sentences.length === 0) return null;
   const original = (k: number) => text.slice(sentences[k].start, sentences[k].start + sentences[k].text.length);
   let best: InjectionHit | null = null;
@@ -252,7 +287,10 @@ function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit
   }
   if (best) return best;
   const discussed = (i: number) => discusses(original(i)) || (i > 0 && discusses(original(i - 1)));
-  const c = classHit(masked, sentences, discussed) ?? implicitHit(masked, text, sentences, discussed);
+  const c =
+    classHit(masked, sentences, discussed) ??
+    implicitHit(masked, text, sentences, discussed) ??
+    taskHit(masked, text, sentences, discussed);
   if (!c) return null;
   const last = sentences[Math.min(c.sentence + 2, sentences.length - 1)];
   return {
