@@ -3,6 +3,7 @@ import { INGEST_DOORS, REFUSAL_REASONS, SDK_DROP_REASONS } from "@cellar/shared/
 import { unaccounted } from "@cellar/shared/ledger/books";
 import { hasRole, type Principal } from "../auth/principal.ts";
 import { LEDGER_WINDOWS, type LedgerWindow } from "./model.ts";
+import { inSnapshot } from "../query/snapshot.ts";
 
 type Figures = {
   sdkRequested: number;
@@ -66,27 +67,31 @@ export async function readLedger(
   const stepMs = w.stepSeconds * 1000;
   const to = new Date(Math.floor(opts.now.getTime() / stepMs) * stepMs + stepMs);
   const from = new Date(to.getTime() - w.seconds * 1000);
-  const visible = hasRole(p, "admin")
-    ? sql``
-    : sql`and l.service_name in (select ts.name from trace_services ts where ts.tenant_id = ${p.tenantId}
+  // Counts and the latest check in one snapshot, so the books shown and the verdict beside them
+  // agree (a check committed between two reads could judge counts the page does not show).
+  const [rows, checks] = await inSnapshot(sql, (tx) => {
+    const visible = hasRole(p, "admin")
+      ? tx``
+      : tx`and l.service_name in (select ts.name from trace_services ts where ts.tenant_id = ${p.tenantId}
         and exists (select 1 from project_memberships pm where pm.user_id = ${p.userId} and pm.project_id = ts.project_id))`;
-  const service = opts.service === null ? sql`` : sql`and l.service_name = ${opts.service}`;
-  const [rows, checks] = await Promise.all([
-    sql<{ bucket: Date; stage: string; reason: string; n: string }[]>`
+    const service = opts.service === null ? tx`` : tx`and l.service_name = ${opts.service}`;
+    return Promise.all([
+      tx<{ bucket: Date; stage: string; reason: string; n: string }[]>`
       select date_bin(${`${w.stepSeconds} seconds`}::interval, l.minute, 'epoch'::timestamptz) as bucket, l.stage, l.reason, sum(l.count)::text as n
       from ledger_counts l
       where l.tenant_id = ${p.tenantId} and l.minute >= ${from} and l.minute < ${to} ${service} ${visible}
       group by 1, 2, 3`,
-    sql<
-      {
-        checked_at: Date;
-        balanced: boolean;
-        unbalanced_since: Date | null;
-        details: { from: string; to: string; problems: string[] };
-      }[]
-    >`
+      tx<
+        {
+          checked_at: Date;
+          balanced: boolean;
+          unbalanced_since: Date | null;
+          details: { from: string; to: string; problems: string[] };
+        }[]
+      >`
       select checked_at, balanced, unbalanced_since, details from ledger_checks where tenant_id = ${p.tenantId}`,
-  ]);
+    ]);
+  });
   const points = new Map<number, Figures>();
   for (let at = from.getTime(); at < to.getTime(); at += stepMs) points.set(at, empty());
   const totals = empty();
