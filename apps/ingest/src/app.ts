@@ -33,7 +33,7 @@ export function createIngestApp(deps: IngestDeps, pipeline: IngestPipeline = cre
     createOtlpIngest({
       authenticate: p.authenticate,
       reserveRateTokens: p.reserveRateTokens,
-      store: p.store,
+      storeAll: p.storeAll,
       refuseItems: p.refuseItems,
       maxBodyBytes: deps.maxBodyBytes,
       logger: deps.logger,

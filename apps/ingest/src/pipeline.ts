@@ -129,19 +129,3 @@ export const ITEMS_PER_TURN = 50;
 
 /** Lets requests waiting on the event loop run (after I/O callbacks, before timers). */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Stores every input (ITEMS_PER_TURN at a time, yielding between) and waits for every PubAck;
- * throws the first failure once all settled: nothing is answered as stored, and the client's
- * retry is deduplicated by the message ids.
- */
-export async function storeEach(store: (input: StoreInput) => Promise<unknown>, inputs: StoreInput[]): Promise<void> {
-  const pending: Array<Promise<unknown>> = [];
-  for (let i = 0; i < inputs.length; i += ITEMS_PER_TURN) {
-    if (i > 0) await nextTurn();
-    for (const input of inputs.slice(i, i + ITEMS_PER_TURN)) pending.push(store(input));
-  }
-  const results = await Promise.allSettled(pending);
-  const failed = results.find((r) => r.status === "rejected");
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-}

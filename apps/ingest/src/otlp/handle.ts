@@ -4,7 +4,7 @@ import { decodeLogs, decodeTraces, type OtlpEncoding } from "@cellar/shared/otlp
 import { type MapResult, mapLogs, mapSpans } from "@cellar/shared/otlp/map";
 import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
 import type { RateReservation } from "@cellar/shared/rate-limit";
-import { ITEMS_PER_TURN, nextTurn, storeEach } from "../pipeline.ts";
+import { ITEMS_PER_TURN, nextTurn } from "../pipeline.ts";
 import type { StoreInput } from "../publish.ts";
 
 /**
@@ -15,7 +15,11 @@ import type { StoreInput } from "../publish.ts";
 export interface OtlpHandlingDeps {
   /** The pipeline's limiter (pipeline.ts): reserves before reading, settled with the real count. */
   reserveRateTokens: (keyId: string, door: string) => RateReservation;
-  store: (input: StoreInput) => Promise<unknown>;
+  /**
+   * The pipeline's `storeAll` (publish.ts): a request's accepted items in one INGEST message (split
+   * in order only past the stream's maximum payload), resolved after every PubAck (issue 36).
+   */
+  storeAll: (inputs: StoreInput[]) => Promise<unknown>;
 }
 
 export type OtlpSignal = "traces" | "logs";
@@ -79,9 +83,10 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
         admission.settleUncounted(); // undecodable: no-op once settled
       }
       const inputs = await storable(key, mapped);
-      // Every message or none answered as stored: a retry of a half-stored request is deduplicated
-      // by the message ids (same content, same id), so nothing is counted twice.
-      await storeEach(deps.store, inputs);
+      // One INGEST message for the request's items (or the few the maximum payload forces), every
+      // one stored or the request fails: a retry builds the same messages (same items, same ids),
+      // deduplicated by JetStream, and any other copy is a no-op by the items' natural keys.
+      if (inputs.length) await deps.storeAll(inputs);
       const message = mapped.rejected
         ? `${mapped.rejected} ${NOUN[signal]} refused: ${mapped.reasons.join("; ")}`
         : null;

@@ -37,7 +37,7 @@ function handler(opts: Parameters<typeof fakePipeline>[0] = {}) {
   const otlp = createOtlpIngest({
     authenticate: fake.pipeline.authenticate,
     reserveRateTokens: fake.pipeline.reserveRateTokens,
-    store: fake.pipeline.store,
+    storeAll: fake.pipeline.storeAll,
     maxBodyBytes: fake.pipeline.maxBodyBytes,
     logger: fake.pipeline.logger,
   });

@@ -13,14 +13,15 @@ export type { OtlpSignal } from "./handle.ts";
  * POST /v1/traces and /v1/logs (OTLP/HTTP 1.x, docs/otlp.md). Same credentials, rate limit (per
  * span or log record, refused before the body is read when the bucket cannot hold the request:
  * handle.ts), body limit and durability rule as /raw/*: the answer is 200 only after JetStream
- * stored every message the request maps to. Failures answer a google.rpc.Status in the
+ * stored the request's accepted items (one INGEST message, as /raw/batch: issue 36). Failures answer a google.rpc.Status in the
  * request's encoding (the JSON one also carries the contract's `error` field).
  */
 export interface OtlpDeps {
   /** `client`: the peer address, for the pre-authentication limiter (credentials.ts). */
   authenticate: (request: Request, client?: string) => Promise<Authenticated>;
   reserveRateTokens: (keyId: string, door: string) => RateReservation;
-  store: (input: StoreInput) => Promise<unknown>;
+  /** A request's accepted items in one INGEST message (handle.ts); after every PubAck. */
+  storeAll: (inputs: StoreInput[]) => Promise<unknown>;
   /** The ledger's count of spans or log records refused one by one (docs/ledger.md). */
   refuseItems?: (n: number) => void;
   maxBodyBytes: number;

@@ -28,7 +28,7 @@ import { statusWithRetryInfo } from "./status.ts";
  * unchanged under Bun and Deno.
  */
 export interface OtlpGrpcDeps {
-  pipeline: Pick<IngestPipeline, "authenticate" | "reserveRateTokens" | "store" | "ledger" | "now">;
+  pipeline: Pick<IngestPipeline, "authenticate" | "reserveRateTokens" | "store" | "storeAll" | "ledger" | "now">;
   /** INGEST_MAX_BODY_BYTES: a larger message is RESOURCE_EXHAUSTED from its length prefix. */
   maxMessageBytes: number;
   logger: Logger;
@@ -121,7 +121,7 @@ interface Admitted {
 export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
   // The ledger counts this door apart (docs/ledger.md): accepted per item, refusals per call.
   const counted = countedDoor(deps.pipeline, "grpc");
-  const otlp = createOtlpHandling({ ...deps.pipeline, store: counted.store });
+  const otlp = createOtlpHandling({ ...deps.pipeline, storeAll: counted.storeAll ?? deps.pipeline.storeAll });
   const trusted = deps.trustedProxies ?? [];
   /** Calls admitted from their metadata, found again by the handler through the same object. */
   const admitted = new WeakMap<grpc.Metadata, Admitted>();
