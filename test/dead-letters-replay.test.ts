@@ -53,7 +53,10 @@ test("dead letters the old processor left for Anthropic OTLP spans replay and la
     spans: [modelCallSpan("genai", "anthropic", call)],
   });
   const [body] = await deadLetterIngest(stack.nats, 1);
-  expect(body).toMatchObject({ kind: "trace", tenantId: tenant.tenantId, payload: { provider: "anthropic" } });
+  // The request's one INGEST message (issue 36: one per OTLP request), dead-lettered whole.
+  expect(body).toMatchObject({ kind: "batch", tenantId: tenant.tenantId });
+  expect(body.items).toHaveLength(1);
+  expect(body.items[0]).toMatchObject({ kind: "trace", payload: { provider: "anthropic" } });
 
   // The upgrade: the fixed processor starts. The dead letter stays where it is: nothing landed.
   await stack.startProcessor();

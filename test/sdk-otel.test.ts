@@ -45,7 +45,10 @@ test("a GenAI span through cellarSpanProcessor is stored as a trace of the DSN's
   await provider.forceFlush();
   expect(await fx.stored()).toBe(before + 1);
   const message = await fx.last();
-  expect(message).toMatchObject({
+  // One INGEST message per OTLP request (issue 36): the span is its one trace item.
+  expect(message).toMatchObject({ kind: "batch", tenantId: fx.tenant.tenantId });
+  expect(message.items).toHaveLength(1);
+  expect(message.items[0]).toMatchObject({
     kind: "trace",
     serviceName: "otel-app",
     payload: { session_id: "otel-session-1", responses: [{ usage: { prompt_tokens: 12, completion_tokens: 3 } }] },
