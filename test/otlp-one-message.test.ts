@@ -109,7 +109,12 @@ async function accepted(): Promise<Record<string, number>> {
   expect(res.status).toBe(200);
   return ((await res.json()) as { totals: { accepted: Record<string, number> } }).totals.accepted;
 }
-type Batch = { kind: string; tenantId: string; items: Array<{ kind: string; messageId: string; serviceName: string }> };
+type Batch = {
+  kind: string;
+  messageId?: string;
+  tenantId: string;
+  items: Array<{ kind: string; messageId: string; serviceName: string }>;
+};
 
 test("an OTLP/HTTP request of N spans is one INGEST message; a retry adds none, a copy under another id no row", async () => {
   const ingest = createIngestApp(deps());
@@ -219,4 +224,48 @@ test("a request past the maximum payload is split in order; every part stored be
   );
   expect((await post(ingest, body)).status).toBe(200);
   expect(await lastSeq()).toBe(before + messages.length);
+});
+
+test("an OTLP/HTTP logs request of N records is one INGEST message of event items; a copy adds no row", async () => {
+  const ingest = createIngestApp(deps());
+  const before = await lastSeq();
+  const records = Array.from({ length: 15 }, (_, i) => ({
+    timeUnixNano: String(1_760_000_000_000_000_000n + BigInt(i) * 1_000_000n),
+    severityNumber: 9,
+    body: { stringValue: `step ${i}` },
+    attributes: [kv("session.id", "logs-once")],
+  }));
+  const logs = {
+    resourceLogs: [
+      { resource: { attributes: [kv("service.name", "otlp-once")] }, scopeLogs: [{ logRecords: records }] },
+    ],
+  };
+  const res = await ingest.handle(
+    new Request("http://ingest.test/v1/logs", {
+      method: "POST",
+      headers: { authorization: `Bearer ${tenant.telemetryKey}`, "content-type": "application/json" },
+      body: JSON.stringify(logs),
+    }),
+  );
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual({});
+  const messages = await messagesAfter(before);
+  expect(messages).toHaveLength(1);
+  expect(messages[0].header?.get(INGEST_DOOR_HEADER)).toBe("otlp");
+  const batch = messages[0].json<Batch>();
+  expect(batch.items.map((i) => i.kind)).toEqual(Array(15).fill("event"));
+  const events = async () =>
+    Number(
+      (
+        await stack.database
+          .sql`select count(*)::int as n from events where tenant_id = ${tenant.tenantId} and session_id = 'logs-once'`
+      )[0].n,
+    );
+  await waitFor(async () => (await events()) === 15, { what: "the request's 15 events" });
+  await stack.nats.js.publish(messages[0].subject, messages[0].data, {
+    msgID: `${batch.messageId}:again`,
+    headers: ingestCheckedHeaders(),
+  });
+  await drained();
+  expect(await events()).toBe(15);
 });
