@@ -11,6 +11,7 @@ import { createIngestApp } from "../apps/ingest/src/app";
 import { createOtlpGrpcServer } from "../apps/ingest/src/otlp/grpc/server";
 import { createIngestPipeline } from "../apps/ingest/src/pipeline";
 import { createPublishing } from "../apps/ingest/src/publish";
+import { reconcileOnce } from "../apps/processor/src/ledger/reconcile";
 import { exportSpans, modelCallSpan } from "./helpers/genai-spans";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -68,8 +69,8 @@ const span = (traceId: string, session: string, model = "claude-sonnet-4-5") => 
     kv("gen_ai.input.messages", JSON.stringify([{ role: "user", parts: [{ type: "text", content: "Hi" }] }])),
   ],
 });
-const exportOf = (spans: unknown[]) => ({
-  resourceSpans: [{ resource: { attributes: [kv("service.name", "otlp-once")] }, scopeSpans: [{ spans }] }],
+const exportOf = (spans: unknown[], service = "otlp-once") => ({
+  resourceSpans: [{ resource: { attributes: [kv("service.name", service)] }, scopeSpans: [{ spans }] }],
 });
 /** `n` spans of session `session`, each its own trace (trace ids from `tag`, two hex digits). */
 const spansOf = (tag: string, session: string, n: number) =>
@@ -103,15 +104,15 @@ const drained = () =>
     timeoutMs: 20_000,
   });
 /** The ledger's `accepted` of the service per door, once the counter flushed. */
-async function accepted(): Promise<Record<string, number>> {
+async function accepted(service = "otlp-once"): Promise<Record<string, number>> {
   await ledger.flush();
-  const res = await stack.platformRequest("/ledger/otlp-once?window=1h", { token: tenant.platformKey });
+  const res = await stack.platformRequest(`/ledger/${service}?window=1h`, { token: tenant.platformKey });
   expect(res.status).toBe(200);
   return ((await res.json()) as { totals: { accepted: Record<string, number> } }).totals.accepted;
 }
 type Batch = {
   kind: string;
-  messageId?: string;
+  messageId: string;
   tenantId: string;
   items: Array<{ kind: string; messageId: string; serviceName: string }>;
 };
@@ -268,4 +269,23 @@ test("an OTLP/HTTP logs request of N records is one INGEST message of event item
   });
   await drained();
   expect(await events()).toBe(15);
+});
+
+test("what a killed ingest held of an OTLP request is recounted from INGEST per item, under door otlp", async () => {
+  // An ingest whose counts never reach Postgres, as if killed before its flush.
+  const lost = createLedgerCounter({ sql: stack.database.sql, logger, flushEveryMs: 3_600_000 });
+  const killed = createIngestApp({ ...deps(), ledger: lost });
+  const body = encodeRequestFromJson("traces", exportOf(spansOf("c1", "lost-once", 12), "otlp-lost"));
+  expect((await post(killed, body)).status).toBe(200);
+  await waitFor(async () => (await traces("lost-once")) === 12, { what: "the request's 12 traces" });
+  await drained();
+  expect((await accepted("otlp-lost")).otlp).toBe(0);
+  await reconcileOnce({
+    sql: stack.database.sql,
+    js: stack.nats.js,
+    topology: stack.nats.topology,
+    logger,
+    options: { settleMs: 0, now: () => Date.now() + 120_000 },
+  });
+  expect(await accepted("otlp-lost")).toMatchObject({ otlp: 12, grpc: 0 });
 });
