@@ -39,6 +39,37 @@ const evaluations = (evaluatorId: string) =>
     any[]
   >;
 
+/** The evaluations of one evaluator on the named sessions (others maturing meanwhile are judged too). */
+const evaluationsOf = async (evaluatorId: string, sessionIds: string[]) =>
+  (await evaluations(evaluatorId)).filter((r) => sessionIds.includes(r.entity_id));
+
+/** The judge's calls for `model` that judged `sessionId` (its id is in every prompt's transcript). */
+const callsFor = (model: string, sessionId: string) =>
+  judge.callsOf(model).filter((c) => JSON.stringify(c.body).includes(` of ${sessionId}`));
+
+/**
+ * Every session matured so far is published and the runner's lanes hold no MATURED message (none
+ * waiting, none in hand or waiting for a retry). Evaluators are per service: a session of an
+ * earlier test whose maturation the runner had not reached yet is judged by the evaluators that
+ * are active when it gets there, so a test that creates evaluators first waits for this, and a
+ * test that asserts "not judged" waits for it before looking.
+ */
+async function runnerSettled() {
+  const { jsm, topology } = stack.nats;
+  await waitFor(
+    async () => {
+      const [{ n }] = await stack.database
+        .sql`select count(*)::int as n from sessions where published_count < maturation_count`;
+      if (n > 0) return false;
+      const lanes = (await jsm.consumers.list(topology.maturedStream).next()).filter((c) =>
+        c.name.includes("dispatcher-evaluations"),
+      );
+      return lanes.length > 0 && lanes.every((c) => c.num_pending + c.num_ack_pending === 0);
+    },
+    { timeoutMs: 30_000, what: "every maturation through the evaluation runner" },
+  );
+}
+
 async function createEvaluator(body: Record<string, unknown>, token = tenant.platformKey) {
   const res = await api("/evaluators", { method: "POST", body: { service_name: SERVICE, ...body }, token });
   if (res.status !== 201) throw new Error(`create evaluator: ${res.status} ${res.text}`);
@@ -70,6 +101,15 @@ beforeAll(async () => {
     insecureAllowlist: "127.0.0.0/8",
     evaluations: { retryScale: 0.01, cacheMs: 50, timeoutMs: 1_000, runPollMs: 100 },
   });
+  // The warm-up session matures once; a later test's evaluators must not find it on their way.
+  await waitFor(
+    async () => {
+      const [s] = await stack.database.sql`select published_count from sessions where session_id = 'warm-up'`;
+      return s && s.published_count >= 1;
+    },
+    { timeoutMs: 30_000, what: "warm-up matured" },
+  );
+  await runnerSettled();
 }, 60_000);
 
 afterAll(async () => {
@@ -176,6 +216,7 @@ describe("the evaluator API", () => {
 
 describe("running evaluators on matured sessions", () => {
   test("a deterministic check judges a settled session once, as a score of source evaluator", async () => {
+    await runnerSettled();
     const e = await createEvaluator({
       name: "json-answer",
       check: {
@@ -188,7 +229,7 @@ describe("running evaluators on matured sessions", () => {
     await sendSession("check-2", "not json at all");
     const rows = await waitFor(
       async () => {
-        const r = await evaluations(e.id);
+        const r = await evaluationsOf(e.id, ["check-1", "check-2"]);
         return r.length >= 2 ? r : null;
       },
       { timeoutMs: 30_000, what: "two evaluations" },
@@ -208,6 +249,7 @@ describe("running evaluators on matured sessions", () => {
   }, 60_000);
 
   test("a judge in each wire format: judged exactly once; no new turns is not judged again, a new turn is", async () => {
+    await runnerSettled();
     const openai = await createEvaluator({
       name: "helpfulness",
       judge: {
@@ -234,18 +276,18 @@ describe("running evaluators on matured sessions", () => {
     await Bun.sleep(100);
     await sendSession("judged-1", "Here is how to reset your password: open settings.");
     for (const e of [openai, anthropic])
-      await waitFor(async () => (await evaluations(e.id)).length === 1, {
+      await waitFor(async () => (await evaluationsOf(e.id, ["judged-1"])).length === 1, {
         timeoutMs: 30_000,
         what: `${e.name} judged`,
       });
-    const oa = judge.callsOf("score:0.8");
+    const oa = callsFor("score:0.8", "judged-1");
     expect(oa).toHaveLength(1);
     expect(oa[0].headers.get("authorization")).toBe("Bearer sk-openai-test");
     expect(oa[0].body.response_format.type).toBe("json_schema");
     // The transcript is in the data block, never in the instructions.
     expect(oa[0].body.messages[0].content).not.toContain("reset your password");
     expect(oa[0].body.messages[1].content).toContain("<final_answer>\nHere is how to reset your password");
-    const an = judge.callsOf('score:"polite"');
+    const an = callsFor('score:"polite"', "judged-1");
     expect(an).toHaveLength(1);
     expect(an[0].headers.get("x-api-key")).toBe("sk-ant-test");
     expect(an[0].body.tool_choice).toEqual({ type: "tool", name: "record_evaluation" });
@@ -282,6 +324,7 @@ describe("running evaluators on matured sessions", () => {
       { timeoutMs: 30_000, what: "second maturation" },
     );
     await Bun.sleep(1_500);
+    await runnerSettled();
     expect(await evaluations(openai.id)).toHaveLength(1);
     expect(judge.callsOf("score:0.8")).toHaveLength(1);
 
@@ -305,6 +348,7 @@ describe("running evaluators on matured sessions", () => {
         judge: { provider: "openai", url: judge.openaiUrl, model, prompt: "Rate {{transcript}}.", ...extra },
         output: { kind: "number", min: 0, max: 1 },
       });
+    await runnerSettled();
     const e429 = await make("f-429", "retry-after:1");
     const e500 = await make("f-500", "500");
     const notJson = await make("f-not-json", "not-json");
@@ -318,26 +362,26 @@ describe("running evaluators on matured sessions", () => {
     const all = [e429, e500, notJson, range, hang, huge, redirect];
     const done = await waitFor(
       async () => {
-        const rows = await Promise.all(all.map((e) => evaluations(e.id)));
+        const rows = await Promise.all(all.map((e) => evaluationsOf(e.id, ["faults-1"])));
         return rows.every((r) => r.length === 1) ? rows.map((r) => r[0]) : null;
       },
       { timeoutMs: 60_000, what: "every fault evaluator recorded" },
     );
     const [r429, r500, rNotJson, rRange, rHang, rHuge, rRedirect] = done;
     expect(r429).toMatchObject({ status: "scored", value: 1 });
-    const calls429 = judge.callsOf("retry-after:1");
+    const calls429 = callsFor("retry-after:1", "faults-1");
     expect(calls429).toHaveLength(2);
     expect(calls429[1].at - calls429[0].at).toBeGreaterThanOrEqual(900); // Retry-After: 1 honoured
     expect(r500.status).toBe("failed");
     expect(r500.error).toContain("HTTP 500");
     expect(rNotJson).toMatchObject({ status: "failed" });
     expect(rNotJson.error).toContain("does not fit");
-    expect(judge.callsOf("not-json")).toHaveLength(3);
+    expect(callsFor("not-json", "faults-1")).toHaveLength(3);
     expect(rRange.error).toContain("outside 0..1");
     expect(rHang.error).toContain("timeout");
     expect(rHuge.error).toContain("larger than");
     expect(rRedirect.error).toContain("redirect");
-    expect(judge.callsOf("redirect")).toHaveLength(1); // not followed, not retried
+    expect(callsFor("redirect", "faults-1")).toHaveLength(1); // not followed, not retried
     await waitFor(async () => (await api(`/evaluators/${refused.id}`)).body.status === "paused", {
       what: "401 pauses",
     });
@@ -352,6 +396,7 @@ describe("running evaluators on matured sessions", () => {
   }, 120_000);
 
   test("a daily budget stops the evaluator for the day, visibly", async () => {
+    await runnerSettled();
     const e = await createEvaluator({
       name: "budgeted",
       judge: { provider: "openai", url: judge.openaiUrl, model: "score:0.3", prompt: "Rate {{transcript}}." },
@@ -360,7 +405,10 @@ describe("running evaluators on matured sessions", () => {
     });
     await Bun.sleep(100);
     await sendSession("budget-1", "one");
-    await waitFor(async () => (await evaluations(e.id)).length === 1, { timeoutMs: 30_000, what: "first judged" });
+    await waitFor(async () => (await evaluationsOf(e.id, ["budget-1"])).length === 1, {
+      timeoutMs: 30_000,
+      what: "first judged",
+    });
     const after = (await api(`/evaluators/${e.id}`)).body;
     expect(after.budget.exhausted).toBe(true);
     expect(after.budget.spent_usd).toBeGreaterThan(0);
@@ -373,6 +421,7 @@ describe("running evaluators on matured sessions", () => {
       { timeoutMs: 30_000, what: "budget-2 matured" },
     );
     await Bun.sleep(1_500);
+    await runnerSettled();
     expect(await evaluations(e.id)).toHaveLength(1);
     await api(`/evaluators/${e.id}`, { method: "DELETE" });
   }, 60_000);
@@ -380,6 +429,7 @@ describe("running evaluators on matured sessions", () => {
 
 describe("review", () => {
   test("the queue offers what the judge scored below threshold; a verdict leaves it and feeds agreement", async () => {
+    await runnerSettled();
     const quality = await createEvaluator({
       name: "quality",
       judge: { provider: "openai", url: judge.openaiUrl, model: "score:0.2", prompt: "Rate {{transcript}}." },
@@ -396,7 +446,12 @@ describe("review", () => {
     };
     for (const [id, answer] of Object.entries(answers)) await sendSession(id, answer);
     await waitFor(
-      async () => (await evaluations(quality.id)).length === 4 && (await evaluations(short.id)).length === 4,
+      async () => {
+        const revs = Object.keys(answers);
+        return (
+          (await evaluationsOf(quality.id, revs)).length === 4 && (await evaluationsOf(short.id, revs)).length === 4
+        );
+      },
       {
         timeoutMs: 30_000,
         what: "four sessions judged twice",
@@ -454,6 +509,7 @@ describe("review", () => {
 });
 
 test("an evaluator of traces judges each matured trace and its score shows on the trace read", async () => {
+  await runnerSettled();
   const e = await createEvaluator({
     name: "trace-polite",
     target: "trace",
