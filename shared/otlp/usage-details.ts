@@ -27,6 +27,14 @@ import type { Attributes } from "./decode.ts";
 export interface UsageDetails {
   /** Cache writes of any duration, where only the provider's own report counts them (AI SDK v5 with Anthropic or Bedrock). */
   cacheWrite: number | null;
+  /**
+   * Anthropic's own report (the AI SDK's `anthropic.usage`, every version): its `input_tokens`
+   * (the cache left out) and its cache reads. AI SDK 5's `doGenerate` span writes no cache-read
+   * attribute; AI SDK 6 before 6.0.119 writes a total that includes the cache with no details
+   * beside it: these say which (usage.ts).
+   */
+  nativeInput: number | null;
+  cacheRead: number | null;
   cacheWrite1h: number | null;
   audioInput: number | null;
   imageInput: number | null;
@@ -85,12 +93,15 @@ export function usageDetails(a: Attributes): UsageDetails {
   if (Array.isArray(cacheDetails))
     for (const d of cacheDetails)
       if (obj(d)?.ttl === "1h") bedrock1h = (bedrock1h ?? 0) + (int(obj(d)?.inputTokens) ?? 0);
+  const anthropicUsage = obj(anthropic?.usage);
   return {
+    nativeInput: int(anthropicUsage?.input_tokens),
+    cacheRead: int(anthropicUsage?.cache_read_input_tokens),
     cacheWrite:
-      int(obj(anthropic?.usage)?.cache_creation_input_tokens) ??
+      int(anthropicUsage?.cache_creation_input_tokens) ??
       int(anthropic?.cacheCreationInputTokens) ??
       int(obj(bedrock?.usage)?.cacheWriteInputTokens),
-    cacheWrite1h: int(obj(obj(anthropic?.usage)?.cache_creation)?.ephemeral_1h_input_tokens) ?? bedrock1h,
+    cacheWrite1h: int(obj(anthropicUsage?.cache_creation)?.ephemeral_1h_input_tokens) ?? bedrock1h,
     audioInput:
       firstInt(a, "gen_ai.usage.audio.input_tokens", "llm.token_count.prompt_details.audio") ??
       modalityTokens(usageMetadata?.promptTokensDetails, "AUDIO"),

@@ -148,8 +148,9 @@ export const INSTRUMENTATION_TOKENS: readonly InstrumentationTokens[] = [
     source:
       "Arize-ai/openinference python/instrumentation/openinference-instrumentation-bedrock/src/openinference/instrumentation/bedrock/utils/anthropic/_attributes.py",
   },
-  // Vercel AI SDK, scope "ai": up to v5 the provider's own count (Anthropic's leaves the cache out);
-  // from v6 the total, with ai.usage.inputTokenDetails.* beside it (inputTokenReading below).
+  // Vercel AI SDK, scope "ai" (no version): up to v5 the provider's own count (Anthropic's leaves
+  // the cache out); v6 the total, with ai.usage.inputTokenDetails.* beside it from 6.0.119 and
+  // Anthropic's own usage in the metadata always (inputTokenReading below tells them apart).
   { scope: "ai", reading: "provider_native", source: "vercel/ai packages/otel/src/legacy-open-telemetry.ts" },
   { scope: "gen_ai", reading: "includes_cache", source: "vercel/ai packages/otel/src/open-telemetry.ts" },
 ];
@@ -176,13 +177,21 @@ function providerExcludesCache(provider: string, model: string | null): boolean 
   return provider === "gcp.vertex_ai" && (model ?? "").toLowerCase().includes("claude");
 }
 
+/** The span's input count beside the provider's own count without the cache (usage-details.ts `nativeInput`) and the cache part. */
+export interface OwnReport {
+  input: number;
+  nativeInput: number | null;
+  cached: number;
+}
+
 export interface InstrumentationScope {
   name: string | null;
   version: string | null;
 }
 
 /**
- * How to read the span's input-token count: by its instrumentation (scope name and version, from
+ * How to read the span's input-token count: by the provider's own report beside it where the span
+ * carries one (`own`), else by its instrumentation (scope name and version, from
  * INSTRUMENTATION_TOKENS), else the conventions' rule (the count includes the cache).
  */
 export function inputTokenReading(
@@ -190,6 +199,7 @@ export function inputTokenReading(
   provider: string,
   model: string | null,
   a: Attributes,
+  own?: OwnReport,
 ): { includesCache: boolean; reading: InputTokenReading; known: boolean } {
   let reading: InputTokenReading = "includes_cache";
   let known = false;
@@ -203,6 +213,13 @@ export function inputTokenReading(
   // AI SDK 6 and later write the detailed usage beside a total that includes the cache.
   if (scope.name === "ai" && Object.keys(a).some((k) => k.startsWith("ai.usage.inputTokenDetails.")))
     reading = "includes_cache";
+  // The scope "ai" carries no version, and AI SDK 6 before 6.0.119 writes the total with no details
+  // beside it (as 5 writes the provider's own count without them): the provider's own report in
+  // the span's metadata says which the count is (docs/otlp.md, "Tokens").
+  if (own && own.nativeInput !== null && own.cached > 0) {
+    if (own.input === own.nativeInput + own.cached) reading = "includes_cache";
+    else if (own.input === own.nativeInput) reading = "excludes_cache";
+  }
   const includesCache =
     reading === "includes_cache" || (reading === "provider_native" && !providerExcludesCache(provider, model));
   return { includesCache, reading, known };
@@ -219,6 +236,8 @@ export function normaliseUsage(
   model: string | null,
   scope: InstrumentationScope = { name: null, version: null },
 ): Record<string, unknown> {
+  // Parts billed at their own rates (usage-details.ts), in the stored shape's names (docs/pricing.md).
+  const d = usageDetails(a);
   let input = firstInt(
     a,
     "gen_ai.usage.input_tokens",
@@ -233,16 +252,15 @@ export function normaliseUsage(
     "llm.token_count.completion",
     "llm.usage.completion_tokens",
   );
-  const cacheRead = firstInt(
-    a,
-    "gen_ai.usage.cache_read.input_tokens",
-    "gen_ai.usage.cache_read_input_tokens",
-    "llm.token_count.prompt_details.cache_read",
-    "ai.usage.inputTokenDetails.cacheReadTokens",
-    "ai.usage.cachedInputTokens",
-  );
-  // Parts billed at their own rates (usage-details.ts), in the stored shape's names (docs/pricing.md).
-  const d = usageDetails(a);
+  const cacheRead =
+    firstInt(
+      a,
+      "gen_ai.usage.cache_read.input_tokens",
+      "gen_ai.usage.cache_read_input_tokens",
+      "llm.token_count.prompt_details.cache_read",
+      "ai.usage.inputTokenDetails.cacheReadTokens",
+      "ai.usage.cachedInputTokens",
+    ) ?? d.cacheRead;
   const cacheWrite =
     firstInt(
       a,
@@ -254,7 +272,12 @@ export function normaliseUsage(
   const reasoning = firstInt(a, "gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning");
   const cached = (cacheRead ?? 0) + (cacheWrite ?? 0);
   // A total below the cached part can only be a count without the cache, whatever the instrumentation says.
-  if (input !== null && cached > 0 && (input < cached || !inputTokenReading(scope, provider, model, a).includesCache))
+  if (
+    input !== null &&
+    cached > 0 &&
+    (input < cached ||
+      !inputTokenReading(scope, provider, model, a, { input, nativeInput: d.nativeInput, cached }).includesCache)
+  )
     input += cached;
   const prompt = input ?? 0;
   const completion = output ?? 0;
