@@ -19,6 +19,8 @@ const scratch = mkdtempSync(join(tmpdir(), "cellar-score-"));
 let nats: RunningNats | undefined;
 let pg: RunningPostgres | undefined;
 let code = 1;
+/** The error already printed by the replay's own catch (not printed twice). */
+let printed: unknown;
 try {
   if (!process.env.NATS_URL) {
     nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
@@ -50,11 +52,16 @@ try {
       `\nbar (exact transcripts and costs, every detector >= 0.95): development ${meets(report) ? "met" : "NOT met"}, held-out ${developmentOnly ? "not run" : meets(report.heldout) ? "met" : "NOT met"}`,
     );
     code = meets(report) && (developmentOnly || meets(report.heldout)) ? 0 : 1;
+  } catch (err) {
+    // Printed before the stack stops (the stop is bounded, but it may take a while), then rethrown.
+    console.error("score: the replay failed:", err);
+    printed = err;
+    throw err;
   } finally {
     await stack.stop();
   }
 } catch (err) {
-  console.error(err);
+  if (err !== printed) console.error(err);
 } finally {
   await Promise.allSettled([nats?.stop(), pg?.stop()]);
   rmSync(scratch, { recursive: true, force: true });

@@ -112,8 +112,10 @@ export async function createTestStack(
       return d;
     },
     async stop() {
-      await Promise.allSettled(processors.map((p) => p.stop()));
-      await Promise.allSettled(dispatchers.map((d) => d.stop()));
+      // Bounded step by step, and every failure printed: a stop that hangs (a pool waiting on a
+      // closed connection, a drain that never ends) must not hide the error that ended the test.
+      await stopStep("processors", Promise.all(processors.map((p) => p.stop())), 20_000);
+      await stopStep("dispatchers", Promise.all(dispatchers.map((d) => d.stop())), 20_000);
       for (const name of [
         topology.ingestStream,
         topology.maturedStream,
@@ -121,15 +123,36 @@ export async function createTestStack(
         topology.deadLetterStream,
         `KV_${topology.activityBucket}`,
       ]) {
-        await nats.jsm.streams.delete(name).catch(() => {});
+        await stopStep(`delete stream ${name}`, nats.jsm.streams.delete(name), 10_000, { quiet: true });
       }
-      await nc.drain().catch(() => {});
-      await database.close();
-      await testDb.drop();
+      await stopStep("nats drain", nc.drain(), 10_000);
+      if (!nc.isClosed()) await stopStep("nats close", nc.close(), 5_000);
+      await stopStep("database pools", database.close(), 10_000);
+      await stopStep("drop test database", testDb.drop(), 20_000);
     },
   };
   if (opts.startProcessor !== false) await stack.startProcessor();
   return stack;
+}
+
+/**
+ * One step of TestStack.stop: waits at most `ms` for it, prints (never swallows) its failure or
+ * its timeout on stderr, and never throws, so the remaining steps still run. `quiet`: a failure
+ * is expected (a stream the test already removed) and not printed; a timeout still is.
+ */
+export async function stopStep(what: string, step: Promise<unknown>, ms: number, opts: { quiet?: boolean } = {}) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((r) => {
+    timer = setTimeout(() => r("timeout"), ms);
+  });
+  try {
+    const outcome = await Promise.race([step.then(() => "ok" as const), timedOut]);
+    if (outcome === "timeout") console.error(`test stack stop: ${what} did not finish within ${ms} ms; going on`);
+  } catch (err) {
+    if (!opts.quiet) console.error(`test stack stop: ${what} failed:`, err);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Polls `fn` until it returns a truthy value or the timeout passes. */

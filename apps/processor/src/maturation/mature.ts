@@ -170,7 +170,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[],
     ) => {
       const { config, intents } = context.get(row.trace_service_id)!;
       const latencyNorms = config.latency_outlier.enabled
-        ? await deps.latencyNorms?.(row.trace_service_id, config)
+        ? await deps.latencyNorms?.(row.trace_service_id, config, tx)
         : undefined;
       const newAnalyzer = () =>
         new SessionAnalyzer({

@@ -11,7 +11,8 @@ import type { LatencyNormsSource } from "./store.ts";
  * its most recent traces (`latency_outlier.baselineTraces`): duration and output tokens per call, reduced to the
  * median and MAD of ms per output token (analysis/detectors.ts). Cached per service for `ttlMs`
  * (a norm moves slowly and maturations come in bursts); a small per-service cache, nothing per
- * session. A failed load gives no baseline (the detector stays quiet) rather than a failed maturation.
+ * session. Read through `via` when given (a maturation's own transaction: never the pool from inside
+ * one, see LatencyNormsSource). A failed load gives no baseline (the detector stays quiet) rather than a failed maturation.
  */
 export function createLatencyNorms(
   sql: postgres.Sql,
@@ -19,9 +20,13 @@ export function createLatencyNorms(
 ): LatencyNormsSource {
   const ttlMs = opts.ttlMs ?? 60_000;
   const cache = new Map<string, { at: number; norms: Promise<LatencyNorms> }>();
-  async function load(serviceId: string, r: DetectorConfig["latency_outlier"]): Promise<LatencyNorms> {
+  async function load(
+    serviceId: string,
+    r: DetectorConfig["latency_outlier"],
+    via: postgres.Sql | postgres.TransactionSql,
+  ): Promise<LatencyNorms> {
     // The llm spans derived from the payloads (shared/spans.ts): the same spans stored rows held.
-    const traces = await sql<{ trace_id: string; payload: unknown; payload_z: Uint8Array | null }[]>`
+    const traces = await via<{ trace_id: string; payload: unknown; payload_z: Uint8Array | null }[]>`
       select t.trace_id, t.payload, z.payload_z
       from (select id, tenant_id, trace_id, payload from traces where trace_service_id = ${serviceId} order by start_time desc limit ${r.baselineTraces}) t
       left join trace_payloads z on z.tenant_id = t.tenant_id and z.trace_pk = t.id`;
@@ -53,13 +58,13 @@ export function createLatencyNorms(
     }
     return new Map([...byModel].map(([model, list]) => [model, latencyBaseline(list, r.tokenFloor)]));
   }
-  return (serviceId, config) => {
+  return (serviceId, config, via = sql) => {
     const r = config.latency_outlier;
     const key = `${serviceId}:${r.baselineTraces}:${r.tokenFloor}`;
     const hit = cache.get(key);
     if (hit && Date.now() - hit.at < ttlMs) return hit.norms;
     if (cache.size >= (opts.maxServices ?? 1_000)) cache.delete(cache.keys().next().value!);
-    const norms = load(serviceId, r).catch(() => new Map() as LatencyNorms);
+    const norms = load(serviceId, r, via).catch(() => new Map() as LatencyNorms);
     cache.set(key, { at: Date.now(), norms });
     return norms;
   };

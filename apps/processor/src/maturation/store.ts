@@ -517,4 +517,13 @@ export async function loadServiceContext(
 }
 
 /** Loads the service's latency baseline; the store's caller caches it (norms.ts). */
-export type LatencyNormsSource = (traceServiceId: string, config: DetectorConfig) => Promise<LatencyNorms>;
+/**
+ * `via`: the connection to read through when the baseline is not cached. A maturation passes its
+ * own transaction: a read on the pool from inside it waits for a free connection while holding
+ * its row locks, and when every other connection waits on those locks nothing moves again.
+ */
+export type LatencyNormsSource = (
+  traceServiceId: string,
+  config: DetectorConfig,
+  via?: postgres.Sql | postgres.TransactionSql,
+) => Promise<LatencyNorms>;
