@@ -17,15 +17,26 @@ afterAll(() => stack.stop());
 
 const BACKLOG = 20_000;
 
-test("a tenant's backlog of 20,000 INGEST messages does not delay another tenant's maturation", async () => {
-  const { db, sql } = stack.database;
-  const { js, topology } = stack.nats;
-  const flood = await bootstrapTenant(db, { name: "flood" });
-  let quiet = await bootstrapTenant(db, { name: "quiet" });
-  const lane = (tenantId: string) => laneConsumerOf(ingestStream, topology, tenantId).durable;
+/** A flooding tenant and a quiet one whose lanes of `stream` differ (re-drawn until they do). */
+async function tenantsInTwoLanes(
+  stream: typeof ingestStream | typeof activityStream,
+  floodName: string,
+  quietName: string,
+) {
+  const { db } = stack.database;
+  const lane = (tenantId: string) => laneConsumerOf(stream, stack.nats.topology, tenantId).durable;
+  const flood = await bootstrapTenant(db, { name: floodName });
+  let quiet = await bootstrapTenant(db, { name: quietName });
   for (let i = 0; i < 50 && lane(quiet.tenantId) === lane(flood.tenantId); i++)
-    quiet = await bootstrapTenant(db, { name: `quiet-${i}` });
+    quiet = await bootstrapTenant(db, { name: `${quietName}-${i}` });
   expect(lane(quiet.tenantId)).not.toBe(lane(flood.tenantId));
+  return { flood, quiet };
+}
+
+test("a tenant's backlog of 20,000 INGEST messages does not delay another tenant's maturation", async () => {
+  const { sql } = stack.database;
+  const { js, topology } = stack.nats;
+  const { flood, quiet } = await tenantsInTwoLanes(ingestStream, "flood", "quiet");
 
   // The flood's backlog waits in INGEST before the processor starts (20 sessions, so its own
   // maturations stay few: this measures the INGEST queue, not maturation work).
@@ -93,14 +104,9 @@ test("a tenant's backlog of 20,000 INGEST messages does not delay another tenant
 const SESSIONS = 4_000;
 
 test("a tenant's backlog of 4,000 sessions due for maturation does not delay another tenant's maturation", async () => {
-  const { db, sql } = stack.database;
+  const { sql } = stack.database;
   const { js, topology } = stack.nats;
-  const flood = await bootstrapTenant(db, { name: "flood-sessions" });
-  let quiet = await bootstrapTenant(db, { name: "quiet-sessions" });
-  const lane = (tenantId: string) => laneConsumerOf(activityStream, topology, tenantId).durable;
-  for (let i = 0; i < 50 && lane(quiet.tenantId) === lane(flood.tenantId); i++)
-    quiet = await bootstrapTenant(db, { name: `quiet-sessions-${i}` });
-  expect(lane(quiet.tenantId)).not.toBe(lane(flood.tenantId));
+  const { flood, quiet } = await tenantsInTwoLanes(activityStream, "flood-sessions", "quiet-sessions");
   // Maturation made slow on purpose (one chunk of 10 at a time per lane): the flood's 4,000
   // sessions and their traces take many seconds to mature, one window after they are written.
   const processor = await stack.startProcessor({ maturationConcurrency: 1, maturationChunk: 10, maturationBatches: 1 });

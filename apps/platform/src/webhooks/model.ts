@@ -3,6 +3,7 @@ import { SUBSCRIBABLE_EVENT_TYPES } from "@cellar/shared/webhooks/monitor-events
 import { badRequest } from "@cellar/shared/errors";
 import { MATURED_EVENT_TYPES } from "@cellar/shared/payloads";
 import type { WebhookEventType } from "@cellar/shared/webhooks/deliveries";
+import type { AttemptRecord } from "@cellar/shared/webhooks/delivery-history";
 import { Iso, Nullable } from "../http/schemas.ts";
 
 /** Contract: at most 5 per trace service, disabled ones included; only deletion frees a slot. */
@@ -92,17 +93,8 @@ export function subscriptionView(row: SubscriptionRow) {
   };
 }
 
-export interface AttemptRow {
-  id: string;
-  delivery_id: string;
-  event_type: string;
-  delivery_status: string;
-  attempt: number;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  attempted_at: Date;
-}
+/** One stored attempt of the delivery history: the shape shared/webhooks/delivery-history.ts reads. */
+export type AttemptRow = AttemptRecord;
 
 export function attemptView(row: AttemptRow) {
   return {
