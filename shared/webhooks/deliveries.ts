@@ -37,6 +37,23 @@ export function deliveryBody(input: {
   return canonicalJson({ id: input.id, type: input.type, timestamp: input.timestamp.toISOString(), data: input.data });
 }
 
+/**
+ * A delivery body around its id, for the fan-out that picks ids in SQL (one statement per batch):
+ * `head + id + tail` is byte for byte `deliveryBody` with that id. Keys sort as data, id,
+ * timestamp, type, so the id sits between `data` and `timestamp`; an id of `newDeliveryId`
+ * (base64url) needs no escaping. shared/webhooks/deliveries.test.ts holds the two together.
+ */
+export function deliveryBodyParts(input: Omit<Parameters<typeof deliveryBody>[0], "id">): {
+  head: string;
+  tail: string;
+} {
+  // The last occurrence: only the timestamp and the type follow the id, neither can hold it.
+  const marker = JSON.stringify("\u0000id\u0000");
+  const whole = deliveryBody({ ...input, id: JSON.parse(marker) });
+  const at = whole.lastIndexOf(marker);
+  return { head: `${whole.slice(0, at)}"`, tail: `"${whole.slice(at + marker.length)}` };
+}
+
 /** Publishes attempt jobs; the message id dedupes a replayed fan-out inside the stream's window. */
 export async function publishDeliveryJobs(
   js: JetStreamClient,

@@ -5,7 +5,7 @@ import type { Cidr } from "@cellar/shared/webhooks/address";
 import { checkDestination, type DestinationCheck, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import { deliveryHeaders } from "@cellar/shared/webhooks/signing";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
-import type { DeliveryStatus, SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
+import type { DeliveryStatus, SubscriptionTarget, SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_HORIZON_MS } from "./retry.ts";
 
 /**
@@ -55,18 +55,12 @@ export type Verdict =
 /** Failures for this long without one success disable the subscription (contract: Limits). */
 export const FAILING_DISABLE_MS = 5 * 24 * 3600 * 1000;
 
-export interface Loaded {
+export interface Loaded extends SubscriptionTarget {
   id: string;
   tenant_id: string;
   body: string;
   status: DeliveryStatus;
   attempts: number;
-  subscription_id: string;
-  url: string;
-  enabled: boolean;
-  secret_encrypted: string;
-  previous_secret_encrypted: string | null;
-  previous_secret_expires_at: Date | null;
   next_attempt_at: Date | null;
   /** When the delivery was created: its retries end within RETRY_HORIZON_MS of it. */
   created_at: Date;

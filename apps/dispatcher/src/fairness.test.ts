@@ -87,7 +87,7 @@ test("a long queue to a host that answers fast stays in line; once its slots han
 });
 
 test("a fast queue is crowded anyway past the hard bound", async () => {
-  let clock = 0;
+  const clock = 0;
   const f = createFairness({ concurrency: 1000, hostCap: 1, tenantCap: 1000, now: () => clock });
   const k = { tenantId: "A", url: "https://busy.example/" };
   (await f.acquire(k))();

@@ -1,0 +1,40 @@
+import { expect, test } from "bun:test";
+import fc from "fast-check";
+import { deliveryBody, deliveryBodyParts, newDeliveryId } from "./deliveries.ts";
+
+test("head + id + tail is deliveryBody byte for byte, whatever the event's data holds", () => {
+  const text = fc.string({ unit: "binary", maxLength: 60 });
+  fc.assert(
+    fc.property(
+      fc.record({
+        tenant_id: text,
+        trace_service_id: text,
+        service_name: text,
+        maturation_count: fc.integer({ min: 1, max: 1_000_000 }),
+        occurred_at: text,
+        session_id: fc.option(text, { nil: undefined }),
+        trace_id: fc.option(text, { nil: undefined }),
+      }),
+      fc.constantFrom("session.matured" as const, "trace.matured" as const),
+      fc.integer({ min: 0, max: 4_102_444_800_000 }),
+      (data, type, ms) => {
+        const timestamp = new Date(ms);
+        const id = newDeliveryId();
+        const { head, tail } = deliveryBodyParts({ type, timestamp, data });
+        expect(head + id + tail).toBe(deliveryBody({ id, type, timestamp, data }));
+      },
+    ),
+  );
+  // The marker itself in the data does not move the id's place.
+  const data = {
+    tenant_id: "\u0000id\u0000",
+    trace_service_id: "s",
+    service_name: '"\u0000id\u0000"',
+    maturation_count: 1,
+    occurred_at: "x",
+  };
+  const { head, tail } = deliveryBodyParts({ type: "trace.matured", timestamp: new Date(0), data });
+  expect(`${head}msg_a${tail}`).toBe(
+    deliveryBody({ id: "msg_a", type: "trace.matured", timestamp: new Date(0), data }),
+  );
+});
