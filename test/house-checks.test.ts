@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /**
  * The test command checks the house rules too (issue 22): one format (Biome, biome.json), no lint
@@ -59,4 +59,57 @@ test("the cycle check sees a loop made only of type imports", async () => {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}, 120_000);
+
+/** Writes `files` (path -> source) under a scratch folder, cruises all of it, and cleans up. */
+async function cruiseProbe(files: Record<string, string>): Promise<{ code: number; out: string }> {
+  const dir = await mkdtemp(join(tmpdir(), "cellar-rules-"));
+  try {
+    await writeFile(join(dir, "tsconfig.json"), "{}");
+    for (const [path, source] of Object.entries(files)) {
+      await mkdir(join(dir, dirname(path)), { recursive: true });
+      await writeFile(join(dir, path), source);
+    }
+    const roots = [...new Set(Object.keys(files).map((p) => p.split("/")[0]))];
+    return cruise(dir, roots);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test("the check refuses an app importing another app's code (apps-apart)", async () => {
+  const r = await cruiseProbe({
+    "apps/ingest/src/a.ts": 'import { b } from "../../processor/src/b.ts";\nexport const a = b;\n',
+    "apps/processor/src/b.ts": "export const b = 1;\n",
+  });
+  expect(r.code).not.toBe(0);
+  expect(r.out).toContain("apps-apart: apps/ingest/src/a.ts → apps/processor/src/b.ts");
+}, 120_000);
+
+test("the check refuses analysis that reaches I/O, directly or through another module (analysis-is-pure)", async () => {
+  const r = await cruiseProbe({
+    "apps/processor/src/analysis/direct.ts":
+      'import { readFileSync } from "node:fs";\nexport const d = readFileSync;\n',
+    "shared/analysis/through.ts": 'import { load } from "../store.ts";\nexport const t = load;\n',
+    "shared/store.ts": 'import { connect } from "node:net";\nexport const load = connect;\n',
+    "shared/analysis/pure.ts": "export const sum = (a: number, b: number) => a + b;\n",
+  });
+  expect(r.code).not.toBe(0);
+  expect(r.out).toContain("analysis-is-pure: apps/processor/src/analysis/direct.ts → fs");
+  expect(r.out).toContain("analysis-is-pure: shared/analysis/through.ts → net");
+  expect(r.out).not.toContain("shared/analysis/pure.ts");
+}, 120_000);
+
+test("the check refuses a value import of server code in the dashboard, and lets types through (web-takes-types-only)", async () => {
+  const server = "export const Iso = { format: 'date-time' };\n";
+  const r = await cruiseProbe({
+    "apps/platform/src/model.ts": server,
+    "web/src/value.ts": 'import { Iso } from "../../apps/platform/src/model.ts";\nexport const v = Iso;\n',
+    "web/src/types.ts": 'import type { Iso } from "../../apps/platform/src/model.ts";\nexport type T = typeof Iso;\n',
+    "web/src/inline.ts": 'import { type Iso } from "../../apps/platform/src/model.ts";\nexport type I = typeof Iso;\n',
+  });
+  expect(r.code).not.toBe(0);
+  expect(r.out).toContain("web-takes-types-only: web/src/value.ts → apps/platform/src/model.ts");
+  expect(r.out).not.toContain("web/src/types.ts");
+  expect(r.out).not.toContain("web/src/inline.ts");
 }, 120_000);

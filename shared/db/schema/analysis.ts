@@ -224,7 +224,7 @@ export const sessionToolSchemas = pgTable(
     sessionPk: sessionPk(),
     toolSchemaId: uuid("tool_schema_id").notNull(),
     /** The session's (migration 0019): the key and both foreign keys include it. */
-    tenantId: uuid("tenant_id").notNull(),
+    tenantId: requiredUuid("tenant_id"),
   },
   (t) => [
     primaryKey({ name: "session_tool_schemas_pkey", columns: [t.sessionPk, t.toolSchemaId, t.tenantId] }),

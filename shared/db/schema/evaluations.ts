@@ -12,10 +12,8 @@ import {
   uuid,
   foreignKey,
 } from "drizzle-orm/pg-core";
-import { ts } from "./columns.ts";
+import { requiredUuid, serviceFk, tenantId, traceServiceId, ts } from "./columns.ts";
 import { timeOrderedId } from "./ids.ts";
-import { tenantForeignKey } from "./tenant-keys.ts";
-import { tenants, traceServices } from "./tenancy.ts";
 
 /**
  * An evaluator of a service (migration 0029, docs/evaluations.md): a model judge or a deterministic
@@ -27,10 +25,8 @@ export const evaluators = pgTable(
   "evaluators",
   {
     id: uuid("id").notNull().defaultRandom(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenants.id, { onDelete: "cascade" }),
-    traceServiceId: uuid("trace_service_id").notNull(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
     name: text("name").notNull(),
     version: integer("version").notNull().default(1),
     target: text("target", { enum: ["session", "trace"] }).notNull(),
@@ -49,11 +45,7 @@ export const evaluators = pgTable(
   },
   (t) => [
     primaryKey({ name: "evaluators_pkey", columns: [t.id, t.tenantId] }),
-    tenantForeignKey(
-      "evaluators_trace_service_id_fkey",
-      { column: t.traceServiceId, tenantId: t.tenantId },
-      traceServices,
-    ),
+    serviceFk("evaluators_trace_service_id_fkey", t),
     uniqueIndex("evaluators_service_name_uq").on(t.traceServiceId, t.name, t.tenantId),
   ],
 );
@@ -63,7 +55,7 @@ export const evaluatorVersions = pgTable(
   "evaluator_versions",
   {
     evaluatorId: uuid("evaluator_id").notNull(),
-    tenantId: uuid("tenant_id").notNull(),
+    tenantId: requiredUuid("tenant_id"),
     version: integer("version").notNull(),
     definition: jsonb("definition").$type<Record<string, unknown>>().notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
@@ -87,8 +79,8 @@ export const evaluations = pgTable(
   "evaluations",
   {
     id: uuid("id").notNull().default(timeOrderedId),
-    tenantId: uuid("tenant_id").notNull(),
-    traceServiceId: uuid("trace_service_id").notNull(),
+    tenantId: requiredUuid("tenant_id"),
+    traceServiceId: traceServiceId(),
     evaluatorId: uuid("evaluator_id").notNull(),
     evaluatorVersion: integer("evaluator_version").notNull(),
     target: text("target", { enum: ["session", "trace"] }).notNull(),
@@ -143,7 +135,7 @@ export const evaluationRuns = pgTable(
   "evaluation_runs",
   {
     id: uuid("id").notNull().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull(),
+    tenantId: requiredUuid("tenant_id"),
     evaluatorId: uuid("evaluator_id").notNull(),
     evaluatorVersion: integer("evaluator_version").notNull(),
     mode: text("mode", { enum: ["dry_run", "backfill"] }).notNull(),

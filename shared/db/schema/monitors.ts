@@ -11,9 +11,8 @@ import {
   text,
   uuid,
 } from "drizzle-orm/pg-core";
-import { requiredUuid, serviceFk, ts } from "./columns.ts";
+import { requiredUuid, serviceFk, tenantId, traceServiceId, ts } from "./columns.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
-import { tenants } from "./tenancy.ts";
 
 const monitorId = () => requiredUuid("monitor_id");
 /** The monitor's foreign key, widened by tenant_id (migration 0019). */
@@ -27,10 +26,8 @@ export const monitors = pgTable(
   "monitors",
   {
     id: uuid("id").notNull().defaultRandom(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenants.id, { onDelete: "cascade" }),
-    traceServiceId: uuid("trace_service_id").notNull(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
     name: text("name").notNull(),
     entity: text("entity", { enum: ["session", "trace"] }).notNull(),
     metric: text("metric").notNull(),

@@ -1,5 +1,5 @@
-import { date, doublePrecision, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { tenants } from "./tenancy.ts";
+import { date, doublePrecision, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { tenantId, ts } from "./columns.ts";
 
 /**
  * A tenant's own model prices (admin CLI `price set`): negotiated prices and custom or fine-tuned
@@ -9,9 +9,7 @@ import { tenants } from "./tenancy.ts";
 export const tenantModelPrices = pgTable(
   "tenant_model_prices",
   {
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: tenantId(),
     /** Lower-case model name as calls report it (or its price-table name). */
     model: text("model").notNull(),
     fromDate: date("from_date", { mode: "string" }).notNull(),
@@ -22,7 +20,7 @@ export const tenantModelPrices = pgTable(
     output: doublePrecision("output").notNull(),
     contextWindow: integer("context_window"),
     source: text("source").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.model, t.fromDate] })],
 );

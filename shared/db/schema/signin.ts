@@ -2,17 +2,22 @@ import { index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { ts } from "./columns.ts";
 import { users } from "./tenancy.ts";
 
+/** The columns of a token a user holds (a sign-in, an invitation): only its SHA-256 is kept. */
+const userToken = () => ({
+  id: uuid("id").primaryKey().defaultRandom(),
+  userId: uuid("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+  tokenHash: text("token_hash").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  expiresAt: ts("expires_at").notNull(),
+});
+
 /** A dashboard sign-in: the Bearer token's SHA-256, its user and its absolute expiry. */
 export const dashboardSessions = pgTable(
   "dashboard_sessions",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    tokenHash: text("token_hash").notNull(),
-    createdAt: ts("created_at").notNull().defaultNow(),
-    expiresAt: ts("expires_at").notNull(),
+    ...userToken(),
     revokedAt: ts("revoked_at"),
   },
   (t) => [
@@ -25,13 +30,7 @@ export const dashboardSessions = pgTable(
 export const invitations = pgTable(
   "invitations",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    tokenHash: text("token_hash").notNull(),
-    createdAt: ts("created_at").notNull().defaultNow(),
-    expiresAt: ts("expires_at").notNull(),
+    ...userToken(),
     acceptedAt: ts("accepted_at"),
   },
   (t) => [uniqueIndex("invitations_token_uq").on(t.tokenHash)],

@@ -12,7 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { requiredUuid, serviceFk, tenantId, ts } from "./columns.ts";
+import { requiredUuid, serviceFk, tenantId, traceServiceId, ts } from "./columns.ts";
 import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
 
@@ -38,7 +38,7 @@ export const sessions = pgTable(
   {
     id: uuid("id").notNull().default(timeOrderedId),
     tenantId: tenantId(),
-    traceServiceId: uuid("trace_service_id").notNull(),
+    traceServiceId: traceServiceId(),
     sessionId: text("session_id").notNull(),
     environment: text("environment"),
     status: text("status", { enum: ENTITY_STATUSES }).notNull().default("active"),
@@ -151,7 +151,7 @@ export const pendingTraces = pgTable(
   {
     ingestedAt: ts("ingested_at").notNull(),
     tracePk: uuid("trace_pk").notNull(),
-    tenantId: uuid("tenant_id").notNull(),
+    tenantId: requiredUuid("tenant_id"),
     maturedAt: ts("matured_at"),
     /**
      * What the trace contributes to its own analysis (`{ request: { model }, responses }` as JSON

@@ -1,17 +1,14 @@
 import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { serviceFk, ts } from "./columns.ts";
+import { requiredUuid, serviceFk, tenantId, traceServiceId, ts } from "./columns.ts";
 import { timeOrderedId } from "./ids.ts";
 import { tenantForeignKey } from "./tenant-keys.ts";
-import { tenants } from "./tenancy.ts";
 
 export const webhookSubscriptions = pgTable(
   "webhook_subscriptions",
   {
     id: uuid("id").notNull().defaultRandom(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenants.id, { onDelete: "cascade" }),
-    traceServiceId: uuid("trace_service_id").notNull(),
+    tenantId: tenantId(),
+    traceServiceId: traceServiceId(),
     name: text("name").notNull(),
     url: text("url").notNull(),
     eventTypes: text("event_types").array().notNull(),
@@ -51,7 +48,7 @@ export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: text("id").notNull(),
-    tenantId: uuid("tenant_id").notNull(),
+    tenantId: requiredUuid("tenant_id"),
     subscriptionId: uuid("subscription_id").notNull(),
     eventType: text("event_type").notNull(),
     /** e.g. `session:<pk>:2`; the dedup record. */
@@ -95,7 +92,7 @@ export const webhookAttempts = pgTable(
     id: uuid("id").notNull().default(timeOrderedId),
     deliveryId: text("delivery_id").notNull(),
     /** The delivery's (migration 0019): the keys and the foreign key include it. */
-    tenantId: uuid("tenant_id").notNull(),
+    tenantId: requiredUuid("tenant_id"),
     subscriptionId: uuid("subscription_id").notNull(),
     attempt: integer("attempt").notNull(),
     statusCode: integer("status_code"),

@@ -14,7 +14,8 @@ import functools
 import inspect
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 # Called once per finished stream: (chunks, end time, error or None).
 Finish = Callable[[List[Any], float, Optional[BaseException]], None]
@@ -65,26 +66,29 @@ def _watch_of(obj: Any) -> Optional[StreamWatch]:
         return None
 
 
-def _watched_iter(inner: Any, watch: StreamWatch) -> Any:
+@contextmanager
+def _ending(watch: StreamWatch) -> Iterator[None]:
+    """Ends the watch with the stream: at its end, on its error, or when the caller stops early."""
     try:
+        yield
+    except BaseException as err:
+        watch.end(err if not isinstance(err, GeneratorExit) else None)
+        raise
+    watch.end()
+
+
+def _watched_iter(inner: Any, watch: StreamWatch) -> Any:
+    with _ending(watch):
         for item in inner:
             watch.add(item)
             yield item
-    except BaseException as err:
-        watch.end(err if not isinstance(err, GeneratorExit) else None)
-        raise
-    watch.end()
 
 
 async def _watched_aiter(inner: Any, watch: StreamWatch) -> Any:
-    try:
+    with _ending(watch):
         async for item in inner:
             watch.add(item)
             yield item
-    except BaseException as err:
-        watch.end(err if not isinstance(err, GeneratorExit) else None)
-        raise
-    watch.end()
 
 
 def _stepped(self: Any, item: Any) -> Any:
