@@ -70,23 +70,6 @@ export const listPage = (q: { limit?: number; offset?: number; cursor?: string }
   cursor: q.cursor,
 });
 
-/**
- * A read of one session whose statements take a pool rather than a snapshot: the cost breakdown,
- * whose price books come from shared/pricing/tenant.ts (`loadPriceBooks` takes a pool). The
- * session row and the read run on the same pool, one after the other.
- */
-export async function sessionReadOnPool<T>(
-  deps: PlatformDeps,
-  p: Principal,
-  params: SessionParams,
-  read: (s: { sql: postgres.Sql; serviceName: string; session: SessionRow; windowSeconds: number }) => Promise<T>,
-): Promise<T> {
-  const svc = await resolveService(deps.sql, p, params.serviceName);
-  const sql = await sessionReadPool(deps, svc.id, params.sessionId);
-  const session = await loadSession(sql, svc.id, params.sessionId);
-  return read({ sql, serviceName: svc.name, session, windowSeconds: deps.windowSeconds });
-}
-
 /** GET .../transcript: a page of the conversation (lean by default, 100 items). */
 export async function sessionTranscript(
   deps: PlatformDeps,

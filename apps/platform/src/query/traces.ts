@@ -19,15 +19,11 @@ import { inSnapshot } from "./snapshot.ts";
  * services a bare id may be in) resolved for the principal on the primary, then the read on the
  * replica, asked again of the primary on a 404 (replica.ts). A read of several statements runs
  * in one snapshot. The statements themselves are in traces/service.ts.
- *
- * Not in one snapshot: GET /trace/{traceId}. Its price books come from shared/pricing/tenant.ts,
- * whose `loadPriceBooks` takes a pool; the trace row is immutable, the books and scores are read
- * after it on their own.
  */
 
 export async function traceOf(deps: PlatformDeps, p: Principal, traceId: string, serviceName: string) {
   const svc = await resolveService(deps.sql, p, serviceName);
-  return replicaOrPrimary(deps, (sql) => readTrace(sql, svc, traceId, p.tenantId));
+  return replicaOrPrimary(deps, (sql) => inSnapshot(sql, (tx) => readTrace(tx, svc, traceId, p.tenantId)));
 }
 
 export async function spansOfTrace(deps: PlatformDeps, p: Principal, serviceName: string, traceId: string) {

@@ -60,7 +60,7 @@ export async function createScore(
 
 /** Scores of one session or one trace, oldest first (at most `limit`). */
 export async function listScores(
-  sql: Sql,
+  sql: Sql | postgres.TransactionSql,
   svc: ServiceRef,
   of: { sessionId: string } | { traceId: string },
   limit = 500,

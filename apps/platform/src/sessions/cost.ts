@@ -49,7 +49,7 @@ const COST_COLUMNS = `tr.trace_id, tr.provider, tr.start_time, tr.end_time,
   tr.payload->'responses' as responses, tr.payload->'otel' as otel`;
 
 interface Ctx {
-  sql: postgres.Sql;
+  sql: postgres.Sql | postgres.TransactionSql;
   serviceName: string;
   session: SessionRow;
 }

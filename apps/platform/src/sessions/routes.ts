@@ -4,14 +4,7 @@ import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
-import {
-  listPage,
-  searchSessions,
-  sessionRead,
-  sessionReadOnPool,
-  sessionTranscript,
-  sessionTranscriptItem,
-} from "../query/sessions.ts";
+import { listPage, searchSessions, sessionRead, sessionTranscript, sessionTranscriptItem } from "../query/sessions.ts";
 import {
   sessionCostByModel,
   sessionIntents,
@@ -142,7 +135,7 @@ export function sessionRoutes(deps: PlatformDeps) {
     .get(
       "/:serviceName/:sessionId/cost-breakdown",
       ({ params, query, principal }) =>
-        sessionReadOnPool(deps, principal, params, (s) =>
+        sessionRead(deps, principal, params, (s) =>
           sessionCostBreakdown(s, principal.tenantId, {
             limit: query.limit ?? 100,
             offset: query.offset ?? 0,

@@ -17,21 +17,35 @@ import { traceCost } from "@cellar/shared/pricing/breakdown";
 import { DEFAULT_PRICE_BOOK } from "@cellar/shared/pricing/table";
 import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 
-/** The trace with its request and responses as ingested, usage, cost and metrics. */
-export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: string, tenantId?: string) {
-  const [r] = await prepared(
-    sql,
-    `select ${TRACE_COLUMNS}, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z, tr.payload->'request' as request, tr.payload->'responses' as responses, ${TRACE_METRICS_SQL} as metrics,
+/**
+ * The trace with its request and responses as ingested, usage, cost and metrics. Its three
+ * statements (the row, the tenant's price book, the scores) go out together: in a snapshot
+ * (query/traces.ts) they are pipelined on its one connection and agree with each other.
+ */
+export async function readTrace(
+  sql: postgres.Sql | postgres.TransactionSql,
+  svc: ServiceRef,
+  traceId: string,
+  tenantId?: string,
+) {
+  const [[r], books, scores] = await Promise.all([
+    prepared(
+      sql,
+      `select ${TRACE_COLUMNS}, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z, tr.payload->'request' as request, tr.payload->'responses' as responses, ${TRACE_METRICS_SQL} as metrics,
        (select count(*) from spans sp where sp.trace_pk = tr.id)::int as span_count
      from traces tr left join trace_analyses ta on ta.trace_pk = tr.id
      where tr.trace_service_id = $1 and tr.trace_id = $2`,
-    [svc.id, traceId],
-  );
+      [svc.id, traceId],
+    ),
+    tenantId ? loadPriceBooks(sql, [tenantId]) : null,
+    // Additive (docs/scores.md): the trace's scores, oldest first.
+    listScores(sql, svc, { traceId }),
+  ]);
   if (!r) throw notFound("no such trace");
   // Rows since migration 0015 carry the payload deflated; older ones as jsonb (shared/db/payload-codec.ts).
   const payload = r.payload_z ? decodePayload(r) : { request: r.request, responses: r.responses };
   // Additive (docs/pricing.md, "Cost breakdown"): each call's cost as lines, with the tenant's book.
-  const book = tenantId ? (await loadPriceBooks(sql, [tenantId]))(tenantId) : DEFAULT_PRICE_BOOK;
+  const book = books && tenantId ? books(tenantId) : DEFAULT_PRICE_BOOK;
   const cost = traceCost(book, { ...payload, provider: r.provider }, new Date(r.start_time), new Date(r.end_time));
   return {
     ...traceSummaryOut(r, svc.name),
@@ -40,8 +54,7 @@ export async function readTrace(sql: postgres.Sql, svc: ServiceRef, traceId: str
     metrics: r.metrics ?? null,
     // Stored span rows of a trace written before migration 0017, else the spans its payload derives.
     spanCount: r.span_count || derivedSpanCount({ id: "", trace_id: r.trace_id, session_id: r.session_id, payload }),
-    // Additive (docs/scores.md): the trace's scores, oldest first.
-    scores: await listScores(sql, svc, { traceId }),
+    scores,
     cost,
   };
 }
