@@ -28,9 +28,10 @@ export interface Verdict {
   tenantId: string;
   balanced: boolean;
   /**
-   * Items counted stored (or dead-lettered) twice: a batch written again after the
-   * acknowledgement of its first write was lost (a NATS restart, a crash between the two). Only
-   * once INGEST itself confirmed what was accepted (the recount); not a loss, so not an imbalance.
+   * Items counted dead-lettered twice: a dead letter stored again after the acknowledgement of
+   * its first storing was lost (a NATS restart, a crash between the two). Only once INGEST itself
+   * confirmed what was accepted (the recount); not a loss, so not an imbalance. (`stored` cannot
+   * be counted twice: it is counted with the rows, in the write's transaction, docs/ledger.md.)
    */
   redelivered?: number;
   /** Items accepted that are neither stored nor dead-lettered though nothing is in flight (negative: counted stored more often than accepted). */
@@ -42,13 +43,12 @@ export interface Verdict {
 
 export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean } = {}): Verdict {
   const raw = unaccounted(books.settled);
-  // With accepted confirmed from INGEST, more stored than accepted can only be counted twice
-  // (each accepted item is written once): set apart, and taken off the row check, which the
-  // same double count would otherwise trip ("stored traces have no row").
+  // With accepted confirmed from INGEST, more settled than accepted can only be a dead letter
+  // counted twice (stored is counted once, with its rows): set apart. It says nothing of trace
+  // rows, so the row check stays exact: a row deleted behind the service's back is never hidden.
   const redelivered = opts.acceptedConfirmed && raw < 0 ? -raw : 0;
   const missing = raw + redelivered;
-  const gap = books.storedTraces - books.traceRows;
-  const missingRows = redelivered && gap > 0 ? Math.max(0, gap - redelivered) : gap;
+  const missingRows = books.storedTraces - books.traceRows;
   const problems: string[] = [];
   if (missing > 0)
     problems.push(`${missing} accepted items are neither stored nor dead-lettered, and none is in flight`);

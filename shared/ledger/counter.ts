@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { Logger } from "../logger.ts";
 import { type LedgerReport, type LedgerStage, minuteOf, SDK_COUNTERS } from "./model.ts";
+import { type CountRow, upsertCounts } from "./upsert.ts";
 
 /**
  * A process's ledger counts, kept in memory and written in one upsert per flush (every
@@ -13,6 +14,8 @@ export interface LedgerCounter {
   add(tenantId: string, serviceName: string, stage: LedgerStage, reason: string, n: number, at?: number): void;
   /** An SDK instance's cumulative counters (readLedgerReport): only what grew since its last report counts. */
   sdkReport(tenantId: string, serviceName: string, report: LedgerReport): void;
+  /** Counts another statement already wrote (the ingest writer's `stored`, in its transaction): only observed (/metrics). */
+  counted(stage: LedgerStage, reason: string, n: number): void;
   flush(): Promise<void>;
   /** Stops the timer and writes what is held. */
   stop(): Promise<void>;
@@ -27,14 +30,6 @@ export interface LedgerCounterDeps {
   observe?: (stage: LedgerStage, reason: string, n: number) => void;
 }
 
-interface Row {
-  tenant_id: string;
-  service_name: string;
-  minute: string;
-  stage: string;
-  reason: string;
-  count: number;
-}
 type Report = { tenantId: string; serviceName: string; report: LedgerReport };
 
 const SEP = "\u0000";
@@ -56,25 +51,11 @@ export function createLedgerCounter(deps: LedgerCounterDeps): LedgerCounter {
   async function write(counts: Map<string, number>, pending: Map<string, Report>): Promise<void> {
     if (pending.size) for (const [k, n] of await applyReports(pending)) counts.set(k, (counts.get(k) ?? 0) + n);
     if (counts.size === 0) return;
-    const rows: Row[] = [...counts]
-      .map(([k, count]) => {
-        const [tenant_id, service_name, minute, stage, reason] = k.split(SEP);
-        return { tenant_id, service_name, minute: new Date(Number(minute)).toISOString(), stage, reason, count };
-      })
-      // One key order in every process: concurrent flushes lock rows in the same order.
-      .sort((a, b) =>
-        a.tenant_id + a.service_name + a.minute + a.stage + a.reason <
-        b.tenant_id + b.service_name + b.minute + b.stage + b.reason
-          ? -1
-          : 1,
-      );
-    // A deleted tenant's counts are dropped (the join), not a flush that fails for ever.
-    await deps.sql`
-      insert into ledger_counts (tenant_id, service_name, minute, stage, reason, count)
-      select x.tenant_id, x.service_name, x.minute, x.stage, x.reason, x.count
-      from json_to_recordset(${deps.sql.json(rows as any)}::json) as x(tenant_id uuid, service_name text, minute timestamptz, stage text, reason text, count bigint)
-      join tenants t on t.id = x.tenant_id
-      on conflict (tenant_id, service_name, minute, stage, reason) do update set count = ledger_counts.count + excluded.count`;
+    const rows: CountRow[] = [...counts].map(([k, count]) => {
+      const [tenant_id, service_name, minute, stage, reason] = k.split(SEP);
+      return { tenant_id, service_name, minute: new Date(Number(minute)).toISOString(), stage, reason, count };
+    });
+    await upsertCounts(deps.sql, rows);
   }
 
   /**
@@ -168,6 +149,9 @@ export function createLedgerCounter(deps: LedgerCounterDeps): LedgerCounter {
       const k = `${tenantId}${SEP}${serviceName}${SEP}${report.instance}`;
       const had = reports.get(k);
       if (!had || had.report.seq < report.seq) reports.set(k, { tenantId, serviceName, report });
+    },
+    counted(stage, reason, n) {
+      if (n > 0) deps.observe?.(stage, reason, n);
     },
     flush,
     async stop() {

@@ -69,6 +69,8 @@ export interface ProcessorDeps {
   monitors?: MonitorOptions;
   /** The ledger's counts (docs/ledger.md); default: a counter of its own on `sql`. */
   ledger?: LedgerCounter;
+  /** Called after each INGEST write commits, before its messages are acknowledged (fault tests: a kill there). */
+  ingestAfterWrite?: () => Promise<void> | void;
   /** The ledger's reconciliation (ledger/reconcile.ts); `false` turns it off. */
   reconcile?: ReconcileOptions | false;
 }
@@ -126,6 +128,7 @@ export function createProcessor(deps: ProcessorDeps) {
           },
           handle: ingestHandler(deps.sql, coalescer, ledger, {
             maxDeliver: deps.consume?.policy?.maxDeliver ?? ingestStream.consumer!.maxDeliver,
+            afterWrite: deps.ingestAfterWrite,
           }),
         }),
       );

@@ -16,6 +16,8 @@ export interface IngestHandlerOptions {
   /** The INGEST consumer's maxDeliver (the runtime's, policy overrides included). */
   maxDeliver: number;
   itemsPerWrite?: number;
+  /** Called once a write's transaction committed, before its messages are acknowledged (fault tests). */
+  afterWrite?: () => Promise<void> | void;
 }
 
 /** One item to write: a message of the old shape (`part` null) or an item of a batch message. */
@@ -25,6 +27,8 @@ interface Unit {
   message: IngestMessage;
   /** Set when writing it alone failed (not transient). */
   failure?: unknown;
+  /** Its message was replayed from a dead letter (DL.replayOf): counted `replayed` once stored. */
+  replayed: boolean;
 }
 
 /**
@@ -45,22 +49,24 @@ export function ingestHandler(
   return async (items: Delivery<IngestStreamMessage>[]): Promise<Outcome[]> => {
     const units = unitsOf(items);
     const keys: ActivityEntity[] = [];
+    const write = { ledger, afterWrite: opts.afterWrite };
     for (let i = 0; i < units.length; i += perWrite)
-      keys.push(...(await writeIsolating(sql, units.slice(i, i + perWrite))));
+      keys.push(...(await writeIsolating(sql, units.slice(i, i + perWrite), write)));
     await coalescer.refresh(keys);
     const byDelivery = items.map(() => [] as Unit[]);
     for (const u of units) byDelivery[u.delivery].push(u);
-    return items.map((d, i) => settleDelivery(d, byDelivery[i], opts.maxDeliver, ledger));
+    return items.map((d, i) => settleDelivery(d, byDelivery[i], opts.maxDeliver));
   };
 }
 
 /** The items of each delivery, in order: a batch's (less those its codec rejected), or the message itself. */
 function unitsOf(items: Delivery<IngestStreamMessage>[]): Unit[] {
-  return items.flatMap(({ value }, delivery): Unit[] => {
-    if (!isBatch(value)) return [{ delivery, part: null, message: value }];
+  return items.flatMap(({ value, msg }, delivery): Unit[] => {
+    const replayed = Boolean(msg.headers?.get(DL.replayOf));
+    if (!isBatch(value)) return [{ delivery, part: null, message: value, replayed }];
     const rejected = new Set(value.rejected?.map((r) => r.index));
     return value.items.flatMap((item, part) =>
-      rejected.has(part) ? [] : [{ delivery, part, message: expandItem(value, item) }],
+      rejected.has(part) ? [] : [{ delivery, part, message: expandItem(value, item), replayed }],
     );
   });
 }
@@ -80,18 +86,28 @@ function activityKeys(r: WriteResult, units: Unit[]): ActivityEntity[] {
   ];
 }
 
+interface WriteSide {
+  ledger: LedgerCounter | undefined;
+  afterWrite?: () => Promise<void> | void;
+}
+
 /**
  * Writes the units in one transaction; when that fails (not transiently) splits them in halves
  * until the culprit is alone and marks it, so the halves that pass are committed. A transient
- * failure throws (the runtime retries the whole batch, idempotent by natural keys). Returns the
- * activity keys to refresh.
+ * failure throws (the runtime retries the whole batch, idempotent by natural keys). The items
+ * stored are counted in the ledger in the same transaction (docs/ledger.md), so a write
+ * committed is counted once whatever happens to its acknowledgement. Returns the activity keys
+ * to refresh.
  */
-async function writeIsolating(sql: postgres.Sql, units: Unit[]): Promise<ActivityEntity[]> {
+async function writeIsolating(sql: postgres.Sql, units: Unit[], side: WriteSide): Promise<ActivityEntity[]> {
   try {
     const r = await writeIngestBatch(
       sql,
       units.map((u) => u.message),
+      side.ledger ? { ledger: { replayed: new Set(units.filter((u) => u.replayed).map((u) => u.message)) } } : {},
     );
+    for (const c of r.counted) side.ledger?.counted(c.stage, c.reason, c.n);
+    await side.afterWrite?.();
     return activityKeys(r, units);
   } catch (err) {
     if (classifyFailure(err) === "transient") throw err;
@@ -100,8 +116,8 @@ async function writeIsolating(sql: postgres.Sql, units: Unit[]): Promise<Activit
       return [];
     }
     const mid = units.length >> 1;
-    const a = await writeIsolating(sql, units.slice(0, mid));
-    const b = await writeIsolating(sql, units.slice(mid));
+    const a = await writeIsolating(sql, units.slice(0, mid), side);
+    const b = await writeIsolating(sql, units.slice(mid), side);
     return [...a, ...b];
   }
 }
@@ -111,14 +127,9 @@ async function writeIsolating(sql: postgres.Sql, units: Unit[]): Promise<Activit
  * as before (the runtime retries or dead-letters it); a batch's failed items are dead-lettered
  * alone (a permanent failure, an item its codec rejected, or a retry failure on the last
  * delivery), or, while deliveries remain, a retry failure brings the message back (its written
- * items are no-ops then). Stored is counted once a message is settled for good (docs/ledger.md).
+ * items are no-ops then). Stored was counted with the rows, in the write's transaction.
  */
-function settleDelivery(
-  d: Delivery<IngestStreamMessage>,
-  units: Unit[],
-  maxDeliver: number,
-  ledger: LedgerCounter | undefined,
-): Outcome {
+function settleDelivery(d: Delivery<IngestStreamMessage>, units: Unit[], maxDeliver: number): Outcome {
   const failed = units.filter((u) => u.failure !== undefined);
   if (!isBatch(d.value)) {
     if (failed.length) return { fail: failed[0].failure };
@@ -127,12 +138,8 @@ function settleDelivery(
     const retrying = failed.find((u) => classifyFailure(u.failure) !== "permanent");
     if (retrying && count < maxDeliver) return { fail: retrying.failure };
     const parts = deadParts(d.value, failed, count, maxDeliver);
-    if (parts.length) {
-      countStored(d, units, ledger);
-      return { deadLetterParts: parts };
-    }
+    if (parts.length) return { deadLetterParts: parts };
   }
-  countStored(d, units, ledger);
   return "ack";
 }
 
@@ -157,16 +164,4 @@ function deadParts(
       );
     }),
   ].sort((a, b) => a.index - b.index);
-}
-
-/** Stored (and replayed, for a replayed message) per item written, at its receivedAt minute. */
-function countStored(d: Delivery<IngestStreamMessage>, units: Unit[], ledger: LedgerCounter | undefined): void {
-  if (!ledger) return;
-  const replayed = Boolean(d.msg.headers?.get(DL.replayOf));
-  for (const { message: m, failure } of units) {
-    if (failure !== undefined) continue;
-    const at = Date.parse(m.receivedAt);
-    ledger.add(m.tenantId, m.serviceName, "stored", m.kind, 1, at);
-    if (replayed) ledger.add(m.tenantId, m.serviceName, "replayed", "", 1, at);
-  }
 }

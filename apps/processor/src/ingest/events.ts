@@ -1,4 +1,5 @@
 import type { KindInsert, MessageOf, Placed, Tx } from "./kind-types.ts";
+import { settleItems } from "./stored.ts";
 
 type EventMessage = MessageOf<"event">;
 
@@ -21,13 +22,57 @@ export async function insertEvents(tx: Tx, placed: Placed<EventMessage>[]): Prom
       environment: p.environment ?? null,
     };
   });
-  const inserted = await tx<{ session_pk: string; at_ms: number }[]>`
+  const inserted = await tx<{ session_pk: string; event_key: string; trace_service_id: string; at_ms: number }[]>`
     insert into events (tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment)
     select tenant_id, trace_service_id, session_pk, session_id, trace_id, event_key, name, timestamp, severity_number, attributes, body, environment
     from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, session_pk uuid, session_id text,
       trace_id text, event_key text, name text, timestamp timestamptz, severity_number int, attributes jsonb, body jsonb, environment text)
     order by trace_service_id, event_key
     on conflict (trace_service_id, event_key, tenant_id) do nothing
-    returning session_pk, (extract(epoch from timestamp) * 1000)::float8 as at_ms`;
-  return { activity: inserted.map((e) => ({ sessionPk: e.session_pk, first: e.at_ms, last: e.at_ms })) };
+    returning session_pk, event_key, trace_service_id, (extract(epoch from timestamp) * 1000)::float8 as at_ms`;
+  return {
+    activity: inserted.map((e) => ({ sessionPk: e.session_pk, first: e.at_ms, last: e.at_ms })),
+    settled: (tx) =>
+      settledEvents(
+        tx,
+        rows,
+        new Set(inserted.map((e) => keyOf(e.trace_service_id, e.event_key))),
+        placed.map((p) => Date.parse(p.message.receivedAt)),
+      ),
+  };
+}
+
+/** How far Postgres's clock may lag ingest's before a row written again reads as another copy's. */
+const COPY_SKEW_MS = 60_000;
+
+const keyOf = (serviceId: string, eventKey: string) => `${serviceId}\u0000${eventKey}`;
+
+/**
+ * What the write did with each event (stored.ts). An event's key is its content's hash, and its
+ * row keeps when it was written (Postgres's clock), not received (ingest's): a row written well
+ * before this copy was received (COPY_SKEW_MS, for the two clocks) is another copy's (a
+ * duplicate), else this copy's (written again). The lookup runs only when some row was already there.
+ */
+function settledEvents(
+  tx: Tx,
+  rows: Array<{ tenant_id: string; trace_service_id: string; event_key: string }>,
+  inserted: Set<string>,
+  receivedMs: number[],
+) {
+  const items = rows.map((e, i) => ({ key: keyOf(e.trace_service_id, e.event_key), receivedMs: receivedMs[i] }));
+  const there = rows.filter((e) => !inserted.has(keyOf(e.trace_service_id, e.event_key)));
+  const same = (writtenMs: number, itemMs: number) => writtenMs + COPY_SKEW_MS >= itemMs;
+  if (there.length === 0) return settleItems(items, inserted, new Map(), same);
+  return tx<{ trace_service_id: string; event_key: string; ms: string }[]>`
+    select e.trace_service_id, e.event_key, (extract(epoch from e.ingested_at) * 1000)::bigint::text as ms
+    from events e
+    join json_to_recordset(${tx.json(there.map((e) => ({ s: e.trace_service_id, k: e.event_key, tn: e.tenant_id })) as any)}::json) as x(s uuid, k text, tn uuid)
+      on e.trace_service_id = x.s and e.event_key = x.k and e.tenant_id = x.tn`.then((found) =>
+    settleItems(
+      items,
+      inserted,
+      new Map(found.map((r) => [keyOf(r.trace_service_id, r.event_key), Number(r.ms)])),
+      same,
+    ),
+  );
 }

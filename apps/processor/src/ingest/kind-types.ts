@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { IngestKindRules } from "@cellar/shared/ingest-rules";
 import type { IngestMessage } from "@cellar/shared/payloads";
+import type { Counted, LedgerWrite, Settled } from "./stored.ts";
 
 /** The types of the message-kind registry (kinds.ts), apart so the kinds' writers can name them. */
 export type IngestKind = IngestMessage["kind"];
@@ -32,17 +33,24 @@ export interface KindInsert {
   followUp?(tx: Tx): Promise<unknown>;
   /** Of the rows that were only replayed, the entities still pending (their keys are refreshed); issued last. */
   stillActive?(tx: Tx): Promise<Array<{ id: string; tenant_id: string }>>;
+  /**
+   * Per placed message, in order, what the write did with it (stored.ts): at once when every
+   * row was new, else after one lookup of the rows that were already there.
+   */
+  settled(tx: Tx): Settled[] | Promise<Settled[]>;
 }
 
 export interface WriteOptions {
   /** Payloads of at least this many bytes of JSON get a session digest (default DIGEST_MIN_JSON_BYTES). */
   digestMinJsonBytes?: number;
+  /** Count `stored` (and `replayed`) in the write's own transaction, with the rows (docs/ledger.md). */
+  ledger?: LedgerWrite;
 }
 
 /** How a kind's messages are stored. */
 export type KindWriter<M> =
   /** In a transaction of their own, before the session-bound kinds (scores: no session row). */
-  | { stage: "alone"; write(sql: postgres.Sql, messages: M[]): Promise<void> }
+  | { stage: "alone"; write(sql: postgres.Sql, messages: M[], ledger?: LedgerWrite): Promise<Counted> }
   /** Rows of a session, in the write's one transaction: seeded session, one multi-row insert. */
   | {
       stage: "session";

@@ -1,18 +1,26 @@
 import type postgres from "postgres";
 import type { IngestScoreMessage } from "@cellar/shared/payloads";
 import { scoreValueColumns } from "@cellar/shared/scores/values";
+import { upsertCounts } from "@cellar/shared/ledger/upsert";
 import { resolveTraceServices, serviceKey } from "./services.ts";
+import { type Counted, type LedgerWrite, settleItems, storedCounts } from "./stored.ts";
 
 /**
  * The score kind's writer: the scores of an INGEST batch in their own transaction, before the
  * batch's traces and events (writer.ts). By natural key and idempotency key, `ON CONFLICT DO
  * NOTHING`: a replayed or retried score is stored once, and a score that names a session or
  * trace not written yet is kept (the reads join by session id / trace id). Touches no session:
- * a score is not activity and neither opens nor delays a maturation.
+ * a score is not activity and neither opens nor delays a maturation. With `ledger`, what it
+ * stored is counted in the same transaction (docs/ledger.md); a row already there is this copy's
+ * when it keeps this copy's receivedAt (its created_at), else another copy's.
  */
-export async function writeScores(sql: postgres.Sql, scores: IngestScoreMessage[]): Promise<void> {
-  if (scores.length === 0) return;
-  await sql.begin(async (tx) => {
+export async function writeScores(
+  sql: postgres.Sql,
+  scores: IngestScoreMessage[],
+  ledger?: LedgerWrite,
+): Promise<Counted> {
+  if (scores.length === 0) return [];
+  return sql.begin(async (tx) => {
     const services = await resolveTraceServices(tx, scores);
     const rows = scores.map((m) => {
       const p = m.payload;
@@ -31,12 +39,37 @@ export async function writeScores(sql: postgres.Sql, scores: IngestScoreMessage[
         created_at: m.receivedAt,
       };
     });
-    await tx`
+    const inserted = await tx<{ trace_service_id: string; idempotency_key: string }[]>`
       insert into scores (tenant_id, trace_service_id, target, session_id, trace_id, name, data_type, value, label, comment, source, idempotency_key, environment, created_at)
       select tenant_id, trace_service_id, target, session_id, trace_id, name, data_type, value, label, comment, source, idempotency_key, environment, created_at
       from jsonb_to_recordset(${tx.json(rows as any)}::jsonb) as x(tenant_id uuid, trace_service_id uuid, target text, session_id text, trace_id text,
         name text, data_type text, value float8, label text, comment text, source text, idempotency_key text, environment text, created_at timestamptz)
       order by trace_service_id, idempotency_key
-      on conflict (trace_service_id, idempotency_key, tenant_id) do nothing`;
+      on conflict (trace_service_id, idempotency_key, tenant_id) do nothing
+      returning trace_service_id, idempotency_key`;
+    if (!ledger) return [];
+    const keyOf = (r: { trace_service_id: string; idempotency_key: string }) =>
+      `${r.trace_service_id}\u0000${r.idempotency_key}`;
+    const news = new Set(inserted.map(keyOf));
+    const there = rows.filter((r) => !news.has(keyOf(r)));
+    const found = there.length
+      ? await tx<{ trace_service_id: string; idempotency_key: string; ms: string }[]>`
+          select s.trace_service_id, s.idempotency_key, (extract(epoch from s.created_at) * 1000)::bigint::text as ms
+          from scores s
+          join json_to_recordset(${tx.json(there.map((r) => ({ s: r.trace_service_id, k: r.idempotency_key, tn: r.tenant_id })) as any)}::json) as x(s uuid, k text, tn uuid)
+            on s.trace_service_id = x.s and s.idempotency_key = x.k and s.tenant_id = x.tn`
+      : [];
+    const settled = settleItems(
+      rows.map((r) => ({ key: keyOf(r), receivedMs: Date.parse(r.created_at) })),
+      news,
+      new Map(found.map((r) => [keyOf(r), Number(r.ms)])),
+      (rowMs, itemMs) => rowMs === itemMs,
+    );
+    const { rows: counts, counted } = storedCounts(
+      scores.map((message, i) => ({ message, settled: settled[i] })),
+      ledger,
+    );
+    if (counts.length) await upsertCounts(tx, counts);
+    return counted;
   });
 }

@@ -4,6 +4,7 @@ import { encodeTraceContribution } from "../analysis/contribution.ts";
 import { DIGEST_MIN_JSON_BYTES, encodeDigest } from "../analysis/digest.ts";
 import type { KindInsert, MessageOf, Placed, Tx, WriteOptions } from "./kind-types.ts";
 import { deriveSpans, spanIdKey, traceIdFor } from "./spans.ts";
+import { settleItems } from "./stored.ts";
 
 type TraceMessage = MessageOf<"trace">;
 
@@ -102,6 +103,7 @@ export async function insertTraces(tx: Tx, placed: Placed<TraceMessage>[], opts:
         ),
         writePayloads(tx, rows, pkOf),
       ]),
+    settled: (tx) => settledTraces(tx, rows, pkOf),
     // Replayed traces still active need their key refreshed (a crash may have come between an
     // earlier write and its refresh).
     stillActive: (tx) =>
@@ -114,11 +116,44 @@ export async function insertTraces(tx: Tx, placed: Placed<TraceMessage>[], opts:
   };
 }
 
+/**
+ * What the write did with each trace (stored.ts): a row already there is this copy's when it
+ * keeps this copy's receivedAt (a message written again), else another copy's (a duplicate).
+ * The lookup runs only when some row was already there.
+ */
+function settledTraces(tx: Tx, rows: TraceRow[], pkOf: Map<string, string>) {
+  const items = rows.map((t) => ({
+    key: keyOf(t.trace_service_id, t.trace_id),
+    receivedMs: Date.parse(t.received_at as string),
+  }));
+  const inserted = new Set(pkOf.keys());
+  const there = rows.filter((t) => !pkOf.has(keyOf(t.trace_service_id, t.trace_id)));
+  const same = (rowMs: number, itemMs: number) => rowMs === itemMs;
+  if (there.length === 0) return settleItems(items, inserted, new Map(), same);
+  return tx<{ trace_service_id: string; trace_id: string; ms: string }[]>`
+    select t.trace_service_id, t.trace_id, (extract(epoch from t.received_at) * 1000)::bigint::text as ms
+    from traces t
+    join json_to_recordset(${tx.json(there.map((t) => ({ s: t.trace_service_id, id: t.trace_id, tn: t.tenant_id })) as any)}::json) as x(s uuid, id text, tn uuid)
+      on t.trace_service_id = x.s and t.trace_id = x.id and t.tenant_id = x.tn`.then((found) =>
+    settleItems(
+      items,
+      inserted,
+      new Map(found.map((r) => [keyOf(r.trace_service_id, r.trace_id), Number(r.ms)])),
+      same,
+    ),
+  );
+}
+
 /** The new traces' payloads, deflated by the app, in a table of their own: written once, never updated. */
 function writePayloads(tx: Tx, rows: TraceRow[], pkOf: Map<string, string>): Promise<unknown> {
+  // One payload per new row: a trace twice in one write (two copies) inserted one row, and a
+  // second payload for it failed the whole write (split in halves until each copy was alone).
+  const written = new Set<string>();
   const payloads = rows.flatMap((t) => {
     const pk = pkOf.get(keyOf(t.trace_service_id, t.trace_id));
-    return pk ? [{ trace_pk: pk, tenant_id: t.tenant_id, payload_z: t.payload_z, digest_z: t.digest_z }] : [];
+    if (!pk || written.has(pk)) return [];
+    written.add(pk);
+    return [{ trace_pk: pk, tenant_id: t.tenant_id, payload_z: t.payload_z, digest_z: t.digest_z }];
   });
   if (payloads.length === 0) return Promise.resolve([]);
   return tx`

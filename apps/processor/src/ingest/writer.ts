@@ -4,6 +4,8 @@ import { reopen } from "@cellar/shared/maturation/state";
 import type { IngestKind, KindInsert, MessageKind, Placed, Tx, WriteOptions } from "./kind-types.ts";
 import { kindOf, MESSAGE_KINDS } from "./kinds.ts";
 import { resolveTraceServices, serviceKey } from "./services.ts";
+import { upsertCounts } from "@cellar/shared/ledger/upsert";
+import { type Counted, type Settled, storedCounts } from "./stored.ts";
 
 export type { WriteOptions } from "./kind-types.ts";
 
@@ -16,14 +18,9 @@ export interface WriteResult {
   traceBatchMicros: string | null;
   /** The tenant of each session and trace above: their keys go to its lane (docs/maturation.md, "Tenant lanes"). */
   tenantOf: ReadonlyMap<string, string>;
+  /** What the write counted in the ledger in its transactions (WriteOptions.ledger), for /metrics. */
+  counted: Counted;
 }
-
-const NOTHING: WriteResult = {
-  activeSessionPks: [],
-  activeTracePks: [],
-  traceBatchMicros: null,
-  tenantOf: new Map(),
-};
 
 /** A session-bound message: a trace or an event (the kinds whose writer's stage is "session"). */
 type SessionMessage = IngestMessage & { payload: { session_id: string; environment?: string } };
@@ -47,7 +44,9 @@ interface KindGroup {
  * 4. `seedSessions`: a session row for every session named (activity untouched);
  * 5. `insertRows`: each kind's multi-row insert, pipelined, with the write's batch key;
  * 6. `settleActivity`: what follows the new rows (pending traces, payloads), the sessions they
- *    reopen, and which replayed entities are still active.
+ *    reopen, and which replayed entities are still active; last, with `opts.ledger`, the items
+ *    stored counted in the ledger (stored.ts), so the count commits with the rows or not at all
+ *    and a message written again counts nothing (docs/ledger.md).
  */
 export async function writeIngestBatch(
   sql: postgres.Sql,
@@ -55,16 +54,18 @@ export async function writeIngestBatch(
   opts: WriteOptions = {},
 ): Promise<WriteResult> {
   const groups = byKind(batch);
-  await writeAlone(sql, groups);
+  const alone = await writeAlone(sql, groups, opts);
   const sessionGroups = groups.filter((g) => g.kind.writer.stage === "session");
-  if (sessionGroups.length === 0) return NOTHING;
+  if (sessionGroups.length === 0)
+    return { activeSessionPks: [], activeTracePks: [], traceBatchMicros: null, tenantOf: new Map(), counted: alone };
   const messages = sessionGroups.flatMap((g) => g.messages) as SessionMessage[];
-  return sql.begin(async (tx) => {
+  const result = await sql.begin(async (tx) => {
     const services = await resolveTraceServices(tx, messages);
     const sessions = await seedSessions(tx, sessionGroups, services);
     const inserted = await insertRows(tx, sessionGroups, sessions, opts);
-    return settleActivity(tx, inserted, sessions.pks);
+    return settleActivity(tx, inserted, sessions.pks, opts);
   });
+  return { ...result, counted: [...alone, ...result.counted] };
 }
 
 /** Stage 1: the messages by kind, in the registry's order; a kind not in it throws (PermanentMessageError). */
@@ -83,9 +84,12 @@ function byKind(batch: IngestMessage[]): KindGroup[] {
 }
 
 /** Stage 2: the kinds stored in a transaction of their own (scores), before the others. */
-async function writeAlone(sql: postgres.Sql, groups: KindGroup[]): Promise<void> {
+async function writeAlone(sql: postgres.Sql, groups: KindGroup[], opts: WriteOptions): Promise<Counted> {
+  const counted: Counted = [];
   for (const { kind, messages } of groups)
-    if (kind.writer.stage === "alone") await kind.writer.write(sql, messages as never[]);
+    if (kind.writer.stage === "alone")
+      counted.push(...(await kind.writer.write(sql, messages as never[], opts.ledger)));
+  return counted;
 }
 
 interface SeededSessions {
@@ -146,6 +150,8 @@ async function seedSessions(tx: Tx, groups: KindGroup[], services: Map<string, s
 
 interface Inserted {
   kinds: KindInsert[];
+  /** The messages of each kind, as `kinds` (their outcomes come in this order). */
+  messages: IngestMessage[][];
   /** The write's batch key when it inserted a trace (a kind that opens traces). */
   batchMicros: string | null;
 }
@@ -165,7 +171,7 @@ async function insertRows(
   const inserts = groups.map(({ kind, messages }) =>
     kind.writer.stage === "session"
       ? kind.writer.insert(tx, (messages as SessionMessage[]).map(place) as never[], opts)
-      : Promise.resolve({ activity: [] }),
+      : Promise.resolve({ activity: [], settled: () => [] }),
   );
   // now() is the transaction time: every trace inserted here has exactly this ingested_at.
   const [kinds, [batch]] = await Promise.all([
@@ -175,7 +181,7 @@ async function insertRows(
       : Promise.resolve([] as { micros: string }[]),
   ]);
   const opened = kinds.some((k, i) => groups[i].kind.maturation === "opens-trace" && k.activity.length > 0);
-  return { kinds, batchMicros: opened ? (batch?.micros ?? null) : null };
+  return { kinds, messages: groups.map((g) => g.messages), batchMicros: opened ? (batch?.micros ?? null) : null };
 }
 
 /**
@@ -185,7 +191,12 @@ async function insertRows(
  * and its refresh), looked up only. One round trip (pipelined; each runs when issued, in the order
  * written: a postgres.js query starts at execute() or await).
  */
-async function settleActivity(tx: Tx, inserted: Inserted, sessionPks: string[]): Promise<WriteResult> {
+async function settleActivity(
+  tx: Tx,
+  inserted: Inserted,
+  sessionPks: string[],
+  opts: WriteOptions,
+): Promise<WriteResult> {
   const activity = new Map<string, { first: number; last: number }>();
   for (const k of inserted.kinds)
     for (const { sessionPk, first, last } of k.activity) {
@@ -209,16 +220,37 @@ async function settleActivity(tx: Tx, inserted: Inserted, sessionPks: string[]):
       >`select id, tenant_id from sessions where id = any(${tx.array(replayedSessions)}::uuid[]) and status = 'active'`.execute()
     : Promise.resolve([] as { id: string; tenant_id: string }[]);
   const activeEntities = inserted.kinds.map((k) => k.stillActive?.(tx) ?? Promise.resolve([]));
-  const [, updated, active, stillActive] = await Promise.all([
+  const [, updated, active, stillActive, counted] = await Promise.all([
     Promise.all(followUps),
     reopening,
     activeSessions,
     Promise.all(activeEntities),
+    countStored(tx, inserted, opts),
   ]);
   return {
     activeSessionPks: [...updated.map((r) => r.id), ...active.map((r) => r.id)],
     activeTracePks: stillActive.flat().map((r) => r.id),
     traceBatchMicros: inserted.batchMicros,
     tenantOf: new Map([...updated, ...active, ...stillActive.flat()].map((r) => [r.id, r.tenant_id])),
+    counted,
   };
+}
+
+/**
+ * The write's `stored` (and `replayed`) counts, added to the ledger as the transaction's last
+ * statement: issued after the others (pipelined when every row was new; after one lookup when
+ * some were already there), so the ledger's rows, which every processor writing the tenant
+ * updates, stay locked only until the commit.
+ */
+async function countStored(tx: Tx, inserted: Inserted, opts: WriteOptions): Promise<Counted> {
+  const ledger = opts.ledger;
+  if (!ledger) return [];
+  const outcomes = inserted.kinds.map((k) => k.settled(tx));
+  const settled = outcomes.some((o) => o instanceof Promise) ? await Promise.all(outcomes) : (outcomes as Settled[][]);
+  const { rows, counted } = storedCounts(
+    inserted.messages.flatMap((ms, i) => ms.map((message, j) => ({ message, settled: settled[i][j] }))),
+    ledger,
+  );
+  if (rows.length) await upsertCounts(tx, rows);
+  return counted;
 }

@@ -190,8 +190,9 @@ export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise
           { tenant: v.tenantId, added },
         );
     }
-    // Accepted is now what INGEST holds: what is still short was counted stored twice (a batch
-    // written again after its acknowledgement was lost: a NATS restart), not lost (issue 41).
+    // Accepted is now what INGEST holds: what is still short was counted dead-lettered twice (a
+    // dead letter stored again after its acknowledgement was lost: a NATS restart), not lost.
+    // Stored cannot be: it is counted with the rows, in the write's transaction (issue 41).
     const confirmed = new Set(verdicts.filter((v) => v.unaccounted < 0).map((v) => v.tenantId));
     if (confirmed.size) {
       const again = new Map(
@@ -204,7 +205,7 @@ export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise
         if (v.redelivered && logged.get(`redelivered:${v.tenantId}`) !== v.redelivered) {
           logged.set(`redelivered:${v.tenantId}`, v.redelivered);
           deps.logger.warn(
-            "ledger: items counted stored twice (written again after a lost acknowledgement); not a loss",
+            "ledger: items counted dead-lettered twice (stored again after a lost acknowledgement); not a loss",
             {
               tenant: v.tenantId,
               redelivered: v.redelivered,

@@ -1,0 +1,73 @@
+import type { IngestMessage } from "@cellar/shared/payloads";
+import { minuteOf } from "@cellar/shared/ledger/model";
+import type { CountRow } from "@cellar/shared/ledger/upsert";
+
+/**
+ * What a write did with one item (docs/ledger.md, "Stored, counted with the rows"):
+ * - `inserted`: this write inserted its row: counted `stored` under its kind;
+ * - `duplicate`: its row was already there from another copy (the same item received again in
+ *   another request, or twice in one request): counted `stored` under `duplicate`, so the item
+ *   ingest accepted is accounted for, and kept out of the row check (it added no row);
+ * - `again`: its row was written by this very copy before (a message delivered again after its
+ *   acknowledgement was lost, or a processor killed between the commit and the ack): not counted,
+ *   it was counted when the row was written.
+ */
+export type Settled = "inserted" | "duplicate" | "again";
+
+/** The ledger's side of a write: count what it stored in its own transaction (WriteOptions.ledger). */
+export interface LedgerWrite {
+  /** Items of messages replayed from a dead letter (DL.replayOf): also counted `replayed` when stored. */
+  replayed: ReadonlySet<IngestMessage>;
+}
+
+/** What a write counted, for the process's /metrics (the rows are already in ledger_counts). */
+export type Counted = Array<{ stage: "stored" | "replayed"; reason: string; n: number }>;
+
+/**
+ * Each item's outcome, in order, from the natural keys the insert returned (`inserted`) and,
+ * for the keys it did not, when the row already there was received (`rowReceivedMs`, epoch ms;
+ * a row gone meanwhile reads as `again`). `sameCopy` says whether that row was written from this
+ * item's copy (its kind knows: a trace's row keeps the copy's receivedAt, an event's its write time).
+ */
+export function settleItems(
+  items: Array<{ key: string; receivedMs: number }>,
+  inserted: ReadonlySet<string>,
+  rowReceivedMs: ReadonlyMap<string, number>,
+  sameCopy: (rowMs: number, itemMs: number) => boolean,
+): Settled[] {
+  const claimed = new Set<string>();
+  return items.map(({ key, receivedMs }) => {
+    if (inserted.has(key)) {
+      if (claimed.has(key)) return "duplicate";
+      claimed.add(key);
+      return "inserted";
+    }
+    const rowMs = rowReceivedMs.get(key);
+    return rowMs === undefined || sameCopy(rowMs, receivedMs) ? "again" : "duplicate";
+  });
+}
+
+/** The ledger rows of a write's outcomes: `stored` per kind (or `duplicate`) and `replayed`, at each item's receivedAt minute. */
+export function storedCounts(
+  entries: Array<{ message: IngestMessage; settled: Settled }>,
+  ledger: LedgerWrite,
+): { rows: CountRow[]; counted: Counted } {
+  const sums = new Map<string, CountRow>();
+  const add = (m: IngestMessage, stage: "stored" | "replayed", reason: string) => {
+    const minute = new Date(minuteOf(Date.parse(m.receivedAt))).toISOString();
+    const k = `${m.tenantId}\u0000${m.serviceName}\u0000${minute}\u0000${stage}\u0000${reason}`;
+    const row = sums.get(k);
+    if (row) row.count++;
+    else sums.set(k, { tenant_id: m.tenantId, service_name: m.serviceName, minute, stage, reason, count: 1 });
+  };
+  for (const { message, settled } of entries) {
+    if (settled === "again") continue;
+    add(message, "stored", settled === "inserted" ? message.kind : "duplicate");
+    if (ledger.replayed.has(message)) add(message, "replayed", "");
+  }
+  const rows = [...sums.values()];
+  return {
+    rows,
+    counted: rows.map((r) => ({ stage: r.stage as "stored" | "replayed", reason: r.reason, n: r.count })),
+  };
+}
