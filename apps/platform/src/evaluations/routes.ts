@@ -1,7 +1,7 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { EvaluatorCreate, EvaluatorUpdate } from "@cellar/shared/evaluations/definition";
 import type { PlatformDeps } from "../deps.ts";
-import { platformAuth } from "../auth/plugin.ts";
+import { type Resource, resource } from "../http/resource.ts";
 import { doc, intQuery } from "../http/schemas.ts";
 import { Evaluator, EvaluatorList, EvaluationList, EvaluationRun, RunStarted } from "./model.ts";
 import * as svc from "./service.ts";
@@ -18,8 +18,14 @@ const TAG = "Evaluations";
  */
 export function evaluatorRoutes(deps: PlatformDeps) {
   const s = svc.evaluatorServiceDeps(deps);
-  return new Elysia({ prefix: "/evaluators" })
-    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
+  return resource(deps, "/evaluators")
+    .use((app) => definitionRoutes(app, s))
+    .use((app) => judgementRoutes(app, deps, s));
+}
+
+/** The evaluators themselves: list, create, read, change, delete. */
+function definitionRoutes(app: Resource, s: svc.EvaluatorServiceDeps) {
+  return app
     .get("", ({ principal, query }) => svc.listEvaluators(s, principal, query.serviceName), {
       query: t.Object({ serviceName: t.Optional(t.String({ minLength: 1, maxLength: 200 })) }),
       detail: doc(TAG, "Evaluators of the tenant (of one service with ?serviceName=)", EvaluatorList),
@@ -60,7 +66,12 @@ export function evaluatorRoutes(deps: PlatformDeps) {
         return null;
       },
       { detail: doc(TAG, "Delete an evaluator and its evaluations (its scores stay)", t.Null(), { status: 204 }) },
-    )
+    );
+}
+
+/** What an evaluator judged: runs over past sessions, agreement with reviewers, its evaluations. */
+function judgementRoutes(app: Resource, deps: PlatformDeps, s: svc.EvaluatorServiceDeps) {
+  return app
     .post(
       "/:id/runs",
       async ({ principal, params, body, set }) => {

@@ -1,9 +1,5 @@
-import { Elysia } from "elysia";
 import type { Db } from "@cellar/shared/db/client";
-import type { KeyResolver } from "@cellar/shared/auth/keys";
-import { platformAuth } from "../auth/plugin.ts";
-import type { SignInTokens } from "../auth/principal.ts";
-import type { PlatformLimiter } from "../http/limits.ts";
+import { type Resource, type ResourceDeps, resource } from "../http/resource.ts";
 import { strictBody } from "../http/filters.ts";
 import { doc } from "../http/schemas.ts";
 import { readIngestKeys, readMembers, readOrganization } from "../query/org.ts";
@@ -13,11 +9,8 @@ import * as svc from "./service.ts";
 const TAG = "Organization";
 const NOTE = "Beyond the contract: the dashboard's organization settings (docs/dashboard.md).";
 
-export interface OrgRouteDeps {
+export interface OrgRouteDeps extends ResourceDeps {
   db: Db;
-  keys: KeyResolver;
-  signIns?: SignInTokens;
-  limiter?: PlatformLimiter;
   ingestPublicUrl?: string;
 }
 
@@ -27,9 +20,15 @@ export interface OrgRouteDeps {
  * tenant; the role rules are in service.ts.
  */
 export function orgRoutes(deps: OrgRouteDeps) {
-  const { db } = deps;
-  return new Elysia({ prefix: "/organization" })
-    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
+  return resource(deps, "/organization")
+    .use((app) => projectRoutes(app, deps))
+    .use((app) => memberRoutes(app, deps))
+    .use((app) => keyRoutes(app, deps));
+}
+
+/** The organization with its projects and services, and creating those. */
+function projectRoutes(app: Resource, { db }: OrgRouteDeps) {
+  return app
     .get("", ({ principal }) => readOrganization(db, principal), {
       detail: doc(
         TAG,
@@ -70,7 +69,12 @@ export function orgRoutes(deps: OrgRouteDeps) {
           description: `Without projectId: the default project. Ingestion also creates a service on its first trace. ${NOTE}`,
         }),
       },
-    )
+    );
+}
+
+/** Members and their invitations, roles and projects. */
+function memberRoutes(app: Resource, { db }: OrgRouteDeps) {
+  return app
     .get("/members", ({ principal }) => readMembers(db, principal.tenantId), {
       detail: doc(TAG, "Members with role, projects and state (every role)", m.MemberList, { errors: [401] }),
     })
@@ -118,7 +122,12 @@ export function orgRoutes(deps: OrgRouteDeps) {
       detail: doc(TAG, "Deprovision a member: their sign-ins and platform keys stop working", m.Created, {
         description: `Admin or owner (an owner for an owner); not yourself; the last owner stays (409). ${NOTE}`,
       }),
-    })
+    });
+}
+
+/** Telemetry keys and DSNs. */
+function keyRoutes(app: Resource, { db, ingestPublicUrl }: OrgRouteDeps) {
+  return app
     .get("/keys", ({ principal }) => readIngestKeys(db, principal), {
       detail: doc(TAG, "Telemetry keys and DSNs (admin, owner); never the secret", m.IngestKeyList, {
         errors: [401, 403],
@@ -128,7 +137,7 @@ export function orgRoutes(deps: OrgRouteDeps) {
     .post(
       "/keys",
       async ({ principal, body, set }) => {
-        const created = await svc.addIngestKey(db, principal, body, deps.ingestPublicUrl);
+        const created = await svc.addIngestKey(db, principal, body, ingestPublicUrl);
         set.status = 201;
         return created;
       },

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { paymentRequired } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
+import { type Resource, resource } from "../http/resource.ts";
 import { strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
 import { listPage, searchSessions, sessionRead, sessionTranscript, sessionTranscriptItem } from "../query/sessions.ts";
@@ -45,9 +46,16 @@ const TAG = "Sessions";
  * search and intents. There is deliberately no GET on S itself (contract: it is 404).
  */
 export function sessionRoutes(deps: PlatformDeps) {
+  return resource(deps, "/telemetry/otel/sessions")
+    .use((app) => sessionTelemetryRoutes(app, deps))
+    .use((app) => sessionAnalysisRoutes(app, deps))
+    .use((app) => sessionSearchRoutes(app, deps));
+}
+
+/** The session's telemetry as stored: its transcript, traces, spans and events, and their shapes. */
+function sessionTelemetryRoutes(app: Resource, deps: PlatformDeps) {
   const page = listPage;
-  return new Elysia({ prefix: "/telemetry/otel/sessions" })
-    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
+  return app
     .get(
       "/:serviceName/:sessionId/transcript",
       ({ params, query, principal }) => sessionTranscript(deps, principal, params, query),
@@ -107,7 +115,12 @@ export function sessionRoutes(deps: PlatformDeps) {
         query: ListQuery,
         detail: doc(TAG, "Events emitted during the session", SessionEvents),
       },
-    )
+    );
+}
+
+/** What maturation made of the session: its summary, problems, costs and tools. */
+function sessionAnalysisRoutes(app: Resource, deps: PlatformDeps) {
+  return app
     .get(
       "/:serviceName/:sessionId/tldr",
       ({ params, principal }) => sessionRead(deps, principal, params, sessionTldr),
@@ -163,7 +176,12 @@ export function sessionRoutes(deps: PlatformDeps) {
         params: SessionParams,
         detail: doc(TAG, "Tool schemas seen in the session", ToolSchemas),
       },
-    )
+    );
+}
+
+/** A session's intents (plan pro) and the sessions search. */
+function sessionSearchRoutes(app: Resource, deps: PlatformDeps) {
+  return app
     .get(
       "/:serviceName/intents",
       ({ params, query, principal }) =>

@@ -1,9 +1,6 @@
-import { Elysia } from "elysia";
 import type postgres from "postgres";
-import type { KeyResolver } from "@cellar/shared/auth/keys";
-import { platformAuth } from "../auth/plugin.ts";
-import type { Principal, SignInTokens } from "../auth/principal.ts";
-import type { PlatformLimiter } from "../http/limits.ts";
+import { type Resource, type ResourceDeps, resource } from "../http/resource.ts";
+import type { Principal } from "../auth/principal.ts";
 import { doc } from "../http/schemas.ts";
 import { listAttempts, listSubscriptions, readSubscription } from "../query/webhooks.ts";
 import {
@@ -31,21 +28,30 @@ export type { WebhookOptions };
 const TAG = "Webhooks";
 const BODY_NOTE = "JSON body validated by the service (400 names the field); see docs/webhooks.md.";
 
-export interface WebhookRouteDeps {
+export interface WebhookRouteDeps extends ResourceDeps {
   sql: postgres.Sql;
-  keys: KeyResolver;
-  signIns?: SignInTokens;
   webhooks?: WebhookOptions;
-  limiter?: PlatformLimiter;
 }
 
 /** /webhooks: subscription management (contract: Webhook subscriptions). */
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const s = svc.webhookServiceDeps(deps.sql, deps.webhooks);
-  const guard = (principal: Principal, entitled: boolean) => svc.requireManager(s, principal, entitled);
+  const ctx: Ctx = { deps, s, guard: (principal, entitled) => svc.requireManager(s, principal, entitled) };
+  return resource(deps, "/webhooks")
+    .use((app) => subscriptionRoutes(app, ctx))
+    .use((app) => subscriptionActionRoutes(app, ctx));
+}
 
-  return new Elysia({ prefix: "/webhooks" })
-    .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
+/** What the route groups share: the deps, the service's, and the role and entitlement check. */
+interface Ctx {
+  deps: WebhookRouteDeps;
+  s: svc.WebhookServiceDeps;
+  guard: (principal: Principal, entitled: boolean) => Promise<void>;
+}
+
+/** The subscriptions themselves: list, create, read, change, delete. */
+function subscriptionRoutes(app: Resource, { deps, s, guard }: Ctx) {
+  return app
     .get(
       "",
       async ({ principal }) => ({ data: (await listSubscriptions(deps.sql, principal)).map(subscriptionView) }),
@@ -104,7 +110,12 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           errors: [401, 403, 404],
         }),
       },
-    )
+    );
+}
+
+/** What a manager does to a subscription: enable, disable, rotate its secret, and its deliveries. */
+function subscriptionActionRoutes(app: Resource, { deps, s, guard }: Ctx) {
+  return app
     .post(
       "/:id/enable",
       async ({ principal, params }) => {
