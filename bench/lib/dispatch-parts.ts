@@ -14,6 +14,8 @@ const TABLES = ["webhook_deliveries", "webhook_attempts", "webhook_subscriptions
 /** What a statement is, from its text (pg_stat_statements normalizes the parameters away). */
 function label(q: string): string {
   const t = q.replace(/\s+/g, " ");
+  if (t.includes("with ev as") && t.includes("insert into webhook_deliveries"))
+    return "fan-out: one statement (subscriptions, delivery rows)";
   if (t.includes("from webhook_subscriptions s join tenants")) return "fan-out: subscriptions of the events";
   if (t.startsWith("insert into webhook_deliveries")) return "fan-out: delivery rows insert";
   if (t.includes("webhook_attempts") && t.includes("unnest")) return "success records (attempt + delivered)";

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import fc from "fast-check";
-import { deliveryBody, deliveryBodyParts, newDeliveryId } from "./deliveries.ts";
+import { deliveryBody, deliveryBodyParts, newDeliveryId, newDeliveryIds } from "./deliveries.ts";
 
 test("head + id + tail is deliveryBody byte for byte, whatever the event's data holds", () => {
   const text = fc.string({ unit: "binary", maxLength: 60 });
@@ -37,4 +37,14 @@ test("head + id + tail is deliveryBody byte for byte, whatever the event's data 
   expect(`${head}msg_a${tail}`).toBe(
     deliveryBody({ id: "msg_a", type: "trace.matured", timestamp: new Date(0), data }),
   );
+});
+
+test("ids drawn together have newDeliveryId's form and are all different", () => {
+  const ids = newDeliveryIds(5000);
+  const form = /^msg_[A-Za-z0-9_-]{24}$/;
+  expect(ids.every((id) => form.test(id))).toBe(true);
+  expect(form.test(newDeliveryId())).toBe(true);
+  expect(new Set(ids).size).toBe(ids.length);
+  // Every byte reaches its id: the 64 characters of base64url all occur.
+  expect(new Set(ids.join("").replaceAll("msg_", "")).size).toBe(64);
 });

@@ -1,6 +1,6 @@
 import { DeliveryJob } from "../payloads.ts";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { canonicalJson, randomToken } from "../crypto.ts";
+import { canonicalJson, randomBytes, randomToken } from "../crypto.ts";
 import { deliveriesStream } from "../nats/catalogue.ts";
 import { publish } from "../nats/publish.ts";
 import type { Topology } from "../nats/topology.ts";
@@ -23,6 +23,12 @@ export interface DeliveryData {
 
 /** `msg_` + 24 random base64url characters: the delivery id and `webhook-id`. */
 export const newDeliveryId = () => `msg_${randomToken(18)}`;
+
+/** `n` ids of newDeliveryId's form from one draw of random bytes (the fan-out offers several per event). */
+export function newDeliveryIds(n: number): string[] {
+  const bytes = Buffer.from(randomBytes(18 * n).buffer);
+  return Array.from({ length: n }, (_, i) => `msg_${bytes.toString("base64url", 18 * i, 18 * i + 18)}`);
+}
 
 /**
  * The exact bytes sent and signed on every attempt: keys sorted at every level (contract:

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Loaded } from "./attempt.ts";
-import { deliveryBodyParts, newDeliveryId } from "@cellar/shared/webhooks/deliveries";
+import { deliveryBodyParts, newDeliveryIds } from "@cellar/shared/webhooks/deliveries";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 
 export interface FanoutDeps {
@@ -65,7 +65,7 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
   let fanned: deliveryState.FannedDelivery[] = [];
   const inserted = new Set<string>();
   for (let perEvent = IDS_PER_EVENT; ; perEvent *= 2) {
-    const ids = Array.from({ length: events.length * perEvent }, newDeliveryId);
+    const ids = newDeliveryIds(events.length * perEvent);
     fanned = await deliveryState.insertForSubscribers(deps.sql, fanEvents, ids, perEvent, timestamp);
     for (const f of fanned) if (f.inserted && f.id) inserted.add(f.id);
     if (fanned.every((f) => f.id !== null)) break;
