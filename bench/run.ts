@@ -36,6 +36,11 @@ export const BENCHES: Record<string, Bench> = {
     guards:
       "one delivery's steps (fan-out, signed POST, success record, DELIVERIES message), CPU each beside a bare insert / signed POST / publish",
   },
+  "dispatch-retention": {
+    file: "dispatch-retention.ts",
+    guards:
+      "webhook housekeeping at retention scale (a day's prune, reconcile) with and without the created_at index, beside a bare delete by key; the insert each index entry costs",
+  },
   reads: { file: "reads.ts", guards: "platform read latency beside GET /health at the same concurrency" },
   "transcript-read": { file: "transcript-read.ts", guards: "the lean transcript page of long sessions, p50/p99" },
   "session-search": { file: "session-search.ts", guards: "metric-filter session searches on a seeded cluster" },
