@@ -8,9 +8,13 @@
  *   bun run bench/overview.ts --data-dir <dir> [--traces 100000] [--reads 200] [--rebuild]
  *
  * Seeds (or tops up) <dir> by running bench/seed.ts itself, then backfills, then reads through
- * the platform app in-process (authentication, validation and JSON included).
+ * the platform app in-process (authentication, validation and JSON included). Then the reads the
+ * platform gained since the overview, each the same way: the ledger (1h, 24h, 7d), a session's
+ * cost breakdown, the evaluators of the service, an evaluator's latest and latest failed
+ * judgements, and its agreement with reviewers (the rows bench/lib/seed-newer.ts seeds).
  */
 import { spawnSync } from "node:child_process";
+import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { KeyResolver } from "@cellar/shared/auth/keys";
@@ -21,6 +25,7 @@ import { createPlatformLimiter } from "../apps/platform/src/http/limits";
 import { backfillRollups } from "../apps/processor/src/rollups/rollups";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { readSeedKeys } from "./e2e/cluster";
+import { SEED_EVALUATOR } from "./lib/seed-newer";
 import { pct } from "./lib/proc";
 
 const { values: args } = parseArgs({
@@ -100,6 +105,45 @@ try {
     const times = await time(() => read(window));
     console.log(
       `overview ${window.padStart(3)}: p50 ${pct(times, 50).toFixed(2)} ms, p99 ${pct(times, 99).toFixed(2)} ms (floor p99 ${pct(floor, 99).toFixed(2)} ms); ${answer.series.length} points, ${answer.totals.sessions.toLocaleString("en")} sessions`,
+    );
+  }
+  // The reads the platform gained since (bench/lib/seed-newer.ts seeds what they read).
+  const get = async (path: string) => {
+    const res = await app.handle(
+      new Request(`http://bench/api/v1${path}`, { headers: { authorization: `Token ${keys.platformKey}` } }),
+    );
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+  const [evaluator] = await sql<{ id: string }[]>`
+    select id from evaluators where tenant_id = ${keys.tenantId} and name = ${SEED_EVALUATOR}`;
+  const recent = (
+    await sql<{ session_id: string }[]>`
+      select session_id from sessions where tenant_id = ${keys.tenantId} and session_id like 'seed-%'
+      order by last_activity_at desc limit 1000`
+  ).map((r) => r.session_id);
+  const pick = () => recent[Math.floor(Math.random() * recent.length)];
+  const newer: Array<[string, () => string]> = [
+    ...["1h", "24h", "7d"].map((w): [string, () => string] => [
+      `ledger ${w}`,
+      () => `/ledger/${keys.service}?window=${w}`,
+    ]),
+    ["cost breakdown of a session", () => `/telemetry/otel/sessions/${keys.service}/${pick()}/cost-breakdown`],
+    ...(evaluator
+      ? ([
+          ["evaluators of the service", () => `/evaluators?serviceName=${keys.service}`],
+          ["evaluations, latest 50", () => `/evaluators/${evaluator.id}/evaluations?limit=50`],
+          ["evaluations, failed, latest 50", () => `/evaluators/${evaluator.id}/evaluations?status=failed&limit=50`],
+          ["evaluator agreement", () => `/evaluators/${evaluator.id}/agreement`],
+        ] as Array<[string, () => string]>)
+      : []),
+  ];
+  for (const [name, path] of newer) {
+    const times = await time(() => get(path()));
+    console.log(
+      `${name}: p50 ${pct(times, 50).toFixed(2)} ms, p99 ${pct(times, 99).toFixed(2)} ms (floor p99 ${pct(floor, 99).toFixed(2)} ms); load ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
     );
   }
 } finally {

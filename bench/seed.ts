@@ -9,7 +9,9 @@
  * them: references into the payload, docs/analysis.md "Items as references"); per 5 traces a matured session with its analysis rollups; 10% of
  * sessions carry a finding under one of 40 issues. Rows are generated inside Postgres from 200
  * template payloads (INSERT ... SELECT, no parsing of JSON per row), in chunks of 50,000 traces,
- * ingestion times spread back over --days so retention has something to remove.
+ * ingestion times spread back over --days so retention has something to remove. Then what the
+ * platform's newer reads read at that size (bench/lib/seed-newer.ts): the ledger's counts per
+ * minute, an evaluator's judgement of every session with its score, reviewers' scores.
  *
  *   bun run bench/seed.ts --data-dir <dir> [--traces 1000000] [--days 30] [--chunk 50000]
  */
@@ -27,6 +29,7 @@ import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { fastSettings, readSeedKeys, writeSeedKeys } from "./e2e/cluster";
 import { makeTemplates } from "./lib/traces";
 import { printStorage, storageReport } from "./lib/storage";
+import { seedNewerReads } from "./lib/seed-newer";
 
 const { values: args } = parseArgs({
   options: {
@@ -241,6 +244,7 @@ try {
     console.log(`seed: ${stored.toLocaleString("en")} traces (${Math.round((stored - start) / secs)}/s)`);
   }
   await sql`update issues i set occurrences = f.n, affected_sessions = f.n from (select issue_id, count(*)::int as n from findings group by issue_id) f where f.issue_id = i.id`;
+  await seedNewerReads(sql, { tenantId: T, serviceId: S, service: keys.service, days: DAYS, traces: stored });
   printStorage(await storageReport(sql));
   const [{ bytes }] = await sql<{ bytes: string }[]>`select pg_database_size(current_database())::text as bytes`;
   console.log(`seed: done, ${stored.toLocaleString("en")} traces; database ${(Number(bytes) / 1e9).toFixed(2)} GB`);
