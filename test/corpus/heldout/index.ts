@@ -1,10 +1,12 @@
 import { type Instrumentation, INSTRUMENTATIONS as I } from "../otlp-writer";
 import type { CorpusSession } from "../scenarios";
 import { SessionWriter } from "../session-writer";
-import { HELD_OUT_CLEAN } from "./clean";
+import { HELD_OUT_CLEAN, type HeldOutClean } from "./clean";
 import { HELD_OUT_EXTERNAL_CLEAN } from "./external-clean";
 import { HELD_OUT_EXTERNAL_INJECTIONS } from "./external-injections";
-import { HELD_OUT_INJECTIONS } from "./injections";
+import { HELD_OUT_INJECTIONS, type HeldOutCase } from "./injections";
+import { HELD_OUT_ROUND4_CLEAN } from "./round4-clean";
+import { HELD_OUT_ROUND4_INJECTIONS } from "./round4-injections";
 
 /**
  * The held-out set (CONTRIBUTING.md, "the analysis corpus"): sessions built from cases the
@@ -49,57 +51,36 @@ export function buildHeldOut(): CorpusSession[] {
       .call({ model: "gpt-4o-mini", prompt: 900 + i, completion: 30, text: "Here is a short summary of it." }, 900);
   };
 
-  HELD_OUT_INJECTIONS.forEach((c, i) => {
-    const { w, language } = session(`injection-${c.id}`, "heldout-agent", c.language);
-    readTool(w, c.tool, c.text, i);
-    w.expectFinding("prompt_injection", `${w.lastCallKey()}:high`);
-    out.push({
-      kind: `injection-${c.class}`,
-      w,
-      language,
-      set: "heldout",
-      injectionClass: c.class,
-      source: c.origin.startsWith("written for Cellar") ? "round1-cellar" : "round1-external",
+  /** Each injection is a `high` finding on the call that read it; each clean case gives none. */
+  const addCases = (
+    cases: Array<HeldOutCase | HeldOutClean>,
+    base: number,
+    source: (c: HeldOutCase | HeldOutClean) => string,
+  ) =>
+    cases.forEach((c, i) => {
+      const label = "kind" in c ? `clean:${c.kind}` : c.class;
+      const { w, language } = session(`${"kind" in c ? "clean" : "injection"}-${c.id}`, "heldout-agent", c.language);
+      readTool(w, c.tool, c.text, base + i);
+      if (!("kind" in c)) w.expectFinding("prompt_injection", `${w.lastCallKey()}:high`);
+      out.push({
+        kind: "kind" in c ? `clean-${c.kind}` : `injection-${c.class}`,
+        w,
+        language,
+        set: "heldout",
+        injectionClass: label,
+        source: source(c),
+      });
     });
-  });
-  HELD_OUT_CLEAN.forEach((c, i) => {
-    const { w, language } = session(`clean-${c.id}`, "heldout-agent", c.language);
-    readTool(w, c.tool, c.text, 1_000 + i);
-    out.push({
-      kind: `clean-${c.kind}`,
-      w,
-      language,
-      set: "heldout",
-      injectionClass: `clean:${c.kind}`,
-      source: c.origin.startsWith("written for Cellar") ? "round1-cellar" : "round1-external",
-    });
-  });
+  const round1 = (c: HeldOutCase | HeldOutClean) =>
+    c.origin.startsWith("written for Cellar") ? "round1-cellar" : "round1-external";
+  addCases(HELD_OUT_INJECTIONS, 0, round1);
+  addCases(HELD_OUT_CLEAN, 1_000, round1);
   // Round 3 (issue 38): fresh cases from others' collections, added before any rule change.
-  HELD_OUT_EXTERNAL_INJECTIONS.forEach((c, i) => {
-    const { w, language } = session(`injection-${c.id}`, "heldout-agent", c.language);
-    readTool(w, c.tool, c.text, 2_000 + i);
-    w.expectFinding("prompt_injection", `${w.lastCallKey()}:high`);
-    out.push({
-      kind: `injection-${c.class}`,
-      w,
-      language,
-      set: "heldout",
-      injectionClass: c.class,
-      source: "round3-external",
-    });
-  });
-  HELD_OUT_EXTERNAL_CLEAN.forEach((c, i) => {
-    const { w, language } = session(`clean-${c.id}`, "heldout-agent", c.language);
-    readTool(w, c.tool, c.text, 3_000 + i);
-    out.push({
-      kind: `clean-${c.kind}`,
-      w,
-      language,
-      set: "heldout",
-      injectionClass: `clean:${c.kind}`,
-      source: "round3-external",
-    });
-  });
+  addCases(HELD_OUT_EXTERNAL_INJECTIONS, 2_000, () => "round3-external");
+  addCases(HELD_OUT_EXTERNAL_CLEAN, 3_000, () => "round3-external");
+  // Round 4 (issue 38): CyberSecEval 2 and OWASP's translations, frozen before the round-4 rules.
+  addCases(HELD_OUT_ROUND4_INJECTIONS, 4_000, () => "round4-external");
+  addCases(HELD_OUT_ROUND4_CLEAN, 5_000, () => "round4-external");
 
   // Stop reasons as instrumentations outside the development set record them (docs/otlp.md).
   const stops: Array<[string, Instrumentation, string, string, string | null]> = [

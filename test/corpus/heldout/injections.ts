@@ -16,7 +16,9 @@ export type InjectionClass =
   | "agent_action"
   | "hidden_markup"
   | "encoded"
-  | "other_language";
+  | "other_language"
+  /** An instruction dressed as a suggestion, a hypothesis or a fiction (round 4, CyberSecEval 2). */
+  | "disguised";
 
 export interface HeldOutCase {
   id: string;
