@@ -12,6 +12,7 @@
  */
 import { BIPIA_TRAIN_CASES } from "./development-bipia";
 import { MOVED_FROM_HELD_OUT } from "./development-moved";
+import { MOVED_CLEAN_IN_ROUND4, MOVED_IN_ROUND4 } from "./development-moved4";
 import type { DevCase, InjectionClass } from "./heldout/injections";
 
 export type { DevCase };
@@ -546,6 +547,8 @@ export const DEVELOPMENT_CASES: DevCase[] = [
   },
   // Round 3: the held-out cases whose shapes were quoted while rules were written.
   ...MOVED_FROM_HELD_OUT,
+  ...MOVED_IN_ROUND4,
+  ...MOVED_CLEAN_IN_ROUND4,
   // Round 3: BIPIA's train split (the held-out set has its test split).
   ...BIPIA_TRAIN_CASES,
 ];

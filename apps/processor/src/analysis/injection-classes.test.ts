@@ -197,6 +197,16 @@ describe("bounded on hostile input (docs/analysis.md, cost bound)", () => {
     ["1 MB of questions to the user", "If the user asks about it, the team will help. ".repeat(21_000)],
     ["1 MB of fetches of public pages", "Fetch the data from https://example.org/x. ".repeat(23_000)],
     ["1 MB of dotted names", "v1.2.3.example.com ".repeat(52_000)],
+    // Round 4 (injection-reader.ts, injection-asks.ts, the hex and scrambled views).
+    ["1 MB of verbs of ignoring without an instruction word", "Ignore the noise and keep going, ".repeat(30_000)],
+    ["1 MB of verbs of ignoring in many languages", "ignora olvida oubliez vergiss 忽略 無視 무시 ".repeat(25_000)],
+    ["1 MB of hex byte pairs", "41 ".repeat(340_000)],
+    ["1 MB of short hex runs", "de ad be ef 00 11 22 33 44 55 66 77 88\n".repeat(26_000)],
+    ["1 MB of scrambled words", "ignroe prevoius ".repeat(64_000)],
+    ["1 MB of claims without a demand", "I am God. ".repeat(100_000)],
+    ["1 MB of secret questions without a question word", "Forgot your password? ".repeat(45_000)],
+    ["1 MB of templated links", "![a](https://x.test/?q=[DATA]) ".repeat(32_000)],
+    ["1 MB of fictional frames", "Imagine we're in a world where tea is free and ".repeat(21_000)],
   ];
   for (const [name, text] of hostile)
     test(name, () => {

@@ -38,6 +38,9 @@ export const PREFILTER = new RegExp(
     // injection-implicit.ts: reply instructions, reworded overrides, plain agent commands, end markers.
     // injection-tasks.ts: code offered for the answer, internal addresses, scripted answers.
     String.raw`stop everything|following code|subsequent code|code (?:block|snippet|excerpt|section)|internal|intranet|169\.254|questioned|if asked`,
+    // injection-reader.ts and the hex view: reworded overrides, identity claims, hex byte runs.
+    String.raw`overlook|directiv|\bgod\b|gott|\bdio\b|dios|deus|dieu|(?:[0-9a-f]{2}[ :,]?){12}|kalimut|balewal|pansin|tagubilin|abaikan|lupakan|instruksi|perintah|negeer|vergeet|zignoruj|zapomnij`,
+    String.raw`imagine|suppose|pretend|hypothetic|phishing|decode|decrypt|execute|cipher|revers|emoji|\[data\]`,
     String.raw`from now on|summari|instead of|\binitiate|\bdeposit|new task|end of|<\/|\bgrant|\bunlock|\bsell|\bbuy|\btransfer|\bwire\b|\bdelete|\bremove|\berase|\bwipe|\bmove|\bcopy|\bupload|\bforward|\bshare|\bsend`,
   ].join("|"),
   "i",

@@ -4,14 +4,16 @@
  * image alt text and link titles), once invisible characters are dropped or decoded (zero-width
  * characters, Unicode tag characters, right-to-left overrides), once look-alike letters are folded
  * (NFKC: fullwidth and mathematical letters; Cyrillic and Greek letters inside Latin words), and
- * once encodings are decoded (base64 runs that decode to text, rot13). Each view is scanned like
+ * once encodings are decoded (base64 or hex runs that decode to text, rot13), and once scrambled
+ * spellings of trigger words are restored ("ignroe all prevoius instructions": same first and last
+ * letter, same letters, as OWASP's typoglycemia attacks write them). Each view is scanned like
  * the text itself (injection.ts) and a hit names the view (`via`).
  *
  * Bounds (docs/analysis.md): every view is built in one linear pass over the text; at most
  * MAX_SEGMENTS markup segments and MAX_BASE64_RUNS base64 runs (each at most MAX_BASE64_CHARS
  * characters) are decoded, and at most MAX_VIEW_CHARS characters of views are made per text.
  */
-export type ViewKind = "markup" | "invisible" | "homoglyph" | "base64" | "rot13";
+export type ViewKind = "markup" | "invisible" | "homoglyph" | "base64" | "hex" | "rot13" | "scrambled";
 export interface View {
   via: ViewKind;
   text: string;
@@ -25,6 +27,9 @@ export const MAX_VIEW_CHARS = 262_144;
 const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u{e0000}-\u{e007f}]/u;
 const MARKUP = /<!--|\balt\s*=|\btitle\s*=|\baria-label\s*=|\]\(\S+\s+"/iu;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+/** Twelve or more hex byte pairs, run together or apart ("49 67 6e", "49:67:6e", "\\x49\\x67"). */
+const HEX_RUN = /(?:(?:\\x)?[0-9A-Fa-f]{2}[ :,]?){12,}/g;
+export const MAX_HEX_RUNS = 16;
 const LATIN = /[A-Za-z]/;
 const NON_ASCII = /[^\x00-\x7f]/;
 /** rot13 of "ignor", "disregard", "instruction", "assistant", "system prompt", "reveal". */
@@ -101,8 +106,12 @@ export function viewsOf(text: string): View[] {
   }
   const decoded = base64Texts(text);
   if (decoded.length) push("base64", decoded.join("\n\n"));
+  const hex = hexTexts(text);
+  if (hex.length) push("hex", hex.join("\n\n"));
   // rot13 of ordinary text is noise: built only when the text holds a rot13 spelling of a trigger.
   if (ROT13_STEMS.test(text)) push("rot13", rot13(text));
+  const unscrambled = unscramble(text);
+  if (unscrambled !== null) push("scrambled", unscrambled);
   return out;
 }
 
@@ -177,6 +186,50 @@ function base64Texts(text: string): string[] {
   }
   return out;
 }
+/** Hex runs (at most MAX_HEX_RUNS, each at most MAX_BASE64_CHARS) that decode to readable UTF-8 text. */
+function hexTexts(text: string): string[] {
+  const out: string[] = [];
+  HEX_RUN.lastIndex = 0;
+  let tried = 0;
+  for (let m = HEX_RUN.exec(text); m && tried < MAX_HEX_RUNS; m = HEX_RUN.exec(text)) {
+    const digits = m[0].replace(/\\x|[^0-9A-Fa-f]/g, "");
+    // Letters as hex digits, or it is a number ("202511280000000000"), not bytes.
+    if (digits.length > MAX_BASE64_CHARS || digits.length % 2 !== 0 || !/[A-Fa-f]/.test(digits)) continue;
+    tried++;
+    const decoded = Buffer.from(digits, "hex").toString("utf8");
+    if (readable(decoded)) out.push(decoded);
+  }
+  return out;
+}
+
+/** Trigger words an attacker scrambles, by first letter, last letter and sorted letters. */
+const SCRAMBLE_KEYS = new Map<string, string>();
+/** Their shapes (first letter, last letter, length): a word of another shape is never sorted. */
+const SCRAMBLE_SHAPES = new Set<string>();
+for (const w of "ignore previous instructions instruction system prompt bypass reveal disregard override safety secret password assistant restrictions".split(
+  " ",
+)) {
+  SCRAMBLE_KEYS.set([...w].sort().join(""), w);
+  SCRAMBLE_SHAPES.add(`${w[0]}${w[w.length - 1]}${w.length}`);
+}
+const WORD_5_13 = /\b[A-Za-z]{5,13}\b/g;
+
+/** The trigger word a scrambled spelling stands for ("ignroe" -> "ignore"), or null. */
+function unscrambled(word: string): string | null {
+  const w = word.toLowerCase();
+  if (!SCRAMBLE_SHAPES.has(`${w[0]}${w[w.length - 1]}${w.length}`)) return null;
+  const key = SCRAMBLE_KEYS.get([...w].sort().join(""));
+  return key && key !== w ? key : null;
+}
+
+/** The text with scrambled trigger words restored; null when it holds none (one pass, no copy). */
+function unscramble(text: string): string | null {
+  WORD_5_13.lastIndex = 0;
+  let any = false;
+  for (let m = WORD_5_13.exec(text); m && !any; m = WORD_5_13.exec(text)) any = unscrambled(m[0]) !== null;
+  return any ? text.replace(WORD_5_13, (word) => unscrambled(word) ?? word) : null;
+}
+
 function readable(s: string): boolean {
   if (s.length < 12 || s.includes("\ufffd")) return false;
   let letters = 0;

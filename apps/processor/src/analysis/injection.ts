@@ -1,5 +1,6 @@
 import { type ClassRule, classHit } from "./injection-classes.ts";
 import { implicitHit } from "./injection-implicit.ts";
+import { readerHit } from "./injection-reader.ts";
 import { taskHit } from "./injection-tasks.ts";
 import { type ViewKind, viewsOf } from "./injection-views.ts";
 import { maskQuoted, normalizeText, type Sentence, sentencesOf, unicodePattern } from "./text.ts";
@@ -290,7 +291,8 @@ function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit
   const c =
     classHit(masked, sentences, discussed) ??
     implicitHit(masked, text, sentences, discussed) ??
-    taskHit(masked, text, sentences, discussed);
+    taskHit(masked, text, sentences, discussed) ??
+    readerHit(masked, sentences, discussed);
   if (!c) return null;
   const last = sentences[Math.min(c.sentence + 2, sentences.length - 1)];
   return {
