@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { DETECTOR_NAMES, DETECTORS, DEFAULT_DETECTOR_CONFIG } from "@cellar/shared/analysis/detector-config";
-import { REGISTRY } from "../apps/processor/src/analysis/detectors-registry";
+import { detectorFile, REGISTRY } from "../apps/processor/src/analysis/detectors-registry";
 import { DETECTORS as SCORED } from "./corpus/replay";
 
 // The detectors are declared once (shared/analysis/detector-config.ts); this checks that every
@@ -25,6 +25,14 @@ function table(header: string): string[][] {
 
 test("every declared detector is wired in the processor's registry", () => {
   expect(Object.keys(REGISTRY).sort()).toEqual([...DETECTOR_NAMES].sort());
+  for (const name of DETECTOR_NAMES)
+    expect({ name, create: typeof REGISTRY[name] }).toEqual({ name, create: "function" });
+});
+
+test("the detectors folder holds one file per declared detector and nothing else", () => {
+  const dir = new URL("../apps/processor/src/analysis/detectors/", import.meta.url);
+  const files = readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+  expect(files.sort()).toEqual(DETECTOR_NAMES.map(detectorFile).sort());
 });
 
 test("every declared detector is scored by the corpus", () => {

@@ -1,96 +1,53 @@
 import { type DetectorConfig, type DetectorName, DETECTOR_NAMES } from "@cellar/shared/analysis/detector-config";
 import type { ModelCall } from "./calls.ts";
-import {
-  contentFiltered,
-  contextWindowNear,
-  cutOff,
-  emptyResponse,
-  errorEvent,
-  type Finding,
-  latencyFinding,
-  type LatencyNorms,
-  refusalFinding,
-  ToolLoops,
-  UnansweredCalls,
-} from "./detectors.ts";
-import { InjectionDetector } from "./injection-detector.ts";
-import type { EventInput, TranscriptItem } from "./transcript.ts";
-import { UnpricedModels } from "./unpriced.ts";
+import type { Detector, DetectorFactory } from "./detector-hooks.ts";
+import type { Finding, LatencyNorms } from "./detectors.ts";
+
+export type { Detector, DetectorContext, DetectorFactory, SessionFacts } from "./detector-hooks.ts";
 
 /**
- * One interface for every detector, whatever it looks at: a model call, an event, the transcript
- * items as they are discovered, the calls of each trace, or the whole session at its end. A
- * detector implements the hooks it needs; the session analysis (session.ts) calls every hook of
- * every enabled detector, so wiring a new detector is one entry in REGISTRY below (the compiler
- * requires one per name declared in shared/analysis/detector-config.ts, and the declarations
- * drive the config, the admin CLI, the corpus score and the docs check).
+ * The wiring, derived from the one list of detectors (DETECTORS in
+ * shared/analysis/detector-config.ts): each declared name `foo_bar` is implemented by
+ * `./detectors/foo-bar.ts`, which exports `create` (a DetectorFactory). Adding a detector is its
+ * declaration in that list, its file here, its test and its docs row: nothing to wire by hand.
+ * Loaded once when the processor starts; a declared name without its file, or a file without
+ * `create`, stops the start with a message naming both (test/detector-registry.test.ts checks the
+ * same, and that no file here is undeclared).
  */
-export interface Detector {
-  /** One model call (per-call rules). */
-  call?(c: ModelCall, ctx: DetectorContext): Finding | null;
-  /** One event, in history order. */
-  event?(e: EventInput): Finding[];
-  /** Every transcript item, in discovery order. */
-  item?(i: TranscriptItem): void;
-  /** The model calls of a trace, after its items were seen (the turn that read them). */
-  trace?(calls: ModelCall[]): Finding[];
-  /** The end of the session. */
-  finish?(s: SessionFacts): Finding[];
-}
-export interface DetectorContext {
-  latencyNorms?: LatencyNorms;
-}
-export interface SessionFacts {
-  /** Tool call ids whose result the transcript saw, and those implied answered (transcript.ts). */
-  answered: ReadonlySet<string>;
-  impliedAnswered: ReadonlySet<string>;
-}
+export const detectorFile = (name: string) => `${name.replaceAll("_", "-")}.ts`;
 
-type Factory<N extends DetectorName> = (config: DetectorConfig[N]) => Detector;
-const one = (f: Finding | null): Finding[] => (f ? [f] : []);
-
-export const REGISTRY: { [N in DetectorName]: Factory<N> } = {
-  response_cut_off: () => ({ call: (c) => cutOff(c) }),
-  content_filtered: () => ({ call: (c) => contentFiltered(c) }),
-  tool_call_unanswered: () => {
-    const calls = new UnansweredCalls();
-    return { item: (i) => calls.add(i), finish: (s) => calls.findings(s.answered, s.impliedAnswered) };
-  },
-  tool_loop: (config) => {
-    const loops = new ToolLoops(config);
-    return { item: (i) => loops.add(i), finish: () => loops.findings() };
-  },
-  error_event: (config) => ({ event: (e) => one(errorEvent(e, config)) }),
-  empty_response: () => ({ call: (c) => emptyResponse(c) }),
-  refusal: (config) => ({ call: (c) => refusalFinding(c, config) }),
-  latency_outlier: (config) => ({ call: (c, ctx) => latencyFinding(c, config, ctx.latencyNorms) }),
-  context_window_near: (config) => ({ call: (c) => contextWindowNear(c, config) }),
-  unpriced_model: () => {
-    const unpriced = new UnpricedModels();
-    return { call: (c) => unpriced.call(c) };
-  },
-  prompt_injection: (config) => {
-    const injections = new InjectionDetector(config);
-    return {
-      item: (i) => injections.add(i),
-      event: (e) => {
-        injections.addEvent(e);
-        return [];
+async function load<N extends DetectorName>(name: N): Promise<[N, DetectorFactory<N>]> {
+  let mod: { create?: unknown };
+  try {
+    mod = await import(`./detectors/${detectorFile(name)}`);
+  } catch (err) {
+    throw new Error(
+      `detector ${name} is declared but apps/processor/src/analysis/detectors/${detectorFile(name)} cannot be loaded`,
+      {
+        cause: err,
       },
-      trace: (calls) => injections.nextTurn(calls),
-      finish: () => injections.nextTurn([]),
-    };
-  },
+    );
+  }
+  if (typeof mod.create !== "function")
+    throw new Error(`detector ${name}: detectors/${detectorFile(name)} must export create(config)`);
+  return [name, mod.create as DetectorFactory<N>];
+}
+
+export const REGISTRY = Object.fromEntries(await Promise.all(DETECTOR_NAMES.map(load))) as {
+  [N in DetectorName]: DetectorFactory<N>;
 };
 
 /** The enabled detectors of a service's config, in declaration order. */
 export function createDetectors(config: DetectorConfig): Detector[] {
   return DETECTOR_NAMES.filter((name) => config[name].enabled).map((name) =>
-    (REGISTRY[name] as Factory<DetectorName>)(config[name]),
+    (REGISTRY[name] as DetectorFactory<DetectorName>)(config[name]),
   );
 }
 
 /** The per-call findings of one call (unit tests and the stop-reason table read this). */
 export function callFindings(c: ModelCall, config: DetectorConfig, latencyNorms?: LatencyNorms): Finding[] {
-  return createDetectors(config).flatMap((d) => (d.call ? one(d.call(c, { latencyNorms })) : []));
+  return createDetectors(config).flatMap((d) => {
+    const f = d.call ? d.call(c, { latencyNorms }) : null;
+    return f ? [f] : [];
+  });
 }
