@@ -58,4 +58,5 @@ test("corpus score: transcripts and costs exact, every detector's precision and 
   expect(report.heldout.costExact).toBe(report.heldout.total);
   // Resumed sessions matured twice and still show each item once.
   expect(report.sessions.filter((s) => s.kind === "resumed").map((s) => s.maturationCount)).toEqual([2, 2, 2]);
-}, 180_000);
+  // Bounded by the replay's own stall check (60 s without progress) and cap (replay.ts, waitMatured).
+}, 660_000);

@@ -92,10 +92,17 @@ async function sendAll(send: Send, parts: Array<{ w: SessionWriter; from: number
   );
 }
 
-async function waitMatured(stack: TestStack, want: Array<[string, number]>, timeoutMs = 90_000) {
+/**
+ * Waits until every session matured as often as it must. Fails when maturation is stuck (no
+ * session matured for `stallMs`) or after `capMs` in all, not on a slow machine: the corpus has
+ * 600+ sessions, and a loaded machine (load 30 on two cores) matures them in minutes, not seconds.
+ */
+async function waitMatured(stack: TestStack, want: Array<[string, number]>, stallMs = 60_000, capMs = 600_000) {
   const ids = want.map(([id]) => id);
   const need = new Map(want);
-  const deadline = Date.now() + timeoutMs;
+  const start = Date.now();
+  let best = -1;
+  let progressAt = start;
   for (;;) {
     const rows = await stack.database.sql<
       { session_id: string; maturation_count: number; through: number | null; seq: number }[]
@@ -107,7 +114,15 @@ async function waitMatured(stack: TestStack, want: Array<[string, number]>, time
       (r) => r.maturation_count >= need.get(r.session_id)! && Number(r.through) === Number(r.seq),
     ).length;
     if (done === want.length) return;
-    if (Date.now() > deadline) throw new Error(`corpus: ${done}/${want.length} sessions matured after ${timeoutMs} ms`);
+    const now = Date.now();
+    if (done > best) {
+      best = done;
+      progressAt = now;
+    }
+    if (now - progressAt > stallMs || now - start > capMs)
+      throw new Error(
+        `corpus: ${done}/${want.length} sessions matured after ${now - start} ms (none in the last ${now - progressAt} ms)`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
