@@ -33,11 +33,14 @@ export interface ProcessorDeps {
   /** How long a partial INGEST batch waits for more (ms): bigger batches cost less per trace. */
   ingestMaxWaitMs?: number;
   /**
-   * INGEST batches written at once (default 2): one Postgres transaction at a time left a core
-   * idle while the processor decoded the next batch. Concurrent writes lock sessions and insert
-   * traces in key order, so they wait on each other instead of deadlocking.
+   * INGEST batches written at once, in all (default 3) and of one tenant lane (default 2): one
+   * Postgres transaction at a time left a core idle while the processor decoded the next batch.
+   * Concurrent writes lock sessions and insert traces in key order, so they wait on each other
+   * instead of deadlocking. A batch holds one lane's messages, so a tenant alone keeps its 2
+   * batches and another lane always finds a slot (issue 41, docs/ingestion.md "Tenant lanes").
    */
   ingestConcurrency?: number;
+  ingestPerLane?: number;
   /**
    * Chunks of markers of one tenant lane matured in parallel (default 4; one more slot is kept
    * for the other lanes), and entities per chunk (one transaction each).
@@ -124,7 +127,8 @@ export function createProcessor(deps: ProcessorDeps) {
           batch: {
             maxBatch: deps.ingestBatchSize ?? 500,
             maxWaitMs: deps.ingestMaxWaitMs ?? 100,
-            concurrency: deps.ingestConcurrency ?? 2,
+            concurrency: deps.ingestConcurrency ?? 3,
+            perLane: deps.ingestPerLane ?? 2,
           },
           handle: ingestHandler(deps.sql, coalescer, ledger, {
             maxDeliver: deps.consume?.policy?.maxDeliver ?? ingestStream.consumer!.maxDeliver,
