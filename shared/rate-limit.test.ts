@@ -106,3 +106,30 @@ test("a request over the burst is 413 and charged; an uncounted body makes the n
   r.settleUncounted();
   r.settleUncounted(); // idempotent
 });
+
+test("a herd admitted on a small estimate parses one body: the others are refused at confirm once it is counted", () => {
+  let t = 0;
+  const rl = createRateLimiter({ perSecond: 500, burst: 1000, now: () => t });
+  // 32 concurrent first requests: the estimate is 1, so each is admitted before its body is read.
+  const herd = Array.from({ length: 32 }, () => rl.reserve("f", "batch"));
+  herd[0].confirm(); // nothing counted yet: no change
+  herd[0].settle(1000);
+  const refusals = herd.slice(1).map((r) => refused(() => r.confirm()));
+  expect(refusals.every((e) => e?.status === 429)).toBe(true);
+  expect(Number(refusals[0]!.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  // Refused at confirm: settled, so the door's settleUncounted is a no-op (the estimate stays 1,000).
+  for (const r of herd.slice(1)) r.settleUncounted();
+  t += 3_000; // the bucket full again: a request of the learned size is admitted and confirmed
+  const next = rl.reserve("f", "batch");
+  expect(next.headers["ratelimit-remaining"]).toBe("0");
+  next.confirm();
+  next.settle(1000);
+  // A steady client's concurrent requests of one size confirm without a change.
+  const pair = [rl.reserve("v", "batch"), rl.reserve("v", "batch")];
+  pair[0].settle(10);
+  const a = rl.reserve("v", "batch");
+  pair[1].confirm(); // grew from 1 to 10: 9 more taken, the bucket holds them
+  pair[1].settle(10);
+  a.confirm();
+  expect(a.settle(10)["ratelimit-remaining"]).toBe(String(1000 - 3 * 10)); // three requests of 10
+});

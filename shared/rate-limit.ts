@@ -45,6 +45,15 @@ export interface RateReservation {
    */
   settle(count: number, noun?: string): Record<string, string>;
   /**
+   * Call after the body is read, before it is inflated and again before it is parsed: when the
+   * door's estimate grew since this reservation (another request of the credential was counted
+   * larger meanwhile), takes the difference, or throws 429 (the reservation is kept, settled). So
+   * a herd of concurrent requests admitted on a small estimate (a client's first requests, or a
+   * change to larger ones) parses one body, not every one: the others are refused once the first
+   * is counted (issue 41). A no-op once settled.
+   */
+  confirm(): void;
+  /**
    * The body was read but could not be counted (too large, not gzip, malformed): nothing more is
    * taken, but the estimate becomes the burst for the window, so the credential's next request
    * waits for a full bucket. Repeating unreadable bodies thus costs a burst each. No-op once settled.
@@ -65,7 +74,7 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
     return {
       take: () => ({}),
       allows: () => true,
-      reserve: () => ({ headers: {}, settle: () => ({}), settleUncounted: () => {} }),
+      reserve: () => ({ headers: {}, settle: () => ({}), settleUncounted: () => {}, confirm: () => {} }),
     };
   const { perSecond, burst, now } = opts;
   const maxTracked = opts.maxTracked ?? 100_000;
@@ -147,12 +156,25 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
     },
     reserve(id, door) {
       const b = bucketOf(id, now());
-      const reserved = estimateOf(b, door, b.at);
+      let reserved = estimateOf(b, door, b.at);
       if (b.tokens < reserved) throw refusal(b, reserved);
       b.tokens -= reserved;
       let settled = false;
       return {
         headers: headersOf(b),
+        confirm() {
+          if (settled) return;
+          refill(b, now());
+          if (buckets.get(id) !== b) buckets.set(id, b); // forgotten meanwhile (forgetIdle): it owes again
+          const extra = estimateOf(b, door, b.at) - reserved;
+          if (extra <= 0) return;
+          if (b.tokens < extra) {
+            settled = true;
+            throw refusal(b, extra);
+          }
+          b.tokens -= extra;
+          reserved += extra;
+        },
         settleUncounted() {
           if (settled) return;
           settled = true;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { chatTrace } from "../../../test/helpers/payloads.ts";
-import { fakePipeline, jsonRequest, unreadBody } from "../test/fake-pipeline.ts";
+import { fakePipeline, heldBody, jsonRequest, unreadBody } from "../test/fake-pipeline.ts";
 import { BATCH_ITEM_TYPES, MAX_BATCH_ITEMS, postBatch } from "./batch.ts";
 import { postRaw } from "./raw.ts";
 
@@ -111,6 +111,32 @@ describe("postBatch", () => {
     // It was read, so it was paid for: the bucket owes, the next batch waits.
     expect((await send(1)).status).toBe(429);
     expect(fake.stored.length).toBe(5);
+  });
+
+  test("a herd admitted on a small estimate parses one body: the others are refused before they are inflated or parsed", async () => {
+    const fake = fakePipeline({ rateLimit: { perSecond: 1, burst: 20 } });
+    const send = (body: ReadableStream<Uint8Array>, headers = {}) =>
+      postBatch(fake.pipeline, jsonRequest("/raw/batch", body, headers), "r", undefined);
+    // Bodies held until released: every request is admitted (estimate 1) before any is counted.
+    const first = heldBody(
+      JSON.stringify({ items: Array.from({ length: 20 }, (_, i) => ({ type: "event", body: event(`s${i}`) })) }),
+    );
+    // Bodies that would be a 400 if they were parsed ("not valid JSON") or inflated ("not valid gzip").
+    const plain = Array.from({ length: 4 }, () => heldBody("{ not json"));
+    const gzip = Array.from({ length: 3 }, () => heldBody(new Uint8Array([1, 2, 3, 4])));
+    const answers = [
+      send(first.body),
+      ...plain.map((h) => send(h.body)),
+      ...gzip.map((h) => send(h.body, { "content-encoding": "gzip" })),
+    ];
+    await Bun.sleep(10); // each admitted and waiting for its body
+    first.release();
+    expect((await answers[0]).status).toBe(200); // counted: the estimate is now 20
+    for (const h of [...plain, ...gzip]) h.release();
+    const rest = await Promise.all(answers.slice(1));
+    expect(rest.map((r) => r.status)).toEqual(Array(7).fill(429));
+    expect(rest[0].headers.get("retry-after")).not.toBeNull();
+    expect(fake.stored.length).toBe(20);
   });
 
   test("storage unavailable: 503 for the whole batch, nothing reported accepted", async () => {

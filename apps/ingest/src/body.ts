@@ -23,9 +23,14 @@ export function requireJsonContentType(request: Request): void {
  * The request body as bytes, at most `maxBytes` of it: a declared Content-Length over the limit is
  * refused before reading, a chunked body is cut off as soon as it passes the limit. A gzip body
  * (Content-Encoding: gzip) is inflated under the same bound, so a small gzip bomb is refused as
- * it grows; other codings get 415.
+ * it grows; other codings get 415. `beforeInflate` runs once the wire bytes are in, before a gzip
+ * body is inflated (the many-item doors confirm their admission there: RateReservation).
  */
-export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readBodyBytes(
+  request: Request,
+  maxBytes: number,
+  beforeInflate?: () => void,
+): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   const coding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
@@ -42,6 +47,7 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
     wire = await readCapped(request.body, maxBytes);
   }
   if (coding === "identity" || wire.byteLength === 0) return wire;
+  beforeInflate?.();
   try {
     return await readCapped(
       new Blob([wire as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")),
@@ -54,8 +60,8 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
 }
 
 /** The body as UTF-8 text (gzip inflated), within `maxBytes`; 400 when empty or not UTF-8. */
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  const bytes = await readBodyBytes(request, maxBytes);
+export async function readBodyText(request: Request, maxBytes: number, beforeInflate?: () => void): Promise<string> {
+  const bytes = await readBodyBytes(request, maxBytes, beforeInflate);
   if (bytes.byteLength === 0) throw badRequest("body is empty: expected a JSON object");
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);

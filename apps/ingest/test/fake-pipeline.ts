@@ -93,3 +93,20 @@ export function unreadBody(content: string | Uint8Array, chunkBytes = 16 * 1024)
   ); // nothing pulled until someone reads
   return { body, pulled: () => pulled };
 }
+
+/**
+ * A request body held back until `release()`: requests sent with such bodies are all admitted
+ * before any of them is counted (the herd of a client's first concurrent requests).
+ */
+export function heldBody(content: string | Uint8Array) {
+  let release!: () => void;
+  const go = new Promise<void>((r) => (release = r));
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      await go;
+      controller.enqueue(typeof content === "string" ? new TextEncoder().encode(content) : content);
+      controller.close();
+    },
+  });
+  return { body, release };
+}

@@ -70,6 +70,9 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
       let mapped: MapResult<Record<string, unknown>>;
       let rateHeaders: Record<string, string>;
       try {
+        // Refused here, before decoding, when another request of the credential was counted larger
+        // since this one was admitted (RateReservation.confirm): a herd decodes one body.
+        admission.confirm();
         if (signal === "traces") {
           const spans = decodeTraces(bytes, encoding);
           rateHeaders = admission.settle(spans.length, NOUN.traces);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fakePipeline, jsonRequest, unreadBody } from "../../test/fake-pipeline.ts";
+import { fakePipeline, heldBody, jsonRequest, unreadBody } from "../../test/fake-pipeline.ts";
 import { createOtlpIngest } from "./routes.ts";
 
 // The OTLP handler on its own, over a pipeline of fakes (test/otlp-ingest.test.ts drives it
@@ -138,6 +138,30 @@ describe("OTLP rate limit", () => {
     const res = await otlp("logs", jsonRequest("/v1/logs", logs), "r", undefined);
     expect(res.status).toBe(200);
     expect(res.headers.get("ratelimit-remaining")).toBe("7");
+  });
+
+  test("a herd admitted on a small estimate decodes one body: the others are refused before decoding", async () => {
+    const { otlp, stored } = handler({ rateLimit: { perSecond: 1, burst: 10 } });
+    const call = exportOf({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o-mini",
+    });
+    const scope = call.resourceSpans[0].scopeSpans[0];
+    scope.spans = Array.from({ length: 10 }, (_, i) => ({
+      ...scope.spans[0],
+      spanId: (i + 1).toString(16).padStart(16, "0"),
+    }));
+    const first = heldBody(JSON.stringify(call));
+    const garbage = Array.from({ length: 4 }, () => heldBody("{ not json")); // a 400 if decoded
+    const send = (body: ReadableStream<Uint8Array>) => otlp("traces", jsonRequest("/v1/traces", body), "r", undefined);
+    const answers = [first, ...garbage].map((h) => send(h.body));
+    await Bun.sleep(10); // each admitted and waiting for its body
+    first.release();
+    expect((await answers[0]).status).toBe(200); // 10 spans counted: the estimate is now 10
+    for (const h of garbage) h.release();
+    expect((await Promise.all(answers.slice(1))).map((r) => r.status)).toEqual([429, 429, 429, 429]);
+    expect(stored.length).toBe(10);
   });
 
   test("a refusal reads nothing of the body, whether it holds 1 KB or 1 MB (gzip or not)", async () => {

@@ -81,7 +81,7 @@ export function createOtlpIngest(deps: OtlpDeps) {
       headers = { ...headers, ...admission.headers };
       let bytes: Uint8Array;
       try {
-        bytes = await readBodyBytes(request, deps.maxBodyBytes);
+        bytes = await readBodyBytes(request, deps.maxBodyBytes, admission.confirm);
       } catch (err) {
         admission.settleUncounted();
         throw err;
