@@ -3,7 +3,7 @@ import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats
 import { handleDeliveryAttempt, moveRetiredJob } from "./delivery-attempts.ts";
 import type { DispatcherDeps } from "./deps.ts";
 import { batchedFanOut, handleMatured } from "./matured.ts";
-import { createDispatchPieces } from "./pieces.ts";
+import { createDispatchPieces, createDispatchResources } from "./pieces.ts";
 import { startEvaluationRunner } from "./evaluations/runner.ts";
 import { startRunWorker } from "./evaluations/runs.ts";
 import { DEFAULT_JUDGE_TIMEOUT_MS } from "./evaluations/judge.ts";
@@ -23,22 +23,25 @@ export {
  * prepare, then send and record in attempt.ts) over the resources and caps of pieces.ts.
  */
 export function createDispatcher(deps: DispatcherDeps) {
-  const pieces = createDispatchPieces(deps);
+  // The infrastructure once (pieces.ts); everything below reads it from here.
+  const resources = createDispatchResources(deps);
+  const pieces = createDispatchPieces(deps, resources);
   const fanOutOne = batchedFanOut(pieces);
   const loops: ConsumeLoop[] = [];
   let pruneTimer: ReturnType<typeof setInterval> | undefined;
   let pruning: Promise<unknown> = Promise.resolve();
 
   const prune = () => {
-    pruning = pruneHistory(deps.sql, pieces.now(), deps.retentionMs ?? RETENTION_MS)
-      .then((n) => n && deps.logger.info("pruned webhook history", { deliveries: n }))
-      .catch((err) => deps.logger.error("pruning failed", { err: err as Error }));
+    pruning = pruneHistory(resources.sql, resources.now(), deps.retentionMs ?? RETENTION_MS)
+      .then((n) => n && resources.logger.info("pruned webhook history", { deliveries: n }))
+      .catch((err) => resources.logger.error("pruning failed", { err: err as Error }));
     return pruning;
   };
 
   return {
     async start() {
-      const runtime: ConsumeDeps = { js: deps.js, topology: deps.topology, logger: deps.logger, ...deps.consume };
+      const { sql, js, topology, logger, secretBox, now } = resources;
+      const runtime: ConsumeDeps = { js, topology, logger, ...deps.consume };
       // Unlike a batch at a time, a slow message never holds up the next ones; I/O is batched
       // across messages where it pays (createBatcher).
       // Tenant lanes (catalogue.ts): each lane holds at most a quarter of the in-flight budget and
@@ -58,10 +61,14 @@ export function createDispatcher(deps: DispatcherDeps) {
         }),
       );
       const evaluation = {
-        ...deps,
-        now: pieces.now,
+        sql,
+        js,
+        topology,
+        logger,
+        secretBox,
+        now,
         // The webhook rules for the judge's HTTP: the same pinned fetch, DNS and allow-list.
-        judge: { ...pieces.attemptDeps, timeoutMs: deps.evaluations?.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS },
+        judge: { ...resources.attempt, timeoutMs: deps.evaluations?.timeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS },
         options: deps.evaluations,
       };
       loops.push(startEvaluationRunner(evaluation, runtime));

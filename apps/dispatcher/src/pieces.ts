@@ -1,4 +1,8 @@
+import type postgres from "postgres";
+import type { JetStreamClient } from "@nats-io/jetstream";
 import type { SecretBox } from "@cellar/shared/crypto";
+import type { Logger } from "@cellar/shared/logger";
+import type { Topology } from "@cellar/shared/nats/topology";
 import { toCidrs } from "@cellar/shared/webhooks/address";
 import { publishDeliveryJobs } from "@cellar/shared/webhooks/deliveries";
 import { systemResolveDns } from "@cellar/shared/webhooks/destination";
@@ -11,11 +15,17 @@ import { pinnedFetch } from "./pinned-fetch.ts";
 
 /**
  * The dispatcher's infrastructure, built once from its deps with their defaults: Postgres (with
- * the batched row load and success record), the clock and randomness, fetch pinned to the
- * checked address, DNS, the secret opener and the destination rules. Behaviour (DispatchPieces
- * below, delivery-attempts.ts) only reads it.
+ * the batched row load and success record), NATS, the logger, the keyring, the clock and
+ * randomness, fetch pinned to the checked address, DNS, the secret opener and the destination
+ * rules. Behaviour (DispatchPieces below, delivery-attempts.ts, the evaluations runner, pruning)
+ * reads its infrastructure from here and nowhere else.
  */
 export interface DispatchResources {
+  sql: postgres.Sql;
+  js: JetStreamClient;
+  topology: Topology;
+  logger: Logger;
+  secretBox: SecretBox;
   /** What one attempt uses (attempt.ts). */
   attempt: AttemptDeps;
   now: () => Date;
@@ -46,6 +56,11 @@ export function createDispatchResources(deps: DispatcherDeps): DispatchResources
   // Under load many attempts share one query; a lone attempt waits at most 2 ms.
   const batched = { maxSize: 200, maxWaitMs: 2 };
   return {
+    sql: deps.sql,
+    js: deps.js,
+    topology: deps.topology,
+    logger: deps.logger,
+    secretBox: deps.secretBox,
     now,
     loadDelivery: createBatcher((ids: string[]) => loadDeliveries(deps.sql, ids), batched),
     attempt: {
@@ -67,11 +82,12 @@ export function createDispatchResources(deps: DispatcherDeps): DispatchResources
 
 /**
  * What the delivery path (delivery-attempts.ts) and its two consumers share: the infrastructure
- * (`deps`, and DispatchResources: `now`, `attemptDeps`, `loadDelivery`) and the behaviour built on it,
- * the fairness caps, one attempt within them, and the retry job publisher.
+ * (`deps`, the DispatchResources; `now`, `attemptDeps` and `loadDelivery` are its parts) and the
+ * behaviour built on it: the fairness caps, one attempt within them, and the retry job publisher.
  */
 export interface DispatchPieces {
-  deps: DispatcherDeps;
+  /** The infrastructure: Postgres, NATS, the logger, the clock (DispatchResources). */
+  deps: DispatchResources;
   now: () => Date;
   attemptDeps: AttemptDeps;
   /** Attempts in flight per process. */
@@ -86,8 +102,10 @@ export interface DispatchPieces {
   publishJob(deliveryId: string, tenantId: string, afterAttempt: number): Promise<void>;
 }
 
-export function createDispatchPieces(deps: DispatcherDeps): DispatchPieces {
-  const resources = createDispatchResources(deps);
+export function createDispatchPieces(
+  deps: DispatcherDeps,
+  resources: DispatchResources = createDispatchResources(deps),
+): DispatchPieces {
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const fairness = createFairness({
     concurrency,
@@ -96,7 +114,7 @@ export function createDispatchPieces(deps: DispatcherDeps): DispatchPieces {
   });
   const fairKey = (row: Loaded) => ({ tenantId: row.tenant_id, url: row.url });
   return {
-    deps,
+    deps: resources,
     now: resources.now,
     attemptDeps: resources.attempt,
     concurrency,
@@ -107,11 +125,11 @@ export function createDispatchPieces(deps: DispatcherDeps): DispatchPieces {
       const verdict = await attemptDelivery(resources.attempt, row, manual, () => fairness.acquire(fairKey(row)));
       deps.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
       if (verdict.action === "term")
-        deps.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
+        resources.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
       return verdict;
     },
     publishJob: (deliveryId, tenantId, afterAttempt) =>
-      publishDeliveryJobs(deps.js, deps.topology, [
+      publishDeliveryJobs(resources.js, resources.topology, [
         { job: { deliveryId, tenantId }, msgID: `${deliveryId}:a${afterAttempt}` },
       ]),
   };
