@@ -6,18 +6,27 @@
  * Tenant V sends `--v-rate` single traces per second through /raw/traces, each its own session,
  * alternating two services subscribed to `session.matured` (a local receiver answers 204). Tenant
  * F floods one door from `--connections` connections, ignoring Retry-After, with distinct bodies:
- * OTLP /v1/traces with `--spans`-span requests, /raw/batch with 1,000-item gzipped bodies, or
- * /raw/scores. Each flood stage is compared with a stage of V alone just before it (the floor,
- * same run). Printed per door: V's ingest p50/p99 and maturation lateness p50/p99 (matured_at
+ * OTLP /v1/traces with `--spans`-span requests, the same as protobuf over OTLP/gRPC (32 concurrent
+ * Export calls on one channel), /raw/batch with 1,000-item gzipped bodies, or /raw/scores. Each
+ * flood stage is compared with a stage of V alone just before it (the floor, same run). Printed per door: V's ingest p50/p99 and maturation lateness p50/p99 (matured_at
  * minus send time plus the window) without and with the flood, their ratios, F's admitted rate
- * against its limit, and the load average. Then the cost of a refusal: ingest CPU per refused
- * request for 1 KB and 1 MB bodies on /raw/batch (gzip) and OTLP, against a credential whose
+ * against its limit, the CPU each part used over the stage (the apps, nats-server, Postgres, and
+ * the two clients, which share this machine's cores: a flood from elsewhere would cost this
+ * machine only the ingest side), and the load average. Then the cost of a refusal: ingest CPU per
+ * refused request for 1 KB and 1 MB bodies on /raw/batch (gzip) and OTLP, against a credential whose
  * bucket is empty.
  *
- *   bun run bench/flood.ts [--seconds 15] [--doors otlp,batch,scores] [--v-rate 50] [--connections 32]
- *                          [--spans 500] [--window 3]
+ * `--flooder-nice N` runs the flooding client at that nice level. It shares this machine's two
+ * cores with the system it floods, which a flood from elsewhere would not: at 0 (the default) its
+ * CPU is taken from the apps, niced it takes only what they leave. Report figures both ways.
+ *
+ * FLOOD_DETAIL=<path prefix> also writes each stage's V requests (sent at, ms) and F's admitted
+ * requests (sent, answered) as JSON, to line V's slow answers up with F's admitted bodies.
+ *
+ *   bun run bench/flood.ts [--seconds 15] [--doors otlp,grpc,batch,scores] [--v-rate 50] [--connections 32]
+ *                          [--spans 500] [--window 3] [--flooder-nice 0]
  */
-import { loadavg } from "node:os";
+import { loadavg, setPriority } from "node:os";
 import { parseArgs } from "node:util";
 import { SecretBox } from "@cellar/shared/crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -26,7 +35,7 @@ import { consumerBacklog } from "@cellar/shared/nats/consume/lanes";
 import { connectNats, createTopology } from "@cellar/shared/nats/topology";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { type Bench, runBench } from "./lib/harness";
-import { pct, procStat } from "./lib/proc";
+import { cpuByProcess, cpuDelta, pct, procStat } from "./lib/proc";
 import { seedService, seedWebhookSubscription } from "./lib/seed";
 import { type FloodResult, runFlooder, runRefusals, runSender, type SenderResult } from "./flood/clients";
 
@@ -47,23 +56,25 @@ if (mode === "--sender" || mode === "--flooder" || mode === "--refusals") {
 const { values: args } = parseArgs({
   options: {
     seconds: { type: "string", default: "15" },
-    doors: { type: "string", default: "otlp,batch,scores" },
+    doors: { type: "string", default: "otlp,grpc,batch,scores" },
     "v-rate": { type: "string", default: "50" },
     connections: { type: "string", default: "32" },
     spans: { type: "string", default: "500" },
     window: { type: "string", default: "3" },
+    "flooder-nice": { type: "string", default: "0" },
   },
 });
 const SECONDS = Number(args.seconds);
-const DOORS = args.doors!.split(",") as Array<"otlp" | "batch" | "scores">;
+const DOORS = args.doors!.split(",") as Array<"otlp" | "grpc" | "batch" | "scores">;
 const WINDOW_S = Number(args.window);
 const LIMIT = { perSecond: 500, burst: 1000 };
 
 /** Runs a client child to its end and returns the JSON line it prints. */
-function client<T>(bench: Bench, flag: string, cfg: unknown): Promise<T> {
+function client<T>(bench: Bench, flag: string, cfg: unknown, nice = 0): Promise<T> {
   const child = bench.spawnScript(["bench/flood.ts", flag, JSON.stringify(cfg)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
+  if (nice) setPriority(child.pid!, nice);
   let out = "";
   child.stdout!.on("data", (c) => (out += c));
   return new Promise((resolve, reject) =>
@@ -105,9 +116,22 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8",
     INGEST_MAX_BODY_BYTES: String(4 * 1024 * 1024),
   };
-  const ingest = await bench.spawnApp("ingest", { env });
-  await bench.spawnApp("processor", { env });
-  await bench.spawnApp("dispatcher", { env });
+  const grpcPort = await freePort();
+  const ingest = await bench.spawnApp("ingest", { env: { ...env, INGEST_GRPC_PORT: String(grpcPort) } });
+  const processor = await bench.spawnApp("processor", { env });
+  const dispatcher = await bench.spawnApp("dispatcher", { env });
+  // CPU seconds of each part so far: the apps, nats-server and Postgres (every backend).
+  const cpuNow = () =>
+    cpuByProcess(
+      {
+        ingest: [ingest.child.pid],
+        processor: [processor.child.pid],
+        dispatcher: [dispatcher.child.pid],
+        nats: [bench.nats!.process.pid],
+        bench: [process.pid],
+      },
+      bench.pg.pid(),
+    );
   const base = `http://127.0.0.1:${ingest.port}`;
 
   // Each stage starts on an idle pipeline: what a flood admitted is written and matured first, so
@@ -127,13 +151,22 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     }
     await Bun.sleep((WINDOW_S + 2) * 1000);
   };
-  type Stage = { door: string; flood: boolean; sender: SenderResult; flooder?: FloodResult; load: number };
+  type Stage = {
+    door: string;
+    flood: boolean;
+    sender: SenderResult;
+    flooder?: FloodResult;
+    load: number;
+    /** CPU seconds per part over the stage (the clients report their own). */
+    cpu: Record<string, number>;
+  };
   const stages: Stage[] = [];
   for (const door of DOORS) {
     for (const flood of [false, true]) {
       await settle();
       const prefix = `${door}-${flood ? "flood" : "alone"}`;
       const load0 = loadavg()[0];
+      const cpu0 = cpuNow();
       const [sender, flooder] = await Promise.all([
         client<SenderResult>(bench, "--sender", {
           url: `${base}/raw/traces`,
@@ -144,17 +177,29 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
           prefix,
         }),
         flood
-          ? client<FloodResult>(bench, "--flooder", {
-              base,
-              door,
-              key: f.telemetryKey,
-              seconds: SECONDS,
-              connections: Number(args.connections),
-              spans: Number(args.spans),
-            })
+          ? client<FloodResult>(
+              bench,
+              "--flooder",
+              {
+                base,
+                grpc: `127.0.0.1:${grpcPort}`,
+                door,
+                key: f.telemetryKey,
+                seconds: SECONDS,
+                connections: Number(args.connections),
+                spans: Number(args.spans),
+              },
+              Number(args["flooder-nice"]),
+            )
           : undefined,
       ]);
-      stages.push({ door, flood, sender, flooder, load: Math.max(load0, loadavg()[0]) });
+      const cpu = { ...cpuDelta(cpu0, cpuNow()), sender: sender.cpu, flooder: flooder?.cpu ?? 0 };
+      stages.push({ door, flood, sender, flooder, load: Math.max(load0, loadavg()[0]), cpu });
+      if (process.env.FLOOD_DETAIL)
+        await Bun.write(
+          `${process.env.FLOOD_DETAIL}-${prefix}.json`,
+          JSON.stringify({ timeline: sender.timeline, admitted: flooder?.admitted ?? [] }),
+        );
       console.error(`stage ${prefix} done (load ${loadavg()[0].toFixed(1)})`);
     }
   }
@@ -204,7 +249,7 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     };
   };
   console.log(
-    `flood (${SECONDS} s stages; V ${args["v-rate"]} traces/s over 2 services subscribed to session.matured; ` +
+    `flood (${SECONDS} s stages; flooder nice ${args["flooder-nice"]}; V ${args["v-rate"]} traces/s over 2 services subscribed to session.matured; ` +
       `F ${args.connections} connections, limit ${LIMIT.perSecond}/s burst ${LIMIT.burst}; window ${WINDOW_S} s; ` +
       `INGEST lanes: V ${lane(v.tenantId)}, F ${lane(f.tenantId)})`,
   );
@@ -227,6 +272,13 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     console.log(
       `    ratio flood/floor: ingest p50 ${ratio(b.p50, a.p50)} p99 ${ratio(b.p99, a.p99)}; lateness p50 ${ratio(b.lateP50, a.lateP50)} p99 ${ratio(b.lateP99, a.lateP99)} (target 1.5x)`,
     );
+    const cores = (c: Record<string, number>) =>
+      Object.entries(c)
+        .filter(([, v]) => v > 0.005 * SECONDS)
+        .map(([k, v]) => `${k} ${((100 * v) / SECONDS).toFixed(0)}%`)
+        .join(", ");
+    console.log(`    CPU (% of one core over the stage), floor: ${cores(alone.cpu)}`);
+    console.log(`    CPU during flood: ${cores(flood.cpu)}`);
     console.log(
       `    F: ${fl.requests} requests (${Math.round(fl.requests / SECONDS)}/s), ${fl.ok} answered 200, ${fl.refused} 429, ${fl.other} other; admitted ${Math.round(fl.items / SECONDS)} items/s against a limit of ${LIMIT.perSecond}/s (burst ${LIMIT.burst})`,
     );

@@ -1,3 +1,6 @@
+import * as grpc from "@grpc/grpc-js";
+import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
+import { bytesMethod, TRACE_EXPORT } from "../../apps/ingest/src/otlp/grpc/server";
 import { makeTemplates } from "../lib/traces";
 
 /**
@@ -11,6 +14,10 @@ export interface SenderResult {
   /** Session id -> when its trace was sent (epoch ms), for those answered 200. */
   sentAt: Record<string, number>;
   non200: number;
+  /** CPU seconds this client process used (user + system). */
+  cpu: number;
+  /** Per request: [epoch ms sent, ms]. */
+  timeline?: Array<[number, number]>;
 }
 
 export interface FloodResult {
@@ -20,6 +27,10 @@ export interface FloodResult {
   other: number;
   /** Items (spans, batch items, scores) in requests answered 200. */
   items: number;
+  /** CPU seconds this client process used (user + system). */
+  cpu: number;
+  /** Admitted requests: [epoch ms sent, epoch ms answered]. */
+  admitted?: Array<[number, number]>;
 }
 
 // Realistic chat traces of 2-6 KB (bench/lib/traces.ts); the smallest one for batch items.
@@ -44,7 +55,7 @@ export async function runSender(cfg: {
   seconds: number;
   prefix: string;
 }): Promise<SenderResult> {
-  const out: SenderResult = { latencies: [], sentAt: {}, non200: 0 };
+  const out: SenderResult = { latencies: [], sentAt: {}, non200: 0, cpu: 0, timeline: [] };
   const start = performance.now();
   const total = Math.round(cfg.rate * cfg.seconds);
   const inFlight: Promise<void>[] = [];
@@ -65,6 +76,7 @@ export async function runSender(cfg: {
         .then(async (res) => {
           await res.arrayBuffer();
           out.latencies.push(performance.now() - t0);
+          out.timeline!.push([sentAt, performance.now() - t0]);
           if (res.status === 200) out.sentAt[session] = sentAt;
           else out.non200++;
         })
@@ -72,7 +84,14 @@ export async function runSender(cfg: {
     );
   }
   await Promise.all(inFlight);
+  out.cpu = cpuSeconds();
   return out;
+}
+
+/** CPU seconds (user + system) of this process so far. */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
 }
 
 const HEX = "abababababababababababababababab";
@@ -82,7 +101,7 @@ const kv = (key: string, value: string | number) => ({
 });
 
 /** An OTLP/JSON export of `spans` model-call spans; HEX is replaced by a fresh trace id per request. */
-function otlpTemplate(spans: number): string {
+export function otlpTemplate(spans: number): string {
   const start = BigInt(Date.now() - 5_000) * 1_000_000n;
   return JSON.stringify({
     resourceSpans: [
@@ -137,23 +156,71 @@ function batchBody(items: number, tag: string): Uint8Array {
   return Bun.gzipSync(new TextEncoder().encode(batchText(items, tag)));
 }
 
-function batchText(items: number, tag: string): string {
+export function batchText(items: number, tag: string): string {
   const parts: string[] = [];
   for (let i = 0; i < items; i++)
     parts.push(`{"type":"trace","body":${smallTrace("flood-svc", `f-${tag}-${i % 50}`, `${tag}-${i}`)}}`);
   return `{"items":[${parts.join(",")}]}`;
 }
 
+/** An OTLP/gRPC TraceService client whose messages are bytes (the door decodes them itself). */
+const GrpcClient = grpc.makeGenericClientConstructor(
+  { Export: bytesMethod(TRACE_EXPORT) } as unknown as grpc.ServiceDefinition,
+  "TraceService",
+);
+
+/** A protobuf OTLP export of `spans` spans with a fresh trace id. */
+const otlpProtobuf = (template: string) =>
+  Buffer.from(encodeRequestFromJson("traces", JSON.parse(template.replaceAll(HEX, fresh()))));
+
+/** F over OTLP/gRPC: `connections` concurrent Export calls on one channel, never waiting for RetryInfo. */
+async function floodGrpc(cfg: { grpc: string; key: string; seconds: number; connections: number; spans: number }) {
+  const out: FloodResult = { requests: 0, ok: 0, refused: 0, other: 0, items: 0, cpu: 0, admitted: [] };
+  const client = new GrpcClient(cfg.grpc, grpc.credentials.createInsecure(), {
+    "grpc.max_send_message_length": 16 * 1024 * 1024,
+  }) as unknown as grpc.Client & { Export: Function };
+  const template = otlpTemplate(cfg.spans);
+  // Distinct messages: one is replaced once it was admitted (a refused one is sent again).
+  const pool = Array.from({ length: cfg.connections }, () => otlpProtobuf(template));
+  const end = performance.now() + cfg.seconds * 1000;
+  await Promise.all(
+    Array.from({ length: cfg.connections }, async (_, c) => {
+      while (performance.now() < end) {
+        out.requests++;
+        const sent = Date.now();
+        const metadata = new grpc.Metadata();
+        metadata.set("authorization", `Bearer ${cfg.key}`);
+        const code = await new Promise<number>((resolve) =>
+          client.Export(pool[c], metadata, (err: grpc.ServiceError | null) => resolve(err ? err.code : 0)),
+        );
+        if (code === 0) {
+          out.ok++;
+          out.items += cfg.spans;
+          out.admitted!.push([sent, Date.now()]);
+          pool[c] = otlpProtobuf(template);
+        } else if (code === grpc.status.RESOURCE_EXHAUSTED) out.refused++;
+        else out.other++;
+      }
+    }),
+  );
+  client.close();
+  out.cpu = cpuSeconds();
+  return out;
+}
+
 /** F: `connections` loops hammering one door for `seconds`, never waiting for Retry-After. */
 export async function runFlooder(cfg: {
   base: string;
-  door: "otlp" | "batch" | "scores";
+  /** host:port of the OTLP/gRPC listener (door `grpc`). */
+  grpc: string;
+  door: "otlp" | "grpc" | "batch" | "scores";
   key: string;
   seconds: number;
   connections: number;
   spans: number;
 }): Promise<FloodResult> {
-  const out: FloodResult = { requests: 0, ok: 0, refused: 0, other: 0, items: 0 };
+  if (cfg.door === "grpc") return floodGrpc(cfg);
+  const out: FloodResult = { requests: 0, ok: 0, refused: 0, other: 0, items: 0, cpu: 0, admitted: [] };
   const auth = { authorization: `Bearer ${cfg.key}` };
   const otlp = cfg.door === "otlp" ? otlpTemplate(cfg.spans) : "";
   // Distinct bodies: a batch body is replaced once it was admitted (gzip costs ~15 ms here).
@@ -189,12 +256,14 @@ export async function runFlooder(cfg: {
       while (performance.now() < end) {
         const r = request(c);
         out.requests++;
+        const sent = Date.now();
         try {
           const res = await fetch(r.url, { method: "POST", ...r.init });
           await res.arrayBuffer();
           if (res.status === 200) {
             out.ok++;
             out.items += r.items;
+            out.admitted!.push([sent, Date.now()]);
             if (cfg.door === "batch") pool[c] = batchBody(1000, fresh());
           } else if (res.status === 429) out.refused++;
           else out.other++;
@@ -204,6 +273,7 @@ export async function runFlooder(cfg: {
       }
     }),
   );
+  out.cpu = cpuSeconds();
   return out;
 }
 
