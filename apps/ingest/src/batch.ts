@@ -47,8 +47,11 @@ interface CheckedItem {
   problem: string | null;
 }
 
-/** The envelope's shape, or a 400 naming `items` or `items[i]`: the whole batch is refused. */
-function readEnvelope(envelope: Record<string, unknown>): { items: CheckedItem[]; keys: number | null } {
+/**
+ * The envelope's shape, or a 400 naming `items` or `items[i]`: the whole batch is refused. Yields
+ * to the event loop every ITEMS_PER_TURN items (each item's body is walked).
+ */
+async function readEnvelope(envelope: Record<string, unknown>): Promise<{ items: CheckedItem[]; keys: number | null }> {
   const items = envelope.items;
   if (!Array.isArray(items))
     throw badRequest(`invalid items: required (an array of 1 to ${MAX_BATCH_ITEMS} {"type", "body"} objects)`);
@@ -58,6 +61,7 @@ function readEnvelope(envelope: Record<string, unknown>): { items: CheckedItem[]
   let keys: number | null = Object.keys(envelope).length;
   const checked: CheckedItem[] = [];
   for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
     const item = items[i] as Record<string, unknown>;
     if (item === null || typeof item !== "object" || Array.isArray(item))
       throw badRequest(`invalid items[${i}]: must be an object {"type", "body"}`);
@@ -92,7 +96,7 @@ export async function postBatch(
     // batch; the real count settles it once parsed (docs/ingestion.md, "Rate limits").
     const reservation = pipeline.reserveRateTokens(key.id, "batch");
     Object.assign(headers, reservation.headers);
-    let envelope: ReturnType<typeof readEnvelope>;
+    let envelope: Awaited<ReturnType<typeof readEnvelope>>;
     try {
       // Confirmed before inflating and before parsing: refused there when another request of the
       // credential was counted larger meanwhile (a herd admitted on a small estimate parses one body).
@@ -103,7 +107,7 @@ export async function postBatch(
       pipeline.sdkReport?.(object.ledger);
       // Charged per item as soon as they are counted, before each is checked.
       if (Array.isArray(object.items)) Object.assign(headers, reservation.settle(object.items.length, "items"));
-      envelope = readEnvelope(object);
+      envelope = await readEnvelope(object);
       const reportKeys = object.ledger === undefined ? 0 : ledgerReportKeys(object.ledger);
       assertNoDuplicateKeys(text, envelope.keys === null || reportKeys === null ? null : envelope.keys + reportKeys);
     } finally {

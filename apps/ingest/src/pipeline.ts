@@ -120,12 +120,7 @@ export async function answerErrors(
   }
 }
 
-/**
- * Items a many-item request handles between two yields to the event loop. A 500-span OTLP request
- * or a 1,000-item batch is otherwise one long turn (hundreds of ms on a loaded machine) that
- * every other tenant's request waits behind (issue 41, bench/flood.ts); 50 items is about 1-3 ms.
- */
-export const ITEMS_PER_TURN = 50;
+export { ITEMS_PER_TURN } from "./publish.ts";
 
 /** Lets requests waiting on the event loop run (after I/O callbacks, before timers). */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
