@@ -381,16 +381,10 @@ async function main() {
       const cpuEnd = cpu();
       const cpu1 = { ...cpuEnd, loadgen: lg.cpuSeconds ?? loadgenCpu };
       const kvPerTrace = ((await activitySeq()) - kv0) / Math.max(1, lg.ok ?? 1);
+      const okNow = JSON.parse(out.trim().split("\n").pop() || "{}").ok || 1;
       if (args["pg-stats"]) {
-        const top = await sql<{ calls: number; ms: number; rows: number; q: string }[]>`
-          select calls::int, round(total_exec_time)::int as ms, rows::int, regexp_replace(left(query, 110), '\\s+', ' ', 'g') as q
-          from pg_stat_statements order by total_exec_time desc limit 15`;
-        const okNow = JSON.parse(out.trim().split("\n").pop() || "{}").ok || 1;
-        console.log(`postgres statements (execution time per accepted trace, us):`);
-        for (const t of top)
-          console.log(
-            `  ${String(Math.round((t.ms * 1000) / okNow)).padStart(5)} us  ${String(t.calls).padStart(7)} calls  ${String(t.rows).padStart(8)} rows  ${t.q}`,
-          );
+        await printPgStats(sql, okNow, "postgres statements (execution time per accepted trace, us):");
+        await sql`select pg_stat_statements_reset()`;
       }
       const used = cpuDelta({ ...cpu0, loadgen: 0 }, cpu1);
 
@@ -407,6 +401,12 @@ async function main() {
       // The write path alone (a window longer than the stage): what maturing it all cost after.
       const writePathOnly = WINDOW > seconds;
       const maturationUsed = writePathOnly ? cpuDelta(cpuEnd, cpu()) : null;
+      if (args["pg-stats"] && writePathOnly)
+        await printPgStats(
+          sql,
+          okNow,
+          "postgres statements of the maturation after the stage (per accepted trace, us):",
+        );
       // Steady state: sessions that ended while traffic went on (their slot moved to a new
       // session). The sessions still open when the generator stopped all end together; their
       // lateness is the drain of that burst, reported apart (`tail`).
@@ -590,6 +590,22 @@ async function main() {
     await Promise.allSettled([nats.stop(), pg.stop()]);
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** The costliest statements since the last reset, per accepted trace, and all statements' calls per trace. */
+async function printPgStats(sql: import("postgres").Sql, traces: number, title: string): Promise<void> {
+  const top = await sql<{ calls: number; ms: number; rows: number; q: string }[]>`
+    select calls::int, round(total_exec_time)::int as ms, rows::int, regexp_replace(left(query, 110), '\\s+', ' ', 'g') as q
+    from pg_stat_statements order by total_exec_time desc limit 15`;
+  const [all] = await sql<{ calls: number; ms: number }[]>`
+    select coalesce(sum(calls), 0)::float8 as calls, coalesce(sum(total_exec_time), 0)::float8 as ms from pg_stat_statements`;
+  console.log(
+    `${title} all statements ${((all.ms * 1000) / traces).toFixed(0)} us, ${(all.calls / traces).toFixed(2)} calls per trace`,
+  );
+  for (const t of top)
+    console.log(
+      `  ${String(Math.round((t.ms * 1000) / traces)).padStart(5)} us  ${String(t.calls).padStart(7)} calls  ${String(t.rows).padStart(8)} rows  ${t.q}`,
+    );
 }
 
 function printStage(r: StageResult) {

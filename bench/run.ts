@@ -59,6 +59,10 @@ export const BENCHES: Record<string, Bench> = {
     file: "maturation-feeds.ts",
     guards: "the rollups and monitor evaluation per session maturation, beside the maturation itself",
   },
+  "maturation-profile": {
+    file: "maturation-profile.ts",
+    guards: "maturation alone, CPU per trace (processor, Postgres, NATS) and statements, beside the bare maturation",
+  },
   evaluations: {
     file: "evaluations.ts",
     guards: "online evaluations: CPU per session and maturation-to-score p50/p99 beside a service without evaluators",

@@ -77,6 +77,34 @@ test("a maturation never waits for a pool connection while it holds row locks: a
   await p.stop();
 }, 60_000);
 
+test("a cold latency baseline is loaded before the maturation locks its sessions: ingest to them never waits for it", async () => {
+  // The baseline reads the service's recent payloads: seconds under CPU starvation, which the
+  // session's row lock was held for when it was read inside the maturation's transaction.
+  const real = createLatencyNorms(stack.database.sql);
+  const outside: boolean[] = [];
+  const seen: { lockedWhileLoading: boolean | null } = { lockedWhileLoading: null };
+  const p = await stack.startProcessor({
+    latencyNorms: async (serviceId, config, via) => {
+      outside.push(via === undefined);
+      if (via === undefined && seen.lockedWhileLoading === null) {
+        // Another transaction can take the session's row lock while the baseline loads.
+        const rows = await stack.database.sql`
+          select id from sessions where session_id = 'cold-norms' for no key update skip locked`;
+        seen.lockedWhileLoading = rows.length === 0;
+      }
+      return real(serviceId, config, via);
+    },
+  });
+  await sendSessions(["cold-norms"]);
+  await waitFor(async () => (await sessionsOf(["cold-norms"]))[0]?.published_count === 1, {
+    timeoutMs: 20_000,
+    what: "the session matured",
+  });
+  await p.stop();
+  expect(outside[0]).toBe(true);
+  expect(seen.lockedWhileLoading).toBe(false);
+}, 60_000);
+
 /** A read of the test's that retries what a killed backend makes it fail with. */
 async function retrying<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {

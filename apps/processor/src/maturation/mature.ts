@@ -18,6 +18,7 @@ import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session.
 import { activityLane } from "./activity.ts";
 import type { FailurePolicy } from "./failure-policy.ts";
 import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
+import { prepareServices } from "./norms.ts";
 import {
   persistSessionAnalyses,
   claimedTraceAnalyses,
@@ -30,7 +31,6 @@ import {
   DEFAULT_HISTORY_PAGING,
   historySizes,
   loadHistoryBatch,
-  loadServiceContext,
   loadTracesForMetrics,
   planHistoryReads,
   selectMaturing,
@@ -138,13 +138,14 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
 export async function matureSessions(deps: MaturationDeps, sessionPks: string[], passes = 2): Promise<Outcomes> {
   const ids = [...new Set(sessionPks)];
   const outcomes = newOutcomes(ids);
+  // Before the row locks: the services' detector context, and their latency baselines warmed.
+  const context = await prepareServices(deps.sql, ids, deps.latencyNorms);
   const result = await deps.sql.begin(async (tx) => {
     const locked = await selectMaturing(tx, "session", { lockIds: ids, windowSeconds: deps.windowSeconds });
     const { republish, due, deferred } = triage(locked, outcomes, sessionMessage);
     if (due.length === 0) return { republish, deferred, matured: [] as Materialization[] };
-    // Three reads in one round trip (pipelined on the transaction's connection).
-    const [context, pricesOf, sizes] = await Promise.all([
-      loadServiceContext(tx, [...new Set(due.map((s) => s.trace_service_id))]),
+    // Two reads in one round trip (pipelined on the transaction's connection).
+    const [pricesOf, sizes] = await Promise.all([
       loadPriceBooks(
         tx,
         due.map((s) => s.tenant_id),

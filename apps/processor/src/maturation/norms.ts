@@ -4,7 +4,7 @@ import { deriveSpans } from "../ingest/spans.ts";
 import { canonicalModel } from "@cellar/shared/pricing/table";
 import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import { latencyBaseline, modelKey, type LatencyNorms } from "../analysis/detectors.ts";
-import type { LatencyNormsSource } from "./store.ts";
+import { loadServiceContext, type LatencyNormsSource, type ServiceContext } from "./store.ts";
 
 /**
  * The service's latency baseline per model, from the `llm` spans (derived from the payloads) of
@@ -68,4 +68,31 @@ export function createLatencyNorms(
     cache.set(key, { at: Date.now(), norms });
     return norms;
   };
+}
+
+/**
+ * What a chunk's maturation needs of its sessions' services, read before it takes its row locks:
+ * the detector context, and the latency baselines warmed in their cache (a cold one reads the
+ * service's recent payloads: seconds under CPU starvation, which the session locks were held
+ * for; docs/maturation.md). A baseline that fails to load here is left to the maturation's own
+ * call, which fails it as before. One statement more per chunk (the sessions' services).
+ */
+export async function prepareServices(
+  sql: postgres.Sql,
+  sessionPks: string[],
+  norms: LatencyNormsSource | undefined,
+): Promise<Map<string, ServiceContext>> {
+  const services = await sql<{ trace_service_id: string }[]>`
+    select distinct trace_service_id from sessions where id = any(${sql.array(sessionPks)}::uuid[])`;
+  const context = await loadServiceContext(
+    sql,
+    services.map((s) => s.trace_service_id),
+  );
+  if (norms)
+    await Promise.all(
+      [...context]
+        .filter(([, c]) => c.config.latency_outlier.enabled)
+        .map(([id, c]) => Promise.resolve(norms(id, c.config)).catch(() => undefined)),
+    );
+  return context;
 }

@@ -495,11 +495,12 @@ export async function loadTracesForMetrics(
   }));
 }
 
+export interface ServiceContext {
+  config: DetectorConfig;
+  intents: IntentDefinition[];
+}
 /** Per service: detector thresholds (defaults + overrides) and intent definitions. */
-export async function loadServiceContext(
-  tx: Sql,
-  serviceIds: string[],
-): Promise<Map<string, { config: DetectorConfig; intents: IntentDefinition[] }>> {
+export async function loadServiceContext(tx: Sql, serviceIds: string[]): Promise<Map<string, ServiceContext>> {
   const [settings, intents] = await Promise.all([
     tx<
       { trace_service_id: string; settings: unknown }[]
