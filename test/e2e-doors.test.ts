@@ -33,6 +33,7 @@ import {
 import { instrumentedCall, INSTRUMENTED_MODELS } from "./helpers/instrumented-calls";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
+import { platformClient } from "./helpers/platform-client";
 
 type Tenant = Awaited<ReturnType<typeof bootstrapTenant>>;
 let stack: ComposeStack;
@@ -60,10 +61,7 @@ async function newTenant(name: string): Promise<Tenant> {
 }
 
 const platform = (t: Tenant, path: string, init: RequestInit = {}) =>
-  fetch(stack.url(APP_PORTS.platform, `/api/v1${path}`), {
-    ...init,
-    headers: { authorization: `Token ${t.platformKey}`, "content-type": "application/json", ...init.headers },
-  });
+  platformClient(stack.url(APP_PORTS.platform, "/api/v1"), t.platformKey).request(path, init);
 const raw = (t: Tenant, door: "traces" | "events" | "batch", body: unknown) =>
   fetch(`${ingestUrl}/raw/${door}`, {
     method: "POST",

@@ -17,6 +17,7 @@ import { createTestDatabase } from "./helpers/infra";
 import { startRecordingReceiver } from "./helpers/receiver";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
+import { platformClient } from "./helpers/platform-client";
 
 const SERVICE = "judged-app";
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -52,14 +53,8 @@ afterAll(async () => {
   await testDb?.drop();
 });
 
-const platform = async (t: Tenant, path: string, method = "GET", body?: unknown) => {
-  const res = await fetch(`${stack.platformUrl}${path}`, {
-    method,
-    headers: { authorization: `Token ${t.platformKey}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
-};
+const platform = (t: Tenant, path: string, method = "GET", body?: unknown) =>
+  platformClient(stack.platformUrl, t.platformKey).call(path, method, body);
 const session = async (t: Tenant, sessionId: string, answer = `Open settings and press reset (${sessionId}).`) => {
   const trace = chatTrace({
     sessionId,

@@ -19,6 +19,7 @@ import { startFakeJudge } from "./helpers/fake-judge";
 import { startOwnInfra } from "./helpers/own-infra";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
+import { platformClient } from "./helpers/platform-client";
 
 let infra: Awaited<ReturnType<typeof startOwnInfra>>;
 let sql: postgres.Sql;
@@ -44,14 +45,8 @@ afterAll(async () => {
   await infra?.stop();
 });
 
-const platform = async (path: string, method = "GET", body?: unknown) => {
-  const res = await fetch(`${stack.platformUrl}${path}`, {
-    method,
-    headers: { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
-};
+const platform = (path: string, method = "GET", body?: unknown) =>
+  platformClient(stack.platformUrl, tenant.platformKey).call(path, method, body);
 /** A one-trace session; retried while ingest answers 503 (NATS away), as an SDK would. */
 const session = async (service: string, sessionId: string) => {
   const trace = chatTrace({

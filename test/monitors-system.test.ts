@@ -15,6 +15,7 @@ import { createTestDatabase } from "./helpers/infra";
 import { startRecordingReceiver } from "./helpers/receiver";
 import { chatTrace } from "./helpers/payloads";
 import { waitFor } from "./helpers/stack";
+import { platformClient } from "./helpers/platform-client";
 
 const ROOT = join(import.meta.dir, "..");
 const SERVICE = "mon-app";
@@ -39,14 +40,8 @@ afterAll(async () => {
   await testDb?.drop();
 });
 
-const platform = async (path: string, method = "GET", body?: unknown) => {
-  const res = await fetch(`${stack.platformUrl}${path}`, {
-    method,
-    headers: { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
-};
+const platform = (path: string, method = "GET", body?: unknown) =>
+  platformClient(stack.platformUrl, tenant.platformKey).call(path, method, body);
 const ingest = async (path: string, body: unknown) => {
   const res = await fetch(`${stack.ingestUrl}${path}`, {
     method: "POST",

@@ -18,6 +18,7 @@ import { startSdkApps } from "./helpers/sdk-apps";
 import { type Conversation, converse, STYLES } from "./helpers/sdk-conversations";
 import { providerHandlers } from "./helpers/sdk-providers";
 import { waitFor } from "./helpers/stack";
+import { platformClient } from "./helpers/platform-client";
 
 // cellar-sdk against the apps as separate processes: DSN-only configuration, the wrappers over
 // the real provider clients (msw fakes their APIs), and the transport's faults.
@@ -46,8 +47,8 @@ afterAll(async () => {
 });
 
 const platform = async (path: string) => {
-  const r = await fetch(`${apps.platformUrl}${path}`, { headers: { authorization: `Token ${tenant.platformKey}` } });
-  return r.status === 200 ? r.json() : null;
+  const r = await platformClient(apps.platformUrl, tenant.platformKey).call(path);
+  return r.status === 200 ? r.body : null;
 };
 
 /** Rows of the events table for this tenant, by their `n` attribute. */

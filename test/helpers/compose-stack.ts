@@ -32,6 +32,7 @@ import {
 } from "./compose";
 import { chatTrace } from "./payloads";
 import { waitFor } from "./stack";
+import { platformClient } from "./platform-client";
 
 export const APP_PORTS = { ingest: 3100, platform: 3200, processor: 3300, dispatcher: 3400 } as const;
 /** The ingest container's OTLP/gRPC port (not HTTP: no /ready on it). */
@@ -221,11 +222,7 @@ export async function traceThrough(stack: ComposeStack, receiver: ReturnType<typ
   const tenant = await bootstrapTenant(owner.db, { name: `t-${sessionId}`, webhooks: true });
   const service = await createService(owner.db, { tenantId: tenant.tenantId, name: "support-bot" });
   await owner.close();
-  const platform = (path: string, init: RequestInit = {}) =>
-    fetch(stack.url(APP_PORTS.platform, `/api/v1${path}`), {
-      ...init,
-      headers: { authorization: `Token ${tenant.platformKey}`, "content-type": "application/json", ...init.headers },
-    });
+  const platform = platformClient(stack.url(APP_PORTS.platform, "/api/v1"), tenant.platformKey).request;
   const sub = await platform("/webhooks", {
     method: "POST",
     body: JSON.stringify({
