@@ -8,7 +8,7 @@ export interface Column<T> {
   cell: (row: T) => ComponentChildren;
   /** A number: right-aligned header and cells (`class="n"`). */
   numeric?: boolean;
-  /** The header is for screen readers only (an actions column). */
+  /** The header is for screen readers only (an actions column); a stacked row does not label its cells. */
   hiddenHeader?: boolean;
   /** The cell's class (e.g. `url` for long text that may break anywhere). */
   cellClass?: string;
@@ -27,8 +27,10 @@ export interface DataTableProps<T> {
   columns: Column<T>[];
   rows: T[];
   rowKey: (row: T) => string | number;
-  /** Names the table for screen readers: a caption (visually hidden) ... */
+  /** Names the table for screen readers: a caption (visually hidden unless `captionShown`) ... */
   caption?: ComponentChildren;
+  /** The caption is shown as the table's title (several tables of one list, one per group). */
+  captionShown?: boolean;
   /** ... or an aria-label. */
   label?: string;
   /** Denser rows. */
@@ -39,6 +41,8 @@ export interface DataTableProps<T> {
   busy?: boolean;
   /** Extra attributes of a row (data-* for tests and links). */
   rowProps?: (row: T) => JSX.HTMLAttributes<HTMLTableRowElement> & { [data: `data-${string}`]: string | number };
+  /** The table's footer rows (`tfoot`): totals. */
+  foot?: ComponentChildren;
   /** Shown instead of the table when there are no rows; nothing when left out. */
   empty?: ComponentChildren;
 }
@@ -56,7 +60,7 @@ export function DataTable<T>(p: DataTableProps<T>) {
         aria-label={p.label}
         aria-busy={p.busy}
       >
-        {p.caption !== undefined && <caption class="sr-only">{p.caption}</caption>}
+        {p.caption !== undefined && <caption class={p.captionShown ? undefined : "sr-only"}>{p.caption}</caption>}
         <thead>
           <tr>
             {p.columns.map((c) => (
@@ -73,7 +77,7 @@ export function DataTable<T>(p: DataTableProps<T>) {
                 <td
                   key={c.key}
                   class={c.numeric ? "n" : c.cellClass}
-                  data-label={p.stacked && typeof c.header === "string" ? c.header : undefined}
+                  data-label={p.stacked && !c.hiddenHeader && typeof c.header === "string" ? c.header : undefined}
                 >
                   {c.cell(row)}
                 </td>
@@ -81,6 +85,7 @@ export function DataTable<T>(p: DataTableProps<T>) {
             </tr>
           ))}
         </tbody>
+        {p.foot !== undefined && <tfoot>{p.foot}</tfoot>}
       </table>
     </div>
   );

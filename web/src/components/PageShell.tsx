@@ -1,7 +1,10 @@
 import type { ComponentChildren } from "preact";
-import { ErrorBox, Loading, PageTitle } from "../ui";
+import { PageTitle } from "../ui";
+import { LoadStatus } from "./Panel";
 
 export interface PageShellProps {
+  /** Above the title: where the page sits (`p.crumbs`, links up). */
+  crumbs?: ComponentChildren;
   title: ComponentChildren;
   /** A sentence under the title: what the page is for. */
   lead?: ComponentChildren;
@@ -15,18 +18,18 @@ export interface PageShellProps {
 }
 
 /**
- * Every page's frame: the title (focused on navigation, ui.tsx PageTitle), the lead, the head
+ * Every page's frame: the crumbs, the title (focused on navigation, ui.tsx PageTitle), the lead, the head
  * (filters, notices), the load's error and progress, then the page. The content shows as soon as
  * there is data, also while a reload runs (the old data stays until the new arrives).
  */
 export function PageShell(p: PageShellProps) {
   return (
     <>
+      {p.crumbs !== undefined && <p class="crumbs">{p.crumbs}</p>}
       <PageTitle>{p.title}</PageTitle>
       {p.lead !== undefined && <p class="muted">{p.lead}</p>}
       {p.head}
-      <ErrorBox error={p.load?.error} />
-      {p.load?.loading && p.load.data === undefined && <Loading what={p.loadingWhat} />}
+      {p.load && <LoadStatus load={p.load} what={p.loadingWhat} />}
       {p.children}
     </>
   );

@@ -6,6 +6,8 @@ import { buttonColumn, column, DataTable } from "./DataTable";
 import { Field, Options, Outcome, ServiceSelect } from "./form";
 import { loadEnded, loadStarted, useLoad } from "../ui";
 import { PageShell } from "./PageShell";
+import { LoadStatus, Panel } from "./Panel";
+import { moreEnded, moreStarted, useMore } from "./useMore";
 
 type Row = { id: string; name: string; n: number };
 const rows: Row[] = [
@@ -219,4 +221,95 @@ describe("the fetch hook (useLoad)", () => {
     expect(failed).toEqual({ error: new Error("HTTP 500"), loading: false });
     expect(failed.data).toBeUndefined();
   });
+});
+
+describe("Panel and LoadStatus", () => {
+  test("a panel is a section named by its heading; a status sits beside the heading", () => {
+    expect(render(<Panel headingId="tldr-h" title="TL;DR" />)).toBe(
+      '<section class="panel" aria-labelledby="tldr-h"><h2 id="tldr-h">TL;DR</h2></section>',
+    );
+    const html = render(
+      <Panel headingId="t-h" title="Transcript" class="wide" status={<span>complete</span>}>
+        <p>body</p>
+      </Panel>,
+    );
+    expect(html).toBe(
+      '<section class="panel wide" aria-labelledby="t-h"><div class="panel-head"><h2 id="t-h">Transcript</h2><span>complete</span></div><p>body</p></section>',
+    );
+  });
+
+  test("a load's status: loading until the first data, its error as an alert, the empty line once empty data came", () => {
+    const isEmpty = (d: string[]) => d.length === 0;
+    const status = (load: { loading: boolean; error?: Error; data?: string[] }) =>
+      render(<LoadStatus load={load} what="Loading scores" isEmpty={isEmpty} empty="No scores yet." />);
+    expect(status({ loading: true })).toBe('<p class="muted" role="status" aria-live="polite">Loading scores…</p>');
+    expect(status({ loading: false, error: new Error("503: try later") })).toBe(
+      '<p class="error" role="alert">503: try later</p>',
+    );
+    expect(status({ loading: false, data: [] })).toBe('<p class="muted">No scores yet.</p>');
+    expect(status({ loading: true, data: [] })).toBe('<p class="muted">No scores yet.</p>');
+    expect(status({ loading: false, data: ["a"] })).toBe("");
+  });
+});
+
+test("a table's footer rows come after its body", () => {
+  const html = render(
+    <DataTable
+      columns={columns}
+      rows={rows}
+      rowKey={(r) => r.id}
+      foot={
+        <tr>
+          <th scope="row">Total</th>
+          <td class="n">15</td>
+        </tr>
+      }
+    />,
+  );
+  expect(html).toContain('</tbody><tfoot><tr><th scope="row">Total</th><td class="n">15</td></tr></tfoot></table>');
+  expect(render(<DataTable columns={columns} rows={[]} rowKey={(r) => r.id} foot={<tr />} />)).toBe("");
+});
+
+test("a page's crumbs come before its title", () => {
+  const html = render(<PageShell crumbs={<a href="/sessions">Sessions</a>} title="Session s-1" />);
+  expect(html).toBe('<p class="crumbs"><a href="/sessions">Sessions</a></p><h1 tabindex="-1">Session s-1</h1>');
+  expect(render(<PageShell title="Sessions" />)).toBe('<h1 tabindex="-1">Sessions</h1>');
+});
+
+describe("the paging hook (useMore)", () => {
+  const first = { rows: ["a", "b"], next: 2, loading: false };
+  test("the next page is appended and its marker becomes the next; the last page ends the list", () => {
+    const loading = moreStarted(first);
+    expect(loading).toEqual({ rows: ["a", "b"], next: 2, loading: true });
+    const second = moreEnded(loading, { rows: ["c", "d"], next: 4 });
+    expect(second).toEqual({ rows: ["a", "b", "c", "d"], next: 4, loading: false });
+    expect(moreEnded(moreStarted(second), { rows: ["e"], next: null })).toEqual({
+      rows: ["a", "b", "c", "d", "e"],
+      next: null,
+      loading: false,
+    });
+  });
+
+  test("a failed page keeps the rows and the marker, so asking again retries the same page", () => {
+    expect(moreEnded(moreStarted(first))).toEqual(first);
+  });
+
+  test("before its first page the list is empty and has no next page", () => {
+    let seen: unknown;
+    function Probe() {
+      const more = useMore(async (_: number) => ({ rows: [], next: null }));
+      seen = { rows: more.rows, next: more.next, loading: more.loading };
+      return null;
+    }
+    render(<Probe />);
+    expect(seen).toEqual({ rows: [], next: null, loading: false });
+  });
+});
+
+test("a shown caption titles its table; a stacked row does not label the cell of a hidden header", () => {
+  const html = render(
+    <DataTable caption="Service bot" captionShown stacked columns={columns} rows={rows} rowKey={(r) => r.id} />,
+  );
+  expect(html).toContain('<table class="list stack"><caption>Service bot</caption>');
+  expect(html).toContain('<td data-label="Name">first</td><td class="n" data-label="Count">3</td><td><button');
 });

@@ -5,6 +5,8 @@ import { when } from "../format";
 import { ActionError, Badge, ErrorBox, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
 import { Transcript, type Item } from "./Transcript";
 import { Field } from "../components/form";
+import { column, DataTable } from "../components/DataTable";
+import { PageShell } from "../components/PageShell";
 
 /** What the form can create (docs/evaluations.md): a model judge, or a deterministic check. */
 const KINDS: Array<[string, string]> = [
@@ -92,56 +94,78 @@ function EvaluatorForm({ me, service, onSaved }: { me: Me; service: string; onSa
           ))}
         </select>
       </Field>
-      {judge && (
+      {judge && <JudgeFields output={output} setOutput={setOutput} />}
+      <CheckFields kind={kind} />
+      <Field label="Review below (optional)">
+        <input name="review_below" type="number" step="any" />
+      </Field>
+      <Field label="Sampling rate (0-1, optional)">
+        <input name="sampling" type="number" step="any" min="0" max="1" />
+      </Field>
+      <ActionError error={error} />
+      <button type="submit">Create evaluator</button>
+    </form>
+  );
+}
+
+/** A judge's fields: its endpoint, model, write-only key, instructions, output and budget. */
+function JudgeFields({ output, setOutput }: { output: string; setOutput: (o: string) => void }) {
+  return (
+    <>
+      <p class="muted">A judge sends this service's conversations to the endpoint below (docs: Privacy).</p>
+      <Field label="Endpoint URL">
+        <input name="url" required type="url" placeholder="https://api.openai.com/v1/chat/completions" />
+      </Field>
+      <Field label="Model">
+        <input name="model" required />
+      </Field>
+      <Field label="API key (write-only)">
+        <input name="api_key" type="password" autoComplete="off" />
+      </Field>
+      <label class="field">
+        <span>
+          Instructions ({"{{final_answer}}"}, {"{{transcript}}"}, ...)
+        </span>
+        <textarea
+          name="prompt"
+          required
+          rows={4}
+          defaultValue="Rate how helpful {{final_answer}} is for {{last_user_message}}."
+        />
+      </label>
+      <Field label="Output">
+        <select name="output" value={output} onChange={(e) => setOutput((e.target as HTMLSelectElement).value)}>
+          <option value="number">Number in a range</option>
+          <option value="boolean">Boolean</option>
+          <option value="label">One of labels</option>
+        </select>
+      </Field>
+      {output === "number" && (
         <>
-          <p class="muted">A judge sends this service's conversations to the endpoint below (docs: Privacy).</p>
-          <Field label="Endpoint URL">
-            <input name="url" required type="url" placeholder="https://api.openai.com/v1/chat/completions" />
+          <Field label="Min">
+            <input name="min" type="number" step="any" defaultValue="0" />
           </Field>
-          <Field label="Model">
-            <input name="model" required />
-          </Field>
-          <Field label="API key (write-only)">
-            <input name="api_key" type="password" autoComplete="off" />
-          </Field>
-          <label class="field">
-            <span>
-              Instructions ({"{{final_answer}}"}, {"{{transcript}}"}, ...)
-            </span>
-            <textarea
-              name="prompt"
-              required
-              rows={4}
-              defaultValue="Rate how helpful {{final_answer}} is for {{last_user_message}}."
-            />
-          </label>
-          <Field label="Output">
-            <select name="output" value={output} onChange={(e) => setOutput((e.target as HTMLSelectElement).value)}>
-              <option value="number">Number in a range</option>
-              <option value="boolean">Boolean</option>
-              <option value="label">One of labels</option>
-            </select>
-          </Field>
-          {output === "number" && (
-            <>
-              <Field label="Min">
-                <input name="min" type="number" step="any" defaultValue="0" />
-              </Field>
-              <Field label="Max">
-                <input name="max" type="number" step="any" defaultValue="1" />
-              </Field>
-            </>
-          )}
-          {output === "label" && (
-            <Field label="Labels (comma-separated)">
-              <input name="labels" required />
-            </Field>
-          )}
-          <Field label="Daily budget (USD, optional)">
-            <input name="budget" type="number" step="any" min="0" />
+          <Field label="Max">
+            <input name="max" type="number" step="any" defaultValue="1" />
           </Field>
         </>
       )}
+      {output === "label" && (
+        <Field label="Labels (comma-separated)">
+          <input name="labels" required />
+        </Field>
+      )}
+      <Field label="Daily budget (USD, optional)">
+        <input name="budget" type="number" step="any" min="0" />
+      </Field>
+    </>
+  );
+}
+
+/** A check's fields, by kind (a judge, or a check without settings, has none). */
+function CheckFields({ kind }: { kind: string }) {
+  return (
+    <>
       {kind === "pattern" && (
         <>
           <Field label="Pattern">
@@ -170,15 +194,7 @@ function EvaluatorForm({ me, service, onSaved }: { me: Me; service: string; onSa
           <textarea name="schema" rows={4} defaultValue='{"type": "object"}' />
         </Field>
       )}
-      <Field label="Review below (optional)">
-        <input name="review_below" type="number" step="any" />
-      </Field>
-      <Field label="Sampling rate (0-1, optional)">
-        <input name="sampling" type="number" step="any" min="0" max="1" />
-      </Field>
-      <ActionError error={error} />
-      <button type="submit">Create evaluator</button>
-    </form>
+    </>
   );
 }
 
@@ -202,7 +218,7 @@ export function EvaluatorsPage({ me }: { me: Me }) {
   const [service, setService] = useService(me);
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<string | null>(null);
-  const { data, error: loadError } = useLoad(
+  const load = useLoad(
     (signal) => (service ? api(`/evaluators?serviceName=${enc(service)}`, { signal }) : Promise.resolve(null)),
     [service, version],
   );
@@ -216,87 +232,77 @@ export function EvaluatorsPage({ me }: { me: Me }) {
     }
   };
   return (
-    <section>
-      <PageTitle>Evaluators</PageTitle>
-      <p>
-        Evaluators judge each settled conversation; their verdicts are scores.{" "}
-        <Link href={`/reviews?service=${enc(service ?? "")}`}>Review queue</Link>
-      </p>
-      <ServicePicker me={me} value={service} onChange={setService} />
-      <ErrorBox error={loadError} />
+    <PageShell
+      title="Evaluators"
+      head={
+        <>
+          <p>
+            Evaluators judge each settled conversation; their verdicts are scores.{" "}
+            <Link href={`/reviews?service=${enc(service ?? "")}`}>Review queue</Link>
+          </p>
+          <ServicePicker me={me} value={service} onChange={setService} />
+        </>
+      }
+      load={service ? load : undefined}
+    >
       <ActionError error={error} />
-      {!data ? (
-        service && <Loading />
-      ) : data.evaluators.length === 0 ? (
-        <p class="muted">No evaluators on this service: nothing is judged (evaluations are opt-in per service).</p>
-      ) : (
-        <table class="data" aria-label="Evaluators">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Version</th>
-              <th scope="col">Status</th>
-              <th scope="col">Spent today</th>
-              <th scope="col">Agreement with reviewers</th>
-              {canChange(me) && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {data.evaluators.map((e: any) => (
-              <tr key={e.id}>
-                <td>{e.name}</td>
-                <td>
-                  {e.kind === "judge"
-                    ? `${e.definition.judge.provider} ${e.definition.judge.model}`
-                    : e.definition.check.type}
-                </td>
-                <td>{e.version}</td>
-                <td>
-                  <Badge kind={e.status === "active" && !e.budget.exhausted ? "complete" : "problem"}>
-                    {e.budget.exhausted ? "over budget today" : e.status}
-                  </Badge>
-                  {e.status_reason && <div class="muted">{e.status_reason}</div>}
-                </td>
-                <td>
-                  ${fmt(e.budget.spent_usd, 4)}
-                  {e.budget.limit_usd !== null && ` of $${fmt(e.budget.limit_usd, 4)}`}
-                </td>
-                <td>
-                  <AgreementCell id={e.id} />
-                </td>
-                {canChange(me) && (
-                  <td>
-                    <button
-                      type="button"
-                      class="link"
-                      onClick={() =>
-                        act(() =>
-                          api(`/evaluators/${enc(e.id)}`, {
-                            method: "PUT",
-                            body: { status: e.status === "active" ? "paused" : "active" },
-                          }),
-                        )
-                      }
-                    >
-                      {e.status === "active" ? "Pause" : "Resume"}
-                    </button>{" "}
-                    <button
-                      type="button"
-                      class="link"
-                      onClick={() => act(() => api(`/evaluators/${enc(e.id)}`, { method: "DELETE" }))}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {load.data && (
+        <DataTable
+          label="Evaluators"
+          columns={evaluatorColumns(canChange(me) ? act : undefined)}
+          rows={load.data.evaluators}
+          rowKey={(e: any) => e.id}
+          empty="No evaluators on this service: nothing is judged (evaluations are opt-in per service)."
+        />
       )}
       {canChange(me) && service && <EvaluatorForm me={me} service={service} onSaved={() => setVersion((v) => v + 1)} />}
-    </section>
+    </PageShell>
+  );
+}
+
+/** The evaluators' columns; with `act` (who may change them), pause or resume and delete. */
+function evaluatorColumns(act?: (fn: () => Promise<unknown>) => void) {
+  const columns = [
+    column("Name", (e: any) => e.name),
+    column("Kind", (e: any) =>
+      e.kind === "judge" ? `${e.definition.judge.provider} ${e.definition.judge.model}` : e.definition.check.type,
+    ),
+    column("Version", (e: any) => e.version),
+    column("Status", (e: any) => (
+      <>
+        <Badge kind={e.status === "active" && !e.budget.exhausted ? "complete" : "problem"}>
+          {e.budget.exhausted ? "over budget today" : e.status}
+        </Badge>
+        {e.status_reason && <div class="muted">{e.status_reason}</div>}
+      </>
+    )),
+    column("Spent today", (e: any) => (
+      <>
+        ${fmt(e.budget.spent_usd, 4)}
+        {e.budget.limit_usd !== null && ` of $${fmt(e.budget.limit_usd, 4)}`}
+      </>
+    )),
+    column("Agreement with reviewers", (e: any) => <AgreementCell id={e.id} />),
+  ];
+  if (!act) return columns;
+  const path = (e: any) => `/evaluators/${enc(e.id)}`;
+  return columns.concat(
+    column("Actions", (e: any) => (
+      <>
+        <button
+          type="button"
+          class="link"
+          onClick={() =>
+            act(() => api(path(e), { method: "PUT", body: { status: e.status === "active" ? "paused" : "active" } }))
+          }
+        >
+          {e.status === "active" ? "Pause" : "Resume"}
+        </button>{" "}
+        <button type="button" class="link" onClick={() => act(() => api(path(e), { method: "DELETE" }))}>
+          Delete
+        </button>
+      </>
+    )),
   );
 }
 

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { when } from "../format";
 import { ActionError, Badge, ErrorBox, Loading, ShownOnce, useAction, useLoad } from "../ui";
+import { column, DataTable } from "../components/DataTable";
 import { Field, Options } from "../components/form";
 
 /** A project of the organization, as GET /organization lists it. */
@@ -131,7 +132,6 @@ export function KeysSection({ projects }: { projects: Project[] }) {
 /** The keys and DSNs, a table per service (telemetry keys, for every service, apart); rename, origins and revoke per row. */
 function KeyTables({
   list,
-  busy,
   patch,
   revoke,
 }: {
@@ -141,97 +141,89 @@ function KeyTables({
   revoke: (id: string, label: string) => void;
 }) {
   const groups = [...new Set(list.map((k) => k.serviceName ?? ""))].sort();
+  const columns = [
+    column("Name", (k: any) => (
+      <>
+        {k.name ?? <span class="muted">unnamed</span>}
+        <div>
+          <code>{k.prefix}…</code>
+        </div>
+      </>
+    )),
+    column("Kind", (k: any) => (
+      <>
+        {KIND_LABEL[k.kind]}
+        {k.revokedAt && <Badge kind="problem">revoked {when(k.revokedAt)}</Badge>}
+      </>
+    )),
+    column("Allowed origins", (k: any) =>
+      k.kind !== "dsn-client" ? "—" : k.allowedOrigins.length ? k.allowedOrigins.join(" ") : "any",
+    ),
+    column("Created", (k: any) => when(k.createdAt)),
+    column("Last used", (k: any) => (k.lastUsedAt ? when(k.lastUsedAt) : "never")),
+    column("Actions", (k: any) => (k.revokedAt ? null : <KeyActions k={k} patch={patch} revoke={revoke} />), {
+      hiddenHeader: true,
+    }),
+  ];
   return (
     <>
       {groups.map((g) => (
-        <div key={g || "-"} class="table-wrap">
-          <table class="list compact stack">
-            <caption>{g ? `Service ${g}` : "Every service (telemetry keys)"}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Allowed origins</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list
-                .filter((k) => (k.serviceName ?? "") === g)
-                .map((k) => {
-                  const label = `${k.name ?? KIND_LABEL[k.kind]} (${k.prefix}…)`;
-                  return (
-                    <tr key={k.id} data-key={k.id}>
-                      <td data-label="Name">
-                        {k.name ?? <span class="muted">unnamed</span>}
-                        <div>
-                          <code>{k.prefix}…</code>
-                        </div>
-                      </td>
-                      <td data-label="Kind">
-                        {KIND_LABEL[k.kind]}
-                        {k.revokedAt && <Badge kind="problem">revoked {when(k.revokedAt)}</Badge>}
-                      </td>
-                      <td data-label="Allowed origins">
-                        {k.kind !== "dsn-client" ? "—" : k.allowedOrigins.length ? k.allowedOrigins.join(" ") : "any"}
-                      </td>
-                      <td data-label="Created">{when(k.createdAt)}</td>
-                      <td data-label="Last used">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
-                      <td>
-                        {!k.revokedAt && (
-                          <>
-                            <details>
-                              <summary>Edit</summary>
-                              <form
-                                class="form"
-                                onSubmit={(e) => {
-                                  e.preventDefault();
-                                  const f = new FormData(e.target as HTMLFormElement);
-                                  patch(k.id, {
-                                    name: String(f.get("name") ?? "") || null,
-                                    ...(k.kind === "dsn-client" && {
-                                      allowedOrigins: originsOf(String(f.get("allowedOrigins") ?? "")),
-                                    }),
-                                  });
-                                }}
-                              >
-                                <Field label={<>Name of {k.prefix}…</>}>
-                                  <input name="name" defaultValue={k.name ?? ""} maxLength={200} />
-                                </Field>
-                                {k.kind === "dsn-client" && (
-                                  <OriginsField
-                                    id={`origins-${k.id}`}
-                                    value={k.allowedOrigins}
-                                    label={`Allowed origins of ${k.prefix}…`}
-                                  />
-                                )}
-                                <button type="submit" class="small">
-                                  Save {k.prefix}…
-                                </button>
-                              </form>
-                            </details>
-                            <button
-                              type="button"
-                              class="small danger"
-                              onClick={() => revoke(k.id, label)}
-                              aria-label={`Revoke ${label}`}
-                            >
-                              Revoke
-                            </button>
-                          </>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          key={g || "-"}
+          caption={g ? `Service ${g}` : "Every service (telemetry keys)"}
+          captionShown
+          compact
+          stacked
+          columns={columns}
+          rows={list.filter((k) => (k.serviceName ?? "") === g)}
+          rowKey={(k) => k.id}
+          rowProps={(k) => ({ "data-key": k.id })}
+        />
       ))}
+    </>
+  );
+}
+
+/** A live key's row actions: edit its name (and a client DSN's origins) in place, or revoke it. */
+function KeyActions({
+  k,
+  patch,
+  revoke,
+}: {
+  k: any;
+  patch: (id: string, body: unknown) => void;
+  revoke: (id: string, label: string) => void;
+}) {
+  const label = `${k.name ?? KIND_LABEL[k.kind]} (${k.prefix}…)`;
+  return (
+    <>
+      <details>
+        <summary>Edit</summary>
+        <form
+          class="form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const f = new FormData(e.target as HTMLFormElement);
+            patch(k.id, {
+              name: String(f.get("name") ?? "") || null,
+              ...(k.kind === "dsn-client" && { allowedOrigins: originsOf(String(f.get("allowedOrigins") ?? "")) }),
+            });
+          }}
+        >
+          <Field label={<>Name of {k.prefix}…</>}>
+            <input name="name" defaultValue={k.name ?? ""} maxLength={200} />
+          </Field>
+          {k.kind === "dsn-client" && (
+            <OriginsField id={`origins-${k.id}`} value={k.allowedOrigins} label={`Allowed origins of ${k.prefix}…`} />
+          )}
+          <button type="submit" class="small">
+            Save {k.prefix}…
+          </button>
+        </form>
+      </details>
+      <button type="button" class="small danger" onClick={() => revoke(k.id, label)} aria-label={`Revoke ${label}`}>
+        Revoke
+      </button>
     </>
   );
 }

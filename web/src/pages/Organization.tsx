@@ -10,6 +10,7 @@ export type { Project } from "./OrgKeys";
 import type { Project } from "./OrgKeys";
 import { Field } from "../components/form";
 import { PageShell } from "../components/PageShell";
+import { column, DataTable } from "../components/DataTable";
 
 /**
  * Organization settings (docs/dashboard.md): plan and entitlement (set by the provider),
@@ -216,134 +217,122 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
   );
 }
 
-/** The members: role and projects editable in place (by who may), a new invitation link, deprovisioning. */
-function MembersTable({
-  list,
-  me,
-  admin,
-  roles,
-  change,
-  projectName,
-  projects,
-  deprovision,
-  reinvite,
-}: {
-  list: any[];
+/** What the members' cells need: who is looking, and the page's actions on a member. */
+interface MemberActions {
   me: Me;
-  admin: boolean;
   roles: readonly string[];
   change: (id: string, body: unknown) => void;
   projectName: (id: string) => string;
   projects: Project[];
   deprovision: (id: string, email: string) => void;
   reinvite: (id: string) => void;
-}) {
+}
+
+/** The members: role and projects editable in place (by who may), a new invitation link, deprovisioning. */
+function MembersTable({ list, admin, ...a }: MemberActions & { list: any[]; admin: boolean }) {
+  // Editable by an admin: not a deprovisioned member, not yourself, and an owner only by an owner.
+  const editable = (u: any) =>
+    admin &&
+    u.state !== "deprovisioned" &&
+    u.id !== a.me.user.id &&
+    !(u.role === "owner" && a.me.user.role !== "owner");
+  const columns = [
+    column("Email", (u: any) => u.email),
+    column("Role", (u: any) => (editable(u) ? <RoleSelect member={u} {...a} /> : u.role)),
+    column("Projects", (u: any) => <MemberProjects member={u} editable={editable(u)} {...a} />),
+    column("State", (u: any) => (
+      <>
+        <Badge kind={u.state === "active" ? "complete" : u.state === "deprovisioned" ? "problem" : "partial"}>
+          {u.state}
+        </Badge>
+        <div class="muted small">since {when(u.createdAt)}</div>
+      </>
+    )),
+    ...(admin
+      ? [
+          column("Actions", (u: any) => (editable(u) ? <MemberButtons member={u} {...a} /> : null), {
+            hiddenHeader: true,
+          }),
+        ]
+      : []),
+  ];
+  return (
+    <DataTable
+      caption="Members"
+      compact
+      stacked
+      columns={columns}
+      rows={list}
+      rowKey={(u) => u.id}
+      rowProps={(u) => ({ "data-member": u.email })}
+    />
+  );
+}
+
+function RoleSelect({ member: u, roles, change }: MemberActions & { member: any }) {
+  return (
+    <select
+      aria-label={`Role of ${u.email}`}
+      value={u.role}
+      onChange={(e) => change(u.id, { role: (e.target as HTMLSelectElement).value })}
+    >
+      {roles.map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** A member's projects (all, by role, for an admin or owner), changed in place where editable. */
+function MemberProjects({
+  member: u,
+  editable,
+  projectName,
+  projects,
+  change,
+}: MemberActions & { member: any; editable: boolean }) {
+  const byRole = u.role === "admin" || u.role === "owner";
   return (
     <>
-      {list.length > 0 && (
-        <div class="table-wrap">
-          <table class="list compact stack">
-            <caption class="sr-only">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Projects</th>
-                <th scope="col">State</th>
-                {admin && (
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((u) => {
-                const editable = admin && u.state !== "deprovisioned" && u.id !== me.user.id;
-                const ownerOnly = u.role === "owner" && me.user.role !== "owner";
-                return (
-                  <tr key={u.id} data-member={u.email}>
-                    <td data-label="Email">{u.email}</td>
-                    <td data-label="Role">
-                      {editable && !ownerOnly ? (
-                        <select
-                          aria-label={`Role of ${u.email}`}
-                          value={u.role}
-                          onChange={(e) => change(u.id, { role: (e.target as HTMLSelectElement).value })}
-                        >
-                          {roles.map((r) => (
-                            <option key={r} value={r}>
-                              {r}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
-                        u.role
-                      )}
-                    </td>
-                    <td data-label="Projects">
-                      {u.role === "admin" || u.role === "owner"
-                        ? "all (by role)"
-                        : u.projectIds.map(projectName).join(", ") || "none"}
-                      {editable && !ownerOnly && u.role !== "admin" && u.role !== "owner" && (
-                        <details>
-                          <summary>Change projects</summary>
-                          <form
-                            onSubmit={(e) => {
-                              e.preventDefault();
-                              change(u.id, {
-                                projectIds: new FormData(e.target as HTMLFormElement).getAll("projectIds"),
-                              });
-                            }}
-                          >
-                            <ProjectChecks
-                              projects={projects}
-                              selected={u.projectIds}
-                              legend={`Projects of ${u.email}`}
-                            />
-                            <button type="submit" class="small">
-                              Save projects
-                            </button>
-                          </form>
-                        </details>
-                      )}
-                    </td>
-                    <td data-label="State">
-                      <Badge
-                        kind={u.state === "active" ? "complete" : u.state === "deprovisioned" ? "problem" : "partial"}
-                      >
-                        {u.state}
-                      </Badge>
-                      <div class="muted small">since {when(u.createdAt)}</div>
-                    </td>
-                    {admin && (
-                      <td>
-                        {editable && !ownerOnly && (
-                          <span class="actions">
-                            {u.state !== "active" && (
-                              <button type="button" class="small" onClick={() => reinvite(u.id)}>
-                                New invitation link
-                              </button>
-                            )}
-                            <button
-                              type="button"
-                              class="small danger"
-                              onClick={() => deprovision(u.id, u.email)}
-                              aria-label={`Deprovision ${u.email}`}
-                            >
-                              Deprovision
-                            </button>
-                          </span>
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+      {byRole ? "all (by role)" : u.projectIds.map(projectName).join(", ") || "none"}
+      {editable && !byRole && (
+        <details>
+          <summary>Change projects</summary>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              change(u.id, { projectIds: new FormData(e.target as HTMLFormElement).getAll("projectIds") });
+            }}
+          >
+            <ProjectChecks projects={projects} selected={u.projectIds} legend={`Projects of ${u.email}`} />
+            <button type="submit" class="small">
+              Save projects
+            </button>
+          </form>
+        </details>
       )}
     </>
+  );
+}
+
+function MemberButtons({ member: u, reinvite, deprovision }: MemberActions & { member: any }) {
+  return (
+    <span class="actions">
+      {u.state !== "active" && (
+        <button type="button" class="small" onClick={() => reinvite(u.id)}>
+          New invitation link
+        </button>
+      )}
+      <button
+        type="button"
+        class="small danger"
+        onClick={() => deprovision(u.id, u.email)}
+        aria-label={`Deprovision ${u.email}`}
+      >
+        Deprovision
+      </button>
+    </span>
   );
 }

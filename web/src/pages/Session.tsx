@@ -1,12 +1,16 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, enc, type Me } from "../api";
 import type { ProblemAnalysis } from "../api-types";
 import { ms, num, usd, when } from "../format";
-import { Badge, ErrorBox, Loading, PageTitle, StatusBadge, useLoad } from "../ui";
+import { Badge, ErrorBox, Loading, StatusBadge, useLoad } from "../ui";
 import { Transcript, type Item } from "./Transcript";
 import { SessionScores } from "./SessionScores";
 import { type BreakdownCall, type CallCost, CostBreakdown } from "../components/CostBreakdown";
+import { column, DataTable } from "../components/DataTable";
+import { PageShell } from "../components/PageShell";
+import { Panel } from "../components/Panel";
+import { useMore } from "../components/useMore";
 
 /** Items per transcript read: the API's maximum page (docs/platform-api.md). */
 export const TRANSCRIPT_PAGE = 500;
@@ -50,15 +54,17 @@ const METRICS: Array<[string, string, (v: any) => string]> = [
 
 export function SessionPage({ me, service, sessionId }: { me: Me; service: string; sessionId: string }) {
   const S = `/telemetry/otel/sessions/${enc(service)}/${enc(sessionId)}`;
-  const [items, setItems] = useState<Item[]>([]);
-  const [more, setMore] = useState<number | null>(null);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [costTraces, setCostTraces] = useState<CostTrace[]>([]);
-  const [costNext, setCostNext] = useState<string | null>(null);
-  const [loadingCost, setLoadingCost] = useState(false);
+  const transcript = useMore(async (offset: number) => {
+    const r = await api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}&offset=${offset}`);
+    return { rows: r.items as Item[], next: r.pagination.nextOffset as number | null };
+  });
+  const costs = useMore(async (cursor: string) => {
+    const r = await api(`${S}/cost-breakdown?limit=${COST_PAGE}&cursor=${enc(cursor)}`);
+    return { rows: r.traces as CostTrace[], next: r.pagination.nextCursor as string | null };
+  });
   const main = useLoad(
     async (signal) => {
-      const [transcript, tldr, cost, problems, metrics] = await Promise.all([
+      const [first, tldr, cost, problems, metrics] = await Promise.all([
         api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}`, { signal }),
         api(`${S}/tldr`, { signal }),
         // Its `models` are loose JSON objects in the platform's schema (sessions/model.ts).
@@ -66,9 +72,8 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
         api<ProblemAnalysis>(`${S}/problem-analysis`, { signal }),
         api(`/telemetry/metrics/session/${enc(service)}/${enc(sessionId)}`, { signal }),
       ]);
-      setItems(transcript.items);
-      setMore(transcript.pagination.nextOffset);
-      return { transcript, tldr, cost, problems, metrics };
+      transcript.reset({ rows: first.items, next: first.pagination.nextOffset });
+      return { transcript: first, tldr, cost, problems, metrics };
     },
     [S],
   );
@@ -76,8 +81,7 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
   const breakdown = useLoad(
     async (signal) => {
       const r = await api(`${S}/cost-breakdown?limit=${COST_PAGE}`, { signal });
-      setCostTraces(r.traces);
-      setCostNext(r.pagination.nextCursor);
+      costs.reset({ rows: r.traces, next: r.pagination.nextCursor });
       return true;
     },
     [S],
@@ -95,187 +99,190 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
     return () => clearTimeout(timer);
   }, [d]);
 
-  const loadMore = async () => {
-    if (more === null) return;
-    setLoadingMore(true);
-    try {
-      const r = await api(`${S}/transcript?limit=${TRANSCRIPT_PAGE}&offset=${more}`);
-      setItems((prev) => prev.concat(r.items));
-      setMore(r.pagination.nextOffset);
-    } finally {
-      setLoadingMore(false);
-    }
-  };
-
-  const moreCost = async () => {
-    if (costNext === null) return;
-    setLoadingCost(true);
-    try {
-      const r = await api(`${S}/cost-breakdown?limit=${COST_PAGE}&cursor=${enc(costNext)}`);
-      setCostTraces((prev) => prev.concat(r.traces));
-      setCostNext(r.pagination.nextCursor);
-    } finally {
-      setLoadingCost(false);
-    }
-  };
-  const calls = sessionCalls(service, costTraces);
-
+  const calls = sessionCalls(service, costs.rows);
   return (
-    <>
-      <p class="crumbs">
-        <Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> / {service}
-      </p>
-      <PageTitle>Session {sessionId}</PageTitle>
-      <ErrorBox error={main.error} />
-      {!d && main.loading && <Loading what="Loading session" />}
+    <PageShell
+      crumbs={
+        <>
+          <Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> / {service}
+        </>
+      }
+      title={`Session ${sessionId}`}
+      load={main}
+      loadingWhat="Loading session"
+    >
       {d && (
         <div class="session-grid">
-          <section class="panel transcript-panel" aria-labelledby="transcript-h">
-            <div class="panel-head">
-              <h2 id="transcript-h">Transcript</h2>
-              <span role="status" aria-live="polite">
-                <StatusBadge status={d.transcript.status} />
-              </span>
-            </div>
-            {d.transcript.status === "processing" && (
-              <p class="muted">This session has not been analysed yet; this page refreshes by itself.</p>
-            )}
-            {d.transcript.truncated && (
-              <p class="notice">This transcript is longer than the stored cap; the tail is not shown.</p>
-            )}
-            <p class="muted small">
-              {num(d.transcript.counts?.total ?? items.length)} items
-              {d.tldr.computedAt && <> · analysed {when(d.tldr.computedAt)}</>}
-              {d.tldr.maturationCount > 0 && <> · maturation {d.tldr.maturationCount}</>}
-            </p>
-            <Transcript items={items} service={service} sessionId={sessionId} />
-            {more !== null && (
-              <button type="button" onClick={loadMore} disabled={loadingMore}>
-                {loadingMore
-                  ? "Loading…"
-                  : `Show more (${num((d.transcript.counts?.total ?? 0) - items.length)} more items)`}
-              </button>
-            )}
-          </section>
+          <TranscriptPanel
+            state={d.transcript}
+            analysed={d.tldr}
+            items={transcript}
+            service={service}
+            sessionId={sessionId}
+          />
           <aside class="side">
             <SessionScores me={me} service={service} sessionId={sessionId} />
-            <section class="panel" aria-labelledby="tldr-h">
-              <h2 id="tldr-h">TL;DR</h2>
-              <p>{d.tldr.tldr ?? <span class="muted">Not written yet.</span>}</p>
-              {d.tldr.source && (
-                <p class="muted small">
-                  {d.tldr.source === "llm" ? "written by a model" : "extracted from the conversation"}
-                </p>
-              )}
-            </section>
-            <section class="panel" aria-labelledby="metrics-h">
-              <h2 id="metrics-h">Metrics</h2>
-              {d.metrics.metrics ? (
-                <dl class="metrics">
-                  {METRICS.map(([k, label, f]) => (
-                    <div key={k}>
-                      <dt>{label}</dt>
-                      <dd>{f(d.metrics.metrics[k])}</dd>
-                    </div>
-                  ))}
-                </dl>
-              ) : (
-                <p class="muted">Not computed yet.</p>
-              )}
-            </section>
-            <section class="panel" aria-labelledby="cost-h">
-              <h2 id="cost-h">Cost by model</h2>
-              {d.cost.models.length ? (
-                <table class="list compact">
-                  <thead>
-                    <tr>
-                      <th scope="col">Model</th>
-                      <th scope="col" class="n">
-                        Calls
-                      </th>
-                      <th scope="col" class="n">
-                        Tokens
-                      </th>
-                      <th scope="col" class="n">
-                        Cost
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {d.cost.models.map((m: any) => (
-                      <tr key={m.model}>
-                        <td>
-                          {m.model}
-                          {m.note && <span class="muted small"> ({m.note})</span>}
-                          {m.unpricedCalls > 0 && <span class="muted small"> · {num(m.unpricedCalls)} unpriced</span>}
-                        </td>
-                        <td class="n">{num(m.calls)}</td>
-                        <td class="n">{num(m.totalTokens ?? (m.promptTokens ?? 0) + (m.completionTokens ?? 0))}</td>
-                        <td class="n">{usd(m.costUsd)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                  <tfoot>
-                    <tr>
-                      <th scope="row" colSpan={3}>
-                        Total
-                      </th>
-                      <td class="n">{usd(d.cost.totalCostUsd)}</td>
-                    </tr>
-                  </tfoot>
-                </table>
-              ) : (
-                <p class="muted">No model calls priced yet.</p>
-              )}
-            </section>
-            <section class="panel" aria-labelledby="findings-h">
-              <h2 id="findings-h">Findings</h2>
-              {d.problems.problems.length ? (
-                <ul class="findings">
-                  {d.problems.problems.map((f) => (
-                    <li key={f.findingId}>
-                      <Badge kind={f.severity}>{f.severity}</Badge> <strong>{f.title}</strong>
-                      <div class="muted small">
-                        {f.detector} · {when(f.occurredAt)}
-                        {f.traceId && (
-                          <>
-                            {" "}
-                            ·{" "}
-                            <Link
-                              href={`/traces/${enc(service)}/${enc(f.traceId)}${f.spanId ? `#span-${f.spanId}` : ""}`}
-                            >
-                              {f.spanId ? "open span" : "open trace"}
-                            </Link>
-                          </>
-                        )}
-                        {f.issueId && (
-                          <>
-                            {" "}
-                            · <Link href={`/issues/${enc(service)}/${enc(f.issueId)}`}>issue</Link>
-                          </>
-                        )}
-                      </div>
-                    </li>
-                  ))}
-                </ul>
-              ) : (
-                <p class="muted">No problems found.</p>
-              )}
-            </section>
+            <TldrPanel tldr={d.tldr} />
+            <MetricsPanel metrics={d.metrics.metrics} />
+            <CostByModelPanel cost={d.cost} />
+            <FindingsPanel problems={d.problems.problems} service={service} />
           </aside>
         </div>
       )}
       {d && !breakdown.data && <ErrorBox error={breakdown.error} />}
       {d && !breakdown.data && breakdown.loading && <Loading what="Loading the cost breakdown" />}
       {d && breakdown.data && (
-        <CostBreakdown calls={calls} openCalls={calls.length <= 3} partial={costNext !== null}>
-          {costNext !== null && (
-            <button type="button" onClick={moreCost} disabled={loadingCost}>
-              {loadingCost ? "Loading…" : "Show the next calls"}
+        <CostBreakdown calls={calls} openCalls={calls.length <= 3} partial={costs.next !== null}>
+          {costs.next !== null && (
+            <button type="button" onClick={costs.more} disabled={costs.loading}>
+              {costs.loading ? "Loading…" : "Show the next calls"}
             </button>
           )}
         </CostBreakdown>
       )}
+    </PageShell>
+  );
+}
+
+/** The conversation, a page at a time, with where its analysis stands. */
+function TranscriptPanel(p: {
+  state: any;
+  analysed: any;
+  items: ReturnType<typeof useMore<Item, number>>;
+  service: string;
+  sessionId: string;
+}) {
+  const { state, analysed, items } = p;
+  const total = state.counts?.total;
+  return (
+    <Panel
+      headingId="transcript-h"
+      title="Transcript"
+      class="transcript-panel"
+      status={
+        <span role="status" aria-live="polite">
+          <StatusBadge status={state.status} />
+        </span>
+      }
+    >
+      {state.status === "processing" && (
+        <p class="muted">This session has not been analysed yet; this page refreshes by itself.</p>
+      )}
+      {state.truncated && <p class="notice">This transcript is longer than the stored cap; the tail is not shown.</p>}
+      <p class="muted small">
+        {num(total ?? items.rows.length)} items
+        {analysed.computedAt && <> · analysed {when(analysed.computedAt)}</>}
+        {analysed.maturationCount > 0 && <> · maturation {analysed.maturationCount}</>}
+      </p>
+      <Transcript items={items.rows} service={p.service} sessionId={p.sessionId} />
+      {items.next !== null && (
+        <button type="button" onClick={items.more} disabled={items.loading}>
+          {items.loading ? "Loading…" : `Show more (${num((total ?? 0) - items.rows.length)} more items)`}
+        </button>
+      )}
+    </Panel>
+  );
+}
+
+function TldrPanel({ tldr }: { tldr: any }) {
+  return (
+    <Panel headingId="tldr-h" title="TL;DR">
+      <p>{tldr.tldr ?? <span class="muted">Not written yet.</span>}</p>
+      {tldr.source && (
+        <p class="muted small">{tldr.source === "llm" ? "written by a model" : "extracted from the conversation"}</p>
+      )}
+    </Panel>
+  );
+}
+
+function MetricsPanel({ metrics }: { metrics: Record<string, unknown> | null }) {
+  return (
+    <Panel headingId="metrics-h" title="Metrics">
+      {metrics ? (
+        <dl class="metrics">
+          {METRICS.map(([k, label, f]) => (
+            <div key={k}>
+              <dt>{label}</dt>
+              <dd>{f(metrics[k])}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : (
+        <p class="muted">Not computed yet.</p>
+      )}
+    </Panel>
+  );
+}
+
+const MODEL_COLUMNS = [
+  column<any>("Model", (m) => (
+    <>
+      {m.model}
+      {m.note && <span class="muted small"> ({m.note})</span>}
+      {m.unpricedCalls > 0 && <span class="muted small"> · {num(m.unpricedCalls)} unpriced</span>}
     </>
+  )),
+  column<any>("Calls", (m) => num(m.calls), { numeric: true }),
+  column<any>("Tokens", (m) => num(m.totalTokens ?? (m.promptTokens ?? 0) + (m.completionTokens ?? 0)), {
+    numeric: true,
+  }),
+  column<any>("Cost", (m) => usd(m.costUsd), { numeric: true }),
+];
+
+function CostByModelPanel({ cost }: { cost: any }) {
+  return (
+    <Panel headingId="cost-h" title="Cost by model">
+      <DataTable
+        columns={MODEL_COLUMNS}
+        rows={cost.models}
+        rowKey={(m) => m.model}
+        compact
+        empty="No model calls priced yet."
+        foot={
+          <tr>
+            <th scope="row" colSpan={3}>
+              Total
+            </th>
+            <td class="n">{usd(cost.totalCostUsd)}</td>
+          </tr>
+        }
+      />
+    </Panel>
+  );
+}
+
+function FindingsPanel({ problems, service }: { problems: ProblemAnalysis["problems"]; service: string }) {
+  return (
+    <Panel headingId="findings-h" title="Findings">
+      {problems.length ? (
+        <ul class="findings">
+          {problems.map((f) => (
+            <li key={f.findingId}>
+              <Badge kind={f.severity}>{f.severity}</Badge> <strong>{f.title}</strong>
+              <div class="muted small">
+                {f.detector} · {when(f.occurredAt)}
+                {f.traceId && (
+                  <>
+                    {" "}
+                    ·{" "}
+                    <Link href={`/traces/${enc(service)}/${enc(f.traceId)}${f.spanId ? `#span-${f.spanId}` : ""}`}>
+                      {f.spanId ? "open span" : "open trace"}
+                    </Link>
+                  </>
+                )}
+                {f.issueId && (
+                  <>
+                    {" "}
+                    · <Link href={`/issues/${enc(service)}/${enc(f.issueId)}`}>issue</Link>
+                  </>
+                )}
+              </div>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">No problems found.</p>
+      )}
+    </Panel>
   );
 }
