@@ -19,6 +19,18 @@ type Sql = postgres.Sql;
 type Db = postgres.Sql | postgres.TransactionSql;
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
+/** What a search runs over: the field set, the selected columns, the table and its scope. */
+export interface SearchSpec {
+  set: FilterSet;
+  columns: string;
+  table: string;
+  alias: string;
+  scope: Fragment;
+  analysis?: AnalysisTable;
+  defaultSort: string;
+  tiebreak: string;
+}
+
 /**
  * Runs a filtered, sorted, offset-paged search over `table alias` within `scope` (the tenant and
  * service condition). `analysis` is the left-joined analysis table: when no filter or sort reads
@@ -30,23 +42,39 @@ type Fragment = postgres.PendingQuery<postgres.Row[]>;
  */
 export async function runFiltered<X = undefined>(
   sql: Sql,
-  spec: {
-    set: FilterSet;
-    columns: string;
-    table: string;
-    alias: string;
-    scope: Fragment;
-    analysis?: AnalysisTable;
-    defaultSort: string;
-    tiebreak: string;
-  },
+  spec: SearchSpec,
   q: PagedQuery,
   withPage?: (db: Db, page: postgres.Row[]) => Promise<X>,
 ) {
+  const plan = planSearch(sql, spec, q);
+  const readWithPage = async (db: Db): Promise<[postgres.Row[], { n: number }[] | null, X | undefined]> => {
+    const [rows, count] = await readSearch(db, sql, spec, q, plan);
+    return [rows, count, withPage ? await withPage(db, rows.slice(0, q.limit)) : undefined];
+  };
+  // A read of several statements (a total beside the page, the analysis paths, what the page's
+  // rows need besides) runs them in one snapshot, so they cannot disagree about rows committed
+  // between them.
+  const statements = !q.skipTotalCount || spec.analysis !== undefined || withPage !== undefined;
+  const [rows, count, extra] = await cursorQuery(Boolean(plan.cursor), () =>
+    statements ? inSnapshot(sql, readWithPage) : readWithPage(sql),
+  );
+  const page = rows.slice(0, q.limit);
+  const pagination = paginate(q.limit, plan.offset, page.length, rows.length > q.limit, count ? count[0].n : null);
+  const nextCursor =
+    pagination.hasMore && plan.sortExpr && page.length > 0
+      ? cursorAfter(page[page.length - 1], plan.hash, plan.offset + page.length, 2)
+      : null;
+  return { rows: page, pagination: { ...pagination, nextCursor }, extra };
+}
+
+type SearchPlan = ReturnType<typeof planSearch>;
+
+/** The search compiled: its filters and order, the cursor's position, and the statements' parts. */
+function planSearch(sql: Sql, spec: SearchSpec, q: PagedQuery) {
   const where = compileFilters(sql, spec.set, q.filters);
   const order = compileSort(sql, spec.set, q.sort, spec.defaultSort, spec.tiebreak);
   const sortField = q.sort?.field ?? spec.defaultSort;
-  const direction = q.sort?.direction === "asc" ? "asc" : "desc";
+  const direction: "asc" | "desc" = q.sort?.direction === "asc" ? "asc" : "desc";
   const used = [...(q.filters ?? []).map((f) => f.field), sortField];
   const needsJoin = used.some((f) => resolveField(spec.set, f, "").joined);
   const byAnalysis = (q.filters ?? []).map((f) => ({
@@ -61,86 +89,99 @@ export async function runFiltered<X = undefined>(
     throw badRequest("invalid offset: cannot be combined with cursor (the cursor carries its position)");
   if (q.cursor && !sortExpr) throw badRequest(`invalid cursor: sorting by ${sortField} pages by offset only`);
   const cursor = q.cursor ? decodeCursor(q.cursor, hash, 2) : null;
-  const offset = cursor ? cursor.o : q.offset;
   const seek =
     cursor && sortExpr
       ? afterCursor(sql, sortExpr, spec.tiebreak, direction, Boolean(sortSpec.notNull), cursor)
       : sql`true`;
   const keys = sortExpr ? `, ${keyColumns([sortExpr, spec.tiebreak])}` : "";
   const baseTable = `${spec.table} ${spec.alias}`;
-  const base = sql`${sql.unsafe(baseTable)}`;
   const join = spec.analysis ? analysisJoin(sql, spec.analysis) : sql``;
-  const filtered = sql`${base} ${needsJoin ? join : sql``} where ${spec.scope} and ${where}`;
-  const limit = cursor ? sql`limit ${q.limit + 1}` : sql`limit ${q.limit + 1} offset ${q.offset}`;
-  const select = spec.columns + keys;
-  const pageQuery = (db: Db) => {
-    if (spec.analysis && sortSpec.joined && sortExpr) {
-      return analysisSortedPage({
-        sql: db,
-        analysis: spec.analysis,
-        base: baseTable,
-        scope: spec.scope,
-        where,
-        select,
-        sortExpr,
-        tiebreak: spec.tiebreak,
-        direction,
-        want: q.limit + 1,
-        offset: q.offset,
-        cursor,
-        seek: (tiebreak, notNull) => afterCursor(sql, sortExpr, tiebreak, direction, notNull, cursor!),
-      });
-    }
-    return needsJoin || !spec.analysis
-      ? db`select ${sql.unsafe(select)} from ${filtered} and ${seek} order by ${order} ${limit}`
-      : db`select ${sql.unsafe(select)} from (select ${sql.unsafe(`${spec.alias}.*`)} from ${filtered} and ${seek} order by ${order} ${limit}) ${sql.unsafe(spec.alias)} ${join} order by ${order}`;
+  return {
+    where,
+    order,
+    direction,
+    needsJoin,
+    byAnalysis,
+    sortSpec,
+    sortExpr,
+    hash,
+    cursor,
+    offset: cursor ? cursor.o : q.offset,
+    seek,
+    baseTable,
+    join,
+    filtered: sql`${sql`${sql.unsafe(baseTable)}`} ${needsJoin ? join : sql``} where ${spec.scope} and ${where}`,
+    limit: cursor ? sql`limit ${q.limit + 1}` : sql`limit ${q.limit + 1} offset ${q.offset}`,
+    select: spec.columns + keys,
   };
-  const countQuery = (db: Db) =>
-    spec.analysis && countsOnAnalysis(byAnalysis)
-      ? serialCount(
-          db,
-          (tx) =>
-            tx<
-              { n: number }[]
-            >`select count(*)::int as n from ${sql.unsafe(spec.analysis!.table)} where ${spec.analysis!.scope} and ${where}`,
-        )
-      : db<{ n: number }[]>`select count(*)::int as n from ${filtered}`;
-  const read = async (db: Db): Promise<[postgres.Row[], { n: number }[] | null]> => {
-    const few =
-      spec.analysis && countsOnAnalysis(byAnalysis) && !sortSpec.joined
-        ? await fewMatchesPage({
-            sql: db,
-            analysis: spec.analysis,
-            base: baseTable,
-            scope: spec.scope,
-            where,
-            seek,
-            select,
-            order,
-            limit,
-          })
-        : null;
-    if (few) return [few.rows, q.skipTotalCount ? null : [{ n: few.total }]];
-    return Promise.all([pageQuery(db), q.skipTotalCount ? Promise.resolve(null) : countQuery(db)]);
-  };
-  const readWithPage = async (db: Db): Promise<[postgres.Row[], { n: number }[] | null, X | undefined]> => {
-    const [rows, count] = await read(db);
-    return [rows, count, withPage ? await withPage(db, rows.slice(0, q.limit)) : undefined];
-  };
-  // A read of several statements (a total beside the page, the analysis paths, what the page's
-  // rows need besides) runs them in one snapshot, so they cannot disagree about rows committed
-  // between them.
-  const statements = !q.skipTotalCount || spec.analysis !== undefined || withPage !== undefined;
-  const [rows, count, extra] = await cursorQuery(Boolean(cursor), () =>
-    statements ? inSnapshot(sql, readWithPage) : readWithPage(sql),
-  );
-  const page = rows.slice(0, q.limit);
-  const pagination = paginate(q.limit, offset, page.length, rows.length > q.limit, count ? count[0].n : null);
-  const nextCursor =
-    pagination.hasMore && sortExpr && page.length > 0
-      ? cursorAfter(page[page.length - 1], hash, offset + page.length, 2)
+}
+
+/** The page (one row more than asked) and, unless skipped, the total: few matches, or both at once. */
+async function readSearch(
+  db: Db,
+  sql: Sql,
+  spec: SearchSpec,
+  q: PagedQuery,
+  plan: SearchPlan,
+): Promise<[postgres.Row[], { n: number }[] | null]> {
+  const few =
+    spec.analysis && countsOnAnalysis(plan.byAnalysis) && !plan.sortSpec.joined
+      ? await fewMatchesPage({
+          sql: db,
+          analysis: spec.analysis,
+          base: plan.baseTable,
+          scope: spec.scope,
+          where: plan.where,
+          seek: plan.seek,
+          select: plan.select,
+          order: plan.order,
+          limit: plan.limit,
+        })
       : null;
-  return { rows: page, pagination: { ...pagination, nextCursor }, extra };
+  if (few) return [few.rows, q.skipTotalCount ? null : [{ n: few.total }]];
+  return Promise.all([
+    pageQuery(db, sql, spec, q, plan),
+    q.skipTotalCount ? Promise.resolve(null) : countQuery(db, sql, spec, plan),
+  ]);
+}
+
+/** The page: on the analysis table's index for a sort on its field, else cut on the base table (joined after). */
+function pageQuery(db: Db, sql: Sql, spec: SearchSpec, q: PagedQuery, plan: SearchPlan) {
+  const { sortExpr, select, order, limit, seek, filtered, join, direction, cursor } = plan;
+  if (spec.analysis && plan.sortSpec.joined && sortExpr) {
+    return analysisSortedPage({
+      sql: db,
+      analysis: spec.analysis,
+      base: plan.baseTable,
+      scope: spec.scope,
+      where: plan.where,
+      select,
+      sortExpr,
+      tiebreak: spec.tiebreak,
+      direction,
+      want: q.limit + 1,
+      offset: q.offset,
+      cursor,
+      seek: (tiebreak, notNull) => afterCursor(sql, sortExpr, tiebreak, direction, notNull, cursor!),
+    });
+  }
+  return plan.needsJoin || !spec.analysis
+    ? db`select ${sql.unsafe(select)} from ${filtered} and ${seek} order by ${order} ${limit}`
+    : db`select ${sql.unsafe(select)} from (select ${sql.unsafe(`${spec.alias}.*`)} from ${filtered} and ${seek} order by ${order} ${limit}) ${sql.unsafe(spec.alias)} ${join} order by ${order}`;
+}
+
+/** The total: on the analysis table when every filter reads it, else over the filtered base. */
+function countQuery(db: Db, sql: Sql, spec: SearchSpec, plan: SearchPlan) {
+  const analysis = spec.analysis;
+  return analysis && countsOnAnalysis(plan.byAnalysis)
+    ? serialCount(
+        db,
+        (tx) =>
+          tx<
+            { n: number }[]
+          >`select count(*)::int as n from ${sql.unsafe(analysis.table)} where ${analysis.scope} and ${plan.where}`,
+      )
+    : db<{ n: number }[]>`select count(*)::int as n from ${plan.filtered}`;
 }
 
 /**
