@@ -1,8 +1,6 @@
 import type postgres from "postgres";
+import type { Fragment, ReadDb } from "./db.ts";
 import type { Cursor } from "./keyset.ts";
-
-type Sql = postgres.Sql | postgres.TransactionSql;
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /**
  * Searches that sort or count on an analysis field (session rollups, `metrics.latency*`, trace
@@ -32,7 +30,7 @@ export interface AnalysisTable {
 }
 
 export interface AnalysisPageArgs {
-  sql: Sql;
+  sql: ReadDb;
   analysis: AnalysisTable;
   /** `sessions s` */
   base: string;
@@ -52,7 +50,7 @@ export interface AnalysisPageArgs {
 }
 
 /** The left join of the plain query, restricted to the service's analysis rows (same rows: see above). */
-export const analysisJoin = (sql: Sql, a: AnalysisTable) =>
+export const analysisJoin = (sql: ReadDb, a: AnalysisTable) =>
   sql`left join ${sql.unsafe(a.table)} on ${sql.unsafe(a.on)} and ${a.scope}`;
 
 /** Rows of one page ordered `sortExpr dir nulls last, tiebreak dir`, read as part A then part B. */

@@ -1,8 +1,6 @@
 import type postgres from "postgres";
+import type { Fragment, ReadDb } from "./db.ts";
 import type { AnalysisTable } from "./analysis-path.ts";
-
-type Sql = postgres.Sql | postgres.TransactionSql;
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** At most this many matches: the page is read from the matches instead of walking base rows. */
 export const FEW_MATCHES = 1000;
@@ -19,7 +17,7 @@ export const FEW_MATCHES = 1000;
  * analysis row, so the walk's left join keeps exactly this inner join's rows.
  */
 export async function fewMatchesPage(p: {
-  sql: Sql;
+  sql: ReadDb;
   analysis: AnalysisTable;
   /** `sessions s` */
   base: string;

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { Fragment } from "./db.ts";
 import { badRequest } from "@cellar/shared/errors";
 
 /**
@@ -8,7 +9,6 @@ import { badRequest } from "@cellar/shared/errors";
  */
 
 type Sql = postgres.Sql;
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** One filter of a search body (validated by http/filters.ts's FilterItem schema). */
 export type FilterItem = { field: string; operator: string; value: unknown };

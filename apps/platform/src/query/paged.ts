@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { Fragment, ReadDb } from "./db.ts";
 import { badRequest } from "@cellar/shared/errors";
 import { paginate } from "../http/schemas.ts";
 import { analysisJoin, analysisSortedPage, countsOnAnalysis, type AnalysisTable } from "./analysis-path.ts";
@@ -15,9 +16,6 @@ import { inSnapshot } from "./snapshot.ts";
 import { afterCursor, cursorAfter, cursorQuery, decodeCursor, keyColumns, queryHash } from "./keyset.ts";
 
 type Sql = postgres.Sql;
-/** The pool, or the read's snapshot transaction. */
-type Db = postgres.Sql | postgres.TransactionSql;
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** What a search runs over: the field set, the selected columns, the table and its scope. */
 export interface SearchSpec {
@@ -44,10 +42,10 @@ export async function runFiltered<X = undefined>(
   sql: Sql,
   spec: SearchSpec,
   q: PagedQuery,
-  withPage?: (db: Db, page: postgres.Row[]) => Promise<X>,
+  withPage?: (db: ReadDb, page: postgres.Row[]) => Promise<X>,
 ) {
   const plan = planSearch(sql, spec, q);
-  const readWithPage = async (db: Db): Promise<[postgres.Row[], { n: number }[] | null, X | undefined]> => {
+  const readWithPage = async (db: ReadDb): Promise<[postgres.Row[], { n: number }[] | null, X | undefined]> => {
     const [rows, count] = await readSearch(db, sql, spec, q, plan);
     return [rows, count, withPage ? await withPage(db, rows.slice(0, q.limit)) : undefined];
   };
@@ -118,7 +116,7 @@ function planSearch(sql: Sql, spec: SearchSpec, q: PagedQuery) {
 
 /** The page (one row more than asked) and, unless skipped, the total: few matches, or both at once. */
 async function readSearch(
-  db: Db,
+  db: ReadDb,
   sql: Sql,
   spec: SearchSpec,
   q: PagedQuery,
@@ -146,7 +144,7 @@ async function readSearch(
 }
 
 /** The page: on the analysis table's index for a sort on its field, else cut on the base table (joined after). */
-function pageQuery(db: Db, sql: Sql, spec: SearchSpec, q: PagedQuery, plan: SearchPlan) {
+function pageQuery(db: ReadDb, sql: Sql, spec: SearchSpec, q: PagedQuery, plan: SearchPlan) {
   const { sortExpr, select, order, limit, seek, filtered, join, direction, cursor } = plan;
   if (spec.analysis && plan.sortSpec.joined && sortExpr) {
     return analysisSortedPage({
@@ -171,7 +169,7 @@ function pageQuery(db: Db, sql: Sql, spec: SearchSpec, q: PagedQuery, plan: Sear
 }
 
 /** The total: on the analysis table when every filter reads it, else over the filtered base. */
-function countQuery(db: Db, sql: Sql, spec: SearchSpec, plan: SearchPlan) {
+function countQuery(db: ReadDb, sql: Sql, spec: SearchSpec, plan: SearchPlan) {
   const analysis = spec.analysis;
   return analysis && countsOnAnalysis(plan.byAnalysis)
     ? serialCount(
@@ -192,8 +190,8 @@ function countQuery(db: Db, sql: Sql, spec: SearchSpec, plan: SearchPlan) {
  * started per request and taking turns on the same b-tree pages. Same rows counted either way.
  */
 async function serialCount(
-  db: Db,
-  count: (tx: Db) => postgres.PendingQuery<{ n: number }[]>,
+  db: ReadDb,
+  count: (tx: ReadDb) => postgres.PendingQuery<{ n: number }[]>,
 ): Promise<{ n: number }[]> {
   // Within the read's snapshot (a total is always read beside its page): for the rest of the
   // transaction, which the page's statements queued before it are not (results are the same).
