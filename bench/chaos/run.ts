@@ -9,6 +9,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { createDatabase, reconnectBackoffSeconds } from "@cellar/shared/db/client";
+import { laneOf } from "@cellar/shared/nats/lanes";
 import { chatTrace } from "../../test/helpers/payloads";
 import { buildRows, checkLedger, formatTable, loadStored, passed, type Row, type Window } from "./ledger";
 import { LoadGenerator, PlatformReader, WebhookReceivers, type Tenant } from "./load";
@@ -172,6 +173,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         serviceId: svc.id,
       });
     }
+    // A tenant outside the load, in a lane none of the load's tenants use: its canary after each
+    // fault says whether a quiet lane waits behind the others' pile-up (issue 41). Informational:
+    // "whole" is the load canary, which waits behind its own tenant's pile-up by design.
+    let quiet = await bootstrapTenant(database.db, { name: "chaos-quiet", email: "quiet@chaos.test" });
+    const loadLanes = new Set(tenants.map((t) => laneOf(t.tenantId)));
+    for (let i = 0; i < 50 && loadLanes.has(laneOf(quiet.tenantId)); i++)
+      quiet = await bootstrapTenant(database.db, { name: `chaos-quiet-${i}`, email: `quiet${i}@chaos.test` });
     await database.close();
     const platform = sys.instances("platform")[0].url;
     for (const t of tenants) {
@@ -237,6 +245,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
           .join(", ")}`;
         return false;
       }
+      sendQuietCanary();
       const t = tenants[0];
       const canaryIds: string[] = [];
       for (const url of ingestUrls()) {
@@ -292,6 +301,51 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       return true;
     };
 
+    // The quiet tenant's canary: sent once per fault when every app is first ready, watched apart.
+    type QuietCanary = { traceId: string; sentAt: number; storedAt?: number; status?: number };
+    let quietCanary: QuietCanary | undefined;
+    let quietCanaries = 0;
+    let quietDone = false;
+    const sendQuietCanary = () => {
+      if (quietCanary) return;
+      const traceId = `quiet-canary-${++quietCanaries}`;
+      const c: QuietCanary = { traceId, sentAt: Date.now() };
+      quietCanary = c;
+      void (async () => {
+        const res = await fetch(`${ingestUrls()[0]}/raw/traces`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${quiet.telemetryKey}`, "content-type": "application/json" },
+          body: JSON.stringify(
+            chatTrace({
+              sessionId: `quiet-${crypto.randomUUID()}`,
+              serviceName: "quiet",
+              messages: [{ role: "user", content: "canary" }],
+              reply: "ok",
+              extra: { trace_id: traceId },
+            }),
+          ),
+          signal: AbortSignal.timeout(5_000),
+        }).catch(() => null);
+        c.status = res?.status;
+        if (res?.status !== 200) return;
+        c.sentAt = Date.now();
+        const deadline = c.sentAt + (opts.recoveryTimeoutMs ?? 120_000);
+        while (c.storedAt === undefined && !quietDone && Date.now() < deadline) {
+          const found = await sql`select 1 from traces where trace_id = ${traceId}`.catch(() => []);
+          if (found.length) c.storedAt = Date.now();
+          else await sleep(100);
+        }
+      })();
+    };
+    const quietLine = () => {
+      const c = quietCanary;
+      if (!c) return "not sent (the apps were never all ready)";
+      if (c.status !== 200) return `refused (${c.status ?? "no answer"}); not retried`;
+      return c.storedAt === undefined
+        ? `accepted, not stored ${((Date.now() - c.sentAt) / 1000).toFixed(1)} s later`
+        : `stored ${((c.storedAt - c.sentAt) / 1000).toFixed(1)} s after it was accepted`;
+    };
+
     const windows: Window[] = [];
     for (const fault of opts.schedule) {
       const start = Date.now();
@@ -314,6 +368,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         }
       }
       const recoveryS = (Date.now() - restoredAt) / 1000;
+      // Give the quiet canary a moment when it is close (it was sent before the load canary).
+      for (let i = 0; i < 20 && quietCanary?.status === 200 && quietCanary.storedAt === undefined; i++)
+        await sleep(100);
+      log(`  quiet tenant's canary (lane ${laneOf(quiet.tenantId)}, no backlog of its own): ${quietLine()}`);
+      quietCanary = undefined;
       log(
         `  ${recovered ? "whole again" : "NOT whole"} ${recoveryS.toFixed(1)} s after restore (accepting after ${acceptingAt ? ((acceptingAt - restoredAt) / 1000).toFixed(1) : "-"} s)`,
       );
@@ -357,6 +416,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       if (open === 0 || Date.now() > drainUntil) break;
       await sleep(2_000);
     }
+    quietDone = true;
     await sql.end({ timeout: 2 });
     const rows = buildRows(windows, "steady", {
       acked,
