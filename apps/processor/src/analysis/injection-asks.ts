@@ -1,4 +1,4 @@
-import { opensClause } from "./injection-clause.ts";
+import { hint, opensClause } from "./injection-clause.ts";
 import { unicodePattern } from "./text.ts";
 
 /**
@@ -135,8 +135,10 @@ const REPLY_VERB = unicodePattern(
 
 /** The first ask in a sentence `text` (at `start` in `masked`), `after` the two characters that end it. */
 /** Cheap hints (plain patterns, no Unicode word boundaries): most sentences pass none and cost one scan each. */
-const SECRET_HINT =
-  /password|passcode|pass ?phrase|secret|api ?key|private key|credential|token|prompt|instructions|rules|database|environment|configuration|user|customer|employee|card|clé|mot de passe|contraseña|clave|senha|chave|chiave|passwort|kennwort|schlüssel|anweisungen|пароль|ключ|промпт|инструкц|mật khẩu|khóa|密钥|秘钥|密码|系统提示|パスワード|鍵|システムプロンプト|비밀|암호|مفتاح|كلمة|पासवर्ड|कुंजी|পাসওয়ার্ড|চাবি|şifre|parola|anahtar|sandi|kunci|susi|รหัสผ่าน|กุญแจ|κλειδί|κωδικ/i;
+const SECRET_HINT = hint(
+  /password|passcode|pass ?phrase|secret|api ?key|private key|credential|token|prompt|instructions|rules|database|environment|configuration|user|customer|employee|card|mot de passe|clave|senha|chave|chiave|passwort|kennwort|anweisungen|parola|anahtar|sandi|kunci|susi/i,
+  /clé|contraseña|schlüssel|пароль|ключ|промпт|инструкц|mật khẩu|khóa|密钥|秘钥|密码|系统提示|パスワード|鍵|システムプロンプト|비밀|암호|مفتاح|كلمة|पासवर्ड|कुंजी|পাসওয়ার্ড|চাবি|şifre|รหัสผ่าน|กุญแจ|κλειδί|κωδικ/i,
+);
 const URL_HINT = /\]\(/;
 const PERSONAL_HINT = /'s |phishing|your password/i;
 const FRAME_HINT = /imagine|suppose|pretend|hypothetic|fictional|parallel/i;
@@ -144,7 +146,7 @@ const DECODE_HINT = /decod|decrypt|deobfusc|unscrambl|commands|filters|guardrail
 const REPLY_HINT = /response|reply|answer|message|output/i;
 
 export function askHit(masked: string, text: string, after: string, start: number): AskHit | null {
-  const secret = SECRET_HINT.test(text) ? secretAskHit(text, after) : null;
+  const secret = SECRET_HINT(text) ? secretAskHit(text, after) : null;
   if (secret) return { rule: "exfiltration", ...secret };
   const t = URL_HINT.test(text)
     ? (TEMPLATED_URL.exec(text) ?? TEMPLATED_URL.exec(masked.slice(start, start + text.length + 200)))

@@ -15,3 +15,12 @@ export const NEGATED_BEFORE = unicodePattern(
 export function opensClause(before: string): boolean {
   return CLAUSE_OPEN.test(before) || LEAD_IN.test(before);
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
+/**
+ * A cheap hint: an ASCII pattern, and a pattern of other scripts tried only on text that holds a
+ * non-ASCII character (one case-insensitive alternation of both is 20x slower on English prose).
+ */
+export function hint(ascii: RegExp, other: RegExp): (text: string) => boolean {
+  return (text) => ascii.test(text) || (NON_ASCII.test(text) && other.test(text));
+}

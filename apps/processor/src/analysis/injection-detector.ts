@@ -38,13 +38,22 @@ export const PREFILTER = new RegExp(
     // injection-implicit.ts: reply instructions, reworded overrides, plain agent commands, end markers.
     // injection-tasks.ts: code offered for the answer, internal addresses, scripted answers.
     String.raw`stop everything|following code|subsequent code|code (?:block|snippet|excerpt|section)|internal|intranet|169\.254|questioned|if asked`,
-    // injection-reader.ts and the hex view: reworded overrides, identity claims, hex byte runs.
-    String.raw`overlook|directiv|\bgod\b|gott|\bdio\b|dios|deus|dieu|(?:[0-9a-f]{2}[ :,]?){12}|kalimut|balewal|pansin|tagubilin|abaikan|lupakan|instruksi|perintah|negeer|vergeet|zignoruj|zapomnij`,
+    // injection-reader.ts and injection-asks.ts: reworded overrides, identity claims, asks; "\x49\x67" hex.
+    String.raw`overlook|directiv|\bgod\b|gott|\bdio\b|dios|deus|dieu|\\x[0-9a-f]{2}\\x|kalimut|balewal|pansin|tagubilin|abaikan|lupakan|instruksi|perintah|negeer|vergeet|zignoruj|zapomnij`,
     String.raw`imagine|suppose|pretend|hypothetic|phishing|decode|decrypt|execute|cipher|revers|emoji|\[data\]`,
     String.raw`from now on|summari|instead of|\binitiate|\bdeposit|new task|end of|<\/|\bgrant|\bunlock|\bsell|\bbuy|\btransfer|\bwire\b|\bdelete|\bremove|\berase|\bwipe|\bmove|\bcopy|\bupload|\bforward|\bshare|\bsend`,
   ].join("|"),
   "i",
 );
+
+/**
+ * Hex byte pairs apart ("49 67 6e 6f ..."): its own pattern, because inside PREFILTER's
+ * alternation this one alternative made the whole pass 20x slower on JSON full of digits
+ * (bench/text-matching.ts, "tool outputs").
+ */
+const HEX_PAIRS = /(?:[0-9a-f]{2}[ :]){6}/i;
+/** The keyword prefilter: a text it passes is scanned (the development-case tests use it too). */
+export const passesPrefilter = (text: string) => PREFILTER.test(text) || HEX_PAIRS.test(text);
 
 const text = (v: unknown): string => (typeof v === "string" ? v : v && typeof v === "object" ? JSON.stringify(v) : "");
 
@@ -106,7 +115,7 @@ export class InjectionDetector {
     if (source.toolCallId && this.flagged.has(source.toolCallId)) return;
     const head =
       content.length > this.config.scanChars ? content.slice(0, Math.max(1, this.config.scanChars)) : content;
-    if (!PREFILTER.test(head)) return;
+    if (!passesPrefilter(head)) return;
     const hit = injectionInContent(content, Math.max(1, this.config.scanChars));
     if (!hit) return;
     this.count++;

@@ -1,6 +1,6 @@
 import type { ClassRule } from "./injection-classes.ts";
 import { askHit } from "./injection-asks.ts";
-import { NEGATED_BEFORE, opensClause } from "./injection-clause.ts";
+import { hint, NEGATED_BEFORE, opensClause } from "./injection-clause.ts";
 import { type Sentence, unicodePattern } from "./text.ts";
 
 /**
@@ -184,11 +184,13 @@ const COMPILED: Compiled[] = Object.entries(LEXICON).map(([language, l]) => ({
  * A cheap hint per sentence: a stem of a verb of ignoring in any language, as a plain pattern (the
  * lexicon's Unicode word boundaries make each of its patterns slower than one scan of this).
  */
-const IGNORE_HINT =
-  /ignor|disregard|forget|overlook|neglect|olvid|olvíd|omit|desatiend|esque|desconsider|desprez|oubli|néglig|abstraction|vergiss|vergessen|missacht|übergeh|dimentic|trascur|negeer|vergeet|zignoruj|zapomnij|pomiń|игнор|забуд|не обращ|пренебр|ігнор|αγνο|ξεχ|bỏ qua|phớt lờ|quên|lờ đi|abaikan|lupakan|acuhkan|hiraukan|pansinin|balewal|kalimut|ipagwalang|yok say|görmezden|unut|dikkate alma|göz ardı|aldırma|تجاهل|انس|أهمل|اهمل|تغاض|अनदेख|नज़रअंदाज़|नजरअंदाज|भूल जा|उपेक्षा|अवहेलना|উপেক্ষা|ভুলে|অগ্রাহ্য|এড়িয়ে|忽略|无视|無視|忽视|忽視|忘记|忘記|理会|理會|别管|別管|忘れ|무시|잊|เพิกเฉย|ละเว้น|ไม่ต้องสนใจ|ลืม|ละเลย|ไม่สนใจ/i;
+const IGNORE_HINT = hint(
+  /ignor|disregard|forget|overlook|neglect|olvid|omit|desatiend|esque|desconsider|desprez|oubli|abstraction|vergiss|vergessen|missacht|dimentic|trascur|negeer|vergeet|zignoruj|zapomnij|abaikan|lupakan|acuhkan|hiraukan|pansinin|balewal|kalimut|ipagwalang|yok say|unut|dikkate alma/i,
+  /olvíd|néglig|übergeh|pomiń|игнор|забуд|не обращ|пренебр|ігнор|αγνο|ξεχ|bỏ qua|phớt lờ|quên|lờ đi|görmezden|göz ardı|aldırma|تجاهل|انس|أهمل|اهمل|تغاض|अनदेख|नज़रअंदाज़|नजरअंदाज|भूल जा|उपेक्षा|अवहेलना|উপেক্ষা|ভুলে|অগ্রাহ্য|এড়িয়ে|忽略|无视|無視|忽视|忽視|忘记|忘記|理会|理會|别管|別管|忘れ|무시|잊|เพิกเฉย|ละเว้น|ไม่ต้องสนใจ|ลืม|ละเลย|ไม่สนใจ/i,
+);
 
 function overrideHit(text: string): { at: number; end: number; language: string } | null {
-  if (!IGNORE_HINT.test(text)) return null;
+  if (!IGNORE_HINT(text)) return null;
   for (const c of COMPILED) {
     for (const re of [c.target, c.scripted]) {
       re.lastIndex = 0;
@@ -230,11 +232,13 @@ const DEMAND = unicodePattern(
 );
 
 /** A cheap hint for the claims (most sentences name no god, mode, role or "your"). */
-const CLAIM_HINT =
-  /god|gott|\bdio\b|dieu|deus|tanr|mode|i am|i'm|as your|system prompt|\b(?:soy|sou|suis|bin|sono|ben)\b|я |我是|私は|저는|나는|أنا|मैं|geliştiric|モード|모드|โหมด/i;
+const CLAIM_HINT = hint(
+  /god|gott|\bdio\b|dieu|deus|tanr|mode|i am|i'm|as your|system prompt|\b(?:soy|sou|suis|bin|sono|ben)\b/i,
+  /я |我是|私は|저는|나는|أنا|मैं|geliştiric|モード|모드|โหมด/i,
+);
 
 function claimHit(text: string, near: string): { at: number; end: number } | null {
-  if (!CLAIM_HINT.test(text)) return null;
+  if (!CLAIM_HINT(text)) return null;
   const m = CLAIM.exec(text);
   if (!m || !DEMAND.test(near)) return null;
   const before = text.slice(0, m.index);

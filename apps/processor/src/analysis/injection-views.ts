@@ -189,6 +189,7 @@ function base64Texts(text: string): string[] {
 /** Hex runs (at most MAX_HEX_RUNS, each at most MAX_BASE64_CHARS) that decode to readable UTF-8 text. */
 function hexTexts(text: string): string[] {
   const out: string[] = [];
+  if (!hasHexRun(text)) return out;
   HEX_RUN.lastIndex = 0;
   let tried = 0;
   for (let m = HEX_RUN.exec(text); m && tried < MAX_HEX_RUNS; m = HEX_RUN.exec(text)) {
@@ -202,22 +203,36 @@ function hexTexts(text: string): string[] {
   return out;
 }
 
-/** Trigger words an attacker scrambles, by first letter, last letter and sorted letters. */
+/** Is there a run of 24+ hex digits and separators (space : , and \\x; `| 32` folds case, and maps \\ to 124)? */
+function hasHexRun(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i) | 32;
+    const hex = (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || c === 120;
+    if (hex || c === 32 || c === 58 || c === 44 || c === 124) {
+      if (++run >= 24) return true;
+    } else run = 0;
+  }
+  return false;
+}
+
+/** Trigger words an attacker scrambles, by sorted letters. */
 const SCRAMBLE_KEYS = new Map<string, string>();
-/** Their shapes (first letter, last letter, length): a word of another shape is never sorted. */
-const SCRAMBLE_SHAPES = new Set<string>();
+/** Their shapes (first letter, last letter, length) as numbers: a word of another shape is never sorted. */
+const SCRAMBLE_SHAPES = new Set<number>();
+const shapeOf = (w: string) => (w.charCodeAt(0) | 32) * 100_000 + (w.charCodeAt(w.length - 1) | 32) * 100 + w.length;
 for (const w of "ignore previous instructions instruction system prompt bypass reveal disregard override safety secret password assistant restrictions".split(
   " ",
 )) {
   SCRAMBLE_KEYS.set([...w].sort().join(""), w);
-  SCRAMBLE_SHAPES.add(`${w[0]}${w[w.length - 1]}${w.length}`);
+  SCRAMBLE_SHAPES.add(shapeOf(w));
 }
 const WORD_5_13 = /\b[A-Za-z]{5,13}\b/g;
 
 /** The trigger word a scrambled spelling stands for ("ignroe" -> "ignore"), or null. */
 function unscrambled(word: string): string | null {
+  if (!SCRAMBLE_SHAPES.has(shapeOf(word))) return null;
   const w = word.toLowerCase();
-  if (!SCRAMBLE_SHAPES.has(`${w[0]}${w[w.length - 1]}${w.length}`)) return null;
   const key = SCRAMBLE_KEYS.get([...w].sort().join(""));
   return key && key !== w ? key : null;
 }
