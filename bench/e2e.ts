@@ -251,11 +251,15 @@ async function main() {
     };
     // BENCH_<APP>_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/x" profiles one app.
     // Each app's /health port picked free: the defaults (3300, 3400) may be taken on a shared machine.
+    /** Each processor's /health, /ready and /metrics port. */
+    const processorPorts: number[] = [];
     const start = async (app: string) => {
       const flags = (process.env[`BENCH_${app.toUpperCase()}_FLAGS`] ?? "").split(" ").filter(Boolean);
+      const healthPort = await freePort();
+      if (app === "processor") processorPorts.push(healthPort);
       const c = spawn(process.execPath, [...flags, `apps/${app}/src/main.ts`], {
         cwd: ROOT,
-        env: { ...env, HEALTH_PORT: String(await freePort()) },
+        env: { ...env, HEALTH_PORT: String(healthPort) },
         stdio: ["ignore", "ignore", "inherit"],
       });
       children.push(c);
@@ -419,6 +423,8 @@ async function main() {
       // The write path alone (a window longer than the stage): what maturing it all cost after.
       const writePathOnly = WINDOW > seconds;
       const maturationUsed = writePathOnly ? cpuDelta(cpuEnd, cpu()) : null;
+      // Where a session's lateness goes after its marker: the processors' marker-to-done histogram.
+      if (writePathOnly) console.log(await markerToDone(processorPorts));
       if (args["pg-stats"] && writePathOnly)
         await printPgStats(
           sql,
@@ -622,6 +628,28 @@ async function main() {
     await Promise.allSettled([nats.stop(), pg.stop()]);
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The processors' `cellar_maturation_lateness_seconds` (marker written -> its maturation done and
+ * acked: batch, chunk slot, the chunk, the publish), summed over processors, as the share of
+ * markers done within each bucket since they started.
+ */
+async function markerToDone(ports: number[]): Promise<string> {
+  const counts = new Map<string, number>();
+  for (const port of ports) {
+    const text = await fetch(`http://127.0.0.1:${port}/metrics`)
+      .then((r) => r.text())
+      .catch(() => "");
+    for (const m of text.matchAll(/^cellar_maturation_lateness_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\d+)/gm))
+      counts.set(m[1], (counts.get(m[1]) ?? 0) + Number(m[2]));
+  }
+  const all = counts.get("+Inf") ?? 0;
+  if (!all) return "marker to maturation done: no markers counted";
+  const within = ["0.25", "0.5", "1", "2", "5", "10"]
+    .filter((le) => counts.has(le))
+    .map((le) => `<= ${le} s ${((100 * counts.get(le)!) / all).toFixed(1)}%`);
+  return `marker to maturation done (${all} markers): ${within.join(", ")}`;
 }
 
 /** The costliest statements since the last reset, per accepted trace, and all statements' calls per trace. */
