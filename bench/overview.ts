@@ -5,7 +5,7 @@
  * session up. Prints p50/p99 per window beside a floor measured in the same run: a bare
  * `select 1` round trip on the same pool.
  *
- *   bun run bench/overview.ts --data-dir <dir> [--traces 100000] [--reads 200] [--rebuild]
+ *   bun run bench/overview.ts --data-dir <dir> [--traces 100000] [--reads 200] [--rebuild] [--newer-only]
  *
  * Seeds (or tops up) <dir> by running bench/seed.ts itself, then backfills, then reads through
  * the platform app in-process (authentication, validation and JSON included). Then the reads the
@@ -35,6 +35,8 @@ const { values: args } = parseArgs({
     reads: { type: "string", default: "200" },
     /** Drop the rollups first, so the backfill rebuilds them all (after a change of their shape). */
     rebuild: { type: "boolean", default: false },
+    /** Only the newer reads (no rollup backfill, no overview windows): they read no rollup. */
+    "newer-only": { type: "boolean", default: false },
   },
 });
 if (!args["data-dir"]) throw new Error("--data-dir is required");
@@ -58,7 +60,7 @@ try {
     select (select count(*) from traces)::int as traces, (select count(*) from session_analyses)::int as sessions`;
   if (args.rebuild) await sql`truncate overview_rollups, overview_session_parts`;
   let t = performance.now();
-  const applied = await backfillRollups(sql, { batch: 2000, concurrency: 4 });
+  const applied = args["newer-only"] ? 0 : await backfillRollups(sql, { batch: 2000, concurrency: 4 });
   const backfillSeconds = (performance.now() - t) / 1000;
   const [{ rows, bytes }] = await sql<{ rows: number; bytes: string }[]>`
     select count(*)::int as rows, pg_total_relation_size('overview_rollups')::text as bytes from overview_rollups`;
@@ -100,7 +102,7 @@ try {
   };
   const floor = await time(() => sql`select 1`);
   console.log(`floor: select 1 round trip p50 ${pct(floor, 50).toFixed(2)} ms, p99 ${pct(floor, 99).toFixed(2)} ms`);
-  for (const window of ["1h", "24h", "7d", "30d"]) {
+  for (const window of args["newer-only"] ? [] : ["1h", "24h", "7d", "30d"]) {
     const answer = await read(window);
     const times = await time(() => read(window));
     console.log(

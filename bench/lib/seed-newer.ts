@@ -9,10 +9,11 @@ export const SEED_EVALUATOR = "short";
  *
  * - the ledger (docs/ledger.md): per minute over --days, what the SDK was asked to send, what the
  *   batch door accepted and what was stored (the read groups a window's minutes);
- * - evaluations (docs/evaluations.md): one evaluator whose judgement of every seeded session is
- *   stored as the dispatcher stores it (an evaluation row and, when scored, a score of source
- *   `evaluator`); one judgement in 1,000 failed, so a list of the failed ones reads past many
- *   scored ones; a reviewer's score on one session in 200 (the agreement read's pairs).
+ * - evaluations (docs/evaluations.md): one evaluator judging a sample of one session in 10 (a
+ *   judge's cost keeps it to a sample), each judgement stored as the dispatcher stores it (an
+ *   evaluation row and, when scored, a score of source `evaluator`); one judgement in 1,000
+ *   failed, so a list of the failed ones reads past many scored ones; a reviewer's score on one
+ *   session in 200 (each also judged: the agreement read's pairs).
  *
  * Idempotent and incremental as the traces are: only minutes, sessions and reviews not yet there.
  */
@@ -52,8 +53,8 @@ export async function seedNewerReads(
         case when v.status = 'failed' then 'the judge answered 500' end, 1, 3, s.matured_at + interval '1 second'
       from sessions s
       cross join lateral (select substr(s.session_id, 6)::int as g) n
-      cross join lateral (select n.g, case when n.g % 1000 = 0 then 'failed' else 'scored' end as status) v
-      where s.trace_service_id = ${S} and s.session_id like 'seed-%'
+      cross join lateral (select n.g, case when n.g % 10000 = 0 then 'failed' else 'scored' end as status) v
+      where s.trace_service_id = ${S} and s.session_id like 'seed-%' and n.g % 10 = 0
         and not exists (select 1 from evaluations x where x.trace_service_id = ${S} and x.target = 'session' and x.entity_id = s.session_id)
       returning id, entity_id, score_id, value, created_at),
     sc as (
