@@ -1,5 +1,6 @@
-import { auth, session } from "../api";
-import { Form } from "./SignIn";
+import { auth } from "../api";
+import { Field } from "../components/form";
+import { Form, NewPassword, samePasswords, signedIn } from "./SignIn";
 
 /**
  * First run (docs/dashboard.md): shown while the deployment has no organization. The setup token
@@ -7,7 +8,7 @@ import { Form } from "./SignIn";
  */
 export function SetupPage({ onSignedIn }: { onSignedIn: () => void }) {
   const submit = async (form: FormData) => {
-    if (form.get("password") !== form.get("confirm")) throw new Error("The two passwords differ.");
+    samePasswords(form);
     const r = await auth<{ token: string }>("/setup", {
       body: {
         token: String(form.get("token") ?? "").trim(),
@@ -16,9 +17,7 @@ export function SetupPage({ onSignedIn }: { onSignedIn: () => void }) {
         password: form.get("password"),
       },
     });
-    session.set(r.token);
-    history.replaceState(null, "", "/first-trace");
-    onSignedIn();
+    signedIn(r.token, onSignedIn, "/first-trace");
   };
   return (
     <Form
@@ -33,26 +32,16 @@ export function SetupPage({ onSignedIn }: { onSignedIn: () => void }) {
         </p>
       }
     >
-      <label class="field">
-        <span>Setup token</span>
+      <Field label="Setup token">
         <input name="token" autocomplete="off" required autoFocus />
-      </label>
-      <label class="field">
-        <span>Organization name</span>
+      </Field>
+      <Field label="Organization name">
         <input name="organization" required maxLength={200} />
-      </label>
-      <label class="field">
-        <span>Your email</span>
+      </Field>
+      <Field label="Your email">
         <input name="email" type="email" autocomplete="username" required />
-      </label>
-      <label class="field">
-        <span>Password</span>
-        <input name="password" type="password" autocomplete="new-password" minLength={12} required />
-      </label>
-      <label class="field">
-        <span>Repeat it</span>
-        <input name="confirm" type="password" autocomplete="new-password" minLength={12} required />
-      </label>
+      </Field>
+      <NewPassword />
     </Form>
   );
 }

@@ -1,20 +1,28 @@
-import { useState } from "preact/hooks";
-import { ApiError, auth, session } from "../api";
+import type { ComponentChildren } from "preact";
+import { auth, session } from "../api";
+import { Field, Outcome } from "../components/form";
+import { useAction } from "../ui";
 
-export function Form({ title, intro, submit, children, busyLabel, label }: any) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const onSubmit = async (e: Event) => {
+/** A sign-in page's form: its title, intro and fields, the submit's error, and a button busy while it runs. */
+export function Form({
+  title,
+  intro,
+  submit,
+  children,
+  busyLabel,
+  label,
+}: {
+  title: string;
+  intro?: ComponentChildren;
+  submit: (form: FormData) => Promise<void>;
+  children: ComponentChildren;
+  busyLabel: string;
+  label: string;
+}) {
+  const action = useAction();
+  const onSubmit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await submit(new FormData(e.target as HTMLFormElement));
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    action.run(() => submit(new FormData(e.target as HTMLFormElement)));
   };
   return (
     <main id="main" class="signin">
@@ -22,17 +30,45 @@ export function Form({ title, intro, submit, children, busyLabel, label }: any) 
         <h1 id="signin-title">{title}</h1>
         {intro}
         {children}
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
-        <button type="submit" disabled={busy}>
-          {busy ? busyLabel : label}
+        <Outcome error={action.error} />
+        <button type="submit" disabled={action.busy}>
+          {action.busy ? busyLabel : label}
         </button>
       </form>
     </main>
   );
+}
+
+/** A new password and its repetition; `samePasswords` checks them before they are sent. */
+export function NewPassword({ label = "Password", autoFocus }: { label?: string; autoFocus?: boolean }) {
+  return (
+    <>
+      <Field label={label}>
+        <input
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          minLength={12}
+          required
+          autoFocus={autoFocus}
+        />
+      </Field>
+      <Field label="Repeat it">
+        <input name="confirm" type="password" autocomplete="new-password" minLength={12} required />
+      </Field>
+    </>
+  );
+}
+
+export function samePasswords(form: FormData) {
+  if (form.get("password") !== form.get("confirm")) throw new Error("The two passwords differ.");
+}
+
+/** Signed in: the session's token kept, and the address replaced by where the user goes next. */
+export function signedIn(token: string, onSignedIn: () => void, next?: string) {
+  session.set(token);
+  if (next) history.replaceState(null, "", next);
+  onSignedIn();
 }
 
 export function SignInPage({ expired, onSignedIn }: { expired: boolean; onSignedIn: () => void }) {
@@ -40,8 +76,7 @@ export function SignInPage({ expired, onSignedIn }: { expired: boolean; onSigned
     const r = await auth<{ token: string }>("/sign-in", {
       body: { email: form.get("email"), password: form.get("password") },
     });
-    session.set(r.token);
-    onSignedIn();
+    signedIn(r.token, onSignedIn);
   };
   return (
     <Form
@@ -57,14 +92,12 @@ export function SignInPage({ expired, onSignedIn }: { expired: boolean; onSigned
         )
       }
     >
-      <label class="field">
-        <span>Email</span>
+      <Field label="Email">
         <input name="email" type="email" autocomplete="username" required autoFocus />
-      </label>
-      <label class="field">
-        <span>Password</span>
+      </Field>
+      <Field label="Password">
         <input name="password" type="password" autocomplete="current-password" required />
-      </label>
+      </Field>
     </Form>
   );
 }
@@ -73,11 +106,9 @@ export function SignInPage({ expired, onSignedIn }: { expired: boolean; onSigned
 export function InvitePage({ onSignedIn }: { onSignedIn: () => void }) {
   const token = location.hash.slice(1);
   const submit = async (form: FormData) => {
-    if (form.get("password") !== form.get("confirm")) throw new Error("The two passwords differ.");
+    samePasswords(form);
     const r = await auth<{ token: string }>("/invitations/accept", { body: { token, password: form.get("password") } });
-    session.set(r.token);
-    history.replaceState(null, "", "/sessions");
-    onSignedIn();
+    signedIn(r.token, onSignedIn, "/sessions");
   };
   return (
     <Form
@@ -87,14 +118,7 @@ export function InvitePage({ onSignedIn }: { onSignedIn: () => void }) {
       busyLabel="Saving…"
       intro={<p class="muted">At least 12 characters. You will use it with your email to sign in.</p>}
     >
-      <label class="field">
-        <span>New password</span>
-        <input name="password" type="password" autocomplete="new-password" minLength={12} required autoFocus />
-      </label>
-      <label class="field">
-        <span>Repeat it</span>
-        <input name="confirm" type="password" autocomplete="new-password" minLength={12} required />
-      </label>
+      <NewPassword label="New password" autoFocus />
     </Form>
   );
 }
