@@ -43,16 +43,6 @@ export async function insert(sql: Sql, rows: NewDelivery[]): Promise<string[]> {
   return inserted.map((r) => r.id);
 }
 
-/** A maturation event to fan out: its body around the delivery id (deliveryBodyParts). */
-export interface FanOutEvent {
-  tenant_id: string;
-  trace_service_id: string;
-  event_type: string;
-  event_key: string;
-  head: string;
-  tail: string;
-}
-
 /** What an attempt needs of a delivery's subscription: where to send, whether to, how to sign. */
 export interface SubscriptionTarget {
   subscription_id: string;
@@ -61,55 +51,6 @@ export interface SubscriptionTarget {
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
   previous_secret_expires_at: Date | null;
-}
-
-/** A delivery the fan-out made (or found made) for event `event` (index into the events). */
-export interface FannedDelivery extends SubscriptionTarget {
-  event: number;
-  /** Null only when the event matched more subscriptions than it was given ids. */
-  id: string | null;
-  /** Inserted by this statement; false: the (subscription, event) pair had its row already. */
-  inserted: boolean;
-}
-
-/**
- * The fan-out of a batch of events in one statement: for each event, one delivery per enabled
- * subscription of its service that lists its type, for tenants with the entitlement, inserted
- * as `insert` does (the dedup record skips a pair that has a row). Event `n` (0-based) takes its
- * deliveries' ids from `ids[n * idsPerEvent ...]` in subscription order, its body is
- * `head || id || tail`. Returns every matching subscription with its delivery id (null past
- * `idsPerEvent`: the caller runs again with more) and whether this statement inserted it.
- */
-export async function insertForSubscribers(
-  sql: Sql,
-  events: FanOutEvent[],
-  ids: string[],
-  idsPerEvent: number,
-  enqueuedAt: Date,
-): Promise<FannedDelivery[]> {
-  if (events.length === 0) return [];
-  const col = <K extends keyof FanOutEvent>(k: K) => events.map((e) => e[k]);
-  return sql<FannedDelivery[]>`
-    with ev as (
-      select * from unnest(${col("tenant_id")}::uuid[], ${col("trace_service_id")}::uuid[], ${col("event_type")}::text[],
-        ${col("event_key")}::text[], ${col("head")}::text[], ${col("tail")}::text[])
-        with ordinality as ev(tenant_id, trace_service_id, event_type, event_key, head, tail, n)
-    ), m as (
-      select ev.n, ev.tenant_id, ev.event_type, ev.event_key, ev.head, ev.tail, s.id as subscription_id, s.url, s.enabled,
-        s.secret_encrypted, s.previous_secret_encrypted, s.previous_secret_expires_at,
-        (${ids}::text[])[((ev.n - 1) * ${idsPerEvent} + row_number() over (partition by ev.n order by s.id))::int] as id
-      from ev join webhook_subscriptions s on s.trace_service_id = ev.trace_service_id and s.tenant_id = ev.tenant_id
-        and s.enabled and ev.event_type = any(s.event_types)
-      join tenants t on t.id = s.tenant_id and t.webhooks_enabled
-    ), ins as (
-      insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at)
-      select id, tenant_id, subscription_id, event_type, event_key, head || id || tail, ${enqueuedAt}::timestamptz
-      from m where id is not null
-      on conflict (subscription_id, event_key, tenant_id) do nothing returning id
-    )
-    select (m.n - 1)::int as event, m.id, m.subscription_id, m.url, m.enabled, m.secret_encrypted, m.previous_secret_encrypted,
-      m.previous_secret_expires_at, coalesce(m.id in (select id from ins), false) as inserted
-    from m order by m.n, m.subscription_id`;
 }
 
 /** Removes a delivery that was never handed to the dispatcher (its job could not be published). */

@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { maturationKey, type MaturedMessage } from "@cellar/shared/payloads";
 import type { Loaded } from "./attempt.ts";
+import type { SubscriptionTarget } from "@cellar/shared/webhooks/delivery-state";
 import { deliveryBodyParts, newDeliveryIds } from "@cellar/shared/webhooks/deliveries";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 
@@ -28,24 +29,38 @@ export interface PendingDelivery {
 }
 
 /**
- * Ids offered per event: a trace service has at most 5 subscriptions (the platform's limit,
- * taken under a row lock), so one statement nearly always suffices; an event that matched more
- * runs again with twice as many.
- */
-export const IDS_PER_EVENT = 5;
-
-/**
  * One delivery per matching enabled subscription of an entitled tenant, for a whole batch of
- * MATURED events in one statement (deliveryState.insertForSubscribers), plus one more read when
- * some (subscription, event) pair had its row already. Returns the deliveries still pending for
- * these events, each marked `fresh` when this call inserted it; the caller decides whether it
- * owns the others (ownedBy in matured.ts). Rows are unique per (subscription, event): a
- * re-selected trace is a duplicate, not a second delivery.
+ * MATURED events in two queries: the subscriptions of the batch's services, then one insert of
+ * every row. Each event's body is serialized once, around its deliveries' ids (deliveryBodyParts),
+ * and the ids are drawn together. Returns the deliveries still pending for these events, each
+ * marked `fresh` when this call inserted it; the caller decides whether it owns the others
+ * (ownedBy in matured.ts). Rows are unique per (subscription, event): a re-selected trace is a
+ * duplicate, not a second delivery.
+ *
+ * Not one statement: matching, inserting and returning in one statement (a8f1b37) cost more
+ * Postgres time per delivery than the second round trip saves (docs/performance-journal.md,
+ * "Webhooks, figure 3"): its rows carry the subscription's columns once per delivery instead of
+ * once per subscription.
  */
 export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promise<PendingDelivery[]> {
   if (events.length === 0) return [];
+  type Sub = SubscriptionTarget & { tenant_id: string; trace_service_id: string; event_types: string[] };
+  const subs = await deps.sql<Sub[]>`
+    select s.id as subscription_id, s.tenant_id, s.trace_service_id, s.event_types, s.url, s.enabled, s.secret_encrypted,
+      s.previous_secret_encrypted, s.previous_secret_expires_at
+    from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+    where s.trace_service_id = any(${[...new Set(events.map((m) => m.traceServiceId))]}::uuid[]) and s.enabled and t.webhooks_enabled`;
+  if (subs.length === 0) return [];
   const timestamp = deps.now();
-  const fanEvents = events.map((m): deliveryState.FanOutEvent => {
+  const matches = events.map((m) =>
+    subs.filter(
+      (s) => s.tenant_id === m.tenantId && s.trace_service_id === m.traceServiceId && s.event_types.includes(m.type),
+    ),
+  );
+  const ids = newDeliveryIds(matches.reduce((n, subsOf) => n + subsOf.length, 0));
+  const rows: Array<deliveryState.NewDelivery & { sub: Sub }> = [];
+  for (const [i, m] of events.entries()) {
+    if (matches[i].length === 0) continue;
     const data = {
       tenant_id: m.tenantId,
       trace_service_id: m.traceServiceId,
@@ -54,63 +69,60 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       occurred_at: m.occurredAt,
       ...(m.type === "session.matured" ? { session_id: m.sessionId } : { trace_id: m.traceId }),
     };
-    return {
-      tenant_id: m.tenantId,
-      trace_service_id: m.traceServiceId,
-      event_type: m.type,
-      event_key: eventKey(m),
-      ...deliveryBodyParts({ type: m.type, timestamp, data }),
-    };
-  });
-  let fanned: deliveryState.FannedDelivery[] = [];
-  const inserted = new Set<string>();
-  for (let perEvent = IDS_PER_EVENT; ; perEvent *= 2) {
-    const ids = newDeliveryIds(events.length * perEvent);
-    fanned = await deliveryState.insertForSubscribers(deps.sql, fanEvents, ids, perEvent, timestamp);
-    for (const f of fanned) if (f.inserted && f.id) inserted.add(f.id);
-    if (fanned.every((f) => f.id !== null)) break;
-  }
-  if (fanned.length === 0) return [];
-  if (fanned.every((f) => f.inserted)) {
-    return fanned.map((f) => {
-      const e = fanEvents[f.event];
-      const id = f.id!;
-      return {
+    const { head, tail } = deliveryBodyParts({ type: m.type, timestamp, data });
+    for (const sub of matches[i]) {
+      const id = ids[rows.length];
+      rows.push({
         id,
-        eventKey: e.event_key,
-        tenantId: e.tenant_id,
-        attempts: 0,
-        fresh: true,
-        row: {
-          id,
-          tenant_id: e.tenant_id,
-          body: e.head + id + e.tail,
-          status: "pending",
-          attempts: 0,
-          next_attempt_at: null,
-          created_at: timestamp,
-          subscription_id: f.subscription_id,
-          url: f.url,
-          enabled: f.enabled,
-          secret_encrypted: f.secret_encrypted,
-          previous_secret_encrypted: f.previous_secret_encrypted,
-          previous_secret_expires_at: f.previous_secret_expires_at,
-        },
-      };
-    });
+        tenant_id: m.tenantId,
+        subscription_id: sub.subscription_id,
+        event_type: m.type,
+        event_key: eventKey(m),
+        body: head + id + tail,
+        enqueued_at: timestamp,
+        sub,
+      });
+    }
   }
-  // Some pair had its row already (a replayed or re-selected event, or a rerun past IDS_PER_EVENT):
-  // what is pending for these events, whoever inserted it.
+  if (rows.length === 0) return [];
+  const inserted = await deliveryState.insert(deps.sql, rows);
+  if (inserted.length === rows.length) {
+    return rows.map(({ sub, ...r }) => ({
+      id: r.id,
+      eventKey: r.event_key,
+      tenantId: r.tenant_id,
+      attempts: 0,
+      fresh: true,
+      row: {
+        id: r.id,
+        tenant_id: r.tenant_id,
+        body: r.body,
+        status: "pending",
+        attempts: 0,
+        next_attempt_at: null,
+        created_at: timestamp,
+        subscription_id: sub.subscription_id,
+        url: sub.url,
+        enabled: sub.enabled,
+        secret_encrypted: sub.secret_encrypted,
+        previous_secret_encrypted: sub.previous_secret_encrypted,
+        previous_secret_expires_at: sub.previous_secret_expires_at,
+      },
+    }));
+  }
+  // Some pair had its row already (a replayed or re-selected event): what is pending for these
+  // events, whoever inserted it.
   const existing = await deps.sql<{ id: string; event_key: string; tenant_id: string; attempts: number }[]>`
     select id, event_key, tenant_id, attempts from webhook_deliveries
-    where event_key = any(${[...new Set(fanEvents.map((e) => e.event_key))]}::text[])
-      and subscription_id = any(${[...new Set(fanned.map((f) => f.subscription_id))]}::uuid[])
+    where event_key = any(${[...new Set(rows.map((r) => r.event_key))]}::text[])
+      and subscription_id = any(${[...new Set(rows.map((r) => r.subscription_id))]}::uuid[])
       and status = 'pending'`;
+  const mine = new Set(inserted);
   return existing.map((r) => ({
     id: r.id,
     eventKey: r.event_key,
     tenantId: r.tenant_id,
     attempts: r.attempts,
-    fresh: inserted.has(r.id),
+    fresh: mine.has(r.id),
   }));
 }
