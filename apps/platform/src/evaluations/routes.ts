@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { EvaluatorCreate, EvaluatorUpdate } from "@cellar/shared/evaluations/definition";
 import type { PlatformDeps } from "../deps.ts";
-import { type Resource, resource } from "../http/resource.ts";
+import { created, type Resource, resource } from "../http/resource.ts";
 import { doc, intQuery } from "../http/schemas.ts";
 import { Evaluator, EvaluatorList, EvaluationList, EvaluationRun, RunStarted } from "./model.ts";
 import * as svc from "./service.ts";
@@ -30,23 +30,15 @@ function definitionRoutes(app: Resource, s: svc.EvaluatorServiceDeps) {
       query: t.Object({ serviceName: t.Optional(t.String({ minLength: 1, maxLength: 200 })) }),
       detail: doc(TAG, "Evaluators of the tenant (of one service with ?serviceName=)", EvaluatorList),
     })
-    .post(
-      "",
-      async ({ principal, body, set }) => {
-        const created = await svc.createEvaluator(s, principal, body);
-        set.status = 201;
-        return created;
-      },
-      {
-        body: EvaluatorCreate,
-        detail: doc(TAG, "Create an evaluator (version 1)", Evaluator, {
-          status: 201,
-          errors: [400, 401, 403, 404],
-          description:
-            "409 when the service has an evaluator of that name or already 20 evaluators. A judge needs role admin; a check, member.",
-        }),
-      },
-    )
+    .post("", async ({ principal, body, set }) => created(set, await svc.createEvaluator(s, principal, body)), {
+      body: EvaluatorCreate,
+      detail: doc(TAG, "Create an evaluator (version 1)", Evaluator, {
+        status: 201,
+        errors: [400, 401, 403, 404],
+        description:
+          "409 when the service has an evaluator of that name or already 20 evaluators. A judge needs role admin; a check, member.",
+      }),
+    })
     .get("/:id", ({ principal, params }) => svc.getEvaluator(s, principal, params.id), {
       detail: doc(TAG, "An evaluator: its current version, status and today's spend", Evaluator),
     })

@@ -23,3 +23,9 @@ export function resource(deps: ResourceDeps, prefix: string) {
 
 /** The instance a group of a resource's routes is added to. */
 export type Resource = ReturnType<typeof resource>;
+
+/** Answers `value` as 201 Created (a route that creates something). */
+export function created<T>(set: { status?: number | string }, value: T): T {
+  set.status = 201;
+  return value;
+}

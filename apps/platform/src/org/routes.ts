@@ -1,5 +1,5 @@
 import type { Db } from "@cellar/shared/db/client";
-import { type Resource, type ResourceDeps, resource } from "../http/resource.ts";
+import { created, type Resource, type ResourceDeps, resource } from "../http/resource.ts";
 import { strictBody } from "../http/filters.ts";
 import { doc } from "../http/schemas.ts";
 import { readIngestKeys, readMembers, readOrganization } from "../query/org.ts";
@@ -40,36 +40,20 @@ function projectRoutes(app: Resource, { db }: OrgRouteDeps) {
         },
       ),
     })
-    .post(
-      "/projects",
-      async ({ principal, body, set }) => {
-        const created = await svc.addProject(db, principal, body);
-        set.status = 201;
-        return created;
-      },
-      {
-        body: m.NewProject,
-        transform: strictBody(m.NewProject),
-        detail: doc(TAG, "Create a project (admin, owner)", m.Created, { status: 201, errors: [400, 401, 403] }),
-      },
-    )
-    .post(
-      "/services",
-      async ({ principal, body, set }) => {
-        const created = await svc.addService(db, principal, body);
-        set.status = 201;
-        return created;
-      },
-      {
-        body: m.NewService,
-        transform: strictBody(m.NewService),
-        detail: doc(TAG, "Create a trace service in a project (admin, owner)", m.Created, {
-          status: 201,
-          errors: [400, 401, 403, 404],
-          description: `Without projectId: the default project. Ingestion also creates a service on its first trace. ${NOTE}`,
-        }),
-      },
-    );
+    .post("/projects", async ({ principal, body, set }) => created(set, await svc.addProject(db, principal, body)), {
+      body: m.NewProject,
+      transform: strictBody(m.NewProject),
+      detail: doc(TAG, "Create a project (admin, owner)", m.Created, { status: 201, errors: [400, 401, 403] }),
+    })
+    .post("/services", async ({ principal, body, set }) => created(set, await svc.addService(db, principal, body)), {
+      body: m.NewService,
+      transform: strictBody(m.NewService),
+      detail: doc(TAG, "Create a trace service in a project (admin, owner)", m.Created, {
+        status: 201,
+        errors: [400, 401, 403, 404],
+        description: `Without projectId: the default project. Ingestion also creates a service on its first trace. ${NOTE}`,
+      }),
+    });
 }
 
 /** Members and their invitations, roles and projects. */
@@ -78,30 +62,18 @@ function memberRoutes(app: Resource, { db }: OrgRouteDeps) {
     .get("/members", ({ principal }) => readMembers(db, principal.tenantId), {
       detail: doc(TAG, "Members with role, projects and state (every role)", m.MemberList, { errors: [401] }),
     })
-    .post(
-      "/members",
-      async ({ principal, body, set }) => {
-        const invitation = await svc.inviteMember(db, principal, body);
-        set.status = 201;
-        return invitation;
-      },
-      {
-        body: m.NewMember,
-        transform: strictBody(m.NewMember),
-        detail: doc(TAG, "Invite a member: the invitation link's token is returned only here", m.Invitation, {
-          status: 201,
-          errors: [400, 401, 403, 404],
-          description: `Admin or owner; only an owner invites an owner. 409 when the email is already a member. ${NOTE}`,
-        }),
-      },
-    )
+    .post("/members", async ({ principal, body, set }) => created(set, await svc.inviteMember(db, principal, body)), {
+      body: m.NewMember,
+      transform: strictBody(m.NewMember),
+      detail: doc(TAG, "Invite a member: the invitation link's token is returned only here", m.Invitation, {
+        status: 201,
+        errors: [400, 401, 403, 404],
+        description: `Admin or owner; only an owner invites an owner. 409 when the email is already a member. ${NOTE}`,
+      }),
+    })
     .post(
       "/members/:id/invitation",
-      async ({ principal, params, set }) => {
-        const invitation = await svc.reinviteMember(db, principal, params.id);
-        set.status = 201;
-        return invitation;
-      },
+      async ({ principal, params, set }) => created(set, await svc.reinviteMember(db, principal, params.id)),
       {
         params: m.IdParams,
         detail: doc(TAG, "A new invitation link for an existing member (admin, owner)", m.Invitation, {
@@ -136,11 +108,7 @@ function keyRoutes(app: Resource, { db, ingestPublicUrl }: OrgRouteDeps) {
     })
     .post(
       "/keys",
-      async ({ principal, body, set }) => {
-        const created = await svc.addIngestKey(db, principal, body, ingestPublicUrl);
-        set.status = 201;
-        return created;
-      },
+      async ({ principal, body, set }) => created(set, await svc.addIngestKey(db, principal, body, ingestPublicUrl)),
       {
         body: m.NewIngestKey,
         transform: strictBody(m.NewIngestKey),
