@@ -48,11 +48,11 @@ export function ingestHandler(
   const perWrite = opts.itemsPerWrite ?? ITEMS_PER_WRITE;
   return async (items: Delivery<IngestStreamMessage>[]): Promise<Outcome[]> => {
     const units = unitsOf(items);
-    const keys: ActivityEntity[] = [];
     const write = { ledger, afterWrite: opts.afterWrite };
+    // Each write's keys as soon as it commits, not after the batch's last write: under a backlog
+    // (twenty writes a batch) the first write's sessions fell due seconds late (issue 36).
     for (let i = 0; i < units.length; i += perWrite)
-      keys.push(...(await writeIsolating(sql, units.slice(i, i + perWrite), write)));
-    await coalescer.refresh(keys);
+      await coalescer.refresh(await writeIsolating(sql, units.slice(i, i + perWrite), write));
     const byDelivery = items.map(() => [] as Unit[]);
     for (const u of units) byDelivery[u.delivery].push(u);
     return items.map((d, i) => settleDelivery(d, byDelivery[i], opts.maxDeliver));

@@ -4,7 +4,7 @@ import type { SessionAnalysis, TraceAnalysis } from "../analysis/session.ts";
 import { storedItem } from "@cellar/shared/analysis/transcript-source";
 import { storedTraceMetrics, type TraceMetricsBaseFields } from "@cellar/shared/db/trace-metrics";
 import { referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
-import { stableId } from "../ingest/spans.ts";
+import { stableId16 } from "@cellar/shared/spans";
 import { persistFindings } from "./persist-findings.ts";
 import type { SessionRow, TraceRow } from "./store.ts";
 
@@ -126,7 +126,8 @@ function storedItemRow(s: SessionRow, item: TranscriptItem, position: number): S
   // 60 bits of the row's hash: a signed int8 whatever the hex. The text hashed is also the text
   // written: one JSON.stringify per row (the insert's parameter used to stringify it again).
   const body = JSON.stringify(row);
-  const digest = BigInt(`0x${stableId(body).slice(0, 15)}`).toString();
+  // stableId16 is stableId's first hash alone: the same 15 hex digits for half the work.
+  const digest = BigInt(`0x${stableId16(body).slice(0, 15)}`).toString();
   const head = `{"session_pk":${JSON.stringify(s.id)},"position":${position},"tenant_id":${JSON.stringify(s.tenant_id)},"digest":"${digest}",`;
   return { position, item_id: item.id, digest, json: head + body.slice(1) };
 }
