@@ -2,9 +2,10 @@ import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, ApiError, enc, isAdmin, type Me } from "../api";
 import { when } from "../format";
-import { ActionError, Badge, ErrorBox, Loading, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+import { ActionError, Badge, ServicePicker, useAction, useLoad, useService } from "../ui";
 import { Transcript, type Item } from "./Transcript";
-import { Field } from "../components/form";
+import { Field, Outcome } from "../components/form";
+import { LoadStatus } from "../components/Panel";
 import { column, DataTable } from "../components/DataTable";
 import { PageShell } from "../components/PageShell";
 
@@ -326,7 +327,7 @@ function JudgementReview({
   j: any;
   onDone: () => void;
 }) {
-  const [error, setError] = useState<string | null>(null);
+  const action = useAction();
   const out = j.output;
   return (
     <form
@@ -337,15 +338,12 @@ function JudgementReview({
         const f = new FormData(e.target as HTMLFormElement);
         const raw = String(f.get("value") ?? "");
         const value = out.kind === "number" ? Number(raw) : out.kind === "boolean" ? raw === "true" : raw;
-        setError(null);
-        try {
-          await api(`/reviews/${enc(service)}/${enc(sessionId)}`, {
+        const sent = await action.run(() =>
+          api(`/reviews/${enc(service)}/${enc(sessionId)}`, {
             body: { evaluator_id: j.evaluatorId, value, comment: String(f.get("comment") ?? "") || undefined },
-          });
-          onDone();
-        } catch (err) {
-          setError(err instanceof ApiError ? err.message : String(err));
-        }
+          }).then(() => true),
+        );
+        if (sent) onDone();
       }}
     >
       <h3>
@@ -378,7 +376,7 @@ function JudgementReview({
           <Field label="Comment">
             <input name="comment" maxLength={2000} />
           </Field>
-          <ActionError error={error} />
+          <Outcome error={action.error} />
           <button type="submit">Submit verdict</button>
         </>
       )}
@@ -387,7 +385,7 @@ function JudgementReview({
 }
 
 function ReviewItem({ me, service, item, onDone }: { me: Me; service: string; item: any; onDone: () => void }) {
-  const { data, error } = useLoad(
+  const transcript = useLoad(
     (signal) => api(`/telemetry/otel/sessions/${enc(service)}/${enc(item.sessionId)}/transcript?limit=200`, { signal }),
     [service, item.sessionId],
   );
@@ -402,8 +400,10 @@ function ReviewItem({ me, service, item, onDone }: { me: Me; service: string; it
             <Badge kind="problem">critical</Badge> {f.title}
           </p>
         ))}
-        <ErrorBox error={error} />
-        {data ? <Transcript items={data.items as Item[]} service={service} sessionId={item.sessionId} /> : <Loading />}
+        <LoadStatus load={transcript} />
+        {transcript.data && (
+          <Transcript items={transcript.data.items as Item[]} service={service} sessionId={item.sessionId} />
+        )}
       </div>
       <div>
         {item.judgements.length === 0 && <p class="muted">No evaluator judged this session.</p>}
@@ -428,28 +428,31 @@ export function ReviewQueuePage({ me }: { me: Me }) {
   const [why, setWhy] = useState("below_threshold");
   const [version, setVersion] = useState(0);
   const [open, setOpen] = useState<string | null>(null);
-  const { data, error } = useLoad(
+  const load = useLoad(
     (signal) => (service ? api(`/reviews/${enc(service)}?why=${why}`, { signal }) : Promise.resolve(null)),
     [service, why, version],
   );
+  const data = load.data;
   const item = data?.items.find((i: any) => i.sessionId === open) ?? data?.items[0];
   return (
-    <section>
-      <PageTitle>Review queue</PageTitle>
-      <ServicePicker me={me} value={service} onChange={setService} />
-      <div role="tablist" aria-label="Why a session is in the queue">
-        {WHY.map(([w, label]) => (
-          <button key={w} type="button" role="tab" aria-selected={why === w} onClick={() => setWhy(w)}>
-            {label}
-          </button>
-        ))}
-      </div>
-      <ErrorBox error={error} />
-      {!data ? (
-        service && <Loading />
-      ) : data.items.length === 0 ? (
-        <p class="muted">Nothing to review.</p>
-      ) : (
+    <PageShell
+      title="Review queue"
+      head={
+        <>
+          <ServicePicker me={me} value={service} onChange={setService} />
+          <div role="tablist" aria-label="Why a session is in the queue">
+            {WHY.map(([w, label]) => (
+              <button key={w} type="button" role="tab" aria-selected={why === w} onClick={() => setWhy(w)}>
+                {label}
+              </button>
+            ))}
+          </div>
+        </>
+      }
+      load={service ? load : undefined}
+    >
+      {data && data.items.length === 0 && <p class="muted">Nothing to review.</p>}
+      {data && data.items.length > 0 && (
         <>
           <ul aria-label="Sessions to review">
             {data.items.map((i: any) => (
@@ -480,6 +483,6 @@ export function ReviewQueuePage({ me }: { me: Me }) {
           )}
         </>
       )}
-    </section>
+    </PageShell>
   );
 }
