@@ -1,7 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, ApiError, enc, isAdmin, type Me } from "../api";
-import { ActionError, CopyButton, PageTitle, useAction } from "../ui";
+import { CopyButton, useAction } from "../ui";
+import { Field, Outcome } from "../components/form";
+import { PageShell } from "../components/PageShell";
+import { Panel } from "../components/Panel";
 import { snippets } from "./first-trace-snippets";
 
 /** The endpoint and service a DSN carries (docs/sdks.md), or nulls for a legacy DSN. */
@@ -82,8 +85,7 @@ export function FirstTracePage({ me }: { me: Me }) {
   const endpoint = parts?.endpoint ?? "http://<your ingest host>:3100";
   const code = dsn && snippets(dsn.key, dsn.service, endpoint);
   return (
-    <>
-      <PageTitle>Send your first trace</PageTitle>
+    <PageShell title="Send your first trace">
       {!isAdmin(me) ? (
         <p>An admin or owner of your organization creates DSNs; ask one for a server DSN of your service.</p>
       ) : !dsn ? (
@@ -93,11 +95,10 @@ export function FirstTracePage({ me }: { me: Me }) {
             A server DSN is the one setting an SDK needs: it carries the ingest endpoint and the service name. Keep it
             secret (use a client DSN in browsers: Organization, Telemetry keys and DSNs).
           </p>
-          <label class="field">
-            <span>Service name</span>
+          <Field label="Service name">
             <input name="service" defaultValue="my-app" required maxLength={200} />
-          </label>
-          <ActionError error={action.error} />
+          </Field>
+          <Outcome error={action.error} />
           <button type="submit" disabled={action.busy}>
             Create a server DSN
           </button>
@@ -123,8 +124,7 @@ export function FirstTracePage({ me }: { me: Me }) {
           <Snippet id="python" title="Python SDK" code={code!.python} />
           <Snippet id="curl" title="curl" code={code!.curl} />
           <Snippet id="otlp" title="OpenTelemetry environment" code={code!.otlp} />
-          <section class="panel" aria-labelledby="wait-h">
-            <h2 id="wait-h">3. Your first session</h2>
+          <Panel headingId="wait-h" title="3. Your first session">
             <p role="status" aria-live="polite">
               {found ? (
                 <>
@@ -134,9 +134,9 @@ export function FirstTracePage({ me }: { me: Me }) {
                 <>Waiting for the first trace of {dsn.service}… (checking every 2 seconds)</>
               )}
             </p>
-          </section>
+          </Panel>
         </>
       )}
-    </>
+    </PageShell>
   );
 }
