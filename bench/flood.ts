@@ -286,7 +286,13 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
 
   // The cost of a refusal: a second ingest whose credential buckets are empty after one request.
   const refusing = await bench.spawnApp("ingest", {
-    env: { ...env, INGEST_RATE_LIMIT_PER_SECOND: "0.001", INGEST_RATE_LIMIT_BURST: "1" },
+    // Unpaced (every 429 at once): this measures what a refusal costs, not how often one is sent.
+    env: {
+      ...env,
+      INGEST_RATE_LIMIT_PER_SECOND: "0.001",
+      INGEST_RATE_LIMIT_BURST: "1",
+      INGEST_RATE_LIMIT_PACING_MS: "0",
+    },
   });
   const cpu = () => procStat(refusing.child.pid!)?.own ?? 0;
   console.log(`  refusal cost (ingest CPU per 429, bucket empty; load ${loadavg()[0].toFixed(1)}):`);

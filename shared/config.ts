@@ -81,6 +81,11 @@ export const ConfigSchema = Type.Object({
   /** Requests per second per credential (token bucket refill) and burst size. 0 disables. */
   INGEST_RATE_LIMIT_PER_SECOND: Type.Number({ minimum: 0, default: 500 }),
   INGEST_RATE_LIMIT_BURST: Type.Integer({ minimum: 1, default: 1000 }),
+  /**
+   * The most a 429 is held back for a credential that came back before its Retry-After
+   * (apps/ingest/src/pacing.ts, docs/ingestion.md "Rate limits"); 0 answers every 429 at once.
+   */
+  INGEST_RATE_LIMIT_PACING_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
   /** OpenAI-compatible chat endpoint for AI-written TL;DRs; extractive summaries without it. */
   SUMMARY_LLM_URL: Type.String({ default: "" }),
   SUMMARY_LLM_API_KEY: Type.String({ default: "" }),

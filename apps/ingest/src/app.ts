@@ -5,11 +5,22 @@ import { methodNotAllowed, preflightResponse } from "./credentials.ts";
 import { createOtlpIngest } from "./otlp/routes.ts";
 import type { IngestDoor } from "@cellar/shared/ledger/model";
 import { countedRequest } from "./ledger.ts";
+import type { RefusalPacing } from "./pacing.ts";
 import { createIngestPipeline, type IngestDeps, type IngestPipeline } from "./pipeline.ts";
 import { postRaw } from "./raw.ts";
 import { postScore } from "./scores.ts";
 
 export type { IngestDeps } from "./pipeline.ts";
+
+/** A 429 answered when pacing.ts allows: later for a credential back before its Retry-After. */
+function paceRefusal(pacing: RefusalPacing, request: Request, response: Response, client: string | undefined) {
+  const declared = request.headers.get("content-length");
+  return pacing.pace(
+    request.headers.get("authorization") ?? `address ${client ?? ""}`,
+    Number(response.headers.get("retry-after") ?? 1),
+    declared === null ? null : Number(declared),
+  );
+}
 
 /** GET /health: container health checks (docker-compose.yml). */
 export function getHealth(): { status: "ok" } {
@@ -61,9 +72,10 @@ export function createIngestApp(deps: IngestDeps, pipeline: IngestPipeline = cre
         path,
         async ({ request, requestId, server }) => {
           const counted = countedRequest(pipeline, door);
-          return counted.settle(
-            await handle(counted.pipeline, request, requestId, server?.requestIP(request)?.address),
-          );
+          const client = server?.requestIP(request)?.address;
+          const response = counted.settle(await handle(counted.pipeline, request, requestId, client));
+          if (response.status === 429 && deps.pacing) await paceRefusal(deps.pacing, request, response, client);
+          return response;
         },
         { parse: "none" },
       )

@@ -4,6 +4,7 @@ import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { parseCidrList } from "@cellar/shared/webhooks/address";
 import { createIngestApp } from "./app.ts";
 import { createOtlpGrpcServer, grpcTlsFrom } from "./otlp/grpc/server.ts";
+import { createRefusalPacing } from "./pacing.ts";
 import { createIngestPipeline } from "./pipeline.ts";
 import { assertPayloadFits, watchConnection } from "./publish.ts";
 
@@ -21,6 +22,11 @@ const deps = {
   rateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
   connected: watchConnection(nats.nc).connected,
   ledger,
+  // A client that ignores Retry-After gets its next 429 when the Retry-After ends (pacing.ts).
+  pacing:
+    config.INGEST_RATE_LIMIT_PACING_MS > 0
+      ? createRefusalPacing({ maxHoldMs: config.INGEST_RATE_LIMIT_PACING_MS })
+      : undefined,
 };
 // One pipeline for both listeners: a credential's rate limit counts HTTP and gRPC together.
 const pipeline = createIngestPipeline(deps);
@@ -39,6 +45,7 @@ const grpc =
         logger,
         trustedProxies: parseCidrList(config.TRUSTED_PROXIES),
         tls: grpcTlsFrom(config),
+        pacing: deps.pacing,
         // gRPC calls in the HTTP request metrics, by method path and the status /v1/* would answer.
         observe: (path, status, seconds) => ops.metrics.observeHttp(path, "POST", status, seconds),
       });

@@ -7,6 +7,7 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import type { LedgerCounter } from "@cellar/shared/ledger/counter";
 import { createRateLimiter, type RateReservation } from "@cellar/shared/rate-limit";
 import { type Authenticated, createAuthenticator } from "./credentials.ts";
+import type { RefusalPacing } from "./pacing.ts";
 import { createPublishing, type StoreInput, type StoredBatch } from "./publish.ts";
 
 export interface IngestDeps {
@@ -26,6 +27,8 @@ export interface IngestDeps {
   now?: () => Date;
   /** The ledger's counts (docs/ledger.md): accepted per door, refused per reason, SDK reports. */
   ledger?: LedgerCounter;
+  /** 429s paced for clients that ignore Retry-After (pacing.ts); absent: every 429 at once. */
+  pacing?: RefusalPacing;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { LedgerCounter } from "@cellar/shared/ledger/counter";
 import { createLogger } from "@cellar/shared/logger";
 import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
 import { fakePipeline } from "../../../test/fake-pipeline.ts";
+import { createRefusalPacing, type RefusalPacing } from "../../pacing.ts";
 import { bytesMethod, createOtlpGrpcServer, LOGS_EXPORT, TRACE_EXPORT } from "./server.ts";
 import { retryDelayOf } from "./status.ts";
 
@@ -90,7 +91,7 @@ const Client = grpc.makeGenericClientConstructor(
 
 type Answer = { body?: Buffer; error?: grpc.ServiceError };
 
-function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
+function setup(opts: Parameters<typeof fakePipeline>[0] & { pacing?: RefusalPacing } = {}) {
   const fake = fakePipeline({ maxBodyBytes: 16 * 1024, ...opts });
   /** Each call's method path and the status /v1/* would have answered (the metrics). */
   const observed: Array<[string, number]> = [];
@@ -104,6 +105,7 @@ function setup(opts: Parameters<typeof fakePipeline>[0] = {}) {
     observe: (path, status) => observed.push([path, status]),
     maxMessageBytes: fake.pipeline.maxBodyBytes,
     logger: createLogger("silent"),
+    pacing: opts.pacing,
   });
   let client: grpc.Client & Record<string, Function>;
   let port = 0;
@@ -219,6 +221,28 @@ test("past the credential's rate limit: RESOURCE_EXHAUSTED with RetryInfo, befor
       ["refused", "rate_limited", 1],
     ]);
     expect(door.ledger.filter(([stage]) => stage === "accepted").length).toBeGreaterThan(0);
+  } finally {
+    await door.stop();
+  }
+});
+
+test("a caller back before its RetryInfo's delay gets its next RESOURCE_EXHAUSTED when the delay ends (pacing.ts)", async () => {
+  const pacing = createRefusalPacing({ maxHoldMs: 400 });
+  const door = setup({ rateLimit: { perSecond: 1, burst: 1 }, now: () => Date.now(), pacing });
+  await door.start();
+  try {
+    const timed = async () => {
+      const t0 = performance.now();
+      const answer = await door.call("logs", logs());
+      return { code: answer.error?.code, ms: performance.now() - t0 };
+    };
+    expect((await timed()).code).toBeUndefined(); // the one token
+    const first = await timed(); // refused for the first time: at once
+    expect(first.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(first.ms).toBeLessThan(300);
+    const again = await timed(); // back at once: held until the delay ends (at most 400 ms)
+    expect(again.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(again.ms).toBeGreaterThanOrEqual(350);
   } finally {
     await door.stop();
   }

@@ -9,6 +9,7 @@ import { encodeExportResponse, OtlpDecodeError } from "@cellar/shared/otlp/decod
 import type { RateReservation } from "@cellar/shared/rate-limit";
 import type { Cidr } from "@cellar/shared/webhooks/address";
 import { countedDoor } from "../../ledger.ts";
+import type { RefusalPacing } from "../../pacing.ts";
 import type { IngestPipeline } from "../../pipeline.ts";
 import { createOtlpHandling, type OtlpSignal } from "../handle.ts";
 import { GRPC_CODE } from "../routes.ts";
@@ -42,6 +43,8 @@ export interface OtlpGrpcDeps {
   observe?: (path: string, status: number, seconds: number) => void;
   /** PEM certificate chain and key: TLS on the listener; absent, plaintext (h2c). */
   tls?: { cert: Buffer; key: Buffer };
+  /** The HTTP door's pacing of 429s (pacing.ts): a call refused at admission is answered when it allows. */
+  pacing?: RefusalPacing;
 }
 
 /** What `sendStatus` and a unary callback's error take. */
@@ -168,7 +171,14 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
               },
               (err) => {
                 refusedStatus = httpStatusOf(err);
-                call.sendStatus(refusal(err, signal, undefined));
+                const status = refusal(err, signal, undefined);
+                // The message is not read meanwhile (the stream stays paused): 0 bytes held.
+                const retryAfter = err instanceof HttpError ? err.headers["retry-after"] : undefined;
+                if (refusedStatus !== 429 || !deps.pacing || retryAfter === undefined) return call.sendStatus(status);
+                const credential = metadata.get("authorization")[0];
+                void deps.pacing
+                  .pace(typeof credential === "string" ? credential : `peer ${call.getPeer()}`, Number(retryAfter), 0)
+                  .then(() => call.sendStatus(status));
               },
             );
           },
