@@ -5,7 +5,7 @@ import { column, DataTable } from "../components/DataTable";
 import { PageShell } from "../components/PageShell";
 import { num, when } from "../format";
 import { Pager, usePaging } from "../pager";
-import { Badge, FirstTraceHelp, PageTitle, ServicePicker, useLoad, useService } from "../ui";
+import { Badge, FirstTraceHelp, ServicePicker, useLoad, useService } from "../ui";
 
 const PAGE = 50;
 type IssueRow = IssuesPageBody["issues"][number];
@@ -84,11 +84,14 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
   const { issue } = data;
   const peak = Math.max(1, ...data.byDay.map((d) => d.occurrences));
   return (
-    <>
-      <p class="crumbs">
-        <Link href={`/issues?service=${enc(service)}`}>Issues</Link> / {service}
-      </p>
-      <PageTitle>{issue.title}</PageTitle>
+    <PageShell
+      crumbs={
+        <>
+          <Link href={`/issues?service=${enc(service)}`}>Issues</Link> / {service}
+        </>
+      }
+      title={issue.title}
+    >
       <dl class="metrics inline">
         <div>
           <dt>Severity</dt>
@@ -166,6 +169,6 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
           </ul>
         </section>
       </div>
-    </>
+    </PageShell>
   );
 }

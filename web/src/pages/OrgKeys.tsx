@@ -1,8 +1,9 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { when } from "../format";
-import { ActionError, Badge, ErrorBox, Loading, ShownOnce, useAction, useLoad } from "../ui";
+import { ActionError, Badge, ShownOnce, useAction, useLoad } from "../ui";
 import { column, DataTable } from "../components/DataTable";
+import { LoadStatus } from "../components/Panel";
 import { Field, Options } from "../components/form";
 
 /** A project of the organization, as GET /organization lists it. */
@@ -119,9 +120,7 @@ export function KeysSection({ projects }: { projects: Project[] }) {
           onDone={() => setCreated(null)}
         />
       )}
-      <ErrorBox error={keys.error} />
-      {keys.loading && !keys.data && <Loading what="Loading keys" />}
-      {keys.data && !list.length && <p class="muted">No telemetry keys or DSNs yet.</p>}
+      <LoadStatus load={keys} what="Loading keys" isEmpty={() => !list.length} empty="No telemetry keys or DSNs yet." />
       <KeyTables list={list} busy={action.busy} patch={patch} revoke={revoke} />
       <ActionError error={action.error} />
       <NewKeyForm kind={kind} setKind={setKind} services={services} busy={action.busy} onSubmit={create} />

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, isAdmin, type Me } from "../api";
 import { when } from "../format";
-import { ActionError, Badge, ErrorBox, Loading, ShownOnce, useAction, useLoad } from "../ui";
+import { ActionError, Badge, ShownOnce, useAction, useLoad } from "../ui";
 import { KeysSection } from "./OrgKeys";
 
 const ROLES = ["viewer", "member", "admin", "owner"] as const;
@@ -11,6 +11,7 @@ import type { Project } from "./OrgKeys";
 import { Field } from "../components/form";
 import { PageShell } from "../components/PageShell";
 import { column, DataTable } from "../components/DataTable";
+import { LoadStatus } from "../components/Panel";
 
 /**
  * Organization settings (docs/dashboard.md): plan and entitlement (set by the provider),
@@ -178,8 +179,7 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
           <p class="muted small">Send it to the new member: it is valid for 7 days, once.</p>
         </ShownOnce>
       )}
-      <ErrorBox error={members.error} />
-      {members.loading && !members.data && <Loading what="Loading members" />}
+      <LoadStatus load={members} what="Loading members" />
       <MembersTable
         list={list}
         me={me}

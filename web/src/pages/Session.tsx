@@ -3,13 +3,13 @@ import { Link } from "wouter-preact";
 import { api, enc, type Me } from "../api";
 import type { ProblemAnalysis } from "../api-types";
 import { ms, num, usd, when } from "../format";
-import { Badge, ErrorBox, Loading, StatusBadge, useLoad } from "../ui";
+import { Badge, StatusBadge, useLoad } from "../ui";
 import { Transcript, type Item } from "./Transcript";
 import { SessionScores } from "./SessionScores";
 import { type BreakdownCall, type CallCost, CostBreakdown } from "../components/CostBreakdown";
 import { column, DataTable } from "../components/DataTable";
 import { PageShell } from "../components/PageShell";
-import { Panel } from "../components/Panel";
+import { LoadStatus, Panel } from "../components/Panel";
 import { useMore } from "../components/useMore";
 
 /** Items per transcript read: the API's maximum page (docs/platform-api.md). */
@@ -129,8 +129,7 @@ export function SessionPage({ me, service, sessionId }: { me: Me; service: strin
           </aside>
         </div>
       )}
-      {d && !breakdown.data && <ErrorBox error={breakdown.error} />}
-      {d && !breakdown.data && breakdown.loading && <Loading what="Loading the cost breakdown" />}
+      {d && !breakdown.data && <LoadStatus load={breakdown} what="Loading the cost breakdown" />}
       {d && breakdown.data && (
         <CostBreakdown calls={calls} openCalls={calls.length <= 3} partial={costs.next !== null}>
           {costs.next !== null && (

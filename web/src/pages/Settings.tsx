@@ -3,8 +3,10 @@ import { auth, type Me } from "../api";
 import type { CreatedPlatformKey, PlatformKeys } from "../api-types";
 import { buttonColumn, column, DataTable } from "../components/DataTable";
 import { Outcome } from "../components/form";
+import { PageShell } from "../components/PageShell";
+import { LoadStatus } from "../components/Panel";
 import { when } from "../format";
-import { ErrorBox, Loading, PageTitle, ShownOnce, useAction, useLoad } from "../ui";
+import { ShownOnce, useAction, useLoad } from "../ui";
 
 export function SettingsPage({ me }: { me: Me }) {
   const keys = useLoad(() => auth<PlatformKeys>("/platform-keys"), []);
@@ -24,8 +26,7 @@ export function SettingsPage({ me }: { me: Me }) {
     });
   const list = keys.data?.keys ?? [];
   return (
-    <>
-      <PageTitle>Settings</PageTitle>
+    <PageShell title="Settings">
       <section class="panel" aria-labelledby="me-h">
         <h2 id="me-h">You</h2>
         <dl class="metrics inline">
@@ -54,8 +55,7 @@ export function SettingsPage({ me }: { me: Me }) {
         </p>
         {created && <ShownOnce label="Your new key" value={created} testId="new-key" onDone={() => setCreated(null)} />}
         <Outcome error={error} />
-        <ErrorBox error={keys.error} />
-        {keys.loading && !keys.data && <Loading what="Loading keys" />}
+        <LoadStatus load={keys} what="Loading keys" />
         {keys.data && (
           <DataTable
             compact
@@ -78,6 +78,6 @@ export function SettingsPage({ me }: { me: Me }) {
           Create a platform key
         </button>
       </section>
-    </>
+    </PageShell>
   );
 }

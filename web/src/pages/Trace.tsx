@@ -3,7 +3,7 @@ import { Link } from "wouter-preact";
 import { api, enc } from "../api";
 import { ms, num, usd, when } from "../format";
 import { PageShell } from "../components/PageShell";
-import { Badge, PageTitle, useLoad } from "../ui";
+import { Badge, useLoad } from "../ui";
 import { type CallCost, CostBreakdown } from "../components/CostBreakdown";
 
 interface Span {
@@ -62,17 +62,20 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
   const end = Math.max(...spans.map((s) => Date.parse(s.endTime ?? s.startTime)));
   const total = Math.max(1, end - start);
   return (
-    <>
-      <p class="crumbs">
-        <Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> /{" "}
-        {trace.sessionId && (
-          <>
-            <Link href={`/sessions/${enc(service)}/${enc(trace.sessionId)}`}>{trace.sessionId}</Link> /{" "}
-          </>
-        )}
-        trace
-      </p>
-      <PageTitle>Trace {traceId}</PageTitle>
+    <PageShell
+      crumbs={
+        <>
+          <Link href={`/sessions?service=${enc(service)}`}>Sessions</Link> /{" "}
+          {trace.sessionId && (
+            <>
+              <Link href={`/sessions/${enc(service)}/${enc(trace.sessionId)}`}>{trace.sessionId}</Link> /{" "}
+            </>
+          )}
+          trace
+        </>
+      }
+      title={<>Trace {traceId}</>}
+    >
       <dl class="metrics inline">
         <div>
           <dt>Model</dt>
@@ -135,6 +138,6 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
           })}
         </ol>
       </section>
-    </>
+    </PageShell>
   );
 }
