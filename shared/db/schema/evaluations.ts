@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   boolean,
   date,
@@ -122,6 +123,8 @@ export const evaluations = pgTable(
       t.tenantId,
     ),
     index("evaluations_evaluator_created_idx").on(t.evaluatorId, t.createdAt),
+    // The failed ones, newest first (migration 0036): rare, so the list would otherwise read every judgement.
+    index("evaluations_failed_idx").on(t.evaluatorId, t.createdAt, t.id).where(sql`status = 'failed'`),
     index("evaluations_entity_idx").on(t.traceServiceId, t.target, t.entityId),
   ],
 );
