@@ -305,39 +305,40 @@ def _watch_manager(manager: Any, done: Any) -> None:
             if snap is not None:
                 hook(snap, _time.time())
 
+        # The noting is written once; the sync and async twins differ only in the awaited call.
+        def entered(self: Any, inner: Any) -> Any:
+            self.__dict__["_cellar_stream"] = inner
+            return inner
+
+        def left(self: Any) -> None:
+            try:
+                take(self)
+            except Exception:  # noqa: BLE001 - Cellar never breaks the caller's stream
+                pass
+
         if hasattr(base, "__enter__"):
 
             def __enter__(self: Any) -> Any:  # noqa: N807
-                inner = base.__enter__(self)
-                self.__dict__["_cellar_stream"] = inner
-                return inner
+                return entered(self, base.__enter__(self))
 
             def __exit__(self: Any, *exc: Any) -> Any:  # noqa: N807
                 try:
                     return base.__exit__(self, *exc)
                 finally:
-                    try:
-                        take(self)
-                    except Exception:  # noqa: BLE001
-                        pass
+                    left(self)
 
             ns["__enter__"] = __enter__
             ns["__exit__"] = __exit__
         if hasattr(base, "__aenter__"):
 
             async def __aenter__(self: Any) -> Any:  # noqa: N807
-                inner = await base.__aenter__(self)
-                self.__dict__["_cellar_stream"] = inner
-                return inner
+                return entered(self, await base.__aenter__(self))
 
             async def __aexit__(self: Any, *exc: Any) -> Any:  # noqa: N807
                 try:
                     return await base.__aexit__(self, *exc)
                 finally:
-                    try:
-                        take(self)
-                    except Exception:  # noqa: BLE001
-                        pass
+                    left(self)
 
             ns["__aenter__"] = __aenter__
             ns["__aexit__"] = __aexit__
