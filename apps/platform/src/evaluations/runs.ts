@@ -5,7 +5,8 @@ import type { EvalContext } from "@cellar/shared/evaluations/context";
 import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
 import type { Principal } from "../auth/principal.ts";
 import { iso, isoNN } from "../http/schemas.ts";
-import { getEvaluatorRow, requireWriter, type EvaluatorServiceDeps } from "./service.ts";
+import { inSnapshot } from "../query/snapshot.ts";
+import { evaluatorRowIn, getEvaluatorRow, requireWriter, type EvaluatorServiceDeps } from "./service.ts";
 
 /** Sessions one run takes at most (its estimate loads each one). */
 export const MAX_RUN_SESSIONS = 200;
@@ -83,10 +84,13 @@ export async function startRun(deps: EvaluatorServiceDeps, p: Principal, id: str
 }
 
 export async function getRun(deps: EvaluatorServiceDeps, p: Principal, id: string, runId: string) {
-  const e = await getEvaluatorRow(deps, p, id);
-  if (!/^[0-9a-f-]{36}$/i.test(runId)) throw notFound("no such run");
-  const [run] =
-    await deps.sql`select * from evaluation_runs where id = ${runId} and evaluator_id = ${e.id} and tenant_id = ${p.tenantId}`;
-  if (!run) throw notFound("no such run");
-  return runOut(run);
+  // The evaluator (its access check) and the run in one snapshot.
+  return inSnapshot(deps.sql, async (tx) => {
+    const e = await evaluatorRowIn(tx, p, id);
+    if (!/^[0-9a-f-]{36}$/i.test(runId)) throw notFound("no such run");
+    const [run] =
+      await tx`select * from evaluation_runs where id = ${runId} and evaluator_id = ${e.id} and tenant_id = ${p.tenantId}`;
+    if (!run) throw notFound("no such run");
+    return runOut(run);
+  });
 }

@@ -57,7 +57,7 @@ export function listEvaluators(deps: EvaluatorServiceDeps, p: Principal, service
 }
 
 /** Another tenant's evaluator is indistinguishable from a missing one. */
-async function evaluatorRowIn(sql: postgres.Sql | postgres.TransactionSql, p: Principal, id: string) {
+export async function evaluatorRowIn(sql: postgres.Sql | postgres.TransactionSql, p: Principal, id: string) {
   if (!isUuid(id)) throw notFound("no such evaluator");
   const [row] = await sql.unsafe(`${SELECT} where e.tenant_id = $1 and e.id = $2`, [p.tenantId, id]);
   if (!row) throw notFound("no such evaluator");
@@ -111,10 +111,13 @@ export async function listEvaluations(
   id: string,
   q: { status?: "scored" | "failed"; limit: number },
 ) {
-  const e = await getEvaluatorRow(deps, p, id);
-  const rows = await deps.sql`
-    select * from evaluations where evaluator_id = ${e.id} and tenant_id = ${p.tenantId}
-      ${q.status ? deps.sql`and status = ${q.status}` : deps.sql``}
-    order by created_at desc, id desc limit ${q.limit}`;
-  return { evaluations: rows.map((r) => evaluationOut(r, e.definition.output.kind)) };
+  // The evaluator (its access check and output kind) and its evaluations in one snapshot.
+  return inSnapshot(deps.sql, async (tx) => {
+    const e = await evaluatorRowIn(tx, p, id);
+    const rows = await tx`
+      select * from evaluations where evaluator_id = ${e.id} and tenant_id = ${p.tenantId}
+        ${q.status ? tx`and status = ${q.status}` : tx``}
+      order by created_at desc, id desc limit ${q.limit}`;
+    return { evaluations: rows.map((r) => evaluationOut(r, e.definition.output.kind)) };
+  });
 }
