@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { HttpError } from "@cellar/shared/errors";
-import { createRateLimiter } from "@cellar/shared/rate-limit";
+import { createRateLimiter, PROBE_WAIT_MS } from "@cellar/shared/rate-limit";
 
 function refused(fn: () => unknown): HttpError | null {
   try {
@@ -107,14 +107,26 @@ test("a request over the burst is 413 and charged; an uncounted body makes the n
   r.settleUncounted(); // idempotent
 });
 
-test("a herd admitted on a small estimate parses one body: the others are refused at confirm once it is counted", () => {
+/** The 429 (or other error) a promise rejects with; null when it resolves. */
+async function rejected(p: Promise<unknown>): Promise<HttpError | null> {
+  try {
+    await p;
+    return null;
+  } catch (err) {
+    return err as HttpError;
+  }
+}
+
+test("a herd admitted on a small estimate parses one body: the others are refused at confirm once it is counted", async () => {
   let t = 0;
   const rl = createRateLimiter({ perSecond: 500, burst: 1000, now: () => t });
   // 32 concurrent first requests: the estimate is 1, so each is admitted before its body is read.
   const herd = Array.from({ length: 32 }, () => rl.reserve("f", "batch"));
-  herd[0].confirm(); // nothing counted yet: no change
+  await herd[0].confirm(); // nothing counted yet: the door's probe
+  // The others wait at confirm for the probe to be counted, then are refused (not inflated or parsed).
+  const waiting = herd.slice(1).map((r) => rejected(r.confirm()));
   herd[0].settle(1000);
-  const refusals = herd.slice(1).map((r) => refused(() => r.confirm()));
+  const refusals = await Promise.all(waiting);
   expect(refusals.every((e) => e?.status === 429)).toBe(true);
   expect(Number(refusals[0]!.headers["retry-after"])).toBeGreaterThanOrEqual(1);
   // Refused at confirm: settled, so the door's settleUncounted is a no-op (the estimate stays 1,000).
@@ -122,14 +134,32 @@ test("a herd admitted on a small estimate parses one body: the others are refuse
   t += 3_000; // the bucket full again: a request of the learned size is admitted and confirmed
   const next = rl.reserve("f", "batch");
   expect(next.headers["ratelimit-remaining"]).toBe("0");
-  next.confirm();
+  await next.confirm();
   next.settle(1000);
   // A steady client's concurrent requests of one size confirm without a change.
   const pair = [rl.reserve("v", "batch"), rl.reserve("v", "batch")];
+  await pair[0].confirm(); // the probe
   pair[0].settle(10);
   const a = rl.reserve("v", "batch");
-  pair[1].confirm(); // grew from 1 to 10: 9 more taken, the bucket holds them
+  await pair[1].confirm(); // grew from 1 to 10: 9 more taken, the bucket holds them
   pair[1].settle(10);
-  a.confirm();
+  await a.confirm();
   expect(a.settle(10)["ratelimit-remaining"]).toBe(String(1000 - 3 * 10)); // three requests of 10
+});
+
+test("a probe that ends uncounted lets the waiters go on; so does one never settled, after PROBE_WAIT_MS", async () => {
+  let t = 0;
+  const rl = createRateLimiter({ perSecond: 500, burst: 1000, now: () => t });
+  const [probe, waiter] = [rl.reserve("k", "otlp"), rl.reserve("k", "otlp")];
+  await probe.confirm();
+  const waited = waiter.confirm();
+  probe.settleUncounted(); // unreadable: the estimate becomes the burst
+  expect((await rejected(waited))?.status).toBe(429); // 998 tokens cannot hold 999 more
+  // A probe whose request never settles is taken as gone once it is PROBE_WAIT_MS old.
+  t += 60_000;
+  const stuck = rl.reserve("s", "otlp");
+  await stuck.confirm();
+  t += PROBE_WAIT_MS;
+  const late = rl.reserve("s", "otlp");
+  expect(await rejected(late.confirm())).toBeNull(); // did not wait: became the probe itself
 });

@@ -47,12 +47,14 @@ export interface RateReservation {
   /**
    * Call after the body is read, before it is inflated and again before it is parsed: when the
    * door's estimate grew since this reservation (another request of the credential was counted
-   * larger meanwhile), takes the difference, or throws 429 (the reservation is kept, settled). So
-   * a herd of concurrent requests admitted on a small estimate (a client's first requests, or a
-   * change to larger ones) parses one body, not every one: the others are refused once the first
-   * is counted (issue 41). A no-op once settled.
+   * larger meanwhile), takes the difference, or rejects with 429 (the reservation is kept,
+   * settled). So a herd of concurrent requests admitted on a small estimate (a client's first
+   * requests, or a change to larger ones) parses one body, not every one: the others are refused
+   * once the first is counted (issue 41). While nothing of the door was counted lately, the first
+   * request to confirm is the door's probe and the others wait here for it to be settled (at most
+   * PROBE_WAIT_MS), so they are not even inflated. A no-op once settled.
    */
-  confirm(): void;
+  confirm(): Promise<void>;
   /**
    * The body was read but could not be counted (too large, not gzip, malformed): nothing more is
    * taken, but the estimate becomes the burst for the window, so the credential's next request
@@ -64,6 +66,9 @@ export interface RateReservation {
 /** An estimate (the largest request seen) is forgotten this long after it was last reached. */
 export const ESTIMATE_WINDOW_MS = 10_000;
 
+/** The most a request waits at `confirm` for its door's probe to be counted (RateReservation). */
+export const PROBE_WAIT_MS = 5_000;
+
 /**
  * A token bucket per credential, in this process. With N ingest instances behind a balancer a
  * credential can reach N times the rate: a deliberate trade (no shared state on the hot path),
@@ -74,7 +79,7 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
     return {
       take: () => ({}),
       allows: () => true,
-      reserve: () => ({ headers: {}, settle: () => ({}), settleUncounted: () => {}, confirm: () => {} }),
+      reserve: () => ({ headers: {}, settle: () => ({}), settleUncounted: () => {}, confirm: async () => {} }),
     };
   const { perSecond, burst, now } = opts;
   const maxTracked = opts.maxTracked ?? 100_000;
@@ -128,9 +133,13 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
     });
   }
 
-  function estimateOf(b: Bucket, door: string, t: number): number {
+  function knownEstimate(b: Bucket, door: string, t: number): number | undefined {
     const e = b.estimates?.get(door);
-    return e && t - e.at < ESTIMATE_WINDOW_MS ? e.count : 1;
+    return e && t - e.at < ESTIMATE_WINDOW_MS ? e.count : undefined;
+  }
+
+  function estimateOf(b: Bucket, door: string, t: number): number {
+    return knownEstimate(b, door, t) ?? 1;
   }
 
   function remember(b: Bucket, door: string, count: number, t: number) {
@@ -160,16 +169,44 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
       if (b.tokens < reserved) throw refusal(b, reserved);
       b.tokens -= reserved;
       let settled = false;
+      /** Set while this reservation is its door's probe: ends it (the waiters go on). */
+      let endProbe: (() => void) | undefined;
+      const settleNow = () => {
+        settled = true;
+        endProbe?.();
+        endProbe = undefined;
+      };
       return {
         headers: headersOf(b),
-        confirm() {
+        async confirm() {
+          if (!settled && !endProbe && !knownEstimate(b, door, now())) {
+            const running = b.probes?.get(door);
+            // A probe older than PROBE_WAIT_MS is taken as gone (its request never settled).
+            if (running && now() - running.at < PROBE_WAIT_MS) {
+              let timer: ReturnType<typeof setTimeout> | undefined;
+              await Promise.race([running.done, new Promise((r) => (timer = setTimeout(r, PROBE_WAIT_MS)))]);
+              clearTimeout(timer);
+            } else {
+              const probes = (b.probes ??= new Map());
+              const probe = {
+                at: now(),
+                done: new Promise<void>((resolve) => {
+                  endProbe = () => {
+                    if (probes.get(door) === probe) probes.delete(door);
+                    resolve();
+                  };
+                }),
+              };
+              probes.set(door, probe);
+            }
+          }
           if (settled) return;
           refill(b, now());
           if (buckets.get(id) !== b) buckets.set(id, b); // forgotten meanwhile (forgetIdle): it owes again
           const extra = estimateOf(b, door, b.at) - reserved;
           if (extra <= 0) return;
           if (b.tokens < extra) {
-            settled = true;
+            settleNow();
             throw refusal(b, extra);
           }
           b.tokens -= extra;
@@ -177,12 +214,12 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter {
         },
         settleUncounted() {
           if (settled) return;
-          settled = true;
+          settleNow();
           remember(b, door, burst, now());
         },
         settle(count, noun = "items") {
           if (settled) throw new Error("a rate reservation is settled once");
-          settled = true;
+          settleNow();
           refill(b, now());
           if (buckets.get(id) !== b) buckets.set(id, b); // forgotten meanwhile (forgetIdle): it owes again
           remember(b, door, count, b.at);
@@ -209,4 +246,6 @@ interface Bucket {
   at: number;
   /** Per door: the largest item count seen lately and when (RateLimiter.reserve). */
   estimates?: Map<string, { count: number; at: number }>;
+  /** Per door: the reservation being counted while no estimate is known (RateReservation.confirm). */
+  probes?: Map<string, { at: number; done: Promise<void> }>;
 }

@@ -139,6 +139,22 @@ describe("postBatch", () => {
     expect(fake.stored.length).toBe(20);
   });
 
+  test("a herd whose bodies all arrive at once inflates one: the others wait for it to be counted, then are refused", async () => {
+    const fake = fakePipeline({ rateLimit: { perSecond: 1, burst: 20 } });
+    const send = (body: ReadableStream<Uint8Array>) =>
+      postBatch(fake.pipeline, jsonRequest("/raw/batch", body, { "content-encoding": "gzip" }), "r", undefined);
+    const items = Array.from({ length: 20 }, (_, i) => ({ type: "event", body: event(`s${i}`) }));
+    const first = heldBody(Bun.gzipSync(new TextEncoder().encode(JSON.stringify({ items }))));
+    // Not gzip: a 400 if it were inflated before the first body is counted.
+    const others = Array.from({ length: 5 }, () => heldBody(new Uint8Array([1, 2, 3, 4])));
+    const answers = [first, ...others].map((h) => send(h.body));
+    await Bun.sleep(10); // each admitted on the estimate of 1, waiting for its body
+    for (const h of [first, ...others]) h.release(); // every body in at once
+    const statuses = (await Promise.all(answers)).map((r) => r.status);
+    expect(statuses).toEqual([200, 429, 429, 429, 429, 429]);
+    expect(fake.stored.length).toBe(20);
+  });
+
   test("storage unavailable: 503 for the whole batch, nothing reported accepted", async () => {
     const r = await batch({ items: [{ type: "trace", body: trace() }] }, { failStore: true });
     expect(r.status).toBe(503);

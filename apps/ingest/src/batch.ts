@@ -101,7 +101,7 @@ export async function postBatch(
       // Confirmed before inflating and before parsing: refused there when another request of the
       // credential was counted larger meanwhile (a herd admitted on a small estimate parses one body).
       const text = await readBodyText(request, pipeline.maxBodyBytes, reservation.confirm);
-      reservation.confirm();
+      await reservation.confirm();
       const object = parseJsonObject(text);
       // The SDK's ledger report (docs/sdks.md): counted whatever the batch's answer; never refused.
       pipeline.sdkReport?.(object.ledger);

@@ -29,7 +29,7 @@ export function requireJsonContentType(request: Request): void {
 export async function readBodyBytes(
   request: Request,
   maxBytes: number,
-  beforeInflate?: () => void,
+  beforeInflate?: () => Promise<void>,
 ): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
@@ -47,7 +47,7 @@ export async function readBodyBytes(
     wire = await readCapped(request.body, maxBytes);
   }
   if (coding === "identity" || wire.byteLength === 0) return wire;
-  beforeInflate?.();
+  await beforeInflate?.();
   try {
     return await readCapped(
       new Blob([wire as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")),
@@ -60,7 +60,11 @@ export async function readBodyBytes(
 }
 
 /** The body as UTF-8 text (gzip inflated), within `maxBytes`; 400 when empty or not UTF-8. */
-export async function readBodyText(request: Request, maxBytes: number, beforeInflate?: () => void): Promise<string> {
+export async function readBodyText(
+  request: Request,
+  maxBytes: number,
+  beforeInflate?: () => Promise<void>,
+): Promise<string> {
   const bytes = await readBodyBytes(request, maxBytes, beforeInflate);
   if (bytes.byteLength === 0) throw badRequest("body is empty: expected a JSON object");
   try {

@@ -72,7 +72,7 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
       try {
         // Refused here, before decoding, when another request of the credential was counted larger
         // since this one was admitted (RateReservation.confirm): a herd decodes one body.
-        admission.confirm();
+        await admission.confirm();
         if (signal === "traces") {
           const spans = decodeTraces(bytes, encoding);
           rateHeaders = admission.settle(spans.length, NOUN.traces);
