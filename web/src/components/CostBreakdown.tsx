@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { num, usd } from "../format";
 import { type Column, DataTable } from "./DataTable";
+import { Panel } from "./Panel";
 
 /**
  * A cost broken down call by call and line by line (docs/pricing.md, "Cost breakdown"), as the
@@ -128,8 +129,7 @@ export function CostBreakdown({
 }) {
   const totals = costTotals(calls.map((c) => c.call));
   return (
-    <section class="panel" aria-labelledby="cost-breakdown-h">
-      <h2 id="cost-breakdown-h">Cost breakdown</h2>
+    <Panel headingId="cost-breakdown-h" title="Cost breakdown">
       {calls.length === 0 && <p class="muted">No model calls.</p>}
       {calls.map((item) => (
         <Call key={item.key} item={item} open={openCalls} />
@@ -156,6 +156,6 @@ export function CostBreakdown({
         </span>
       </p>
       {children}
-    </section>
+    </Panel>
   );
 }

@@ -6,6 +6,7 @@ import { PageShell } from "../components/PageShell";
 import { num, when } from "../format";
 import { Pager, usePaging } from "../pager";
 import { Badge, FirstTraceHelp, ServicePicker, useLoad, useService } from "../ui";
+import { Panel } from "../components/Panel";
 
 const PAGE = 50;
 type IssueRow = IssuesPageBody["issues"][number];
@@ -121,8 +122,7 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
         </div>
       </dl>
       <div class="two">
-        <section class="panel" aria-labelledby="byday-h">
-          <h2 id="byday-h">Occurrences by day</h2>
+        <Panel headingId="byday-h" title="Occurrences by day">
           <table class="list compact">
             <thead>
               <tr>
@@ -146,9 +146,8 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
               ))}
             </tbody>
           </table>
-        </section>
-        <section class="panel" aria-labelledby="top-h">
-          <h2 id="top-h">Affected sessions</h2>
+        </Panel>
+        <Panel headingId="top-h" title="Affected sessions">
           <ul class="plain">
             {data.topSessions.map((s) => (
               <li key={s.sessionId}>
@@ -167,7 +166,7 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
               </li>
             ))}
           </ul>
-        </section>
+        </Panel>
       </div>
     </PageShell>
   );

@@ -6,6 +6,7 @@ import { column, DataTable } from "../components/DataTable";
 import { PageShell } from "../components/PageShell";
 import { useLoad } from "../ui";
 import { MonitorForm, StateBadge } from "./Monitors";
+import { Panel } from "../components/Panel";
 
 /** The aggregate over the last 24 h as a line, the thresholds as dashed lines. */
 function Chart({ points, monitor }: { points: any[]; monitor: any }) {
@@ -60,12 +61,10 @@ export function MonitorPage({ me, id }: { me: Me; id: string }) {
         {m.direction === "above" ? "≥" : "≤"} {m.threshold}
         {m.warning_threshold !== null ? `, warning ${m.warning_threshold}` : ""}, hysteresis {m.hysteresis}
       </p>
-      <section class="panel" aria-labelledby="chart-h">
-        <h2 id="chart-h">Last 24 hours</h2>
+      <Panel headingId="chart-h" title="Last 24 hours">
         <Chart points={points} monitor={m} />
-      </section>
-      <section class="panel" aria-labelledby="changes-h">
-        <h2 id="changes-h">State changes</h2>
+      </Panel>
+      <Panel headingId="changes-h" title="State changes">
         <DataTable
           rows={changes as any[]}
           rowKey={(c) => c.seq}
@@ -84,7 +83,7 @@ export function MonitorPage({ me, id }: { me: Me; id: string }) {
             ),
           ]}
         />
-      </section>
+      </Panel>
       {me.user.role !== "viewer" && (
         <>
           {editing ? (

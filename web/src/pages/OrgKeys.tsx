@@ -3,7 +3,7 @@ import { api } from "../api";
 import { when } from "../format";
 import { ActionError, Badge, ShownOnce, useAction, useLoad } from "../ui";
 import { column, DataTable } from "../components/DataTable";
-import { LoadStatus } from "../components/Panel";
+import { LoadStatus, Panel } from "../components/Panel";
 import { Field, Options } from "../components/form";
 
 /** A project of the organization, as GET /organization lists it. */
@@ -106,8 +106,7 @@ export function KeysSection({ projects }: { projects: Project[] }) {
   };
   const list: any[] = keys.data?.keys ?? [];
   return (
-    <section class="panel" aria-labelledby="keys-h">
-      <h2 id="keys-h">Telemetry keys and DSNs</h2>
+    <Panel headingId="keys-h" title="Telemetry keys and DSNs">
       <p class="muted">
         What your apps send with (<code>Authorization: Bearer …</code>). A DSN is bound to one service; a server DSN is
         for backends, a client DSN is safe in a browser bundle and can be limited to your site's origins.
@@ -124,7 +123,7 @@ export function KeysSection({ projects }: { projects: Project[] }) {
       <KeyTables list={list} busy={action.busy} patch={patch} revoke={revoke} />
       <ActionError error={action.error} />
       <NewKeyForm kind={kind} setKind={setKind} services={services} busy={action.busy} onSubmit={create} />
-    </section>
+    </Panel>
   );
 }
 

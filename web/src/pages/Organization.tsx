@@ -11,7 +11,7 @@ import type { Project } from "./OrgKeys";
 import { Field } from "../components/form";
 import { PageShell } from "../components/PageShell";
 import { column, DataTable } from "../components/DataTable";
-import { LoadStatus } from "../components/Panel";
+import { LoadStatus, Panel } from "../components/Panel";
 
 /**
  * Organization settings (docs/dashboard.md): plan and entitlement (set by the provider),
@@ -26,8 +26,7 @@ export function OrganizationPage({ me }: { me: Me }) {
     <PageShell title="Organization" load={org} loadingWhat="Loading organization">
       {o && (
         <>
-          <section class="panel" aria-labelledby="org-h">
-            <h2 id="org-h">{o.name}</h2>
+          <Panel headingId="org-h" title={o.name}>
             <dl class="metrics inline">
               <div>
                 <dt>Plan</dt>
@@ -45,15 +44,14 @@ export function OrganizationPage({ me }: { me: Me }) {
             <p class="muted small">
               The plan, the webhook entitlement and retention are set by your provider (the operator's admin CLI).
             </p>
-          </section>
+          </Panel>
           <ProjectsSection projects={o.projects} admin={admin} reload={org.reload} />
           {admin ? (
             <KeysSection projects={o.projects} />
           ) : (
-            <section class="panel" aria-labelledby="keys-h">
-              <h2 id="keys-h">Telemetry keys and DSNs</h2>
+            <Panel headingId="keys-h" title="Telemetry keys and DSNs">
               <p class="muted">Keys and DSNs are managed by the admins and owners of {o.name}.</p>
-            </section>
+            </Panel>
           )}
           <MembersSection me={me} projects={o.projects} admin={admin} />
         </>
@@ -73,8 +71,7 @@ function ProjectsSection({ projects, admin, reload }: { projects: Project[]; adm
     }
   };
   return (
-    <section class="panel" aria-labelledby="projects-h">
-      <h2 id="projects-h">Projects and services</h2>
+    <Panel headingId="projects-h" title="Projects and services">
       <ul class="plain">
         {projects.map((p) => (
           <li key={p.id}>
@@ -122,7 +119,7 @@ function ProjectsSection({ projects, admin, reload }: { projects: Project[]; adm
         </div>
       )}
       <ActionError error={action.error} />
-    </section>
+    </Panel>
   );
 }
 
@@ -172,8 +169,7 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
     showLink(await action.run(() => api(`/organization/members/${id}/invitation`, { method: "POST" })));
   const list: any[] = members.data?.members ?? [];
   return (
-    <section class="panel" aria-labelledby="members-h">
-      <h2 id="members-h">Members</h2>
+    <Panel headingId="members-h" title="Members">
       {link && (
         <ShownOnce label="Invitation link" value={link} testId="invitation-link" onDone={() => setLink(null)}>
           <p class="muted small">Send it to the new member: it is valid for 7 days, once.</p>
@@ -213,7 +209,7 @@ function MembersSection({ me, projects, admin }: { me: Me; projects: Project[]; 
           </button>
         </form>
       )}
-    </section>
+    </Panel>
   );
 }
 

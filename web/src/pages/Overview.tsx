@@ -8,6 +8,7 @@ import { type AxisKind, axisLabels, axisRange, axisSteps, axisWidth } from "./ch
 import { column, DataTable } from "../components/DataTable";
 import { Field, Options } from "../components/form";
 import { PageShell } from "../components/PageShell";
+import { Panel } from "../components/Panel";
 
 const WINDOWS = [
   ["1h", "Last hour"],
@@ -304,8 +305,7 @@ function OverviewCharts({ o }: { o: any }) {
 /** Cost, tokens and latency by model. */
 function ByModel({ o }: { o: any }) {
   return (
-    <section class="panel" aria-labelledby="models-h">
-      <h2 id="models-h">By model</h2>
+    <Panel headingId="models-h" title="By model">
       <DataTable
         compact
         caption="Cost, tokens and latency by model"
@@ -332,15 +332,14 @@ function ByModel({ o }: { o: any }) {
           column("p95", (m: any) => ms(m.latencyP95Ms), { numeric: true }),
         ]}
       />
-    </section>
+    </Panel>
   );
 }
 
 /** The window's most frequent issues. */
 function TopIssues({ o, service }: { o: any; service: string }) {
   return (
-    <section class="panel" aria-labelledby="top-issues-h">
-      <h2 id="top-issues-h">Top issues</h2>
+    <Panel headingId="top-issues-h" title="Top issues">
       {o.topIssues.length ? (
         <ul class="plain">
           {o.topIssues.map((i: any) => (
@@ -355,6 +354,6 @@ function TopIssues({ o, service }: { o: any; service: string }) {
       ) : (
         <p class="muted">No issues seen in this window.</p>
       )}
-    </section>
+    </Panel>
   );
 }

@@ -4,7 +4,7 @@ import type { CreatedPlatformKey, PlatformKeys } from "../api-types";
 import { buttonColumn, column, DataTable } from "../components/DataTable";
 import { Outcome } from "../components/form";
 import { PageShell } from "../components/PageShell";
-import { LoadStatus } from "../components/Panel";
+import { LoadStatus, Panel } from "../components/Panel";
 import { when } from "../format";
 import { ShownOnce, useAction, useLoad } from "../ui";
 
@@ -27,8 +27,7 @@ export function SettingsPage({ me }: { me: Me }) {
   const list = keys.data?.keys ?? [];
   return (
     <PageShell title="Settings">
-      <section class="panel" aria-labelledby="me-h">
-        <h2 id="me-h">You</h2>
+      <Panel headingId="me-h" title="You">
         <dl class="metrics inline">
           <div>
             <dt>Email</dt>
@@ -47,9 +46,8 @@ export function SettingsPage({ me }: { me: Me }) {
             <dd>{when(me.expiresAt)}</dd>
           </div>
         </dl>
-      </section>
-      <section class="panel" aria-labelledby="keys-h">
-        <h2 id="keys-h">Platform API keys</h2>
+      </Panel>
+      <Panel headingId="keys-h" title="Platform API keys">
         <p class="muted">
           A key reads the API as you (<code>Authorization: Token &lt;key&gt;</code>), with your role and projects.
         </p>
@@ -77,7 +75,7 @@ export function SettingsPage({ me }: { me: Me }) {
         <button type="button" onClick={create}>
           Create a platform key
         </button>
-      </section>
+      </Panel>
     </PageShell>
   );
 }

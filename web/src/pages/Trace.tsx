@@ -5,6 +5,7 @@ import { ms, num, usd, when } from "../format";
 import { PageShell } from "../components/PageShell";
 import { Badge, useLoad } from "../ui";
 import { type CallCost, CostBreakdown } from "../components/CostBreakdown";
+import { Panel } from "../components/Panel";
 
 interface Span {
   spanId: string;
@@ -113,8 +114,7 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
           }))}
         />
       )}
-      <section class="panel" aria-labelledby="spans-h">
-        <h2 id="spans-h">Spans ({spans.length})</h2>
+      <Panel headingId="spans-h" title={<>Spans ({spans.length})</>}>
         <ol class="spans" aria-label="Span tree">
           {rows.map(({ span, depth }) => {
             const left = ((Date.parse(span.startTime) - start) / total) * 100;
@@ -137,7 +137,7 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
             );
           })}
         </ol>
-      </section>
+      </Panel>
     </PageShell>
   );
 }
