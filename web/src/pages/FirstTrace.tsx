@@ -23,17 +23,19 @@ export function dsnParts(dsn: string): { endpoint: string | null; service: strin
 
 function Snippet({ id, title, code }: { id: string; title: string; code: string }) {
   return (
-    <section class="panel" aria-labelledby={`${id}-h`}>
-      <div class="panel-head">
-        <h2 id={`${id}-h`}>{title}</h2>
+    <Panel
+      headingId={`${id}-h`}
+      title={title}
+      status={
         <span>
           <CopyButton value={code} label={`Copy the ${title} snippet`} />
         </span>
-      </div>
+      }
+    >
       <pre class="code" tabIndex={0} data-testid={`snippet-${id}`}>
         {code}
       </pre>
-    </section>
+    </Panel>
   );
 }
 

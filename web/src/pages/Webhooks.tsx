@@ -9,6 +9,7 @@ import type {
   Subscription,
   Subscriptions,
 } from "../api-types";
+import { Panel } from "../components/Panel";
 import { column, DataTable } from "../components/DataTable";
 import { Field, Outcome, ServiceSelect } from "../components/form";
 import { PageShell } from "../components/PageShell";
@@ -236,13 +237,15 @@ function DeliveryLog({
 }) {
   const attempts = log.data?.data ?? [];
   return (
-    <section class="panel" aria-labelledby="log-h">
-      <div class="panel-head">
-        <h2 id="log-h">Delivery log</h2>
+    <Panel
+      headingId="log-h"
+      title="Delivery log"
+      status={
         <button type="button" class="small" onClick={log.reload}>
           Refresh
         </button>
-      </div>
+      }
+    >
       <ErrorBox error={log.error} />
       {log.data && (
         <DataTable
@@ -298,7 +301,7 @@ function DeliveryLog({
           ]}
         />
       )}
-    </section>
+    </Panel>
   );
 }
 
