@@ -17,7 +17,8 @@ import { FirstTracePage } from "./pages/FirstTrace";
 import { OverviewPage } from "./pages/Overview";
 import { MonitorsPage } from "./pages/Monitors";
 import { MonitorPage } from "./pages/MonitorPage";
-import { EvaluatorsPage, ReviewQueuePage } from "./pages/Evaluations";
+import { EvaluatorsPage } from "./pages/Evaluations";
+import { ReviewQueuePage } from "./pages/Reviews";
 import { LedgerPage } from "./pages/Ledger";
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
