@@ -5,6 +5,7 @@ import { Pager, type Pagination } from "../pager";
 import { buttonColumn, column, DataTable } from "./DataTable";
 import { Field, Options, Outcome, ServiceSelect } from "./form";
 import { loadEnded, loadStarted, useLoad } from "../ui";
+import { Facts } from "./Facts";
 import { PageShell } from "./PageShell";
 import { LoadStatus, Panel } from "./Panel";
 import { moreEnded, moreStarted, useMore } from "./useMore";
@@ -312,4 +313,22 @@ test("a shown caption titles its table; a stacked row does not label the cell of
   );
   expect(html).toContain('<table class="list stack"><caption>Service bot</caption>');
   expect(html).toContain('<td data-label="Name">first</td><td class="n" data-label="Count">3</td><td><button');
+});
+
+test("facts: each name and value a term and its description, in a row when inline, named by a label", () => {
+  expect(render(<Facts inline of={[["Plan", "pro"]]} />)).toBe(
+    '<dl class="metrics inline"><div><dt>Plan</dt><dd>pro</dd></div></dl>',
+  );
+  const html = render(
+    <Facts
+      label="Totals"
+      of={[
+        ["Sessions", 3],
+        ["Cost", <b>$1</b>],
+      ]}
+    />,
+  );
+  expect(html).toBe(
+    '<dl class="metrics" aria-label="Totals"><div><dt>Sessions</dt><dd>3</dd></div><div><dt>Cost</dt><dd><b>$1</b></dd></div></dl>',
+  );
 });

@@ -2,6 +2,7 @@ import { Link, useSearchParams } from "wouter-preact";
 import { api, enc, type Me } from "../api";
 import type { IssueBreakdown, IssuesPage as IssuesPageBody } from "../api-types";
 import { column, DataTable } from "../components/DataTable";
+import { Facts } from "../components/Facts";
 import { PageShell } from "../components/PageShell";
 import { num, when } from "../format";
 import { Pager, usePaging } from "../pager";
@@ -93,34 +94,17 @@ export function IssuePage({ service, issueId }: { service: string; issueId: stri
       }
       title={issue.title}
     >
-      <dl class="metrics inline">
-        <div>
-          <dt>Severity</dt>
-          <dd>
-            <Badge kind={issue.severity}>{issue.severity}</Badge>
-          </dd>
-        </div>
-        <div>
-          <dt>Occurrences</dt>
-          <dd>{num(issue.occurrences)}</dd>
-        </div>
-        <div>
-          <dt>Sessions</dt>
-          <dd>{num(issue.affectedSessions)}</dd>
-        </div>
-        <div>
-          <dt>First seen</dt>
-          <dd>{when(issue.firstSeenAt)}</dd>
-        </div>
-        <div>
-          <dt>Last seen</dt>
-          <dd>{when(issue.lastSeenAt)}</dd>
-        </div>
-        <div>
-          <dt>Detector</dt>
-          <dd>{issue.detector}</dd>
-        </div>
-      </dl>
+      <Facts
+        inline
+        of={[
+          ["Severity", <Badge kind={issue.severity}>{issue.severity}</Badge>],
+          ["Occurrences", num(issue.occurrences)],
+          ["Sessions", num(issue.affectedSessions)],
+          ["First seen", when(issue.firstSeenAt)],
+          ["Last seen", when(issue.lastSeenAt)],
+          ["Detector", issue.detector],
+        ]}
+      />
       <div class="two">
         <Panel headingId="byday-h" title="Occurrences by day">
           <table class="list compact">

@@ -9,6 +9,7 @@ const ROLES = ["viewer", "member", "admin", "owner"] as const;
 export type { Project } from "./OrgKeys";
 import type { Project } from "./OrgKeys";
 import { Field } from "../components/form";
+import { Facts } from "../components/Facts";
 import { PageShell } from "../components/PageShell";
 import { column, DataTable } from "../components/DataTable";
 import { LoadStatus, Panel } from "../components/Panel";
@@ -27,20 +28,14 @@ export function OrganizationPage({ me }: { me: Me }) {
       {o && (
         <>
           <Panel headingId="org-h" title={o.name}>
-            <dl class="metrics inline">
-              <div>
-                <dt>Plan</dt>
-                <dd>{o.plan}</dd>
-              </div>
-              <div>
-                <dt>Outbound webhooks</dt>
-                <dd>{o.webhooksEnabled ? "enabled" : "not enabled"}</dd>
-              </div>
-              <div>
-                <dt>Retention</dt>
-                <dd>{o.retentionDays ? `${o.retentionDays} days` : "the plan's default"}</dd>
-              </div>
-            </dl>
+            <Facts
+              inline
+              of={[
+                ["Plan", o.plan],
+                ["Outbound webhooks", o.webhooksEnabled ? "enabled" : "not enabled"],
+                ["Retention", o.retentionDays ? `${o.retentionDays} days` : "the plan's default"],
+              ]}
+            />
             <p class="muted small">
               The plan, the webhook entitlement and retention are set by your provider (the operator's admin CLI).
             </p>

@@ -3,6 +3,7 @@ import { auth, type Me } from "../api";
 import type { CreatedPlatformKey, PlatformKeys } from "../api-types";
 import { buttonColumn, column, DataTable } from "../components/DataTable";
 import { Outcome } from "../components/form";
+import { Facts } from "../components/Facts";
 import { PageShell } from "../components/PageShell";
 import { LoadStatus, Panel } from "../components/Panel";
 import { when } from "../format";
@@ -28,24 +29,15 @@ export function SettingsPage({ me }: { me: Me }) {
   return (
     <PageShell title="Settings">
       <Panel headingId="me-h" title="You">
-        <dl class="metrics inline">
-          <div>
-            <dt>Email</dt>
-            <dd>{me.user.email}</dd>
-          </div>
-          <div>
-            <dt>Role</dt>
-            <dd>{me.user.role}</dd>
-          </div>
-          <div>
-            <dt>Organization</dt>
-            <dd>{me.tenant.name}</dd>
-          </div>
-          <div>
-            <dt>Signed in until</dt>
-            <dd>{when(me.expiresAt)}</dd>
-          </div>
-        </dl>
+        <Facts
+          inline
+          of={[
+            ["Email", me.user.email],
+            ["Role", me.user.role],
+            ["Organization", me.tenant.name],
+            ["Signed in until", when(me.expiresAt)],
+          ]}
+        />
       </Panel>
       <Panel headingId="keys-h" title="Platform API keys">
         <p class="muted">

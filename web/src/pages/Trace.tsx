@@ -2,6 +2,7 @@ import { useEffect } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { api, enc } from "../api";
 import { ms, num, usd, when } from "../format";
+import { Facts } from "../components/Facts";
 import { PageShell } from "../components/PageShell";
 import { Badge, useLoad } from "../ui";
 import { type CallCost, CostBreakdown } from "../components/CostBreakdown";
@@ -77,34 +78,17 @@ export function TracePage({ service, traceId }: { service: string; traceId: stri
       }
       title={<>Trace {traceId}</>}
     >
-      <dl class="metrics inline">
-        <div>
-          <dt>Model</dt>
-          <dd>{trace.model ?? "—"}</dd>
-        </div>
-        <div>
-          <dt>Started</dt>
-          <dd>{when(trace.startTime)}</dd>
-        </div>
-        <div>
-          <dt>Duration</dt>
-          <dd>{ms(trace.durationMs)}</dd>
-        </div>
-        <div>
-          <dt>Tokens</dt>
-          <dd>{num(trace.usage?.totalTokens)}</dd>
-        </div>
-        <div>
-          <dt>Cost</dt>
-          <dd>{usd(trace.costUsd)}</dd>
-        </div>
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <Badge kind={trace.status}>{trace.status}</Badge>
-          </dd>
-        </div>
-      </dl>
+      <Facts
+        inline
+        of={[
+          ["Model", trace.model ?? "—"],
+          ["Started", when(trace.startTime)],
+          ["Duration", ms(trace.durationMs)],
+          ["Tokens", num(trace.usage?.totalTokens)],
+          ["Cost", usd(trace.costUsd)],
+          ["Status", <Badge kind={trace.status}>{trace.status}</Badge>],
+        ]}
+      />
       {trace.cost && (
         <CostBreakdown
           calls={trace.cost.calls.map((c: CallCost) => ({
