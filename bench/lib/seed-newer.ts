@@ -37,11 +37,14 @@ export async function seedNewerReads(
     const id = await writeNewEvaluator(
       { sql, resolveDns: async () => [], allowlist: [], now: () => new Date() },
       T,
-      { service_name: o.service, name: SEED_EVALUATOR, check: { type: "length", max: 500 } },
+      { service_name: o.service, name: SEED_EVALUATOR, check: { type: "length", max: 500 }, status: "paused" },
       async () => ({ id: S }),
     );
     evaluator = { id };
   }
+  // Paused: its judgements are there to be read; an active one would judge every session a bench
+  // at this size matures (e2e --data-dir), work the same bench at 0 stored does not do.
+  await sql`update evaluators set status = 'paused', status_reason = 'seeded for reads' where id = ${evaluator.id} and status = 'active'`;
   const E = evaluator.id;
   const [judged] = await sql<{ n: number }[]>`
     with e as (
