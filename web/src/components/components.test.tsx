@@ -8,7 +8,7 @@ import { loadEnded, loadStarted, useLoad } from "../ui";
 import { Facts } from "./Facts";
 import { PageShell } from "./PageShell";
 import { LoadStatus, Panel } from "./Panel";
-import { moreEnded, moreStarted, useMore } from "./useMore";
+import { type MoreState, moreEnded, moreStarted, readMore, useMore } from "./useMore";
 
 type Row = { id: string; name: string; n: number };
 const rows: Row[] = [
@@ -293,6 +293,27 @@ describe("the paging hook (useMore)", () => {
 
   test("a failed page keeps the rows and the marker, so asking again retries the same page", () => {
     expect(moreEnded(moreStarted(first))).toEqual(first);
+  });
+
+  test("reading more asks for the page at the marker, shows it loading, then appends it; a failure keeps the list", async () => {
+    let state: MoreState<string, number> = { rows: ["a", "b"], next: 2, loading: false };
+    const seen: boolean[] = [];
+    const update = (change: (s: MoreState<string, number>) => MoreState<string, number>) => {
+      state = change(state);
+      seen.push(state.loading);
+    };
+    const asked: number[] = [];
+    await readMore(state, async (at) => (asked.push(at), { rows: ["c"], next: 3 }), update);
+    expect({ asked, seen, state }).toEqual({
+      asked: [2],
+      seen: [true, false],
+      state: { rows: ["a", "b", "c"], next: 3, loading: false },
+    });
+    const failing = readMore(state, async () => Promise.reject(new Error("503")), update);
+    await expect(failing).rejects.toThrow("503");
+    expect(state).toEqual({ rows: ["a", "b", "c"], next: 3, loading: false });
+    await readMore({ rows: ["z"], next: null, loading: false }, async () => ({ rows: ["never"], next: 9 }), update);
+    expect(state.rows).toEqual(["a", "b", "c"]);
   });
 
   test("before its first page the list is empty and has no next page", () => {

@@ -26,15 +26,25 @@ export const moreEnded = <T, M>(s: MoreState<T, M>, page?: MorePage<T, M>): More
 export function useMore<T, M>(read: (next: M) => Promise<MorePage<T, M>>) {
   const [state, setState] = useState<MoreState<T, M>>({ rows: [], next: null, loading: false });
   const reset = (page: MorePage<T, M>) => setState({ ...page, loading: false });
-  const more = async () => {
-    if (state.next === null) return;
-    setState(moreStarted);
-    let page: MorePage<T, M> | undefined;
-    try {
-      page = await read(state.next);
-    } finally {
-      setState((s) => moreEnded(s, page));
-    }
-  };
+  const more = () => readMore(state, read, setState);
   return { ...state, reset, more };
+}
+
+/**
+ * Reads the page after `state` (nothing at the last page): marks it loading, then appends it, or
+ * on a failure (thrown on) keeps the rows and the marker. `update` takes a state change.
+ */
+export async function readMore<T, M>(
+  state: MoreState<T, M>,
+  read: (next: M) => Promise<MorePage<T, M>>,
+  update: (change: (s: MoreState<T, M>) => MoreState<T, M>) => void,
+) {
+  if (state.next === null) return;
+  update(moreStarted);
+  let page: MorePage<T, M> | undefined;
+  try {
+    page = await read(state.next);
+  } finally {
+    update((s) => moreEnded(s, page));
+  }
 }
