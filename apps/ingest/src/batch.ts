@@ -100,6 +100,7 @@ export async function postBatch(
     try {
       // Confirmed before inflating and before parsing: refused there when another request of the
       // credential was counted larger meanwhile (a herd admitted on a small estimate parses one body).
+      await reservation.confirm(); // before reading: a herd's others wait for the door's probe here
       const text = await readBodyText(request, pipeline.maxBodyBytes, reservation.confirm);
       await reservation.confirm();
       const object = parseJsonObject(text);

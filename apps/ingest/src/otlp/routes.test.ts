@@ -164,6 +164,30 @@ describe("OTLP rate limit", () => {
     expect(stored.length).toBe(10);
   });
 
+  test("a herd's others wait for the door's probe before their bodies are read, then are refused unread", async () => {
+    const { otlp, stored } = handler({ rateLimit: { perSecond: 1, burst: 10 } });
+    const call = exportOf({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o-mini",
+    });
+    const scope = call.resourceSpans[0].scopeSpans[0];
+    scope.spans = Array.from({ length: 10 }, (_, i) => ({
+      ...scope.spans[0],
+      spanId: (i + 1).toString(16).padStart(16, "0"),
+    }));
+    const first = heldBody(JSON.stringify(call));
+    const others = Array.from({ length: 4 }, () => unreadBody(JSON.stringify(call)));
+    const send = (body: ReadableStream<Uint8Array>) => otlp("traces", jsonRequest("/v1/traces", body), "r", undefined);
+    const answers = [first.body, ...others.map((o) => o.body)].map(send);
+    await Bun.sleep(10); // all admitted on the estimate of 1; the first is the probe, its body held
+    expect(others.map((o) => o.pulled())).toEqual([0, 0, 0, 0]);
+    first.release();
+    expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 429, 429, 429, 429]);
+    expect(others.map((o) => o.pulled())).toEqual([0, 0, 0, 0]); // refused unread
+    expect(stored.length).toBe(10);
+  });
+
   test("a refusal reads nothing of the body, whether it holds 1 KB or 1 MB (gzip or not)", async () => {
     const { otlp } = handler({ rateLimit: { perSecond: 1, burst: 10 }, maxBodyBytes: 4 * 1024 * 1024 });
     expect((await otlp("traces", jsonRequest("/v1/traces", spans(10)), "r", undefined)).status).toBe(200);

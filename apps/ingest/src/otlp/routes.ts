@@ -81,6 +81,8 @@ export function createOtlpIngest(deps: OtlpDeps) {
       headers = { ...headers, ...admission.headers };
       let bytes: Uint8Array;
       try {
+        // Confirmed before the body is read too: a herd's others wait for the door's probe here.
+        await admission.confirm();
         bytes = await readBodyBytes(request, deps.maxBodyBytes, admission.confirm);
       } catch (err) {
         admission.settleUncounted();
