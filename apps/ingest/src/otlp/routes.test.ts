@@ -32,6 +32,21 @@ const exportOf = (attrs: Record<string, string | number>) => ({
   ],
 });
 
+/** An export of 10 model-call spans (one trace): a request whose count sets the estimate to 10. */
+function tenCalls() {
+  const call = exportOf({
+    "gen_ai.operation.name": "chat",
+    "gen_ai.provider.name": "openai",
+    "gen_ai.request.model": "gpt-4o-mini",
+  });
+  const scope = call.resourceSpans[0].scopeSpans[0];
+  scope.spans = Array.from({ length: 10 }, (_, i) => ({
+    ...scope.spans[0],
+    spanId: (i + 1).toString(16).padStart(16, "0"),
+  }));
+  return call;
+}
+
 function handler(opts: Parameters<typeof fakePipeline>[0] = {}) {
   const fake = fakePipeline(opts);
   const otlp = createOtlpIngest({
@@ -142,16 +157,7 @@ describe("OTLP rate limit", () => {
 
   test("a herd admitted on a small estimate decodes one body: the others are refused before decoding", async () => {
     const { otlp, stored } = handler({ rateLimit: { perSecond: 1, burst: 10 } });
-    const call = exportOf({
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": "openai",
-      "gen_ai.request.model": "gpt-4o-mini",
-    });
-    const scope = call.resourceSpans[0].scopeSpans[0];
-    scope.spans = Array.from({ length: 10 }, (_, i) => ({
-      ...scope.spans[0],
-      spanId: (i + 1).toString(16).padStart(16, "0"),
-    }));
+    const call = tenCalls();
     const first = heldBody(JSON.stringify(call));
     const garbage = Array.from({ length: 4 }, () => heldBody("{ not json")); // a 400 if decoded
     const send = (body: ReadableStream<Uint8Array>) => otlp("traces", jsonRequest("/v1/traces", body), "r", undefined);
@@ -166,16 +172,7 @@ describe("OTLP rate limit", () => {
 
   test("a herd's others wait for the door's probe before their bodies are read, then are refused unread", async () => {
     const { otlp, stored } = handler({ rateLimit: { perSecond: 1, burst: 10 } });
-    const call = exportOf({
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": "openai",
-      "gen_ai.request.model": "gpt-4o-mini",
-    });
-    const scope = call.resourceSpans[0].scopeSpans[0];
-    scope.spans = Array.from({ length: 10 }, (_, i) => ({
-      ...scope.spans[0],
-      spanId: (i + 1).toString(16).padStart(16, "0"),
-    }));
+    const call = tenCalls();
     const first = heldBody(JSON.stringify(call));
     const others = Array.from({ length: 4 }, () => unreadBody(JSON.stringify(call)));
     const send = (body: ReadableStream<Uint8Array>) => otlp("traces", jsonRequest("/v1/traces", body), "r", undefined);
