@@ -7,6 +7,16 @@
 // kills the process (porsager/postgres#1066, #1154, #1208; fix proposed in #1209). The chaos run
 // (bench/chaos.ts) hit it on a Postgres restart: a processor died. The guard settles pending
 // queries with CONNECTION_CLOSED, as #1209 does, instead of dropping the write.
+//
+// postgres@3.4.x: a backend terminated (57P01) while a new connection fetches its array types
+// (`fetch_types`, the first statement on every connection) left the connection's `query` and
+// `errorResponse` set across the reconnect: the next connection's first ReadyForQuery rejected
+// that stale array-types query with the old 57P01, and `fetchArrayTypes()`'s promise, which
+// ReadyForQuery drops, surfaced it as an unhandled rejection (porsager/postgres#1223, #1192).
+// It failed test/maturation-connection-closed.test.ts about one run in three (the test kills the
+// processor's backends every 150 ms, often one that just reconnected). A close now settles the
+// in-flight query with CONNECTION_CLOSED and clears that state, and the array-types fetch has a
+// handler (its failure still reaches the waiting query, through ReadyForQuery as before).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,19 +34,47 @@ const AFTER = `  function nextWrite(fn) {
     const x = socket.write(chunk, fn)
 `;
 
+const PATCHES = [
+  { mark: MARK, before: BEFORE, after: AFTER, what: "nextWrite" },
+  {
+    mark: "cellar patch: porsager/postgres#1223",
+    before:
+      "    if (initial)\n      return reconnect()\n\n    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n",
+    after: `    if (initial) { // cellar patch: porsager/postgres#1223
+      query && queryError(query, Errors.connection('CONNECTION_CLOSED', options, socket))
+      query = results = errorResponse = null
+      return reconnect()
+    }
+
+    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
+    query = results = errorResponse = null
+`,
+    what: "a closed connection's stale query and error",
+  },
+  {
+    mark: "cellar patch: porsager/postgres#1192",
+    before: "        return fetchArrayTypes()\n",
+    after: "        return fetchArrayTypes().catch(() => {}) // cellar patch: porsager/postgres#1192\n",
+    what: "the dropped array-types promise",
+  },
+];
+
 let patched = 0;
 for (const variant of ["src", "cjs/src", "cf/src"]) {
   const file = join(root, "node_modules/postgres", variant, "connection.js");
   if (!existsSync(file)) continue;
-  const text = readFileSync(file, "utf8");
-  if (text.includes(MARK)) continue;
-  if (!text.includes(BEFORE)) {
-    console.error(
-      `patch-deps: ${file} changed shape; check whether postgres fixed nextWrite upstream and update scripts/patch-deps.mjs`,
-    );
-    process.exit(1);
+  let text = readFileSync(file, "utf8");
+  for (const p of PATCHES) {
+    if (text.includes(p.mark)) continue;
+    if (!text.includes(p.before)) {
+      console.error(
+        `patch-deps: ${file} changed shape (${p.what}); check whether postgres fixed it upstream and update scripts/patch-deps.mjs`,
+      );
+      process.exit(1);
+    }
+    text = text.replace(p.before, p.after);
+    patched++;
   }
-  writeFileSync(file, text.replace(BEFORE, AFTER));
-  patched++;
+  writeFileSync(file, text);
 }
-if (patched) console.log(`patch-deps: guarded postgres nextWrite in ${patched} file(s)`);
+if (patched) console.log(`patch-deps: applied ${patched} postgres connection.js patch(es)`);
