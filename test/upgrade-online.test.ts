@@ -23,6 +23,7 @@ import { chatTrace } from "./helpers/payloads";
 import {
   type Endpoint,
   exportRelease,
+  haveCommit,
   lastMigration,
   notContained,
   read,
@@ -38,6 +39,16 @@ import { waitFor } from "./helpers/stack";
 const PREVIOUS = "fc2a5606576faf42db4f08a15b576cef22000204";
 /** Reads the previous release did not have (it answers them 404); the new one must answer them. */
 const NEW_READS = [/\/cost-breakdown$/, /^\/ledger\//];
+/**
+ * The previous release comes from this checkout's git history. A clone without it (shallow, and
+ * no origin to fetch it from) cannot run this test: it says so loudly and skips, rather than fail
+ * on what the checkout lacks (a full clone, as a developer's, always runs it).
+ */
+const RELEASE_AT_HAND = haveCommit(PREVIOUS);
+if (!RELEASE_AT_HAND)
+  console.warn(
+    `upgrade-online SKIPPED: release ${PREVIOUS} is not in this clone's history and its origin could not supply it; run it in a full clone`,
+  );
 
 type App = Running & { port: number };
 let scratch: string;
@@ -50,6 +61,7 @@ const apps: App[] = [];
 const receiver = startRecordingReceiver();
 
 beforeAll(async () => {
+  if (!RELEASE_AT_HAND) return;
   previous = exportRelease(PREVIOUS);
   expect(lastMigration(previous.root)).toBe(27);
   scratch = mkdtempSync(join(tmpdir(), "cellar-upgrade-online-"));
@@ -150,224 +162,229 @@ async function unsettled(service?: string): Promise<number> {
   return r.n;
 }
 
-test("the previous release's stored shape upgrades online: every answer kept, nothing sent across the upgrade lost or stuck", async () => {
-  // --- The previous release: its migrate, its admin CLI, its four apps.
-  runScript(previous.root, "scripts/migrate.ts", [], env);
-  const cli = (...args: string[]) => JSON.parse(runScript(previous.root, "scripts/admin.ts", args, env));
-  const tenantId = (cli("tenant", "create", "--name", "acme", "--plan", "pro", "--webhooks") as { id: string }).id;
-  const owner = cli("user", "create", "--tenant", tenantId, "--email", "owner@acme.test", "--role", "owner") as {
-    id: string;
-  };
-  const tenant = {
-    tenantId,
-    platformKey: (cli("key", "create", "--user", owner.id, "--kind", "platform") as { key: string }).key,
-  };
-  telemetryKey = (cli("key", "create", "--tenant", tenantId, "--kind", "telemetry") as { key: string }).key;
-  for (const name of ["up-a", "up-b"]) cli("service", "create", "--tenant", tenantId, "--name", name);
-  let ingest = await start(previous.root, "ingest");
-  let processor = await start(previous.root, "processor");
-  let dispatcher = await start(previous.root, "dispatcher");
-  let platform = await start(previous.root, "platform");
-  ingestUrl = `http://127.0.0.1:${ingest.port}`;
-  const oldPlatform = `http://127.0.0.1:${platform.port}`;
-  const services = new Map(
-    (await sql<{ id: string; name: string }[]>`select id, name from trace_services`).map((s) => [s.name, s.id]),
-  );
-  const subscriptions: Record<string, string> = {};
-  for (const name of ["up-a", "up-b"]) {
-    const r = await read(oldPlatform, tenant.platformKey, {
-      method: "POST",
-      path: "/webhooks",
-      body: {
-        trace_service_id: services.get(name),
-        name: `hooks of ${name}`,
-        url: `http://127.0.0.1:${receiver.port}/${name}`,
-        event_types: ["session.matured"],
-      },
+test.skipIf(!RELEASE_AT_HAND)(
+  "the previous release's stored shape upgrades online: every answer kept, nothing sent across the upgrade lost or stuck",
+  async () => {
+    // --- The previous release: its migrate, its admin CLI, its four apps.
+    runScript(previous.root, "scripts/migrate.ts", [], env);
+    const cli = (...args: string[]) => JSON.parse(runScript(previous.root, "scripts/admin.ts", args, env));
+    const tenantId = (cli("tenant", "create", "--name", "acme", "--plan", "pro", "--webhooks") as { id: string }).id;
+    const owner = cli("user", "create", "--tenant", tenantId, "--email", "owner@acme.test", "--role", "owner") as {
+      id: string;
+    };
+    const tenant = {
+      tenantId,
+      platformKey: (cli("key", "create", "--user", owner.id, "--kind", "platform") as { key: string }).key,
+    };
+    telemetryKey = (cli("key", "create", "--tenant", tenantId, "--kind", "telemetry") as { key: string }).key;
+    for (const name of ["up-a", "up-b"]) cli("service", "create", "--tenant", tenantId, "--name", name);
+    let ingest = await start(previous.root, "ingest");
+    let processor = await start(previous.root, "processor");
+    let dispatcher = await start(previous.root, "dispatcher");
+    let platform = await start(previous.root, "platform");
+    ingestUrl = `http://127.0.0.1:${ingest.port}`;
+    const oldPlatform = `http://127.0.0.1:${platform.port}`;
+    const services = new Map(
+      (await sql<{ id: string; name: string }[]>`select id, name from trace_services`).map((s) => [s.name, s.id]),
+    );
+    const subscriptions: Record<string, string> = {};
+    for (const name of ["up-a", "up-b"]) {
+      const r = await read(oldPlatform, tenant.platformKey, {
+        method: "POST",
+        path: "/webhooks",
+        body: {
+          trace_service_id: services.get(name),
+          name: `hooks of ${name}`,
+          url: `http://127.0.0.1:${receiver.port}/${name}`,
+          event_types: ["session.matured"],
+        },
+      });
+      expect(r.status).toBe(201);
+      subscriptions[name] = (r.body as { id: string }).id;
+    }
+
+    // What the previous release stores and settles: service up-a is read before and after; up-b's
+    // sessions go on across the upgrade. b-long resends its history (past 16 KiB of JSON by its
+    // third turn: the size the new writer keeps a digest for, which these rows lack).
+    for (let k = 1; k <= 3; k++) await sendTurn("up-a", "a-1", k);
+    await sendTurn("up-a", "a-2", 1, { reply: "I'm sorry, but I can't help with that request." });
+    await sendTurn("up-a", "a-2", 2, { model: "house-model-unpriced" });
+    const batch = [turn("up-a", "a-3", 1), turn("up-a", "a-3", 2)];
+    await send(
+      "/raw/batch",
+      { items: batch.map((t) => ({ type: "trace", body: t.body })) },
+      batch.map((t) => t.trace),
+    );
+    await send("/raw/scores", { service_name: "up-a", session_id: "a-1", name: "helpful", value: 0.75 }, []);
+    for (let k = 1; k <= 3; k++) await sendTurn("up-b", "b-long", k, { pad: 1200 });
+    await sendTurn("up-b", "b-1", 1);
+    await waitFor(async () => (await unsettled()) === 0 && (await sql`select 1 from sessions`).length === 5, {
+      what: "the previous release matured what it stored",
+      timeoutMs: 60_000,
     });
-    expect(r.status).toBe(201);
-    subscriptions[name] = (r.body as { id: string }).id;
-  }
 
-  // What the previous release stores and settles: service up-a is read before and after; up-b's
-  // sessions go on across the upgrade. b-long resends its history (past 16 KiB of JSON by its
-  // third turn: the size the new writer keeps a digest for, which these rows lack).
-  for (let k = 1; k <= 3; k++) await sendTurn("up-a", "a-1", k);
-  await sendTurn("up-a", "a-2", 1, { reply: "I'm sorry, but I can't help with that request." });
-  await sendTurn("up-a", "a-2", 2, { model: "house-model-unpriced" });
-  const batch = [turn("up-a", "a-3", 1), turn("up-a", "a-3", 2)];
-  await send(
-    "/raw/batch",
-    { items: batch.map((t) => ({ type: "trace", body: t.body })) },
-    batch.map((t) => t.trace),
-  );
-  await send("/raw/scores", { service_name: "up-a", session_id: "a-1", name: "helpful", value: 0.75 }, []);
-  for (let k = 1; k <= 3; k++) await sendTurn("up-b", "b-long", k, { pad: 1200 });
-  await sendTurn("up-b", "b-1", 1);
-  await waitFor(async () => (await unsettled()) === 0 && (await sql`select 1 from sessions`).length === 5, {
-    what: "the previous release matured what it stored",
-    timeoutMs: 60_000,
-  });
-
-  const aSessions = ["a-1", "a-2", "a-3"];
-  const aTraces = acked.filter((t) => t.service === "up-a").map((t) => t.traceId);
-  const S = "/telemetry/otel/sessions/up-a";
-  const endpoints: Endpoint[] = [
-    ...aSessions.flatMap((s) => [
-      ...[
-        "transcript",
-        "traces",
-        "spans",
-        "tree",
-        "graph",
-        "events",
-        "tldr",
-        "problem-analysis",
-        "cost-by-model",
-        "cost-breakdown",
-        "tool-costs",
-        "tool-schemas",
-        "scores",
-      ].map((x): Endpoint => ({ method: "GET", path: `${S}/${s}/${x}` })),
-      { method: "GET", path: `/telemetry/metrics/session/up-a/${s}` } as Endpoint,
-      { method: "GET", path: `/telemetry/otel/sessions/${s}/intents?trace_service_name=up-a` } as Endpoint,
-    ]),
-    ...aTraces.flatMap((t): Endpoint[] => [
-      { method: "GET", path: `/telemetry/otel/trace/${t}?serviceName=up-a` },
-      { method: "GET", path: `/telemetry/otel/spans/up-a/${t}` },
-      { method: "GET", path: `/telemetry/otel/events/up-a/${t}` },
-      { method: "GET", path: `/telemetry/metrics/trace/${t}` },
-    ]),
-    { method: "POST", path: "/telemetry/otel/sessions/filtered", body: { serviceName: "up-a" } },
-    {
-      method: "POST",
-      path: "/telemetry/otel/sessions/filtered",
-      body: {
-        serviceName: "up-a",
-        filters: [{ field: "costUsd", operator: "gt", value: 0 }],
-        sort: { field: "costUsd", direction: "desc" },
+    const aSessions = ["a-1", "a-2", "a-3"];
+    const aTraces = acked.filter((t) => t.service === "up-a").map((t) => t.traceId);
+    const S = "/telemetry/otel/sessions/up-a";
+    const endpoints: Endpoint[] = [
+      ...aSessions.flatMap((s) => [
+        ...[
+          "transcript",
+          "traces",
+          "spans",
+          "tree",
+          "graph",
+          "events",
+          "tldr",
+          "problem-analysis",
+          "cost-by-model",
+          "cost-breakdown",
+          "tool-costs",
+          "tool-schemas",
+          "scores",
+        ].map((x): Endpoint => ({ method: "GET", path: `${S}/${s}/${x}` })),
+        { method: "GET", path: `/telemetry/metrics/session/up-a/${s}` } as Endpoint,
+        { method: "GET", path: `/telemetry/otel/sessions/${s}/intents?trace_service_name=up-a` } as Endpoint,
+      ]),
+      ...aTraces.flatMap((t): Endpoint[] => [
+        { method: "GET", path: `/telemetry/otel/trace/${t}?serviceName=up-a` },
+        { method: "GET", path: `/telemetry/otel/spans/up-a/${t}` },
+        { method: "GET", path: `/telemetry/otel/events/up-a/${t}` },
+        { method: "GET", path: `/telemetry/metrics/trace/${t}` },
+      ]),
+      { method: "POST", path: "/telemetry/otel/sessions/filtered", body: { serviceName: "up-a" } },
+      {
+        method: "POST",
+        path: "/telemetry/otel/sessions/filtered",
+        body: {
+          serviceName: "up-a",
+          filters: [{ field: "costUsd", operator: "gt", value: 0 }],
+          sort: { field: "costUsd", direction: "desc" },
+        },
       },
-    },
-    { method: "POST", path: "/telemetry/otel/traces/filtered", body: { serviceName: "up-a" } },
-    { method: "POST", path: "/telemetry/otel/issues/filtered", body: { service_name: "up-a" } },
-    { method: "POST", path: "/telemetry/otel/issues/up-a/stats", body: {} },
-    { method: "POST", path: "/telemetry/otel/findings/filtered", body: { service_name: "up-a" } },
-    { method: "GET", path: "/telemetry/otel/findings/up-a/stats" },
-    { method: "GET", path: "/overview/up-a?window=30d" },
-    { method: "GET", path: "/webhooks" },
-    { method: "GET", path: `/webhooks/${subscriptions["up-a"]}/deliveries` },
-    { method: "GET", path: "/scores/configs/up-a" },
-    { method: "GET", path: "/monitors" },
-    { method: "GET", path: "/ledger/up-a?window=24h" },
-  ];
-  const before = await stableAnswers(oldPlatform, tenant.platformKey, endpoints);
-  const beforeMissing = endpoints.filter((_, i) => before[i].status !== 200).map((e) => e.path);
-  expect(beforeMissing.filter((p) => !NEW_READS.some((r) => r.test(p)))).toEqual([]);
-  expect(before.filter((a) => a.status === 200).length).toBeGreaterThan(80);
+      { method: "POST", path: "/telemetry/otel/traces/filtered", body: { serviceName: "up-a" } },
+      { method: "POST", path: "/telemetry/otel/issues/filtered", body: { service_name: "up-a" } },
+      { method: "POST", path: "/telemetry/otel/issues/up-a/stats", body: {} },
+      { method: "POST", path: "/telemetry/otel/findings/filtered", body: { service_name: "up-a" } },
+      { method: "GET", path: "/telemetry/otel/findings/up-a/stats" },
+      { method: "GET", path: "/overview/up-a?window=30d" },
+      { method: "GET", path: "/webhooks" },
+      { method: "GET", path: `/webhooks/${subscriptions["up-a"]}/deliveries` },
+      { method: "GET", path: "/scores/configs/up-a" },
+      { method: "GET", path: "/monitors" },
+      { method: "GET", path: "/ledger/up-a?window=24h" },
+    ];
+    const before = await stableAnswers(oldPlatform, tenant.platformKey, endpoints);
+    const beforeMissing = endpoints.filter((_, i) => before[i].status !== 200).map((e) => e.path);
+    expect(beforeMissing.filter((p) => !NEW_READS.some((r) => r.test(p)))).toEqual([]);
+    expect(before.filter((a) => a.status === 200).length).toBeGreaterThan(80);
 
-  // --- The upgrade, online. The processor goes down first; traffic keeps coming through the old
-  // ingest (INGEST messages of the old shape wait in the stream), b-long re-opened among it.
-  await stop(processor);
-  for (let k = 4; k <= 5; k++) await sendTurn("up-b", "b-long", k, { pad: 1200 });
-  await sendTurn("up-b", "b-2", 1);
-  // The new release's migrate, beside the old ingest, dispatcher and platform.
-  runScript(ROOT, "scripts/migrate.ts", [], env);
-  processor = await start(ROOT, "processor");
-  await sendTurn("up-b", "b-long", 6, { pad: 1200 });
-  await sendTurn("up-b", "b-3", 1);
-  await stop(ingest);
-  ingest = await start(ROOT, "ingest");
-  ingestUrl = `http://127.0.0.1:${ingest.port}`;
-  const tail = [turn("up-b", "b-long", 7, { pad: 1200 }), turn("up-b", "b-4", 1), turn("up-b", "b-4", 2)];
-  await send(
-    "/raw/batch",
-    { items: tail.map((t) => ({ type: "trace", body: t.body })) },
-    tail.map((t) => t.trace),
-  );
-  await stop(dispatcher);
-  dispatcher = await start(ROOT, "dispatcher");
-  await stop(platform);
-  platform = await start(ROOT, "platform");
-  const newPlatform = `http://127.0.0.1:${platform.port}`;
-  await waitFor(async () => (await unsettled()) === 0 && (await sql`select 1 from sessions`).length === 8, {
-    what: "everything sent across the upgrade matured",
-    timeoutMs: 90_000,
-  }).catch(async (err) => {
-    const rows = await sql`
+    // --- The upgrade, online. The processor goes down first; traffic keeps coming through the old
+    // ingest (INGEST messages of the old shape wait in the stream), b-long re-opened among it.
+    await stop(processor);
+    for (let k = 4; k <= 5; k++) await sendTurn("up-b", "b-long", k, { pad: 1200 });
+    await sendTurn("up-b", "b-2", 1);
+    // The new release's migrate, beside the old ingest, dispatcher and platform.
+    runScript(ROOT, "scripts/migrate.ts", [], env);
+    processor = await start(ROOT, "processor");
+    await sendTurn("up-b", "b-long", 6, { pad: 1200 });
+    await sendTurn("up-b", "b-3", 1);
+    await stop(ingest);
+    ingest = await start(ROOT, "ingest");
+    ingestUrl = `http://127.0.0.1:${ingest.port}`;
+    const tail = [turn("up-b", "b-long", 7, { pad: 1200 }), turn("up-b", "b-4", 1), turn("up-b", "b-4", 2)];
+    await send(
+      "/raw/batch",
+      { items: tail.map((t) => ({ type: "trace", body: t.body })) },
+      tail.map((t) => t.trace),
+    );
+    await stop(dispatcher);
+    dispatcher = await start(ROOT, "dispatcher");
+    await stop(platform);
+    platform = await start(ROOT, "platform");
+    const newPlatform = `http://127.0.0.1:${platform.port}`;
+    await waitFor(async () => (await unsettled()) === 0 && (await sql`select 1 from sessions`).length === 8, {
+      what: "everything sent across the upgrade matured",
+      timeoutMs: 90_000,
+    }).catch(async (err) => {
+      const rows = await sql`
       select s.session_id, s.status, s.maturation_count, s.published_count, s.activity_seq, sa.through_activity_seq
       from sessions s left join session_analyses sa on sa.session_pk = s.id order by 1`;
-    const traces = await sql`select trace_id from traces order by 1`;
-    throw new Error(
-      `${err}\nsessions: ${JSON.stringify(rows)}\ntraces: ${traces.map((t) => t.trace_id).join(" ")}\nacked: ${acked.map((t) => t.traceId).join(" ")}\n${apps.map((a) => `[${a.name}] ${a.output().slice(-3000)}`).join("\n")}`,
-    );
-  });
-
-  // Every answer about what the previous release settled, kept.
-  const after = await stableAnswers(newPlatform, tenant.platformKey, endpoints);
-  const added = new Set<string>();
-  const problems = endpoints.flatMap((e, i) => {
-    const where = `${e.method} ${e.path}`;
-    if (after[i].status !== 200) return [`${where}: ${after[i].status} ${JSON.stringify(after[i].body)}`];
-    if (before[i].status !== 200) return [];
-    return notContained(before[i].body, after[i].body, where, added);
-  });
-  expect(problems).toEqual([]);
-  console.log(
-    `upgrade-online: ${endpoints.length - beforeMissing.length} answers kept; new reads: ${beforeMissing.join(", ")}; fields added: ${[...added].join(", ") || "none"}`,
-  );
-
-  // Everything sent, stored once and matured: each trace readable through the new platform.
-  const stored = await sql<
-    { trace_id: string; n: number }[]
-  >`select trace_id, count(*)::int as n from traces group by 1`;
-  expect(stored.filter((r) => r.n !== 1)).toEqual([]);
-  expect(stored.map((r) => r.trace_id).sort()).toEqual(acked.map((t) => t.traceId).sort());
-  for (const t of acked.filter((x) => x.service === "up-b")) {
-    const r = await read(newPlatform, tenant.platformKey, {
-      method: "GET",
-      path: `/telemetry/otel/trace/${t.traceId}?serviceName=up-b`,
+      const traces = await sql`select trace_id from traces order by 1`;
+      throw new Error(
+        `${err}\nsessions: ${JSON.stringify(rows)}\ntraces: ${traces.map((t) => t.trace_id).join(" ")}\nacked: ${acked.map((t) => t.traceId).join(" ")}\n${apps.map((a) => `[${a.name}] ${a.output().slice(-3000)}`).join("\n")}`,
+      );
     });
-    expect({ t: t.traceId, status: r.status }).toEqual({ t: t.traceId, status: 200 });
-  }
-  // b-long, written by both releases, folds into one conversation: every question and answer once, in order.
-  const transcript = await read(newPlatform, tenant.platformKey, {
-    method: "GET",
-    path: "/telemetry/otel/sessions/up-b/b-long/transcript?limit=500",
-  });
-  expect(transcript.status).toBe(200);
-  const said = (transcript.body as { items: Array<{ role?: string; content?: unknown }> }).items
-    .filter((i) => i.role === "user" || i.role === "assistant")
-    .map(
-      (i) => `${i.role}: ${String(typeof i.content === "string" ? i.content : JSON.stringify(i.content)).slice(0, 24)}`,
+
+    // Every answer about what the previous release settled, kept.
+    const after = await stableAnswers(newPlatform, tenant.platformKey, endpoints);
+    const added = new Set<string>();
+    const problems = endpoints.flatMap((e, i) => {
+      const where = `${e.method} ${e.path}`;
+      if (after[i].status !== 200) return [`${where}: ${after[i].status} ${JSON.stringify(after[i].body)}`];
+      if (before[i].status !== 200) return [];
+      return notContained(before[i].body, after[i].body, where, added);
+    });
+    expect(problems).toEqual([]);
+    console.log(
+      `upgrade-online: ${endpoints.length - beforeMissing.length} answers kept; new reads: ${beforeMissing.join(", ")}; fields added: ${[...added].join(", ") || "none"}`,
     );
-  const expected = Array.from({ length: 7 }, (_, i) => [
-    `user: ${`question ${i + 1} of b-long: details`.slice(0, 24)}`,
-    `assistant: ${`answer ${i + 1} of b-long`.slice(0, 24)}`,
-  ]).flat();
-  expect(said).toEqual(expected);
-  // Turns 1-3 were written by the previous processor (no digest); 4-7 by the new one, 4 and 5 from
-  // INGEST messages of the old shape that waited in the stream while no processor ran.
-  const digested = await sql<{ trace_id: string }[]>`
+
+    // Everything sent, stored once and matured: each trace readable through the new platform.
+    const stored = await sql<
+      { trace_id: string; n: number }[]
+    >`select trace_id, count(*)::int as n from traces group by 1`;
+    expect(stored.filter((r) => r.n !== 1)).toEqual([]);
+    expect(stored.map((r) => r.trace_id).sort()).toEqual(acked.map((t) => t.traceId).sort());
+    for (const t of acked.filter((x) => x.service === "up-b")) {
+      const r = await read(newPlatform, tenant.platformKey, {
+        method: "GET",
+        path: `/telemetry/otel/trace/${t.traceId}?serviceName=up-b`,
+      });
+      expect({ t: t.traceId, status: r.status }).toEqual({ t: t.traceId, status: 200 });
+    }
+    // b-long, written by both releases, folds into one conversation: every question and answer once, in order.
+    const transcript = await read(newPlatform, tenant.platformKey, {
+      method: "GET",
+      path: "/telemetry/otel/sessions/up-b/b-long/transcript?limit=500",
+    });
+    expect(transcript.status).toBe(200);
+    const said = (transcript.body as { items: Array<{ role?: string; content?: unknown }> }).items
+      .filter((i) => i.role === "user" || i.role === "assistant")
+      .map(
+        (i) =>
+          `${i.role}: ${String(typeof i.content === "string" ? i.content : JSON.stringify(i.content)).slice(0, 24)}`,
+      );
+    const expected = Array.from({ length: 7 }, (_, i) => [
+      `user: ${`question ${i + 1} of b-long: details`.slice(0, 24)}`,
+      `assistant: ${`answer ${i + 1} of b-long`.slice(0, 24)}`,
+    ]).flat();
+    expect(said).toEqual(expected);
+    // Turns 1-3 were written by the previous processor (no digest); 4-7 by the new one, 4 and 5 from
+    // INGEST messages of the old shape that waited in the stream while no processor ran.
+    const digested = await sql<{ trace_id: string }[]>`
     select t.trace_id from traces t join trace_payloads z on z.trace_pk = t.id
     where t.session_id = 'b-long' and z.digest_z is not null order by 1`;
-  expect(digested.map((r) => r.trace_id)).toEqual([4, 5, 6, 7].map((k) => `b-long-t${k}`));
+    expect(digested.map((r) => r.trace_id)).toEqual([4, 5, 6, 7].map((k) => `b-long-t${k}`));
 
-  // Every maturation of every session delivered once, across both dispatchers.
-  await waitFor(
-    async () => {
-      const [r] = await sql<{ n: number }[]>`select coalesce(sum(maturation_count), 0)::int as n from sessions`;
-      return receiver.received.length >= r.n;
-    },
-    { what: "every session.matured delivered", timeoutMs: 60_000 },
-  );
-  const maturations = await sql<{ service: string; session_id: string; maturation_count: number }[]>`
+    // Every maturation of every session delivered once, across both dispatchers.
+    await waitFor(
+      async () => {
+        const [r] = await sql<{ n: number }[]>`select coalesce(sum(maturation_count), 0)::int as n from sessions`;
+        return receiver.received.length >= r.n;
+      },
+      { what: "every session.matured delivered", timeoutMs: 60_000 },
+    );
+    const maturations = await sql<{ service: string; session_id: string; maturation_count: number }[]>`
     select ts.name as service, s.session_id, s.maturation_count from sessions s join trace_services ts on ts.id = s.trace_service_id`;
-  const got = receiver.received.map((h) => {
-    const b = JSON.parse(h.body) as { data: { session_id: string; maturation_count: number } };
-    return `${h.path.slice(1)}/${b.data.session_id}#${b.data.maturation_count}`;
-  });
-  const want = maturations.flatMap((m) =>
-    Array.from({ length: m.maturation_count }, (_, i) => `${m.service}/${m.session_id}#${i + 1}`),
-  );
-  expect(got.sort()).toEqual(want.sort());
-}, 420_000);
+    const got = receiver.received.map((h) => {
+      const b = JSON.parse(h.body) as { data: { session_id: string; maturation_count: number } };
+      return `${h.path.slice(1)}/${b.data.session_id}#${b.data.maturation_count}`;
+    });
+    const want = maturations.flatMap((m) =>
+      Array.from({ length: m.maturation_count }, (_, i) => `${m.service}/${m.session_id}#${i + 1}`),
+    );
+    expect(got.sort()).toEqual(want.sort());
+  },
+  420_000,
+);

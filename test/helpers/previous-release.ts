@@ -6,6 +6,35 @@ import { freePort, waitForPort } from "../../scripts/infra/ports";
 import { ROOT, run, type Running } from "./compose";
 
 /**
+ * Whether `commit` is in this checkout's history. A shallow clone (a CI clone of depth 1) lacks
+ * an older release: it is fetched from `origin` first (by id, then the whole history), within a
+ * minute each. False only when neither the history nor its origin can supply it.
+ */
+export function haveCommit(commit: string): boolean {
+  const has = () => {
+    try {
+      execFileSync("git", ["-C", ROOT, "cat-file", "-e", `${commit}^{commit}`], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (has()) return true;
+  for (const args of [
+    ["fetch", "--quiet", "--no-tags", "origin", commit],
+    ["fetch", "--quiet", "--no-tags", "--unshallow", "origin"],
+  ]) {
+    try {
+      execFileSync("git", ["-C", ROOT, ...args], { stdio: "ignore", timeout: 60_000 });
+    } catch {
+      // Not fetchable this way (no origin, a server that refuses a fetch by id): try the next.
+    }
+    if (has()) return true;
+  }
+  return false;
+}
+
+/**
  * Another release of Cellar as a runnable tree: `git archive` of `commit` into a scratch
  * directory, with this checkout's installed packages linked in (a release's dependencies are a
  * subset of the ones installed here; the workspace links `@cellar/*` point into the exported
