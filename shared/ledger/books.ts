@@ -22,6 +22,8 @@ export interface TenantBooks {
   /** Traces counted stored in settled minutes, and trace rows received in them. */
   storedTraces: number;
   traceRows: number;
+  /** Trace rows received before the ledger counted their service (rowCheck): not compared. */
+  uncountedRows?: number;
 }
 
 export interface Verdict {
@@ -38,6 +40,8 @@ export interface Verdict {
   unaccounted: number;
   /** Stored traces without their row (negative: rows the ledger never counted). */
   missingTraceRows: number;
+  /** Trace rows received before the ledger counted their service: not compared (rowCheck). */
+  uncountedRows?: number;
   problems: string[];
 }
 
@@ -59,8 +63,50 @@ export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean } 
     tenantId: books.tenantId,
     balanced: problems.length === 0,
     ...(redelivered ? { redelivered } : {}),
+    ...(books.uncountedRows ? { uncountedRows: books.uncountedRows } : {}),
     unaccounted: missing,
     missingTraceRows: missingRows,
     problems,
   };
+}
+
+/** One service's minute in the window: traces the ledger counted stored, trace rows received, any count at all. */
+export interface ServiceMinute {
+  serviceName: string;
+  minute: number;
+  storedTraces: number;
+  traceRows: number;
+  /** The ledger has some count (any stage) of the service in this minute. */
+  counted: boolean;
+}
+
+/**
+ * The row check of one tenant (docs/ledger.md, "Rows the ledger never saw"): a trace row is
+ * compared with the ledger's `stored` only from the first minute of the window in which the
+ * ledger counted anything of its service. Rows before it were written by a release without the
+ * ledger (an online upgrade), never counted by anyone; a service with no count in the window has
+ * none compared. In that first minute a surplus of rows is the same older writer's (the upgrade
+ * fell inside it) and is set apart; a shortfall is reported. Past it the check is exact both ways.
+ */
+export function rowCheck(minutes: ServiceMinute[]): { storedTraces: number; traceRows: number; uncounted: number } {
+  const first = new Map<string, number>();
+  for (const m of minutes)
+    if (m.counted && (first.get(m.serviceName) ?? Number.POSITIVE_INFINITY) > m.minute)
+      first.set(m.serviceName, m.minute);
+  let storedTraces = 0;
+  let traceRows = 0;
+  let uncounted = 0;
+  for (const m of minutes) {
+    const start = first.get(m.serviceName);
+    if (start === undefined || m.minute < start) {
+      storedTraces += m.storedTraces;
+      uncounted += m.traceRows;
+      continue;
+    }
+    const surplus = m.minute === start ? Math.max(0, m.traceRows - m.storedTraces) : 0;
+    storedTraces += m.storedTraces;
+    traceRows += m.traceRows - surplus;
+    uncounted += surplus;
+  }
+  return { storedTraces, traceRows, uncounted };
 }
