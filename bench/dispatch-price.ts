@@ -43,6 +43,7 @@ import { statementsPerDelivery, tableDelta, tableWrites } from "./lib/dispatch-p
 import { runBench } from "./lib/harness";
 import { cpuByProcess, cpuDelta, postmasterPid } from "./lib/proc";
 import { seedService, seedWebhookSubscription } from "./lib/seed";
+import { chunks } from "./lib/sessions";
 
 const { values: args } = parseArgs({
   options: {
@@ -87,8 +88,6 @@ interface Priced {
   by_statement: Record<string, number>;
 }
 
-const chunks = <T>(xs: T[], n: number) =>
-  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round1 = (x: number) => Math.round(x * 10) / 10;
 

@@ -24,13 +24,13 @@ import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { createLogger } from "@cellar/shared/logger";
 import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
-import type { IngestMessage, MaturedMessage } from "@cellar/shared/payloads";
-import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
+import type { MaturedMessage } from "@cellar/shared/payloads";
 import { matureSessions, type MaturationDeps } from "../apps/processor/src/maturation/mature";
 import { createMonitorCache, evaluateMaturations } from "../apps/processor/src/monitors/evaluate";
 import { applySessionRollups } from "../apps/processor/src/rollups/rollups";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
+import { chunks, writeDueSessions } from "./lib/sessions";
 import { makeTemplates } from "./lib/traces";
 
 const { values: args } = parseArgs({
@@ -56,8 +56,6 @@ async function timed(fn: () => Promise<unknown>): Promise<{ ms: number; cpuUs: n
   const c = process.cpuUsage(c0);
   return { ms: performance.now() - t0, cpuUs: c.user + c.system };
 }
-const chunks = <T>(xs: T[], n: number) =>
-  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 try {
   await runMigrations(pg.url);
@@ -84,23 +82,20 @@ try {
   for (let round = 1; round <= Number(args.rounds); round++) {
     const service = `svc-${round}`;
     // Write the sessions as the INGEST consumer does (500 items a transaction), then make them due.
-    const messages: IngestMessage[] = [];
-    for (let s = 0; s < N; s++)
-      for (let t = 0; t < TRACES; t++)
-        messages.push({
-          kind: "trace",
-          messageId: `r${round}-${s}-${t}`,
-          tenantId: tenant.tenantId,
-          serviceName: service,
-          receivedAt: new Date().toISOString(),
-          payload: JSON.parse(
-            templates[(s + t) % templates.length]
-              .replace("__SESSION__", `r${round}-${s}`)
-              .replace('"id":"chatcmpl-bench', `"id":"chatcmpl-r${round}-${s}-${t}-`),
-          ),
-        } as unknown as IngestMessage);
-    for (const part of chunks(messages, 500)) await writeIngestBatch(sql, part);
-    await Bun.sleep(1_200); // the window (1 s) passes: every session is due
+    await writeDueSessions(sql, {
+      tenantId: tenant.tenantId,
+      service,
+      round,
+      sessions: N,
+      traces: TRACES,
+      interleaved: false,
+      payload: (s, t) =>
+        JSON.parse(
+          templates[(s + t) % templates.length]
+            .replace("__SESSION__", `r${round}-${s}`)
+            .replace('"id":"chatcmpl-bench', `"id":"chatcmpl-r${round}-${s}-${t}-`),
+        ),
+    });
     const pks = (
       await sql<{ id: string }[]>`
         select s.id from sessions s join trace_services ts on ts.id = s.trace_service_id

@@ -22,14 +22,13 @@ import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
 import { createLogger } from "@cellar/shared/logger";
 import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
-import type { IngestMessage } from "@cellar/shared/payloads";
-import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { matureSessions, matureTraces, type MaturationDeps } from "../apps/processor/src/maturation/mature";
 import { createLatencyNorms } from "../apps/processor/src/maturation/norms";
 import { startNatsServer } from "../scripts/infra/nats-server";
 import { startEmbeddedPostgres } from "../scripts/infra/postgres";
 import { measureFloor } from "./e2e/floor";
 import { cpuByProcess, cpuDelta, postmasterPid } from "./lib/proc";
+import { chunks, writeDueSessions } from "./lib/sessions";
 import { makeTemplates } from "./lib/traces";
 
 const { values: args } = parseArgs({
@@ -54,8 +53,6 @@ function profileMark(): void {
   const end = performance.now() + 30;
   while (performance.now() < end);
 }
-const chunks = <T>(xs: T[], n: number) =>
-  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 try {
   if (args["pg-stats"]) {
@@ -94,24 +91,21 @@ try {
   );
   for (let round = 1; round <= Number(args.rounds); round++) {
     const service = `svc-${round}`;
-    const messages: IngestMessage[] = [];
     // A session's traces in time order, interleaved with the other sessions' as the e2e bench sends them.
-    for (let t = 0; t < TRACES; t++)
-      for (let s = 0; s < N; s++)
-        messages.push({
-          kind: "trace",
-          messageId: `r${round}-${s}-${t}`,
-          tenantId: tenant.tenantId,
-          serviceName: service,
-          receivedAt: new Date().toISOString(),
-          payload: JSON.parse(
-            templates[(s * TRACES + t) % templates.length]
-              .replace("__SESSION__", `r${round}-${s}`)
-              .replace('"session_id"', `"trace_id":"r${round}-${s}-${t}","session_id"`),
-          ),
-        } as unknown as IngestMessage);
-    for (const part of chunks(messages, 500)) await writeIngestBatch(sql, part);
-    await Bun.sleep(1_200); // the window (1 s) passes: everything is due
+    await writeDueSessions(sql, {
+      tenantId: tenant.tenantId,
+      service,
+      round,
+      sessions: N,
+      traces: TRACES,
+      interleaved: true,
+      payload: (s, t) =>
+        JSON.parse(
+          templates[(s * TRACES + t) % templates.length]
+            .replace("__SESSION__", `r${round}-${s}`)
+            .replace('"session_id"', `"trace_id":"r${round}-${s}-${t}","session_id"`),
+        ),
+    });
     const sessionPks = (
       await sql<{ id: string }[]>`
         select s.id from sessions s join trace_services ts on ts.id = s.trace_service_id where ts.name = ${service} order by s.id`
