@@ -1,7 +1,7 @@
 // The overview read and the rollups behind it: kept by the processor's own MATURED consumer as
 // sessions mature, idempotent on redelivery, corrected on re-maturation, empty without data.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { addTo, emptyHistogram } from "../apps/processor/src/rollups/histogram";
+import { addTo, emptyHistogram } from "@cellar/shared/rollups/histogram";
 import { applySessionRollup, backfillRollups } from "../apps/processor/src/rollups/rollups";
 import { chatTrace } from "./helpers/payloads";
 import { assertDocumented, seedPlatform, unsettledSessions, type PlatformFixture } from "./helpers/platform";

@@ -1,20 +1,13 @@
 import type postgres from "postgres";
+import { percentileOf } from "@cellar/shared/rollups/histogram";
 import { inSnapshot } from "./snapshot.ts";
 import type { Static } from "elysia";
 import { type Overview, type OverviewWindow, WINDOWS } from "../overview/model.ts";
 
-/** Must match apps/processor/src/rollups/histogram.ts (4 buckets per doubling of ms). */
-const PER_DOUBLING = 4;
-function percentileOf(hist: number[], p: number): number | null {
-  const total = hist.reduce((a, b) => a + b, 0);
-  if (total === 0) return null;
-  const rank = Math.max(1, Math.ceil((p / 100) * total));
-  let seen = 0;
-  for (let i = 0; i < hist.length; i++) {
-    seen += hist[i];
-    if (seen >= rank) return i === 0 ? 0.5 : Math.round(2 ** ((i - 0.5) / PER_DOUBLING));
-  }
-  return null;
+/** A latency percentile of the rollups' histogram in whole ms (the sub-millisecond bucket reads 0.5). */
+function latencyMs(hist: readonly number[], p: number): number | null {
+  const ms = percentileOf(hist, p);
+  return ms === null || ms < 1 ? ms : Math.round(ms);
 }
 
 /**
@@ -62,8 +55,8 @@ export async function readOverview(
       promptTokens: Number(all?.prompt ?? 0),
       completionTokens: Number(all?.completion ?? 0),
       unpricedCalls: Number(all?.unpriced ?? 0),
-      latencyP50Ms: percentileOf(totalHist, 50),
-      latencyP95Ms: percentileOf(totalHist, 95),
+      latencyP50Ms: latencyMs(totalHist, 50),
+      latencyP95Ms: latencyMs(totalHist, 95),
     },
     series: series.map((s) => ({
       t: s.t.toISOString(),
@@ -83,8 +76,8 @@ export async function readOverview(
         promptTokens: Number(m.prompt),
         completionTokens: Number(m.completion),
         unpricedCalls: Number(m.unpriced),
-        latencyP50Ms: percentileOf(dense(m.model), 50),
-        latencyP95Ms: percentileOf(dense(m.model), 95),
+        latencyP50Ms: latencyMs(dense(m.model), 50),
+        latencyP95Ms: latencyMs(dense(m.model), 95),
       }))
       .sort((a, b) => b.costUsd - a.costUsd || b.traces - a.traces),
     topIssues: issues.map((i) => ({

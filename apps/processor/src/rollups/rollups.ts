@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { MaturedMessage } from "@cellar/shared/payloads";
 import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
-import { addTo, emptyHistogram } from "./histogram.ts";
+import { addTo, emptyHistogram } from "@cellar/shared/rollups/histogram";
 
 /**
  * The overview's rollups (docs/dashboard.md, Overview): what each matured session adds to

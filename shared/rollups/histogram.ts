@@ -3,7 +3,9 @@
  * 1 ms, bucket i (1 .. 78) holds [2^((i-1)/4), 2^(i/4)) ms, bucket 79 everything from 2^19.5 ms
  * (~12 min) up. Four buckets per doubling: a percentile read back is the bucket's geometric
  * middle, within 9% of the true value. Histograms of any buckets add element by element, so the
- * p50/p95 of any window come from summed counts, never from raw rows.
+ * p50/p95 of any window come from summed counts, never from raw rows. The processor's rollups
+ * write these counts (apps/processor/src/rollups) and the platform's overview reads percentiles
+ * from them (apps/platform/src/query/overview.ts): one bucket layout for both.
  */
 export const HISTOGRAM_BUCKETS = 80;
 const PER_DOUBLING = 4;
