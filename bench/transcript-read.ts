@@ -11,7 +11,7 @@
  *
  * Per session it prints, median over rounds: the page read through the platform's own function
  * (readTranscript, p50/p99 and this process's CPU per read), cold (the payload-parts cache of
- * apps/platform/src/sessions/payload-cache.ts emptied first) and warm (the same page again), beside floors measured in the same
+ * apps/platform/src/query/sessions/payload-cache.ts emptied first) and warm (the same page again), beside floors measured in the same
  * rounds: a bare `select` of the same item rows (all their columns, as the page's query reads
  * them) and a bare JSON.stringify of the page's items; then the same page over HTTP through the
  * platform (apps/platform/src/main.ts in a child process: p50/p99, its CPU per read and
@@ -22,7 +22,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { readTranscript } from "../apps/platform/src/sessions/transcript";
+import { readTranscript } from "../apps/platform/src/query/sessions/transcript";
 import { buildTranscript, type TraceInput } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
 import type { SessionRow } from "../apps/processor/src/maturation/store";
@@ -125,7 +125,7 @@ await runBench("transcript-read", { nats: true, poolMax: 4 }, async (bench) => {
   };
 
   // The payload cache (payload-cache.ts), when this checkout has one: emptied before each cold read.
-  const cache = await import("../apps/platform/src/sessions/payload-cache").catch(() => null);
+  const cache = await import("../apps/platform/src/query/sessions/payload-cache").catch(() => null);
   // In-process rounds: the read cold and warm, the bare select, the bare stringify, interleaved per read.
   for (const s of sessions) {
     const pages = Math.max(1, Math.floor(s.items / 100));

@@ -1,5 +1,5 @@
 import { decodePayload } from "@cellar/shared/db/payload-codec";
-import { derivedSpanRows } from "../apps/platform/src/traces/spans";
+import { derivedSpanRows } from "../apps/platform/src/query/traces/spans";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import protobuf from "protobufjs";

@@ -4,14 +4,14 @@ import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { deriveSpans } from "@cellar/shared/spans";
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
-import { loadSession } from "../apps/platform/src/sessions/service";
-import { sessionSpans } from "../apps/platform/src/sessions/telemetry";
+import { loadSession } from "../apps/platform/src/query/sessions/row";
+import { sessionSpans } from "../apps/platform/src/query/sessions/telemetry";
 import { insertLegacySpanRows, legacyTraces } from "../bench/lib/legacy-spans";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
 /**
- * A session's spans are derived trace by trace (apps/platform/src/sessions/span-walk.ts), yet
+ * A session's spans are derived trace by trace (apps/platform/src/query/sessions/span-walk.ts), yet
  * every page must be the slice of one total order (start, then span id) that a query on rows
  * gave: generated sessions with overlapping traces, equal starts, microsecond starts, one or two
  * responses, some traces stored as rows (before 0017), walked by cursor and by offset with

@@ -5,8 +5,8 @@ import { sourcedFields, sourcedParts } from "@cellar/shared/analysis/transcript-
 import { jsonbText } from "@cellar/shared/db/jsonb-text";
 import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
 import fc from "fast-check";
-import { clearPayloadCache } from "../apps/platform/src/sessions/payload-cache";
-import { readTranscript } from "../apps/platform/src/sessions/transcript";
+import { clearPayloadCache } from "../apps/platform/src/query/sessions/payload-cache";
+import { readTranscript } from "../apps/platform/src/query/sessions/transcript";
 import { buildTranscript, type TraceInput } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
 import type { SessionRow } from "../apps/processor/src/maturation/store";

@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { MIGRATIONS_DIR, runMigrations } from "@cellar/shared/db/client";
 import { encodePayload } from "@cellar/shared/db/payload-codec";
 import { deriveSpans } from "@cellar/shared/spans";
-import { findSpans, readTrace, traceSpans } from "../apps/platform/src/traces/service";
+import { findSpans, readTrace, traceSpans } from "../apps/platform/src/query/traces/read";
 import { insertLegacySpanRows, legacyTraces } from "../bench/lib/legacy-spans";
 import { makeTemplates } from "../bench/lib/traces";
 import { callPaced, readEndpoints, seedPlatform, type PlatformFixture } from "./helpers/platform";

@@ -4,7 +4,7 @@ import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcr
 import { jsonbText } from "@cellar/shared/db/jsonb-text";
 import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
 import fc from "fast-check";
-import { leanItem } from "../apps/platform/src/sessions/transcript";
+import { leanItem } from "../apps/platform/src/query/sessions/transcript";
 import { buildTranscript } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
 import { parseRetentionDays, runRetention } from "../apps/processor/src/retention/retention";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { compileFilters, compileSort, unknownKey, type FilterSet } from "./filters.ts";
-import { SESSION_FILTERS, SessionsFilteredBody } from "../sessions/search.ts";
+import { SESSION_FILTERS, SessionsFilteredBody } from "../query/sessions/search.ts";
 
 // Fragments are only built here, never sent: the client never connects.
 const sql = postgres("postgres://nobody@127.0.0.1:1/none");

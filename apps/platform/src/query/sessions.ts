@@ -5,18 +5,31 @@ import type { PlatformDeps } from "../deps.ts";
 import { candidateServices, pickOne, resolveService, type Principal } from "../auth/principal.ts";
 import { pagedQuery } from "../http/filters.ts";
 import { readPool, sessionReadPool } from "../replica.ts";
-import { sessionMetrics } from "../sessions/analysis.ts";
 import type { TranscriptQuery } from "../sessions/model.ts";
-import { filterSessions, type SessionsFilteredBody } from "../sessions/search.ts";
-import { loadSession, type SessionRow } from "../sessions/service.ts";
-import { readTranscript, readTranscriptItem } from "../sessions/transcript.ts";
+import { sessionMetrics } from "./sessions/analysis.ts";
+import { loadSession, type SessionRow } from "./sessions/row.ts";
+import { filterSessions, type SessionsFilteredBody } from "./sessions/search.ts";
+import { readTranscript, readTranscriptItem } from "./sessions/transcript.ts";
 import { inSnapshot } from "./snapshot.ts";
+
+// The reads of one session that routes run through sessionRead, and the search's body.
+export {
+  sessionCostByModel,
+  sessionIntents,
+  sessionProblems,
+  sessionTldr,
+  sessionToolCosts,
+  sessionToolSchemas,
+} from "./sessions/analysis.ts";
+export { sessionCostBreakdown } from "./sessions/cost.ts";
+export { SessionsFilteredBody } from "./sessions/search.ts";
+export { sessionEvents, sessionGraph, sessionSpans, sessionTraces, sessionTree } from "./sessions/telemetry.ts";
 
 /**
  * The reads of sessions as the routes call them: a service resolved for the principal, then the
  * pool the read may use (the replica when it has the session as the primary has it, replica.ts),
- * then the read. The session's own reads are in sessions/ (transcript.ts, telemetry.ts,
- * analysis.ts), the search in sessions/search.ts over query/paged.ts. Every read of one session
+ * then the read. The session's own statements are in query/sessions/ (row.ts, transcript.ts,
+ * telemetry.ts, analysis.ts, cost.ts), the search in query/sessions/search.ts over paged.ts. Every read of one session
  * (its row, then what the route asks) runs in one snapshot of the pool it may use.
  */
 

@@ -3,22 +3,17 @@ import type { PlatformDeps } from "../deps.ts";
 import { candidateServices, pickOne, type Principal, resolveService } from "../auth/principal.ts";
 import { pagedQuery } from "../http/filters.ts";
 import { readPool, replicaOrPrimary } from "../replica.ts";
-import {
-  filterTraces,
-  findSpans,
-  findTraceMetrics,
-  readTrace,
-  traceEvents,
-  type TracesFilteredBody,
-  traceSpans,
-} from "../traces/service.ts";
 import { inSnapshot } from "./snapshot.ts";
+import { findSpans, findTraceMetrics, readTrace, traceEvents, traceSpans } from "./traces/read.ts";
+import { filterTraces, type TracesFilteredBody } from "./traces/search.ts";
+
+export { TracesFilteredBody } from "./traces/search.ts";
 
 /**
  * The reads of traces, spans and trace metrics as the routes call them: the service (or the
  * services a bare id may be in) resolved for the principal on the primary, then the read on the
  * replica, asked again of the primary on a 404 (replica.ts). A read of several statements runs
- * in one snapshot. The statements themselves are in traces/service.ts.
+ * in one snapshot. The statements themselves are in query/traces/ (read.ts, spans.ts, search.ts).
  */
 
 export async function traceOf(deps: PlatformDeps, p: Principal, traceId: string, serviceName: string) {

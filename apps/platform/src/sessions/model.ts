@@ -4,7 +4,7 @@ import { AnyJson, Iso, iso, intQuery, isoNN, JsonObject, Nullable, offsetQuery, 
 import { CURSOR_MAX_CHARS } from "../query/keyset.ts";
 import { Finding } from "../analysis/model.ts";
 import { ScoreRollups } from "../scores/model.ts";
-import { Event, Span, TraceSummary } from "../traces/model.ts";
+import { Event, Span, TraceCost, TraceSummary } from "../traces/model.ts";
 
 /**
  * The sessions resource's request and response schemas (TypeBox: they validate, type and
@@ -265,4 +265,27 @@ export const SessionDeleted = t.Object({
     transcriptItems: t.Integer(),
     findings: t.Integer(),
   }),
+});
+
+/** GET S/cost-breakdown (query/sessions/cost.ts). Traces per page: each is a payload to inflate, so fewer than S/traces' 1,000. */
+export const COST_PAGE_MAX = 500;
+
+export const CostBreakdownQuery = t.Object({
+  limit: intQuery("limit", 1, COST_PAGE_MAX, 100),
+  offset: offsetQuery("offset", MAX_LIST_OFFSET, "; page deeper with cursor (pagination.nextCursor)"),
+  cursor: CursorQuery,
+});
+
+export const SessionCostBreakdown = t.Object({
+  sessionId: t.String(),
+  serviceName: t.String(),
+  currency: t.Literal("USD"),
+  /** The sum of this page's calls' lines; null when a call on the page is unpriced. */
+  totalUsd: t.Union([t.Number(), t.Null()]),
+  /** The sum of the priced calls' lines on this page. */
+  pricedUsd: t.Number(),
+  calls: t.Integer(),
+  unpricedCalls: t.Integer(),
+  traces: t.Array(t.Object({ traceId: t.String(), startTime: Iso, cost: TraceCost })),
+  pagination: Pagination,
 });

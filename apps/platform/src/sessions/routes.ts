@@ -5,20 +5,33 @@ import { platformAuth } from "../auth/plugin.ts";
 import { type Resource, resource } from "../http/resource.ts";
 import { strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
-import { listPage, searchSessions, sessionRead, sessionTranscript, sessionTranscriptItem } from "../query/sessions.ts";
 import {
+  listPage,
+  searchSessions,
+  sessionCostBreakdown,
   sessionCostByModel,
+  SessionsFilteredBody,
+  sessionEvents,
+  sessionGraph,
   sessionIntents,
   sessionProblems,
+  sessionRead,
+  sessionSpans,
   sessionTldr,
   sessionToolCosts,
   sessionToolSchemas,
-} from "./analysis.ts";
+  sessionTraces,
+  sessionTranscript,
+  sessionTranscriptItem,
+  sessionTree,
+} from "../query/sessions.ts";
 import {
+  CostBreakdownQuery,
   CostByModel,
   Intents,
   ListQuery,
   ProblemAnalysis,
+  SessionCostBreakdown,
   SessionDeleted,
   SessionEvents,
   SessionGraph,
@@ -34,10 +47,7 @@ import {
   TranscriptPage,
   TranscriptQuery,
 } from "./model.ts";
-import { CostBreakdownQuery, SessionCostBreakdown, sessionCostBreakdown } from "./cost.ts";
-import { SessionsFilteredBody } from "./search.ts";
 import { deleteSessionOnRequest } from "./service.ts";
-import { sessionEvents, sessionGraph, sessionSpans, sessionTraces, sessionTree } from "./telemetry.ts";
 
 const TAG = "Sessions";
 

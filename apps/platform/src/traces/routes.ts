@@ -3,9 +3,16 @@ import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { strictBody } from "../http/filters.ts";
 import { doc, requiredQuery } from "../http/schemas.ts";
-import { eventsOfTrace, searchTraces, spanById, spansOfTrace, traceMetricsOf, traceOf } from "../query/traces.ts";
+import {
+  eventsOfTrace,
+  searchTraces,
+  spanById,
+  spansOfTrace,
+  TracesFilteredBody,
+  traceMetricsOf,
+  traceOf,
+} from "../query/traces.ts";
 import { OptionalService, Span, Trace, TraceEvents, TraceMetrics, TracesPage, TraceSpans } from "./model.ts";
-import { TracesFilteredBody } from "./service.ts";
 
 const TAG = "Traces";
 

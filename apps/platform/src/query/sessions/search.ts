@@ -1,9 +1,9 @@
 import type postgres from "postgres";
-import { filteredBody } from "../http/filters.ts";
-import { type FilterSet, metricsField, type PagedQuery } from "../query/filters.ts";
-import { runFiltered } from "../query/paged.ts";
-import { SESSION_COLUMNS, sessionOut } from "./model.ts";
-import { SCORE_MEAN_FIELD, withScoreRollups } from "../scores/rollups.ts";
+import { filteredBody } from "../../http/filters.ts";
+import { type FilterSet, metricsField, type PagedQuery } from "../filters.ts";
+import { runFiltered } from "../paged.ts";
+import { SESSION_COLUMNS, sessionOut } from "../../sessions/model.ts";
+import { SCORE_MEAN_FIELD, withScoreRollups } from "../../scores/rollups.ts";
 
 /** The sessions search (POST sessions/filtered): filterable fields, body and query. */
 

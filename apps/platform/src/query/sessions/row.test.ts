@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readiness, type SessionRow } from "./service.ts";
+import { readiness, type SessionRow } from "./row.ts";
 
 const row = (over: Partial<SessionRow>): SessionRow => ({
   pk: "p",

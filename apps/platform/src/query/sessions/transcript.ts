@@ -2,12 +2,12 @@ import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcr
 import { jsonbText } from "@cellar/shared/db/jsonb-text";
 import { decodePayload, inJsonbOrder } from "@cellar/shared/db/payload-codec";
 import type postgres from "postgres";
-import { prepared } from "../query/db.ts";
+import { prepared } from "../db.ts";
 import { derivedSpanRows } from "../traces/spans.ts";
 import { notFound } from "@cellar/shared/errors";
 import { keepParts, keptParts, keptTraces } from "./payload-cache.ts";
-import { loadSession, readiness } from "./service.ts";
-import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../query/keyset.ts";
+import { loadSession, readiness } from "./row.ts";
+import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
 
 /** A session's transcript: paged conversation items and one item in full. */

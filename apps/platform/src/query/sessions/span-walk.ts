@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { prepared } from "../query/db.ts";
+import { prepared } from "../db.ts";
 import {
   bySpanOrder,
   derivedSpanRows,

@@ -1,8 +1,8 @@
 import type postgres from "postgres";
-import { prepared } from "../query/db.ts";
-import { iso, isoNN } from "../http/schemas.ts";
-import { FINDING_COLUMNS, findingOut } from "../analysis/model.ts";
-import { readiness, type SessionRow } from "./service.ts";
+import { prepared } from "../db.ts";
+import { iso, isoNN } from "../../http/schemas.ts";
+import { FINDING_COLUMNS, findingOut } from "../../analysis/model.ts";
+import { readiness, type SessionRow } from "./row.ts";
 
 /** A session's materialized analysis reads: tldr, problems, costs, tool schemas, intents, metrics. */
 

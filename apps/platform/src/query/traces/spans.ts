@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import { decodePayload, inJsonbOrder } from "@cellar/shared/db/payload-codec";
 import { deriveSpans } from "@cellar/shared/spans";
-import { prepared } from "../query/db.ts";
-import { SPAN_COLUMNS } from "./model.ts";
+import { prepared } from "../db.ts";
+import { SPAN_COLUMNS } from "../../traces/model.ts";
 
 /**
  * A trace's spans as every read sees them (docs/otlp.md "Spans"): the `spans` rows of a trace

@@ -1,19 +1,11 @@
 import type postgres from "postgres";
-import { prepared } from "../query/db.ts";
-import { paginate } from "../http/schemas.ts";
-import { EVENT_COLUMNS, eventOut, spanOut, TRACE_COLUMNS, traceSummaryOut } from "../traces/model.ts";
+import { prepared } from "../db.ts";
+import { paginate } from "../../http/schemas.ts";
+import { EVENT_COLUMNS, eventOut, spanOut, TRACE_COLUMNS, traceSummaryOut } from "../../traces/model.ts";
 import type { SpanRow } from "../traces/spans.ts";
 import { type SpanPosition, walkSessionSpans } from "./span-walk.ts";
-import type { SessionRow } from "./service.ts";
-import {
-  type Cursor,
-  cursorAfter,
-  cursorQuery,
-  decodeCursor,
-  encodeCursor,
-  keyColumns,
-  queryHash,
-} from "../query/keyset.ts";
+import type { SessionRow } from "./row.ts";
+import { type Cursor, cursorAfter, cursorQuery, decodeCursor, encodeCursor, keyColumns, queryHash } from "../keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
 
 /** A session's raw telemetry: its traces, spans and events (keyset-paged), and its span tree and graph. */

@@ -1,13 +1,10 @@
 import type postgres from "postgres";
-import { t } from "elysia";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { type TraceCost as TraceCostOf, traceCost } from "@cellar/shared/pricing/breakdown";
 import { roundUsd } from "@cellar/shared/pricing/table";
 import { loadPriceBooks } from "@cellar/shared/pricing/tenant";
-import { Iso, intQuery, isoNN, offsetQuery, Pagination } from "../http/schemas.ts";
-import { CursorQuery, MAX_LIST_OFFSET } from "./model.ts";
-import { TraceCost } from "../traces/model.ts";
-import type { SessionRow } from "./service.ts";
+import { isoNN } from "../../http/schemas.ts";
+import type { SessionRow } from "./row.ts";
 import { listPage, type Page } from "./telemetry.ts";
 
 /**
@@ -16,31 +13,9 @@ import { listPage, type Page } from "./telemetry.ts";
  * payload, the tenant's price book at read time: shared/pricing/breakdown.ts `traceCost`), and the
  * page's totals as the sums of those lines. Only what pricing reads leaves Postgres for a trace
  * stored as jsonb (the request's model and tier, the responses, the OTLP attributes); a deflated
- * payload is inflated whole, as every payload read does.
+ * payload is inflated whole, as every payload read does. Its query and answer schemas are in
+ * sessions/model.ts.
  */
-
-/** Traces per page: each is a payload to inflate, so fewer than S/traces' 1,000. */
-export const COST_PAGE_MAX = 500;
-
-export const CostBreakdownQuery = t.Object({
-  limit: intQuery("limit", 1, COST_PAGE_MAX, 100),
-  offset: offsetQuery("offset", MAX_LIST_OFFSET, "; page deeper with cursor (pagination.nextCursor)"),
-  cursor: CursorQuery,
-});
-
-export const SessionCostBreakdown = t.Object({
-  sessionId: t.String(),
-  serviceName: t.String(),
-  currency: t.Literal("USD"),
-  /** The sum of this page's calls' lines; null when a call on the page is unpriced. */
-  totalUsd: t.Union([t.Number(), t.Null()]),
-  /** The sum of the priced calls' lines on this page. */
-  pricedUsd: t.Number(),
-  calls: t.Integer(),
-  unpricedCalls: t.Integer(),
-  traces: t.Array(t.Object({ traceId: t.String(), startTime: Iso, cost: TraceCost })),
-  pagination: Pagination,
-});
 
 /** Over `traces tr`: what `traceCost` reads, and no more of an older row's jsonb payload. */
 const COST_COLUMNS = `tr.trace_id, tr.provider, tr.start_time, tr.end_time,
