@@ -1,5 +1,5 @@
 import type { KindInsert, MessageOf, Placed, Tx } from "./kind-types.ts";
-import { settleItems } from "./stored.ts";
+import { rowTimes, settleAfterLookup } from "./stored.ts";
 
 type EventMessage = MessageOf<"event">;
 
@@ -60,19 +60,12 @@ function settledEvents(
   receivedMs: number[],
 ) {
   const items = rows.map((e, i) => ({ key: keyOf(e.trace_service_id, e.event_key), receivedMs: receivedMs[i] }));
-  const there = rows.filter((e) => !inserted.has(keyOf(e.trace_service_id, e.event_key)));
   const same = (writtenMs: number, itemMs: number) => writtenMs + COPY_SKEW_MS >= itemMs;
-  if (there.length === 0) return settleItems(items, inserted, new Map(), same);
-  return tx<{ trace_service_id: string; event_key: string; ms: string }[]>`
-    select e.trace_service_id, e.event_key, (extract(epoch from e.ingested_at) * 1000)::bigint::text as ms
-    from events e
-    join json_to_recordset(${tx.json(there.map((e) => ({ s: e.trace_service_id, k: e.event_key, tn: e.tenant_id })) as any)}::json) as x(s uuid, k text, tn uuid)
-      on e.trace_service_id = x.s and e.event_key = x.k and e.tenant_id = x.tn`.then((found) =>
-    settleItems(
-      items,
-      inserted,
-      new Map(found.map((r) => [keyOf(r.trace_service_id, r.event_key), Number(r.ms)])),
-      same,
+  return settleAfterLookup(items, inserted, same, (there) =>
+    rowTimes(
+      tx,
+      { table: "events", key: "event_key", at: "ingested_at" },
+      there.map((i) => ({ service: rows[i].trace_service_id, key: rows[i].event_key, tenant: rows[i].tenant_id })),
     ),
   );
 }

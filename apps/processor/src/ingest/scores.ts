@@ -3,7 +3,7 @@ import type { IngestScoreMessage } from "@cellar/shared/payloads";
 import { scoreValueColumns } from "@cellar/shared/scores/values";
 import { upsertCounts } from "@cellar/shared/ledger/upsert";
 import { resolveTraceServices, serviceKey } from "./services.ts";
-import { type Counted, type LedgerWrite, settleItems, storedCounts } from "./stored.ts";
+import { type Counted, type LedgerWrite, rowTimes, settleAfterLookup, storedCounts } from "./stored.ts";
 
 /**
  * The score kind's writer: the scores of an INGEST batch in their own transaction, before the
@@ -50,20 +50,20 @@ export async function writeScores(
     if (!ledger) return [];
     const keyOf = (r: { trace_service_id: string; idempotency_key: string }) =>
       `${r.trace_service_id}\u0000${r.idempotency_key}`;
-    const news = new Set(inserted.map(keyOf));
-    const there = rows.filter((r) => !news.has(keyOf(r)));
-    const found = there.length
-      ? await tx<{ trace_service_id: string; idempotency_key: string; ms: string }[]>`
-          select s.trace_service_id, s.idempotency_key, (extract(epoch from s.created_at) * 1000)::bigint::text as ms
-          from scores s
-          join json_to_recordset(${tx.json(there.map((r) => ({ s: r.trace_service_id, k: r.idempotency_key, tn: r.tenant_id })) as any)}::json) as x(s uuid, k text, tn uuid)
-            on s.trace_service_id = x.s and s.idempotency_key = x.k and s.tenant_id = x.tn`
-      : [];
-    const settled = settleItems(
+    const settled = await settleAfterLookup(
       rows.map((r) => ({ key: keyOf(r), receivedMs: Date.parse(r.created_at) })),
-      news,
-      new Map(found.map((r) => [keyOf(r), Number(r.ms)])),
+      new Set(inserted.map(keyOf)),
       (rowMs, itemMs) => rowMs === itemMs,
+      (there) =>
+        rowTimes(
+          tx,
+          { table: "scores", key: "idempotency_key", at: "created_at" },
+          there.map((i) => ({
+            service: rows[i].trace_service_id,
+            key: rows[i].idempotency_key,
+            tenant: rows[i].tenant_id,
+          })),
+        ),
     );
     const { rows: counts, counted } = storedCounts(
       scores.map((message, i) => ({ message, settled: settled[i] })),

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { IngestMessage } from "@cellar/shared/payloads";
-import { settleItems, storedCounts } from "./stored.ts";
+import { settleAfterLookup, settleItems, storedCounts } from "./stored.ts";
 
 const same = (rowMs: number, itemMs: number) => rowMs === itemMs;
 
@@ -75,4 +75,28 @@ test("counts per kind, duplicate and replayed at each item's receivedAt minute; 
     { tenant_id: "t", service_name: "s", minute: "2026-11-28T10:01:00.000Z", stage: "replayed", reason: "", count: 1 },
   ]);
   expect(counted.reduce((n, c) => n + c.n, 0)).toBe(5);
+});
+
+test("settleAfterLookup looks up nothing when every row was inserted, else only the items whose row was there", async () => {
+  const same = (rowMs: number, itemMs: number) => rowMs === itemMs;
+  const none = settleAfterLookup([{ key: "a", receivedMs: 1 }], new Set(["a"]), same, () => {
+    throw new Error("looked up");
+  });
+  expect(none).toEqual(["inserted"]);
+  const asked: number[][] = [];
+  const items = [
+    { key: "new", receivedMs: 1 },
+    { key: "mine", receivedMs: 5 },
+    { key: "other", receivedMs: 5 },
+    { key: "gone", receivedMs: 5 },
+  ];
+  const settled = await settleAfterLookup(items, new Set(["new"]), same, async (there) => {
+    asked.push(there);
+    return new Map([
+      ["mine", 5],
+      ["other", 4],
+    ]);
+  });
+  expect(asked).toEqual([[1, 2, 3]]);
+  expect(settled).toEqual(["inserted", "again", "duplicate", "again"]);
 });

@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { minuteOf } from "@cellar/shared/ledger/model";
 import type { CountRow } from "@cellar/shared/ledger/upsert";
@@ -45,6 +46,50 @@ export function settleItems(
     const rowMs = rowReceivedMs.get(key);
     return rowMs === undefined || sameCopy(rowMs, receivedMs) ? "again" : "duplicate";
   });
+}
+
+/**
+ * Each item's outcome once the rows already there are known: when the write inserted every
+ * item's row, at once (no statement, so the caller can pipeline the count after the write);
+ * else after `lookup` read, for the items at `there` (indexes into `items`), when each row
+ * already there was received (epoch ms by key; a row gone meanwhile is simply absent). Serves
+ * every kind whose writer keeps a receipt time on its row (traces, events, scores).
+ */
+export function settleAfterLookup(
+  items: Array<{ key: string; receivedMs: number }>,
+  inserted: ReadonlySet<string>,
+  sameCopy: (rowMs: number, itemMs: number) => boolean,
+  lookup: (there: number[]) => Promise<ReadonlyMap<string, number>>,
+): Settled[] | Promise<Settled[]> {
+  const there = items.flatMap((item, i) => (inserted.has(item.key) ? [] : [i]));
+  if (there.length === 0) return settleItems(items, inserted, new Map(), sameCopy);
+  return lookup(there).then((found) => settleItems(items, inserted, found, sameCopy));
+}
+
+/** Where a kind's row keeps its natural key and the instant `sameCopy` compares (settleAfterLookup's lookup). */
+export interface RowTimes {
+  table: "traces" | "events" | "scores";
+  /** The key column beside `trace_service_id` (and `tenant_id`). */
+  key: "trace_id" | "event_key" | "idempotency_key";
+  /** The row's receipt (or write) instant. */
+  at: "received_at" | "ingested_at" | "created_at";
+}
+
+/**
+ * When each row already there was received (epoch ms), keyed `<trace_service_id>\0<key>` like
+ * the items; rows gone meanwhile are absent. One statement, by the table's unique key.
+ */
+export async function rowTimes(
+  tx: postgres.TransactionSql,
+  where: RowTimes,
+  rows: Array<{ service: string; key: string; tenant: string }>,
+): Promise<Map<string, number>> {
+  const found = await tx<{ s: string; k: string; ms: string }[]>`
+    select r.trace_service_id as s, r.${tx(where.key)} as k, (extract(epoch from r.${tx(where.at)}) * 1000)::bigint::text as ms
+    from ${tx(where.table)} r
+    join json_to_recordset(${tx.json(rows.map((r) => ({ s: r.service, k: r.key, tn: r.tenant })))}::json) as x(s uuid, k text, tn uuid)
+      on r.trace_service_id = x.s and r.${tx(where.key)} = x.k and r.tenant_id = x.tn`;
+  return new Map(found.map((r) => [`${r.s}\u0000${r.k}`, Number(r.ms)]));
 }
 
 /** The ledger rows of a write's outcomes: `stored` per kind (or `duplicate`) and `replayed`, at each item's receivedAt minute. */

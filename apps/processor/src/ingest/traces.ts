@@ -4,7 +4,7 @@ import { encodeTraceContribution } from "../analysis/contribution.ts";
 import { DIGEST_MIN_JSON_BYTES, encodeDigest } from "../analysis/digest.ts";
 import type { KindInsert, MessageOf, Placed, Tx, WriteOptions } from "./kind-types.ts";
 import { deriveSpans, spanIdKey, traceIdFor } from "./spans.ts";
-import { settleItems } from "./stored.ts";
+import { rowTimes, settleAfterLookup } from "./stored.ts";
 
 type TraceMessage = MessageOf<"trace">;
 
@@ -126,20 +126,12 @@ function settledTraces(tx: Tx, rows: TraceRow[], pkOf: Map<string, string>) {
     key: keyOf(t.trace_service_id, t.trace_id),
     receivedMs: Date.parse(t.received_at as string),
   }));
-  const inserted = new Set(pkOf.keys());
-  const there = rows.filter((t) => !pkOf.has(keyOf(t.trace_service_id, t.trace_id)));
   const same = (rowMs: number, itemMs: number) => rowMs === itemMs;
-  if (there.length === 0) return settleItems(items, inserted, new Map(), same);
-  return tx<{ trace_service_id: string; trace_id: string; ms: string }[]>`
-    select t.trace_service_id, t.trace_id, (extract(epoch from t.received_at) * 1000)::bigint::text as ms
-    from traces t
-    join json_to_recordset(${tx.json(there.map((t) => ({ s: t.trace_service_id, id: t.trace_id, tn: t.tenant_id })) as any)}::json) as x(s uuid, id text, tn uuid)
-      on t.trace_service_id = x.s and t.trace_id = x.id and t.tenant_id = x.tn`.then((found) =>
-    settleItems(
-      items,
-      inserted,
-      new Map(found.map((r) => [keyOf(r.trace_service_id, r.trace_id), Number(r.ms)])),
-      same,
+  return settleAfterLookup(items, new Set(pkOf.keys()), same, (there) =>
+    rowTimes(
+      tx,
+      { table: "traces", key: "trace_id", at: "received_at" },
+      there.map((i) => ({ service: rows[i].trace_service_id, key: rows[i].trace_id, tenant: rows[i].tenant_id })),
     ),
   );
 }
