@@ -7,6 +7,8 @@ import { HELD_OUT_EXTERNAL_INJECTIONS } from "./external-injections";
 import { HELD_OUT_INJECTIONS, type HeldOutCase } from "./injections";
 import { HELD_OUT_ROUND4_CLEAN } from "./round4-clean";
 import { HELD_OUT_ROUND4_INJECTIONS } from "./round4-injections";
+import { HELD_OUT_ROUND5_CLEAN } from "./round5-clean";
+import { HELD_OUT_ROUND5_INJECTIONS } from "./round5-injections";
 
 /**
  * The held-out set (CONTRIBUTING.md, "the analysis corpus"): sessions built from cases the
@@ -81,6 +83,9 @@ export function buildHeldOut(): CorpusSession[] {
   // Round 4 (issue 38): CyberSecEval 2 and OWASP's translations, frozen before the round-4 rules.
   addCases(HELD_OUT_ROUND4_INJECTIONS, 4_000, () => "round4-external");
   addCases(HELD_OUT_ROUND4_CLEAN, 5_000, () => "round4-external");
+  // Round 5 (issue 38): spikee and agentdojo-ja payloads in AgentDojo's records, frozen before the round-5 rules.
+  addCases(HELD_OUT_ROUND5_INJECTIONS, 6_000, () => "round5-external");
+  addCases(HELD_OUT_ROUND5_CLEAN, 7_000, () => "round5-external");
 
   // Stop reasons as instrumentations outside the development set record them (docs/otlp.md).
   const stops: Array<[string, Instrumentation, string, string, string | null]> = [
