@@ -21,6 +21,7 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import { maturationKey, maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import { evaluateOne, verdictOrFailure, type EvaluateDeps } from "./evaluate.ts";
 import { whileTransient } from "./persist.ts";
+import { createTenantPool, type TenantPool } from "./pool.ts";
 
 /** The header of a MATURED message the runner re-announces after storing a score (monitors re-sample). */
 export const EVALUATED_HEADER = "Cellar-Evaluated";
@@ -30,6 +31,14 @@ export const MAX_JUDGE_DELIVERIES = 6;
 export const JUDGE_RETRY_MS = [2_000, 10_000, 30_000, 60_000, 120_000] as const;
 /** A service's evaluators are cached this long: an edit applies from the next maturation after it expires. */
 export const EVALUATORS_CACHE_MS = 5_000;
+/**
+ * Maturations judged at once in this process (each calls its judges one after the other): the
+ * most judge calls in flight. 64 = what the runner's 64 messages in hand allowed when a message's
+ * maturations ran one after the other.
+ */
+export const DEFAULT_JUDGE_CONCURRENCY = 64;
+/** The share of those one tenant may hold (like each lane's quarter of the messages in hand). */
+export const TENANT_JUDGE_SHARE = 0.25;
 
 export interface EvaluationRunnerOptions {
   /** Multiplies every retry delay (tests). */
@@ -37,6 +46,10 @@ export interface EvaluationRunnerOptions {
   /** MATURED messages in hand at once (all lanes; each lane at most a quarter). */
   concurrency?: number;
   cacheMs?: number;
+  /** Maturations judged at once, all tenants (DEFAULT_JUDGE_CONCURRENCY). */
+  judgeConcurrency?: number;
+  /** Maturations judged at once for one tenant (default TENANT_JUDGE_SHARE of judgeConcurrency). */
+  tenantJudgeConcurrency?: number;
   /** How often the run worker looks for a pending run on past sessions (default 1 s). */
   runPollMs?: number;
   /** Test hook: runs after a judgement is recorded, before the message is acked. */
@@ -59,32 +72,61 @@ export interface EvaluationRunnerDeps extends EvaluateDeps {
  */
 export function startEvaluationRunner(deps: EvaluationRunnerDeps, runtime: ConsumeDeps): ConsumeLoop {
   const o = deps.options ?? {};
-  const cache = new LRUCache<string, EvaluatorRow[]>({ max: 10_000, ttl: o.cacheMs ?? EVALUATORS_CACHE_MS });
-  const evaluatorsOf = async (serviceId: string) => {
-    const hit = cache.get(serviceId);
-    if (hit) return hit;
-    const rows = await activeEvaluators(deps.sql, serviceId);
-    cache.set(serviceId, rows);
-    return rows;
-  };
+  const runner = createRunnerState(deps);
   return consume(evaluationsConsumer, runtime, {
     each: { maxInFlight: o.concurrency ?? 64 },
-    handle: (d) => handleEvaluations(deps, evaluatorsOf, d),
+    handle: (d) => handleEvaluations(deps, runner, d),
   });
 }
 
-/** One MATURED message: each maturation in it through its service's evaluators. */
+/** What the runner keeps across messages: the evaluators cache and the judging pool. */
+export interface RunnerState {
+  evaluatorsOf: (serviceId: string) => Promise<EvaluatorRow[]>;
+  pool: TenantPool;
+}
+
+export function createRunnerState(deps: EvaluationRunnerDeps): RunnerState {
+  const o = deps.options ?? {};
+  const cache = new LRUCache<string, EvaluatorRow[]>({ max: 10_000, ttl: o.cacheMs ?? EVALUATORS_CACHE_MS });
+  const concurrency = o.judgeConcurrency ?? DEFAULT_JUDGE_CONCURRENCY;
+  return {
+    async evaluatorsOf(serviceId) {
+      const hit = cache.get(serviceId);
+      if (hit) return hit;
+      const rows = await activeEvaluators(deps.sql, serviceId);
+      cache.set(serviceId, rows);
+      return rows;
+    },
+    pool: createTenantPool({
+      concurrency,
+      tenantConcurrency: Math.min(
+        concurrency,
+        o.tenantJudgeConcurrency ?? Math.max(1, Math.floor(concurrency * TENANT_JUDGE_SHARE)),
+      ),
+    }),
+  };
+}
+
+/**
+ * One MATURED message: its maturations judged side by side in the runner's pool (a batch of 100
+ * sessions is not 100 judge calls one after the other). Every maturation runs to its end
+ * whatever another's fate: a transient failure asks for the longest delay any asked for, and an
+ * exception is rethrown only once the others are recorded (a redelivery skips what is recorded).
+ */
 export async function handleEvaluations(
   deps: EvaluationRunnerDeps,
-  evaluatorsOf: (serviceId: string) => Promise<EvaluatorRow[]>,
+  runner: RunnerState,
   { value, msg }: Delivery<MaturedStreamMessage | null>,
 ): Promise<Outcome> {
   if (value === null || msg.headers?.get(EVALUATED_HEADER)) return "ack";
-  let retryInMs = 0;
-  for (const m of maturationsOf(value)) {
-    const wait = await evaluateMaturation(deps, evaluatorsOf, m, msg.info.deliveryCount);
-    retryInMs = Math.max(retryInMs, wait);
-  }
+  const settled = await Promise.allSettled(
+    maturationsOf(value).map((m) =>
+      runner.pool.run(m.tenantId, () => evaluateMaturation(deps, runner.evaluatorsOf, m, msg.info.deliveryCount)),
+    ),
+  );
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+  const retryInMs = Math.max(0, ...settled.map((s) => (s.status === "fulfilled" ? s.value : 0)));
   return retryInMs > 0 ? { retryInMs } : "ack";
 }
 
