@@ -1,6 +1,7 @@
 import protobuf from "protobufjs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { runAtOnce, type Steps } from "../steps.ts";
 
 /**
  * OTLP/HTTP request bodies (protobuf or JSON) turned into one plain shape. Protobuf goes through
@@ -17,6 +18,14 @@ const FILES = [
 ];
 
 let rootCache: protobuf.Root | null = null;
+/**
+ * The OTLP .proto files, parsed once per process (~120 ms, synchronous). The ingest host calls it
+ * at start (`loadOtlpSchemas`), not on the first protobuf request, which would hold every other
+ * request behind it for that long.
+ */
+export function loadOtlpSchemas(): void {
+  root();
+}
 function root(): protobuf.Root {
   if (rootCache) return rootCache;
   const r = new protobuf.Root();
@@ -145,7 +154,8 @@ const scopeOf = (s: any) => ({
 });
 const pick = (o: any, camel: string, snake: string) => (o?.[camel] !== undefined ? o[camel] : o?.[snake]);
 
-function walkSpans(body: any, encoding: IdEncoding): OtlpSpan[] {
+/** The spans of a decoded request, one step per span (shared/steps.ts). */
+function* walkSpans(body: any, encoding: IdEncoding): Steps<OtlpSpan[]> {
   const out: OtlpSpan[] = [];
   for (const rs of asArray(pick(body, "resourceSpans", "resource_spans"))) {
     const resource = keyValues(rs?.resource?.attributes);
@@ -173,13 +183,15 @@ function walkSpans(body: any, encoding: IdEncoding): OtlpSpan[] {
           resource,
           scope,
         });
+        yield;
       }
     }
   }
   return out;
 }
 
-function walkLogs(body: any, encoding: IdEncoding): OtlpLogRecord[] {
+/** The log records of a decoded request, one step per record (shared/steps.ts). */
+function* walkLogs(body: any, encoding: IdEncoding): Steps<OtlpLogRecord[]> {
   const out: OtlpLogRecord[] = [];
   for (const rl of asArray(pick(body, "resourceLogs", "resource_logs"))) {
     const resource = keyValues(rl?.resource?.attributes);
@@ -203,6 +215,7 @@ function walkLogs(body: any, encoding: IdEncoding): OtlpLogRecord[] {
           resource,
           scope,
         });
+        yield;
       }
     }
   }
@@ -239,13 +252,29 @@ function parseJson(text: string): any {
 export type OtlpEncoding = "protobuf" | "json";
 
 export function decodeTraces(bytes: Uint8Array, encoding: OtlpEncoding): OtlpSpan[] {
-  if (encoding === "protobuf") return walkSpans(decodeProtobuf(OTLP_TYPES.traceRequest, bytes), "base64");
-  return walkSpans(parseJson(utf8(bytes)), "hex");
+  return runAtOnce(decodeTracesInSteps(bytes, encoding));
+}
+
+/**
+ * `decodeTraces` as steps: the body's parse is one step (protobufjs or JSON.parse, ~1-2 ms for a
+ * 500-span request), then one per span (the walk, ~2 ms more), so an ingest host can run it in
+ * slices between other requests (shared/steps.ts).
+ */
+export function* decodeTracesInSteps(bytes: Uint8Array, encoding: OtlpEncoding): Steps<OtlpSpan[]> {
+  const body = encoding === "protobuf" ? decodeProtobuf(OTLP_TYPES.traceRequest, bytes) : parseJson(utf8(bytes));
+  yield;
+  return yield* walkSpans(body, encoding === "protobuf" ? "base64" : "hex");
 }
 
 export function decodeLogs(bytes: Uint8Array, encoding: OtlpEncoding): OtlpLogRecord[] {
-  if (encoding === "protobuf") return walkLogs(decodeProtobuf(OTLP_TYPES.logsRequest, bytes), "base64");
-  return walkLogs(parseJson(utf8(bytes)), "hex");
+  return runAtOnce(decodeLogsInSteps(bytes, encoding));
+}
+
+/** `decodeLogs` as steps: the parse, then one per log record (see decodeTracesInSteps). */
+export function* decodeLogsInSteps(bytes: Uint8Array, encoding: OtlpEncoding): Steps<OtlpLogRecord[]> {
+  const body = encoding === "protobuf" ? decodeProtobuf(OTLP_TYPES.logsRequest, bytes) : parseJson(utf8(bytes));
+  yield;
+  return yield* walkLogs(body, encoding === "protobuf" ? "base64" : "hex");
 }
 
 function utf8(bytes: Uint8Array): string {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { OtlpSpan } from "./decode.ts";
-import { mapSpans } from "./map.ts";
+import { mapSpans, mapSpansInSteps } from "./map.ts";
 import { testSpan } from "./test-span.ts";
 
 const span = testSpan;
@@ -354,4 +354,24 @@ test("provider names: old gen_ai.system values and other spellings map to the co
     one(span({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "us.anthropic.claude-sonnet-4-20250514-v1:0" }))
       .provider,
   ).toBe("aws.bedrock");
+});
+
+test("mapSpansInSteps yields once per span and maps exactly as mapSpans (issue 41: an ingest host maps in slices)", () => {
+  const spans = Array.from({ length: 120 }, (_, i) =>
+    span(
+      {
+        "gen_ai.operation.name": i % 3 ? "chat" : "execute_tool",
+        "gen_ai.request.model": "gpt-4o",
+        "gen_ai.system": "openai",
+      },
+      { spanId: (i + 1).toString(16).padStart(16, "0") },
+    ),
+  );
+  const steps = mapSpansInSteps(spans);
+  let yields = 0;
+  let next = steps.next();
+  for (; !next.done; next = steps.next()) yields++;
+  expect(yields).toBe(120);
+  expect(next.value).toEqual(mapSpans(spans));
+  expect(next.value.accepted.length).toBe(120);
 });

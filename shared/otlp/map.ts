@@ -1,4 +1,5 @@
 import { IDENTIFIER_PATTERN, LIMITS, type EventPayload } from "../payloads.ts";
+import { runAtOnce, type Steps } from "../steps.ts";
 import type { Attributes, OtlpLogRecord, OtlpSpan } from "./decode.ts";
 import {
   CHOICE_EVENT,
@@ -137,8 +138,15 @@ function environmentOf(resource: Attributes, attrs: Attributes): string | undefi
   return env ? identifier(env, LIMITS.environment, "deployment.environment.name") : undefined;
 }
 
-export function mapSpans(spans: OtlpSpan[]): MapResult<MappedModelCall | EventPayload> & { traces: number } {
-  const result: MapResult<MappedModelCall | EventPayload> & { traces: number } = {
+export type SpanMapResult = MapResult<MappedModelCall | EventPayload> & { traces: number };
+
+export function mapSpans(spans: OtlpSpan[]): SpanMapResult {
+  return runAtOnce(mapSpansInSteps(spans));
+}
+
+/** `mapSpans` one step per span, for an ingest host to run in slices (shared/steps.ts). */
+export function* mapSpansInSteps(spans: OtlpSpan[]): Steps<SpanMapResult> {
+  const result: SpanMapResult = {
     accepted: [],
     rejected: 0,
     reasons: [],
@@ -153,6 +161,7 @@ export function mapSpans(spans: OtlpSpan[]): MapResult<MappedModelCall | EventPa
     if (sid && !sessionOfTrace.has(s.traceId)) sessionOfTrace.set(s.traceId, sid);
   }
   for (const span of spans) {
+    yield;
     const op = operationOf(span.attributes);
     if (!op || (!MODEL_CALL_OPERATIONS.has(op) && !EVENT_OPERATIONS.has(op))) {
       result.ignored++;
@@ -350,8 +359,14 @@ function stepEvent(
 
 /** Log records -> events. A record tied to a span links to that span's model-call trace. */
 export function mapLogs(records: OtlpLogRecord[]): MapResult<EventPayload> {
+  return runAtOnce(mapLogsInSteps(records));
+}
+
+/** `mapLogs` one step per record (shared/steps.ts). */
+export function* mapLogsInSteps(records: OtlpLogRecord[]): Steps<MapResult<EventPayload>> {
   const result: MapResult<EventPayload> = { accepted: [], rejected: 0, reasons: [], ignored: 0 };
-  records.forEach((r, index) => {
+  for (const [index, r] of records.entries()) {
+    yield;
     try {
       const traceId = r.traceId && HEX32.test(r.traceId) && !/^0+$/.test(r.traceId) ? r.traceId : null;
       const spanId = r.spanId && HEX16.test(r.spanId) && !/^0+$/.test(r.spanId) ? r.spanId : null;
@@ -395,6 +410,6 @@ export function mapLogs(records: OtlpLogRecord[]): MapResult<EventPayload> {
       result.rejected++;
       if (result.reasons.length < 5) result.reasons.push(`log record: ${err.message}`);
     }
-  });
+  }
   return result;
 }

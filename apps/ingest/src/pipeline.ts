@@ -124,6 +124,4 @@ export async function answerErrors(
 }
 
 export { ITEMS_PER_TURN } from "./publish.ts";
-
-/** Lets requests waiting on the event loop run (after I/O callbacks, before timers). */
-export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+export { nextTurn } from "@cellar/shared/steps";

@@ -206,3 +206,69 @@ describe("OTLP rate limit", () => {
     }
   });
 });
+
+describe("OTLP beside other requests (issue 41)", () => {
+  test("a quiet request is answered while a large admitted body is still being decoded", async () => {
+    const fake = fakePipeline({ maxBodyBytes: 4 * 1024 * 1024 });
+    const oneCall = exportOf({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o-mini",
+    });
+    const call = tenCalls();
+    const scope = call.resourceSpans[0].scopeSpans[0];
+    const large = JSON.stringify({
+      ...call,
+      resourceSpans: [
+        {
+          ...call.resourceSpans[0],
+          scopeSpans: [
+            {
+              ...scope,
+              spans: Array.from({ length: 1000 }, (_, i) => ({
+                ...scope.spans[0],
+                spanId: (i + 1).toString(16).padStart(16, "0"),
+              })),
+            },
+          ],
+        },
+      ],
+    });
+    // What happened, in order: each request's spans counted (after its body is decoded), and the
+    // quiet request's answer. No clock: the order of event-loop turns is the evidence.
+    const events: string[] = [];
+    let quiet: Promise<Response> | undefined;
+    const otlp = createOtlpIngest({
+      authenticate: fake.pipeline.authenticate,
+      reserveRateTokens: (id, door) => {
+        const reservation = fake.pipeline.reserveRateTokens(id, door);
+        let confirms = 0;
+        return {
+          ...reservation,
+          // The large request's second confirm is the one just before its body is decoded: the
+          // quiet request is sent then.
+          confirm: () => {
+            if (!quiet && ++confirms === 2)
+              quiet = otlp("traces", jsonRequest("/v1/traces", oneCall), "quiet", undefined).then((res) => {
+                events.push(`quiet answered ${res.status}`);
+                return res;
+              });
+            return reservation.confirm();
+          },
+          settle: (count, noun) => {
+            events.push(`counted ${count}`);
+            return reservation.settle(count, noun);
+          },
+        };
+      },
+      storeAll: fake.pipeline.storeAll,
+      maxBodyBytes: fake.pipeline.maxBodyBytes,
+      logger: fake.pipeline.logger,
+    });
+    const res = await otlp("traces", jsonRequest("/v1/traces", large), "large", undefined);
+    expect(res.status).toBe(200);
+    expect((await quiet!).status).toBe(200);
+    expect(events).toEqual(["counted 1", "quiet answered 200", "counted 1000"]);
+    expect(fake.stored.length).toBe(1001);
+  });
+});

@@ -6,6 +6,7 @@ import { createLogger } from "@cellar/shared/logger";
 import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
 import { fakePipeline } from "../../../test/fake-pipeline.ts";
 import { createRefusalPacing, type RefusalPacing } from "../../pacing.ts";
+import type { IngestPipeline } from "../../pipeline.ts";
 import { bytesMethod, createOtlpGrpcServer, LOGS_EXPORT, TRACE_EXPORT } from "./server.ts";
 import { retryDelayOf } from "./status.ts";
 
@@ -91,8 +92,15 @@ const Client = grpc.makeGenericClientConstructor(
 
 type Answer = { body?: Buffer; error?: grpc.ServiceError };
 
-function setup(opts: Parameters<typeof fakePipeline>[0] & { pacing?: RefusalPacing } = {}) {
+function setup(
+  opts: Parameters<typeof fakePipeline>[0] & {
+    pacing?: RefusalPacing;
+    /** Wraps the pipeline's reservations (to watch or hold them). */
+    reserve?: (reserve: IngestPipeline["reserveRateTokens"]) => IngestPipeline["reserveRateTokens"];
+  } = {},
+) {
   const fake = fakePipeline({ maxBodyBytes: 16 * 1024, ...opts });
+  const reserveRateTokens = opts.reserve?.(fake.pipeline.reserveRateTokens) ?? fake.pipeline.reserveRateTokens;
   /** Each call's method path and the status /v1/* would have answered (the metrics). */
   const observed: Array<[string, number]> = [];
   /** What the door counted in the ledger: [stage, reason, n]. */
@@ -101,7 +109,7 @@ function setup(opts: Parameters<typeof fakePipeline>[0] & { pacing?: RefusalPaci
     add: (_t: string, _s: string, stage: string, reason: string, n: number) => ledger.push([stage, reason, n]),
   };
   const server = createOtlpGrpcServer({
-    pipeline: { ...fake.pipeline, ledger: counter as unknown as LedgerCounter },
+    pipeline: { ...fake.pipeline, reserveRateTokens, ledger: counter as unknown as LedgerCounter },
     observe: (path, status) => observed.push([path, status]),
     maxMessageBytes: fake.pipeline.maxBodyBytes,
     logger: createLogger("silent"),
@@ -221,6 +229,49 @@ test("past the credential's rate limit: RESOURCE_EXHAUSTED with RetryInfo, befor
       ["refused", "rate_limited", 1],
     ]);
     expect(door.ledger.filter(([stage]) => stage === "accepted").length).toBeGreaterThan(0);
+  } finally {
+    await door.stop();
+  }
+});
+
+test("a herd's other calls wait for the door's probe before their messages are read, then are refused unread", async () => {
+  // Five concurrent calls of one credential, admitted on the estimate of 1: the first is the
+  // door's probe (10 spans), the others oversized (grpc-js refuses those by size once it reads
+  // them, without RetryInfo). The probe is held after it confirmed until all four others were
+  // admitted, so they are in flight while it is counted.
+  let admittedOthers = 0;
+  let othersIn!: () => void;
+  const allIn = new Promise<void>((resolve) => (othersIn = resolve));
+  let reservations = 0;
+  let probeIn!: () => void;
+  const probeAdmitted = new Promise<void>((resolve) => (probeIn = resolve));
+  const door = setup({
+    rateLimit: { perSecond: 1, burst: 10 },
+    reserve: (reserve) => (id, door) => {
+      const reservation = reserve(id, door);
+      if (reservations++ === 0) {
+        probeIn();
+        // Held once it confirmed (it is the probe then) until the four others were admitted.
+        const confirm = () => reservation.confirm().then(() => allIn);
+        return { ...reservation, confirm };
+      }
+      if (++admittedOthers === 4) othersIn();
+      return reservation;
+    },
+  });
+  await door.start();
+  try {
+    const ten = traces(...Array.from({ length: 10 }, (_, i) => modelCall((i + 1).toString(16).padStart(16, "0"))));
+    const big = traces({ ...modelCall("09".repeat(8)), name: "x".repeat(20 * 1024) });
+    const probe = door.call("traces", ten);
+    await probeAdmitted; // the probe is the first reservation
+    const others = await Promise.all([1, 2, 3, 4].map(() => door.call("traces", big)));
+    expect((await probe).error).toBeUndefined();
+    expect(door.stored.length).toBe(10);
+    // Refused by the rate limit (RetryInfo) once the probe was counted, not by their size: unread.
+    expect(others.map((a) => [a.error?.code, a.error?.metadata.get("grpc-status-details-bin").length])).toEqual(
+      Array(4).fill([grpc.status.RESOURCE_EXHAUSTED, 1]),
+    );
   } finally {
     await door.stop();
   }

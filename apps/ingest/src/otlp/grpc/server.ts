@@ -143,7 +143,17 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
     const request = new Request("http://otlp-grpc/", { headers: authorization ? { authorization } : {} });
     const { key } = await deps.pipeline.authenticate(request, client);
     try {
-      return { key, admission: otlp.admit(key, signal), requestId };
+      const admission = otlp.admit(key, signal);
+      try {
+        // Confirmed before the message is read, as the HTTP door confirms before reading a body:
+        // a herd's others wait here for the door's probe and are refused unread once it is
+        // counted. grpc-js would otherwise read each admitted message first (32 at a flood's start).
+        await admission.confirm();
+      } catch (err) {
+        admission.settleUncounted();
+        throw err;
+      }
+      return { key, admission, requestId };
     } catch (err) {
       // Refused once the credential is known (the rate limit's 429), as the HTTP door counts it.
       if (err instanceof HttpError) counted.refused(key, err.status, 1);
@@ -159,12 +169,15 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
     let admittedCall: Admitted | undefined;
     let refusedStatus: number | undefined;
     let received = false;
+    let ended = false;
     return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
             admit(signal, metadata, call.getPeer()).then(
               (a) => {
+                // The client went away while the call waited for its admission: nothing to count.
+                if (ended) return a.admission.settleUncounted();
                 admittedCall = a;
                 admitted.set(metadata, a);
                 proceed(metadata);
@@ -190,6 +203,7 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
           // for its size (or the client gave up): settled as the HTTP door settles a body it could
           // not count, and counted as its 413. A no-op once the handler settled it.
           onCancel: () => {
+            ended = true;
             if (admittedCall) {
               admittedCall.admission.settleUncounted();
               if (!received) counted.refused(admittedCall.key, 413, 1);
