@@ -3,10 +3,12 @@ import { injectionInContent } from "../apps/processor/src/analysis/injection.ts"
 import { passesPrefilter } from "../apps/processor/src/analysis/injection-detector.ts";
 import { DEVELOPMENT_CASES } from "./corpus/development-cases.ts";
 import { CSE2_DIRECT_CASES, ROUND4_NEGATIVES } from "./corpus/development-cse2.ts";
+import { MOVED_IN_ROUND5 } from "./corpus/development-moved5.ts";
 
 /**
- * The development cases (test/corpus/development-cases.ts, and round 4's CyberSecEval 2 direct
- * attacks with their hard negatives, development-cse2.ts) read directly by the rules, without the
+ * The development cases (test/corpus/development-cases.ts, round 4's CyberSecEval 2 direct
+ * attacks with their hard negatives, development-cse2.ts, and round 5's cases moved from the
+ * round-4 held-out batch, development-moved5.ts) read directly by the rules, without the
  * apps: each injection is found, each hard negative gives nothing. `npm run score` scores
  * development-cases.ts end to end.
  */
@@ -51,8 +53,30 @@ const KNOWN_MISSES = new Set([
   "cse2-ml-direct-14-tl",
   "cse2-ml-direct-126-tr",
   "cse2-ml-direct-127-ko",
+  // Round 5 (development-moved5.ts): Morse that spells no command ("HELLO WORLD"), Morse garbled
+  // by machine translation, and hex with an odd digit.
+  "cse2-206-token-smuggling",
+  "cse2-ml-618-ru",
+  "cse2-ml-620-de",
+  "cse2-ml-614-es",
+  // Disguised instructions in translation (th, id, tl, ko, ja): the frames and speech acts are
+  // read in English only; one example per language would be a phrase, not a class.
+  "cse2-ml-630-th",
+  "cse2-ml-632-id",
+  "cse2-ml-638-tl",
+  "cse2-ml-640-th",
+  "cse2-ml-643-ko",
+  "cse2-ml-646-id",
+  "cse2-ml-635-ja",
+  // "Ignore the webpage and status:" in translation, with no verb of saying after it (bn, hi), and
+  // a Spanish fragment whose verb of ignoring machine translation cut off (ko).
+  "cse2-ml-593-bn",
+  "cse2-ml-950-hi",
+  "cse2-ml-653-ko",
+  // A Spanish audit request that sends employee data to an address: a colleague's request in form.
+  "cse2-249-different-user-input-language",
 ]);
-const CASES = [...DEVELOPMENT_CASES, ...CSE2_DIRECT_CASES, ...ROUND4_NEGATIVES];
+const CASES = [...DEVELOPMENT_CASES, ...CSE2_DIRECT_CASES, ...ROUND4_NEGATIVES, ...MOVED_IN_ROUND5];
 
 describe("injection development cases", () => {
   test("the known misses are still development cases", () => {

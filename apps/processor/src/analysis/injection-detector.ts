@@ -2,6 +2,7 @@ import type { DetectorConfig } from "@cellar/shared/analysis/detector-config";
 import type { ModelCall } from "./calls.ts";
 import { fp, type Finding } from "./detectors.ts";
 import { followedAnchor, injectionInContent, type InjectionHit } from "./injection.ts";
+import { caesarShift } from "./injection-views.ts";
 import { contentText, type EventInput, eventItemId, type TranscriptItem } from "./transcript.ts";
 
 /** What the injection was read in: a tool result item, or a tool event (an OTLP execute_tool span). */
@@ -41,6 +42,8 @@ export const PREFILTER = new RegExp(
     // injection-reader.ts and injection-asks.ts: reworded overrides, identity claims, asks; "\x49\x67" hex.
     String.raw`overlook|directiv|\bgod\b|gott|\bdio\b|dios|deus|dieu|\\x[0-9a-f]{2}\\x|kalimut|balewal|pansin|tagubilin|abaikan|lupakan|instruksi|perintah|negeer|vergeet|zignoruj|zapomnij`,
     String.raw`imagine|suppose|pretend|hypothetic|phishing|decode|decrypt|execute|cipher|revers|emoji|\[data\]`,
+    // injection-disguised.ts: the frames of a disguised instruction.
+    String.raw`world|universe|reality|scenario|purpose of|sake of|make (?:this|it|the)|challenge|authority|expert|practice to`,
     String.raw`from now on|summari|instead of|\binitiate|\bdeposit|new task|end of|<\/|\bgrant|\bunlock|\bsell|\bbuy|\btransfer|\bwire\b|\bdelete|\bremove|\berase|\bwipe|\bmove|\bcopy|\bupload|\bforward|\bshare|\bsend`,
   ].join("|"),
   "i",
@@ -52,8 +55,20 @@ export const PREFILTER = new RegExp(
  * (bench/text-matching.ts, "tool outputs").
  */
 const HEX_PAIRS = /(?:[0-9a-f]{2}[ :]){6}/i;
-/** The keyword prefilter: a text it passes is scanned (the development-case tests use it too). */
-export const passesPrefilter = (text: string) => PREFILTER.test(text) || HEX_PAIRS.test(text);
+/** Eight-bit binary groups and Morse symbols (injection-views.ts), each its own pattern for the same reason. */
+const BINARY_GROUPS = /(?:[01]{8} ){4}/;
+const MORSE_SYMBOLS = /(?:[.-]{1,6} (?:\/ )?){8}/;
+/**
+ * The keyword prefilter: a text it passes is scanned (the development-case tests use it too). A
+ * Caesar-shifted trigger word has no keyword; the word pass that finds one runs last, on text
+ * nothing else passed.
+ */
+export const passesPrefilter = (text: string) =>
+  PREFILTER.test(text) ||
+  HEX_PAIRS.test(text) ||
+  BINARY_GROUPS.test(text) ||
+  MORSE_SYMBOLS.test(text) ||
+  caesarShift(text) !== 0;
 
 const text = (v: unknown): string => (typeof v === "string" ? v : v && typeof v === "object" ? JSON.stringify(v) : "");
 

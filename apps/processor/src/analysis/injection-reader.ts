@@ -19,7 +19,7 @@ import { type Sentence, unicodePattern } from "./text.ts";
  *
  * A verb-first instruction must open its clause and not be negated ("Never share your password",
  * "N'oubliez pas vos instructions"); a question must end in a question mark. Bounds: each
- * sentence's first 400 characters, windows of at most 80 characters, patterns without nested
+ * sentence read in windows of 400 characters (overlapping by 80, at most 64 per sentence), pattern windows of at most 80 characters, patterns without nested
  * quantifiers: linear in the text.
  */
 export interface ReaderHit {
@@ -44,9 +44,9 @@ const LEXICON: Record<string, Lexicon> = {
     say: String.raw`\b(?:state|say|print|output|write|reply|respond|answer|tell|claim|report|return|declare|repeat|type)\b`,
   },
   es: {
-    ignore: String.raw`\b(?:ignora|ignore|ignorad|ignoren|olvida|olvide|olvídate|olvídese|omite|omita|desatiende)\b`,
+    ignore: String.raw`\b(?:ignora|ignorar|ignore|ignorad|ignoren|olvida|olvidar|olvide|olvídate|olvídese|omite|omitir|omita|desatiende)\b`,
     target: String.raw`\b(?:instrucciones|indicaciones|directivas|reglas|órdenes|(?:todo )?lo que te (?:han dicho|dijeron))\b`,
-    say: String.raw`\b(?:di|diga|declara|declare|indica|indique|escribe|escriba|imprime|responde|responda|afirma|afirme|muestra|dice)\b`,
+    say: String.raw`\b(?:di|dile|diga|dígale|declara|declare|indica|indique|escribe|escriba|imprime|responde|responda|afirma|afirme|muestra|dice)\b`,
   },
   pt: {
     ignore: String.raw`\b(?:ignore|ignora|ignorem|esqueça|esqueca|esquece|desconsidere|desconsidera|despreze)\b`,
@@ -122,7 +122,7 @@ const LEXICON: Record<string, Lexicon> = {
   hi: {
     ignore: String.raw`(?:अनदेखा|अनदेखी|नज़रअंदाज़|नजरअंदाज|भूल जा|उपेक्षा|अवहेलना)`,
     target: String.raw`(?:निर्देश|आदेश|नियम|बताया गया)`,
-    say: String.raw`(?:बताएं|बताइए|बताओ|कहें|कहो|लिखें|घोषित|बताएँ)`,
+    say: String.raw`(?:बताएं|बताइए|बताइये|बतायें|बताये|बताओ|कहें|कहिए|कहो|लिखें|घोषित|बताएँ)`,
     sov: true,
   },
   bn: {
@@ -227,7 +227,7 @@ const CLAIM = unicodePattern(
 );
 /** What the claim is for: what only the model holds or does. */
 const DEMAND = unicodePattern(
-  String.raw`\b(?:passwords?|passcodes?|secrets?|secret keys?|api keys?|system prompt|instructions|the user'?s?|answer (?:all|any|anything|every)|all (?:of )?my questions|without (?:any )?restrictions|no restrictions|(?:every|each) (?:prompt|response)|confirm the|contraseña|senha|mot de passe|passwort|пароль|密码|パスワード|비밀번호|كلمة المرور|şifre\S*|parola\S*|पासवर्ड|পাসওয়ার্ড|รหัสผ่าน|mật khẩu|kata sandi|usuario|usuário|utilisateur|benutzer|nutzer|пользовател\S*|用户|ユーザー|사용자|المستخدم|kullanıcı\S*|उपयोगकर्ता|ব্যবহারকারী|ผู้ใช้|người dùng|pengguna|gumagamit|χρήστη|fragen beantworten|質問にすべて答え|答えてください)`,
+  String.raw`\b(?:passwords?|passcodes?|secrets?|secret keys?|api keys?|system prompt|instructions|the user'?s?|answer (?:all|any|anything|every)|all (?:of )?my questions|without (?:any )?restrictions|no restrictions|(?:every|each) (?:prompt|response)|confirm the|contraseña|senha|mot de passe|passwort|пароль|密码|パスワード|비밀번호|كلمة المرور|şifre\S*|parola\S*|पासवर्ड|পাসওয়ার্ড|รหัสผ่าน|mật khẩu|kata sandi|usuario|usuário|utilisateur|benutzer|nutzer|пользовател\S*|用户|ユーザー|사용자|المستخدم|kullanıcı\S*|उपयोगकर्ता|ব্যবহারকারী|ผู้ใช้|người dùng|pengguna|gumagamit|χρήστη|fragen beantworten|質問にすべて答え|答えてください|(?:output|print|say|state|write|repeat|type|display) the following)`,
   "iu",
 );
 
@@ -237,7 +237,19 @@ const CLAIM_HINT = hint(
   /я |我是|私は|저는|나는|أنا|मैं|geliştiric|モード|모드|โหมด/i,
 );
 
+/**
+ * A banner by its form alone: a mode tag ("<SYSTEM MODE>", "<developer_mode>") or a shouted
+ * authority heading that overrides ("DEVELOPER TRAINING DATA OVERRIDE:"). Documents carry
+ * neither; a demand need not follow.
+ */
+const BANNER =
+  /<\s?(?:system|god|admin|developer|root|debug)[ _]mode\s?>|\b(?:SYSTEM|DEVELOPER|ADMIN|ADMINISTRATOR|ROOT|DEBUG|OPERATOR)\b[A-Z ]{0,40}\bOVERRIDE\s?:/iu;
+const BANNER_HINT = /mode|OVERRIDE/i;
+
 function claimHit(text: string, near: string): { at: number; end: number } | null {
+  const b = BANNER_HINT.test(text) ? BANNER.exec(text) : null;
+  if (b && (b[0].startsWith("<") || /[A-Z]{4} ?OVERRIDE/.test(b[0])))
+    return { at: b.index, end: b.index + b[0].length };
   if (!CLAIM_HINT(text)) return null;
   const m = CLAIM.exec(text);
   if (!m || !DEMAND.test(near)) return null;
@@ -250,21 +262,30 @@ function claimHit(text: string, near: string): { at: number; end: number } | nul
 export function readerHit(masked: string, sentences: Sentence[], skip: (i: number) => boolean): ReaderHit | null {
   for (let i = 0; i < sentences.length; i++) {
     const s = sentences[i];
-    const text = s.text.length > 400 ? s.text.slice(0, 400) : s.text;
-    const after = masked.slice(s.start + s.text.length, s.start + s.text.length + 2);
-    let hit: ReaderHit | null = null;
-    const o = overrideHit(text);
-    if (o) hit = { rule: "override", language: o.language, start: s.start + o.at, end: s.start + o.end, sentence: i };
-    if (!hit) {
-      const e = askHit(masked, text, after, s.start);
-      if (e) hit = { rule: e.rule, language: "any", start: s.start + e.at, end: s.start + e.end, sentence: i };
+    // A long "sentence" (a table, a page without full stops) is read in windows of 400 characters
+    // that overlap by 80, so what stands at its end is read too (at most MAX_WINDOWS per sentence).
+    const windows = Math.min(MAX_WINDOWS, s.text.length <= 400 ? 1 : Math.ceil((s.text.length - 80) / 320));
+    for (let w = 0; w < windows; w++) {
+      const from = w * 320;
+      const hit = windowHit(masked, s.text.slice(from, from + 400), s.start + from, from + 400 >= s.text.length, i);
+      if (hit && !skip(i)) return hit;
+      if (hit) break;
     }
-    if (!hit) {
-      const near = masked.slice(s.start, s.start + Math.min(s.text.length, 400) + 300);
-      const c = claimHit(text, near);
-      if (c) hit = { rule: "forged_banner", language: "any", start: s.start + c.at, end: s.start + c.end, sentence: i };
-    }
-    if (hit && !skip(i)) return hit;
   }
+  return null;
+}
+
+/** Windows read per sentence: 64 cover a sentence of 20,000 characters. */
+const MAX_WINDOWS = 64;
+
+function windowHit(masked: string, text: string, start: number, last: boolean, i: number): ReaderHit | null {
+  const after = last ? masked.slice(start + text.length, start + text.length + 2) : "";
+  const o = overrideHit(text);
+  if (o) return { rule: "override", language: o.language, start: start + o.at, end: start + o.end, sentence: i };
+  const e = askHit(masked, text, after, start);
+  if (e) return { rule: e.rule, language: "any", start: start + e.at, end: start + e.end, sentence: i };
+  const near = masked.slice(start, start + text.length + 300);
+  const c = claimHit(text, near);
+  if (c) return { rule: "forged_banner", language: "any", start: start + c.at, end: start + c.end, sentence: i };
   return null;
 }

@@ -4,7 +4,8 @@
  * image alt text and link titles), once invisible characters are dropped or decoded (zero-width
  * characters, Unicode tag characters, right-to-left overrides), once look-alike letters are folded
  * (NFKC: fullwidth and mathematical letters; Cyrillic and Greek letters inside Latin words), and
- * once encodings are decoded (base64 or hex runs that decode to text, rot13), and once scrambled
+ * once encodings are decoded (base64, hex, 8-bit binary or Morse runs that decode to text, rot13 and
+ * the other Caesar shifts of a trigger word), and once scrambled
  * spellings of trigger words are restored ("ignroe all prevoius instructions": same first and last
  * letter, same letters, as OWASP's typoglycemia attacks write them). Each view is scanned like
  * the text itself (injection.ts) and a hit names the view (`via`).
@@ -13,7 +14,19 @@
  * MAX_SEGMENTS markup segments and MAX_BASE64_RUNS base64 runs (each at most MAX_BASE64_CHARS
  * characters) are decoded, and at most MAX_VIEW_CHARS characters of views are made per text.
  */
-export type ViewKind = "markup" | "invisible" | "homoglyph" | "base64" | "hex" | "rot13" | "scrambled";
+export type ViewKind =
+  | "markup"
+  | "invisible"
+  | "homoglyph"
+  | "base64"
+  | "hex"
+  | "binary"
+  | "morse"
+  | "rot13"
+  | "caesar"
+  | "scrambled";
+/** Views that decode an encoding (an instruction read there was hidden on purpose: injection.ts, decodedCommand). */
+export const DECODED_VIEWS: ReadonlySet<ViewKind> = new Set(["base64", "hex", "binary", "morse", "rot13", "caesar"]);
 export interface View {
   via: ViewKind;
   text: string;
@@ -110,6 +123,14 @@ export function viewsOf(text: string): View[] {
   if (hex.length) push("hex", hex.join("\n\n"));
   // rot13 of ordinary text is noise: built only when the text holds a rot13 spelling of a trigger.
   if (ROT13_STEMS.test(text)) push("rot13", rot13(text));
+  else {
+    const shift = caesarShift(text);
+    if (shift !== 0) push("caesar", caesar(text, shift));
+  }
+  const binary = binaryTexts(text);
+  if (binary.length) push("binary", binary.join("\n\n"));
+  const morse = morseTexts(text);
+  if (morse.length) push("morse", morse.join("\n\n"));
   const unscrambled = unscramble(text);
   if (unscrambled !== null) push("scrambled", unscrambled);
   return out;
@@ -178,7 +199,8 @@ function base64Texts(text: string): string[] {
   BASE64_RUN.lastIndex = 0;
   let tried = 0;
   for (let m = BASE64_RUN.exec(text); m && tried < MAX_BASE64_RUNS; m = BASE64_RUN.exec(text)) {
-    const run = m[0];
+    // A run that ends at an HTML comment's close ("...PC9hPg==-->") ends before it.
+    const run = m[0].replace(/-+$/, "");
     if (run.length > MAX_BASE64_CHARS || !/[0-9+/=_-]|[a-z][A-Z]|[A-Z][a-z]{0,2}[A-Z]/.test(run)) continue;
     tried++;
     const decoded = Buffer.from(run.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("utf8");
@@ -251,15 +273,150 @@ function readable(s: string): boolean {
   let spaces = 0;
   for (const ch of s) {
     if (ch === " ") spaces++;
-    else if (/[\p{L}\p{N}\p{P}]/u.test(ch)) letters++;
+    else if (/[\p{L}\p{N}\p{P}\p{S}]/u.test(ch)) letters++;
     else if (ch !== "\n" && ch !== "\t") return false;
   }
   return spaces >= 2 && letters + spaces >= s.length * 0.95;
 }
 
 function rot13(text: string): string {
+  return caesar(text, 13);
+}
+
+/** Letters shifted back by `shift` places (the decoding of a Caesar shift of `shift`). */
+function caesar(text: string, shift: number): string {
   return text.replace(/[A-Za-z]/g, (c) => {
     const base = c <= "Z" ? 65 : 97;
-    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+    return String.fromCharCode(((c.charCodeAt(0) - base - shift + 26) % 26) + base);
   });
+}
+
+/**
+ * Caesar shifts: a trigger word is known by the gaps between its letters, whatever the shift
+ * ("ljqruh" is "ignore" shifted by 3). The key of a word is its gaps mod 26; a word whose key is a
+ * trigger's, and whose first letter is shifted by other than 0 or 13 (rot13 has its own view),
+ * gives the shift. One pass over the words of 6 to 12 letters; at most 4,096 words are looked at.
+ */
+const CAESAR_KEYS = new Map<string, string>();
+const gapKey = (w: string) => {
+  let k = "";
+  for (let i = 1; i < w.length; i++)
+    k += String.fromCharCode(97 + (((w.charCodeAt(i) | 32) - (w.charCodeAt(i - 1) | 32) + 26) % 26));
+  return k;
+};
+/** The gap between a trigger's first two letters: most words are ruled out by it before a key is built. */
+const FIRST_GAPS = new Set<number>();
+const firstGap = (w: string) => ((w.charCodeAt(1) | 32) - (w.charCodeAt(0) | 32) + 26) % 26;
+for (const w of "ignore previous instructions instruction disregard assistant system reveal".split(" ")) {
+  CAESAR_KEYS.set(gapKey(w), w);
+  FIRST_GAPS.add(firstGap(w));
+}
+const WORD_6_12 = /\b[A-Za-z]{6,12}\b/g;
+export function caesarShift(text: string): number {
+  WORD_6_12.lastIndex = 0;
+  let looked = 0;
+  for (let m = WORD_6_12.exec(text); m && looked < 4096; m = WORD_6_12.exec(text), looked++) {
+    if (!FIRST_GAPS.has(firstGap(m[0]))) continue;
+    const trigger = CAESAR_KEYS.get(gapKey(m[0]));
+    if (!trigger) continue;
+    const shift = ((m[0].charCodeAt(0) | 32) - trigger.charCodeAt(0) + 26) % 26;
+    if (shift !== 0 && shift !== 13) return shift;
+  }
+  return 0;
+}
+
+/** Runs of eight or more 8-bit groups ("01001001 01100111 ..."), each decoded as one character. */
+const BINARY_RUN = /(?:[01]{8}[ ,]?){8,}/g;
+function binaryTexts(text: string): string[] {
+  const out: string[] = [];
+  if (!text.includes("00") && !text.includes("01")) return out;
+  BINARY_RUN.lastIndex = 0;
+  let tried = 0;
+  for (let m = BINARY_RUN.exec(text); m && tried < MAX_HEX_RUNS; m = BINARY_RUN.exec(text)) {
+    const groups = m[0].match(/[01]{8}/g) ?? [];
+    if (groups.length * 8 > MAX_BASE64_CHARS) continue;
+    tried++;
+    const decoded = String.fromCharCode(...groups.map((g) => Number.parseInt(g, 2)));
+    if (readable(decoded)) out.push(decoded);
+  }
+  return out;
+}
+
+/** International Morse code: letters, digits and common punctuation; "/" or three spaces part words. */
+const MORSE: Record<string, string> = Object.fromEntries(
+  Object.entries({
+    A: ".-",
+    B: "-...",
+    C: "-.-.",
+    D: "-..",
+    E: ".",
+    F: "..-.",
+    G: "--.",
+    H: "....",
+    I: "..",
+    J: ".---",
+    K: "-.-",
+    L: ".-..",
+    M: "--",
+    N: "-.",
+    O: "---",
+    P: ".--.",
+    Q: "--.-",
+    R: ".-.",
+    S: "...",
+    T: "-",
+    U: "..-",
+    V: "...-",
+    W: ".--",
+    X: "-..-",
+    Y: "-.--",
+    Z: "--..",
+    "0": "-----",
+    "1": ".----",
+    "2": "..---",
+    "3": "...--",
+    "4": "....-",
+    "5": ".....",
+    "6": "-....",
+    "7": "--...",
+    "8": "---..",
+    "9": "----.",
+    ".": ".-.-.-",
+    ",": "--..--",
+    "?": "..--..",
+    "'": ".----.",
+    "!": "-.-.--",
+    ":": "---...",
+    "@": ".--.-.",
+    "/": "-..-.",
+    "(": "-.--.",
+    ")": "-.--.-",
+    "-": "-....-",
+    "=": "-...-",
+  }).map(([ch, code]) => [code, ch]),
+);
+/** Twelve or more Morse symbols, spaces and word slashes in a row. */
+const MORSE_RUN = /(?:[.\-\u2022\u2013\u2014_]{1,7}(?: {1,3}\/ {1,3}| {1,3}|$)){12,}/g;
+function morseTexts(text: string): string[] {
+  const out: string[] = [];
+  if (!text.includes(".-") && !text.includes("-.")) return out;
+  MORSE_RUN.lastIndex = 0;
+  let tried = 0;
+  for (let m = MORSE_RUN.exec(text); m && tried < MAX_HEX_RUNS; m = MORSE_RUN.exec(text)) {
+    if (m[0].length > MAX_BASE64_CHARS) continue;
+    tried++;
+    const words = m[0]
+      .trim()
+      .split(/ *\/ *| {3}/)
+      .map((w) =>
+        w
+          .split(/ +/)
+          .map((code) => MORSE[code.replace(/[\u2022]/g, ".").replace(/[\u2013\u2014_]/g, "-")] ?? "")
+          .join(""),
+      );
+    const decoded = words.join(" ").trim();
+    // Morse has no case: read as a sentence ("IGNORE ..." as "Ignore ...").
+    if (readable(decoded)) out.push(decoded.charAt(0) + decoded.slice(1).toLowerCase());
+  }
+  return out;
 }

@@ -1,8 +1,9 @@
 import { type ClassRule, classHit } from "./injection-classes.ts";
+import { disguisedHit } from "./injection-disguised.ts";
 import { implicitHit } from "./injection-implicit.ts";
 import { readerHit } from "./injection-reader.ts";
 import { taskHit } from "./injection-tasks.ts";
-import { type ViewKind, viewsOf } from "./injection-views.ts";
+import { DECODED_VIEWS, type ViewKind, viewsOf } from "./injection-views.ts";
 import { maskQuoted, normalizeText, type Sentence, sentencesOf, unicodePattern } from "./text.ts";
 
 /**
@@ -250,8 +251,65 @@ export function injectionInText(raw: string, path = "$"): InjectionHit | null {
   const hit = scanText(raw, path, null);
   if (hit) return hit;
   for (const view of viewsOf(raw)) {
-    const found = scanText(view.text, path, view.via);
+    const found =
+      scanText(view.text, path, view.via) ??
+      (DECODED_VIEWS.has(view.via) ? decodedCommand(view.text, path, view.via) : null);
     if (found) return found;
+  }
+  return null;
+}
+
+/** Verbs a hidden command opens with; words of six letters or more match at an edit distance of 2, shorter ones exactly. */
+const COMMAND_VERBS =
+  "ignore disregard forget override bypass say state print output reply respond tell send forward reveal include repeat write answer follow click visit execute run delete".split(
+    " ",
+  );
+/** Levenshtein distance, given up past `max` (words are short: at most 12 by 12 cells). */
+function within(a: string, b: string, max: number): boolean {
+  if (Math.abs(a.length - b.length) > max) return false;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      best = Math.min(best, row[j]);
+    }
+    if (best > max) return false;
+    prev = row;
+  }
+  return prev[b.length] <= max;
+}
+const INSTRUCTION_WORDS =
+  /\b(?:previous|prior|above|earlier|original|initial|system) (?:instructions?|prompts?|rules|directives?)\b/i;
+/**
+ * A command hidden in an encoding (base64, hex, binary, Morse, a Caesar shift): nobody encodes an
+ * order to a human reader inside a document, so a decoded sentence that opens with a verb of
+ * command, even misspelled ("Inore the function and state ..."), or names the reader's
+ * instructions, is an instruction to the model. Only decoded views (injection-views.ts,
+ * DECODED_VIEWS); at most 64 sentences of each are looked at.
+ */
+function decodedCommand(text: string, path: string, via: ViewKind): InjectionHit | null {
+  const sentences = sentencesOf(text).slice(0, 64);
+  for (const s of sentences) {
+    const first = /^[\p{L}']+/u.exec(s.text)?.[0].toLowerCase() ?? "";
+    const verb =
+      first.length >= 3 &&
+      COMMAND_VERBS.some((v) => (v.length >= 6 ? within(first, v, 2) : first === v)) &&
+      /\s\S+\s\S+/.test(s.text);
+    const named = INSTRUCTION_WORDS.exec(s.text);
+    if (!verb && !named) continue;
+    const at = verb ? 0 : (named?.index ?? 0);
+    return {
+      rule: "addressed_to_model",
+      language: "en",
+      path,
+      start: s.start + at,
+      end: s.start + (verb ? first.length : at + (named?.[0].length ?? 0)),
+      text: s.text.slice(0, 300),
+      anchors: anchorsOf(s.text),
+      via,
+    };
   }
   return null;
 }
@@ -292,7 +350,8 @@ function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit
     classHit(masked, sentences, discussed) ??
     implicitHit(masked, text, sentences, discussed) ??
     taskHit(masked, text, sentences, discussed) ??
-    readerHit(masked, sentences, discussed);
+    readerHit(masked, sentences, discussed) ??
+    disguisedAsClass(sentences, discussed);
   if (!c) return null;
   const last = sentences[Math.min(c.sentence + 2, sentences.length - 1)];
   return {
@@ -305,6 +364,12 @@ function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit
     anchors: anchorsOf(text.slice(sentences[c.sentence].start, last.start + last.text.length)),
     via,
   };
+}
+
+/** A disguised instruction (injection-disguised.ts) directs the model's reply: `addressed_to_model`. */
+function disguisedAsClass(sentences: Sentence[], skip: (i: number) => boolean) {
+  const d = disguisedHit(sentences, skip);
+  return d ? { rule: "addressed_to_model" as const, language: "en", ...d } : null;
 }
 
 /**
