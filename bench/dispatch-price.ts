@@ -36,7 +36,7 @@ import { deliveryHeaders, generateWebhookSecret } from "@cellar/shared/webhooks/
 import { attemptDelivery, type AttemptDeps, type Loaded } from "../apps/dispatcher/src/attempt";
 import { createDispatcher } from "../apps/dispatcher/src/dispatcher";
 import { fanOut } from "../apps/dispatcher/src/fanout";
-import { cachedSecretOpener } from "../apps/dispatcher/src/pieces";
+import { cachedSecretOpener } from "../apps/dispatcher/src/resources";
 import { pinnedFetch } from "../apps/dispatcher/src/pinned-fetch";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { statementsPerDelivery, tableDelta, tableWrites } from "./lib/dispatch-parts";

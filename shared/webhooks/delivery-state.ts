@@ -13,7 +13,28 @@ import type postgres from "postgres";
  *   anything older than the retention ──prune──► deleted (attempts cascade)
  */
 
-export type DeliveryStatus = "pending" | "delivered" | "failed" | "stopped";
+/**
+ * A delivery's statuses and which may follow which: the state machine this module owns (the
+ * diagram above). Every transition below moves a row along one of these edges and no other
+ * (test/webhook-delivery-states.test.ts). The attempt records (recordSuccesses, recordFailure)
+ * do not check the status themselves: their caller records only attempts of rows it found
+ * pending (apps/dispatcher/src/attempt.ts, prepare).
+ */
+export const DELIVERY_TRANSITIONS = {
+  /** recordSuccesses; recordFailure (pending again: a retry is scheduled); stop,
+   * disableSubscriptionAndStop, reconcileOrphans; releaseClaim (back to what it was) */
+  pending: ["pending", "delivered", "failed", "stopped"],
+  /** claimForResend: a finished delivery back to pending for one manual re-send */
+  delivered: ["pending"],
+  failed: ["pending"],
+  stopped: ["pending"],
+} as const;
+export type DeliveryStatus = keyof typeof DELIVERY_TRANSITIONS;
+/** What a failed attempt leaves a pending delivery: retried (pending), failed, or stopped. */
+export type StatusAfterFailure = Exclude<(typeof DELIVERY_TRANSITIONS)["pending"][number], "delivered">;
+/** Whether `to` may follow `from`. */
+export const mayFollow = (from: DeliveryStatus, to: DeliveryStatus): boolean =>
+  (DELIVERY_TRANSITIONS[from] as readonly DeliveryStatus[]).includes(to);
 type Sql = postgres.Sql | postgres.TransactionSql;
 
 export interface NewDelivery {
@@ -152,7 +173,7 @@ export interface FailureRecord {
   error: string;
   attemptedAt: Date;
   /** What the delivery becomes: pending (a retry is scheduled), failed or stopped. */
-  status: Exclude<DeliveryStatus, "delivered">;
+  status: StatusAfterFailure;
   nextAttemptAt: Date | null;
 }
 

@@ -2,9 +2,13 @@ import type { JsMsg } from "@nats-io/jetstream";
 import { createLogger } from "@cellar/shared/logger";
 import { createTopology } from "@cellar/shared/nats/topology";
 import type { Loaded, Verdict } from "../../apps/dispatcher/src/attempt.ts";
-import type { DispatchPieces } from "../../apps/dispatcher/src/pieces.ts";
+import type { DeliveryPath } from "../../apps/dispatcher/src/attempt.ts";
 
-/** Test-only: dispatcher pieces with the database, the receivers and NATS replaced by records. */
+/**
+ * Test-only: the delivery path with its outside world replaced by records: the database (`rows`),
+ * the caps (`crowded`), the send and record stages (`verdict`) and NATS (`published`; the retry
+ * jobs handed to DELIVERIES, read from their message ids, are `jobs`).
+ */
 export function fakePieces(
   opts: { rows?: Record<string, Loaded>; crowded?: boolean; verdict?: Verdict; now?: Date } = {},
 ) {
@@ -14,25 +18,30 @@ export function fakePieces(
   const now = () => opts.now ?? new Date("2026-11-21T10:00:00Z");
   const js = {
     publish: async (subject: string, data: string, o: { msgID?: string }) => {
-      published.push({ subject, body: JSON.parse(data), msgID: o.msgID });
-      return { seq: published.length };
+      const body = JSON.parse(data);
+      const handedOn = /:a(\d+)$/.exec(o.msgID ?? "");
+      if (handedOn)
+        jobs.push({ deliveryId: body.deliveryId, tenantId: body.tenantId, afterAttempt: Number(handedOn[1]) });
+      else published.push({ subject, body, msgID: o.msgID });
+      return { seq: published.length + jobs.length };
     },
   };
   const pieces = {
-    deps: { js, topology: createTopology("fake"), logger: createLogger("silent") },
-    now,
-    attemptDeps: { random: () => 0.5 },
+    resources: {
+      js,
+      topology: createTopology("fake"),
+      logger: createLogger("silent"),
+      now,
+      attempt: { random: () => 0.5 },
+      loadDelivery: async (id: string) => opts.rows?.[id],
+    },
     concurrency: 8,
-    loadDelivery: async (id: string) => opts.rows?.[id],
     crowded: () => opts.crowded ?? false,
     async attemptNow(row: Loaded, manual: boolean) {
       attempted.push({ id: row.id, manual });
       return opts.verdict ?? { action: "ack" };
     },
-    async publishJob(deliveryId: string, tenantId: string, afterAttempt: number) {
-      jobs.push({ deliveryId, tenantId, afterAttempt });
-    },
-  } as unknown as DispatchPieces;
+  } as unknown as DeliveryPath;
   return { pieces, attempted, jobs, published };
 }
 

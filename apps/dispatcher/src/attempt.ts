@@ -1,64 +1,60 @@
 import type postgres from "postgres";
-import { SecretUnreadableError } from "@cellar/shared/crypto";
+import type { JetStreamClient } from "@nats-io/jetstream";
 import type { Logger } from "@cellar/shared/logger";
-import type { Cidr } from "@cellar/shared/webhooks/address";
-import { checkDestination, type DestinationCheck, type ResolveDns } from "@cellar/shared/webhooks/destination";
-import { deliveryHeaders } from "@cellar/shared/webhooks/signing";
+import type { Topology } from "@cellar/shared/nats/topology";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
-import type { DeliveryStatus, SubscriptionTarget, SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
-import { MAX_ATTEMPTS, parseRetryAfter, retryDelayForAttempt, RETRY_HORIZON_MS } from "./retry.ts";
+import type { DeliveryStatus, StatusAfterFailure, SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
+import {
+  createFairness,
+  crowdedDelayMs,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_ENDPOINT_CONCURRENCY,
+  TENANT_SHARE,
+} from "./fairness.ts";
+import { MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, retryDelayForAttempt, RETRY_HORIZON_MS } from "./retry.ts";
+import { send, type SendDeps, type SendResult, type SendTarget } from "./send.ts";
 
 /**
- * Sends one request to the validated `address` only (never a fresh DNS lookup) and must not
- * follow redirects. Production pins the connection to the address; tests pass global fetch,
- * which msw intercepts.
+ * The delivery path (docs/webhooks.md "Delivery"). One function, `attempt`, takes a delivery
+ * wherever it comes from: a first attempt right after the fan-out (the MATURED consumer,
+ * matured.ts), or a retry, a manual resend or a handed-on first attempt (the DELIVERIES
+ * consumer, delivery-attempts.ts). Its stages follow one another in this file, as the path goes,
+ * in the manner of Svix's worker:
+ *
+ *   prepare   the pending row, due now, its destination host and tenant not crowded;
+ *   send      within the caps (send.ts): the destination re-checked, the stored body signed, POSTed;
+ *   record    the attempt and the delivery's next status through the state machine
+ *             (shared/webhooks/delivery-state.ts), and the subscription's health.
+ *
+ * Its one result is a Verdict. Each consumer maps it once at its edge: DELIVERIES to its
+ * message's outcome (streamOutcome), MATURED to a retry job handed on (handOn). The receiver's
+ * classified answer (send.ts's SendResult) is the record stage's input, never returned.
  */
-export type DeliveryFetch = (
-  url: string,
-  init: RequestInit & { redirect: "manual" },
-  target: { address: string; hostname: string },
-) => Promise<Response>;
 
-export interface AttemptDeps {
-  sql: postgres.Sql;
-  logger: Logger;
-  /**
-   * Decrypts a sealed secret with its subscription id as associated data (cached by ciphertext,
-   * so a rotation is picked up at once); throws SecretUnreadableError when no key opens it.
-   */
-  openSecret: (sealed: string, subscriptionId: string) => Promise<string>;
-  /** Batched deliveryState.recordSuccesses. */
-  recordSuccess: (rec: SuccessRecord) => Promise<void>;
-  fetch: DeliveryFetch;
-  resolveDns: ResolveDns;
-  allowlist: Cidr[];
-  /** Verdicts for URLs whose host is an IP literal: no DNS involved, so they cannot change. */
-  literalCache?: Map<string, DestinationCheck>;
-  now: () => Date;
-  retryTimeScale: number;
-  timeoutMs: number;
-  random: () => number;
+/** One delivery to attempt. */
+export interface DeliveryWork {
+  deliveryId: string;
+  /** The row when the caller has it already (a fresh fan-out): no load query. */
+  row?: Loaded;
+  /** A manual resend: attempted at once, and final. */
+  manual: boolean;
+  /** How many times the stream has handed the message over (spreads out crowded retries). */
+  deliveryCount: number;
 }
 
 /**
- * The one result of the delivery path (delivery-attempts.ts), from the receiver's classified answer to
- * the stream's ack: `ack` = nothing left to do (delivered, or done before); `term` = finished
- * without success; `nak` = try again in `delayMs`, the retry job carrying on after attempt
- * `afterAttempt` (filled in by the path). Each consumer maps it once: DELIVERIES to its
- * message's outcome, MATURED to a retry job handed on.
+ * The one result of the delivery path: `ack` = nothing left to do (delivered, or done before);
+ * `term` = finished without success; `nak` = try again in `delayMs`, after attempt
+ * `afterAttempt` (filled in by `attempt`: the retry job's message id carries it).
  */
 export type Verdict =
   | { action: "ack" }
   | { action: "term"; reason: string }
   | { action: "nak"; delayMs: number; afterAttempt?: number };
 
-/** Failures for this long without one success disable the subscription (contract: Limits). */
-export const FAILING_DISABLE_MS = 5 * 24 * 3600 * 1000;
-
-export interface Loaded extends SubscriptionTarget {
-  id: string;
+/** A delivery row with its subscription: what the path attempts. */
+export interface Loaded extends SendTarget {
   tenant_id: string;
-  body: string;
   status: DeliveryStatus;
   attempts: number;
   next_attempt_at: Date | null;
@@ -66,54 +62,108 @@ export interface Loaded extends SubscriptionTarget {
   created_at: Date;
 }
 
-/** Delivery rows with their subscription, in the order of `ids` (undefined = gone). */
-export async function loadDeliveries(sql: postgres.Sql, ids: string[]): Promise<Array<Loaded | undefined>> {
-  const rows = await sql<Loaded[]>`
-    select d.id, d.tenant_id, d.body, d.status, d.attempts, d.next_attempt_at, d.created_at, d.subscription_id, s.url, s.enabled, s.secret_encrypted,
-      s.previous_secret_encrypted, s.previous_secret_expires_at
-    from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
-    where d.id = any(${ids}::text[])`;
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => byId.get(id));
+/** What the send and record stages use. */
+export interface AttemptDeps extends SendDeps {
+  sql: postgres.Sql;
+  /** Batched deliveryState.recordSuccesses. */
+  recordSuccess: (rec: SuccessRecord) => Promise<void>;
+  now: () => Date;
+  retryTimeScale: number;
+  random: () => number;
 }
 
-/** The receiver's answer (or its absence) classified: the input of the record stage. */
-export type SendResult =
-  | { kind: "delivered"; statusCode: number }
-  | { kind: "failed"; statusCode: number | null; error: string; retryAfterMs?: number | null }
-  | { kind: "disable"; statusCode: number | null; error: string; reason: string };
+/** The infrastructure the path reads (resources.ts builds it, with more). */
+export interface PathResources {
+  sql: postgres.Sql;
+  js: JetStreamClient;
+  topology: Topology;
+  logger: Logger;
+  now: () => Date;
+  attempt: AttemptDeps;
+  /** A delivery row with its subscription (undefined = gone); many loads share one query. */
+  loadDelivery(id: string): Promise<Loaded | undefined>;
+}
+
+/** The path's caps and its observer (DispatcherDeps carries them). */
+export interface PathOptions {
+  /** Attempts in flight per process. */
+  concurrency?: number;
+  /** Attempts in flight per destination host per process (contract: platform-set). */
+  endpointConcurrency?: number;
+  /** Attempts in flight per tenant per process (default: TENANT_SHARE of `concurrency`). */
+  tenantConcurrency?: number;
+  /** Test and metrics hook: runs after each attempt is recorded. */
+  onAttempt?: (info: { deliveryId: string; attempt: number; verdict: Verdict }) => void;
+}
+
+/** The path's infrastructure and its caps (test/helpers/dispatch-pieces.ts fakes this shape). */
+export interface DeliveryPath {
+  resources: PathResources;
+  /** Attempts in flight per process (the DELIVERIES consumer's budget). */
+  concurrency: number;
+  /** The destination host or the tenant already holds its share of slots (fairness.ts). */
+  crowded(row: Loaded): boolean;
+  /** Send, within the destination host's, the tenant's and the process's caps, then record. */
+  attemptNow(row: Loaded, manual: boolean): Promise<Verdict>;
+}
+
+/** The path over `resources`, with this process's fairness caps (fairness.ts). */
+export function createDeliveryPath(resources: PathResources, opts: PathOptions = {}): DeliveryPath {
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+  const fairness = createFairness({
+    concurrency,
+    hostCap: opts.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY,
+    tenantCap: opts.tenantConcurrency ?? Math.max(1, Math.floor(concurrency * TENANT_SHARE)),
+  });
+  const fairKey = (row: Loaded) => ({ tenantId: row.tenant_id, url: row.url });
+  return {
+    resources,
+    concurrency,
+    crowded: (row) => fairness.crowded(fairKey(row)),
+    async attemptNow(row, manual) {
+      const verdict = await attemptDelivery(resources.attempt, row, manual, () => fairness.acquire(fairKey(row)));
+      opts.onAttempt?.({ deliveryId: row.id, attempt: row.attempts + 1, verdict });
+      if (verdict.action === "term")
+        resources.logger.info("delivery finished without success", { deliveryId: row.id, reason: verdict.reason });
+      return verdict;
+    },
+  };
+}
+
+/** The delivery path: prepare, then send and record (one attempt). A nak says after which attempt. */
+export async function attempt(path: DeliveryPath, work: DeliveryWork): Promise<Verdict> {
+  const ready = await prepare(path, work);
+  if (!("id" in ready)) return ready;
+  const verdict = await path.attemptNow(ready, work.manual);
+  return verdict.action === "nak" ? { ...verdict, afterAttempt: ready.attempts + 1 } : verdict;
+}
 
 /**
- * What follows a failed attempt (pure): retry per the curve, stretched by Retry-After but never
- * past RETRY_HORIZON_MS from the delivery's creation (the job must still exist when the retry
- * comes due), or give up. An attempt at or past the horizon, the ninth, or a manual one is final.
+ * Stage 1: the pending row, due now and not crowded. A row whose next attempt has not come
+ * (a job handed on after a failed first attempt arrives at once) waits it out, at most the
+ * longest Retry-After at a time; a crowded destination or tenant should not hold every slot of
+ * this process, so the delivery comes back shortly. A manual resend does not wait.
  */
-export function planAfterFailure(
-  row: Pick<Loaded, "attempts" | "created_at">,
-  outcome: Exclude<SendResult, { kind: "delivered" }>,
-  manual: boolean,
-  startedAt: Date,
-  opts: Pick<AttemptDeps, "retryTimeScale" | "random">,
-): { verdict: Verdict; status: Exclude<DeliveryStatus, "delivered">; nextAttemptAt: Date | null } {
-  const attempt = row.attempts + 1;
-  if (outcome.kind === "disable")
-    return { verdict: { action: "term", reason: outcome.reason }, status: "stopped", nextAttemptAt: null };
-  const horizon = row.created_at.getTime() + RETRY_HORIZON_MS;
-  if (manual || attempt >= MAX_ATTEMPTS || startedAt.getTime() >= horizon) {
-    return {
-      verdict: { action: "term", reason: manual ? "manual attempt failed" : "last attempt failed" },
-      status: "failed",
-      nextAttemptAt: null,
-    };
-  }
-  const curve = retryDelayForAttempt(attempt + 1, opts.retryTimeScale, opts.random);
-  // Retry-After moves the next attempt later, never earlier (contract: Delivery rules 8).
-  const delayMs = Math.max(1, Math.min(Math.max(curve, outcome.retryAfterMs ?? 0), horizon - startedAt.getTime()));
-  return {
-    verdict: { action: "nak", delayMs },
-    status: "pending",
-    nextAttemptAt: new Date(startedAt.getTime() + delayMs),
-  };
+async function prepare(path: DeliveryPath, work: DeliveryWork): Promise<Loaded | Verdict> {
+  const row = await pendingRow(path, work);
+  if (!("id" in row)) return row;
+  const { now, attempt: a } = path.resources;
+  const due = row.next_attempt_at && !work.manual ? row.next_attempt_at.getTime() - now().getTime() : 0;
+  if (due > 0) return { action: "nak", delayMs: Math.min(due, MAX_RETRY_AFTER_MS), afterAttempt: row.attempts };
+  if (path.crowded(row))
+    return { action: "nak", delayMs: crowdedDelayMs(work.deliveryCount, a.random), afterAttempt: row.attempts };
+  return row;
+}
+
+/**
+ * The delivery's row while it is still pending: `term` when it is gone (subscription deleted or
+ * pruned), `ack` when it is finished already (a redelivered job, a replayed event).
+ */
+export async function pendingRow(path: DeliveryPath, work: Pick<DeliveryWork, "deliveryId" | "row">) {
+  const row = work.row ?? (await path.resources.loadDelivery(work.deliveryId));
+  if (!row) return { action: "term", reason: "delivery no longer exists" } as const;
+  if (row.status !== "pending") return { action: "ack" } as const;
+  return row;
 }
 
 /** Waits for the right to contact the destination; returns its release (fairness.ts). */
@@ -121,10 +171,10 @@ export type Slot = () => Promise<() => void>;
 const noSlot: Slot = async () => () => {};
 
 /**
- * One attempt of one delivery, in two stages: `send` (re-validates the destination, signs the
- * stored body, POSTs it, classifies the answer) and `record` (the attempt, the delivery's next
- * status and the subscription's health). Expected receiver behaviour (410, timeouts) is data
- * here, never an exception. `slot` is held for the send only: it caps what a destination and a
+ * Stages 2 and 3, one attempt of a prepared delivery: `send` (send.ts: re-validates the
+ * destination, signs the stored body, POSTs it, classifies the answer) and `record` (the
+ * attempt, the delivery's next status and the subscription's health). `slot` is held for the
+ * send only: it caps what a destination and a
  * tenant have in flight, and the record (a batched statement, a few ms under load) is no work
  * of the destination's. Holding it through the record made a fast receiver's slots look busy,
  * and a busy host's first attempts crowded out to DELIVERIES.
@@ -198,119 +248,38 @@ async function record(
     : plan.verdict;
 }
 
-/** How much of a receiver's answer is read (raw bytes, never inflated); the rest is cancelled. */
-export const RESPONSE_PREFIX_BYTES = 4 * 1024;
+/** Failures for this long without one success disable the subscription (contract: Limits). */
+export const FAILING_DISABLE_MS = 5 * 24 * 3600 * 1000;
 
 /**
- * Everything an attempt waits on (DNS, connect, the answer's prefix) runs under one deadline of
- * `timeoutMs`, so a resolver that never answers is a timed-out attempt like a silent receiver.
+ * What follows a failed attempt (pure): retry per the curve, stretched by Retry-After but never
+ * past RETRY_HORIZON_MS from the delivery's creation (the job must still exist when the retry
+ * comes due), or give up. An attempt at or past the horizon, the ninth, or a manual one is final.
  */
-async function send(deps: AttemptDeps, row: Loaded, at: Date): Promise<SendResult> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), deps.timeoutMs);
-  const timedOut = (): SendResult => ({
-    kind: "failed",
-    statusCode: null,
-    error: `timeout after ${deps.timeoutMs} ms`,
-  });
-  try {
-    const dest = await untilAborted(
-      checkDestination(row.url, {
-        resolveDns: deps.resolveDns,
-        allowlist: deps.allowlist,
-        literalCache: deps.literalCache,
-      }),
-      controller.signal,
-    );
-    if (!dest) return timedOut();
-    if (!dest.ok) {
-      if (dest.problem === "private_address")
-        return { kind: "disable", statusCode: null, error: `destination ${dest.message}`, reason: "private_address" };
-      return { kind: "failed", statusCode: null, error: `destination url ${dest.message}` };
-    }
-    let secrets: string[];
-    try {
-      secrets = [await deps.openSecret(row.secret_encrypted, row.subscription_id)];
-      if (
-        row.previous_secret_encrypted &&
-        row.previous_secret_expires_at &&
-        row.previous_secret_expires_at.getTime() > at.getTime()
-      ) {
-        secrets.push(await deps.openSecret(row.previous_secret_encrypted, row.subscription_id));
-      }
-    } catch (err) {
-      if (!(err instanceof SecretUnreadableError)) throw err;
-      // Recorded like any failed attempt (and retried): an operator who restores the key fixes it.
-      deps.logger.error("webhook secret cannot be opened", {
-        subscriptionId: row.subscription_id,
-        deliveryId: row.id,
-        err,
-      });
-      return { kind: "failed", statusCode: null, error: `webhook secret cannot be opened: ${err.message}` };
-    }
-    const res = await deps.fetch(
-      dest.url.toString(),
-      {
-        method: "POST",
-        headers: deliveryHeaders(secrets, row.id, at, row.body),
-        body: row.body,
-        redirect: "manual",
-        signal: controller.signal,
-      },
-      { address: dest.address, hostname: dest.hostname },
-    );
-    await readPrefix(res, RESPONSE_PREFIX_BYTES);
-    const code = res.status;
-    if (code >= 200 && code < 300) return { kind: "delivered", statusCode: code };
-    if (code >= 300 && code < 400)
-      return { kind: "disable", statusCode: code, error: `redirect (${code}) not followed`, reason: "redirect" };
-    if (code === 410) return { kind: "disable", statusCode: code, error: "endpoint gone (410)", reason: "gone" };
-    const retryAfterMs = code === 429 || code === 408 ? parseRetryAfter(res.headers.get("retry-after"), at) : null;
-    return { kind: "failed", statusCode: code, error: `HTTP ${code}`, retryAfterMs };
-  } catch (err) {
-    if (controller.signal.aborted) return timedOut();
-    return { kind: "failed", statusCode: null, error: `connection failed: ${connectionErrorText(err)}` };
-  } finally {
-    clearTimeout(timer);
+export function planAfterFailure(
+  row: Pick<Loaded, "attempts" | "created_at">,
+  outcome: Exclude<SendResult, { kind: "delivered" }>,
+  manual: boolean,
+  startedAt: Date,
+  opts: Pick<AttemptDeps, "retryTimeScale" | "random">,
+): { verdict: Verdict; status: StatusAfterFailure; nextAttemptAt: Date | null } {
+  const attempt = row.attempts + 1;
+  if (outcome.kind === "disable")
+    return { verdict: { action: "term", reason: outcome.reason }, status: "stopped", nextAttemptAt: null };
+  const horizon = row.created_at.getTime() + RETRY_HORIZON_MS;
+  if (manual || attempt >= MAX_ATTEMPTS || startedAt.getTime() >= horizon) {
+    return {
+      verdict: { action: "term", reason: manual ? "manual attempt failed" : "last attempt failed" },
+      status: "failed",
+      nextAttemptAt: null,
+    };
   }
-}
-
-/** `work`'s result, or undefined once `signal` aborts (the work itself is left to finish). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-/**
- * Reads at most `max` bytes of the answer, then cancels the rest: a receiver cannot hold the
- * attempt or the dispatcher's memory with a long or endless body. Nothing read is kept.
- */
-async function readPrefix(res: Response, max: number): Promise<void> {
-  if (!res.body) return;
-  const reader = res.body.getReader();
-  let read = 0;
-  try {
-    while (read < max) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      read += value.byteLength;
-    }
-  } catch {
-    return; // a broken answer after the status line changes nothing about the status
-  }
-  await reader.cancel().catch(() => {});
-}
-
-/**
- * The error's code or a short message, with IP literals removed: the attempt record is shown to
- * tenant admins, and the address a name resolved to (maybe internal) is not theirs to learn.
- */
-function connectionErrorText(err: unknown): string {
-  const e = err as { code?: unknown; message?: unknown };
-  const text = typeof e?.code === "string" && e.code ? e.code : String(e?.message ?? err);
-  return text.replace(/\[?[0-9a-fA-F]*:[0-9a-fA-F:.]+\]?|\b\d{1,3}(\.\d{1,3}){3}\b/g, "<address>").slice(0, 300);
+  const curve = retryDelayForAttempt(attempt + 1, opts.retryTimeScale, opts.random);
+  // Retry-After moves the next attempt later, never earlier (contract: Delivery rules 8).
+  const delayMs = Math.max(1, Math.min(Math.max(curve, outcome.retryAfterMs ?? 0), horizon - startedAt.getTime()));
+  return {
+    verdict: { action: "nak", delayMs },
+    status: "pending",
+    nextAttemptAt: new Date(startedAt.getTime() + delayMs),
+  };
 }

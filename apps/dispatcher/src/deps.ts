@@ -7,10 +7,12 @@ import type { Topology } from "@cellar/shared/nats/topology";
 import type { ConsumeDeps } from "@cellar/shared/nats/consume";
 import type { Cidr } from "@cellar/shared/webhooks/address";
 import type { ResolveDns } from "@cellar/shared/webhooks/destination";
-import type { DeliveryFetch, Verdict } from "./attempt.ts";
+import type { PathOptions } from "./attempt.ts";
 import type { EvaluationRunnerOptions } from "./evaluations/runner.ts";
+import type { DeliveryFetch } from "./send.ts";
 
-export interface DispatcherDeps {
+/** The dispatcher's deps: its infrastructure (resources.ts), the delivery path's caps (PathOptions), its options. */
+export interface DispatcherDeps extends PathOptions {
   sql: postgres.Sql;
   /** Accepted for symmetry with the other apps; the dispatcher uses raw `sql` only. */
   db?: Db;
@@ -29,16 +31,8 @@ export interface DispatcherDeps {
   timeoutMs?: number;
   /** WEBHOOK_INSECURE_ALLOWLIST (comma-separated CIDRs) or parsed CIDRs. */
   insecureAllowlist?: string | string[] | Cidr[];
-  /** Attempts in flight per process. */
-  concurrency?: number;
-  /** Attempts in flight per destination host per process (contract: platform-set). */
-  endpointConcurrency?: number;
-  /** Attempts in flight per tenant per process (default: TENANT_SHARE of `concurrency`). */
-  tenantConcurrency?: number;
   pruneIntervalMs?: number;
   retentionMs?: number;
-  /** Test and metrics hook: runs after each attempt is recorded. */
-  onAttempt?: (info: { deliveryId: string; attempt: number; verdict: Verdict }) => void;
   /** Online evaluations (docs/evaluations.md): judge timeout (EVALUATION_TIMEOUT_SECONDS x 1000) and runner options. */
   evaluations?: EvaluationRunnerOptions & { timeoutMs?: number };
   /** Consume runtime overrides: failure policy (tests shorten backoffs), dead-letter hook. */
@@ -46,5 +40,3 @@ export interface DispatcherDeps {
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
-export const DEFAULT_CONCURRENCY = 256;
-export const DEFAULT_ENDPOINT_CONCURRENCY = 32;

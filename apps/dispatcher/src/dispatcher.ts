@@ -1,32 +1,29 @@
 import { deliveriesStream, maturedStream } from "@cellar/shared/nats/catalogue";
 import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats/consume";
+import { createDeliveryPath } from "./attempt.ts";
 import { handleDeliveryAttempt, moveRetiredJob } from "./delivery-attempts.ts";
 import type { DispatcherDeps } from "./deps.ts";
 import { batchedFanOut, handleMatured } from "./matured.ts";
-import { createDispatchPieces, createDispatchResources } from "./pieces.ts";
+import { createDispatchResources } from "./resources.ts";
 import { startEvaluationRunner } from "./evaluations/runner.ts";
 import { startRunWorker } from "./evaluations/runs.ts";
 import { DEFAULT_JUDGE_TIMEOUT_MS } from "./evaluations/judge.ts";
 import { pruneHistory, RETENTION_MS } from "./prune.ts";
 
-export {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_ENDPOINT_CONCURRENCY,
-  DEFAULT_TIMEOUT_MS,
-  type DispatcherDeps,
-} from "./deps.ts";
+export { DEFAULT_TIMEOUT_MS, type DispatcherDeps } from "./deps.ts";
+export { DEFAULT_CONCURRENCY, DEFAULT_ENDPOINT_CONCURRENCY } from "./fairness.ts";
 
 /**
  * MATURED -> delivery rows -> first attempt -> DELIVERIES for the retry curve; plus pruning.
- * Both consumers, MATURED's (matured.ts: fan-out, then first attempts) and DELIVERIES'
- * (retries, the retired consumer's jobs), enter one delivery path (delivery-attempts.ts:
- * prepare, then send and record in attempt.ts) over the resources and caps of pieces.ts.
+ * Both consumers, MATURED's (matured.ts: fan-out, then first attempts, and the rule of which
+ * message owns which delivery) and DELIVERIES' (retries, the retired consumer's jobs), enter one
+ * delivery path (attempt.ts: prepare, send, record).
  */
 export function createDispatcher(deps: DispatcherDeps) {
-  // The infrastructure once (pieces.ts); everything below reads it from here.
+  // The infrastructure once (resources.ts); everything below reads it from here.
   const resources = createDispatchResources(deps);
-  const pieces = createDispatchPieces(deps, resources);
-  const fanOutOne = batchedFanOut(pieces);
+  const path = createDeliveryPath(resources, deps);
+  const fanOutOne = batchedFanOut(resources);
   const loops: ConsumeLoop[] = [];
   let pruneTimer: ReturnType<typeof setInterval> | undefined;
   let pruning: Promise<unknown> = Promise.resolve();
@@ -50,14 +47,14 @@ export function createDispatcher(deps: DispatcherDeps) {
       loops.push(
         consume(maturedStream, runtime, {
           each: { maxInFlight: 1000 },
-          handle: (d) => handleMatured(pieces, fanOutOne, d),
+          handle: (d) => handleMatured(path, fanOutOne, d),
         }),
       );
       loops.push(
         consume(deliveriesStream, runtime, {
-          each: { maxInFlight: pieces.concurrency },
-          handle: (d) => handleDeliveryAttempt(pieces, d),
-          retired: (d) => moveRetiredJob(pieces, d),
+          each: { maxInFlight: path.concurrency },
+          handle: (d) => handleDeliveryAttempt(path, d),
+          retired: (d) => moveRetiredJob(path, d),
         }),
       );
       const evaluation = {

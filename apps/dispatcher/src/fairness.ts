@@ -18,6 +18,11 @@ export interface FairnessOptions {
   now?: () => number;
 }
 
+/** Attempts in flight per process, all tenants (DispatcherDeps.concurrency). */
+export const DEFAULT_CONCURRENCY = 256;
+/** Attempts in flight per destination host per process (DispatcherDeps.endpointConcurrency). */
+export const DEFAULT_ENDPOINT_CONCURRENCY = 32;
+
 /** The share of the process's attempt slots one tenant may hold (the rest stay free for others). */
 export const TENANT_SHARE = 0.25;
 

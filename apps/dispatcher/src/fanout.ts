@@ -34,7 +34,7 @@ export interface PendingDelivery {
  * every row. Each event's body is serialized once, around its deliveries' ids (deliveryBodyParts),
  * and the ids are drawn together. Returns the deliveries still pending for these events, each
  * marked `fresh` when this call inserted it; the caller decides whether it owns the others
- * (ownedBy in matured.ts). Rows are unique per (subscription, event): a re-selected trace is a
+ * (the ownership rule: ownedBy in matured.ts). Rows are unique per (subscription, event): a re-selected trace is a
  * duplicate, not a second delivery.
  *
  * Not one statement: matching, inserting and returning in one statement (a8f1b37) cost more

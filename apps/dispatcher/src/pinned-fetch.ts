@@ -1,5 +1,5 @@
 import { checkServerIdentity } from "node:tls";
-import type { DeliveryFetch } from "./attempt.ts";
+import type { DeliveryFetch } from "./send.ts";
 
 /**
  * Connects to the address the destination check validated, not to whatever the host name

@@ -3,7 +3,7 @@ import type { Cidr } from "@cellar/shared/webhooks/address";
 import { checkDestination, type DestinationCheck, type ResolveDns } from "@cellar/shared/webhooks/destination";
 import type { EvaluatorOutput, JudgeSpec } from "@cellar/shared/evaluations/definition";
 import { answerSchema } from "@cellar/shared/evaluations/prompt";
-import type { DeliveryFetch } from "../attempt.ts";
+import type { DeliveryFetch } from "../send.ts";
 import { parseRetryAfter } from "../retry.ts";
 
 /** The most of a judge's answer read (raw bytes, never inflated); a longer answer is a failure. */

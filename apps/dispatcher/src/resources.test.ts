@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { SecretBox } from "@cellar/shared/crypto";
-import { cachedSecretOpener } from "./pieces.ts";
+import { cachedSecretOpener } from "./resources.ts";
 
 test("a sealed secret is opened once per subscription and ciphertext; a failed open is tried again next time", async () => {
   const opened: string[] = [];
