@@ -81,6 +81,18 @@ const ROWS: Row[] = [
     conventions("anthropic", "claude-haiku-4-5", "length"),
     "response_cut_off",
   ],
+  // anthropicFinishReasonMap (instrumentation-anthropic, traceloop/openllmetry-js@1faf69d) maps
+  // end_turn, max_tokens, stop_sequence and tool_use; any other stop_reason is written verbatim.
+  [
+    "OpenLLMetry JS >=0.23, Anthropic refusal (unmapped, verbatim)",
+    conventions("anthropic", "claude-haiku-4-5", "refusal", ""),
+    "refusal",
+  ],
+  [
+    "OpenLLMetry JS >=0.23, Anthropic model_context_window_exceeded (unmapped, verbatim)",
+    conventions("anthropic", "claude-haiku-4-5", "model_context_window_exceeded"),
+    "response_cut_off",
+  ],
   ["OpenLLMetry JS, Cohere MAX_TOKENS (legacy)", legacy("Cohere", "command-r", "MAX_TOKENS"), "response_cut_off"],
   ["OpenLLMetry JS, Cohere ERROR_TOXIC (legacy)", legacy("Cohere", "command-r", "ERROR_TOXIC", ""), "content_filtered"],
   ["OpenLLMetry JS, Cohere COMPLETE (legacy)", legacy("Cohere", "command-r", "COMPLETE"), null],
@@ -95,6 +107,18 @@ const ROWS: Row[] = [
     "response_cut_off",
   ],
   ["OpenLLMetry Python <0.54, Anthropic refusal", legacy("Anthropic", "claude-sonnet-4-5", "refusal", ""), "refusal"],
+  // From 0.54 (span_utils.py _FINISH_REASON_MAP, traceloop/openllmetry@93429cf): the conventions'
+  // attributes, max_tokens as length, refusal written verbatim.
+  [
+    "OpenLLMetry Python >=0.54, Anthropic max_tokens (mapped to length)",
+    conventions("anthropic", "claude-sonnet-4-5", "length"),
+    "response_cut_off",
+  ],
+  [
+    "OpenLLMetry Python >=0.54, Anthropic refusal (unmapped, verbatim)",
+    conventions("anthropic", "claude-sonnet-4-5", "refusal", ""),
+    "refusal",
+  ],
   [
     "OpenLLMetry Python, Bedrock Converse context exceeded",
     conventions("aws.bedrock", "nova-pro", "model_context_window_exceeded"),
