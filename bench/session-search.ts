@@ -3,7 +3,8 @@
  * session searches (sessions/filtered with a filter, a sort and the total) through the platform
  * (apps/platform/src/main.ts in a child process) on a seeded cluster, one request in flight,
  * beside a floor measured in the same run: a bare `select 1` on a pool of the bench's own,
- * timed right after each request.
+ * timed right after each request. Reads named `traces...` are traces/filtered searches (the trace
+ * list on a metrics key, docs/performance.md "reads at 3 million").
  *
  *   bun run bench/session-search.ts --data-dir /path/m3 [--requests 200] [--reads cost,latency]
  *     [--platform-root DIR]  run another checkout's platform (a `git archive` of main with
@@ -35,9 +36,11 @@ const N = Number(args.requests);
 const keys = readSeedKeys(DATA_DIR);
 
 type Body = Record<string, unknown>;
+/** The search a read posts to: sessions/filtered unless named. */
+type Search = "sessions" | "traces";
 const f = (field: string, operator: string, value: unknown) => ({ field, operator, value });
 /** The seed's distributions (bench/seed.ts): cost 0-0.04, latencyP95Ms 0-5000, tokens 3,000-43,000. */
-const READS: Record<string, [string, Body]> = {
+const READS: Record<string, [string, Body, Search?]> = {
   cost: [
     "costUsd > 0.03 sorted by cost desc, with total",
     { filters: [f("costUsd", "gt", 0.03)], sort: { field: "costUsd", direction: "desc" } },
@@ -65,6 +68,17 @@ const READS: Record<string, [string, Body]> = {
     "costUsd > 0.03 sorted by cost desc, skipTotalCount",
     { filters: [f("costUsd", "gt", 0.03)], sort: { field: "costUsd", direction: "desc" }, skipTotalCount: true },
   ],
+  // Every seeded trace has tokens: the newest page of the service, each candidate's metric rebuilt.
+  tracesTokens: [
+    "traces metrics.totalTokens > 0, a page without total",
+    { filters: [f("metrics.totalTokens", "gt", 0)], skipTotalCount: true },
+    "traces",
+  ],
+  tracesTools: [
+    "traces metrics.toolCalls > 0, a page without total",
+    { filters: [f("metrics.toolCalls", "gt", 0)], skipTotalCount: true },
+    "traces",
+  ],
 };
 const chosen = (args.reads ?? "cost,latency").split(",").map((k) => {
   if (!READS[k]) throw new Error(`unknown read ${k}; known: ${Object.keys(READS).join(", ")}`);
@@ -80,7 +94,7 @@ await runBench("session-search", { nats: true, dataDir: DATA_DIR, migrate: !args
   const pids: Array<number | undefined> = [];
   for (const cwd of roots) {
     const { port, child } = await bench.spawnApp("platform", { cwd, env: { LOG_LEVEL: "warn" } });
-    urls.push(`http://127.0.0.1:${port}/api/v1/telemetry/otel/sessions/filtered`);
+    urls.push(`http://127.0.0.1:${port}/api/v1/telemetry/otel`);
     pids.push(child.pid);
   }
   const postmaster = postmasterPid(DATA_DIR);
@@ -94,12 +108,12 @@ await runBench("session-search", { nats: true, dataDir: DATA_DIR, migrate: !args
       .join(" ")}`,
   );
   let last = 0;
-  const once = async (url: string, body: Body) => {
+  const once = async (base: string, body: Body, search: Search = "sessions") => {
     const wait = last + 25 - performance.now();
     if (wait > 0) await Bun.sleep(wait);
     last = performance.now();
     const t0 = performance.now();
-    const res = await fetch(url, {
+    const res = await fetch(`${base}/${search}/filtered`, {
       method: "POST",
       headers,
       body: JSON.stringify({ serviceName: keys.service, ...body }),
@@ -120,8 +134,8 @@ await runBench("session-search", { nats: true, dataDir: DATA_DIR, migrate: !args
   );
   console.log(`| --- | --- | ${names.map(() => "---").join(" | ")} | --- |`);
   for (const k of chosen) {
-    const [name, body] = READS[k];
-    for (let i = 0; i < 10; i++) for (const url of urls) await once(url, body);
+    const [name, body, search] = READS[k];
+    for (let i = 0; i < 10; i++) for (const url of urls) await once(url, body, search);
     const ms = urls.map(() => [] as number[]);
     const used = urls.map(() => ({ platform: 0, postgres: 0 }));
     const floor: number[] = [];
@@ -133,7 +147,7 @@ await runBench("session-search", { nats: true, dataDir: DATA_DIR, migrate: !args
       for (const j of order) {
         const c0 = cpu(j);
         for (let i = 0; i < 10; i++) {
-          const r = await once(urls[j], body);
+          const r = await once(urls[j], body, search);
           ms[j].push(r.ms);
           floor.push(r.floor);
           answers[j] = r.text;

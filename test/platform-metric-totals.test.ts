@@ -190,3 +190,37 @@ test("the total and a page of generated metric filters, sorts and offsets are wh
     { numRuns: 40 },
   );
 }, 300_000);
+
+test("without a total, pages newest first read from the first rows (a dense filter) or by the matches are what the rows say", async () => {
+  // Filters on the analysis in base order, no total: the page is first read from the first
+  // rows in order (query/few-matches.ts denseMatchesPage), which serves a filter matching most
+  // rows; a rarer one falls back to the few matches or the walk. Cursor walks and first pages.
+  const dense: GeneratedFilter[] = [{ field: "durationMs", operator: "gte", value: 0 }];
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(fc.constant(dense), fc.array(filterArb, { minLength: 1, maxLength: 2 })),
+      fc.integer({ min: 1, max: 120 }),
+      async (filters, limit) => {
+        const want = expected(filters, undefined);
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const got = await search({
+            serviceName: "totals-bot",
+            filters,
+            limit,
+            skipTotalCount: true,
+            ...(cursor ? { cursor } : {}),
+          });
+          expect(got.pagination.total).toBeNull();
+          expect(got.pagination.hasMore).toBe(seen.length + got.sessions.length < want.length);
+          seen.push(...got.sessions.map((s: { sessionId: string }) => s.sessionId));
+          cursor = got.pagination.nextCursor ?? undefined;
+        } while (cursor && seen.length < 600);
+        expect(seen).toEqual(want.slice(0, seen.length).map((r) => r.sessionId));
+        if (!cursor) expect(seen.length).toBe(want.length);
+      },
+    ),
+    { numRuns: 25 },
+  );
+}, 300_000);

@@ -44,6 +44,10 @@ export const scores = pgTable(
     index("scores_session_idx").on(t.traceServiceId, t.sessionId, t.name).where(sql`session_id is not null`),
     index("scores_trace_idx").on(t.traceServiceId, t.traceId, t.name).where(sql`trace_id is not null`),
     index("scores_tenant_created_idx").on(t.tenantId, t.createdAt),
+    // The agreement read starts from a service's reviewer scores of one name (migration 0037).
+    index("scores_reviewer_idx")
+      .on(t.traceServiceId, t.name, t.sessionId)
+      .where(sql`source = 'reviewer' and session_id is not null`),
   ],
 );
 

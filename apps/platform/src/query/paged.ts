@@ -3,7 +3,7 @@ import type { Fragment, ReadDb } from "./db.ts";
 import { badRequest } from "@cellar/shared/errors";
 import { paginate } from "../http/schemas.ts";
 import { analysisJoin, analysisSortedPage, countsOnAnalysis, type AnalysisTable } from "./analysis-path.ts";
-import { fewMatchesPage } from "./few-matches.ts";
+import { denseMatchesPage, fewMatchesPage } from "./few-matches.ts";
 import {
   compileFilters,
   compileSort,
@@ -114,7 +114,10 @@ function planSearch(sql: Sql, spec: SearchSpec, q: PagedQuery) {
   };
 }
 
-/** The page (one row more than asked) and, unless skipped, the total: few matches, or both at once. */
+/**
+ * The page (one row more than asked) and, unless skipped, the total: a filter on the analysis
+ * read in base order tries its dense case, then its few matches (./few-matches.ts); else both at once.
+ */
 async function readSearch(
   db: ReadDb,
   sql: Sql,
@@ -122,8 +125,25 @@ async function readSearch(
   q: PagedQuery,
   plan: SearchPlan,
 ): Promise<[postgres.Row[], { n: number }[] | null]> {
+  const onAnalysis = spec.analysis && countsOnAnalysis(plan.byAnalysis) && !plan.sortSpec.joined;
+  const dense =
+    onAnalysis && q.skipTotalCount && (plan.cursor || q.offset === 0)
+      ? await denseMatchesPage({
+          sql: db,
+          base: plan.baseTable,
+          alias: spec.alias,
+          scope: spec.scope,
+          join: plan.join,
+          where: plan.where,
+          seek: plan.seek,
+          select: plan.select,
+          order: plan.order,
+          want: q.limit + 1,
+        })
+      : null;
+  if (dense) return [dense, null];
   const few =
-    spec.analysis && countsOnAnalysis(plan.byAnalysis) && !plan.sortSpec.joined
+    onAnalysis && spec.analysis
       ? await fewMatchesPage({
           sql: db,
           analysis: spec.analysis,

@@ -135,17 +135,28 @@ export async function submitReview(
 
 /**
  * How often the judge agreed with reviewers on the sessions both scored: each reviewer score of
- * the evaluator's name against the evaluator's current score of that session.
+ * the evaluator's name against the evaluator's current score of that session. Driven from the
+ * reviews (few) through their partial index (migration 0037), each looking up the judge's score
+ * of its session by scores_session_idx: the join the other way read every score of the service
+ * (a hash join over every judgement, linear in them: 41-44 ms p99 at 60,000 judgements,
+ * docs/performance.md); now linear in the reviews. An evaluator's scores carry its name (fixed
+ * at creation), so matching the reviews on `e.name` pairs the same rows as matching them on each
+ * judge score's name.
  */
 export async function evaluatorAgreement(
   sql: Sql,
-  e: { id: string; trace_service_id: string; definition: { output: EvaluatorOutput } },
+  e: { id: string; name: string; trace_service_id: string; definition: { output: EvaluatorOutput } },
 ) {
+  // `offset 0` keeps the judge's side a lookup per review: pulled up into a plain join, the
+  // planner hash-joins it over every judgement again.
   const rows = await sql`
     select j.value as jv, j.label as jl, r.value as rv, r.label as rl
-    from scores j join scores r on r.trace_service_id = j.trace_service_id and r.session_id = j.session_id and r.name = j.name
-      and r.source = 'reviewer'
-    where j.trace_service_id = ${e.trace_service_id} and j.source = 'evaluator' and j.evaluator_id = ${e.id} and j.session_id is not null
+    from scores r cross join lateral (
+      select j.value, j.label from scores j
+      where j.trace_service_id = r.trace_service_id and j.session_id = r.session_id and j.name = r.name
+        and j.source = 'evaluator' and j.evaluator_id = ${e.id}
+      offset 0) j
+    where r.trace_service_id = ${e.trace_service_id} and r.source = 'reviewer' and r.name = ${e.name} and r.session_id is not null
     limit 100000`;
   const kind = e.definition.output.kind;
   const a =

@@ -35,8 +35,9 @@ export const TRACE_FILTERS: FilterSet = {
     expr: (sql, name) => {
       const base = traceMetricBaseValueSql(name);
       const v = base ? sql.unsafe(base) : sql`(${sql.unsafe(traceMetricSource(name))} -> ${name})`;
-      // The value computed once (a base key may read the trace row).
-      return sql`(select case when jsonb_typeof(x.v) = 'number' then (x.v #>> '{}')::float8 end from (select ${v} as v) x)`;
+      // The value computed once (a base key may read the trace row): `offset 0` keeps the planner
+      // from pulling it up into both of its uses (two reads of the trace row per candidate).
+      return sql`(select case when jsonb_typeof(x.v) = 'number' then (x.v #>> '{}')::float8 end from (select ${v} as v offset 0) x)`;
     },
   },
 };
