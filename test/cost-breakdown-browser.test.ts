@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { setPassword } from "@cellar/shared/admin/signin";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { launchChromium, testOutputDir } from "./helpers/browser";
+import { type launchChromium, launchBeside, signInOnPage, stopDashboardTest, testOutputDir } from "./helpers/browser";
 import { otlpChat } from "./helpers/otlp-chat";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -49,14 +49,7 @@ function raw(i: number, model: string, usage: Record<string, unknown>, tier?: st
 }
 
 beforeAll(async () => {
-  const [launched] = await Promise.all([
-    launchChromium(),
-    (async () => {
-      stack = await createTestStack({ windowSeconds: 1 });
-    })(),
-  ]);
-  browser = launched;
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  ({ browser, page, stack } = await launchBeside(() => createTestStack({ windowSeconds: 1 })));
   const t = await bootstrapTenant(stack.database.db, { name: "costs", email: EMAIL });
   platformKey = t.platformKey;
   await setPassword(stack.database.db, { userId: t.ownerId, password: PASSWORD });
@@ -115,19 +108,9 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${stack.platform.server!.port}`;
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.platform.stop().catch(() => {});
-  await stack?.stop();
-});
+afterAll(() => stopDashboardTest(browser, stack));
 
-test("signs in", async () => {
-  await page.goto(`${base}/sign-in`);
-  await page.getByLabel("Email").fill(EMAIL);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Sessions" }).waitFor();
-});
+test("signs in", () => signInOnPage(page, base, EMAIL, PASSWORD));
 
 test("the session page lists every call's lines, and its total is the sum of them all", async () => {
   // What the platform says, to compare the page with.
