@@ -12,7 +12,7 @@ export interface DerivedSpan {
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 /** 8 hex digits of a 32-bit value (a table: `toString(16).padStart` was a tenth of the analysis). */
-const hex8 = (n: number) => HEX[n >>> 24] + HEX[(n >>> 16) & 255] + HEX[(n >>> 8) & 255] + HEX[n & 255];
+export const hex8 = (n: number) => HEX[n >>> 24] + HEX[(n >>> 16) & 255] + HEX[(n >>> 8) & 255] + HEX[n & 255];
 
 /**
  * A stable hex id from parts (FNV-1a 64-bit x2): replays derive the same ids. The 64-bit

@@ -1,6 +1,6 @@
 import { costOfResponse } from "@cellar/shared/pricing/breakdown";
 import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
-import { stableId16 } from "@cellar/shared/spans";
+import { stableHex16 } from "./fnv.ts";
 import { REFUSAL_MAX_READ } from "./refusal.ts";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript.ts";
 
@@ -44,6 +44,28 @@ export interface ModelCall {
   itemId: string | null;
 }
 
+/**
+ * Names a price book gives models, looked up once per model, book and minute: every trace of a
+ * chunk names the same few models, and each lookup normalises the name and resolves it twice or
+ * more (2.4% of a maturation's processor CPU, looked up per trace). The book resolves a name at
+ * the current time, remembered per minute (shared/pricing/table.ts `match`): so is this.
+ */
+const canonicalMemo = new WeakMap<PriceBook, { minute: number; names: Map<string | null, string | null> }>();
+function canonicalNames(prices: PriceBook): (name: string | null) => string | null {
+  const minute = Math.floor(Date.now() / 60_000);
+  let memo = canonicalMemo.get(prices);
+  if (!memo || memo.minute !== minute || memo.names.size > 1_000) {
+    memo = { minute, names: new Map() };
+    canonicalMemo.set(prices, memo);
+  }
+  const names = memo.names;
+  return (name) => {
+    let known = names.get(name);
+    if (known === undefined) names.set(name, (known = prices.canonicalModel(name)));
+    return known;
+  };
+}
+
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /**
@@ -55,19 +77,12 @@ export function callsOfTrace(
   consumedTools: string[],
   prices: PriceBook = DEFAULT_PRICE_BOOK,
 ): ModelCall[] {
-  const { canonicalModel } = prices;
   const responses: any[] = Array.isArray(t.payload.responses) ? t.payload.responses : [];
   const startMs = t.startTime.getTime();
   const step = (t.endTime.getTime() - startMs) / Math.max(1, responses.length);
   const requestModel = typeof t.payload.request?.model === "string" ? t.payload.request.model : null;
   const provider = typeof t.payload.provider === "string" ? t.payload.provider : null;
-  // Names the price book knows, looked up once per model (the lookup normalises the name).
-  const canonical = new Map<string | null, string | null>();
-  const canonicalOf = (name: string | null) => {
-    let known = canonical.get(name);
-    if (known === undefined) canonical.set(name, (known = canonicalModel(name)));
-    return known;
-  };
+  const canonicalOf = canonicalNames(prices);
   return responses.map((r, ri) => {
     const choice = r?.choices?.[0];
     const message = choice?.message ?? null;
@@ -87,7 +102,7 @@ export function callsOfTrace(
     const priceModel = pricedModel ? model : requestModel;
     return {
       traceId: t.traceId,
-      spanId: stableId16(t.traceId, "response", String(ri)),
+      spanId: stableHex16(t.traceId, "response", String(ri)),
       index: ri,
       model,
       pricedModel: pricedModel ?? canonicalOf(requestModel),
