@@ -58,6 +58,8 @@ const HEX_PAIRS = /(?:[0-9a-f]{2}[ :]){6}/i;
 /** Eight-bit binary groups and Morse symbols (injection-views.ts), each its own pattern for the same reason. */
 const BINARY_GROUPS = /(?:[01]{8} ){4}/;
 const MORSE_SYMBOLS = /(?:[.-]{1,6} (?:\/ )?){8}/;
+/** Words the prefilter looks at for a Caesar-shifted trigger (the view itself looks at 4,096). */
+const PREFILTER_CAESAR_WORDS = 1_024;
 /**
  * The keyword prefilter: a text it passes is scanned (the development-case tests use it too). A
  * Caesar-shifted trigger word has no keyword; the word pass that finds one runs last, on text
@@ -66,9 +68,10 @@ const MORSE_SYMBOLS = /(?:[.-]{1,6} (?:\/ )?){8}/;
 export const passesPrefilter = (text: string) =>
   PREFILTER.test(text) ||
   HEX_PAIRS.test(text) ||
-  BINARY_GROUPS.test(text) ||
-  MORSE_SYMBOLS.test(text) ||
-  caesarShift(text) !== 0;
+  // Plain substring looks first (a regex pass over every position costs more than the search).
+  (text.includes("01") && BINARY_GROUPS.test(text)) ||
+  ((text.includes(".-") || text.includes("-.")) && MORSE_SYMBOLS.test(text)) ||
+  caesarShift(text, PREFILTER_CAESAR_WORDS) !== 0;
 
 const text = (v: unknown): string => (typeof v === "string" ? v : v && typeof v === "object" ? JSON.stringify(v) : "");
 

@@ -55,7 +55,9 @@ const HINT = hint(
 );
 
 /** The first disguised instruction among the sentences (offsets into the masked text), or null. */
-export function disguisedHit(sentences: Sentence[], skip: (i: number) => boolean): DisguisedHit | null {
+export function disguisedHit(masked: string, sentences: Sentence[], skip: (i: number) => boolean): DisguisedHit | null {
+  // One look at the whole text first: most texts hold no frame word at all.
+  if (!HINT(masked)) return null;
   for (let i = 0; i < sentences.length; i++) {
     const s = sentences[i];
     const text = s.text.length > 600 ? s.text.slice(0, 600) : s.text;

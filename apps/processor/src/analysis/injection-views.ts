@@ -293,34 +293,34 @@ function caesar(text: string, shift: number): string {
 
 /**
  * Caesar shifts: a trigger word is known by the gaps between its letters, whatever the shift
- * ("ljqruh" is "ignore" shifted by 3). The key of a word is its gaps mod 26; a word whose key is a
+ * ("ljqruh" is "ignore" shifted by 3). A word of a trigger's length whose gaps (mod 26) are the
  * trigger's, and whose first letter is shifted by other than 0 or 13 (rot13 has its own view),
- * gives the shift. One pass over the words of 6 to 12 letters; at most 4,096 words are looked at.
+ * gives the shift. One pass over the words of 6 to 12 letters, each compared letter by letter with
+ * the at most three triggers of its length (no string is built; most words differ at the first
+ * gap); at most 4,096 words are looked at.
  */
-const CAESAR_KEYS = new Map<string, string>();
-const gapKey = (w: string) => {
-  let k = "";
-  for (let i = 1; i < w.length; i++)
-    k += String.fromCharCode(97 + (((w.charCodeAt(i) | 32) - (w.charCodeAt(i - 1) | 32) + 26) % 26));
-  return k;
-};
-/** The gap between a trigger's first two letters: most words are ruled out by it before a key is built. */
-const FIRST_GAPS = new Set<number>();
-const firstGap = (w: string) => ((w.charCodeAt(1) | 32) - (w.charCodeAt(0) | 32) + 26) % 26;
-for (const w of "ignore previous instructions instruction disregard assistant system reveal".split(" ")) {
-  CAESAR_KEYS.set(gapKey(w), w);
-  FIRST_GAPS.add(firstGap(w));
-}
+const CAESAR_TRIGGERS = "ignore system reveal previous disregard assistant instruction instructions".split(" ");
+const BY_LENGTH: string[][] = Array.from({ length: 13 }, () => []);
+for (const w of CAESAR_TRIGGERS) BY_LENGTH[w.length].push(w);
 const WORD_6_12 = /\b[A-Za-z]{6,12}\b/g;
-export function caesarShift(text: string): number {
+function sameGaps(word: string, trigger: string): boolean {
+  for (let i = 1; i < word.length; i++) {
+    const a = ((word.charCodeAt(i) | 32) - (word.charCodeAt(i - 1) | 32) + 26) % 26;
+    const b = (trigger.charCodeAt(i) - trigger.charCodeAt(i - 1) + 26) % 26;
+    if (a !== b) return false;
+  }
+  return true;
+}
+export function caesarShift(text: string, maxWords = 4096): number {
   WORD_6_12.lastIndex = 0;
   let looked = 0;
-  for (let m = WORD_6_12.exec(text); m && looked < 4096; m = WORD_6_12.exec(text), looked++) {
-    if (!FIRST_GAPS.has(firstGap(m[0]))) continue;
-    const trigger = CAESAR_KEYS.get(gapKey(m[0]));
-    if (!trigger) continue;
-    const shift = ((m[0].charCodeAt(0) | 32) - trigger.charCodeAt(0) + 26) % 26;
-    if (shift !== 0 && shift !== 13) return shift;
+  for (let m = WORD_6_12.exec(text); m && looked < maxWords; m = WORD_6_12.exec(text), looked++) {
+    const word = m[0];
+    for (const trigger of BY_LENGTH[word.length]) {
+      if (!sameGaps(word, trigger)) continue;
+      const shift = ((word.charCodeAt(0) | 32) - trigger.charCodeAt(0) + 26) % 26;
+      if (shift !== 0 && shift !== 13) return shift;
+    }
   }
   return 0;
 }

@@ -351,7 +351,7 @@ function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit
     implicitHit(masked, text, sentences, discussed) ??
     taskHit(masked, text, sentences, discussed) ??
     readerHit(masked, sentences, discussed) ??
-    disguisedAsClass(sentences, discussed);
+    disguisedAsClass(masked, sentences, discussed);
   if (!c) return null;
   const last = sentences[Math.min(c.sentence + 2, sentences.length - 1)];
   return {
@@ -367,8 +367,8 @@ function scanText(raw: string, path: string, via: ViewKind | null): InjectionHit
 }
 
 /** A disguised instruction (injection-disguised.ts) directs the model's reply: `addressed_to_model`. */
-function disguisedAsClass(sentences: Sentence[], skip: (i: number) => boolean) {
-  const d = disguisedHit(sentences, skip);
+function disguisedAsClass(masked: string, sentences: Sentence[], skip: (i: number) => boolean) {
+  const d = disguisedHit(masked, sentences, skip);
   return d ? { rule: "addressed_to_model" as const, language: "en", ...d } : null;
 }
 
