@@ -157,6 +157,12 @@ const ROWS: Row[] = [
   // The GenAI conventions (contrib instrumentations: openai-v2, google-genai, vertexai): stop,
   // length, content_filter, tool_call, error; some write the provider's enum name.
   ["contrib openai-v2, length", conventions("openai", "gpt-4o-mini", "length"), "response_cut_off"],
+  // The Responses API (response_extractors.py _finish_reason_from_status,
+  // open-telemetry/opentelemetry-python-contrib@0047a96): completed -> stop; incomplete, failed
+  // and cancelled verbatim.
+  ["contrib openai-v2 Responses, incomplete", conventions("openai", "gpt-4.1-mini", "incomplete"), "response_cut_off"],
+  ["contrib openai-v2 Responses, failed", conventions("openai", "gpt-4.1-mini", "failed"), null],
+  ["contrib openai-v2 Responses, completed as stop", conventions("openai", "gpt-4.1-mini", "stop"), null],
   ["contrib google-genai, MAX_TOKENS", conventions("gcp.gen_ai", "gemini-2.5-flash", "MAX_TOKENS"), "response_cut_off"],
   [
     "contrib vertexai, FinishReason.SAFETY",

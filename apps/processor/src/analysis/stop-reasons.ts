@@ -19,6 +19,10 @@ const TABLE: Record<string, StopClass> = {
   model_length: "length", // Mistral: the model's context ran out
   model_context_window_exceeded: "length", // Anthropic, Bedrock Converse
   token_limit: "length",
+  // OpenAI Responses API through contrib openai-v2: the output item's status, "incomplete" when
+  // incomplete_details.reason was max_output_tokens or content_filter (contrib keeps no reason;
+  // either way the reply stopped short, the raw value stays in the evidence).
+  incomplete: "length",
   // Stopped by a filter.
   content_filter: "content_filter", // OpenAI, Azure, the GenAI conventions
   content_filtered: "content_filter", // Bedrock Converse, Nova, Titan (CONTENT_FILTERED)
@@ -53,6 +57,8 @@ const TABLE: Record<string, StopClass> = {
   error: "error", // the GenAI conventions, Mistral, Cohere (ERROR), Vercel AI SDK
   error_limit: "error", // Cohere v1
   timeout: "error", // Cohere v2
+  failed: "error", // OpenAI Responses item status (contrib openai-v2)
+  cancelled: "error", // OpenAI Responses item status (contrib openai-v2)
 };
 
 /** The class of a raw stop reason (null or unknown: `other`). */
