@@ -4,6 +4,7 @@ import {
   getDeadLetter,
   listDeadLetters,
   purgeDeadLetters,
+  UncountedDeadLettersError,
   replayDeadLetter,
   specFor,
   type DeadLetterFilter,
@@ -91,7 +92,13 @@ export async function runDeadLetters(action: string, args: DeadLetterArgs, natsU
       case "purge": {
         if (seq === undefined && !args.stream && !args.all)
           throw new DeadLetterUsageError("--seq, --stream or --all is required");
-        return { purged: await purgeDeadLetters(jsm, topology, { seq, stream: args.stream }) };
+        try {
+          return { purged: await purgeDeadLetters(jsm, topology, { seq, stream: args.stream }) };
+        } catch (err) {
+          // Not counted by the ledger yet: nothing deleted, the operator tries again (docs/ledger.md).
+          if (err instanceof UncountedDeadLettersError) throw new DeadLetterUsageError(err.message);
+          throw err;
+        }
       }
       default:
         throw new DeadLetterUsageError(`unknown command "dead-letters ${action}"`);

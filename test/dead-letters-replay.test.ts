@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
+import { ledgerCounted } from "@cellar/shared/nats/dead-letters";
 import { runAdmin } from "./helpers/admin-cli";
 import { deadLetterIngest, PRE_FIX_REASON as OLD_REASON } from "./helpers/dead-letters";
 import { exportSpans, expectedCost, modelCallSpan, type ModelCall } from "./helpers/genai-spans";
@@ -61,6 +62,11 @@ test("dead letters the old processor left for Anthropic OTLP spans replay and la
   // The upgrade: the fixed processor starts. The dead letter stays where it is: nothing landed.
   await stack.startProcessor();
   expect((await transcriptOf(call.sessionId)).status).toBe(404);
+  // It counts the dead letter from DEAD_LETTERS (docs/ledger.md), which a replay waits for; the
+  // CLI runs synchronously here, holding this process's processor: wait for the count first.
+  await waitFor(() => ledgerCounted(stack.nats.jsm, stack.nats.topology, Number.POSITIVE_INFINITY, 0), {
+    what: "the dead letter counted by the ledger",
+  });
 
   // Finding them: by stream, tenant and the old reason (docs/dead-letters.md, CHANGELOG.md).
   const find = ["--stream", "ingest", "--tenant", tenant.tenantId, "--reason", "has the wrong type"];

@@ -12,10 +12,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type postgres from "postgres";
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createDatabase } from "@cellar/shared/db/client";
+import { consumersOf, ingestStream } from "@cellar/shared/nats/catalogue";
+import { listDeadLetters, replayDeadLetter } from "@cellar/shared/nats/dead-letters";
 import { createTopology } from "@cellar/shared/nats/names";
 import { settledHorizon } from "../apps/processor/src/ledger/reconcile";
 import { startAppProcesses } from "./helpers/app-processes";
@@ -48,17 +50,17 @@ afterAll(async () => {
 
 let n = 0;
 /** Sends `count` traces one by one (each acknowledged by ingest); their trace ids. */
-async function send(count: number): Promise<string[]> {
+async function send(count: number, o: { key?: string; prefix?: string; service?: string } = {}): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const traceId = `kill-${++n}`;
+    const traceId = `${o.prefix ?? "kill"}-${++n}`;
     const res = await fetch(`${stack.ingestUrl}/raw/traces`, {
       method: "POST",
-      headers: { authorization: `Bearer ${tenant.telemetryKey}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${o.key ?? tenant.telemetryKey}`, "content-type": "application/json" },
       body: JSON.stringify(
         chatTrace({
           sessionId: `ks-${n % 5}`,
-          serviceName: "kills",
+          serviceName: o.service ?? "kills",
           messages: [{ role: "user", content: `q ${n}` }],
           reply: "a",
           extra: { trace_id: traceId },
@@ -72,17 +74,17 @@ async function send(count: number): Promise<string[]> {
   return ids;
 }
 
-const traceRows = async () =>
-  (await sql<{ n: number }[]>`select count(*)::int as n from traces where tenant_id = ${tenant.tenantId}`)[0].n;
+const traceRows = async (tenantId = tenant.tenantId) =>
+  (await sql<{ n: number }[]>`select count(*)::int as n from traces where tenant_id = ${tenantId}`)[0].n;
 
-const totals = async () =>
+const totals = async (tenantId = tenant.tenantId) =>
   (
     await sql<{ accepted: number; stored: number; trace: number; dead_lettered: number }[]>`
       select coalesce(sum(count) filter (where stage = 'accepted'), 0)::int as accepted,
              coalesce(sum(count) filter (where stage = 'stored'), 0)::int as stored,
              coalesce(sum(count) filter (where stage = 'stored' and reason = 'trace'), 0)::int as trace,
              coalesce(sum(count) filter (where stage = 'dead_lettered'), 0)::int as dead_lettered
-      from ledger_counts where tenant_id = ${tenant.tenantId}`
+      from ledger_counts where tenant_id = ${tenantId}`
   )[0];
 
 test("a processor SIGKILLed after its writes were acknowledged, and again between a commit and its ack: the books balance, each trace counted stored once", async () => {
@@ -146,6 +148,114 @@ test("a processor SIGKILLed after its writes were acknowledged, and again betwee
     expect(check.details.redelivered).toBeUndefined();
     expect(stack.output("processor")).not.toContain("ledger does not balance");
   } finally {
+    await nc.close();
+  }
+}, 300_000);
+
+test("a processor SIGKILLed right after it set a dead letter aside and acknowledged it, then after a replay dead-lettered again: dead_lettered and replayed are counted once each, the books balance", async () => {
+  // The first test's processor (as deployed) would take these messages: this test's own processors only.
+  await stack.kill("processor");
+  const database = createDatabase(infra.databaseUrl, { max: 1 });
+  const other = await bootstrapTenant(database.db, { name: "dead" });
+  await database.close();
+  const nc = await connect({ servers: infra.natsUrl });
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  const topology = createTopology();
+  // A poison trace: the database refuses it (a data exception: dead-lettered at once).
+  await sql.unsafe(`
+    create or replace function cellar_test_dl_poison() returns trigger language plpgsql as $$
+    begin
+      if new.trace_id like 'dl-poison-%' then raise exception 'poison trace' using errcode = '22023'; end if;
+      return new;
+    end $$;
+    create trigger cellar_test_dl_poison before insert on traces for each row execute function cellar_test_dl_poison();`);
+  const mine = () => listDeadLetters(jsm, topology, { stream: "ingest", tenant: other.tenantId });
+  // A replay keeps a dead letter the ledger has not counted yet ("uncounted": one in hand when its
+  // processor was killed is counted by the next within the consumer's ack wait): try again, as an admin would.
+  const replay = (seq: number) =>
+    waitFor(
+      async () => {
+        const r = await replayDeadLetter(js, jsm, topology, seq, { newId: true, countWaitMs: 1_000 });
+        return r.status === "uncounted" ? null : r.status;
+      },
+      { what: `dead letter ${seq} counted and replayed`, timeoutMs: 60_000, intervalMs: 500 },
+    );
+  try {
+    // 1. Killed right after the dead letter is stored and its INGEST message acknowledged.
+    const killed = await stack.start("processor", {
+      name: "dl-1",
+      script: FIXTURE,
+      env: { KILL_AFTER_DEAD_LETTERS: "1" },
+    });
+    const o = { key: other.telemetryKey, service: "dead-letters" };
+    const good = await send(4, { ...o, prefix: "dl-good" });
+    await send(1, { ...o, prefix: "dl-poison" });
+    await waitFor(async () => killed.child.signalCode === "SIGKILL", {
+      what: "the kill after a dead letter",
+      timeoutMs: 60_000,
+    });
+    expect(stack.output("dl-1")).toContain("kill fixture: killing the processor after a dead letter");
+    const [letter] = await mine();
+    expect(letter).toBeDefined();
+    // Its INGEST message was acknowledged: nothing gives it back.
+    await waitFor(async () => (await traceRows(other.tenantId)) === good.length, {
+      what: "the good traces",
+      timeoutMs: 60_000,
+    });
+    const unacked = async () => {
+      let n = 0;
+      for (const c of consumersOf(ingestStream, topology)) {
+        const info = await jsm.consumers.info(topology.ingestStream, c.durable);
+        n += info.num_pending + info.num_ack_pending;
+      }
+      return n;
+    };
+    expect(await unacked()).toBe(0);
+
+    // 2. Replayed while the database still refuses it: dead-lettered again, and killed again.
+    const again = await stack.start("processor", {
+      name: "dl-2",
+      script: FIXTURE,
+      env: { KILL_AFTER_DEAD_LETTERS: "1" },
+    });
+    expect(await replay(letter.seq)).toBe("replayed");
+    await waitFor(async () => again.child.signalCode === "SIGKILL", {
+      what: "the kill after the replay's dead letter",
+      timeoutMs: 60_000,
+    });
+    const [second] = await mine();
+    expect(second.seq).toBeGreaterThan(letter.seq);
+
+    // 3. The database takes it; a processor as deployed replays it and reconciles.
+    await sql.unsafe("drop trigger cellar_test_dl_poison on traces");
+    await stack.start("processor", { name: "dl-3" });
+    expect(await replay(second.seq)).toBe("replayed");
+    await waitFor(async () => (await traceRows(other.tenantId)) === good.length + 1, {
+      what: "the replayed trace stored",
+      timeoutMs: 60_000,
+    });
+    const doneAt = Date.now();
+    const check = await waitFor(
+      async () => {
+        const [row] = await sql`select balanced, details from ledger_checks where tenant_id = ${other.tenantId}`;
+        return row && Date.parse(row.details.to) > doneAt ? row : null;
+      },
+      { timeoutMs: 100_000, intervalMs: 500, what: "a reconciliation round past the run" },
+    );
+    const t = await totals(other.tenantId);
+    const [{ replayed }] = await sql<{ replayed: number }[]>`
+      select coalesce(sum(count), 0)::int as replayed from ledger_counts where tenant_id = ${other.tenantId} and stage = 'replayed'`;
+    console.log(
+      `ledger after two kills at dead letters: ${JSON.stringify({ ...t, replayed })}, check ${JSON.stringify(check.details)}`,
+    );
+    // 5 accepted; 5 stored (the poison one after its second replay); dead-lettered twice, replayed twice.
+    expect({ ...t, replayed }).toEqual({ accepted: 5, stored: 5, trace: 5, dead_lettered: 2, replayed: 2 });
+    expect(check.balanced).toBe(true);
+    expect(check.details.redelivered).toBeUndefined();
+    expect(stack.output("dl-3")).not.toContain("ledger does not balance");
+  } finally {
+    await sql.unsafe("drop trigger if exists cellar_test_dl_poison on traces");
     await nc.close();
   }
 }, 300_000);

@@ -32,6 +32,7 @@ async function replicaCounts(h: NatsHandles) {
     topology.maturedStream,
     topology.deliveriesStream,
     `KV_${topology.activityBucket}`,
+    topology.deadLetterStream,
   ];
   const out: Record<string, number> = {};
   for (const s of streams) {
@@ -60,11 +61,12 @@ test("NATS_URL with several servers connects, and every stream, consumer and the
   expect(cluster.url.split(",")).toHaveLength(3);
   const one = await ensureTopology(nc, topology, { replicas: 1 });
   const counts1 = await replicaCounts(one);
-  // 4 streams + every durable consumer the catalogue declares (the processor's, the dispatcher's
-  // lanes on MATURED and DELIVERIES, and any later one such as the overview's rollups)
+  // 5 streams + every durable consumer the catalogue declares (the processor's, the dispatcher's
+  // lanes on MATURED and DELIVERIES, and any later one such as the overview's rollups and the
+  // ledger's count of dead letters on DEAD_LETTERS)
   const consumers = CATALOGUE.flatMap((spec) => consumersOf(spec, topology)).length;
   expect(consumers).toBeGreaterThanOrEqual(3);
-  expect(Object.keys(counts1)).toHaveLength(4 + consumers);
+  expect(Object.keys(counts1)).toHaveLength(5 + consumers);
   expect(new Set(Object.values(counts1))).toEqual(new Set([1]));
 
   const three = await ensureTopology(nc, topology, { replicas: 3 });

@@ -18,6 +18,9 @@ import * as deliveries from "@cellar/shared/webhooks/delivery-state";
 import { SignInService } from "../apps/platform/src/signin/service";
 import { createMonitorCache, evaluateMaturations } from "../apps/processor/src/monitors/evaluate";
 import { reconcileOnce } from "../apps/processor/src/ledger/reconcile";
+import { countDeadLetters, deadLetterCount } from "../apps/processor/src/ledger/dead-letters";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { DL } from "@cellar/shared/nats/dead-letters";
 import { recordEvaluation } from "@cellar/shared/evaluations/store";
 import { createLedgerCounter } from "@cellar/shared/ledger/counter";
 import { createLogger } from "@cellar/shared/logger";
@@ -209,6 +212,16 @@ async function fillEveryTable() {
     counts: { requested: 3, queue_full: 1, retries_exhausted: 0, refused: 0, sampled_out: 0 },
   });
   await ledger.stop();
+  // A dead letter counted from DEAD_LETTERS (its key in ledger_dead_letters, migration 0038).
+  const dlHeaders = natsHeaders();
+  dlHeaders.set(DL.stream, stack.nats.topology.ingestStream);
+  dlHeaders.set(DL.ledger, "1");
+  await countDeadLetters(sql, [
+    deadLetterCount(stack.nats.topology, 1, Date.now(), {
+      data: new TextEncoder().encode(JSON.stringify({ kind: "trace", tenantId, serviceName: "support-bot" })),
+      headers: dlHeaders,
+    }),
+  ]);
   await reconcileOnce({
     sql,
     js: stack.nats.js,

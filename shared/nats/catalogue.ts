@@ -483,6 +483,40 @@ export const deadLetterStream: StreamSpec<never> = {
   codec: { decode: () => ({ ok: false, error: "dead letters are not consumed" }) },
 };
 
+/** A dead letter as the ledger's consumer reads it: its body and headers (`Cellar-DL-*`), undecoded. */
+export interface StoredDeadLetter {
+  data: Uint8Array;
+  headers: MsgHdrs | undefined;
+}
+
+/**
+ * The ledger's count of INGEST's dead letters (apps/processor/src/ledger/dead-letters.ts): a
+ * durable consumer of DEAD_LETTERS (`deadletter.ingest` only) that counts each dead letter once
+ * by its sequence in DEAD_LETTERS, in the transaction that records it (docs/ledger.md, "Dead
+ * letters, counted from DEAD_LETTERS"). Every message decodes (nothing here is dead-lettered for
+ * its content); a count that cannot be written is retried (transient) like any Postgres write.
+ */
+export const deadLetterLedgerConsumer: StreamSpec<StoredDeadLetter> = {
+  ...deadLetterStream,
+  subjects: undefined, // DEAD_LETTERS is created by deadLetterStream
+  codec: {
+    decode: (_subject, data, headers) => ({ ok: true, value: { data, headers } }),
+    tenantOf: (v) => v.headers?.get("Cellar-DL-Tenant") || undefined,
+  },
+  consumer: {
+    durable: "processor-ledger",
+    // Short: a dead letter in hand when its processor was killed is counted by another within
+    // this, and a replay or purge waits for that count (dead-letters.ts, ledgerCounted). Counting
+    // again is harmless (idempotent by sequence).
+    ackWaitMs: 10 * SECOND,
+    maxAckPending: 1_000,
+    maxDeliver: 10,
+    backoffMs: [1 * SECOND, 5 * SECOND, 30 * SECOND],
+    mode: "batch",
+    filterSubject: (t) => `${t.subjectPrefix}deadletter.${ingestStream.key}`,
+  },
+};
+
 /** Every stream, in creation order. */
 export const CATALOGUE: readonly StreamSpec<any>[] = [
   ingestStream,
@@ -493,4 +527,5 @@ export const CATALOGUE: readonly StreamSpec<any>[] = [
   deliveriesStream,
   activityStream,
   deadLetterStream,
+  deadLetterLedgerConsumer,
 ];

@@ -7,7 +7,7 @@ import {
   type StoredMsg,
 } from "@nats-io/jetstream";
 import { headers as newHeaders, type MsgHdrs } from "@nats-io/transport-node";
-import { CATALOGUE, deadLetterStream, type StreamSpec } from "./catalogue.ts";
+import { CATALOGUE, deadLetterLedgerConsumer, deadLetterStream, type StreamSpec } from "./catalogue.ts";
 import { laneOf, laneToken } from "./lanes.ts";
 import type { Topology } from "./topology.ts";
 
@@ -24,6 +24,12 @@ export const DL = {
   headers: "Cellar-DL-Headers",
   /** Set on a replayed message (the dead letter's seq): the ledger counts it replayed when it is settled. */
   replayOf: "Cellar-Replay-Of",
+  /**
+   * Set on every dead letter this release writes: the ledger counts an INGEST dead letter from
+   * DEAD_LETTERS (processor-ledger) only when it carries it. A dead letter of an older release,
+   * which counted it in memory as it wrote it, is not counted again after an upgrade.
+   */
+  ledger: "Cellar-DL-Ledger",
 } as const;
 
 export const deadLetterSubject = (t: Topology, spec: StreamSpec<unknown>) => `${t.subjectPrefix}deadletter.${spec.key}`;
@@ -71,6 +77,7 @@ export async function writeDeadLetter(
   if (info.tenant) h.set(DL.tenant, headerValue(info.tenant, 200));
   h.set(DL.at, new Date().toISOString());
   h.set(DL.headers, JSON.stringify(headersToJson(part ? part.headers : m.headers)));
+  h.set(DL.ledger, "1");
   await js.publish(deadLetterSubject(t, spec), part?.data ?? m.data, {
     headers: h,
     msgID: part ? `${spec.name(t)}:${m.seq}:${part.index}` : `${spec.name(t)}:${m.seq}`,
@@ -197,7 +204,8 @@ export async function getDeadLetter(jsm: JetStreamManager, t: Topology, seq: num
 
 export type ReplayResult = {
   seq: number;
-  status: "replayed" | "duplicate" | "missing";
+  /** `uncounted`: kept, the ledger has not counted it yet (no processor ran since it was set aside). */
+  status: "replayed" | "duplicate" | "missing" | "uncounted";
   stream?: string;
   subject?: string;
 };
@@ -213,10 +221,11 @@ export async function replayDeadLetter(
   jsm: JetStreamManager,
   t: Topology,
   seq: number,
-  opts: { newId?: boolean } = {},
+  opts: { newId?: boolean; countWaitMs?: number } = {},
 ): Promise<ReplayResult> {
   const dl = await getDeadLetter(jsm, t, seq);
   if (!dl) return { seq, status: "missing" };
+  if (!(await ledgerCounted(jsm, t, seq, opts.countWaitMs))) return { seq, status: "uncounted" };
   const h = newHeaders();
   let msgID: string | undefined;
   for (const [k, values] of Object.entries(dl.headers)) {
@@ -246,13 +255,68 @@ function replaySubject(t: Topology, dl: DeadLetter): string {
   return `${dl.subject}.${laneToken(laneOf(dl.tenant ?? ""))}`;
 }
 
-/** Deletes one dead letter (seq), those of one origin stream, or all. Returns how many. */
+/** How long a replay or a purge waits for the ledger to count what it would delete (ledgerCounted). */
+const COUNT_WAIT_MS = 15_000;
+/** A ledger consumer no processor pulled for this long is not waited for (ledgerCounted). */
+const IDLE_MS = 10 * 60_000;
+
+/**
+ * Whether the ledger has counted every INGEST dead letter up to `seq` (all of them: Infinity):
+ * the processor's `processor-ledger` consumer, which counts them from this stream one batch at a
+ * time, has acknowledged past it or has nothing left (docs/ledger.md, "Dead letters, counted from DEAD_LETTERS"). A dead letter
+ * deleted (replayed, purged) before it was counted would never be. Waits up to `waitMs` for it;
+ * true when there is no such consumer (a topology from before it: nothing counts from here) or
+ * no processor consumes it (none waiting on it, none took a message for 10 minutes: waiting
+ * would not help, and what is deleted uncounted the reconciliation reports as not dead-lettered).
+ */
+export async function ledgerCounted(
+  jsm: JetStreamManager,
+  t: Topology,
+  seq: number,
+  waitMs = COUNT_WAIT_MS,
+): Promise<boolean> {
+  const durable = deadLetterLedgerConsumer.consumer!.durable;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    let counted: boolean;
+    try {
+      const c = await jsm.consumers.info(t.deadLetterStream, durable);
+      // No processor has consumed it for 10 minutes and none is waiting on it: nothing would
+      // count it now (the reconciliation reports what was never counted; docs/ledger.md).
+      const lastActive = Date.parse(String(c.delivered.last_active ?? ""));
+      const consumed = c.num_waiting > 0 || (Number.isFinite(lastActive) && Date.now() - lastActive < IDLE_MS);
+      counted = !consumed || c.ack_floor.stream_seq >= seq || c.num_pending + c.num_ack_pending === 0;
+    } catch (err) {
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return true;
+      throw err;
+    }
+    if (counted) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** A purge refused because the ledger has not counted what it would delete yet. */
+export class UncountedDeadLettersError extends Error {
+  override name = "UncountedDeadLettersError";
+}
+
+/**
+ * Deletes one dead letter (seq), those of one origin stream, or all. Returns how many. What the
+ * ledger has not counted yet is not deleted: the purge waits for it (ledgerCounted), then throws
+ * UncountedDeadLettersError.
+ */
 export async function purgeDeadLetters(
   jsm: JetStreamManager,
   t: Topology,
-  what: { seq?: number; stream?: string } = {},
+  what: { seq?: number; stream?: string; countWaitMs?: number } = {},
 ): Promise<number> {
   const name = deadLetterStream.name(t);
+  const ingestOnes = !what.stream || specFor(t, what.stream)?.name(t) === t.ingestStream;
+  if (ingestOnes && !(await ledgerCounted(jsm, t, what.seq ?? Number.POSITIVE_INFINITY, what.countWaitMs)))
+    throw new UncountedDeadLettersError(
+      "the ledger has not counted these dead letters yet (is a processor running?): try again once it has",
+    );
   if (what.seq !== undefined) {
     try {
       return (await jsm.streams.deleteMessage(name, what.seq, false)) ? 1 : 0;

@@ -4,6 +4,7 @@ import type postgres from "postgres";
 import type { Topology } from "../nats/topology.ts";
 import {
   activityStream,
+  deadLetterLedgerConsumer,
   consumersOf,
   deliveriesStream,
   evaluationsConsumer,
@@ -40,7 +41,12 @@ export function natsNeeds(app: AppName, t: Topology): NatsNeeds {
     case "processor":
       return {
         streams: [],
-        consumers: [...consumerOf(ingestStream), ...consumerOf(activityStream)],
+        // processor-ledger too: the ledger's dead letters are counted from DEAD_LETTERS (docs/ledger.md).
+        consumers: [
+          ...consumerOf(ingestStream),
+          ...consumerOf(activityStream),
+          ...consumerOf(deadLetterLedgerConsumer),
+        ],
         deadLetters: [deadLettersOf(ingestStream)],
       };
     case "dispatcher":

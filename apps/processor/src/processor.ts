@@ -1,11 +1,16 @@
 import type postgres from "postgres";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { activityStream, ingestStream, maturedRollupsStream } from "@cellar/shared/nats/catalogue";
+import {
+  activityStream,
+  deadLetterLedgerConsumer,
+  ingestStream,
+  maturedRollupsStream,
+} from "@cellar/shared/nats/catalogue";
 import { consume, type ConsumeDeps, type ConsumeLoop } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { Logger } from "@cellar/shared/logger";
 import { createLedgerCounter, type LedgerCounter } from "@cellar/shared/ledger/counter";
-import { countDeadLetter } from "./ledger/dead-letters.ts";
+import { deadLetterLedgerHandler } from "./ledger/dead-letters.ts";
 import { startReconciliation, type ReconcileOptions } from "./ledger/reconcile.ts";
 import type { MaturedMessage } from "@cellar/shared/payloads";
 import { activityHandler } from "./consumers/activity.ts";
@@ -117,10 +122,6 @@ export function createProcessor(deps: ProcessorDeps) {
         topology: deps.topology,
         logger: deps.logger,
         ...deps.consume,
-        onDeadLetter: (d) => {
-          if (d.stream === deps.topology.ingestStream) countDeadLetter(ledger, d);
-          deps.consume?.onDeadLetter?.(d);
-        },
       };
       loops.push(
         consume(ingestStream, runtime, {
@@ -166,6 +167,13 @@ export function createProcessor(deps: ProcessorDeps) {
         consume(maturedRollupsStream, runtime, {
           batch: { maxBatch: 200, maxWaitMs: 100, concurrency: 1 },
           handle: rollupHandler(deps.sql),
+        }),
+      );
+      // The ledger's dead_lettered and replayed, counted from DEAD_LETTERS once each (docs/ledger.md).
+      loops.push(
+        consume(deadLetterLedgerConsumer, runtime, {
+          batch: { maxBatch: 100, maxWaitMs: 100, concurrency: 1 },
+          handle: deadLetterLedgerHandler(deps.sql, deps.topology, ledger),
         }),
       );
       loops.push(startMonitorEvaluation({ ...deps, runtime, options: deps.monitors })); // docs/monitors.md

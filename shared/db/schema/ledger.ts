@@ -44,3 +44,21 @@ export const ledgerChecks = pgTable("ledger_checks", {
   unbalancedSince: ts("unbalanced_since"),
   details: jsonb("details").notNull(),
 });
+
+/**
+ * Each INGEST dead letter the ledger counted (migration 0038): its sequence in DEAD_LETTERS and
+ * when JetStream stored it. Inserted with the counts, so a dead letter is counted once however
+ * often it is delivered (apps/processor/src/ledger/dead-letters.ts).
+ */
+export const ledgerDeadLetters = pgTable(
+  "ledger_dead_letters",
+  {
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    storedAt: ts("stored_at").notNull(),
+    countedAt: ts("counted_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "ledger_dead_letters_pkey", columns: [t.seq, t.storedAt] }),
+    index("ledger_dead_letters_counted_at_idx").on(t.countedAt),
+  ],
+);

@@ -82,14 +82,23 @@ export type TenantReplay = { seq: number; status: "replayed" | "missing" };
  * still remembered, so a `duplicate` is sent again with a fresh id: the processor writes by
  * natural keys, so a call that did land is not stored twice (docs/dead-letters.md).
  */
-async function replayOne(access: DeadLetterAccess, jsm: JetStreamManager, seq: number): Promise<TenantReplay> {
+async function replayOne(
+  access: DeadLetterAccess,
+  jsm: JetStreamManager,
+  seq: number,
+): Promise<TenantReplay | { seq: number; status: "uncounted" }> {
   const first = await replayDeadLetter(access.js, jsm, access.topology, seq);
   const result =
     first.status === "duplicate"
       ? await replayDeadLetter(access.js, jsm, access.topology, seq, { newId: true })
       : first;
+  if (result.status === "uncounted") return { seq, status: "uncounted" };
   return { seq, status: result.status === "missing" ? "missing" : "replayed" };
 }
+
+/** A dead letter the ledger has not counted yet is kept (docs/ledger.md): the caller tries again. */
+const uncounted = () =>
+  serviceUnavailable("the ledger has not counted this dead letter yet (is a processor running?): try again", 5);
 
 /** `seq` when it is one of the tenant's ingest dead letters; another tenant's is a missing one (404). */
 export async function replayTenantDeadLetter(access: DeadLetterAccess | undefined, p: Principal, seq: number) {
@@ -100,6 +109,7 @@ export async function replayTenantDeadLetter(access: DeadLetterAccess | undefine
   if (!dl || dl.tenant !== p.tenantId || dl.stream !== ingestStream) throw notFound("no such dead letter");
   const result = await replayOne(access!, jsm, seq);
   if (result.status === "missing") throw notFound("no such dead letter");
+  if (result.status === "uncounted") throw uncounted();
   return { replayed: 1, more: false, results: [result] };
 }
 
@@ -123,6 +133,15 @@ export async function replayTenantDeadLetters(access: DeadLetterAccess | undefin
     },
   );
   const results: TenantReplay[] = [];
-  for (const seq of seqs) results.push(await replayOne(access!, jsm, seq));
+  for (const seq of seqs) {
+    const result = await replayOne(access!, jsm, seq);
+    // Not counted yet: neither is any after it (counted in order); the rest wait for the next call.
+    if (result.status === "uncounted") {
+      if (results.length === 0) throw uncounted();
+      more = true;
+      break;
+    }
+    results.push(result);
+  }
   return { replayed: results.filter((r) => r.status === "replayed").length, more: more || truncated, results };
 }

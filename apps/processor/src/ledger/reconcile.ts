@@ -2,7 +2,7 @@ import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type postgres from "postgres";
 import { judge, rowCheck, type ServiceMinute, type TenantBooks, type Verdict } from "@cellar/shared/ledger/books";
 import type { Logger } from "@cellar/shared/logger";
-import { consumersOf, ingestStream } from "@cellar/shared/nats/catalogue";
+import { consumersOf, deadLetterLedgerConsumer, ingestStream } from "@cellar/shared/nats/catalogue";
 import { recountAccepted } from "./recount.ts";
 import type { ConsumeLoop } from "@cellar/shared/nats/consume";
 import type { Topology } from "@cellar/shared/nats/topology";
@@ -42,8 +42,9 @@ const RELOG_MS = 10 * MINUTE;
 
 /**
  * The instant before which nothing accepted can still be in flight: the time of the oldest
- * message any INGEST consumer has not acknowledged (its ack floor's next), else now. Null when
- * JetStream cannot say (nothing counts as settled then).
+ * message any INGEST consumer has not acknowledged (its ack floor's next), and the receipt of the
+ * oldest INGEST dead letter the ledger has not counted yet, else now. Null when JetStream cannot
+ * say (nothing counts as settled then).
  */
 export async function settledHorizon(jsm: JetStreamManager, t: Topology, now: number): Promise<number | null> {
   // Every INGEST consumer: the tenant lanes and the one of subjects without a lane.
@@ -55,6 +56,23 @@ export async function settledHorizon(jsm: JetStreamManager, t: Topology, now: nu
     const m = await jsm.streams.getMessage(t.ingestStream, { seq: c.ack_floor.stream_seq + 1 }).catch(() => null);
     if (!m) return null;
     horizon = Math.min(horizon, m.time.getTime());
+  }
+  // A dead letter not counted yet (processor-ledger on DEAD_LETTERS) holds back the minute its
+  // item was received: it is counted there (dead-letters.ts), after INGEST's ack.
+  const dl = await jsm.consumers.info(t.deadLetterStream, deadLetterLedgerConsumer.consumer!.durable);
+  if (dl.num_pending + dl.num_ack_pending > 0) {
+    const m = await jsm.streams
+      .getMessage(t.deadLetterStream, {
+        seq: dl.ack_floor.stream_seq + 1,
+        next_by_subj: dl.config.filter_subject,
+      } as { seq: number })
+      .catch(() => null);
+    if (!m) return null;
+    let received = Number.NaN;
+    try {
+      received = Date.parse((m.json() as { receivedAt?: string }).receivedAt ?? "");
+    } catch {}
+    horizon = Math.min(horizon, Number.isFinite(received) ? received : m.time.getTime());
   }
   return horizon;
 }
@@ -297,6 +315,8 @@ export function startReconciliation(deps: Deps): ConsumeLoop {
       if (Date.now() - lastPrune > 60 * MINUTE) {
         lastPrune = Date.now();
         await deps.sql`delete from ledger_counts where minute < now() - interval '31 days'`;
+        // The keys of dead letters counted (dead-letters.ts): DEAD_LETTERS keeps a message 30 days.
+        await deps.sql`delete from ledger_dead_letters where counted_at < now() - interval '31 days'`;
       }
     } catch (err) {
       deps.logger.warn("ledger reconciliation failed; trying again next round", { err: err as Error });

@@ -1,0 +1,13 @@
+-- The ledger counts INGEST's dead letters from DEAD_LETTERS itself (the processor's durable
+-- consumer `processor-ledger`), once each: a row per dead letter counted, keyed by its sequence in
+-- DEAD_LETTERS and the instant JetStream stored it (a stream created again numbers from 1 again),
+-- inserted in the transaction that adds its counts, so a dead letter delivered again (a lost
+-- ack, a processor killed before it acked) adds nothing. Pruned with the counts after 31 days
+-- (DEAD_LETTERS keeps a message 30). docs/ledger.md, "Dead letters, counted from DEAD_LETTERS".
+CREATE TABLE "ledger_dead_letters" (
+  "seq" bigint NOT NULL,
+  "stored_at" timestamptz NOT NULL,
+  "counted_at" timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT "ledger_dead_letters_pkey" PRIMARY KEY ("seq", "stored_at")
+);
+CREATE INDEX "ledger_dead_letters_counted_at_idx" ON "ledger_dead_letters" ("counted_at");
