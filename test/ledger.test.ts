@@ -7,6 +7,9 @@ import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createIngestApp } from "../apps/ingest/src/app";
 import { createOtlpGrpcServer } from "../apps/ingest/src/otlp/grpc/server";
 import { createIngestPipeline } from "../apps/ingest/src/pipeline";
+import { ingestStream } from "@cellar/shared/nats/catalogue";
+import { publish } from "@cellar/shared/nats/publish";
+import type { IngestMessage } from "@cellar/shared/payloads";
 import { reconcileOnce, settledHorizon } from "../apps/processor/src/ledger/reconcile";
 import { evaluateLossMonitors } from "../apps/processor/src/monitors/loss";
 import { exportSpans, modelCallSpan } from "./helpers/genai-spans";
@@ -157,6 +160,36 @@ test("what a killed ingest held is recounted from INGEST: the books balance agai
   expect(verdicts?.find((v) => v.tenantId === tenant.tenantId)).toMatchObject({ balanced: true, unaccounted: 0 });
   const after = await ledgerTotals();
   expect(after.totals).toMatchObject({ inFlight: 0, accepted: { raw: 7, batch: 5 } });
+});
+
+test("stored items an ingest without the ledger accepted (no Cellar-Door in INGEST) are named as such, not set apart as counted twice", async () => {
+  // What the ingest of a release before the ledger published during an online upgrade: the
+  // message alone, no door header, no `accepted` count; the new processor stores and counts it.
+  for (const s of ["old-1", "old-2"]) {
+    const message = {
+      kind: "trace",
+      messageId: `pre-ledger-${s}`,
+      tenantId: tenant.tenantId,
+      serviceName: "old-books",
+      receivedAt: new Date().toISOString(),
+      payload: chatTrace({
+        sessionId: s,
+        serviceName: "old-books",
+        messages: [{ role: "user", content: "hi" }],
+        reply: "a",
+      }),
+    } as unknown as IngestMessage;
+    await publish(stack.nats.js, stack.nats.topology, ingestStream, message, { msgID: message.messageId });
+  }
+  const before = await ledgerWhenStored(2, "/old-books");
+  expect(before.totals.inFlight).toBe(-2);
+  const verdict = (await reconcileSettled())?.find((v) => v.tenantId === tenant.tenantId);
+  expect(verdict).toMatchObject({ balanced: true, unaccounted: 0, problems: [], unrecordedAccepted: 2 });
+  // Before: `redelivered: 2` and the warning "items counted dead-lettered twice", which they were not.
+  expect(verdict?.redelivered).toBeUndefined();
+  const [check] = await stack.database.sql`select details from ledger_checks where tenant_id = ${tenant.tenantId}`;
+  expect(check.details).toMatchObject({ unrecordedAccepted: 2 });
+  expect(check.details.redelivered).toBeUndefined();
 });
 
 test("a loss monitor alerts from the ledger's counts, and its monitor.triggered event is published", async () => {

@@ -30,12 +30,19 @@ export interface Verdict {
   tenantId: string;
   balanced: boolean;
   /**
-   * Items counted dead-lettered twice: a dead letter stored again after the acknowledgement of
-   * its first storing was lost (a NATS restart, a crash between the two). Only once INGEST itself
+   * Items counted twice: a dead letter set aside again after its first copy's acknowledgement was
+   * lost, past DEAD_LETTERS's 10-minute duplicate window, or a duplicate copy delivered again
+   * (docs/ledger.md). Only once INGEST itself
    * confirmed what was accepted (the recount); not a loss, so not an imbalance. (`stored` cannot
    * be counted twice: it is counted with the rows, in the write's transaction, docs/ledger.md.)
    */
   redelivered?: number;
+  /**
+   * Items stored whose INGEST message carries no door (`Cellar-Door`): accepted by an ingest
+   * that counted nothing (a release before the ledger, during an online upgrade), found by the
+   * recount. Part of what is settled beyond accepted, named for what it is; not a loss.
+   */
+  unrecordedAccepted?: number;
   /** Items accepted that are neither stored nor dead-lettered though nothing is in flight (negative: counted stored more often than accepted). */
   unaccounted: number;
   /** Stored traces without their row (negative: rows the ledger never counted). */
@@ -45,13 +52,17 @@ export interface Verdict {
   problems: string[];
 }
 
-export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean } = {}): Verdict {
+export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean; unrecorded?: number } = {}): Verdict {
   const raw = unaccounted(books.settled);
   // With accepted confirmed from INGEST, more settled than accepted can only be a dead letter
   // counted twice (stored is counted once, with its rows): set apart. It says nothing of trace
   // rows, so the row check stays exact: a row deleted behind the service's back is never hidden.
-  const redelivered = opts.acceptedConfirmed && raw < 0 ? -raw : 0;
-  const missing = raw + redelivered;
+  // Of that excess, up to the items INGEST holds without a door were accepted by an ingest that
+  // counted nothing (before the ledger): named apart, not "counted twice".
+  const excess = opts.acceptedConfirmed && raw < 0 ? -raw : 0;
+  const unrecorded = Math.min(excess, opts.unrecorded ?? 0);
+  const redelivered = excess - unrecorded;
+  const missing = raw + excess;
   const missingRows = books.storedTraces - books.traceRows;
   const problems: string[] = [];
   if (missing > 0)
@@ -63,6 +74,7 @@ export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean } 
     tenantId: books.tenantId,
     balanced: problems.length === 0,
     ...(redelivered ? { redelivered } : {}),
+    ...(unrecorded ? { unrecordedAccepted: unrecorded } : {}),
     ...(books.uncountedRows ? { uncountedRows: books.uncountedRows } : {}),
     unaccounted: missing,
     missingTraceRows: missingRows,

@@ -223,42 +223,54 @@ export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise
       verdicts = verdicts.filter((v) => !unconfirmed.has(v.tenantId));
     }
     // Fewer accepted than settled: an ingest process was killed holding counts. INGEST has them.
+    const unrecorded = new Map<string, number>();
     for (const v of verdicts.filter((v) => v.unaccounted < 0)) {
-      const added = await recountAccepted(
+      const { added, unrecorded: doorless } = await recountAccepted(
         tx,
         jsm,
         deps.topology,
         v.tenantId,
         await shortMinutes(tx, v.tenantId, from, to),
       );
+      unrecorded.set(v.tenantId, doorless);
       if (added)
         deps.logger.warn(
           "ledger: accepted recounted from INGEST (an ingest process stopped without writing its counts)",
           { tenant: v.tenantId, added },
         );
     }
-    // Accepted is now what INGEST holds: what is still short was counted dead-lettered twice (a
-    // dead letter stored again after its acknowledgement was lost: a NATS restart), not lost.
+    // Accepted is now what INGEST holds with a door; up to its items without one (an ingest that
+    // counted nothing, before the ledger) the excess is named so, and the rest was counted twice
+    // (a dead letter set aside again past DEAD_LETTERS's duplicate window, a duplicate copy
+    // delivered again), not lost.
     // Stored cannot be: it is counted with the rows, in the write's transaction (issue 41).
     const confirmed = new Set(verdicts.filter((v) => v.unaccounted < 0).map((v) => v.tenantId));
     if (confirmed.size) {
       const again = new Map(
         (await readBooks(tx, from, to))
           .filter((b) => confirmed.has(b.tenantId))
-          .map((b) => [b.tenantId, judge(b, { acceptedConfirmed: true })]),
+          .map((b) => [b.tenantId, judge(b, { acceptedConfirmed: true, unrecorded: unrecorded.get(b.tenantId) })]),
       );
       verdicts = verdicts.map((v) => again.get(v.tenantId) ?? v);
-      for (const v of again.values())
+      for (const v of again.values()) {
+        if (v.unrecordedAccepted && logged.get(`unrecorded:${v.tenantId}`) !== v.unrecordedAccepted) {
+          logged.set(`unrecorded:${v.tenantId}`, v.unrecordedAccepted);
+          deps.logger.warn(
+            "ledger: items stored that an ingest without the ledger accepted (a release before it, during an upgrade): counted stored, never accepted; not a loss",
+            { tenant: v.tenantId, unrecordedAccepted: v.unrecordedAccepted },
+          );
+        }
         if (v.redelivered && logged.get(`redelivered:${v.tenantId}`) !== v.redelivered) {
           logged.set(`redelivered:${v.tenantId}`, v.redelivered);
           deps.logger.warn(
-            "ledger: items counted dead-lettered twice (stored again after a lost acknowledgement); not a loss",
+            "ledger: items counted twice (a dead letter set aside again after DEAD_LETTERS's duplicate window, or a duplicate copy delivered again); not a loss",
             {
               tenant: v.tenantId,
               redelivered: v.redelivered,
             },
           );
         }
+      }
     }
     if (verdicts.length === 0) return verdicts;
     const rows = verdicts.map((v) => ({
@@ -271,6 +283,7 @@ export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise
         missingTraceRows: v.missingTraceRows,
         ...(v.uncountedRows ? { uncountedRows: v.uncountedRows } : {}),
         ...(v.redelivered ? { redelivered: v.redelivered } : {}),
+        ...(v.unrecordedAccepted ? { unrecordedAccepted: v.unrecordedAccepted } : {}),
         problems: v.problems,
       },
     }));
