@@ -1,7 +1,9 @@
 /**
- * `bun run bench/evaluations.ts [--sessions 200] [--rounds 1]`: what online evaluations cost.
- * Real nats-server and Postgres, the processor and the dispatcher built in-process (maturation
- * window 1 s), a judge on 127.0.0.1 answering at once in the OpenAI wire format. Each round ingests
+ * `bun run bench/evaluations.ts [--sessions 200] [--rounds 1] [--judge-ms 0]`: what online
+ * evaluations cost. Real nats-server and Postgres, the processor and the dispatcher built
+ * in-process (maturation window 1 s), a judge on 127.0.0.1 answering in the OpenAI wire format
+ * after `--judge-ms` (0: at once; a real provider takes hundreds of ms, and then what counts is
+ * how many judge calls are in flight together: a MATURED batch's sessions side by side or not). Each round ingests
  * `--sessions` one-trace sessions into four services:
  * - floor: no evaluator;
  * - no-match: an evaluator (a model judge) whose filter takes nothing (environment "nowhere");
@@ -28,9 +30,14 @@ import { createSessionPublisher } from "./lib/sessions";
 import { makeTemplates } from "./lib/traces";
 
 const { values: args } = parseArgs({
-  options: { sessions: { type: "string", default: "200" }, rounds: { type: "string", default: "1" } },
+  options: {
+    sessions: { type: "string", default: "200" },
+    rounds: { type: "string", default: "1" },
+    "judge-ms": { type: "string", default: "0" },
+  },
 });
 const N = Number(args.sessions);
+const JUDGE_MS = Number(args["judge-ms"]);
 const scratch = mkdtempSync(join(tmpdir(), "cellar-bench-evaluations-"));
 const pg = await startEmbeddedPostgres({ dataDir: join(scratch, "pg"), persistent: false });
 const nats = await startNatsServer({ storeDir: join(scratch, "nats"), quiet: true });
@@ -39,11 +46,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const judge = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
-  fetch: () =>
-    Response.json({
+  fetch: async () => {
+    if (JUDGE_MS > 0) await Bun.sleep(JUDGE_MS);
+    return Response.json({
       choices: [{ message: { role: "assistant", content: '{"score": 0.7, "reason": "fine"}' } }],
       usage: { prompt_tokens: 800, completion_tokens: 20 },
-    }),
+    });
+  },
 });
 try {
   await runMigrations(pg.url);
@@ -168,7 +177,9 @@ try {
     }
     const floors = rows.filter((r) => r.service === "floor");
     const floor = { cpuUs: (floors[0].cpuUs + floors[1].cpuUs) / 2 };
-    console.log(`round ${round}: ${N} sessions per service; floor = mean of the first and last runs`);
+    console.log(
+      `round ${round}: ${N} sessions per service, judge answers after ${JUDGE_MS} ms; floor = mean of the first and last runs`,
+    );
     for (const r of rows)
       console.log(
         `  ${r.service.padEnd(9)} ${r.rate.toFixed(1).padStart(6)} sessions/s  CPU ${(r.cpuUs / 1000).toFixed(2)} ms/session` +
