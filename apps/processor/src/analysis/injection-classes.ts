@@ -203,13 +203,27 @@ const GREETING = unicodePattern(String.raw`^(?:dear|hey|hi|hello|attention|liste
  * short and names one ("AI agent handling this order:"), or the first comma after a greeting
  * ("Dear assistant, ...").
  */
+/**
+ * What names a thing rather than addresses a reader, in a head before a colon (round 5, from a
+ * sweep of developer docs read as tool results): package names ("**ai-sdk:** Add ...",
+ * "openai-agents:", "pydantic_ai:"; lowercase ASCII joined by - _ / .), a table row or a Markdown
+ * link ("| [Google Gemini](...) | ..."), and an agent word that modifies a product noun ("AI SDK
+ * 5.0:", "Gemini CLI:", "Claude 4 models:").
+ */
+const PACKAGE_NAME = /@?[a-z0-9]+(?:[-_/.][a-z0-9]+)+/g;
+const NOT_ADDRESSED = /\||\]\(/;
+const PRODUCT_AFTER_AGENT =
+  /\b(?:ai|a\.i\.|llm|gpt|claude|copilot|gemini|agent|assistant|bot)\s+(?:sdk|cli|api|apis|models?|integrations?|\d[\d.]*)\b/i;
+
 function vocative(text: string): { colon: number } | null {
   const greeting = GREETING.test(text.replace(/^[^\p{L}\p{N}]+/u, ""));
   const colon = greeting ? text.search(/[,:：，]/u) : text.search(/[:：]/u);
   if (colon <= 0 || colon > 160) return null;
   const head = text.slice(0, colon).replace(/^[^\p{L}\p{N}]+/u, "");
   const hw = words(head);
-  if (hw.length === 0 || hw.length > 12 || !AGENT.test(head)) return null;
+  if (hw.length === 0 || hw.length > 12 || NOT_ADDRESSED.test(head)) return null;
+  const named = head.replace(PACKAGE_NAME, " ");
+  if (!AGENT.test(named) || PRODUCT_AFTER_AGENT.test(named)) return null;
   return { colon };
 }
 
