@@ -20,11 +20,16 @@
  * cores with the system it floods, which a flood from elsewhere would not: at 0 (the default) its
  * CPU is taken from the apps, niced it takes only what they leave. Report figures both ways.
  *
+ * `--downstream-nice N` runs the processor, the dispatcher and Postgres (every backend forked after
+ * the apps start) at that nice level: what is left of V's ingest p99 during a flood then shows
+ * whether it comes from the ingest host or from the flood's admitted items being processed on the
+ * same cores (a deployment with ingest on its own machine would not share them).
+ *
  * FLOOD_DETAIL=<path prefix> also writes each stage's V requests (sent at, ms) and F's admitted
  * requests (sent, answered) as JSON, to line V's slow answers up with F's admitted bodies.
  *
  *   bun run bench/flood.ts [--seconds 15] [--doors otlp,grpc,batch,scores] [--v-rate 50] [--connections 32]
- *                          [--spans 500] [--window 3] [--flooder-nice 0]
+ *                          [--spans 500] [--window 3] [--flooder-nice 0] [--downstream-nice 0]
  */
 import { loadavg, setPriority } from "node:os";
 import { parseArgs } from "node:util";
@@ -62,6 +67,7 @@ const { values: args } = parseArgs({
     spans: { type: "string", default: "500" },
     window: { type: "string", default: "3" },
     "flooder-nice": { type: "string", default: "0" },
+    "downstream-nice": { type: "string", default: "0" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -116,10 +122,14 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     WEBHOOK_INSECURE_ALLOWLIST: "127.0.0.0/8",
     INGEST_MAX_BODY_BYTES: String(4 * 1024 * 1024),
   };
+  // Backends forked from now on (the apps' pools) inherit the postmaster's nice level.
+  const downstreamNice = Number(args["downstream-nice"]);
+  if (downstreamNice) setPriority(bench.pg.pid()!, downstreamNice);
   const grpcPort = await freePort();
   const ingest = await bench.spawnApp("ingest", { env: { ...env, INGEST_GRPC_PORT: String(grpcPort) } });
   const processor = await bench.spawnApp("processor", { env });
   const dispatcher = await bench.spawnApp("dispatcher", { env });
+  if (downstreamNice) for (const app of [processor, dispatcher]) setPriority(app.child.pid!, downstreamNice);
   // CPU seconds of each part so far: the apps, nats-server and Postgres (every backend).
   const cpuNow = () =>
     cpuByProcess(
@@ -249,7 +259,7 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     };
   };
   console.log(
-    `flood (${SECONDS} s stages; flooder nice ${args["flooder-nice"]}; V ${args["v-rate"]} traces/s over 2 services subscribed to session.matured; ` +
+    `flood (${SECONDS} s stages; flooder nice ${args["flooder-nice"]}; processor, dispatcher and Postgres nice ${downstreamNice}; V ${args["v-rate"]} traces/s over 2 services subscribed to session.matured; ` +
       `F ${args.connections} connections, limit ${LIMIT.perSecond}/s burst ${LIMIT.burst}; window ${WINDOW_S} s; ` +
       `INGEST lanes: V ${lane(v.tenantId)}, F ${lane(f.tenantId)})`,
   );
