@@ -62,17 +62,10 @@ const failure = (id: string, status: "pending" | "failed" | "stopped") => ({
 });
 
 /**
- * Each transition as the dispatcher and the platform call it, on one row, with the statuses its
- * callers call it from: an attempt is recorded only for a row the path found pending (attempt.ts,
- * prepare); the others guard the status themselves and are tried from every status.
+ * Each transition as the dispatcher and the platform call it, on one row, tried from every status:
+ * the attempt records too, because two attempts of one delivery can overlap (a redelivered job
+ * while the first POST is in flight) and the later record must not move the row off the machine.
  */
-const FROM_PENDING: DeliveryStatus[] = ["pending"];
-const recorded = new Set([
-  "recordSuccesses",
-  "recordFailure (retry)",
-  "recordFailure (failed)",
-  "recordFailure (stopped)",
-]);
 const transitions: Record<string, (id: string) => Promise<unknown>> = {
   recordSuccesses: (id) =>
     recordSuccesses(db.database.sql, [
@@ -96,7 +89,7 @@ test("every transition, from every status, moves a delivery only along an edge o
   const taken = new Set<string>();
   const moves: string[] = [];
   for (const [name, run] of Object.entries(transitions))
-    for (const from of recorded.has(name) ? FROM_PENDING : STATUSES) {
+    for (const from of STATUSES) {
       const id = await deliveryIn(from);
       await run(id);
       const to = await statusOf(id);
@@ -113,4 +106,27 @@ test("every transition, from every status, moves a delivery only along an edge o
   expect(edges.filter((e) => !taken.has(e))).toEqual([]);
   expect(moves).toContain("recordFailure (retry): pending -> pending");
   expect(moves).toContain("claimForResend: pending -> pending"); // a pending row cannot be claimed
+  // A late failure leaves a delivered event delivered (else it would be sent again); a late
+  // success ends a row that an overlapping attempt gave up on.
+  expect(moves).toContain("recordFailure (retry): delivered -> delivered");
+  expect(moves).toContain("recordFailure (failed): delivered -> delivered");
+  expect(moves).toContain("recordSuccesses: failed -> delivered");
+  expect(moves).toContain("recordSuccesses: stopped -> delivered");
+});
+
+test("a failure recorded after an overlapping attempt delivered the event keeps the attempt and the row delivered", async () => {
+  const id = await deliveryIn("pending");
+  await recordSuccesses(db.database.sql, [
+    { deliveryId: id, subscriptionId, attempt: 2, statusCode: 204, durationMs: 1, attemptedAt: at },
+  ]);
+  await recordFailure(db.database.sql, { ...failure(id, "pending"), attempt: 3 });
+  const [row] = await db.database.sql<{ status: string; attempts: number; next_attempt_at: Date | null }[]>`
+    select status, attempts, next_attempt_at from webhook_deliveries where id = ${id}`;
+  expect(row).toEqual({ status: "delivered", attempts: 2, next_attempt_at: null });
+  const attempts = await db.database.sql<{ attempt: number; status_code: number }[]>`
+    select attempt, status_code from webhook_attempts where delivery_id = ${id} order by attempt`;
+  expect([...attempts]).toEqual([
+    { attempt: 2, status_code: 204 },
+    { attempt: 3, status_code: 500 },
+  ]);
 });

@@ -16,9 +16,12 @@ import type postgres from "postgres";
 /**
  * A delivery's statuses and which may follow which: the state machine this module owns (the
  * diagram above). Every transition below moves a row along one of these edges and no other
- * (test/webhook-delivery-states.test.ts). The attempt records (recordSuccesses, recordFailure)
- * do not check the status themselves: their caller records only attempts of rows it found
- * pending (apps/dispatcher/src/attempt.ts, prepare).
+ * (test/webhook-delivery-states.test.ts). The path records only attempts of rows it found
+ * pending (apps/dispatcher/src/attempt.ts, prepare), but two attempts of one delivery can still
+ * overlap (a redelivered job while the first POST is in flight), so the records hold the machine
+ * themselves: a failure moves only a pending row (a late failure must not send a delivered event
+ * again), and a success ends any row in delivered, because the receiver has the event even when
+ * the attempt that gave up (failed, stopped) was recorded first.
  */
 export const DELIVERY_TRANSITIONS = {
   /** recordSuccesses; recordFailure (pending again: a retry is scheduled); stop,
@@ -26,8 +29,9 @@ export const DELIVERY_TRANSITIONS = {
   pending: ["pending", "delivered", "failed", "stopped"],
   /** claimForResend: a finished delivery back to pending for one manual re-send */
   delivered: ["pending"],
-  failed: ["pending"],
-  stopped: ["pending"],
+  /** claimForResend; recordSuccesses of an attempt that overlapped the one that gave up */
+  failed: ["pending", "delivered"],
+  stopped: ["pending", "delivered"],
 } as const;
 export type DeliveryStatus = keyof typeof DELIVERY_TRANSITIONS;
 /** What a failed attempt leaves a pending delivery: retried (pending), failed, or stopped. */
@@ -190,7 +194,9 @@ export async function recordFailure(sql: Sql, r: FailureRecord): Promise<{ faili
       from webhook_deliveries d where d.id = ${r.deliveryId}
       on conflict (delivery_id, attempt, tenant_id) do nothing
     ), delivery as (
-      update webhook_deliveries set status = ${r.status}, attempts = ${r.attempt}, next_attempt_at = ${r.nextAttemptAt} where id = ${r.deliveryId}
+      -- Only a pending row moves: an overlapping attempt may have delivered it meanwhile.
+      update webhook_deliveries set status = ${r.status}, attempts = ${r.attempt}, next_attempt_at = ${r.nextAttemptAt}
+      where id = ${r.deliveryId} and status = 'pending'
     )
     update webhook_subscriptions set consecutive_failures = consecutive_failures + 1,
       failing_since = coalesce(failing_since, ${r.attemptedAt}), last_delivery_status = 'failed'
