@@ -7,7 +7,7 @@ import { Evaluator, EvaluatorList, EvaluationList, EvaluationRun, RunStarted } f
 import * as svc from "./service.ts";
 import { getRun, MAX_RUN_SESSIONS, startRun } from "./runs.ts";
 import { Agreement } from "../reviews/model.ts";
-import { evaluatorAgreement } from "../reviews/service.ts";
+import { evaluatorAgreement } from "../query/reviews.ts";
 
 const TAG = "Evaluations";
 

@@ -5,7 +5,8 @@ import { resolveService } from "../auth/principal.ts";
 import { doc, intQuery } from "../http/schemas.ts";
 import { Score } from "../scores/model.ts";
 import { REVIEW_REASONS, ReviewQueue } from "./model.ts";
-import { reviewQueue, submitReview } from "./service.ts";
+import { reviewQueue } from "../query/reviews.ts";
+import { submitReview } from "./service.ts";
 
 const TAG = "Evaluations";
 
