@@ -42,7 +42,14 @@ import { freePort, waitForPort } from "../scripts/infra/ports";
 import { type Bench, runBench } from "./lib/harness";
 import { cpuByProcess, cpuDelta, pct, procStat } from "./lib/proc";
 import { seedService, seedWebhookSubscription } from "./lib/seed";
-import { type FloodResult, runFlooder, runRefusals, runSender, type SenderResult } from "./flood/clients";
+import {
+  type FloodConfig,
+  type FloodResult,
+  runFlooder,
+  runRefusals,
+  runSender,
+  type SenderResult,
+} from "./flood/clients";
 
 const mode = process.argv[2];
 if (mode === "--receiver") {
@@ -74,6 +81,8 @@ const SECONDS = Number(args.seconds);
 const DOORS = args.doors!.split(",") as Array<"otlp" | "grpc" | "batch" | "scores">;
 const WINDOW_S = Number(args.window);
 const LIMIT = { perSecond: 500, burst: 1000 };
+/** From a stage's start to its clients' first request: the flooder builds its bodies meanwhile (~1 s for batch). */
+const START_DELAY_MS = 2500;
 
 /** Runs a client child to its end and returns the JSON line it prints. */
 function client<T>(bench: Bench, flag: string, cfg: unknown, nice = 0): Promise<T> {
@@ -176,6 +185,8 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
       await settle();
       const prefix = `${door}-${flood ? "flood" : "alone"}`;
       const load0 = loadavg()[0];
+      // Both clients start together once the flooder has built its bodies (the floor waits the same).
+      const startAt = Date.now() + START_DELAY_MS;
       const cpu0 = cpuNow();
       const [sender, flooder] = await Promise.all([
         client<SenderResult>(bench, "--sender", {
@@ -185,6 +196,7 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
           rate: Number(args["v-rate"]),
           seconds: SECONDS,
           prefix,
+          startAt,
         }),
         flood
           ? client<FloodResult>(
@@ -198,7 +210,8 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
                 seconds: SECONDS,
                 connections: Number(args.connections),
                 spans: Number(args.spans),
-              },
+                startAt,
+              } satisfies FloodConfig,
               Number(args["flooder-nice"]),
             )
           : undefined,
@@ -289,6 +302,11 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
         .join(", ");
     console.log(`    CPU (% of one core over the stage), floor: ${cores(alone.cpu)}`);
     console.log(`    CPU during flood: ${cores(flood.cpu)}`);
+    // The flooding client beside the server: what a flood from elsewhere would not cost this machine.
+    const usPerRequest = (1e6 * fl.cpu) / Math.max(1, fl.requests);
+    console.log(
+      `    F's client: ${((100 * fl.cpu) / SECONDS).toFixed(0)}% of a core over the flood (${Math.round(usPerRequest)} us per request; bodies built before the start: ${(fl.prepCpu ?? 0).toFixed(2)} s CPU${fl.startLate ? `, started ${Math.round(fl.startLate)} ms late` : ""}${fl.built ? `, ${fl.built} built during it` : ""}) beside ingest ${((100 * (flood.cpu.ingest ?? 0)) / SECONDS).toFixed(0)}%`,
+    );
     console.log(
       `    F: ${fl.requests} requests (${Math.round(fl.requests / SECONDS)}/s), ${fl.ok} answered 200, ${fl.refused} 429, ${fl.other} other; admitted ${Math.round(fl.items / SECONDS)} items/s against a limit of ${LIMIT.perSecond}/s (burst ${LIMIT.burst})`,
     );

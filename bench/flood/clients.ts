@@ -1,7 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
-import { encodeRequestFromJson } from "@cellar/shared/otlp/decode";
 import { bytesMethod, TRACE_EXPORT } from "../../apps/ingest/src/otlp/grpc/server";
-import { makeTemplates } from "../lib/traces";
+import { batchBody, batchText, fresh, HEX, otlpBodies, otlpTemplate, trace } from "./bodies";
 
 /**
  * The load generators of bench/flood.ts, each run in its own process: V's ordinary sender, F's
@@ -27,24 +26,17 @@ export interface FloodResult {
   other: number;
   /** Items (spans, batch items, scores) in requests answered 200. */
   items: number;
-  /** CPU seconds this client process used (user + system). */
+  /** CPU seconds the flood used (user + system), from its start to its end. */
   cpu: number;
+  /** CPU seconds spent building the bodies before the start. */
+  prepCpu?: number;
+  /** How late the flood started after the agreed start (ms: building the bodies took longer). */
+  startLate?: number;
+  /** Bodies built during the flood (batch: the prebuilt spares ran out). */
+  built?: number;
   /** Admitted requests: [epoch ms sent, epoch ms answered]. */
   admitted?: Array<[number, number]>;
 }
-
-// Realistic chat traces of 2-6 KB (bench/lib/traces.ts); the smallest one for batch items.
-const TEMPLATES = makeTemplates(12);
-const SMALLEST = TEMPLATES.reduce((a, b) => (b.length < a.length ? b : a));
-const withIds = (template: string, service: string, session: string) =>
-  template
-    .replace('"service_name":"support-bot"', `"service_name":${JSON.stringify(service)}`)
-    .replace("__SESSION__", session);
-const trace = (service: string, session: string, n: number) =>
-  withIds(TEMPLATES[n % TEMPLATES.length], service, session);
-/** The smallest template, made distinct by its response id (a message id hashes the body). */
-const smallTrace = (service: string, session: string, unique: string) =>
-  withIds(SMALLEST, service, session).replace('"id":"chatcmpl-bench', `"id":"chatcmpl-${unique}-`);
 
 /** V: `rate` single traces per second, each its own session, for `seconds`. */
 export async function runSender(cfg: {
@@ -54,8 +46,11 @@ export async function runSender(cfg: {
   rate: number;
   seconds: number;
   prefix: string;
+  /** Epoch ms to start at (the flooder's too); now if absent. */
+  startAt?: number;
 }): Promise<SenderResult> {
   const out: SenderResult = { latencies: [], sentAt: {}, non200: 0, cpu: 0, timeline: [] };
+  await untilStart(cfg.startAt);
   const start = performance.now();
   const total = Math.round(cfg.rate * cfg.seconds);
   const inFlight: Promise<void>[] = [];
@@ -94,122 +89,13 @@ function cpuSeconds(): number {
   return (u.user + u.system) / 1e6;
 }
 
-const HEX = "abababababababababababababababab";
-const kv = (key: string, value: string | number) => ({
-  key,
-  value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value },
-});
-
-/** An OTLP/JSON export of `spans` model-call spans; HEX is replaced by a fresh trace id per request. */
-export function otlpTemplate(spans: number): string {
-  const start = BigInt(Date.now() - 5_000) * 1_000_000n;
-  return JSON.stringify({
-    resourceSpans: [
-      {
-        resource: { attributes: [kv("service.name", "flood-svc")] },
-        scopeSpans: [
-          {
-            scope: { name: "flood" },
-            spans: Array.from({ length: spans }, (_, i) => ({
-              traceId: HEX,
-              spanId: (i + 1).toString(16).padStart(16, "0"),
-              name: "chat gpt-4o-mini",
-              kind: 3,
-              startTimeUnixNano: String(start + BigInt(i) * 1_000_000n),
-              endTimeUnixNano: String(start + BigInt(i) * 1_000_000n + 900_000_000n),
-              attributes: [
-                kv("gen_ai.operation.name", "chat"),
-                kv("gen_ai.provider.name", "openai"),
-                kv("gen_ai.request.model", "gpt-4o-mini"),
-                kv("gen_ai.conversation.id", `${HEX}-${i % 20}`),
-                kv("gen_ai.usage.input_tokens", 400 + i),
-                kv("gen_ai.usage.output_tokens", 30),
-                kv(
-                  "gen_ai.input.messages",
-                  JSON.stringify([
-                    {
-                      role: "user",
-                      parts: [{ type: "text", content: `Turn ${i}: where is my order A-10${i % 100}?` }],
-                    },
-                  ]),
-                ),
-                kv(
-                  "gen_ai.output.messages",
-                  JSON.stringify([
-                    { role: "assistant", parts: [{ type: "text", content: "Shipped." }], finish_reason: "stop" },
-                  ]),
-                ),
-              ],
-            })),
-          },
-        ],
-      },
-    ],
-  });
-}
-
-let seq = 0;
-const fresh = () => (process.pid.toString(16).padStart(8, "0") + (++seq).toString(16).padStart(24, "0")).slice(0, 32);
-
-/** A gzipped /raw/batch body of `items` traces, distinct by `tag`. */
-function batchBody(items: number, tag: string): Uint8Array {
-  return Bun.gzipSync(new TextEncoder().encode(batchText(items, tag)));
-}
-
-export function batchText(items: number, tag: string): string {
-  const parts: string[] = [];
-  for (let i = 0; i < items; i++)
-    parts.push(`{"type":"trace","body":${smallTrace("flood-svc", `f-${tag}-${i % 50}`, `${tag}-${i}`)}}`);
-  return `{"items":[${parts.join(",")}]}`;
-}
-
 /** An OTLP/gRPC TraceService client whose messages are bytes (the door decodes them itself). */
 const GrpcClient = grpc.makeGenericClientConstructor(
   { Export: bytesMethod(TRACE_EXPORT) } as unknown as grpc.ServiceDefinition,
   "TraceService",
 );
 
-/** A protobuf OTLP export of `spans` spans with a fresh trace id. */
-const otlpProtobuf = (template: string) =>
-  Buffer.from(encodeRequestFromJson("traces", JSON.parse(template.replaceAll(HEX, fresh()))));
-
-/** F over OTLP/gRPC: `connections` concurrent Export calls on one channel, never waiting for RetryInfo. */
-async function floodGrpc(cfg: { grpc: string; key: string; seconds: number; connections: number; spans: number }) {
-  const out: FloodResult = { requests: 0, ok: 0, refused: 0, other: 0, items: 0, cpu: 0, admitted: [] };
-  const client = new GrpcClient(cfg.grpc, grpc.credentials.createInsecure(), {
-    "grpc.max_send_message_length": 16 * 1024 * 1024,
-  }) as unknown as grpc.Client & { Export: Function };
-  const template = otlpTemplate(cfg.spans);
-  // Distinct messages: one is replaced once it was admitted (a refused one is sent again).
-  const pool = Array.from({ length: cfg.connections }, () => otlpProtobuf(template));
-  const end = performance.now() + cfg.seconds * 1000;
-  await Promise.all(
-    Array.from({ length: cfg.connections }, async (_, c) => {
-      while (performance.now() < end) {
-        out.requests++;
-        const sent = Date.now();
-        const metadata = new grpc.Metadata();
-        metadata.set("authorization", `Bearer ${cfg.key}`);
-        const code = await new Promise<number>((resolve) =>
-          client.Export(pool[c], metadata, (err: grpc.ServiceError | null) => resolve(err ? err.code : 0)),
-        );
-        if (code === 0) {
-          out.ok++;
-          out.items += cfg.spans;
-          out.admitted!.push([sent, Date.now()]);
-          pool[c] = otlpProtobuf(template);
-        } else if (code === grpc.status.RESOURCE_EXHAUSTED) out.refused++;
-        else out.other++;
-      }
-    }),
-  );
-  client.close();
-  out.cpu = cpuSeconds();
-  return out;
-}
-
-/** F: `connections` loops hammering one door for `seconds`, never waiting for Retry-After. */
-export async function runFlooder(cfg: {
+export interface FloodConfig {
   base: string;
   /** host:port of the OTLP/gRPC listener (door `grpc`). */
   grpc: string;
@@ -218,18 +104,109 @@ export async function runFlooder(cfg: {
   seconds: number;
   connections: number;
   spans: number;
-}): Promise<FloodResult> {
+  /** Epoch ms to start at (bodies are built before it); now if absent. */
+  startAt?: number;
+}
+
+/** Waits for `startAt` (epoch ms); returns how late it is (ms, 0 if on time). */
+async function untilStart(startAt: number | undefined): Promise<number> {
+  if (startAt === undefined) return 0;
+  const wait = startAt - Date.now();
+  if (wait > 0) await Bun.sleep(wait);
+  return Math.max(0, -wait);
+}
+
+/**
+ * The flood's CPU split: `prepCpu` builds the bodies before the start; `cpu` is the flood itself
+ * (from the start to the end), the figure beside the server's CPU over the same stage.
+ */
+function startFlood(cfg: FloodConfig) {
+  const out: FloodResult = {
+    requests: 0,
+    ok: 0,
+    refused: 0,
+    other: 0,
+    items: 0,
+    cpu: 0,
+    prepCpu: 0,
+    startLate: 0,
+    built: 0,
+    admitted: [],
+  };
+  let cpu0 = 0;
+  return {
+    out,
+    async begin() {
+      out.prepCpu = cpuSeconds();
+      out.startLate = await untilStart(cfg.startAt);
+      cpu0 = cpuSeconds();
+      return performance.now() + cfg.seconds * 1000;
+    },
+    end() {
+      out.cpu = cpuSeconds() - cpu0;
+      return out;
+    },
+  };
+}
+
+/** F over OTLP/gRPC: `connections` concurrent Export calls on one channel, never waiting for RetryInfo. */
+async function floodGrpc(cfg: FloodConfig) {
+  const flood = startFlood(cfg);
+  const { out } = flood;
+  const client = new GrpcClient(cfg.grpc, grpc.credentials.createInsecure(), {
+    "grpc.max_send_message_length": 16 * 1024 * 1024,
+  }) as unknown as grpc.Client & {
+    Export: (message: Buffer, metadata: grpc.Metadata, done: (err: grpc.ServiceError | null) => void) => void;
+  };
+  // Distinct messages: one gets fresh ids once it was admitted (a refused one is sent again).
+  const bodies = otlpBodies(cfg.spans, cfg.connections, "protobuf");
+  for (const b of bodies) b.patch(fresh());
+  const end = await flood.begin();
+  await Promise.all(
+    Array.from({ length: cfg.connections }, async (_, c) => {
+      while (performance.now() < end) {
+        out.requests++;
+        const sent = Date.now();
+        const metadata = new grpc.Metadata();
+        metadata.set("authorization", `Bearer ${cfg.key}`);
+        const code = await new Promise<number>((resolve) =>
+          client.Export(bodies[c].bytes, metadata, (err: grpc.ServiceError | null) => resolve(err ? err.code : 0)),
+        );
+        if (code === 0) {
+          out.ok++;
+          out.items += cfg.spans;
+          out.admitted!.push([sent, Date.now()]);
+          bodies[c].patch(fresh());
+        } else if (code === grpc.status.RESOURCE_EXHAUSTED) out.refused++;
+        else out.other++;
+      }
+    }),
+  );
+  client.close();
+  return flood.end();
+}
+
+/** Prebuilt gzipped batch bodies beyond the connections' own: what a stage admits at bench/flood's 500 items/s, and more. */
+const spareBatchBodies = (seconds: number) => Math.ceil(seconds / 2) + 4;
+
+/** F: `connections` loops hammering one door for `seconds`, never waiting for Retry-After. */
+export async function runFlooder(cfg: FloodConfig): Promise<FloodResult> {
   if (cfg.door === "grpc") return floodGrpc(cfg);
-  const out: FloodResult = { requests: 0, ok: 0, refused: 0, other: 0, items: 0, cpu: 0, admitted: [] };
+  const flood = startFlood(cfg);
+  const { out } = flood;
   const auth = { authorization: `Bearer ${cfg.key}` };
-  const otlp = cfg.door === "otlp" ? otlpTemplate(cfg.spans) : "";
-  // Distinct bodies: a batch body is replaced once it was admitted (gzip costs ~15 ms here).
-  const pool = cfg.door === "batch" ? Array.from({ length: cfg.connections }, () => batchBody(1000, fresh())) : [];
+  // OTLP: a body per connection, fresh ids patched in per request (as building one whole did).
+  const otlp = cfg.door === "otlp" ? otlpBodies(cfg.spans, cfg.connections, "json") : [];
+  // Batch: distinct gzipped bodies (~15 ms each), one replaced once it was admitted, from spares
+  // built ahead; built during the stage only if they run out (counted in `built`).
+  const batch = cfg.door === "batch" ? Array.from({ length: cfg.connections }, () => batchBody(1000, fresh())) : [];
+  const spares =
+    cfg.door === "batch" ? Array.from({ length: spareBatchBodies(cfg.seconds) }, () => batchBody(1000, fresh())) : [];
   const request = (c: number): { url: string; init: RequestInit; items: number } => {
     if (cfg.door === "otlp")
       return {
         url: `${cfg.base}/v1/traces`,
-        init: { headers: { ...auth, "content-type": "application/json" }, body: otlp.replaceAll(HEX, fresh()) },
+        init: { headers: { ...auth, "content-type": "application/json" }, body: otlp[c].patch(fresh()) },
         items: cfg.spans,
       };
     if (cfg.door === "batch")
@@ -237,7 +214,7 @@ export async function runFlooder(cfg: {
         url: `${cfg.base}/raw/batch`,
         init: {
           headers: { ...auth, "content-type": "application/json", "content-encoding": "gzip" },
-          body: pool[c] as BodyInit,
+          body: batch[c] as BodyInit,
         },
         items: 1000,
       };
@@ -250,7 +227,7 @@ export async function runFlooder(cfg: {
       items: 1,
     };
   };
-  const end = performance.now() + cfg.seconds * 1000;
+  const end = await flood.begin();
   await Promise.all(
     Array.from({ length: cfg.connections }, async (_, c) => {
       while (performance.now() < end) {
@@ -264,7 +241,11 @@ export async function runFlooder(cfg: {
             out.ok++;
             out.items += r.items;
             out.admitted!.push([sent, Date.now()]);
-            if (cfg.door === "batch") pool[c] = batchBody(1000, fresh());
+            if (cfg.door === "batch") {
+              const spare = spares.pop();
+              if (!spare) out.built!++;
+              batch[c] = spare ?? batchBody(1000, fresh());
+            }
           } else if (res.status === 429) out.refused++;
           else out.other++;
         } catch {
@@ -273,8 +254,7 @@ export async function runFlooder(cfg: {
       }
     }),
   );
-  out.cpu = cpuSeconds();
-  return out;
+  return flood.end();
 }
 
 /** Refusals only: the credential's bucket is empty (a 0.001/s limit); bodies of about `kb` KB. */
