@@ -27,6 +27,9 @@
  *
  * FLOOD_DETAIL=<path prefix> also writes each stage's V requests (sent at, ms) and F's admitted
  * requests (sent, answered) as JSON, to line V's slow answers up with F's admitted bodies.
+ * FLOOD_INGEST_BUN_FLAGS="<flags>" passes bun flags to the ingest process alone: `--preload
+ * ./bench/flood/lag.ts` with FLOOD_LAG_FILE=<path> logs its event-loop lags (lined up with
+ * FLOOD_DETAIL by bench/flood/lag-report.ts), `--cpu-prof --cpu-prof-dir=<dir>` profiles it.
  *
  *   bun run bench/flood.ts [--seconds 15] [--doors otlp,grpc,batch,scores] [--v-rate 50] [--connections 32]
  *                          [--spans 500] [--window 3] [--flooder-nice 0] [--downstream-nice 0]
@@ -135,7 +138,11 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
   const downstreamNice = Number(args["downstream-nice"]);
   if (downstreamNice) setPriority(bench.pg.pid()!, downstreamNice);
   const grpcPort = await freePort();
-  const ingest = await bench.spawnApp("ingest", { env: { ...env, INGEST_GRPC_PORT: String(grpcPort) } });
+  // FLOOD_INGEST_BUN_FLAGS: bun flags for ingest alone (a `--preload` probe, `--cpu-prof`).
+  const ingest = await bench.spawnApp("ingest", {
+    env: { ...env, INGEST_GRPC_PORT: String(grpcPort) },
+    bunFlags: process.env.FLOOD_INGEST_BUN_FLAGS?.split(" ").filter(Boolean),
+  });
   const processor = await bench.spawnApp("processor", { env });
   const dispatcher = await bench.spawnApp("dispatcher", { env });
   if (downstreamNice) for (const app of [processor, dispatcher]) setPriority(app.child.pid!, downstreamNice);
