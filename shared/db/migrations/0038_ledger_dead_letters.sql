@@ -4,10 +4,13 @@
 -- inserted in the transaction that adds its counts, so a dead letter delivered again (a lost
 -- ack, a processor killed before it acked) adds nothing. Pruned with the counts after 31 days
 -- (DEAD_LETTERS keeps a message 30). docs/ledger.md, "Dead letters, counted from DEAD_LETTERS".
+-- The dead letter's tenant leads the key, as on every table distributed by tenant (docs/scaling.md
+-- "Sharding by tenant"): the key lands on the shard of the counts it is inserted with.
 CREATE TABLE "ledger_dead_letters" (
+  "tenant_id" uuid NOT NULL REFERENCES "tenants"("id") ON DELETE CASCADE,
   "seq" bigint NOT NULL,
   "stored_at" timestamptz NOT NULL,
   "counted_at" timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT "ledger_dead_letters_pkey" PRIMARY KEY ("seq", "stored_at")
+  CONSTRAINT "ledger_dead_letters_pkey" PRIMARY KEY ("tenant_id", "seq", "stored_at")
 );
 CREATE INDEX "ledger_dead_letters_counted_at_idx" ON "ledger_dead_letters" ("counted_at");

@@ -46,19 +46,20 @@ export const ledgerChecks = pgTable("ledger_checks", {
 });
 
 /**
- * Each INGEST dead letter the ledger counted (migration 0038): its sequence in DEAD_LETTERS and
- * when JetStream stored it. Inserted with the counts, so a dead letter is counted once however
+ * Each INGEST dead letter the ledger counted (migration 0038): its tenant, its sequence in
+ * DEAD_LETTERS and when JetStream stored it. Inserted with the counts, so a dead letter is counted once however
  * often it is delivered (apps/processor/src/ledger/dead-letters.ts).
  */
 export const ledgerDeadLetters = pgTable(
   "ledger_dead_letters",
   {
+    tenantId: tenantId(),
     seq: bigint("seq", { mode: "number" }).notNull(),
     storedAt: ts("stored_at").notNull(),
     countedAt: ts("counted_at").notNull().defaultNow(),
   },
   (t) => [
-    primaryKey({ name: "ledger_dead_letters_pkey", columns: [t.seq, t.storedAt] }),
+    primaryKey({ name: "ledger_dead_letters_pkey", columns: [t.tenantId, t.seq, t.storedAt] }),
     index("ledger_dead_letters_counted_at_idx").on(t.countedAt),
   ],
 );

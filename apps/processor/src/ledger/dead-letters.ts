@@ -82,11 +82,14 @@ export async function countDeadLetters(
   if (letters.length === 0) return [];
   return sql.begin(async (tx) => {
     const fresh = await tx<{ seq: string; stored_at_ms: string }[]>`
-      insert into ledger_dead_letters (seq, stored_at)
-      select seq, stored_at from json_to_recordset(${tx.json(letters.map((l) => ({ seq: l.seq, stored_at: l.storedAt })))}::json)
-        as x(seq bigint, stored_at timestamptz)
-      order by seq, stored_at
-      on conflict (seq, stored_at) do nothing
+      insert into ledger_dead_letters (tenant_id, seq, stored_at)
+      select tenant_id, seq, stored_at from json_to_recordset(${tx.json(
+        // A dead letter's rows all count for its one tenant (deadLetterCount).
+        letters.map((l) => ({ tenant_id: l.rows[0].tenant_id, seq: l.seq, stored_at: l.storedAt })),
+      )}::json)
+        as x(tenant_id uuid, seq bigint, stored_at timestamptz)
+      order by tenant_id, seq, stored_at
+      on conflict (tenant_id, seq, stored_at) do nothing
       returning seq::text, (extract(epoch from stored_at) * 1000)::bigint::text as stored_at_ms`;
     // One row per count key: the upsert may not touch a row twice.
     const sums = new Map<string, CountRow>();
