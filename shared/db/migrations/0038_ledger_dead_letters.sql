@@ -5,9 +5,11 @@
 -- ack, a processor killed before it acked) adds nothing. Pruned with the counts after 31 days
 -- (DEAD_LETTERS keeps a message 30). docs/ledger.md, "Dead letters, counted from DEAD_LETTERS".
 -- The dead letter's tenant leads the key, as on every table distributed by tenant (docs/scaling.md
--- "Sharding by tenant"): the key lands on the shard of the counts it is inserted with.
+-- "Sharding by tenant"): the key lands on the shard of the counts it is inserted with. No foreign
+-- key: a dead letter of a tenant that does not exist (the usual reason it is one) is still
+-- recorded once, while its counts are dropped (shared/ledger/upsert.ts); the pruning removes it.
 CREATE TABLE "ledger_dead_letters" (
-  "tenant_id" uuid NOT NULL REFERENCES "tenants"("id") ON DELETE CASCADE,
+  "tenant_id" uuid NOT NULL,
   "seq" bigint NOT NULL,
   "stored_at" timestamptz NOT NULL,
   "counted_at" timestamptz NOT NULL DEFAULT now(),
