@@ -16,10 +16,8 @@ import type {
   OtlpTracePayload,
   TracePayload,
 } from "@cellar/shared/payloads";
+import { nextTurn, onNextTurn } from "@cellar/shared/steps";
 import { tooLarge } from "./body.ts";
-
-const nextTurn: (fn: () => void) => void =
-  typeof setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
 
 /** Seconds a client is told to wait when JetStream is down or slow. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5;
@@ -162,7 +160,7 @@ export async function batchMessages(
   const s = JSON.stringify;
   const items: Array<{ input: StoreInput; messageId: string; text: string; bytes: number }> = [];
   for (const [i, input] of inputs.entries()) {
-    if (i > 0 && i % ITEMS_PER_TURN === 0) await new Promise<void>(nextTurn);
+    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
     const messageId = messageIdFor(input);
     const text = itemText(input, messageId);
     items.push({ input, messageId, text, bytes: Buffer.byteLength(text) });
@@ -198,7 +196,6 @@ export function createPublishing(deps: PublisherDeps) {
   // Publishes issued in one event-loop turn leave in one socket write: nats.js flushes its outbound
   // buffer on a microtask, and each HTTP request is its own task, so without this every message
   // would cost a write (the largest CPU item in profiles of bench/ingest.ts).
-  // setImmediate, not setTimeout(0): Bun clamps the latter to ~1 ms and spends ~90 us of CPU on it.
   let batch: Array<() => void> = [];
   const flush = () => {
     const starting = batch;
@@ -206,7 +203,7 @@ export function createPublishing(deps: PublisherDeps) {
     for (const fn of starting) fn();
   };
   const send = (start: () => void) => {
-    if (batch.push(start) === 1) nextTurn(flush);
+    if (batch.push(start) === 1) onNextTurn(flush);
   };
 
   /** One message to INGEST, after the PubAck; a failure is a 503 (or 413 over max_payload). */
