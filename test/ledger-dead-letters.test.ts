@@ -1,12 +1,13 @@
-// The ledger's `dead_lettered` and `replayed`, counted from DEAD_LETTERS once per dead letter
+// The ledger's `dead_lettered` and `replayed`, counted from DEAD_LETTERS once per original message
 // (docs/ledger.md, "Dead letters, counted from DEAD_LETTERS"): the processor's consumer
-// `processor-ledger` on a real nats-server and Postgres, and the count given the same dead letters
-// again (a redelivery after a lost ack or a kill).
+// `processor-ledger` on a real nats-server and Postgres, the count given the same dead letters
+// again (a redelivery after a lost ack or a kill), and the same INGEST message set aside again past
+// DEAD_LETTERS's duplicate window.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { ingestStream } from "@cellar/shared/nats/catalogue";
-import { DL, listDeadLetters, replayDeadLetter } from "@cellar/shared/nats/dead-letters";
+import { deadLetterLedgerConsumer, ingestStream, type StreamSpec } from "@cellar/shared/nats/catalogue";
+import { DL, listDeadLetters, replayDeadLetter, writeDeadLetter } from "@cellar/shared/nats/dead-letters";
 import { publish } from "@cellar/shared/nats/publish";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { countDeadLetters, deadLetterCount } from "../apps/processor/src/ledger/dead-letters";
@@ -34,11 +35,15 @@ const counts = async (service: string) =>
     ).map((r) => [r.stage, r.n]),
   );
 
-const letterHeaders = (o: { ledger?: boolean; replay?: boolean; stream?: string } = {}) => {
+const letterHeaders = (
+  o: { ledger?: boolean; replay?: boolean; stream?: string; msgId?: string; originAt?: string } = {},
+) => {
   const h = natsHeaders();
   h.set(DL.stream, o.stream ?? stack.nats.topology.ingestStream);
   h.set(DL.headers, JSON.stringify(o.replay ? { [DL.replayOf]: ["7"] } : {}));
   if (o.ledger !== false) h.set(DL.ledger, "1");
+  if (o.msgId) h.set("Nats-Msg-Id", o.msgId);
+  if (o.originAt) h.set(DL.originAt, o.originAt);
   return h;
 };
 const body = (service: string, receivedAt: string, extra: Record<string, unknown> = {}) =>
@@ -79,6 +84,30 @@ test("a dead letter is counted once however often it is given, at its receivedAt
   });
   await countDeadLetters(stack.database.sql, [recreated]);
   expect(await counts("once")).toEqual({ dead_lettered: 3, replayed: 1 });
+});
+
+test("a dead letter is counted by the message it holds: another copy of one INGEST message (past DEAD_LETTERS's duplicate window) adds nothing", async () => {
+  const t = stack.nats.topology;
+  const at = "2026-11-28T11:15:42.000Z";
+  const copy = (dlSeq: number, storedMs: number, o: { msgId?: string; originAt?: string }) =>
+    deadLetterCount(t, dlSeq, storedMs, { data: body("copies", at), headers: letterHeaders(o) });
+  const origin = { msgId: `${t.ingestStream}:41`, originAt: "2026-11-28T11:15:42.003Z" };
+  const first = copy(5, Date.parse("2026-11-28T11:16:00Z"), origin);
+  expect([first.origin, first.originAt]).toEqual([`${t.ingestStream}:41`, "2026-11-28T11:15:42.003Z"]);
+  expect(await countDeadLetters(stack.database.sql, [first])).toEqual([{ stage: "dead_lettered", n: 1 }]);
+  // Set aside again 40 minutes later: another message in DEAD_LETTERS, the same original.
+  expect(await countDeadLetters(stack.database.sql, [copy(9, Date.parse("2026-11-28T11:56:00Z"), origin)])).toEqual([]);
+  // Another item of the same batch message is another original; so is the same sequence stored
+  // at another instant (INGEST created again).
+  await countDeadLetters(stack.database.sql, [
+    copy(10, Date.parse("2026-11-28T11:57:00Z"), { ...origin, msgId: `${t.ingestStream}:41:2` }),
+    copy(11, Date.parse("2026-11-28T11:58:00Z"), { ...origin, originAt: "2026-11-29T00:00:00.000Z" }),
+  ]);
+  expect(await counts("copies")).toEqual({ dead_lettered: 3 });
+  // A dead letter without the original's instant (written before Cellar-DL-Origin-At) is its own
+  // identity, as migration 0039 keyed those recorded before it.
+  const legacy = copy(12, Date.parse("2026-11-28T12:00:00Z"), { msgId: `${t.ingestStream}:42` });
+  expect([legacy.origin, legacy.originAt]).toEqual(["dead-letter:12", "2026-11-28T12:00:00.000Z"]);
 });
 
 test("what is not counted from DEAD_LETTERS: an older release's dead letter, another stream's, one with no tenant; a batch counts each item", () => {
@@ -150,6 +179,65 @@ test("the processor counts INGEST's dead letters from DEAD_LETTERS, and a replay
     expect(await counts("poisoned")).toEqual({ dead_lettered: 3, replayed: 1 });
     const keys = await stack.database.sql<{ n: number }[]>`select count(*)::int as n from ledger_dead_letters`;
     expect(keys[0].n).toBeGreaterThanOrEqual(3);
+  } finally {
+    await processor.stop();
+  }
+}, 60_000);
+
+test("the same INGEST message set aside again past DEAD_LETTERS's duplicate window (its first ack lost) is counted once", async () => {
+  const { js, jsm, topology } = stack.nats;
+  const processor = await stack.startProcessor();
+  try {
+    const receivedAt = new Date().toISOString();
+    const poison = {
+      kind: "trace",
+      messageId: "dl-late",
+      tenantId,
+      serviceName: "late",
+      receivedAt,
+      payload: Object.assign(
+        chatTrace({ sessionId: "dl-late", messages: [{ role: "user", content: "q" }], reply: "a" }),
+        { start_time: "0000-01-01T00:00:00Z", end_time: "0000-01-01T00:00:00Z" },
+      ),
+    } as unknown as IngestMessage;
+    await publish(js, topology, ingestStream, poison, { msgID: "dl-late" });
+    await waitFor(async () => ((await counts("late")).dead_lettered === 1 ? true : null), {
+      what: "the dead letter counted",
+      timeoutMs: 20_000,
+    });
+    const [letter] = (await listDeadLetters(jsm, topology, { tenant: tenantId, stream: "ingest" })).filter((d) =>
+      d.body.includes("dl-late"),
+    );
+    // The INGEST message again, as a redelivery would give it, set aside again by the same writer
+    // once DEAD_LETTERS no longer remembers the first copy's id (its window shortened to 1 s here,
+    // 10 minutes in production): a second message in DEAD_LETTERS.
+    const original = await (await js.consumers.get(topology.ingestStream, { opt_start_seq: letter.originalSeq })).next({
+      expires: 5_000,
+    });
+    expect(original?.seq).toBe(letter.originalSeq);
+    const dlInfo = await jsm.streams.info(topology.deadLetterStream);
+    await jsm.streams.update(topology.deadLetterStream, { ...dlInfo.config, duplicate_window: 1_000_000_000 });
+    await waitFor(
+      async () => {
+        await writeDeadLetter(js, topology, ingestStream as StreamSpec<unknown>, original!, {
+          error: "again, after a lost ack",
+          tenant: tenantId,
+        });
+        const copies = (await listDeadLetters(jsm, topology, { tenant: tenantId, stream: "ingest" })).filter(
+          (d) => d.originalSeq === letter.originalSeq,
+        );
+        return copies.length >= 2 ? true : null;
+      },
+      { what: "a second copy in DEAD_LETTERS", timeoutMs: 15_000, intervalMs: 500 },
+    );
+    await waitFor(
+      async () => {
+        const c = await jsm.consumers.info(topology.deadLetterStream, deadLetterLedgerConsumer.consumer!.durable);
+        return c.num_pending + c.num_ack_pending === 0 ? true : null;
+      },
+      { what: "processor-ledger caught up", timeoutMs: 20_000 },
+    );
+    expect(await counts("late")).toEqual({ dead_lettered: 1 });
   } finally {
     await processor.stop();
   }

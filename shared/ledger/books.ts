@@ -30,11 +30,10 @@ export interface Verdict {
   tenantId: string;
   balanced: boolean;
   /**
-   * Items counted twice: a dead letter set aside again after its first copy's acknowledgement was
-   * lost, past DEAD_LETTERS's 10-minute duplicate window, or a duplicate copy delivered again
-   * (docs/ledger.md). Only once INGEST itself
-   * confirmed what was accepted (the recount); not a loss, so not an imbalance. (`stored` cannot
-   * be counted twice: it is counted with the rows, in the write's transaction, docs/ledger.md.)
+   * Items counted twice: a duplicate copy delivered again (docs/ledger.md). Only once INGEST
+   * itself confirmed what was accepted (the recount); not a loss, so not an imbalance. (`stored`
+   * cannot be counted twice: it is counted with the rows, in the write's transaction; nor
+   * `dead_lettered`: it is counted once per original message, docs/ledger.md.)
    */
   redelivered?: number;
   /**
@@ -54,8 +53,8 @@ export interface Verdict {
 
 export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean; unrecorded?: number } = {}): Verdict {
   const raw = unaccounted(books.settled);
-  // With accepted confirmed from INGEST, more settled than accepted can only be a dead letter
-  // counted twice (stored is counted once, with its rows): set apart. It says nothing of trace
+  // With accepted confirmed from INGEST, more settled than accepted can only be a duplicate copy
+  // counted twice (stored is counted once, with its rows; a dead letter once per message): set apart. It says nothing of trace
   // rows, so the row check stays exact: a row deleted behind the service's back is never hidden.
   // Of that excess, up to the items INGEST holds without a door were accepted by an ingest that
   // counted nothing (before the ledger): named apart, not "counted twice".

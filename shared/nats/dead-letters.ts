@@ -30,6 +30,12 @@ export const DL = {
    * which counted it in memory as it wrote it, is not counted again after an upgrade.
    */
   ledger: "Cellar-DL-Ledger",
+  /**
+   * When JetStream stored the original message in its stream (ISO): with the message id
+   * (`<stream>:<seq>[:<item>]`), the original's identity, by which the ledger counts a dead
+   * letter once however often that message is set aside (docs/ledger.md).
+   */
+  originAt: "Cellar-DL-Origin-At",
 } as const;
 
 export const deadLetterSubject = (t: Topology, spec: StreamSpec<unknown>) => `${t.subjectPrefix}deadletter.${spec.key}`;
@@ -78,6 +84,8 @@ export async function writeDeadLetter(
   h.set(DL.at, new Date().toISOString());
   h.set(DL.headers, JSON.stringify(headersToJson(part ? part.headers : m.headers)));
   h.set(DL.ledger, "1");
+  const originMs = Math.floor(Number(m.info?.timestampNanos) / 1e6);
+  if (Number.isFinite(originMs)) h.set(DL.originAt, new Date(originMs).toISOString());
   await js.publish(deadLetterSubject(t, spec), part?.data ?? m.data, {
     headers: h,
     msgID: part ? `${spec.name(t)}:${m.seq}:${part.index}` : `${spec.name(t)}:${m.seq}`,

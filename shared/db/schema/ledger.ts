@@ -46,21 +46,23 @@ export const ledgerChecks = pgTable("ledger_checks", {
 });
 
 /**
- * Each INGEST dead letter the ledger counted (migration 0038): its tenant, its sequence in
- * DEAD_LETTERS and when JetStream stored it. Inserted with the counts, so a dead letter is counted once however
- * often it is delivered (apps/processor/src/ledger/dead-letters.ts).
+ * Each INGEST dead letter the ledger counted (migrations 0038, 0039): its tenant and the identity
+ * of the message it holds, its message id (`<INGEST stream>:<seq>[:<item>]`) and when JetStream
+ * stored that message in INGEST, so the same message set aside twice (past DEAD_LETTERS's
+ * duplicate window) is counted once. Inserted with the counts, so a dead letter is counted once
+ * however often it is delivered (apps/processor/src/ledger/dead-letters.ts).
  */
 export const ledgerDeadLetters = pgTable(
   "ledger_dead_letters",
   {
     // No foreign key: a dead letter of a tenant that does not exist is recorded once all the same.
     tenantId: requiredUuid("tenant_id"),
-    seq: bigint("seq", { mode: "number" }).notNull(),
-    storedAt: ts("stored_at").notNull(),
+    origin: text("origin").notNull(),
+    originAt: ts("origin_at").notNull(),
     countedAt: ts("counted_at").notNull().defaultNow(),
   },
   (t) => [
-    primaryKey({ name: "ledger_dead_letters_pkey", columns: [t.tenantId, t.seq, t.storedAt] }),
+    primaryKey({ name: "ledger_dead_letters_pkey", columns: [t.tenantId, t.origin, t.originAt] }),
     index("ledger_dead_letters_counted_at_idx").on(t.countedAt),
   ],
 );

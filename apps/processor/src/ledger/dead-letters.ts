@@ -9,12 +9,27 @@ import type { Topology } from "@cellar/shared/nats/topology";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** One dead letter to count: its key in DEAD_LETTERS and the counts it adds. */
+/**
+ * One dead letter to count: the identity of the message it holds and the counts it adds. The
+ * identity is the original's, not the copy's: its message id (`<INGEST stream>:<seq>[:<item>]`)
+ * and when JetStream stored it in INGEST (a stream created again numbers from 1 again), so the
+ * same message set aside twice, past DEAD_LETTERS's duplicate window, is counted once. A dead
+ * letter written before `Cellar-DL-Origin-At` is its own identity: `dead-letter:<seq>` and when
+ * DEAD_LETTERS stored it (what migration 0039 made of the keys recorded before it).
+ */
 export interface DeadLetterCount {
-  seq: number;
-  /** When JetStream stored it (ISO): with `seq`, its key (a stream created again numbers from 1 again). */
-  storedAt: string;
+  origin: string;
+  /** ISO instant: with `origin`, the key. */
+  originAt: string;
   rows: CountRow[];
+}
+
+/** The identity a dead letter is counted by (DeadLetterCount). */
+export function originOf(seq: number, storedMs: number, headers: StoredDeadLetter["headers"]) {
+  const id = headers?.get("Nats-Msg-Id");
+  const at = Date.parse(headers?.get(DL.originAt) ?? "");
+  if (id && Number.isFinite(at)) return { origin: id, originAt: new Date(at).toISOString() };
+  return { origin: `dead-letter:${seq}`, originAt: new Date(storedMs).toISOString() };
 }
 
 /**
@@ -27,15 +42,15 @@ export interface DeadLetterCount {
  * tenant it was recorded with, at the minute it was stored; one with no tenant counts nothing.
  */
 export function deadLetterCount(t: Topology, seq: number, storedMs: number, dl: StoredDeadLetter): DeadLetterCount {
-  const storedAt = new Date(storedMs).toISOString();
   const h = dl.headers;
-  if (h?.get(DL.stream) !== t.ingestStream || !h.get(DL.ledger)) return { seq, storedAt, rows: [] };
+  const key = originOf(seq, storedMs, h);
+  if (h?.get(DL.stream) !== t.ingestStream || !h.get(DL.ledger)) return { ...key, rows: [] };
   let body: { tenantId?: unknown; serviceName?: unknown; receivedAt?: unknown; kind?: unknown; items?: unknown } = {};
   try {
     body = JSON.parse(new TextDecoder().decode(dl.data)) ?? {};
   } catch {}
   const tenant = typeof body.tenantId === "string" ? body.tenantId : h.get(DL.tenant);
-  if (!tenant || !UUID.test(tenant)) return { seq, storedAt, rows: [] };
+  if (!tenant || !UUID.test(tenant)) return { ...key, rows: [] };
   const received = typeof body.receivedAt === "string" ? Date.parse(body.receivedAt) : Number.NaN;
   const minute = new Date(minuteOf(Number.isFinite(received) ? received : storedMs)).toISOString();
   let replayed = false;
@@ -60,40 +75,41 @@ export function deadLetterCount(t: Topology, seq: number, storedMs: number, dl: 
     add(service, "dead_lettered");
     if (replayed) add(service, "replayed");
   }
-  return { seq, storedAt, rows: [...sums.values()] };
+  return { ...key, rows: [...sums.values()] };
 }
 
 /**
  * Counts dead letters once each: in one transaction, records their keys (`ledger_dead_letters`,
  * ON CONFLICT DO NOTHING) and adds the counts of those it recorded now, so a dead letter
- * delivered again (its ack lost, the processor killed before it acked) adds nothing. Returns
- * what it added (for /metrics).
+ * delivered again (its ack lost, the processor killed before it acked), or another copy of the
+ * same message, adds nothing. Returns what it added (for /metrics).
  */
 export async function countDeadLetters(
   sql: postgres.Sql,
   letters: DeadLetterCount[],
 ): Promise<Array<{ stage: string; n: number }>> {
-  // A dead letter twice in one batch (given again while the first was in hand) is one; one that
-  // counts nothing (another stream's, an older release's) needs no key.
+  // A dead letter twice in one batch (given again while the first was in hand, or two copies of
+  // one message) is one; one that counts nothing (another stream's, an older release's) needs no key.
+  const keyOf = (origin: string, atMs: number) => `${origin}\u0000${atMs}`;
   const byKey = new Map(
-    letters.filter((l) => l.rows.length > 0).map((l) => [`${l.seq}\u0000${Date.parse(l.storedAt)}`, l]),
+    letters.filter((l) => l.rows.length > 0).map((l) => [keyOf(l.origin, Date.parse(l.originAt)), l]),
   );
   letters = [...byKey.values()];
   if (letters.length === 0) return [];
   return sql.begin(async (tx) => {
-    const fresh = await tx<{ seq: string; stored_at_ms: string }[]>`
-      insert into ledger_dead_letters (tenant_id, seq, stored_at)
-      select tenant_id, seq, stored_at from json_to_recordset(${tx.json(
+    const fresh = await tx<{ origin: string; origin_at_ms: string }[]>`
+      insert into ledger_dead_letters (tenant_id, origin, origin_at)
+      select tenant_id, origin, origin_at from json_to_recordset(${tx.json(
         // A dead letter's rows all count for its one tenant (deadLetterCount).
-        letters.map((l) => ({ tenant_id: l.rows[0].tenant_id, seq: l.seq, stored_at: l.storedAt })),
+        letters.map((l) => ({ tenant_id: l.rows[0].tenant_id, origin: l.origin, origin_at: l.originAt })),
       )}::json)
-        as x(tenant_id uuid, seq bigint, stored_at timestamptz)
-      order by tenant_id, seq, stored_at
-      on conflict (tenant_id, seq, stored_at) do nothing
-      returning seq::text, (extract(epoch from stored_at) * 1000)::bigint::text as stored_at_ms`;
+        as x(tenant_id uuid, origin text, origin_at timestamptz)
+      order by tenant_id, origin, origin_at
+      on conflict (tenant_id, origin, origin_at) do nothing
+      returning origin, round(extract(epoch from origin_at) * 1000)::bigint::text as origin_at_ms`;
     // One row per count key: the upsert may not touch a row twice.
     const sums = new Map<string, CountRow>();
-    for (const r of fresh.flatMap((f) => byKey.get(`${f.seq}\u0000${f.stored_at_ms}`)?.rows ?? [])) {
+    for (const r of fresh.flatMap((f) => byKey.get(keyOf(f.origin, Number(f.origin_at_ms)))?.rows ?? [])) {
       const k = [r.tenant_id, r.service_name, r.minute, r.stage, r.reason].join("\u0000");
       const sum = sums.get(k);
       if (sum) sum.count += r.count;

@@ -241,8 +241,8 @@ export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise
     }
     // Accepted is now what INGEST holds with a door; up to its items without one (an ingest that
     // counted nothing, before the ledger) the excess is named so, and the rest was counted twice
-    // (a dead letter set aside again past DEAD_LETTERS's duplicate window, a duplicate copy
-    // delivered again), not lost.
+    // (a duplicate copy delivered again), not lost. A dead letter cannot be: it is counted once
+    // per original message (dead-letters.ts).
     // Stored cannot be: it is counted with the rows, in the write's transaction (issue 41).
     const confirmed = new Set(verdicts.filter((v) => v.unaccounted < 0).map((v) => v.tenantId));
     if (confirmed.size) {
@@ -262,13 +262,10 @@ export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise
         }
         if (v.redelivered && logged.get(`redelivered:${v.tenantId}`) !== v.redelivered) {
           logged.set(`redelivered:${v.tenantId}`, v.redelivered);
-          deps.logger.warn(
-            "ledger: items counted twice (a dead letter set aside again after DEAD_LETTERS's duplicate window, or a duplicate copy delivered again); not a loss",
-            {
-              tenant: v.tenantId,
-              redelivered: v.redelivered,
-            },
-          );
+          deps.logger.warn("ledger: items counted twice (a duplicate copy delivered again); not a loss", {
+            tenant: v.tenantId,
+            redelivered: v.redelivered,
+          });
         }
       }
     }
