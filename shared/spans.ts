@@ -1,3 +1,4 @@
+import { fnv1a64 } from "@cellar/shared/analysis/fnv";
 import type { OtlpTracePayload, TracePayload } from "@cellar/shared/payloads";
 
 export interface DerivedSpan {
@@ -42,18 +43,11 @@ export function stableId(...parts: string[]): string {
 
 /**
  * `stableId(...parts).slice(0, 16)` (span ids, item ids, finding fingerprints): the first of
- * its two hashes only, half the work.
+ * its two hashes only, half the work, by shared/analysis/fnv.ts's integer-only loop (the same
+ * values: fnv.test.ts checks them against stableId's first hash).
  */
 export function stableId16(...parts: string[]): string {
-  const text = parts.join("\u0000");
-  let lo = 0x84222325,
-    hi = 0xcbf29ce4;
-  for (let i = 0; i < text.length; i++) {
-    lo = (lo ^ text.charCodeAt(i)) >>> 0;
-    const m = lo * 0x1b3;
-    hi = (hi * 0x1b3 + Math.floor(m / 4294967296) + (lo << 8)) >>> 0;
-    lo = m >>> 0;
-  }
+  const [hi, lo] = fnv1a64(parts.join("\u0000"));
   return hex8(hi) + hex8(lo);
 }
 

@@ -1,6 +1,6 @@
 import { costOfResponse } from "@cellar/shared/pricing/breakdown";
+import { stableId16 } from "@cellar/shared/spans";
 import { DEFAULT_PRICE_BOOK, type PriceBook } from "@cellar/shared/pricing/table";
-import { stableHex16 } from "./fnv.ts";
 import { REFUSAL_MAX_READ } from "./refusal.ts";
 import { contentText, itemId, toolCallsOf, type ToolCallRef, type TraceInput } from "./transcript.ts";
 
@@ -102,7 +102,7 @@ export function callsOfTrace(
     const priceModel = pricedModel ? model : requestModel;
     return {
       traceId: t.traceId,
-      spanId: stableHex16(t.traceId, "response", String(ri)),
+      spanId: stableId16(t.traceId, "response", String(ri)),
       index: ri,
       model,
       pricedModel: pricedModel ?? canonicalOf(requestModel),

@@ -1,5 +1,6 @@
 import { canonicalJson } from "@cellar/shared/crypto";
 import type { TracePayload } from "@cellar/shared/payloads";
+import { stableId16 } from "@cellar/shared/spans";
 import {
   callSource,
   requestSource,
@@ -10,7 +11,6 @@ import {
 } from "@cellar/shared/analysis/transcript-source";
 import { deriveSpans } from "../ingest/spans.ts";
 import { alignMessages } from "./align.ts";
-import { stableHex16 } from "./fnv.ts";
 import { type ChainedRequest, Conversation, NeedsPayload } from "./chain.ts";
 
 export interface TraceInput {
@@ -439,11 +439,11 @@ export function messageFingerprint(m: any): string {
 }
 
 export function eventItemId(eventPk: string): string {
-  return `evt_${stableHex16(eventPk)}`;
+  return `evt_${stableId16(eventPk)}`;
 }
 
 export function itemId(origin: string, ...more: string[]): string {
-  return `itm_${stableHex16(origin, ...more)}`;
+  return `itm_${stableId16(origin, ...more)}`;
 }
 
 /** A message's items (`m`: the payload's message at `source`); their content (and a response's fields) taken from there. */

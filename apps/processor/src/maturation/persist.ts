@@ -4,7 +4,7 @@ import type { SessionAnalysis, TraceAnalysis } from "../analysis/session.ts";
 import { storedItem } from "@cellar/shared/analysis/transcript-source";
 import { storedTraceMetrics, type TraceMetricsBaseFields } from "@cellar/shared/db/trace-metrics";
 import { referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
-import { fnv1a64 } from "../analysis/fnv.ts";
+import { fnv1a64 } from "@cellar/shared/analysis/fnv";
 import { persistFindings } from "./persist-findings.ts";
 import type { SessionRow, TraceRow } from "./store.ts";
 
@@ -134,7 +134,7 @@ function storedItemRow(s: SessionRow, item: TranscriptItem, position: number): S
 /**
  * A row's digest: the top 60 bits of `stableId16(text)` (FNV-1a 64, stableId's first hash) as a
  * decimal int8, a signed int8 whatever the bits. The value `BigInt(0x + stableId16(text).slice(0,
- * 15))` gave, without its hex string and BigInt and with the integer-only hash (analysis/fnv.ts):
+ * 15))` gave, without its hex string and BigInt and with the integer-only hash (shared/analysis/fnv.ts):
  * 1.0-1.8 us per 250-byte row instead of 2.5 (persist.test.ts checks it equal on random text).
  */
 export function rowDigest(text: string): string {
