@@ -86,6 +86,12 @@ export const ConfigSchema = Type.Object({
    * (apps/ingest/src/pacing.ts, docs/ingestion.md "Rate limits"); 0 answers every 429 at once.
    */
   INGEST_RATE_LIMIT_PACING_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
+  /**
+   * INGEST messages of at least this many bytes (a many-span OTLP request, a /raw/batch body) go
+   * out on ingest's second NATS connection, the bulk lane, so a small publish and its PubAck never
+   * wait behind a large one's write (docs/ingestion.md "The bulk lane").
+   */
+  INGEST_BULK_LANE_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 64 * 1024 }),
   /** OpenAI-compatible chat endpoint for AI-written TL;DRs; extractive summaries without it. */
   SUMMARY_LLM_URL: Type.String({ default: "" }),
   SUMMARY_LLM_API_KEY: Type.String({ default: "" }),

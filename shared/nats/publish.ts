@@ -9,8 +9,11 @@ export interface PublishOptions {
   /** How long to wait for the PubAck (ms). */
   timeout?: number;
   headers?: MsgHdrs;
-  /** The value's JSON when the caller already has it (must equal JSON.stringify(value)). */
-  text?: string;
+  /**
+   * The value's JSON when the caller already has it (must equal JSON.stringify(value)), as text
+   * or as its UTF-8 bytes (the client would encode the text itself).
+   */
+  text?: string | Uint8Array;
 }
 
 /**

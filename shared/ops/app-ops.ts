@@ -58,6 +58,10 @@ export function createAppOps(
   return {
     metrics,
     ready,
+    /** One more check in /ready (a second connection the app opened itself), under `name`. */
+    addCheck(name: string, check: () => Promise<unknown>): void {
+      checks[name] = check;
+    },
     /** Serves `api` (or only the ops routes) on the app's port; returns the bound port and stop(). */
     serve(api?: FetchApp, opts: { maxRequestBodySize?: number } = {}): Served {
       const notFound = () =>

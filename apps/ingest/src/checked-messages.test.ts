@@ -22,8 +22,8 @@ const encoder = new TextEncoder();
 function capturingPipeline() {
   const published: Array<{ subject: string; data: Uint8Array; headers: MsgHdrs | undefined }> = [];
   const js = {
-    publish: (subject: string, data: string, opts: { headers?: MsgHdrs }) => {
-      published.push({ subject, data: encoder.encode(data), headers: opts.headers });
+    publish: (subject: string, data: string | Uint8Array, opts: { headers?: MsgHdrs }) => {
+      published.push({ subject, data: typeof data === "string" ? encoder.encode(data) : data, headers: opts.headers });
       return Promise.resolve({ stream: "INGEST", seq: published.length, duplicate: false });
     },
   } as never;

@@ -3,6 +3,7 @@ import { createLedgerCounter } from "@cellar/shared/ledger/counter";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { parseCidrList } from "@cellar/shared/webhooks/address";
 import { createIngestApp } from "./app.ts";
+import { openBulkLane } from "./bulk-lane.ts";
 import { createOtlpGrpcServer, grpcTlsFrom } from "./otlp/grpc/server.ts";
 import { createRefusalPacing } from "./pacing.ts";
 import { createIngestPipeline } from "./pipeline.ts";
@@ -11,6 +12,13 @@ import { assertPayloadFits, watchConnection } from "./publish.ts";
 // No async stack capture per request: ~20 us of CPU per publish on the hot path.
 const { config, logger, database, nats, ops } = await bootApp("ingest", { nats: true, noAsyncTraces: true });
 assertPayloadFits(nats.nc, config.INGEST_MAX_BODY_BYTES);
+// Large INGEST messages on a connection of their own; ingest is not ready without it (bulk-lane.ts).
+const bulk = await openBulkLane(config, logger).catch((err: Error) => {
+  logger.error("cannot start", { reason: `bulk lane: ${err.message}` });
+  console.error(`cellar ingest: bulk lane: ${err.message}`);
+  return process.exit(1);
+});
+ops.addCheck("nats-bulk", bulk.check);
 // Accepted per door, refusals, SDK reports: counted in memory, one upsert per flush (docs/ledger.md).
 const ledger = createLedgerCounter({ sql: database.sql, logger, observe: ops.metrics.ledgerCount });
 const deps = {
@@ -21,6 +29,7 @@ const deps = {
   maxBodyBytes: config.INGEST_MAX_BODY_BYTES,
   rateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
   connected: watchConnection(nats.nc).connected,
+  bulk: bulk.route,
   ledger,
   // A client that ignores Retry-After gets its next 429 when the Retry-After ends (pacing.ts).
   pacing:
@@ -65,5 +74,6 @@ onShutdown(logger, [
   ["grpc", () => grpc?.stop()],
   ["ledger", () => ledger.stop()],
   ["nats", () => nats.nc.drain()],
+  ["nats-bulk", () => bulk.drain()],
   ["postgres", () => database.close()],
 ]);

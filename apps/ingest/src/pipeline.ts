@@ -8,7 +8,7 @@ import type { LedgerCounter } from "@cellar/shared/ledger/counter";
 import { createRateLimiter, type RateReservation } from "@cellar/shared/rate-limit";
 import { type Authenticated, createAuthenticator } from "./credentials.ts";
 import type { RefusalPacing } from "./pacing.ts";
-import { createPublishing, type StoreInput, type StoredBatch } from "./publish.ts";
+import { type BulkLaneRoute, createPublishing, type StoreInput, type StoredBatch } from "./publish.ts";
 
 export interface IngestDeps {
   js: JetStreamClient;
@@ -29,6 +29,8 @@ export interface IngestDeps {
   ledger?: LedgerCounter;
   /** 429s paced for clients that ignore Retry-After (pacing.ts); absent: every 429 at once. */
   pacing?: RefusalPacing;
+  /** Large INGEST messages on a NATS connection of their own (bulk-lane.ts); absent: all on `js`. */
+  bulk?: BulkLaneRoute;
 }
 
 /**
@@ -77,6 +79,7 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
     publishTimeoutMs: deps.publishTimeoutMs ?? 5_000,
     connected: deps.connected,
     maxInFlight: deps.maxInFlightPublishes ?? 10_000,
+    bulk: deps.bulk,
   });
   return {
     authenticate: createAuthenticator(deps.keys, deps.logger),

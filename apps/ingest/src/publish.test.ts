@@ -43,9 +43,9 @@ test("a publish that throws synchronously fails its own request, not the others 
   const { createTopology } = await import("@cellar/shared/nats/topology");
   let calls = 0;
   const js = {
-    publish: (_s: string, data: string) => {
+    publish: (_s: string, data: Uint8Array) => {
       calls++;
-      if (data.includes("boom")) throw new Error("sync failure");
+      if (new TextDecoder().decode(data).includes("boom")) throw new Error("sync failure");
       return Promise.resolve({ stream: "INGEST", seq: calls, duplicate: false });
     },
   } as never;
@@ -80,8 +80,8 @@ test("a request's items go in one message, split only where it would pass the ma
   const sent: Array<{ subject: string; data: string; msgID: string }> = [];
   const seen = new Set<string>();
   const js = {
-    publish: (subject: string, data: string, opts: { msgID: string }) => {
-      sent.push({ subject, data, msgID: opts.msgID });
+    publish: (subject: string, data: Uint8Array, opts: { msgID: string }) => {
+      sent.push({ subject, data: new TextDecoder().decode(data), msgID: opts.msgID });
       const duplicate = seen.has(opts.msgID);
       seen.add(opts.msgID);
       return Promise.resolve({ stream: "INGEST", seq: sent.length, duplicate });

@@ -36,7 +36,23 @@ export interface PublisherDeps {
   maxInFlight: number;
   /** The largest INGEST message storeAll builds (default maxBodyBytes + ENVELOPE_BYTES, which main.ts checks the server's max_payload covers). */
   maxMessageBytes?: number;
+  /**
+   * The bulk lane (bulk-lane.ts): messages of `minBytes` or more go out on this JetStream client,
+   * over a NATS connection of their own; absent, every message goes on `js`.
+   */
+  bulk?: BulkLaneRoute;
 }
+
+/** Where the publisher sends a large message: the bulk lane's client, its threshold, its connection's state. */
+export interface BulkLaneRoute {
+  js: JetStreamClient;
+  /** Messages of at least this many bytes (UTF-8) take the bulk lane (INGEST_BULK_LANE_BYTES). */
+  minBytes: number;
+  /** False while the bulk lane's connection is known to be down: its messages answer 503 at once. */
+  connected?: () => boolean;
+}
+
+const utf8 = new TextEncoder();
 
 export interface StoreInput {
   kind: IngestMessage["kind"];
@@ -206,14 +222,23 @@ export function createPublishing(deps: PublisherDeps) {
     if (batch.push(start) === 1) onNextTurn(flush);
   };
 
-  /** One message to INGEST, after the PubAck; a failure is a 503 (or 413 over max_payload). */
+  /**
+   * One message to INGEST, after the PubAck; a failure is a 503 (or 413 over max_payload). Its
+   * JSON is encoded here (the client would do it anyway) so its size picks the lane: a large
+   * message goes on the bulk lane's connection, so the small ones behind it on the ordinary
+   * connection are neither written nor acked after it (docs/ingestion.md "The bulk lane").
+   */
   async function publishOne(
     value: IngestStreamMessage,
     messageId: string,
     text: string | undefined,
     door: string | undefined,
   ): Promise<PubAck> {
-    if (deps.connected && !deps.connected()) throw unavailable();
+    const data = utf8.encode(text ?? JSON.stringify(value));
+    const bulk = deps.bulk && data.length >= deps.bulk.minBytes ? deps.bulk : undefined;
+    const js = bulk ? bulk.js : deps.js;
+    const connected = bulk ? bulk.connected : deps.connected;
+    if (connected && !connected()) throw unavailable();
     if (inFlight >= deps.maxInFlight) throw unavailable();
     inFlight++;
     try {
@@ -221,10 +246,10 @@ export function createPublishing(deps: PublisherDeps) {
         send(() => {
           // A synchronous throw must fail this request only, not the rest of the batch.
           try {
-            publish(deps.js, deps.topology, ingestStream, value, {
+            publish(js, deps.topology, ingestStream, value, {
               msgID: messageId,
               timeout: deps.publishTimeoutMs,
-              text,
+              text: data,
               // Every door checked the body with shared/ingest-rules.ts: the processor trusts that.
               headers: ingestCheckedHeaders(door),
             }).then(resolve, reject);
