@@ -6,7 +6,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { deadLetterLedgerConsumer, ingestStream, type StreamSpec } from "@cellar/shared/nats/catalogue";
+import {
+  deadLetterLedgerConsumer,
+  INGEST_DOOR_HEADER,
+  ingestStream,
+  type StreamSpec,
+} from "@cellar/shared/nats/catalogue";
 import { DL, listDeadLetters, replayDeadLetter, writeDeadLetter } from "@cellar/shared/nats/dead-letters";
 import { publish } from "@cellar/shared/nats/publish";
 import type { IngestMessage } from "@cellar/shared/payloads";
@@ -36,11 +41,21 @@ const counts = async (service: string) =>
   );
 
 const letterHeaders = (
-  o: { ledger?: boolean; replay?: boolean; stream?: string; msgId?: string; originAt?: string } = {},
+  o: {
+    ledger?: boolean;
+    replay?: boolean;
+    stream?: string;
+    msgId?: string;
+    originAt?: string;
+    door?: string | null;
+  } = {},
 ) => {
   const h = natsHeaders();
   h.set(DL.stream, o.stream ?? stack.nats.topology.ingestStream);
-  h.set(DL.headers, JSON.stringify(o.replay ? { [DL.replayOf]: ["7"] } : {}));
+  // The original's headers: the door it came through (ingest's), and Cellar-Replay-Of for a replay.
+  const original: Record<string, string[]> = o.door === null ? {} : { [INGEST_DOOR_HEADER]: [o.door ?? "batch"] };
+  if (o.replay) original[DL.replayOf] = ["7"];
+  h.set(DL.headers, JSON.stringify(original));
   if (o.ledger !== false) h.set(DL.ledger, "1");
   if (o.msgId) h.set("Nats-Msg-Id", o.msgId);
   if (o.originAt) h.set(DL.originAt, o.originAt);
@@ -72,8 +87,8 @@ test("a dead letter is counted once however often it is given, at its receivedAt
   ]);
   // Twice in one batch, then both again (the ack lost, or a processor killed after the commit).
   expect(await countDeadLetters(stack.database.sql, [one, one, replay])).toEqual([
-    { stage: "dead_lettered", n: 2 },
-    { stage: "replayed", n: 1 },
+    { stage: "dead_lettered", reason: "", n: 2 },
+    { stage: "replayed", reason: "", n: 1 },
   ]);
   expect(await countDeadLetters(stack.database.sql, [one, replay])).toEqual([]);
   expect(await counts("once")).toEqual({ dead_lettered: 2, replayed: 1 });
@@ -94,7 +109,7 @@ test("a dead letter is counted by the message it holds: another copy of one INGE
   const origin = { msgId: `${t.ingestStream}:41`, originAt: "2026-11-28T11:15:42.003Z" };
   const first = copy(5, Date.parse("2026-11-28T11:16:00Z"), origin);
   expect([first.origin, first.originAt]).toEqual([`${t.ingestStream}:41`, "2026-11-28T11:15:42.003Z"]);
-  expect(await countDeadLetters(stack.database.sql, [first])).toEqual([{ stage: "dead_lettered", n: 1 }]);
+  expect(await countDeadLetters(stack.database.sql, [first])).toEqual([{ stage: "dead_lettered", reason: "", n: 1 }]);
   // Set aside again 40 minutes later: another message in DEAD_LETTERS, the same original.
   expect(await countDeadLetters(stack.database.sql, [copy(9, Date.parse("2026-11-28T11:56:00Z"), origin)])).toEqual([]);
   // Another item of the same batch message is another original; so is the same sequence stored
@@ -108,6 +123,21 @@ test("a dead letter is counted by the message it holds: another copy of one INGE
   // identity, as migration 0039 keyed those recorded before it.
   const legacy = copy(12, Date.parse("2026-11-28T12:00:00Z"), { msgId: `${t.ingestStream}:42` });
   expect([legacy.origin, legacy.originAt]).toEqual(["dead-letter:12", "2026-11-28T12:00:00.000Z"]);
+});
+
+test("a dead letter whose original carried no door (no ingest counted it) counts it accepted, unrecorded, beside dead_lettered; a replay's does not", async () => {
+  const t = stack.nats.topology;
+  const at = "2026-11-28T12:15:42.000Z";
+  const letter = (seq: number, o: { replay?: boolean }) =>
+    deadLetterCount(t, seq, Date.parse("2026-11-28T12:16:00Z"), {
+      data: body("doorless", at),
+      headers: letterHeaders({ door: null, ...o }),
+    });
+  await countDeadLetters(stack.database.sql, [letter(21, {}), letter(22, { replay: true })]);
+  expect(await counts("doorless")).toEqual({ accepted: 1, dead_lettered: 2, replayed: 1 });
+  const [row] = await stack.database.sql<{ reason: string }[]>`
+    select reason from ledger_counts where tenant_id = ${tenantId} and service_name = 'doorless' and stage = 'accepted'`;
+  expect(row.reason).toBe("unrecorded");
 });
 
 test("what is not counted from DEAD_LETTERS: an older release's dead letter, another stream's, one with no tenant; a batch counts each item", () => {
@@ -176,7 +206,9 @@ test("the processor counts INGEST's dead letters from DEAD_LETTERS, and a replay
       timeoutMs: 20_000,
     });
     await new Promise((r) => setTimeout(r, 1_000));
-    expect(await counts("poisoned")).toEqual({ dead_lettered: 3, replayed: 1 });
+    // Published here without a door (no ingest counted them): each original counts accepted
+    // (unrecorded) with its dead letter, the replay does not.
+    expect(await counts("poisoned")).toEqual({ accepted: 2, dead_lettered: 3, replayed: 1 });
     const keys = await stack.database.sql<{ n: number }[]>`select count(*)::int as n from ledger_dead_letters`;
     expect(keys[0].n).toBeGreaterThanOrEqual(3);
   } finally {
@@ -237,7 +269,7 @@ test("the same INGEST message set aside again past DEAD_LETTERS's duplicate wind
       },
       { what: "processor-ledger caught up", timeoutMs: 20_000 },
     );
-    expect(await counts("late")).toEqual({ dead_lettered: 1 });
+    expect(await counts("late")).toEqual({ accepted: 1, dead_lettered: 1 });
   } finally {
     await processor.stop();
   }

@@ -11,6 +11,7 @@ import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { createLedgerCounter, type LedgerCounter } from "@cellar/shared/ledger/counter";
 import { createLogger } from "@cellar/shared/logger";
 import type { Delivery } from "@cellar/shared/nats/consume";
+import { INGEST_DOOR_HEADER } from "@cellar/shared/nats/catalogue";
 import { DL } from "@cellar/shared/nats/dead-letters";
 import type { IngestMessage, IngestStreamMessage } from "@cellar/shared/payloads";
 import { ingestHandler } from "../apps/processor/src/consumers/ingest";
@@ -91,9 +92,18 @@ function score(service: string, key: string, receivedAt: string): IngestMessage 
   } as unknown as IngestMessage;
 }
 
-/** A delivery as the consume runtime hands it over (deliveryCount > 1: JetStream gave it again). */
-function delivery(value: IngestMessage, deliveryCount = 1, replayOf?: number): Delivery<IngestStreamMessage> {
+/**
+ * A delivery as the consume runtime hands it over (deliveryCount > 1: JetStream gave it again),
+ * with the door ingest published it through (`door` null: none, as an ingest without the ledger).
+ */
+function delivery(
+  value: IngestMessage,
+  deliveryCount = 1,
+  replayOf?: number,
+  door: string | null = "batch",
+): Delivery<IngestStreamMessage> {
   const h = natsHeaders();
+  if (door !== null) h.set(INGEST_DOOR_HEADER, door);
   if (replayOf !== undefined) h.set(DL.replayOf, String(replayOf));
   return { value, msg: { seq: 1, info: { deliveryCount }, headers: h } as unknown as JsMsg };
 }
@@ -194,4 +204,19 @@ test("a write that fails counts nothing: the count is in its transaction", async
   } finally {
     await sql.unsafe("drop trigger refuse_failing on traces; drop function refuse_failing();");
   }
+});
+
+test("an item of a message without a door (an ingest that counted nothing) counts accepted, unrecorded, with its row, once however often it is delivered", async () => {
+  const now = Date.now();
+  const batch = [trace("doorless", "doorless-t1", at(now)), score("doorless", "doorless-k1", at(now + 1))];
+  for (const n of [1, 2])
+    expect(await handle(batch.map((m) => delivery(m, n, undefined, null)))).toEqual(batch.map(() => "ack"));
+  // A replay of such a message (its original headers: no door) was counted accepted when first settled.
+  expect(await handle([delivery(trace("doorless", "doorless-t2", at(now + 2)), 1, 9, null)])).toEqual(["ack"]);
+  expect(await counts("doorless")).toEqual({
+    "accepted/unrecorded": 2,
+    "replayed/": 1,
+    "stored/score": 1,
+    "stored/trace": 2,
+  });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant, createUser } from "@cellar/shared/admin/tenancy";
 import { createApiKey } from "@cellar/shared/auth/key-store";
 import { createLedgerCounter, type LedgerCounter } from "@cellar/shared/ledger/counter";
+import { upsertCounts } from "@cellar/shared/ledger/upsert";
 import { createLogger } from "@cellar/shared/logger";
 import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createIngestApp } from "../apps/ingest/src/app";
@@ -10,6 +11,7 @@ import { createIngestPipeline } from "../apps/ingest/src/pipeline";
 import { ingestStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import type { IngestMessage } from "@cellar/shared/payloads";
+import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { reconcileOnce, settledHorizon } from "../apps/processor/src/ledger/reconcile";
 import { evaluateLossMonitors } from "../apps/processor/src/monitors/loss";
 import { exportSpans, modelCallSpan } from "./helpers/genai-spans";
@@ -162,34 +164,56 @@ test("what a killed ingest held is recounted from INGEST: the books balance agai
   expect(after.totals).toMatchObject({ inFlight: 0, accepted: { raw: 7, batch: 5 } });
 });
 
-test("stored items an ingest without the ledger accepted (no Cellar-Door in INGEST) are named as such, not set apart as counted twice", async () => {
+test("items an ingest without the ledger accepted (no Cellar-Door in INGEST) are counted accepted, unrecorded, as they are stored: nothing negative in flight, and a double count beside them is not hidden", async () => {
   // What the ingest of a release before the ledger published during an online upgrade: the
-  // message alone, no door header, no `accepted` count; the new processor stores and counts it.
-  for (const s of ["old-1", "old-2"]) {
-    const message = {
+  // message alone, no door header, no `accepted` count.
+  const receivedAt = new Date().toISOString();
+  const doorless = (s: string) =>
+    ({
       kind: "trace",
       messageId: `pre-ledger-${s}`,
       tenantId: tenant.tenantId,
       serviceName: "old-books",
-      receivedAt: new Date().toISOString(),
+      receivedAt,
       payload: chatTrace({
         sessionId: s,
         serviceName: "old-books",
         messages: [{ role: "user", content: "hi" }],
         reply: "a",
       }),
-    } as unknown as IngestMessage;
+    }) as unknown as IngestMessage;
+  // One of them the processor of that release had stored already, counting nothing: its row is
+  // there, written from this very copy, so the new processor counts nothing for it either.
+  const old = doorless("old-0");
+  await writeIngestBatch(stack.database.sql, [old]);
+  for (const message of [old, doorless("old-1"), doorless("old-2")])
     await publish(stack.nats.js, stack.nats.topology, ingestStream, message, { msgID: message.messageId });
-  }
   const before = await ledgerWhenStored(2, "/old-books");
-  expect(before.totals.inFlight).toBe(-2);
+  // Before: stored 2, accepted 0, in flight -2 in the API's totals.
+  expect(before.totals).toMatchObject({ inFlight: 0, stored: 2, accepted: { unrecorded: 2 } });
   const verdict = (await reconcileSettled())?.find((v) => v.tenantId === tenant.tenantId);
-  expect(verdict).toMatchObject({ balanced: true, unaccounted: 0, problems: [], unrecordedAccepted: 2 });
-  // Before: `redelivered: 2` and the warning "items counted dead-lettered twice", which they were not.
+  expect(verdict).toMatchObject({ balanced: true, unaccounted: 0, problems: [] });
   expect(verdict?.redelivered).toBeUndefined();
-  const [check] = await stack.database.sql`select details from ledger_checks where tenant_id = ${tenant.tenantId}`;
-  expect(check.details).toMatchObject({ unrecordedAccepted: 2 });
-  expect(check.details.redelivered).toBeUndefined();
+  // A real double count in the same minute (a duplicate copy counted stored twice, written here
+  // by hand): reported as counted twice. Before, it was taken for one of INGEST's three door-less
+  // items (`unrecordedAccepted` 3) and said nothing.
+  const twice = {
+    tenant_id: tenant.tenantId,
+    service_name: "old-books",
+    minute: new Date(Math.floor(Date.parse(receivedAt) / 60_000) * 60_000).toISOString(),
+    stage: "stored",
+    reason: "duplicate",
+    count: 1,
+  };
+  await upsertCounts(stack.database.sql, [twice]);
+  try {
+    const again = (await reconcileSettled())?.find((v) => v.tenantId === tenant.tenantId);
+    expect(again).toMatchObject({ balanced: true, unaccounted: 0, redelivered: 1 });
+    const [check] = await stack.database.sql`select details from ledger_checks where tenant_id = ${tenant.tenantId}`;
+    expect(check.details).toMatchObject({ redelivered: 1 });
+  } finally {
+    await upsertCounts(stack.database.sql, [{ ...twice, count: -1 }]);
+  }
 });
 
 test("a loss monitor alerts from the ledger's counts, and its monitor.triggered event is published", async () => {

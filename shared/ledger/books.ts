@@ -36,12 +36,6 @@ export interface Verdict {
    * `dead_lettered`: it is counted once per original message, docs/ledger.md.)
    */
   redelivered?: number;
-  /**
-   * Items stored whose INGEST message carries no door (`Cellar-Door`): accepted by an ingest
-   * that counted nothing (a release before the ledger, during an online upgrade), found by the
-   * recount. Part of what is settled beyond accepted, named for what it is; not a loss.
-   */
-  unrecordedAccepted?: number;
   /** Items accepted that are neither stored nor dead-lettered though nothing is in flight (negative: counted stored more often than accepted). */
   unaccounted: number;
   /** Stored traces without their row (negative: rows the ledger never counted). */
@@ -51,17 +45,16 @@ export interface Verdict {
   problems: string[];
 }
 
-export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean; unrecorded?: number } = {}): Verdict {
+export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean } = {}): Verdict {
   const raw = unaccounted(books.settled);
   // With accepted confirmed from INGEST, more settled than accepted can only be a duplicate copy
-  // counted twice (stored is counted once, with its rows; a dead letter once per message): set apart. It says nothing of trace
-  // rows, so the row check stays exact: a row deleted behind the service's back is never hidden.
-  // Of that excess, up to the items INGEST holds without a door were accepted by an ingest that
-  // counted nothing (before the ledger): named apart, not "counted twice".
-  const excess = opts.acceptedConfirmed && raw < 0 ? -raw : 0;
-  const unrecorded = Math.min(excess, opts.unrecorded ?? 0);
-  const redelivered = excess - unrecorded;
-  const missing = raw + excess;
+  // counted twice (stored is counted once, with its rows; a dead letter once per message): set
+  // apart. It says nothing of trace rows, so the row check stays exact: a row deleted behind the
+  // service's back is never hidden.
+  // (An item of a message without a door, which no ingest counted, is counted accepted by the
+  // processor that settles it: not an excess, docs/ledger.md.)
+  const redelivered = opts.acceptedConfirmed && raw < 0 ? -raw : 0;
+  const missing = raw + redelivered;
   const missingRows = books.storedTraces - books.traceRows;
   const problems: string[] = [];
   if (missing > 0)
@@ -73,7 +66,6 @@ export function judge(books: TenantBooks, opts: { acceptedConfirmed?: boolean; u
     tenantId: books.tenantId,
     balanced: problems.length === 0,
     ...(redelivered ? { redelivered } : {}),
-    ...(unrecorded ? { unrecordedAccepted: unrecorded } : {}),
     ...(books.uncountedRows ? { uncountedRows: books.uncountedRows } : {}),
     unaccounted: missing,
     missingTraceRows: missingRows,

@@ -22,6 +22,14 @@ export const SDK_DROP_REASONS = ["queue_full", "retries_exhausted", "refused", "
 /** The ingest doors: `accepted` is counted per door (grpc: the OTLP/gRPC listener). */
 export const INGEST_DOORS = ["raw", "batch", "scores", "otlp", "grpc"] as const;
 export type IngestDoor = (typeof INGEST_DOORS)[number];
+/**
+ * `accepted`'s reason for an item no ingest counted: its INGEST message carries no door (an ingest
+ * of a release before the ledger, during an online upgrade, or another publisher). The processor
+ * counts it when it stores or dead-letters the item (docs/ledger.md, "Rows the ledger never saw").
+ */
+export const UNRECORDED_DOOR = "unrecorded";
+/** `accepted`'s reasons: the doors, and `unrecorded`. */
+export const ACCEPTED_REASONS = [...INGEST_DOORS, UNRECORDED_DOOR] as const;
 /** Why ingest refused (from the answer's status; `invalid` also for one item of a batch or OTLP request). */
 export const REFUSAL_REASONS = ["invalid", "forbidden", "too_large", "rate_limited", "unavailable", "other"] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { INGEST_DOORS, REFUSAL_REASONS, SDK_DROP_REASONS } from "@cellar/shared/ledger/model";
+import { ACCEPTED_REASONS, REFUSAL_REASONS, SDK_DROP_REASONS } from "@cellar/shared/ledger/model";
 import { Iso, Nullable } from "../http/schemas.ts";
 
 /** The ledger's windows: length and point width (per minute for the last hour, else per hour). */
@@ -26,7 +26,10 @@ const counts = (keys: readonly string[], description: string) =>
 export const LedgerFigures = t.Object({
   sdkRequested: t.Integer({ description: "Items the SDKs were asked to send (their reports)" }),
   sdkDropped: counts(SDK_DROP_REASONS, "Items the SDKs dropped, by reason"),
-  accepted: counts(INGEST_DOORS, "Items ingest stored in INGEST, by door"),
+  accepted: counts(
+    ACCEPTED_REASONS,
+    "Items ingest stored in INGEST, by door (`unrecorded`: by an ingest that did not count them, counted when the processor settled them)",
+  ),
   refused: counts(
     REFUSAL_REASONS,
     "Items ingest refused, by reason (a request refused whole before its body was read counts once)",

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { INGEST_DOORS, REFUSAL_REASONS, SDK_DROP_REASONS } from "@cellar/shared/ledger/model";
+import { ACCEPTED_REASONS, REFUSAL_REASONS, SDK_DROP_REASONS } from "@cellar/shared/ledger/model";
 import { unaccounted } from "@cellar/shared/ledger/books";
 import { hasRole, type Principal } from "../auth/principal.ts";
 import { LEDGER_WINDOWS, type LedgerWindow } from "./model.ts";
@@ -21,7 +21,7 @@ const zeros = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k
 const empty = (): Figures => ({
   sdkRequested: 0,
   sdkDropped: zeros(SDK_DROP_REASONS),
-  accepted: zeros(INGEST_DOORS),
+  accepted: zeros(ACCEPTED_REASONS),
   refused: zeros(REFUSAL_REASONS),
   stored: 0,
   deadLettered: 0,

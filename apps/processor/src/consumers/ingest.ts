@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import { expandItem, isBatch } from "@cellar/shared/ingest-batch";
 import type { LedgerCounter } from "@cellar/shared/ledger/counter";
 import type { DeadPart, Delivery, Outcome } from "@cellar/shared/nats/consume";
+import { INGEST_DOOR_HEADER } from "@cellar/shared/nats/catalogue";
 import { DL } from "@cellar/shared/nats/dead-letters";
 import { classifyFailure, describeFailure } from "@cellar/shared/nats/failure";
 import type { IngestMessage, IngestStreamMessage } from "@cellar/shared/payloads";
@@ -29,6 +30,8 @@ interface Unit {
   failure?: unknown;
   /** Its message was replayed from a dead letter (DL.replayOf): counted `replayed` once stored. */
   replayed: boolean;
+  /** Its message carries no door (no ingest counted it accepted): counted `accepted` once stored (stored.ts). */
+  unrecorded: boolean;
 }
 
 /**
@@ -63,10 +66,11 @@ export function ingestHandler(
 function unitsOf(items: Delivery<IngestStreamMessage>[]): Unit[] {
   return items.flatMap(({ value, msg }, delivery): Unit[] => {
     const replayed = Boolean(msg.headers?.get(DL.replayOf));
-    if (!isBatch(value)) return [{ delivery, part: null, message: value, replayed }];
+    const unrecorded = !replayed && !msg.headers?.get(INGEST_DOOR_HEADER);
+    if (!isBatch(value)) return [{ delivery, part: null, message: value, replayed, unrecorded }];
     const rejected = new Set(value.rejected?.map((r) => r.index));
     return value.items.flatMap((item, part) =>
-      rejected.has(part) ? [] : [{ delivery, part, message: expandItem(value, item), replayed }],
+      rejected.has(part) ? [] : [{ delivery, part, message: expandItem(value, item), replayed, unrecorded }],
     );
   });
 }
@@ -104,7 +108,14 @@ async function writeIsolating(sql: postgres.Sql, units: Unit[], side: WriteSide)
     const r = await writeIngestBatch(
       sql,
       units.map((u) => u.message),
-      side.ledger ? { ledger: { replayed: new Set(units.filter((u) => u.replayed).map((u) => u.message)) } } : {},
+      side.ledger
+        ? {
+            ledger: {
+              replayed: new Set(units.filter((u) => u.replayed).map((u) => u.message)),
+              unrecorded: new Set(units.filter((u) => u.unrecorded).map((u) => u.message)),
+            },
+          }
+        : {},
     );
     for (const c of r.counted) side.ledger?.counted(c.stage, c.reason, c.n);
     await side.afterWrite?.();

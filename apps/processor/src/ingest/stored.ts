@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { IngestMessage } from "@cellar/shared/payloads";
-import { minuteOf } from "@cellar/shared/ledger/model";
+import { minuteOf, UNRECORDED_DOOR } from "@cellar/shared/ledger/model";
 import type { CountRow } from "@cellar/shared/ledger/upsert";
 
 /**
@@ -19,10 +19,17 @@ export type Settled = "inserted" | "duplicate" | "again";
 export interface LedgerWrite {
   /** Items of messages replayed from a dead letter (DL.replayOf): also counted `replayed` when stored. */
   replayed: ReadonlySet<IngestMessage>;
+  /**
+   * Items of messages without a door (`Cellar-Door`), not replays: put in INGEST by a publisher
+   * that counted nothing (an ingest of a release before the ledger, during an online upgrade).
+   * Also counted `accepted` under `unrecorded` when stored, so the books stay exact for them
+   * (docs/ledger.md, "Rows the ledger never saw").
+   */
+  unrecorded?: ReadonlySet<IngestMessage>;
 }
 
 /** What a write counted, for the process's /metrics (the rows are already in ledger_counts). */
-export type Counted = Array<{ stage: "stored" | "replayed"; reason: string; n: number }>;
+export type Counted = Array<{ stage: "stored" | "replayed" | "accepted"; reason: string; n: number }>;
 
 /**
  * Each item's outcome, in order, from the natural keys the insert returned (`inserted`) and,
@@ -92,13 +99,16 @@ export async function rowTimes(
   return new Map(found.map((r) => [`${r.s}\u0000${r.k}`, Number(r.ms)]));
 }
 
-/** The ledger rows of a write's outcomes: `stored` per kind (or `duplicate`) and `replayed`, at each item's receivedAt minute. */
+/**
+ * The ledger rows of a write's outcomes: `stored` per kind (or `duplicate`), `replayed`, and
+ * `accepted`/`unrecorded` for an item no ingest counted, at each item's receivedAt minute.
+ */
 export function storedCounts(
   entries: Array<{ message: IngestMessage; settled: Settled }>,
   ledger: LedgerWrite,
 ): { rows: CountRow[]; counted: Counted } {
   const sums = new Map<string, CountRow>();
-  const add = (m: IngestMessage, stage: "stored" | "replayed", reason: string) => {
+  const add = (m: IngestMessage, stage: Counted[number]["stage"], reason: string) => {
     const minute = new Date(minuteOf(Date.parse(m.receivedAt))).toISOString();
     const k = `${m.tenantId}\u0000${m.serviceName}\u0000${minute}\u0000${stage}\u0000${reason}`;
     const row = sums.get(k);
@@ -109,10 +119,11 @@ export function storedCounts(
     if (settled === "again") continue;
     add(message, "stored", settled === "inserted" ? message.kind : "duplicate");
     if (ledger.replayed.has(message)) add(message, "replayed", "");
+    else if (ledger.unrecorded?.has(message)) add(message, "accepted", UNRECORDED_DOOR);
   }
   const rows = [...sums.values()];
   return {
     rows,
-    counted: rows.map((r) => ({ stage: r.stage as "stored" | "replayed", reason: r.reason, n: r.count })),
+    counted: rows.map((r) => ({ stage: r.stage as Counted[number]["stage"], reason: r.reason, n: r.count })),
   };
 }

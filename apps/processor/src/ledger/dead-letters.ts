@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import type { LedgerCounter } from "@cellar/shared/ledger/counter";
-import { minuteOf } from "@cellar/shared/ledger/model";
+import { minuteOf, UNRECORDED_DOOR } from "@cellar/shared/ledger/model";
 import { type CountRow, upsertCounts } from "@cellar/shared/ledger/upsert";
-import type { StoredDeadLetter } from "@cellar/shared/nats/catalogue";
+import { INGEST_DOOR_HEADER, type StoredDeadLetter } from "@cellar/shared/nats/catalogue";
 import type { Delivery, Outcome } from "@cellar/shared/nats/consume";
 import { DL } from "@cellar/shared/nats/dead-letters";
 import type { Topology } from "@cellar/shared/nats/topology";
@@ -37,7 +37,8 @@ export function originOf(seq: number, storedMs: number, headers: StoredDeadLette
  * counted from DEAD_LETTERS"): an INGEST dead letter written by a release that counts this way
  * (`Cellar-DL-Ledger`) counts `dead_lettered` at its item's service and receivedAt minute, so it
  * meets its `accepted` count, and also `replayed` when it was a replay (its original headers
- * carry `Cellar-Replay-Of`) dead-lettered again. A batch set aside whole counts each of its items
+ * carry `Cellar-Replay-Of`) dead-lettered again, or `accepted` under `unrecorded` when its
+ * original carried no door (no ingest counted it: stored.ts counts such an item when stored). A batch set aside whole counts each of its items
  * (an item set aside alone is a dead letter of its own). A body that does not parse counts for the
  * tenant it was recorded with, at the minute it was stored; one with no tenant counts nothing.
  */
@@ -53,11 +54,14 @@ export function deadLetterCount(t: Topology, seq: number, storedMs: number, dl: 
   if (!tenant || !UUID.test(tenant)) return { ...key, rows: [] };
   const received = typeof body.receivedAt === "string" ? Date.parse(body.receivedAt) : Number.NaN;
   const minute = new Date(minuteOf(Number.isFinite(received) ? received : storedMs)).toISOString();
-  let replayed = false;
+  let original: Record<string, string[]> = {};
   try {
-    const original = JSON.parse(h.get(DL.headers) || "{}") as Record<string, string[]>;
-    replayed = Object.keys(original).some((k) => k.toLowerCase() === DL.replayOf.toLowerCase());
+    original = JSON.parse(h.get(DL.headers) || "{}") ?? {};
   } catch {}
+  const has = (name: string) => Object.keys(original).some((k) => k.toLowerCase() === name.toLowerCase());
+  const replayed = has(DL.replayOf);
+  // Its INGEST message carried no door: no ingest counted it accepted (stored.ts, LedgerWrite.unrecorded).
+  const unrecorded = !replayed && !has(INGEST_DOOR_HEADER);
   const services =
     body.kind === "batch" && Array.isArray(body.items)
       ? body.items.map((i: { serviceName?: unknown } | null) =>
@@ -65,15 +69,16 @@ export function deadLetterCount(t: Topology, seq: number, storedMs: number, dl: 
         )
       : [typeof body.serviceName === "string" ? body.serviceName : ""];
   const sums = new Map<string, CountRow>();
-  const add = (service_name: string, stage: "dead_lettered" | "replayed") => {
+  const add = (service_name: string, stage: "dead_lettered" | "replayed" | "accepted", reason = "") => {
     const k = `${service_name}\u0000${stage}`;
     const row = sums.get(k);
     if (row) row.count++;
-    else sums.set(k, { tenant_id: tenant.toLowerCase(), service_name, minute, stage, reason: "", count: 1 });
+    else sums.set(k, { tenant_id: tenant.toLowerCase(), service_name, minute, stage, reason, count: 1 });
   };
   for (const service of services) {
     add(service, "dead_lettered");
     if (replayed) add(service, "replayed");
+    if (unrecorded) add(service, "accepted", UNRECORDED_DOOR);
   }
   return { ...key, rows: [...sums.values()] };
 }
@@ -87,7 +92,7 @@ export function deadLetterCount(t: Topology, seq: number, storedMs: number, dl: 
 export async function countDeadLetters(
   sql: postgres.Sql,
   letters: DeadLetterCount[],
-): Promise<Array<{ stage: string; n: number }>> {
+): Promise<Array<{ stage: string; reason: string; n: number }>> {
   // A dead letter twice in one batch (given again while the first was in hand, or two copies of
   // one message) is one; one that counts nothing (another stream's, an older release's) needs no key.
   const keyOf = (origin: string, atMs: number) => `${origin}\u0000${atMs}`;
@@ -117,7 +122,7 @@ export async function countDeadLetters(
     }
     const rows = [...sums.values()];
     if (rows.length) await upsertCounts(tx, rows);
-    return rows.map((r) => ({ stage: r.stage, n: r.count }));
+    return rows.map((r) => ({ stage: r.stage, reason: r.reason, n: r.count }));
   });
 }
 
@@ -132,7 +137,7 @@ export function deadLetterLedgerHandler(sql: postgres.Sql, t: Topology, ledger?:
       deadLetterCount(t, d.msg.seq, Math.floor(d.msg.info.timestampNanos / 1e6), d.value),
     );
     for (const c of await countDeadLetters(sql, letters))
-      ledger?.counted(c.stage as "dead_lettered" | "replayed", "", c.n);
+      ledger?.counted(c.stage as "dead_lettered" | "replayed" | "accepted", c.reason, c.n);
     return items.map(() => "ack");
   };
 }

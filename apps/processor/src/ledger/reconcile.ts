@@ -223,43 +223,33 @@ export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise
       verdicts = verdicts.filter((v) => !unconfirmed.has(v.tenantId));
     }
     // Fewer accepted than settled: an ingest process was killed holding counts. INGEST has them.
-    const unrecorded = new Map<string, number>();
     for (const v of verdicts.filter((v) => v.unaccounted < 0)) {
-      const { added, unrecorded: doorless } = await recountAccepted(
+      const added = await recountAccepted(
         tx,
         jsm,
         deps.topology,
         v.tenantId,
         await shortMinutes(tx, v.tenantId, from, to),
       );
-      unrecorded.set(v.tenantId, doorless);
       if (added)
         deps.logger.warn(
           "ledger: accepted recounted from INGEST (an ingest process stopped without writing its counts)",
           { tenant: v.tenantId, added },
         );
     }
-    // Accepted is now what INGEST holds with a door; up to its items without one (an ingest that
-    // counted nothing, before the ledger) the excess is named so, and the rest was counted twice
-    // (a duplicate copy delivered again), not lost. A dead letter cannot be: it is counted once
-    // per original message (dead-letters.ts).
-    // Stored cannot be: it is counted with the rows, in the write's transaction (issue 41).
+    // Accepted is now what INGEST holds (with a door; an item without one is counted accepted by
+    // the processor that settles it); the rest was counted twice (a duplicate copy delivered
+    // again), not lost. Stored cannot be: it is counted with the rows, in the write's transaction;
+    // nor a dead letter: it is counted once per original message (issue 41).
     const confirmed = new Set(verdicts.filter((v) => v.unaccounted < 0).map((v) => v.tenantId));
     if (confirmed.size) {
       const again = new Map(
         (await readBooks(tx, from, to))
           .filter((b) => confirmed.has(b.tenantId))
-          .map((b) => [b.tenantId, judge(b, { acceptedConfirmed: true, unrecorded: unrecorded.get(b.tenantId) })]),
+          .map((b) => [b.tenantId, judge(b, { acceptedConfirmed: true })]),
       );
       verdicts = verdicts.map((v) => again.get(v.tenantId) ?? v);
       for (const v of again.values()) {
-        if (v.unrecordedAccepted && logged.get(`unrecorded:${v.tenantId}`) !== v.unrecordedAccepted) {
-          logged.set(`unrecorded:${v.tenantId}`, v.unrecordedAccepted);
-          deps.logger.warn(
-            "ledger: items stored that an ingest without the ledger accepted (a release before it, during an upgrade): counted stored, never accepted; not a loss",
-            { tenant: v.tenantId, unrecordedAccepted: v.unrecordedAccepted },
-          );
-        }
         if (v.redelivered && logged.get(`redelivered:${v.tenantId}`) !== v.redelivered) {
           logged.set(`redelivered:${v.tenantId}`, v.redelivered);
           deps.logger.warn("ledger: items counted twice (a duplicate copy delivered again); not a loss", {
@@ -280,7 +270,6 @@ export async function reconcileOnce(deps: Deps, state?: ReconcileState): Promise
         missingTraceRows: v.missingTraceRows,
         ...(v.uncountedRows ? { uncountedRows: v.uncountedRows } : {}),
         ...(v.redelivered ? { redelivered: v.redelivered } : {}),
-        ...(v.unrecordedAccepted ? { unrecordedAccepted: v.unrecordedAccepted } : {}),
         problems: v.problems,
       },
     }));

@@ -55,11 +55,11 @@ function servicesOf(body: { serviceName?: unknown; kind?: unknown; items?: unkno
  * ingest stored for 7 days: each message of the tenant received in those minutes, by service and
  * door (`Cellar-Door`), a replay (`Cellar-Replay-Of`) not. What an ingest process held in memory
  * when it was killed is found again this way. Raises a count, never lowers one. Returns the items
- * added, and the items of messages without a door (`unrecorded`): put there by an ingest that did
- * not count them (a release before the ledger, during an online upgrade) or another publisher,
- * not counted (the processor of that release may have stored some of them uncounted too);
- * the reconciliation names them instead (docs/ledger.md, "Rows the ledger never saw"). Reads at
- * most `maxScanned` messages.
+ * added. A message without a door (an ingest that counted nothing: a release before the ledger,
+ * during an online upgrade) is not recounted: the processor that settles its items counts them
+ * `accepted` under `unrecorded` (ingest/stored.ts), and the processor of that older release may
+ * have stored some uncounted (docs/ledger.md, "Rows the ledger never saw"). Reads at most
+ * `maxScanned` messages.
  */
 export async function recountAccepted(
   sql: postgres.Sql | postgres.TransactionSql,
@@ -68,23 +68,21 @@ export async function recountAccepted(
   tenantId: string,
   minutes: number[],
   maxScanned = 200_000,
-): Promise<{ added: number; unrecorded: number }> {
-  const none = { added: 0, unrecorded: 0 };
-  if (minutes.length === 0) return none;
+): Promise<number> {
+  if (minutes.length === 0) return 0;
   const wanted = new Set(minutes);
   const from = Math.min(...minutes);
   const to = Math.max(...minutes) + MINUTE;
   const info = await jsm.streams.info(t.ingestStream);
-  if (info.state.messages === 0) return none;
+  if (info.state.messages === 0) return 0;
   const counts = new Map<string, number>();
-  let unrecorded = 0;
   let seq = await firstSeqAt(jsm, t.ingestStream, from - SLACK_MS, info.state.first_seq, info.state.last_seq);
   for (let scanned = 0; scanned < maxScanned && seq <= info.state.last_seq; scanned++) {
     const m = await messageFrom(jsm, t.ingestStream, seq, info.state.last_seq);
     if (!m || m.time.getTime() > to + SLACK_MS) break;
     seq = m.seq + 1;
     const door = m.header?.get(INGEST_DOOR_HEADER);
-    if (m.header?.get(DL.replayOf)) continue;
+    if (!door || m.header?.get(DL.replayOf)) continue;
     let body: { tenantId?: string; serviceName?: string; receivedAt?: string; kind?: string; items?: unknown };
     try {
       body = m.json();
@@ -94,17 +92,13 @@ export async function recountAccepted(
     if (body.tenantId !== tenantId || !body.receivedAt) continue;
     const minute = Math.floor(Date.parse(body.receivedAt) / MINUTE) * MINUTE;
     if (!wanted.has(minute)) continue;
-    if (!door) {
-      unrecorded += servicesOf(body).length;
-      continue;
-    }
     // A batch message (one request's items) counts each item under its service.
     for (const service of servicesOf(body)) {
       const k = `${service}\u0000${minute}\u0000${door}`;
       counts.set(k, (counts.get(k) ?? 0) + 1);
     }
   }
-  if (counts.size === 0) return { added: 0, unrecorded };
+  if (counts.size === 0) return 0;
   const rows = [...counts].map(([k, count]) => {
     const [service_name, minute, reason] = k.split("\u0000");
     return { service_name, minute: new Date(Number(minute)).toISOString(), reason, count };
@@ -124,5 +118,5 @@ export async function recountAccepted(
       returning 1
     )
     select coalesce(sum(count - had), 0)::text as added from before where count > had`;
-  return { added: Number(raised[0]?.added ?? 0), unrecorded };
+  return Number(raised[0]?.added ?? 0);
 }
