@@ -15,6 +15,9 @@ import {
 import { DeadLetterList, ReplayResult } from "./model.ts";
 
 const TAG = "Dead letters";
+const UNAVAILABLE = "503 (with Retry-After) when the platform has no NATS connection or Postgres is unavailable.";
+const UNCOUNTED =
+  "503 with Retry-After: 5 while the ledger has not counted the dead letter yet (it is kept: a dead letter deleted before it was counted would never be; docs/ledger.md)";
 
 export interface DeadLetterRouteDeps {
   keys: KeyResolver;
@@ -39,14 +42,14 @@ export function deadLetterRoutes(deps: DeadLetterRouteDeps) {
     .use(platformAuth(deps.keys, deps.limiter?.perKey, deps.signIns))
     .get("", ({ principal }) => listTenantDeadLetters(deps.deadLetters, principal), {
       detail: doc(TAG, "Your tenant's ingested data the pipeline set aside", DeadLetterList, {
-        errors: [401, 403],
-        description: "403 below role admin. 503 when the platform has no NATS connection.",
+        errors: [401, 403, 429, 503],
+        description: `403 below role admin. ${UNAVAILABLE}`,
       }),
     })
     .post("/replay", ({ principal }) => replayTenantDeadLetters(deps.deadLetters, principal), {
       detail: doc(TAG, "Replay your tenant's dead letters, oldest first", ReplayResult, {
-        errors: [401, 403],
-        description: `At most ${DEAD_LETTER_LIMITS.REPLAYED_PER_CALL} per call; \`more\` says some remain.`,
+        errors: [400, 401, 403, 413, 429, 503],
+        description: `At most ${DEAD_LETTER_LIMITS.REPLAYED_PER_CALL} per call; \`more\` says some remain (also when the next is not counted by the ledger yet). ${UNAVAILABLE} ${UNCOUNTED}, when it is the first. 400 and 413 for a body that is not JSON or too large (none is needed).`,
       }),
     })
     .post(
@@ -54,7 +57,8 @@ export function deadLetterRoutes(deps: DeadLetterRouteDeps) {
       ({ principal, params }) => replayTenantDeadLetter(deps.deadLetters, principal, seqParam(params.seq)),
       {
         detail: doc(TAG, "Replay one dead letter", ReplayResult, {
-          description: "404 when it is not one of your tenant's ingest dead letters (or was replayed already).",
+          errors: [400, 401, 403, 404, 413, 429, 503],
+          description: `404 when it is not one of your tenant's ingest dead letters (or was replayed already). 400 for a seq that is not a positive integer (or a body that is not JSON). ${UNAVAILABLE} ${UNCOUNTED}.`,
         }),
       },
     );

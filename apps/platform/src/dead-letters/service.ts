@@ -8,6 +8,8 @@ import { hasRole, type Principal } from "../auth/principal.ts";
 export interface DeadLetterAccess {
   js: JetStreamClient;
   topology: Topology;
+  /** How long a replay waits for the ledger to count a dead letter before its 503 (default 15 s, ledgerCounted). */
+  countWaitMs?: number;
 }
 
 /**
@@ -87,10 +89,11 @@ async function replayOne(
   jsm: JetStreamManager,
   seq: number,
 ): Promise<TenantReplay | { seq: number; status: "uncounted" }> {
-  const first = await replayDeadLetter(access.js, jsm, access.topology, seq);
+  const countWaitMs = access.countWaitMs;
+  const first = await replayDeadLetter(access.js, jsm, access.topology, seq, { countWaitMs });
   const result =
     first.status === "duplicate"
-      ? await replayDeadLetter(access.js, jsm, access.topology, seq, { newId: true })
+      ? await replayDeadLetter(access.js, jsm, access.topology, seq, { newId: true, countWaitMs })
       : first;
   if (result.status === "uncounted") return { seq, status: "uncounted" };
   return { seq, status: result.status === "missing" ? "missing" : "replayed" };

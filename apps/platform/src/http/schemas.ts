@@ -54,6 +54,9 @@ export const ERROR_STATUSES = {
   402: "Plan does not include the endpoint",
   403: "Role or project membership does not cover the service",
   404: "Not found in the key's tenant",
+  413: "Body larger than the platform reads (64 KiB)",
+  429: "Too many requests for this key: try again after Retry-After",
+  503: "Unavailable for now: try again after Retry-After",
 } as const;
 
 /**

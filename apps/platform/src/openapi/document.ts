@@ -11,6 +11,21 @@ interface RouteLike {
 
 const STATUS_TEXT: Record<number, string> = { ...ERROR_STATUSES, 500: "Server error (never carries internals)" };
 
+/** Statuses answered with a Retry-After header (the per-key limit, and what is unavailable for now). */
+const RETRY_AFTER_STATUSES = ["429", "503"];
+
+/** The error responses with Retry-After documented where the answer carries it. */
+function withRetryAfter(responses: Record<string, unknown>): Record<string, unknown> {
+  for (const status of RETRY_AFTER_STATUSES) {
+    const r = responses[status] as Record<string, unknown> | undefined;
+    if (r)
+      r.headers = {
+        "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer", minimum: 0 } },
+      };
+  }
+  return responses;
+}
+
 /** Query or path parameters from an object schema. */
 function parameters(
   where: "query" | "path",
@@ -56,7 +71,9 @@ function operation(route: RouteLike, openPath: string, pathNames: string[], hook
         description: status === 204 ? "No content" : "OK",
         ...(ok && status !== 204 ? { content: jsonContent(jsonSchema(ok)) } : {}),
       },
-      ...errorResponses(Object.fromEntries([...statuses, 500].map((s) => [s, STATUS_TEXT[s] ?? "Error"]))),
+      ...withRetryAfter(
+        errorResponses(Object.fromEntries([...statuses, 500].map((s) => [s, STATUS_TEXT[s] ?? "Error"]))),
+      ),
     },
   };
   if (hooks.body) op.requestBody = { required: !isOptional(hooks.body), content: jsonContent(jsonSchema(hooks.body)) };
