@@ -11,9 +11,11 @@
  * traffic went on; those still open at the end all end at once and are reported apart).
  * A rate is reported as **sustained** only by a stage of the full --seconds that held flat lag and
  * the lateness target (p99 under --lateness-target ms), and in --webhooks mode delivered every
- * event once with a valid signature. `--search` looks for the highest rate that keeps lag flat
- * with shorter stages: those only choose which rate runs for the full length (and, if that one
- * does not hold, up to two lower ones, each 3/4 of the last); they never count as sustained.
+ * event once with a valid signature. `--search` looks for the highest rate whose shorter stages
+ * meet the same targets (flat lag, lateness p99, webhooks): those only choose which rate runs for
+ * the full length (and, if that one does not hold, up to two lower ones, each 3/4 of the last);
+ * they never count as sustained. (Judged on flat lag alone, at 3 million stored it chose 3,519/s
+ * where lateness had bound from 1,700/s, and sustained none of its full stages.)
  * `--webhooks` subscribes the service of --tenants tenants (the traffic spread over them) to both
  * event types through the platform API, delivered to a local receiver that verifies every
  * signature (bench/e2e/webhooks.ts). `--reads` times the platform reads at the database's size.
@@ -170,7 +172,9 @@ export interface StageResult {
   activityLags: number[];
   /** --webhooks: the stage's deliveries, settled. */
   webhooks: WebhookStage | null;
-  /** A stage of the full --seconds that held, met the lateness target and (webhooks) delivered all. */
+  /** Held flat lag, met the lateness target and (webhooks) delivered all, at whatever length. */
+  meetsTargets: boolean;
+  /** A stage of the full --seconds that met the targets. */
   sustained: boolean;
   /**
    * With a window longer than the stage (nothing matures during it: the write path alone), the
@@ -469,13 +473,13 @@ async function main() {
         failed === 0;
       const hooks = webhooks ? await webhooks.settle({ sql, prefix, since: stageStart, boundMs: 120_000 }) : null;
       const latenessP99 = Math.round(pct(late, 99));
-      const sustained =
+      const meetsTargets =
         holds &&
-        full &&
         late.length > 0 &&
         latenessP99 < Number(args["lateness-target"]) &&
         (hooks?.ok ?? true) &&
         (!args.figure3 || (hooks !== null && hooks.lagP99 < Number(args["delivery-lag-target"])));
+      const sustained = meetsTargets && full;
       const r: StageResult = {
         rate,
         seconds,
@@ -511,6 +515,7 @@ async function main() {
         kvPerTrace: +kvPerTrace.toFixed(2),
         activityLags,
         webhooks: hooks,
+        meetsTargets,
         sustained,
         maturationUsPerTrace: null,
         maturationTotalUs: null,
@@ -528,6 +533,9 @@ async function main() {
     const results: StageResult[] = [];
     if (args.search) {
       const ss = Number(args["search-seconds"]);
+      // A short stage counts as passing on the targets a full one must meet; the write path alone
+      // (a window longer than the stage, nothing maturing during it) is judged on flat lag, its rule.
+      const chosen = (s: StageResult) => (WINDOW > s.seconds ? s.holds : s.meetsTargets);
       let lo = 0;
       let hi = Number(args["search-max"]);
       let r = Number(args["search-start"]);
@@ -535,7 +543,7 @@ async function main() {
       while (r <= hi && failedAt === Infinity) {
         const s = await stage(r, ss, false);
         results.push(s);
-        if (s.holds) lo = r;
+        if (chosen(s)) lo = r;
         else failedAt = r;
         r = Math.round(r * 1.5);
       }
@@ -544,11 +552,11 @@ async function main() {
         const mid = Math.round((lo + hi) / 2);
         const s = await stage(mid, ss, false);
         results.push(s);
-        if (s.holds) lo = mid;
+        if (chosen(s)) lo = mid;
         else hi = mid;
       }
       console.log(
-        `search: highest rate with flat lag over ${ss} s stages: ${lo}/s (first failing: ${hi === Number(args["search-max"]) ? "none" : hi + "/s"})`,
+        `search: highest rate with ${WINDOW > ss ? "flat lag" : `flat lag and lateness p99 under ${args["lateness-target"]} ms`} over ${ss} s stages: ${lo}/s (first failing: ${hi === Number(args["search-max"]) ? "none" : hi + "/s"})`,
       );
       // The short stages only choose the rate; the full-length stage decides what is sustained.
       for (let i = 0, rate = lo; i < 3 && rate > 0; i++, rate = Math.round(rate * 0.75)) {
@@ -677,7 +685,7 @@ function printStage(r: StageResult) {
       (r.webhooks
         ? `; webhooks: ${r.webhooks.expected} expected, ${r.webhooks.recorded} recorded, ${r.webhooks.delivered} delivered, ${r.webhooks.receivedValid} received signed (${r.webhooks.invalid} bad signatures, ${r.webhooks.duplicates} repeats), delivery lag p50 ${r.webhooks.lagP50} / p99 ${r.webhooks.lagP99} ms`
         : "") +
-      `; ${r.sustained ? "SUSTAINED" : "not sustained"}`,
+      `; ${r.sustained ? "SUSTAINED" : r.meetsTargets ? "met the targets (a short stage: not counted as sustained)" : "not sustained"}`,
   );
 }
 

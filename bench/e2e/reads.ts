@@ -9,6 +9,9 @@ export interface ReadFigure {
   max: number;
   platformCpuMs: number;
   postgresCpuMs: number;
+  /** The floor, same run: a bare `select 1` on the bench's pool, timed right after each read. */
+  floorP50: number;
+  floorP99: number;
 }
 
 /**
@@ -16,7 +19,9 @@ export interface ReadFigure {
  * flight (the contract's target is for one client): a transcript page, a filtered session
  * search with a metric filter and the total count, the issues list with its count, trace lists
  * filtered by a metric the trace row's base sets (stored as a delta: each candidate rebuilt) and
- * sorted by cost, a trace's metrics, and a trace's spans.
+ * sorted by cost, a trace's metrics, and a trace's spans. Beside each read, its floor in the
+ * same run: a bare `select 1` round trip on the bench's own pool, timed right after each request
+ * (what any read pays for a Postgres round trip on this machine at this moment).
  */
 export async function measureReads(o: {
   sql: postgres.Sql;
@@ -122,14 +127,23 @@ export async function measureReads(o: {
       );
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`${r.path} -> ${res.status}`);
-      return performance.now() - t0;
+      const took = performance.now() - t0;
+      const f0 = performance.now();
+      await o.sql`select 1`;
+      return { took, floor: performance.now() - f0 };
     };
     for (let i = 0; i < 10; i++) await once();
     const c0 = o.cpu();
     const ms: number[] = [];
-    for (let i = 0; i < n; i++) ms.push(await once());
+    const floor: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = await once();
+      ms.push(t.took);
+      floor.push(t.floor);
+    }
     const used = cpuDelta(c0, o.cpu());
     ms.sort((a, b) => a - b);
+    floor.sort((a, b) => a - b);
     const f = {
       read: name,
       requests: n,
@@ -138,9 +152,11 @@ export async function measureReads(o: {
       max: +pct(ms, 100).toFixed(1),
       platformCpuMs: +((used.platform * 1000) / n).toFixed(2),
       postgresCpuMs: +(((used.postgres ?? 0) * 1000) / n).toFixed(2),
+      floorP50: +pct(floor, 50).toFixed(2),
+      floorP99: +pct(floor, 99).toFixed(2),
     };
     console.log(
-      `read: ${f.read}: p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms; CPU per read: platform ${f.platformCpuMs} ms, postgres ${f.postgresCpuMs} ms`,
+      `read: ${f.read}: p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms; CPU per read: platform ${f.platformCpuMs} ms, postgres ${f.postgresCpuMs} ms; floor (select 1, same run) p50 ${f.floorP50} / p99 ${f.floorP99} ms`,
     );
     out.push(f);
   }
