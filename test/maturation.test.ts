@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
 import type { Processor, ProcessorDeps } from "../apps/processor/src/processor";
+import { maturationsInStream } from "./helpers/matured-stream";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
 import { TRACE_METRICS_SQL } from "@cellar/shared/db/trace-metrics";
@@ -26,18 +26,7 @@ const send = (path: "/raw/traces" | "/raw/events", body: unknown) =>
     expect(r.status).toBe(200);
   });
 
-/** Every message in the MATURED stream, in order. */
-async function maturedMessages(): Promise<Array<MaturedMessage & { subject: string }>> {
-  const { jsm, topology } = stack.nats;
-  const info = await jsm.streams.info(topology.maturedStream);
-  const out: Array<MaturedMessage & { subject: string }> = [];
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-    const m = await jsm.streams.getMessage(topology.maturedStream, { seq }).catch(() => null);
-    // A batch of trace maturations counts as its traces (apps/processor/src/maturation/mature.ts).
-    if (m) for (const body of maturationsOf(m.json<MaturedStreamMessage>())) out.push({ ...body, subject: m.subject });
-  }
-  return out;
-}
+const maturedMessages = () => maturationsInStream(stack);
 const sessionEvents = async (sessionId: string) =>
   (await maturedMessages()).filter((m) => m.type === "session.matured" && m.sessionId === sessionId);
 
@@ -257,35 +246,6 @@ test("markers lost while the processor was down: the sweep matures and publishes
   expect(lostEvents.map((m) => m.maturationCount)).toEqual([1]);
   expect(alreadyPublishedLost).toBeLessThanOrEqual(1);
   expect(await sessionRow("lost-1")).toMatchObject({ status: "matured", maturation_count: 1 });
-  await processor!.stop();
-  processor = undefined;
-});
-
-test("two processors with racing sweeps and markers still publish each maturation exactly once", async () => {
-  const second = await stack.startProcessor({ sweepIntervalMs: 150, sweepGraceSeconds: 0 });
-  await restartProcessor({ sweepIntervalMs: 150, sweepGraceSeconds: 0 });
-  const ids = Array.from({ length: 30 }, (_, i) => `race-${i}`);
-  await Promise.all(
-    ids.map((id) =>
-      send("/raw/traces", chatTrace({ sessionId: id, messages: [{ role: "user", content: id }], reply: "ok" })),
-    ),
-  );
-  await waitFor(
-    async () => {
-      const [{ n }] = await stack.database
-        .sql`select count(*)::int as n from sessions where session_id like 'race-%' and published_count = 1`;
-      return n === ids.length;
-    },
-    { what: "all race sessions published", timeoutMs: 30_000 },
-  );
-  await new Promise((r) => setTimeout(r, 1_000));
-  const events = (await maturedMessages()).filter(
-    (m) => m.type === "session.matured" && m.sessionId?.startsWith("race-"),
-  );
-  expect(events).toHaveLength(ids.length);
-  expect(new Set(events.map((m) => m.sessionId)).size).toBe(ids.length);
-  expect(events.every((m) => m.maturationCount === 1)).toBe(true);
-  await second.stop();
   await processor!.stop();
   processor = undefined;
 });

@@ -98,7 +98,7 @@ export async function measureFloor(o: {
 
   // Maturation's floor: the same rows as sessions of TRACES_PER_SESSION, matured bare in chunks of
   // SESSIONS_PER_CHUNK (CHUNKS_IN_FLIGHT at once): read by key the rows a maturation folds (their
-  // payloads), insert one result row per session, publish one message per session.
+  // payloads), insert one result row per session, publish one message per chunk.
   await o.sql`create index on floor_traces (session_pk)`;
   await o.sql`drop table if exists floor_results`;
   await o.sql`create table floor_results (session_pk uuid primary key, traces int, computed_at timestamptz)`;
@@ -118,11 +118,10 @@ export async function measureFloor(o: {
       for (const r of rows) counts.set(r.session_pk, (counts.get(r.session_pk) ?? 0) + 1);
       await o.sql`insert into floor_results (session_pk, traces, computed_at)
         select x.pk, x.n, now() from unnest(${o.sql.array([...counts.keys()])}::uuid[], ${o.sql.array([...counts.values()])}::int[]) as x(pk, n)`;
-      await Promise.all(
-        [...counts].map(([pk, n]) =>
-          js.publish("floor.matured", enc.encode(JSON.stringify({ pk, n })), { msgID: `floor-m-${pk}` }),
-        ),
-      );
+      // One message per chunk, as the processor batches a chunk's session maturations (mature.ts).
+      await js.publish("floor.matured", enc.encode(JSON.stringify([...counts].map(([pk, n]) => ({ pk, n })))), {
+        msgID: `floor-m-${chunk[0]}`,
+      });
     }
   };
   await Promise.all(Array.from({ length: CHUNKS_IN_FLIGHT }, worker));

@@ -1,5 +1,5 @@
 /** A webhook receiver on 127.0.0.1 that answers 200 and keeps every request (path, headers, body, time). */
-export function startRecordingReceiver() {
+export function startRecordingReceiver(opts: { delayMs?: number } = {}) {
   const received: Array<{ path: string; headers: Record<string, string>; body: string; at: number }> = [];
   const server = Bun.serve({
     port: 0,
@@ -11,6 +11,7 @@ export function startRecordingReceiver() {
         body: await req.text(),
         at: Date.now(),
       });
+      if (opts.delayMs) await Bun.sleep(opts.delayMs);
       return new Response("ok");
     },
   });

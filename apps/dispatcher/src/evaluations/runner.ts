@@ -79,10 +79,17 @@ export function startEvaluationRunner(deps: EvaluationRunnerDeps, runtime: Consu
   });
 }
 
-/** What the runner keeps across messages: the evaluators cache and the judging pool. */
+/** What the runner keeps across messages: the evaluators cache, the judging pool, the maturations in hand. */
 export interface RunnerState {
   evaluatorsOf: (serviceId: string) => Promise<EvaluatorRow[]>;
   pool: TenantPool;
+  /**
+   * Maturation key -> its evaluation running in this process. A maturation reaches MATURED again
+   * in another batch (a republish groups differently, docs/maturation.md "One effect per
+   * maturation"); a copy arriving while the first is judged shares its run instead of calling the
+   * judge again (the record is once by its key anyway; the judge's bill would not be).
+   */
+  running: Map<string, Promise<number>>;
 }
 
 export function createRunnerState(deps: EvaluationRunnerDeps): RunnerState {
@@ -97,6 +104,7 @@ export function createRunnerState(deps: EvaluationRunnerDeps): RunnerState {
       cache.set(serviceId, rows);
       return rows;
     },
+    running: new Map(),
     pool: createTenantPool({
       concurrency,
       tenantConcurrency: Math.min(
@@ -121,13 +129,24 @@ export async function handleEvaluations(
   if (value === null || msg.headers?.get(EVALUATED_HEADER)) return "ack";
   const settled = await Promise.allSettled(
     maturationsOf(value).map((m) =>
-      runner.pool.run(m.tenantId, () => evaluateMaturation(deps, runner.evaluatorsOf, m, msg.info.deliveryCount)),
+      once(runner.running, maturationKey(m), () =>
+        runner.pool.run(m.tenantId, () => evaluateMaturation(deps, runner.evaluatorsOf, m, msg.info.deliveryCount)),
+      ),
     ),
   );
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failed) throw failed.reason;
   const retryInMs = Math.max(0, ...settled.map((s) => (s.status === "fulfilled" ? s.value : 0)));
   return retryInMs > 0 ? { retryInMs } : "ack";
+}
+
+/** `work` for `key`, or the run of it already in hand (its result and its failure shared). */
+function once<T>(running: Map<string, Promise<T>>, key: string, work: () => Promise<T>): Promise<T> {
+  const inHand = running.get(key);
+  if (inHand) return inHand;
+  const run = work().finally(() => running.delete(key));
+  running.set(key, run);
+  return run;
 }
 
 /** Evaluates one maturation; the delay its transient failures ask for (0: nothing to retry). */

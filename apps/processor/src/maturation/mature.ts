@@ -132,8 +132,8 @@ function triage<R extends SessionRow | TraceRow>(locked: R[], outcomes: Outcomes
  * materialization and `maturation_count + 1` commit in one transaction under row locks (taken
  * in id order: no deadlock with another processor); multi-row statements, so a burst of
  * markers costs a few statements per batch, not per session. The MATURED publishes come after
- * the commit with message id entity + count, so a crash between the two and a replay publish
- * each event once.
+ * the commit, batched (maturedStreamMessages), so a crash between the two and a replay publish
+ * each maturation again with its same key, and every consumer takes it once.
  */
 export async function matureSessions(deps: MaturationDeps, sessionPks: string[], passes = 2): Promise<Outcomes> {
   const ids = [...new Set(sessionPks)];
@@ -344,9 +344,10 @@ async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<u
 }
 
 /**
- * Publishes with msgID entity + count + maturation time (the stream drops a second copy within its duplicate
- * window), then records the publishes so neither a stale marker nor the sweep publishes them
- * again later. A crash between publish and record replays into a deduplicated publish.
+ * Publishes in batches (maturedStreamMessages: the stream drops a second copy of the same batch
+ * within its duplicate window), then records the publishes so neither a stale marker nor the
+ * sweep publishes them again later. A crash between publish and record replays the same
+ * maturations, each with its key: a consumer takes it once (docs/maturation.md).
  */
 export async function publishAll(
   deps: MaturationDeps,
@@ -376,31 +377,30 @@ export async function publishAll(
 }
 
 /**
- * What `publishAll` puts on MATURED: a message per session maturation, its id the maturation's
- * key, and a batch per tenant of up to MATURATIONS_PER_MESSAGE trace maturations, its id the hash
- * of its items' keys. A replay of the same chunk is dropped by the stream; a trace maturation
- * published again in another grouping (a crash between publish and record, another processor's
- * sweep racing the marker) reaches MATURED twice, and the consumers handle each maturation once,
- * by its key. Sessions keep a message each: that costs about 60 us per trace where batching
- * traces saved about 280 (docs/performance.md), and their racing publishers still meet in the
- * stream's duplicate window.
+ * What `publishAll` puts on MATURED: a batch per tenant and kind of up to MATURATIONS_PER_MESSAGE
+ * maturations (sessions apart from traces: a batch's items share the subject a single one would
+ * take), its id the hash of its items' keys. A replay of the same chunk is dropped by the stream;
+ * a maturation published again in another grouping (a crash between publish and record, another
+ * processor's sweep racing the marker, an owed one republished beside others) reaches MATURED
+ * twice, and every consumer takes each maturation once, by its key (docs/maturation.md, "One
+ * effect per maturation"). A message per session cost about 60 us per trace (docs/performance.md).
  */
 export function maturedStreamMessages(
   messages: MaturedMessage[],
 ): Array<{ message: MaturedStreamMessage; msgID: string }> {
   const out: Array<{ message: MaturedStreamMessage; msgID: string }> = [];
-  const tracesOf = new Map<string, MaturedMessage[]>();
+  const groups = new Map<string, MaturedMessage[]>();
   for (const m of messages) {
-    if (m.type !== "trace.matured") out.push({ message: m, msgID: maturationKey(m) });
-    else if (tracesOf.has(m.tenantId)) tracesOf.get(m.tenantId)!.push(m);
-    else tracesOf.set(m.tenantId, [m]);
+    const group = `${m.type}\u0000${m.tenantId}`;
+    if (groups.has(group)) groups.get(group)!.push(m);
+    else groups.set(group, [m]);
   }
-  for (const [tenantId, traces] of tracesOf)
-    for (let i = 0; i < traces.length; i += MATURATIONS_PER_MESSAGE) {
-      const part = traces.slice(i, i + MATURATIONS_PER_MESSAGE);
+  for (const items of groups.values())
+    for (let i = 0; i < items.length; i += MATURATIONS_PER_MESSAGE) {
+      const part = items.slice(i, i + MATURATIONS_PER_MESSAGE);
       const keys = part.map(maturationKey).sort().join("\n");
       out.push({
-        message: { type: "matured.batch", tenantId, maturations: part },
+        message: { type: "matured.batch", tenantId: part[0].tenantId, maturations: part },
         msgID: `batch:${createHash("sha256").update(keys).digest("hex")}`,
       });
     }

@@ -33,45 +33,44 @@ const rollups = (m: unknown) => {
   return decoded.ok ? decoded.value : "refused";
 };
 
-test("trace maturations go out a batch per tenant, each on the subject its items take; sessions one by one; every one exactly once", () => {
+test("maturations go out a batch per tenant and kind, each on the subject its items take; every one exactly once", () => {
   const given = [
     ...Array.from({ length: MATURATIONS_PER_MESSAGE + 3 }, (_, i) => trace("a", i)),
     session("a", 1),
     session("a", 2),
     trace("b", 0),
     session("b"),
+    ...Array.from({ length: MATURATIONS_PER_MESSAGE }, (_, i) => session("c", i)),
   ];
   const out = maturedStreamMessages(given);
-  expect(out.map((o) => o.message.type)).toEqual([
-    "session.matured",
-    "session.matured",
-    "session.matured",
-    "matured.batch",
-    "matured.batch",
-    "matured.batch",
-  ]);
+  expect(out.every((o) => o.message.type === "matured.batch")).toBe(true);
+  // a's traces in two (100 + 3), a's sessions, b's trace, b's session, c's 100 sessions in one.
+  expect(out.map((o) => maturationsOf(o.message).length).sort((x, y) => x - y)).toEqual([1, 1, 2, 3, 100, 100]);
   const carried = out.flatMap((o) => maturationsOf(o.message));
   expect(carried.map(maturationKey).sort()).toEqual(given.map(maturationKey).sort());
   for (const { message, msgID } of out) {
-    if (message.type === "matured.batch") {
-      expect(message.maturations.length).toBeLessThanOrEqual(MATURATIONS_PER_MESSAGE);
-      expect(message.maturations.every((m) => m.tenantId === message.tenantId && m.type === "trace.matured")).toBe(
-        true,
-      );
-      expect(msgID).toMatch(/^batch:[0-9a-f]{64}$/);
-      // The dispatcher lane sees what it saw before.
-      for (const m of message.maturations)
-        expect(maturedStream.subjectOf!(topology, message)).toBe(maturedStream.subjectOf!(topology, m));
-    } else expect(msgID).toBe(maturationKey(message as MaturedMessage));
+    if (message.type !== "matured.batch") throw new Error("a maturation went out alone");
+    expect(message.maturations.length).toBeLessThanOrEqual(MATURATIONS_PER_MESSAGE);
+    const kind = message.maturations[0].type;
+    expect(message.maturations.every((m) => m.tenantId === message.tenantId && m.type === kind)).toBe(true);
+    expect(msgID).toMatch(/^batch:[0-9a-f]{64}$/);
+    // The dispatcher lane sees what it saw before.
+    for (const m of message.maturations)
+      expect(maturedStream.subjectOf!(topology, message)).toBe(maturedStream.subjectOf!(topology, m));
     expect(decode(message)).toEqual({ ok: true, value: message });
   }
+  expect(new Set(out.map((o) => o.msgID)).size).toBe(out.length);
 });
 
 test("the same chunk gets the same message id whatever its order (the stream drops a replay of it)", () => {
-  const chunk = [trace("a", 1), trace("a", 2), trace("a", 3)];
   const ids = (ms: MaturedMessage[]) => maturedStreamMessages(ms).map((o) => o.msgID);
-  expect(ids([...chunk].reverse())).toEqual(ids(chunk));
-  expect(ids(chunk.slice(1))).not.toEqual(ids(chunk));
+  for (const chunk of [
+    [trace("a", 1), trace("a", 2), trace("a", 3)],
+    [session("a", 1), session("a", 2), session("a", 3)],
+  ]) {
+    expect(ids([...chunk].reverse())).toEqual(ids(chunk));
+    expect(ids(chunk.slice(1))).not.toEqual(ids(chunk));
+  }
 });
 
 test("a batch mixing tenants or kinds, empty or too long is refused, naming the item", () => {

@@ -96,7 +96,9 @@ function eventData(
  * and the state machine's transitions, all in one transaction: a state change and its history /
  * outbox row commit together or not at all. Idempotent: samples are keyed by (monitor, entity),
  * and a replay that finds the state already moved decides from that state. A sample is stamped
- * with its maturation time; the window is the last `window_seconds` as of the evaluation.
+ * with its maturation time, and a copy of an older maturation (MATURED can carry one twice,
+ * docs/maturation.md) leaves a newer sample as it is; the window is the last `window_seconds` as
+ * of the evaluation.
  * Returns the committed state changes that notify, for the caller to publish.
  */
 export async function evaluateMaturations(
@@ -143,7 +145,8 @@ export async function evaluateMaturations(
       insert into monitor_samples (monitor_id, tenant_id, entity_pk, at, value)
       select * from unnest(${rows.map((r) => r.monitor.id)}::uuid[], ${rows.map((r) => r.monitor.tenant_id)}::uuid[], ${rows.map((r) => r.entityPk)}::uuid[],
         ${rows.map((r) => r.at)}::timestamptz[], ${rows.map((r) => r.value)}::float8[])
-      on conflict (monitor_id, entity_pk, tenant_id) do update set at = excluded.at, value = excluded.value`;
+      on conflict (monitor_id, entity_pk, tenant_id) do update set at = excluded.at, value = excluded.value
+      where monitor_samples.at <= excluded.at`;
     return settleMonitors(
       tx,
       sampled.map((x) => x.monitor),
