@@ -31,6 +31,11 @@ export const BENCHES: Record<string, Bench> = {
       "another tenant's ingest p99 and maturation lateness during one tenant's flood of each door, beside the same run without it; refusal CPU for 1 KB vs 1 MB bodies",
   },
   dispatch: { file: "dispatch.ts", guards: "webhook deliveries/s beside a bare loop of signed fetches" },
+  startup: {
+    file: "startup.ts",
+    guards:
+      "a killed app's start to /ready under a CPU hog, from source, bundled and compiled with bytecode, beside a bare `bun -e 0`",
+  },
   "dispatch-price": {
     file: "dispatch-price.ts",
     guards:

@@ -35,6 +35,26 @@ test("the detectors folder holds one file per declared detector and nothing else
   expect(files.sort()).toEqual(DETECTOR_NAMES.map(detectorFile).sort());
 });
 
+test("the static index imports exactly the detector files present, each under its declared name", () => {
+  const dir = new URL("../apps/processor/src/analysis/detectors/", import.meta.url);
+  const files = readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+  const index = readFileSync(new URL("../apps/processor/src/analysis/detectors-index.ts", import.meta.url), "utf8");
+  // `import { create as x } from "./detectors/<file>";` and `<name>: x,` in the object.
+  const imports = [...index.matchAll(/import \{ create as (\w+) \} from "\.\/detectors\/([\w-]+\.ts)";/g)];
+  expect(imports.map((m) => m[2]).sort()).toEqual(files.sort());
+  const wired = Object.fromEntries([...index.matchAll(/^\s+(\w+): (\w+),$/gm)].map((m) => [m[1], m[2]]));
+  for (const [, local, file] of imports) {
+    const name = Object.keys(wired).find((n) => wired[n] === local);
+    expect({ file, name: name && detectorFile(name) }).toEqual({ file, name: file });
+  }
+  // No computed import left: the processor bundles into one file (docs/operations.md).
+  const registry = readFileSync(
+    new URL("../apps/processor/src/analysis/detectors-registry.ts", import.meta.url),
+    "utf8",
+  );
+  expect(registry).not.toContain("import(");
+});
+
 test("every declared detector is scored by the corpus", () => {
   expect([...SCORED].sort()).toEqual([...DETECTOR_NAMES].sort());
 });
