@@ -7,6 +7,7 @@ import { createLogger } from "@cellar/shared/logger";
 import { DEFAULT_HISTORY_PAGING, type HistoryPaging } from "../apps/processor/src/maturation/store";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, type TestStack } from "./helpers/stack";
+import { itemRows, itemValues } from "./helpers/transcript-shapes";
 
 /**
  * Analyse once (issue 36, docs/analyse-once.md): the writer stores what a trace contributes to its
@@ -158,9 +159,7 @@ test("sessions folded from digests equal the same sessions folded from payloads,
     const [a] = await sql`
       select item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd,
         metrics, cost_by_model, tool_costs, tldr from session_analyses where session_pk = ${pk}`;
-    const items = await sql`
-      select position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source
-      from transcript_items where session_pk = ${pk} order by position`;
+    const items = (await itemRows(sql, [pk])).map(itemValues);
     return { a, items };
   };
   /** Matures the session from digests, then again from its payloads alone (digests set aside). */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { bootstrapTenant, updateTenant } from "@cellar/shared/admin/tenancy";
 import { parseRetentionDays, runRetention } from "../apps/processor/src/retention/retention";
+import { itemRows } from "./helpers/transcript-shapes";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
 
@@ -78,10 +79,7 @@ test("sessions older than their tenant's retention go whole with everything deri
   expect(r.sessions).toBe(1);
   for (const table of ["sessions", "traces", "spans", "session_analyses", "events"])
     expect(await count(table, "free-old")).toBe(0);
-  const [{ n: items }] = await stack.database.sql<
-    { n: number }[]
-  >`select count(*)::int as n from transcript_items where session_pk = ${oldPk}`;
-  expect(items).toBe(0);
+  expect(await itemRows(stack.database.sql, [oldPk])).toEqual([]);
   const [{ n: traceAnalyses }] = await stack.database.sql<
     { n: number }[]
   >`select count(*)::int as n from trace_analyses where trace_id like 'free-old-%'`;

@@ -3,15 +3,15 @@ import { Buffer } from "node:buffer";
 import { bootstrapTenant, createService } from "@cellar/shared/admin/tenancy";
 import { sourcedFields, sourcedParts } from "@cellar/shared/analysis/transcript-source";
 import { jsonbText } from "@cellar/shared/db/jsonb-text";
-import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
 import fc from "fast-check";
 import { clearPayloadCache } from "../apps/platform/src/query/sessions/payload-cache";
 import { readTranscript } from "../apps/platform/src/query/sessions/transcript";
-import { buildTranscript, type TraceInput } from "../apps/processor/src/analysis/transcript";
+import { buildTranscript } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
 import type { SessionRow } from "../apps/processor/src/maturation/store";
 import { makeTemplates } from "../bench/lib/traces";
 import { createTestStack, type TestStack } from "./helpers/stack";
+import { sessionPayloads, storeSessionTraces } from "./helpers/transcript-shapes";
 
 /**
  * The transcript page read of issue 28's second round (docs/performance.md, "Transcript page
@@ -83,28 +83,8 @@ async function storeSession(payloads: any[], whole: boolean, seq = ++sessionSeq)
   const serviceId = whole ? services.whole : services.refs;
   const sessionId = `page-${seq}`;
   const t0 = Date.UTC(2026, 0, 1) + seq * 86_400_000;
-  const [s] = await sql<{ id: string }[]>`
-    insert into sessions (tenant_id, trace_service_id, session_id, status, first_activity_at, last_activity_at, last_ingested_at, maturation_count, matured_at, activity_seq)
-    values (${tenantId}, ${serviceId}, ${sessionId}, 'matured', ${new Date(t0)}, ${new Date(t0)}, ${new Date(t0)}, 1, now(), 1) returning id`;
-  const history: TraceInput[] = [];
-  for (const [k, p] of payloads.entries()) {
-    const payload = { ...p, session_id: sessionId };
-    const start = new Date(t0 + k * 10_000);
-    payload.start_time = start.toISOString();
-    payload.end_time = new Date(start.getTime() + 500).toISOString();
-    const [tr] = await sql<{ id: string }[]>`
-      insert into traces (tenant_id, trace_service_id, session_pk, trace_id, session_id, provider, model, start_time, end_time, received_at)
-      values (${tenantId}, ${serviceId}, ${s.id}, ${`${sessionId}-t${k}`}, ${sessionId}, 'openai', 'gpt-4o-mini', ${start}, ${payload.end_time}, now()) returning id`;
-    const payloadZ = encodePayload(payload);
-    await sql`insert into trace_payloads (trace_pk, tenant_id, payload_z) values (${tr.id}, ${tenantId}, ${payloadZ})`;
-    history.push({
-      pk: tr.id,
-      traceId: `${sessionId}-t${k}`,
-      startTime: start,
-      endTime: new Date(payload.end_time),
-      payload: decodePayload({ payload_z: payloadZ }),
-    });
-  }
+  const { pk, history } = await storeSessionTraces(sql, { tenantId, serviceId, sessionId, t0, payloads });
+  const s = { id: pk };
   const { items } = buildTranscript(history, []);
   if (whole)
     for (const [position, item] of items.entries())
@@ -143,18 +123,7 @@ const sessionArb = fc.record({
   content: fc.constantFrom("lean" as const, "full" as const),
 });
 
-function payloadsOf(picks: number[], history: boolean): any[] {
-  const said: any[] = [];
-  return picks.map((i, k) => {
-    const t = structuredClone(templates[i]);
-    if (!history) return t;
-    if (k === 0) said.push(t.request.messages[0]);
-    said.push(...t.request.messages.slice(-2).map((m: any) => ({ ...m, content: m.content && `${m.content} #${k}` })));
-    t.request.messages = [...said];
-    said.push(t.responses[0].choices[0].message);
-    return t;
-  });
-}
+const payloadsOf = (picks: number[], history: boolean) => sessionPayloads(templates, picks, history);
 
 test("pages of generated sessions read as items stored whole do, with the payload cache cold and warm", async () => {
   await fc.assert(

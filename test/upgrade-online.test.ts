@@ -4,8 +4,8 @@
 // processes on a Postgres and a nats-server of this file's own, and stores, matures and delivers
 // traffic. Every platform answer about what it settled is read through its own platform. Then the
 // upgrade, online, in the documented order (CHANGELOG "Upgrade notes"): traffic keeps arriving
-// while the processor is down, `migrate` runs beside the old apps, the new processor starts before
-// the new ingest, then the new dispatcher and platform. Afterwards every answer read before is
+// while the processor is down, `migrate` runs beside the old apps, the new dispatcher and platform
+// start, then the new processor before the new ingest. Afterwards every answer read before is
 // contained in the new platform's answer (same values; new fields may be added, and are listed),
 // reads the old release lacked answer, and everything sent across the upgrade, through either
 // release's ingest, is stored once, matured and delivered once: a session re-opened across it
@@ -288,8 +288,15 @@ test.skipIf(!RELEASE_AT_HAND)(
     await stop(processor);
     for (let k = 4; k <= 5; k++) await sendTurn("up-b", "b-long", k, { pad: 1200 });
     await sendTurn("up-b", "b-2", 1);
-    // The new release's migrate, beside the old ingest, dispatcher and platform.
+    // The new release's migrate, beside the old ingest, dispatcher and platform; then the new
+    // dispatcher and platform, which read what either processor stores (transcripts as item rows
+    // or as runs, migration 0040), before the new processor; then the new ingest.
     runScript(ROOT, "scripts/migrate.ts", [], env);
+    await stop(dispatcher);
+    dispatcher = await start(ROOT, "dispatcher");
+    await stop(platform);
+    platform = await start(ROOT, "platform");
+    const newPlatform = `http://127.0.0.1:${platform.port}`;
     processor = await start(ROOT, "processor");
     await sendTurn("up-b", "b-long", 6, { pad: 1200 });
     await sendTurn("up-b", "b-3", 1);
@@ -302,11 +309,6 @@ test.skipIf(!RELEASE_AT_HAND)(
       { items: tail.map((t) => ({ type: "trace", body: t.body })) },
       tail.map((t) => t.trace),
     );
-    await stop(dispatcher);
-    dispatcher = await start(ROOT, "dispatcher");
-    await stop(platform);
-    platform = await start(ROOT, "platform");
-    const newPlatform = `http://127.0.0.1:${platform.port}`;
     await waitFor(async () => (await unsettled()) === 0 && (await sql`select 1 from sessions`).length === 8, {
       what: "everything sent across the upgrade matured",
       timeoutMs: 90_000,

@@ -21,6 +21,7 @@ import { callPaced, readEndpoints, seedPlatform, type PlatformFixture } from "./
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { storeSpanIdRows } from "../bench/lib/legacy-spans";
 import { storeMetricsInFull } from "./helpers/storage-shape";
+import { itemRows } from "./helpers/transcript-shapes";
 import { loadTraceFacts } from "@cellar/shared/monitors/facts";
 
 /**
@@ -442,12 +443,10 @@ test("one row per item id in a session across two maturations (property)", async
     await sql
       .begin(async (tx) => {
         await tx`delete from transcript_items where session_pk = ${s.id}`;
+        await tx`delete from transcript_runs where session_pk = ${s.id}`;
         await persistTranscriptItems(tx, s, first, false);
         await persistTranscriptItems(tx, s, second, true);
-        rows = [
-          ...(await tx<{ position: number; item_id: string }[]>`
-            select position, item_id from transcript_items where session_pk = ${s.id} order by position`),
-        ];
+        rows = (await itemRows(tx, [s.id])).map((r) => ({ position: r.position, item_id: r.item_id }));
         throw new Rollback();
       })
       .catch((e) => {
@@ -457,7 +456,7 @@ test("one row per item id in a session across two maturations (property)", async
   };
   await fc.assert(
     fc.asyncProperty(fc.array(itemArb, { maxLength: 6 }), fc.array(itemArb, { maxLength: 6 }), async (a, b) => {
-      // One row per item id (the unique index, migration 0024), the first position of each kept.
+      // One item per id (the unique index of migration 0024; the writer's rule for runs, 0040), the first position of each kept.
       const ids = (await stored(items(a), items(b))).map((r) => r.item_id);
       expect(ids.length).toBe(new Set(ids).size);
     }),

@@ -26,6 +26,7 @@ import { createLedgerCounter } from "@cellar/shared/ledger/counter";
 import { createLogger } from "@cellar/shared/logger";
 import { stubDns } from "./helpers/dns";
 import { call, readEndpoints, seedPlatform, type PlatformFixture, callPaced } from "./helpers/platform";
+import { runsToItemRows } from "./helpers/transcript-shapes";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 /**
@@ -235,6 +236,12 @@ async function fillEveryTable() {
     what: "overview rollups",
     timeoutMs: 60_000,
   });
+  // Transcripts are runs since migration 0040; conv-2's as a database written before holds it
+  // (an item row per item), which the platform still reads: both tables hold rows.
+  const [conv2] = await sql<
+    { id: string }[]
+  >`select id from sessions where session_id = 'conv-2' and tenant_id = ${tenantId}`;
+  await runsToItemRows(sql, [conv2.id]);
 }
 
 /** Every table of the schema, as rows (ordered) and as its keys, foreign keys and indexes. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { runMigrations } from "@cellar/shared/db/client";
-import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcript-source";
+import { itemFromRow } from "@cellar/shared/analysis/transcript-source";
 import { jsonbText } from "@cellar/shared/db/jsonb-text";
 import { decodePayload, encodePayload } from "@cellar/shared/db/payload-codec";
 import fc from "fast-check";
@@ -13,6 +13,7 @@ import { makeTemplates } from "../bench/lib/traces";
 import { insertSession, withDatabaseBefore } from "./helpers/migrated-before";
 import { readEndpoints, requestPaced, seedPlatform, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, type TestStack } from "./helpers/stack";
+import { itemRows, runsToItemRows } from "./helpers/transcript-shapes";
 
 /**
  * Upgrade without loss (issue 28, migration 0018): transcript items become references into the
@@ -39,9 +40,8 @@ async function answers(): Promise<string[]> {
   for (const id of SESSIONS) {
     const base = `/telemetry/otel/sessions/support-bot/${id}/transcript`;
     paths.push(base, `${base}?content=full&limit=500`, `${base}?limit=1&offset=1`, `${base}?content=full&limit=2`);
-    const items = await sql<{ item_id: string }[]>`
-      select ti.item_id from transcript_items ti join sessions s on s.id = ti.session_pk where s.session_id = ${id} order by ti.position`;
-    for (const i of items) paths.push(`${base}/items/${i.item_id}`);
+    const [s] = await sql<{ id: string }[]>`select id from sessions where session_id = ${id}`;
+    for (const i of await itemRows(sql, [s.id])) paths.push(`${base}/items/${i.item_id}`);
   }
   const out: string[] = [];
   for (const path of paths) {
@@ -51,13 +51,8 @@ async function answers(): Promise<string[]> {
   return out;
 }
 
-type Row = StoredItemRow & { session_pk: string; position: number; source_trace_pk: string | null; xmin: string };
-
-async function transcriptRows(): Promise<Row[]> {
-  return stack.database.sql<Row[]>`
-    select session_pk, position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, xmin::text
-    from transcript_items order by session_pk, position`;
-}
+/** Every item row, whatever its stored shape (runs since migration 0040). */
+const transcriptRows = () => itemRows(stack.database.sql);
 
 /** Matures every session's transcript again, as the processor does. */
 async function rematureTranscripts(): Promise<void> {
@@ -83,7 +78,9 @@ test("transcript rows in the old shape answer as references do; a re-maturation 
   // Only what the payload does not hold is stored: no content copied into a referenced row.
   expect(rows.filter((r) => r.source).every((r) => !("content" in r.item) && !("id" in r.item))).toBe(true);
 
-  // Back to what a database written before migration 0018 holds: the whole item, no reference.
+  // Back to what a database written before migration 0018 holds: an item row per item (no runs:
+  // migration 0040), the whole item, no reference.
+  await runsToItemRows(sql);
   for (const r of rows) {
     const [p] = r.source_trace_pk
       ? await sql<{ payload: unknown; payload_z: Uint8Array | null }[]>`
@@ -96,9 +93,12 @@ test("transcript rows in the old shape answer as references do; a re-maturation 
   expect((await transcriptRows()).every((r) => r.source === null && "id" in r.item)).toBe(true);
   expect(await answers()).toEqual(fresh);
 
-  // The next maturation writes them in the new shape; the answers stay.
+  // The next maturation writes them in the new shape (runs); the answers stay.
   await rematureTranscripts();
   const moved = await transcriptRows();
+  expect(moved.every((r) => r.holder.startsWith("run:"))).toBe(true);
+  const [{ legacy }] = await sql<{ legacy: number }[]>`select count(*)::int as legacy from transcript_items`;
+  expect(legacy).toBe(0);
   expect(moved.length).toBe(rows.length);
   expect(moved.filter((r) => r.source).length).toBe(rows.filter((r) => r.source).length);
   expect(moved.every((r) => !("id" in r.item))).toBe(true);
@@ -108,13 +108,17 @@ test("transcript rows in the old shape answer as references do; a re-maturation 
   await rematureTranscripts();
   expect((await transcriptRows()).map((r) => r.xmin)).toEqual(moved.map((r) => r.xmin));
 
-  // One changed item: only its row is written again.
+  // One changed run: only its row is written again (its items, no other).
   const [one] = moved.filter((r) => r.source);
-  await sql`update transcript_items set digest = 0 where session_pk = ${one.session_pk} and position = ${one.position}`;
+  const run = Number(one.holder.slice(4));
+  await sql`update transcript_runs set digest = 0 where session_pk = ${one.session_pk} and position = ${run}`;
   await rematureTranscripts();
   const after = await transcriptRows();
   const rewritten = after.filter((r, i) => r.xmin !== moved[i].xmin);
-  expect(rewritten.map((r) => [r.session_pk, r.position])).toEqual([[one.session_pk, one.position]]);
+  expect(rewritten.length).toBeGreaterThan(0);
+  expect(new Set(rewritten.map((r) => `${r.session_pk} ${r.holder}`))).toEqual(
+    new Set([`${one.session_pk} ${one.holder}`]),
+  );
   expect(await answers()).toEqual(fresh);
 });
 
@@ -123,19 +127,22 @@ test("retention that removes a trace of a session still written to removes the i
   // conv-1 began 40 days ago and is still written to; its first trace (tr-1) was stored then.
   await sql`update sessions set created_at = now() - interval '40 days' where session_id = 'conv-1'`;
   await sql`update traces set ingested_at = now() - interval '40 days' where trace_id = 'tr-1'`;
-  const before = await sql<{ source_trace_pk: string | null; tr: string | null }[]>`
-    select ti.source_trace_pk, t.trace_id as tr from transcript_items ti join sessions s on s.id = ti.session_pk
-    left join traces t on t.id = ti.source_trace_pk where s.session_id = 'conv-1'`;
-  const fromFirst = before.filter((r) => r.tr === "tr-1").length;
+  const [conv1] = await sql<{ id: string }[]>`select id from sessions where session_id = 'conv-1'`;
+  const [first] = await sql<
+    { id: string }[]
+  >`select id from traces where trace_id = 'tr-1' and session_pk = ${conv1.id}`;
+  const before = await itemRows(sql, [conv1.id]);
+  const fromFirst = before.filter((r) => r.source_trace_pk === first.id).length;
   expect(fromFirst).toBeGreaterThan(0);
   const r = await runRetention(sql, { defaults: parseRetentionDays("30") });
   expect(r.traces).toBe(1);
   expect(r.transcriptItems).toBe(fromFirst);
-  const left = await sql<{ n: number; dangling: number }[]>`
-    select count(*)::int as n, count(*) filter (where ti.source_trace_pk is not null and t.id is null)::int as dangling
-    from transcript_items ti join sessions s on s.id = ti.session_pk left join traces t on t.id = ti.source_trace_pk
-    where s.session_id = 'conv-1'`;
-  expect(left[0]).toEqual({ n: before.length - fromFirst, dangling: 0 });
+  const left = await itemRows(sql, [conv1.id]);
+  expect(left.length).toBe(before.length - fromFirst);
+  expect(left.filter((r) => r.source_trace_pk === first.id)).toEqual([]);
+  // What stays reads as it did: the same rows less the removed ones.
+  const key = (r: (typeof left)[number]) => JSON.stringify({ ...r, xmin: 0, holder: 0 });
+  expect(left.map(key)).toEqual(before.filter((r) => r.source_trace_pk !== first.id).map(key));
 });
 
 test("an item whose payload is gone answers with null content rather than failing", () => {
@@ -248,18 +255,16 @@ test("a database at the schema before 0018 with transcript rows in it upgrades; 
         values (${s.id}, ${position}, ${tenant.id}, ${item.id}, ${item.type}, ${item.role}, ${item.timestamp}, ${item.traceId}, ${item.spanId}, ${sql.json(item as never)})`;
 
     await runMigrations(url);
-    const old = await sql<Row[]>`
-      select session_pk, position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, xmin::text
-      from transcript_items order by position`;
+    const old = await itemRows(sql);
+    expect(old.every((r) => r.holder.startsWith("items:"))).toBe(true);
     expect(old.every((r) => r.source === null && r.source_trace_pk === null)).toBe(true);
     expect(old.map((r) => jsonbText(itemFromRow(r)))).toEqual(items.map(jsonbText));
 
     await sql.begin((tx) =>
       persistTranscriptItems(tx, { id: s.id, tenant_id: tenant.id } as unknown as SessionRow, items, true),
     );
-    const moved = await sql<Row[]>`
-      select session_pk, position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, xmin::text
-      from transcript_items order by position`;
+    const moved = await itemRows(sql);
+    expect(moved.every((r) => r.holder.startsWith("run:"))).toBe(true);
     expect(moved.every((r) => r.source_trace_pk === tr.id && !("content" in r.item))).toBe(true);
     const decoded = decodePayload({ payload_z: encodePayload(payload) });
     expect(moved.map((r) => jsonbText(itemFromRow(r, decoded)))).toEqual(items.map(jsonbText));

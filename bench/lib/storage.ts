@@ -22,6 +22,7 @@ const TABLES = [
   "trace_analyses",
   "session_analyses",
   "transcript_items",
+  "transcript_runs",
   "findings",
   "issues",
 ];

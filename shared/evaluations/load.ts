@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { itemRowsSql } from "../analysis/transcript-rows.ts";
 import { itemFromRow, toolCallsOf, type StoredItemRow } from "../analysis/transcript-source.ts";
 import { decodePayload } from "../db/payload-codec.ts";
 import {
@@ -32,9 +33,12 @@ export async function loadSessionContext(
     from sessions s join session_analyses a on a.session_pk = s.id and a.tenant_id = s.tenant_id
     where s.id = ${sessionPk} and s.tenant_id = ${tenantId}`;
   if (!s) return null;
-  const rows = await sql<Array<StoredItemRow & { source_trace_pk: string | null }>>`
-    select item_id, kind, role, timestamp, trace_id, span_id, item, source, source_trace_pk
-    from transcript_items where session_pk = ${sessionPk} and tenant_id = ${tenantId} order by position limit ${MAX_ITEMS}`;
+  // Either stored shape (shared/analysis/transcript-rows.ts), in position order.
+  const rows = await sql.unsafe<Array<StoredItemRow & { source_trace_pk: string | null }>>(
+    `select item_id, kind, role, timestamp, trace_id, span_id, item, source, source_trace_pk
+     from (${itemRowsSql({ session: "$1::uuid", tenant: "$2::uuid", limit: "$3" })}) ti order by position limit $3`,
+    [sessionPk, tenantId, MAX_ITEMS],
+  );
   const pks = [...new Set(rows.map((r) => r.source_trace_pk).filter((pk): pk is string => pk !== null))];
   const traces = pks.length
     ? await sql`

@@ -10,6 +10,7 @@ import {
 import { createApiKey, revokeApiKey } from "@cellar/shared/auth/key-store";
 import type { Role } from "@cellar/shared/db/schema";
 import { decodePayload } from "@cellar/shared/db/payload-codec";
+import { itemRowsSql } from "@cellar/shared/analysis/transcript-rows";
 import { deriveSpans } from "@cellar/shared/spans";
 import { chatTrace } from "./payloads";
 import { waitFor, type TestStack } from "./stack";
@@ -203,9 +204,10 @@ export async function seedPlatform(stack: TestStack) {
   const [tr2] = await sql<{ payload_z: Uint8Array }[]>`
     select z.payload_z from traces t join trace_payloads z on z.trace_pk = t.id where t.trace_service_id = ${svc.id} and t.trace_id = 'tr-2'`;
   const span = { span_id: deriveSpans("tr-2", decodePayload(tr2)).find((s) => s.kind === "llm")!.spanId };
-  const [item] = await sql<
-    { item_id: string }[]
-  >`select item_id from transcript_items where session_pk = ${pk["conv-1"]} and kind = 'assistant' order by position desc limit 1`;
+  const [item] = await sql.unsafe<{ item_id: string }[]>(
+    `select item_id from (${itemRowsSql({ session: "$1::uuid" })}) ti where kind = 'assistant' order by position desc limit 1`,
+    [pk["conv-1"]],
+  );
 
   return {
     /** When the fixture's timeline starts: conv-1 at t0, conv-2 at t0 + 10 s. */

@@ -64,6 +64,31 @@ export const transcriptItems = pgTable(
 );
 
 /**
+ * A session's transcript as one row per trace (migration 0040): consecutive items of one trace,
+ * each item's row as `transcript_items` holds it (with its position) in `items`. Sessions matured
+ * before keep their `transcript_items` rows until their next maturation replaces them; reads take
+ * either shape (shared/analysis/transcript-rows.ts).
+ */
+export const transcriptRuns = pgTable(
+  "transcript_runs",
+  {
+    sessionPk: sessionPk(),
+    /** The first item's position. */
+    position: integer("position").notNull(),
+    tenantId: parentTenantId(),
+    lastPosition: integer("last_position").notNull(),
+    itemIds: text("item_ids").array().notNull(),
+    items: jsonb("items").$type<Array<Record<string, unknown>>>().notNull(),
+    /** Hash of the run: a re-maturation rewrites only runs whose digest changed (null: always). */
+    digest: bigint("digest", { mode: "bigint" }),
+  },
+  (t) => [
+    primaryKey({ name: "transcript_runs_pkey", columns: [t.sessionPk, t.position, t.tenantId] }),
+    sessionFk("transcript_runs", t),
+  ],
+);
+
+/**
  * One row per session with what the last maturation computed. `throughIngestedAt` is the newest
  * span/event ingestion time the materialization included (transcript `status` compares against it).
  */

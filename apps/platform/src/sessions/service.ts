@@ -25,7 +25,9 @@ export async function deleteSession(sql: postgres.Sql, serviceId: string, sessio
           + (select count(*) from span_ids k join traces tr on k.trace_pk = tr.id where tr.session_pk = ${s.id})
           + (select coalesce(sum(cardinality(span_keys)), 0) from traces where session_pk = ${s.id}))::int as spans,
         (select count(*) from events where session_pk = ${s.id})::int as events,
-        (select count(*) from transcript_items where session_pk = ${s.id})::int as items,
+        -- Items of both stored shapes (shared/analysis/transcript-rows.ts): runs, and rows written before.
+        ((select count(*) from transcript_items where session_pk = ${s.id})
+          + (select coalesce(sum(cardinality(item_ids)), 0) from transcript_runs where session_pk = ${s.id}))::int as items,
         (select count(*) from findings where session_pk = ${s.id})::int as findings`;
     await maturationState.deleteSession(tx, s.id);
     return {

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import fc from "fast-check";
 import { stableId16 } from "@cellar/shared/spans";
-import { rowDigest, top60Decimal } from "./persist.ts";
+import { rowDigest, top60Decimal } from "./persist-transcript.ts";
 
 /** What transcript rows stored as their digest before rowDigest (the oracle). */
 const oracle = (text: string) => BigInt(`0x${stableId16(text).slice(0, 15)}`).toString();

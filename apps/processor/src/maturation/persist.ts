@@ -1,12 +1,11 @@
 import type postgres from "postgres";
 import type { IntentMatch, ToolSchemaSeen } from "../analysis/catalog.ts";
 import type { SessionAnalysis, TraceAnalysis } from "../analysis/session.ts";
-import { storedItem } from "@cellar/shared/analysis/transcript-source";
 import { storedTraceMetrics, type TraceMetricsBaseFields } from "@cellar/shared/db/trace-metrics";
-import { referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
-import { fnv1a64 } from "@cellar/shared/analysis/fnv";
 import { persistFindings } from "./persist-findings.ts";
 import type { SessionRow, TraceRow } from "./store.ts";
+
+export { persistTranscriptItems, TranscriptItemWriter } from "./persist-transcript.ts";
 
 /** The analysis of one session as persisted: everything but the items (written as soon as computed). */
 export type SessionSummary = Omit<SessionAnalysis, "items"> & { keptItems: number };
@@ -19,146 +18,6 @@ export interface Materialization {
   throughIngestedAt: Date;
   /** An earlier materialization exists and is replaced. */
   replace: boolean;
-}
-
-/** Rough JSON size of a transcript chunk: keeps one statement's parameter under a few MB. */
-const CHUNK_BYTES = 4 * 1024 * 1024;
-
-/**
- * Item rows of several sessions written together: a multi-row insert each time the buffer holds
- * 2,000 rows or CHUNK_BYTES (and once at the end), instead of one statement per session. Under
- * load every statement is a round trip of tens of ms, and a chunk of 50 small sessions paid 50 of
- * them (docs/performance.md, "Maturation throughput"). Memory stays bounded by the same budget.
- */
-export class TranscriptItemWriter {
-  private rows: string[] = [];
-  private bytes = 0;
-  constructor(private readonly tx: postgres.TransactionSql) {}
-
-  async add(rows: StoredItemRow[]): Promise<void> {
-    for (const row of rows) {
-      this.rows.push(row.json);
-      this.bytes += row.json.length;
-      if (this.rows.length >= 2_000 || this.bytes >= CHUNK_BYTES) await this.flush();
-    }
-  }
-
-  async flush(): Promise<void> {
-    if (!this.rows.length) return;
-    const part = `[${this.rows.join(",")}]`;
-    this.rows = [];
-    this.bytes = 0;
-    const tx = this.tx;
-    // json, not jsonb: the text is split into records once instead of built into one jsonb first;
-    // and no ON CONFLICT: a session's rows are written only here, under its row lock, after its
-    // old rows that changed were deleted (or none exist: a first maturation), with item ids made
-    // unique in persistTranscriptItems. A conflict would be a bug, and failing the maturation says
-    // so (recorded, retried, parked with its error) where DO NOTHING dropped the item unseen.
-    // Postgres CPU per row 16 -> 12 us (the statement's speculative insertion and jsonb build).
-    await tx`
-      insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest)
-      select session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source, digest
-      from json_to_recordset(${part}::text::json) as x(session_pk uuid, position int, tenant_id uuid, item_id text, kind text,
-        role text, timestamp timestamptz, trace_id text, span_id text, item jsonb, source_trace_pk uuid, source text, digest int8)`;
-  }
-}
-
-/**
- * Writes one session's transcript items: each row holds what maturation computed and, where its
- * content is in a stored payload, a reference to it instead of a copy (docs/analysis.md, "Items
- * as references"). A re-maturation keeps the rows whose (position, digest) are unchanged and
- * writes only the others. Called per session right after its analysis, so a chunk of sessions
- * never holds more than one session's items plus the shared `writer`'s bounded buffer in memory;
- * without a `writer` the rows are written before it returns.
- */
-export async function persistTranscriptItems(
-  tx: postgres.TransactionSql,
-  s: SessionRow,
-  items: TranscriptItem[],
-  replace: boolean,
-  writer?: TranscriptItemWriter,
-): Promise<void> {
-  const rows = items.map((item, position) => storedItemRow(s, item, position));
-  let fresh = rows;
-  let kept: StoredItemRow[] = [];
-  if (replace) {
-    const keptRows = await tx<{ position: number }[]>`
-      with x as (select * from unnest(${tx.array(rows.map((r) => r.position))}::int[], ${tx.array(rows.map((r) => r.digest))}::int8[]) as x(position, digest)),
-        gone as (
-          delete from transcript_items t where t.session_pk = ${s.id}
-            and not exists (select 1 from x where x.position = t.position and x.digest = t.digest))
-      select t.position from transcript_items t join x on x.position = t.position and x.digest = t.digest where t.session_pk = ${s.id}`;
-    const same = new Set(keptRows.map((r) => r.position));
-    fresh = rows.filter((r) => !same.has(r.position));
-    kept = rows.filter((r) => same.has(r.position));
-  }
-  // One row per item id in a session (the unique index of migration 0024): the first of the
-  // session's items with an id is kept, a later one with the same id is left out, here.
-  const ids = new Set(kept.map((r) => r.item_id));
-  fresh = fresh.filter((r) => !ids.has(r.item_id) && ids.add(r.item_id));
-  const out = writer ?? new TranscriptItemWriter(tx);
-  await out.add(fresh);
-  if (!writer) await out.flush();
-}
-
-interface StoredItemRow {
-  position: number;
-  item_id: string;
-  /** Of everything the row stores but its position: an unchanged row is not written again. */
-  digest: string;
-  /** The whole row as the insert reads it (a JSON object), serialised once with its digest. */
-  json: string;
-}
-
-function storedItemRow(s: SessionRow, item: TranscriptItem, position: number): StoredItemRow {
-  const ref = referenceOf(item);
-  const row = {
-    item_id: item.id,
-    kind: item.type,
-    role: item.role,
-    timestamp: item.timestamp,
-    trace_id: item.traceId,
-    span_id: item.spanId,
-    item: storedItem(item, ref),
-    source_trace_pk: ref?.tracePk ?? null,
-    source: ref?.source ?? null,
-  };
-  // The text hashed is also the text written: one JSON.stringify per row (the insert's parameter
-  // used to stringify it again).
-  const body = JSON.stringify(row);
-  const digest = rowDigest(body);
-  const head = `{"session_pk":${JSON.stringify(s.id)},"position":${position},"tenant_id":${JSON.stringify(s.tenant_id)},"digest":"${digest}",`;
-  return { position, item_id: item.id, digest, json: head + body.slice(1) };
-}
-
-/**
- * A row's digest: the top 60 bits of `stableId16(text)` (FNV-1a 64, stableId's first hash) as a
- * decimal int8, a signed int8 whatever the bits. The value `BigInt(0x + stableId16(text).slice(0,
- * 15))` gave, without its hex string and BigInt and with the integer-only hash (shared/analysis/fnv.ts):
- * 1.0-1.8 us per 250-byte row instead of 2.5 (persist.test.ts checks it equal on random text).
- */
-export function rowDigest(text: string): string {
-  const [hi, lo] = fnv1a64(text);
-  return top60Decimal(hi, lo);
-}
-
-/** `((hi << 32 | lo) >> 4)` in decimal, for 32-bit unsigned halves. */
-export function top60Decimal(hi: number, lo: number): string {
-  // hi * 2^28 + (lo >>> 4) < 2^60 exceeds a double's 53 bits: split into decimal halves of 10
-  // digits, each step exact (products under 2^53, remainders of integers exact).
-  const low28 = lo >>> 4;
-  const a1 = Math.floor(hi / 1e5);
-  const a0 = hi - a1 * 1e5;
-  const p = a1 * 268_435_456; // a1 * 2^28 < 2^44: times 1e5 is (p div 1e5) * 1e10 + (p mod 1e5) * 1e5
-  const pr = p % 1e5;
-  const q = a0 * 268_435_456; // < 2^45
-  const qr = q % 1e10;
-  let low = pr * 1e5 + qr + low28;
-  let high = (p - pr) / 1e5 + (q - qr) / 1e10;
-  const carry = Math.floor(low / 1e10);
-  low -= carry * 1e10;
-  high += carry;
-  return high > 0 ? `${high}${String(low).padStart(10, "0")}` : String(low);
 }
 
 /**

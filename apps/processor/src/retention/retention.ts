@@ -120,6 +120,7 @@ export async function runRetention(
           limit ${batch} for update skip locked)
         delete from transcript_items x using doomed where x.session_pk = doomed.session_pk and x.position = doomed.position`,
       );
+      result.transcriptItems += await drain(() => expireRunItems(sql, ids, cutoff, batch));
     }
     result.issues += await drainRows(
       () => sql`
@@ -172,4 +173,38 @@ export function startRetention(
       await running;
     },
   };
+}
+
+/**
+ * The same items as transcript_items' rule above, in transcript runs (migration 0040): up to
+ * `limit` runs holding an item from before `cutoff` or referencing a trace that is gone are
+ * rewritten without those items (deleted when none is left), their digest cleared so a
+ * re-maturation writes them whole again, as it wrote deleted item rows again. Returns the items
+ * removed (at least one per run taken: `drain` stops when fewer than a batch go).
+ */
+function expireRunItems(sql: postgres.Sql, ids: string[], cutoff: Date, limit: number): Promise<number> {
+  const expired = sql`((e->>'timestamp')::timestamptz < ${cutoff}
+    or (e->>'source_trace_pk' is not null and not exists (select 1 from traces t where t.id = (e->>'source_trace_pk')::uuid)))`;
+  return sql<{ removed: number }[]>`
+    with doomed as (
+      select r.session_pk, r.position, r.tenant_id from transcript_runs r
+      where r.session_pk = any(${ids}::uuid[]) and exists (select 1 from jsonb_array_elements(r.items) e where ${expired})
+      limit ${limit} for update skip locked),
+    rest as (
+      select d.session_pk, d.position, d.tenant_id, jsonb_array_length(r.items) as had,
+        coalesce((select jsonb_agg(e order by n) from jsonb_array_elements(r.items) with ordinality as x(e, n) where not ${expired}), '[]'::jsonb) as items
+      from doomed d join transcript_runs r on r.session_pk = d.session_pk and r.position = d.position and r.tenant_id = d.tenant_id),
+    cut as (
+      update transcript_runs r set items = rest.items, digest = null,
+        item_ids = array(select e->>'item_id' from jsonb_array_elements(rest.items) with ordinality as x(e, n) order by n)
+      from rest where r.session_pk = rest.session_pk and r.position = rest.position and r.tenant_id = rest.tenant_id
+        and jsonb_array_length(rest.items) > 0
+      returning rest.had - jsonb_array_length(rest.items) as removed),
+    gone as (
+      delete from transcript_runs r using rest where r.session_pk = rest.session_pk and r.position = rest.position
+        and r.tenant_id = rest.tenant_id and jsonb_array_length(rest.items) = 0
+      returning rest.had as removed)
+    select ((select coalesce(sum(removed), 0) from cut) + (select coalesce(sum(removed), 0) from gone))::int as removed`.then(
+    ([row]) => row.removed,
+  );
 }

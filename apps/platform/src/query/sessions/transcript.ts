@@ -1,3 +1,4 @@
+import { itemRowsSql } from "@cellar/shared/analysis/transcript-rows";
 import { itemFromRow, type StoredItemRow } from "@cellar/shared/analysis/transcript-source";
 import { jsonbText } from "@cellar/shared/db/jsonb-text";
 import { decodePayload, inJsonbOrder } from "@cellar/shared/db/payload-codec";
@@ -22,9 +23,6 @@ export interface TranscriptQuery {
   cursor?: string;
   content: "lean" | "full";
 }
-
-/** The stored columns an item is rebuilt from (shared/analysis/transcript-source.ts). */
-const ITEM_COLUMNS = "position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source";
 
 /**
  * A lean item: tool inputs and results longer than the preview are cut to a string preview with
@@ -80,10 +78,11 @@ export async function readTranscript(
   let returned = 0;
   let last: string | null = null;
   if (ready.status !== "processing") {
-    // A cursor seeks by position on the primary key instead of skipping `offset` rows.
+    // A cursor seeks by position on the primary key instead of skipping `offset` rows. Either
+    // stored shape (shared/analysis/transcript-rows.ts): runs, or the item rows written before.
     const cut = cursor
-      ? `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 and position > $3::integer order by position limit $2`
-      : `select ${ITEM_COLUMNS} from transcript_items where session_pk = $1 order by position limit $2 offset $3`;
+      ? itemRowsSql({ session: "$1", after: "$3::integer", limit: "$2" })
+      : itemRowsSql({ session: "$1", limit: "$2", offset: "$3" });
     // Every trace the page references comes with its first row: whether it still exists, and its
     // stored payload for the first PAYLOADS_AT_ONCE of those whose parts this process has not
     // kept (payload-cache.ts); the others come a batch at a time.
@@ -223,19 +222,21 @@ export async function readTranscriptItem(
   itemId: string,
 ) {
   const s = await loadSession(sql, serviceId, sessionId);
-  const [row] = await sql<
-    (StoredRow & {
+  const [row] = await prepared<
+    StoredRow & {
       trace_pk: string | null;
       attributes: Record<string, unknown> | null;
       payload: Record<string, any> | null;
       payload_z: Uint8Array | null;
-    })[]
-  >`
-    select ti.position, ti.item_id, ti.kind, ti.role, ti.timestamp, ti.trace_id, ti.span_id, ti.item, ti.source_trace_pk, ti.source, tr.id as trace_pk, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
-    from transcript_items ti
-    left join spans sp on sp.trace_service_id = ${serviceId} and sp.span_id = ti.span_id
-    left join traces tr on tr.trace_service_id = ${serviceId} and tr.trace_id = ti.trace_id
-    where ti.session_pk = ${s.pk} and ti.item_id = ${itemId}`;
+    }
+  >(
+    sql,
+    `select ti.position, ti.item_id, ti.kind, ti.role, ti.timestamp, ti.trace_id, ti.span_id, ti.item, ti.source_trace_pk, ti.source, tr.id as trace_pk, sp.attributes, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
+     from (${itemRowsSql({ session: "$2::uuid", itemId: "$3::text" })}) ti
+     left join spans sp on sp.trace_service_id = $1 and sp.span_id = ti.span_id
+     left join traces tr on tr.trace_service_id = $1 and tr.trace_id = ti.trace_id`,
+    [serviceId, s.pk, itemId] as never[],
+  );
   if (!row) throw notFound("no such transcript item");
   const payload = row.payload || row.payload_z ? decodePayload(row) : null;
   // A span stored before migration 0017, else the one the trace's payload derives (traces/spans.ts).

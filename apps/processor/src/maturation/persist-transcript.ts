@@ -1,0 +1,191 @@
+import type postgres from "postgres";
+import { fnv1a64 } from "@cellar/shared/analysis/fnv";
+import { storedItem } from "@cellar/shared/analysis/transcript-source";
+import { referenceOf, type TranscriptItem } from "../analysis/transcript.ts";
+import type { SessionRow } from "./store.ts";
+
+/**
+ * A session's transcript written as runs (migration 0040, docs/analysis.md "Transcript runs"):
+ * one `transcript_runs` row per trace's consecutive items instead of one `transcript_items` row
+ * per item, about 4 per trace, each with two b-tree entries.
+ */
+
+/** A run is cut before its JSON passes this many bytes: it stays inline in its 8 KB page. */
+export const RUN_BYTES = 4_000;
+/** Rough JSON size of an insert's parameter: keeps one statement's parameter under a few MB. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Runs of several sessions written together: a multi-row insert each time the buffer holds 500
+ * runs or CHUNK_BYTES (and once at the end), instead of one statement per session. Under load
+ * every statement is a round trip of tens of ms (docs/performance.md, "Maturation throughput").
+ * Memory stays bounded by the same budget.
+ */
+export class TranscriptItemWriter {
+  private rows: string[] = [];
+  private bytes = 0;
+  constructor(private readonly tx: postgres.TransactionSql) {}
+
+  async add(runs: StoredRun[]): Promise<void> {
+    for (const run of runs) {
+      this.rows.push(run.json);
+      this.bytes += run.json.length;
+      if (this.rows.length >= 500 || this.bytes >= CHUNK_BYTES) await this.flush();
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (!this.rows.length) return;
+    const part = `[${this.rows.join(",")}]`;
+    this.rows = [];
+    this.bytes = 0;
+    // json, not jsonb, for the parameter: split into records once. No ON CONFLICT: a session's
+    // runs are written only here, under its row lock, after its runs that changed were deleted;
+    // a conflict would be a bug, and failing the maturation says so (recorded, retried, parked).
+    await this.tx`
+      insert into transcript_runs (session_pk, position, tenant_id, last_position, item_ids, items, digest)
+      select session_pk, position, tenant_id, last_position, item_ids, items, digest
+      from json_to_recordset(${part}::text::json) as x(session_pk uuid, position int, tenant_id uuid, last_position int,
+        item_ids text[], items jsonb, digest int8)`;
+  }
+}
+
+/**
+ * Writes one session's transcript items as runs: each item's row holds what maturation computed
+ * and, where its content is in a stored payload, a reference to it instead of a copy (docs/
+ * analysis.md, "Items as references"). A re-maturation keeps the runs whose (position, digest) are
+ * unchanged and writes only the others; the session's rows of the older one-row-per-item shape
+ * go in the same statement (the online upgrade: they are read until then). Called per session
+ * right after its analysis, so a chunk of sessions never holds more than one session's items plus
+ * the shared `writer`'s bounded buffer in memory; without a `writer` the runs are written before
+ * it returns.
+ */
+export async function persistTranscriptItems(
+  tx: postgres.TransactionSql,
+  s: SessionRow,
+  items: TranscriptItem[],
+  replace: boolean,
+  writer?: TranscriptItemWriter,
+): Promise<void> {
+  const runs = storedRuns(s, items);
+  let fresh = runs;
+  if (replace) {
+    const keptRows = await tx<{ position: number }[]>`
+      with x as (select * from unnest(${tx.array(runs.map((r) => r.position))}::int[], ${tx.array(runs.map((r) => r.digest))}::int8[]) as x(position, digest)),
+        legacy as (delete from transcript_items t where t.session_pk = ${s.id}),
+        gone as (
+          delete from transcript_runs t where t.session_pk = ${s.id}
+            and not exists (select 1 from x where x.position = t.position and x.digest = t.digest))
+      select t.position from transcript_runs t join x on x.position = t.position and x.digest = t.digest where t.session_pk = ${s.id}`;
+    const same = new Set(keptRows.map((r) => r.position));
+    fresh = runs.filter((r) => !same.has(r.position));
+  }
+  const out = writer ?? new TranscriptItemWriter(tx);
+  await out.add(fresh);
+  if (!writer) await out.flush();
+}
+
+export interface StoredRun {
+  /** The first item's position. */
+  position: number;
+  /** Of the run's items (their positions included): an unchanged run is not written again. */
+  digest: string;
+  /** The whole row as the insert reads it (a JSON object), serialised once with its digest. */
+  json: string;
+}
+
+/**
+ * A session's items as the runs they are stored in. One row per item id in a session (as the
+ * unique index of migration 0024 held it for transcript_items): the first item with an id is
+ * kept, a later one with the same id is left out (its position stays unused). A run is the
+ * consecutive kept items of one trace, cut before RUN_BYTES of JSON: the same items always cut
+ * the same way, so an unchanged prefix keeps its runs' digests.
+ */
+export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] {
+  const runs: StoredRun[] = [];
+  const ids = new Set<string>();
+  const head = `{"session_pk":${JSON.stringify(s.id)},"tenant_id":${JSON.stringify(s.tenant_id)},`;
+  let elements: string[] = [];
+  let itemIds: string[] = [];
+  let first = 0;
+  let last = 0;
+  let bytes = 0;
+  let trace: string | null = null;
+  const close = () => {
+    if (!elements.length) return;
+    const body = `[${elements.join(",")}]`;
+    const digest = rowDigest(body);
+    runs.push({
+      position: first,
+      digest,
+      json: `${head}"position":${first},"last_position":${last},"digest":"${digest}","item_ids":${JSON.stringify(itemIds)},"items":${body}}`,
+    });
+    elements = [];
+    itemIds = [];
+    bytes = 0;
+  };
+  items.forEach((item, position) => {
+    if (ids.has(item.id)) return;
+    ids.add(item.id);
+    const element = storedElement(item, position);
+    const traceId = item.traceId ?? null;
+    if (elements.length && (traceId !== trace || bytes + element.length > RUN_BYTES)) close();
+    if (!elements.length) {
+      first = position;
+      trace = traceId;
+    }
+    elements.push(element);
+    itemIds.push(item.id);
+    bytes += element.length;
+    last = position;
+  });
+  close();
+  return runs;
+}
+
+/** An item's row as transcript_items stored it (its columns by name) and its position, as JSON. */
+function storedElement(item: TranscriptItem, position: number): string {
+  const ref = referenceOf(item);
+  return JSON.stringify({
+    position,
+    item_id: item.id,
+    kind: item.type,
+    role: item.role,
+    timestamp: item.timestamp,
+    trace_id: item.traceId,
+    span_id: item.spanId,
+    item: storedItem(item, ref),
+    source_trace_pk: ref?.tracePk ?? null,
+    source: ref?.source ?? null,
+  });
+}
+
+/**
+ * A run's digest: the top 60 bits of `stableId16(text)` (FNV-1a 64, stableId's first hash) as a
+ * decimal int8, a signed int8 whatever the bits. The value `BigInt(0x + stableId16(text).slice(0,
+ * 15))` gave, without its hex string and BigInt and with the integer-only hash (shared/analysis/
+ * fnv.ts): 1.0-1.8 us per 250-byte row instead of 2.5 (persist.test.ts checks it equal on random text).
+ */
+export function rowDigest(text: string): string {
+  const [hi, lo] = fnv1a64(text);
+  return top60Decimal(hi, lo);
+}
+
+/** `((hi << 32 | lo) >> 4)` in decimal, for 32-bit unsigned halves. */
+export function top60Decimal(hi: number, lo: number): string {
+  // hi * 2^28 + (lo >>> 4) < 2^60 exceeds a double's 53 bits: split into decimal halves of 10
+  // digits, each step exact (products under 2^53, remainders of integers exact).
+  const low28 = lo >>> 4;
+  const a1 = Math.floor(hi / 1e5);
+  const a0 = hi - a1 * 1e5;
+  const p = a1 * 268_435_456; // a1 * 2^28 < 2^44: times 1e5 is (p div 1e5) * 1e10 + (p mod 1e5) * 1e5
+  const pr = p % 1e5;
+  const q = a0 * 268_435_456; // < 2^45
+  const qr = q % 1e10;
+  let low = pr * 1e5 + qr + low28;
+  let high = (p - pr) / 1e5 + (q - qr) / 1e10;
+  const carry = Math.floor(low / 1e10);
+  low -= carry * 1e10;
+  high += carry;
+  return high > 0 ? `${high}${String(low).padStart(10, "0")}` : String(low);
+}

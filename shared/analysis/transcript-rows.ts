@@ -1,0 +1,58 @@
+/**
+ * A session's transcript item rows, read from either stored shape (migration 0040): the runs of
+ * `transcript_runs` (one row per trace's consecutive items, written since) and the rows of
+ * `transcript_items` (one per item, written before; a session's next maturation replaces them).
+ * A session has rows of one shape only (its maturation replaces the older shape in its
+ * transaction), so each branch pages on its own and one of them is empty. Every branch gives the
+ * same columns with the same types: `item` as jsonb, `timestamp` as timestamptz, `source_trace_pk`
+ * as uuid, so a read answers byte for byte what it answered from transcript_items.
+ */
+
+/** The columns a read of item rows gives, in this order. */
+export const ITEM_ROW_COLUMNS =
+  "position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source";
+
+/** A run's element `e` as ITEM_ROW_COLUMNS. */
+const RUN_ELEMENT_COLUMNS =
+  "(e->>'position')::int as position, e->>'item_id' as item_id, e->>'kind' as kind, e->>'role' as role, " +
+  "(e->>'timestamp')::timestamptz as timestamp, e->>'trace_id' as trace_id, e->>'span_id' as span_id, e->'item' as item, " +
+  "(e->>'source_trace_pk')::uuid as source_trace_pk, e->>'source' as source";
+
+export interface ItemRowsQuery {
+  /** SQL of the session's pk (a placeholder such as `$1`). */
+  session: string;
+  /** SQL of the tenant, when the read is by tenant too. */
+  tenant?: string;
+  /** SQL of a position: only items after it (a cursor's keyset). */
+  after?: string;
+  /** SQL of one item id. */
+  itemId?: string;
+  limit?: string;
+  offset?: string;
+}
+
+/**
+ * SQL of the session's item rows (ITEM_ROW_COLUMNS) in position order per branch, with the
+ * query's bounds applied in each branch: wrap it and order by position for one ordered list.
+ */
+export function itemRowsSql(q: ItemRowsQuery): string {
+  const page = `${q.limit ? ` limit ${q.limit}` : ""}${q.offset ? ` offset ${q.offset}` : ""}`;
+  const legacy = [
+    `session_pk = ${q.session}`,
+    q.tenant ? `tenant_id = ${q.tenant}` : "",
+    q.after ? `position > ${q.after}` : "",
+    q.itemId ? `item_id = ${q.itemId}` : "",
+  ].filter(Boolean);
+  const runs = [
+    `r.session_pk = ${q.session}`,
+    q.tenant ? `r.tenant_id = ${q.tenant}` : "",
+    // A run wholly before the cursor is skipped by its last position, before its items are read.
+    q.after ? `r.last_position > ${q.after} and (e->>'position')::int > ${q.after}` : "",
+    q.itemId ? `${q.itemId} = any(r.item_ids) and e->>'item_id' = ${q.itemId}` : "",
+  ].filter(Boolean);
+  return (
+    `(select ${ITEM_ROW_COLUMNS} from transcript_items where ${legacy.join(" and ")} order by position${page})` +
+    ` union all (select ${RUN_ELEMENT_COLUMNS} from transcript_runs r cross join lateral jsonb_array_elements(r.items) with ordinality as x(e, n)` +
+    ` where ${runs.join(" and ")} order by r.position, x.n${page})`
+  );
+}
