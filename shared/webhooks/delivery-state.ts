@@ -129,38 +129,46 @@ export const FOLDED_ATTEMPT_WINDOW = "30 seconds";
  * delivered state, the attempt, and health reset only where health actually changes. A first
  * attempt (FOLDED_ATTEMPT_WINDOW) is kept in the delivery row itself, in the same HOT update that
  * marks it delivered (migration 0035); any later one is a `webhook_attempts` row as before.
+ *
+ * One pass over the delivery rows: the update decides the fold from the row as it was (SET reads
+ * the old values) and returns those old values (Postgres 18's RETURNING OLD), from which the
+ * attempts that did not fold are inserted. Reading the rows first and updating them after, as
+ * this did before, found each row twice and cost about twice the Postgres time per delivery
+ * (docs/performance-journal.md, "Webhooks: the success record in one pass").
  */
 export async function recordSuccesses(sql: Sql, recs: SuccessRecord[]): Promise<void[]> {
   const ids = recs.map((r) => r.deliveryId);
+  // Whether attempt 1 folds into the row as the row was: no attempt recorded, none folded, and
+  // started within the window of the row's creation (FOLDED_ATTEMPT_WINDOW).
+  const folds = sql`v.attempt = 1 and d.attempts = 0 and d.first_attempted_at is null
+    and d.created_at >= v.attempted_at - ${FOLDED_ATTEMPT_WINDOW}::interval`;
   await sql`
     with v as (
       select * from unnest(${ids}::text[], ${recs.map((r) => r.subscriptionId)}::uuid[], ${recs.map((r) => r.attempt)}::int[],
         ${recs.map((r) => r.statusCode)}::int[], ${recs.map((r) => r.durationMs)}::int[], ${recs.map((r) => r.attemptedAt.toISOString())}::timestamptz[])
         as v(delivery_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-    ), r as (
+    ), was as (
       -- A delivery deleted meanwhile (its subscription was deleted) has nothing left to record.
+      -- The ids once more as an index condition: joined to the unnest alone, the planner reads a
+      -- young table whole (its statistics say it is small), 10-70 ms a batch at 30,000 rows.
+      update webhook_deliveries d set status = 'delivered', attempts = v.attempt, next_attempt_at = null,
+        first_attempt_id = case when ${folds} then uuidv7() else d.first_attempt_id end,
+        first_status_code = case when ${folds} then v.status_code else d.first_status_code end,
+        first_duration_ms = case when ${folds} then v.duration_ms else d.first_duration_ms end,
+        first_attempted_at = case when ${folds} then v.attempted_at else d.first_attempted_at end
+      from v where d.id = v.delivery_id and d.id = any(${ids}::text[])
+      returning d.id, d.tenant_id, d.created_at, old.attempts, old.first_attempted_at
+    ), ins as (
+      -- The attempts that did not fold, judged on the rows as they were (was: RETURNING OLD).
       -- An attempt recorded twice is kept once, wherever the first record put it: attempt 1
       -- folded already (first_attempted_at), or kept as a row (the unique key below; a failed
       -- attempt 1 also set attempts = 1 in the same statement).
-      select v.*, d.tenant_id, v.attempt = 1 and d.attempts = 0 and d.first_attempted_at is null
-          and d.created_at >= v.attempted_at - ${FOLDED_ATTEMPT_WINDOW}::interval as folds,
-        v.attempt = 1 and d.first_attempted_at is not null as folded_before
-      from v join webhook_deliveries d on d.id = v.delivery_id
-      -- The ids once more as an index condition: joined to the unnest alone, the planner reads a
-      -- young table whole (its statistics say it is small), 10-70 ms a batch at 30,000 rows.
-      where d.id = any(${ids}::text[])
-    ), ins as (
       insert into webhook_attempts (delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at)
-      select delivery_id, tenant_id, subscription_id, attempt, status_code, duration_ms, attempted_at from r
-      where not r.folds and not r.folded_before
+      select v.delivery_id, was.tenant_id, v.subscription_id, v.attempt, v.status_code, v.duration_ms, v.attempted_at
+      from v join was on was.id = v.delivery_id
+      where not (v.attempt = 1 and (was.first_attempted_at is not null
+        or (was.attempts = 0 and was.created_at >= v.attempted_at - ${FOLDED_ATTEMPT_WINDOW}::interval)))
       on conflict (delivery_id, attempt, tenant_id) do nothing
-    ), upd as (
-      update webhook_deliveries d set status = 'delivered', attempts = r.attempt, next_attempt_at = null,
-        first_attempt_id = case when r.folds then uuidv7() else d.first_attempt_id end,
-        first_status_code = case when r.folds then r.status_code else d.first_status_code end,
-        first_duration_ms = case when r.folds then r.duration_ms else d.first_duration_ms end,
-        first_attempted_at = case when r.folds then r.attempted_at else d.first_attempted_at end
-      from r where d.id = r.delivery_id and d.id = any(${ids}::text[])
     )
     update webhook_subscriptions s set consecutive_failures = 0, failing_since = null, last_delivery_status = 'delivered'
     where s.id in (select subscription_id from v)
