@@ -22,6 +22,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { itemRowsSql } from "@cellar/shared/analysis/transcript-rows";
 import { readTranscript } from "../apps/platform/src/query/sessions/transcript";
 import { buildTranscript, type TraceInput } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
@@ -111,14 +112,14 @@ await runBench("transcript-read", { nats: true, poolMax: 4 }, async (bench) => {
   for (const s of sessions) {
     const [r] = await sql<{ refs: number; bytes: number }[]>`
       select count(*)::int as refs, coalesce(sum(octet_length(z.payload_z)), 0)::int as bytes from trace_payloads z
-      where z.trace_pk in (select source_trace_pk from transcript_items where session_pk = ${s.pk})`;
+      where z.trace_pk in (select source_trace_pk from (${sql.unsafe(itemRowsSql({ session: `'${s.pk}'::uuid` }))}) ti)`;
     console.log(
       `${s.name}: ${TRACES} traces, ${s.items} items referencing ${r.refs} payloads (${Math.round(r.bytes / r.refs)} B stored each)`,
     );
   }
 
-  const pageRows = `select position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source
-    from transcript_items where session_pk = $1 order by position limit 100 offset $2`;
+  // The page's rows as the page's query reads them (either stored shape: runs since migration 0040).
+  const pageRows = `select * from (${itemRowsSql({ session: "$1::uuid", limit: "100", offset: "$2" })}) ti order by position`;
   const cpuNow = () => {
     const c = process.cpuUsage();
     return (c.user + c.system) / 1000;
