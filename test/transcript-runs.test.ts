@@ -6,7 +6,7 @@ import { clearPayloadCache } from "../apps/platform/src/query/sessions/payload-c
 import { readTranscript, readTranscriptItem } from "../apps/platform/src/query/sessions/transcript";
 import { buildTranscript, type TranscriptItem } from "../apps/processor/src/analysis/transcript";
 import { persistTranscriptItems } from "../apps/processor/src/maturation/persist";
-import { RUN_BYTES, storedRuns } from "../apps/processor/src/maturation/persist-transcript";
+import { RUN_BYTES, storedRuns, TranscriptItemWriter } from "../apps/processor/src/maturation/persist-transcript";
 import type { SessionRow } from "../apps/processor/src/maturation/store";
 import { parseRetentionDays, runRetention } from "../apps/processor/src/retention/retention";
 import { makeTemplates } from "../bench/lib/traces";
@@ -146,6 +146,54 @@ test("a maturation that changes nothing rewrites no run; a session that grows wr
   const after = await itemRows(sql, [s.pk]);
   expect(after.slice(0, before.length).map((r) => r.xmin)).toEqual(before.map((r) => r.xmin));
   expect(after.map((r) => r.item_id)).toEqual([...before.map((r) => r.item_id), "itm_extra"]);
+});
+
+test("a chunk's re-matured sessions are checked and written in two statements, whatever their number", async () => {
+  const { sql } = stack.database;
+  const stored: Stored[] = [];
+  for (let k = 0; k < 5; k++) stored.push(await storeSession(payloadsOf([k, k + 1, k + 2, k + 3], true)));
+  const before = await itemRows(
+    sql,
+    stored.map((s) => s.pk),
+  );
+  // Sessions 1 and 3 have one item changed (its run is written again), one more item each for 4.
+  const next = stored.map((s, k) => {
+    if (k === 1 || k === 3) return s.items.map((item, i) => (i === 2 ? { ...item, latencyMs: 12_345 } : item));
+    if (k === 4) return [...s.items, { ...s.items[s.items.length - 1], id: "itm_more", traceId: "more" }];
+    return s.items;
+  });
+  let statements = 0;
+  await sql.begin(async (tx) => {
+    const counted = new Proxy(tx, {
+      apply: (target, self, args) => {
+        statements++;
+        return Reflect.apply(target as never, self, args);
+      },
+    });
+    const writer = new TranscriptItemWriter(counted);
+    for (const [k, s] of stored.entries()) await persistTranscriptItems(counted, s.row, next[k], true, writer);
+    expect(statements).toBe(0);
+    await writer.flush();
+  });
+  expect(statements).toBe(2);
+  const after = await itemRows(
+    sql,
+    stored.map((s) => s.pk),
+  );
+  const holderOf = (r: (typeof after)[number]) => `${r.session_pk} ${r.holder}`;
+  const changed = new Set(
+    stored.flatMap((s, k) =>
+      k === 1 || k === 3 ? [holderOf(before.find((r) => r.session_pk === s.pk && r.position === 2)!)] : [],
+    ),
+  );
+  for (const r of before) {
+    const now = after.find((x) => x.session_pk === r.session_pk && x.position === r.position)!;
+    // Unchanged runs keep their row version; the changed item's run alone is written again.
+    if (changed.has(holderOf(r))) expect(now.xmin).not.toBe(r.xmin);
+    else expect(now.xmin).toBe(r.xmin);
+  }
+  expect(after.filter((r) => r.item_id === "itm_more").length).toBe(1);
+  expect(after.find((r) => r.session_pk === stored[1].pk && r.position === 2)!.item.latencyMs).toBe(12_345);
 });
 
 test("runs: one item per id (the first), cut by trace and before RUN_BYTES, the same cut for the same items", () => {

@@ -16,36 +16,72 @@ export const RUN_BYTES = 4_000;
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
- * Runs of several sessions written together: a multi-row insert each time the buffer holds 500
- * runs or CHUNK_BYTES (and once at the end), instead of one statement per session. Under load
- * every statement is a round trip of tens of ms (docs/performance.md, "Maturation throughput").
- * Memory stays bounded by the same budget.
+ * Runs of several sessions written together: each time the buffer holds 500 runs or CHUNK_BYTES
+ * (and once at the end), one statement keeps the unchanged runs of the re-matured sessions it
+ * holds and deletes the others (with those sessions' item rows of the older shape), and one
+ * multi-row insert writes the rest, instead of a statement per session (under load every
+ * statement is a round trip of tens of ms: docs/performance.md, "Maturation throughput"). Memory
+ * stays bounded by the same budget.
  */
 export class TranscriptItemWriter {
-  private rows: string[] = [];
+  private sessions: Array<{ pk: string; runs: StoredRun[]; replace: boolean }> = [];
+  private pending = new Set<string>();
+  private runs = 0;
   private bytes = 0;
   constructor(private readonly tx: postgres.TransactionSql) {}
 
-  async add(runs: StoredRun[]): Promise<void> {
+  /** A session's runs; `replace`: it was matured before, so its unchanged runs are kept. */
+  async add(sessionPk: string, runs: StoredRun[], replace: boolean): Promise<void> {
+    // A session twice in one buffer would be checked against its own runs not yet written.
+    if (this.pending.has(sessionPk)) await this.flush();
+    this.sessions.push({ pk: sessionPk, runs, replace });
+    this.pending.add(sessionPk);
     for (const run of runs) {
-      this.rows.push(run.json);
+      this.runs++;
       this.bytes += run.json.length;
-      if (this.rows.length >= 500 || this.bytes >= CHUNK_BYTES) await this.flush();
     }
+    if (this.runs >= 500 || this.bytes >= CHUNK_BYTES) await this.flush();
   }
 
   async flush(): Promise<void> {
-    if (!this.rows.length) return;
-    const part = `[${this.rows.join(",")}]`;
-    this.rows = [];
+    const sessions = this.sessions;
+    if (!sessions.length) return;
+    this.sessions = [];
+    this.pending.clear();
+    this.runs = 0;
     this.bytes = 0;
+    const tx = this.tx;
+    const replaced = sessions.filter((s) => s.replace);
+    let kept = new Set<string>();
+    if (replaced.length) {
+      const keys = replaced.flatMap((s) =>
+        s.runs.map((r) => ({ session_pk: s.pk, position: r.position, digest: r.digest })),
+      );
+      const pks = replaced.map((s) => s.pk);
+      // Runs whose (position, digest) are unchanged stay as they are (no row version written);
+      // the sessions' other runs and their item rows of the older shape go.
+      const rows = await tx<{ session_pk: string; position: number }[]>`
+        with x as (select * from json_to_recordset(${JSON.stringify(keys)}::text::json) as x(session_pk uuid, position int, digest int8)),
+          legacy as (delete from transcript_items t where t.session_pk = any(${tx.array(pks)}::uuid[])),
+          gone as (
+            delete from transcript_runs t where t.session_pk = any(${tx.array(pks)}::uuid[])
+              and not exists (select 1 from x where x.session_pk = t.session_pk and x.position = t.position and x.digest = t.digest))
+        select t.session_pk, t.position from transcript_runs t
+          join x on x.session_pk = t.session_pk and x.position = t.position and x.digest = t.digest
+        where t.session_pk = any(${tx.array(pks)}::uuid[])`;
+      kept = new Set(rows.map((r) => `${r.session_pk} ${r.position}`));
+    }
+    const fresh = sessions.flatMap((s) =>
+      s.replace ? s.runs.filter((r) => !kept.has(`${s.pk} ${r.position}`)) : s.runs,
+    );
+    if (!fresh.length) return;
     // json, not jsonb, for the parameter: split into records once. No ON CONFLICT: a session's
     // runs are written only here, under its row lock, after its runs that changed were deleted;
     // a conflict would be a bug, and failing the maturation says so (recorded, retried, parked).
-    await this.tx`
+    await tx`
       insert into transcript_runs (session_pk, position, tenant_id, last_position, item_ids, items, digest)
       select session_pk, position, tenant_id, last_position, item_ids, items, digest
-      from json_to_recordset(${part}::text::json) as x(session_pk uuid, position int, tenant_id uuid, last_position int,
+      from json_to_recordset(${`[${fresh.map((r) => r.json).join(",")}]`}::text::json) as x(session_pk uuid, position int, tenant_id uuid, last_position int,
         item_ids text[], items jsonb, digest int8)`;
   }
 }
@@ -53,12 +89,12 @@ export class TranscriptItemWriter {
 /**
  * Writes one session's transcript items as runs: each item's row holds what maturation computed
  * and, where its content is in a stored payload, a reference to it instead of a copy (docs/
- * analysis.md, "Items as references"). A re-maturation keeps the runs whose (position, digest) are
- * unchanged and writes only the others; the session's rows of the older one-row-per-item shape
- * go in the same statement (the online upgrade: they are read until then). Called per session
- * right after its analysis, so a chunk of sessions never holds more than one session's items plus
- * the shared `writer`'s bounded buffer in memory; without a `writer` the runs are written before
- * it returns.
+ * analysis.md, "Items as references"). A re-maturation (`replace`) keeps the runs whose
+ * (position, digest) are unchanged and writes only the others; the session's rows of the older
+ * one-row-per-item shape go in the same statement (the online upgrade: they are read until then).
+ * Called per session right after its analysis, so a chunk of sessions never holds more than one
+ * session's items plus the shared `writer`'s bounded buffer in memory; without a `writer` the runs
+ * are written before it returns.
  */
 export async function persistTranscriptItems(
   tx: postgres.TransactionSql,
@@ -67,21 +103,8 @@ export async function persistTranscriptItems(
   replace: boolean,
   writer?: TranscriptItemWriter,
 ): Promise<void> {
-  const runs = storedRuns(s, items);
-  let fresh = runs;
-  if (replace) {
-    const keptRows = await tx<{ position: number }[]>`
-      with x as (select * from unnest(${tx.array(runs.map((r) => r.position))}::int[], ${tx.array(runs.map((r) => r.digest))}::int8[]) as x(position, digest)),
-        legacy as (delete from transcript_items t where t.session_pk = ${s.id}),
-        gone as (
-          delete from transcript_runs t where t.session_pk = ${s.id}
-            and not exists (select 1 from x where x.position = t.position and x.digest = t.digest))
-      select t.position from transcript_runs t join x on x.position = t.position and x.digest = t.digest where t.session_pk = ${s.id}`;
-    const same = new Set(keptRows.map((r) => r.position));
-    fresh = runs.filter((r) => !same.has(r.position));
-  }
   const out = writer ?? new TranscriptItemWriter(tx);
-  await out.add(fresh);
+  await out.add(s.id, storedRuns(s, items), replace);
   if (!writer) await out.flush();
 }
 
