@@ -64,8 +64,9 @@ if (mode === "--receiver") {
 if (mode === "--sender" || mode === "--flooder" || mode === "--refusals") {
   const cfg = JSON.parse(process.argv[3]);
   const run = mode === "--sender" ? runSender : mode === "--flooder" ? runFlooder : runRefusals;
-  process.stdout.write(`${JSON.stringify(await run(cfg))}\n`);
-  process.exit(0);
+  // Exit once the line is written: a large one (a scores flood's timings) could be cut short otherwise.
+  process.stdout.write(`${JSON.stringify(await run(cfg))}\n`, () => process.exit(0));
+  await new Promise(() => {});
 }
 
 const { values: args } = parseArgs({
@@ -96,7 +97,8 @@ function client<T>(bench: Bench, flag: string, cfg: unknown, nice = 0): Promise<
   let out = "";
   child.stdout!.on("data", (c) => (out += c));
   return new Promise((resolve, reject) =>
-    child.once("exit", (code) =>
+    // "close", not "exit": the child's stdout may still hold the end of its line when it exits.
+    child.once("close", (code) =>
       code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`${flag} exited ${code}`)),
     ),
   );

@@ -1,43 +1,92 @@
 /**
- * Lines bench/flood/lag.ts's ingest lags up with a run's FLOOD_DETAIL timelines, per door and
- * stage: the lags of 4 ms or more, the other tenant's answers over 10 ms, how many of those
- * overlap a lag, and where each lag of 6 ms or more fell after the flooder's latest admitted send.
+ * Lines bench/flood/lag.ts's records from ingest up with a run's FLOOD_DETAIL timelines, per door
+ * and stage, and names what each lag and each of the other tenant's slow answers waited behind:
+ * - lags of 4 ms or more: how many, how long in all, how much of that the process was on a CPU
+ *   (busy loop) rather than waiting for one, and how many overlap a one-piece step of ingest's
+ *   own (a large JSON.parse, a large socket write) or fall inside an admitted flood request;
+ * - V's answers over 10 ms: each split into arrival delay (sent -> ingest's handler), handling
+ *   (handler -> response) and its publish's PubAck wait, and what overlapped it.
  *
  *   bun bench/flood/lag-report.ts <FLOOD_DETAIL prefix> <FLOOD_LAG_FILE> <door>[,<door>...]
  */
 import { readFileSync } from "node:fs";
 
 type Detail = { timeline: Array<[number, number]>; admitted: Array<[number, number]> };
+type Mark = { kind: string; at: number; ms: number; detail: string };
 const [prefix, lagFile, doors] = process.argv.slice(2);
 if (!prefix || !lagFile || !doors) throw new Error("usage: lag-report.ts <detail prefix> <lag file> <doors>");
-const lags = readFileSync(lagFile, "utf8")
+const marks: Mark[] = readFileSync(lagFile, "utf8")
   .trim()
   .split("\n")
-  .map((l) => l.split(",").map(Number) as [number, number]);
+  .map((l) => {
+    const [kind, at, ms, ...detail] = l.split(",");
+    return { kind, at: Number(at), ms: Number(ms), detail: detail.join(",") };
+  });
+const of = (kind: string) => marks.filter((m) => m.kind === kind);
+const overlaps = (a: { at: number; ms: number }, from: number, to: number) => a.at < to && a.at + a.ms > from;
+const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
+const f0 = (x: number) => x.toFixed(0);
+/** V's door: every other HTTP path in the run is the flooder's (gRPC calls do not pass Bun.serve). */
+const V_PATH = "/raw/traces";
 
 for (const door of doors.split(","))
   for (const stage of ["alone", "flood"]) {
     const d = JSON.parse(readFileSync(`${prefix}-${door}-${stage}.json`, "utf8")) as Detail;
     const t0 = Math.min(...d.timeline.map(([sent]) => sent));
     const t1 = Math.max(...d.timeline.map(([sent, ms]) => sent + ms));
-    const inStage = lags.filter(([at]) => at >= t0 && at <= t1);
-    const slow = d.timeline.filter(([, ms]) => ms > 10);
-    const behind = slow.filter(([sent, ms]) => inStage.some(([at, l]) => at < sent + ms && at + l > sent));
-    const total = inStage.reduce((s, [, l]) => s + l, 0);
-    const worst = inStage
-      .map(([, l]) => l)
-      .sort((a, b) => b - a)
-      .slice(0, 8)
-      .map((l) => l.toFixed(0));
-    console.log(
-      `${door} ${stage}: ${inStage.length} lags >= 4 ms (${total.toFixed(0)} ms in all; worst ${worst.join(", ")}); ` +
-        `V answers > 10 ms: ${slow.length}, ${behind.length} overlapping a lag, ${slow.filter(([s]) => s < t0 + 1000).length} in the first second`,
-    );
-    for (const [at, l] of inStage.filter(([, l]) => l >= 6)) {
-      const prev = d.admitted.filter(([sent]) => sent <= at).sort((a, b) => b[0] - a[0])[0];
-      const after = prev
-        ? `${Math.round(at - prev[0])} ms after an admitted send (answered in ${prev[1] - prev[0]} ms)`
-        : "";
-      console.log(`  ${((at - t0) / 1000).toFixed(2)} s: ${l.toFixed(0)} ms ${after}`);
+    const within = (m: Mark) => m.at >= t0 && m.at <= t1;
+    const lags = of("lag").filter(within);
+    const oneStep = [...of("parse"), ...of("write")].filter(within);
+    // An admitted flood request: answered 200 by the flooder's client (its send to its answer).
+    const admitted = d.admitted.map(([sent, answered]) => ({ at: sent, ms: answered - sent }));
+    const named = (from: number, to: number) => {
+      const steps = oneStep
+        .filter((s) => overlaps(s, from, to))
+        .map((s) => `${s.kind} ${f0(Number(s.detail) / 1024)} KB ${s.ms.toFixed(1)} ms`);
+      if (steps.length) return steps.join(" + ");
+      return admitted.some((a) => overlaps(a, from, to))
+        ? "inside an admitted flood request"
+        : "nothing of ingest's marked";
+    };
+    const busy = sum(lags.map((l) => Math.min(Number(l.detail), l.ms)));
+    const byName = new Map<string, { n: number; ms: number }>();
+    for (const l of lags) {
+      const name = named(l.at, l.at + l.ms).replace(/ \d+ KB [\d.]+ ms/g, "");
+      const e = byName.get(name) ?? { n: 0, ms: 0 };
+      byName.set(name, { n: e.n + 1, ms: e.ms + l.ms });
     }
+    console.log(
+      `${door} ${stage}: ${lags.length} lags >= 4 ms, ${f0(sum(lags.map((l) => l.ms)))} ms in all (worst ${lags
+        .map((l) => l.ms)
+        .sort((a, b) => b - a)
+        .slice(0, 6)
+        .map(f0)
+        .join(", ")}), process on a CPU for ${f0(busy)} ms of it; ` +
+        [...byName].map(([name, e]) => `${e.n} (${f0(e.ms)} ms) ${name}`).join("; "),
+    );
+    const steps = oneStep.map((s) => s.ms);
+    if (steps.length)
+      console.log(
+        `  one-piece steps: ${of("parse").filter(within).length} parses, ${of("write").filter(within).length} writes over 64 KB; median ${median(steps).toFixed(1)} ms, worst ${Math.max(...steps).toFixed(1)} ms`,
+      );
+    // V's answers over 10 ms, matched to ingest's handling of each by time.
+    const reqs = of("req").filter((r) => r.detail === V_PATH && within(r));
+    const publishes = of("publish").filter(within);
+    const slow = d.timeline.filter(([, ms]) => ms > 10);
+    const parts = slow.map(([sent, ms]) => {
+      const r = reqs.find((q) => q.at >= sent - 2 && q.at + q.ms <= sent + ms + 2);
+      const p = r && publishes.find((q) => q.at >= r.at && q.at + q.ms <= r.at + r.ms + 1 && Number(q.detail) < 65536);
+      const arrival = r ? r.at - sent : Number.NaN;
+      const lagged = lags.filter((l) => overlaps(l, sent, sent + ms));
+      return { sent, ms, arrival, handling: r?.ms ?? Number.NaN, puback: p?.ms ?? Number.NaN, lagged };
+    });
+    const fin = (xs: number[]) => xs.filter((x) => Number.isFinite(x));
+    console.log(
+      `  V answers > 10 ms: ${slow.length} (matched to ingest ${fin(parts.map((p) => p.arrival)).length}); median arrival delay ${f0(median(fin(parts.map((p) => p.arrival))))} ms, handling ${f0(median(fin(parts.map((p) => p.handling))))} ms (PubAck wait ${median(fin(parts.map((p) => p.puback))).toFixed(1)} ms); ${parts.filter((p) => p.lagged.length).length} overlap a lag`,
+    );
+    for (const p of parts.sort((a, b) => b.ms - a.ms).slice(0, 8))
+      console.log(
+        `    ${((p.sent - t0) / 1000).toFixed(2)} s: ${f0(p.ms)} ms = arrival ${f0(p.arrival)} + handling ${f0(p.handling)} (PubAck ${p.puback.toFixed(1)}); lags ${f0(sum(p.lagged.map((l) => l.ms)))} ms: ${p.lagged.map((l) => `${f0(l.ms)} (cpu ${l.detail}) ${named(l.at, l.at + l.ms)}`).join("; ") || "-"}`,
+      );
   }

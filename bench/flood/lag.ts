@@ -1,22 +1,100 @@
 /**
  * An event-loop lag probe for one process of bench/flood (ingest): preloaded with
  * `FLOOD_INGEST_BUN_FLAGS="--preload ./bench/flood/lag.ts" FLOOD_LAG_FILE=<path>`, it appends
- * `epoch ms when the loop stopped,lag ms` for every 2 ms timer that fired more than 4 ms late.
- * Line the lines up with FLOOD_DETAIL's timelines: `bun bench/flood/lag-report.ts`.
+ * one CSV line per record, `kind,epoch ms at the start,ms,detail`:
+ * - `lag`: a 2 ms timer that fired more than 4 ms late (the loop was held from the start for
+ *   `ms`); detail = the process's CPU time over that gap (ms, every thread): near `ms` the loop was
+ *   busy, near 0 it waited for a core;
+ * - `req`: an HTTP request from reaching the app's fetch handler to its response; detail = path;
+ * - `parse`: a JSON.parse of more than 64 KB (one piece, cannot yield); detail = characters;
+ * - `write`: a socket write of more than 64 KB (node:net, the NATS client's); detail = bytes;
+ * - `publish`: a JetStream publish from the call to its PubAck; detail = payload bytes.
+ * The marks wrap the runtime's own functions from outside (JSON.parse, net.Socket's write,
+ * Bun.serve's handler, the JetStream client's publish): ingest's code is not changed. Line them
+ * up with FLOOD_DETAIL's timelines: `bun bench/flood/lag-report.ts`.
  */
 import { appendFileSync } from "node:fs";
+import { Socket } from "node:net";
+import { JetStreamClientImpl } from "@nats-io/jetstream/internal";
 
 const file = process.env.FLOOD_LAG_FILE;
+const LARGE = 64 * 1024;
 if (file) {
-  const lags: string[] = [];
+  const lines: string[] = [];
+  const epoch = (perf: number) => (performance.timeOrigin + perf).toFixed(1);
+  const record = (kind: string, startPerf: number, detail: string | number) =>
+    lines.push(`${kind},${epoch(startPerf)},${(performance.now() - startPerf).toFixed(2)},${detail}`);
+  const cpuMs = () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
+
   let last = performance.now();
+  let lastCpu = cpuMs();
   setInterval(() => {
     const now = performance.now();
+    const cpu = cpuMs();
     const lag = now - last - 2;
+    if (lag > 4) lines.push(`lag,${epoch(last + 2)},${lag.toFixed(1)},${(cpu - lastCpu).toFixed(1)}`);
     last = now;
-    if (lag > 4) lags.push(`${(Date.now() - lag).toFixed(0)},${lag.toFixed(1)}`);
-  }, 2);
+    lastCpu = cpu;
+  }, 2).unref();
   setInterval(() => {
-    if (lags.length) appendFileSync(file, `${lags.splice(0).join("\n")}\n`);
-  }, 1000);
+    if (lines.length) appendFileSync(file, `${lines.splice(0).join("\n")}\n`);
+  }, 1000).unref();
+
+  const parse = JSON.parse;
+  JSON.parse = ((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+    if (typeof text !== "string" || text.length <= LARGE) return parse(text, reviver);
+    const t = performance.now();
+    try {
+      return parse(text, reviver);
+    } finally {
+      record("parse", t, text.length);
+    }
+  }) as typeof JSON.parse;
+
+  const write = Socket.prototype.write;
+  Socket.prototype.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    const n = (chunk as { length?: number })?.length ?? 0;
+    if (n <= LARGE) return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    const t = performance.now();
+    try {
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    } finally {
+      record("write", t, n);
+    }
+  } as typeof Socket.prototype.write;
+
+  const publish = JetStreamClientImpl.prototype.publish;
+  JetStreamClientImpl.prototype.publish = function (this: JetStreamClientImpl, subject, data, opts) {
+    const t = performance.now();
+    const bytes = typeof data === "string" ? data.length : (data?.length ?? 0);
+    const done = publish.call(this, subject, data, opts);
+    done.then(
+      () => record("publish", t, bytes),
+      () => record("publish-failed", t, bytes),
+    );
+    return done;
+  };
+
+  const serve = Bun.serve;
+  Bun.serve = ((options: Parameters<typeof Bun.serve>[0]) => {
+    const o = options as { fetch?: (this: unknown, r: Request, s: unknown) => Response | Promise<Response> };
+    const handler = o.fetch;
+    if (!handler) return serve(options);
+    return serve({
+      ...options,
+      fetch(this: unknown, request: Request, server: unknown) {
+        const t = performance.now();
+        const path = new URL(request.url).pathname;
+        const answer = Promise.resolve(handler.call(this, request, server));
+        answer.then(
+          () => record("req", t, path),
+          () => record("req", t, path),
+        );
+        return answer;
+      },
+    } as Parameters<typeof Bun.serve>[0]);
+  }) as typeof Bun.serve;
 }
