@@ -128,7 +128,7 @@ export async function handleEvaluations(
 ): Promise<Outcome> {
   if (value === null || msg.headers?.get(EVALUATED_HEADER)) return "ack";
   const settled = await Promise.allSettled(
-    maturationsOf(value).map((m) =>
+    (await withEvaluators(runner, maturationsOf(value))).map((m) =>
       once(runner.running, maturationKey(m), () =>
         runner.pool.run(m.tenantId, () => evaluateMaturation(deps, runner.evaluatorsOf, m, msg.info.deliveryCount)),
       ),
@@ -138,6 +138,22 @@ export async function handleEvaluations(
   if (failed) throw failed.reason;
   const retryInMs = Math.max(0, ...settled.map((s) => (s.status === "fulfilled" ? s.value : 0)));
   return retryInMs > 0 ? { retryInMs } : "ack";
+}
+
+/**
+ * The maturations of services that have an evaluator (the runner's cached lookup, once per
+ * service): most services have none, and their maturations need no slot in the pool, no shared
+ * run and no key (evaluateMaturation would find no candidate and return 0 for them).
+ */
+async function withEvaluators(runner: RunnerState, maturations: MaturedMessage[]): Promise<MaturedMessage[]> {
+  const services = [...new Set(maturations.map((m) => m.traceServiceId))];
+  const judged = new Set<string>();
+  await Promise.all(
+    services.map(async (s) => {
+      if ((await runner.evaluatorsOf(s)).length > 0) judged.add(s);
+    }),
+  );
+  return judged.size === services.length ? maturations : maturations.filter((m) => judged.has(m.traceServiceId));
 }
 
 /** `work` for `key`, or the run of it already in hand (its result and its failure shared). */
