@@ -54,6 +54,7 @@ export const ERROR_STATUSES = {
   402: "Plan does not include the endpoint",
   403: "Role or project membership does not cover the service",
   404: "Not found in the key's tenant",
+  409: "Conflicts with what is stored now (the message says what)",
   413: "Body larger than the platform reads (64 KiB)",
   429: "Too many requests for this key: try again after Retry-After",
   503: "Unavailable for now: try again after Retry-After",
@@ -72,6 +73,8 @@ export function doc(
     errors?: Array<keyof typeof ERROR_STATUSES>;
     rename?: Record<string, string>;
     status?: number;
+    /** false on a route not counted against the per-key request limit (it never answers 429 for it). */
+    perKeyLimit?: boolean;
   } = {},
 ) {
   return {
@@ -85,6 +88,7 @@ export function doc(
     ...(extra.rename ? { "x-cellar-rename": extra.rename } : {}),
     // Success status when not 200 (201 created, 202 accepted, 204 without a body).
     ...(extra.status ? { "x-cellar-status": extra.status } : {}),
+    ...(extra.perKeyLimit === false ? { "x-cellar-per-key-limit": false } : {}),
   } as Record<string, unknown>;
 }
 

@@ -11,6 +11,18 @@ interface RouteLike {
 
 const STATUS_TEXT: Record<number, string> = { ...ERROR_STATUSES, 500: "Server error (never carries internals)" };
 
+/**
+ * What every /api/v1 route can answer whatever it does, added to the statuses it declares
+ * (docs/platform-api.md, "Errors" and "Limits"): 401 from platformAuth, 503 when Postgres is down
+ * or slow (the key lookup itself, databaseTrouble, the request deadline), 429 from the per-key
+ * limit unless the route is not counted (`x-cellar-per-key-limit: false`), and for every method
+ * but GET the body read by the auth plugin: 400 when it is not JSON, 413 over the cap.
+ * test/platform-api-openapi.test.ts drives each of these against every route.
+ */
+function implicitStatuses(method: string, perKeyLimit: boolean): number[] {
+  return [401, 503, ...(perKeyLimit ? [429] : []), ...(method === "GET" ? [] : [400, 413])];
+}
+
 /** Statuses answered with a Retry-After header (the per-key limit, and what is unavailable for now). */
 const RETRY_AFTER_STATUSES = ["429", "503"];
 
@@ -51,12 +63,14 @@ function operation(route: RouteLike, openPath: string, pathNames: string[], hook
     "x-cellar-errors": errors,
     "x-cellar-rename": rename,
     "x-cellar-status": status,
+    "x-cellar-per-key-limit": perKeyLimit,
     ...detail
   } = (hooks.detail ?? {}) as Record<string, any>;
   const declared =
     hooks.response && typeof hooks.response === "object" ? (hooks.response[200] ?? hooks.response) : undefined;
   const ok = response ?? (declared && "type" in declared ? declared : undefined);
-  const statuses = (errors as number[] | undefined) ?? [400, 401, 403, 404];
+  const declaredErrors = (errors as number[] | undefined) ?? [400, 401, 403, 404];
+  const statuses = [...new Set([...declaredErrors, ...implicitStatuses(route.method, perKeyLimit !== false)])].sort();
   const op: Record<string, unknown> = {
     operationId: `${route.method.toLowerCase()}${openPath
       .replace(/[{}]/g, "")

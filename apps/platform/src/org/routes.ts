@@ -43,14 +43,17 @@ function projectRoutes(app: Resource, { db }: OrgRouteDeps) {
     .post("/projects", async ({ principal, body, set }) => created(set, await svc.addProject(db, principal, body)), {
       body: m.NewProject,
       transform: strictBody(m.NewProject),
-      detail: doc(TAG, "Create a project (admin, owner)", m.Created, { status: 201, errors: [400, 401, 403] }),
+      detail: doc(TAG, "Create a project (admin, owner)", m.Created, {
+        status: 201,
+        errors: [400, 401, 403, 409],
+      }),
     })
     .post("/services", async ({ principal, body, set }) => created(set, await svc.addService(db, principal, body)), {
       body: m.NewService,
       transform: strictBody(m.NewService),
       detail: doc(TAG, "Create a trace service in a project (admin, owner)", m.Created, {
         status: 201,
-        errors: [400, 401, 403, 404],
+        errors: [400, 401, 403, 404, 409],
         description: `Without projectId: the default project. Ingestion also creates a service on its first trace. ${NOTE}`,
       }),
     });
@@ -67,7 +70,7 @@ function memberRoutes(app: Resource, { db }: OrgRouteDeps) {
       transform: strictBody(m.NewMember),
       detail: doc(TAG, "Invite a member: the invitation link's token is returned only here", m.Invitation, {
         status: 201,
-        errors: [400, 401, 403, 404],
+        errors: [400, 401, 403, 404, 409],
         description: `Admin or owner; only an owner invites an owner. 409 when the email is already a member. ${NOTE}`,
       }),
     })
@@ -86,12 +89,14 @@ function memberRoutes(app: Resource, { db }: OrgRouteDeps) {
       body: m.MemberPatch,
       transform: strictBody(m.MemberPatch),
       detail: doc(TAG, "Change a member's role or project memberships", m.MemberChanged, {
+        errors: [400, 401, 403, 404, 409],
         description: `Admin or owner; only an owner grants or changes the owner role; not your own role; the last owner stays owner (409). projectIds replaces the memberships. ${NOTE}`,
       }),
     })
     .post("/members/:id/deprovision", ({ principal, params }) => svc.deprovisionMember(db, principal, params.id), {
       params: m.IdParams,
       detail: doc(TAG, "Deprovision a member: their sign-ins and platform keys stop working", m.Created, {
+        errors: [400, 401, 403, 404, 409],
         description: `Admin or owner (an owner for an owner); not yourself; the last owner stays (409). ${NOTE}`,
       }),
     });

@@ -236,6 +236,7 @@ export function sessionDeleteRoutes(deps: PlatformDeps) {
         "Sessions",
         "Delete a session and everything stored under it (admin role; data subject requests)",
         SessionDeleted,
+        { perKeyLimit: false },
       ),
     });
 }

@@ -72,7 +72,7 @@ function subscriptionRoutes(app: Resource, { deps, s, guard }: Ctx) {
       {
         detail: doc(TAG, "Create a subscription; the secret is returned only here", SubscriptionWithSecret, {
           status: 201,
-          errors: [400, 401, 403],
+          errors: [400, 401, 403, 409],
           description: `Body: trace_service_id, name, url (https, public), event_types (session.matured, trace.matured). 403 without role admin or the webhook entitlement; 409 with 5 subscriptions on the service. ${BODY_NOTE}`,
         }),
       },
@@ -179,6 +179,7 @@ function subscriptionActionRoutes(app: Resource, { deps, s, guard }: Ctx) {
       {
         detail: doc(TAG, "Send a signed example event (one attempt, in the history)", Accepted, {
           status: 202,
+          errors: [400, 401, 403, 404, 409],
           description: `Optional body: event_type (default: the subscription's first). 409 when disabled. ${BODY_NOTE}`,
         }),
       },
@@ -194,6 +195,7 @@ function subscriptionActionRoutes(app: Resource, { deps, s, guard }: Ctx) {
       {
         detail: doc(TAG, "Re-send a finished delivery once (same id, body and timestamp)", Accepted, {
           status: 202,
+          errors: [400, 401, 403, 404, 409],
           description: "409 while the delivery is pending or the subscription is disabled.",
         }),
       },
