@@ -2,7 +2,12 @@
 // sessions mature, idempotent on redelivery, corrected on re-maturation, empty without data.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { addTo, emptyHistogram } from "@cellar/shared/rollups/histogram";
-import { applySessionRollup, backfillRollups } from "../apps/processor/src/rollups/rollups";
+import {
+  applySessionRollup,
+  backfillRollups,
+  expandParts,
+  type StoredParts,
+} from "../apps/processor/src/rollups/rollups";
 import { chatTrace } from "./helpers/payloads";
 import { assertDocumented, seedPlatform, unsettledSessions, type PlatformFixture } from "./helpers/platform";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
@@ -127,15 +132,17 @@ test("the batched backfill replaces a stale contribution as the consumer would",
     select p.session_pk, p.trace_service_id from overview_session_parts p
     join session_analyses sa using (session_pk) join trace_services ts on ts.id = p.trace_service_id
     where ts.name = 'support-bot' and ts.tenant_id = ${f.a.tenantId} limit 1`;
-  const [{ parts }] = await stack.database.sql<{ parts: any[] }[]>`
-    select parts from overview_session_parts where session_pk = ${one.session_pk}`;
+  const [{ stored }] = await stack.database.sql<{ stored: StoredParts }[]>`
+    select parts as stored from overview_session_parts where session_pk = ${one.session_pk}`;
+  const parts = expandParts(stored);
+  // Written back in the expanded form rows had before the stored form (rollups.ts): still read.
   const doubled = parts.map((p) => ({ ...p, sessions: p.sessions * 2, traces: p.traces * 2 }));
   await stack.database.sql`update overview_session_parts set maturation_count = maturation_count - 1`;
   await stack.database
     .sql`update overview_session_parts set parts = ${stack.database.sql.json(doubled)} where session_pk = ${one.session_pk}`;
   await stack.database.sql`
     update overview_rollups r set sessions = r.sessions + x.sessions, traces = r.traces + x.traces
-    from jsonb_to_recordset(${stack.database.sql.json(parts)}::jsonb) as x(bucket_seconds int, bucket_start timestamptz, environment text, model text, sessions int, traces int)
+    from jsonb_to_recordset(${stack.database.sql.json(parts as any)}::jsonb) as x(bucket_seconds int, bucket_start timestamptz, environment text, model text, sessions int, traces int)
     where r.trace_service_id = ${one.trace_service_id} and r.bucket_seconds = x.bucket_seconds
       and r.bucket_start = x.bucket_start and r.environment = x.environment and r.model = x.model`;
   expect((await figures("support-bot")).totals.sessions).toBe(before.totals.sessions + 1);

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { costModelOf, sessionParts } from "./rollups.ts";
+import { addTo, emptyHistogram } from "@cellar/shared/rollups/histogram";
+import { BUCKET_SECONDS, costModelOf, expandParts, sessionParts, storedParts } from "./rollups.ts";
 
 const session = {
   id: "00000000-0000-0000-0000-000000000001",
@@ -52,4 +53,50 @@ test("unpriced calls count per model and in the session row; priced models count
     "gpt-4o-mini": { traces: 1, unpriced: 0 },
     "old-model": { traces: 0, unpriced: 0 },
   });
+});
+
+test("the stored form (rows once, sparse histograms) expands to every bucket size's rows; the old expanded form reads as it is", () => {
+  const source = {
+    ...session,
+    cost_by_model: [{ model: "gpt-4o-mini", calls: 3, promptTokens: 30, completionTokens: 9, costUsd: 0.03 }],
+  };
+  const traces = [
+    { model: "gpt-4o-mini", ms: 0.4 },
+    { model: "gpt-4o-mini", ms: 250 },
+    { model: "gpt-4o-mini", ms: 250 },
+    { model: "other", ms: 9_000_000 },
+  ];
+  const stored = storedParts(source, traces);
+  // Kept as jsonb: what comes back is the JSON of it.
+  const parts = expandParts(JSON.parse(JSON.stringify(stored)));
+  const hist = (ms: number[]) => {
+    const h = emptyHistogram();
+    for (const m of ms) addTo(h, m);
+    return h;
+  };
+  const rows = [
+    { model: "", sessions: 1, traces: 4, latency_hist: hist([0.4, 250, 250, 9_000_000]) },
+    { model: "gpt-4o-mini", sessions: 0, traces: 3, latency_hist: hist([0.4, 250, 250]) },
+    { model: "other", sessions: 0, traces: 1, latency_hist: hist([9_000_000]) },
+  ];
+  const at = session.first_activity_at.getTime();
+  expect(parts.map((p) => ({ ...p }))).toEqual(
+    BUCKET_SECONDS.flatMap((seconds) =>
+      rows.map((r) =>
+        expect.objectContaining({
+          ...r,
+          environment: "test",
+          bucket_seconds: seconds,
+          bucket_start: new Date(at - (at % (seconds * 1000))).toISOString(),
+        }),
+      ),
+    ),
+  );
+  expect(parts).toEqual(sessionParts(source, traces));
+  // Each part has a histogram of its own (negating or merging one leaves the others).
+  parts[0].latency_hist[0] = 99;
+  expect(parts.filter((p) => p.latency_hist[0] === 99)).toHaveLength(1);
+  expect(JSON.stringify(stored).length * 4).toBeLessThan(JSON.stringify(sessionParts(source, traces)).length);
+  const old = sessionParts(source, traces);
+  expect(expandParts(old)).toBe(old);
 });

@@ -71,8 +71,30 @@ export function costModelOf(traceModel: string, costModels: string[]): string {
   return dated.length === 1 ? dated[0] : traceModel;
 }
 
+type PartRow = Omit<RollupPart, "bucket_seconds" | "bucket_start" | "environment">;
+
+/**
+ * What `overview_session_parts.parts` keeps of a session's contribution: its rows once (not once
+ * per bucket size) with sparse histograms (`hist`: bucket index, count, index, count, ...), and
+ * what places them in buckets (its environment, its first activity). About 460 bytes of JSON
+ * where the expanded parts were about 3,500: inserting them cost Postgres 180 us per session
+ * (compressed on the way in), the compact form 19 (docs/performance.md, "Session maturations
+ * batched on MATURED"). Rows written before are the expanded parts themselves (an array), and
+ * still read as such (expandParts).
+ */
+export interface StoredParts {
+  environment: string;
+  at: string;
+  rows: Array<Omit<PartRow, "latency_hist"> & { hist: number[] }>;
+}
+
 /** One session's contribution: a session row (model '') with totals, and one row per model. */
 export function sessionParts(s: SessionSource, traces: Array<{ model: string | null; ms: number }>): RollupPart[] {
+  return expandParts(storedParts(s, traces));
+}
+
+/** The stored form of a session's contribution (StoredParts). */
+export function storedParts(s: SessionSource, traces: Array<{ model: string | null; ms: number }>): StoredParts {
   const environment = s.environment ?? "";
   const costModels = s.cost_by_model.map((c) => c.model);
   const total = emptyHistogram();
@@ -85,7 +107,7 @@ export function sessionParts(s: SessionSource, traces: Array<{ model: string | n
   }
   const sum = (f: (c: SessionSource["cost_by_model"][number]) => number) =>
     s.cost_by_model.reduce((a, c) => a + (f(c) || 0), 0);
-  const rows: Array<Omit<RollupPart, "bucket_seconds" | "bucket_start" | "environment">> = [
+  const rows: PartRow[] = [
     {
       model: "",
       sessions: 1,
@@ -115,10 +137,31 @@ export function sessionParts(s: SessionSource, traces: Array<{ model: string | n
       latency_hist: hist,
     });
   }
-  const at = s.first_activity_at.getTime();
+  return {
+    environment,
+    at: s.first_activity_at.toISOString(),
+    rows: rows.map(({ latency_hist, ...r }) => ({ ...r, hist: latency_hist.flatMap((n, i) => (n ? [i, n] : [])) })),
+  };
+}
+
+/** A stored contribution as the rollup rows it adds to, one per bucket size; the old expanded form as it is. */
+export function expandParts(stored: StoredParts | RollupPart[]): RollupPart[] {
+  if (Array.isArray(stored)) return stored;
+  const at = Date.parse(stored.at);
+  const rows = stored.rows.map(({ hist, ...r }) => {
+    const latency_hist = emptyHistogram();
+    for (let i = 0; i < hist.length; i += 2) latency_hist[hist[i]] = hist[i + 1];
+    return { ...r, latency_hist };
+  });
   return BUCKET_SECONDS.flatMap((seconds) => {
     const bucket_start = new Date(at - (at % (seconds * 1000))).toISOString();
-    return rows.map((r) => ({ environment, bucket_seconds: seconds, bucket_start, ...r }));
+    return rows.map((r) => ({
+      environment: stored.environment,
+      bucket_seconds: seconds,
+      bucket_start,
+      ...r,
+      latency_hist: [...r.latency_hist],
+    }));
   });
 }
 
@@ -220,7 +263,9 @@ export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[
     const ids = sessions.map((s) => s.id);
     const old = new Map(
       (
-        await tx<{ session_pk: string; maturation_count: number; matured_at: Date; parts: RollupPart[] }[]>`
+        await tx<
+          { session_pk: string; maturation_count: number; matured_at: Date; parts: StoredParts | RollupPart[] }[]
+        >`
           select session_pk, maturation_count, matured_at, parts from overview_session_parts where session_pk = any(${tx.array(ids)}::uuid[])`
       ).map((o) => [o.session_pk, o]),
     );
@@ -246,15 +291,15 @@ export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[
       trace_service_id: string;
       maturation_count: number;
       matured_at: Date;
-      parts: RollupPart[];
+      parts: StoredParts;
     }> = [];
     for (const s of due) {
-      const parts = sessionParts(s, tracesOf.get(s.id) ?? []);
+      const parts = storedParts(s, tracesOf.get(s.id) ?? []);
       const group = byService.get(s.trace_service_id) ?? { s, parts: [] };
       byService.set(s.trace_service_id, group);
       const o = old.get(s.id);
-      if (o) group.parts.push(...o.parts.map(negate));
-      group.parts.push(...parts);
+      if (o) group.parts.push(...expandParts(o.parts).map(negate));
+      group.parts.push(...expandParts(parts));
       written.push({
         session_pk: s.id,
         tenant_id: s.tenant_id,
