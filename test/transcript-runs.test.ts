@@ -100,7 +100,7 @@ test("runs answer every transcript read as the item rows written before do; a re
         // run only where the first was cut for its size.
         expect(rows.every((r) => r.holder.startsWith("run:"))).toBe(true);
         const runs = await sql<{ traces: string[]; bytes: number; stored: number }[]>`
-          select array(select distinct e->>'trace_id' from jsonb_array_elements(items) e) as traces, length(items::text) as bytes,
+          select array(select distinct e->>5 from jsonb_array_elements(items) e) as traces, length(items::text) as bytes,
             pg_column_size(t.*) as stored
           from transcript_runs t where session_pk = ${s.pk} order by position`;
         expect(runs.every((r) => r.traces.length === 1)).toBe(true);
@@ -241,7 +241,7 @@ test("retention removes a run's expired items and the items of a trace that is g
     select position, jsonb_array_length(items) as n from transcript_runs where session_pk = ${s.pk} order by position desc limit 1`;
   expect(last[0].n).toBeGreaterThan(1);
   const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
-  await sql`update transcript_runs set items = jsonb_set(items, '{0,timestamp}', to_jsonb(${old}::text))
+  await sql`update transcript_runs set items = jsonb_set(items, '{0,4}', to_jsonb(${old}::text))
     where session_pk = ${s.pk} and position = ${last[0].position}`;
   const before = await itemRows(sql, [s.pk]);
   const doomed = before.filter((r) => r.source_trace_pk === s.tracePks[0] || r.position === last[0].position);

@@ -12,11 +12,15 @@
 export const ITEM_ROW_COLUMNS =
   "position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source";
 
-/** A run's element `e` as ITEM_ROW_COLUMNS. */
+/**
+ * A run's element `e` as ITEM_ROW_COLUMNS: a JSON array of the item row's values in that order
+ * (`[position, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source]`,
+ * written by apps/processor/src/maturation/persist-transcript.ts).
+ */
 const RUN_ELEMENT_COLUMNS =
-  "(e->>'position')::int as position, e->>'item_id' as item_id, e->>'kind' as kind, e->>'role' as role, " +
-  "(e->>'timestamp')::timestamptz as timestamp, e->>'trace_id' as trace_id, e->>'span_id' as span_id, e->'item' as item, " +
-  "(e->>'source_trace_pk')::uuid as source_trace_pk, e->>'source' as source";
+  "(e->>0)::int as position, e->>1 as item_id, e->>2 as kind, e->>3 as role, " +
+  "(e->>4)::timestamptz as timestamp, e->>5 as trace_id, e->>6 as span_id, e->7 as item, " +
+  "(e->>8)::uuid as source_trace_pk, e->>9 as source";
 
 export interface ItemRowsQuery {
   /** SQL of the session's pk (a placeholder such as `$1`). */
@@ -47,8 +51,8 @@ export function itemRowsSql(q: ItemRowsQuery): string {
     `r.session_pk = ${q.session}`,
     q.tenant ? `r.tenant_id = ${q.tenant}` : "",
     // A run wholly before the cursor is skipped by its last position, before its items are read.
-    q.after ? `r.last_position > ${q.after} and (e->>'position')::int > ${q.after}` : "",
-    q.itemId ? `${q.itemId} = any(r.item_ids) and e->>'item_id' = ${q.itemId}` : "",
+    q.after ? `r.last_position > ${q.after} and (e->>0)::int > ${q.after}` : "",
+    q.itemId ? `${q.itemId} = any(r.item_ids) and e->>1 = ${q.itemId}` : "",
   ].filter(Boolean);
   return (
     `(select ${ITEM_ROW_COLUMNS} from transcript_items where ${legacy.join(" and ")} order by position${page})` +

@@ -29,8 +29,8 @@ export function itemRows(sql: postgres.Sql | postgres.TransactionSql, sessionPks
         xmin::text, 'items:' || position as holder
       from transcript_items where ${all} or session_pk = any(${pks}::uuid[])
       union all
-      select r.session_pk, (e->>'position')::int, e->>'item_id', e->>'kind', e->>'role', (e->>'timestamp')::timestamptz,
-        e->>'trace_id', e->>'span_id', e->'item', (e->>'source_trace_pk')::uuid, e->>'source', r.xmin::text, 'run:' || r.position
+      select r.session_pk, (e->>0)::int, e->>1, e->>2, e->>3, (e->>4)::timestamptz,
+        e->>5, e->>6, e->7, (e->>8)::uuid, e->>9, r.xmin::text, 'run:' || r.position
       from transcript_runs r cross join lateral jsonb_array_elements(r.items) e where ${all} or r.session_pk = any(${pks}::uuid[])
     ) x order by session_pk, position`;
 }
@@ -45,8 +45,8 @@ export async function runsToItemRows(sql: postgres.Sql, sessionPks?: string[]): 
   await sql.begin(async (tx) => {
     await tx`
       insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source)
-      select r.session_pk, (e->>'position')::int, r.tenant_id, e->>'item_id', e->>'kind', e->>'role', (e->>'timestamp')::timestamptz,
-        e->>'trace_id', e->>'span_id', e->'item', (e->>'source_trace_pk')::uuid, e->>'source'
+      select r.session_pk, (e->>0)::int, r.tenant_id, e->>1, e->>2, e->>3, (e->>4)::timestamptz,
+        e->>5, e->>6, e->7, (e->>8)::uuid, e->>9
       from transcript_runs r cross join lateral jsonb_array_elements(r.items) e where ${all} or r.session_pk = any(${pks}::uuid[])`;
     await tx`delete from transcript_runs where ${all} or session_pk = any(${pks}::uuid[])`;
   });

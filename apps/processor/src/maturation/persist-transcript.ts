@@ -152,35 +152,39 @@ export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] 
     ids.add(item.id);
     const element = storedElement(item, position);
     const traceId = item.traceId ?? null;
-    if (elements.length && (traceId !== trace || bytes + element.length > RUN_BYTES)) close();
+    if (elements.length && (traceId !== trace || bytes + element.length + 1 > RUN_BYTES)) close();
     if (!elements.length) {
       first = position;
       trace = traceId;
     }
     elements.push(element);
     itemIds.push(item.id);
-    bytes += element.length;
+    bytes += element.length + 1; // and its comma
     last = position;
   });
   close();
   return runs;
 }
 
-/** An item's row as transcript_items stored it (its columns by name) and its position, as JSON. */
+/**
+ * An item's row as transcript_items stored it, and its position, as a JSON array in the order of
+ * RUN_ELEMENT (shared/analysis/transcript-rows.ts): an array, not an object, so jsonb stores no
+ * key names and sorts no keys (about 160 bytes less per item than an object of the same fields).
+ */
 function storedElement(item: TranscriptItem, position: number): string {
   const ref = referenceOf(item);
-  return JSON.stringify({
+  return JSON.stringify([
     position,
-    item_id: item.id,
-    kind: item.type,
-    role: item.role,
-    timestamp: item.timestamp,
-    trace_id: item.traceId,
-    span_id: item.spanId,
-    item: storedItem(item, ref),
-    source_trace_pk: ref?.tracePk ?? null,
-    source: ref?.source ?? null,
-  });
+    item.id,
+    item.type,
+    item.role ?? null,
+    item.timestamp,
+    item.traceId ?? null,
+    item.spanId ?? null,
+    storedItem(item, ref),
+    ref?.tracePk ?? null,
+    ref?.source ?? null,
+  ]);
 }
 
 /**

@@ -183,8 +183,8 @@ export function startRetention(
  * removed (at least one per run taken: `drain` stops when fewer than a batch go).
  */
 function expireRunItems(sql: postgres.Sql, ids: string[], cutoff: Date, limit: number): Promise<number> {
-  const expired = sql`((e->>'timestamp')::timestamptz < ${cutoff}
-    or (e->>'source_trace_pk' is not null and not exists (select 1 from traces t where t.id = (e->>'source_trace_pk')::uuid)))`;
+  const expired = sql`((e->>4)::timestamptz < ${cutoff}
+    or (e->>8 is not null and not exists (select 1 from traces t where t.id = (e->>8)::uuid)))`;
   return sql<{ removed: number }[]>`
     with doomed as (
       select r.session_pk, r.position, r.tenant_id from transcript_runs r
@@ -196,7 +196,7 @@ function expireRunItems(sql: postgres.Sql, ids: string[], cutoff: Date, limit: n
       from doomed d join transcript_runs r on r.session_pk = d.session_pk and r.position = d.position and r.tenant_id = d.tenant_id),
     cut as (
       update transcript_runs r set items = rest.items, digest = null,
-        item_ids = array(select e->>'item_id' from jsonb_array_elements(rest.items) with ordinality as x(e, n) order by n)
+        item_ids = array(select e->>1 from jsonb_array_elements(rest.items) with ordinality as x(e, n) order by n)
       from rest where r.session_pk = rest.session_pk and r.position = rest.position and r.tenant_id = rest.tenant_id
         and jsonb_array_length(rest.items) > 0
       returning rest.had - jsonb_array_length(rest.items) as removed),
