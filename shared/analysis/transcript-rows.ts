@@ -40,23 +40,35 @@ export interface ItemRowsQuery {
  * query's bounds applied in each branch: wrap it and order by position for one ordered list.
  */
 export function itemRowsSql(q: ItemRowsQuery): string {
-  const page = `${q.limit ? ` limit ${q.limit}` : ""}${q.offset ? ` offset ${q.offset}` : ""}`;
+  const limit = q.limit ? ` limit ${q.limit}` : "";
   const legacy = [
     `session_pk = ${q.session}`,
     q.tenant ? `tenant_id = ${q.tenant}` : "",
     q.after ? `position > ${q.after}` : "",
     q.itemId ? `item_id = ${q.itemId}` : "",
   ].filter(Boolean);
+  const legacySql = `(select ${ITEM_ROW_COLUMNS} from transcript_items where ${legacy.join(" and ")} order by position${limit}${q.offset ? ` offset ${q.offset}` : ""})`;
+  const session = [`r.session_pk = ${q.session}`, q.tenant ? `r.tenant_id = ${q.tenant}` : ""].filter(Boolean);
+  const elements = `cross join lateral jsonb_array_elements(r.items) with ordinality as x(e, n)`;
+  if (q.offset) {
+    // An offset counts items, not positions (an id kept once leaves its position unused, and
+    // retention cuts runs): runs before the page are skipped by the items they hold (item_ids),
+    // without reading their items; only the page's runs are unnested, from the offset's item on.
+    const counted = `select r.position, r.tenant_id, cardinality(r.item_ids) as n,
+        coalesce(sum(cardinality(r.item_ids)) over (order by r.position rows between unbounded preceding and 1 preceding), 0) as before
+      from transcript_runs r where ${session.join(" and ")}`;
+    const page = `w.before + w.n > ${q.offset}${q.limit ? ` and w.before < ${q.offset} + ${q.limit}` : ""}`;
+    return (
+      `${legacySql} union all (select ${RUN_ELEMENT_COLUMNS} from (select * from (${counted}) w where ${page}) w` +
+      ` join transcript_runs r on r.session_pk = ${q.session} and r.tenant_id = w.tenant_id and r.position = w.position ${elements}` +
+      ` where w.before + x.n > ${q.offset} order by r.position, x.n${limit})`
+    );
+  }
   const runs = [
-    `r.session_pk = ${q.session}`,
-    q.tenant ? `r.tenant_id = ${q.tenant}` : "",
+    ...session,
     // A run wholly before the cursor is skipped by its last position, before its items are read.
     q.after ? `r.last_position > ${q.after} and (e->>0)::int > ${q.after}` : "",
     q.itemId ? `${q.itemId} = any(r.item_ids) and e->>1 = ${q.itemId}` : "",
   ].filter(Boolean);
-  return (
-    `(select ${ITEM_ROW_COLUMNS} from transcript_items where ${legacy.join(" and ")} order by position${page})` +
-    ` union all (select ${RUN_ELEMENT_COLUMNS} from transcript_runs r cross join lateral jsonb_array_elements(r.items) with ordinality as x(e, n)` +
-    ` where ${runs.join(" and ")} order by r.position, x.n${page})`
-  );
+  return `${legacySql} union all (select ${RUN_ELEMENT_COLUMNS} from transcript_runs r ${elements} where ${runs.join(" and ")} order by r.position, x.n${limit})`;
 }
