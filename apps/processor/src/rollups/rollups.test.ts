@@ -1,6 +1,17 @@
 import { expect, test } from "bun:test";
 import { addTo, emptyHistogram } from "@cellar/shared/rollups/histogram";
-import { BUCKET_SECONDS, costModelOf, expandParts, sessionParts, storedParts } from "./rollups.ts";
+import type postgres from "postgres";
+import type { Delivery } from "@cellar/shared/nats/consume";
+import type { MaturedMessage } from "@cellar/shared/payloads";
+import {
+  BUCKET_SECONDS,
+  costModelOf,
+  expandParts,
+  ROLLUP_SESSIONS_PER_TRANSACTION,
+  rollupHandler,
+  sessionParts,
+  storedParts,
+} from "./rollups.ts";
 
 const session = {
   id: "00000000-0000-0000-0000-000000000001",
@@ -99,4 +110,29 @@ test("the stored form (rows once, sparse histograms) expands to every bucket siz
   expect(JSON.stringify(stored).length * 4).toBeLessThan(JSON.stringify(sessionParts(source, traces)).length);
   const old = sessionParts(source, traces);
   expect(expandParts(old)).toBe(old);
+});
+
+test("the consumer applies a batch's sessions in bounded transactions, each session once", async () => {
+  // A batch of 200 messages of 20 sessions each, one session in two of them (a republish).
+  const pk = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, "0")}`;
+  const items = Array.from({ length: 200 }, (_, i) => ({
+    value: Array.from({ length: 20 }, (_, j) => ({ entityPk: pk(i === 199 && j === 0 ? 0 : i * 20 + j) })),
+  })) as unknown as Delivery<MaturedMessage[] | null>[];
+  const transactions: string[][] = [];
+  // Each transaction's first statement takes the sessions' locks: what it was given.
+  const fake = {
+    begin: async (work: (tx: unknown) => Promise<void>) => {
+      const given: string[][] = [];
+      const tx = Object.assign(async () => [], { array: (pks: string[]) => given.push(pks) });
+      await work(tx);
+      transactions.push(given[0]);
+    },
+  } as unknown as postgres.Sql;
+  expect(await rollupHandler(fake)(items)).toEqual(items.map(() => "ack"));
+  const distinct = 200 * 20 - 1;
+  expect(transactions.map((t) => t.length)).toEqual([
+    ...Array(Math.floor(distinct / ROLLUP_SESSIONS_PER_TRANSACTION)).fill(ROLLUP_SESSIONS_PER_TRANSACTION),
+    distinct % ROLLUP_SESSIONS_PER_TRANSACTION,
+  ]);
+  expect(new Set(transactions.flat()).size).toBe(distinct);
 });

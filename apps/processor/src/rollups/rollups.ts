@@ -326,16 +326,25 @@ export async function applySessionRollups(sql: postgres.Sql, sessionPks: string[
 }
 
 /**
+ * Sessions applied in one transaction by the consumer: a batch of 200 messages can carry 20,000
+ * session maturations since sessions travel in batches (docs/maturation.md), and one transaction
+ * of them all would read 200,000 trace rows and write megabytes in one statement.
+ */
+export const ROLLUP_SESSIONS_PER_TRANSACTION = 1_000;
+
+/**
  * The consumer's handler: session maturations only (the catalogue's filter), a batch at a time
- * in one transaction (applySessionRollups), acked once applied. Every session of a service adds
- * to the same few rollup rows: one transaction per message, several at once, queued on those
- * rows' locks (13.5 ms per upsert at 300 traces/s, docs/performance.md).
+ * in transactions of up to ROLLUP_SESSIONS_PER_TRANSACTION sessions (applySessionRollups), acked
+ * once all are applied (a failure retries the batch: what was applied is found applied). Every
+ * session of a service adds to the same few rollup rows: one transaction per message, several at
+ * once, queued on those rows' locks (13.5 ms per upsert at 300 traces/s, docs/performance.md).
  */
 export function rollupHandler(sql: postgres.Sql) {
   return async (items: Delivery<MaturedMessage[] | null>[]): Promise<Outcome[]> => {
     // Each message: a session maturation, or a batch of them (the codec keeps only sessions).
-    const pks = items.flatMap((d) => (d.value ?? []).map((m) => m.entityPk));
-    await applySessionRollups(sql, [...new Set(pks)]);
+    const pks = [...new Set(items.flatMap((d) => (d.value ?? []).map((m) => m.entityPk)))];
+    for (let i = 0; i < pks.length; i += ROLLUP_SESSIONS_PER_TRANSACTION)
+      await applySessionRollups(sql, pks.slice(i, i + ROLLUP_SESSIONS_PER_TRANSACTION));
     return items.map(() => "ack");
   };
 }
