@@ -39,4 +39,19 @@ export function errorResponses(statuses: Record<number, string>): Record<string,
   return out;
 }
 
+/** Statuses answered with a Retry-After header on both hosts (a rate limit, and what is unavailable for now). */
+export const RETRY_AFTER_STATUSES = ["429", "503"];
+
+/** `responses` with the Retry-After header documented on each of RETRY_AFTER_STATUSES it lists. */
+export function withRetryAfter(responses: Record<string, unknown>): Record<string, unknown> {
+  for (const status of RETRY_AFTER_STATUSES) {
+    const r = responses[status] as Record<string, unknown> | undefined;
+    if (r)
+      r.headers = {
+        "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer", minimum: 0 } },
+      };
+  }
+  return responses;
+}
+
 export const jsonContent = (schema: unknown) => ({ "application/json": { schema } });

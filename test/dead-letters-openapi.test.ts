@@ -16,6 +16,7 @@ import { DeadLetterList, ReplayResult } from "../apps/platform/src/dead-letters/
 import { PLATFORM_MAX_BODY_BYTES } from "../apps/platform/src/http/body";
 import { createPlatformLimiter } from "../apps/platform/src/http/limits";
 import { deadLetterIngest } from "./helpers/dead-letters";
+import { type Answered, answered } from "./helpers/openapi-answers";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
@@ -38,11 +39,8 @@ const platform = (deps: Partial<Parameters<typeof createPlatformApp>[0]>): App =
     ...deps,
   });
 
-interface Answer {
+interface Answer extends Answered {
   operation: string;
-  status: number;
-  retryAfter: string | null;
-  body: any;
 }
 const answers: Answer[] = [];
 
@@ -58,17 +56,7 @@ async function call(
   if (o.token) headers.set("authorization", `Token ${o.token}`);
   if (o.body !== undefined) headers.set("content-type", o.contentType ?? "application/json");
   const res = await app.handle(new Request(`http://platform.test/api/v1${path}`, { method, headers, body: o.body }));
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {}
-  const answer = {
-    operation: `${method.toLowerCase()} ${documented}`,
-    status: res.status,
-    retryAfter: res.headers.get("retry-after"),
-    body,
-  };
+  const answer = { operation: `${method.toLowerCase()} ${documented}`, ...(await answered(res)) };
   answers.push(answer);
   return answer;
 }

@@ -16,6 +16,7 @@ import { createLogger } from "@cellar/shared/logger";
 import { createPlatformApp } from "../apps/platform/src/app";
 import { PLATFORM_MAX_BODY_BYTES } from "../apps/platform/src/http/body";
 import { createPlatformLimiter } from "../apps/platform/src/http/limits";
+import { type Answered, answered } from "./helpers/openapi-answers";
 import { createTestStack, type TestStack } from "./helpers/stack";
 
 type App = ReturnType<typeof createPlatformApp>;
@@ -25,12 +26,9 @@ interface Operation {
   names: string[];
   spec: { parameters?: any[]; requestBody?: any; responses: Record<string, any> };
 }
-interface Answer {
+interface Answer extends Answered {
   operation: string;
   why: string;
-  status: number;
-  retryAfter: string | null;
-  body: any;
 }
 
 let stack: TestStack;
@@ -93,18 +91,7 @@ async function call(
   if (o.body !== undefined) headers.set("content-type", "application/json");
   const url = `http://platform.test/api/v1${o.path ?? fill(op, unknownValue)}${o.query ? `?${o.query}` : ""}`;
   const res = await app.handle(new Request(url, { method: op.method, headers, body: o.body }));
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {}
-  const answer = {
-    operation: `${op.method.toLowerCase()} ${op.path}`,
-    why,
-    status: res.status,
-    retryAfter: res.headers.get("retry-after"),
-    body,
-  };
+  const answer = { operation: `${op.method.toLowerCase()} ${op.path}`, why, ...(await answered(res)) };
   answers.push(answer);
   return answer;
 }

@@ -1,4 +1,4 @@
-import { errorResponses, ERROR_SCHEMA, jsonContent, jsonSchema } from "@cellar/shared/openapi";
+import { errorResponses, ERROR_SCHEMA, jsonContent, jsonSchema, withRetryAfter } from "@cellar/shared/openapi";
 import { EventPayload, ScorePayload, TracePayload } from "@cellar/shared/payloads";
 import { BATCH_ITEM_TYPES, MAX_BATCH_ITEMS } from "./batch.ts";
 
@@ -9,7 +9,8 @@ const ERRORS = {
   413: "Body too large",
   415: "Content-Type is not application/json, or Content-Encoding is neither gzip nor absent",
   429: "Rate limited (Retry-After)",
-  503: "Storage temporarily unavailable (Retry-After)",
+  503: "Storage or authentication temporarily unavailable (Retry-After)",
+  500: "Server error (never carries internals)",
 };
 
 function ingestOperation(summary: string, schema: unknown) {
@@ -21,10 +22,25 @@ function ingestOperation(summary: string, schema: unknown) {
         description: "Accepted and stored durably",
         content: jsonContent({ type: "object", required: ["status"], properties: { status: { const: "success" } } }),
       },
-      ...errorResponses(ERRORS),
+      ...withRetryAfter(errorResponses(ERRORS)),
     },
   };
 }
+
+/**
+ * A failed OTLP/HTTP request's body: a google.rpc.Status in the request's encoding (JSON also
+ * carries `error`, the message, so a client reading the contract's shape finds it).
+ */
+const otlpStatus = {
+  "application/x-protobuf": { schema: { type: "string", contentMediaType: "application/x-protobuf" } },
+  "application/json": {
+    schema: {
+      type: "object",
+      required: ["code", "message", "error"],
+      properties: { code: { type: "integer" }, message: { type: "string" }, error: { type: "string" } },
+    },
+  },
+};
 
 /** OTLP/HTTP (docs/otlp.md): bodies are the OpenTelemetry protocol's, described there, not here. */
 function otlpOperation(summary: string, request: string, response: string) {
@@ -41,12 +57,23 @@ function otlpOperation(summary: string, request: string, response: string) {
         description: `${response} (empty, or partial_success)`,
         content: { "application/x-protobuf": binary, "application/json": { schema: { type: "object" } } },
       },
-      400: { description: "Undecodable body (google.rpc.Status)" },
-      401: { description: "Missing or invalid API key" },
-      413: { description: "Body too large, on the wire or after gunzip" },
-      415: { description: "Content-Type or Content-Encoding not supported" },
-      429: { description: "Rate limited (Retry-After)" },
-      503: { description: "Storage temporarily unavailable (Retry-After)" },
+      ...withRetryAfter(
+        Object.fromEntries(
+          Object.entries({
+            400: "Undecodable body",
+            401: "Missing or invalid API key",
+            403: "DSN origin rule violation",
+            413: "Body too large, on the wire or after gunzip",
+            415: "Content-Type or Content-Encoding not supported",
+            429: "Rate limited (Retry-After)",
+            503: "Storage or authentication temporarily unavailable (Retry-After)",
+            500: "Server error",
+          }).map(([status, description]) => [
+            status,
+            { description: `${description} (google.rpc.Status)`, content: otlpStatus },
+          ]),
+        ),
+      ),
     },
   };
 }
@@ -96,11 +123,13 @@ function batchOperation() {
           properties: { status: { enum: ["success", "partial"] }, items: { type: "array", items: answer } },
         }),
       },
-      ...errorResponses({
-        ...ERRORS,
-        400: "Broken envelope: not JSON, no items array, too many items, an item that is not an object or names an unknown type",
-        413: "Body too large (on the wire or after gunzip), or more items than the rate-limit burst",
-      }),
+      ...withRetryAfter(
+        errorResponses({
+          ...ERRORS,
+          400: "Broken envelope: not JSON, no items array, too many items, an item that is not an object or names an unknown type",
+          413: "Body too large (on the wire or after gunzip), or more items than the rate-limit burst",
+        }),
+      ),
     },
   };
 }

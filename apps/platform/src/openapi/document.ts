@@ -1,4 +1,11 @@
-import { errorResponses, ERROR_SCHEMA, isOptional, jsonContent, jsonSchema } from "@cellar/shared/openapi";
+import {
+  errorResponses,
+  ERROR_SCHEMA,
+  isOptional,
+  jsonContent,
+  jsonSchema,
+  withRetryAfter,
+} from "@cellar/shared/openapi";
 import { ERROR_STATUSES } from "../http/schemas.ts";
 
 export const API_PREFIX = "/api/v1";
@@ -21,21 +28,6 @@ const STATUS_TEXT: Record<number, string> = { ...ERROR_STATUSES, 500: "Server er
  */
 function implicitStatuses(method: string, perKeyLimit: boolean): number[] {
   return [401, 503, ...(perKeyLimit ? [429] : []), ...(method === "GET" ? [] : [400, 413])];
-}
-
-/** Statuses answered with a Retry-After header (the per-key limit, and what is unavailable for now). */
-const RETRY_AFTER_STATUSES = ["429", "503"];
-
-/** The error responses with Retry-After documented where the answer carries it. */
-function withRetryAfter(responses: Record<string, unknown>): Record<string, unknown> {
-  for (const status of RETRY_AFTER_STATUSES) {
-    const r = responses[status] as Record<string, unknown> | undefined;
-    if (r)
-      r.headers = {
-        "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer", minimum: 0 } },
-      };
-  }
-  return responses;
 }
 
 /** Query or path parameters from an object schema. */
