@@ -7,7 +7,12 @@
  * where the ids of the spans the processor derives live (`span_ids`, migration 0017), a trace analysis,
  * two transcript items (the request's last message and the response, stored as maturation stores
  * them: references into the payload, docs/analysis.md "Items as references"); per 5 traces a matured session with its analysis rollups; 10% of
- * sessions carry a finding under one of 40 issues. Rows are generated inside Postgres from 200
+ * sessions carry a finding under one of 40 issues. Sessions, traces and findings take the
+ * time-ordered ids the code writes since migration 0027, minted at the row's own time
+ * (`uuidv7(at - now())`), as a cluster that stored them over --days has them: reads and the
+ * ledger's reconciliation bound their scans by id range (its trace count over the last two hours
+ * reads the ids of that window), so random ids (what this seed wrote before) made every
+ * reconciliation at 3 million read the whole traces table, every 30 s. Rows are generated inside Postgres from 200
  * template payloads (INSERT ... SELECT, no parsing of JSON per row), in chunks of 50,000 traces,
  * ingestion times spread back over --days so retention has something to remove. Then what the
  * platform's newer reads read at that size (bench/lib/seed-newer.ts): the ledger's counts per
@@ -170,13 +175,14 @@ try {
         from generate_series(${first}::int, ${last}::int) g`;
       await tx`analyze chunk_sessions`;
       await tx`
-        insert into sessions (tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at,
+        insert into sessions (id, tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at,
           maturation_count, matured_at, activity_seq, published_count, labels, created_at)
-        select ${T}, ${S}, session_id, case when g % 3 = 0 then 'prod' else 'staging' end, 'matured', at, at + interval '80 seconds', at + interval '81 seconds',
+        select uuidv7(at - now()), ${T}, ${S}, session_id, case when g % 3 = 0 then 'prod' else 'staging' end, 'matured', at, at + interval '80 seconds', at + interval '81 seconds',
           1, at + interval '4 minutes', ${PER_SESSION}, 1, case when g % 10 = 0 then '["vip"]'::jsonb else '[]'::jsonb end, at
         from chunk_sessions`;
       await tx`create temp table chunk_traces on commit drop as
-        select s.id as session_pk, c.session_id, c.g, k, c.at + k * interval '20 seconds' as at, 'seed-' || c.g || '-' || k as trace_id, gen_random_uuid() as id,
+        select s.id as session_pk, c.session_id, c.g, k, c.at + k * interval '20 seconds' as at, 'seed-' || c.g || '-' || k as trace_id,
+          uuidv7(c.at + k * interval '20 seconds' - now()) as id,
           (c.g * 7 + k * 13) % 200 as tk
         from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
         cross join generate_series(0, ${PER_SESSION - 1}) k`;
@@ -232,8 +238,8 @@ try {
           ((c.g * 37) % 40000) / 1e6, (c.g * 13) % 5000, jsonb_build_object('turns', ${PER_SESSION}::int, 'latencyP95Ms', (c.g * 13) % 5000, 'totalTokens', 3000 + (c.g * 37) % 40000)
         from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id`;
       await tx`
-        insert into findings (tenant_id, trace_service_id, session_pk, session_id, issue_id, trace_id, detector, fingerprint, severity, title, evidence, occurred_at, created_at)
-        select ${T}, ${S}, s.id, c.session_id, i.id, c.session_id || '-0', i.detector, i.fingerprint, i.severity, i.title, '{"note": "seeded"}'::jsonb, c.at, c.at
+        insert into findings (id, tenant_id, trace_service_id, session_pk, session_id, issue_id, trace_id, detector, fingerprint, severity, title, evidence, occurred_at, created_at)
+        select uuidv7(c.at - now()), ${T}, ${S}, s.id, c.session_id, i.id, c.session_id || '-0', i.detector, i.fingerprint, i.severity, i.title, '{"note": "seeded"}'::jsonb, c.at, c.at
         from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
         join issues i on i.trace_service_id = ${S} and i.fingerprint = 'seed-' || (c.g % 40 + 1)
         where c.g % 10 = 0`;
