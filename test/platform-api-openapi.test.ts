@@ -16,16 +16,22 @@ import { createLogger } from "@cellar/shared/logger";
 import { createPlatformApp } from "../apps/platform/src/app";
 import { PLATFORM_MAX_BODY_BYTES } from "../apps/platform/src/http/body";
 import { createPlatformLimiter } from "../apps/platform/src/http/limits";
+import { stubDns } from "./helpers/dns";
 import { type Answered, answered } from "./helpers/openapi-answers";
-import { createTestStack, type TestStack } from "./helpers/stack";
+import {
+  bodySchemaOf,
+  fill,
+  type Operation,
+  operationsOf,
+  refusedInputs,
+  requiredQueryOf,
+  sampleBody,
+  unknownValue,
+} from "./helpers/openapi-requests";
+import { chatTrace } from "./helpers/payloads";
+import { createTestStack, type TestStack, waitFor } from "./helpers/stack";
 
 type App = ReturnType<typeof createPlatformApp>;
-interface Operation {
-  method: string;
-  path: string;
-  names: string[];
-  spec: { parameters?: any[]; requestBody?: any; responses: Record<string, any> };
-}
 interface Answer extends Answered {
   operation: string;
   why: string;
@@ -34,30 +40,52 @@ interface Answer extends Answered {
 let stack: TestStack;
 let a: Awaited<ReturnType<typeof bootstrapTenant>>;
 let viewer: string;
+let viewerId: string;
+let member: string;
+let free: Awaited<ReturnType<typeof bootstrapTenant>>;
+let serviceId: string;
 let doc: { paths: Record<string, Record<string, Operation["spec"]>> };
 let operations: Operation[];
 const answers: Answer[] = [];
 const SERVICE = "support-bot";
+const SESSION = "s-real";
+/** Ids of the matured session's parts. */
+let real: Record<string, string>;
 
 beforeAll(async () => {
   stack = await createTestStack({ windowSeconds: 1, startProcessor: false });
   a = await bootstrapTenant(stack.database.db, { name: "acme", plan: "pro", webhooks: true });
-  await createService(stack.database.db, { tenantId: a.tenantId, name: SERVICE });
-  // A viewer outside every project: below every role check, and no service is its project's.
+  serviceId = (await createService(stack.database.db, { tenantId: a.tenantId, name: SERVICE })).id;
+  // A viewer and a member outside every project: below the role checks, and no service is theirs.
   const u = await createUser(stack.database.db, { tenantId: a.tenantId, email: "viewer@acme.test", role: "viewer" });
+  viewerId = u.id;
   viewer = (await createApiKey(stack.database.db, { kind: "platform", userId: u.id })).key;
-  doc = await (await stack.platformRequest("/openapi.json")).json();
-  operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, spec]) => ({
-      method: method.toUpperCase(),
-      path,
-      names: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
-      spec,
-    })),
+  const m = await createUser(stack.database.db, { tenantId: a.tenantId, email: "member@acme.test", role: "member" });
+  member = (await createApiKey(stack.database.db, { kind: "platform", userId: m.id })).key;
+  // A tenant whose plan lacks what `pro` has (intents: 402).
+  free = await bootstrapTenant(stack.database.db, { name: "frugal", plan: "free", email: "owner@frugal.test" });
+  await createService(stack.database.db, { tenantId: free.tenantId, name: SERVICE });
+  // One matured session, so the reads have something to answer 200 with.
+  await stack.startProcessor();
+  const trace = chatTrace({ sessionId: SESSION, messages: [{ role: "user", content: "q" }], reply: "a" });
+  const stored = await stack.ingestRequest("/raw/traces", trace, { authorization: `Bearer ${a.telemetryKey}` });
+  expect(stored.status).toBe(200);
+  const spans = await waitFor(
+    async () => {
+      const r = await stack.platformRequest(`/telemetry/otel/sessions/${SERVICE}/${SESSION}/spans`, {
+        token: a.platformKey,
+      });
+      return r.status === 200 && ((await r.json()) as { spans: Array<{ traceId: string; spanId: string }> }).spans[0];
+    },
+    { what: "the session's spans", timeoutMs: 30_000 },
   );
+  real = { sessionId: SESSION, traceId: spans.traceId, spanId: spans.spanId };
+  doc = await (await stack.platformRequest("/openapi.json")).json();
+  operations = operationsOf(doc);
 }, 60_000);
 afterAll(() => stack?.stop());
 
+/** A platform on the stack's database; the per-key limit far above the thousand requests a key sends here. */
 const platform = (deps: Partial<Parameters<typeof createPlatformApp>[0]>): App =>
   createPlatformApp({
     db: stack.database.db,
@@ -65,18 +93,12 @@ const platform = (deps: Partial<Parameters<typeof createPlatformApp>[0]>): App =
     keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
     logger: createLogger("silent"),
     windowSeconds: 1,
+    limiter: createPlatformLimiter({
+      perKey: { perSecond: 1_000, burst: 100_000 },
+      sendsPerTenant: { perSecond: 1_000, burst: 100_000 },
+    }),
     ...deps,
   });
-
-/** A value for a path parameter that names nothing in the tenant (a well-formed one). */
-function unknownValue(name: string): string {
-  if (name === "seq") return "987654";
-  if (/^(serviceName|name)$/.test(name)) return `no-such-${name.toLowerCase()}`;
-  return crypto.randomUUID();
-}
-
-const fill = (op: Operation, value: (name: string) => string) =>
-  op.path.replace(/\{([^}]+)\}/g, (_, n) => encodeURIComponent(value(n)));
 
 const hasBody = (op: Operation) => op.method !== "GET";
 
@@ -96,97 +118,36 @@ async function call(
   return answer;
 }
 
-/** Statuses this file drives on every route that can answer them (so a listed one must be seen). */
-const DRIVEN_ON_EVERY_ROUTE = ["401", "413", "429", "503"];
-
-/** A value of the wrong JSON type for a schema (a string where a number is wanted, and so on). */
-function wrongType(schema: any): unknown {
-  const type = Array.isArray(schema?.type) ? schema.type[0] : schema?.type;
-  if (type === "string") return 12345;
-  if (schema?.anyOf || schema?.oneOf || schema?.enum || schema?.const !== undefined) return { not: "one of these" };
-  return "not-this-type";
-}
-
-/** The operation's required query parameters, each naming the test's service (all but `except`). */
-const requiredQueryOf = (op: Operation, except = "") =>
-  (op.spec.parameters ?? [])
-    .filter((p) => p.in === "query" && p.required && p.name !== except)
-    .map((p) => `${p.name}=${SERVICE}`)
-    .join("&");
-
-/** Requests each operation's own schemas refuse, each with the field(s) its 400 must name. */
-function refusedInputs(
-  op: Operation,
-): Array<{ why: string; query?: string; path?: string; body?: string; names: string[] }> {
-  const out: Array<{ why: string; query?: string; path?: string; body?: string; names: string[] }> = [];
-  const params = op.spec.parameters ?? [];
-  const query = params.filter((p) => p.in === "query");
-  const requiredQuery = query.filter((p) => p.required);
-  const validQuery = (except: string) => requiredQueryOf(op, except);
-  for (const p of requiredQuery)
-    out.push({ why: `query ${p.name} missing`, query: validQuery(p.name), names: [p.name] });
-  for (const p of query) {
-    const type = p.schema?.type;
-    const bad =
-      type === "integer" || type === "number"
-        ? "not-a-number"
-        : p.schema?.enum || p.schema?.anyOf
-          ? "no-such-value"
-          : p.schema?.format === "date-time"
-            ? "yesterday"
-            : undefined;
-    if (bad === undefined) continue;
-    const rest = validQuery(p.name);
-    out.push({ why: `query ${p.name} refused`, query: `${rest ? `${rest}&` : ""}${p.name}=${bad}`, names: [p.name] });
-  }
-  for (const p of params.filter(
-    (x) => x.in === "path" && (x.schema?.type === "integer" || x.schema?.format === "uuid"),
-  ))
-    out.push({
-      why: `path ${p.name} refused`,
-      path: fill(op, (n) => (n === p.name ? "not-valid" : unknownValue(n))),
-      query: validQuery(""),
-      names: [p.name],
-    });
-  const body = op.spec.requestBody?.content?.["application/json"]?.schema;
-  if (body?.properties) {
-    const required: string[] = body.required ?? [];
-    if (required.length)
-      out.push({ why: "body without its required fields", body: "{}", query: validQuery(""), names: required });
-    const names = Object.keys(body.properties);
-    out.push({
-      why: "body fields of the wrong type",
-      body: JSON.stringify(Object.fromEntries(names.map((n) => [n, wrongType(body.properties[n])]))),
-      query: validQuery(""),
-      names,
-    });
-  }
-  return out;
-}
-
 test("every route's answer to every generated failure is in the OpenAPI document", async () => {
-  const ok = stack.platform;
+  const ok = platform({});
   const unnamed: string[] = [];
   for (const op of operations) {
     expect((await call(ok, op, "no token")).status).toBe(401);
     await call(ok, op, "unknown ids", {
       token: a.platformKey,
-      query: requiredQueryOf(op).replaceAll(SERVICE, "no-such-service"),
+      query: requiredQueryOf(op, "no-such-service"),
     });
     await call(ok, op, "viewer outside the projects", {
       token: viewer,
-      query: requiredQueryOf(op),
+      query: requiredQueryOf(op, SERVICE),
       path: fill(op, (n) => (n === "serviceName" ? SERVICE : unknownValue(n))),
     });
+    if (op.path.includes("{"))
+      await call(ok, op, "over-long path values", {
+        token: a.platformKey,
+        path: fill(op, () => "p".repeat(2_000)),
+        query: requiredQueryOf(op, SERVICE),
+      });
     if (hasBody(op)) {
-      expect((await call(ok, op, "body not JSON", { token: a.platformKey, body: "{not json" })).status).toBe(400);
+      const bad = await call(ok, op, "body not JSON", { token: a.platformKey, body: "{not json" });
+      expect([bad.operation, bad.status, bad.body]).toEqual([bad.operation, 400, { error: "body is not valid JSON" }]);
       const big = await call(ok, op, "body too large", {
         token: a.platformKey,
         body: JSON.stringify({ pad: "x".repeat(PLATFORM_MAX_BODY_BYTES) }),
       });
       expect(big.status).toBe(413);
     }
-    for (const refused of refusedInputs(op)) {
+    for (const refused of refusedInputs(op, SERVICE)) {
       const r = await call(ok, op, refused.why, { token: a.platformKey, ...refused });
       if (r.status !== 400 || !refused.names.some((n) => String(r.body?.error).includes(n)))
         unnamed.push(
@@ -220,24 +181,165 @@ test("every route's answer to every generated failure is in the OpenAPI document
 
   expect(unnamed).toEqual([]);
   expect(problems(answers)).toEqual([]);
+}, 180_000);
+
+/**
+ * Bodies the document's schemas alone cannot make: of the operations whose body it does not
+ * describe (parsed by hand, for messages the schema validator cannot give), and of those whose
+ * fields depend on one another or on what exists. One each operation accepts.
+ */
+let evaluatorId = "";
+const BODIES: Record<string, () => unknown> = {
+  "post /evaluators": () => ({ service_name: SERVICE, name: "short", check: { type: "length", max: 500 } }),
+  "post /reviews/{serviceName}/{sessionId}": () => ({ evaluator_id: evaluatorId, value: 1 }),
+  "post /webhooks": () => ({
+    trace_service_id: serviceId,
+    name: "hook",
+    url: "https://hooks.example.com/in",
+    event_types: ["session.matured"],
+  }),
+  "put /webhooks/{id}": () => ({ name: "renamed" }),
+  "post /scores": () => ({ service_name: SERVICE, session_id: "s-1", name: "helpful", value: 1 }),
+  "post /monitors": () => MONITOR,
+  "post /monitors/preview": () => MONITOR,
+  "put /monitors/{id}": () => MONITOR,
+};
+const MONITOR = {
+  service_name: SERVICE,
+  name: "cost",
+  metric: "loss",
+  window_seconds: 3600,
+  direction: "above",
+  threshold: 1,
+};
+
+/** The same body naming a service that is not in the tenant. */
+const elsewhere = (body: unknown) =>
+  body === undefined ? undefined : JSON.parse(JSON.stringify(body).replaceAll(`"${SERVICE}"`, '"no-such-service"'));
+
+/** Later operations undo what earlier ones need: reads first, then writes, deletions last. */
+const order = (op: Operation) =>
+  op.method === "GET" ? 0 : op.method === "DELETE" || /deprovision|disable/.test(op.path) ? 2 : 1;
+
+test("every route's answers with real ids, valid bodies and each caller are in the OpenAPI document", async () => {
+  const app = platform({
+    webhooks: {
+      secretBox: stack.secretBox,
+      js: stack.nats.js,
+      topology: stack.nats.topology,
+      resolveDns: stubDns({ "hooks.example.com": ["93.184.216.34"] }, null),
+    },
+    deadLetters: { js: stack.nats.js, topology: stack.nats.topology },
+  });
+  const send = (op: Operation, why: string, token: string, ids: Record<string, string>, body?: unknown) =>
+    call(app, op, why, {
+      token,
+      path: fill(op, (n) => ids[n] ?? unknownValue(n)),
+      query: requiredQueryOf(op, ids.serviceName ?? SERVICE, "", true),
+      body: op.method === "GET" ? undefined : JSON.stringify(body ?? {}),
+    });
+  const bodyOf = (op: Operation) =>
+    BODIES[`${op.method.toLowerCase()} ${op.path}`]?.() ?? sampleBody(bodySchemaOf(op), SERVICE);
+  const byPath = (path: string, method = "POST") => operations.find((o) => o.path === path && o.method === method)!;
+
+  // Resources to name: a subscription (up to the per-service cap: then 409), a monitor, an evaluator.
+  const hook = byPath("/webhooks");
+  const hooks: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const r = await send(hook, "create up to the cap", a.platformKey, {}, bodyOf(hook));
+    if (r.status === 201) hooks.push(r.body.id);
+  }
+  expect(hooks.length).toBe(5);
+  const monitor = await send(byPath("/monitors"), "create", a.platformKey, {}, MONITOR);
+  const evaluator = await send(byPath("/evaluators"), "create", a.platformKey, {}, bodyOf(byPath("/evaluators")));
+  expect([monitor.status, evaluator.status]).toEqual([201, 201]);
+  evaluatorId = evaluator.body.id;
+  const ids = (op: Operation): Record<string, string> => ({
+    ...real,
+    serviceName: SERVICE,
+    name: "helpful",
+    id: op.path.startsWith("/webhooks")
+      ? hooks[0]
+      : op.path.startsWith("/organization/members")
+        ? viewerId
+        : op.path.startsWith("/organization/keys")
+          ? a.telemetryKeyId
+          : op.path.startsWith("/monitors")
+            ? monitor.body?.id
+            : evaluator.body?.id,
+  });
+  const sorted = [...operations].sort((x, y) => order(x) - order(y));
+  // Callers below the route's role, or outside the service's project; then another plan.
+  for (const op of sorted) {
+    await send(op, "viewer, real ids", viewer, ids(op), bodyOf(op));
+    await send(op, "member, real ids", member, ids(op), bodyOf(op));
+    await send(op, "free plan", free.platformKey, { serviceName: SERVICE }, bodyOf(op));
+    await send(
+      op,
+      "a service not in the tenant",
+      a.platformKey,
+      { ...ids(op), serviceName: "no-such-service" },
+      elsewhere(bodyOf(op)),
+    );
+  }
+  // The owner, twice: a create the first time, what already exists the second.
+  for (const op of sorted) {
+    await send(op, "owner, real ids", a.platformKey, ids(op), bodyOf(op));
+    if (op.method === "POST") await send(op, "owner, again", a.platformKey, ids(op), bodyOf(op));
+    const every = sampleBody(bodySchemaOf(op), SERVICE, "", true);
+    if (every && op.method !== "GET") await send(op, "owner, every optional field", a.platformKey, ids(op), every);
+  }
+  // A disabled subscription takes no test send and no re-send.
+  await send(byPath("/webhooks/{id}/disable"), "disable", a.platformKey, { id: hooks[1] });
+  await send(byPath("/webhooks/{id}/test"), "disabled", a.platformKey, { id: hooks[1] });
+  await send(byPath("/webhooks/{id}/deliveries/{deliveryId}/retry"), "disabled", a.platformKey, { id: hooks[1] });
+  expect(problems(answers)).toEqual([]);
+}, 180_000);
+
+/**
+ * Listed statuses no request of this file reaches, each with why. The list must match exactly:
+ * a status driven later, or one the document stops listing, fails the test until removed here.
+ */
+const NOT_DRIVEN: Record<string, string> = {
+  "get /telemetry/otel/sessions/{serviceName}/{sessionId}/transcript/items/{itemId} 200":
+    "an item id comes from a transcript page; not followed here",
+  "get /telemetry/otel/issues/{issueId}/breakdown 200": "no issue is detected in the one fixture session",
+  "post /webhooks/{id}/deliveries/{deliveryId}/retry 202":
+    "needs a finished delivery, which takes a dispatcher (test/webhook-*.test.ts)",
+  "post /dead-letters/{seq}/replay 200":
+    "needs a dead letter counted by the ledger (test/dead-letters-openapi.test.ts)",
+  "post /organization/members 404": "not driven yet: a generated body with an unknown project id",
+  "patch /organization/members/{id} 200": "not driven yet: a generated body the route accepts",
+  "patch /organization/members/{id} 403": "not driven yet: an admin changing an owner",
+  "patch /organization/members/{id} 409": "the last owner kept: reached only by two owners demoting each other at once",
+  "post /organization/members/{id}/deprovision 409":
+    "the last owner kept: reached only by two owners deprovisioning each other at once",
+  "patch /organization/keys/{id} 200": "not driven yet: a generated body the route accepts",
+  "patch /organization/keys/{id} 404": "not driven yet: a generated body the route accepts, with an unknown id",
+  "put /monitors/{id} 200": "not driven yet: a monitor change the route accepts",
+  "post /evaluators/{id}/runs 200": "not driven yet: an estimate-only run of a session evaluator",
+  "post /evaluators/{id}/runs 201": "not driven yet: a run of a session evaluator",
+  "get /evaluators/{id}/runs/{runId} 200": "not driven yet: a run's id",
+  "post /reviews/{serviceName}/{sessionId} 200": "not driven yet: a review of a session evaluator",
+  "post /reviews/{serviceName}/{sessionId} 201": "not driven yet: a review of a session evaluator",
+};
+
+test("every status the document lists is answered by some generated request", () => {
   const table = new Map<string, Map<string, Set<string>>>();
   for (const x of answers) {
     const m = table.get(x.operation) ?? new Map<string, Set<string>>();
     table.set(x.operation, m);
-    const s = m.get(String(x.status)) ?? new Set<string>();
-    m.set(String(x.status), s);
-    s.add(x.why);
+    m.set(String(x.status), (m.get(String(x.status)) ?? new Set<string>()).add(x.why));
   }
-  // The other way round: what every route answers by construction, listed only where answered.
+  expect(table.size).toBe(operations.length);
   const unseen: string[] = [];
   for (const [operation, seen] of table) {
     const [method, path] = operation.split(" ");
     for (const status of Object.keys(doc.paths[path][method].responses))
-      if (DRIVEN_ON_EVERY_ROUTE.includes(status) && !seen.has(status)) unseen.push(`${operation} lists ${status}`);
+      if (status !== "500" && !seen.has(status)) unseen.push(`${operation} ${status}`);
   }
-  expect(unseen).toEqual([]);
-  expect(table.size).toBe(operations.length);
-}, 180_000);
+  expect(unseen.sort()).toEqual(Object.keys(NOT_DRIVEN).sort());
+});
 
 /** Each answer against the document: listed for its operation, the error shape, Retry-After documented. */
 function problems(list: Answer[]): string[] {
@@ -250,6 +352,9 @@ function problems(list: Answer[]): string[] {
       out.push(`${answer.operation} answered ${answer.status} (${answer.why}), which the document does not list`);
       continue;
     }
+    // 500 is listed on every operation, but no request a caller can make may end there.
+    if (answer.status >= 500 && answer.status !== 503)
+      out.push(`${answer.operation} answered ${answer.status} (${answer.why}): ${JSON.stringify(answer.body)}`);
     if (answer.status >= 400 && (typeof answer.body?.error !== "string" || Object.keys(answer.body).length !== 1))
       out.push(`${answer.operation} ${answer.status}: not an {"error": ...} body: ${JSON.stringify(answer.body)}`);
     if (answer.status >= 400 && documented.content?.["application/json"]?.schema?.$ref !== "#/components/schemas/Error")

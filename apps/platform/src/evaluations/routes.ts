@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { EvaluatorCreate, EvaluatorUpdate } from "@cellar/shared/evaluations/definition";
 import type { PlatformDeps } from "../deps.ts";
 import { created, type Resource, resource } from "../http/resource.ts";
-import { doc, intQuery } from "../http/schemas.ts";
+import { doc, intQuery, LOOKUP_ERRORS } from "../http/schemas.ts";
 import { Evaluator, EvaluatorList, EvaluationList, EvaluationRun, RunStarted } from "./model.ts";
 import * as svc from "./service.ts";
 import { getRun, MAX_RUN_SESSIONS, startRun } from "./runs.ts";
@@ -34,13 +34,15 @@ function definitionRoutes(app: Resource, s: svc.EvaluatorServiceDeps) {
       body: EvaluatorCreate,
       detail: doc(TAG, "Create an evaluator (version 1)", Evaluator, {
         status: 201,
-        errors: [400, 401, 403, 404],
+        errors: [400, 401, 403, 404, 409],
         description:
           "409 when the service has an evaluator of that name or already 20 evaluators. A judge needs role admin; a check, member.",
       }),
     })
     .get("/:id", ({ principal, params }) => svc.getEvaluator(s, principal, params.id), {
-      detail: doc(TAG, "An evaluator: its current version, status and today's spend", Evaluator),
+      detail: doc(TAG, "An evaluator: its current version, status and today's spend", Evaluator, {
+        errors: LOOKUP_ERRORS,
+      }),
     })
     .put("/:id", ({ principal, params, body }) => svc.updateEvaluator(s, principal, params.id, body), {
       body: EvaluatorUpdate,
@@ -93,13 +95,16 @@ function judgementRoutes(app: Resource, deps: PlatformDeps, s: svc.EvaluatorServ
           RunStarted,
           {
             status: 201,
+            alsoStatus: 200,
             description: "estimate_only answers 200 with the estimate and starts nothing.",
           },
         ),
       },
     )
     .get("/:id/runs/:runId", ({ principal, params }) => getRun(s, principal, params.id, params.runId), {
-      detail: doc(TAG, "A run's progress, spend so far and (dry runs) results", EvaluationRun),
+      detail: doc(TAG, "A run's progress, spend so far and (dry runs) results", EvaluationRun, {
+        errors: LOOKUP_ERRORS,
+      }),
     })
     .get(
       "/:id/agreement",
@@ -110,6 +115,7 @@ function judgementRoutes(app: Resource, deps: PlatformDeps, s: svc.EvaluatorServ
           TAG,
           "How often the judge agreed with reviewers (agreement rate and Cohen's kappa, or mean absolute difference)",
           Agreement,
+          { errors: LOOKUP_ERRORS },
         ),
       },
     )

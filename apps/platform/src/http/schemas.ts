@@ -61,6 +61,12 @@ export const ERROR_STATUSES = {
 } as const;
 
 /**
+ * The errors of a read whose input a caller cannot get wrong (path values only, each looked up):
+ * no 400. What every route answers besides (401, 429, 503) the OpenAPI builder adds.
+ */
+export const LOOKUP_ERRORS: Array<keyof typeof ERROR_STATUSES> = [401, 403, 404];
+
+/**
  * Route documentation: summary, tag and the success body schema. The OpenAPI builder reads it from
  * the route's `detail`; tests check real responses against the same `response` schema.
  */
@@ -73,6 +79,8 @@ export function doc(
     errors?: Array<keyof typeof ERROR_STATUSES>;
     rename?: Record<string, string>;
     status?: number;
+    /** A second success status with the same body (200 for an idempotent create that found its earlier result). */
+    alsoStatus?: number;
     /** false on a route not counted against the per-key request limit (it never answers 429 for it). */
     perKeyLimit?: boolean;
   } = {},
@@ -88,6 +96,7 @@ export function doc(
     ...(extra.rename ? { "x-cellar-rename": extra.rename } : {}),
     // Success status when not 200 (201 created, 202 accepted, 204 without a body).
     ...(extra.status ? { "x-cellar-status": extra.status } : {}),
+    ...(extra.alsoStatus ? { "x-cellar-also-status": extra.alsoStatus } : {}),
     ...(extra.perKeyLimit === false ? { "x-cellar-per-key-limit": false } : {}),
   } as Record<string, unknown>;
 }

@@ -3,7 +3,7 @@ import { forbidden } from "@cellar/shared/errors";
 import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { hasRole, type Principal } from "../auth/principal.ts";
-import { doc } from "../http/schemas.ts";
+import { doc, LOOKUP_ERRORS } from "../http/schemas.ts";
 import { Any } from "./model.ts";
 import { listMonitors, monitorHistory } from "../query/monitors.ts";
 import * as svc from "./service.ts";
@@ -38,7 +38,9 @@ export function monitorRoutes(deps: PlatformDeps) {
       detail: doc(TAG, "The definition's aggregate over the last window, without saving it", Any),
     })
     .get("/:id", ({ principal, params }) => monitorHistory(deps.sql, principal, params.id), {
-      detail: doc(TAG, "A monitor, its chart (last 24 h, a point a minute) and its state changes", Any),
+      detail: doc(TAG, "A monitor, its chart (last 24 h, a point a minute) and its state changes", Any, {
+        errors: LOOKUP_ERRORS,
+      }),
     })
     .put(
       "/:id",

@@ -56,6 +56,7 @@ function operation(route: RouteLike, openPath: string, pathNames: string[], hook
     "x-cellar-rename": rename,
     "x-cellar-status": status,
     "x-cellar-per-key-limit": perKeyLimit,
+    "x-cellar-also-status": alsoStatus,
     ...detail
   } = (hooks.detail ?? {}) as Record<string, any>;
   const declared =
@@ -77,6 +78,14 @@ function operation(route: RouteLike, openPath: string, pathNames: string[], hook
         description: status === 204 ? "No content" : "OK",
         ...(ok && status !== 204 ? { content: jsonContent(jsonSchema(ok)) } : {}),
       },
+      ...(alsoStatus
+        ? {
+            [alsoStatus]: {
+              description: "OK: done before (the earlier result)",
+              ...(ok ? { content: jsonContent(jsonSchema(ok)) } : {}),
+            },
+          }
+        : {}),
       ...withRetryAfter(
         errorResponses(Object.fromEntries([...statuses, 500].map((s) => [s, STATUS_TEXT[s] ?? "Error"]))),
       ),

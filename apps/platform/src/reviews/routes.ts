@@ -69,6 +69,7 @@ export function reviewRoutes(deps: PlatformDeps) {
         ),
         detail: doc(TAG, "A reviewer's verdict on a session for one evaluator (a reviewer score)", Score, {
           status: 201,
+          alsoStatus: 200,
           description: "200 with the first verdict when this reviewer already reviewed the session for that evaluator.",
         }),
       },

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
-import { doc, requiredQuery } from "../http/schemas.ts";
+import { doc, LOOKUP_ERRORS, requiredQuery } from "../http/schemas.ts";
 import { scoreConfigsOf, scoresOfSession, scoresOfTrace } from "../query/scores.ts";
 import { Score, ScoreConfig, ScoreConfigBody, ScoreConfigList, ScoreList } from "./model.ts";
 import { declareScoreName, recordScore, removeScoreName } from "./service.ts";
@@ -26,6 +26,7 @@ export function scoreRoutes(deps: PlatformDeps) {
       {
         detail: doc(TAG, "Record a score of a session or a trace (idempotent on idempotency_key)", Score, {
           status: 201,
+          alsoStatus: 200,
           errors: [400, 401, 403, 404],
           description:
             "Body: service_name, session_id or trace_id, name, value (number, boolean or label), comment, source (api default, reviewer, end_user), idempotency_key. 200 with the stored score when the key was seen before.",
@@ -37,7 +38,7 @@ export function scoreRoutes(deps: PlatformDeps) {
       ({ principal, params }) => scoresOfSession(deps.sql, principal, params.serviceName, params.sessionId),
       {
         params: t.Object({ serviceName: t.String(), sessionId: t.String() }),
-        detail: doc(TAG, "Scores of a session (also before the session exists)", ScoreList),
+        detail: doc(TAG, "Scores of a session (also before the session exists)", ScoreList, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
@@ -52,7 +53,7 @@ export function scoreRoutes(deps: PlatformDeps) {
     .get(
       "/scores/configs/:serviceName",
       ({ principal, params }) => scoreConfigsOf(deps.sql, principal, params.serviceName),
-      { detail: doc(TAG, "Score names the service declares", ScoreConfigList) },
+      { detail: doc(TAG, "Score names the service declares", ScoreConfigList, { errors: LOOKUP_ERRORS }) },
     )
     .put(
       "/scores/configs/:serviceName/:name",

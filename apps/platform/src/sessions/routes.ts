@@ -4,7 +4,7 @@ import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { type Resource, resource } from "../http/resource.ts";
 import { strictBody } from "../http/filters.ts";
-import { doc, requiredQuery } from "../http/schemas.ts";
+import { doc, LOOKUP_ERRORS, requiredQuery } from "../http/schemas.ts";
 import {
   listPage,
   searchSessions,
@@ -80,7 +80,9 @@ function sessionTelemetryRoutes(app: Resource, deps: PlatformDeps) {
       ({ params, principal }) => sessionTranscriptItem(deps, principal, params),
       {
         params: t.Object({ serviceName: t.String(), sessionId: t.String(), itemId: t.String() }),
-        detail: doc(TAG, "One transcript item in full, with reasoning and raw span attributes", TranscriptItemDetail),
+        detail: doc(TAG, "One transcript item in full, with reasoning and raw span attributes", TranscriptItemDetail, {
+          errors: LOOKUP_ERRORS,
+        }),
       },
     )
     .get(
@@ -106,7 +108,7 @@ function sessionTelemetryRoutes(app: Resource, deps: PlatformDeps) {
       ({ params, principal }) => sessionRead(deps, principal, params, sessionTree),
       {
         params: SessionParams,
-        detail: doc(TAG, "Span hierarchy as a tree", SessionTree),
+        detail: doc(TAG, "Span hierarchy as a tree", SessionTree, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
@@ -114,7 +116,7 @@ function sessionTelemetryRoutes(app: Resource, deps: PlatformDeps) {
       ({ params, principal }) => sessionRead(deps, principal, params, sessionGraph),
       {
         params: SessionParams,
-        detail: doc(TAG, "Span hierarchy as nodes and edges", SessionGraph),
+        detail: doc(TAG, "Span hierarchy as nodes and edges", SessionGraph, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
@@ -136,7 +138,7 @@ function sessionAnalysisRoutes(app: Resource, deps: PlatformDeps) {
       ({ params, principal }) => sessionRead(deps, principal, params, sessionTldr),
       {
         params: SessionParams,
-        detail: doc(TAG, "Summary of the session", Tldr),
+        detail: doc(TAG, "Summary of the session", Tldr, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
@@ -144,7 +146,7 @@ function sessionAnalysisRoutes(app: Resource, deps: PlatformDeps) {
       ({ params, principal }) => sessionRead(deps, principal, params, sessionProblems),
       {
         params: SessionParams,
-        detail: doc(TAG, "Problems detected in the session", ProblemAnalysis),
+        detail: doc(TAG, "Problems detected in the session", ProblemAnalysis, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
@@ -152,7 +154,7 @@ function sessionAnalysisRoutes(app: Resource, deps: PlatformDeps) {
       ({ params, principal }) => sessionRead(deps, principal, params, sessionCostByModel),
       {
         params: SessionParams,
-        detail: doc(TAG, "Cost breakdown by model", CostByModel),
+        detail: doc(TAG, "Cost breakdown by model", CostByModel, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
@@ -176,7 +178,7 @@ function sessionAnalysisRoutes(app: Resource, deps: PlatformDeps) {
       ({ params, principal }) => sessionRead(deps, principal, params, sessionToolCosts),
       {
         params: SessionParams,
-        detail: doc(TAG, "Cost attributed to tools", ToolCosts),
+        detail: doc(TAG, "Cost attributed to tools", ToolCosts, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
@@ -184,7 +186,7 @@ function sessionAnalysisRoutes(app: Resource, deps: PlatformDeps) {
       ({ params, principal }) => sessionRead(deps, principal, params, sessionToolSchemas),
       {
         params: SessionParams,
-        detail: doc(TAG, "Tool schemas seen in the session", ToolSchemas),
+        detail: doc(TAG, "Tool schemas seen in the session", ToolSchemas, { errors: LOOKUP_ERRORS }),
       },
     );
 }

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { strictBody } from "../http/filters.ts";
-import { doc, requiredQuery } from "../http/schemas.ts";
+import { doc, LOOKUP_ERRORS, requiredQuery } from "../http/schemas.ts";
 import {
   eventsOfTrace,
   searchTraces,
@@ -37,7 +37,7 @@ export function traceRoutes(deps: PlatformDeps) {
       ({ params, principal }) => spansOfTrace(deps, principal, params.serviceName, params.traceId),
       {
         params: t.Object({ serviceName: t.String(), traceId: t.String() }),
-        detail: doc(TAG, "Spans of the trace", TraceSpans),
+        detail: doc(TAG, "Spans of the trace", TraceSpans, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
@@ -54,7 +54,7 @@ export function traceRoutes(deps: PlatformDeps) {
       ({ params, principal }) => eventsOfTrace(deps, principal, params.serviceName, params.traceId),
       {
         params: t.Object({ serviceName: t.String(), traceId: t.String() }),
-        detail: doc(TAG, "Events of the trace", TraceEvents),
+        detail: doc(TAG, "Events of the trace", TraceEvents, { errors: LOOKUP_ERRORS }),
       },
     )
     .get(
