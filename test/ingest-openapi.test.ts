@@ -15,7 +15,7 @@ import { KeyResolver } from "@cellar/shared/auth/keys";
 import { createDatabase } from "@cellar/shared/db/client";
 import { createLogger } from "@cellar/shared/logger";
 import { createIngestApp, type IngestDeps } from "../apps/ingest/src/app";
-import { type Answered, answered } from "./helpers/openapi-answers";
+import { type Answered, answered, bodyProblem } from "./helpers/openapi-answers";
 import { otlpChat } from "./helpers/otlp-chat";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, type TestStack } from "./helpers/stack";
@@ -35,7 +35,7 @@ const MAX_BODY = 8 * 1024;
 let stack: TestStack;
 let key: string;
 let lockedDsn: string;
-let doc: { paths: Record<string, { post: Operation["spec"] }> };
+let doc: { paths: Record<string, { post: Operation["spec"] }>; components: unknown };
 let operations: Operation[];
 const answers: Answer[] = [];
 
@@ -215,6 +215,11 @@ test("every ingestion door's answer to every generated failure is in the OpenAPI
       if (schema?.$ref && Object.keys(x.body ?? {}).length !== 1)
         problems.push(`${x.operation} ${x.status} (${x.why}): more than {"error": ...}: ${JSON.stringify(x.body)}`);
     }
+    const mismatch =
+      media?.schema &&
+      x.contentType?.startsWith("application/json") &&
+      bodyProblem(media.schema, x.body, doc.components);
+    if (mismatch) problems.push(`${x.operation} ${x.status} (${x.why}): body not as documented: ${mismatch}`);
     if (x.retryAfter !== null && !documented.headers?.["Retry-After"])
       problems.push(`${x.operation} ${x.status} (${x.why}): Retry-After answered, not documented`);
     if (["429", "503"].includes(String(x.status)) && !(Number(x.retryAfter) > 0))

@@ -17,7 +17,7 @@ import { createPlatformApp } from "../apps/platform/src/app";
 import { PLATFORM_MAX_BODY_BYTES } from "../apps/platform/src/http/body";
 import { createPlatformLimiter } from "../apps/platform/src/http/limits";
 import { stubDns } from "./helpers/dns";
-import { type Answered, answered } from "./helpers/openapi-answers";
+import { type Answered, answered, bodyProblem } from "./helpers/openapi-answers";
 import {
   bodySchemaOf,
   fill,
@@ -44,7 +44,7 @@ let viewerId: string;
 let member: string;
 let free: Awaited<ReturnType<typeof bootstrapTenant>>;
 let serviceId: string;
-let doc: { paths: Record<string, Record<string, Operation["spec"]>> };
+let doc: { paths: Record<string, Record<string, Operation["spec"]>>; components: unknown };
 let operations: Operation[];
 const answers: Answer[] = [];
 const SERVICE = "support-bot";
@@ -372,6 +372,9 @@ function problems(list: Answer[]): string[] {
       out.push(`${answer.operation} ${answer.status}: not an {"error": ...} body: ${JSON.stringify(answer.body)}`);
     if (answer.status >= 400 && documented.content?.["application/json"]?.schema?.$ref !== "#/components/schemas/Error")
       out.push(`${answer.operation} ${answer.status}: documented without the Error schema`);
+    const schema = documented.content?.["application/json"]?.schema;
+    const mismatch = schema && bodyProblem(schema, answer.body, doc.components);
+    if (mismatch) out.push(`${answer.operation} ${answer.status} (${answer.why}): body not as documented: ${mismatch}`);
     if (answer.retryAfter !== null && !documented.headers?.["Retry-After"])
       out.push(`${answer.operation} ${answer.status}: Retry-After answered, not documented`);
   }
