@@ -212,8 +212,6 @@ const BODIES: Record<string, () => unknown> = {
   }),
   "put /webhooks/{id}": () => ({ name: "renamed" }),
   "post /scores": () => ({ service_name: SERVICE, session_id: "s-1", name: "helpful", value: 1 }),
-  "post /monitors": () => MONITOR,
-  "post /monitors/preview": () => MONITOR,
   "put /monitors/{id}": () => MONITOR,
 };
 const MONITOR = {

@@ -79,6 +79,8 @@ export function doc(
     errors?: Array<keyof typeof ERROR_STATUSES>;
     rename?: Record<string, string>;
     status?: number;
+    /** The request body of a route that parses its body by hand (no `body` hook): documented, not enforced. */
+    request?: TSchema;
     /** A second success status with the same body (200 for an idempotent create that found its earlier result). */
     alsoStatus?: number;
     /** false on a route not counted against the per-key request limit (it never answers 429 for it). */
@@ -96,6 +98,7 @@ export function doc(
     ...(extra.rename ? { "x-cellar-rename": extra.rename } : {}),
     // Success status when not 200 (201 created, 202 accepted, 204 without a body).
     ...(extra.status ? { "x-cellar-status": extra.status } : {}),
+    ...(extra.request ? { "x-cellar-request": extra.request } : {}),
     ...(extra.alsoStatus ? { "x-cellar-also-status": extra.alsoStatus } : {}),
     ...(extra.perKeyLimit === false ? { "x-cellar-per-key-limit": false } : {}),
   } as Record<string, unknown>;

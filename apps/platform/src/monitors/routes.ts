@@ -4,6 +4,7 @@ import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { hasRole, type Principal } from "../auth/principal.ts";
 import { doc, LOOKUP_ERRORS } from "../http/schemas.ts";
+import { MonitorDefinition } from "@cellar/shared/monitors/definition";
 import { Any } from "./model.ts";
 import { listMonitors, monitorHistory } from "../query/monitors.ts";
 import * as svc from "./service.ts";
@@ -32,10 +33,18 @@ export function monitorRoutes(deps: PlatformDeps) {
         set.status = 201;
         return created;
       },
-      { detail: doc(TAG, "Create a monitor", Any, { status: 201, errors: [400, 401, 403, 404] }) },
+      {
+        detail: doc(TAG, "Create a monitor", Any, {
+          status: 201,
+          errors: [400, 401, 403, 404],
+          request: MonitorDefinition,
+        }),
+      },
     )
     .post("/preview", ({ principal, body }) => svc.previewMonitor(deps.sql, principal, svc.parseDefinition(body)), {
-      detail: doc(TAG, "The definition's aggregate over the last window, without saving it", Any),
+      detail: doc(TAG, "The definition's aggregate over the last window, without saving it", Any, {
+        request: MonitorDefinition,
+      }),
     })
     .get("/:id", ({ principal, params }) => monitorHistory(deps.sql, principal, params.id), {
       detail: doc(TAG, "A monitor, its chart (last 24 h, a point a minute) and its state changes", Any, {

@@ -57,6 +57,7 @@ function operation(route: RouteLike, openPath: string, pathNames: string[], hook
     "x-cellar-status": status,
     "x-cellar-per-key-limit": perKeyLimit,
     "x-cellar-also-status": alsoStatus,
+    "x-cellar-request": request,
     ...detail
   } = (hooks.detail ?? {}) as Record<string, any>;
   const declared =
@@ -91,7 +92,8 @@ function operation(route: RouteLike, openPath: string, pathNames: string[], hook
       ),
     },
   };
-  if (hooks.body) op.requestBody = { required: !isOptional(hooks.body), content: jsonContent(jsonSchema(hooks.body)) };
+  const body = hooks.body ?? request;
+  if (body) op.requestBody = { required: !isOptional(body), content: jsonContent(jsonSchema(body)) };
   return op;
 }
 
