@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { ScorePayload } from "@cellar/shared/payloads";
 import type { PlatformDeps } from "../deps.ts";
 import { platformAuth } from "../auth/plugin.ts";
 import { doc, LOOKUP_ERRORS, requiredQuery } from "../http/schemas.ts";
@@ -7,6 +8,12 @@ import { Score, ScoreConfig, ScoreConfigBody, ScoreConfigList, ScoreList } from 
 import { declareScoreName, recordScore, removeScoreName } from "./service.ts";
 
 const TAG = "Scores";
+
+/** POST /scores's body, for the document: ingest's score payload with service_name required (checked by hand, as ingest checks it). */
+const ScoreBody = t.Composite(
+  [t.Omit(ScorePayload, ["service_name"]), t.Required(t.Pick(ScorePayload, ["service_name"]))],
+  { additionalProperties: false },
+);
 
 /**
  * Scores (docs/scores.md): POST /scores (member and above) and the reads of one session's or one
@@ -28,6 +35,7 @@ export function scoreRoutes(deps: PlatformDeps) {
           status: 201,
           alsoStatus: 200,
           errors: [400, 401, 403, 404],
+          request: ScoreBody,
           description:
             "Body: service_name, session_id or trace_id, name, value (number, boolean or label), comment, source (api default, reviewer, end_user), idempotency_key. 200 with the stored score when the key was seen before.",
         }),
