@@ -77,7 +77,7 @@ beforeAll(async () => {
       });
       return r.status === 200 && ((await r.json()) as { spans: Array<{ traceId: string; spanId: string }> }).spans[0];
     },
-    { what: "the session's spans", timeoutMs: 30_000 },
+    { what: "the session's spans", timeoutMs: 60_000 },
   );
   const transcript = await waitFor(
     async () => {
@@ -87,12 +87,12 @@ beforeAll(async () => {
       const page = r.status === 200 && ((await r.json()) as { status: string; items: Array<{ id: string }> });
       return page && page.status === "complete" && page.items[0];
     },
-    { what: "the session's transcript", timeoutMs: 30_000 },
+    { what: "the session's transcript", timeoutMs: 60_000 },
   );
   real = { sessionId: SESSION, traceId: spans.traceId, spanId: spans.spanId, itemId: transcript.id };
   doc = await (await stack.platformRequest("/openapi.json")).json();
   operations = operationsOf(doc);
-}, 60_000);
+}, 150_000);
 afterAll(() => stack?.stop());
 
 /** A platform on the stack's database; the per-key limit far above the thousand requests a key sends here. */
