@@ -105,10 +105,17 @@ beforeAll(async () => {
   );
   expect(ev.status).toBe(200);
   // Settled on its event too: a re-maturation after the rows below would replace the finding.
-  await waitFor(async () => (await sql`select 1 from events`).length > 0 && (await unsettledSessions(stack)) === 0, {
-    what: "the long session matured",
-    timeoutMs: 30_000,
-  });
+  // Every trace stored as well: the processor may store the event before a trace sent earlier.
+  await waitFor(
+    async () =>
+      (await sql`select 1 from events`).length > 0 &&
+      (await sql`select 1 from traces`).length === traces.length &&
+      (await unsettledSessions(stack)) === 0,
+    {
+      what: "the long session matured",
+      timeoutMs: 30_000,
+    },
+  );
   const [svc] = await sql<{ id: string }[]>`select id from trace_services where name = ${SERVICE}`;
   const [sess] = await sql<{ id: string }[]>`select id from sessions where session_id = ${SESSION}`;
   // An issue and a finding whose title is tenant data too (a detector may quote the conversation).

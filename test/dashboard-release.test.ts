@@ -52,10 +52,17 @@ beforeAll(async () => {
     );
     expect(r.status).toBe(200);
   }
-  await waitFor(async () => (await unsettledSessions(stack)) === 0, {
-    what: "every session matured",
-    timeoutMs: 60_000,
-  });
+  // Both sessions must exist first: an accepted trace reaches the sessions table a moment after
+  // ingest answers, and until then "nothing unsettled" is true of a table without them.
+  await waitFor(
+    async () =>
+      (await stack.database.sql`select 1 from sessions where session_id in (${LONG_SESSION}, ${CHEAP})`).length === 2 &&
+      (await unsettledSessions(stack)) === 0,
+    {
+      what: "both new sessions matured",
+      timeoutMs: 60_000,
+    },
+  );
   stack.platform.listen({ port: 0, hostname: "127.0.0.1" });
   base = `http://127.0.0.1:${stack.platform.server!.port}`;
 }, 120_000);
