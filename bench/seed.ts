@@ -6,8 +6,11 @@
  * the row's columns carry the real ones, so the spans derived from it carry the template's times),
  * where the ids of the spans the processor derives live (`span_ids`, migration 0017), a trace analysis,
  * two transcript items (the request's last message and the response, stored as maturation stores
- * them: references into the payload, docs/analysis.md "Items as references"); per 5 traces a matured session with its analysis rollups; 10% of
- * sessions carry a finding under one of 40 issues. Sessions, traces and findings take the
+ * them: references into the payload, docs/analysis.md "Items as references", in one
+ * `transcript_runs` row as maturation writes them since migration 0040, not the item rows of the
+ * older shape); per 5 traces a matured session with its analysis rollups; 10% of
+ * sessions carry a finding under one of 40 issues; and one long conversation, `long-1` (600
+ * traces, 1,200 items), the session bench/e2e/reads.ts pages at a random offset. Sessions, traces and findings take the
  * time-ordered ids the code writes since migration 0027, minted at the row's own time
  * (`uuidv7(at - now())`), as a cluster that stored them over --days has them: reads and the
  * ledger's reconciliation bound their scans by id range (its trace count over the last two hours
@@ -50,6 +53,113 @@ const TARGET = Number(args.traces);
 const DAYS = Number(args.days);
 const CHUNK = Number(args.chunk);
 const PER_SESSION = 5;
+const LONG_TRACES = 600;
+
+/** Sessions numbered first..last, each of `perSession` traces, written in one transaction. */
+interface Chunk {
+  first: number;
+  last: number;
+  perSession: number;
+  /** Session ids are prefix || number, trace ids prefix || number || '-' || k. */
+  prefix: string;
+  /** Session g's time: ageDays * (1 - g / newest) days ago; traces 20 s apart inside a session. */
+  ageDays: number;
+  newest: number;
+}
+
+async function writeChunk(c: Chunk, T: string, S: string, templatePayloads: Map<number, TracePayload>) {
+  await sql.begin(async (raw) => {
+    // SEED_DEBUG=1 prints each statement's time.
+    let tq = performance.now();
+    const tx = (async (strings: TemplateStringsArray, ...values: unknown[]) => {
+      const r = await (raw as any)(strings, ...values);
+      if (process.env.SEED_DEBUG)
+        console.log(`  ${((performance.now() - tq) / 1000).toFixed(2)} s ${strings[0].trim().slice(0, 50)}`);
+      tq = performance.now();
+      return r;
+    }) as unknown as typeof raw;
+    await tx`set local synchronous_commit = off`;
+    await tx`create temp table chunk_sessions on commit drop as
+      select g, ${c.prefix} || g as session_id, now() - interval '1 day' * ${c.ageDays} * (1 - (g::float8 / ${c.newest})) as at
+      from generate_series(${c.first}::int, ${c.last}::int) g`;
+    await tx`analyze chunk_sessions`;
+    await tx`
+      insert into sessions (id, tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at,
+        maturation_count, matured_at, activity_seq, published_count, labels, created_at)
+      select uuidv7(at - now()), ${T}, ${S}, session_id, case when g % 3 = 0 then 'prod' else 'staging' end, 'matured', at, at + interval '80 seconds', at + interval '81 seconds',
+        1, at + interval '4 minutes', ${c.perSession}, 1, case when g % 10 = 0 then '["vip"]'::jsonb else '[]'::jsonb end, at
+      from chunk_sessions`;
+    await tx`create temp table chunk_traces on commit drop as
+      select s.id as session_pk, c.session_id, c.g, k, c.at + k * interval '20 seconds' as at, ${c.prefix} || c.g || '-' || k as trace_id,
+        uuidv7(c.at + k * interval '20 seconds' - now()) as id, k * 2 as position,
+        (c.g * 7 + k * 13) % 200 as tk
+      from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
+      cross join generate_series(0, ${c.perSession - 1}) k`;
+    await tx`analyze chunk_traces`;
+    // Since migration 0017 a trace's spans are derived from its payload when read; only where each
+    // span id lives is stored: since migration 0022 as the trace row's `span_keys` (the ids the
+    // processor derives from the row's trace id).
+    const spanTraces: string[] = [];
+    const spanKeys: string[] = [];
+    for (let g = c.first; g <= c.last; g++)
+      for (let k = 0; k < c.perSession; k++) {
+        const traceId = `${c.prefix}${g}-${k}`;
+        for (const sp of deriveSpans(traceId, templatePayloads.get((g * 7 + k * 13) % 200)!)) {
+          spanTraces.push(traceId);
+          spanKeys.push(spanIdKey(sp.spanId)!);
+        }
+      }
+    await tx`create temp table chunk_keys on commit drop as
+      select trace_id, array_agg(span_id order by n) as span_keys
+      from unnest(${spanTraces}::text[], ${spanKeys}::int8[]) with ordinality as x(trace_id, span_id, n) group by trace_id`;
+    await tx`
+      insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
+        prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, ingested_at, span_keys)
+      select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
+        (t.usage->>'prompt')::bigint, (t.usage->>'completion')::bigint, (t.usage->>'total')::bigint, false,
+        c.at, c.at, sk.span_keys
+      from chunk_traces c join seed_templates t on t.k = c.tk left join chunk_keys sk on sk.trace_id = c.trace_id`;
+    await tx`
+      insert into trace_payloads (trace_pk, tenant_id, payload_z)
+      select c.id, ${T}, t.payload_z from chunk_traces c join seed_templates t on t.k = c.tk`;
+    // Matured and published (migration 0016): no pending row; the analysis' time is the maturation time.
+    // Metrics as the processor stores a one-call trace's (migration 0021): what differs from the
+    // base its trace row gives (every third trace called a tool), the rest rebuilt when read.
+    await tx`
+      insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics_delta)
+      select id, ${T}, ${S}, trace_id, at + interval '4 minutes', 0.0003 + (g % 50) / 1e5,
+        case when tk % 3 = 0 then '{"toolCalls": 1}'::jsonb end
+      from chunk_traces`;
+    // Transcript items as maturation writes them since migration 0040: one run per trace (its two
+    // items, an element each, in the order shared/analysis/transcript-rows.ts reads), digest null
+    // (a re-maturation rewrites it). Span ids as the seeded spans have them (md5, not the
+    // processor's): a full read of a seeded item derives empty span attributes, a lean read (the
+    // benches') never derives them.
+    await tx`
+      insert into transcript_runs (session_pk, position, tenant_id, last_position, item_ids, items, digest)
+      select c.session_pk, c.position, ${T}, c.position + 1, r.item_ids, r.items, null
+      from chunk_traces c join seed_templates t on t.k = c.tk cross join lateral (
+        select array_agg(el.e->>1 order by i.n) as item_ids, jsonb_agg(el.e order by i.n) as items
+        from jsonb_array_elements(t.items) with ordinality i(x, n) cross join lateral (select jsonb_build_array(
+          c.position + i.n - 1, 'itm_' || left(md5(c.trace_id || i.n), 16), i.x->>'kind', i.x->>'role',
+          case when (i.x->>'response')::boolean then c.at + interval '900 ms' else c.at end, c.trace_id,
+          md5(c.trace_id || case when (i.x->>'response')::boolean then (t.spans->1->>'suffix') else (t.spans->0->>'suffix') end),
+          i.x->'item', c.id, i.x->>'source') as e) el) r`;
+    await tx`
+      insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at,
+        through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, latency_p95_ms, metrics)
+      select s.id, ${T}, ${S}, c.session_id, 1, c.at + interval '4 minutes', c.at + interval '81 seconds', ${c.perSession}, ${c.perSession * 2}, false,
+        80000 + (c.g % 600) * 100, ${c.perSession}, ${c.perSession}, c.g % 7, 3000 + (c.g * 37) % 40000, (c.g % 23 = 0)::int, (c.g % 10 = 0)::int,
+        ((c.g * 37) % 40000) / 1e6, (c.g * 13) % 5000, jsonb_build_object('turns', ${c.perSession}::int, 'latencyP95Ms', (c.g * 13) % 5000, 'totalTokens', 3000 + (c.g * 37) % 40000)
+      from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id`;
+    await tx`
+      insert into findings (id, tenant_id, trace_service_id, session_pk, session_id, issue_id, trace_id, detector, fingerprint, severity, title, evidence, occurred_at, created_at)
+      select uuidv7(c.at - now()), ${T}, ${S}, s.id, c.session_id, i.id, c.session_id || '-0', i.detector, i.fingerprint, i.severity, i.title, '{"note": "seeded"}'::jsonb, c.at, c.at
+      from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
+      join issues i on i.trace_service_id = ${S} and i.fingerprint = 'seed-' || (c.g % 40 + 1)
+      where c.g % 10 = 0`;
+  });
+}
 
 const pg = await startEmbeddedPostgres({ dataDir, persistent: true });
 const database = createDatabase(pg.url, { max: 2 });
@@ -158,96 +268,32 @@ try {
     const sessions = Math.ceil(traces / PER_SESSION);
     const first = sessionNo + 1;
     const last = sessionNo + sessions;
-    // Session g's time: spread over DAYS, newest last; traces 20 s apart inside a session.
-    await sql.begin(async (raw) => {
-      // SEED_DEBUG=1 prints each statement's time.
-      let tq = performance.now();
-      const tx = (async (strings: TemplateStringsArray, ...values: unknown[]) => {
-        const r = await (raw as any)(strings, ...values);
-        if (process.env.SEED_DEBUG)
-          console.log(`  ${((performance.now() - tq) / 1000).toFixed(2)} s ${strings[0].trim().slice(0, 50)}`);
-        tq = performance.now();
-        return r;
-      }) as unknown as typeof raw;
-      await tx`set local synchronous_commit = off`;
-      await tx`create temp table chunk_sessions on commit drop as
-        select g, 'seed-' || g as session_id, now() - interval '1 day' * ${DAYS} * (1 - (g::float8 / ${Math.max(last, TARGET / PER_SESSION)})) as at
-        from generate_series(${first}::int, ${last}::int) g`;
-      await tx`analyze chunk_sessions`;
-      await tx`
-        insert into sessions (id, tenant_id, trace_service_id, session_id, environment, status, first_activity_at, last_activity_at, last_ingested_at,
-          maturation_count, matured_at, activity_seq, published_count, labels, created_at)
-        select uuidv7(at - now()), ${T}, ${S}, session_id, case when g % 3 = 0 then 'prod' else 'staging' end, 'matured', at, at + interval '80 seconds', at + interval '81 seconds',
-          1, at + interval '4 minutes', ${PER_SESSION}, 1, case when g % 10 = 0 then '["vip"]'::jsonb else '[]'::jsonb end, at
-        from chunk_sessions`;
-      await tx`create temp table chunk_traces on commit drop as
-        select s.id as session_pk, c.session_id, c.g, k, c.at + k * interval '20 seconds' as at, 'seed-' || c.g || '-' || k as trace_id,
-          uuidv7(c.at + k * interval '20 seconds' - now()) as id,
-          (c.g * 7 + k * 13) % 200 as tk
-        from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
-        cross join generate_series(0, ${PER_SESSION - 1}) k`;
-      await tx`analyze chunk_traces`;
-      // Since migration 0017 a trace's spans are derived from its payload when read; only where each
-      // span id lives is stored: since migration 0022 as the trace row's `span_keys` (the ids the
-      // processor derives from the row's trace id).
-      const spanTraces: string[] = [];
-      const spanKeys: string[] = [];
-      for (let g = first; g <= last; g++)
-        for (let k = 0; k < PER_SESSION; k++) {
-          const traceId = `seed-${g}-${k}`;
-          for (const sp of deriveSpans(traceId, templatePayloads.get((g * 7 + k * 13) % 200)!)) {
-            spanTraces.push(traceId);
-            spanKeys.push(spanIdKey(sp.spanId)!);
-          }
-        }
-      await tx`create temp table chunk_keys on commit drop as
-        select trace_id, array_agg(span_id order by n) as span_keys
-        from unnest(${spanTraces}::text[], ${spanKeys}::int8[]) with ordinality as x(trace_id, span_id, n) group by trace_id`;
-      await tx`
-        insert into traces (id, tenant_id, trace_service_id, session_pk, trace_id, session_id, environment, provider, model, start_time, end_time,
-          prompt_tokens, completion_tokens, total_tokens, awaits_messages, received_at, ingested_at, span_keys)
-        select c.id, ${T}, ${S}, c.session_pk, c.trace_id, c.session_id, 'bench', 'openai', 'gpt-4o-mini', c.at, c.at + interval '900 ms',
-          (t.usage->>'prompt')::bigint, (t.usage->>'completion')::bigint, (t.usage->>'total')::bigint, false,
-          c.at, c.at, sk.span_keys
-        from chunk_traces c join seed_templates t on t.k = c.tk left join chunk_keys sk on sk.trace_id = c.trace_id`;
-      await tx`
-        insert into trace_payloads (trace_pk, tenant_id, payload_z)
-        select c.id, ${T}, t.payload_z from chunk_traces c join seed_templates t on t.k = c.tk`;
-      // Matured and published (migration 0016): no pending row; the analysis' time is the maturation time.
-      // Metrics as the processor stores a one-call trace's (migration 0021): what differs from the
-      // base its trace row gives (every third trace called a tool), the rest rebuilt when read.
-      await tx`
-        insert into trace_analyses (trace_pk, tenant_id, trace_service_id, trace_id, computed_at, cost_usd, metrics_delta)
-        select id, ${T}, ${S}, trace_id, at + interval '4 minutes', 0.0003 + (g % 50) / 1e5,
-          case when tk % 3 = 0 then '{"toolCalls": 1}'::jsonb end
-        from chunk_traces`;
-      // Span ids as the seeded spans have them (md5, not the processor's): a full read of a
-      // seeded item derives empty span attributes, a lean read (the benches') never derives them.
-      await tx`
-        insert into transcript_items (session_pk, position, tenant_id, item_id, kind, role, timestamp, trace_id, span_id, item, source_trace_pk, source)
-        select c.session_pk, c.k * 2 + (i.n - 1)::int, ${T}, 'itm_' || left(md5(c.trace_id || i.n), 16), i.x->>'kind', i.x->>'role',
-          case when (i.x->>'response')::boolean then c.at + interval '900 ms' else c.at end, c.trace_id,
-          md5(c.trace_id || case when (i.x->>'response')::boolean then (t.spans->1->>'suffix') else (t.spans->0->>'suffix') end),
-          i.x->'item', c.id, i.x->>'source'
-        from chunk_traces c join seed_templates t on t.k = c.tk cross join lateral jsonb_array_elements(t.items) with ordinality i(x, n)`;
-      await tx`
-        insert into session_analyses (session_pk, tenant_id, trace_service_id, session_id, maturation_count, computed_at, through_ingested_at,
-          through_activity_seq, item_count, truncated, duration_ms, turns, model_calls, tool_calls, total_tokens, errors, problems, cost_usd, latency_p95_ms, metrics)
-        select s.id, ${T}, ${S}, c.session_id, 1, c.at + interval '4 minutes', c.at + interval '81 seconds', ${PER_SESSION}, ${PER_SESSION * 2}, false,
-          80000 + (c.g % 600) * 100, ${PER_SESSION}, ${PER_SESSION}, c.g % 7, 3000 + (c.g * 37) % 40000, (c.g % 23 = 0)::int, (c.g % 10 = 0)::int,
-          ((c.g * 37) % 40000) / 1e6, (c.g * 13) % 5000, jsonb_build_object('turns', ${PER_SESSION}::int, 'latencyP95Ms', (c.g * 13) % 5000, 'totalTokens', 3000 + (c.g * 37) % 40000)
-        from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id`;
-      await tx`
-        insert into findings (id, tenant_id, trace_service_id, session_pk, session_id, issue_id, trace_id, detector, fingerprint, severity, title, evidence, occurred_at, created_at)
-        select uuidv7(c.at - now()), ${T}, ${S}, s.id, c.session_id, i.id, c.session_id || '-0', i.detector, i.fingerprint, i.severity, i.title, '{"note": "seeded"}'::jsonb, c.at, c.at
-        from chunk_sessions c join sessions s on s.trace_service_id = ${S} and s.session_id = c.session_id
-        join issues i on i.trace_service_id = ${S} and i.fingerprint = 'seed-' || (c.g % 40 + 1)
-        where c.g % 10 = 0`;
-    });
+    const newest = Math.max(last, TARGET / PER_SESSION);
+    await writeChunk(
+      { first, last, perSession: PER_SESSION, prefix: "seed-", ageDays: DAYS, newest },
+      T,
+      S,
+      templatePayloads,
+    );
     sessionNo = last;
     stored += sessions * PER_SESSION;
     const secs = (performance.now() - t0) / 1000;
     console.log(`seed: ${stored.toLocaleString("en")} traces (${Math.round((stored - start) / secs)}/s)`);
+  }
+  // One long conversation, 'long-1' (LONG_TRACES traces of two items, a day old): the session
+  // bench/e2e/reads.ts pages at a random offset (a seeded session's ten items are one page).
+  const [{ n: haveLong }] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from sessions where session_id = 'long-1'`;
+  if (haveLong === 0) {
+    await writeChunk(
+      { first: 1, last: 1, perSession: LONG_TRACES, prefix: "long-", ageDays: 1, newest: 2 },
+      T,
+      S,
+      templatePayloads,
+    );
+    stored += LONG_TRACES;
+    console.log(`seed: long-1, ${LONG_TRACES} traces (${LONG_TRACES * 2} items)`);
   }
   await sql`update issues i set occurrences = f.n, affected_sessions = f.n from (select issue_id, count(*)::int as n from findings group by issue_id) f where f.issue_id = i.id`;
   await seedNewerReads(sql, { tenantId: T, serviceId: S, service: keys.service, days: DAYS, traces: stored });
