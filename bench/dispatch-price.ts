@@ -231,7 +231,8 @@ async function main() {
         const fanned: Loaded[] = [];
         const fan = await priced(async () => {
           for (const part of chunks(events(), BATCH))
-            for (const d of await fanOut({ sql, now: () => new Date() }, part)) if (d.row) fanned.push(d.row);
+            for (const d of await fanOut({ sql, now: () => new Date(), attemptLeaseMs: 30_000 }, part))
+              if (d.row) fanned.push(d.row);
         });
         if (fanned.length !== N) throw new Error(`fan-out made ${fanned.length} of ${N} deliveries`);
         const fanFloor = await priced(() =>

@@ -10,7 +10,7 @@ import { useTestDatabase } from "./helpers/test-database";
 
 const db = useTestDatabase();
 const now = new Date("2026-11-28T10:00:00Z");
-const deps = () => ({ sql: db.database.sql, now: () => now });
+const deps = () => ({ sql: db.database.sql, now: () => now, attemptLeaseMs: 30_000 });
 let entitled: { tenantId: string; serviceId: string; otherServiceId: string };
 let unentitled: { tenantId: string; serviceId: string };
 

@@ -11,17 +11,25 @@ import type postgres from "postgres";
  *                 └──── claimForResend ◄────────┘ (finished rows only; releaseClaim undoes it)
  *   pending ──stop──► stopped (subscription disabled)      pending past the stream ──reconcile──► failed
  *   anything older than the retention ──prune──► deleted (attempts cascade)
+ *
+ * Beside the status, the attempt claim (`attempt_leased_until`, migration 0041): one attempt of
+ * a pending delivery at a time. An attempt is sent only under a claim it took: the fan-out's
+ * insert takes it for the first attempt (insert's `leasedUntil`), anything else takes it with
+ * claimAttempts, which refuses while another claim is unexpired or the row moved on. A failure
+ * record and a manual re-send's claim clear it; releaseLease gives back one not used. A claim
+ * outlives its attempt's send timeout (the dispatcher's lease), so only an attempt outliving its
+ * own lease, or a process that died holding one, lets another start: the latter after expiry.
  */
 
 /**
  * A delivery's statuses and which may follow which: the state machine this module owns (the
  * diagram above). Every transition below moves a row along one of these edges and no other
  * (test/webhook-delivery-states.test.ts). The path records only attempts of rows it found
- * pending (apps/dispatcher/src/attempt.ts, prepare), but two attempts of one delivery can still
- * overlap (a redelivered job while the first POST is in flight), so the records hold the machine
- * themselves: a failure moves only a pending row (a late failure must not send a delivered event
- * again), and a success ends any row in delivered, because the receiver has the event even when
- * the attempt that gave up (failed, stopped) was recorded first.
+ * pending and claimed (apps/dispatcher/src/attempt.ts), but an attempt that outlived its claim
+ * can still overlap the next one, so the records hold the machine themselves: a failure moves
+ * only a pending row (a late failure must not send a delivered event again), and a success ends
+ * any row in delivered, because the receiver has the event even when the attempt that gave up
+ * (failed, stopped) was recorded first.
  */
 export const DELIVERY_TRANSITIONS = {
   /** recordSuccesses; recordFailure (pending again: a retry is scheduled); stop,
@@ -54,18 +62,73 @@ export interface NewDelivery {
 /**
  * Inserts delivery rows, skipping any (subscription, event) pair that already has one: the
  * dedup record that makes a re-selected trace a duplicate rather than a new delivery. Returns
- * the ids actually inserted.
+ * the ids actually inserted. `leasedUntil`: the inserted rows come claimed until then for their
+ * first attempt (the fan-out, which attempts what it inserted); null leaves them to claimAttempts.
  */
-export async function insert(sql: Sql, rows: NewDelivery[]): Promise<string[]> {
+export async function insert(sql: Sql, rows: NewDelivery[], leasedUntil: Date | null = null): Promise<string[]> {
   if (rows.length === 0) return [];
   // unnest keeps one statement text for any batch size (prepared once), unlike multi-row VALUES.
   const col = <K extends keyof NewDelivery>(k: K) => rows.map((r) => r[k]);
   const inserted = await sql<{ id: string }[]>`
-    insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at)
-    select * from unnest(${col("id")}::text[], ${col("tenant_id")}::uuid[], ${col("subscription_id")}::uuid[], ${col("event_type")}::text[],
-      ${col("event_key")}::text[], ${col("body")}::text[], ${rows.map((r) => r.enqueued_at.toISOString())}::timestamptz[])
+    insert into webhook_deliveries (id, tenant_id, subscription_id, event_type, event_key, body, enqueued_at, attempt_leased_until)
+    select u.*, ${leasedUntil}::timestamptz from unnest(${col("id")}::text[], ${col("tenant_id")}::uuid[], ${col("subscription_id")}::uuid[], ${col("event_type")}::text[],
+      ${col("event_key")}::text[], ${col("body")}::text[], ${rows.map((r) => r.enqueued_at.toISOString())}::timestamptz[]) as u
     on conflict (subscription_id, event_key, tenant_id) do nothing returning id`;
   return inserted.map((r) => r.id);
+}
+
+/** One attempt to claim: the delivery, the attempts it had when read, until when, and now. */
+export interface AttemptClaim {
+  deliveryId: string;
+  /** The row's `attempts` as the caller read it: a row that moved on meanwhile is not claimed. */
+  attempts: number;
+  until: Date;
+  now: Date;
+}
+
+/** Claimed, or refused with the other claim's end (null: the row is gone, finished or moved on). */
+export type ClaimResult = { claimed: true } | { claimed: false; heldUntil: Date | null };
+
+/**
+ * Claims attempts of pending deliveries, many in one statement: a row is claimed only while it
+ * is pending, still has the attempts the caller read and holds no unexpired claim. A refused
+ * claim returns when the other one ends (read from the rows as they were before this statement),
+ * so the caller can come back then. Two claims of one delivery in one call: the first is tried.
+ */
+export async function claimAttempts(sql: Sql, claims: AttemptClaim[]): Promise<ClaimResult[]> {
+  const first = new Map<string, AttemptClaim>();
+  for (const c of claims) if (!first.has(c.deliveryId)) first.set(c.deliveryId, c);
+  const tried = [...first.values()];
+  const ids = tried.map((c) => c.deliveryId);
+  const rows = await sql<{ id: string; claimed: boolean; leased_until: Date | null }[]>`
+    with v as (
+      select * from unnest(${ids}::text[], ${tried.map((c) => c.attempts)}::int[],
+        ${tried.map((c) => c.until.toISOString())}::timestamptz[], ${tried.map((c) => c.now.toISOString())}::timestamptz[])
+        as v(id, attempts, until, now)
+    ), c as (
+      update webhook_deliveries d set attempt_leased_until = v.until
+      from v where d.id = v.id and d.id = any(${ids}::text[]) and d.status = 'pending' and d.attempts = v.attempts
+        and (d.attempt_leased_until is null or d.attempt_leased_until <= v.now)
+      returning d.id
+    )
+    -- The rows as they were (a data-modifying CTE's effects are not visible here): a refused
+    -- claim's holder and its end.
+    select v.id, c.id is not null as claimed,
+      case when d.attempt_leased_until > v.now then d.attempt_leased_until end as leased_until
+    from v left join c on c.id = v.id left join webhook_deliveries d on d.id = v.id and d.id = any(${ids}::text[])`;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return claims.map((c): ClaimResult => {
+    const r = byId.get(c.deliveryId);
+    const f = first.get(c.deliveryId)!;
+    if (f !== c) return { claimed: false, heldUntil: r?.claimed ? f.until : (r?.leased_until ?? null) };
+    return r?.claimed ? { claimed: true } : { claimed: false, heldUntil: r?.leased_until ?? null };
+  });
+}
+
+/** Gives back a claim that was not used (an attempt that did not start): only the claim `until` made. */
+export async function releaseLease(sql: Sql, deliveryId: string, until: Date): Promise<void> {
+  await sql`update webhook_deliveries set attempt_leased_until = null
+    where id = ${deliveryId} and attempt_leased_until = ${until.toISOString()}::timestamptz`;
 }
 
 /** What an attempt needs of a delivery's subscription: where to send, whether to, how to sign. */
@@ -97,7 +160,7 @@ export async function claimForResend(
   >`select status from webhook_deliveries where id = ${deliveryId} and subscription_id = ${subscriptionId}`;
   if (!row) return undefined;
   const [claimed] = await sql<{ attempts: number }[]>`
-    update webhook_deliveries set status = 'pending', next_attempt_at = null
+    update webhook_deliveries set status = 'pending', next_attempt_at = null, attempt_leased_until = null
     where id = ${deliveryId} and subscription_id = ${subscriptionId} and status <> 'pending' returning attempts`;
   return claimed ? { attempts: claimed.attempts, previousStatus: row.status } : null;
 }
@@ -202,8 +265,10 @@ export async function recordFailure(sql: Sql, r: FailureRecord): Promise<{ faili
       from webhook_deliveries d where d.id = ${r.deliveryId}
       on conflict (delivery_id, attempt, tenant_id) do nothing
     ), delivery as (
-      -- Only a pending row moves: an overlapping attempt may have delivered it meanwhile.
-      update webhook_deliveries set status = ${r.status}, attempts = ${r.attempt}, next_attempt_at = ${r.nextAttemptAt}
+      -- Only a pending row moves: an overlapping attempt may have delivered it meanwhile. The
+      -- attempt's claim ends with its record: the retry claims again when it comes due.
+      update webhook_deliveries set status = ${r.status}, attempts = ${r.attempt}, next_attempt_at = ${r.nextAttemptAt},
+        attempt_leased_until = null
       where id = ${r.deliveryId} and status = 'pending'
     )
     update webhook_subscriptions set consecutive_failures = consecutive_failures + 1,

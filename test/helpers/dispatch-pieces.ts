@@ -5,13 +5,20 @@ import type { Loaded, Verdict } from "../../apps/dispatcher/src/attempt.ts";
 import type { DeliveryPath } from "../../apps/dispatcher/src/attempt.ts";
 
 /**
- * Test-only: the delivery path with its outside world replaced by records: the database (`rows`),
- * the caps (`crowded`), the send and record stages (`verdict`) and NATS (`published`; the retry
+ * Test-only: the delivery path with its outside world replaced by records: the database (`rows`,
+ * the attempt claims `refused`, the claims given back `released`), the caps (`crowded`), the send and record stages (`verdict`) and NATS (`published`; the retry
  * jobs handed to DELIVERIES, read from their message ids, are `jobs`).
  */
 export function fakePieces(
-  opts: { rows?: Record<string, Loaded>; crowded?: boolean; verdict?: Verdict; now?: Date } = {},
+  opts: {
+    rows?: Record<string, Loaded>;
+    crowded?: boolean;
+    verdict?: Verdict;
+    now?: Date;
+    refused?: Record<string, Date | null>;
+  } = {},
 ) {
+  const released: Array<{ deliveryId: string; until: Date }> = [];
   const attempted: Array<{ id: string; manual: boolean }> = [];
   const jobs: Array<{ deliveryId: string; tenantId: string; afterAttempt: number }> = [];
   const published: Array<{ subject: string; body: unknown; msgID?: string }> = [];
@@ -34,6 +41,15 @@ export function fakePieces(
       now,
       attempt: { random: () => 0.5 },
       loadDelivery: async (id: string) => opts.rows?.[id],
+      // Every claim is granted unless `refused` names the delivery (its claim held until then).
+      claimAttempt: async (c: { deliveryId: string }) =>
+        opts.refused && c.deliveryId in opts.refused
+          ? { claimed: false, heldUntil: opts.refused[c.deliveryId] }
+          : { claimed: true },
+      releaseLease: async (deliveryId: string, until: Date) => {
+        released.push({ deliveryId, until });
+      },
+      attemptLeaseMs: 30_000,
     },
     concurrency: 8,
     crowded: () => opts.crowded ?? false,
@@ -42,7 +58,7 @@ export function fakePieces(
       return opts.verdict ?? { action: "ack" };
     },
   } as unknown as DeliveryPath;
-  return { pieces, attempted, jobs, published };
+  return { pieces, attempted, jobs, published, released };
 }
 
 export function row(id: string, over: Partial<Loaded> = {}): Loaded {

@@ -3,7 +3,13 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { Logger } from "@cellar/shared/logger";
 import type { Topology } from "@cellar/shared/nats/topology";
 import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
-import type { DeliveryStatus, StatusAfterFailure, SuccessRecord } from "@cellar/shared/webhooks/delivery-state";
+import type {
+  AttemptClaim,
+  ClaimResult,
+  DeliveryStatus,
+  StatusAfterFailure,
+  SuccessRecord,
+} from "@cellar/shared/webhooks/delivery-state";
 import {
   createFairness,
   crowdedDelayMs,
@@ -22,6 +28,9 @@ import { send, type SendDeps, type SendResult, type SendTarget } from "./send.ts
  * in the manner of Svix's worker:
  *
  *   prepare   the pending row, due now, its destination host and tenant not crowded;
+ *   claim     the attempt claim on the row (delivery-state.ts): one attempt of a delivery at a
+ *             time, across messages and processes; refused, the delivery comes back when the
+ *             other attempt's claim ends;
  *   send      within the caps (send.ts): the destination re-checked, the stored body signed, POSTed;
  *   record    the attempt and the delivery's next status through the state machine
  *             (shared/webhooks/delivery-state.ts), and the subscription's health.
@@ -36,6 +45,8 @@ export interface DeliveryWork {
   deliveryId: string;
   /** The row when the caller has it already (a fresh fan-out): no load query. */
   row?: Loaded;
+  /** The attempt claim the caller holds already (the fan-out's insert took it): no claim query. */
+  leasedUntil?: Date;
   /** A manual resend: attempted at once, and final. */
   manual: boolean;
   /** How many times the stream has handed the message over (spreads out crowded retries). */
@@ -82,7 +93,16 @@ export interface PathResources {
   attempt: AttemptDeps;
   /** A delivery row with its subscription (undefined = gone); many loads share one query. */
   loadDelivery(id: string): Promise<Loaded | undefined>;
+  /** deliveryState.claimAttempts, many claims sharing one statement. */
+  claimAttempt(claim: AttemptClaim): Promise<ClaimResult>;
+  /** deliveryState.releaseLease: a claim given back by an attempt that did not start. */
+  releaseLease(deliveryId: string, until: Date): Promise<void>;
+  /** How long an attempt claim lasts: longer than an attempt (its send timeout) and its record. */
+  attemptLeaseMs: number;
 }
+
+/** An attempt claim lasts the send timeout plus this, for the DNS check and the record. */
+export const ATTEMPT_LEASE_MARGIN_MS = 15_000;
 
 /** The path's caps and its observer (DispatcherDeps carries them). */
 export interface PathOptions {
@@ -130,12 +150,39 @@ export function createDeliveryPath(resources: PathResources, opts: PathOptions =
   };
 }
 
-/** The delivery path: prepare, then send and record (one attempt). A nak says after which attempt. */
+/**
+ * The delivery path: prepare, claim, then send and record (one attempt). A nak says after which
+ * attempt. A claim the caller held for an attempt that does not start now (crowded) is given
+ * back, so the retry job it becomes can take it at once.
+ */
 export async function attempt(path: DeliveryPath, work: DeliveryWork): Promise<Verdict> {
   const ready = await prepare(path, work);
-  if (!("id" in ready)) return ready;
+  if (!("id" in ready)) {
+    if (work.leasedUntil && ready.action === "nak")
+      await path.resources.releaseLease(work.deliveryId, work.leasedUntil);
+    return ready;
+  }
+  const refused = work.leasedUntil ? undefined : await claim(path, ready);
+  if (refused) return refused;
   const verdict = await path.attemptNow(ready, work.manual);
   return verdict.action === "nak" ? { ...verdict, afterAttempt: ready.attempts + 1 } : verdict;
+}
+
+/**
+ * Stage 2, the attempt claim (deliveryState.claimAttempts): undefined when this attempt may go
+ * ahead. Refused (another message or process is attempting the delivery, or the row moved on
+ * since it was read), the delivery comes back when the other claim ends, or at once to be read
+ * again; handed on, it carries the id of the attempt in hand (`afterAttempt`), the id its holder
+ * hands a failure on under, so the stream keeps one of the two jobs.
+ */
+async function claim(path: DeliveryPath, row: Loaded): Promise<Verdict | undefined> {
+  const { now, attemptLeaseMs, claimAttempt } = path.resources;
+  const at = now();
+  const until = new Date(at.getTime() + attemptLeaseMs);
+  const result = await claimAttempt({ deliveryId: row.id, attempts: row.attempts, until, now: at });
+  if (result.claimed) return undefined;
+  const delayMs = result.heldUntil ? Math.max(1, result.heldUntil.getTime() - at.getTime()) : 1;
+  return { action: "nak", delayMs, afterAttempt: row.attempts + 1 };
 }
 
 /**
@@ -171,7 +218,7 @@ export type Slot = () => Promise<() => void>;
 const noSlot: Slot = async () => () => {};
 
 /**
- * Stages 2 and 3, one attempt of a prepared delivery: `send` (send.ts: re-validates the
+ * Stages 3 and 4, one attempt of a prepared and claimed delivery: `send` (send.ts: re-validates the
  * destination, signs the stored body, POSTs it, classifies the answer) and `record` (the
  * attempt, the delivery's next status and the subscription's health). `slot` is held for the
  * send only: it caps what a destination and a

@@ -29,6 +29,8 @@ export interface DispatcherDeps extends PathOptions {
   retryTimeScale?: number;
   /** WEBHOOK_TIMEOUT_SECONDS x 1000. */
   timeoutMs?: number;
+  /** How long an attempt claim lasts (default: the timeout plus ATTEMPT_LEASE_MARGIN_MS; tests shorten it). */
+  attemptLeaseMs?: number;
   /** WEBHOOK_INSECURE_ALLOWLIST (comma-separated CIDRs) or parsed CIDRs. */
   insecureAllowlist?: string | string[] | Cidr[];
   pruneIntervalMs?: number;

@@ -8,6 +8,8 @@ import * as deliveryState from "@cellar/shared/webhooks/delivery-state";
 export interface FanoutDeps {
   sql: postgres.Sql;
   now: () => Date;
+  /** The inserted rows come claimed for this long (their first attempt: PathResources.attemptLeaseMs). */
+  attemptLeaseMs: number;
 }
 
 /** The dedup key of an event: the same as the MATURED message id. */
@@ -26,6 +28,8 @@ export interface PendingDelivery {
   fresh: boolean;
   /** Set for fresh rows: everything the first attempt needs, so it skips a load query. */
   row?: Loaded;
+  /** Set for fresh rows: their insert claimed the first attempt until then (delivery-state.ts). */
+  leasedUntil?: Date;
 }
 
 /**
@@ -33,8 +37,9 @@ export interface PendingDelivery {
  * MATURED events in two queries: the subscriptions of the batch's services, then one insert of
  * every row. Each event's body is serialized once, around its deliveries' ids (deliveryBodyParts),
  * and the ids are drawn together. Returns the deliveries still pending for these events, each
- * marked `fresh` when this call inserted it; the caller decides whether it owns the others
- * (the ownership rule: ownedBy in matured.ts). Rows are unique per (subscription, event): a re-selected trace is a
+ * marked `fresh` when this call inserted it, and claimed by the insert for its first attempt
+ * (`leasedUntil`); the caller decides whether it owns the others (the ownership rule: ownedBy in
+ * matured.ts), whose attempts claim for themselves. Rows are unique per (subscription, event): a re-selected trace is a
  * duplicate, not a second delivery.
  *
  * Not one statement: matching, inserting and returning in one statement (a8f1b37) cost more
@@ -85,7 +90,8 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
     }
   }
   if (rows.length === 0) return [];
-  const inserted = await deliveryState.insert(deps.sql, rows);
+  const leasedUntil = new Date(timestamp.getTime() + deps.attemptLeaseMs);
+  const inserted = await deliveryState.insert(deps.sql, rows, leasedUntil);
   if (inserted.length === rows.length) {
     return rows.map(({ sub, ...r }) => ({
       id: r.id,
@@ -93,6 +99,7 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
       tenantId: r.tenant_id,
       attempts: 0,
       fresh: true,
+      leasedUntil,
       row: {
         id: r.id,
         tenant_id: r.tenant_id,
@@ -124,5 +131,6 @@ export async function fanOut(deps: FanoutDeps, events: MaturedMessage[]): Promis
     tenantId: r.tenant_id,
     attempts: r.attempts,
     fresh: mine.has(r.id),
+    leasedUntil: mine.has(r.id) ? leasedUntil : undefined,
   }));
 }

@@ -84,3 +84,22 @@ test("the same message run again after a transient failure owns the rows its fir
   await handleMatured(f.pieces, fanOut, { value: batch, msg });
   expect(f.attempted.map((a) => a.id).sort()).toEqual(["one", "two"]);
 });
+
+test("a take-over refused the attempt claim hands the delivery on after the attempt in hand, unsent; a fresh one sends under its insert's claim", async () => {
+  const heldUntil = new Date("2026-11-21T10:00:20Z");
+  const f = fakePieces({ rows: { theirs: row("theirs") }, refused: { theirs: heldUntil, mine: heldUntil } });
+  const fanned = [pending("mine", { leasedUntil: heldUntil }), pending("theirs", { fresh: false, row: undefined })];
+  await handleMatured(f.pieces, async () => fanned, { value: event, msg: msgWith(2) });
+  // "mine" holds the claim its insert took (the fake would refuse a second one); "theirs" is
+  // being attempted elsewhere: handed on under the id its holder hands a failure on under.
+  expect(f.attempted.map((a) => a.id)).toEqual(["mine"]);
+  expect(f.jobs).toEqual([{ deliveryId: "theirs", tenantId: "tenant-1", afterAttempt: 1 }]);
+});
+
+test("a fresh delivery handed on crowded gives its insert's claim back, so its retry job can claim it", async () => {
+  const leasedUntil = new Date("2026-11-21T10:00:30Z");
+  const f = fakePieces({ crowded: true });
+  await firstAttempt(f.pieces, pending("d1", { leasedUntil }));
+  expect(f.released).toEqual([{ deliveryId: "d1", until: leasedUntil }]);
+  expect(f.jobs).toEqual([{ deliveryId: "d1", tenantId: "tenant-1", afterAttempt: 0 }]);
+});

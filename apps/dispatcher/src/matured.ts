@@ -12,11 +12,15 @@ import type { DispatchResources } from "./resources.ts";
 export type FanOutOne = (event: MaturedMessage) => Promise<PendingDelivery[]>;
 
 /** Batches the fan-out of concurrent MATURED messages: up to 200 events, a lone one waits 5 ms. */
-export function batchedFanOut({ sql, now }: Pick<DispatchResources, "sql" | "now">): FanOutOne {
+export function batchedFanOut({
+  sql,
+  now,
+  attemptLeaseMs,
+}: Pick<DispatchResources, "sql" | "now" | "attemptLeaseMs">): FanOutOne {
   return createBatcher(
     async (events: MaturedMessage[]) => {
       const byEvent = new Map<string, PendingDelivery[]>();
-      for (const d of await fanOut({ sql, now }, events))
+      for (const d of await fanOut({ sql, now, attemptLeaseMs }, events))
         byEvent.set(d.eventKey, [...(byEvent.get(d.eventKey) ?? []), d]);
       // Two MATURED messages for one event (a replay) must not both attempt its deliveries.
       return events.map((e) => {
@@ -49,7 +53,12 @@ export function batchedFanOut({ sql, now }: Pick<DispatchResources, "sql" | "now
  * while a NATS node is lost, Postgres away: consume/each.ts), when its deliveryCount is still 1
  * and its rows are no longer fresh (issue 41: without this, its deliveries not yet attempted were
  * never attempted). The jobs a take-over re-publishes carry the ids the lost ones would have had,
- * so the stream drops true duplicates. Call once per run of the handler, before the fan-out.
+ * so the stream drops true duplicates. Owning a delivery is the right to try it, not to send it:
+ * every attempt first holds the delivery's attempt claim (attempt.ts, delivery-state.ts), which
+ * the inserting message took with the insert. An original back again while the first run's
+ * attempt is still in flight (its ack deadline passed, a copy in another batch redelivered) is
+ * refused the claim and hands the delivery on to come back when the claim ends; so is one back
+ * after a crash, whose dead claim expires. Call once per run of the handler, before the fan-out.
  */
 export function ownedBy(msg: JsMsg): (d: PendingDelivery) => boolean {
   const original = handledOnce.has(msg) || msg.info.deliveryCount > 1;
@@ -71,7 +80,13 @@ export function handOn(r: Pick<PathResources, "js" | "topology">, deliveryId: st
 /** A first attempt through the delivery path; what is to be tried again is handed on to DELIVERIES. */
 export async function firstAttempt(path: DeliveryPath, d: PendingDelivery): Promise<void> {
   if (d.attempts > 0) return handOn(path.resources, d.id, d.tenantId, d.attempts); // a replay after a crash mid-retry
-  const verdict = await attempt(path, { deliveryId: d.id, row: d.row, manual: false, deliveryCount: 1 });
+  const verdict = await attempt(path, {
+    deliveryId: d.id,
+    row: d.row,
+    leasedUntil: d.leasedUntil,
+    manual: false,
+    deliveryCount: 1,
+  });
   if (verdict.action === "nak") await handOn(path.resources, d.id, d.tenantId, verdict.afterAttempt ?? 0);
 }
 
@@ -88,9 +103,9 @@ export async function handleMatured(
   // Fan-out is idempotent: a redelivery cannot make a second delivery.
   // A monitor's state change (docs/monitors.md) fans out to the subscriptions that opted in; a
   // batch of trace maturations, each of them (the batcher puts them in one fan-out query).
-  const { sql, now } = path.resources;
+  const { sql, now, attemptLeaseMs } = path.resources;
   const fanned = isMonitorEvent(event)
-    ? await fanOutMonitorEvent({ sql, now }, event)
+    ? await fanOutMonitorEvent({ sql, now, attemptLeaseMs }, event)
     : (await Promise.all(maturationsOf(event).map(fanOutOne))).flat();
   await Promise.all(fanned.filter(owned).map((d) => firstAttempt(path, d)));
 }

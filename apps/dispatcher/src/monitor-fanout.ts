@@ -19,6 +19,7 @@ export async function fanOutMonitorEvent(deps: FanoutDeps, event: MonitorEventMe
   if (subs.length === 0) return [];
   const timestamp = deps.now();
   const key = monitorEventKey(event);
+  const leasedUntil = new Date(timestamp.getTime() + deps.attemptLeaseMs);
   const inserted = new Set(
     await deliveryState.insert(
       deps.sql,
@@ -37,6 +38,7 @@ export async function fanOutMonitorEvent(deps: FanoutDeps, event: MonitorEventMe
           enqueued_at: timestamp,
         };
       }),
+      leasedUntil,
     ),
   );
   const pending = await deps.sql<{ id: string; attempts: number }[]>`
@@ -48,5 +50,6 @@ export async function fanOutMonitorEvent(deps: FanoutDeps, event: MonitorEventMe
     tenantId: event.tenantId,
     attempts: r.attempts,
     fresh: inserted.has(r.id),
+    leasedUntil: inserted.has(r.id) ? leasedUntil : undefined,
   }));
 }

@@ -2,8 +2,8 @@ import type postgres from "postgres";
 import type { SecretBox } from "@cellar/shared/crypto";
 import { toCidrs } from "@cellar/shared/webhooks/address";
 import { systemResolveDns } from "@cellar/shared/webhooks/destination";
-import { recordSuccesses } from "@cellar/shared/webhooks/delivery-state";
-import type { Loaded, PathResources } from "./attempt.ts";
+import { claimAttempts, recordSuccesses, releaseLease } from "@cellar/shared/webhooks/delivery-state";
+import { ATTEMPT_LEASE_MARGIN_MS, type Loaded, type PathResources } from "./attempt.ts";
 import { createBatcher } from "./batcher.ts";
 import { DEFAULT_TIMEOUT_MS, type DispatcherDeps } from "./deps.ts";
 import { pinnedFetch } from "./pinned-fetch.ts";
@@ -49,6 +49,7 @@ export function createDispatchResources(deps: DispatcherDeps): DispatchResources
   // statement in figure 3, 10 ms catches a batch's waves in one (each statement costs the
   // dispatcher a socket write and a Postgres round of its own: docs/performance-journal.md).
   const recorded = { maxSize: 200, maxWaitMs: RECORD_WAIT_MS };
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     sql: deps.sql,
     js: deps.js,
@@ -57,6 +58,10 @@ export function createDispatchResources(deps: DispatcherDeps): DispatchResources
     secretBox: deps.secretBox,
     now,
     loadDelivery: createBatcher((ids: string[]) => loadDeliveries(deps.sql, ids), batched),
+    // Fresh fan-outs come claimed by their insert: only retries, hand-ons and take-overs claim here.
+    claimAttempt: createBatcher((claims) => claimAttempts(deps.sql, claims), batched),
+    releaseLease: (id, until) => releaseLease(deps.sql, id, until),
+    attemptLeaseMs: deps.attemptLeaseMs ?? timeoutMs + ATTEMPT_LEASE_MARGIN_MS,
     attempt: {
       sql: deps.sql,
       logger: deps.logger,
@@ -68,7 +73,7 @@ export function createDispatchResources(deps: DispatcherDeps): DispatchResources
       literalCache: new Map(),
       now,
       retryTimeScale: deps.retryTimeScale ?? 1,
-      timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs,
       random: deps.random ?? Math.random,
     },
   };

@@ -71,6 +71,13 @@ export const webhookDeliveries = pgTable(
     firstStatusCode: integer("first_status_code"),
     firstDurationMs: integer("first_duration_ms"),
     firstAttemptedAt: ts("first_attempted_at"),
+    /**
+     * The attempt claim (migration 0041): until when one attempt of this delivery is in hand. Set
+     * by the fan-out's insert for the first attempt, or by deliveryState.claimAttempts, and only
+     * while it is unset or past; an attempt whose claim is refused is not sent. Cleared by a
+     * failure record and a manual re-send's claim. Not indexed (the updates stay HOT).
+     */
+    attemptLeasedUntil: ts("attempt_leased_until"),
   },
   (t) => [
     primaryKey({ name: "webhook_deliveries_pkey", columns: [t.id, t.tenantId] }),
