@@ -4,7 +4,8 @@ import { inspectJson } from "@cellar/shared/json-limits";
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import { EventPayload, TracePayload } from "@cellar/shared/payloads";
 import type { TSchema } from "@sinclair/typebox";
-import { assertNoDuplicateKeys, parseJsonObject, readBodyText, requireJsonContentType } from "./body.ts";
+import { parseBatchJson } from "./batch-body.ts";
+import { assertNoDuplicateKeys, readBodyText, requireJsonContentType } from "./body.ts";
 import { ledgerReportKeys } from "./ledger.ts";
 import { answerErrors, type IngestPipeline, ITEMS_PER_TURN, nextTurn, serviceNameFor } from "./pipeline.ts";
 import type { StoreInput } from "./publish.ts";
@@ -51,7 +52,9 @@ interface CheckedItem {
  * The envelope's shape, or a 400 naming `items` or `items[i]`: the whole batch is refused. Yields
  * to the event loop every ITEMS_PER_TURN items (each item's body is walked).
  */
-async function readEnvelope(envelope: Record<string, unknown>): Promise<{ items: CheckedItem[]; keys: number | null }> {
+export async function readEnvelope(
+  envelope: Record<string, unknown>,
+): Promise<{ items: CheckedItem[]; keys: number | null }> {
   const items = envelope.items;
   if (!Array.isArray(items))
     throw badRequest(`invalid items: required (an array of 1 to ${MAX_BATCH_ITEMS} {"type", "body"} objects)`);
@@ -103,14 +106,16 @@ export async function postBatch(
       await reservation.confirm(); // before reading: a herd's others wait for the door's probe here
       const text = await readBodyText(request, pipeline.maxBodyBytes, reservation.confirm);
       await reservation.confirm();
-      const object = parseJsonObject(text);
+      // In slices, ITEMS_PER_TURN items a turn: other tenants' requests are served between them.
+      const { object, keyTokens } = await parseBatchJson(text);
       // The SDK's ledger report (docs/sdks.md): counted whatever the batch's answer; never refused.
       pipeline.sdkReport?.(object.ledger);
       // Charged per item as soon as they are counted, before each is checked.
       if (Array.isArray(object.items)) Object.assign(headers, reservation.settle(object.items.length, "items"));
       envelope = await readEnvelope(object);
       const reportKeys = object.ledger === undefined ? 0 : ledgerReportKeys(object.ledger);
-      assertNoDuplicateKeys(text, envelope.keys === null || reportKeys === null ? null : envelope.keys + reportKeys);
+      const parsedKeys = envelope.keys === null || reportKeys === null ? null : envelope.keys + reportKeys;
+      assertNoDuplicateKeys(text, parsedKeys, keyTokens);
     } finally {
       reservation.settleUncounted(); // a body that could not be counted (no-op once settled)
     }

@@ -109,10 +109,11 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 /**
  * 400 naming the first repeated key. `parsedKeys`: the object keys JSON.parse kept, when known
  * (the cheap check: a mismatch with the key tokens in the text means a duplicate); null: unknown,
- * so the text is searched for one.
+ * so the text is searched for one. `keyTokens`: the text's key tokens when already counted
+ * (batch-body.ts counts them in its scan), else counted here.
  */
-export function assertNoDuplicateKeys(text: string, parsedKeys: number | null): void {
-  if (parsedKeys !== null && countKeyTokens(text) === parsedKeys) return;
+export function assertNoDuplicateKeys(text: string, parsedKeys: number | null, keyTokens: number | null = null): void {
+  if (parsedKeys !== null && (keyTokens ?? countKeyTokens(text)) === parsedKeys) return;
   const duplicate = findDuplicateKey(text);
   if (duplicate !== null) throw badRequest(`invalid ${describeField(duplicate)}: duplicate key`);
 }
