@@ -99,7 +99,18 @@ test("on a real socket a declared Content-Length over the limit gets a JSON 413 
 
 test("publishes waiting on a PubAck beyond the in-flight cap are refused with 503 at once", async () => {
   // A JetStream that never acks: the first request waits, the second must not queue behind it.
-  const stuck = { publish: () => new Promise(() => {}) } as never;
+  // The second is sent once the first is publishing (its key is read from Postgres first, which a
+  // loaded machine can make slower than any fixed pause).
+  let publishing!: () => void;
+  const firstPublishing = new Promise<void>((r) => {
+    publishing = r;
+  });
+  const stuck = {
+    publish: () => {
+      publishing();
+      return new Promise(() => {});
+    },
+  } as never;
   const app = fx.build({
     js: stuck,
     maxInFlightPublishes: 1,
@@ -107,7 +118,7 @@ test("publishes waiting on a PubAck beyond the in-flight cap are refused with 50
     rateLimit: { perSecond: 0, burst: 1 },
   });
   void fx.post("/raw/traces", trace(), {}, app);
-  await new Promise((r) => setTimeout(r, 50));
+  await firstPublishing;
   const res = await fx.post("/raw/traces", trace(), {}, app);
   expect(res.status).toBe(503);
   expect(res.headers.get("retry-after")).toBe("5");

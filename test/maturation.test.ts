@@ -172,9 +172,9 @@ test("traces written together mature together, each exactly once", async () => {
         select (select count(*) from trace_analyses ta where ta.trace_pk = t.id)::int as analysed,
           (select count(*) from pending_traces p where p.trace_pk = t.id)::int as pending
         from traces t where trace_id = any(${ids})`;
-      return r.every((x) => x.pending === 0) && r;
+      return r.length === ids.length && r.every((x) => x.pending === 0) && r;
     },
-    { what: "the batch no longer pending" },
+    { what: "the batch stored and no longer pending" },
   );
   expect(rows.length).toBe(ids.length);
   expect(rows.every((r) => r.analysed === 1 && r.pending === 0)).toBe(true);

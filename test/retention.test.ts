@@ -4,6 +4,7 @@ import { parseRetentionDays, runRetention } from "../apps/processor/src/retentio
 import { itemRows } from "./helpers/transcript-shapes";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 import { chatTrace } from "./helpers/payloads";
+import { unsettledSessions } from "./helpers/settled";
 
 let stack: TestStack;
 let free: Awaited<ReturnType<typeof bootstrapTenant>>;
@@ -37,7 +38,9 @@ const matured = (ids: string[]) =>
       const [r] = await stack.database.sql<
         { n: number }[]
       >`select count(*)::int as n from session_analyses where session_id = any(${ids})`;
-      return r.n === ids.length;
+      // Settled on every trace sent: a session can mature on its first trace while a loaded
+      // processor has not stored the second yet.
+      return r.n === ids.length && (await unsettledSessions(stack)) === 0;
     },
     { what: `${ids.join(",")} matured`, timeoutMs: 30_000 },
   );

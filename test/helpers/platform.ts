@@ -13,21 +13,10 @@ import { decodePayload } from "@cellar/shared/db/payload-codec";
 import { itemRowsSql } from "@cellar/shared/analysis/transcript-rows";
 import { deriveSpans } from "@cellar/shared/spans";
 import { chatTrace } from "./payloads";
+import { unsettledSessions } from "./settled";
 import { waitFor, type TestStack } from "./stack";
 
-/**
- * How many sessions have not settled on everything written so far: not matured, a MATURED
- * publish still owed, or an analysis behind the session's activity. Zero before a test writes
- * rows of its own beside the analysis (a later re-maturation would replace them) or compares
- * answers that a re-maturation would change.
- */
-export async function unsettledSessions(stack: TestStack): Promise<number> {
-  const [r] = await stack.database.sql<{ n: number }[]>`
-    select count(*)::int as n from sessions s left join session_analyses sa on sa.session_pk = s.id
-    where s.status <> 'matured' or s.published_count < s.maturation_count
-      or sa.through_activity_seq is distinct from s.activity_seq`;
-  return r.n;
-}
+export { unsettledSessions };
 
 /**
  * A realistic platform fixture: tenant A (plan pro) with two services in two projects, users of

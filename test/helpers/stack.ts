@@ -10,6 +10,8 @@ import type { WebhookOptions } from "../../apps/platform/src/webhooks/routes";
 import { SecretBox } from "@cellar/shared/crypto";
 import { createTestDatabase } from "./infra";
 
+export { waitFor } from "./wait";
+
 /** A fixed 32-byte key for sealing webhook secrets in tests. */
 export const TEST_SECRET_KEY = btoa("cellar-test-secret-key-32-bytes!");
 
@@ -153,23 +155,4 @@ export async function stopStep(what: string, step: Promise<unknown>, ms: number,
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Polls `fn` until it returns a truthy value or the timeout passes. */
-export async function waitFor<T>(
-  fn: () => Promise<T | undefined | null | false>,
-  { timeoutMs = 15_000, intervalMs = 100, what = "condition" } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
 }

@@ -9,6 +9,7 @@ import { createRefusalPacing, type RefusalPacing } from "../../pacing.ts";
 import type { IngestPipeline } from "../../pipeline.ts";
 import { bytesMethod, createOtlpGrpcServer, LOGS_EXPORT, TRACE_EXPORT } from "./server.ts";
 import { retryDelayOf } from "./status.ts";
+import { waitFor } from "../../../../../test/helpers/wait.ts";
 
 // The gRPC door over a pipeline of fakes, called with grpc-js's client (what the OpenTelemetry
 // gRPC exporters use). test/e2e-doors.test.ts drives it with the real exporters against the apps
@@ -117,8 +118,10 @@ function setup(
   });
   let client: grpc.Client & Record<string, Function>;
   let port = 0;
+  let calls = 0;
   const call = (signal: "traces" | "logs", message: Buffer, token = "good"): Promise<Answer> =>
     new Promise((resolve) => {
+      calls++;
       const metadata = new grpc.Metadata();
       metadata.set("authorization", `Bearer ${token}`);
       client[signal](message, metadata, (error: grpc.ServiceError | null, body: Buffer) =>
@@ -130,6 +133,13 @@ function setup(
     ledger,
     observed,
     call,
+    /** Every call made so far observed by the metrics: a call's end is seen after its answer (the server side's own events, later on a loaded machine). */
+    everyCallObserved: () =>
+      waitFor(async () => observed.length >= calls, {
+        what: `${calls} calls observed`,
+        timeoutMs: 10_000,
+        intervalMs: 5,
+      }),
     port: () => port,
     async start() {
       port = await server.listen(0, "127.0.0.1");
@@ -197,12 +207,17 @@ describe("OTLP/gRPC door", () => {
     const answer = await door.call("traces", big);
     expect(answer.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(answer.error?.metadata.get("grpc-status-details-bin")).toEqual([]);
-    await Bun.sleep(10); // the call's end (onCancel) runs on the next tick
+    // The call's end (onCancel) runs after the client has its answer.
+    await waitFor(async () => door.ledger.some(([stage, reason]) => stage === "refused" && reason === "too_large"), {
+      what: "the refusal counted",
+      timeoutMs: 10_000,
+      intervalMs: 5,
+    });
     expect(door.ledger).toContainEqual(["refused", "too_large", 1]);
   });
 
   test("every call is in the metrics with the status /v1/* would have answered", async () => {
-    await Bun.sleep(10); // a call's end is observed on the next tick
+    await door.everyCallObserved(); // a call's end is observed after its answer
     const statuses = new Set(door.observed.map(([, status]) => status));
     expect([...statuses].sort()).toEqual([200, 400, 401, 413]);
     expect(new Set(door.observed.map(([path]) => path))).toEqual(new Set([TRACE_EXPORT, LOGS_EXPORT]));
