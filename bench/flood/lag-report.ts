@@ -37,14 +37,17 @@ for (const door of doors.split(","))
     const t1 = Math.max(...d.timeline.map(([sent, ms]) => sent + ms));
     const within = (m: Mark) => m.at >= t0 && m.at <= t1;
     const lags = of("lag").filter(within);
-    const oneStep = [...of("parse"), ...of("write")].filter(within);
+    const oneStep = [...of("parse"), ...of("write"), ...of("decode")].filter(within);
     // An admitted flood request: answered 200 by the flooder's client (its send to its answer).
+    const handlers = of("grpc").filter(within);
     const admitted = d.admitted.map(([sent, answered]) => ({ at: sent, ms: answered - sent }));
     const named = (from: number, to: number) => {
       const steps = oneStep
         .filter((s) => overlaps(s, from, to))
         .map((s) => `${s.kind} ${f0(Number(s.detail) / 1024)} KB ${s.ms.toFixed(1)} ms`);
       if (steps.length) return steps.join(" + ");
+      // A gRPC call's handler runs from its message read (grpc-js) to its answer: before it, the read.
+      if (handlers.some((h) => overlaps(h, from, to))) return "inside a gRPC handler (decode to answer)";
       return admitted.some((a) => overlaps(a, from, to))
         ? "inside an admitted flood request"
         : "nothing of ingest's marked";
@@ -65,10 +68,14 @@ for (const door of doors.split(","))
         .join(", ")}), process on a CPU for ${f0(busy)} ms of it; ` +
         [...byName].map(([name, e]) => `${e.n} (${f0(e.ms)} ms) ${name}`).join("; "),
     );
+    if (handlers.length)
+      console.log(
+        `  gRPC handlers: ${handlers.length}, median ${median(handlers.map((h) => h.ms)).toFixed(1)} ms, worst ${Math.max(...handlers.map((h) => h.ms)).toFixed(1)} ms`,
+      );
     const steps = oneStep.map((s) => s.ms);
     if (steps.length)
       console.log(
-        `  one-piece steps: ${of("parse").filter(within).length} parses, ${of("write").filter(within).length} writes over 64 KB; median ${median(steps).toFixed(1)} ms, worst ${Math.max(...steps).toFixed(1)} ms`,
+        `  one-piece steps: ${of("parse").filter(within).length} parses, ${of("write").filter(within).length} writes, ${of("decode").filter(within).length} protobuf decodes over 64 KB; median ${median(steps).toFixed(1)} ms, worst ${Math.max(...steps).toFixed(1)} ms`,
       );
     // V's answers over 10 ms, matched to ingest's handling of each by time.
     const reqs = of("req").filter((r) => r.detail === V_PATH && within(r));

@@ -8,14 +8,21 @@
  * - `req`: an HTTP request from reaching the app's fetch handler to its response; detail = path;
  * - `parse`: a JSON.parse of more than 64 KB (one piece, cannot yield); detail = characters;
  * - `write`: a socket write of more than 64 KB (node:net, the NATS client's); detail = bytes;
- * - `publish`: a JetStream publish from the call to its PubAck; detail = payload bytes.
+ * - `publish`: a JetStream publish from the call to its PubAck; detail = payload bytes;
+ * - `decode`: a protobufjs decode of a message of more than 64 KB in one call (one piece); detail =
+ *   bytes;
+ * - `grpc`: a gRPC call from grpc-js calling its handler (the message read) to the handler's
+ *   answer; detail = message bytes.
  * The marks wrap the runtime's own functions from outside (JSON.parse, net.Socket's write,
- * Bun.serve's handler, the JetStream client's publish): ingest's code is not changed. Line them
+ * Bun.serve's handler, the JetStream client's publish, protobufjs's generated decoders, grpc-js's
+ * service handlers): ingest's code is not changed. Line them
  * up with FLOOD_DETAIL's timelines: `bun bench/flood/lag-report.ts`.
  */
 import { appendFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { JetStreamClientImpl } from "@nats-io/jetstream/internal";
+import * as grpc from "@grpc/grpc-js";
+import protobuf from "protobufjs";
 
 const file = process.env.FLOOD_LAG_FILE;
 const LARGE = 64 * 1024;
@@ -76,6 +83,40 @@ if (file) {
       () => record("publish-failed", t, bytes),
     );
     return done;
+  };
+
+  // protobufjs generates each type's decoder on its first use (Type#setup): wrapped there.
+  const setup = protobuf.Type.prototype.setup;
+  protobuf.Type.prototype.setup = function (this: protobuf.Type) {
+    const done = setup.call(this);
+    const decode = this.decode;
+    this.decode = function (this: protobuf.Type, reader: protobuf.Reader | Uint8Array, ...rest: unknown[]) {
+      const n = reader instanceof Uint8Array ? reader.length : 0;
+      const call = () => (decode as (...a: unknown[]) => protobuf.Message).call(this, reader, ...rest);
+      if (n <= LARGE) return call();
+      const t = performance.now();
+      try {
+        return call();
+      } finally {
+        record("decode", t, n);
+      }
+    } as typeof this.decode;
+    return done;
+  };
+
+  const addService = grpc.Server.prototype.addService;
+  grpc.Server.prototype.addService = function (this: grpc.Server, service, implementation) {
+    const wrapped: grpc.UntypedServiceImplementation = {};
+    for (const [name, handler] of Object.entries(implementation))
+      wrapped[name] = ((call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: (...a: unknown[]) => void) => {
+        const t = performance.now();
+        const n = call.request?.length ?? 0;
+        return (handler as (...a: unknown[]) => void)(call, (...a: unknown[]) => {
+          record("grpc", t, n);
+          callback(...a);
+        });
+      }) as grpc.UntypedHandleCall;
+    return addService.call(this, service, wrapped);
   };
 
   const serve = Bun.serve;
