@@ -21,7 +21,7 @@ import { reconcileOnce } from "../apps/processor/src/ledger/reconcile";
 import { countDeadLetters, deadLetterCount } from "../apps/processor/src/ledger/dead-letters";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { DL } from "@cellar/shared/nats/dead-letters";
-import { recordEvaluation } from "@cellar/shared/evaluations/store";
+import { claimJudgement, recordEvaluation } from "@cellar/shared/evaluations/store";
 import { createLedgerCounter } from "@cellar/shared/ledger/counter";
 import { createLogger } from "@cellar/shared/logger";
 import { stubDns } from "./helpers/dns";
@@ -204,6 +204,21 @@ async function fillEveryTable() {
       scoreName: "short",
       environment: null,
     },
+    at,
+  );
+  // A judgement claimed before its judge call (migration 0042), as the live runner claims one.
+  await claimJudgement(
+    sql,
+    {
+      tenantId,
+      traceServiceId: serviceId,
+      evaluatorId: evaluator.id,
+      evaluatorVersion: evaluator.version,
+      target: "session",
+      entityId: "conv-2",
+      transcriptHash: "sha-256 of conv-2's lean transcript",
+    },
+    new Date(at.getTime() + 60_000),
     at,
   );
   const ledger = createLedgerCounter({ sql, logger: createLogger("silent"), flushEveryMs: 3_600_000 });

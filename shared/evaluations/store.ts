@@ -53,6 +53,57 @@ export async function evaluationExists(sql: Sql, k: EvaluationKey): Promise<bool
   return rows.length > 0;
 }
 
+/**
+ * Whether the caller may call the judge for a judgement: `claimed` (until the claim's end),
+ * `judged` (recorded already: nothing to do), or `held` by another caller until `until` (come
+ * back then: its holder records it, or its claim ends and it is free again).
+ */
+export type JudgementClaim = { kind: "claimed" } | { kind: "judged" } | { kind: "held"; until: Date };
+
+/**
+ * The claim on one judgement before its judge is called (migration 0042, docs/evaluations.md
+ * "One judge call per judgement"): taken while no evaluation exists and no other claim is
+ * unexpired, in one statement. Two dispatcher processes judging two copies of a maturation at
+ * once: one claims, the other is told `held` and comes back when the claim ends. A process that
+ * dies holding one leaves a claim that ends; the redelivered message claims again.
+ */
+export async function claimJudgement(sql: Sql, k: EvaluationKey, until: Date, now: Date): Promise<JudgementClaim> {
+  const key = sql`evaluator_id = ${k.evaluatorId} and evaluator_version = ${k.evaluatorVersion} and target = ${k.target}
+    and entity_id = ${k.entityId} and transcript_hash = ${k.transcriptHash} and tenant_id = ${k.tenantId}`;
+  const [row] = await sql<{ claimed: boolean; judged: boolean; held: Date | null }[]>`
+    with c as (
+      insert into evaluation_claims (evaluator_id, tenant_id, evaluator_version, target, entity_id, transcript_hash, claimed_until, claimed_at)
+      select ${k.evaluatorId}, ${k.tenantId}, ${k.evaluatorVersion}, ${k.target}, ${k.entityId}, ${k.transcriptHash}, ${until}, ${now}
+      where not exists (select 1 from evaluations where ${key})
+      on conflict (evaluator_id, evaluator_version, target, entity_id, transcript_hash, tenant_id)
+      do update set claimed_until = excluded.claimed_until, claimed_at = excluded.claimed_at
+        where evaluation_claims.claimed_until <= excluded.claimed_at
+      returning 1
+    )
+    -- The claim and the evaluation as they were before this statement: the holder's end.
+    select exists (select 1 from c) as claimed, exists (select 1 from evaluations where ${key}) as judged,
+      (select claimed_until from evaluation_claims where ${key}) as held`;
+  if (row.claimed) return { kind: "claimed" };
+  if (row.judged || (row.held && !Number.isFinite(row.held.getTime()))) return { kind: "judged" };
+  // Held; or taken by a caller whose insert this one waited for (not in this statement's view):
+  // come back in a second.
+  return { kind: "held", until: row.held && row.held > now ? row.held : new Date(now.getTime() + 1_000) };
+}
+
+/** Gives a claim back (the judge failed transiently: the retry, wherever it runs, claims again). */
+export async function releaseJudgement(sql: Sql, k: EvaluationKey, until: Date): Promise<void> {
+  await sql`delete from evaluation_claims where evaluator_id = ${k.evaluatorId} and evaluator_version = ${k.evaluatorVersion}
+    and target = ${k.target} and entity_id = ${k.entityId} and transcript_hash = ${k.transcriptHash}
+    and tenant_id = ${k.tenantId} and claimed_until = ${until}`;
+}
+
+/** Claims claimed or judged more than `olderThanMs` ago (the evaluation row answers for a judged one). */
+export async function pruneJudgementClaims(sql: Sql, now: Date, olderThanMs = 24 * 3600_000): Promise<number> {
+  const rows =
+    await sql`delete from evaluation_claims where claimed_at < ${new Date(now.getTime() - olderThanMs)} returning 1`;
+  return rows.length;
+}
+
 export interface EvaluationResult {
   status: "scored" | "failed";
   /** Numbers and booleans (1/0) in `value`, a label in `label`. */
@@ -100,6 +151,11 @@ export async function recordEvaluation(
       on conflict (evaluator_id, evaluator_version, target, entity_id, transcript_hash, tenant_id) do nothing
       returning id`;
     if (!row) return null;
+    // Its claim, if one was taken (the live runner's), is judged for good: no copy calls the judge again.
+    // ('infinity': a claim that never ends.)
+    await tx`update evaluation_claims set claimed_until = 'infinity', claimed_at = ${at}
+      where evaluator_id = ${k.evaluatorId} and evaluator_version = ${k.evaluatorVersion} and target = ${k.target}
+        and entity_id = ${k.entityId} and transcript_hash = ${k.transcriptHash} and tenant_id = ${k.tenantId}`;
     if (r.costUsd) await addSpend(tx, { id: k.evaluatorId, tenant_id: k.tenantId }, r.costUsd, at);
     if (r.status !== "scored" || r.value === null) return { evaluationId: row.id, scoreId: null };
     const entity = k.target === "session" ? tx`session_id = ${k.entityId}` : tx`trace_id = ${k.entityId}`;

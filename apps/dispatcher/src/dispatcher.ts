@@ -9,12 +9,14 @@ import { startEvaluationRunner } from "./evaluations/runner.ts";
 import { startRunWorker } from "./evaluations/runs.ts";
 import { DEFAULT_JUDGE_TIMEOUT_MS } from "./evaluations/judge.ts";
 import { pruneHistory, RETENTION_MS } from "./prune.ts";
+import { pruneJudgementClaims } from "@cellar/shared/evaluations/store";
 
 export { DEFAULT_TIMEOUT_MS, type DispatcherDeps } from "./deps.ts";
 export { DEFAULT_CONCURRENCY, DEFAULT_ENDPOINT_CONCURRENCY } from "./fairness.ts";
 
 /**
- * MATURED -> delivery rows -> first attempt -> DELIVERIES for the retry curve; plus pruning.
+ * MATURED -> delivery rows -> first attempt -> DELIVERIES for the retry curve; plus pruning
+ * (webhook history, judgement claims).
  * Both consumers, MATURED's (matured.ts: fan-out, then first attempts, and the rule of which
  * message owns which delivery) and DELIVERIES' (retries, the retired consumer's jobs), enter one
  * delivery path (attempt.ts: prepare, send, record).
@@ -31,6 +33,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const prune = () => {
     pruning = pruneHistory(resources.sql, resources.now(), deps.retentionMs ?? RETENTION_MS)
       .then((n) => n && resources.logger.info("pruned webhook history", { deliveries: n }))
+      // Judgement claims a day old: the evaluation row answers for a judged one from then on.
+      .then(() => pruneJudgementClaims(resources.sql, resources.now()))
       .catch((err) => resources.logger.error("pruning failed", { err: err as Error }));
     return pruning;
   };

@@ -130,6 +130,41 @@ export const evaluations = pgTable(
 );
 
 /**
+ * The claim on one judgement before its judge is called (migration 0042, docs/evaluations.md
+ * "One judge call per judgement"): keyed as the evaluation it leads to. Taken while no claim is
+ * unexpired and no evaluation exists; `claimed_until` 'infinity' once the judgement is recorded
+ * (in the record's transaction), so a copy of the maturation on another dispatcher process never
+ * calls the judge for it again. A crash between claim and record leaves a claim that ends; the
+ * redelivered message claims again. Judged claims are pruned a day after (the evaluation row
+ * answers from then on).
+ */
+export const evaluationClaims = pgTable(
+  "evaluation_claims",
+  {
+    evaluatorId: uuid("evaluator_id").notNull(),
+    tenantId: requiredUuid("tenant_id"),
+    evaluatorVersion: integer("evaluator_version").notNull(),
+    target: text("target", { enum: ["session", "trace"] }).notNull(),
+    entityId: text("entity_id").notNull(),
+    transcriptHash: text("transcript_hash").notNull(),
+    claimedUntil: ts("claimed_until").notNull(),
+    /** When it was last claimed or judged (pruning). */
+    claimedAt: ts("claimed_at").notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: "evaluation_claims_pkey",
+      columns: [t.evaluatorId, t.evaluatorVersion, t.target, t.entityId, t.transcriptHash, t.tenantId],
+    }),
+    foreignKey({
+      name: "evaluation_claims_evaluator_fkey",
+      columns: [t.evaluatorId, t.tenantId],
+      foreignColumns: [evaluators.id, evaluators.tenantId],
+    }).onDelete("cascade"),
+  ],
+);
+
+/**
  * A run of an evaluator version on chosen past matured sessions (migration 0032, docs/evaluations.md
  * "Runs"): a dry run keeps its results on the run only; a backfill stores scores like live ones.
  * The dispatcher claims it (heartbeat_at) and works through `session_ids` from `next_index`.

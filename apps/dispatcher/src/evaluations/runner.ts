@@ -6,9 +6,11 @@ import { inSample, matchesFilter } from "@cellar/shared/evaluations/filter";
 import { loadSessionContext, loadSessionFacts, loadTraceContext } from "@cellar/shared/evaluations/load";
 import {
   activeEvaluators,
+  claimJudgement,
   evaluationExists,
   pauseEvaluator,
   recordEvaluation,
+  releaseJudgement,
   spentToday,
   type EvaluationKey,
   type EvaluatorRow,
@@ -19,7 +21,7 @@ import { consume, type ConsumeDeps, type ConsumeLoop, type Delivery, type Outcom
 import { publish } from "@cellar/shared/nats/publish";
 import type { Topology } from "@cellar/shared/nats/topology";
 import { maturationKey, maturationsOf, type MaturedMessage, type MaturedStreamMessage } from "@cellar/shared/payloads";
-import { evaluateOne, verdictOrFailure, type EvaluateDeps } from "./evaluate.ts";
+import { ANSWER_ATTEMPTS, evaluateOne, verdictOrFailure, type EvaluateDeps } from "./evaluate.ts";
 import { whileTransient } from "./persist.ts";
 import { createTenantPool, type TenantPool } from "./pool.ts";
 
@@ -39,6 +41,8 @@ export const EVALUATORS_CACHE_MS = 5_000;
 export const DEFAULT_JUDGE_CONCURRENCY = 64;
 /** The share of those one tenant may hold (like each lane's quarter of the messages in hand). */
 export const TENANT_JUDGE_SHARE = 0.25;
+/** A judgement's claim lasts its judge calls' deadlines (ANSWER_ATTEMPTS of them) plus this, for the record. */
+export const JUDGE_CLAIM_MARGIN_MS = 30_000;
 
 export interface EvaluationRunnerOptions {
   /** Multiplies every retry delay (tests). */
@@ -52,6 +56,8 @@ export interface EvaluationRunnerOptions {
   tenantJudgeConcurrency?: number;
   /** How often the run worker looks for a pending run on past sessions (default 1 s). */
   runPollMs?: number;
+  /** How long a judgement's claim lasts (default: the judge calls' deadlines plus JUDGE_CLAIM_MARGIN_MS; tests shorten it). */
+  claimMs?: number;
   /** Test hook: runs after a judgement is recorded, before the message is acked. */
   afterRecord?: (info: { evaluatorId: string; entityId: string; status: string }) => Promise<void> | void;
 }
@@ -238,8 +244,15 @@ async function runEvaluator(
       return "done";
     }
   }
+  // One judge call per judgement across processes (the in-process copies share a run: `once`).
+  const claim = e.definition.judge ? await claimJudge(deps, e, key) : null;
+  if (claim === "judged") return "done";
+  if (typeof claim === "number") return claim;
   const started = performance.now();
-  const out = await evaluateOne(deps, e, ctx);
+  const out = await evaluateOne(deps, e, ctx).catch(async (err) => {
+    if (claim) await releaseJudgement(deps.sql, key, claim.until).catch(() => {});
+    throw err;
+  });
   if (out.kind === "auth") {
     // Paused with the reason the API shows; this transcript's evaluation is recorded failed, so a
     // redelivery (another evaluator's retry) does not call the judge with the refused key again.
@@ -250,6 +263,7 @@ async function runEvaluator(
     const scale = deps.options?.retryScale ?? 1;
     const curve = JUDGE_RETRY_MS[Math.min(deliveryCount, JUDGE_RETRY_MS.length) - 1] * scale;
     deps.logger.info("judge call failed; retrying", { evaluatorId: e.id, entityId: ctx.entityId, error: out.error });
+    if (claim) await whileTransient(() => releaseJudgement(deps.sql, key, claim.until));
     return Math.max(1, Math.round(Math.max(curve, out.retryAfterMs ?? 0)));
   }
   const verdict = verdictOrFailure(
@@ -295,6 +309,31 @@ async function runEvaluator(
   if (recorded)
     await deps.options?.afterRecord?.({ evaluatorId: e.id, entityId: ctx.entityId, status: verdict.status });
   return recorded?.scoreId ? { scored: recorded.evaluationId } : "done";
+}
+
+/**
+ * The judgement's claim (claimJudgement): its end when this caller holds it, "judged" when it is
+ * recorded already, or how long to wait for another caller's claim to end (the message comes
+ * back then and finds it judged, or free).
+ */
+async function claimJudge(
+  deps: EvaluationRunnerDeps,
+  e: EvaluatorRow,
+  key: EvaluationKey,
+): Promise<{ until: Date } | "judged" | number> {
+  const perCall = e.definition.judge?.timeout_seconds
+    ? e.definition.judge.timeout_seconds * 1000
+    : deps.judge.timeoutMs;
+  const now = deps.now();
+  const until = new Date(now.getTime() + (deps.options?.claimMs ?? perCall * ANSWER_ATTEMPTS + JUDGE_CLAIM_MARGIN_MS));
+  const claim = await claimJudgement(deps.sql, key, until, now);
+  if (claim.kind === "claimed") return { until };
+  if (claim.kind === "judged") return "judged";
+  deps.logger.info("judgement claimed by another process; back when its claim ends", {
+    evaluatorId: e.id,
+    entityId: key.entityId,
+  });
+  return Math.max(1, claim.until.getTime() - now.getTime());
 }
 
 async function reannounce(deps: EvaluationRunnerDeps, m: MaturedMessage, evaluationIds: string[]): Promise<void> {
