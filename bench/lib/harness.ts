@@ -8,7 +8,7 @@ import { createDatabase, runMigrations, type Database } from "@cellar/shared/db/
 import { startNatsServer, type RunningNats } from "../../scripts/infra/nats-server";
 import { freePort, waitForPort } from "../../scripts/infra/ports";
 import { startEmbeddedPostgres, type RunningPostgres } from "../../scripts/infra/postgres";
-import { stopChild } from "../../scripts/infra/processes";
+import { signalProcess, stopChild } from "../../scripts/infra/processes";
 
 /** The repository root: apps are spawned from here. */
 export const ROOT = resolve(import.meta.dir, "../..");
@@ -94,13 +94,32 @@ export async function startBench(name: string, opts: BenchOptions = {}): Promise
   let pg: RunningPostgres | undefined;
   let nats: RunningNats | undefined;
   let database: Database | undefined;
-  const stop = async () => {
-    for (const fn of hooks.splice(0).reverse()) await Promise.resolve(fn()).catch((err) => console.error(err));
-    await Promise.allSettled(children.splice(0).map(({ child, graceMs }) => stopChild(child, graceMs)));
-    await database?.close().catch(() => {});
-    await Promise.allSettled([nats?.stop(), pg?.stop()]);
-    rmSync(scratch, { recursive: true, force: true });
+  let stopped: Promise<void> | undefined;
+  // Each step bounded: a stop that hangs would keep the process, and so the bench lock, alive.
+  const stop = () =>
+    (stopped ??= (async () => {
+      for (const fn of hooks.splice(0).reverse())
+        await bounded(`stop hook`, Promise.resolve().then(fn), 30_000).catch((err) => console.error(err));
+      await Promise.allSettled(
+        children.splice(0).map(({ child, graceMs }) => bounded("app stop", stopChild(child, graceMs), graceMs + 5_000)),
+      );
+      await bounded("pool close", database?.close() ?? Promise.resolve(), 10_000).catch(() => {});
+      const servers = await Promise.allSettled([
+        bounded("nats-server stop", nats?.stop() ?? Promise.resolve(), 15_000),
+        bounded("postgres stop", pg?.stop() ?? Promise.resolve(), 30_000),
+      ]);
+      if (servers.some((r) => r.status === "rejected")) kill(); // still up after their grace: SIGKILL
+      rmSync(scratch, { recursive: true, force: true });
+      live.delete(entry);
+    })());
+  /** SIGKILL to everything started here, at once (a second signal while stopping). */
+  const kill = () => {
+    for (const { child } of children) child.kill("SIGKILL");
+    nats?.process.kill("SIGKILL");
+    signalProcess(pg?.pid(), "SIGKILL");
   };
+  const entry = { stop, kill };
+  live.add(entry);
   try {
     [pg, nats] = await Promise.all([
       startEmbeddedPostgres({
@@ -162,21 +181,68 @@ export async function startBench(name: string, opts: BenchOptions = {}): Promise
   }
 }
 
-/** Runs `body` on a fresh bench set-up and always takes it down, then exits with the body's outcome. */
+/** Every bench set-up of this process not yet stopped: what a signal or a crash takes down. */
+const live = new Set<{ stop(): Promise<void>; kill(): void }>();
+
+/** `step`, or a rejection naming it once `ms` pass. */
+function bounded<T>(what: string, step: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([step, late]).finally(() => clearTimeout(timer));
+}
+
+const SIGNAL_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
+/**
+ * Stops every live bench set-up once, then exits with `code`. Also what a signal or an error
+ * outside the body's promise leads to: a throw in an event handler (a child's "close") never
+ * rejects the body, and the process would end or hang with its apps, nats-server and Postgres
+ * still running. Those hold the bench lock too: they inherit the descriptor `flock` locked.
+ */
+let exiting: Promise<never> | undefined;
+function stopAllAndExit(code: number): Promise<never> {
+  exiting ??= Promise.allSettled([...live].map((b) => b.stop())).then(() => process.exit(code));
+  return exiting;
+}
+
+function exitOnSignalsAndCrashes(name: string): void {
+  for (const [signal, code] of Object.entries(SIGNAL_CODES)) {
+    process.on(signal, () => {
+      if (exiting) {
+        // A second signal while stopping: no more grace.
+        for (const b of live) b.kill();
+        process.exit(code);
+      }
+      console.error(`${name}: ${signal}; stopping the bench's apps and servers`);
+      void stopAllAndExit(code);
+    });
+  }
+  const crash = (err: unknown) => {
+    console.error(`${name}: an error outside the bench's body; stopping its apps and servers:`, err);
+    void stopAllAndExit(1);
+  };
+  process.on("uncaughtException", crash);
+  process.on("unhandledRejection", crash);
+}
+
+/**
+ * Runs `body` on a fresh bench set-up and always takes it down, then exits with the body's outcome:
+ * also on SIGINT/SIGTERM/SIGHUP and on an error thrown outside the body (exitOnSignalsAndCrashes).
+ */
 export async function runBench(
   name: string,
   opts: BenchOptions,
   body: (bench: Bench) => Promise<void>,
 ): Promise<never> {
-  const bench = await startBench(name, opts);
+  exitOnSignalsAndCrashes(name);
   let code = 0;
   try {
-    await body(bench);
+    await body(await startBench(name, opts));
   } catch (err) {
     console.error(err);
     code = 1;
-  } finally {
-    await bench.stop();
   }
-  process.exit(code);
+  return stopAllAndExit(code);
 }
