@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
+import { countBeforeDelete } from "@cellar/shared/ledger/dead-letters";
 import * as admin from "@cellar/shared/admin/tenancy";
 import { createApiKey, revokeApiKey, updateApiKey } from "@cellar/shared/auth/key-store";
 import { AdminError } from "@cellar/shared/errors";
@@ -255,11 +256,24 @@ async function run(): Promise<unknown> {
   const [resource, action] = positionals;
   if (resource === "dead-letters") {
     const { seq, stream, limit, from, all, namespace, tenant, reason } = values;
-    return runDeadLetters(
-      action,
-      { seq, stream, limit, from, all, newId: values["new-id"], namespace, tenant, reason },
-      serverUrl("NATS_URL"),
-    );
+    // With a database, a replay or purge counts INGEST dead letters in the ledger before deleting
+    // them (docs/ledger.md); without one it waits for a processor's count, as before.
+    let database: ReturnType<typeof createDatabase> | undefined;
+    try {
+      database = createDatabase(databaseUrl(), { max: 1 });
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+    }
+    try {
+      return await runDeadLetters(
+        action,
+        { seq, stream, limit, from, all, newId: values["new-id"], namespace, tenant, reason },
+        serverUrl("NATS_URL"),
+        database && ((t) => countBeforeDelete(database.sql, t)),
+      );
+    } finally {
+      await database?.close();
+    }
   }
   const url = databaseUrl();
   await runMigrations(url);

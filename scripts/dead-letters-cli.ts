@@ -1,6 +1,7 @@
-import { connectNats, createTopology, ensureTopology } from "@cellar/shared/nats/topology";
+import { connectNats, createTopology, ensureTopology, type Topology } from "@cellar/shared/nats/topology";
 import { natsClientOptions, natsSettingsFromEnv } from "@cellar/shared/deploy/nats";
 import {
+  type CountBeforeDelete,
   getDeadLetter,
   listDeadLetters,
   purgeDeadLetters,
@@ -42,9 +43,16 @@ const positive = (name: string, v: string | undefined): number | undefined => {
 
 /**
  * `npm run admin -- dead-letters <action>` (docs/dead-letters.md): inspect, replay and purge
- * the DEAD_LETTERS stream. Connects to NATS only; returns what the CLI prints as JSON.
+ * the DEAD_LETTERS stream. Connects to NATS, and to Postgres (`countWith`) to count what a replay
+ * or purge deletes; returns what the CLI prints as JSON.
  */
-export async function runDeadLetters(action: string, args: DeadLetterArgs, natsUrl: string): Promise<unknown> {
+export async function runDeadLetters(
+  action: string,
+  args: DeadLetterArgs,
+  natsUrl: string,
+  /** Counts INGEST dead letters before a replay or purge deletes them (admin.ts gives it when it has a database). */
+  countWith?: (t: Topology) => CountBeforeDelete,
+): Promise<unknown> {
   const topology = createTopology(args.namespace ?? "");
   if (
     args.stream &&
@@ -58,6 +66,7 @@ export async function runDeadLetters(action: string, args: DeadLetterArgs, natsU
     maxReconnectAttempts: 0,
     ...natsClientOptions(natsSettingsFromEnv(natsUrl)),
   });
+  const count = countWith?.(topology);
   try {
     const { js, jsm } = await ensureTopology(nc, topology);
     const filter: DeadLetterFilter = { stream: args.stream, tenant: args.tenant, reasonContains: args.reason };
@@ -84,7 +93,7 @@ export async function runDeadLetters(action: string, args: DeadLetterArgs, natsU
           seqs = (await listDeadLetters(jsm, topology, { ...filter, limit: 100_000 })).map((d) => d.seq);
         else throw new DeadLetterUsageError("--seq or --all is required");
         const results: ReplayResult[] = [];
-        for (const s of seqs) results.push(await replayDeadLetter(js, jsm, topology, s, { newId: args.newId }));
+        for (const s of seqs) results.push(await replayDeadLetter(js, jsm, topology, s, { newId: args.newId, count }));
         if (seq !== undefined && results[0].status === "missing")
           throw new DeadLetterUsageError(`no dead letter with seq ${seq}`);
         return { replayed: results.filter((r) => r.status === "replayed").length, results };
@@ -93,7 +102,7 @@ export async function runDeadLetters(action: string, args: DeadLetterArgs, natsU
         if (seq === undefined && !args.stream && !args.all)
           throw new DeadLetterUsageError("--seq, --stream or --all is required");
         try {
-          return { purged: await purgeDeadLetters(jsm, topology, { seq, stream: args.stream }) };
+          return { purged: await purgeDeadLetters(jsm, topology, { seq, stream: args.stream, count }) };
         } catch (err) {
           // Not counted by the ledger yet: nothing deleted, the operator tries again (docs/ledger.md).
           if (err instanceof UncountedDeadLettersError) throw new DeadLetterUsageError(err.message);

@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 const admin = (...args: string[]) =>
-  runAdmin(["dead-letters", ...args, "--namespace", namespace], { databaseUrl: "postgres://unused" });
+  runAdmin(["dead-letters", ...args, "--namespace", namespace], { databaseUrl: stack.databaseUrl });
 
 /** A trace for a tenant that does not exist (yet): Postgres refuses it with a foreign-key error. */
 const orphan = (tenantId: string, sessionId: string): IngestMessage =>

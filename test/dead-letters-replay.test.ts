@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 const admin = (...args: string[]) =>
-  runAdmin(["dead-letters", ...args, "--namespace", namespace], { databaseUrl: "postgres://unused" });
+  runAdmin(["dead-letters", ...args, "--namespace", namespace], { databaseUrl: stack.databaseUrl });
 
 const transcriptOf = (sessionId: string) =>
   stack.platformRequest(`/telemetry/otel/sessions/claude-desk/${sessionId}/transcript`, { token: tenant.platformKey });

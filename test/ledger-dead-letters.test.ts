@@ -17,6 +17,7 @@ import { publish } from "@cellar/shared/nats/publish";
 import type { IngestMessage } from "@cellar/shared/payloads";
 import { countDeadLetters, deadLetterCount } from "../apps/processor/src/ledger/dead-letters";
 import { chatTrace } from "./helpers/payloads";
+import { stageCounts } from "./helpers/ledger-counts";
 import { createTestStack, type TestStack, waitFor } from "./helpers/stack";
 
 let stack: TestStack;
@@ -31,14 +32,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const counts = async (service: string) =>
-  Object.fromEntries(
-    (
-      await stack.database.sql<{ stage: string; n: number }[]>`
-        select stage, sum(count)::int as n from ledger_counts
-        where tenant_id = ${tenantId} and service_name = ${service} group by stage order by stage`
-    ).map((r) => [r.stage, r.n]),
-  );
+const counts = (service: string) => stageCounts(stack.database.sql, tenantId, service);
 
 const letterHeaders = (
   o: {

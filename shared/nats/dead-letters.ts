@@ -7,7 +7,13 @@ import {
   type StoredMsg,
 } from "@nats-io/jetstream";
 import { headers as newHeaders, type MsgHdrs } from "@nats-io/transport-node";
-import { CATALOGUE, deadLetterLedgerConsumer, deadLetterStream, type StreamSpec } from "./catalogue.ts";
+import {
+  CATALOGUE,
+  deadLetterLedgerConsumer,
+  deadLetterStream,
+  type StoredDeadLetter,
+  type StreamSpec,
+} from "./catalogue.ts";
 import { laneOf, laneToken } from "./lanes.ts";
 import type { Topology } from "./topology.ts";
 
@@ -210,6 +216,28 @@ export async function getDeadLetter(jsm: JetStreamManager, t: Topology, seq: num
   return m ? toDeadLetter(m) : null;
 }
 
+/** One dead letter as DEAD_LETTERS stores it: what the ledger counts it by (CountBeforeDelete). */
+export interface StoredLetter {
+  seq: number;
+  /** When DEAD_LETTERS stored it (ms; what processor-ledger's delivery says). */
+  storedMs: number;
+  value: StoredDeadLetter;
+}
+
+/**
+ * Counts INGEST dead letters in the ledger before a replay or a purge deletes them, idempotently
+ * by each one's key (shared/ledger/dead-letters.ts countBeforeDelete): given, a replay or purge
+ * no longer waits for `processor-ledger` (ledgerCounted), so one deleted while no processor runs
+ * is counted too. A throw deletes nothing.
+ */
+export type CountBeforeDelete = (letters: StoredLetter[]) => Promise<void>;
+
+function storedLetter(m: StoredMsg): StoredLetter {
+  // Milliseconds of the RFC 3339 nanosecond timestamp, cut (not rounded) as processor-ledger's are.
+  const storedMs = Date.parse(m.timestamp.replace(/(\.\d{3})\d+/, "$1"));
+  return { seq: m.seq, storedMs, value: { data: m.data, headers: m.header } };
+}
+
 export type ReplayResult = {
   seq: number;
   /** `uncounted`: kept, the ledger has not counted it yet (no processor ran since it was set aside). */
@@ -229,11 +257,13 @@ export async function replayDeadLetter(
   jsm: JetStreamManager,
   t: Topology,
   seq: number,
-  opts: { newId?: boolean; countWaitMs?: number } = {},
+  opts: { newId?: boolean; countWaitMs?: number; count?: CountBeforeDelete } = {},
 ): Promise<ReplayResult> {
-  const dl = await getDeadLetter(jsm, t, seq);
-  if (!dl) return { seq, status: "missing" };
-  if (!(await ledgerCounted(jsm, t, seq, opts.countWaitMs))) return { seq, status: "uncounted" };
+  const m = await jsm.streams.getMessage(deadLetterStream.name(t), { seq });
+  if (!m) return { seq, status: "missing" };
+  const dl = toDeadLetter(m);
+  if (opts.count) await opts.count([storedLetter(m)]);
+  else if (!(await ledgerCounted(jsm, t, seq, opts.countWaitMs))) return { seq, status: "uncounted" };
   const h = newHeaders();
   let msgID: string | undefined;
   for (const [k, values] of Object.entries(dl.headers)) {
@@ -310,18 +340,22 @@ export class UncountedDeadLettersError extends Error {
 }
 
 /**
- * Deletes one dead letter (seq), those of one origin stream, or all. Returns how many. What the
- * ledger has not counted yet is not deleted: the purge waits for it (ledgerCounted), then throws
- * UncountedDeadLettersError.
+ * Deletes one dead letter (seq), those of one origin stream, or all. Returns how many. With
+ * `count`, the INGEST ones are counted first (CountBeforeDelete), and a purge of a stream or of
+ * all deletes only what it counted (those stored since wait for the next purge). Without it, what
+ * the ledger has not counted yet is not deleted: the purge waits for it (ledgerCounted), then
+ * throws UncountedDeadLettersError.
  */
 export async function purgeDeadLetters(
   jsm: JetStreamManager,
   t: Topology,
-  what: { seq?: number; stream?: string; countWaitMs?: number } = {},
+  what: { seq?: number; stream?: string; countWaitMs?: number; count?: CountBeforeDelete } = {},
 ): Promise<number> {
   const name = deadLetterStream.name(t);
   const ingestOnes = !what.stream || specFor(t, what.stream)?.name(t) === t.ingestStream;
-  if (ingestOnes && !(await ledgerCounted(jsm, t, what.seq ?? Number.POSITIVE_INFINITY, what.countWaitMs)))
+  let below: number | undefined;
+  if (ingestOnes && what.count) below = await countIngestLetters(jsm, t, what.seq, what.count);
+  else if (ingestOnes && !(await ledgerCounted(jsm, t, what.seq ?? Number.POSITIVE_INFINITY, what.countWaitMs)))
     throw new UncountedDeadLettersError(
       "the ledger has not counted these dead letters yet (is a processor running?): try again once it has",
     );
@@ -336,7 +370,42 @@ export async function purgeDeadLetters(
   if (what.stream) {
     const spec = specFor(t, what.stream);
     if (!spec) throw new Error(`unknown stream ${JSON.stringify(what.stream)}`);
-    return (await jsm.streams.purge(name, { filter: deadLetterSubject(t, spec) })).purged;
+    const filter = deadLetterSubject(t, spec);
+    return (await jsm.streams.purge(name, below === undefined ? { filter } : { filter, seq: below })).purged;
   }
-  return (await jsm.streams.purge(name)).purged;
+  return (await jsm.streams.purge(name, below === undefined ? undefined : { seq: below })).purged;
+}
+
+/**
+ * Counts the INGEST dead letter `seq` (one of another stream counts nothing), or every INGEST dead
+ * letter stored so far, 500 at a time; returns the sequence below which all are counted.
+ */
+async function countIngestLetters(
+  jsm: JetStreamManager,
+  t: Topology,
+  seq: number | undefined,
+  count: CountBeforeDelete,
+): Promise<number> {
+  const name = deadLetterStream.name(t);
+  if (seq !== undefined) {
+    const m = await jsm.streams.getMessage(name, { seq });
+    if (m) await count([storedLetter(m)]);
+    return seq + 1;
+  }
+  const last = (await jsm.streams.info(name)).state.last_seq;
+  const subject = deadLetterSubject(t, specFor(t, t.ingestStream)!);
+  let chunk: StoredLetter[] = [];
+  for (let next = 1; next <= last; ) {
+    // The server's next message on the subject at or after `next` (the client's type lacks it).
+    const m = await jsm.streams.getMessage(name, { seq: next, next_by_subj: subject } as { seq: number });
+    if (!m || m.seq > last) break;
+    chunk.push(storedLetter(m));
+    next = m.seq + 1;
+    if (chunk.length === 500) {
+      await count(chunk);
+      chunk = [];
+    }
+  }
+  if (chunk.length) await count(chunk);
+  return last + 1;
 }

@@ -8,6 +8,7 @@ import { createProcessor, type Processor, type ProcessorDeps } from "../../apps/
 import { createDispatcher, type Dispatcher, type DispatcherDeps } from "../../apps/dispatcher/src/dispatcher";
 import type { WebhookOptions } from "../../apps/platform/src/webhooks/routes";
 import { SecretBox } from "@cellar/shared/crypto";
+import { countBeforeDelete } from "@cellar/shared/ledger/dead-letters";
 import { createTestDatabase } from "./infra";
 
 export { waitFor } from "./wait";
@@ -17,6 +18,8 @@ export const TEST_SECRET_KEY = btoa("cellar-test-secret-key-32-bytes!");
 
 export interface TestStack {
   database: Database;
+  /** The URL of this file's database (for the apps and CLIs a test runs as processes). */
+  databaseUrl: string;
   nats: NatsHandles;
   ingest: ReturnType<typeof createIngestApp>;
   platform: ReturnType<typeof createPlatformApp>;
@@ -64,13 +67,14 @@ export async function createTestStack(
     logger,
     windowSeconds,
     webhooks: { secretBox, js: nats.js, topology, ...opts.webhooks },
-    deadLetters: { js: nats.js, topology },
+    deadLetters: { js: nats.js, topology, count: countBeforeDelete(database.sql, topology) },
   });
   const processors: Processor[] = [];
   const dispatchers: Dispatcher[] = [];
 
   const stack: TestStack = {
     database,
+    databaseUrl: testDb.url,
     nats,
     ingest,
     platform,

@@ -2,6 +2,7 @@ import { KeyResolver } from "@cellar/shared/auth/keys";
 import { splitList } from "@cellar/shared/config";
 import { keyringFromConfig } from "@cellar/shared/crypto";
 import { createDatabase } from "@cellar/shared/db/client";
+import { countBeforeDelete } from "@cellar/shared/ledger/dead-letters";
 import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { createPlatformApp } from "./app.ts";
 import { issueSetupToken } from "./setup/service.ts";
@@ -34,7 +35,8 @@ const app = createPlatformApp({
     js: nats.js,
     topology: nats.topology,
   },
-  deadLetters: { js: nats.js, topology: nats.topology },
+  // A replay counts the dead letter in the ledger before deleting it (docs/ledger.md).
+  deadLetters: { js: nats.js, topology: nats.topology, count: countBeforeDelete(database.sql, nats.topology) },
 });
 const server = ops.serve(app);
 logger.info("listening", { url: `http://127.0.0.1:${server.port}/api/v1` });

@@ -17,7 +17,7 @@ import { DeadLetterList, ReplayResult } from "./model.ts";
 const TAG = "Dead letters";
 const UNAVAILABLE = "503 (with Retry-After) when the platform has no NATS connection or Postgres is unavailable.";
 const UNCOUNTED =
-  "503 with Retry-After: 5 while the ledger has not counted the dead letter yet (it is kept: a dead letter deleted before it was counted would never be; docs/ledger.md)";
+  "A replay counts the dead letter in the ledger before deleting it (503 when Postgres is unavailable; a platform built without that count answers 503 with Retry-After: 5 while the ledger has not counted it yet, and keeps it; docs/ledger.md)";
 
 export interface DeadLetterRouteDeps {
   keys: KeyResolver;

@@ -1,6 +1,12 @@
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { forbidden, notFound, serviceUnavailable } from "@cellar/shared/errors";
-import { getDeadLetter, replayDeadLetter, scanDeadLetters, type DeadLetter } from "@cellar/shared/nats/dead-letters";
+import {
+  type CountBeforeDelete,
+  getDeadLetter,
+  replayDeadLetter,
+  scanDeadLetters,
+  type DeadLetter,
+} from "@cellar/shared/nats/dead-letters";
 import type { Topology } from "@cellar/shared/nats/topology";
 import { hasRole, type Principal } from "../auth/principal.ts";
 
@@ -10,6 +16,12 @@ export interface DeadLetterAccess {
   topology: Topology;
   /** How long a replay waits for the ledger to count a dead letter before its 503 (default 15 s, ledgerCounted). */
   countWaitMs?: number;
+  /**
+   * Counts a dead letter in the ledger before a replay deletes it (shared/ledger/dead-letters.ts
+   * countBeforeDelete; main.ts gives it): then a replay never waits for a processor, and one made
+   * while none runs is counted too. Without it a replay waits for `processor-ledger`'s count.
+   */
+  count?: CountBeforeDelete;
 }
 
 /**
@@ -89,11 +101,11 @@ async function replayOne(
   jsm: JetStreamManager,
   seq: number,
 ): Promise<TenantReplay | { seq: number; status: "uncounted" }> {
-  const countWaitMs = access.countWaitMs;
-  const first = await replayDeadLetter(access.js, jsm, access.topology, seq, { countWaitMs });
+  const { countWaitMs, count } = access;
+  const first = await replayDeadLetter(access.js, jsm, access.topology, seq, { countWaitMs, count });
   const result =
     first.status === "duplicate"
-      ? await replayDeadLetter(access.js, jsm, access.topology, seq, { newId: true, countWaitMs })
+      ? await replayDeadLetter(access.js, jsm, access.topology, seq, { newId: true, countWaitMs, count })
       : first;
   if (result.status === "uncounted") return { seq, status: "uncounted" };
   return { seq, status: result.status === "missing" ? "missing" : "replayed" };
