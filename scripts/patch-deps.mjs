@@ -17,6 +17,14 @@
 // processor's backends every 150 ms, often one that just reconnected). A close now settles the
 // in-flight query with CONNECTION_CLOSED and clears that state, and the array-types fetch has a
 // handler (its failure still reaches the waiting query, through ReadyForQuery as before).
+//
+// @nats-io/nats-core@3.x: a connection the server (or a proxy, or a node going down) closes after
+// the client's CONNECT and before the PONG that ends the handshake never failed that handshake:
+// the dial waited for its whole connection timeout (20 s by default) before the reconnect loop
+// tried again, so a node that accepts and then drops kept every app down for 20 s per attempt
+// (seen by flood6, test/nats-refused-after-connect.test.ts: no attempt in 4 s). The transport's
+// close now rejects the handshake's PONG (a no-op once it was answered), and the loop goes on after
+// reconnectTimeWait as it does for a refused connection.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -78,3 +86,27 @@ for (const variant of ["src", "cjs/src", "cf/src"]) {
   writeFileSync(file, text);
 }
 if (patched) console.log(`patch-deps: applied ${patched} postgres connection.js patch(es)`);
+
+const NATS_MARK = "cellar patch: nats-core handshake close";
+const natsProtocol = join(root, "node_modules/@nats-io/nats-core/lib/protocol.js");
+if (existsSync(natsProtocol)) {
+  const text = readFileSync(natsProtocol, "utf8");
+  const before =
+    "        this.transport.closed()\n            .then(async (_err) => {\n            this.connected = false;\n";
+  const after = `        this.transport.closed()
+            .then(async (_err) => {
+            // ${NATS_MARK}: closed before the PONG, this dial fails now, not at its timeout
+            pong.reject(_err || new errors_1.errors.ConnectionError("connection closed during the handshake"));
+            this.connected = false;
+`;
+  if (!text.includes(NATS_MARK)) {
+    if (!text.includes(before)) {
+      console.error(
+        `patch-deps: ${natsProtocol} changed shape (the handshake's close); check whether nats.js fixed it upstream and update scripts/patch-deps.mjs`,
+      );
+      process.exit(1);
+    }
+    writeFileSync(natsProtocol, text.replace(before, after));
+    console.log("patch-deps: applied the nats-core protocol.js patch");
+  }
+}

@@ -22,8 +22,11 @@ export interface ProxiedConnection {
 export async function startNatsProxy(natsUrl: string) {
   const target = new URL(natsUrl.replace(/^nats:/, "http:"));
   const connections: ProxiedConnection[] = [];
+  let refusedAtConnect = 0;
   let holdAfterBytes: number | undefined;
   let refuseNew = false;
+  /** Accept, let the server's INFO through, and close on the client's CONNECT (refuseAfterConnect). */
+  let dropAtConnect = false;
   /** Per connection: its bytesUp when the hold was armed. */
   const armed = new Map<ProxiedConnection, number>();
 
@@ -48,6 +51,11 @@ export async function startNatsProxy(natsUrl: string) {
         first += d.toString("latin1");
         const m = /CONNECT (\{.*?\})\r\n/.exec(first);
         if (m) c.name = (JSON.parse(m[1]) as { name?: string }).name ?? "?";
+        if (m && dropAtConnect) {
+          refusedAtConnect++;
+          client.destroy();
+          return;
+        }
       }
       c.bytesUp += d.length;
       const armedAt = armed.get(c);
@@ -87,7 +95,18 @@ export async function startNatsProxy(natsUrl: string) {
     },
     allow() {
       refuseNew = false;
+      dropAtConnect = false;
     },
+    /**
+     * Closes the connections whose name matches; until `allow`, a new connection is accepted, gets
+     * the server's INFO and is closed when its CONNECT arrives (a node that accepts, then drops).
+     */
+    refuseAfterConnect(name: RegExp) {
+      dropAtConnect = true;
+      for (const c of connections) if (name.test(c.name)) c.client.destroy();
+    },
+    /** How many connections refuseAfterConnect closed at their CONNECT. */
+    refusedAtConnect: () => refusedAtConnect,
 
     open: (name: RegExp) => connections.filter((c) => name.test(c.name) && !c.client.destroyed),
     stop: () =>
