@@ -16,12 +16,53 @@ export function runAtOnce<T>(steps: Steps<T>): T {
   }
 }
 
-/** Runs the steps `perTurn` at a time, yielding to the event loop between slices. */
-export async function runInTurns<T>(steps: Steps<T>, perTurn: number): Promise<T> {
+/**
+ * The longest a slice runs before it yields, whatever its count (issue 41): 50 spans or items are
+ * about 1-3 ms on a quiet machine, but the lag probe (bench/flood/lag.ts, FLOOD_LAG_TURNS) saw
+ * slices of 50 run 10-14.5 ms at load 6-8, every other tenant's request waiting behind them.
+ */
+export const TURN_BUDGET_MS = 2;
+
+/**
+ * For a loop over items: `const due = sliceClock(perTurn)`, then `if (due()) await nextTurn()`
+ * before each item. True once `perTurn` items ran in the slice or `budgetMs` passed (counted from
+ * the slice's second item: the first runs right after the yield, before the next call).
+ */
+export function sliceClock(perTurn: number, budgetMs = TURN_BUDGET_MS, now = () => performance.now()): () => boolean {
+  let count = 0;
+  let until = Number.POSITIVE_INFINITY;
+  let fresh = true;
+  return () => {
+    const t = now();
+    if (fresh) {
+      until = t + budgetMs;
+      fresh = false;
+    } else if (count >= perTurn || t >= until) {
+      count = 1; // the item the caller runs after its yield
+      fresh = true;
+      return true;
+    }
+    count++;
+    return false;
+  };
+}
+
+/**
+ * Runs the steps at most `perTurn` at a time and for at most `budgetMs` a slice (one step past
+ * it), yielding to the event loop between slices.
+ */
+export async function runInTurns<T>(
+  steps: Steps<T>,
+  perTurn: number,
+  budgetMs = TURN_BUDGET_MS,
+  now = () => performance.now(),
+): Promise<T> {
   for (;;) {
+    const until = now() + budgetMs;
     for (let i = 0; i < perTurn; i++) {
       const next = steps.next();
       if (next.done) return next.value;
+      if (now() >= until) break;
     }
     await nextTurn();
   }

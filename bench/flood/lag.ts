@@ -12,7 +12,10 @@
  * - `decode`: a protobufjs decode of a message of more than 64 KB in one call (one piece); detail =
  *   bytes;
  * - `grpc`: a gRPC call from grpc-js calling its handler (the message read) to the handler's
- *   answer; detail = message bytes.
+ *   answer; detail = message bytes;
+ * - `turn` (FLOOD_LAG_TURNS=1): a setImmediate callback and the microtasks it started that ran
+ *   more than 3 ms; detail = where it was scheduled (the first frames of ingest's own code). A
+ *   slice of a many-item request (shared/steps.ts) is one of these.
  * The marks wrap the runtime's own functions from outside (JSON.parse, net.Socket's write,
  * Bun.serve's handler, the JetStream client's publish, protobufjs's generated decoders, grpc-js's
  * service handlers): ingest's code is not changed. Line them
@@ -118,6 +121,34 @@ if (file) {
       }) as grpc.UntypedHandleCall;
     return addService.call(this, service, wrapped);
   };
+
+  if (process.env.FLOOD_LAG_TURNS === "1") {
+    const immediate = globalThis.setImmediate;
+    const site = () =>
+      (new Error().stack ?? "")
+        .split("\n")
+        .filter((l) => l.includes("/apps/") || l.includes("/shared/"))
+        .slice(0, 2)
+        .map((l) =>
+          l
+            .trim()
+            .replace(/^at /, "")
+            .replace(/\(?(?:file:\/\/)?[^()]*\/(apps|shared)\//, "$1/")
+            .replace(/[,)]/g, ""),
+        )
+        .join(" < ");
+    globalThis.setImmediate = ((fn: (...a: unknown[]) => void, ...args: unknown[]) => {
+      const from = site();
+      return immediate(() => {
+        const t = performance.now();
+        fn(...args);
+        // Queued after the continuation the callback resumed: runs once that slice awaits again.
+        queueMicrotask(() => {
+          if (performance.now() - t > 3) record("turn", t, from || "?");
+        });
+      });
+    }) as typeof setImmediate;
+  }
 
   const serve = Bun.serve;
   Bun.serve = ((options: Parameters<typeof Bun.serve>[0]) => {

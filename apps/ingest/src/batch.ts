@@ -7,6 +7,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { parseBatchJson } from "./batch-body.ts";
 import { assertNoDuplicateKeys, readBodyText, requireJsonContentType } from "./body.ts";
 import { ledgerReportKeys } from "./ledger.ts";
+import { sliceClock } from "@cellar/shared/steps";
 import { answerErrors, type IngestPipeline, ITEMS_PER_TURN, nextTurn, serviceNameFor } from "./pipeline.ts";
 import type { StoreInput } from "./publish.ts";
 import { SCORE_BATCH_ITEM } from "./scores.ts";
@@ -63,8 +64,9 @@ export async function readEnvelope(
     throw badRequest(`invalid items: at most ${MAX_BATCH_ITEMS} items per batch (got ${items.length})`);
   let keys: number | null = Object.keys(envelope).length;
   const checked: CheckedItem[] = [];
+  const due = sliceClock(ITEMS_PER_TURN);
   for (let i = 0; i < items.length; i++) {
-    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
+    if (due()) await nextTurn();
     const item = items[i] as Record<string, unknown>;
     if (item === null || typeof item !== "object" || Array.isArray(item))
       throw badRequest(`invalid items[${i}]: must be an object {"type", "body"}`);
@@ -139,8 +141,9 @@ export async function checkItems(
 ): Promise<{ answers: BatchItemAnswer[]; accepted: StoreInput[] }> {
   const answers: BatchItemAnswer[] = [];
   const accepted: StoreInput[] = [];
-  for (const [i, item] of items.entries()) {
-    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
+  const due = sliceClock(ITEMS_PER_TURN);
+  for (const item of items) {
+    if (due()) await nextTurn();
     if (item.problem) {
       answers.push({ status: "refused", error: item.problem });
       continue;

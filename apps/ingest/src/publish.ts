@@ -16,7 +16,7 @@ import type {
   OtlpTracePayload,
   TracePayload,
 } from "@cellar/shared/payloads";
-import { nextTurn, onNextTurn } from "@cellar/shared/steps";
+import { nextTurn, onNextTurn, sliceClock } from "@cellar/shared/steps";
 import { tooLarge } from "./body.ts";
 
 /** Seconds a client is told to wait when JetStream is down or slow. */
@@ -157,7 +157,8 @@ export function batchMessageIdFor(itemIds: string[]): string {
 /**
  * Items a many-item request handles between two yields to the event loop. A 500-span OTLP request
  * or a 1,000-item batch is otherwise one long turn (hundreds of ms on a loaded machine) that
- * every other tenant's request waits behind (issue 41, bench/flood.ts); 50 items is about 1-3 ms.
+ * every other tenant's request waits behind (issue 41, bench/flood.ts); 50 items is about 1-3 ms
+ * on a quiet machine, and a slice also ends after TURN_BUDGET_MS (shared/steps.ts) on a busy one.
  */
 export const ITEMS_PER_TURN = 50;
 
@@ -175,8 +176,9 @@ export async function batchMessages(
 ): Promise<Array<{ value: IngestBatchMessage; text: string; inputs: StoreInput[] }>> {
   const s = JSON.stringify;
   const items: Array<{ input: StoreInput; messageId: string; text: string; bytes: number }> = [];
-  for (const [i, input] of inputs.entries()) {
-    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
+  const due = sliceClock(ITEMS_PER_TURN);
+  for (const input of inputs) {
+    if (due()) await nextTurn();
     const messageId = messageIdFor(input);
     const text = itemText(input, messageId);
     items.push({ input, messageId, text, bytes: Buffer.byteLength(text) });

@@ -4,7 +4,7 @@ import { decodeLogsInSteps, decodeTracesInSteps, loadOtlpSchemas, type OtlpEncod
 import { type MapResult, mapLogsInSteps, mapSpansInSteps } from "@cellar/shared/otlp/map";
 import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
 import type { RateReservation } from "@cellar/shared/rate-limit";
-import { nextTurn, runInTurns } from "@cellar/shared/steps";
+import { nextTurn, runInTurns, sliceClock } from "@cellar/shared/steps";
 import { ITEMS_PER_TURN } from "../pipeline.ts";
 import type { StoreInput } from "../publish.ts";
 
@@ -108,9 +108,10 @@ export type OtlpHandling = ReturnType<typeof createOtlpHandling>;
 /** The mapped items that pass the processor's rules, as messages to store; the rest counted as rejected. */
 async function storable(key: ResolvedKey, mapped: MapResult<Record<string, unknown>>): Promise<StoreInput[]> {
   const inputs: StoreInput[] = [];
-  for (const [i, item] of mapped.accepted.entries()) {
+  const due = sliceClock(ITEMS_PER_TURN);
+  for (const item of mapped.accepted) {
     // Other requests run between chunks: a 500-span request is not one long turn (pipeline.ts).
-    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
+    if (due()) await nextTurn();
     const serviceName = otlpServiceFor(key, item.serviceName);
     const isTrace = "request" in item.payload;
     // Exactly the check the processor decodes INGEST messages with (shared/ingest-rules.ts):
