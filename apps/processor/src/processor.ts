@@ -17,6 +17,7 @@ import { activityHandler } from "./consumers/activity.ts";
 import { ingestHandler } from "./consumers/ingest.ts";
 import { rollupHandler } from "./rollups/rollups.ts";
 import { ActivityCoalescer } from "./maturation/coalesce.ts";
+import { FoldCache } from "./maturation/fold-cache.ts";
 import type { MaturationDeps, Outcomes } from "./maturation/mature.ts";
 import { sweepIdle, type SweepResult } from "./maturation/sweep.ts";
 import { createLatencyNorms } from "./maturation/norms.ts";
@@ -111,6 +112,7 @@ export function createProcessor(deps: ProcessorDeps) {
     afterCommit: deps.afterCommit,
     latencyNorms: deps.latencyNorms ?? createLatencyNorms(deps.sql),
     summaryLlm: deps.summaryLlm,
+    foldCache: new FoldCache(),
     ...deps.maturation,
   };
 

@@ -143,7 +143,14 @@ export class InjectionDetector {
 
   /** Findings of the pending hits, judged against the calls that came next (none: not followed). */
   nextTurn(calls: ModelCall[]): Finding[] {
-    const out = this.pending.map(({ item, hit }) => {
+    const out = this.judge(calls);
+    this.pending = [];
+    return out;
+  }
+
+  /** The pending results judged against `calls`, left pending (a session's end that may not be its last). */
+  judge(calls: ModelCall[]): Finding[] {
+    return this.pending.map(({ item, hit }) => {
       const at = Date.parse(item.timestamp);
       const next = calls.find((c) => c.at.getTime() >= at) ?? calls[0];
       const anchor = next
@@ -177,7 +184,5 @@ export class InjectionDetector {
         },
       } satisfies Finding;
     });
-    this.pending = [];
-    return out;
   }
 }

@@ -8,7 +8,7 @@ import {
   type ToolSchemaSeen,
 } from "./catalog.ts";
 import { DEFAULT_DETECTOR_CONFIG, type DetectorConfig } from "@cellar/shared/analysis/detector-config";
-import type { Finding, LatencyNorms } from "./detectors.ts";
+import { latencyFinding, type Finding, type LatencyNorms } from "./detectors.ts";
 import { createDetectors, type Detector } from "./detectors-registry.ts";
 import { callMetrics, costByModel, sessionMetrics, toolCosts, type CostByModel, type ToolCost } from "./metrics.ts";
 import { CondensedTranscript, condensedLine, extractiveTldr, type TldrFacts } from "./tldr.ts";
@@ -63,6 +63,12 @@ export interface SessionAnalysis {
  * result whether it came in one piece or in pages. Memory held between calls: the transcript's
  * kept items (capped), one compact record per model call and per tool call, the tool schemas and
  * intent matches seen, and a bounded condensed transcript; never a whole payload.
+ *
+ * `finish()` changes nothing: the same analyzer can be fed more history and finished again, with
+ * the result a fresh analyzer fed the whole history gives (a re-matured session continued from its
+ * last fold: maturation/fold-cache.ts). The one input that may change in between is the service's
+ * latency baseline (`setLatencyNorms`): the latency findings are then judged again, at `finish()`,
+ * over every call with the baseline of that moment, as a whole fold would.
  */
 export class SessionAnalyzer {
   private readonly config: DetectorConfig;
@@ -79,9 +85,13 @@ export class SessionAnalyzer {
   private firstUser: string | null = null;
   private lastAssistant: { text: string; finishReason: string | null; ms: number } | null = null;
   private tools = new Set<string>();
+  private latencyNorms: LatencyNorms | undefined;
+  /** Calls were judged against another baseline than the current one (setLatencyNorms). */
+  private latencyStale = false;
 
   constructor(private readonly ctx: AnalysisContext = {}) {
     this.config = ctx.config ?? DEFAULT_DETECTOR_CONFIG;
+    this.latencyNorms = ctx.latencyNorms;
     this.intents = new IntentMatcher(ctx.intents ?? []);
     this.detectors = createDetectors(this.config);
     this.transcript = new TranscriptBuilder(ctx.caps ?? DEFAULT_TRANSCRIPT_CAPS, (item) => this.seeItem(item));
@@ -95,7 +105,7 @@ export class SessionAnalyzer {
     this.schemas.add(t);
     const calls = callsOfTrace(t, step.consumedTools, this.ctx.prices);
     for (const d of this.detectors) if (d.trace) this.findings.push(...d.trace(calls));
-    const detectorContext = { latencyNorms: this.ctx.latencyNorms };
+    const detectorContext = { latencyNorms: this.latencyNorms };
     for (const c of calls) {
       for (const d of this.detectors) {
         const f = d.call?.(c, detectorContext);
@@ -118,10 +128,32 @@ export class SessionAnalyzer {
     this.transcript.addEvent(e);
   }
 
+  /** The service's latency baseline from now on (a continued fold's later maturation). */
+  setLatencyNorms(norms: LatencyNorms | undefined): void {
+    if (norms === this.latencyNorms) return;
+    this.latencyNorms = norms;
+    if (this.calls.length) this.latencyStale = true;
+  }
+
+  /** A rough size of what this analyzer holds (the fold cache's budget). */
+  get approxBytes(): number {
+    return this.transcript.approxBytes + this.calls.length * 400 + this.findings.length * 600;
+  }
+
   finish(): SessionAnalysis {
     const built = this.transcript.finish();
+    // A baseline changed since some calls were judged: every call judged again against the current
+    // one (the kept call records hold what latencyFinding reads). Only ties of the same detector
+    // keep push order in the sort below, and these stay in call order: the order a whole fold gives.
+    const own =
+      this.latencyStale && this.config.latency_outlier.enabled
+        ? [
+            ...this.findings.filter((f) => f.detector !== "latency_outlier"),
+            ...this.calls.flatMap((c) => latencyFinding(c, this.config.latency_outlier, this.latencyNorms) ?? []),
+          ]
+        : this.findings;
     const findings = [
-      ...this.findings,
+      ...own,
       ...this.detectors.flatMap(
         (d) =>
           d.finish?.({ answered: this.transcript.answeredCalls, impliedAnswered: this.transcript.impliedAnswered }) ??

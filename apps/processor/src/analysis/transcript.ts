@@ -121,6 +121,11 @@ export class TranscriptBuilder {
     private onItem?: (item: TranscriptItem) => void,
   ) {}
 
+  /** Approximate JSON bytes of the kept items (the caps' count). */
+  get approxBytes(): number {
+    return this.bytes;
+  }
+
   /** Tool calls answered inside a 2-response trace (the payload need not carry their results). */
   get impliedAnswered(): ReadonlySet<string> {
     return new Set(this.impliedAt.keys());

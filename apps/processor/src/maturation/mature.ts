@@ -16,6 +16,8 @@ import type { Logger } from "@cellar/shared/logger";
 import { NeedsPayload } from "../analysis/chain.ts";
 import { analyzeTrace, feedHistory, SessionAnalyzer } from "../analysis/session.ts";
 import { activityLane } from "./activity.ts";
+import { continueFolds } from "./fold-continue.ts";
+import { emptyHistory, foldContextKey, recordingFeed, type FoldCache, type FoldEntry } from "./fold-cache.ts";
 import type { FailurePolicy } from "./failure-policy.ts";
 import { llmTldr, type SummaryLlm } from "./llm-tldr.ts";
 import { prepareServices } from "./norms.ts";
@@ -58,6 +60,8 @@ export interface MaturationDeps {
   failurePolicy?: FailurePolicy;
   /** OpenAI-compatible endpoint for AI-written TL;DRs; extractive only without it. */
   summaryLlm?: SummaryLlm;
+  /** Folds kept between a session's maturations (fold-cache.ts); without it every fold is whole. */
+  foldCache?: FoldCache;
 }
 
 /**
@@ -143,7 +147,7 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[],
   const result = await deps.sql.begin(async (tx) => {
     const locked = await selectMaturing(tx, "session", { lockIds: ids, windowSeconds: deps.windowSeconds });
     const { republish, due, deferred } = triage(locked, outcomes, sessionMessage);
-    if (due.length === 0) return { republish, deferred, matured: [] as Materialization[] };
+    if (due.length === 0) return { republish, deferred, matured: [] as Materialization[], kept: [] };
     // Two reads in one round trip (pipelined on the transaction's connection).
     const [pricesOf, sizes] = await Promise.all([
       loadPriceBooks(
@@ -156,59 +160,88 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[],
       ),
     ]);
     const analysed: Array<{ row: SessionRow; analysis: SessionSummary }> = [];
+    /** Folds to keep once this transaction commits (fold-cache.ts), by session. */
+    const folds = new Map<string, Omit<FoldEntry, "maturationCount">>();
     // One session at a time: its history streams through the analyzer page by page, and its
     // items are written before the next session is read (docs/maturation.md, "Bounded memory").
     const paging = deps.historyPaging ?? DEFAULT_HISTORY_PAGING;
     const rowOf = new Map(due.map((r) => [r.id, r]));
     const itemWriter = new TranscriptItemWriter(tx);
+    const plan = planHistoryReads(
+      due.map((r) => r.id),
+      sizes,
+      paging,
+    );
+    const streamed = new Set(plan.flatMap((step) => ("stream" in step ? [step.stream] : [])));
+    const foldContext = async (row: SessionRow) => {
+      const { config, intents } = context.get(row.trace_service_id)!;
+      const latencyNorms = config.latency_outlier.enabled
+        ? await deps.latencyNorms?.(row.trace_service_id, config, tx)
+        : undefined;
+      const condensed = Boolean(deps.summaryLlm);
+      return { config, intents, latencyNorms, condensed, key: foldContextKey(config, intents, condensed) };
+    };
+    const finishFold = async (row: SessionRow, analyzer: SessionAnalyzer, fold: Omit<FoldEntry, "maturationCount">) => {
+      const { items, ...summary } = analyzer.finish();
+      await persistTranscriptItems(tx, row, items, row.maturation_count > 0, itemWriter);
+      analysed.push({ row, analysis: { ...summary, keptItems: items.length } });
+      if (deps.foldCache && fold.history.plain) folds.set(row.id, fold);
+    };
     /**
      * `feed` reads the history with digests where traces have them (docs/analyse-once.md); when
      * the fold needs what only payloads have (NeedsPayload), a new analyzer is fed from payloads.
      */
     const analyse = async (
       row: SessionRow,
-      feed: (a: SessionAnalyzer, opts: HistoryReadOptions) => Promise<void> | void,
+      feed: (a: Pick<SessionAnalyzer, "addTrace" | "addEvent">, opts: HistoryReadOptions) => Promise<void> | void,
     ) => {
-      const { config, intents } = context.get(row.trace_service_id)!;
-      const latencyNorms = config.latency_outlier.enabled
-        ? await deps.latencyNorms?.(row.trace_service_id, config, tx)
-        : undefined;
+      const ctx = await foldContext(row);
       const newAnalyzer = () =>
         new SessionAnalyzer({
-          config,
-          intents,
-          latencyNorms,
+          config: ctx.config,
+          intents: ctx.intents,
+          latencyNorms: ctx.latencyNorms,
           prices: pricesOf(row.tenant_id),
-          condensedTranscript: Boolean(deps.summaryLlm),
+          condensedTranscript: ctx.condensed,
         });
       let analyzer = newAnalyzer();
+      let history = emptyHistory();
+      let digests = true;
       try {
-        await feed(analyzer, { digests: true });
+        await feed(recordingFeed(analyzer, history), { digests: true });
       } catch (err) {
         if (!(err instanceof NeedsPayload)) throw err;
         deps.logger.debug("session folded from payloads", { sessionPk: row.id, why: err.message });
         analyzer = newAnalyzer();
-        await feed(analyzer, { digests: false });
+        history = emptyHistory();
+        digests = false;
+        await feed(recordingFeed(analyzer, history), { digests: false });
       }
-      const { items, ...summary } = analyzer.finish();
-      await persistTranscriptItems(tx, row, items, row.maturation_count > 0, itemWriter);
-      analysed.push({ row, analysis: { ...summary, keptItems: items.length } });
+      await finishFold(row, analyzer, {
+        analyzer,
+        history,
+        digests,
+        contextKey: ctx.key,
+        prices: pricesOf(row.tenant_id),
+        streamed: streamed.has(row.id),
+      });
     };
-    for (const step of planHistoryReads(
-      due.map((r) => r.id),
-      sizes,
-      paging,
-    )) {
+    // Sessions re-opened since this process folded them: fed only what came after (fold-cache.ts).
+    const whole = await continueFolds(deps.foldCache, tx, due, { paging, streamed, pricesOf, foldContext, finishFold });
+    for (const step of plan) {
       if ("stream" in step) {
+        if (!whole.has(step.stream)) continue;
         const row = rowOf.get(step.stream)!;
         await analyse(row, (a, opts) => streamHistory(tx, row, a, paging, opts));
         continue;
       }
+      const batch = step.batch.filter((id) => whole.has(id));
+      if (batch.length === 0) continue;
       const histories = await loadHistoryBatch(
         tx,
-        step.batch.map((id) => rowOf.get(id)!),
+        batch.map((id) => rowOf.get(id)!),
       );
-      for (const id of step.batch) {
+      for (const id of batch) {
         const h = histories.get(id)!;
         histories.delete(id);
         const row = rowOf.get(id)!;
@@ -236,8 +269,13 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[],
     });
     await persistSessionAnalyses(tx, list);
     for (const m of list) outcomes.set(m.row.id, "matured");
-    return { republish, deferred, matured: list };
+    const kept = updated.flatMap((u) => {
+      const fold = folds.get(u.id);
+      return fold ? [{ id: u.id, entry: { ...fold, maturationCount: u.maturation_count } }] : [];
+    });
+    return { republish, deferred, matured: list, kept };
   });
+  for (const { id, entry } of result.kept ?? []) deps.foldCache?.put(id, entry);
   if (deps.summaryLlm && result.matured.length) {
     await mapLimit(result.matured, 4, (m) => writeLlmTldr(deps, sessionMessage(m.row), m.analysis));
   }

@@ -528,3 +528,51 @@ export type LatencyNormsSource = (
   config: DetectorConfig,
   via?: postgres.Sql | postgres.TransactionSql,
 ) => Promise<LatencyNorms>;
+
+/**
+ * Only the given traces and events of some sessions (continued folds' new history: fold-cache.ts),
+ * per session in the order a streamed history reads them: traces by (start_time, end_time,
+ * trace_id), events by (timestamp, id). Two statements for the lot.
+ */
+export async function loadHistoryExtensions(
+  tx: Sql,
+  wanted: Map<string, { traces: string[]; events: string[] }>,
+  opts: HistoryReadOptions = {},
+): Promise<Map<string, { traces: TraceInput[]; events: EventInput[] }>> {
+  const sessions = tx.array([...wanted.keys()]);
+  const traceIds = [...wanted.values()].flatMap((w) => w.traces);
+  const eventIds = [...wanted.values()].flatMap((w) => w.events);
+  const [traces, events] = await Promise.all([
+    traceIds.length
+      ? tx<(HistoryTraceRow & { session_pk: string })[]>`
+          select traces.session_pk, traces.id, traces.trace_id, traces.start_time, traces.end_time, traces.payload, z.payload_z, z.digest_z
+          from traces ${storedForAnalysis(tx, opts.digests ?? true)}
+          where traces.session_pk = any(${sessions}::uuid[]) and traces.id = any(${tx.array(traceIds)}::uuid[])
+          order by traces.start_time, traces.end_time, traces.trace_id collate "C"`
+      : [],
+    eventIds.length
+      ? tx<(EventRow & { session_pk: string })[]>`
+          select session_pk, id, name, timestamp, severity_number, attributes, body, trace_id from events
+          where session_pk = any(${sessions}::uuid[]) and id = any(${tx.array(eventIds)}::uuid[]) order by timestamp, id`
+      : [],
+  ]);
+  const out = new Map([...wanted.keys()].map((id) => [id, { traces: [] as TraceInput[], events: [] as EventInput[] }]));
+  for (const r of traces) out.get(r.session_pk)?.traces.push(traceInput(r));
+  for (const e of events) out.get(e.session_pk)?.events.push(eventInput(e));
+  return out;
+}
+
+/** Feeds traces and events already in the streamed order, merged as streamHistory merges them. */
+export function feedInOrder(
+  a: Pick<SessionAnalyzer, "addTrace" | "addEvent">,
+  traces: TraceInput[],
+  events: EventInput[],
+): void {
+  let i = 0;
+  let j = 0;
+  while (i < traces.length || j < events.length) {
+    if (i < traces.length && (j >= events.length || traces[i].startTime.getTime() <= events[j].timestamp.getTime()))
+      a.addTrace(traces[i++]);
+    else a.addEvent(events[j++]);
+  }
+}

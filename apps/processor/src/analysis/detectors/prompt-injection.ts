@@ -11,6 +11,6 @@ export const create: DetectorFactory<"prompt_injection"> = (config) => {
       return [];
     },
     trace: (calls) => injections.nextTurn(calls),
-    finish: () => injections.nextTurn([]),
+    finish: () => injections.judge([]),
   };
 };
