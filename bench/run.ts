@@ -64,6 +64,11 @@ export const BENCHES: Record<string, Bench> = {
     file: "maturation-feeds.ts",
     guards: "the rollups and monitor evaluation per session maturation, beside the maturation itself",
   },
+  "maturation-turns": {
+    file: "maturation-turns.ts",
+    guards:
+      "a re-maturation at turn 10, 100 and 1,000 from a continued fold beside a whole fold, and the bare maturation",
+  },
   "maturation-profile": {
     file: "maturation-profile.ts",
     guards: "maturation alone, CPU per trace (processor, Postgres, NATS) and statements, beside the bare maturation",

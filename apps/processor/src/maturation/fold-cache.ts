@@ -171,7 +171,8 @@ export class FoldCache {
   /** Keeps a fold once its maturation committed. */
   put(sessionPk: string, entry: FoldEntry): void {
     this.take(sessionPk);
-    const bytes = entry.analyzer.approxBytes + 64 * (entry.history.traces.size + entry.history.events.size) + 1_000;
+    // Twice the analyzer's estimate: its items, and their stored form kept beside them (persist-transcript.ts).
+    const bytes = 2 * entry.analyzer.approxBytes + 64 * (entry.history.traces.size + entry.history.events.size) + 1_000;
     if (bytes > this.maxBytes / 8) return;
     this.entries.set(sessionPk, { entry, bytes });
     this.bytes += bytes;

@@ -130,19 +130,37 @@ export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] 
   const head = `{"session_pk":${JSON.stringify(s.id)},"tenant_id":${JSON.stringify(s.tenant_id)},`;
   let elements: string[] = [];
   let itemIds: string[] = [];
+  let firstItem: TranscriptItem | null = null;
   let first = 0;
   let last = 0;
   let bytes = 0;
   let trace: string | null = null;
   const close = () => {
     if (!elements.length) return;
-    const body = `[${elements.join(",")}]`;
-    const digest = rowDigest(body);
-    runs.push({
-      position: first,
-      digest,
-      json: `${head}"position":${first},"last_position":${last},"digest":"${digest}","item_ids":${JSON.stringify(itemIds)},"items":${body}}`,
-    });
+    // The same run of a continued fold's items as at its last maturation: serialised then.
+    // A run's row is a function of the session, its positions and its elements: the same ones
+    // (the cached strings compare by identity first) are the same row.
+    const was = firstItem && storedRunOf.get(firstItem);
+    if (
+      was &&
+      was.session === s.id &&
+      was.run.position === first &&
+      was.last === last &&
+      was.elements.length === elements.length &&
+      was.elements.every((e, k) => e === elements[k])
+    )
+      runs.push(was.run);
+    else {
+      const body = `[${elements.join(",")}]`;
+      const digest = rowDigest(body);
+      const run = {
+        position: first,
+        digest,
+        json: `${head}"position":${first},"last_position":${last},"digest":"${digest}","item_ids":${JSON.stringify(itemIds)},"items":${body}}`,
+      };
+      runs.push(run);
+      storedRunOf.set(firstItem!, { session: s.id, last, elements, run });
+    }
     elements = [];
     itemIds = [];
     bytes = 0;
@@ -156,6 +174,7 @@ export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] 
     if (!elements.length) {
       first = position;
       trace = traceId;
+      firstItem = item;
     }
     elements.push(element);
     itemIds.push(item.id);
@@ -172,6 +191,26 @@ export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] 
  * key names and sorts no keys (about 160 bytes less per item than an object of the same fields).
  */
 function storedElement(item: TranscriptItem, position: number): string {
+  const was = storedElementOf.get(item);
+  if (was?.position === position) return was.json;
+  const json = storedElementJson(item, position);
+  storedElementOf.set(item, { position, json });
+  return json;
+}
+
+/**
+ * What a continued fold's items were stored as at its last maturation (maturation/fold-cache.ts):
+ * an item never changes once placed (analysis/transcript.ts), so the same item at the same
+ * position is the same element, and a run of the same items the same row. A whole fold's items
+ * are new objects and miss; entries go with their items.
+ */
+const storedElementOf = new WeakMap<TranscriptItem, { position: number; json: string }>();
+const storedRunOf = new WeakMap<
+  TranscriptItem,
+  { session: string; last: number; elements: string[]; run: StoredRun }
+>();
+
+function storedElementJson(item: TranscriptItem, position: number): string {
   const ref = referenceOf(item);
   return JSON.stringify([
     position,
