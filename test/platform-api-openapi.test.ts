@@ -29,7 +29,7 @@ import {
   unknownValue,
 } from "./helpers/openapi-requests";
 import { chatTrace } from "./helpers/payloads";
-import { createTestStack, type TestStack, waitFor } from "./helpers/stack";
+import { createTestStack, platformOnStack, type TestStack, waitFor } from "./helpers/stack";
 
 type App = ReturnType<typeof createPlatformApp>;
 interface Answer extends Answered {
@@ -97,12 +97,7 @@ afterAll(() => stack?.stop());
 
 /** A platform on the stack's database; the per-key limit far above the thousand requests a key sends here. */
 const platform = (deps: Partial<Parameters<typeof createPlatformApp>[0]>): App =>
-  createPlatformApp({
-    db: stack.database.db,
-    sql: stack.database.sql,
-    keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
-    logger: createLogger("silent"),
-    windowSeconds: 1,
+  platformOnStack(stack, {
     limiter: createPlatformLimiter({
       perKey: { perSecond: 1_000, burst: 100_000 },
       sendsPerTenant: { perSecond: 1_000, burst: 100_000 },

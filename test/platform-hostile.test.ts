@@ -7,7 +7,7 @@ import { createLogger } from "@cellar/shared/logger";
 import { createPlatformApp } from "../apps/platform/src/app";
 import { PLATFORM_MAX_BODY_BYTES } from "../apps/platform/src/http/body";
 import { createPlatformLimiter, PLATFORM_LIMITS } from "../apps/platform/src/http/limits";
-import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
+import { createTestStack, platformOnStack, waitFor, type TestStack } from "./helpers/stack";
 
 let stack: TestStack;
 let tenant: Awaited<ReturnType<typeof bootstrapTenant>>;
@@ -100,14 +100,7 @@ describe("platform: per-key and per-tenant limits (docs/platform-api.md)", () =>
     });
     // The documented limits on a stopped clock: no refill while the loop runs, however slow the
     // machine, so exactly the burst passes.
-    const app = createPlatformApp({
-      db: stack.database.db,
-      sql: stack.database.sql,
-      keys: new KeyResolver(stack.database.db),
-      logger: createLogger("silent"),
-      windowSeconds: 1,
-      limiter: createPlatformLimiter(PLATFORM_LIMITS, () => 1_000_000),
-    });
+    const app = platformOnStack(stack, { limiter: createPlatformLimiter(PLATFORM_LIMITS, () => 1_000_000) });
     const request = (token: string) =>
       app.handle(new Request("http://platform.test/api/v1/webhooks", { headers: { authorization: `Token ${token}` } }));
     const statuses: number[] = [];

@@ -142,6 +142,22 @@ export async function createTestStack(
 }
 
 /**
+ * A platform app on the stack's database, built apart from `stack.platform` (its own KeyResolver
+ * with a 200 ms cache, a silent logger, a 1 s window) with `deps` on top: for a test that needs
+ * the platform built otherwise (another limiter, no NATS, dead letters without the ledger's count).
+ */
+export function platformOnStack(stack: TestStack, deps: Partial<Parameters<typeof createPlatformApp>[0]> = {}) {
+  return createPlatformApp({
+    db: stack.database.db,
+    sql: stack.database.sql,
+    keys: new KeyResolver(stack.database.db, { ttlMs: 200 }),
+    logger: createLogger("silent"),
+    windowSeconds: 1,
+    ...deps,
+  });
+}
+
+/**
  * One step of TestStack.stop: waits at most `ms` for it, prints (never swallows) its failure or
  * its timeout on stderr, and never throws, so the remaining steps still run. `quiet`: a failure
  * is expected (a stream the test already removed) and not printed; a timeout still is.
