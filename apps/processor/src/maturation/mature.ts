@@ -173,13 +173,16 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[],
       paging,
     );
     const streamed = new Set(plan.flatMap((step) => ("stream" in step ? [step.stream] : [])));
+    const contextKeys = new Map<string, string>();
     const foldContext = async (row: SessionRow) => {
       const { config, intents } = context.get(row.trace_service_id)!;
       const latencyNorms = config.latency_outlier.enabled
         ? await deps.latencyNorms?.(row.trace_service_id, config, tx)
         : undefined;
       const condensed = Boolean(deps.summaryLlm);
-      return { config, intents, latencyNorms, condensed, key: foldContextKey(config, intents, condensed) };
+      let key = contextKeys.get(row.trace_service_id);
+      if (key === undefined) contextKeys.set(row.trace_service_id, (key = foldContextKey(config, intents, condensed)));
+      return { config, intents, latencyNorms, condensed, key };
     };
     const finishFold = async (row: SessionRow, analyzer: SessionAnalyzer, fold: Omit<FoldEntry, "maturationCount">) => {
       const { items, ...summary } = analyzer.finish();
