@@ -6,6 +6,7 @@ import { conversation, type Step } from "../apps/processor/src/analysis/test-con
 import { writeIngestBatch } from "../apps/processor/src/ingest/writer";
 import { FoldCache } from "../apps/processor/src/maturation/fold-cache";
 import { matureSessions, type MaturationDeps } from "../apps/processor/src/maturation/mature";
+import { DEFAULT_HISTORY_PAGING } from "../apps/processor/src/maturation/store";
 import { createLatencyNorms } from "../apps/processor/src/maturation/norms";
 import { createTestStack, type TestStack } from "./helpers/stack";
 import { itemRows, itemValues } from "./helpers/transcript-shapes";
@@ -103,7 +104,10 @@ async function stored(tenantId: string, sessionId: string) {
 }
 
 /** Writes the traces of both tenants' copies of the sessions, then matures each tenant's. */
-async function turn(parts: Array<{ sessionId: string; traces: Array<[Record<string, any>, number, number]> }>) {
+async function turn(
+  parts: Array<{ sessionId: string; traces: Array<[Record<string, any>, number, number]> }>,
+  paging?: MaturationDeps["historyPaging"],
+) {
   for (const tenantId of [tenants.kept, tenants.whole])
     await writeIngestBatch(
       stack.database.sql,
@@ -115,7 +119,7 @@ async function turn(parts: Array<{ sessionId: string; traces: Array<[Record<stri
     [whole, tenants.whole],
   ] as const) {
     const pks = await Promise.all(parts.map((p) => sessionPk(tenantId, p.sessionId)));
-    const outcomes = await matureSessions(deps, pks);
+    const outcomes = await matureSessions(paging ? { ...deps, historyPaging: paging } : deps, pks);
     for (const pk of pks) expect(outcomes.get(pk)).toBe("matured");
   }
   for (const { sessionId } of parts)
@@ -185,5 +189,32 @@ test("a session matured by another processor since this one folded it is folded 
   expect((await matureSessions(whole, [await sessionPk(tenants.whole, "elsewhere")])).size).toBe(1);
   const refused = cache.stats.refused;
   await turn([{ sessionId: "elsewhere", traces: [at(2), at(3)] }]);
+  expect(cache.stats.refused).toBe(refused + 1);
+}, 120_000);
+
+test("sessions streamed page by page (larger than a page) continue too, in the streamed order", async () => {
+  // Pages of 3 traces: every session here is streamed (store.ts streamHistory), whole and kept.
+  const paging = { ...DEFAULT_HISTORY_PAGING, tracesPerBatch: 3, tracesPerPage: 3 };
+  const payloads = conversation(["say", "tool", "say", "inject", "two", "say", "say", "say", "say", "say"], 21, [
+    false,
+    false,
+    true,
+    false,
+    false,
+    false,
+    true,
+    false,
+    false,
+    false,
+  ]);
+  const at = (k: number) => [payloads[k], k, k] as [Record<string, any>, number, number];
+  await turn([{ sessionId: "streamed", traces: [0, 1, 2, 3].map(at) }], paging);
+  const continued = cache.stats.continued;
+  await turn([{ sessionId: "streamed", traces: [4, 5].map(at) }], paging);
+  await turn([{ sessionId: "streamed", traces: [6, 7, 8].map(at) }], paging);
+  expect(cache.stats.continued).toBe(continued + 2);
+  // The same session now read as a batch (default pages): a fold streamed is not continued as one.
+  const refused = cache.stats.refused;
+  await turn([{ sessionId: "streamed", traces: [at(9)] }]);
   expect(cache.stats.refused).toBe(refused + 1);
 }, 120_000);
