@@ -8,8 +8,11 @@ COPY apps/platform/package.json apps/platform/
 COPY apps/processor/package.json apps/processor/
 COPY apps/dispatcher/package.json apps/dispatcher/
 COPY shared/package.json shared/
-# Production dependencies only (no test tools, no embedded Postgres), no install scripts.
-RUN bun install --production --ignore-scripts
+# Production dependencies only (no test tools, no embedded Postgres), no install scripts; then the
+# fixes to dependencies the root postinstall makes (scripts/patch-deps.mjs: postgres.js, nats.js),
+# which --ignore-scripts skips.
+COPY scripts/patch-deps.mjs scripts/
+RUN bun install --production --ignore-scripts && bun scripts/patch-deps.mjs
 
 FROM oven/bun:1.4.5-debian
 WORKDIR /app

@@ -26,3 +26,14 @@ test("the postgres driver loaded by Bun clears a closed connection's stale error
     expect(text).toContain("cellar patch: porsager/postgres#1192");
   }
 });
+
+// The image installs with --ignore-scripts (no root postinstall): it must run the patches itself,
+// after that install and in the stage whose node_modules the apps use.
+test("the Dockerfile applies scripts/patch-deps.mjs after its --ignore-scripts install", () => {
+  const docker = readFileSync(join(import.meta.dir, "../Dockerfile"), "utf8");
+  const install = docker.indexOf("bun install --production --ignore-scripts");
+  expect(install).toBeGreaterThan(-1);
+  expect(docker.indexOf("bun scripts/patch-deps.mjs", install)).toBeGreaterThan(install);
+  expect(docker.indexOf("COPY scripts/patch-deps.mjs")).toBeLessThan(install);
+  expect(docker.indexOf("COPY --from=deps /app/node_modules")).toBeGreaterThan(install);
+});
