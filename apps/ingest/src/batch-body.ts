@@ -28,7 +28,6 @@ export async function parseBatchJson(text: string): Promise<BatchJson> {
 
 /** Text scanned between two steps outside an item (a step is about one item of an SDK's batch). */
 const CHARS_PER_STEP = 4096;
-const STRUCTURE = /["[\]{},]/g;
 const notJson = () => badRequest("body is not valid JSON");
 
 function parsePiece(piece: string): unknown {
@@ -60,10 +59,9 @@ export function* splitBatchJsonInSteps(text: string): Steps<BatchJson | null> {
   let arrayEnd = -1; // its `]`
   let itemStart = -1; // the current item's first character (inside the array)
   let stepFrom = first;
-  const re = new RegExp(STRUCTURE.source, "g");
-  re.lastIndex = first;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const at = m.index;
+  // Outside strings only structure, numbers, literals and blanks: looked at one character at a
+  // time; a string is skipped whole with indexOf (a regex over the structure was 3-4x slower).
+  for (let at = first; at < text.length; at++) {
     const c = text.charCodeAt(at);
     if (c === 34) {
       // A string: its closing quote is the next one not escaped (an odd run of backslashes).
@@ -85,7 +83,7 @@ export function* splitBatchJsonInSteps(text: string): Steps<BatchJson | null> {
           arrayStart = value;
         }
       }
-      re.lastIndex = close + 1;
+      at = close;
     } else if (c === 123 || c === 91) {
       depth++;
       if (at === arrayStart) itemStart = at + 1;
@@ -101,13 +99,15 @@ export function* splitBatchJsonInSteps(text: string): Steps<BatchJson | null> {
         stepFrom = at;
         yield;
       } else if (depth < 0) throw notJson();
-    } else if (depth === 2 && itemStart >= 0 && arrayEnd < 0) {
-      // A comma between two items.
-      items.push(parsePiece(text.slice(itemStart, at)));
-      itemStart = at + 1;
-      stepFrom = at;
-      yield;
-    }
+    } else if (c === 44) {
+      if (depth === 2 && itemStart >= 0 && arrayEnd < 0) {
+        // A comma between two items.
+        items.push(parsePiece(text.slice(itemStart, at)));
+        itemStart = at + 1;
+        stepFrom = at;
+        yield;
+      }
+    } else continue;
     if (at - stepFrom > CHARS_PER_STEP) {
       stepFrom = at;
       yield;
