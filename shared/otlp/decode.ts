@@ -1,6 +1,7 @@
 import protobuf from "protobufjs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { JsonPieceError, type SplitJson, splitJsonInSteps } from "../json-steps.ts";
 import { runAtOnce, type Steps } from "../steps.ts";
 import { decodeDownPath } from "./proto-steps.ts";
 
@@ -262,6 +263,22 @@ export function* decodeProtobufInSteps(typeName: string, bytes: Uint8Array): Ste
   return decodeProtobuf(typeName, bytes);
 }
 
+/**
+ * `parseJson` as steps, one per span or log record (issue 41: a 480 KB OTLP/JSON body's parse was
+ * one piece of 2-7 ms at load): shared/json-steps.ts splits the body along ITEM_PATH. Same value
+ * and errors: a body it cannot vouch for (snake_case names, not an object) is parsed in one piece.
+ */
+function* parseJsonInSteps(text: string, typeName: string): Steps<any> {
+  let split: SplitJson | null;
+  try {
+    split = yield* splitJsonInSteps(text, ITEM_PATH[typeName]);
+  } catch (err) {
+    if (err instanceof JsonPieceError) throw new OtlpDecodeError("body is not valid JSON");
+    throw err;
+  }
+  return split ? split.value : parseJson(text);
+}
+
 function parseJson(text: string): any {
   let v: unknown;
   try {
@@ -280,13 +297,15 @@ export function decodeTraces(bytes: Uint8Array, encoding: OtlpEncoding): OtlpSpa
 }
 
 /**
- * `decodeTraces` as steps: protobuf is decoded one step per span (decodeProtobufInSteps), JSON is
- * parsed in one step (~1-2 ms for a 500-span request), then one step per span (the walk, ~2 ms
- * more), so an ingest host can run it in slices between other requests (shared/steps.ts).
+ * `decodeTraces` as steps: the body decoded or parsed one step per span (decodeProtobufInSteps,
+ * parseJsonInSteps), then one step per span (the walk, ~2 ms more for 500 spans), so an ingest
+ * host can run it in slices between other requests (shared/steps.ts).
  */
 export function* decodeTracesInSteps(bytes: Uint8Array, encoding: OtlpEncoding): Steps<OtlpSpan[]> {
   const body =
-    encoding === "protobuf" ? yield* decodeProtobufInSteps(OTLP_TYPES.traceRequest, bytes) : parseJson(utf8(bytes));
+    encoding === "protobuf"
+      ? yield* decodeProtobufInSteps(OTLP_TYPES.traceRequest, bytes)
+      : yield* parseJsonInSteps(utf8(bytes), OTLP_TYPES.traceRequest);
   yield;
   return yield* walkSpans(body, encoding === "protobuf" ? "base64" : "hex");
 }
@@ -295,10 +314,12 @@ export function decodeLogs(bytes: Uint8Array, encoding: OtlpEncoding): OtlpLogRe
   return runAtOnce(decodeLogsInSteps(bytes, encoding));
 }
 
-/** `decodeLogs` as steps: the parse, then one per log record (see decodeTracesInSteps). */
+/** `decodeLogs` as steps: the decode or parse, then the walk, one step per log record each (see decodeTracesInSteps). */
 export function* decodeLogsInSteps(bytes: Uint8Array, encoding: OtlpEncoding): Steps<OtlpLogRecord[]> {
   const body =
-    encoding === "protobuf" ? yield* decodeProtobufInSteps(OTLP_TYPES.logsRequest, bytes) : parseJson(utf8(bytes));
+    encoding === "protobuf"
+      ? yield* decodeProtobufInSteps(OTLP_TYPES.logsRequest, bytes)
+      : yield* parseJsonInSteps(utf8(bytes), OTLP_TYPES.logsRequest);
   yield;
   return yield* walkLogs(body, encoding === "protobuf" ? "base64" : "hex");
 }

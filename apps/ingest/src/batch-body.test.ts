@@ -5,9 +5,11 @@ import { runAtOnce } from "@cellar/shared/steps";
 import { chatTrace } from "../../../test/helpers/payloads.ts";
 import { fakePipeline, jsonRequest } from "../test/fake-pipeline.ts";
 import { readEnvelope, postBatch } from "./batch.ts";
-import { parseBatchJson, splitBatchJsonInSteps } from "./batch-body.ts";
+import { splitJsonInSteps } from "@cellar/shared/json-steps";
+import { BATCH_PATH, parseBatchJson } from "./batch-body.ts";
 import { assertNoDuplicateKeys, parseJsonObject } from "./body.ts";
 import { ledgerReportKeys } from "./ledger.ts";
+import { largestParse, mutate, random, render } from "@cellar/shared/test-json";
 
 /**
  * /raw/batch's body parsed in slices (batch-body.ts, issue 41) gives the same value and the same
@@ -47,55 +49,6 @@ const now = (text: string) =>
     assertNoDuplicateKeys(text, keysOf(envelope.keys, object.ledger), keyTokens);
     return { object, items: envelope.items };
   });
-
-/** A small deterministic generator for formatting and edits (fast-check supplies the seed). */
-function random(seed: number) {
-  let s = seed >>> 0 || 1;
-  return (n: number) => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) % n;
-  };
-}
-
-const BLANKS = ["", "", "", " ", "\n", "\t", "\r\n  "];
-
-/** JSON text with random blanks and some keys written with escapes ("it\u0065ms"). */
-function render(value: unknown, pick: (n: number) => number): string {
-  const blank = () => BLANKS[pick(BLANKS.length)];
-  const key = (k: string) =>
-    pick(6) === 0 && k.length > 0
-      ? `"\\u${k.charCodeAt(0).toString(16).padStart(4, "0")}${JSON.stringify(k).slice(2)}`
-      : JSON.stringify(k);
-  if (Array.isArray(value))
-    return `[${blank()}${value.map((v) => `${render(v, pick)}${blank()}`).join(`,${blank()}`)}]`;
-  if (value !== null && typeof value === "object")
-    return `{${blank()}${Object.entries(value)
-      .map(([k, v]) => `${key(k)}${blank()}:${blank()}${render(v, pick)}${blank()}`)
-      .join(`,${blank()}`)}}`;
-  return JSON.stringify(value) ?? "null";
-}
-
-const EDIT_CHARS = ['"', "\\", "{", "}", "[", "]", ",", ":", " ", "1", "a", "\n", '"items"', '"body"', '"type"'];
-
-/** One to three edits: a character inserted or deleted, a span deleted or repeated elsewhere. */
-function mutate(text: string, pick: (n: number) => number): string {
-  let out = text;
-  for (let n = 1 + pick(3); n > 0 && out.length > 0; n--) {
-    const at = pick(out.length + 1);
-    const kind = pick(4);
-    if (kind === 0) out = out.slice(0, at) + EDIT_CHARS[pick(EDIT_CHARS.length)] + out.slice(at);
-    else if (kind === 1) out = out.slice(0, at) + out.slice(at + 1);
-    else if (kind === 2) out = out.slice(0, at) + out.slice(at + 1 + pick(8));
-    else {
-      const from = pick(out.length);
-      const span = out.slice(from, from + 1 + pick(40));
-      out = out.slice(0, at) + span + out.slice(at);
-    }
-  }
-  return out;
-}
 
 const trace = (i: number) =>
   chatTrace({ sessionId: `s-${i}`, messages: [{ role: "user", content: `Hi ${i}` }], reply: "Hello." });
@@ -150,7 +103,7 @@ describe("parseBatchJson: the old answer for every body", () => {
     await fc.assert(
       fc.asyncProperty(envelopeArb, fc.integer(), async (envelope, seed) => {
         const pick = random(seed);
-        const text = mutate(render(envelope, pick), pick);
+        const text = mutate(render(envelope, pick), pick, ['"items"', '"body"', '"type"']);
         const old = await before(text);
         if ("error" in old && old.error !== "body is not valid JSON") differentFromValid++;
         expect(await now(text)).toEqual(old);
@@ -213,40 +166,23 @@ describe("parseBatchJson: in slices", () => {
   test("a step parses one item at most: no piece of a 1,000-item body is parsed in one call", async () => {
     const body = { items: Array.from({ length: 1000 }, (_, i) => ({ type: "trace", body: trace(i) })) };
     const text = JSON.stringify(body);
-    const steps = splitBatchJsonInSteps(text);
+    const steps = splitJsonInSteps(text, BATCH_PATH);
     let stepCount = 0;
-    let largest = 0;
-    const parse = JSON.parse;
-    JSON.parse = ((piece: string, reviver?: any) => {
-      largest = Math.max(largest, piece.length);
-      return parse(piece, reviver);
-    }) as typeof JSON.parse;
-    try {
+    const { largest } = await largestParse(() => {
       while (!steps.next().done) stepCount++;
-    } finally {
-      JSON.parse = parse;
-    }
+    });
     expect(stepCount).toBeGreaterThanOrEqual(1000);
     expect(largest).toBeLessThan(text.length / 500);
-    expect(runAtOnce(splitBatchJsonInSteps(text))).toEqual({ object: body, keyTokens: expect.any(Number) });
+    expect(runAtOnce(splitJsonInSteps(text, BATCH_PATH))).toEqual({ value: body, keyTokens: expect.any(Number) });
   });
 
   test("postBatch answers a 1,000-item batch without parsing its body in one piece", async () => {
     const items = Array.from({ length: 1000 }, (_, i) => ({ type: "trace", body: trace(i) }));
     const text = JSON.stringify({ items });
     const fake = fakePipeline({ maxBodyBytes: 8 * 1024 * 1024 });
-    let largest = 0;
-    const parse = JSON.parse;
-    JSON.parse = ((piece: string, reviver?: any) => {
-      largest = Math.max(largest, piece.length);
-      return parse(piece, reviver);
-    }) as typeof JSON.parse;
-    let res: Response;
-    try {
-      res = await postBatch(fake.pipeline, jsonRequest("/raw/batch", text), "r", undefined);
-    } finally {
-      JSON.parse = parse;
-    }
+    const { result: res, largest } = await largestParse(() =>
+      postBatch(fake.pipeline, jsonRequest("/raw/batch", text), "r", undefined),
+    );
     expect(res.status).toBe(200);
     expect(fake.stored.length).toBe(1000);
     expect(largest).toBeLessThan(text.length / 500);
