@@ -27,24 +27,11 @@ interface Kept {
   parts: Record<string, unknown>;
   sources: Set<TranscriptSource>;
   bytes: number;
-  sessionPk: string;
-  tracePk: string;
 }
-
-/**
- * Kept traces per session pk: the traces whose payloads a page's statement need not carry. A
- * hint only (a trace listed here whose parts lack a page's source is fetched after).
- */
-const bySession = new Map<string, Set<string>>();
 
 const cache = new LRUCache<string, Kept>({
   maxSize: PAYLOAD_PARTS_BYTES,
   sizeCalculation: (kept) => kept.bytes,
-  dispose: (kept) => {
-    const traces = bySession.get(kept.sessionPk);
-    traces?.delete(kept.tracePk);
-    if (traces?.size === 0) bySession.delete(kept.sessionPk);
-  },
 });
 
 const keyOf = (tenantId: string, tracePk: string) => `${tenantId}/${tracePk}`;
@@ -61,31 +48,13 @@ export function keptParts(
   return kept.parts;
 }
 
-/** Traces of a session whose payloads have parts kept (at most `max`). */
-export function keptTraces(sessionPk: string, max = 1000): string[] {
-  return [...(bySession.get(sessionPk) ?? [])].slice(0, max);
-}
-
-/**
- * Keeps the parts of a decoded payload of session `sessionPk`'s trace these sources read (with
- * those kept before for it).
- */
-export function keepParts(
-  tenantId: string,
-  sessionPk: string,
-  tracePk: string,
-  payload: unknown,
-  sources: Iterable<TranscriptSource>,
-) {
+/** Keeps the parts of a decoded trace payload these sources read (with those kept before for it). */
+export function keepParts(tenantId: string, tracePk: string, payload: unknown, sources: Iterable<TranscriptSource>) {
   if (!payload || typeof payload !== "object") return;
   const key = keyOf(tenantId, tracePk);
   const all = new Set([...(cache.peek(key)?.sources ?? []), ...sources]);
   const parts = sourcedParts(payload, all);
-  cache.set(key, { parts, sources: all, bytes: JSON.stringify(parts).length + 64 * all.size, sessionPk, tracePk });
-  if (!cache.has(key)) return; // larger than the whole cache
-  const traces = bySession.get(sessionPk);
-  if (traces) traces.add(tracePk);
-  else bySession.set(sessionPk, new Set([tracePk]));
+  cache.set(key, { parts, sources: all, bytes: JSON.stringify(parts).length + 64 * all.size });
 }
 
 /** Bytes kept now (of PAYLOAD_PARTS_BYTES). */

@@ -6,7 +6,7 @@ import type postgres from "postgres";
 import { prepared } from "../db.ts";
 import { derivedSpanRows } from "../traces/spans.ts";
 import { notFound } from "@cellar/shared/errors";
-import { keepParts, keptParts, keptTraces } from "./payload-cache.ts";
+import { keepParts, keptParts } from "./payload-cache.ts";
 import { loadSession, readiness } from "./row.ts";
 import { cursorQuery, decodeCursor, encodeCursor, queryHash } from "../keyset.ts";
 import { badRequest } from "@cellar/shared/errors";
@@ -56,7 +56,8 @@ function codePoints(text: string, max: number): { length: number; preview: strin
 /**
  * Transcript read: `processing` when nothing is materialized yet, `partial` when the session has
  * activity newer than the materialization, else `complete` (contract: Transcript readiness).
- * The page is one statement (its rows, and the payloads of the first traces they reference);
+ * The page is one statement (its rows, and whether each trace they reference exists), then one
+ * for the payloads not kept (resolveItems);
  * items are printed as Postgres prints jsonb (shared/db/jsonb-text.ts), the text pages had when
  * items were stored in full, and spliced into the body.
  */
@@ -83,26 +84,21 @@ export async function readTranscript(
     const cut = cursor
       ? itemRowsSql({ session: "$1", after: "$3::integer", limit: "$2" })
       : itemRowsSql({ session: "$1", limit: "$2", offset: "$3" });
-    // Every trace the page references comes with its first row: whether it still exists, and its
-    // stored payload for the first PAYLOADS_AT_ONCE of those whose parts this process has not
-    // kept (payload-cache.ts); the others come a batch at a time.
+    // Every trace the page references comes with its first row, saying whether it still exists;
+    // the payloads of those whose parts this process has not kept (payload-cache.ts) come after,
+    // in one statement (resolveItems).
     const rows = await cursorQuery(Boolean(cursor), () =>
-      prepared<StoredRow & CarriedPayload>(
+      prepared<StoredRow & CarriedTrace>(
         sql,
         `with page as (${cut}),
-           refs as (select source_trace_pk as pk, min(position) as first from page where source is not null group by source_trace_pk),
-           wanted as (select pk, row_number() over (order by first) as n from refs where pk <> all($4::uuid[]))
-         select page.*, r.pk as ref_pk, tr.id as carried_pk, tr.tenant_id as carried_tenant,
-           case when w.n <= ${PAYLOADS_AT_ONCE} then tr.payload end as payload,
-           case when w.n <= ${PAYLOADS_AT_ONCE} then
-             (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) end as payload_z
-         from page left join refs r on r.first = page.position left join wanted w on w.pk = r.pk
-           left join traces tr on tr.id = r.pk
+           refs as (select source_trace_pk as pk, min(position) as first from page where source is not null group by source_trace_pk)
+         select page.*, r.pk as ref_pk, tr.id as carried_pk, tr.tenant_id as carried_tenant
+         from page left join refs r on r.first = page.position left join traces tr on tr.id = r.pk
          order by page.position`,
-        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset, (q.content === "lean" ? keptTraces(s.pk) : []) as never],
+        [s.pk, q.limit, cursor ? cursor.k[0] : q.offset],
       ),
     );
-    const full = await resolveItems(sql, rows, q.content === "lean" ? s.pk : undefined);
+    const full = await resolveItems(sql, rows, q.content === "lean");
     items = full.map((item, i) => jsonbText(q.content === "lean" ? leanItem(item, rows[i].kind) : item)).join(",");
     returned = rows.length;
     last = rows.length ? String(rows[rows.length - 1].position) : null;
@@ -130,32 +126,34 @@ export async function readTranscript(
 type StoredRow = StoredItemRow & { position: number; source_trace_pk: string | null };
 /**
  * A page row that is the first to reference a trace says whether that trace still exists
- * (`carried_pk`, with its tenant) and may carry its stored payload (the first few traces).
+ * (`carried_pk`, with its tenant).
  */
-type CarriedPayload = {
+type CarriedTrace = {
   ref_pk?: string | null;
   carried_pk?: string | null;
   carried_tenant?: string | null;
-  payload?: unknown;
-  payload_z?: Uint8Array | null;
 };
 
-/** Payloads decoded at a time while a page's references are resolved (the bound on a read's memory). */
+/** Stored payloads of the older uncompressed form fetched at a time (the bound on a read's memory). */
 const PAYLOADS_AT_ONCE = 8;
 
 /**
  * The full items of a page: rows that reference a payload get their sourced fields from it.
  * A lean read takes the parts of a payload an earlier read kept (payload-cache.ts) when the
- * page's statement found its trace; the others come a few at a time (the first few with the
- * page's rows) and each is decoded once, so a read holds at most PAYLOADS_AT_ONCE stored
- * payloads beside the kept parts.
+ * page's statement found its trace. The other traces' payloads come in one statement, the
+ * deflated form of all of them (about 1 KB each: a page references at most `limit` traces),
+ * each decoded in turn and dropped once its items are resolved; payloads of the older
+ * uncompressed form come PAYLOADS_AT_ONCE at a time. A read holds the page's deflated payloads,
+ * at most PAYLOADS_AT_ONCE uncompressed ones and one decoded payload beside the kept parts.
+ * (Before, the page's statement carried the first 8 missing payloads, given the kept traces'
+ * ids as a parameter of up to 1,000 uuids, and the others came 8 to a statement: 7 round trips
+ * for a cold page of 50 traces.)
  */
 async function resolveItems(
   sql: postgres.Sql | postgres.TransactionSql,
-  rows: Array<StoredRow & CarriedPayload>,
-  leanSessionPk?: string,
+  rows: Array<StoredRow & CarriedTrace>,
+  lean = false,
 ): Promise<Record<string, unknown>[]> {
-  const lean = leanSessionPk !== undefined;
   const out: Record<string, unknown>[] = new Array(rows.length);
   const byTrace = new Map<string, number[]>();
   rows.forEach((r, i) => {
@@ -173,7 +171,7 @@ async function resolveItems(
   const sourcesOf = (pk: string) => byTrace.get(pk)!.map((i) => rows[i].source!);
   const decode = (pk: string, row: { tenant_id: string; payload?: unknown; payload_z?: Uint8Array | null }) => {
     const payload = row.payload || row.payload_z ? decodePayload(row) : undefined;
-    if (lean) keepParts(row.tenant_id, leanSessionPk, pk, payload, sourcesOf(pk));
+    if (lean) keepParts(row.tenant_id, pk, payload, sourcesOf(pk));
     return payload;
   };
   for (const r of rows) {
@@ -183,16 +181,21 @@ async function resolveItems(
       resolve(r.ref_pk, undefined);
       continue;
     }
-    const tenant = r.carried_tenant!;
-    const kept = lean ? keptParts(tenant, r.carried_pk, sourcesOf(r.carried_pk)) : undefined;
+    const kept = lean ? keptParts(r.carried_tenant!, r.carried_pk, sourcesOf(r.carried_pk)) : undefined;
     if (kept) resolve(r.carried_pk, kept);
-    else if (r.payload || r.payload_z)
-      resolve(r.carried_pk, decode(r.carried_pk, { tenant_id: tenant, payload: r.payload, payload_z: r.payload_z }));
   }
   const pks = [...byTrace.keys()];
-  for (let at = 0; at < pks.length; at += PAYLOADS_AT_ONCE) {
-    const payloads = await storedPayloads(sql, pks.slice(at, at + PAYLOADS_AT_ONCE));
-    for (const pk of pks.slice(at, at + PAYLOADS_AT_ONCE)) {
+  if (!pks.length) return out;
+  const stored = await storedPayloads(sql, pks);
+  const uncompressed: string[] = [];
+  for (const pk of pks) {
+    const row = stored.get(pk);
+    if (row?.uncompressed) uncompressed.push(pk);
+    else resolve(pk, row ? decode(pk, row) : undefined);
+  }
+  for (let at = 0; at < uncompressed.length; at += PAYLOADS_AT_ONCE) {
+    const payloads = await uncompressedPayloads(sql, uncompressed.slice(at, at + PAYLOADS_AT_ONCE));
+    for (const pk of uncompressed.slice(at, at + PAYLOADS_AT_ONCE)) {
       const row = payloads.get(pk);
       resolve(pk, row ? decode(pk, row) : undefined);
     }
@@ -200,12 +203,26 @@ async function resolveItems(
   return out;
 }
 
-/** Stored payloads of some traces, by trace pk (either form: docs/performance.md). */
+/**
+ * Of some traces, by trace pk: the deflated payload, or whether the payload is stored in the
+ * older uncompressed form (docs/performance.md) instead, which uncompressedPayloads reads.
+ */
 async function storedPayloads(sql: postgres.Sql | postgres.TransactionSql, pks: string[]) {
-  const rows = await prepared<{ id: string; tenant_id: string; payload: unknown; payload_z: Uint8Array | null }>(
+  const rows = await prepared<{ id: string; tenant_id: string; payload_z: Uint8Array | null; uncompressed: boolean }>(
     sql,
-    `select tr.id, tr.tenant_id, tr.payload, (select z.payload_z from trace_payloads z where z.tenant_id = tr.tenant_id and z.trace_pk = tr.id) as payload_z
-     from traces tr where tr.id = any($1::uuid[])`,
+    `select tr.id, tr.tenant_id, z.payload_z, (z.payload_z is null and tr.payload is not null) as uncompressed
+     from traces tr left join trace_payloads z on z.tenant_id = tr.tenant_id and z.trace_pk = tr.id
+     where tr.id = any($1::uuid[])`,
+    [pks as never],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** Payloads of the older uncompressed form (`traces.payload`), by trace pk. */
+async function uncompressedPayloads(sql: postgres.Sql | postgres.TransactionSql, pks: string[]) {
+  const rows = await prepared<{ id: string; tenant_id: string; payload: unknown }>(
+    sql,
+    "select tr.id, tr.tenant_id, tr.payload from traces tr where tr.id = any($1::uuid[])",
     [pks as never],
   );
   return new Map(rows.map((r) => [r.id, r]));
