@@ -293,19 +293,37 @@ describe("dispatcher", () => {
     await startDispatcher({ retryTimeScale: 1 }); // keep the curve's retries out of the way
     receiver.behave["/failing"] = () => new Response("down", { status: 500 });
     const s = await subscribe("/failing", ["session.matured"]);
-    await publish(matured("session"));
-    await waitFor(async () => (await sub(s.id)).consecutive_failures === 1, { what: "first failure" });
-    clockOffsetMs = 4 * 24 * 3600_000; // 4 days on: still failing, still enabled
-    await publish(matured("session"));
-    await waitFor(async () => (await sub(s.id)).consecutive_failures === 2, { what: "second failure" });
-    expect(await sub(s.id)).toMatchObject({ enabled: true, disabled_reason: null, last_delivery_status: "failed" });
-    clockOffsetMs = 5 * 24 * 3600_000 + 60_000;
-    await publish(matured("session"));
-    await waitFor(async () => (await sub(s.id)).enabled === false, { what: "disabled after 5 days" });
-    expect((await sub(s.id)).disabled_reason).toBe("failing");
-    clockOffsetMs = 0;
-    await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
-    await startDispatcher();
+    try {
+      await publish(matured("session"));
+      // Its failed attempt (a count of exactly 1 would hold only until its retry, 5 s on).
+      await waitFor(async () => ((await deliveries(s.id))[0]?.attempts ?? 0) >= 1, { what: "first failure" });
+      expect((await sub(s.id)).consecutive_failures).toBeGreaterThanOrEqual(1);
+      clockOffsetMs = 4 * 24 * 3600_000; // 4 days on: still failing, still enabled
+      await publish(matured("session"));
+      // The second delivery's failed attempt. On the moved clock the first delivery's retry is due
+      // at once too, so the count can go from 1 to 3 between two reads (a loaded CI run did): wait
+      // for the attempt itself, not for a count of exactly 2.
+      await waitFor(
+        async () => {
+          const rows = await deliveries(s.id);
+          return rows.length === 2 && rows[1].attempts >= 1;
+        },
+        { what: "the second delivery's failure" },
+      );
+      const after4Days = await sub(s.id);
+      expect(after4Days).toMatchObject({ enabled: true, disabled_reason: null, last_delivery_status: "failed" });
+      expect(after4Days.consecutive_failures).toBeGreaterThanOrEqual(2);
+      clockOffsetMs = 5 * 24 * 3600_000 + 60_000;
+      await publish(matured("session"));
+      await waitFor(async () => (await sub(s.id)).enabled === false, { what: "disabled after 5 days" });
+      expect((await sub(s.id)).disabled_reason).toBe("failing");
+    } finally {
+      // Whatever happened above, the next tests get today's clock and an ordinary dispatcher (a
+      // failure here once failed three more tests: their signatures' timestamps were 4 days ahead).
+      clockOffsetMs = 0;
+      await req(`/webhooks/${s.id}`, tenant.platformKey, "DELETE");
+      await startDispatcher();
+    }
   });
 
   test("a success resets the failure streak", async () => {
