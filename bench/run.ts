@@ -46,6 +46,11 @@ export const BENCHES: Record<string, Bench> = {
     guards:
       "webhook housekeeping at retention scale (a day's prune, reconcile) with and without the created_at index, beside a bare delete by key; the insert each index entry costs",
   },
+  "dispatch-ids": {
+    file: "dispatch-ids.ts",
+    guards:
+      "the fan-out's insert with random against time-prefixed delivery ids on a table at retention scale (Postgres CPU, WAL with full page writes), beside an insert into an unindexed copy",
+  },
   reads: { file: "reads.ts", guards: "platform read latency beside GET /health at the same concurrency" },
   "transcript-read": { file: "transcript-read.ts", guards: "the lean transcript page of long sessions, p50/p99" },
   "session-search": { file: "session-search.ts", guards: "metric-filter session searches on a seeded cluster" },
