@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- maturation-turns [--turns 10,100,1000] [--repeat 3]`: what a re-maturation of a
  * growing conversation costs at turn T (issue 36, continued folds: docs/maturation.md). A session
- * of T-1 turns is matured, then each of --repeat new turns re-opens it and it matures again
+ * of T-1 turns is matured (twice: at T-2 and T-1), then each of --repeat new turns re-opens it and it matures again
  * (the maturation that follows a turn once the window passes). Timed per re-maturation: this
  * process's CPU (the processor's share) and Postgres', median of --repeat; for a processor that
  * keeps its folds (a fold continued with the new turn) and one that folds every history whole
@@ -127,7 +127,11 @@ try {
   for (const T of TURNS) {
     // Sessions of a turn matured together (one chunk, as the activity consumer batches them).
     const sessions = Array.from({ length: T >= 1_000 ? 2 : 8 }, (_, i) => `conv-${T}-${i}`);
-    await write(sessions, 0, T - 1);
+    // Matured at turn T-2, then re-opened by turn T-1 and matured again: a processor keeps a fold
+    // from a session's second maturation on (docs/maturation.md, "Continued folds").
+    await write(sessions, 0, T - 2);
+    for (const mode of ["kept", "whole"] as const) await matureSessions(deps[mode], await pksOf(mode, sessions));
+    await write(sessions, T - 2, T - 1);
     for (const mode of ["kept", "whole"] as const) await matureSessions(deps[mode], await pksOf(mode, sessions));
     const us: Record<string, { self: number[]; pg: number[] }> = {
       kept: { self: [], pg: [] },

@@ -185,10 +185,13 @@ export async function matureSessions(deps: MaturationDeps, sessionPks: string[],
       return { config, intents, latencyNorms, condensed, key };
     };
     const finishFold = async (row: SessionRow, analyzer: SessionAnalyzer, fold: Omit<FoldEntry, "maturationCount">) => {
+      // Kept from a session's second maturation on: most sessions mature once, and a fold kept
+      // for nothing costs its memory and the collector's time (docs/maturation.md).
+      const keep = Boolean(deps.foldCache) && fold.history.plain && row.maturation_count > 0;
       const { items, ...summary } = analyzer.finish();
-      await persistTranscriptItems(tx, row, items, row.maturation_count > 0, itemWriter);
+      await persistTranscriptItems(tx, row, items, row.maturation_count > 0, itemWriter, keep);
       analysed.push({ row, analysis: { ...summary, keptItems: items.length } });
-      if (deps.foldCache && fold.history.plain) folds.set(row.id, fold);
+      if (keep) folds.set(row.id, fold);
     };
     /**
      * `feed` reads the history with digests where traces have them (docs/analyse-once.md); when

@@ -102,9 +102,11 @@ export async function persistTranscriptItems(
   items: TranscriptItem[],
   replace: boolean,
   writer?: TranscriptItemWriter,
+  /** The items belong to a fold kept for the next maturation: remember their stored form. */
+  remember = false,
 ): Promise<void> {
   const out = writer ?? new TranscriptItemWriter(tx);
-  await out.add(s.id, storedRuns(s, items), replace);
+  await out.add(s.id, storedRuns(s, items, remember), replace);
   if (!writer) await out.flush();
 }
 
@@ -124,7 +126,7 @@ export interface StoredRun {
  * consecutive kept items of one trace, cut before RUN_BYTES of JSON: the same items always cut
  * the same way, so an unchanged prefix keeps its runs' digests.
  */
-export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] {
+export function storedRuns(s: SessionRow, items: TranscriptItem[], remember = false): StoredRun[] {
   const runs: StoredRun[] = [];
   const ids = new Set<string>();
   const head = `{"session_pk":${JSON.stringify(s.id)},"tenant_id":${JSON.stringify(s.tenant_id)},`;
@@ -140,7 +142,7 @@ export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] 
     // The same run of a continued fold's items as at its last maturation: serialised then.
     // A run's row is a function of the session, its positions and its elements: the same ones
     // (the cached strings compare by identity first) are the same row.
-    const was = firstItem && storedRunOf.get(firstItem);
+    const was = remember && firstItem ? storedRunOf.get(firstItem) : undefined;
     if (
       was &&
       was.session === s.id &&
@@ -159,7 +161,7 @@ export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] 
         json: `${head}"position":${first},"last_position":${last},"digest":"${digest}","item_ids":${JSON.stringify(itemIds)},"items":${body}}`,
       };
       runs.push(run);
-      storedRunOf.set(firstItem!, { session: s.id, last, elements, run });
+      if (remember) storedRunOf.set(firstItem!, { session: s.id, last, elements, run });
     }
     elements = [];
     itemIds = [];
@@ -168,7 +170,7 @@ export function storedRuns(s: SessionRow, items: TranscriptItem[]): StoredRun[] 
   items.forEach((item, position) => {
     if (ids.has(item.id)) return;
     ids.add(item.id);
-    const element = storedElement(item, position);
+    const element = remember ? storedElement(item, position) : storedElementJson(item, position);
     const traceId = item.traceId ?? null;
     if (elements.length && (traceId !== trace || bytes + element.length + 1 > RUN_BYTES)) close();
     if (!elements.length) {
@@ -201,8 +203,8 @@ function storedElement(item: TranscriptItem, position: number): string {
 /**
  * What a continued fold's items were stored as at its last maturation (maturation/fold-cache.ts):
  * an item never changes once placed (analysis/transcript.ts), so the same item at the same
- * position is the same element, and a run of the same items the same row. A whole fold's items
- * are new objects and miss; entries go with their items.
+ * position is the same element, and a run of the same items the same row. Only a kept fold's
+ * items are remembered (`remember`), and entries go with their items.
  */
 const storedElementOf = new WeakMap<TranscriptItem, { position: number; json: string }>();
 const storedRunOf = new WeakMap<
