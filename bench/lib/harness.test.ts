@@ -6,6 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processTree, signalProcess } from "../../scripts/infra/processes";
 import { ROOT } from "./harness";
 
 /** Alive and not a zombie. */
@@ -42,18 +43,14 @@ async function badBench(mode: "throw" | "handler" | "wait", signal?: NodeJS.Sign
     child.stdin.write("go\n");
     if (signal) {
       // flock's child: the bench's own process (flock waits for it).
-      const bench = spawnSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).stdout.trim();
-      process.kill(Number(bench), signal);
+      const [, bench] = processTree(child.pid!);
+      process.kill(bench, signal);
     }
     const code = await Promise.race([exited, Bun.sleep(90_000).then(() => "still running")]);
     const left = pids.filter(running);
     const lockFree = spawnSync("flock", ["-n", lock, "true"]).status === 0;
     // Whatever a failing case left: its servers and child, the bench process and flock.
-    for (const p of [
-      ...left,
-      ...spawnSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).stdout.split("\n"),
-    ])
-      if (Number(p)) process.kill(Number(p), "SIGKILL");
+    for (const p of [...left, ...processTree(child.pid!).slice(1)]) signalProcess(p, "SIGKILL");
     child.kill("SIGKILL");
     return { code, left, lockFree, err };
   } finally {
