@@ -263,6 +263,10 @@ test("invite a member, who accepts and can read but not manage", async () => {
   await page.locator("tr[data-member='analyst@acme.test']").getByText("invited").waitFor();
   await shot("06-organization-members");
   await page.getByRole("button", { name: "Sign out" }).click();
+  // Signed out once the sign-in page shows: the click returns before the sign-out's request ends
+  // and the token is cleared, and an invitation opened meanwhile kept the owner's `me` (a loaded
+  // run saw the owner's Webhooks link in the member's navigation).
+  await page.getByRole("heading", { name: "Sign in to Cellar" }).waitFor();
   await page.goto(link);
   await page.getByLabel("New password").fill(PASSWORD);
   await page.getByLabel("Repeat it").fill(PASSWORD);
