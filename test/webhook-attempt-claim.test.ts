@@ -189,3 +189,51 @@ test("a copy back after a crash that held the claim sends once, after the dead c
   expect(hits[0].at).toBeGreaterThanOrEqual(claimedAt + LEASE_MS - 1_000);
   expect((await rows(s.id))[0].attempts).toBe(1);
 });
+
+test("claims in SQL: refused while held, given back only by the claim that took it, taken over once ended, never on a moved row", async () => {
+  const s = await subscribe("/sql");
+  const sql = stack.database.sql;
+  const t0 = new Date();
+  const at = (ms: number) => new Date(t0.getTime() + ms);
+  const id = newDeliveryId();
+  const row = {
+    id,
+    tenant_id: tenant.tenantId,
+    subscription_id: s.id,
+    event_type: "trace.matured",
+    event_key: `claim-sql-${id}`,
+    body: "{}",
+    enqueued_at: t0,
+  };
+  // Inserted claimed (the fan-out's first attempt).
+  expect(await deliveryState.insert(sql, [row], at(10_000))).toEqual([id]);
+  const claim = (attempts: number, now: number, until: number) =>
+    deliveryState.claimAttempts(sql, [{ deliveryId: id, attempts, now: at(now), until: at(until) }]);
+  expect(await claim(0, 1_000, 31_000)).toEqual([{ claimed: false, heldUntil: at(10_000) }]);
+  // Another claim's end does not give it back; the insert's own does.
+  await deliveryState.releaseLeases(sql, [{ deliveryId: id, until: at(9_999) }]);
+  expect(await claim(0, 1_000, 31_000)).toEqual([{ claimed: false, heldUntil: at(10_000) }]);
+  await deliveryState.releaseLeases(sql, [{ deliveryId: id, until: at(10_000) }]);
+  // Two claims of it in one statement: one is granted.
+  const both = await deliveryState.claimAttempts(sql, [
+    { deliveryId: id, attempts: 0, now: at(1_000), until: at(31_000) },
+    { deliveryId: id, attempts: 0, now: at(1_000), until: at(32_000) },
+  ]);
+  expect(both).toEqual([{ claimed: true }, { claimed: false, heldUntil: at(31_000) }]);
+  // Past its end, it is taken over; a claim that read other attempts than the row's is refused.
+  expect(await claim(1, 40_000, 70_000)).toEqual([{ claimed: false, heldUntil: null }]);
+  expect(await claim(0, 40_000, 70_000)).toEqual([{ claimed: true }]);
+  // A failure record ends the claim: the retry claims at once.
+  await deliveryState.recordFailure(sql, {
+    deliveryId: id,
+    subscriptionId: s.id,
+    attempt: 1,
+    statusCode: 500,
+    durationMs: 3,
+    error: "HTTP 500",
+    attemptedAt: at(41_000),
+    status: "pending",
+    nextAttemptAt: at(46_000),
+  });
+  expect(await claim(1, 46_000, 76_000)).toEqual([{ claimed: true }]);
+});

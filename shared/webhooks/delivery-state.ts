@@ -16,7 +16,7 @@ import type postgres from "postgres";
  * a pending delivery at a time. An attempt is sent only under a claim it took: the fan-out's
  * insert takes it for the first attempt (insert's `leasedUntil`), anything else takes it with
  * claimAttempts, which refuses while another claim is unexpired or the row moved on. A failure
- * record and a manual re-send's claim clear it; releaseLease gives back one not used. A claim
+ * record and a manual re-send's claim clear it; releaseLeases gives back one not used. A claim
  * outlives its attempt's send timeout (the dispatcher's lease), so only an attempt outliving its
  * own lease, or a process that died holding one, lets another start: the latter after expiry.
  */
@@ -125,10 +125,18 @@ export async function claimAttempts(sql: Sql, claims: AttemptClaim[]): Promise<C
   });
 }
 
-/** Gives back a claim that was not used (an attempt that did not start): only the claim `until` made. */
-export async function releaseLease(sql: Sql, deliveryId: string, until: Date): Promise<void> {
-  await sql`update webhook_deliveries set attempt_leased_until = null
-    where id = ${deliveryId} and attempt_leased_until = ${until.toISOString()}::timestamptz`;
+/**
+ * Gives back claims that were not used (attempts that did not start: a crowded destination's
+ * first attempts, handed on), many in one statement: each only if it is still the claim `until`
+ * made.
+ */
+export async function releaseLeases(sql: Sql, leases: Array<{ deliveryId: string; until: Date }>): Promise<void[]> {
+  const ids = leases.map((l) => l.deliveryId);
+  await sql`
+    update webhook_deliveries d set attempt_leased_until = null
+    from unnest(${ids}::text[], ${leases.map((l) => l.until.toISOString())}::timestamptz[]) as v(id, until)
+    where d.id = v.id and d.id = any(${ids}::text[]) and d.attempt_leased_until = v.until`;
+  return leases.map(() => undefined);
 }
 
 /** What an attempt needs of a delivery's subscription: where to send, whether to, how to sign. */

@@ -46,8 +46,8 @@ export function fakePieces(
         opts.refused && c.deliveryId in opts.refused
           ? { claimed: false, heldUntil: opts.refused[c.deliveryId] }
           : { claimed: true },
-      releaseLease: async (deliveryId: string, until: Date) => {
-        released.push({ deliveryId, until });
+      releaseLease: async (lease: { deliveryId: string; until: Date }) => {
+        released.push(lease);
       },
       attemptLeaseMs: 30_000,
     },

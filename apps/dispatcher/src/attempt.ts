@@ -95,8 +95,8 @@ export interface PathResources {
   loadDelivery(id: string): Promise<Loaded | undefined>;
   /** deliveryState.claimAttempts, many claims sharing one statement. */
   claimAttempt(claim: AttemptClaim): Promise<ClaimResult>;
-  /** deliveryState.releaseLease: a claim given back by an attempt that did not start. */
-  releaseLease(deliveryId: string, until: Date): Promise<void>;
+  /** deliveryState.releaseLeases: a claim given back by an attempt that did not start; many share one statement. */
+  releaseLease(lease: { deliveryId: string; until: Date }): Promise<void>;
   /** How long an attempt claim lasts: longer than an attempt (its send timeout) and its record. */
   attemptLeaseMs: number;
 }
@@ -159,7 +159,7 @@ export async function attempt(path: DeliveryPath, work: DeliveryWork): Promise<V
   const ready = await prepare(path, work);
   if (!("id" in ready)) {
     if (work.leasedUntil && ready.action === "nak")
-      await path.resources.releaseLease(work.deliveryId, work.leasedUntil);
+      await path.resources.releaseLease({ deliveryId: work.deliveryId, until: work.leasedUntil });
     return ready;
   }
   const refused = work.leasedUntil ? undefined : await claim(path, ready);

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { SecretBox } from "@cellar/shared/crypto";
 import { toCidrs } from "@cellar/shared/webhooks/address";
 import { systemResolveDns } from "@cellar/shared/webhooks/destination";
-import { claimAttempts, recordSuccesses, releaseLease } from "@cellar/shared/webhooks/delivery-state";
+import { claimAttempts, recordSuccesses, releaseLeases } from "@cellar/shared/webhooks/delivery-state";
 import { ATTEMPT_LEASE_MARGIN_MS, type Loaded, type PathResources } from "./attempt.ts";
 import { createBatcher } from "./batcher.ts";
 import { DEFAULT_TIMEOUT_MS, type DispatcherDeps } from "./deps.ts";
@@ -60,7 +60,8 @@ export function createDispatchResources(deps: DispatcherDeps): DispatchResources
     loadDelivery: createBatcher((ids: string[]) => loadDeliveries(deps.sql, ids), batched),
     // Fresh fan-outs come claimed by their insert: only retries, hand-ons and take-overs claim here.
     claimAttempt: createBatcher((claims) => claimAttempts(deps.sql, claims), batched),
-    releaseLease: (id, until) => releaseLease(deps.sql, id, until),
+    // A burst of crowded first attempts (a slow destination) gives its claims back together.
+    releaseLease: createBatcher((leases) => releaseLeases(deps.sql, leases), batched),
     attemptLeaseMs: deps.attemptLeaseMs ?? timeoutMs + ATTEMPT_LEASE_MARGIN_MS,
     attempt: {
       sql: deps.sql,
