@@ -309,3 +309,33 @@ test("invite a member, who accepts and can read but not manage", async () => {
   );
   expect((await as(memberToken, "/organization")).status).toBe(401);
 });
+
+test("an invitation accepted while another user is signed in shows the new member's pages, not the other's", async () => {
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(`${base}/sign-in`);
+  await page.getByLabel("Email").fill("founder@acme.test");
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Overview" }).waitFor();
+  await page.goto(`${base}/organization`);
+  await page.getByLabel("Email of the new member").fill("second-analyst@acme.test");
+  await page.getByLabel("Role of the new member").selectOption("member");
+  await page
+    .getByRole("group", { name: /Projects \(viewers/ })
+    .getByLabel("default")
+    .check();
+  await page.getByRole("button", { name: "Invite" }).click();
+  const link = (await page.getByTestId("invitation-link").textContent())!;
+  const nav = page.getByRole("navigation", { name: "Main" });
+  expect(await nav.getByRole("link", { name: "Webhooks" }).count()).toBe(1); // the owner's
+  // Still signed in as the owner: the invitation is opened in the same browser.
+  await page.goto(link);
+  await page.getByLabel("New password").fill(PASSWORD);
+  await page.getByLabel("Repeat it").fill(PASSWORD);
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await page.getByRole("heading", { name: "Sessions" }).waitFor();
+  await nav.getByRole("link", { name: "Organization" }).click();
+  await page.getByText("Keys and DSNs are managed by the admins and owners").waitFor();
+  expect(await nav.getByRole("link", { name: "Webhooks" }).count()).toBe(0);
+  expect(await page.getByRole("button", { name: "Invite" }).count()).toBe(0);
+});

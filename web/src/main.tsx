@@ -140,16 +140,21 @@ function App() {
       setExpired(true);
     });
   }, []);
+  // Bumped when the signed-in user changes without signing out first (an invitation accepted
+  // while someone else is signed in): `me` is read again for the new token.
+  const [meVersion, setMeVersion] = useState(0);
   useEffect(() => {
     if (!signedIn) return;
     auth<Me>("/me").then(setMe, setError);
-  }, [signedIn]);
+  }, [signedIn, meVersion]);
 
   if (location === "/invite")
     return (
       <InvitePage
         onSignedIn={() => {
           setExpired(false);
+          setMe(null);
+          setMeVersion((v) => v + 1);
           setSignedIn(true);
           navigate("/sessions");
         }}
