@@ -249,16 +249,21 @@ test("a client DSN with an allowed origin: stored from that origin's page, 403 f
   expect((await database.sql`select 1 from sessions where session_id = 'from-other-origin'`).length).toBe(0);
 });
 
-test("invite a member, who accepts and can read but not manage", async () => {
+/** Invites a member of the default project from the organization page; the invitation's link. */
+async function inviteMember(email: string): Promise<string> {
   await page.goto(`${base}/organization`);
-  await page.getByLabel("Email of the new member").fill("analyst@acme.test");
+  await page.getByLabel("Email of the new member").fill(email);
   await page.getByLabel("Role of the new member").selectOption("member");
   await page
     .getByRole("group", { name: /Projects \(viewers/ })
     .getByLabel("default")
     .check();
   await page.getByRole("button", { name: "Invite" }).click();
-  const link = (await page.getByTestId("invitation-link").textContent())!;
+  return (await page.getByTestId("invitation-link").textContent())!;
+}
+
+test("invite a member, who accepts and can read but not manage", async () => {
+  const link = await inviteMember("analyst@acme.test");
   expect(link).toStartWith(`${base}/invite#cel_inv_`);
   await page.locator("tr[data-member='analyst@acme.test']").getByText("invited").waitFor();
   await shot("06-organization-members");
@@ -317,15 +322,7 @@ test("an invitation accepted while another user is signed in shows the new membe
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Overview" }).waitFor();
-  await page.goto(`${base}/organization`);
-  await page.getByLabel("Email of the new member").fill("second-analyst@acme.test");
-  await page.getByLabel("Role of the new member").selectOption("member");
-  await page
-    .getByRole("group", { name: /Projects \(viewers/ })
-    .getByLabel("default")
-    .check();
-  await page.getByRole("button", { name: "Invite" }).click();
-  const link = (await page.getByTestId("invitation-link").textContent())!;
+  const link = await inviteMember("second-analyst@acme.test");
   const nav = page.getByRole("navigation", { name: "Main" });
   expect(await nav.getByRole("link", { name: "Webhooks" }).count()).toBe(1); // the owner's
   // Still signed in as the owner: the invitation is opened in the same browser.
