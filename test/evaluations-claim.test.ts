@@ -9,16 +9,15 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { JsMsg } from "@nats-io/jetstream";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
 import { claimJudgement, recordEvaluation } from "@cellar/shared/evaluations/store";
-import { createLogger } from "@cellar/shared/logger";
 import type { MaturedBatch, MaturedMessage } from "@cellar/shared/payloads";
-import { toCidrs } from "@cellar/shared/webhooks/address";
 import {
   createRunnerState,
   handleEvaluations,
   type EvaluationRunnerDeps,
 } from "../apps/dispatcher/src/evaluations/runner";
+import { evaluationRunnerDeps } from "./helpers/evaluation-runner";
 import { startFakeJudge } from "./helpers/fake-judge";
-import { chatTrace } from "./helpers/payloads";
+import { questionTrace } from "./helpers/payloads";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
 const SERVICE = "claimed-judgements";
@@ -34,22 +33,7 @@ beforeAll(async () => {
   judge = await startFakeJudge();
   stack = await createTestStack({ windowSeconds: 1, webhooks: { insecureAllowlist: "127.0.0.0/8" } });
   tenant = await bootstrapTenant(stack.database.db, { name: "claimed-evals" });
-  deps = {
-    sql: stack.database.sql,
-    js: stack.nats.js,
-    topology: stack.nats.topology,
-    logger: createLogger("silent"),
-    secretBox: stack.secretBox,
-    now: () => new Date(),
-    judge: {
-      fetch: (url, init) => fetch(url, init),
-      resolveDns: async () => [],
-      allowlist: toCidrs("127.0.0.0/8"),
-      now: () => new Date(),
-      timeoutMs: 30_000,
-    },
-    options: { claimMs: CLAIM_MS },
-  };
+  deps = evaluationRunnerDeps(stack, { claimMs: CLAIM_MS });
 }, 60_000);
 
 afterAll(async () => {
@@ -59,16 +43,9 @@ afterAll(async () => {
 
 /** Ingests one session, waits for its maturation, and returns it as MATURED carries it. */
 async function maturedSession(sessionId: string): Promise<MaturedMessage> {
-  const res = await stack.ingestRequest(
-    "/raw/traces",
-    chatTrace({
-      sessionId,
-      serviceName: SERVICE,
-      messages: [{ role: "user", content: `question of ${sessionId}` }],
-      reply: `answer <${sessionId}>`,
-    }),
-    { authorization: `Bearer ${tenant.telemetryKey}` },
-  );
+  const res = await stack.ingestRequest("/raw/traces", questionTrace(sessionId, SERVICE), {
+    authorization: `Bearer ${tenant.telemetryKey}`,
+  });
   expect(res.status).toBe(200);
   const s = await waitFor(
     async () => {

@@ -8,14 +8,9 @@ import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import type { JsMsg } from "@nats-io/jetstream";
 import { bootstrapTenant } from "@cellar/shared/admin/tenancy";
-import { createLogger } from "@cellar/shared/logger";
-import { toCidrs } from "@cellar/shared/webhooks/address";
 import type { MaturedBatch } from "@cellar/shared/payloads";
-import {
-  createRunnerState,
-  handleEvaluations,
-  type EvaluationRunnerDeps,
-} from "../apps/dispatcher/src/evaluations/runner";
+import { createRunnerState, handleEvaluations } from "../apps/dispatcher/src/evaluations/runner";
+import { evaluationRunnerDeps } from "./helpers/evaluation-runner";
 import { chatTrace } from "./helpers/payloads";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -112,28 +107,13 @@ test("a batch's judgements overlap, and one failing judgement neither holds nor 
   const evaluator = (await res.json()) as { id: string };
 
   const recordedAt = new Map<string, number>();
-  const deps: EvaluationRunnerDeps = {
-    sql: stack.database.sql,
-    js: stack.nats.js,
-    topology: stack.nats.topology,
-    logger: createLogger("silent"),
-    secretBox: stack.secretBox,
-    now: () => new Date(),
-    judge: {
-      fetch: (url, init) => fetch(url, init),
-      resolveDns: async () => [],
-      allowlist: toCidrs("127.0.0.0/8"),
-      now: () => new Date(),
-      timeoutMs: 30_000,
+  const deps = evaluationRunnerDeps(stack, {
+    judgeConcurrency: 8,
+    afterRecord: ({ entityId }) => {
+      recordedAt.set(entityId, performance.now());
+      if (recordedAt.size === SESSIONS.length - 1) othersRecorded();
     },
-    options: {
-      judgeConcurrency: 8,
-      afterRecord: ({ entityId }) => {
-        recordedAt.set(entityId, performance.now());
-        if (recordedAt.size === SESSIONS.length - 1) othersRecorded();
-      },
-    },
-  };
+  });
   const batch: MaturedBatch = {
     type: "matured.batch",
     tenantId: tenant.tenantId,

@@ -14,7 +14,7 @@ import type { Processor, ProcessorDeps } from "../apps/processor/src/processor";
 import { maturedStreamMessages } from "../apps/processor/src/maturation/mature";
 import { startFakeJudge } from "./helpers/fake-judge";
 import { maturationsInStream } from "./helpers/matured-stream";
-import { chatTrace } from "./helpers/payloads";
+import { questionTrace } from "./helpers/payloads";
 import { startRecordingReceiver } from "./helpers/receiver";
 import { createTestStack, waitFor, type TestStack } from "./helpers/stack";
 
@@ -92,16 +92,9 @@ async function startProcessors(each: Array<Partial<ProcessorDeps>>) {
 }
 
 const send = async (sessionId: string) => {
-  const r = await stack.ingestRequest(
-    "/raw/traces",
-    chatTrace({
-      sessionId,
-      serviceName: SERVICE,
-      messages: [{ role: "user", content: `question of ${sessionId}` }],
-      reply: `answer <${sessionId}>`,
-    }),
-    { authorization: `Bearer ${tenant.telemetryKey}` },
-  );
+  const r = await stack.ingestRequest("/raw/traces", questionTrace(sessionId, SERVICE), {
+    authorization: `Bearer ${tenant.telemetryKey}`,
+  });
   expect(r.status).toBe(200);
 };
 

@@ -40,6 +40,15 @@ export function chatTrace(opts: {
   };
 }
 
+/** A one-turn session whose question and answer name it, so each session's transcript is its own. */
+export const questionTrace = (sessionId: string, serviceName: string) =>
+  chatTrace({
+    sessionId,
+    serviceName,
+    messages: [{ role: "user", content: `question of ${sessionId}` }],
+    reply: `answer <${sessionId}>`,
+  });
+
 /** An INGEST message of one chat trace, as ingest publishes it (the processor's tests that skip the door). */
 export function ingestTrace(opts: {
   tenantId: string;
