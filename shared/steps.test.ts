@@ -38,7 +38,7 @@ describe("steps", () => {
       return n;
     }
     setImmediate(() => log.push("other"));
-    expect(await runInTurns(slow(120), 50, 2.5, () => clock)).toBe(120);
+    expect(await runInTurns(slow(120), 50, nextTurn, 2.5, () => clock)).toBe(120);
     expect(log.indexOf("other")).toBe(3);
   });
 

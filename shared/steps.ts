@@ -49,11 +49,13 @@ export function sliceClock(perTurn: number, budgetMs = TURN_BUDGET_MS, now = () 
 
 /**
  * Runs the steps at most `perTurn` at a time and for at most `budgetMs` a slice (one step past
- * it), yielding to the event loop between slices.
+ * it), yielding to the event loop between slices with `yieldTurn` (ingest: its tenant's turn,
+ * shared/fair-turns.ts).
  */
 export async function runInTurns<T>(
   steps: Steps<T>,
   perTurn: number,
+  yieldTurn: () => Promise<void> = nextTurn,
   budgetMs = TURN_BUDGET_MS,
   now = () => performance.now(),
 ): Promise<T> {
@@ -64,7 +66,7 @@ export async function runInTurns<T>(
       if (next.done) return next.value;
       if (now() >= until) break;
     }
-    await nextTurn();
+    await yieldTurn();
   }
 }
 

@@ -45,6 +45,7 @@ export function createIngestApp(deps: IngestDeps, pipeline: IngestPipeline = cre
       authenticate: p.authenticate,
       reserveRateTokens: p.reserveRateTokens,
       storeAll: p.storeAll,
+      turn: p.turn,
       refuseItems: p.refuseItems,
       maxBodyBytes: deps.maxBodyBytes,
       logger: deps.logger,

@@ -1,6 +1,6 @@
 import { badRequest } from "@cellar/shared/errors";
 import { JsonPieceError, type SplitJson, splitJsonInSteps } from "@cellar/shared/json-steps";
-import { runInTurns } from "@cellar/shared/steps";
+import { nextTurn, runInTurns } from "@cellar/shared/steps";
 import { parseJsonObject } from "./body.ts";
 import { ITEMS_PER_TURN } from "./publish.ts";
 
@@ -21,10 +21,10 @@ export interface BatchJson {
   keyTokens: number | null;
 }
 
-export async function parseBatchJson(text: string): Promise<BatchJson> {
+export async function parseBatchJson(text: string, yieldTurn: () => Promise<void> = nextTurn): Promise<BatchJson> {
   let split: SplitJson | null;
   try {
-    split = await runInTurns(splitJsonInSteps(text, BATCH_PATH), ITEMS_PER_TURN);
+    split = await runInTurns(splitJsonInSteps(text, BATCH_PATH), ITEMS_PER_TURN, yieldTurn);
   } catch (err) {
     if (err instanceof JsonPieceError) throw badRequest("body is not valid JSON");
     throw err;

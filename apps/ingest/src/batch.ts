@@ -7,8 +7,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { parseBatchJson } from "./batch-body.ts";
 import { assertNoDuplicateKeys, readBodyText, requireJsonContentType } from "./body.ts";
 import { ledgerReportKeys } from "./ledger.ts";
-import { sliceClock } from "@cellar/shared/steps";
-import { answerErrors, type IngestPipeline, ITEMS_PER_TURN, nextTurn, serviceNameFor } from "./pipeline.ts";
+import { nextTurn, sliceClock } from "@cellar/shared/steps";
+import { answerErrors, type IngestPipeline, ITEMS_PER_TURN, serviceNameFor } from "./pipeline.ts";
 import type { StoreInput } from "./publish.ts";
 import { SCORE_BATCH_ITEM } from "./scores.ts";
 import { validateEvent, validateKeepingText, validateTrace } from "./validate.ts";
@@ -55,6 +55,7 @@ interface CheckedItem {
  */
 export async function readEnvelope(
   envelope: Record<string, unknown>,
+  yieldTurn: () => Promise<void> = nextTurn,
 ): Promise<{ items: CheckedItem[]; keys: number | null }> {
   const items = envelope.items;
   if (!Array.isArray(items))
@@ -66,7 +67,7 @@ export async function readEnvelope(
   const checked: CheckedItem[] = [];
   const due = sliceClock(ITEMS_PER_TURN);
   for (let i = 0; i < items.length; i++) {
-    if (due()) await nextTurn();
+    if (due()) await yieldTurn();
     const item = items[i] as Record<string, unknown>;
     if (item === null || typeof item !== "object" || Array.isArray(item))
       throw badRequest(`invalid items[${i}]: must be an object {"type", "body"}`);
@@ -95,6 +96,7 @@ export async function postBatch(
 ): Promise<Response> {
   return answerErrors(requestId, async (headers) => {
     const { key, cors } = await pipeline.authenticate(request, client);
+    const yieldTurn = () => pipeline.turn(key.tenantId);
     Object.assign(headers, cors);
     requireJsonContentType(request);
     // Refused here, before the body is read, when the bucket cannot hold this credential's usual
@@ -108,13 +110,15 @@ export async function postBatch(
       await reservation.confirm(); // before reading: a herd's others wait for the door's probe here
       const text = await readBodyText(request, pipeline.maxBodyBytes, reservation.confirm);
       await reservation.confirm();
-      // In slices, ITEMS_PER_TURN items a turn: other tenants' requests are served between them.
-      const { object, keyTokens } = await parseBatchJson(text);
+      // In slices, ITEMS_PER_TURN items a turn, each in this tenant's turn (pipeline.ts): other
+      // tenants' requests are served between them.
+      await yieldTurn();
+      const { object, keyTokens } = await parseBatchJson(text, yieldTurn);
       // The SDK's ledger report (docs/sdks.md): counted whatever the batch's answer; never refused.
       pipeline.sdkReport?.(object.ledger);
       // Charged per item as soon as they are counted, before each is checked.
       if (Array.isArray(object.items)) Object.assign(headers, reservation.settle(object.items.length, "items"));
-      envelope = await readEnvelope(object);
+      envelope = await readEnvelope(object, yieldTurn);
       const reportKeys = object.ledger === undefined ? 0 : ledgerReportKeys(object.ledger);
       const parsedKeys = envelope.keys === null || reportKeys === null ? null : envelope.keys + reportKeys;
       assertNoDuplicateKeys(text, parsedKeys, keyTokens);
@@ -122,7 +126,7 @@ export async function postBatch(
       reservation.settleUncounted(); // a body that could not be counted (no-op once settled)
     }
     const count = envelope.items.length;
-    const { answers, accepted } = await checkItems(key, envelope.items);
+    const { answers, accepted } = await checkItems(key, envelope.items, yieldTurn);
     pipeline.refuseItems?.(count - accepted.length);
     // One INGEST message for the request's items (issue 36; split only past the maximum payload).
     if (accepted.length) await pipeline.storeAll(accepted);
@@ -138,12 +142,13 @@ export async function postBatch(
 export async function checkItems(
   key: ResolvedKey,
   items: CheckedItem[],
+  yieldTurn: () => Promise<void> = nextTurn,
 ): Promise<{ answers: BatchItemAnswer[]; accepted: StoreInput[] }> {
   const answers: BatchItemAnswer[] = [];
   const accepted: StoreInput[] = [];
   const due = sliceClock(ITEMS_PER_TURN);
   for (const item of items) {
-    if (due()) await nextTurn();
+    if (due()) await yieldTurn();
     if (item.problem) {
       answers.push({ status: "refused", error: item.problem });
       continue;

@@ -5,6 +5,7 @@ import { jsonResponse } from "@cellar/shared/http";
 import type { Logger } from "@cellar/shared/logger";
 import type { Topology } from "@cellar/shared/nats/topology";
 import type { LedgerCounter } from "@cellar/shared/ledger/counter";
+import { createFairTurns } from "@cellar/shared/fair-turns";
 import { createRateLimiter, type RateReservation } from "@cellar/shared/rate-limit";
 import { type Authenticated, createAuthenticator } from "./credentials.ts";
 import type { RefusalPacing } from "./pacing.ts";
@@ -52,6 +53,12 @@ export interface IngestPipeline {
   store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }>;
   /** A request's items in one INGEST message (split only past the maximum payload); after every PubAck. */
   storeAll(inputs: StoreInput[]): Promise<StoredBatch[]>;
+  /**
+   * Resolves when it is `tenantId`'s turn on the event loop (shared/fair-turns.ts): a door takes
+   * one once its request is admitted and read, and a many-item request one between its slices,
+   * so each tenant's work waits behind at most one slice of each other tenant's (issue 41).
+   */
+  turn(tenantId: string): Promise<void>;
   maxBodyBytes: number;
   logger: Logger;
   /** The ledger's counts; a door's request gets a counting view of the pipeline (ledger.ts). */
@@ -70,6 +77,8 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
     burst: deps.rateLimit?.burst ?? 1,
     now: () => now().getTime(),
   });
+  // One rotation for every door of this host (HTTP and gRPC share this pipeline: main.ts).
+  const turns = createFairTurns();
   const { store, storeAll } = createPublishing({
     js: deps.js,
     topology: deps.topology,
@@ -80,6 +89,7 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
     connected: deps.connected,
     maxInFlight: deps.maxInFlightPublishes ?? 10_000,
     bulk: deps.bulk,
+    turn: turns.take,
   });
   return {
     authenticate: createAuthenticator(deps.keys, deps.logger),
@@ -87,6 +97,7 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
     reserveRateTokens: (id, door) => limiter.reserve(id, door),
     store,
     storeAll,
+    turn: turns.take,
     maxBodyBytes: deps.maxBodyBytes,
     logger: deps.logger,
     ledger: deps.ledger,
@@ -127,4 +138,3 @@ export async function answerErrors(
 }
 
 export { ITEMS_PER_TURN } from "./publish.ts";
-export { nextTurn } from "@cellar/shared/steps";

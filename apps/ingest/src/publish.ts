@@ -41,6 +41,8 @@ export interface PublisherDeps {
    * over a NATS connection of their own; absent, every message goes on `js`.
    */
   bulk?: BulkLaneRoute;
+  /** The tenant's turn between slices of a many-item request (shared/fair-turns.ts); default: the next turn. */
+  turn?: (tenantId: string) => Promise<void>;
 }
 
 /** Where the publisher sends a large message: the bulk lane's client, its threshold, its connection's state. */
@@ -173,12 +175,13 @@ export async function batchMessages(
   inputs: StoreInput[],
   receivedAt: string,
   maxBytes: number,
+  yieldTurn: () => Promise<void> = nextTurn,
 ): Promise<Array<{ value: IngestBatchMessage; text: string; inputs: StoreInput[] }>> {
   const s = JSON.stringify;
   const items: Array<{ input: StoreInput; messageId: string; text: string; bytes: number }> = [];
   const due = sliceClock(ITEMS_PER_TURN);
   for (const input of inputs) {
-    if (due()) await nextTurn();
+    if (due()) await yieldTurn();
     const messageId = messageIdFor(input);
     const text = itemText(input, messageId);
     items.push({ input, messageId, text, bytes: Buffer.byteLength(text) });
@@ -288,7 +291,13 @@ export function createPublishing(deps: PublisherDeps) {
    */
   async function storeAll(inputs: StoreInput[]): Promise<StoredBatch[]> {
     if (inputs.length === 0) return [];
-    const messages = await batchMessages(inputs, deps.now().toISOString(), maxMessageBytes);
+    const tenantId = inputs[0].tenantId;
+    const messages = await batchMessages(
+      inputs,
+      deps.now().toISOString(),
+      maxMessageBytes,
+      deps.turn ? () => deps.turn!(tenantId) : nextTurn,
+    );
     const sent = messages.map(async (m): Promise<StoredBatch> => {
       const ack = await publishOne(m.value, m.value.messageId, m.text, inputs[0].door);
       return { messageId: m.value.messageId, duplicate: ack.duplicate, inputs: m.inputs };

@@ -1,6 +1,7 @@
 import { HttpError, serviceUnavailable } from "@cellar/shared/errors";
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import { createLogger } from "@cellar/shared/logger";
+import { createFairTurns } from "@cellar/shared/fair-turns";
 import { createRateLimiter } from "@cellar/shared/rate-limit";
 import type { IngestPipeline } from "../src/pipeline.ts";
 import { messageIdFor, type StoreInput } from "../src/publish.ts";
@@ -55,6 +56,7 @@ export function fakePipeline(
       for (const input of inputs) stored.push({ ...input, messageId: messageIdFor(input) });
       return [{ messageId: "batch", duplicate: false, inputs }];
     },
+    turn: createFairTurns().take,
     maxBodyBytes: opts.maxBodyBytes ?? 256 * 1024,
     logger: createLogger("silent"),
   };

@@ -4,7 +4,7 @@ import { decodeLogsInSteps, decodeTracesInSteps, loadOtlpSchemas, type OtlpEncod
 import { type MapResult, mapLogsInSteps, mapSpansInSteps } from "@cellar/shared/otlp/map";
 import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
 import type { RateReservation } from "@cellar/shared/rate-limit";
-import { nextTurn, runInTurns, sliceClock } from "@cellar/shared/steps";
+import { runInTurns, sliceClock } from "@cellar/shared/steps";
 import { ITEMS_PER_TURN } from "../pipeline.ts";
 import type { StoreInput } from "../publish.ts";
 
@@ -21,6 +21,8 @@ export interface OtlpHandlingDeps {
    * in order only past the stream's maximum payload), resolved after every PubAck (issue 36).
    */
   storeAll: (inputs: StoreInput[]) => Promise<unknown>;
+  /** The tenant's turn on the event loop (pipeline.ts, shared/fair-turns.ts), before and between slices. */
+  turn: (tenantId: string) => Promise<void>;
 }
 
 export type OtlpSignal = "traces" | "logs";
@@ -72,25 +74,29 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
     ): Promise<OtlpExportResult> {
       let mapped: MapResult<Record<string, unknown>>;
       let rateHeaders: Record<string, string>;
+      const yieldTurn = () => deps.turn(key.tenantId);
       try {
         // Refused here, before decoding, when another request of the credential was counted larger
         // since this one was admitted (RateReservation.confirm): a herd decodes one body.
         await admission.confirm();
+        // The request read, the rest runs in this tenant's turns: behind at most one slice of each
+        // other tenant's work, not behind every request that arrived with it.
+        await yieldTurn();
         // Decoded and mapped ITEMS_PER_TURN spans or records at a time: a 500-span body is
         // otherwise one turn of 5-50 ms that every other tenant's request waits behind (issue 41).
         if (signal === "traces") {
-          const spans = await runInTurns(decodeTracesInSteps(bytes, encoding), ITEMS_PER_TURN);
+          const spans = await runInTurns(decodeTracesInSteps(bytes, encoding), ITEMS_PER_TURN, yieldTurn);
           rateHeaders = admission.settle(spans.length, NOUN.traces);
-          mapped = (await runInTurns(mapSpansInSteps(spans), ITEMS_PER_TURN)) as MapResult<any>;
+          mapped = (await runInTurns(mapSpansInSteps(spans), ITEMS_PER_TURN, yieldTurn)) as MapResult<any>;
         } else {
-          const records = await runInTurns(decodeLogsInSteps(bytes, encoding), ITEMS_PER_TURN);
+          const records = await runInTurns(decodeLogsInSteps(bytes, encoding), ITEMS_PER_TURN, yieldTurn);
           rateHeaders = admission.settle(records.length, NOUN.logs);
-          mapped = (await runInTurns(mapLogsInSteps(records), ITEMS_PER_TURN)) as MapResult<any>;
+          mapped = (await runInTurns(mapLogsInSteps(records), ITEMS_PER_TURN, yieldTurn)) as MapResult<any>;
         }
       } finally {
         admission.settleUncounted(); // undecodable: no-op once settled
       }
-      const inputs = await storable(key, mapped);
+      const inputs = await storable(key, mapped, yieldTurn);
       // One INGEST message for the request's items (or the few the maximum payload forces), every
       // one stored or the request fails: a retry builds the same messages (same items, same ids),
       // deduplicated by JetStream, and any other copy is a no-op by the items' natural keys.
@@ -106,12 +112,16 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
 export type OtlpHandling = ReturnType<typeof createOtlpHandling>;
 
 /** The mapped items that pass the processor's rules, as messages to store; the rest counted as rejected. */
-async function storable(key: ResolvedKey, mapped: MapResult<Record<string, unknown>>): Promise<StoreInput[]> {
+async function storable(
+  key: ResolvedKey,
+  mapped: MapResult<Record<string, unknown>>,
+  yieldTurn: () => Promise<void>,
+): Promise<StoreInput[]> {
   const inputs: StoreInput[] = [];
   const due = sliceClock(ITEMS_PER_TURN);
   for (const item of mapped.accepted) {
     // Other requests run between chunks: a 500-span request is not one long turn (pipeline.ts).
-    if (due()) await nextTurn();
+    if (due()) await yieldTurn();
     const serviceName = otlpServiceFor(key, item.serviceName);
     const isTrace = "request" in item.payload;
     // Exactly the check the processor decodes INGEST messages with (shared/ingest-rules.ts):

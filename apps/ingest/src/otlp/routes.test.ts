@@ -53,6 +53,7 @@ function handler(opts: Parameters<typeof fakePipeline>[0] = {}) {
     authenticate: fake.pipeline.authenticate,
     reserveRateTokens: fake.pipeline.reserveRateTokens,
     storeAll: fake.pipeline.storeAll,
+    turn: fake.pipeline.turn,
     maxBodyBytes: fake.pipeline.maxBodyBytes,
     logger: fake.pipeline.logger,
   });
@@ -262,6 +263,7 @@ describe("OTLP beside other requests (issue 41)", () => {
         };
       },
       storeAll: fake.pipeline.storeAll,
+      turn: fake.pipeline.turn,
       maxBodyBytes: fake.pipeline.maxBodyBytes,
       logger: fake.pipeline.logger,
     });

@@ -22,6 +22,8 @@ export interface OtlpDeps {
   reserveRateTokens: (keyId: string, door: string) => RateReservation;
   /** A request's accepted items in one INGEST message (handle.ts); after every PubAck. */
   storeAll: (inputs: StoreInput[]) => Promise<unknown>;
+  /** The tenant's turn on the event loop (pipeline.ts). */
+  turn: (tenantId: string) => Promise<void>;
   /** The ledger's count of spans or log records refused one by one (docs/ledger.md). */
   refuseItems?: (n: number) => void;
   maxBodyBytes: number;

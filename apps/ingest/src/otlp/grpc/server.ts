@@ -29,7 +29,10 @@ import { statusWithRetryInfo } from "./status.ts";
  * unchanged under Bun and Deno.
  */
 export interface OtlpGrpcDeps {
-  pipeline: Pick<IngestPipeline, "authenticate" | "reserveRateTokens" | "store" | "storeAll" | "ledger" | "now">;
+  pipeline: Pick<
+    IngestPipeline,
+    "authenticate" | "reserveRateTokens" | "store" | "storeAll" | "turn" | "ledger" | "now"
+  >;
   /** INGEST_MAX_BODY_BYTES: a larger message is RESOURCE_EXHAUSTED from its length prefix. */
   maxMessageBytes: number;
   logger: Logger;
