@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { bytesMethod, TRACE_EXPORT } from "../apps/ingest/src/otlp/grpc/server";
 import { freePort, waitForPort } from "../scripts/infra/ports";
-import { createGcLogReader, type GcPhase } from "./ingest-alloc/gc-log";
+import { createGcLogReader, type GcPhase, onLines } from "./ingest-alloc/gc-log";
 import { batchBody, fresh, HEX, otlpProtobuf, otlpTemplate, trace } from "./flood/bodies";
 import { type Bench, type BenchApp, runBench } from "./lib/harness";
 
@@ -205,24 +205,18 @@ function doors(base: () => string, grpcAddress: () => string): Door[] {
 function watched(child: BenchApp["child"]) {
   const reader = createGcLogReader();
   let pending: ((p: GcPhase) => void) | undefined;
-  let rest = "";
-  child.stderr!.setEncoding("utf8");
-  child.stderr!.on("data", (chunk: string) => {
-    const lines = (rest + chunk).split("\n");
-    rest = lines.pop()!;
-    for (const l of lines) {
-      const closed = reader.line(l);
-      if (closed && pending) {
-        pending(closed);
-        pending = undefined;
-      } else if (
-        !l.startsWith("[GC") &&
-        !l.startsWith("Requesting GC") &&
-        !l.startsWith("GC END") &&
-        !l.startsWith("ALLOC-")
-      )
-        process.stderr.write(`${l}\n`);
-    }
+  onLines(child.stderr!, (l) => {
+    const closed = reader.line(l);
+    if (closed && pending) {
+      pending(closed);
+      pending = undefined;
+    } else if (
+      !l.startsWith("[GC") &&
+      !l.startsWith("Requesting GC") &&
+      !l.startsWith("GC END") &&
+      !l.startsWith("ALLOC-")
+    )
+      process.stderr.write(`${l}\n`);
   });
   return {
     mark(): Promise<GcPhase> {

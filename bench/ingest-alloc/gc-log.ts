@@ -7,6 +7,17 @@
  * ends with a forced full collection (ALLOC-GC .. ALLOC-MARK): its START counts the phase's last
  * allocations, its pause does not count (the bench caused it).
  */
+/** Calls `fn` with each line of a child's stderr as it arrives. */
+export function onLines(stream: NodeJS.ReadableStream, fn: (line: string) => void): void {
+  let rest = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop()!;
+    for (const l of lines) fn(l);
+  });
+}
+
 export interface GcPhase {
   /** Bytes allocated from the previous mark's collection to this mark's. */
   allocated: number;
