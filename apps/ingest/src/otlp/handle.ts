@@ -149,7 +149,9 @@ async function storable(
       tenantId: key.tenantId,
       serviceName: serviceName!,
       payload: item.payload as any,
-      idSource: `otlp\n${payloadText}`,
+      // The id hashes "otlp\n" + the payload's JSON, without that string built (publish.ts).
+      idPrefix: "otlp\n",
+      idSource: payloadText,
       payloadText,
     });
   }
