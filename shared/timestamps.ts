@@ -68,6 +68,57 @@ export function formatInstant(seconds: number, micros: number): string {
 
 /** Parses a client timestamp; `reason` says what is wrong in words a client can act on. */
 export function parseInstant(value: string): ParsedInstant {
+  return parseCanonical(value) ?? parseAnyForm(value);
+}
+
+/** The value of decimal digits value[from..to), or -1 when one is not a digit. */
+function digits(value: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = value.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * A value already in the canonical form (`YYYY-MM-DDTHH:MM:SS.sssZ`, or six fractional digits
+ * that are not a whole millisecond), which is what formatInstant gives back: parsed without the
+ * regex's match or a new text, the value itself is its canonical text. Each value is parsed
+ * several times on its way (the door, the message's rules, the processor), most already canonical.
+ * Anything else, or anything out of range, is left to parseAnyForm (null), so its answer and its
+ * reason are the one path's (timestamps.test.ts checks the two agree).
+ */
+function parseCanonical(value: string): ParsedInstant | null {
+  const length = value.length;
+  if (length !== 24 && length !== 27) return null;
+  if (
+    value.charCodeAt(4) !== 45 || // -
+    value.charCodeAt(7) !== 45 ||
+    value.charCodeAt(10) !== 84 || // T
+    value.charCodeAt(13) !== 58 || // :
+    value.charCodeAt(16) !== 58 ||
+    value.charCodeAt(19) !== 46 || // .
+    value.charCodeAt(length - 1) !== 90 // Z
+  )
+    return null;
+  const y = digits(value, 0, 4);
+  const mo = digits(value, 5, 7);
+  const d = digits(value, 8, 10);
+  const h = digits(value, 11, 13);
+  const mi = digits(value, 14, 16);
+  const s = digits(value, 17, 19);
+  const fraction = digits(value, 20, length - 1);
+  if (y < 100 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59) return null;
+  if (fraction < 0 || d > daysInMonth(y, mo)) return null;
+  const micros = length === 24 ? fraction * 1000 : fraction;
+  if (length === 27 && micros % 1000 === 0) return null;
+  const seconds = daysFromCivil(y, mo, d) * SECONDS_PER_DAY + h * 3600 + mi * 60 + s;
+  return { ok: true, seconds, micros, iso: value };
+}
+
+function parseAnyForm(value: string): ParsedInstant {
   const m = value.length <= 64 ? PATTERN.exec(value) : null;
   if (!m) return { ok: false, reason: "must be an ISO 8601 date-time with a time zone, e.g. 2025-01-31T12:00:00.000Z" };
   const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
