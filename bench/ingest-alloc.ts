@@ -12,9 +12,10 @@
  *   flock /work/wt/bench.lock timeout 900 node_modules/.bin/bun run bench/ingest-alloc.ts [--scale 1]
  *
  * `--scale` multiplies every door's request count (default 1: about 40 s of requests in all). A
- * phase's figure can miss up to its last collection cycle's strings (gc-log.ts), so every phase
- * runs to tens of collections or more: its requests' count is sized for that (60 batch bodies of
- * 1,000 items, 80 OTLP requests of 500 spans, 3,000 small requests).
+ * phase's figure misses the strings of cycles a timer (not allocation) ended (gc-log.ts: a lower
+ * bound, up to ~30% apart between runs of the same code), so every phase runs to as many
+ * collections as a lock turn allows (60 batch bodies of 1,000 items, 80 OTLP requests of 500
+ * spans, 3,000 small requests); compare runs, not one run's 10%.
  * The 429 door runs on a second ingest whose credential's bucket is empty (every request refused).
  * `--only` runs a comma-separated subset of the doors (names as printed).
  */

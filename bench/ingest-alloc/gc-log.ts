@@ -6,9 +6,10 @@
  * million 1 KB JSON.stringify results move them by almost nothing). A collection started
  * otherwise (a timer's, the forced one at a mark) counts what its heap sizes show: `START <who>
  * <size>kb` less what the one before left (`=> <size>kb`, a collection's end or a full sweep's),
- * which misses the last cycle's strings. So a phase's figure is exact to within that last cycle's
- * strings: phases of many collections keep it small. The forced collection's pause does not count
- * (the bench caused it).
+ * which misses that cycle's strings (the phase's last cycle always ends so). So a phase's figure is
+ * a lower bound: on Bun 1.4.5 the same code read up to ~30% apart between runs (how many of a
+ * phase's collections a timer starts varies). Good for where the bytes go and orders of magnitude,
+ * not for a 10% change in one run. The forced collection's pause does not count (the bench caused it).
  */
 /** Calls `fn` with each line of a child's stderr as it arrives. */
 export function onLines(stream: NodeJS.ReadableStream, fn: (line: string) => void): void {
