@@ -8,7 +8,9 @@
  * F floods one door from `--connections` connections, ignoring Retry-After, with distinct bodies:
  * OTLP /v1/traces with `--spans`-span requests, the same as protobuf over OTLP/gRPC (32 concurrent
  * Export calls on one channel), /raw/batch with 1,000-item gzipped bodies, or /raw/scores. Each
- * flood stage is compared with a stage of V alone just before it (the floor, same run). Printed per door: V's ingest p50/p99 and maturation lateness p50/p99 (matured_at
+ * flood stage is compared with a stage of V alone just before it (the floor, same run), and with a
+ * stage of F polite between them (`--polite 1`, the default): F at its limit with the same request
+ * shapes and no refusal, so what the flood costs V beyond its admitted items shows apart. Printed per door: V's ingest p50/p99 and maturation lateness p50/p99 (matured_at
  * minus send time plus the window) without and with the flood, their ratios, F's admitted rate
  * against its limit, the CPU each part used over the stage (the apps, nats-server, Postgres, and
  * the two clients, which share this machine's cores: a flood from elsewhere would cost this
@@ -79,6 +81,7 @@ const { values: args } = parseArgs({
     window: { type: "string", default: "3" },
     "flooder-nice": { type: "string", default: "0" },
     "downstream-nice": { type: "string", default: "0" },
+    polite: { type: "string", default: "1" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -179,9 +182,15 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     }
     await Bun.sleep((WINDOW_S + 2) * 1000);
   };
+  /**
+   * Per door: V alone (the floor); F polite, at its limit with the flood's request shapes and no
+   * refusal (what its admitted items alone cost V: `--polite 0` skips it); F flooding.
+   */
+  type Kind = "alone" | "polite" | "flood";
+  const KINDS: Kind[] = args.polite === "0" ? ["alone", "flood"] : ["alone", "polite", "flood"];
   type Stage = {
     door: string;
-    flood: boolean;
+    kind: Kind;
     sender: SenderResult;
     flooder?: FloodResult;
     load: number;
@@ -190,9 +199,9 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
   };
   const stages: Stage[] = [];
   for (const door of DOORS) {
-    for (const flood of [false, true]) {
+    for (const kind of KINDS) {
       await settle();
-      const prefix = `${door}-${flood ? "flood" : "alone"}`;
+      const prefix = `${door}-${kind}`;
       const load0 = loadavg()[0];
       // Both clients start together once the flooder has built its bodies (the floor waits the same).
       const startAt = Date.now() + START_DELAY_MS;
@@ -207,7 +216,7 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
           prefix,
           startAt,
         }),
-        flood
+        kind !== "alone"
           ? client<FloodResult>(
               bench,
               "--flooder",
@@ -220,13 +229,14 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
                 connections: Number(args.connections),
                 spans: Number(args.spans),
                 startAt,
+                itemsPerSecond: kind === "polite" ? LIMIT.perSecond : undefined,
               } satisfies FloodConfig,
               Number(args["flooder-nice"]),
             )
           : undefined,
       ]);
       const cpu = { ...cpuDelta(cpu0, cpuNow()), sender: sender.cpu, flooder: flooder?.cpu ?? 0 };
-      stages.push({ door, flood, sender, flooder, load: Math.max(load0, loadavg()[0]), cpu });
+      stages.push({ door, kind, sender, flooder, load: Math.max(load0, loadavg()[0]), cpu });
       if (process.env.FLOOD_DETAIL)
         await Bun.write(
           `${process.env.FLOOD_DETAIL}-${prefix}.json`,
@@ -285,40 +295,50 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
       `F ${args.connections} connections, limit ${LIMIT.perSecond}/s burst ${LIMIT.burst}; window ${WINDOW_S} s; ` +
       `INGEST lanes: V ${lane(v.tenantId)}, F ${lane(f.tenantId)})`,
   );
+  const cores = (c: Record<string, number>) =>
+    Object.entries(c)
+      .filter(([, v]) => v > 0.005 * SECONDS)
+      .map(([k, v]) => `${k} ${((100 * v) / SECONDS).toFixed(0)}%`)
+      .join(", ");
+  const label: Record<Kind, string> = {
+    alone: "V alone (floor):",
+    polite: "V beside F polite:",
+    flood: "V during flood:",
+  };
   for (const door of DOORS) {
-    const alone = stages.find((s) => s.door === door && !s.flood)!;
-    const flood = stages.find((s) => s.door === door && s.flood)!;
+    const of = (kind: Kind) => stages.find((s) => s.door === door && s.kind === kind);
+    const alone = of("alone")!;
     const a = figures(alone);
-    const b = figures(flood);
-    const fl = flood.flooder!;
     console.log(`  ${door}:`);
-    console.log(
-      `    V alone (floor): ingest p50 ${ms(a.p50)} p99 ${ms(a.p99)}; lateness p50 ${ms(a.lateP50)} p99 ${ms(a.lateP99)}; matured ${a.matured}/${a.sessions}, non-200 ${a.non200} (load ${alone.load.toFixed(1)})`,
-    );
-    console.log(
-      `    V during flood:  ingest p50 ${ms(b.p50)} p99 ${ms(b.p99)}; lateness p50 ${ms(b.lateP50)} p99 ${ms(b.lateP99)}; matured ${b.matured}/${b.sessions}, non-200 ${b.non200} (load ${flood.load.toFixed(1)})`,
-    );
-    console.log(
-      `    V's lateness split, floor -> flood: sent->written p50/p99 ${ms(a.writeP50)}/${ms(a.writeP99)} -> ${ms(b.writeP50)}/${ms(b.writeP99)}; due->matured p50/p99 ${ms(a.dueP50)}/${ms(a.dueP99)} -> ${ms(b.dueP50)}/${ms(b.dueP99)}`,
-    );
-    console.log(
-      `    ratio flood/floor: ingest p50 ${ratio(b.p50, a.p50)} p99 ${ratio(b.p99, a.p99)}; lateness p50 ${ratio(b.lateP50, a.lateP50)} p99 ${ratio(b.lateP99, a.lateP99)} (target 1.5x)`,
-    );
-    const cores = (c: Record<string, number>) =>
-      Object.entries(c)
-        .filter(([, v]) => v > 0.005 * SECONDS)
-        .map(([k, v]) => `${k} ${((100 * v) / SECONDS).toFixed(0)}%`)
-        .join(", ");
-    console.log(`    CPU (% of one core over the stage), floor: ${cores(alone.cpu)}`);
-    console.log(`    CPU during flood: ${cores(flood.cpu)}`);
-    // The flooding client beside the server: what a flood from elsewhere would not cost this machine.
-    const usPerRequest = (1e6 * fl.cpu) / Math.max(1, fl.requests);
-    console.log(
-      `    F's client: ${((100 * fl.cpu) / SECONDS).toFixed(0)}% of a core over the flood (${Math.round(usPerRequest)} us per request; bodies built before the start: ${(fl.prepCpu ?? 0).toFixed(2)} s CPU${fl.startLate ? `, started ${Math.round(fl.startLate)} ms late` : ""}${fl.built ? `, ${fl.built} built during it` : ""}) beside ingest ${((100 * (flood.cpu.ingest ?? 0)) / SECONDS).toFixed(0)}%`,
-    );
-    console.log(
-      `    F: ${fl.requests} requests (${Math.round(fl.requests / SECONDS)}/s), ${fl.ok} answered 200, ${fl.refused} 429, ${fl.other} other; admitted ${Math.round(fl.items / SECONDS)} items/s against a limit of ${LIMIT.perSecond}/s (burst ${LIMIT.burst})`,
-    );
+    for (const kind of KINDS) {
+      const stage = of(kind)!;
+      const b = figures(stage);
+      console.log(
+        `    ${label[kind].padEnd(19)} ingest p50 ${ms(b.p50)} p99 ${ms(b.p99)}; lateness p50 ${ms(b.lateP50)} p99 ${ms(b.lateP99)}; matured ${b.matured}/${b.sessions}, non-200 ${b.non200} (load ${stage.load.toFixed(1)})`,
+      );
+    }
+    for (const kind of KINDS.filter((k) => k !== "alone")) {
+      const stage = of(kind)!;
+      const b = figures(stage);
+      const fl = stage.flooder!;
+      const name = kind === "flood" ? "flood" : "F polite";
+      console.log(
+        `    ratio ${name}/floor: ingest p50 ${ratio(b.p50, a.p50)} p99 ${ratio(b.p99, a.p99)}; lateness p50 ${ratio(b.lateP50, a.lateP50)} p99 ${ratio(b.lateP99, a.lateP99)}${kind === "flood" ? " (target 1.5x)" : ""}`,
+      );
+      console.log(
+        `      V's lateness split, floor -> ${name}: sent->written p50/p99 ${ms(a.writeP50)}/${ms(a.writeP99)} -> ${ms(b.writeP50)}/${ms(b.writeP99)}; due->matured p50/p99 ${ms(a.dueP50)}/${ms(a.dueP99)} -> ${ms(b.dueP50)}/${ms(b.dueP99)}`,
+      );
+      console.log(`      CPU (% of one core over the stage), floor: ${cores(alone.cpu)}`);
+      console.log(`      CPU, ${name}: ${cores(stage.cpu)}`);
+      // The flooding client beside the server: what a flood from elsewhere would not cost this machine.
+      const usPerRequest = (1e6 * fl.cpu) / Math.max(1, fl.requests);
+      console.log(
+        `      F's client: ${((100 * fl.cpu) / SECONDS).toFixed(0)}% of a core (${Math.round(usPerRequest)} us per request; bodies built before the start: ${(fl.prepCpu ?? 0).toFixed(2)} s CPU${fl.startLate ? `, started ${Math.round(fl.startLate)} ms late` : ""}${fl.built ? `, ${fl.built} built during it` : ""}) beside ingest ${((100 * (stage.cpu.ingest ?? 0)) / SECONDS).toFixed(0)}%`,
+      );
+      console.log(
+        `      F: ${fl.requests} requests (${Math.round(fl.requests / SECONDS)}/s), ${fl.ok} answered 200, ${fl.refused} 429, ${fl.other} other; admitted ${Math.round(fl.items / SECONDS)} items/s against a limit of ${LIMIT.perSecond}/s (burst ${LIMIT.burst})`,
+      );
+    }
   }
 
   // The cost of a refusal: a second ingest whose credential buckets are empty after one request.

@@ -106,6 +106,26 @@ export interface FloodConfig {
   spans: number;
   /** Epoch ms to start at (bodies are built before it); now if absent. */
   startAt?: number;
+  /**
+   * Polite: requests paced so that their items come at this rate (the credential's limit), the same
+   * request shapes as the flood, no refusal expected. Absent: the flood (each connection sends
+   * again as soon as it is answered, ignoring Retry-After).
+   */
+  itemsPerSecond?: number;
+}
+
+/** Waits for the next request's slot when `cfg.itemsPerSecond` paces the stage (shared by the connections). */
+function pacer(cfg: FloodConfig, itemsPerRequest: number): () => Promise<void> {
+  if (!cfg.itemsPerSecond) return async () => {};
+  const interval = (1000 * itemsPerRequest) / cfg.itemsPerSecond;
+  let next = Number.NaN;
+  return async () => {
+    if (Number.isNaN(next)) next = performance.now();
+    const due = next;
+    next += interval;
+    const wait = due - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+  };
 }
 
 /** Waits for `startAt` (epoch ms); returns how late it is (ms, 0 if on time). */
@@ -162,9 +182,12 @@ async function floodGrpc(cfg: FloodConfig) {
   const bodies = otlpBodies(cfg.spans, cfg.connections, "protobuf");
   for (const b of bodies) b.patch(fresh());
   const end = await flood.begin();
+  const pace = pacer(cfg, cfg.spans);
   await Promise.all(
     Array.from({ length: cfg.connections }, async (_, c) => {
       while (performance.now() < end) {
+        await pace();
+        if (performance.now() >= end) break;
         out.requests++;
         const sent = Date.now();
         const metadata = new grpc.Metadata();
@@ -228,9 +251,12 @@ export async function runFlooder(cfg: FloodConfig): Promise<FloodResult> {
     };
   };
   const end = await flood.begin();
+  const pace = pacer(cfg, cfg.door === "otlp" ? cfg.spans : cfg.door === "batch" ? 1000 : 1);
   await Promise.all(
     Array.from({ length: cfg.connections }, async (_, c) => {
       while (performance.now() < end) {
+        await pace();
+        if (performance.now() >= end) break;
         const r = request(c);
         out.requests++;
         const sent = Date.now();
