@@ -77,6 +77,13 @@ function doors(base: () => string, grpcAddress: () => string): Door[] {
     return res.status;
   };
   const json = (key: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
+  /** One score in its own session (the admitted door and its 429s send the same). */
+  const scorePost = (key: string) =>
+    post(
+      "/raw/scores",
+      json(key),
+      JSON.stringify({ service_name: "alloc-svc", session_id: `s-${fresh()}`, name: "thumbs", value: 1 }),
+    );
   const template = otlpTemplate(500);
   const n = (count: number) => Math.max(1, Math.round(count * SCALE));
   const list: Door[] = [
@@ -107,14 +114,7 @@ function doors(base: () => string, grpcAddress: () => string): Door[] {
       count: n(3000),
       concurrency: 8,
       bare: true,
-      build: (key) =>
-        Array.from({ length: n(3000) }, () =>
-          post(
-            "/raw/scores",
-            json(key),
-            JSON.stringify({ service_name: "alloc-svc", session_id: `s-${fresh()}`, name: "thumbs", value: 1 }),
-          ),
-        ),
+      build: (key) => Array.from({ length: n(3000) }, () => scorePost(key)),
     },
     {
       name: "/raw/batch 1,000 (gzip)",
@@ -181,14 +181,7 @@ function doors(base: () => string, grpcAddress: () => string): Door[] {
       expect: 429,
       refusing: true,
       bare: false,
-      build: (key) =>
-        Array.from({ length: n(3000) }, () =>
-          post(
-            "/raw/scores",
-            json(key),
-            JSON.stringify({ service_name: "alloc-svc", session_id: `s-${fresh()}`, name: "thumbs", value: 1 }),
-          ),
-        ),
+      build: (key) => Array.from({ length: n(3000) }, () => scorePost(key)),
     },
     {
       name: "429 OTLP/HTTP JSON 500 spans",
