@@ -30,6 +30,11 @@ export const BENCHES: Record<string, Bench> = {
     guards:
       "another tenant's ingest p99 and maturation lateness during one tenant's flood of each door, beside the same run without it; refusal CPU for 1 KB vs 1 MB bodies",
   },
+  "grpc-refusals": {
+    file: "grpc-refusals.ts",
+    guards:
+      "ingest CPU and bytes on the wire per refused OTLP/gRPC call (1 KB and 268 KB messages) beside an OTLP/HTTP 429",
+  },
   dispatch: { file: "dispatch.ts", guards: "webhook deliveries/s beside a bare loop of signed fetches" },
   startup: {
     file: "startup.ts",

@@ -9,7 +9,7 @@
  *
  *   bun bench/flood/lag-report.ts <FLOOD_DETAIL prefix> <FLOOD_LAG_FILE> <door>[,<door>...]
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 type Detail = { timeline: Array<[number, number]>; admitted: Array<[number, number]> };
 type Mark = { kind: string; at: number; ms: number; detail: string };
@@ -30,9 +30,12 @@ const f0 = (x: number) => x.toFixed(0);
 /** V's door: every other HTTP path in the run is the flooder's (gRPC calls do not pass Bun.serve). */
 const V_PATH = "/raw/traces";
 
+// bench/flood.ts's stages in its order; "polite" is absent from a run with `--polite 0`.
 for (const door of doors.split(","))
-  for (const stage of ["alone", "flood"]) {
-    const d = JSON.parse(readFileSync(`${prefix}-${door}-${stage}.json`, "utf8")) as Detail;
+  for (const stage of ["alone", "polite", "flood"]) {
+    const path = `${prefix}-${door}-${stage}.json`;
+    if (!existsSync(path)) continue;
+    const d = JSON.parse(readFileSync(path, "utf8")) as Detail;
     const t0 = Math.min(...d.timeline.map(([sent]) => sent));
     const t1 = Math.max(...d.timeline.map(([sent, ms]) => sent + ms));
     const within = (m: Mark) => m.at >= t0 && m.at <= t1;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
 import type { LedgerCounter } from "@cellar/shared/ledger/counter";
@@ -350,6 +351,38 @@ test("when JetStream did not store the message: UNAVAILABLE with RetryInfo, neve
     const [details] = answer.error!.metadata.get("grpc-status-details-bin") as Buffer[];
     expect(retryDelayOf(details)).toBe(5);
   } finally {
+    await door.stop();
+  }
+});
+
+test("a call refused before its message is read ends with a reset: the client stops sending the message", async () => {
+  // A raw HTTP/2 client (grpc-js's hides its socket): a 1 MiB message with a bad token. Refused
+  // from its metadata, the stream is reset after the status (RST_STREAM NO_ERROR), so at most the
+  // flow-control windows of the message go out; without the reset grpc-js drains it, whole.
+  const door = setup();
+  await door.start();
+  const session = http2.connect(`http://127.0.0.1:${door.port()}`);
+  try {
+    const size = 1024 * 1024;
+    const message = Buffer.alloc(5 + size, 0x61);
+    message.writeUInt8(0, 0);
+    message.writeUInt32BE(size, 1);
+    const stream = session.request({
+      ":method": "POST",
+      ":path": TRACE_EXPORT,
+      "content-type": "application/grpc",
+      te: "trailers",
+      authorization: "Bearer wrong",
+    });
+    const status = new Promise<unknown>((resolve) => stream.once("response", (h) => resolve(h["grpc-status"])));
+    stream.end(message);
+    stream.resume();
+    await new Promise((resolve) => stream.once("close", resolve));
+    expect(await status).toBe(String(grpc.status.UNAUTHENTICATED));
+    expect(stream.rstCode).toBe(http2.constants.NGHTTP2_NO_ERROR);
+    expect(session.socket.bytesWritten).toBeLessThan(size / 2);
+  } finally {
+    session.close();
     await door.stop();
   }
 });
