@@ -48,6 +48,15 @@ export function bundleApps(
     const dir = join(outdir, app);
     mkdirSync(dir, { recursive: true });
     bunBuild([entry, "--target=bun", "--format=esm", `--outdir=${dir}`]);
+    // Ingest's offload worker (apps/ingest/src/offload/worker.ts) is a module a thread loads by URL:
+    // bundled beside main.js, where main.ts looks for it when it runs as a bundle.
+    if (app === "ingest")
+      bunBuild([
+        "apps/ingest/src/offload/worker.ts",
+        "--target=bun",
+        "--format=esm",
+        `--outfile=${join(dir, "offload-worker.js")}`,
+      ]);
     for (const f of BESIDE[app] ?? []) cpSync(join(ROOT, f.from), join(dir, f.to), { recursive: true });
     out[app] = { bundle: [process.execPath, join(dir, "main.js")] };
     if (opts.compiled) {

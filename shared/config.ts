@@ -92,6 +92,14 @@ export const ConfigSchema = Type.Object({
    * wait behind a large one's write (docs/ingestion.md "The bulk lane").
    */
   INGEST_BULK_LANE_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 64 * 1024 }),
+  /**
+   * Threads the ingest host works large admitted requests on (apps/ingest/src/offload/,
+   * docs/ingestion.md "Large requests off the event loop"): their decoding and garbage stay off the
+   * event loop every other request is answered on; 0 works every request on the event loop.
+   */
+  INGEST_OFFLOAD_WORKERS: Type.Integer({ minimum: 0, maximum: 64, default: 1 }),
+  /** Requests of at least this many bytes (as read, before inflating) go to an offload thread. */
+  INGEST_OFFLOAD_MIN_BYTES: Type.Integer({ minimum: 1024, maximum: 1024 ** 3, default: 64 * 1024 }),
   /** OpenAI-compatible chat endpoint for AI-written TL;DRs; extractive summaries without it. */
   SUMMARY_LLM_URL: Type.String({ default: "" }),
   SUMMARY_LLM_API_KEY: Type.String({ default: "" }),

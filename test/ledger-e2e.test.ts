@@ -178,6 +178,18 @@ test("TypeScript SDK and OTLP/gRPC exporters through drops, refusals, a poison m
   expect(sdkResults[4].retried).toBeGreaterThan(0); // the kill was felt
   // More through gRPC after the restart.
   expect(await grpcSpans(["le-grpc-4", "le-grpc-5"])).toEqual({ rejected: 0 });
+  // Large requests, worked on ingest's offload thread (INGEST_OFFLOAD_MIN_BYTES, default 64 KiB):
+  // a 120-span gRPC export and a 100-trace SDK batch of about 200 KB each, counted as any other.
+  const large = Array.from({ length: 120 }, (_, i) => `le-grpc-large-${i % 12}`);
+  expect(await grpcSpans(large, "p".repeat(1_200))).toEqual({ rejected: 0 });
+  const bulky = new Cellar({ dsn, serverless: true, maxBatchItems: 100 });
+  for (let i = 0; i < 100; i++) bulky.trace(sdkTrace(`le-bulky-${i % 10}`, `question ${i} ${"q".repeat(1_500)}`));
+  sdkResults.push(await bulky.flush({ timeoutMs: 60_000 }));
+  expect(sdkResults[5]).toMatchObject({ sent: 100, dropped: 0, refused: 0, pending: 0 });
+  const offloaded = (await (await fetch(`${stack.ingestUrl}/metrics`)).text())
+    .split("\n")
+    .filter((l) => l.startsWith("cellar_ingest_offload_jobs_total{") && l.includes('outcome="done"'));
+  expect(offloaded.map((l) => /task="(\w+)"/.exec(l)![1]).sort()).toEqual(["batch", "otlp"]);
   const lastSentAt = Date.now();
 
   await waitFor(
@@ -208,9 +220,9 @@ test("TypeScript SDK and OTLP/gRPC exporters through drops, refusals, a poison m
   expect(t.inFlight).toBe(0);
   expect(t.sdkDropped.queue_full).toBe(15);
   expect(t.sdkDropped.refused).toBe(1);
-  expect(t.sdkRequested).toBe(20 + 3 + 1 + 60);
+  expect(t.sdkRequested).toBe(20 + 3 + 1 + 60 + 100);
   expect(t.accepted.batch).toBe(sdkSent);
-  expect(t.accepted.grpc).toBeGreaterThanOrEqual(5 + 1 + 3); // spans, the logged call and its 3 records
+  expect(t.accepted.grpc).toBeGreaterThanOrEqual(5 + 1 + 3 + 120); // spans, the logged call and its 3 records, the large export
   expect(t.refused.invalid).toBeGreaterThanOrEqual(1);
   expect(t.refused.too_large).toBeGreaterThanOrEqual(1);
   expect([t.deadLettered, t.replayed]).toEqual([1, 1]);

@@ -70,8 +70,19 @@ export function createMetrics(app: string) {
     registers,
   });
 
+  const ingestOffloadJobs = new Counter({
+    name: "cellar_ingest_offload_jobs_total",
+    help: "Large admitted requests handed to ingest's offload threads (docs/ingestion.md), by task (otlp, batch) and outcome: done on a thread; declined (too many waiting, or stopping), failed or timed_out, each then done on the event loop",
+    labelNames: ["task", "outcome"] as const,
+    registers,
+  });
+
   return {
     registry,
+    /** One offload job's outcome (apps/ingest/src/offload/pool.ts observe). */
+    ingestOffload(task: string, outcome: "done" | "declined" | "failed" | "timed_out") {
+      ingestOffloadJobs.inc({ task, outcome });
+    },
     /** A ledger count (shared/ledger/counter.ts observe). */
     ledgerCount(stage: string, reason: string, n: number) {
       ledgerItems.inc({ stage, reason }, n);

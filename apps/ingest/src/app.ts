@@ -45,6 +45,8 @@ export function createIngestApp(deps: IngestDeps, pipeline: IngestPipeline = cre
       authenticate: p.authenticate,
       reserveRateTokens: p.reserveRateTokens,
       storeAll: p.storeAll,
+      storeBuilt: p.storeBuilt,
+      offloaded: p.offloaded,
       turn: p.turn,
       refuseItems: p.refuseItems,
       maxBodyBytes: deps.maxBodyBytes,

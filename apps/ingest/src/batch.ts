@@ -9,7 +9,7 @@ import { assertNoDuplicateKeys, readBodyText, requireJsonContentType } from "./b
 import { ledgerReportKeys } from "./ledger.ts";
 import { nextTurn, sliceClock } from "@cellar/shared/steps";
 import { answerErrors, type IngestPipeline, ITEMS_PER_TURN, serviceNameFor } from "./pipeline.ts";
-import type { StoreInput } from "./publish.ts";
+import { batchMessages, type BuiltMessage, builtMessage, type StoreInput } from "./batch-message.ts";
 import { SCORE_BATCH_ITEM } from "./scores.ts";
 import { validateEvent, validateKeepingText, validateTrace } from "./validate.ts";
 
@@ -103,36 +103,83 @@ export async function postBatch(
     // batch; the real count settles it once parsed (docs/ingestion.md, "Rate limits").
     const reservation = pipeline.reserveRateTokens(key.id, "batch");
     Object.assign(headers, reservation.headers);
-    let envelope: Awaited<ReturnType<typeof readEnvelope>>;
+    let result: BatchWork;
+    let built: BuiltMessage[] | null = null;
     try {
       // Confirmed before inflating and before parsing: refused there when another request of the
       // credential was counted larger meanwhile (a herd admitted on a small estimate parses one body).
       await reservation.confirm(); // before reading: a herd's others wait for the door's probe here
       const text = await readBodyText(request, pipeline.maxBodyBytes, reservation.confirm);
       await reservation.confirm();
-      // In slices, ITEMS_PER_TURN items a turn, each in this tenant's turn (pipeline.ts): other
-      // tenants' requests are served between them.
-      await yieldTurn();
-      const { object, keyTokens } = await parseBatchJson(text, yieldTurn);
-      // The SDK's ledger report (docs/sdks.md): counted whatever the batch's answer; never refused.
-      pipeline.sdkReport?.(object.ledger);
-      // Charged per item as soon as they are counted, before each is checked.
-      if (Array.isArray(object.items)) Object.assign(headers, reservation.settle(object.items.length, "items"));
-      envelope = await readEnvelope(object, yieldTurn);
-      const reportKeys = object.ledger === undefined ? 0 : ledgerReportKeys(object.ledger);
-      const parsedKeys = envelope.keys === null || reportKeys === null ? null : envelope.keys + reportKeys;
-      assertNoDuplicateKeys(text, parsedKeys, keyTokens);
+      const steps: BatchSteps = {
+        // The SDK's ledger report (docs/sdks.md): counted whatever the batch's answer; never refused.
+        parsed: (ledger) => pipeline.sdkReport?.(ledger),
+        // Charged per item as soon as they are counted, before each is checked.
+        counted: (n) => Object.assign(headers, reservation.settle(n, "items")),
+      };
+      // A large body is worked on an offload thread, in this tenant's turn for one (offload/);
+      // its steps replayed here in their order, so the answer is the loop's own.
+      const offloaded = (await pipeline.offloaded?.(key.tenantId, "batch", text.length, { key, text })) as
+        | BatchJobResult
+        | undefined;
+      if (offloaded) {
+        if (offloaded.parsed) steps.parsed(offloaded.parsed.ledger);
+        if (offloaded.count !== null) steps.counted(offloaded.count);
+        if (offloaded.error) throw new HttpError(offloaded.error.status, offloaded.error.message);
+        result = offloaded.work!;
+        built = offloaded.messages;
+      } else {
+        // In slices, ITEMS_PER_TURN items a turn, each in this tenant's turn (pipeline.ts): other
+        // tenants' requests are served between them.
+        await yieldTurn();
+        result = await batchWork(key, text, yieldTurn, steps);
+      }
     } finally {
       reservation.settleUncounted(); // a body that could not be counted (no-op once settled)
     }
-    const count = envelope.items.length;
-    const { answers, accepted } = await checkItems(key, envelope.items, yieldTurn);
-    pipeline.refuseItems?.(count - accepted.length);
+    pipeline.refuseItems?.(result.refused);
     // One INGEST message for the request's items (issue 36; split only past the maximum payload).
-    if (accepted.length) await pipeline.storeAll(accepted);
-    const status = accepted.length === count ? "success" : "partial";
-    return jsonResponse(200, { status, items: answers }, headers);
+    if (built) {
+      if (built.length) await pipeline.storeBuilt(built);
+    } else if (result.accepted.length) await pipeline.storeAll(result.accepted);
+    const status = result.refused === 0 ? "success" : "partial";
+    return jsonResponse(200, { status, items: result.answers }, headers);
   });
+}
+
+/** What a batch body's work gives: an answer per item, what to store, how many were refused. */
+export interface BatchWork {
+  answers: BatchItemAnswer[];
+  accepted: StoreInput[];
+  refused: number;
+}
+
+/** The points of a batch's work a door acts on, in this order: the body parsed (its ledger report), its items counted. */
+export interface BatchSteps {
+  parsed(ledger: unknown): void;
+  counted(n: number): void;
+}
+
+/**
+ * A batch body's work once read, the same on the event loop (postBatch, in the tenant's turns)
+ * and on an offload thread (offload/tasks.ts): parse, count, envelope, duplicate keys, each
+ * item's checks. Throws the 400 that refuses the whole batch.
+ */
+export async function batchWork(
+  key: ResolvedKey,
+  text: string,
+  yieldTurn: () => Promise<void>,
+  steps: BatchSteps,
+): Promise<BatchWork> {
+  const { object, keyTokens } = await parseBatchJson(text, yieldTurn);
+  steps.parsed(object.ledger);
+  if (Array.isArray(object.items)) steps.counted(object.items.length);
+  const envelope = await readEnvelope(object, yieldTurn);
+  const reportKeys = object.ledger === undefined ? 0 : ledgerReportKeys(object.ledger);
+  const parsedKeys = envelope.keys === null || reportKeys === null ? null : envelope.keys + reportKeys;
+  assertNoDuplicateKeys(text, parsedKeys, keyTokens);
+  const { answers, accepted } = await checkItems(key, envelope.items, yieldTurn);
+  return { answers, accepted, refused: envelope.items.length - accepted.length };
 }
 
 /**
@@ -175,4 +222,54 @@ export async function checkItems(
     }
   }
   return { answers, accepted };
+}
+
+/** A large /raw/batch body, admitted and read (inflated, decoded): what its door knows of it. */
+export interface BatchJob {
+  key: ResolvedKey;
+  text: string;
+  receivedAt: string;
+  maxMessageBytes: number;
+}
+
+/**
+ * The batch's work as steps for the door to replay in their order (batch.ts postBatch): whether
+ * the body parsed (and its ledger report), the items counted, the 400 that refused the whole batch
+ * (after those), else the answers and the messages of the accepted items.
+ */
+export interface BatchJobResult {
+  parsed: { ledger: unknown } | null;
+  count: number | null;
+  error: { status: number; message: string } | null;
+  /** The answers and the refused count; `accepted` is left empty (the messages carry it). */
+  work: BatchWork | null;
+  messages: BuiltMessage[];
+}
+
+/**
+ * The offload worker's task (offload/tasks.ts): parses, counts, checks and writes a batch's
+ * messages at once, as postBatch does in its tenant's turns.
+ */
+export async function buildBatch(job: BatchJob): Promise<BatchJobResult> {
+  let parsed: BatchJobResult["parsed"] = null;
+  let count: number | null = null;
+  let work: BatchWork;
+  try {
+    work = await batchWork(job.key, job.text, async () => {}, {
+      parsed: (ledger) => {
+        parsed = { ledger };
+      },
+      counted: (n) => {
+        count = n;
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    return { parsed, count, error: { status: err.status, message: err.message }, work: null, messages: [] };
+  }
+  const accepted: StoreInput[] = work.accepted;
+  const messages = accepted.length
+    ? (await batchMessages(accepted, job.receivedAt, job.maxMessageBytes, async () => {})).map(builtMessage)
+    : [];
+  return { parsed, count, error: null, work: { answers: work.answers, accepted: [], refused: work.refused }, messages };
 }

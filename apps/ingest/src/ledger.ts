@@ -2,7 +2,7 @@ import type { LedgerCounter } from "@cellar/shared/ledger/counter";
 import { type IngestDoor, readLedgerReport, refusalReasonFor } from "@cellar/shared/ledger/model";
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import type { IngestPipeline } from "./pipeline.ts";
-import type { StoreInput } from "./publish.ts";
+import type { BuiltMessage, StoreInput } from "./publish.ts";
 
 /** A door's pipeline for one request, counting what it accepts and refuses (docs/ledger.md). */
 export interface CountedRequest {
@@ -31,6 +31,7 @@ export function countedRequest(pipeline: IngestPipeline, door: IngestDoor): Coun
     },
     store: doorCount.store,
     storeAll: doorCount.storeAll ?? pipeline.storeAll,
+    storeBuilt: doorCount.storeBuilt ?? pipeline.storeBuilt,
     refuseItems(n, serviceName) {
       if (key) doorCount.refused(key, 400, n, serviceName);
     },
@@ -53,12 +54,13 @@ export function countedRequest(pipeline: IngestPipeline, door: IngestDoor): Coun
  * of a credential refused with the HTTP status the door answered (or maps its answer from).
  */
 export function countedDoor(
-  pipeline: Pick<IngestPipeline, "ledger" | "now" | "store"> & Partial<Pick<IngestPipeline, "storeAll">>,
+  pipeline: Pick<IngestPipeline, "ledger" | "now" | "store"> & Partial<Pick<IngestPipeline, "storeAll" | "storeBuilt">>,
   door: IngestDoor,
 ) {
   const ledger = pipeline.ledger;
   const now = pipeline.now ?? (() => new Date());
   const storeAll = pipeline.storeAll;
+  const storeBuilt = pipeline.storeBuilt;
   return {
     store: ledger
       ? async (input: StoreInput) => {
@@ -85,6 +87,21 @@ export function countedDoor(
             return stored;
           }
         : storeAll,
+    /** Messages an offload thread built: each stored for the first time counts its items per service. */
+    storeBuilt:
+      ledger && storeBuilt
+        ? async (messages: BuiltMessage[]) => {
+            const at = now().getTime();
+            // The door's header on each message: the reconciliation recounts `accepted` by it.
+            const stored = await storeBuilt(messages, door);
+            for (const message of stored) {
+              if (message.duplicate) continue;
+              for (const [service, n] of Object.entries(message.services))
+                ledger.add(messages[0].tenantId, service, "accepted", door, n, at);
+            }
+            return stored;
+          }
+        : storeBuilt,
     refused(key: ResolvedKey, status: number, n: number, serviceName?: string): void {
       if (ledger && n > 0)
         ledger.add(key.tenantId, serviceName ?? key.serviceName ?? "", "refused", refusalReasonFor(status), n);

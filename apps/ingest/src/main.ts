@@ -4,6 +4,7 @@ import { bootApp, onShutdown } from "@cellar/shared/lifecycle";
 import { parseCidrList } from "@cellar/shared/webhooks/address";
 import { createIngestApp } from "./app.ts";
 import { openBulkLane } from "./bulk-lane.ts";
+import { createOffload } from "./offload/pool.ts";
 import { createOtlpGrpcServer, grpcTlsFrom } from "./otlp/grpc/server.ts";
 import { createRefusalPacing } from "./pacing.ts";
 import { createIngestPipeline } from "./pipeline.ts";
@@ -19,6 +20,29 @@ const bulk = await openBulkLane(config, logger).catch((err: Error) => {
   return process.exit(1);
 });
 ops.addCheck("nats-bulk", bulk.check);
+// Large admitted requests worked on threads of their own (offload/pool.ts); ingest does not start
+// without them answering, rather than hold a request on a thread that never loaded.
+const offload =
+  config.INGEST_OFFLOAD_WORKERS > 0
+    ? createOffload({
+        workers: config.INGEST_OFFLOAD_WORKERS,
+        // Beside this file: the module, or the bundle scripts/bundle.ts writes next to main.js.
+        workerUrl: new URL(
+          import.meta.url.endsWith(".ts") ? "./offload/worker.ts" : "./offload-worker.js",
+          import.meta.url,
+        ),
+        minBytes: config.INGEST_OFFLOAD_MIN_BYTES,
+        logger,
+        observe: ops.metrics.ingestOffload,
+      })
+    : undefined;
+await offload?.ready().catch((err: Error) => {
+  logger.error("cannot start", { reason: `offload worker: ${err.message}` });
+  console.error(
+    `cellar ingest: offload worker: ${err.message} (INGEST_OFFLOAD_WORKERS=0 works every request on the event loop)`,
+  );
+  return process.exit(1);
+});
 // Accepted per door, refusals, SDK reports: counted in memory, one upsert per flush (docs/ledger.md).
 const ledger = createLedgerCounter({ sql: database.sql, logger, observe: ops.metrics.ledgerCount });
 const deps = {
@@ -30,6 +54,7 @@ const deps = {
   rateLimit: { perSecond: config.INGEST_RATE_LIMIT_PER_SECOND, burst: config.INGEST_RATE_LIMIT_BURST },
   connected: watchConnection(nats.nc).connected,
   bulk: bulk.route,
+  offload,
   ledger,
   // A client that ignores Retry-After gets its next 429 when the Retry-After ends (pacing.ts).
   pacing:
@@ -73,6 +98,7 @@ onShutdown(logger, [
   ["http", () => server.stop()],
   ["grpc", () => grpc?.stop()],
   ["ledger", () => ledger.stop()],
+  ["offload", () => offload?.close()],
   ["nats", () => nats.nc.drain()],
   ["nats-bulk", () => bulk.drain()],
   ["postgres", () => database.close()],

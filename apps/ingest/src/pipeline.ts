@@ -9,7 +9,14 @@ import { createFairTurns } from "@cellar/shared/fair-turns";
 import { createRateLimiter, type RateReservation } from "@cellar/shared/rate-limit";
 import { type Authenticated, createAuthenticator } from "./credentials.ts";
 import type { RefusalPacing } from "./pacing.ts";
-import { type BulkLaneRoute, createPublishing, type StoreInput, type StoredBatch } from "./publish.ts";
+import {
+  type BuiltMessage,
+  type BulkLaneRoute,
+  createPublishing,
+  type StoreInput,
+  type StoredBatch,
+  type StoredBuilt,
+} from "./publish.ts";
 
 export interface IngestDeps {
   js: JetStreamClient;
@@ -32,6 +39,14 @@ export interface IngestDeps {
   pacing?: RefusalPacing;
   /** Large INGEST messages on a NATS connection of their own (bulk-lane.ts); absent: all on `js`. */
   bulk?: BulkLaneRoute;
+  /** Threads for large admitted requests (offload/pool.ts); absent: every request is worked on the event loop. */
+  offload?: OffloadRunner;
+}
+
+/** What the pipeline needs of the offload pool (offload/pool.ts `Offload`): its threshold, and a job run in a tenant's turn. */
+export interface OffloadRunner {
+  readonly minBytes: number;
+  run(tenantId: string, name: "otlp" | "batch", data: never): Promise<unknown>;
 }
 
 /**
@@ -53,6 +68,16 @@ export interface IngestPipeline {
   store(input: StoreInput): Promise<{ messageId: string; duplicate: boolean }>;
   /** A request's items in one INGEST message (split only past the maximum payload); after every PubAck. */
   storeAll(inputs: StoreInput[]): Promise<StoredBatch[]>;
+  /** Messages an offload thread built (offload/tasks.ts), published as storeAll publishes; after every PubAck. */
+  storeBuilt(messages: BuiltMessage[], door?: string): Promise<StoredBuilt[]>;
+  /**
+   * A request's work (`task` of offload/tasks.ts: "otlp", "batch") on an offload thread, in its
+   * tenant's turn for one, when it is `size` bytes or more (INGEST_OFFLOAD_MIN_BYTES): the task's
+   * result, for the door to answer from. Undefined when the door is to do the work itself (smaller,
+   * no offload, or the pool could not take it). The job gets the messages' receivedAt and the
+   * largest message the publisher takes. Absent without an offload.
+   */
+  offloaded?<Job extends object>(tenantId: string, task: "otlp" | "batch", size: number, job: Job): Promise<unknown>;
   /**
    * Resolves when it is `tenantId`'s turn on the event loop (shared/fair-turns.ts): a door takes
    * one once its request is admitted and read, and a many-item request one between its slices,
@@ -77,9 +102,10 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
     burst: deps.rateLimit?.burst ?? 1,
     now: () => now().getTime(),
   });
+  const offload = deps.offload;
   // One rotation for every door of this host (HTTP and gRPC share this pipeline: main.ts).
   const turns = createFairTurns();
-  const { store, storeAll } = createPublishing({
+  const { store, storeAll, storeBuilt, maxMessageBytes } = createPublishing({
     js: deps.js,
     topology: deps.topology,
     logger: deps.logger,
@@ -97,6 +123,13 @@ export function createIngestPipeline(deps: IngestDeps): IngestPipeline {
     reserveRateTokens: (id, door) => limiter.reserve(id, door),
     store,
     storeAll,
+    storeBuilt,
+    offloaded: offload
+      ? async (tenantId, task, size, job) =>
+          size < offload.minBytes
+            ? undefined
+            : offload.run(tenantId, task, { ...job, receivedAt: now().toISOString(), maxMessageBytes } as never)
+      : undefined,
     turn: turns.take,
     maxBodyBytes: deps.maxBodyBytes,
     logger: deps.logger,

@@ -1,23 +1,35 @@
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { errors, type NatsConnection } from "@nats-io/transport-node";
-import { createHash } from "node:crypto";
-import { canonicalJson } from "@cellar/shared/crypto";
 import { serviceUnavailable } from "@cellar/shared/errors";
 import type { Logger } from "@cellar/shared/logger";
 import { ingestCheckedHeaders, ingestStream } from "@cellar/shared/nats/catalogue";
 import { publish } from "@cellar/shared/nats/publish";
 import type { Topology } from "@cellar/shared/nats/topology";
-import type {
-  EventPayload,
-  IngestMessage,
-  IngestBatchMessage,
-  IngestScoreMessage,
-  IngestStreamMessage,
-  OtlpTracePayload,
-  TracePayload,
-} from "@cellar/shared/payloads";
-import { nextTurn, onNextTurn, sliceClock } from "@cellar/shared/steps";
+import type { IngestBatchMessage, IngestStreamMessage } from "@cellar/shared/payloads";
+import { nextTurn, onNextTurn } from "@cellar/shared/steps";
+import {
+  type BuiltMessage,
+  batchMessages,
+  ingestMessage,
+  messageIdFor,
+  messageText,
+  type StoreInput,
+} from "./batch-message.ts";
 import { tooLarge } from "./body.ts";
+
+const utf8 = new TextEncoder();
+
+export {
+  type BuiltMessage,
+  batchMessageIdFor,
+  batchMessages,
+  ingestMessage,
+  ITEMS_PER_TURN,
+  messageIdFor,
+  messageText,
+  type StoreInput,
+  splitItems,
+} from "./batch-message.ts";
 
 /** Seconds a client is told to wait when JetStream is down or slow. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5;
@@ -54,70 +66,6 @@ export interface BulkLaneRoute {
   connected?: () => boolean;
 }
 
-const utf8 = new TextEncoder();
-
-export interface StoreInput {
-  kind: IngestMessage["kind"];
-  tenantId: string;
-  serviceName: string;
-  payload: TracePayload | EventPayload | OtlpTracePayload | IngestScoreMessage["payload"];
-  /**
-   * The text the message id hashes: JSON.stringify of the body as parsed, before validation
-   * normalised it (the single and batch doors both give it), or what a door derives from its
-   * input deterministically (OTLP). Absent: the canonical JSON of the payload.
-   */
-  idSource?: string;
-  /**
-   * Text the id hashes before `idSource` (the OTLP doors' "otlp\n"): the id of `idPrefix +
-   * idSource`, without building that string (a copy of every span's JSON).
-   */
-  idPrefix?: string;
-  /**
-   * JSON.stringify of `payload`, when the door has it (the id source of a body validation left
-   * as parsed): the message is built around it instead of serialising the payload again.
-   */
-  payloadText?: string;
-  /** The door it came through: a header the ledger recounts `accepted` from (docs/ledger.md). */
-  door?: string;
-}
-
-/** The INGEST message of a door's input, its keys in messageText's order. */
-export function ingestMessage(input: StoreInput, messageId: string, receivedAt: string): IngestMessage {
-  return {
-    kind: input.kind,
-    tenantId: input.tenantId,
-    serviceName: input.serviceName,
-    payload: input.payload,
-    messageId,
-    receivedAt,
-  } as IngestMessage;
-}
-
-/**
- * The INGEST message's JSON with `payloadText` (JSON.stringify of its payload) spliced in: the
- * same text as JSON.stringify(message), one serialisation of the payload fewer per message.
- */
-export function messageText(message: IngestMessage, payloadText: string): string {
-  const s = JSON.stringify;
-  return `{"kind":${s(message.kind)},"tenantId":${s(message.tenantId)},"serviceName":${s(message.serviceName)},"payload":${payloadText},"messageId":${s(message.messageId)},"receivedAt":${s(message.receivedAt)}}`;
-}
-
-/**
- * Same tenant + service + kind + body = same Nats-Msg-Id, so a client retry within the stream's
- * duplicate window is stored once (and counted once downstream), whichever door (/raw/traces or
- * an item of /raw/batch) each attempt came through. The body is hashed as JSON.stringify of its
- * parse: the same text for the same body in both doors, equal to the raw bytes for a compact
- * body (what JSON.stringify-based clients send), ~3 us for a 3.5 KB trace against ~35-55 us for
- * sorted-key canonical JSON (docs/performance.md).
- */
-export function messageIdFor(input: Omit<StoreInput, "payload"> & { payload: unknown }): string {
-  // node:crypto rather than crypto.subtle: synchronous and ~4x faster on the hot path.
-  const h = createHash("sha256").update(`${input.tenantId}\n${input.kind}\n${input.serviceName}\n`);
-  // The prefix and the source hashed one after the other: the digest of their concatenation.
-  if (input.idPrefix !== undefined) h.update(input.idPrefix);
-  return h.update(input.idSource ?? canonicalJson(input.payload)).digest("hex");
-}
-
 /** One INGEST message of a request's items (storeAll): its id, whether JetStream had it already, what it holds. */
 export interface StoredBatch {
   messageId: string;
@@ -125,114 +73,11 @@ export interface StoredBatch {
   inputs: StoreInput[];
 }
 
-/** Room a batch message keeps for its envelope (kind, ids, tenant, receivedAt) besides its items. */
-const BATCH_ENVELOPE_BYTES = 512;
-
-/**
- * A batch item's JSON, the IngestMessage it stands for without the batch's tenant and receivedAt,
- * as its two pieces: the short head, and the payload's JSON (the door's text when it has one), so
- * the message's bytes are written from them without a copy of each item's text (batchMessages).
- */
-function itemPieces(input: StoreInput, messageId: string): { head: string; payload: string } {
-  const s = JSON.stringify;
-  return {
-    head: `{"kind":${s(input.kind)},"serviceName":${s(input.serviceName)},"messageId":${s(messageId)},"payload":`,
-    payload: input.payloadText ?? s(input.payload),
-  };
-}
-
-/**
- * The items in order, cut into runs whose message fits `maxBytes` (an item alone always makes a
- * message, however large: the server refuses one over its max_payload, answered 413).
- */
-export function splitItems<T>(items: T[], bytesOf: (item: T) => number, maxBytes: number): T[][] {
-  const runs: T[][] = [];
-  let run: T[] = [];
-  let bytes = BATCH_ENVELOPE_BYTES;
-  for (const item of items) {
-    const size = bytesOf(item) + 1;
-    if (run.length > 0 && bytes + size > maxBytes) {
-      runs.push(run);
-      run = [];
-      bytes = BATCH_ENVELOPE_BYTES;
-    }
-    run.push(item);
-    bytes += size;
-  }
-  if (run.length) runs.push(run);
-  return runs;
-}
-
-/** A batch message's id: its items' ids (each already names tenant, kind, service and body), in order. */
-export function batchMessageIdFor(itemIds: string[]): string {
-  return createHash("sha256")
-    .update(`batch\n${itemIds.join("\n")}`)
-    .digest("hex");
-}
-
-/**
- * Items a many-item request handles between two yields to the event loop. A 500-span OTLP request
- * or a 1,000-item batch is otherwise one long turn (hundreds of ms on a loaded machine) that
- * every other tenant's request waits behind (issue 41, bench/flood.ts); 50 items is about 1-3 ms
- * on a quiet machine, and a slice also ends after TURN_BUDGET_MS (shared/steps.ts) on a busy one.
- */
-export const ITEMS_PER_TURN = 50;
-
-/**
- * A request's items as batch messages (one, or as few as `maxBytes` allows), each with its JSON:
- * the items' texts spliced in (their payloads serialised once), and the value that names its
- * subject (its tenant's lane). Yields to the event loop every ITEMS_PER_TURN items: a 1,000-item
- * request is otherwise one turn of tens of ms that every other tenant's request waits behind
- * (issue 41).
- */
-export async function batchMessages(
-  inputs: StoreInput[],
-  receivedAt: string,
-  maxBytes: number,
-  yieldTurn: () => Promise<void> = nextTurn,
-): Promise<Array<{ value: IngestBatchMessage; data: Uint8Array; inputs: StoreInput[] }>> {
-  const s = JSON.stringify;
-  const items: Array<{ input: StoreInput; messageId: string; head: string; payload: string; bytes: number }> = [];
-  const due = sliceClock(ITEMS_PER_TURN);
-  for (const input of inputs) {
-    if (due()) await yieldTurn();
-    const messageId = messageIdFor(input);
-    const { head, payload } = itemPieces(input, messageId);
-    items.push({ input, messageId, head, payload, bytes: Buffer.byteLength(head) + Buffer.byteLength(payload) + 1 });
-  }
-  return splitItems(items, (i) => i.bytes, maxBytes).map((run) => {
-    const messageId = batchMessageIdFor(run.map((i) => i.messageId));
-    const tenantId = run[0].input.tenantId;
-    const head = `{"kind":"batch","messageId":${s(messageId)},"tenantId":${s(tenantId)},"receivedAt":${s(receivedAt)},"items":[`;
-    return {
-      value: { kind: "batch", messageId, tenantId, receivedAt, items: [] },
-      data: batchBytes(head, run),
-      inputs: run.map((i) => i.input),
-    };
-  });
-}
-
-/**
- * The UTF-8 of `head`, the items' JSON joined by commas, and `]}`: written piece by piece into one
- * buffer of the exact size (each item's byte count is known), instead of joining the items' texts
- * into the message's text and encoding that (two copies of a message of up to 4 MB).
- */
-function batchBytes(head: string, run: Array<{ head: string; payload: string; bytes: number }>): Uint8Array {
-  const headBytes = Buffer.byteLength(head);
-  let size = headBytes + 2 + run.length - 1; // "]}", and a comma between two items
-  for (const item of run) size += item.bytes;
-  const out = new Uint8Array(size);
-  let at = utf8.encodeInto(head, out).written;
-  for (let i = 0; i < run.length; i++) {
-    if (i > 0) out[at++] = 44; // ,
-    at += utf8.encodeInto(run[i].head, out.subarray(at)).written;
-    at += utf8.encodeInto(run[i].payload, out.subarray(at)).written;
-    out[at++] = 125; // }
-  }
-  out[at++] = 93; // ]
-  out[at++] = 125; // }
-  if (at !== size) throw new Error(`batch message is ${at} bytes, expected ${size}`);
-  return out;
+/** One built message (storeBuilt): its id, whether JetStream had it already, its items per service. */
+export interface StoredBuilt {
+  messageId: string;
+  duplicate: boolean;
+  services: Record<string, number>;
 }
 
 /** Publishes to INGEST and resolves only after the PubAck; every failure is a 503 (or 413). */
@@ -326,6 +171,28 @@ export function createPublishing(deps: PublisherDeps) {
    * duplicates by id (the same items make the same messages) or, failing that, no-ops by the
    * items' natural keys in the processor.
    */
+  /**
+   * Batch messages built elsewhere (offload/, for one request of one tenant and door), as storeAll
+   * publishes its own: resolves after every PubAck, or throws the first failure (503 or 413).
+   */
+  async function storeBuilt(messages: BuiltMessage[], door?: string): Promise<StoredBuilt[]> {
+    const sent = messages.map(async (m): Promise<StoredBuilt> => {
+      const value: IngestBatchMessage = {
+        kind: "batch",
+        messageId: m.messageId,
+        tenantId: m.tenantId,
+        receivedAt: m.receivedAt,
+        items: [],
+      };
+      const ack = await publishOne(value, m.messageId, m.data, door);
+      return { messageId: m.messageId, duplicate: ack.duplicate, services: m.services };
+    });
+    const results = await Promise.allSettled(sent);
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    return results.map((r) => (r as PromiseFulfilledResult<StoredBuilt>).value);
+  }
+
   async function storeAll(inputs: StoreInput[]): Promise<StoredBatch[]> {
     if (inputs.length === 0) return [];
     const tenantId = inputs[0].tenantId;
@@ -345,7 +212,7 @@ export function createPublishing(deps: PublisherDeps) {
     return results.map((r) => (r as PromiseFulfilledResult<StoredBatch>).value);
   }
 
-  return { store, storeAll };
+  return { store, storeAll, storeBuilt, maxMessageBytes };
 }
 
 /** Tracks the connection's status events so the app can refuse fast while NATS is away. */

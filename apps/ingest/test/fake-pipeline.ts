@@ -4,7 +4,7 @@ import { createLogger } from "@cellar/shared/logger";
 import { createFairTurns } from "@cellar/shared/fair-turns";
 import { createRateLimiter } from "@cellar/shared/rate-limit";
 import type { IngestPipeline } from "../src/pipeline.ts";
-import { messageIdFor, type StoreInput } from "../src/publish.ts";
+import { type BuiltMessage, messageIdFor, type StoreInput } from "../src/publish.ts";
 
 /**
  * A pipeline of fakes for driving one handler on its own: a fixed key (no Postgres), a real
@@ -32,6 +32,7 @@ export function fakePipeline(
     ...opts.key,
   };
   const stored: Array<StoreInput & { messageId: string }> = [];
+  const built: BuiltMessage[] = [];
   const limiter = createRateLimiter({
     perSecond: opts.rateLimit?.perSecond ?? 0,
     burst: opts.rateLimit?.burst ?? 1,
@@ -56,11 +57,17 @@ export function fakePipeline(
       for (const input of inputs) stored.push({ ...input, messageId: messageIdFor(input) });
       return [{ messageId: "batch", duplicate: false, inputs }];
     },
+    // An offload thread's messages (tests of the offload give real ones): recorded as counts.
+    async storeBuilt(messages) {
+      if (opts.failStore) throw serviceUnavailable("storage temporarily unavailable, retry later", 5);
+      built.push(...messages);
+      return messages.map((m) => ({ messageId: m.messageId, duplicate: false, services: m.services }));
+    },
     turn: createFairTurns().take,
     maxBodyBytes: opts.maxBodyBytes ?? 256 * 1024,
     logger: createLogger("silent"),
   };
-  return { pipeline, stored, key };
+  return { pipeline, stored, built, key };
 }
 
 export function jsonRequest(path: string, body: unknown, headers: Record<string, string> = {}): Request {

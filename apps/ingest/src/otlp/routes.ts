@@ -5,7 +5,7 @@ import type { RateReservation } from "@cellar/shared/rate-limit";
 import type { Authenticated } from "../credentials.ts";
 import type { StoreInput } from "../publish.ts";
 import { readBodyBytes } from "../body.ts";
-import { createOtlpHandling, type OtlpSignal } from "./handle.ts";
+import { createOtlpHandling, type OtlpHandlingDeps, type OtlpSignal } from "./handle.ts";
 
 export type { OtlpSignal } from "./handle.ts";
 
@@ -24,6 +24,9 @@ export interface OtlpDeps {
   storeAll: (inputs: StoreInput[]) => Promise<unknown>;
   /** The tenant's turn on the event loop (pipeline.ts). */
   turn: (tenantId: string) => Promise<void>;
+  /** A large request built on an offload thread, and its messages stored (handle.ts). */
+  offloaded?: OtlpHandlingDeps["offloaded"];
+  storeBuilt?: OtlpHandlingDeps["storeBuilt"];
   /** The ledger's count of spans or log records refused one by one (docs/ledger.md). */
   refuseItems?: (n: number) => void;
   maxBodyBytes: number;

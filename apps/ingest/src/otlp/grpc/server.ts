@@ -33,7 +33,8 @@ export interface OtlpGrpcDeps {
   pipeline: Pick<
     IngestPipeline,
     "authenticate" | "reserveRateTokens" | "store" | "storeAll" | "turn" | "ledger" | "now"
-  >;
+  > &
+    Partial<Pick<IngestPipeline, "storeBuilt" | "offloaded">>;
   /** INGEST_MAX_BODY_BYTES: a larger message is RESOURCE_EXHAUSTED from its length prefix. */
   maxMessageBytes: number;
   logger: Logger;
@@ -145,7 +146,11 @@ interface Admitted {
 export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
   // The ledger counts this door apart (docs/ledger.md): accepted per item, refusals per call.
   const counted = countedDoor(deps.pipeline, "grpc");
-  const otlp = createOtlpHandling({ ...deps.pipeline, storeAll: counted.storeAll ?? deps.pipeline.storeAll });
+  const otlp = createOtlpHandling({
+    ...deps.pipeline,
+    storeAll: counted.storeAll ?? deps.pipeline.storeAll,
+    storeBuilt: counted.storeBuilt ?? deps.pipeline.storeBuilt,
+  });
   const trusted = deps.trustedProxies ?? [];
   /** Calls admitted from their metadata, found again by the handler through the same object. */
   const admitted = new WeakMap<grpc.Metadata, Admitted>();
