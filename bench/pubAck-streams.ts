@@ -19,6 +19,7 @@
  *   b        both on one stream (different subjects, as the tenant lanes are)
  *   c        the large ones on a second stream of the same config
  *   d        one stream, the large ones without Nats-Msg-Id (the dedupe index's cost)
+ *   conn     as b, the large ones on connection A too (ingest before the bulk lane)
  *   mem      as b, the stream in memory storage (the file store's writes excluded)
  *   async    as b, the stream's persist_mode async (PubAck before the write reaches the file)
  *   proc     as b, the large ones published from another process (this event loop excluded)
@@ -76,7 +77,7 @@ const NS_PER_MS = 1_000_000;
 /** Small publishes before each measured stage, not counted (connections and stream warm). */
 const WARMUP = 50;
 
-type LayoutName = "a" | "b" | "c" | "d" | "mem" | "async" | "proc" | "consume" | "gmp1";
+type LayoutName = "a" | "b" | "c" | "d" | "conn" | "mem" | "async" | "proc" | "consume" | "gmp1";
 interface Layout {
   name: LayoutName;
   title: string;
@@ -90,6 +91,8 @@ interface Layout {
   /** The stream's persist_mode (nats-server 2.12+; INGEST has the default). */
   persist?: PersistMode;
   largeInChild?: boolean;
+  /** The large ones on connection A too (ingest before the bulk lane). */
+  sameConnection?: boolean;
   consumer?: boolean;
   serverEnv?: Record<string, string>;
 }
@@ -98,6 +101,7 @@ const LAYOUTS: Record<LayoutName, Layout> = {
   b: { name: "b", title: "one stream, both" },
   c: { name: "c", title: "large on a second stream", secondStream: true },
   d: { name: "d", title: "one stream, large without Msg-Id", noLargeId: true },
+  conn: { name: "conn", title: "one stream, large on connection A too", sameConnection: true },
   mem: { name: "mem", title: "one stream, memory storage", storage: StorageType.Memory },
   async: { name: "async", title: "one stream, persist_mode async", persist: PersistMode.Async },
   proc: { name: "proc", title: "one stream, large from another process", largeInChild: true },
@@ -244,7 +248,7 @@ async function runLayout(layout: Layout, live: Set<() => Promise<void>>): Promis
       child.stdout!.on("data", (d) => (out += d));
       largeChild = waitForExit(child).then(() => JSON.parse(out) as number[]);
     } else if (!layout.alone) {
-      large = largePublisher(b, largeSubject, !layout.noLargeId);
+      large = largePublisher(layout.sameConnection ? a : b, largeSubject, !layout.noLargeId);
     }
     const server0 = cpuMs(nats.process.pid);
     const self0 = process.cpuUsage();
