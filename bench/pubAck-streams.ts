@@ -11,7 +11,8 @@
  * `--large-bytes` (600 KB) messages on tenant F's lane subject, each at a random moment of its
  * period (so the small ones meet them at every phase). Both connections are in this one process,
  * as in ingest. Printed per layout: the small publishes' PubAck latency (publish call to PubAck)
- * p50/p99/max over `--small` of them (2,000), each beside layout (a) of the same run, the large
+ * p50/p99/max over `--small` of them (2,000), each beside layout (a) of the same run; those called
+ * while a large one awaited its PubAck ("behind a large") apart, p50/p90; the large
  * ones' PubAck p50/p99, nats-server's and this process's CPU, and the load average.
  *
  * Layouts (`--layouts`, comma-separated; (a) always runs first, it is the floor):
@@ -64,7 +65,6 @@ const { values: args } = parseArgs({
     url: { type: "string" },
     subject: { type: "string" },
     stream: { type: "string" },
-    seconds: { type: "string" },
   },
 });
 
@@ -122,6 +122,11 @@ function ingestLikeConfig(name: string, subjects: string[], layout: Layout): Par
   };
 }
 
+/** A publish: when it was called (ms since the epoch, comparable across processes) and its PubAck latency. */
+interface Timed {
+  at: number;
+  ms: number;
+}
 const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - performance.now())));
 const messageId = () => toHex(randomBytes(32));
 /** A body of `bytes` bytes, distinct per call (a counter up front); its content does not matter to the store. */
@@ -143,7 +148,7 @@ const cpuMs = (pid: number | undefined) => {
 function largePublisher(nc: NatsConnection, subject: string, withId: boolean) {
   const js = jetstream(nc, { checkAPI: false });
   const period = 1000 / LARGE_RATE;
-  const acks: number[] = [];
+  const acks: Timed[] = [];
   const pending: Promise<unknown>[] = [];
   let stopped = false;
   const done = (async () => {
@@ -155,7 +160,7 @@ function largePublisher(nc: NatsConnection, subject: string, withId: boolean) {
       pending.push(
         js
           .publish(subject, data, { headers: ingestCheckedHeaders("otlp"), ...(withId ? { msgID: messageId() } : {}) })
-          .then(() => acks.push(performance.now() - t0)),
+          .then(() => acks.push({ at: performance.timeOrigin + t0, ms: performance.now() - t0 })),
       );
       await sleepUntil(start + (k + 1) * period);
     }
@@ -171,10 +176,10 @@ function largePublisher(nc: NatsConnection, subject: string, withId: boolean) {
 }
 
 /** `count` small publishes at `--small-rate`, each timed publish call to PubAck (ms). */
-async function smallPublishes(nc: NatsConnection, subject: string, count: number): Promise<number[]> {
+async function smallPublishes(nc: NatsConnection, subject: string, count: number): Promise<Timed[]> {
   const js = jetstream(nc, { checkAPI: false });
   const period = 1000 / SMALL_RATE;
-  const lat: number[] = [];
+  const lat: Timed[] = [];
   const pending: Promise<unknown>[] = [];
   const start = performance.now();
   for (let i = 0; i < count; i++) {
@@ -183,7 +188,7 @@ async function smallPublishes(nc: NatsConnection, subject: string, count: number
     pending.push(
       js
         .publish(subject, bodyOf(SMALL_BYTES, FILLER, i), { msgID: messageId(), headers: ingestCheckedHeaders("raw") })
-        .then(() => lat.push(performance.now() - t0)),
+        .then(() => lat.push({ at: performance.timeOrigin + t0, ms: performance.now() - t0 })),
     );
   }
   await Promise.all(pending);
@@ -192,15 +197,33 @@ async function smallPublishes(nc: NatsConnection, subject: string, count: number
 
 interface StageResult {
   layout: Layout;
-  small: number[];
-  large: number[];
+  small: Timed[];
+  large: Timed[];
   serverCpuPct: number;
   clientCpuPct: number;
   load: number;
 }
 
-function spawnSelf(argv: string[], stdout: "pipe" | "ignore" = "ignore"): ChildProcess {
-  return spawn(process.execPath, [import.meta.path, ...argv], { stdio: ["ignore", stdout, "inherit"] });
+/** This file as a child (`--child ...`); its stdin closing is its signal to stop. */
+function spawnSelf(argv: string[]): ChildProcess {
+  return spawn(process.execPath, [import.meta.path, ...argv], { stdio: ["pipe", "pipe", "inherit"] });
+}
+
+/** Resolves once the child printed `ready` (connected, started), with a promise of the rest of its output. */
+function childReady(child: ChildProcess): Promise<{ output: Promise<string> }> {
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const exited = waitForExit(child).then(() => out);
+    child.stdout!.on("data", (d) => {
+      const first = !out.includes("\n");
+      out += d;
+      if (first && out.includes("\n")) {
+        if (out.startsWith("ready\n")) resolve({ output: exited.then(() => out.slice("ready\n".length)) });
+        else reject(new Error(`child: ${out}`));
+      }
+    });
+    void exited.then(() => reject(new Error(`child exited before ready: ${out}`)));
+  });
 }
 
 async function runLayout(layout: Layout, live: Set<() => Promise<void>>): Promise<StageResult> {
@@ -231,25 +254,28 @@ async function runLayout(layout: Layout, live: Set<() => Promise<void>>): Promis
     const smallSubject = ingestStream.subjectOf!(t, { kind: "trace", tenantId: "tenant-V" } as never);
     if (layout.consumer) {
       await jsm.consumers.add(t.ingestStream, { durable_name: "bench", ack_policy: AckPolicy.Explicit });
-      children.push(spawnSelf(["--child", "consume", "--url", nats.url, "--stream", t.ingestStream]));
-    }
-    await smallPublishes(a, smallSubject, WARMUP);
-
-    const seconds = SMALL / SMALL_RATE;
-    let large: { stop(): Promise<number[]> } | undefined;
-    let largeChild: Promise<number[]> | undefined;
-    if (!layout.alone && layout.largeInChild) {
-      const child = spawnSelf(
-        ["--child", "large", "--url", nats.url, "--subject", largeSubject, "--seconds", String(seconds)],
-        "pipe",
-      );
+      const child = spawnSelf(["--child", "consume", "--url", nats.url, "--stream", t.ingestStream]);
       children.push(child);
-      let out = "";
-      child.stdout!.on("data", (d) => (out += d));
-      largeChild = waitForExit(child).then(() => JSON.parse(out) as number[]);
+      await childReady(child);
+    }
+    let large: { stop(): Promise<Timed[]> } | undefined;
+    if (!layout.alone && layout.largeInChild) {
+      const child = spawnSelf([
+        ...["--child", "large", "--url", nats.url, "--subject", largeSubject],
+        ...["--large-rate", String(LARGE_RATE), "--large-bytes", String(LARGE_BYTES)],
+      ]);
+      children.push(child);
+      const { output } = await childReady(child);
+      large = {
+        stop: async () => {
+          child.stdin!.end();
+          return JSON.parse(await output) as Timed[];
+        },
+      };
     } else if (!layout.alone) {
       large = largePublisher(layout.sameConnection ? a : b, largeSubject, !layout.noLargeId);
     }
+    await smallPublishes(a, smallSubject, WARMUP);
     const server0 = cpuMs(nats.process.pid);
     const self0 = process.cpuUsage();
     const t0 = performance.now();
@@ -257,7 +283,8 @@ async function runLayout(layout: Layout, live: Set<() => Promise<void>>): Promis
     const wall = performance.now() - t0;
     const self = process.cpuUsage(self0);
     const serverCpuPct = ((cpuMs(nats.process.pid) - server0) / wall) * 100;
-    const largeAcks = (await large?.stop()) ?? (await largeChild) ?? [];
+    const measuredFrom = performance.timeOrigin + t0;
+    const largeAcks = ((await large?.stop()) ?? []).filter((x) => x.at >= measuredFrom);
     return {
       layout,
       small,
@@ -276,34 +303,47 @@ const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 const sorted = (xs: number[]) => [...xs].sort((x, y) => x - y);
 
 function report(r: StageResult, floor: StageResult | undefined): string {
-  const s = sorted(r.small);
-  const l = sorted(r.large);
-  const f = floor ? sorted(floor.small) : undefined;
+  const s = sorted(r.small.map((x) => x.ms));
+  const l = sorted(r.large.map((x) => x.ms));
+  const f = floor ? sorted(floor.small.map((x) => x.ms)) : undefined;
+  // The small publishes called while a large one awaited its PubAck: what waiting behind one costs.
+  const behind = sorted(
+    r.small.filter((x) => r.large.some((y) => x.at >= y.at && x.at <= y.at + y.ms)).map((x) => x.ms),
+  );
   const ratio = (p: number) => (f ? ` (${(pct(s, p) / pct(f, p)).toFixed(2)}x)` : "");
   return [
     `(${r.layout.name}) ${r.layout.title}`.padEnd(48),
     `small n=${s.length} p50 ${fmt(pct(s, 50))}${ratio(50)} p99 ${fmt(pct(s, 99))}${ratio(99)} max ${fmt(s[s.length - 1])} ms`,
     l.length ? ` | large n=${l.length} p50 ${fmt(pct(l, 50))} p99 ${fmt(pct(l, 99))} ms` : "",
+    l.length
+      ? ` | small behind a large n=${behind.length}${behind.length ? ` p50 ${fmt(pct(behind, 50))} p90 ${fmt(pct(behind, 90))}` : ""}`
+      : "",
     ` | CPU server ${r.serverCpuPct.toFixed(0)}% client ${r.clientCpuPct.toFixed(0)}% | load ${r.load.toFixed(2)}`,
   ].join("");
 }
 
 async function childMain(kind: string): Promise<void> {
   const nc = await connectNats(args.url!, `bench-${kind}`, { noAsyncTraces: true });
+  const stdinClosed = new Promise<void>((r) => {
+    process.stdin.on("end", () => r()).resume();
+  });
   if (kind === "large") {
     const pub = largePublisher(nc, args.subject!, true);
-    await new Promise((r) => setTimeout(r, Number(args.seconds) * 1000));
+    process.stdout.write("ready\n");
+    await stdinClosed;
     const acks = await pub.stop();
     await nc.close();
     process.stdout.write(JSON.stringify(acks));
     return;
   }
-  // consume: pull and ack every message of the stream until stopped (SIGTERM).
+  // consume: pull and ack every message of the stream until stopped.
   const js = jetstream(nc);
   const consumer = await js.consumers.get(args.stream!, "bench");
   const messages = await consumer.consume({ max_messages: 256 });
-  process.once("SIGTERM", () => void messages.close().then(() => nc.close()));
+  void stdinClosed.then(() => messages.close());
+  process.stdout.write("ready\n");
   for await (const m of messages) m.ack();
+  await nc.close();
 }
 
 async function main(): Promise<void> {
