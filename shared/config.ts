@@ -98,7 +98,7 @@ export const ConfigSchema = Type.Object({
    * event loop every other request is answered on; 0 works every request on the event loop.
    */
   INGEST_OFFLOAD_WORKERS: Type.Integer({ minimum: 0, maximum: 64, default: 1 }),
-  /** Requests of at least this many bytes (as read, before inflating) go to an offload thread. */
+  /** OTLP requests and /raw/batch bodies of at least this many bytes (a gzip body: the inflated size its trailer states) go to an offload thread. */
   INGEST_OFFLOAD_MIN_BYTES: Type.Integer({ minimum: 1024, maximum: 1024 ** 3, default: 64 * 1024 }),
   /** OpenAI-compatible chat endpoint for AI-written TL;DRs; extractive summaries without it. */
   SUMMARY_LLM_URL: Type.String({ default: "" }),

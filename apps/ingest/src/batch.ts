@@ -5,7 +5,15 @@ import type { ResolvedKey } from "@cellar/shared/auth/keys";
 import { EventPayload, TracePayload } from "@cellar/shared/payloads";
 import type { TSchema } from "@sinclair/typebox";
 import { parseBatchJson } from "./batch-body.ts";
-import { assertNoDuplicateKeys, readBodyText, requireJsonContentType } from "./body.ts";
+import {
+  assertNoDuplicateKeys,
+  bodyText,
+  inflateBody,
+  inflatedSizeHint,
+  readWireBody,
+  requireJsonContentType,
+  type WireBody,
+} from "./body.ts";
 import { ledgerReportKeys } from "./ledger.ts";
 import { nextTurn, sliceClock } from "@cellar/shared/steps";
 import { answerErrors, type IngestPipeline, ITEMS_PER_TURN, serviceNameFor } from "./pipeline.ts";
@@ -109,19 +117,22 @@ export async function postBatch(
       // Confirmed before inflating and before parsing: refused there when another request of the
       // credential was counted larger meanwhile (a herd admitted on a small estimate parses one body).
       await reservation.confirm(); // before reading: a herd's others wait for the door's probe here
-      const text = await readBodyText(request, pipeline.maxBodyBytes, reservation.confirm);
-      await reservation.confirm();
+      const wire = await readWireBody(request, pipeline.maxBodyBytes);
+      if (wire.gzip && wire.bytes.byteLength > 0) await reservation.confirm(); // before inflating
       const steps: BatchSteps = {
         // The SDK's ledger report (docs/sdks.md): counted whatever the batch's answer; never refused.
         parsed: (ledger) => pipeline.sdkReport?.(ledger),
         // Charged per item as soon as they are counted, before each is checked.
         counted: (n) => Object.assign(headers, reservation.settle(n, "items")),
       };
-      // A large body is worked on an offload thread, in this tenant's turn for one (offload/);
-      // its steps replayed here in their order, so the answer is the loop's own.
-      const offloaded = (await pipeline.offloaded?.(key.tenantId, "batch", text.length, { key, text })) as
-        | BatchJobResult
-        | undefined;
+      // A large body (a gzip one by the size its trailer states) is inflated and worked on an
+      // offload thread, in this tenant's turn for one (offload/); its steps replayed here in their
+      // order, so the answer is the loop's own.
+      const offloaded = (await pipeline.offloaded?.(key.tenantId, "batch", inflatedSizeHint(wire), {
+        key,
+        wire,
+        maxBodyBytes: pipeline.maxBodyBytes,
+      })) as BatchJobResult | undefined;
       if (offloaded) {
         if (offloaded.parsed) steps.parsed(offloaded.parsed.ledger);
         if (offloaded.count !== null) steps.counted(offloaded.count);
@@ -129,6 +140,8 @@ export async function postBatch(
         result = offloaded.work!;
         built = offloaded.messages;
       } else {
+        const text = bodyText(await inflateBody(wire, pipeline.maxBodyBytes));
+        await reservation.confirm();
         // In slices, ITEMS_PER_TURN items a turn, each in this tenant's turn (pipeline.ts): other
         // tenants' requests are served between them.
         await yieldTurn();
@@ -224,10 +237,12 @@ export async function checkItems(
   return { answers, accepted };
 }
 
-/** A large /raw/batch body, admitted and read (inflated, decoded): what its door knows of it. */
+/** A large /raw/batch body, admitted and read (not yet inflated): what its door knows of it. */
 export interface BatchJob {
   key: ResolvedKey;
-  text: string;
+  wire: WireBody;
+  /** INGEST_MAX_BODY_BYTES: the bound a gzip body is inflated under. */
+  maxBodyBytes: number;
   receivedAt: string;
   maxMessageBytes: number;
 }
@@ -255,7 +270,9 @@ export async function buildBatch(job: BatchJob): Promise<BatchJobResult> {
   let count: number | null = null;
   let work: BatchWork;
   try {
-    work = await batchWork(job.key, job.text, async () => {}, {
+    // Inflated and decoded here, as the door would (413 past the bound, 400 not gzip or UTF-8).
+    const text = bodyText(await inflateBody(job.wire, job.maxBodyBytes));
+    work = await batchWork(job.key, text, async () => {}, {
       parsed: (ledger) => {
         parsed = { ledger };
       },

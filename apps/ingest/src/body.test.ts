@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { parseJsonStrict } from "./body.ts";
+import { inflatedSizeHint, parseJsonStrict } from "./body.ts";
 
 const problem = (text: string) => {
   try {
@@ -54,4 +54,20 @@ test("duplicate detection on a 4 MB body stays fast", () => {
   expect(problem(big)).toBeNull();
   // Generous: guards against an accidentally quadratic scan, not a timing target.
   expect(performance.now() - t0).toBeLessThan(5_000);
+});
+
+test("a gzip body's size hint is its trailer's inflated size; other bodies are their length", () => {
+  for (const size of [0, 1, 5_000, 300_000]) {
+    const text = new TextEncoder().encode("x".repeat(size));
+    const gz = Bun.gzipSync(text);
+    expect(inflatedSizeHint({ bytes: gz, gzip: true })).toBe(Math.max(gz.byteLength, size));
+    expect(inflatedSizeHint({ bytes: text, gzip: false })).toBe(size);
+  }
+  // Too short to have a trailer, or a trailer stating less than was sent: the length.
+  expect(inflatedSizeHint({ bytes: new Uint8Array(10), gzip: true })).toBe(10);
+  expect(inflatedSizeHint({ bytes: new Uint8Array(40), gzip: true })).toBe(40);
+  // A trailer past 2^31 is read unsigned.
+  const big = new Uint8Array(20);
+  big.set([0, 0, 0, 0x90], 16);
+  expect(inflatedSizeHint({ bytes: big, gzip: true })).toBe(0x90000000);
 });

@@ -19,18 +19,18 @@ export function requireJsonContentType(request: Request): void {
     throw new HttpError(415, "content-type must be application/json (charset utf-8 if given)");
 }
 
+/** A request body as it came over the wire: its bytes, and whether they are gzip (Content-Encoding). */
+export interface WireBody {
+  bytes: Uint8Array;
+  gzip: boolean;
+}
+
 /**
- * The request body as bytes, at most `maxBytes` of it: a declared Content-Length over the limit is
- * refused before reading, a chunked body is cut off as soon as it passes the limit. A gzip body
- * (Content-Encoding: gzip) is inflated under the same bound, so a small gzip bomb is refused as
- * it grows; other codings get 415. `beforeInflate` runs once the wire bytes are in, before a gzip
- * body is inflated (the many-item doors confirm their admission there: RateReservation).
+ * The request body as sent, at most `maxBytes` of it: a declared Content-Length over the limit is
+ * refused before reading, a chunked body is cut off as soon as it passes the limit; a coding
+ * other than gzip or none gets 415. Not inflated (inflateBody).
  */
-export async function readBodyBytes(
-  request: Request,
-  maxBytes: number,
-  beforeInflate?: () => Promise<void>,
-): Promise<Uint8Array> {
+export async function readWireBody(request: Request, maxBytes: number): Promise<WireBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   const coding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
@@ -39,18 +39,40 @@ export async function readBodyBytes(
       415,
       `content-encoding ${JSON.stringify(coding.slice(0, 50))} is not supported; use gzip or none`,
     );
-  let wire: Uint8Array;
+  let bytes: Uint8Array;
   if (declared !== null && request.body) {
-    wire = new Uint8Array(await request.arrayBuffer());
-    if (wire.byteLength > maxBytes) throw tooLarge(maxBytes);
+    bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   } else {
-    wire = await readCapped(request.body, maxBytes);
+    bytes = await readCapped(request.body, maxBytes);
   }
-  if (coding === "identity" || wire.byteLength === 0) return wire;
-  await beforeInflate?.();
+  return { bytes, gzip: coding === "gzip" };
+}
+
+/**
+ * About how many bytes the body is once inflated, to choose where it is worked (offload/), never
+ * to bound anything: a gzip body's own trailer says (ISIZE, its last member's size mod 2^32; a
+ * client can misstate it and only moves its own request between the thread and the event loop,
+ * both bounded by `inflateBody`'s limit); any other body is its length.
+ */
+export function inflatedSizeHint(wire: WireBody): number {
+  const { bytes } = wire;
+  if (!wire.gzip || bytes.byteLength < 18) return bytes.byteLength; // 10-byte header, 8-byte trailer
+  const n = bytes.byteLength;
+  const isize = (bytes[n - 4] | (bytes[n - 3] << 8) | (bytes[n - 2] << 16) | (bytes[n - 1] << 24)) >>> 0;
+  return Math.max(n, isize);
+}
+
+/**
+ * A wire body's bytes, a gzip one inflated under the same bound `maxBytes` (a small gzip bomb is
+ * refused as it grows: 413; 400 when it is not gzip). Runs on the event loop or on an offload
+ * thread (offload/): web-standard streams only.
+ */
+export async function inflateBody(wire: WireBody, maxBytes: number): Promise<Uint8Array> {
+  if (!wire.gzip || wire.bytes.byteLength === 0) return wire.bytes;
   try {
     return await readCapped(
-      new Blob([wire as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")),
+      new Blob([wire.bytes as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip")),
       maxBytes,
     );
   } catch (err) {
@@ -59,13 +81,32 @@ export async function readBodyBytes(
   }
 }
 
+/**
+ * The request body as bytes (readWireBody, then inflateBody). `beforeInflate` runs once the wire
+ * bytes are in, before a gzip body is inflated (the many-item doors confirm their admission
+ * there: RateReservation).
+ */
+export async function readBodyBytes(
+  request: Request,
+  maxBytes: number,
+  beforeInflate?: () => Promise<void>,
+): Promise<Uint8Array> {
+  const wire = await readWireBody(request, maxBytes);
+  if (wire.gzip && wire.bytes.byteLength > 0) await beforeInflate?.();
+  return inflateBody(wire, maxBytes);
+}
+
 /** The body as UTF-8 text (gzip inflated), within `maxBytes`; 400 when empty or not UTF-8. */
 export async function readBodyText(
   request: Request,
   maxBytes: number,
   beforeInflate?: () => Promise<void>,
 ): Promise<string> {
-  const bytes = await readBodyBytes(request, maxBytes, beforeInflate);
+  return bodyText(await readBodyBytes(request, maxBytes, beforeInflate));
+}
+
+/** A body's bytes as UTF-8 text; 400 when empty or not UTF-8. */
+export function bodyText(bytes: Uint8Array): string {
   if (bytes.byteLength === 0) throw badRequest("body is empty: expected a JSON object");
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);

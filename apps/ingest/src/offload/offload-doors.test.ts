@@ -23,7 +23,7 @@ const logger = createLogger("silent");
 const offload = createOffload({
   workers: 1,
   workerUrl: new URL("./worker.ts", import.meta.url),
-  minBytes: 1024,
+  minBytes: 256, // generated gzip bodies are a few hundred bytes to a few KB
   logger,
 });
 afterAll(() => offload.close());
@@ -239,7 +239,20 @@ describe("the batch door with an offload answers as without one", () => {
     },
   );
 
-  async function answer(text: string, withOffload: boolean, rateLimit?: { perSecond: number; burst: number }) {
+  /** The body as sent: as is, gzip, or gzip cut short (not valid gzip). */
+  const codingArb = fc.constantFrom("none", "gzip", "gzip", "cut");
+  const sent = (text: string, coding: string): [string | Uint8Array, Record<string, string>] => {
+    if (coding === "none") return [text, {}];
+    const gz = Bun.gzipSync(new TextEncoder().encode(text));
+    return [coding === "cut" ? gz.subarray(0, Math.floor(gz.length / 2)) : gz, { "content-encoding": "gzip" }];
+  };
+
+  async function answer(
+    text: string,
+    coding: string,
+    withOffload: boolean,
+    rateLimit?: { perSecond: number; burst: number },
+  ) {
     const fake = fakePipeline({ rateLimit, now: () => 0, maxBodyBytes: 4 * 1024 * 1024 });
     const reports: unknown[] = [];
     const refused: number[] = [];
@@ -249,7 +262,8 @@ describe("the batch door with an offload answers as without one", () => {
       refuseItems: (n) => refused.push(n),
       offloaded: withOffload ? offloadedAt("2026-11-29T03:00:00.000Z", 20_000) : undefined,
     };
-    const res = await postBatch(pipeline, jsonRequest("/raw/batch", text), "r1", undefined);
+    const [body, headers] = sent(text, coding);
+    const res = await postBatch(pipeline, jsonRequest("/raw/batch", body, headers), "r1", undefined);
     const stored = storedItems(fake);
     return {
       status: res.status,
@@ -263,23 +277,42 @@ describe("the batch door with an offload answers as without one", () => {
   }
 
   test("generated batches, whole-batch refusals and a batch past the burst: the same answers, items, ledger reports", async () => {
-    const seen = { offloaded: 0, partial: 0, refusedWhole: 0, pastBurst: 0 };
+    const seen = { offloaded: 0, partial: 0, refusedWhole: 0, gzipOffloaded: 0, notGzip: 0 };
     await fc.assert(
-      fc.asyncProperty(bodyArb, fc.boolean(), async (text, limited) => {
-        const rateLimit = limited ? { perSecond: 10, burst: 25 } : undefined;
-        const loop = await answer(text, false, rateLimit);
-        const thread = await answer(text, true, rateLimit);
+      fc.asyncProperty(bodyArb, codingArb, fc.boolean(), async (text, coding, limited) => {
+        const rateLimit = limited ? { perSecond: 10, burst: 12 } : undefined;
+        const loop = await answer(text, coding, false, rateLimit);
+        const thread = await answer(text, coding, true, rateLimit);
         expect({ ...thread, offloaded: null }).toEqual({ ...loop, offloaded: null });
         if (thread.offloaded) seen.offloaded++;
         if (loop.body.status === "partial") seen.partial++;
         if (loop.status === 400) seen.refusedWhole++;
-        if (loop.status === 413 || loop.status === 429) seen.pastBurst++;
+        if (coding === "gzip" && thread.offloaded) seen.gzipOffloaded++;
+        if (loop.body.error === "body is not valid gzip") seen.notGzip++;
       }),
-      { numRuns: 120 },
+      { numRuns: 160 },
     );
     expect(seen.offloaded).toBeGreaterThan(10);
     expect(seen.partial).toBeGreaterThan(5);
     expect(seen.refusedWhole).toBeGreaterThan(3);
-    expect(seen.pastBurst).toBeGreaterThan(3);
+    expect(seen.gzipOffloaded).toBeGreaterThan(5);
+    expect(seen.notGzip).toBeGreaterThan(3);
   }, 60_000);
+
+  test("a batch of more items than the burst: the same refusal on the thread as on the loop", async () => {
+    const items = Array.from({ length: 30 }, (_, i) => ({ type: "trace", body: trace(`s-${i}`, "x".repeat(200)) }));
+    for (const coding of ["none", "gzip"]) {
+      const text = JSON.stringify({ items });
+      const loop = await answer(text, coding, false, { perSecond: 10, burst: 12 });
+      expect(loop.status).toBe(413);
+      expect(await answer(text, coding, true, { perSecond: 10, burst: 12 })).toEqual({ ...loop, offloaded: false });
+    }
+  });
+
+  test("a gzip bomb is refused as it inflates past the body limit (413), on the thread as on the loop", async () => {
+    const bomb = `{"items":[${" ".repeat(5 * 1024 * 1024)}]}`;
+    const [loop, thread] = [await answer(bomb, "gzip", false), await answer(bomb, "gzip", true)];
+    expect(loop.status).toBe(413);
+    expect(thread).toEqual(loop);
+  });
 });
