@@ -99,10 +99,13 @@ function setup(
     pacing?: RefusalPacing;
     /** Wraps the pipeline's reservations (to watch or hold them). */
     reserve?: (reserve: IngestPipeline["reserveRateTokens"]) => IngestPipeline["reserveRateTokens"];
+    /** Wraps the pipeline's turns (to hold them). */
+    turn?: (turn: IngestPipeline["turn"]) => IngestPipeline["turn"];
   } = {},
 ) {
   const fake = fakePipeline({ maxBodyBytes: 16 * 1024, ...opts });
   const reserveRateTokens = opts.reserve?.(fake.pipeline.reserveRateTokens) ?? fake.pipeline.reserveRateTokens;
+  const turn = opts.turn?.(fake.pipeline.turn) ?? fake.pipeline.turn;
   /** Each call's method path and the status /v1/* would have answered (the metrics). */
   const observed: Array<[string, number]> = [];
   /** What the door counted in the ledger: [stage, reason, n]. */
@@ -111,7 +114,7 @@ function setup(
     add: (_t: string, _s: string, stage: string, reason: string, n: number) => ledger.push([stage, reason, n]),
   };
   const server = createOtlpGrpcServer({
-    pipeline: { ...fake.pipeline, reserveRateTokens, ledger: counter as unknown as LedgerCounter },
+    pipeline: { ...fake.pipeline, reserveRateTokens, turn, ledger: counter as unknown as LedgerCounter },
     observe: (path, status) => observed.push([path, status]),
     maxMessageBytes: fake.pipeline.maxBodyBytes,
     logger: createLogger("silent"),
@@ -383,6 +386,37 @@ test("a call refused before its message is read ends with a reset: the client st
     expect(session.socket.bytesWritten).toBeLessThan(size / 2);
   } finally {
     session.close();
+    await door.stop();
+  }
+});
+
+test("a refusal once the credential is known is answered in its tenant's turn (a flood's refusals come due together)", async () => {
+  let held: (() => void) | null = null;
+  let hold = false;
+  const door = setup({
+    rateLimit: { perSecond: 1, burst: 1 },
+    turn: (turn) => async (tenant) => {
+      if (hold) await new Promise<void>((resolve) => (held = resolve));
+      return turn(tenant);
+    },
+  });
+  await door.start();
+  try {
+    expect((await door.call("logs", logs())).error).toBeUndefined(); // the one token
+    hold = true;
+    let answered = false;
+    const refused = door.call("logs", logs()).then((a) => {
+      answered = true;
+      return a;
+    });
+    await waitFor(async () => held !== null, { what: "the refusal waiting for its turn", timeoutMs: 5_000 });
+    await Bun.sleep(50);
+    expect(answered).toBe(false);
+    held!();
+    expect((await refused).error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    // Before authentication there is no tenant: a bad token is answered at once.
+    expect((await door.call("logs", logs(), "wrong")).error?.code).toBe(grpc.status.UNAUTHENTICATED);
+  } finally {
     await door.stop();
   }
 });

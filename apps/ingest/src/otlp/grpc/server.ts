@@ -155,7 +155,16 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
   /** Calls admitted from their metadata, found again by the handler through the same object. */
   const admitted = new WeakMap<grpc.Metadata, Admitted>();
 
-  async function admit(signal: OtlpSignal, metadata: grpc.Metadata, peer: string): Promise<Admitted> {
+  /**
+   * `known.tenantId` is set once the credential is authenticated, so a refusal after that (the rate
+   * limit's) is answered in the tenant's turn.
+   */
+  async function admit(
+    signal: OtlpSignal,
+    metadata: grpc.Metadata,
+    peer: string,
+    known: { tenantId?: string },
+  ): Promise<Admitted> {
     const first = (name: string) => {
       const v = metadata.get(name)[0];
       return typeof v === "string" ? v : undefined;
@@ -168,6 +177,7 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
     const authorization = first("authorization");
     const request = new Request("http://otlp-grpc/", { headers: authorization ? { authorization } : {} });
     const { key } = await deps.pipeline.authenticate(request, client);
+    known.tenantId = key.tenantId;
     try {
       const admission = otlp.admit(key, signal);
       try {
@@ -200,7 +210,8 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
-            admit(signal, metadata, call.getPeer()).then(
+            const known: { tenantId?: string } = {};
+            admit(signal, metadata, call.getPeer(), known).then(
               (a) => {
                 // The client went away while the call waited for its admission: nothing to count.
                 if (ended) return a.admission.settleUncounted();
@@ -213,12 +224,19 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
                 const status = refusal(err, signal, undefined);
                 // The message is not read meanwhile (the stream stays paused): 0 bytes held.
                 const retryAfter = err instanceof HttpError ? err.headers["retry-after"] : undefined;
-                if (refusedStatus !== 429 || !deps.pacing || retryAfter === undefined)
-                  return refuseUnread(call, status);
+                // Answered in the tenant's turn (shared/fair-turns.ts) once it is known: a flood's
+                // paced refusals come due together (one Retry-After), and each answer (its
+                // trailers, the reset, the flush) would otherwise run back to back, ahead of
+                // every other tenant's I/O. Before authentication there is no tenant: at once.
+                const answer = () =>
+                  known.tenantId === undefined
+                    ? refuseUnread(call, status)
+                    : void deps.pipeline.turn(known.tenantId).then(() => refuseUnread(call, status));
+                if (refusedStatus !== 429 || !deps.pacing || retryAfter === undefined) return answer();
                 const credential = metadata.get("authorization")[0];
                 void deps.pacing
                   .pace(typeof credential === "string" ? credential : `peer ${call.getPeer()}`, Number(retryAfter), 0)
-                  .then(() => refuseUnread(call, status));
+                  .then(answer);
               },
             );
           },
@@ -276,6 +294,9 @@ export function createOtlpGrpcServer(deps: OtlpGrpcDeps) {
     "grpc.max_receive_message_length": deps.maxMessageBytes,
     // Answers are an empty message or a partial_success of a few hundred bytes.
     "grpc.max_send_message_length": 64 * 1024,
+    // No channelz (gRPC's introspection service, which this port does not serve): grpc-js then
+    // skips its per-call and per-message trackers on every call, refused ones included.
+    "grpc.enable_channelz": 0,
     interceptors: [admitFirst],
   });
   server.addService(
