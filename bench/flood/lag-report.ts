@@ -3,7 +3,8 @@
  * and stage, and names what each lag and each of the other tenant's slow answers waited behind:
  * - lags of 4 ms or more: how many, how long in all, how much of that the process was on a CPU
  *   (busy loop) rather than waiting for one, and how many overlap a one-piece step of ingest's
- *   own (a large JSON.parse, a large socket write) or fall inside an admitted flood request;
+ *   own (a large JSON.parse, a large socket write) or fall inside an admitted flood request, and
+ *   how many gRPC refusals were answered in each (lag.ts `call` marks);
  * - V's answers over 10 ms: each split into arrival delay (sent -> ingest's handler), handling
  *   (handler -> response) and its publish's PubAck wait, and what overlapped it.
  *
@@ -43,22 +44,30 @@ for (const door of doors.split(","))
     const oneStep = [...of("parse"), ...of("write"), ...of("decode")].filter(within);
     // An admitted flood request: answered 200 by the flooder's client (its send to its answer).
     const handlers = of("grpc").filter(within);
+    // gRPC calls by the status they were answered (lag.ts `call`); a refusal's answer is its end.
+    const calls = of("call").filter(within);
+    const refusals = calls.filter((c) => c.detail === "8");
     const admitted = d.admitted.map(([sent, answered]) => ({ at: sent, ms: answered - sent }));
     const named = (from: number, to: number) => {
+      // Refusals answered from just before the lag to its end: a burst of them (paced 429s come
+      // due together) is work the lag may have waited behind, whatever else overlaps it.
+      const answered = refusals.filter((c) => c.at + c.ms >= from - 1 && c.at + c.ms <= to).length;
+      const also = answered ? ` + ${answered} gRPC refusals answered` : "";
       const steps = oneStep
         .filter((s) => overlaps(s, from, to))
         .map((s) => `${s.kind} ${f0(Number(s.detail) / 1024)} KB ${s.ms.toFixed(1)} ms`);
-      if (steps.length) return steps.join(" + ");
+      if (steps.length) return steps.join(" + ") + also;
       // A gRPC call's handler runs from its message read (grpc-js) to its answer: before it, the read.
-      if (handlers.some((h) => overlaps(h, from, to))) return "inside a gRPC handler (decode to answer)";
-      return admitted.some((a) => overlaps(a, from, to))
-        ? "inside an admitted flood request"
-        : "nothing of ingest's marked";
+      if (handlers.some((h) => overlaps(h, from, to))) return `inside a gRPC handler (decode to answer)${also}`;
+      if (admitted.some((a) => overlaps(a, from, to))) return `inside an admitted flood request${also}`;
+      return answered ? `${answered} gRPC refusals answered` : "nothing of ingest's marked";
     };
     const busy = sum(lags.map((l) => Math.min(Number(l.detail), l.ms)));
     const byName = new Map<string, { n: number; ms: number }>();
     for (const l of lags) {
-      const name = named(l.at, l.at + l.ms).replace(/ \d+ KB [\d.]+ ms/g, "");
+      const name = named(l.at, l.at + l.ms)
+        .replace(/ \d+ KB [\d.]+ ms/g, "")
+        .replace(/\d+ gRPC refusals/, "gRPC refusals");
       const e = byName.get(name) ?? { n: 0, ms: 0 };
       byName.set(name, { n: e.n + 1, ms: e.ms + l.ms });
     }
@@ -71,6 +80,10 @@ for (const door of doors.split(","))
         .join(", ")}), process on a CPU for ${f0(busy)} ms of it; ` +
         [...byName].map(([name, e]) => `${e.n} (${f0(e.ms)} ms) ${name}`).join("; "),
     );
+    if (calls.length)
+      console.log(
+        `  gRPC calls: ${calls.length} (${refusals.length} refused RESOURCE_EXHAUSTED, ${calls.filter((c) => c.detail === "0").length} OK); a refused call lived a median ${median(refusals.map((c) => c.ms)).toFixed(0)} ms (paced)`,
+      );
     if (handlers.length)
       console.log(
         `  gRPC handlers: ${handlers.length}, median ${median(handlers.map((h) => h.ms)).toFixed(1)} ms, worst ${Math.max(...handlers.map((h) => h.ms)).toFixed(1)} ms`,

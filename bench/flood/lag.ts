@@ -13,6 +13,9 @@
  *   bytes;
  * - `grpc`: a gRPC call from grpc-js calling its handler (the message read) to the handler's
  *   answer; detail = message bytes;
+ * - `call`: a gRPC call from its stream's arrival to the stream's close, admitted or refused;
+ *   detail = the grpc-status it was answered (8 RESOURCE_EXHAUSTED: a refusal; `?` if none went
+ *   out), so a lag can be lined up with the refusals answered in it;
  * - `turn` (FLOOD_LAG_TURNS=1): a setImmediate callback and the microtasks it started that ran
  *   more than 3 ms; detail = where it was scheduled (the first frames of ingest's own code). A
  *   slice of a many-item request (shared/steps.ts) is one of these.
@@ -121,6 +124,37 @@ if (file) {
       }) as grpc.UntypedHandleCall;
     return addService.call(this, service, wrapped);
   };
+
+  // Every call's stream, from grpc-js's stream handler (which of the two depends on channelz) to
+  // its close; its grpc-status read from the headers or trailers it was answered with.
+  type H2Stream = {
+    respond: (headers: Record<string, unknown>, options?: unknown) => void;
+    sendTrailers: (headers: Record<string, unknown>) => void;
+    once: (event: "close", fn: () => void) => void;
+  };
+  const serverProto = grpc.Server.prototype as unknown as Record<string, unknown>;
+  for (const name of ["_streamHandler", "_channelzHandler"]) {
+    const handler = serverProto[name];
+    if (typeof handler !== "function") continue;
+    serverProto[name] = function (this: unknown, extra: unknown, stream: H2Stream, headers: unknown) {
+      const t = performance.now();
+      let status = "?";
+      const seen = (h: Record<string, unknown> | undefined) => {
+        if (h?.["grpc-status"] !== undefined) status = String(h["grpc-status"]);
+      };
+      const { respond, sendTrailers } = stream;
+      stream.respond = function (this: H2Stream, h, options) {
+        seen(h);
+        return respond.call(this, h, options);
+      };
+      stream.sendTrailers = function (this: H2Stream, h) {
+        seen(h);
+        return sendTrailers.call(this, h);
+      };
+      stream.once("close", () => record("call", t, status));
+      return handler.call(this, extra, stream, headers);
+    };
+  }
 
   if (process.env.FLOOD_LAG_TURNS === "1") {
     const immediate = globalThis.setImmediate;
