@@ -15,7 +15,12 @@
  * while a large one awaited its PubAck ("behind a large") apart, p50/p90; the large
  * ones' PubAck p50/p99, nats-server's and this process's CPU, and the load average.
  *
- * Layouts (`--layouts`, comma-separated; (a) always runs first, it is the floor):
+ * `--hogs N`: N busy-looping processes at this one's priority through every layout, the floor
+ * included (the cores shared as during a flood, where the processor, Postgres and ingest work the
+ * admitted items beside nats-server).
+ *
+ * Layouts (`--layouts`, comma-separated; (a) always runs first, it is the floor; an `a` in the
+ * list runs it again there, beside the first, to show how far the floor moved over the run):
  *   a        the small publishes alone
  *   b        both on one stream (different subjects, as the tenant lanes are)
  *   c        the large ones on a second stream of the same config
@@ -60,6 +65,7 @@ const { values: args } = parseArgs({
     "small-bytes": { type: "string", default: "3000" },
     "large-bytes": { type: "string", default: "600000" },
     layouts: { type: "string", default: "a,b,c,d" },
+    hogs: { type: "string", default: "0" },
     // Internal: this file run as a child (`large`: publishes the large ones; `consume`: pulls a stream).
     child: { type: "string" },
     url: { type: "string" },
@@ -73,6 +79,7 @@ const SMALL_RATE = Number(args["small-rate"]);
 const LARGE_RATE = Number(args["large-rate"]);
 const SMALL_BYTES = Number(args["small-bytes"]);
 const LARGE_BYTES = Number(args["large-bytes"]);
+const HOGS = Number(args.hogs);
 const NS_PER_MS = 1_000_000;
 /** Small publishes before each measured stage, not counted (connections and stream warm). */
 const WARMUP = 50;
@@ -275,6 +282,7 @@ async function runLayout(layout: Layout, live: Set<() => Promise<void>>): Promis
     } else if (!layout.alone) {
       large = largePublisher(layout.sameConnection ? a : b, largeSubject, !layout.noLargeId);
     }
+    for (let i = 0; i < HOGS; i++) children.push(spawnSelf(["--child", "hog"]));
     await smallPublishes(a, smallSubject, WARMUP);
     const server0 = cpuMs(nats.process.pid);
     const self0 = process.cpuUsage();
@@ -323,6 +331,7 @@ function report(r: StageResult, floor: StageResult | undefined): string {
 }
 
 async function childMain(kind: string): Promise<void> {
+  if (kind === "hog") for (;;); // stopped by SIGTERM (stopChild)
   const nc = await connectNats(args.url!, `bench-${kind}`, { noAsyncTraces: true });
   const stdinClosed = new Promise<void>((r) => {
     process.stdin.on("end", () => r()).resume();
@@ -349,7 +358,7 @@ async function childMain(kind: string): Promise<void> {
 async function main(): Promise<void> {
   const names = args.layouts!.split(",").filter(Boolean) as LayoutName[];
   for (const n of names) if (!LAYOUTS[n]) throw new Error(`unknown layout ${n} (${Object.keys(LAYOUTS).join(", ")})`);
-  const order: Layout[] = [LAYOUTS.a, ...names.filter((n) => n !== "a").map((n) => LAYOUTS[n])];
+  const order: Layout[] = [LAYOUTS.a, ...(names[0] === "a" ? names.slice(1) : names).map((n) => LAYOUTS[n])];
   const live = new Set<() => Promise<void>>();
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
     process.once(signal, () => {
@@ -358,15 +367,15 @@ async function main(): Promise<void> {
     });
   console.log(
     `pubAck-streams: ${SMALL} small publishes of ${SMALL_BYTES} B at ${SMALL_RATE}/s on connection A; ` +
-      `${LARGE_RATE}/s of ${LARGE_BYTES} B on connection B; load average ${loadavg()
+      `${LARGE_RATE}/s of ${LARGE_BYTES} B on connection B; ${HOGS} CPU hog(s); load average ${loadavg()
         .map((x) => x.toFixed(2))
         .join(" ")}`,
   );
   let floor: StageResult | undefined;
   for (const layout of order) {
     const r = await runLayout(layout, live);
+    console.log(report(r, floor));
     floor ??= r;
-    console.log(report(r, layout === LAYOUTS.a ? undefined : floor));
   }
 }
 
