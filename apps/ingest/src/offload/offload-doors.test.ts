@@ -50,11 +50,18 @@ describe("the OTLP door with an offload answers as without one", () => {
     const items = () => storedItems(fake);
     return { otlp, items, built: fake.built };
   }
-  const protobuf = (json: unknown) =>
+  const GZIP = { "content-encoding": "gzip" };
+  const gz = (text: string | Uint8Array) =>
+    Bun.gzipSync((typeof text === "string" ? new TextEncoder().encode(text) : text) as Uint8Array<ArrayBuffer>);
+  const protobuf = (json: unknown, gzip = false) =>
     new Request("http://ingest.test/v1/traces", {
       method: "POST",
-      headers: { authorization: "Bearer good", "content-type": "application/x-protobuf" },
-      body: encodeRequestFromJson("traces", json) as BodyInit,
+      headers: {
+        authorization: "Bearer good",
+        "content-type": "application/x-protobuf",
+        ...(gzip ? GZIP : {}),
+      },
+      body: (gzip ? gz(encodeRequestFromJson("traces", json)) : encodeRequestFromJson("traces", json)) as BodyInit,
     });
 
   test("stored items, partial success, an undecodable body and a request past the burst: the same answers", async () => {
@@ -69,6 +76,11 @@ describe("the OTLP door with an offload answers as without one", () => {
       ["protobuf", () => protobuf(body), undefined],
       ["garbage", () => jsonRequest("/v1/traces", `{"resourceSpans":[${"1,".repeat(2000)}`), undefined],
       ["past the burst", () => jsonRequest("/v1/traces", body), { perSecond: 10, burst: 100 }],
+      // gzip, as OTel exporters send: inflated on the thread (by the size its trailer states).
+      ["gzip json", () => jsonRequest("/v1/traces", gz(JSON.stringify(body)), GZIP), undefined],
+      ["gzip protobuf", () => protobuf(body, true), undefined],
+      ["gzip cut short", () => jsonRequest("/v1/traces", gz(JSON.stringify(body)).subarray(0, 900), GZIP), undefined],
+      ["gzip bomb", () => jsonRequest("/v1/traces", gz(" ".repeat(5 * 1024 * 1024)), GZIP), undefined],
     ];
     const statuses: number[] = [];
     for (const [name, request, rateLimit] of cases) {
@@ -89,7 +101,7 @@ describe("the OTLP door with an offload answers as without one", () => {
         expect(answers[0].body).toContain("rejectedSpans");
       }
     }
-    expect(statuses).toEqual([200, 200, 400, 413]);
+    expect(statuses).toEqual([200, 200, 400, 413, 200, 200, 400, 413]);
   });
 });
 

@@ -1,7 +1,9 @@
 import type { ResolvedKey } from "@cellar/shared/auth/keys";
+import { HttpError } from "@cellar/shared/errors";
 import { loadOtlpSchemas, OtlpDecodeError, type OtlpEncoding } from "@cellar/shared/otlp/decode";
 import type { RateReservation } from "@cellar/shared/rate-limit";
 import type { BuiltMessage, StoreInput } from "../batch-message.ts";
+import { inflateBody, inflatedSizeHint } from "../body.ts";
 import type { IngestPipeline } from "../pipeline.ts";
 import { type OtlpJobResult, type OtlpSignal, otlpItems } from "./items.ts";
 
@@ -65,8 +67,10 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
       admission: RateReservation,
       key: ResolvedKey,
       signal: OtlpSignal,
-      bytes: Uint8Array,
+      body: Uint8Array,
       encoding: OtlpEncoding,
+      /** Set when `body` is a gzip body as sent (the HTTP door): inflated within this bound, on the thread or here. */
+      gzip?: { maxBodyBytes: number },
     ): Promise<OtlpExportResult> {
       let rateHeaders: Record<string, string> = {};
       const yieldTurn = () => deps.turn(key.tenantId);
@@ -79,17 +83,27 @@ export function createOtlpHandling(deps: OtlpHandlingDeps) {
         await admission.confirm();
         // A large request is built into its messages on an offload thread (offload/pool.ts), in
         // this tenant's turn for one; the answer is what the loop would have given (tasks.ts).
-        const built = (await deps.offloaded?.(key.tenantId, "otlp", bytes.length, {
+        // A gzip body by the size its trailer states (body.ts inflatedSizeHint).
+        const size = gzip ? inflatedSizeHint({ bytes: body, gzip: true }) : body.length;
+        const built = (await deps.offloaded?.(key.tenantId, "otlp", size, {
           key: otlpKey,
           signal,
           encoding,
-          bytes,
+          bytes: body,
+          gzip,
         })) as OtlpJobResult | undefined;
         if (built) {
+          if (!built.built && "httpError" in built)
+            throw new HttpError(built.httpError.status, built.httpError.message);
           if (!built.built) throw new OtlpDecodeError(built.decodeError);
           rateHeaders = admission.settle(built.count, NOUN[signal]);
           if (built.messages.length) await deps.storeBuilt!(built.messages);
           return exportResult(signal, built.rejected, built.reasons, rateHeaders);
+        }
+        let bytes = body;
+        if (gzip) {
+          bytes = await inflateBody({ bytes: body, gzip: true }, gzip.maxBodyBytes);
+          await admission.confirm(); // as after reading an identity body
         }
         // The request read, the rest runs in this tenant's turns: behind at most one slice of each
         // other tenant's work, not behind every request that arrived with it.

@@ -4,7 +4,9 @@ import { decodeLogsInSteps, decodeTracesInSteps, OtlpDecodeError, type OtlpEncod
 import { type MapResult, mapLogsInSteps, mapSpansInSteps } from "@cellar/shared/otlp/map";
 import { IDENTIFIER_PATTERN, LIMITS } from "@cellar/shared/payloads";
 import { runInTurns, sliceClock } from "@cellar/shared/steps";
+import { HttpError } from "@cellar/shared/errors";
 import { batchMessages, type BuiltMessage, builtMessage, ITEMS_PER_TURN, type StoreInput } from "../batch-message.ts";
+import { inflateBody } from "../body.ts";
 
 /**
  * An OTLP request's items as messages to store: decode, count, map, and the processor's checks.
@@ -123,20 +125,32 @@ export interface OtlpJob {
   receivedAt: string;
   /** The largest message to build (the publisher's: publish.ts). */
   maxMessageBytes: number;
+  /** Set when `bytes` are a gzip body as sent: inflated here within this bound first (body.ts). */
+  gzip?: { maxBodyBytes: number };
 }
 
 /** The request as INGEST messages, or why it cannot be decoded (the door's 400). */
 export type OtlpJobResult =
   | { built: true; count: number; rejected: number; reasons: string[]; messages: BuiltMessage[] }
-  | { built: false; decodeError: string };
+  | { built: false; decodeError: string }
+  | { built: false; httpError: { status: number; message: string } };
 
 /**
  * The offload worker's task (offload/tasks.ts): decodes, maps, checks and writes the request's
  * messages at once, as handle.ts does in its tenant's turns.
  */
 export async function buildOtlp(job: OtlpJob): Promise<OtlpJobResult> {
+  let bytes = job.bytes;
+  if (job.gzip) {
+    try {
+      bytes = await inflateBody({ bytes, gzip: true }, job.gzip.maxBodyBytes);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      return { built: false, httpError: { status: err.status, message: err.message } };
+    }
+  }
   try {
-    const items = await otlpItems(job.key, job.signal, job.bytes, job.encoding, atOnce);
+    const items = await otlpItems(job.key, job.signal, bytes, job.encoding, atOnce);
     const messages = items.inputs.length
       ? (await batchMessages(items.inputs, job.receivedAt, job.maxMessageBytes, atOnce)).map(builtMessage)
       : [];

@@ -4,7 +4,7 @@ import { encodeExportResponse, encodeStatus, OtlpDecodeError, type OtlpEncoding 
 import type { RateReservation } from "@cellar/shared/rate-limit";
 import type { Authenticated } from "../credentials.ts";
 import type { StoreInput } from "../publish.ts";
-import { readBodyBytes } from "../body.ts";
+import { readWireBody, type WireBody } from "../body.ts";
 import { createOtlpHandling, type OtlpHandlingDeps, type OtlpSignal } from "./handle.ts";
 
 export type { OtlpSignal } from "./handle.ts";
@@ -84,16 +84,19 @@ export function createOtlpIngest(deps: OtlpDeps) {
       // Before the body is read: a request the bucket cannot hold costs nothing more to refuse.
       const admission = otlp.admit(key, signal);
       headers = { ...headers, ...admission.headers };
-      let bytes: Uint8Array;
+      let wire: WireBody;
       try {
         // Confirmed before the body is read too: a herd's others wait for the door's probe here.
         await admission.confirm();
-        bytes = await readBodyBytes(request, deps.maxBodyBytes, admission.confirm);
+        wire = await readWireBody(request, deps.maxBodyBytes);
       } catch (err) {
         admission.settleUncounted();
         throw err;
       }
-      const result = await otlp.exportRequest(admission, key, signal, bytes, encoding);
+      // A gzip body is inflated by the handling (handle.ts), after it confirms the admission: on
+      // the offload thread when large, else here as before.
+      const gzip = wire.gzip && wire.bytes.byteLength > 0 ? { maxBodyBytes: deps.maxBodyBytes } : undefined;
+      const result = await otlp.exportRequest(admission, key, signal, wire.bytes, encoding, gzip);
       headers = { ...headers, ...result.rateHeaders };
       deps.refuseItems?.(result.rejected);
       const body = encodeExportResponse(signal, encoding, result.rejected, result.message);
