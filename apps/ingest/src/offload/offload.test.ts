@@ -193,6 +193,40 @@ describe("when the pool cannot do a job, the door does it", () => {
     expect(outcomes).toEqual(["otlp declined"]);
   });
 
+  test("a thread that hangs: its job and every job waiting behind it are given back in time, never stuck", async () => {
+    const held = heldThreads();
+    const outcomes: string[] = [];
+    const pool = createOffload({
+      workers: 1,
+      workerUrl: WORKER,
+      minBytes: 1,
+      jobTimeoutMs: 60,
+      logger,
+      pool: held.threads,
+      observe: (task, outcome) => outcomes.push(`${task} ${outcome}`),
+    });
+    const started = performance.now();
+    // The thread never answers; three tenants' jobs wait behind the first.
+    const jobs = [
+      pool.run("F", "otlp", 1 as never),
+      pool.run("V", "batch", 2 as never),
+      pool.run("W", "otlp", 3 as never),
+    ];
+    expect(await Promise.all(jobs)).toEqual([undefined, undefined, undefined]);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(held.started.map((s) => s.data)).toEqual([1]); // the waiting ones never reached the thread
+    expect(outcomes.sort()).toEqual(["batch timed_out", "otlp timed_out", "otlp timed_out"]);
+    expect(pool.load()).toEqual({ running: 1, waiting: 0 });
+    // Once the thread answers, it takes work again.
+    held.pending[0].resolve("late" as never);
+    await held.tick();
+    const after = pool.run("V", "otlp", 4 as never);
+    await held.tick();
+    held.pending[1].resolve("ok" as never);
+    expect(await after).toBe("ok" as never);
+    await pool.close();
+  });
+
   test("a real worker that cannot load fails ready() with a reason, within its timeout", async () => {
     const broken = createOffload({
       workers: 1,

@@ -58,7 +58,9 @@ export interface Offload {
 interface Waiting {
   name: OffloadTaskName;
   data: unknown;
-  resolve: (value: unknown) => void;
+  tenantId: string;
+  /** Resolves the caller once: a result, or undefined (the door does the work). */
+  finish: (value: unknown, outcome: "done" | "declined" | "failed" | "timed_out") => void;
 }
 
 export function createOffload(deps: OffloadDeps): Offload {
@@ -81,31 +83,31 @@ export function createOffload(deps: OffloadDeps): Offload {
   const waiting = new Map<string, Waiting[]>();
   const rotation: string[] = [];
 
+  /** Takes a job out of its tenant's queue if it is still there (its time ran out before it started). */
+  function unqueue(job: Waiting): void {
+    const queue = waiting.get(job.tenantId);
+    const at = queue?.indexOf(job) ?? -1;
+    if (!queue || at < 0) return;
+    queue.splice(at, 1);
+    waitingCount--;
+    if (queue.length === 0) {
+      waiting.delete(job.tenantId);
+      rotation.splice(rotation.indexOf(job.tenantId), 1);
+    }
+  }
+
   function start(job: Waiting): void {
     running++;
-    let settled = false;
-    const finish = (value: unknown, outcome: "done" | "failed" | "timed_out") => {
-      if (settled) return;
-      settled = true;
-      if (job.name !== "ping") deps.observe?.(job.name, outcome);
-      job.resolve(value);
-    };
-    // A thread that does not answer gives the job back to the door (its slot stays taken until it does).
-    const timer = setTimeout(() => {
-      deps.logger.warn("offload job timed out: done on the event loop", { task: job.name, timeoutMs: jobTimeoutMs });
-      finish(undefined, "timed_out");
-    }, jobTimeoutMs);
     pool
       .execute(job.data, job.name)
       .then(
-        (value) => finish(value, "done"),
+        (value) => job.finish(value, "done"),
         (err: Error) => {
           deps.logger.warn("offload job failed: done on the event loop", { task: job.name, reason: err?.message });
-          finish(undefined, "failed");
+          job.finish(undefined, "failed");
         },
       )
       .finally(() => {
-        clearTimeout(timer);
         running--;
         pump();
       });
@@ -132,8 +134,27 @@ export function createOffload(deps: OffloadDeps): Offload {
         return Promise.resolve(undefined);
       }
       return new Promise((resolve) => {
+        let settled = false;
+        // Counted from now, waiting included: a thread that hangs gives its job back, and the
+        // jobs waiting behind it are given back too rather than wait for it (the door does them).
+        const timer = setTimeout(() => {
+          unqueue(job);
+          deps.logger.warn("offload job timed out: done on the event loop", { task: name, timeoutMs: jobTimeoutMs });
+          job.finish(undefined, "timed_out");
+        }, jobTimeoutMs);
+        const job: Waiting = {
+          name,
+          data,
+          tenantId,
+          finish: (value, outcome) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            if (name !== "ping") deps.observe?.(name, outcome);
+            resolve(value as never);
+          },
+        };
         const queue = waiting.get(tenantId);
-        const job: Waiting = { name, data, resolve: resolve as (value: unknown) => void };
         if (queue) queue.push(job);
         else {
           waiting.set(tenantId, [job]);
@@ -161,11 +182,7 @@ export function createOffload(deps: OffloadDeps): Offload {
     load: () => ({ running, waiting: waitingCount }),
     async close() {
       closed = true;
-      for (const queue of waiting.values())
-        for (const job of queue) {
-          if (job.name !== "ping") deps.observe?.(job.name, "declined");
-          job.resolve(undefined);
-        }
+      for (const queue of waiting.values()) for (const job of queue) job.finish(undefined, "declined");
       waiting.clear();
       rotation.length = 0;
       waitingCount = 0;
