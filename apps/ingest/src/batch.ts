@@ -284,9 +284,7 @@ export async function buildBatch(job: BatchJob): Promise<BatchJobResult> {
     if (!(err instanceof HttpError)) throw err;
     return { parsed, count, error: { status: err.status, message: err.message }, work: null, messages: [] };
   }
-  const accepted: StoreInput[] = work.accepted;
-  const messages = accepted.length
-    ? (await batchMessages(accepted, job.receivedAt, job.maxMessageBytes, async () => {})).map(builtMessage)
-    : [];
+  const built = await batchMessages(work.accepted, job.receivedAt, job.maxMessageBytes, async () => {});
+  const messages = built.map(builtMessage);
   return { parsed, count, error: null, work: { answers: work.answers, accepted: [], refused: work.refused }, messages };
 }

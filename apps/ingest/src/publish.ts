@@ -165,18 +165,14 @@ export function createPublishing(deps: PublisherDeps) {
   }
 
   /**
-   * The items of one request (one tenant, one door) in one INGEST message, or in as few as the
-   * maximum payload allows; resolves after every PubAck. On a failure the whole request fails
-   * (503): the client's retry sends the same items, and the messages that did land are
-   * duplicates by id (the same items make the same messages) or, failing that, no-ops by the
-   * items' natural keys in the processor.
+   * A request's batch messages (one tenant, one door), each published as it is and resolved after
+   * every PubAck: their `duplicate` flags in order, or the first failure (503 or 413).
    */
-  /**
-   * Batch messages built elsewhere (offload/, for one request of one tenant and door), as storeAll
-   * publishes its own: resolves after every PubAck, or throws the first failure (503 or 413).
-   */
-  async function storeBuilt(messages: BuiltMessage[], door?: string): Promise<StoredBuilt[]> {
-    const sent = messages.map(async (m): Promise<StoredBuilt> => {
+  async function publishBatches(
+    messages: Array<Pick<BuiltMessage, "messageId" | "tenantId" | "receivedAt" | "data">>,
+    door: string | undefined,
+  ): Promise<boolean[]> {
+    const sent = messages.map(async (m) => {
       const value: IngestBatchMessage = {
         kind: "batch",
         messageId: m.messageId,
@@ -184,15 +180,30 @@ export function createPublishing(deps: PublisherDeps) {
         receivedAt: m.receivedAt,
         items: [],
       };
-      const ack = await publishOne(value, m.messageId, m.data, door);
-      return { messageId: m.messageId, duplicate: ack.duplicate, services: m.services };
+      return (await publishOne(value, m.messageId, m.data, door)).duplicate;
     });
     const results = await Promise.allSettled(sent);
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
-    return results.map((r) => (r as PromiseFulfilledResult<StoredBuilt>).value);
+    return results.map((r) => (r as PromiseFulfilledResult<boolean>).value);
   }
 
+  /**
+   * Batch messages built elsewhere (offload/, for one request of one tenant and door), as storeAll
+   * publishes its own: resolves after every PubAck, or throws the first failure (503 or 413).
+   */
+  async function storeBuilt(messages: BuiltMessage[], door?: string): Promise<StoredBuilt[]> {
+    const duplicates = await publishBatches(messages, door);
+    return messages.map((m, i) => ({ messageId: m.messageId, duplicate: duplicates[i], services: m.services }));
+  }
+
+  /**
+   * The items of one request (one tenant, one door) in one INGEST message, or in as few as the
+   * maximum payload allows; resolves after every PubAck. On a failure the whole request fails
+   * (503): the client's retry sends the same items, and the messages that did land are
+   * duplicates by id (the same items make the same messages) or, failing that, no-ops by the
+   * items' natural keys in the processor.
+   */
   async function storeAll(inputs: StoreInput[]): Promise<StoredBatch[]> {
     if (inputs.length === 0) return [];
     const tenantId = inputs[0].tenantId;
@@ -202,14 +213,11 @@ export function createPublishing(deps: PublisherDeps) {
       maxMessageBytes,
       deps.turn ? () => deps.turn!(tenantId) : nextTurn,
     );
-    const sent = messages.map(async (m): Promise<StoredBatch> => {
-      const ack = await publishOne(m.value, m.value.messageId, m.data, inputs[0].door);
-      return { messageId: m.value.messageId, duplicate: ack.duplicate, inputs: m.inputs };
-    });
-    const results = await Promise.allSettled(sent);
-    const failed = results.find((r) => r.status === "rejected");
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-    return results.map((r) => (r as PromiseFulfilledResult<StoredBatch>).value);
+    const duplicates = await publishBatches(
+      messages.map((m) => ({ ...m.value, data: m.data })),
+      inputs[0].door,
+    );
+    return messages.map((m, i) => ({ messageId: m.value.messageId, duplicate: duplicates[i], inputs: m.inputs }));
   }
 
   return { store, storeAll, storeBuilt, maxMessageBytes };

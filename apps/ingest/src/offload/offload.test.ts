@@ -102,10 +102,24 @@ function heldThreads() {
   return { threads, started, pending, tick };
 }
 
+/** A pool over held threads (heldThreads), each job's outcome recorded as "task outcome". */
+function heldPool(options: { workers: number; maxWaiting?: number; jobTimeoutMs?: number }) {
+  const held = heldThreads();
+  const outcomes: string[] = [];
+  const pool = createOffload({
+    ...options,
+    workerUrl: WORKER,
+    minBytes: 1,
+    logger,
+    pool: held.threads,
+    observe: (task, outcome) => outcomes.push(`${task} ${outcome}`),
+  });
+  return { held, pool, outcomes };
+}
+
 describe("tenants take turns for the threads", () => {
   test("one job per thread at a time; waiting jobs served one per tenant per round, each tenant's in order", async () => {
-    const held = heldThreads();
-    const pool = createOffload({ workers: 1, workerUrl: WORKER, minBytes: 1, logger, pool: held.threads });
+    const { held, pool } = heldPool({ workers: 1 });
     const answers: string[] = [];
     const submit = (tenant: string, n: number) =>
       void pool.run(tenant, "ping", { tenant, n } as never).then((v) => answers.push(`${tenant}${n}:${v}`));
@@ -127,8 +141,7 @@ describe("tenants take turns for the threads", () => {
   });
 
   test("two threads run two jobs at once", async () => {
-    const held = heldThreads();
-    const pool = createOffload({ workers: 2, workerUrl: WORKER, minBytes: 1, logger, pool: held.threads });
+    const { held, pool } = heldPool({ workers: 2 });
     for (let n = 0; n < 3; n++) void pool.run("F", "ping", n as never);
     expect(held.started.map((s) => s.data)).toEqual([0, 1]);
     held.pending[1].resolve("x");
@@ -140,15 +153,7 @@ describe("tenants take turns for the threads", () => {
 
 describe("when the pool cannot do a job, the door does it", () => {
   test("past maxWaiting a job is handed back at once (undefined), and the waiting ones still run", async () => {
-    const held = heldThreads();
-    const pool = createOffload({
-      workers: 1,
-      workerUrl: WORKER,
-      minBytes: 1,
-      maxWaiting: 2,
-      logger,
-      pool: held.threads,
-    });
+    const { held, pool } = heldPool({ workers: 1, maxWaiting: 2 });
     const runs = [1, 2, 3, 4].map((n) => pool.run("F", "ping", n as never));
     // The first runs, two wait, the fourth is refused a place.
     expect(await runs[3]).toBeUndefined();
@@ -161,17 +166,7 @@ describe("when the pool cannot do a job, the door does it", () => {
   });
 
   test("a job the thread fails, or does not answer in time, is undefined; a closed pool takes none", async () => {
-    const held = heldThreads();
-    const outcomes: string[] = [];
-    const pool = createOffload({
-      workers: 2,
-      workerUrl: WORKER,
-      minBytes: 1,
-      jobTimeoutMs: 50,
-      logger,
-      pool: held.threads,
-      observe: (task, outcome) => outcomes.push(`${task} ${outcome}`),
-    });
+    const { held, pool, outcomes } = heldPool({ workers: 2, jobTimeoutMs: 50 });
     const failed = pool.run("F", "otlp", 1 as never);
     const silent = pool.run("F", "batch", 2 as never);
     held.pending[0].reject(new Error("worker exited"));
@@ -194,17 +189,7 @@ describe("when the pool cannot do a job, the door does it", () => {
   });
 
   test("a thread that hangs: its job and every job waiting behind it are given back in time, never stuck", async () => {
-    const held = heldThreads();
-    const outcomes: string[] = [];
-    const pool = createOffload({
-      workers: 1,
-      workerUrl: WORKER,
-      minBytes: 1,
-      jobTimeoutMs: 60,
-      logger,
-      pool: held.threads,
-      observe: (task, outcome) => outcomes.push(`${task} ${outcome}`),
-    });
+    const { held, pool, outcomes } = heldPool({ workers: 1, jobTimeoutMs: 60 });
     const started = performance.now();
     // The thread never answers; three tenants' jobs wait behind the first.
     const jobs = [

@@ -151,9 +151,7 @@ export async function buildOtlp(job: OtlpJob): Promise<OtlpJobResult> {
   }
   try {
     const items = await otlpItems(job.key, job.signal, bytes, job.encoding, atOnce);
-    const messages = items.inputs.length
-      ? (await batchMessages(items.inputs, job.receivedAt, job.maxMessageBytes, atOnce)).map(builtMessage)
-      : [];
+    const messages = (await batchMessages(items.inputs, job.receivedAt, job.maxMessageBytes, atOnce)).map(builtMessage);
     return { built: true, count: items.count, rejected: items.rejected, reasons: items.reasons, messages };
   } catch (err) {
     // Its class does not survive the thread: the message does, and the door rebuilds the error.
