@@ -4,7 +4,8 @@
  * - lags of 4 ms or more: how many, how long in all, how much of that the process was on a CPU
  *   (busy loop) rather than waiting for one, and how many overlap a one-piece step of ingest's
  *   own (a large JSON.parse, a large socket write) or fall inside an admitted flood request, and
- *   how many gRPC refusals were answered in each (lag.ts `call` marks);
+ *   how many refusals were answered in each (gRPC: lag.ts `call` marks; HTTP: `req` marks of a
+ *   429), and the most refusals answered within any 10 ms (paced 429s coming due together);
  * - V's answers over 10 ms: each split into arrival delay (sent -> ingest's handler), handling
  *   (handler -> response) and its publish's PubAck wait, and what overlapped it.
  *
@@ -28,8 +29,25 @@ const overlaps = (a: { at: number; ms: number }, from: number, to: number) => a.
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
 const f0 = (x: number) => x.toFixed(0);
+/** The most of `times` (ms) within any `window` ms: a burst of answers coming due together. */
+const maxWithin = (times: number[], window: number) => {
+  const t = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < t.length; i++) {
+    while (t[i] - t[j] > window) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+};
+/** The most of these answers given within any 10 ms. */
+const burst = (answers: Mark[]) =>
+  maxWithin(
+    answers.map((a) => a.at + a.ms),
+    10,
+  );
 /** V's door: every other HTTP path in the run is the flooder's (gRPC calls do not pass Bun.serve). */
 const V_PATH = "/raw/traces";
+const isV = (m: Mark) => m.detail === V_PATH || m.detail.startsWith(`${V_PATH} `);
 
 // bench/flood.ts's stages in its order; "polite" is absent from a run with `--polite 0`.
 for (const door of doors.split(","))
@@ -46,13 +64,16 @@ for (const door of doors.split(","))
     const handlers = of("grpc").filter(within);
     // gRPC calls by the status they were answered (lag.ts `call`); a refusal's answer is its end.
     const calls = of("call").filter(within);
-    const refusals = calls.filter((c) => c.detail === "8");
+    const grpcRefusals = calls.filter((c) => c.detail === "8");
+    // The flooder's HTTP 429s (lag.ts `req` marks carry the status since 2026-11-29).
+    const httpRefusals = of("req").filter((r) => within(r) && !isV(r) && r.detail.endsWith(" 429"));
+    const refusals = [...grpcRefusals, ...httpRefusals];
     const admitted = d.admitted.map(([sent, answered]) => ({ at: sent, ms: answered - sent }));
     const named = (from: number, to: number) => {
-      // Refusals answered from just before the lag to its end: a burst of them (paced 429s come
-      // due together) is work the lag may have waited behind, whatever else overlaps it.
+      // Refusals (gRPC or HTTP 429) answered from just before the lag to its end: a burst of them
+      // (paced 429s coming due together) is work the lag may have waited behind.
       const answered = refusals.filter((c) => c.at + c.ms >= from - 1 && c.at + c.ms <= to).length;
-      const also = answered ? ` + ${answered} gRPC refusals answered` : "";
+      const also = answered ? ` + ${answered} refusals answered` : "";
       const steps = oneStep
         .filter((s) => overlaps(s, from, to))
         .map((s) => `${s.kind} ${f0(Number(s.detail) / 1024)} KB ${s.ms.toFixed(1)} ms`);
@@ -60,14 +81,14 @@ for (const door of doors.split(","))
       // A gRPC call's handler runs from its message read (grpc-js) to its answer: before it, the read.
       if (handlers.some((h) => overlaps(h, from, to))) return `inside a gRPC handler (decode to answer)${also}`;
       if (admitted.some((a) => overlaps(a, from, to))) return `inside an admitted flood request${also}`;
-      return answered ? `${answered} gRPC refusals answered` : "nothing of ingest's marked";
+      return answered ? `${answered} refusals answered` : "nothing of ingest's marked";
     };
     const busy = sum(lags.map((l) => Math.min(Number(l.detail), l.ms)));
     const byName = new Map<string, { n: number; ms: number }>();
     for (const l of lags) {
       const name = named(l.at, l.at + l.ms)
         .replace(/ \d+ KB [\d.]+ ms/g, "")
-        .replace(/\d+ gRPC refusals/, "gRPC refusals");
+        .replace(/\d+ refusals/, "refusals");
       const e = byName.get(name) ?? { n: 0, ms: 0 };
       byName.set(name, { n: e.n + 1, ms: e.ms + l.ms });
     }
@@ -82,7 +103,7 @@ for (const door of doors.split(","))
     );
     if (calls.length)
       console.log(
-        `  gRPC calls: ${calls.length} (${refusals.length} refused RESOURCE_EXHAUSTED, ${calls.filter((c) => c.detail === "0").length} OK); a refused call lived a median ${median(refusals.map((c) => c.ms)).toFixed(0)} ms (paced)`,
+        `  gRPC calls: ${calls.length} (${grpcRefusals.length} refused RESOURCE_EXHAUSTED, ${calls.filter((c) => c.detail === "0").length} OK); a refused call lived a median ${median(grpcRefusals.map((c) => c.ms)).toFixed(0)} ms (paced); the most refusals answered within any 10 ms: ${burst(grpcRefusals)}`,
       );
     if (handlers.length)
       console.log(
@@ -94,7 +115,9 @@ for (const door of doors.split(","))
         `  one-piece steps: ${of("parse").filter(within).length} parses, ${of("write").filter(within).length} writes, ${of("decode").filter(within).length} protobuf decodes over 64 KB; median ${median(steps).toFixed(1)} ms, worst ${Math.max(...steps).toFixed(1)} ms`,
       );
     // V's answers over 10 ms, matched to ingest's handling of each by time.
-    const reqs = of("req").filter((r) => r.detail === V_PATH && within(r));
+    const reqs = of("req").filter((r) => isV(r) && within(r));
+    if (httpRefusals.length)
+      console.log(`  HTTP 429s: ${httpRefusals.length}, the most answered within any 10 ms: ${burst(httpRefusals)}`);
     const publishes = of("publish").filter(within);
     const slow = d.timeline.filter(([, ms]) => ms > 10);
     const parts = slow.map(([sent, ms]) => {

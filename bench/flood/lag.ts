@@ -5,7 +5,8 @@
  * - `lag`: a 2 ms timer that fired more than 4 ms late (the loop was held from the start for
  *   `ms`); detail = the process's CPU time over that gap (ms, every thread): near `ms` the loop was
  *   busy, near 0 it waited for a core;
- * - `req`: an HTTP request from reaching the app's fetch handler to its response; detail = path;
+ * - `req`: an HTTP request from reaching the app's fetch handler to its response; detail = path
+ *   and the status answered (`/v1/traces 429`), so a lag can be lined up with the 429s in it;
  * - `parse`: a JSON.parse of more than 64 KB (one piece, cannot yield); detail = characters;
  * - `write`: a socket write of more than 64 KB (node:net, the NATS client's); detail = bytes;
  * - `publish`: a JetStream publish from the call to its PubAck; detail = payload bytes;
@@ -196,8 +197,8 @@ if (file) {
         const path = new URL(request.url).pathname;
         const answer = Promise.resolve(handler.call(this, request, server));
         answer.then(
-          () => record("req", t, path),
-          () => record("req", t, path),
+          (response) => record("req", t, `${path} ${response.status}`),
+          () => record("req", t, `${path} ?`),
         );
         return answer;
       },

@@ -56,3 +56,27 @@ test("the Retry-After ends remembered are bounded; expired ones make room", asyn
   expect(pacing.held()).toBe(1);
   await d;
 });
+
+test("a burst of held answers comes due one at a time, a gap apart, each within its bound", async () => {
+  const maxHoldMs = 200;
+  const spreadMs = 50;
+  const pacing = createRefusalPacing({ maxHoldMs, maxHeldPerCredential: 4, spreadMs });
+  await pacing.pace("Bearer f", 1, 0); // first refusal: told to wait 1 s
+  const t0 = performance.now();
+  const answered: number[] = [];
+  // Four connections back at once, as a flooder's are: held, and let out a gap apart (together
+  // they came back together, once a second, a burst of refusals for other tenants to wait behind).
+  await Promise.all(
+    [0, 1, 2, 3].map((i) =>
+      pacing.pace("Bearer f", 1, 0).then(() => {
+        answered[i] = performance.now() - t0;
+      }),
+    ),
+  );
+  const sorted = [...answered].sort((a, b) => a - b);
+  for (let i = 1; i < sorted.length; i++) expect(sorted[i] - sorted[i - 1]).toBeGreaterThanOrEqual(spreadMs - 5);
+  // The k-th held goes at most maxHoldMs plus a gap for each held before it.
+  for (const [k, at] of answered.entries()) expect(at).toBeLessThan(maxHoldMs + k * spreadMs + 40);
+  expect(sorted[0]).toBeGreaterThanOrEqual(maxHoldMs - 10);
+  expect(pacing.held()).toBe(0);
+});
