@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { getPriority, setPriority } from "node:os";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { createDatabase, runMigrations } from "@cellar/shared/db/client";
@@ -20,6 +21,29 @@ import { startEmbeddedPostgres, type RunningPostgres } from "./infra/postgres";
 import { freePort } from "./infra/ports";
 
 const ROOT = resolve(import.meta.dir, "..");
+
+// Ingest first for a core (issue 41 part 4, docs/deployment.md): clients wait on ingest's answer,
+// while the processor's backlog only delays maturation. On 2 shared cores another tenant's ingest
+// p99 during a flood was 1.5-1.8x its floor at one priority, 1.01-1.38x with the processor, the
+// dispatcher and Postgres at nice 10. CELLAR_DEV_DOWNSTREAM_NICE: how many levels below dev's own
+// they run (like nice(1)); 0 turns it off.
+const downstreamNiceSetting = process.env.CELLAR_DEV_DOWNSTREAM_NICE || "10";
+const downstreamNice = Number(downstreamNiceSetting);
+if (!Number.isInteger(downstreamNice) || downstreamNice < 0 || downstreamNice > 19) {
+  console.error(`[dev] CELLAR_DEV_DOWNSTREAM_NICE must be a whole number from 0 to 19, not "${downstreamNiceSetting}"`);
+  process.exit(1);
+}
+
+/** Runs `pid` at the downstream nice level; where that is refused (EPERM, no support) only warns. */
+function lowerPriority(what: string, pid: number | undefined): void {
+  if (!downstreamNice || pid === undefined) return;
+  try {
+    setPriority(pid, Math.min(19, getPriority() + downstreamNice));
+  } catch (err) {
+    console.warn(`[dev] ${what} stays at ingest's priority: ${err instanceof Error ? err.message : err}`);
+  }
+}
+
 // CELLAR_DEV_DATA_DIR: another place for dev's state, NATS store and Postgres (tests use a temporary one).
 const DATA = process.env.CELLAR_DEV_DATA_DIR ? resolve(process.env.CELLAR_DEV_DATA_DIR) : join(ROOT, ".data");
 mkdirSync(DATA, { recursive: true });
@@ -87,6 +111,9 @@ async function main() {
   if (!databaseUrl) {
     state.pgPort = await portOr(state.pgPort, 5432);
     pg = await startEmbeddedPostgres({ dataDir: join(DATA, "pg"), port: state.pgPort, persistent: true });
+    // The postmaster before anything connects: every backend it forks from now on (the apps'
+    // pools, ingest's too) inherits its nice level.
+    lowerPriority("Postgres", pg.pid());
     const adminSql = postgres(pg.url, { max: 1, onnotice: () => {} });
     const [exists] = await adminSql`select 1 from pg_database where datname = 'cellar'`;
     if (!exists) await adminSql.unsafe("create database cellar");
@@ -195,6 +222,8 @@ async function main() {
       env: appEnv,
       stdio: "inherit",
     });
+    // bun --watch restarts by exec in the same pid, so the level holds across reloads.
+    if (app === "processor" || app === "dispatcher") lowerPriority(app, child.pid);
     child.on("exit", (code, signal) => {
       if (!shuttingDown) console.error(`[dev] ${app} exited (${signal ?? code})`);
     });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { interpolate, Localizer } from "./helpers/compose";
+import { interpolate, Localizer, niceForCpuShares } from "./helpers/compose";
 
 test("compose interpolation: defaults, required variables, $$", () => {
   const env = { A: "1", EMPTY: "" };
@@ -25,4 +25,20 @@ test("container hostnames and ports map to loopback without touching other numbe
     MATURATION_WINDOW_SECONDS: "4222",
     X: "nats:42220",
   });
+});
+
+test("cpu_shares run as the nice level of the nearest kernel weight; the default and above stay at 0", () => {
+  const cases = [undefined, 1024, 4096, 900, 820, 128, 110, 100, 87, 2];
+  expect(cases.map((shares) => [shares, niceForCpuShares(shares)])).toEqual([
+    [undefined, 0],
+    [1024, 0],
+    [4096, 0],
+    [900, 1],
+    [820, 1],
+    [128, 9],
+    [110, 10],
+    [100, 10],
+    [87, 11],
+    [2, 19],
+  ]);
 });

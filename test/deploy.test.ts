@@ -8,11 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { getPriority } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { connect } from "@nats-io/transport-node";
 import { freePort } from "../scripts/infra/ports";
-import { asArgs, envOf, ROOT, run } from "./helpers/compose";
+import { asArgs, envOf, niceForCpuShares, ROOT, run } from "./helpers/compose";
 import {
   APP_PORTS,
   baseEnv,
@@ -58,6 +59,17 @@ describe("the compose stack", () => {
       expect(JSON.stringify(stack.compose.services[name].healthcheck?.test)).toContain("/ready");
       expect(envOf(stack.compose.services[name]).NATS_USER).toBe(name);
     }
+  });
+
+  test("ingest and NATS get the CPU first: Postgres, the processor and the dispatcher run at their cpu_shares' nice level", () => {
+    const own = getPriority();
+    const pid = (name: string) => (name === "postgres" ? stack.pg.pid() : stack.running.get(name)?.child.pid);
+    const names = ["nats", "postgres", "ingest", "platform", "processor", "dispatcher"];
+    const levels = Object.fromEntries(names.map((n) => [n, getPriority(pid(n)!) - own]));
+    // 110 shares is nice 10, relative to this test's own level (19 at most: a niced test run).
+    const low = Math.min(19, own + 10) - own;
+    expect(levels).toEqual({ nats: 0, postgres: low, ingest: 0, platform: 0, processor: low, dispatcher: low });
+    expect(niceForCpuShares(stack.compose.services.processor.cpu_shares)).toBe(10);
   });
 
   test(".env.example names every variable docker-compose.yml reads", () => {

@@ -3,13 +3,14 @@
  * its own nats-server with the deployed config and per-app users (or, with `--cluster`, three
  * nodes that include the same users.conf, streams at 3 replicas), its own embedded Postgres, the
  * four apps. A trace sent with the printed telemetry key comes back as a complete transcript
- * through the printed platform key, no app logs a NATS permission error, and Ctrl-C (SIGINT)
- * stops every process it started.
+ * through the printed platform key, no app logs a NATS permission error, the processor, the
+ * dispatcher and Postgres run at a lower priority than ingest, and Ctrl-C (SIGINT) stops every
+ * process it started.
  */
 import { afterEach, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { getPriority, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -32,7 +33,38 @@ async function portAnswers(port: number): Promise<boolean> {
   );
 }
 
-async function startDev(args: string[]) {
+/** Each process `parent` started: its command line and its nice level relative to ours. */
+function childrenOf(parent: number): Array<{ pid: number; command: string; level: number }> {
+  const out: Array<{ pid: number; command: string; level: number }> = [];
+  for (const pid of readdirSync("/proc").map(Number).filter(Boolean)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // The fields after "(comm) ": state, ppid, ...; nice is the line's field 19.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) !== parent) continue;
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      out.push({ pid, command, level: Number(fields[16]) - getPriority() });
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** The distinct nice levels of dev's apps, nats-server(s), postmaster and the client backends it forked. */
+function devLevels(devPid: number): Record<string, number[]> {
+  const levels: Record<string, number[]> = {};
+  const add = (name: string, level: number) => (levels[name] ??= []).push(level);
+  for (const c of childrenOf(devPid)) {
+    const name = c.command.match(/apps\/(\w+)\/src\/main\.ts/)?.[1] ?? c.command.split(" ")[0].split("/").pop()!;
+    add(name, c.level);
+    if (name === "postgres")
+      for (const b of childrenOf(c.pid)) if (/\(\d+\)/.test(b.command)) add("postgres backends", b.level);
+  }
+  return Object.fromEntries(Object.entries(levels).map(([k, l]) => [k, [...new Set(l)].sort((a, b) => a - b)]));
+}
+
+async function startDev(args: string[], extraEnv: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "cellar-dev-"));
   const ports = {
     INGEST_PORT: await freePort(),
@@ -49,6 +81,7 @@ async function startDev(args: string[]) {
       CELLAR_DEV_DATA_DIR: dir,
       MATURATION_WINDOW_SECONDS: "1",
       LOG_LEVEL: "warn",
+      ...extraEnv,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -129,7 +162,7 @@ async function stopsEverything(dev: Awaited<ReturnType<typeof startDev>>) {
   }
 }
 
-test("npm run dev: one server with the deployed NATS users; a trace comes back as a transcript; Ctrl-C stops it all", async () => {
+test("npm run dev: one server with the deployed NATS users; a trace comes back as a transcript; the processor, the dispatcher and Postgres run 10 nice levels below ingest; Ctrl-C stops it all", async () => {
   const dev = await startDev([]);
   const transcript = await traceComesBack(dev, "hello-1");
   expect(transcript.items.map((i) => [i.type, i.content])).toEqual([
@@ -156,11 +189,23 @@ test("npm run dev: one server with the deployed NATS users; a trace comes back a
   // The deployed config is in force: without a user the server refuses the connection.
   await expect(connect({ servers: dev.natsUrl, reconnect: false, timeout: 2_000 })).rejects.toThrow(/authorization/i);
   expect(dev.output()).not.toMatch(/permissions? violation/i);
+  // Ingest first for a core (CELLAR_DEV_DOWNSTREAM_NICE, default 10): the processor, the
+  // dispatcher and Postgres with every backend it forked for a client run 10 levels lower.
+  const low = Math.min(19, getPriority() + 10) - getPriority();
+  expect(devLevels(dev.child.pid!)).toEqual({
+    "nats-server": [0],
+    ingest: [0],
+    platform: [0],
+    processor: [low],
+    dispatcher: [low],
+    postgres: [low],
+    "postgres backends": [low],
+  });
   await stopsEverything(dev);
 }, 240_000);
 
-test("npm run dev -- --cluster: three nodes with the same NATS users, every stream at 3 replicas; a trace comes back; Ctrl-C stops it all", async () => {
-  const dev = await startDev(["--cluster"]);
+test("npm run dev -- --cluster: three nodes with the same NATS users, every stream at 3 replicas; a trace comes back; CELLAR_DEV_DOWNSTREAM_NICE=0 keeps every process at one priority; Ctrl-C stops it all", async () => {
+  const dev = await startDev(["--cluster"], { CELLAR_DEV_DOWNSTREAM_NICE: "0" });
   expect(dev.natsUrl.split(",")).toHaveLength(3);
   const transcript = await traceComesBack(dev, "hello-cluster");
   expect(transcript.items.map((i) => [i.type, i.content])).toEqual([
@@ -180,5 +225,14 @@ test("npm run dev -- --cluster: three nodes with the same NATS users, every stre
     await admin.close();
   }
   expect(dev.output()).not.toMatch(/permissions? violation/i);
+  expect(devLevels(dev.child.pid!)).toEqual({
+    "nats-server": [0],
+    ingest: [0],
+    platform: [0],
+    processor: [0],
+    dispatcher: [0],
+    postgres: [0],
+    "postgres backends": [0],
+  });
   await stopsEverything(dev);
 }, 240_000);

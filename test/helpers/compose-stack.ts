@@ -4,7 +4,7 @@
  * runs the apps with Bun as the image does; test/deploy-deno.test.ts swaps in Deno.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { getPriority, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { jetstream } from "@nats-io/jetstream";
@@ -23,6 +23,7 @@ import {
   loadCompose,
   Localizer,
   mountsOf,
+  niceForCpuShares,
   ROOT,
   run,
   seconds,
@@ -119,6 +120,12 @@ export async function startComposeStack(
     return bunArgv(argv.map((a) => local.text(a)));
   };
 
+  /** `cpu_shares` as the nearest nice level, relative to this test's own like the container's share. */
+  const applyCpuShares = (name: string, pid: number | undefined) => {
+    const nice = niceForCpuShares(compose.services[name].cpu_shares);
+    if (nice && pid !== undefined) setPriority(pid, Math.min(19, getPriority() + nice));
+  };
+
   const startService = async (name: string) => {
     const s = compose.services[name];
     const senv = envOf(s);
@@ -143,6 +150,8 @@ export async function startComposeStack(
         user: senv.POSTGRES_USER,
         password: senv.POSTGRES_PASSWORD,
       });
+      // The postmaster before anything connects: the backends it forks inherit its level.
+      applyCpuShares(name, pg.pid());
       const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
       await admin.unsafe(`create database "${senv.POSTGRES_DB}"`);
       await admin.end();
@@ -154,6 +163,7 @@ export async function startComposeStack(
         run(name, opts.appArgv ? opts.appArgv(argv) : argv, { ...baseEnv(), ...local.env(senv) }, opts.appRoot),
       );
     }
+    applyCpuShares(name, running.get(name)?.child.pid);
   };
 
   const waitHealthy = async (name: string) => {

@@ -28,6 +28,8 @@ export interface ComposeService {
   ports?: string[];
   profiles?: string[];
   restart?: string;
+  /** Relative CPU weight under contention (default 1024); run here as the nearest nice level. */
+  cpu_shares?: number;
 }
 export interface ComposeFile {
   services: Record<string, ComposeService>;
@@ -145,6 +147,22 @@ export function mountsOf(file: ComposeFile, scratch: string): Array<{ container:
     }
   }
   return out;
+}
+
+/** The kernel's CFS weight for nice 0..19 (sched_prio_to_weight): what a cpu_share of 1024 is to nice 0. */
+const NICE_WEIGHTS = [1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15];
+
+/**
+ * The nice level whose kernel weight is nearest `cpu_shares` (1024 and above: 0), so a service
+ * run as a local process gets the CPU share compose gives its container. Only lower shares
+ * map: a negative nice needs privileges a test does not have.
+ */
+export function niceForCpuShares(shares: number | undefined): number {
+  if (shares === undefined) return 0;
+  let best = 0;
+  for (const [nice, weight] of NICE_WEIGHTS.entries())
+    if (Math.abs(weight - shares) < Math.abs(NICE_WEIGHTS[best] - shares)) best = nice;
+  return best;
 }
 
 export function asArgs(v: string[] | string | undefined): string[] {
