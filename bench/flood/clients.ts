@@ -16,7 +16,7 @@ export interface SenderResult {
   /** CPU seconds this client process used (user + system). */
   cpu: number;
   /** Per request: [epoch ms sent, ms]. */
-  timeline?: Array<[number, number]>;
+  timeline: Array<[number, number]>;
 }
 
 export interface FloodResult {
@@ -71,7 +71,7 @@ export async function runSender(cfg: {
         .then(async (res) => {
           await res.arrayBuffer();
           out.latencies.push(performance.now() - t0);
-          out.timeline!.push([sentAt, performance.now() - t0]);
+          out.timeline.push([sentAt, performance.now() - t0]);
           if (res.status === 200) out.sentAt[session] = sentAt;
           else out.non200++;
         })

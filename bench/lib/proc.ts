@@ -15,6 +15,17 @@ export function procStat(pid: number): { ppid: number; own: number; children: nu
   }
 }
 
+/**
+ * The machine's CPU time so far in clock ticks (/proc/stat's first line): `steal` is time a
+ * virtual machine's CPUs were ready but the host ran something else, which no process here sees
+ * as its own and which shows in a probe as a lag off the CPU; `total` is every state's.
+ */
+export function machineCpu(): { steal: number; total: number } {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal guest guest_nice (guest is counted in user).
+  return { steal: f[7] ?? 0, total: f.slice(0, 8).reduce((a, b) => a + b, 0) };
+}
+
 /** The postmaster of the cluster whose data directory is `dataDir` (its postmaster.pid). */
 export function postmasterPid(dataDir: string): number | undefined {
   try {
