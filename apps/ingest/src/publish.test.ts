@@ -73,10 +73,23 @@ test("a publish that throws synchronously fails its own request, not the others 
   expect(calls).toBe(3);
 });
 
-test("a request's items go in one message, split only where it would pass the maximum payload; the same items make the same ids", async () => {
+/** A publisher over a stand-in JetStream client, the clock at 0. */
+async function storeAllOver(js: never, limits: { maxBodyBytes: number; maxMessageBytes: number }) {
   const { createPublishing } = await import("./publish.ts");
   const { createLogger } = await import("@cellar/shared/logger");
   const { createTopology } = await import("@cellar/shared/nats/topology");
+  return createPublishing({
+    js,
+    topology: createTopology("u"),
+    logger: createLogger("silent"),
+    now: () => new Date(0),
+    publishTimeoutMs: 1000,
+    maxInFlight: 10,
+    ...limits,
+  });
+}
+
+test("a request's items go in one message, split only where it would pass the maximum payload; the same items make the same ids", async () => {
   const sent: Array<{ subject: string; data: string; msgID: string }> = [];
   const seen = new Set<string>();
   const js = {
@@ -87,16 +100,7 @@ test("a request's items go in one message, split only where it would pass the ma
       return Promise.resolve({ stream: "INGEST", seq: sent.length, duplicate });
     },
   } as never;
-  const { storeAll } = createPublishing({
-    js,
-    topology: createTopology("u"),
-    logger: createLogger("silent"),
-    now: () => new Date(0),
-    maxBodyBytes: 1024,
-    publishTimeoutMs: 1000,
-    maxInFlight: 10,
-    maxMessageBytes: 2_000,
-  });
+  const { storeAll } = await storeAllOver(js, { maxBodyBytes: 1024, maxMessageBytes: 2_000 });
   const input = (i: number) => ({
     kind: "event" as const,
     tenantId: "00000000-0000-4000-8000-000000000001",
@@ -129,4 +133,31 @@ test("a request's items go in one message, split only where it would pass the ma
   // The client's retry of the same request: every message is a duplicate of one JetStream has.
   const again = await storeAll([1, 2, 3, 4, 5, 6, 7].map(input));
   expect(again.every((m) => m.duplicate)).toBe(true);
+});
+
+test("a request's items are cut at BATCH_MESSAGE_BYTES even where the payload limit allows more; an item larger alone is one message", async () => {
+  const { BATCH_MESSAGE_BYTES } = await import("./publish.ts");
+  const sizes: number[] = [];
+  const js = {
+    publish: (_subject: string, data: Uint8Array) => {
+      sizes.push(data.byteLength);
+      return Promise.resolve({ stream: "INGEST", seq: sizes.length, duplicate: false });
+    },
+  } as never;
+  const { storeAll } = await storeAllOver(js, { maxBodyBytes: 8 * 1024 * 1024, maxMessageBytes: 8 * 1024 * 1024 });
+  const input = (i: number, bytes: number) => ({
+    kind: "event" as const,
+    tenantId: "00000000-0000-4000-8000-000000000001",
+    serviceName: "s",
+    payload: { name: "e", session_id: `s-${i}`, timestamp: "2025-01-01T00:00:00Z", body: "x".repeat(bytes) },
+  });
+  // 1,000 items of about 2.3 KB: a 2.3 MB batch, as bench/flood.ts's batch door sends.
+  const stored = await storeAll(Array.from({ length: 1_000 }, (_, i) => input(i, 2_200)));
+  expect(sizes.length).toBeGreaterThanOrEqual(5);
+  for (const size of sizes) expect(size).toBeLessThanOrEqual(BATCH_MESSAGE_BYTES);
+  expect(stored.flatMap((m) => m.inputs)).toHaveLength(1_000);
+  sizes.length = 0;
+  await storeAll([input(0, 100), input(1, BATCH_MESSAGE_BYTES + 1_000), input(2, 100)]);
+  expect(sizes).toHaveLength(3);
+  expect(sizes[1]).toBeGreaterThan(BATCH_MESSAGE_BYTES);
 });
