@@ -106,11 +106,11 @@ const START_DELAY_MS = 2500;
 const STEAL_SAMPLE_MS = 250;
 const STEAL_CALM_MAX = 10;
 
-/** Runs a client child to its end and returns the JSON line it prints. */
 /** Steal as a % of the machine's CPU time between two machineCpu() readings. */
 const share = (a: ReturnType<typeof machineCpu>, b: ReturnType<typeof machineCpu>) =>
   b.total > a.total ? (100 * (b.steal - a.steal)) / (b.total - a.total) : 0;
 
+/** Runs a client child to its end and returns the JSON line it prints. */
 function client<T>(bench: Bench, flag: string, cfg: unknown, nice = 0): Promise<T> {
   const child = bench.spawnScript(["bench/flood.ts", flag, JSON.stringify(cfg)], {
     stdio: ["ignore", "pipe", "inherit"],

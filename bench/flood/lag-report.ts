@@ -29,22 +29,16 @@ const overlaps = (a: { at: number; ms: number }, from: number, to: number) => a.
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
 const f0 = (x: number) => x.toFixed(0);
-/** The most of `times` (ms) within any `window` ms: a burst of answers coming due together. */
-const maxWithin = (times: number[], window: number) => {
-  const t = [...times].sort((a, b) => a - b);
+/** The most of these answers given within any 10 ms: a burst of them coming due together. */
+const burst = (answers: Mark[]) => {
+  const t = answers.map((a) => a.at + a.ms).sort((a, b) => a - b);
   let most = 0;
   for (let i = 0, j = 0; i < t.length; i++) {
-    while (t[i] - t[j] > window) j++;
+    while (t[i] - t[j] > 10) j++;
     most = Math.max(most, i - j + 1);
   }
   return most;
 };
-/** The most of these answers given within any 10 ms. */
-const burst = (answers: Mark[]) =>
-  maxWithin(
-    answers.map((a) => a.at + a.ms),
-    10,
-  );
 /** V's door: every other HTTP path in the run is the flooder's (gRPC calls do not pass Bun.serve). */
 const V_PATH = "/raw/traces";
 const isV = (m: Mark) => m.detail === V_PATH || m.detail.startsWith(`${V_PATH} `);
