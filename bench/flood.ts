@@ -14,7 +14,8 @@
  * minus send time plus the window) without and with the flood, their ratios, F's admitted rate
  * against its limit, the CPU each part used over the stage (the apps, nats-server, Postgres, and
  * the two clients, which share this machine's cores: a flood from elsewhere would cost this
- * machine only the ingest side), and the load average. Then the cost of a refusal: ingest CPU per
+ * machine only the ingest side), how long the hops of V's request (ingest, nats-server, V's client)
+ * waited for a core (runnable, not running: the kernel's schedstat), and the load average. Then the cost of a refusal: ingest CPU per
  * refused request for 1 KB and 1 MB bodies on /raw/batch (gzip) and OTLP, against a credential whose
  * bucket is empty.
  *
@@ -47,7 +48,7 @@ import { consumerBacklog } from "@cellar/shared/nats/consume/lanes";
 import { connectNats, createTopology } from "@cellar/shared/nats/topology";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { type Bench, runBench } from "./lib/harness";
-import { cpuByProcess, cpuDelta, machineCpu, pct, procStat } from "./lib/proc";
+import { cpuByProcess, cpuDelta, machineCpu, pct, procStat, runQueueWait } from "./lib/proc";
 import { seedService, seedWebhookSubscription } from "./lib/seed";
 import {
   type FloodConfig,
@@ -182,6 +183,12 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
       },
       bench.pg.pid(),
     );
+  // How long ingest and nats-server have waited for a core so far (V's client reports its own).
+  const waitsNow = () => ({ ingest: runQueueWait(ingest.child.pid!), nats: runQueueWait(bench.nats!.process.pid!) });
+  const since = (a: { seconds: number; runs: number }, b: { seconds: number; runs: number }) => ({
+    seconds: b.seconds - a.seconds,
+    runs: b.runs - a.runs,
+  });
   const base = `http://127.0.0.1:${ingest.port}`;
 
   // Each stage starts on an idle pipeline: what a flood admitted is written and matured first, so
@@ -217,6 +224,8 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     steal: { stage: number; samples: Array<[number, number]> };
     /** CPU seconds per part over the stage (the clients report their own). */
     cpu: Record<string, number>;
+    /** How long each part's threads waited for a core over the stage, and how many times they ran. */
+    waits: Record<string, { seconds: number; runs: number }>;
   };
   const stages: Stage[] = [];
   for (const door of DOORS) {
@@ -227,6 +236,7 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
       // Both clients start together once the flooder has built its bodies (the floor waits the same).
       const startAt = Date.now() + START_DELAY_MS;
       const cpu0 = cpuNow();
+      const wait0 = waitsNow();
       // The host's steal over the stage, in STEAL_SAMPLE_MS intervals: a VM's cores taken by the
       // host are a tail no process here caused (the floor's as much as the flood's).
       const steal0 = machineCpu();
@@ -268,7 +278,13 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
       ]).finally(() => clearInterval(stealSampler));
       const cpu = { ...cpuDelta(cpu0, cpuNow()), sender: sender.cpu, flooder: flooder?.cpu ?? 0 };
       const steal = { stage: share(steal0, machineCpu()), samples: stealSamples };
-      stages.push({ door, kind, sender, flooder, load: Math.max(load0, loadavg()[0]), steal, cpu });
+      const wait1 = waitsNow();
+      const waits = {
+        ingest: since(wait0.ingest, wait1.ingest),
+        nats: since(wait0.nats, wait1.nats),
+        sender: sender.wait,
+      };
+      stages.push({ door, kind, sender, flooder, load: Math.max(load0, loadavg()[0]), steal, cpu, waits });
       if (process.env.FLOOD_DETAIL)
         await Bun.write(
           `${process.env.FLOOD_DETAIL}-${prefix}.json`,
@@ -361,6 +377,14 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
       console.log(
         `    ${"".padEnd(19)} outside the host's steal: ingest p99 ${ms(b.calmP99)} (${b.calm} of ${b.answers} answers; ${b.stolenIntervals} intervals of ${STEAL_SAMPLE_MS} ms over ${STEAL_CALM_MAX}% left out)`,
       );
+      // Runnable but not running: the time each hop of V's request queued for a core (the scheduler's count).
+      const waited = Object.entries(stage.waits)
+        .map(
+          ([k, w]) =>
+            `${k} ${Math.round(w.seconds * 1000)} ms (${Math.round((w.seconds * 1e6) / Math.max(1, w.runs))} us per run)`,
+        )
+        .join(", ");
+      console.log(`    ${"".padEnd(19)} waited for a core over the stage: ${waited}`);
     }
     for (const kind of KINDS.filter((k) => k !== "alone")) {
       const stage = of(kind)!;

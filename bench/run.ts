@@ -35,6 +35,11 @@ export const BENCHES: Record<string, Bench> = {
     guards:
       "ingest CPU and bytes on the wire per refused OTLP/gRPC call (1 KB and 268 KB messages) beside an OTLP/HTTP 429",
   },
+  "wake-tail": {
+    file: "wake-tail.ts",
+    guards:
+      "a bare server's request p99 with every core busy with batch work at each priority Linux offers, beside the same with none and with a core free",
+  },
   dispatch: { file: "dispatch.ts", guards: "webhook deliveries/s beside a bare loop of signed fetches" },
   startup: {
     file: "startup.ts",

@@ -1,6 +1,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { bytesMethod, TRACE_EXPORT } from "../../apps/ingest/src/otlp/grpc/server";
 import { batchBody, batchText, fresh, HEX, otlpBodies, otlpTemplate, trace } from "./bodies";
+import { runQueueWait } from "../lib/proc";
 
 /**
  * The load generators of bench/flood.ts, each run in its own process: V's ordinary sender, F's
@@ -15,6 +16,8 @@ export interface SenderResult {
   non200: number;
   /** CPU seconds this client process used (user + system). */
   cpu: number;
+  /** How long this client's threads waited for a core while it sent, and how many times they ran. */
+  wait: { seconds: number; runs: number };
   /** Per request: [epoch ms sent, ms]. */
   timeline: Array<[number, number]>;
 }
@@ -49,8 +52,16 @@ export async function runSender(cfg: {
   /** Epoch ms to start at (the flooder's too); now if absent. */
   startAt?: number;
 }): Promise<SenderResult> {
-  const out: SenderResult = { latencies: [], sentAt: {}, non200: 0, cpu: 0, timeline: [] };
+  const out: SenderResult = {
+    latencies: [],
+    sentAt: {},
+    non200: 0,
+    cpu: 0,
+    wait: { seconds: 0, runs: 0 },
+    timeline: [],
+  };
   await untilStart(cfg.startAt);
+  const wait0 = runQueueWait(process.pid);
   const start = performance.now();
   const total = Math.round(cfg.rate * cfg.seconds);
   const inFlight: Promise<void>[] = [];
@@ -80,6 +91,8 @@ export async function runSender(cfg: {
   }
   await Promise.all(inFlight);
   out.cpu = cpuSeconds();
+  const wait1 = runQueueWait(process.pid);
+  out.wait = { seconds: wait1.seconds - wait0.seconds, runs: wait1.runs - wait0.runs };
   return out;
 }
 

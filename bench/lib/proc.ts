@@ -26,6 +26,30 @@ export function machineCpu(): { steal: number; total: number } {
   return { steal: f[7] ?? 0, total: f.slice(0, 8).reduce((a, b) => a + b, 0) };
 }
 
+/**
+ * How long a process's threads waited for a core (runnable, not running) and how many times they
+ * were put on one, so far, from /proc/<pid>/task/<tid>/schedstat (run_delay ns, timeslices);
+ * threads that ended are not counted. Zeros if the process is gone.
+ */
+export function runQueueWait(pid: number): { seconds: number; runs: number } {
+  let ns = 0;
+  let runs = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const [, delay, count] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").trim().split(" ");
+        ns += Number(delay);
+        runs += Number(count);
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+  } catch {
+    // The process is gone.
+  }
+  return { seconds: ns / 1e9, runs };
+}
+
 /** The postmaster of the cluster whose data directory is `dataDir` (its postmaster.pid). */
 export function postmasterPid(dataDir: string): number | undefined {
   try {
