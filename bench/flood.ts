@@ -15,9 +15,9 @@
  * against its limit, the CPU each part used over the stage (the apps, nats-server, Postgres, and
  * the two clients, which share this machine's cores: a flood from elsewhere would cost this
  * machine only the ingest side), how long the hops of V's request (ingest, nats-server, V's client)
- * waited for a core (runnable, not running: the kernel's schedstat), and the load average. Then the cost of a refusal: ingest CPU per
- * refused request for 1 KB and 1 MB bodies on /raw/batch (gzip) and OTLP, against a credential whose
- * bucket is empty.
+ * waited for a core (runnable, not running: the kernel's schedstat), and the load average. Then
+ * the cost of a refusal: ingest CPU per refused request for 1 KB and 1 MB bodies on /raw/batch
+ * (gzip) and OTLP, against a credential whose bucket is empty.
  *
  * `--flooder-nice N` runs the flooding client at that nice level. It shares this machine's two
  * cores with the system it floods, which a flood from elsewhere would not: at 0 (the default) its
@@ -48,7 +48,17 @@ import { consumerBacklog } from "@cellar/shared/nats/consume/lanes";
 import { connectNats, createTopology } from "@cellar/shared/nats/topology";
 import { freePort, waitForPort } from "../scripts/infra/ports";
 import { type Bench, runBench } from "./lib/harness";
-import { cpuByProcess, cpuDelta, machineCpu, pct, procStat, runQueueWait } from "./lib/proc";
+import {
+  cpuByProcess,
+  cpuDelta,
+  machineCpu,
+  pct,
+  procStat,
+  type RunQueueWait,
+  runQueueWait,
+  stealShare,
+  waitSince,
+} from "./lib/proc";
 import { seedService, seedWebhookSubscription } from "./lib/seed";
 import {
   type FloodConfig,
@@ -106,10 +116,6 @@ const START_DELAY_MS = 2500;
  */
 const STEAL_SAMPLE_MS = 250;
 const STEAL_CALM_MAX = 10;
-
-/** Steal as a % of the machine's CPU time between two machineCpu() readings. */
-const share = (a: ReturnType<typeof machineCpu>, b: ReturnType<typeof machineCpu>) =>
-  b.total > a.total ? (100 * (b.steal - a.steal)) / (b.total - a.total) : 0;
 
 /** Runs a client child to its end and returns the JSON line it prints. */
 function client<T>(bench: Bench, flag: string, cfg: unknown, nice = 0): Promise<T> {
@@ -185,10 +191,6 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     );
   // How long ingest and nats-server have waited for a core so far (V's client reports its own).
   const waitsNow = () => ({ ingest: runQueueWait(ingest.child.pid!), nats: runQueueWait(bench.nats!.process.pid!) });
-  const since = (a: { seconds: number; runs: number }, b: { seconds: number; runs: number }) => ({
-    seconds: b.seconds - a.seconds,
-    runs: b.runs - a.runs,
-  });
   const base = `http://127.0.0.1:${ingest.port}`;
 
   // Each stage starts on an idle pipeline: what a flood admitted is written and matured first, so
@@ -225,7 +227,7 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
     /** CPU seconds per part over the stage (the clients report their own). */
     cpu: Record<string, number>;
     /** How long each part's threads waited for a core over the stage, and how many times they ran. */
-    waits: Record<string, { seconds: number; runs: number }>;
+    waits: Record<string, RunQueueWait>;
   };
   const stages: Stage[] = [];
   for (const door of DOORS) {
@@ -244,7 +246,7 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
       let lastSample = steal0;
       const stealSampler = setInterval(() => {
         const now = machineCpu();
-        stealSamples.push([Date.now(), share(lastSample, now)]);
+        stealSamples.push([Date.now(), stealShare(lastSample, now)]);
         lastSample = now;
       }, STEAL_SAMPLE_MS);
       const [sender, flooder] = await Promise.all([
@@ -277,11 +279,11 @@ await runBench("flood", { nats: true, poolMax: 4 }, async (bench) => {
           : undefined,
       ]).finally(() => clearInterval(stealSampler));
       const cpu = { ...cpuDelta(cpu0, cpuNow()), sender: sender.cpu, flooder: flooder?.cpu ?? 0 };
-      const steal = { stage: share(steal0, machineCpu()), samples: stealSamples };
+      const steal = { stage: stealShare(steal0, machineCpu()), samples: stealSamples };
       const wait1 = waitsNow();
       const waits = {
-        ingest: since(wait0.ingest, wait1.ingest),
-        nats: since(wait0.nats, wait1.nats),
+        ingest: waitSince(wait0.ingest, wait1.ingest),
+        nats: waitSince(wait0.nats, wait1.nats),
         sender: sender.wait,
       };
       stages.push({ door, kind, sender, flooder, load: Math.max(load0, loadavg()[0]), steal, cpu, waits });

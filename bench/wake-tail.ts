@@ -22,7 +22,7 @@
 import { spawn } from "node:child_process";
 import { cpus, setPriority } from "node:os";
 import { parseArgs } from "node:util";
-import { machineCpu, pct } from "./lib/proc";
+import { machineCpu, pct, stealShare } from "./lib/proc";
 import { setThreadSlices } from "./lib/sched-slice";
 
 const [mode, ...rest] = process.argv.slice(2);
@@ -112,10 +112,9 @@ if (mode === "--server") {
     let out = "";
     client.stdout!.on("data", (d) => (out += d));
     await new Promise((resolve) => client.once("close", resolve));
-    const steal1 = machineCpu();
+    const steal = stealShare(steal0, machineCpu());
     for (const child of [...busy, server]) child.kill();
     const lat = (JSON.parse(out.trim().split("\n").at(-1)!) as number[]).sort((a, b) => a - b);
-    const steal = (100 * (steal1.steal - steal0.steal)) / Math.max(1, steal1.total - steal0.total);
     const f = (n: number) => `${n.toFixed(2)} ms`;
     console.log(
       `  ${c.label.padEnd(58)} p50 ${f(pct(lat, 50))}  p90 ${f(pct(lat, 90))}  p99 ${f(pct(lat, 99))}  max ${f(lat.at(-1)!)}  (${lat.length} requests; host steal ${steal.toFixed(1)}%)`,

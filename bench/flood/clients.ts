@@ -1,7 +1,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { bytesMethod, TRACE_EXPORT } from "../../apps/ingest/src/otlp/grpc/server";
 import { batchBody, batchText, fresh, HEX, otlpBodies, otlpTemplate, trace } from "./bodies";
-import { runQueueWait } from "../lib/proc";
+import { type RunQueueWait, runQueueWait, waitSince } from "../lib/proc";
 
 /**
  * The load generators of bench/flood.ts, each run in its own process: V's ordinary sender, F's
@@ -17,7 +17,7 @@ export interface SenderResult {
   /** CPU seconds this client process used (user + system). */
   cpu: number;
   /** How long this client's threads waited for a core while it sent, and how many times they ran. */
-  wait: { seconds: number; runs: number };
+  wait: RunQueueWait;
   /** Per request: [epoch ms sent, ms]. */
   timeline: Array<[number, number]>;
 }
@@ -91,8 +91,7 @@ export async function runSender(cfg: {
   }
   await Promise.all(inFlight);
   out.cpu = cpuSeconds();
-  const wait1 = runQueueWait(process.pid);
-  out.wait = { seconds: wait1.seconds - wait0.seconds, runs: wait1.runs - wait0.runs };
+  out.wait = waitSince(wait0, runQueueWait(process.pid));
   return out;
 }
 

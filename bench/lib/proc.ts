@@ -26,12 +26,18 @@ export function machineCpu(): { steal: number; total: number } {
   return { steal: f[7] ?? 0, total: f.slice(0, 8).reduce((a, b) => a + b, 0) };
 }
 
+/** Steal as a % of the machine's CPU time between two machineCpu() readings. */
+export const stealShare = (a: ReturnType<typeof machineCpu>, b: ReturnType<typeof machineCpu>) =>
+  b.total > a.total ? (100 * (b.steal - a.steal)) / (b.total - a.total) : 0;
+
+export type RunQueueWait = { seconds: number; runs: number };
+
 /**
  * How long a process's threads waited for a core (runnable, not running) and how many times they
  * were put on one, so far, from /proc/<pid>/task/<tid>/schedstat (run_delay ns, timeslices);
  * threads that ended are not counted. Zeros if the process is gone.
  */
-export function runQueueWait(pid: number): { seconds: number; runs: number } {
+export function runQueueWait(pid: number): RunQueueWait {
   let ns = 0;
   let runs = 0;
   try {
@@ -49,6 +55,12 @@ export function runQueueWait(pid: number): { seconds: number; runs: number } {
   }
   return { seconds: ns / 1e9, runs };
 }
+
+/** The wait between two runQueueWait() readings of one process. */
+export const waitSince = (a: RunQueueWait, b: RunQueueWait): RunQueueWait => ({
+  seconds: b.seconds - a.seconds,
+  runs: b.runs - a.runs,
+});
 
 /** The postmaster of the cluster whose data directory is `dataDir` (its postmaster.pid). */
 export function postmasterPid(dataDir: string): number | undefined {
